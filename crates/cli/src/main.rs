@@ -1,0 +1,4 @@
+//! `evalboard` command-line tool: the native edge of the engine.
+fn main() {
+    println!("evalboard");
+}

@@ -1,0 +1,71 @@
+//! Diagnostics: bad input is data. Readers return what they could read plus these.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+/// One problem found in one input file, with enough position to find it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    /// Relative path inside the run folder.
+    pub file: String,
+    /// 1-based line, when the format has lines (JSONL, CSV, or a JSON parse error position).
+    pub line: Option<u32>,
+    /// Record inside the file (array index, trace turn), when that is the better locator.
+    pub record: Option<String>,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn error(file: impl Into<String>, line: Option<u32>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Error,
+            file: file.into(),
+            line,
+            record: None,
+            message: message.into(),
+        }
+    }
+    pub fn warning(file: impl Into<String>, line: Option<u32>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(file, line, message)
+        }
+    }
+    pub fn with_record(mut self, record: impl Into<String>) -> Self {
+        self.record = Some(record.into());
+        self
+    }
+}
+
+impl std::fmt::Display for Diagnostic {
+    /// `file:line: severity: message` (record in brackets when present), like a compiler.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        if let Some(rec) = &self.record {
+            write!(f, " [{rec}]")?;
+        }
+        let sev = match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        };
+        write!(f, ": {sev}: {}", self.message)
+    }
+}
+
+/// 1-based line of a byte offset in `bytes`.
+pub fn line_of_offset(bytes: &[u8], offset: usize) -> u32 {
+    let end = offset.min(bytes.len());
+    1 + bytes[..end].iter().filter(|&&b| b == b'\n').count() as u32
+}

@@ -1,0 +1,317 @@
+//! The canonical model: what every reader produces and every scorer consumes.
+//!
+//! Readers lower their format (trace JSON, results.json, JSONL, CSV) into these types once; scorers
+//! and aggregates never see raw JSON or CSV. Values that the original systems stored with a type
+//! (a JSON string vs a number vs a bool) keep that type in [`RawValue`], because the compatibility
+//! profiles reproduce Python's behaviour, which depends on it.
+
+use serde::{Deserialize, Serialize};
+
+use crate::diag::Diagnostic;
+
+/// An answer or value exactly as the source recorded it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum RawValue {
+    #[default]
+    Null,
+    Bool(bool),
+    /// A JSON integer (Python `int`).
+    Int(i64),
+    /// A JSON number with a fraction or exponent, or an integer too large for i64 (Python `float`).
+    Float(f64),
+    Str(String),
+}
+
+impl RawValue {
+    /// Lowers a JSON value; arrays and objects become their JSON text (they are never answers in
+    /// the formats we read, but a bad file must not be dropped silently).
+    pub fn from_json(v: &serde_json::Value) -> RawValue {
+        match v {
+            serde_json::Value::Null => RawValue::Null,
+            serde_json::Value::Bool(b) => RawValue::Bool(*b),
+            serde_json::Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    RawValue::Int(i)
+                } else {
+                    RawValue::Float(n.as_f64().unwrap_or(f64::NAN))
+                }
+            }
+            serde_json::Value::String(s) => RawValue::Str(s.clone()),
+            other => RawValue::Str(other.to_string()),
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self, RawValue::Null)
+    }
+
+    /// Human-readable text (no quotes around strings; `None` for null). For display and the doc
+    /// profile's CSVs; the compat profile has its own Python `str()`.
+    pub fn display(&self) -> String {
+        match self {
+            RawValue::Null => String::new(),
+            RawValue::Bool(b) => b.to_string(),
+            RawValue::Int(i) => i.to_string(),
+            RawValue::Float(f) => format!("{f}"),
+            RawValue::Str(s) => s.clone(),
+        }
+    }
+}
+
+/// Where a record came from, for diagnostics and deep links.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceRef {
+    /// Relative path inside the run folder.
+    pub file: String,
+    /// 1-based line (JSONL, CSV) when the format has lines.
+    pub line: Option<u32>,
+    /// 0-based record index inside a JSON array, when the format has records.
+    pub record: Option<u32>,
+}
+
+/// Dataset features of a conversation (ConvFinQA `features`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Features {
+    pub num_dialogue_turns: Option<u32>,
+    pub has_type2_question: Option<bool>,
+    pub has_duplicate_columns: Option<bool>,
+    pub has_non_numeric_values: Option<bool>,
+}
+
+/// One step of an agent's plan. Only `tool` and `operation` matter for scoring.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanStep {
+    pub tool: String,
+    pub operation: Option<String>,
+}
+
+impl PlanStep {
+    /// A compute step, as the seed system counts them (`step.tool == "compute"`).
+    pub fn is_compute(&self) -> bool {
+        self.tool == "compute"
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub steps: Vec<PlanStep>,
+}
+
+impl Plan {
+    /// Operations of the compute steps, in plan order (steps without an operation are skipped).
+    pub fn compute_operations(&self) -> Vec<&str> {
+        self.steps
+            .iter()
+            .filter(|s| s.is_compute())
+            .filter_map(|s| s.operation.as_deref())
+            .filter(|op| !op.is_empty())
+            .collect()
+    }
+    pub fn n_compute_steps(&self) -> u32 {
+        self.steps.iter().filter(|s| s.is_compute()).count() as u32
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    pub prompt: Option<u64>,
+    pub completion: Option<u64>,
+    pub total: Option<u64>,
+}
+
+impl Tokens {
+    /// Total tokens: the recorded total, else prompt + completion when either is known.
+    pub fn total(&self) -> Option<u64> {
+        self.total.or(match (self.prompt, self.completion) {
+            (None, None) => None,
+            (p, c) => Some(p.unwrap_or(0) + c.unwrap_or(0)),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TurnError {
+    pub error_type: String,
+    pub message: String,
+    /// The original `error_context` object, when recorded.
+    pub context: Option<serde_json::Value>,
+}
+
+/// Verdicts the original system wrote, kept as "as originally scored".
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OriginalTurnScores {
+    pub numerical_match: Option<bool>,
+    pub financial_match: Option<bool>,
+    pub soft_match: Option<bool>,
+    pub unit_agnostic_match: Option<bool>,
+    pub sign_agnostic_match: Option<bool>,
+    pub general_match: Option<bool>,
+    pub logic_recall: Option<f64>,
+    pub operations_per_turn: Option<u32>,
+}
+
+/// One turn of a multi-turn numeric QA conversation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct QaTurn {
+    /// 0-based position in the conversation.
+    pub turn_idx: u32,
+    pub question: String,
+    /// Ground truth; `RawValue::Null` when the source had none.
+    pub expected: RawValue,
+    /// The model's answer; `None` when the agent produced no answer.
+    pub predicted: Option<RawValue>,
+    /// The agent's plan, when the source recorded it (results.json, JSONL).
+    pub plan: Option<Plan>,
+    /// Plan length as recorded by the source (traces record the count, not the plan).
+    pub plan_steps: Option<u32>,
+    /// Ground-truth FinQA program (`turn_program`), from the trace or the joined dataset.
+    pub ground_truth_program: Option<String>,
+    /// The dataset's executed answer for this turn, when a dataset was joined.
+    pub executed_answer: Option<RawValue>,
+    pub tokens: Tokens,
+    pub latency_ms: Option<f64>,
+    pub error: Option<TurnError>,
+    pub original: OriginalTurnScores,
+    pub source: SourceRef,
+    /// Everything the financial-agent-2 trace writer recorded, for the compat profile's CSVs.
+    pub fa2: Option<Box<Fa2TurnExtra>>,
+}
+
+/// A conversation: the unit of conversation-level accuracy and cost per correct answer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct QaConversation {
+    /// The dataset id (ConvFinQA `id`, results.json `example_id`).
+    pub id: String,
+    /// The seed writer's per-trace UUID, when present.
+    pub trace_id: Option<String>,
+    /// e.g. `4+turn_type2False`; derived from features when the source lacks it.
+    pub conversation_type: Option<String>,
+    pub model: Option<String>,
+    pub features: Features,
+    pub turns: Vec<QaTurn>,
+    /// The whole conversation failed (e.g. `Evaluation timeout (300s)`) and has no turns.
+    pub failure: Option<String>,
+    pub source: SourceRef,
+    pub fa2: Option<Box<Fa2TraceExtra>>,
+}
+
+impl QaConversation {
+    /// Number of turns this conversation should have: the dataset's count, else the turns read.
+    pub fn expected_turns(&self) -> u32 {
+        self.features
+            .num_dialogue_turns
+            .unwrap_or(self.turns.len() as u32)
+    }
+}
+
+/// Turn fields of a financial-agent-2 TraceRecord that only the compat outputs need.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fa2TurnExtra {
+    pub turn_tokens: RawValue,
+    pub prompt_tokens: RawValue,
+    pub completion_tokens: RawValue,
+    pub turn_llm_calls: RawValue,
+    pub turn_tool_calls: RawValue,
+    pub turn_latency_ms: RawValue,
+    pub plan_type: RawValue,
+    pub plan_steps: RawValue,
+    pub plan_complexity: RawValue,
+    pub validator_retries: RawValue,
+    pub validator_valid: RawValue,
+    pub validator_confidence: RawValue,
+    pub tools_used: Vec<String>,
+    pub validator_logs: Vec<Fa2ValidatorLog>,
+    pub tool_calls: Vec<Fa2ToolCall>,
+    pub llm_calls: Vec<Fa2LlmCall>,
+    pub logic_recall: RawValue,
+    pub operations_per_turn: RawValue,
+    pub error_occurred: RawValue,
+    pub timestamp_start: RawValue,
+    pub timestamp_end: RawValue,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fa2ValidatorLog {
+    pub valid: RawValue,
+    pub confidence: RawValue,
+    pub failed_steps: Vec<RawValue>,
+    pub issues: Vec<RawValue>,
+    pub retry_number: RawValue,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fa2ToolCall {
+    pub tool_name: String,
+    pub success: RawValue,
+    pub latency_ms: RawValue,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fa2LlmCall {
+    pub prompt_tokens: RawValue,
+    pub completion_tokens: RawValue,
+    pub total_tokens: RawValue,
+    pub latency_ms: RawValue,
+    pub model: RawValue,
+}
+
+/// Trace-level fields of a financial-agent-2 TraceRecord, verbatim, for the compat profile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fa2TraceExtra {
+    /// Every top-level key of the trace JSON in file order, as raw values (lists/objects as JSON
+    /// text). The compat writer reads what it needs from here.
+    pub fields: Vec<(String, RawValue)>,
+}
+
+impl Fa2TraceExtra {
+    pub fn get(&self, key: &str) -> Option<&RawValue> {
+        self.fields.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
+/// Files a run folder carried that were already scored by the original system: kept verbatim
+/// ("as originally scored") and never used as the source of truth when traces exist.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OriginalFiles {
+    /// Relative path → the file's JSON (statistics.json, aggregate_metrics.json, metadata.json...).
+    pub json: Vec<(String, serde_json::Value)>,
+    /// Relative paths of original CSVs that were read (summary.csv, errors.csv, validation.csv...).
+    pub csv: Vec<String>,
+}
+
+/// How one input file was handled. Nothing is dropped silently: every file gets one of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    Parsed,
+    PartlyParsed,
+    Skipped,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InputFileReport {
+    pub path: String,
+    pub bytes: u64,
+    /// The format it was recognised as (`fa2-trace`, `fa2-results`, `qa-jsonl`, `convfinqa-dataset`...).
+    pub format: Option<String>,
+    pub status: FileStatus,
+    /// Why the file was skipped or only partly parsed.
+    pub reason: Option<String>,
+}
+
+/// A multi-turn numeric QA run, read and joined, ready to score.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct QaRun {
+    pub name: String,
+    pub conversations: Vec<QaConversation>,
+    pub original: OriginalFiles,
+    pub files: Vec<InputFileReport>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl QaRun {
+    pub fn n_turns(&self) -> usize {
+        self.conversations.iter().map(|c| c.turns.len()).sum()
+    }
+}

@@ -1,0 +1,1 @@
+//! Pure output writers: scored runs → files (statistics.json, CSVs, SVG charts, HTML report).

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs everything evalboard needs that a fresh machine lacks. Idempotent: each step is skipped
+# when the exact version is already present. Sources: rustup (wasm target), crates.io (trunk,
+# wasm-bindgen-cli), npm (binaryen's wasm-opt, playwright-core), Debian (chromium, chromedriver).
+# See ../shared/TOOLCHAIN.md for why each version is pinned.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TRUNK_VERSION=0.21.14
+BINARYEN_VERSION=132.0.0
+# wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
+WB_VERSION=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; exit}' Cargo.lock 2>/dev/null || true)
+WB_VERSION=${WB_VERSION:-0.2.130}
+
+log() { printf '\033[1;34m[setup]\033[0m %s\n' "$*" >&2; }
+
+export PATH="$HOME/.cargo/bin:$PWD/tools/node_modules/.bin:$PATH"
+
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  log "adding rust target wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+if ! rustup component list --installed 2>/dev/null | grep -q '^clippy'; then rustup component add clippy || true; fi
+if ! rustup component list --installed 2>/dev/null | grep -q '^rustfmt'; then rustup component add rustfmt || true; fi
+
+if ! (trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"); then
+  log "installing trunk $TRUNK_VERSION (takes ~8 min on 2 cores)"
+  cargo install trunk --version "$TRUNK_VERSION" --locked
+fi
+
+if ! (wasm-bindgen --version 2>/dev/null | grep -q "$WB_VERSION"); then
+  log "installing wasm-bindgen-cli $WB_VERSION (takes ~3 min)"
+  # no --locked: its lockfile pins a crate version the registry mirror lacks
+  cargo install wasm-bindgen-cli --version "$WB_VERSION"
+fi
+
+if [ ! -x tools/node_modules/.bin/wasm-opt ] || [ ! -d tools/node_modules/playwright-core ]; then
+  log "installing node tools (binaryen $BINARYEN_VERSION, playwright-core) into tools/"
+  (cd tools && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+  log "installing chromium + chromium-driver (apt)"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+log "toolchain ready: $(trunk --version), wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), wasm-opt $(wasm-opt --version | head -1)"
