@@ -2,11 +2,21 @@
 //! (CLI) and in wasm32 (dashboard).
 //!
 //! Pipeline: [`input::RunInput`] → detect format ([`formats`]) → canonical [`model`] → score
-//! ([`scorers`], versioned) → [`aggregate`] → typed output DTOs ([`output`]).
+//! ([`scorers`], versioned) → [`aggregate`] → typed output DTOs.
 
+pub mod aggregate;
+pub mod codegen;
+pub mod compare;
 pub mod diag;
+pub mod evalset;
+pub mod formats;
 pub mod input;
 pub mod model;
+pub mod number;
+pub mod program;
+pub mod pyrepr;
+pub mod scorers;
+pub mod validate;
 
 pub use diag::{Diagnostic, Severity};
 pub use input::{InputFile, RunInput};

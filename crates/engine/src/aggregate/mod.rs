@@ -1,0 +1,2 @@
+//! Aggregates: fold scored turns into run statistics (mergeable, deterministic order).
+pub mod fa2;

@@ -1,0 +1,1 @@
+//! Run comparison: per-item joins, flips, McNemar exact test, paired bootstrap CI.

@@ -1,0 +1,1 @@
+//! ConvFinQA dataset reader: {train|dev: [...]} and {metadata, examples: [...]} files.

@@ -1,0 +1,1 @@
+//! Answer number parsing for the doc profile: currency, thousands separators, percent marks, parentheses negatives.

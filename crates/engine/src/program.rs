@@ -1,0 +1,1 @@
+//! FinQA program language: parse, execute against a table, operations, equivalence (owner: program helper).

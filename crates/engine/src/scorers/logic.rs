@@ -1,0 +1,1 @@
+//! doc-v1 reasoning scorers: logic recall, precision, F1 and order-aware score.

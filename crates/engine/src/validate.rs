@@ -1,0 +1,1 @@
+//! Dataset validation: execute every turn_program and compare with executed_answers.
