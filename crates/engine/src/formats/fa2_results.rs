@@ -1,0 +1,325 @@
+//! financial-agent-2 batch results reader: `results.json` (a list of per-conversation entries with
+//! turns, plans and tokens) into the canonical model.
+//!
+//! Turns are numbered from 1 in this format: `turn_idx = turn − 1`. An entry with `error` and no
+//! turns (e.g. `Evaluation timeout (300s)`) is a conversation that failed as a whole.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::diag::{line_of_offset, Diagnostic};
+use crate::model::{
+    Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, SourceRef,
+    Tokens, TurnError,
+};
+
+/// Cheap content sniff: a JSON array whose first object has `example_id` and `turns` or `error`.
+pub fn looks_like_results(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(4096)];
+    let text = String::from_utf8_lossy(head);
+    let t = text.trim_start_matches('\u{feff}').trim_start();
+    t.starts_with('[') && t.contains("\"example_id\"")
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    example_id: Option<Value>,
+    model: Option<String>,
+    #[serde(default)]
+    features: Option<Value>,
+    num_turns: Option<Value>,
+    turns: Option<Vec<Value>>,
+    error: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct RawTurn {
+    answer: Option<Value>,
+    expected: Option<Value>,
+    question: Option<Value>,
+    turn: Option<Value>,
+    execution_time_ms: Option<Value>,
+    plan: Option<Value>,
+    error: Option<Value>,
+    numerical_match: Option<Value>,
+    financial_match: Option<Value>,
+    soft_match: Option<Value>,
+    tokens: Option<Value>,
+    ground_truth_program: Option<Value>,
+    turn_program: Option<Value>,
+}
+
+fn as_u64(v: Option<&Value>) -> Option<u64> {
+    match v? {
+        Value::Number(n) => n
+            .as_u64()
+            .or_else(|| n.as_f64().filter(|f| *f >= 0.0 && f.fract() == 0.0).map(|f| f as u64)),
+        _ => None,
+    }
+}
+
+fn as_f64(v: Option<&Value>) -> Option<f64> {
+    v?.as_f64()
+}
+
+fn as_bool(v: Option<&Value>) -> Option<bool> {
+    v?.as_bool()
+}
+
+fn text(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// Reads dataset features (`num_dialogue_turns`, `has_*`) from a JSON object.
+pub(crate) fn features_from(v: Option<&Value>) -> Features {
+    let Some(Value::Object(m)) = v else {
+        return Features::default();
+    };
+    Features {
+        num_dialogue_turns: as_u64(m.get("num_dialogue_turns")).map(|n| n as u32),
+        has_type2_question: as_bool(m.get("has_type2_question")),
+        has_duplicate_columns: as_bool(m.get("has_duplicate_columns")),
+        has_non_numeric_values: as_bool(m.get("has_non_numeric_values")),
+    }
+}
+
+/// Reads a plan `{steps: [{tool, operation, ...}]}`; `None` when absent or not an object.
+pub(crate) fn plan_from(v: Option<&Value>) -> Option<Plan> {
+    let Value::Object(m) = v? else { return None };
+    let steps = m.get("steps")?.as_array()?;
+    Some(Plan {
+        steps: steps
+            .iter()
+            .map(|s| PlanStep {
+                tool: s
+                    .get("tool")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                operation: s
+                    .get("operation")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            })
+            .collect(),
+    })
+}
+
+/// Reads one results.json file. `Err` only when the file is not a JSON list of entries at all.
+pub fn read_results(
+    path: &str,
+    bytes: &[u8],
+) -> Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let entries: Vec<Value> = match serde_json::from_slice::<Vec<Value>>(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            let line = u32::try_from(e.line()).ok().filter(|l| *l > 0);
+            return Err(vec![Diagnostic::error(
+                path,
+                line.or(Some(line_of_offset(bytes, 0))),
+                format!("not a results.json list of conversations: {e}"),
+            )]);
+        }
+    };
+    let mut diags = Vec::new();
+    let mut out = Vec::with_capacity(entries.len());
+    for (i, raw) in entries.into_iter().enumerate() {
+        let rec = format!("entry {i}");
+        let entry: Entry = match serde_json::from_value(raw) {
+            Ok(e) => e,
+            Err(e) => {
+                diags.push(
+                    Diagnostic::error(path, None, format!("entry skipped: {e}")).with_record(rec),
+                );
+                continue;
+            }
+        };
+        let Some(id) = text(entry.example_id.as_ref()) else {
+            diags.push(
+                Diagnostic::error(path, None, "entry skipped: no example_id").with_record(rec),
+            );
+            continue;
+        };
+        let mut features = features_from(entry.features.as_ref());
+        if features.num_dialogue_turns.is_none() {
+            features.num_dialogue_turns = as_u64(entry.num_turns.as_ref()).map(|n| n as u32);
+        }
+        let mut conv = QaConversation {
+            id: id.clone(),
+            model: entry.model.clone(),
+            features,
+            source: SourceRef {
+                file: path.to_string(),
+                line: None,
+                record: Some(i as u32),
+            },
+            ..Default::default()
+        };
+        let turns = entry.turns.unwrap_or_default();
+        if turns.is_empty() {
+            match text(entry.error.as_ref()) {
+                Some(err) => conv.failure = Some(err),
+                None => diags.push(
+                    Diagnostic::warning(path, None, format!("conversation {id} has no turns"))
+                        .with_record(rec.clone()),
+                ),
+            }
+        }
+        for (j, t) in turns.into_iter().enumerate() {
+            let trec = format!("{id} turn {}", j + 1);
+            let rt: RawTurn = match serde_json::from_value(t) {
+                Ok(t) => t,
+                Err(e) => {
+                    diags.push(
+                        Diagnostic::error(path, None, format!("turn skipped: {e}"))
+                            .with_record(trec),
+                    );
+                    continue;
+                }
+            };
+            let turn_no = as_u64(rt.turn.as_ref());
+            let turn_idx = match turn_no {
+                Some(n) if n >= 1 => (n - 1) as u32,
+                Some(_) => {
+                    diags.push(
+                        Diagnostic::warning(
+                            path,
+                            None,
+                            "turn number 0 in a 1-based format; using its position",
+                        )
+                        .with_record(trec.clone()),
+                    );
+                    j as u32
+                }
+                None => j as u32,
+            };
+            let tokens = match rt.tokens.as_ref() {
+                Some(Value::Object(m)) => Tokens {
+                    prompt: as_u64(m.get("prompt_tokens")),
+                    completion: as_u64(m.get("completion_tokens")),
+                    total: as_u64(m.get("total_tokens")),
+                },
+                _ => Tokens::default(),
+            };
+            let error = text(rt.error.as_ref()).map(|msg| TurnError {
+                error_type: error_type_of(&msg),
+                message: msg,
+                context: None,
+            });
+            let predicted = match rt.answer.as_ref() {
+                None | Some(Value::Null) => None,
+                Some(v) => Some(RawValue::from_json(v)),
+            };
+            let plan = plan_from(rt.plan.as_ref());
+            conv.turns.push(QaTurn {
+                turn_idx,
+                question: text(rt.question.as_ref()).unwrap_or_default(),
+                expected: rt
+                    .expected
+                    .as_ref()
+                    .map(RawValue::from_json)
+                    .unwrap_or(RawValue::Null),
+                predicted,
+                plan_steps: plan.as_ref().map(|p| p.steps.len() as u32),
+                plan,
+                ground_truth_program: text(rt.ground_truth_program.as_ref())
+                    .or_else(|| text(rt.turn_program.as_ref())),
+                executed_answer: None,
+                tokens,
+                latency_ms: as_f64(rt.execution_time_ms.as_ref()),
+                error,
+                original: OriginalTurnScores {
+                    numerical_match: as_bool(rt.numerical_match.as_ref()),
+                    financial_match: as_bool(rt.financial_match.as_ref()),
+                    soft_match: as_bool(rt.soft_match.as_ref()),
+                    ..Default::default()
+                },
+                source: SourceRef {
+                    file: path.to_string(),
+                    line: None,
+                    record: Some(i as u32),
+                },
+                fa2: None,
+            });
+        }
+        super::check_turn_order(path, &mut conv, &mut diags);
+        out.push(conv);
+    }
+    Ok((out, diags))
+}
+
+/// An error type for a free-text error message: a leading `SomethingError:` / `SomethingError(`
+/// when present, otherwise the message's first words (`Evaluation timeout`).
+pub(crate) fn error_type_of(msg: &str) -> String {
+    let m = msg.trim();
+    let head: String = m
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '.')
+        .collect();
+    if !head.is_empty()
+        && (head.ends_with("Error") || head.ends_with("Exception") || head.ends_with("Timeout"))
+    {
+        return head.rsplit('.').next().unwrap_or(&head).to_string();
+    }
+    let lower = m.to_ascii_lowercase();
+    if lower.contains("timeout") || lower.contains("timed out") {
+        return "Timeout".into();
+    }
+    "Error".into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_turns_plans_and_failures() {
+        let json = r#"[
+          {"example_id":"A","model":"o3","features":{"num_dialogue_turns":2,"has_type2_question":true},
+           "num_turns":2,"turns":[
+             {"answer":16.0,"expected":"16","question":"q1","turn":1,"execution_time_ms":5.5,
+              "plan":{"steps":[{"tool":"extract_value","operation":null},{"tool":"compute","operation":"subtract"}]},
+              "error":null,"numerical_match":true,"tokens":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}},
+             {"answer":null,"expected":"2%","question":"q2","turn":2,"error":"ValueError: bad"}]},
+          {"example_id":"B","features":{"num_dialogue_turns":5},"error":"Evaluation timeout (300s)"}
+        ]"#;
+        let (convs, diags) = read_results("r.json", json.as_bytes()).unwrap();
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(convs.len(), 2);
+        let a = &convs[0];
+        assert_eq!(a.turns[0].turn_idx, 0);
+        assert_eq!(a.turns[1].turn_idx, 1);
+        assert_eq!(a.turns[0].predicted, Some(RawValue::Float(16.0)));
+        assert_eq!(a.turns[0].expected, RawValue::Str("16".into()));
+        assert_eq!(
+            a.turns[0].plan.as_ref().unwrap().compute_operations(),
+            vec!["subtract"]
+        );
+        assert_eq!(a.turns[0].tokens.total(), Some(7));
+        assert_eq!(a.turns[1].predicted, None);
+        assert_eq!(a.turns[1].error.as_ref().unwrap().error_type, "ValueError");
+        let b = &convs[1];
+        assert_eq!(b.failure.as_deref(), Some("Evaluation timeout (300s)"));
+        assert_eq!(b.expected_turns(), 5);
+    }
+
+    #[test]
+    fn bad_entries_are_diagnosed_not_dropped_silently() {
+        let json = r#"[{"model":"x"}, 5, {"example_id":"C","turns":[7]}]"#;
+        let (convs, diags) = read_results("r.json", json.as_bytes()).unwrap();
+        assert_eq!(convs.len(), 1);
+        assert_eq!(diags.len(), 3, "{diags:?}");
+        assert!(read_results("r.json", b"{nope").is_err());
+    }
+
+    #[test]
+    fn error_types() {
+        assert_eq!(error_type_of("ValueError: could not convert"), "ValueError");
+        assert_eq!(error_type_of("Evaluation timeout (300s)"), "Timeout");
+        assert_eq!(error_type_of("something odd"), "Error");
+    }
+}

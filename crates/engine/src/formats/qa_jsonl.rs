@@ -1,0 +1,293 @@
+//! The canonical numeric-QA JSONL format (`evalboard.qa.v1`): one turn per line, so any agent can
+//! be scored. Schema and examples: docs/formats.md.
+//!
+//! Parsed line by line with borrowing serde structs: a bad line becomes a diagnostic with its line
+//! number and every other line is still read.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::value::RawValue as JsonRaw;
+
+use crate::diag::Diagnostic;
+use crate::model::{
+    Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, SourceRef,
+    Tokens, TurnError,
+};
+
+/// Cheap content sniff: the first non-empty line is a JSON object with `conversation_id` and
+/// `turn_idx`.
+pub fn looks_like_qa_jsonl(bytes: &[u8]) -> bool {
+    let head = &bytes[..bytes.len().min(8192)];
+    let text = String::from_utf8_lossy(head);
+    let Some(first) = text
+        .trim_start_matches('\u{feff}')
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+    else {
+        return false;
+    };
+    first.starts_with('{') && first.contains("\"conversation_id\"") && first.contains("\"turn_idx\"")
+}
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(borrow)]
+    conversation_id: Cow<'a, str>,
+    turn_idx: i64,
+    #[serde(default, borrow)]
+    question: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    expected: Option<&'a JsonRaw>,
+    #[serde(default, borrow)]
+    predicted: Option<&'a JsonRaw>,
+    #[serde(default, borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    plan_operations: Option<Vec<Cow<'a, str>>>,
+    #[serde(default, borrow)]
+    plan: Option<&'a JsonRaw>,
+    #[serde(default)]
+    plan_steps: Option<u32>,
+    #[serde(default, borrow)]
+    ground_truth_program: Option<Cow<'a, str>>,
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+    #[serde(default)]
+    total_tokens: Option<u64>,
+    #[serde(default)]
+    latency_ms: Option<f64>,
+    #[serde(default, borrow)]
+    error_type: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    error_message: Option<Cow<'a, str>>,
+    #[serde(default)]
+    features: Option<Features>,
+    #[serde(default, borrow)]
+    conversation_type: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    conversation_error: Option<Cow<'a, str>>,
+    #[serde(default)]
+    numerical_match: Option<bool>,
+}
+
+fn raw_value(v: Option<&JsonRaw>) -> Option<RawValue> {
+    let v = v?;
+    let s = v.get().trim();
+    if s == "null" {
+        return None;
+    }
+    if let Some(rest) = s.strip_prefix('"') {
+        // Fast path for plain strings without escapes.
+        if let Some(inner) = rest.strip_suffix('"') {
+            if !inner.contains('\\') {
+                return Some(RawValue::Str(inner.to_string()));
+            }
+        }
+    }
+    serde_json::from_str::<serde_json::Value>(s)
+        .ok()
+        .map(|j| RawValue::from_json(&j))
+}
+
+/// Reads a JSONL file into conversations (grouped by `conversation_id`, in first-seen order).
+/// `Err` only when no line could be read at all.
+pub fn read_qa_jsonl(
+    path: &str,
+    bytes: &[u8],
+) -> Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let mut convs: Vec<QaConversation> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut n_ok = 0usize;
+    let mut n_bad = 0usize;
+    for (i, raw_line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line_no = (i + 1) as u32;
+        let raw_line = raw_line.strip_suffix(b"\r").unwrap_or(raw_line);
+        let raw_line = if i == 0 {
+            raw_line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(raw_line)
+        } else {
+            raw_line
+        };
+        if raw_line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        let line: Line = match serde_json::from_slice(raw_line) {
+            Ok(l) => l,
+            Err(e) => {
+                n_bad += 1;
+                if n_bad <= 1000 {
+                    diags.push(Diagnostic::error(
+                        path,
+                        Some(line_no),
+                        format!("line skipped: {e}"),
+                    ));
+                }
+                continue;
+            }
+        };
+        if line.turn_idx < 0 || line.turn_idx > u32::MAX as i64 {
+            n_bad += 1;
+            diags.push(Diagnostic::error(
+                path,
+                Some(line_no),
+                format!("line skipped: turn_idx {} out of range", line.turn_idx),
+            ));
+            continue;
+        }
+        n_ok += 1;
+        let conv_idx = match index.get(line.conversation_id.as_ref()) {
+            Some(&k) => k,
+            None => {
+                let id = line.conversation_id.to_string();
+                index.insert(id.clone(), convs.len());
+                convs.push(QaConversation {
+                    id,
+                    source: SourceRef {
+                        file: path.to_string(),
+                        line: Some(line_no),
+                        record: None,
+                    },
+                    ..Default::default()
+                });
+                convs.len() - 1
+            }
+        };
+        let conv = &mut convs[conv_idx];
+        if conv.model.is_none() {
+            conv.model = line.model.as_deref().map(str::to_string);
+        }
+        if let Some(f) = line.features {
+            conv.features = f;
+        }
+        if conv.conversation_type.is_none() {
+            conv.conversation_type = line.conversation_type.as_deref().map(str::to_string);
+        }
+        if let Some(err) = line.conversation_error.as_deref() {
+            conv.failure = Some(err.to_string());
+            if line.question.is_none() && line.expected.is_none() {
+                // A whole-conversation failure marker line, not a turn.
+                continue;
+            }
+        }
+        let plan = match (&line.plan_operations, line.plan) {
+            (Some(ops), _) => Some(Plan {
+                steps: ops
+                    .iter()
+                    .map(|op| PlanStep {
+                        tool: "compute".into(),
+                        operation: Some(op.to_string()),
+                    })
+                    .collect(),
+            }),
+            (None, Some(p)) => serde_json::from_str::<serde_json::Value>(p.get())
+                .ok()
+                .and_then(|v| super::fa2_results::plan_from(Some(&v))),
+            (None, None) => None,
+        };
+        let error = match (&line.error_type, &line.error_message) {
+            (None, None) => None,
+            (t, m) => Some(TurnError {
+                error_type: t.as_deref().unwrap_or("Error").to_string(),
+                message: m.as_deref().unwrap_or_default().to_string(),
+                context: None,
+            }),
+        };
+        conv.turns.push(QaTurn {
+            turn_idx: line.turn_idx as u32,
+            question: line.question.as_deref().unwrap_or_default().to_string(),
+            expected: raw_value(line.expected).unwrap_or(RawValue::Null),
+            predicted: raw_value(line.predicted),
+            plan_steps: line.plan_steps.or(plan.as_ref().map(|p| p.steps.len() as u32)),
+            plan,
+            ground_truth_program: line.ground_truth_program.as_deref().map(str::to_string),
+            executed_answer: None,
+            tokens: Tokens {
+                prompt: line.prompt_tokens,
+                completion: line.completion_tokens,
+                total: line.total_tokens,
+            },
+            latency_ms: line.latency_ms,
+            error,
+            original: OriginalTurnScores {
+                numerical_match: line.numerical_match,
+                ..Default::default()
+            },
+            source: SourceRef {
+                file: path.to_string(),
+                line: Some(line_no),
+                record: None,
+            },
+            fa2: None,
+        });
+    }
+    if n_bad > 1000 {
+        diags.push(Diagnostic::error(
+            path,
+            None,
+            format!(
+                "{} more bad lines not listed ({n_bad} in total)",
+                n_bad - 1000
+            ),
+        ));
+    }
+    if n_ok == 0 && convs.is_empty() {
+        if diags.is_empty() {
+            diags.push(Diagnostic::error(path, None, "no turns in file"));
+        }
+        return Err(diags);
+    }
+    for conv in &mut convs {
+        super::check_turn_order(path, conv, &mut diags);
+    }
+    Ok((convs, diags))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_lines_and_reports_bad_ones() {
+        let text = concat!(
+            "{\"conversation_id\":\"c1\",\"turn_idx\":0,\"question\":\"q\",\"expected\":\"12.5%\",\"predicted\":0.125,\"plan_operations\":[\"divide\"],\"total_tokens\":10}\n",
+            "not json\n",
+            "\n",
+            "{\"conversation_id\":\"c1\",\"turn_idx\":1,\"expected\":3,\"predicted\":null,\"error_type\":\"ValueError\",\"error_message\":\"x\"}\r\n",
+            "{\"conversation_id\":\"c2\",\"turn_idx\":0,\"expected\":\"yes\",\"predicted\":\"Yes\",\"features\":{\"has_type2_question\":true}}\n",
+            "{\"conversation_id\":\"c3\",\"turn_idx\":-1}\n",
+        );
+        let (convs, diags) = read_qa_jsonl("run.jsonl", text.as_bytes()).unwrap();
+        assert_eq!(convs.len(), 2);
+        assert_eq!(convs[0].turns.len(), 2);
+        assert_eq!(convs[0].turns[0].expected, RawValue::Str("12.5%".into()));
+        assert_eq!(convs[0].turns[0].predicted, Some(RawValue::Float(0.125)));
+        assert_eq!(convs[0].turns[1].predicted, None);
+        assert_eq!(convs[0].turns[1].expected, RawValue::Int(3));
+        assert_eq!(convs[1].features.has_type2_question, Some(true));
+        assert_eq!(diags.len(), 2, "{diags:?}");
+        assert_eq!(diags[0].line, Some(2));
+        assert_eq!(diags[1].line, Some(6));
+    }
+
+    #[test]
+    fn unusable_file_is_err() {
+        assert!(read_qa_jsonl("x.jsonl", b"").is_err());
+        assert!(read_qa_jsonl("x.jsonl", b"nope\nnope").is_err());
+    }
+
+    #[test]
+    fn escaped_strings_roundtrip() {
+        let t = "{\"conversation_id\":\"c\",\"turn_idx\":0,\"expected\":\"a\\\"b\",\"predicted\":\"<img src=x>\"}";
+        let (convs, _) = read_qa_jsonl("x.jsonl", t.as_bytes()).unwrap();
+        assert_eq!(convs[0].turns[0].expected, RawValue::Str("a\"b".into()));
+        assert_eq!(
+            convs[0].turns[0].predicted,
+            Some(RawValue::Str("<img src=x>".into()))
+        );
+    }
+}
