@@ -1,4 +1,55 @@
-//! `evalboard` command-line tool: the native edge of the engine.
-fn main() {
-    println!("evalboard");
+//! `evalboard` command-line tool: the native edge of the engine. Reads run folders from disk,
+//! scores them with the same engine the dashboard runs in wasm, writes outputs, gates CI.
+//!
+//! Exit codes: 0 success, 1 a gate failed (`--fail-under`, validation mismatches), 2 unusable input.
+
+mod args;
+mod fsio;
+mod score;
+mod validate;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+evalboard — score LLM evaluation runs
+
+USAGE:
+  evalboard score <RUN_DIR>... [--dataset FILE] [--profile doc|financial-agent-2]
+                  [--prices FILE] [--rel-tol X] [--abs-tol X] [--out DIR] [--json]
+                  [--fail-under METRIC=VALUE]...
+  evalboard validate <FILE> [--json]
+  evalboard --version | --help
+
+score     re-scores every turn from the raw traces and writes statistics.json, summary.csv,
+          turns.csv, errors.csv, validation.csv into --out (one subfolder per run when several
+          runs are given); without --out prints a summary table; --json prints statistics.json
+          (an array for several runs). --fail-under METRIC=VALUE exits 1 when a statistics.json
+          metric (0–1 scale) is below VALUE or null.
+validate  executes every turn_program of a ConvFinQA dataset and reports mismatches against
+          executed_answers (exit 1 on any mismatch or invalid item).
+
+Exit codes: 0 ok, 1 gate failed, 2 unusable input.";
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let code = match argv.first().map(String::as_str) {
+        Some("score") => score::run(&argv[1..]),
+        Some("validate") => validate::run(&argv[1..]),
+        Some("--version" | "-V") => {
+            println!("evalboard {}", env!("CARGO_PKG_VERSION"));
+            Ok(0)
+        }
+        Some("--help" | "-h" | "help") | None => {
+            println!("{USAGE}");
+            Ok(0)
+        }
+        Some(other) => Err(anyhow::anyhow!("unknown command {other:?}\n\n{USAGE}")),
+    };
+    match code {
+        Ok(c) => ExitCode::from(c),
+        Err(e) => {
+            eprintln!("evalboard: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
 }

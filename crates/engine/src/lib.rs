@@ -13,10 +13,12 @@ pub mod formats;
 pub mod input;
 pub mod model;
 pub mod number;
+pub mod pipeline;
 pub mod program;
 pub mod pyrepr;
 pub mod scorers;
 pub mod validate;
+pub mod views;
 
 pub use diag::{Diagnostic, Severity};
 pub use input::{InputFile, RunInput};

@@ -1,1 +1,14 @@
 //! Pure output writers: scored runs → files (statistics.json, CSVs, SVG charts, HTML report).
+//! No I/O: every writer returns the file's text; the CLI and the app decide where it goes.
+
+pub mod csvs;
+pub mod outputs;
+
+use evalboard_engine::aggregate::doc::Statistics;
+
+/// statistics.json of the doc profile: pretty-printed, keys in DTO order, trailing newline.
+pub fn statistics_json(stats: &Statistics) -> String {
+    let mut s = serde_json::to_string_pretty(stats).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    s.push('\n');
+    s
+}

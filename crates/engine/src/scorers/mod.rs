@@ -1,4 +1,188 @@
 //! Scorers: named and versioned (`name@version`), pure functions over the canonical model.
+//!
+//! [`score_qa_run`] applies the selected profile to every turn of a [`QaRun`]; aggregates and
+//! output DTOs are built from the resulting [`ScoredQaRun`].
+
 pub mod doc;
 pub mod fa2;
 pub mod logic;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::{QaRun, QaTurn, RawValue};
+use crate::program;
+
+/// Which family of rules scores the run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Profile {
+    /// The seed documents' definitions (`*@doc-v1`). The default everywhere.
+    #[default]
+    #[serde(rename = "doc")]
+    Doc,
+    /// Exactly what the financial-agent-2 code computes (its statistics.json and CSVs).
+    #[serde(rename = "financial-agent-2")]
+    Fa2,
+}
+
+impl Profile {
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Doc => "doc",
+            Profile::Fa2 => "financial-agent-2",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Profile> {
+        match s {
+            "doc" | "doc-v1" => Some(Profile::Doc),
+            "financial-agent-2" | "fa2" => Some(Profile::Fa2),
+            _ => None,
+        }
+    }
+}
+
+/// USD per 1M tokens for one model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ModelPrice {
+    pub input_per_mtok: f64,
+    pub output_per_mtok: f64,
+}
+
+/// Price table: model name → price. Models without an entry are reported as unpriced.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PriceTable {
+    pub models: Vec<(String, ModelPrice)>,
+}
+
+impl PriceTable {
+    pub fn get(&self, model: &str) -> Option<&ModelPrice> {
+        self.models.iter().find(|(m, _)| m == model).map(|(_, p)| p)
+    }
+    /// Parses `{"gpt-4o": {"input_per_mtok": 2.5, "output_per_mtok": 10}, ...}` (also accepts
+    /// `input`/`output` as key names). Errors name the offending model.
+    pub fn from_json(bytes: &[u8]) -> Result<PriceTable, String> {
+        let v: serde_json::Value =
+            serde_json::from_slice(bytes).map_err(|e| format!("price table is not JSON: {e}"))?;
+        let obj = v
+            .as_object()
+            .ok_or("price table must be an object of model → {input_per_mtok, output_per_mtok}")?;
+        let mut models = Vec::new();
+        for (model, p) in obj {
+            let get = |keys: &[&str]| keys.iter().find_map(|k| p.get(*k).and_then(|x| x.as_f64()));
+            let input = get(&["input_per_mtok", "input"]);
+            let output = get(&["output_per_mtok", "output"]);
+            match (input, output) {
+                (Some(i), Some(o)) if i >= 0.0 && o >= 0.0 && i.is_finite() && o.is_finite() => {
+                    models.push((
+                        model.clone(),
+                        ModelPrice {
+                            input_per_mtok: i,
+                            output_per_mtok: o,
+                        },
+                    ))
+                }
+                _ => {
+                    return Err(format!(
+                        "price for model {model:?} needs non-negative input_per_mtok and output_per_mtok"
+                    ))
+                }
+            }
+        }
+        Ok(PriceTable { models })
+    }
+}
+
+/// Everything that decides how a run is scored.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScoreConfig {
+    pub profile: Profile,
+    pub tolerances: doc::DocTolerances,
+    pub prices: PriceTable,
+}
+
+/// The verdicts of one turn under the selected profile.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TurnScore {
+    /// Index of the conversation in `QaRun::conversations`.
+    pub conv: u32,
+    /// Index of the turn in that conversation's `turns`.
+    pub turn: u32,
+    pub answer: doc::AnswerVerdict,
+    /// The financial-agent-2 verdicts (always computed: the dashboard shows both).
+    pub fa2: fa2::Fa2Verdict,
+    pub logic: logic::LogicScores,
+    /// Compute steps in the plan (or as recorded when the plan itself is not in the source).
+    pub operations_per_turn: Option<u32>,
+    /// The turn belongs to a conversation that failed as a whole (no real turn record).
+    pub from_failed_conversation: bool,
+}
+
+impl TurnScore {
+    /// The primary verdict: numerical match under the selected profile.
+    pub fn correct(&self, profile: Profile) -> bool {
+        match profile {
+            Profile::Doc => self.answer.numerical_match,
+            Profile::Fa2 => self.fa2.numerical,
+        }
+    }
+}
+
+/// A scored run: the run itself plus one [`TurnScore`] per turn (same order as the turns).
+#[derive(Debug, Clone)]
+pub struct ScoredQaRun {
+    pub run: QaRun,
+    pub config: ScoreConfig,
+    pub turns: Vec<TurnScore>,
+}
+
+/// Operations of a turn's plan, or `None` when the plan was not recorded.
+fn plan_ops(turn: &QaTurn) -> Option<Vec<&str>> {
+    turn.plan.as_ref().map(|p| p.compute_operations())
+}
+
+/// Scores one turn under every scorer (cheap enough to do all of them at once).
+pub fn score_turn(turn: &QaTurn, cfg: &ScoreConfig) -> (doc::AnswerVerdict, fa2::Fa2Verdict, logic::LogicScores, Option<u32>) {
+    let answer = doc::score_answer(&turn.expected, turn.predicted.as_ref(), &cfg.tolerances);
+    let fa2v = fa2::calculate_accuracy(&turn.expected, turn.predicted.as_ref());
+    let plan = plan_ops(turn);
+    let gt_ops: Option<Vec<&'static str>> = turn
+        .ground_truth_program
+        .as_deref()
+        .map(|p| program::operations(p).iter().map(|op| op.name()).collect());
+    let logic = logic::score(gt_ops.as_deref(), plan.as_deref());
+    let ops = turn
+        .plan
+        .as_ref()
+        .map(|p| p.n_compute_steps())
+        .or(turn.original.operations_per_turn);
+    (answer, fa2v, logic, ops)
+}
+
+/// Scores every turn of a run. Pure and deterministic; the run is moved into the result.
+pub fn score_qa_run(run: QaRun, cfg: &ScoreConfig) -> ScoredQaRun {
+    let mut turns = Vec::with_capacity(run.n_turns());
+    for (ci, conv) in run.conversations.iter().enumerate() {
+        let failed = conv.failure.is_some();
+        for (ti, turn) in conv.turns.iter().enumerate() {
+            let (answer, fa2v, logic, ops) = score_turn(turn, cfg);
+            turns.push(TurnScore {
+                conv: ci as u32,
+                turn: ti as u32,
+                answer,
+                fa2: fa2v,
+                logic,
+                operations_per_turn: ops,
+                from_failed_conversation: failed,
+            });
+        }
+    }
+    ScoredQaRun {
+        run,
+        config: cfg.clone(),
+        turns,
+    }
+}
+
+/// Display text of an answer for tables and CSVs (empty for a missing prediction).
+pub fn answer_text(v: Option<&RawValue>) -> String {
+    v.map(RawValue::display).unwrap_or_default()
+}

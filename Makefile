@@ -1,0 +1,49 @@
+# evalboard — the two commands: `make serve` and `make test`. Both install what is missing first
+# (scripts/setup.sh: wasm target, trunk, wasm-bindgen-cli, wasm-opt, Chromium, node tools).
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:$(CURDIR)/tools/node_modules/.bin:$(PATH)
+CHROMEDRIVER ?= /usr/bin/chromedriver
+
+.PHONY: serve test setup fetch build dist lint test-native test-wasm test-e2e bench fmt clean-dist
+
+setup:
+	@bash scripts/setup.sh
+
+fetch: setup
+	@cargo fetch --locked
+
+## Serve the dashboard (with the embedded demo workspace) on http://127.0.0.1:8080
+serve: fetch
+	trunk serve --release
+
+## Build the deployable static site into dist/
+dist: fetch
+	trunk build --release
+
+## Every test: format, lints (native + wasm32), native tests, wasm tests in headless Chromium,
+## the CLI on fixtures, and end-to-end browser tests against the built dist/.
+test: fetch lint test-native test-wasm dist test-e2e
+	@echo "make test: all suites passed"
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --locked -- -D warnings
+	cargo clippy -p evalboard-engine -p evalboard-report -p evalboard-app --target wasm32-unknown-unknown --locked -- -D warnings
+
+test-native:
+	cargo test --workspace --locked
+
+test-wasm:
+	CHROMEDRIVER=$(CHROMEDRIVER) WASM_BINDGEN_TEST_TIMEOUT=120 \
+	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+	  cargo test --locked --target wasm32-unknown-unknown -p evalboard-app --test web
+
+test-e2e:
+	cd tests/e2e && node --test --test-concurrency=1 *.test.mjs
+
+## Benchmarks: synthetic 100k/1M-turn runs, native + wasm (headless Chromium) + Python baseline.
+bench: fetch
+	bash bench/run.sh
+
+fmt:
+	cargo fmt --all

@@ -1,0 +1,445 @@
+//! The doc profile's statistics.json: a typed DTO with stable key order, built from a scored run.
+//!
+//! Empty aggregates are `null`, never NaN or a made-up 0. Turn indices are 0-based and used as
+//! string keys sorted numerically.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::model::{FileStatus, QaConversation};
+use crate::scorers::{doc::DocTolerances, Profile, ScoredQaRun, TurnScore};
+
+/// A running mean that merges (ripgrep-style mergeable stats).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Mean {
+    pub sum: f64,
+    pub n: u64,
+}
+
+impl Mean {
+    pub fn add(&mut self, x: f64) {
+        self.sum += x;
+        self.n += 1;
+    }
+    pub fn add_bool(&mut self, b: bool) {
+        self.add(if b { 1.0 } else { 0.0 });
+    }
+    pub fn merge(&mut self, o: Mean) {
+        self.sum += o.sum;
+        self.n += o.n;
+    }
+    pub fn get(&self) -> Option<f64> {
+        (self.n > 0).then(|| self.sum / self.n as f64)
+    }
+}
+
+/// Accuracy of one slice of the run (a feature value, a model, a conversation type).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Breakdown {
+    pub conversations: u64,
+    pub turns: u64,
+    pub numerical_accuracy: Option<f64>,
+    pub exact_match_accuracy: Option<f64>,
+    pub soft_match_accuracy: Option<f64>,
+    pub conversation_level_accuracy: Option<f64>,
+    pub avg_logic_recall: Option<f64>,
+    pub error_rate: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FileEntry {
+    pub path: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct InputFiles {
+    pub parsed: Vec<String>,
+    pub partly_parsed: Vec<FileEntry>,
+    pub skipped: Vec<FileEntry>,
+    pub diagnostics: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ScorerInfo {
+    pub name: String,
+    pub tolerances: BTreeMap<&'static str, f64>,
+}
+
+/// statistics.json of the doc profile. Field order is the file's key order.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Statistics {
+    pub run_name: String,
+    pub profile: &'static str,
+    pub engine_version: &'static str,
+    pub total_conversations: u64,
+    pub failed_conversations: u64,
+    pub total_turns: u64,
+    pub numerical_accuracy: Option<f64>,
+    pub exact_match_accuracy: Option<f64>,
+    pub soft_match_accuracy: Option<f64>,
+    pub unit_agnostic_accuracy: Option<f64>,
+    pub sign_agnostic_accuracy: Option<f64>,
+    pub general_match_accuracy: Option<f64>,
+    pub conversation_level_accuracy: Option<f64>,
+    pub avg_logic_recall: Option<f64>,
+    pub avg_logic_precision: Option<f64>,
+    pub avg_logic_f1: Option<f64>,
+    pub avg_logic_order_score: Option<f64>,
+    pub avg_operations_per_turn: Option<f64>,
+    pub total_tokens: Option<u64>,
+    pub correct_conversations: u64,
+    pub cost_per_correct_answer: Option<f64>,
+    pub cost_per_correct_answer_usd: Option<f64>,
+    pub total_cost_usd: Option<f64>,
+    pub unpriced_models: Vec<String>,
+    pub error_rate: Option<f64>,
+    pub error_types: BTreeMap<String, u64>,
+    pub accuracy_by_turn_number: BTreeMap<TurnKey, f64>,
+    pub avg_operations_by_turn: BTreeMap<TurnKey, f64>,
+    pub logic_recall_by_turn: BTreeMap<TurnKey, f64>,
+    pub accuracy_by_operations_per_turn: BTreeMap<TurnKey, f64>,
+    pub by_has_type2_question: BTreeMap<String, Breakdown>,
+    pub by_has_non_numeric_values: BTreeMap<String, Breakdown>,
+    pub by_has_duplicate_columns: BTreeMap<String, Breakdown>,
+    pub by_conversation_type: BTreeMap<String, Breakdown>,
+    pub by_model: BTreeMap<String, Breakdown>,
+    pub input_files: InputFiles,
+    pub scorers: Vec<ScorerInfo>,
+}
+
+/// A map key that is a number but serialises as a string, so `"10"` sorts after `"9"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct TurnKey(pub u32);
+
+impl Serialize for TurnKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
+/// The conversation type used for breakdowns: the source's own label, else `Single`/`Double`
+/// from a ConvFinQA id, else `unknown`.
+pub fn conversation_type(c: &QaConversation) -> String {
+    if let Some(t) = c.conversation_type.as_deref().filter(|t| !t.is_empty()) {
+        return t.to_string();
+    }
+    match c.id.split('_').next() {
+        Some(p @ ("Single" | "Double")) => p.to_string(),
+        _ => "unknown".into(),
+    }
+}
+
+fn bool_key(b: Option<bool>) -> String {
+    match b {
+        Some(true) => "true".into(),
+        Some(false) => "false".into(),
+        None => "unknown".into(),
+    }
+}
+
+#[derive(Default, Clone)]
+struct Acc {
+    convs: u64,
+    turns: u64,
+    numerical: Mean,
+    exact: Mean,
+    soft: Mean,
+    conv_correct: Mean,
+    logic: Mean,
+    errors: Mean,
+}
+
+impl Acc {
+    fn finish(&self) -> Breakdown {
+        Breakdown {
+            conversations: self.convs,
+            turns: self.turns,
+            numerical_accuracy: self.numerical.get(),
+            exact_match_accuracy: self.exact.get(),
+            soft_match_accuracy: self.soft.get(),
+            conversation_level_accuracy: self.conv_correct.get(),
+            avg_logic_recall: self.logic.get(),
+            error_rate: self.errors.get(),
+        }
+    }
+}
+
+/// Engine version, written into every output for provenance.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+pub fn scorer_infos(tol: &DocTolerances) -> Vec<ScorerInfo> {
+    let label = tol.version_label();
+    let mut t = BTreeMap::new();
+    t.insert("rel", tol.rel);
+    t.insert("abs", tol.abs);
+    t.insert("exact_rel", tol.exact_rel);
+    let names = [
+        "exact_match",
+        "numerical_match",
+        "soft_match",
+        "unit_agnostic_match",
+        "sign_agnostic_match",
+        "general_match",
+    ];
+    let mut out: Vec<ScorerInfo> = names
+        .iter()
+        .map(|n| ScorerInfo {
+            name: format!("{n}@{label}"),
+            tolerances: t.clone(),
+        })
+        .collect();
+    for n in ["logic_recall", "logic_precision", "logic_f1", "logic_order_score", "operations_per_turn"] {
+        out.push(ScorerInfo {
+            name: format!("{n}@doc-v1"),
+            tolerances: BTreeMap::new(),
+        });
+    }
+    out
+}
+
+/// Builds the doc profile's statistics from a scored run.
+pub fn statistics(s: &ScoredQaRun) -> Statistics {
+    let run = &s.run;
+    let profile = Profile::Doc;
+    let mut numerical = Mean::default();
+    let mut exact = Mean::default();
+    let mut soft = Mean::default();
+    let mut unit = Mean::default();
+    let mut sign = Mean::default();
+    let mut general = Mean::default();
+    let mut recall = Mean::default();
+    let mut precision = Mean::default();
+    let mut f1 = Mean::default();
+    let mut order = Mean::default();
+    let mut ops = Mean::default();
+    let mut errors = Mean::default();
+    let mut error_types: BTreeMap<String, u64> = BTreeMap::new();
+    let mut by_turn: BTreeMap<TurnKey, Mean> = BTreeMap::new();
+    let mut ops_by_turn: BTreeMap<TurnKey, Mean> = BTreeMap::new();
+    let mut recall_by_turn: BTreeMap<TurnKey, Mean> = BTreeMap::new();
+    let mut acc_by_ops: BTreeMap<TurnKey, Mean> = BTreeMap::new();
+    let mut total_tokens: Option<u64> = None;
+    let mut cost_usd = 0.0f64;
+    let mut unpriced: Vec<String> = Vec::new();
+
+    // Per-conversation: all turns numerically correct?
+    let mut conv_all_correct: Vec<bool> = run
+        .conversations
+        .iter()
+        .map(|c| c.failure.is_none() && !c.turns.is_empty())
+        .collect();
+
+    for ts in &s.turns {
+        let Some(conv) = run.conversations.get(ts.conv as usize) else { continue };
+        let Some(turn) = conv.turns.get(ts.turn as usize) else { continue };
+        let a = &ts.answer;
+        let correct = ts.correct(profile);
+        numerical.add_bool(correct);
+        exact.add_bool(a.exact_match);
+        soft.add_bool(a.soft_match);
+        unit.add_bool(a.unit_agnostic_match);
+        sign.add_bool(a.sign_agnostic_match);
+        general.add_bool(a.general_match);
+        if !correct {
+            if let Some(x) = conv_all_correct.get_mut(ts.conv as usize) {
+                *x = false;
+            }
+        }
+        let k = TurnKey(turn.turn_idx);
+        by_turn.entry(k).or_default().add_bool(correct);
+        if let Some(r) = ts.logic.recall {
+            recall.add(r);
+            recall_by_turn.entry(k).or_default().add(r);
+        }
+        if let Some(p) = ts.logic.precision {
+            precision.add(p);
+        }
+        if let Some(x) = ts.logic.f1 {
+            f1.add(x);
+        }
+        if let Some(x) = ts.logic.order {
+            order.add(x);
+        }
+        if let Some(o) = ts.operations_per_turn {
+            ops.add(o as f64);
+            ops_by_turn.entry(k).or_default().add(o as f64);
+            acc_by_ops.entry(TurnKey(o)).or_default().add_bool(correct);
+        }
+        errors.add_bool(turn.error.is_some());
+        if let Some(e) = &turn.error {
+            *error_types.entry(e.error_type.clone()).or_default() += 1;
+        }
+        if let Some(t) = turn.tokens.total() {
+            *total_tokens.get_or_insert(0) += t;
+            let model = conv.model.as_deref().unwrap_or("unknown");
+            match s.config.prices.get(model) {
+                Some(p) => {
+                    let (pi, po) = (turn.tokens.prompt, turn.tokens.completion);
+                    match (pi, po) {
+                        (None, None) => {
+                            // Only a total: price it all as input (documented).
+                            cost_usd += t as f64 * p.input_per_mtok / 1e6;
+                        }
+                        (pi, po) => {
+                            cost_usd += pi.unwrap_or(0) as f64 * p.input_per_mtok / 1e6
+                                + po.unwrap_or(0) as f64 * p.output_per_mtok / 1e6;
+                        }
+                    }
+                }
+                None => {
+                    if !unpriced.iter().any(|m| m == model) {
+                        unpriced.push(model.to_string());
+                    }
+                }
+            }
+        }
+    }
+    unpriced.sort();
+    let correct_conversations = conv_all_correct.iter().filter(|b| **b).count() as u64;
+    let n_convs = run.conversations.len() as u64;
+    let cost_per_correct = match (total_tokens, correct_conversations) {
+        (Some(t), n) if n > 0 => Some(t as f64 / n as f64),
+        _ => None,
+    };
+    let total_cost_usd = (total_tokens.is_some() && unpriced.is_empty()).then_some(cost_usd);
+    let cost_per_correct_usd = match (total_cost_usd, correct_conversations) {
+        (Some(c), n) if n > 0 => Some(c / n as f64),
+        _ => None,
+    };
+
+    // Breakdowns over conversations.
+    let mut groups: [BTreeMap<String, Acc>; 5] = Default::default();
+    let mut per_conv: Vec<Acc> = vec![Acc::default(); run.conversations.len()];
+    for ts in &s.turns {
+        let Some(acc) = per_conv.get_mut(ts.conv as usize) else { continue };
+        let Some(turn) = run
+            .conversations
+            .get(ts.conv as usize)
+            .and_then(|c| c.turns.get(ts.turn as usize))
+        else {
+            continue;
+        };
+        acc.turns += 1;
+        acc.numerical.add_bool(ts.correct(profile));
+        acc.exact.add_bool(ts.answer.exact_match);
+        acc.soft.add_bool(ts.answer.soft_match);
+        if let Some(r) = ts.logic.recall {
+            acc.logic.add(r);
+        }
+        acc.errors.add_bool(turn.error.is_some());
+    }
+    for (ci, conv) in run.conversations.iter().enumerate() {
+        let Some(acc) = per_conv.get(ci) else { continue };
+        let mut acc = acc.clone();
+        acc.convs = 1;
+        acc.conv_correct
+            .add_bool(conv_all_correct.get(ci).copied().unwrap_or(false));
+        let keys = [
+            bool_key(conv.features.has_type2_question),
+            bool_key(conv.features.has_non_numeric_values),
+            bool_key(conv.features.has_duplicate_columns),
+            conversation_type(conv),
+            conv.model.clone().unwrap_or_else(|| "unknown".into()),
+        ];
+        for (g, key) in groups.iter_mut().zip(keys) {
+            let e = g.entry(key).or_default();
+            e.convs += acc.convs;
+            e.turns += acc.turns;
+            e.numerical.merge(acc.numerical);
+            e.exact.merge(acc.exact);
+            e.soft.merge(acc.soft);
+            e.conv_correct.merge(acc.conv_correct);
+            e.logic.merge(acc.logic);
+            e.errors.merge(acc.errors);
+        }
+    }
+    let [g_type2, g_nonnum, g_dup, g_ctype, g_model] = groups;
+    let fin = |g: BTreeMap<String, Acc>| -> BTreeMap<String, Breakdown> {
+        g.into_iter().map(|(k, v)| (k, v.finish())).collect()
+    };
+    let means = |m: BTreeMap<TurnKey, Mean>| -> BTreeMap<TurnKey, f64> {
+        m.into_iter().filter_map(|(k, v)| v.get().map(|x| (k, x))).collect()
+    };
+
+    let mut input_files = InputFiles {
+        parsed: Vec::new(),
+        partly_parsed: Vec::new(),
+        skipped: Vec::new(),
+        diagnostics: run.diagnostics.len() as u64,
+    };
+    for f in &run.files {
+        let reason = f.reason.clone().unwrap_or_default();
+        match f.status {
+            FileStatus::Parsed => input_files.parsed.push(f.path.clone()),
+            FileStatus::PartlyParsed => input_files.partly_parsed.push(FileEntry {
+                path: f.path.clone(),
+                reason,
+            }),
+            FileStatus::Skipped => input_files.skipped.push(FileEntry {
+                path: f.path.clone(),
+                reason,
+            }),
+        }
+    }
+
+    Statistics {
+        run_name: run.name.clone(),
+        profile: profile.name(),
+        engine_version: ENGINE_VERSION,
+        total_conversations: n_convs,
+        failed_conversations: run.conversations.iter().filter(|c| c.failure.is_some()).count() as u64,
+        total_turns: s.turns.len() as u64,
+        numerical_accuracy: numerical.get(),
+        exact_match_accuracy: exact.get(),
+        soft_match_accuracy: soft.get(),
+        unit_agnostic_accuracy: unit.get(),
+        sign_agnostic_accuracy: sign.get(),
+        general_match_accuracy: general.get(),
+        conversation_level_accuracy: (n_convs > 0)
+            .then(|| correct_conversations as f64 / n_convs as f64),
+        avg_logic_recall: recall.get(),
+        avg_logic_precision: precision.get(),
+        avg_logic_f1: f1.get(),
+        avg_logic_order_score: order.get(),
+        avg_operations_per_turn: ops.get(),
+        total_tokens,
+        correct_conversations,
+        cost_per_correct_answer: cost_per_correct,
+        cost_per_correct_answer_usd: cost_per_correct_usd,
+        total_cost_usd,
+        unpriced_models: unpriced,
+        error_rate: errors.get(),
+        error_types,
+        accuracy_by_turn_number: means(by_turn),
+        avg_operations_by_turn: means(ops_by_turn),
+        logic_recall_by_turn: means(recall_by_turn),
+        accuracy_by_operations_per_turn: means(acc_by_ops),
+        by_has_type2_question: fin(g_type2),
+        by_has_non_numeric_values: fin(g_nonnum),
+        by_has_duplicate_columns: fin(g_dup),
+        by_conversation_type: fin(g_ctype),
+        by_model: fin(g_model),
+        input_files,
+        scorers: scorer_infos(&s.config.tolerances),
+    }
+}
+
+/// Looks a metric up by its statistics.json key, for `--fail-under METRIC=VALUE`.
+pub fn metric(stats: &Statistics, key: &str) -> Result<Option<f64>, String> {
+    let v = serde_json::to_value(stats).map_err(|e| e.to_string())?;
+    match v.get(key) {
+        None => Err(format!("unknown metric {key:?}")),
+        Some(serde_json::Value::Null) => Ok(None),
+        Some(x) => x
+            .as_f64()
+            .map(Some)
+            .ok_or_else(|| format!("metric {key:?} is not a number")),
+    }
+}
+
+/// The turn's score, for callers that hold the index.
+pub fn turn_score<'a>(s: &'a ScoredQaRun, conv: u32, turn: u32) -> Option<&'a TurnScore> {
+    s.turns.iter().find(|t| t.conv == conv && t.turn == turn)
+}

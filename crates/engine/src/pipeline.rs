@@ -1,0 +1,394 @@
+//! The front of the pipeline: classify every file of a run folder by content, read it into the
+//! canonical model, join a ConvFinQA dataset, and account for every file (parsed / partly parsed /
+//! skipped with a reason).
+
+use std::collections::HashMap;
+
+use crate::diag::{line_of_offset, Diagnostic, Severity};
+use crate::formats::{convfinqa, fa2_results, fa2_traces, qa_jsonl};
+use crate::input::{InputFile, RunInput};
+use crate::model::{
+    FileStatus, InputFileReport, QaConversation, QaRun, QaTurn, RawValue, SourceRef, TurnError,
+};
+
+/// What a file was recognised as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Fa2Trace,
+    Fa2Results,
+    QaJsonl,
+    Fa2TurnsCsv,
+    /// A CSV the original system wrote next to its traces (summary, errors, validation).
+    OriginalCsv,
+    /// A JSON file the original system wrote with aggregate scores or run metadata.
+    OriginalJson,
+    ConvFinQaDataset,
+}
+
+impl FileKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            FileKind::Fa2Trace => "fa2-trace",
+            FileKind::Fa2Results => "fa2-results",
+            FileKind::QaJsonl => "qa-jsonl",
+            FileKind::Fa2TurnsCsv => "fa2-turns-csv",
+            FileKind::OriginalCsv => "original-csv",
+            FileKind::OriginalJson => "original-json",
+            FileKind::ConvFinQaDataset => "convfinqa-dataset",
+        }
+    }
+}
+
+/// Why a file cannot be read at all, before looking at its format.
+fn unreadable_reason(f: &InputFile) -> Option<String> {
+    if f.bytes.is_empty() {
+        return Some("empty file (0 bytes)".into());
+    }
+    if let Err(e) = std::str::from_utf8(&f.bytes) {
+        let at = e.valid_up_to();
+        return Some(format!(
+            "not UTF-8 text (invalid byte at offset {at}, line {})",
+            line_of_offset(&f.bytes, at)
+        ));
+    }
+    None
+}
+
+const ORIGINAL_JSON_NAMES: &[&str] = &[
+    "statistics.json",
+    "aggregate_metrics.json",
+    "metadata.json",
+    "comparison_report.json",
+];
+
+/// Classifies a file by content (and, where content is ambiguous, by name).
+pub fn classify(f: &InputFile) -> Result<FileKind, String> {
+    if let Some(r) = unreadable_reason(f) {
+        return Err(r);
+    }
+    let name = f.file_name().to_ascii_lowercase();
+    let b = &f.bytes[..];
+    if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
+        if qa_jsonl::looks_like_qa_jsonl(b) {
+            return Ok(FileKind::QaJsonl);
+        }
+        return Err("JSONL without conversation_id/turn_idx fields: not a numeric QA run".into());
+    }
+    if name.ends_with(".json") {
+        if fa2_traces::looks_like_trace(b) {
+            return Ok(FileKind::Fa2Trace);
+        }
+        if fa2_results::looks_like_results(b) {
+            return Ok(FileKind::Fa2Results);
+        }
+        if convfinqa::looks_like_dataset(b) {
+            return Ok(FileKind::ConvFinQaDataset);
+        }
+        if ORIGINAL_JSON_NAMES.iter().any(|n| name.ends_with(n)) {
+            return Ok(FileKind::OriginalJson);
+        }
+        // A trace folder's JSON that does not sniff as a trace is still read as one, so the
+        // trace reader can say what is wrong with it.
+        if f.path.contains("traces/") {
+            return Ok(FileKind::Fa2Trace);
+        }
+        return Err("JSON file of an unknown shape (not a trace, results.json or dataset)".into());
+    }
+    if name.ends_with(".csv") {
+        if name == "turns.csv" || name.ends_with("_turns.csv") {
+            return Ok(FileKind::Fa2TurnsCsv);
+        }
+        if ["summary.csv", "errors.csv", "validation.csv"]
+            .iter()
+            .any(|n| name.ends_with(n))
+        {
+            return Ok(FileKind::OriginalCsv);
+        }
+        return Err("CSV that is not one of summary/turns/errors/validation.csv".into());
+    }
+    if name.starts_with('.') {
+        return Err("hidden file".into());
+    }
+    Err("not an evaluation file (expected .json, .jsonl or .csv)".into())
+}
+
+/// Why nothing in the folder could be scored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadError {
+    pub message: String,
+    pub files: Vec<InputFileReport>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+fn report(f: &InputFile, kind: Option<FileKind>, status: FileStatus, reason: Option<String>) -> InputFileReport {
+    InputFileReport {
+        path: f.path.clone(),
+        bytes: f.bytes.len() as u64,
+        format: kind.map(|k| k.label().to_string()),
+        status,
+        reason,
+    }
+}
+
+/// Status of a file that was read, from the diagnostics its reader returned.
+fn status_of(diags: &[Diagnostic]) -> (FileStatus, Option<String>) {
+    let errors: Vec<&Diagnostic> = diags.iter().filter(|d| d.severity == Severity::Error).collect();
+    match errors.first() {
+        None => (FileStatus::Parsed, None),
+        Some(first) => (
+            FileStatus::PartlyParsed,
+            Some(format!(
+                "{} problem{}; first: {}",
+                errors.len(),
+                if errors.len() == 1 { "" } else { "s" },
+                first.message
+            )),
+        ),
+    }
+}
+
+/// Reads a run folder (numeric QA family) into a [`QaRun`], joined with `dataset` when given and
+/// with any dataset found inside the folder. `Err` only when no conversation could be read.
+pub fn load_qa_run(input: &RunInput, dataset: Option<&convfinqa::Dataset>) -> Result<QaRun, LoadError> {
+    load_qa_run_with_progress(input, dataset, &mut |_, _| {})
+}
+
+/// [`load_qa_run`] that calls `progress(files_done, bytes_done)` after each file.
+pub fn load_qa_run_with_progress(
+    input: &RunInput,
+    dataset: Option<&convfinqa::Dataset>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<QaRun, LoadError> {
+    let mut done_files = 0u64;
+    let mut done_bytes = 0u64;
+    let mut run = QaRun {
+        name: input.name.clone(),
+        ..Default::default()
+    };
+    let mut trace_convs: Vec<QaConversation> = Vec::new();
+    let mut other_convs: Vec<QaConversation> = Vec::new();
+    let mut turns_csv: Vec<(usize, Vec<QaConversation>)> = Vec::new();
+    let mut in_folder_datasets: Vec<convfinqa::Dataset> = Vec::new();
+    let mut files = Vec::with_capacity(input.files.len());
+    let mut diags = Vec::new();
+
+    let mut sorted: Vec<&InputFile> = input.files.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    for f in sorted {
+        done_files += 1;
+        done_bytes += f.bytes.len() as u64;
+        progress(done_files - 1, done_bytes - f.bytes.len() as u64);
+        let kind = match classify(f) {
+            Ok(k) => k,
+            Err(reason) => {
+                files.push(report(f, None, FileStatus::Skipped, Some(reason)));
+                continue;
+            }
+        };
+        let read: Result<Vec<Diagnostic>, Vec<Diagnostic>> = match kind {
+            FileKind::Fa2Trace => fa2_traces::read_trace(&f.path, &f.bytes).map(|(c, d)| {
+                trace_convs.push(c);
+                d
+            }),
+            FileKind::Fa2Results => fa2_results::read_results(&f.path, &f.bytes).map(|(c, d)| {
+                other_convs.extend(c);
+                d
+            }),
+            FileKind::QaJsonl => qa_jsonl::read_qa_jsonl(&f.path, &f.bytes).map(|(c, d)| {
+                other_convs.extend(c);
+                d
+            }),
+            FileKind::Fa2TurnsCsv => {
+                let (c, d) = fa2_traces::read_turns_csv(&f.path, &f.bytes);
+                turns_csv.push((files.len(), c));
+                Ok(d)
+            }
+            FileKind::ConvFinQaDataset => convfinqa::read_dataset(&f.path, &f.bytes).map(|ds| {
+                let d = ds.diagnostics.clone();
+                in_folder_datasets.push(ds);
+                d
+            }),
+            FileKind::OriginalJson => match serde_json::from_slice::<serde_json::Value>(&f.bytes) {
+                Ok(v) => {
+                    run.original.json.push((f.path.clone(), v));
+                    Ok(Vec::new())
+                }
+                Err(e) => Err(vec![Diagnostic::error(
+                    &f.path,
+                    u32::try_from(e.line()).ok(),
+                    format!("not valid JSON: {e}"),
+                )]),
+            },
+            FileKind::OriginalCsv => {
+                run.original.csv.push(f.path.clone());
+                Ok(Vec::new())
+            }
+        };
+        match read {
+            Ok(d) => {
+                let (status, reason) = status_of(&d);
+                files.push(report(f, Some(kind), status, reason));
+                diags.extend(d);
+            }
+            Err(d) => {
+                let reason = d
+                    .iter()
+                    .find(|x| x.severity == Severity::Error)
+                    .or(d.first())
+                    .map(|x| x.message.clone())
+                    .unwrap_or_else(|| "nothing readable".into());
+                files.push(report(f, Some(kind), FileStatus::Skipped, Some(reason)));
+                diags.extend(d);
+            }
+        }
+    }
+
+    progress(done_files, done_bytes);
+    // turns.csv is the source only when the folder has no traces (it is the same data, flattened).
+    for (file_idx, convs) in turns_csv {
+        if trace_convs.is_empty() && other_convs.is_empty() {
+            other_convs.extend(convs);
+        } else if let Some(r) = files.get_mut(file_idx) {
+            r.format = Some("original-csv".into());
+            run.original.csv.push(r.path.clone());
+        }
+    }
+    let mut convs = trace_convs;
+    convs.extend(other_convs);
+
+    if convs.is_empty() {
+        let message = if input.files.is_empty() {
+            "the folder is empty".to_string()
+        } else {
+            "no conversations could be read from any file (see the file list for reasons)".to_string()
+        };
+        return Err(LoadError {
+            message,
+            files,
+            diagnostics: diags,
+        });
+    }
+
+    let mut datasets: Vec<&convfinqa::Dataset> = in_folder_datasets.iter().collect();
+    if let Some(ds) = dataset {
+        datasets.insert(0, ds);
+    }
+    join_datasets(&mut convs, &datasets, &mut diags);
+    materialize_failed_conversations(&mut convs);
+
+    run.conversations = convs;
+    run.files = files;
+    run.diagnostics = diags;
+    Ok(run)
+}
+
+/// Fills ground truth the run lacks from dataset records with the same conversation id.
+/// Join key: conversation id + turn index.
+pub fn join_datasets(convs: &mut [QaConversation], datasets: &[&convfinqa::Dataset], diags: &mut Vec<Diagnostic>) {
+    if datasets.is_empty() {
+        return;
+    }
+    let mut index: HashMap<&str, &convfinqa::DatasetConversation> = HashMap::new();
+    for ds in datasets.iter().rev() {
+        for c in &ds.conversations {
+            index.insert(c.id.as_str(), c);
+        }
+    }
+    let mut unmatched = Vec::new();
+    for conv in convs.iter_mut() {
+        let Some(dc) = index.get(conv.id.as_str()) else {
+            unmatched.push(conv.id.clone());
+            continue;
+        };
+        let f = &mut conv.features;
+        f.num_dialogue_turns = f.num_dialogue_turns.or(dc.features.num_dialogue_turns);
+        f.has_type2_question = f.has_type2_question.or(dc.features.has_type2_question);
+        f.has_duplicate_columns = f.has_duplicate_columns.or(dc.features.has_duplicate_columns);
+        f.has_non_numeric_values = f.has_non_numeric_values.or(dc.features.has_non_numeric_values);
+        if conv.failure.is_some() && conv.turns.is_empty() {
+            let n = dc.questions.len().max(dc.turn_programs.len());
+            conv.features.num_dialogue_turns = conv.features.num_dialogue_turns.or(Some(n as u32));
+        }
+        for t in conv.turns.iter_mut() {
+            let i = t.turn_idx as usize;
+            if t.ground_truth_program.as_deref().is_none_or(str::is_empty) {
+                t.ground_truth_program = dc.turn_programs.get(i).cloned();
+            }
+            if t.executed_answer.is_none() {
+                t.executed_answer = dc.executed_answers.get(i).cloned();
+            }
+            if t.expected.is_null() {
+                if let Some(a) = dc.answers.get(i) {
+                    t.expected = a.clone();
+                }
+            }
+            if t.question.is_empty() {
+                if let Some(q) = dc.questions.get(i) {
+                    t.question = q.clone();
+                }
+            }
+        }
+        // Failed conversations get their questions and answers from the dataset.
+        if conv.failure.is_some() && conv.turns.is_empty() {
+            for i in 0..conv.expected_turns() as usize {
+                conv.turns.push(QaTurn {
+                    turn_idx: i as u32,
+                    question: dc.questions.get(i).cloned().unwrap_or_default(),
+                    expected: dc.answers.get(i).cloned().unwrap_or(RawValue::Null),
+                    ground_truth_program: dc.turn_programs.get(i).cloned(),
+                    executed_answer: dc.executed_answers.get(i).cloned(),
+                    ..failed_turn(conv, i)
+                });
+            }
+        }
+    }
+    if !unmatched.is_empty() && unmatched.len() < convs.len() + 1 {
+        let shown: Vec<&str> = unmatched.iter().take(5).map(String::as_str).collect();
+        diags.push(Diagnostic::warning(
+            "",
+            None,
+            format!(
+                "{} conversation(s) not found in the dataset, so no ground-truth program for them: {}{}",
+                unmatched.len(),
+                shown.join(", "),
+                if unmatched.len() > 5 { ", …" } else { "" }
+            ),
+        ));
+    }
+}
+
+fn failed_turn(conv: &QaConversation, i: usize) -> QaTurn {
+    let msg = conv.failure.clone().unwrap_or_default();
+    QaTurn {
+        turn_idx: i as u32,
+        predicted: None,
+        error: Some(TurnError {
+            error_type: fa2_results::error_type_of(&msg),
+            message: msg,
+            context: None,
+        }),
+        source: SourceRef {
+            file: conv.source.file.clone(),
+            line: conv.source.line,
+            record: conv.source.record,
+        },
+        ..Default::default()
+    }
+}
+
+/// A conversation that failed as a whole counts as `num_dialogue_turns` wrong turns (doc profile),
+/// each carrying the failure as its error. Turns already filled from a dataset are kept.
+fn materialize_failed_conversations(convs: &mut [QaConversation]) {
+    for conv in convs.iter_mut() {
+        if conv.failure.is_some() && conv.turns.is_empty() {
+            let n = conv.expected_turns().max(1) as usize;
+            conv.turns = (0..n).map(|i| failed_turn(conv, i)).collect();
+        }
+    }
+}

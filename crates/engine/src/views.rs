@@ -1,0 +1,461 @@
+//! View models for the dashboard and the report: pure functions from a scored run to the small
+//! DTOs a screen needs (overview readings, a filtered/sorted page of items, one conversation).
+//! They run in the dashboard's Web Worker, so the page only ever holds one screenful of data.
+
+use serde::{Deserialize, Serialize};
+
+use crate::aggregate::doc::{self, Statistics};
+use crate::model::{QaConversation, QaTurn, RawValue};
+use crate::program;
+use crate::scorers::{answer_text, Profile, ScoredQaRun, TurnScore};
+
+/// One of the seed document's diagnostic readings, computed from the gap between two variants.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reading {
+    /// `scaling`, `sign` or `rounding`.
+    pub key: String,
+    pub title: String,
+    /// The gap in accuracy points (0–1 scale); `None` when either side is unavailable.
+    pub gap: Option<f64>,
+    /// Turns that the looser variant accepts and the stricter one rejects.
+    pub turns: u64,
+    pub text: String,
+}
+
+/// A wrong turn for the overview's "first wrong turns" table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WrongTurn {
+    pub conv: u32,
+    pub turn: u32,
+    pub conversation_id: String,
+    pub turn_idx: u32,
+    pub question: String,
+    pub expected: String,
+    pub predicted: String,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Overview {
+    pub stats: Statistics,
+    pub readings: Vec<Reading>,
+    pub first_wrong: Vec<WrongTurn>,
+    /// Turns where the original system's numerical verdict differs from the re-scored one.
+    pub disagreements: u64,
+    /// Turns that carried an original numerical verdict at all.
+    pub originally_scored_turns: u64,
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}", x * 100.0)
+}
+
+/// Builds the overview: statistics, the three readings spelled out, and up to `n_wrong` wrong turns.
+pub fn overview(s: &ScoredQaRun, n_wrong: usize) -> Overview {
+    let stats = doc::statistics(s);
+    let total = s.turns.len() as u64;
+    let count = |f: &dyn Fn(&TurnScore) -> bool| s.turns.iter().filter(|t| f(t)).count() as u64;
+    let scaling = count(&|t| t.answer.unit_agnostic_match && !t.answer.numerical_match);
+    let sign = count(&|t| t.answer.sign_agnostic_match && !t.answer.numerical_match);
+    let rounding = count(&|t| t.answer.numerical_match && !t.answer.exact_match);
+    let gap = |a: Option<f64>, b: Option<f64>| Some(a? - b?);
+    let phrase = |n: u64, what: &str, none: &str| {
+        if total == 0 {
+            "No turns to compare.".to_string()
+        } else if n == 0 {
+            none.to_string()
+        } else {
+            format!(
+                "{n} of {total} turns ({}%) {what}",
+                pct(n as f64 / total as f64)
+            )
+        }
+    };
+    let readings = vec![
+        Reading {
+            key: "scaling".into(),
+            title: "Unit-agnostic − numerical → scaling issues".into(),
+            gap: gap(stats.unit_agnostic_accuracy, stats.numerical_accuracy),
+            turns: scaling,
+            text: phrase(
+                scaling,
+                "are right only up to a factor of 100 (percent vs fraction): the model has the magnitude but the wrong unit or scale.",
+                "No scaling issues: no answer is right only up to a factor of 100.",
+            ),
+        },
+        Reading {
+            key: "sign".into(),
+            title: "Sign-agnostic − numerical → sign confusion".into(),
+            gap: gap(stats.sign_agnostic_accuracy, stats.numerical_accuracy),
+            turns: sign,
+            text: phrase(
+                sign,
+                "have the right magnitude with the wrong sign: direction confusion (increase vs decrease, A−B vs B−A).",
+                "No sign confusion: no answer is right only in absolute value.",
+            ),
+        },
+        Reading {
+            key: "rounding".into(),
+            title: "Numerical − exact → rounding".into(),
+            gap: gap(stats.numerical_accuracy, stats.exact_match_accuracy),
+            turns: rounding,
+            text: phrase(
+                rounding,
+                "are accepted within tolerance but not exactly equal: rounding or precision differences, not reasoning errors.",
+                "Every numerically correct answer is also exactly equal: no rounding differences.",
+            ),
+        },
+    ];
+    let mut first_wrong = Vec::new();
+    for t in &s.turns {
+        if first_wrong.len() >= n_wrong {
+            break;
+        }
+        if t.correct(s.config.profile) {
+            continue;
+        }
+        let Some((c, turn)) = lookup(s, t) else { continue };
+        first_wrong.push(WrongTurn {
+            conv: t.conv,
+            turn: t.turn,
+            conversation_id: c.id.clone(),
+            turn_idx: turn.turn_idx,
+            question: turn.question.clone(),
+            expected: turn.expected.display(),
+            predicted: answer_text(turn.predicted.as_ref()),
+            reason: t.answer.reason.clone(),
+        });
+    }
+    let mut disagreements = 0;
+    let mut originally = 0;
+    for t in &s.turns {
+        if let Some(orig) = lookup(s, t).and_then(|(_, turn)| turn.original.numerical_match) {
+            originally += 1;
+            if orig != t.correct(s.config.profile) {
+                disagreements += 1;
+            }
+        }
+    }
+    Overview {
+        stats,
+        readings,
+        first_wrong,
+        disagreements,
+        originally_scored_turns: originally,
+    }
+}
+
+fn lookup<'a>(s: &'a ScoredQaRun, t: &TurnScore) -> Option<(&'a QaConversation, &'a QaTurn)> {
+    let c = s.run.conversations.get(t.conv as usize)?;
+    Some((c, c.turns.get(t.turn as usize)?))
+}
+
+/// Filter for the items table. Every field narrows; `None`/empty means "any".
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ItemFilter {
+    /// `correct` or `wrong` (by the profile's numerical verdict).
+    pub verdict: Option<String>,
+    pub turn_idx: Option<u32>,
+    /// A feature name (`has_type2_question`, `has_non_numeric_values`, `has_duplicate_columns`)
+    /// that must be true.
+    pub feature: Option<String>,
+    pub error_type: Option<String>,
+    /// Case-insensitive substring of question, expected, predicted or conversation id.
+    pub text: Option<String>,
+    /// Only turns whose original verdict disagrees with the re-scored one.
+    #[serde(default)]
+    pub disagreements: bool,
+}
+
+/// Sortable columns of the items table.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SortKey {
+    #[default]
+    Position,
+    Conversation,
+    TurnIdx,
+    Verdict,
+    LogicRecall,
+    Ops,
+    Tokens,
+    Error,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ItemQuery {
+    #[serde(default)]
+    pub filter: ItemFilter,
+    #[serde(default)]
+    pub sort: SortKey,
+    #[serde(default)]
+    pub desc: bool,
+    #[serde(default)]
+    pub offset: usize,
+    pub limit: usize,
+}
+
+/// One row of the items table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ItemRow {
+    pub conv: u32,
+    pub turn: u32,
+    pub conversation_id: String,
+    pub turn_idx: u32,
+    pub question: String,
+    pub expected: String,
+    pub predicted: String,
+    pub exact_match: bool,
+    pub numerical_match: bool,
+    pub soft_match: bool,
+    pub unit_agnostic_match: bool,
+    pub sign_agnostic_match: bool,
+    pub general_match: bool,
+    pub financial_match: bool,
+    pub fa2_numerical: bool,
+    pub fa2_soft_match: bool,
+    /// The verdict of the selected profile's numerical match.
+    pub correct: bool,
+    pub original_numerical: Option<bool>,
+    pub disagrees: bool,
+    pub logic_recall: Option<f64>,
+    pub operations_per_turn: Option<u32>,
+    pub tokens: Option<u64>,
+    pub error_type: Option<String>,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ItemPage {
+    /// Rows matching the filter (before paging).
+    pub total: usize,
+    pub offset: usize,
+    pub rows: Vec<ItemRow>,
+}
+
+fn row(s: &ScoredQaRun, t: &TurnScore) -> Option<ItemRow> {
+    let (c, turn) = lookup(s, t)?;
+    let correct = t.correct(s.config.profile);
+    let original = turn.original.numerical_match;
+    Some(ItemRow {
+        conv: t.conv,
+        turn: t.turn,
+        conversation_id: c.id.clone(),
+        turn_idx: turn.turn_idx,
+        question: turn.question.clone(),
+        expected: turn.expected.display(),
+        predicted: answer_text(turn.predicted.as_ref()),
+        exact_match: t.answer.exact_match,
+        numerical_match: t.answer.numerical_match,
+        soft_match: t.answer.soft_match,
+        unit_agnostic_match: t.answer.unit_agnostic_match,
+        sign_agnostic_match: t.answer.sign_agnostic_match,
+        general_match: t.answer.general_match,
+        financial_match: t.fa2.financial,
+        fa2_numerical: t.fa2.numerical,
+        fa2_soft_match: t.fa2.soft_match,
+        correct,
+        original_numerical: original,
+        disagrees: original.is_some_and(|o| o != correct),
+        logic_recall: t.logic.recall,
+        operations_per_turn: t.operations_per_turn,
+        tokens: turn.tokens.total(),
+        error_type: turn.error.as_ref().map(|e| e.error_type.clone()),
+        reason: t.answer.reason.clone(),
+    })
+}
+
+fn matches(s: &ScoredQaRun, t: &TurnScore, f: &ItemFilter, needle: &str) -> bool {
+    let Some((c, turn)) = lookup(s, t) else { return false };
+    let correct = t.correct(s.config.profile);
+    match f.verdict.as_deref() {
+        Some("correct") if !correct => return false,
+        Some("wrong") if correct => return false,
+        _ => {}
+    }
+    if f.turn_idx.is_some_and(|i| i != turn.turn_idx) {
+        return false;
+    }
+    if let Some(feat) = f.feature.as_deref() {
+        let v = match feat {
+            "has_type2_question" => c.features.has_type2_question,
+            "has_non_numeric_values" => c.features.has_non_numeric_values,
+            "has_duplicate_columns" => c.features.has_duplicate_columns,
+            _ => None,
+        };
+        if v != Some(true) {
+            return false;
+        }
+    }
+    if let Some(et) = f.error_type.as_deref().filter(|s| !s.is_empty()) {
+        if turn.error.as_ref().map(|e| e.error_type.as_str()) != Some(et) {
+            return false;
+        }
+    }
+    if f.disagreements && !turn.original.numerical_match.is_some_and(|o| o != correct) {
+        return false;
+    }
+    if !needle.is_empty() {
+        let hit = |x: &str| x.to_lowercase().contains(needle);
+        let pred = answer_text(turn.predicted.as_ref());
+        if !(hit(&turn.question) || hit(&c.id) || hit(&turn.expected.display()) || hit(&pred)) {
+            return false;
+        }
+    }
+    true
+}
+
+/// A page of the items table: filter, then sort (stable, by position on ties), then slice.
+pub fn items(s: &ScoredQaRun, q: &ItemQuery) -> ItemPage {
+    let needle = q
+        .filter
+        .text
+        .as_deref()
+        .map(|t| t.trim().to_lowercase())
+        .unwrap_or_default();
+    let mut idx: Vec<usize> = (0..s.turns.len())
+        .filter(|&i| matches(s, &s.turns[i], &q.filter, &needle))
+        .collect();
+    if q.sort != SortKey::Position {
+        let key = |i: &usize| -> (i64, String) {
+            let t = &s.turns[*i];
+            let turn = lookup(s, t).map(|(_, x)| x);
+            match q.sort {
+                SortKey::Position => (*i as i64, String::new()),
+                SortKey::Conversation => (
+                    0,
+                    s.run
+                        .conversations
+                        .get(t.conv as usize)
+                        .map(|c| c.id.clone())
+                        .unwrap_or_default(),
+                ),
+                SortKey::TurnIdx => (turn.map(|x| x.turn_idx as i64).unwrap_or(-1), String::new()),
+                SortKey::Verdict => (t.correct(s.config.profile) as i64, String::new()),
+                SortKey::LogicRecall => (
+                    t.logic.recall.map(|r| (r * 1e6) as i64).unwrap_or(-1),
+                    String::new(),
+                ),
+                SortKey::Ops => (t.operations_per_turn.map(i64::from).unwrap_or(-1), String::new()),
+                SortKey::Tokens => (
+                    turn.and_then(|x| x.tokens.total()).map(|x| x as i64).unwrap_or(-1),
+                    String::new(),
+                ),
+                SortKey::Error => (
+                    0,
+                    turn.and_then(|x| x.error.as_ref())
+                        .map(|e| e.error_type.clone())
+                        .unwrap_or_default(),
+                ),
+            }
+        };
+        idx.sort_by_cached_key(key);
+    }
+    if q.desc {
+        idx.reverse();
+    }
+    let total = idx.len();
+    let rows = idx
+        .iter()
+        .skip(q.offset)
+        .take(q.limit.min(1000))
+        .filter_map(|&i| row(s, &s.turns[i]))
+        .collect();
+    ItemPage {
+        total,
+        offset: q.offset.min(total),
+        rows,
+    }
+}
+
+/// One turn in the conversation view.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConversationTurn {
+    pub row: ItemRow,
+    pub ground_truth_program: Option<String>,
+    /// The program executed by the engine against the document table (when a dataset was
+    /// joined), else the dataset's recorded executed answer.
+    pub program_value: Option<String>,
+    pub executed_answer: Option<String>,
+    pub plan_operations: Option<Vec<String>>,
+    pub plan_steps: Option<u32>,
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub latency_ms: Option<f64>,
+    pub error_message: Option<String>,
+    pub logic_precision: Option<f64>,
+    pub logic_f1: Option<f64>,
+    pub logic_order: Option<f64>,
+    pub original_financial: Option<bool>,
+    pub original_soft: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConversationView {
+    pub conv: u32,
+    pub id: String,
+    pub model: Option<String>,
+    pub conversation_type: String,
+    pub has_type2_question: Option<bool>,
+    pub has_non_numeric_values: Option<bool>,
+    pub has_duplicate_columns: Option<bool>,
+    pub failure: Option<String>,
+    pub source_file: String,
+    pub turns: Vec<ConversationTurn>,
+}
+
+/// Everything about one conversation, for the detail view.
+pub fn conversation(s: &ScoredQaRun, conv: u32) -> Option<ConversationView> {
+    let c = s.run.conversations.get(conv as usize)?;
+    let turns = s
+        .turns
+        .iter()
+        .filter(|t| t.conv == conv)
+        .filter_map(|t| {
+            let turn = c.turns.get(t.turn as usize)?;
+            Some(ConversationTurn {
+                row: row(s, t)?,
+                ground_truth_program: turn.ground_truth_program.clone(),
+                program_value: turn.ground_truth_program.as_deref().and_then(|p| {
+                    match program::execute(p, &[], program::Dialect::ConvFinQa) {
+                        program::ExecOutcome::Number(x) => Some(format!("{x}")),
+                        program::ExecOutcome::YesNo(b) => Some(if b { "yes" } else { "no" }.into()),
+                        program::ExecOutcome::Invalid(_) => None,
+                    }
+                }),
+                executed_answer: turn.executed_answer.as_ref().map(RawValue::display),
+                plan_operations: turn
+                    .plan
+                    .as_ref()
+                    .map(|p| p.compute_operations().into_iter().map(str::to_string).collect()),
+                plan_steps: turn.plan_steps,
+                prompt_tokens: turn.tokens.prompt,
+                completion_tokens: turn.tokens.completion,
+                latency_ms: turn.latency_ms,
+                error_message: turn.error.as_ref().map(|e| e.message.clone()),
+                logic_precision: t.logic.precision,
+                logic_f1: t.logic.f1,
+                logic_order: t.logic.order,
+                original_financial: turn.original.financial_match,
+                original_soft: turn.original.soft_match,
+            })
+        })
+        .collect();
+    Some(ConversationView {
+        conv,
+        id: c.id.clone(),
+        model: c.model.clone(),
+        conversation_type: doc::conversation_type(c),
+        has_type2_question: c.features.has_type2_question,
+        has_non_numeric_values: c.features.has_non_numeric_values,
+        has_duplicate_columns: c.features.has_duplicate_columns,
+        failure: c.failure.clone(),
+        source_file: c.source.file.clone(),
+        turns,
+    })
+}
+
+/// Keeps `Profile` reachable for callers that only import views.
+pub fn profile_of(s: &ScoredQaRun) -> Profile {
+    s.config.profile
+}

@@ -1,0 +1,324 @@
+//! The doc profile's CSVs: summary.csv, turns.csv, errors.csv, validation.csv, with the seed
+//! document's column names plus one boolean column per scorer. Booleans are `true`/`false`, empty
+//! cells mean "not available", line ends are `\n`.
+
+use evalboard_engine::aggregate::doc::{conversation_type, Mean};
+use evalboard_engine::model::{QaConversation, QaTurn, RawValue};
+use evalboard_engine::scorers::{ScoredQaRun, TurnScore};
+
+fn writer() -> csv::Writer<Vec<u8>> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new())
+}
+
+fn finish(w: csv::Writer<Vec<u8>>) -> String {
+    match w.into_inner() {
+        Ok(bytes) => String::from_utf8(bytes).unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|x| x.to_string()).unwrap_or_default()
+}
+
+fn b(v: bool) -> &'static str {
+    if v {
+        "true"
+    } else {
+        "false"
+    }
+}
+
+fn ob(v: Option<bool>) -> String {
+    v.map(|x| b(x).to_string()).unwrap_or_default()
+}
+
+/// A float as the shortest text that reads back to the same value.
+pub fn num(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x}")
+    } else {
+        String::new()
+    }
+}
+
+fn raw(v: &RawValue) -> String {
+    v.display()
+}
+
+fn turn_of<'a>(s: &'a ScoredQaRun, ts: &TurnScore) -> Option<(&'a QaConversation, &'a QaTurn)> {
+    let c = s.run.conversations.get(ts.conv as usize)?;
+    Some((c, c.turns.get(ts.turn as usize)?))
+}
+
+pub const TURNS_HEADER: &[&str] = &[
+    "trace_id",
+    "conversation_id",
+    "turn_idx",
+    "question",
+    "expected_answer",
+    "actual_answer",
+    "turn_tokens",
+    "prompt_tokens",
+    "completion_tokens",
+    "turn_latency_ms",
+    "plan_steps",
+    "exact_match",
+    "numerical_match",
+    "soft_match",
+    "unit_agnostic_match",
+    "sign_agnostic_match",
+    "general_match",
+    "logic_recall",
+    "logic_precision",
+    "logic_f1",
+    "logic_order_score",
+    "operations_per_turn",
+    "ground_truth_program",
+    "error_occurred",
+    "error_type",
+    "error_message",
+    "score_reason",
+];
+
+pub fn turns_csv(s: &ScoredQaRun) -> String {
+    let mut w = writer();
+    let _ = w.write_record(TURNS_HEADER);
+    for ts in &s.turns {
+        let Some((c, t)) = turn_of(s, ts) else { continue };
+        let a = &ts.answer;
+        let rec: Vec<String> = vec![
+            opt(c.trace_id.as_deref()),
+            c.id.clone(),
+            t.turn_idx.to_string(),
+            t.question.clone(),
+            raw(&t.expected),
+            t.predicted.as_ref().map(raw).unwrap_or_default(),
+            opt(t.tokens.total()),
+            opt(t.tokens.prompt),
+            opt(t.tokens.completion),
+            opt(t.latency_ms.map(num)),
+            opt(t.plan_steps),
+            b(a.exact_match).into(),
+            b(a.numerical_match).into(),
+            b(a.soft_match).into(),
+            b(a.unit_agnostic_match).into(),
+            b(a.sign_agnostic_match).into(),
+            b(a.general_match).into(),
+            opt(ts.logic.recall.map(num)),
+            opt(ts.logic.precision.map(num)),
+            opt(ts.logic.f1.map(num)),
+            opt(ts.logic.order.map(num)),
+            opt(ts.operations_per_turn),
+            opt(t.ground_truth_program.as_deref()),
+            b(t.error.is_some()).into(),
+            opt(t.error.as_ref().map(|e| e.error_type.as_str())),
+            opt(t.error.as_ref().map(|e| e.message.as_str())),
+            opt(a.reason.as_deref()),
+        ];
+        let _ = w.write_record(&rec);
+    }
+    finish(w)
+}
+
+pub const SUMMARY_HEADER: &[&str] = &[
+    "trace_id",
+    "conversation_id",
+    "conversation_type",
+    "model",
+    "num_turns",
+    "total_tokens",
+    "prompt_tokens",
+    "completion_tokens",
+    "total_latency_ms",
+    "avg_plan_steps",
+    "numerical_accuracy",
+    "exact_match_accuracy",
+    "soft_match_accuracy",
+    "unit_agnostic_accuracy",
+    "sign_agnostic_accuracy",
+    "general_match_accuracy",
+    "avg_logic_recall",
+    "avg_operations_per_turn",
+    "all_correct",
+    "error_occurred",
+    "error_type",
+    "error_message",
+    "failed_turn",
+    "has_type2_question",
+    "has_duplicate_columns",
+    "has_non_numeric_values",
+];
+
+#[derive(Default)]
+struct ConvAcc {
+    n: u64,
+    numerical: Mean,
+    exact: Mean,
+    soft: Mean,
+    unit: Mean,
+    sign: Mean,
+    general: Mean,
+    recall: Mean,
+    ops: Mean,
+    plan_steps: Mean,
+    tokens: Option<u64>,
+    prompt: Option<u64>,
+    completion: Option<u64>,
+    latency: Option<f64>,
+}
+
+pub fn summary_csv(s: &ScoredQaRun) -> String {
+    let mut accs: Vec<ConvAcc> = s.run.conversations.iter().map(|_| ConvAcc::default()).collect();
+    for ts in &s.turns {
+        let Some((_, t)) = turn_of(s, ts) else { continue };
+        let Some(acc) = accs.get_mut(ts.conv as usize) else { continue };
+        let a = &ts.answer;
+        acc.n += 1;
+        acc.numerical.add_bool(a.numerical_match);
+        acc.exact.add_bool(a.exact_match);
+        acc.soft.add_bool(a.soft_match);
+        acc.unit.add_bool(a.unit_agnostic_match);
+        acc.sign.add_bool(a.sign_agnostic_match);
+        acc.general.add_bool(a.general_match);
+        if let Some(r) = ts.logic.recall {
+            acc.recall.add(r);
+        }
+        if let Some(o) = ts.operations_per_turn {
+            acc.ops.add(o as f64);
+        }
+        if let Some(p) = t.plan_steps {
+            acc.plan_steps.add(p as f64);
+        }
+        if let Some(x) = t.tokens.total() {
+            *acc.tokens.get_or_insert(0) += x;
+        }
+        if let Some(x) = t.tokens.prompt {
+            *acc.prompt.get_or_insert(0) += x;
+        }
+        if let Some(x) = t.tokens.completion {
+            *acc.completion.get_or_insert(0) += x;
+        }
+        if let Some(x) = t.latency_ms {
+            *acc.latency.get_or_insert(0.0) += x;
+        }
+    }
+    let mut w = writer();
+    let _ = w.write_record(SUMMARY_HEADER);
+    for (c, acc) in s.run.conversations.iter().zip(&accs) {
+        let first_err = c.turns.iter().find(|t| t.error.is_some());
+        let all_correct = c.failure.is_none() && acc.n > 0 && acc.numerical.sum == acc.n as f64;
+        let rec: Vec<String> = vec![
+            opt(c.trace_id.as_deref()),
+            c.id.clone(),
+            conversation_type(c),
+            opt(c.model.as_deref()),
+            c.turns.len().to_string(),
+            opt(acc.tokens),
+            opt(acc.prompt),
+            opt(acc.completion),
+            opt(acc.latency.map(num)),
+            opt(acc.plan_steps.get().map(num)),
+            opt(acc.numerical.get().map(num)),
+            opt(acc.exact.get().map(num)),
+            opt(acc.soft.get().map(num)),
+            opt(acc.unit.get().map(num)),
+            opt(acc.sign.get().map(num)),
+            opt(acc.general.get().map(num)),
+            opt(acc.recall.get().map(num)),
+            opt(acc.ops.get().map(num)),
+            b(all_correct).into(),
+            b(first_err.is_some()).into(),
+            opt(first_err.and_then(|t| t.error.as_ref()).map(|e| e.error_type.as_str())),
+            opt(first_err.and_then(|t| t.error.as_ref()).map(|e| e.message.as_str())),
+            opt(first_err.map(|t| t.turn_idx)),
+            ob(c.features.has_type2_question),
+            ob(c.features.has_duplicate_columns),
+            ob(c.features.has_non_numeric_values),
+        ];
+        let _ = w.write_record(&rec);
+    }
+    finish(w)
+}
+
+pub const ERRORS_HEADER: &[&str] = &[
+    "trace_id",
+    "conversation_id",
+    "turn_idx",
+    "question",
+    "expected_answer",
+    "error_type",
+    "error_message",
+    "has_type2_question",
+    "has_non_numeric_values",
+    "plan_steps",
+    "operations_per_turn",
+    "error_context",
+];
+
+pub fn errors_csv(s: &ScoredQaRun) -> String {
+    let mut w = writer();
+    let _ = w.write_record(ERRORS_HEADER);
+    for ts in &s.turns {
+        let Some((c, t)) = turn_of(s, ts) else { continue };
+        let Some(e) = &t.error else { continue };
+        let rec: Vec<String> = vec![
+            opt(c.trace_id.as_deref()),
+            c.id.clone(),
+            t.turn_idx.to_string(),
+            t.question.clone(),
+            raw(&t.expected),
+            e.error_type.clone(),
+            e.message.clone(),
+            ob(c.features.has_type2_question),
+            ob(c.features.has_non_numeric_values),
+            opt(t.plan_steps),
+            opt(ts.operations_per_turn),
+            e.context
+                .as_ref()
+                .map(|v| v.to_string())
+                .unwrap_or_default(),
+        ];
+        let _ = w.write_record(&rec);
+    }
+    finish(w)
+}
+
+pub const VALIDATION_HEADER: &[&str] = &[
+    "trace_id",
+    "conversation_id",
+    "turn_idx",
+    "retry_number",
+    "valid",
+    "confidence",
+    "failed_steps",
+    "issues",
+];
+
+/// Validator logs, when the run recorded them (financial-agent-2 traces); otherwise the header.
+pub fn validation_csv(s: &ScoredQaRun) -> String {
+    let mut w = writer();
+    let _ = w.write_record(VALIDATION_HEADER);
+    for c in &s.run.conversations {
+        for t in &c.turns {
+            let Some(extra) = &t.fa2 else { continue };
+            for log in &extra.validator_logs {
+                let join = |xs: &[RawValue]| xs.iter().map(RawValue::display).collect::<Vec<_>>().join("; ");
+                let rec: Vec<String> = vec![
+                    opt(c.trace_id.as_deref()),
+                    c.id.clone(),
+                    t.turn_idx.to_string(),
+                    log.retry_number.display(),
+                    log.valid.display(),
+                    log.confidence.display(),
+                    join(&log.failed_steps),
+                    join(&log.issues),
+                ];
+                let _ = w.write_record(&rec);
+            }
+        }
+    }
+    finish(w)
+}

@@ -1,0 +1,11 @@
+//! evalboard dashboard library: the worker protocol (pure, tested natively) and, on wasm32, the
+//! Web Worker that owns the engine and the Leptos UI.
+
+pub mod protocol;
+
+#[cfg(target_arch = "wasm32")]
+pub mod charts;
+#[cfg(target_arch = "wasm32")]
+pub mod exports;
+#[cfg(target_arch = "wasm32")]
+pub mod worker;

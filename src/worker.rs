@@ -1,0 +1,189 @@
+//! The Web Worker: owns the engine and every scored run, answers the page's requests.
+//! Reading and scoring happen here so the page never freezes.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{Array, ArrayBuffer, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+use evalboard_engine::aggregate::doc;
+use evalboard_engine::pipeline;
+use evalboard_engine::scorers::{self, ScoreConfig, ScoredQaRun};
+use evalboard_engine::views;
+use evalboard_engine::{InputFile, RunInput};
+
+use crate::charts;
+use crate::protocol::{Request, Response, RunId, RunInfo};
+
+struct Run {
+    id: RunId,
+    name: String,
+    demo: bool,
+    scored: ScoredQaRun,
+    load_ms: f64,
+}
+
+#[derive(Default)]
+struct State {
+    config: ScoreConfig,
+    runs: Vec<Run>,
+}
+
+fn now() -> f64 {
+    js_sys::Reflect::get(&js_sys::global(), &"performance".into())
+        .ok()
+        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
+
+fn post(scope: &DedicatedWorkerGlobalScope, r: &Response) {
+    match serde_json::to_string(r) {
+        Ok(s) => {
+            let _ = scope.post_message(&JsValue::from_str(&s));
+        }
+        Err(e) => web_sys::console::error_1(&format!("worker: cannot encode response: {e}").into()),
+    }
+}
+
+fn info(run: &Run) -> RunInfo {
+    let stats = doc::statistics(&run.scored);
+    RunInfo {
+        run_id: run.id,
+        name: run.name.clone(),
+        demo: run.demo,
+        family: "numeric-qa".into(),
+        n_conversations: run.scored.run.conversations.len(),
+        n_turns: run.scored.turns.len(),
+        files: run.scored.run.files.clone(),
+        diagnostics: run.scored.run.diagnostics.clone(),
+        numerical_accuracy: stats.numerical_accuracy,
+        load_ms: run.load_ms,
+    }
+}
+
+/// Entry point of the worker binary.
+pub fn start() {
+    console_error_panic_hook::set_once();
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let state = Rc::new(RefCell::new(State::default()));
+    let s2 = scope.clone();
+    let cb = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
+        handle(&s2, &state, e);
+    });
+    scope.set_onmessage(Some(cb.as_ref().unchecked_ref()));
+    cb.forget();
+    post(&scope, &Response::Ready);
+}
+
+fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: MessageEvent) {
+    // Messages are either a JSON string, or [json, [ArrayBuffer...]] for Load.
+    let data = e.data();
+    let (text, buffers) = if let Some(s) = data.as_string() {
+        (s, Array::new())
+    } else if Array::is_array(&data) {
+        let arr: Array = data.unchecked_into();
+        (
+            arr.get(0).as_string().unwrap_or_default(),
+            arr.get(1).dyn_into::<Array>().unwrap_or_else(|_| Array::new()),
+        )
+    } else {
+        post(scope, &Response::Error { req: None, message: "unrecognised message".into() });
+        return;
+    };
+    let req: Request = match serde_json::from_str(&text) {
+        Ok(r) => r,
+        Err(e) => {
+            post(scope, &Response::Error { req: None, message: format!("bad request: {e}") });
+            return;
+        }
+    };
+    let mut st = state.borrow_mut();
+    match req {
+        Request::Load { run_id, name, paths, demo } => {
+            let t0 = now();
+            let total_bytes: u64 = (0..buffers.length())
+                .filter_map(|i| buffers.get(i).dyn_into::<ArrayBuffer>().ok())
+                .map(|b| b.byte_length() as u64)
+                .sum();
+            let mut files = Vec::with_capacity(paths.len());
+            for (i, path) in paths.into_iter().enumerate() {
+                let bytes = buffers
+                    .get(i as u32)
+                    .dyn_into::<ArrayBuffer>()
+                    .map(|b| Uint8Array::new(&b).to_vec())
+                    .unwrap_or_default();
+                files.push(InputFile::new(path, bytes));
+            }
+            let n_files = files.len() as u64;
+            post(scope, &Response::Progress { run_id, stage: "parsing".into(), done: 0, total: total_bytes.max(1) });
+            let input = RunInput::new(name.clone(), files);
+            let mut last = now();
+            let mut progress = |done_files: u64, done_bytes: u64| {
+                let t = now();
+                if t - last > 100.0 || done_files == n_files {
+                    last = t;
+                    post(scope, &Response::Progress { run_id, stage: "parsing".into(), done: done_bytes, total: total_bytes.max(1) });
+                }
+            };
+            match pipeline::load_qa_run_with_progress(&input, None, &mut progress) {
+                Ok(run) => {
+                    post(scope, &Response::Progress { run_id, stage: "scoring".into(), done: 0, total: 1 });
+                    let scored = scorers::score_qa_run(run, &st.config);
+                    let run = Run { id: run_id, name, demo, scored, load_ms: now() - t0 };
+                    let i = info(&run);
+                    st.runs.retain(|r| r.id != run_id);
+                    st.runs.push(run);
+                    post(scope, &Response::Loaded { info: i });
+                }
+                Err(err) => post(
+                    scope,
+                    &Response::LoadFailed {
+                        run_id,
+                        name,
+                        error: err.message,
+                        files: err.files,
+                        diagnostics: err.diagnostics,
+                    },
+                ),
+            }
+        }
+        Request::Configure { config } => {
+            st.config = config.clone();
+            let mut infos = Vec::new();
+            for r in st.runs.iter_mut() {
+                let run = std::mem::take(&mut r.scored.run);
+                r.scored = scorers::score_qa_run(run, &config);
+                infos.push(info(r));
+            }
+            post(scope, &Response::Rescored { runs: infos });
+        }
+        Request::Remove { run_id } => st.runs.retain(|r| r.id != run_id),
+        Request::Overview { req, run_id, dark } => match st.runs.iter().find(|r| r.id == run_id) {
+            Some(r) => {
+                let overview = views::overview(&r.scored, 10);
+                let charts = charts::qa_charts(&overview.stats, dark);
+                post(scope, &Response::Overview { req, run_id, overview: Box::new(overview), charts });
+            }
+            None => post(scope, &Response::Error { req: Some(req), message: format!("no run {run_id}") }),
+        },
+        Request::Items { req, run_id, query } => match st.runs.iter().find(|r| r.id == run_id) {
+            Some(r) => post(scope, &Response::Items { req, run_id, page: views::items(&r.scored, &query) }),
+            None => post(scope, &Response::Error { req: Some(req), message: format!("no run {run_id}") }),
+        },
+        Request::Conversation { req, run_id, conv } => match st.runs.iter().find(|r| r.id == run_id) {
+            Some(r) => post(scope, &Response::Conversation { req, run_id, view: views::conversation(&r.scored, conv) }),
+            None => post(scope, &Response::Error { req: Some(req), message: format!("no run {run_id}") }),
+        },
+        Request::Export { req, run_id, file } => match st.runs.iter().find(|r| r.id == run_id) {
+            Some(r) => match crate::exports::export(&r.scored, &file) {
+                Ok(text) => post(scope, &Response::Export { req, run_id, file, text }),
+                Err(message) => post(scope, &Response::Error { req: Some(req), message }),
+            },
+            None => post(scope, &Response::Error { req: Some(req), message: format!("no run {run_id}") }),
+        },
+    }
+}

@@ -1,0 +1,97 @@
+// Shared harness for the end-to-end browser tests: a static server for dist/ on 127.0.0.1, and a
+// headless Debian Chromium driven by playwright-core that records console errors and every request.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const root = path.resolve(here, '../..');
+export const dist = path.join(root, 'dist');
+export const outDir = path.join(here, 'out');
+fs.mkdirSync(outDir, { recursive: true });
+
+const require = createRequire(path.join(root, 'tools', 'package.json'));
+const { chromium } = require('playwright-core');
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
+  '.wasm': 'application/wasm', '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml',
+};
+
+/** Serves `dir` on 127.0.0.1 under `prefix` (to prove sub-path hosting). */
+export async function serve(dir = dist, prefix = '/') {
+  const server = http.createServer((req, res) => {
+    let p = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (!p.startsWith(prefix)) { res.writeHead(404); res.end(); return; }
+    p = p.slice(prefix.length) || 'index.html';
+    const file = path.join(dir, p);
+    if (!file.startsWith(dir) || !fs.existsSync(file) || fs.statSync(file).isDirectory()) {
+      res.writeHead(404); res.end('not found'); return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[path.extname(file)] || 'application/octet-stream' });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  return { url: `http://127.0.0.1:${port}${prefix}`, origin: `http://127.0.0.1:${port}`, close: () => server.close() };
+}
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
+];
+
+export async function launch() {
+  return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}
+
+/** A page that records console errors, page errors, dialogs and every request URL. */
+export async function openPage(browser, opts = {}) {
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1400, height: 900 }, ...opts });
+  const page = await context.newPage();
+  const rec = { consoleErrors: [], pageErrors: [], requests: [], dialogs: [] };
+  page.on('console', (m) => { if (m.type() === 'error') rec.consoleErrors.push(m.text()); });
+  page.on('pageerror', (e) => rec.pageErrors.push(String(e)));
+  page.on('dialog', async (d) => { rec.dialogs.push(d.message()); await d.dismiss(); });
+  context.on('request', (r) => rec.requests.push(r.url()));
+  return { context, page, rec };
+}
+
+/** Requests that left the page's own origin (data:/blob: URLs are local). */
+export function outsideRequests(rec, origin) {
+  return rec.requests.filter((u) => !u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:'));
+}
+
+/** Reads a folder into [{path, b64}] with paths relative to the folder's parent (like a drop). */
+export function folderPayload(dir) {
+  const base = path.basename(dir);
+  const out = [];
+  const walk = (d, rel) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, e.name);
+      const r = `${rel}/${e.name}`;
+      if (e.isDirectory()) walk(full, r); else out.push({ path: r, b64: fs.readFileSync(full).toString('base64') });
+    }
+  };
+  walk(dir, base);
+  return out;
+}
+
+/** Dispatches a synthetic drop of `files` ([{path, b64}]) on `selector`. */
+export async function dropFiles(page, selector, files) {
+  await page.evaluate(async ({ selector, files }) => {
+    const dt = new DataTransfer();
+    for (const f of files) {
+      const bin = Uint8Array.from(atob(f.b64), (c) => c.charCodeAt(0));
+      const file = new File([bin], f.path.split('/').pop());
+      Object.defineProperty(file, 'webkitRelativePath', { value: f.path });
+      dt.items.add(file);
+    }
+    const el = document.querySelector(selector);
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      el.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }
+  }, { selector, files });
+}
