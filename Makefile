@@ -28,7 +28,7 @@ test: fetch lint test-native test-wasm dist test-e2e
 lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
-	cargo clippy -p evalboard-engine -p evalboard-report -p evalboard-app --target wasm32-unknown-unknown --locked -- -D warnings
+	CLIPPY_CONF_DIR=$(CURDIR)/.clippy-wasm cargo clippy -p evalboard-engine -p evalboard-report -p evalboard-app --target wasm32-unknown-unknown --locked -- -D warnings
 
 test-native:
 	cargo test --workspace --locked

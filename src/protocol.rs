@@ -63,6 +63,8 @@ pub struct RunInfo {
     pub numerical_accuracy: Option<f64>,
     /// Milliseconds the worker spent reading + scoring (performance.now(), worker side).
     pub load_ms: f64,
+    /// Size of the worker's wasm linear memory after loading (its high-water mark).
+    pub wasm_memory_bytes: Option<u64>,
 }
 
 /// Worker → page.

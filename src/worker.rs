@@ -62,6 +62,11 @@ fn info(run: &Run) -> RunInfo {
         diagnostics: run.scored.run.diagnostics.clone(),
         numerical_accuracy: stats.numerical_accuracy,
         load_ms: run.load_ms,
+        wasm_memory_bytes: wasm_bindgen::memory()
+            .dyn_into::<js_sys::WebAssembly::Memory>()
+            .ok()
+            .and_then(|m| m.buffer().dyn_into::<ArrayBuffer>().ok())
+            .map(|b| b.byte_length() as u64),
     }
 }
 

@@ -1,0 +1,263 @@
+//! evalboard benchmarks (native edge): generate synthetic runs, time parse + score + aggregate.
+//!
+//! `evalboard-bench gen traces N DIR`   — N turns as a financial-agent-2 trace folder
+//! `evalboard-bench gen jsonl N FILE`   — N turns as evalboard QA JSONL
+//! `evalboard-bench time PATH`          — read PATH into memory, then time load+score+statistics
+//!                                        and print one JSON line (turns/s, peak memory / input)
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use evalboard_engine::aggregate::doc;
+use evalboard_engine::pipeline;
+use evalboard_engine::scorers::{self, ScoreConfig};
+use evalboard_engine::{InputFile, RunInput};
+
+/// SplitMix64: tiny deterministic PRNG so generated runs are identical everywhere.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+const QUESTIONS: &[&str] = &[
+    "what was the net change in revenue from 2016 to 2017?",
+    "and what is that as a percentage of the 2016 value?",
+    "what was the weighted average exercise price per share in 2007?",
+    "what is the sum of the two years?",
+    "and what was the difference between them?",
+    "what portion of total expenses does this represent?",
+];
+const PROGRAMS: &[(&str, &[&str])] = &[
+    ("60.94", &[]),
+    ("subtract(60.94, 25.14)", &["subtract"]),
+    ("subtract(60.94, 25.14), divide(#0, 25.14)", &["subtract", "divide"]),
+    ("add(4241, 2441)", &["add"]),
+    ("divide(1563, 6482), multiply(#0, const_100)", &["divide", "multiply"]),
+];
+
+struct Turn {
+    question: String,
+    expected: String,
+    predicted: serde_json::Value,
+    program: &'static str,
+    plan: Vec<&'static str>,
+    prompt: u64,
+    completion: u64,
+}
+
+fn gen_turn(rng: &mut Rng, i: usize) -> Turn {
+    let q = QUESTIONS[rng.below(QUESTIONS.len() as u64) as usize];
+    let (program, ops) = PROGRAMS[rng.below(PROGRAMS.len() as u64) as usize];
+    let value = (rng.unit() * 2000.0 - 500.0 * rng.unit()).round() / 100.0;
+    let pct = rng.below(4) == 0;
+    let expected = if pct {
+        format!("{value:.1}%")
+    } else if rng.below(10) == 0 {
+        format!("${:.2}", value.abs() * 100.0)
+    } else {
+        format!("{value}")
+    };
+    let r = rng.below(100);
+    let predicted = if r < 60 {
+        serde_json::json!(if pct { value / 100.0 } else { value })
+    } else if r < 70 {
+        serde_json::json!(value * 1.004)
+    } else if r < 78 {
+        serde_json::json!(-value)
+    } else if r < 85 {
+        serde_json::json!(format!("{value}"))
+    } else if r < 90 {
+        serde_json::Value::Null
+    } else {
+        serde_json::json!(value * 3.0 + 1.0)
+    };
+    let plan = if rng.below(5) == 0 { ops.iter().rev().copied().collect() } else { ops.to_vec() };
+    Turn {
+        question: format!("{q} (#{i})"),
+        expected,
+        predicted,
+        program,
+        plan,
+        prompt: 900 + rng.below(600),
+        completion: 100 + rng.below(200),
+    }
+}
+
+fn conv_len(rng: &mut Rng) -> usize {
+    1 + rng.below(6) as usize
+}
+
+fn gen_jsonl(n: usize, out: &Path) -> std::io::Result<()> {
+    let mut rng = Rng(42);
+    let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
+    let (mut i, mut c) = (0, 0);
+    while i < n {
+        let len = conv_len(&mut rng).min(n - i);
+        let id = format!("Single_SYN/{}/page_{}.pdf-{}", 2000 + c % 20, c, c % 4);
+        for t in 0..len {
+            let tr = gen_turn(&mut rng, i);
+            let line = serde_json::json!({
+                "conversation_id": id, "turn_idx": t, "question": tr.question,
+                "expected": tr.expected, "predicted": tr.predicted, "model": "synthetic-1",
+                "plan_operations": tr.plan, "ground_truth_program": tr.program,
+                "prompt_tokens": tr.prompt, "completion_tokens": tr.completion,
+                "features": {"num_dialogue_turns": len, "has_type2_question": c % 3 == 0,
+                             "has_duplicate_columns": false, "has_non_numeric_values": c % 5 == 0}
+            });
+            writeln!(w, "{line}")?;
+            i += 1;
+        }
+        c += 1;
+    }
+    w.flush()
+}
+
+fn gen_traces(n: usize, dir: &Path) -> std::io::Result<()> {
+    let tdir = dir.join("traces");
+    std::fs::create_dir_all(&tdir)?;
+    let mut rng = Rng(42);
+    let (mut i, mut c) = (0, 0);
+    while i < n {
+        let len = conv_len(&mut rng).min(n - i);
+        let trace_id = format!("{:08x}-0000-4000-8000-{:012x}", c, c);
+        let mut turns = Vec::with_capacity(len);
+        for t in 0..len {
+            let tr = gen_turn(&mut rng, i);
+            turns.push(serde_json::json!({
+                "turn_idx": t, "question": tr.question, "expected_answer": tr.expected,
+                "actual_answer": tr.predicted, "turn_tokens": tr.prompt + tr.completion,
+                "prompt_tokens": tr.prompt, "completion_tokens": tr.completion,
+                "turn_llm_calls": 1, "turn_tool_calls": 1, "turn_latency_ms": 850.5,
+                "plan_type": "workflow", "plan_steps": tr.plan.len() + 1, "plan_complexity": 0.0,
+                "validator_retries": 0, "validator_valid": true, "validator_confidence": 0.9,
+                "validator_logs": [{"valid": true, "confidence": 0.9, "failed_steps": [], "issues": [], "retry_number": 0}],
+                "tools_used": ["workflow_table_tool"],
+                "tool_calls": [{"tool_name": "workflow_table_tool", "params": {}, "result": 1.0, "latency_ms": 1.2, "success": true, "error": null}],
+                "llm_calls": [{"prompt_tokens": tr.prompt, "completion_tokens": tr.completion, "total_tokens": tr.prompt + tr.completion, "latency_ms": 850.0, "model": "synthetic-1", "purpose": "plan_generation"}],
+                "numerical_match": false, "financial_match": false, "soft_match": false,
+                "logic_recall": 1.0, "ground_truth_program": tr.program,
+                "operations_per_turn": tr.plan.len(), "error_occurred": false, "error_type": null,
+                "error_message": null, "error_context": {},
+                "timestamp_start": "2026-01-01 00:00:00.000000", "timestamp_end": "2026-01-01 00:00:01.000000"
+            }));
+            i += 1;
+        }
+        let trace = serde_json::json!({
+            "trace_id": trace_id, "conversation_id": format!("Single_SYN/{}/page_{}.pdf", 2000 + c % 20, c),
+            "conversation_type": format!("{}turn_type2{}", len, if c % 3 == 0 { "True" } else { "False" }),
+            "num_turns": len, "total_tokens": 0, "total_prompt_tokens": 0, "total_completion_tokens": 0,
+            "total_llm_calls": len, "total_tool_calls": len, "total_latency_ms": 1.0, "avg_plan_steps": 1.0,
+            "total_validator_retries": 0, "numerical_accuracy": 0.0, "financial_accuracy": 0.0,
+            "soft_match_accuracy": 0.0, "avg_logic_recall": 1.0, "avg_operations_per_turn": 1.0,
+            "error_occurred": false, "error_type": null, "error_message": null, "failed_turn": null,
+            "turns": turns, "timestamp_start": "2026-01-01 00:00:00.000000",
+            "timestamp_end": "2026-01-01 00:00:01.000000", "has_type2_question": c % 3 == 0,
+            "has_duplicate_columns": false, "has_non_numeric_values": c % 5 == 0
+        });
+        std::fs::write(tdir.join(format!("{trace_id}.json")), serde_json::to_string_pretty(&trace)?)?;
+        c += 1;
+    }
+    Ok(())
+}
+
+fn read_tree(path: &Path) -> std::io::Result<Vec<InputFile>> {
+    if path.is_file() {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        return Ok(vec![InputFile::new(name, std::fs::read(path)?)]);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![path.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d)? {
+            let p = e?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(path).unwrap_or(&p).to_string_lossy().into_owned();
+                out.push(InputFile::new(rel, std::fs::read(&p)?));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Peak resident set size of this process (VmHWM), in bytes.
+fn peak_rss() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn rss_now() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn time(path: &Path) -> Result<(), String> {
+    let base_rss = rss_now().unwrap_or(0);
+    let t_read0 = Instant::now();
+    let files = read_tree(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let read_s = t_read0.elapsed().as_secs_f64();
+    let input_bytes: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+    let input = RunInput::new("bench", files);
+    let t0 = Instant::now();
+    let run = pipeline::load_qa_run(&input, None).map_err(|e| e.message)?;
+    let t_parse = t0.elapsed().as_secs_f64();
+    let scored = scorers::score_qa_run(run, &ScoreConfig::default());
+    let stats = doc::statistics(&scored);
+    let total = t0.elapsed().as_secs_f64();
+    let turns = scored.turns.len();
+    let peak = peak_rss().unwrap_or(0);
+    // Peak memory of the run: peak RSS minus the process before reading (binary, allocator),
+    // compared with the input size (the input bytes themselves are part of the peak).
+    let engine_peak = peak.saturating_sub(base_rss);
+    println!(
+        "{}",
+        serde_json::json!({
+            "path": path.display().to_string(), "turns": turns, "input_bytes": input_bytes,
+            "read_s": read_s, "parse_s": t_parse, "total_s": total,
+            "read_plus_total_s": read_s + total, "turns_per_s": turns as f64 / total,
+            "peak_rss_bytes": peak, "peak_over_input": engine_peak as f64 / input_bytes.max(1) as f64,
+            "numerical_accuracy": stats.numerical_accuracy,
+        })
+    );
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let r = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["gen", kind, n, out] => {
+            let n: usize = n.parse().unwrap_or(0);
+            let out = PathBuf::from(out);
+            let r = match *kind {
+                "jsonl" => gen_jsonl(n, &out),
+                "traces" => gen_traces(n, &out),
+                _ => Err(std::io::Error::other("kind is jsonl or traces")),
+            };
+            r.map_err(|e| e.to_string())
+        }
+        ["time", path] => time(Path::new(path)),
+        _ => Err("usage: evalboard-bench gen jsonl|traces N OUT | time PATH".into()),
+    };
+    if let Err(e) = r {
+        eprintln!("evalboard-bench: {e}");
+        std::process::exit(2);
+    }
+}
