@@ -532,3 +532,56 @@ fn logic_recall_against_financial_agent2_golden_cases() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The numeric path allocates nothing (it runs on every turn of million-turn runs).
+
+mod alloc_count {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    thread_local! {
+        static ALLOCS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// Counts allocations made by the current thread (tests run in parallel threads).
+    pub struct Counting;
+
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            ALLOCS.with(|c| c.set(c.get() + 1));
+            unsafe { System.alloc(layout) }
+        }
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+
+    pub fn count() -> usize {
+        ALLOCS.with(Cell::get)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: alloc_count::Counting = alloc_count::Counting;
+
+#[test]
+fn numeric_and_text_paths_do_not_allocate() {
+    let t = DocTolerances::default();
+    let cases = [
+        (s("$1,234.5"), s("(1,234.5%)")),
+        (s("12.5%"), RawValue::Float(0.125)),
+        (RawValue::Int(-3), s(" \u{2212}3e0 ")),
+        (s("0"), s("0.0011")),
+        (s("yes"), s("YES ")),
+        (s("yes"), RawValue::Bool(false)),
+    ];
+    let before = alloc_count::count();
+    let mut n_true = 0;
+    for (e, a) in &cases {
+        n_true += score_answer(e, Some(a), &t).general_match as usize;
+    }
+    let allocs = alloc_count::count() - before;
+    assert_eq!(allocs, 0, "score_answer allocated {allocs} times");
+    assert_eq!(n_true, 3);
+}

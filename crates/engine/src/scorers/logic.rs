@@ -168,16 +168,44 @@ fn key_chars(s: &str) -> impl Iterator<Item = char> + '_ {
 /// Normalises one operation name into zero (blank name), one or two operations.
 pub fn normalize_op<'a>(op: &'a str) -> impl Iterator<Item = Op<'a>> {
     let trimmed = op.trim();
-    let known = VOCABULARY
-        .iter()
-        .find(|(spelling, _)| key_chars(trimmed).eq(spelling.chars()))
-        .map(|(_, ops)| *ops);
-    let (expansion, other): (&'static [Op<'static>], Option<Op<'a>>) = match known {
+    let (expansion, other): (&'static [Op<'static>], Option<Op<'a>>) = match lookup(trimmed) {
         Some(ops) => (ops, None),
         None if trimmed.is_empty() => (&[], None),
         None => (&[], Some(Op::Other(trimmed))),
     };
     expansion.iter().copied().chain(other)
+}
+
+/// Finds a name in [`VOCABULARY`]: normalises an ASCII name like [`key_chars`] into a stack
+/// buffer (every spelling there is short ASCII, so a longer name is simply not in it) and
+/// compares bytes.
+fn lookup(name: &str) -> Option<&'static [Op<'static>]> {
+    const CAP: usize = 24;
+    let mut buf = [0u8; CAP];
+    let mut n = 0;
+    let mut prev_sep = false;
+    for b in name.trim().bytes() {
+        if !b.is_ascii() {
+            // Rare: Unicode spaces or case. Same result, slower.
+            return VOCABULARY
+                .iter()
+                .find(|(spelling, _)| key_chars(name).eq(spelling.chars()))
+                .map(|(_, ops)| *ops);
+        }
+        let sep = matches!(b, b' ' | b'-' | b'_') || b.is_ascii_whitespace();
+        if sep && prev_sep {
+            continue;
+        }
+        prev_sep = sep;
+        let slot = buf.get_mut(n)?;
+        *slot = if sep { b'_' } else { b.to_ascii_lowercase() };
+        n += 1;
+    }
+    let key = buf.get(..n)?;
+    VOCABULARY
+        .iter()
+        .find(|(spelling, _)| spelling.as_bytes() == key)
+        .map(|(_, ops)| *ops)
 }
 
 /// Normalises a sequence of operation names, keeping order (expansions in place; blank names
@@ -387,6 +415,14 @@ mod tests {
         check("greater", "greater than", [1.0, 1.0, 1.0, 1.0]);
         check("Subtract", "minus", [1.0, 1.0, 1.0, 1.0]);
         check("table_sum", "sum", [1.0, 1.0, 1.0, 1.0]);
+        check(
+            "subtract, divide",
+            "percentage\u{a0}change",
+            [1.0, 1.0, 1.0, 1.0],
+        );
+        check("table_max", "\u{212A}max", [0.0, 0.0, 0.0, 0.0]);
+        check("table_min", "MİN", [0.0, 0.0, 0.0, 0.0]);
+        check("add", "a\u{2003}d\u{2003}d", [0.0, 0.0, 0.0, 0.0]);
     }
 
     #[test]
@@ -423,6 +459,8 @@ mod tests {
     fn every_vocabulary_spelling_is_normalised_and_unique() {
         for (i, (spelling, ops)) in VOCABULARY.iter().enumerate() {
             assert!(key_chars(spelling).eq(spelling.chars()), "{spelling}");
+            assert!(spelling.is_ascii() && spelling.len() <= 24, "{spelling}");
+            assert_eq!(lookup(spelling), Some(*ops));
             assert!(!ops.is_empty());
             assert!(
                 VOCABULARY.iter().skip(i + 1).all(|(s, _)| s != spelling),
