@@ -6,11 +6,11 @@
 //!
 //! | scorer | rule |
 //! |---|---|
-//! | `exact_match` | `within(v(a), v(e))` and `d ≤ exact_rel·max(1, |v(e)|)` |
+//! | `exact_match` | `within(v(a), v(e))` and `d ≤ exact_rel·max(1, \|v(e)\|)` |
 //! | `numerical_match` | `within(v(a), v(e))` |
-//! | `soft_match` | `d ≤ rel·|v(e)|` |
+//! | `soft_match` | `d ≤ rel·\|v(e)\|` |
 //! | `unit_agnostic_match` | `within(v(a), t)` for `t` in `v(e)`, `100·v(e)`, `v(e)/100` |
-//! | `sign_agnostic_match` | `within(|v(a)|, |v(e)|)` |
+//! | `sign_agnostic_match` | `within(\|v(a)\|, \|v(e)\|)` |
 //! | `general_match` | `within(x, t)` where each side is its value or, if it has a percent mark, its raw number |
 //!
 //! Text answers (`yes`/`no`) match on case-insensitive trimmed equality (all six flags equal).

@@ -8,10 +8,10 @@
 //!
 //! | scorer | value | when `G` is empty (extract-only) | when `P` is empty |
 //! |---|---|---|---|
-//! | `logic_recall` | `overlap / |G|` | 1.0 if `P` is empty, else 0.0 | 0.0 (or 1.0 if `G` is empty) |
-//! | `logic_precision` | `overlap / |P|` | 0.0 (or 1.0 if `P` is empty) | 1.0 if `G` is empty, else 0.0 |
+//! | `logic_recall` | `overlap / \|G\|` | 1.0 if `P` is empty, else 0.0 | 0.0 (or 1.0 if `G` is empty) |
+//! | `logic_precision` | `overlap / \|P\|` | 0.0 (or 1.0 if `P` is empty) | 1.0 if `G` is empty, else 0.0 |
 //! | `logic_f1` | `2·R·P / (R + P)`, 0.0 when `R + P = 0` | | |
-//! | `logic_order` | `LCS(G, P) / max(|G|, |P|)` | 1.0 when both are empty | |
+//! | `logic_order` | `LCS(G, P) / max(\|G\|, \|P\|)` | 1.0 when both are empty | |
 //!
 //! `overlap` is the order-insensitive multiset intersection size. Every score is `None` when
 //! there is no ground-truth program or the plan is unknown: not computable, never a fake 0.
