@@ -243,7 +243,12 @@ fn draw_frame(
     body: impl FnOnce(&Ctx, &Area, Rect) -> DrawResult,
 ) -> DrawResult {
     root.fill(&ctx.color(Role::Bg))?;
-    let title = ctx.fit(title, TITLE_PX, f64::from(w - 2 * PAD));
+    // The title is bold: measure it as regular text at a proportionally larger size.
+    let title = ctx.fit(
+        title,
+        TITLE_PX * font::BOLD_WIDTH_FACTOR,
+        f64::from(w - 2 * PAD),
+    );
     let style = ctx.styled(
         TITLE_PX,
         FontStyle::Bold,

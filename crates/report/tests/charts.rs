@@ -231,6 +231,40 @@ fn samples() -> Vec<(&'static str, Chart)> {
         "radar_components",
         radar_chart("Component scores", &radar_axes, &ChartOptions::default()),
     ));
+    let many: Vec<(String, Vec<(f64, f64)>)> = (0..14)
+        .map(|i| {
+            let name = format!("checkpoint-{i:02} (fine-tuned on the long-context mix)");
+            let pts = (0..30)
+                .map(|x| (f64::from(x), 0.4 + f64::from((x * (i + 3)) % 17) / 40.0))
+                .collect();
+            (name, pts)
+        })
+        .collect();
+    out.push((
+        "line_many_series",
+        line_chart("Accuracy by epoch", "Epoch", "Accuracy (%)", &many, &pct()),
+    ));
+    let small = ChartOptions {
+        percent: true,
+        style: ChartStyle {
+            width: 320,
+            height: 180,
+            theme: Theme::Light,
+        },
+    };
+    out.push((
+        "bar_small",
+        bar_chart(
+            "Pass rate (small chart with a long title that must be cut)",
+            "Pass rate (%)",
+            &[
+                (s("baseline"), Some(0.42)),
+                (s("ours"), Some(0.57)),
+                (s("ours + tools"), Some(0.61)),
+            ],
+            &small,
+        ),
+    ));
     out.push((
         "no_data",
         bar_chart("Accuracy by model", "Accuracy (%)", &[], &pct()),
@@ -258,6 +292,8 @@ snapshots!(
     "dual_numeric",
     "histogram_scores",
     "radar_components",
+    "line_many_series",
+    "bar_small",
     "no_data",
 );
 

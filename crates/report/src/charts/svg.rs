@@ -318,7 +318,12 @@ impl DrawingBackend for SvgBackend<'_> {
         text: &str,
         style: &TStyle,
     ) -> Result<(u32, u32), DrawingErrorKind<Self::ErrorType>> {
-        let w = font::text_width(text, style.size()).ceil();
+        let factor = if matches!(style.style(), FontStyle::Bold) {
+            font::BOLD_WIDTH_FACTOR
+        } else {
+            1.0
+        };
+        let w = (font::text_width(text, style.size()) * factor).ceil();
         let h = (style.size() * 1.2).ceil();
         Ok((w as u32, h as u32))
     }
