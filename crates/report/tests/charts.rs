@@ -628,3 +628,38 @@ fn radar_with_few_axes_falls_back_to_bars() {
     assert_eq!(chart.table[0], vec![s("Component"), s("Score")]);
     assert_eq!(chart.table[2], vec![s("b"), s("n/a")]);
 }
+
+#[test]
+fn legends_wrap_and_keep_full_names() {
+    let (_, chart) = samples()
+        .into_iter()
+        .find(|(n, _)| *n == "line_many_series")
+        .expect("sample");
+    assert!(chart
+        .svg
+        .contains("<title>checkpoint-00 (fine-tuned on the long-context mix)</title>"));
+    assert!(
+        chart.svg.contains(">+8 more</text>"),
+        "overflowing legend entries are counted"
+    );
+    // The table still has every series.
+    assert_eq!(chart.table.len(), 1 + 14 * 30);
+}
+
+#[test]
+fn radar_labels_carry_values_and_tooltips() {
+    let (_, chart) = samples()
+        .into_iter()
+        .find(|(n, _)| *n == "radar_components")
+        .expect("sample");
+    assert!(chart.svg.contains(">Correctness 82.0%</text>"));
+    assert!(chart
+        .svg
+        .contains("<title>Calculation accuracy on multi-step problems n/a</title>"));
+    assert!(
+        chart.alt.contains("highest Formatting (97.0%)"),
+        "{}",
+        chart.alt
+    );
+    assert_eq!(chart.table[4], vec![s("Citations & sources"), s("91.0%")]);
+}
