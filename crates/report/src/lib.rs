@@ -4,6 +4,7 @@
 pub mod charts;
 pub mod csvs;
 pub mod outputs;
+pub mod qa_charts;
 
 use evalboard_engine::aggregate::doc::Statistics;
 
