@@ -157,7 +157,7 @@ pub fn read_evalset_run(files: &[InputFile], attached_evalset: Option<&[EvalItem
             (_, 0) => (FileStatus::Parsed, None),
             (_, e) => (
                 FileStatus::PartlyParsed,
-                Some(format!("{e} bad lines or records skipped")),
+                Some(format!("{e} errors (see diagnostics); the rest was read")),
             ),
         };
         run.files.push(InputFileReport {
