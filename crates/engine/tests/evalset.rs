@@ -463,6 +463,20 @@ fn real_m45_baseline_vs_m46_control() {
             mcnemar_exact_p(cmp.stats.flips.regressed, cmp.stats.flips.improved)
         );
         print_cmp(&cmp);
+        if opts.scorer == AnswerScorer::V1Extract {
+            // The numbers docs/evalset.md quotes.
+            assert_eq!(b.scorecard.as_ref().unwrap().primary_score, Some(0.05));
+            assert_eq!(c.scorecard.as_ref().unwrap().primary_score, Some(0.2));
+            assert_eq!(
+                (cmp.stats.flips.regressed, cmp.stats.flips.improved),
+                (2, 17)
+            );
+            assert_eq!(cmp.stats.mcnemar_p, 382.0 / 524_288.0);
+            assert_eq!(
+                (cmp.stats.bootstrap.low, cmp.stats.bootstrap.high),
+                (Some(0.07), Some(0.23))
+            );
+        }
         // Determinism: the same comparison twice is identical to the bit.
         assert_eq!(cmp, compare_runs(&b, &c, &CompareOptions::default()));
     }
@@ -491,8 +505,25 @@ fn real_m45_curriculum_series() {
             }
             print_scored(s);
         }
-        for w in scored.windows(2) {
-            print_cmp(&compare_runs(&w[0], &w[1], &CompareOptions::default()));
+        let primaries: Vec<Option<f64>> = scored
+            .iter()
+            .map(|s| s.scorecard.as_ref().unwrap().primary_score)
+            .collect();
+        let cmps: Vec<RunComparison> = scored
+            .windows(2)
+            .map(|w| compare_runs(&w[0], &w[1], &CompareOptions::default()))
+            .collect();
+        for c in &cmps {
+            print_cmp(c);
+        }
+        if opts.scorer == AnswerScorer::V1Extract {
+            // The numbers docs/evalset.md quotes.
+            assert_eq!(primaries, [Some(0.13), Some(0.11), Some(0.17)]);
+            let cis: Vec<(Option<f64>, Option<f64>)> = cmps
+                .iter()
+                .map(|c| (c.stats.bootstrap.low, c.stats.bootstrap.high))
+                .collect();
+            assert_eq!(cis, [(Some(-0.11), Some(0.07)), (Some(-0.03), Some(0.15))]);
         }
     }
 }
@@ -677,4 +708,209 @@ fn real_summary_only_and_observer_runs() {
     assert_eq!(card.n_scored, 11);
     assert_eq!(card.primary_score, Some(5.0 / 11.0));
     println!("m49 observer answers: primary {:?}", card.primary_score);
+}
+
+// ---------------------------------------------------------------------------------------------
+// docs/evalset.md worked examples
+// ---------------------------------------------------------------------------------------------
+
+/// `\n`, `\\` and `\u{hex}` escapes, as the doc tables write invisible characters.
+fn unescape(s: &str) -> String {
+    let mut out = String::new();
+    let mut it = s.chars();
+    while let Some(c) = it.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match it.next() {
+            Some('n') => out.push('\n'),
+            Some('\\') => out.push('\\'),
+            Some('u') => {
+                assert_eq!(it.next(), Some('{'), "{s}");
+                let hex: String = it.by_ref().take_while(|c| *c != '}').collect();
+                out.push(char::from_u32(u32::from_str_radix(&hex, 16).unwrap()).unwrap());
+            }
+            other => panic!("bad escape {other:?} in {s}"),
+        }
+    }
+    out
+}
+
+/// Table rows (cells without the surrounding backticks) under a header line.
+fn doc_table(doc: &str, header: &str) -> Vec<Vec<String>> {
+    let mut lines = doc.lines().skip_while(|l| l.trim() != header).skip(2);
+    let mut rows = Vec::new();
+    for l in lines.by_ref() {
+        if !l.starts_with('|') {
+            break;
+        }
+        let cells: Vec<String> = l
+            .trim_matches('|')
+            .split(" | ")
+            .map(|c| {
+                let c = c.trim();
+                let c = c
+                    .strip_prefix('`')
+                    .and_then(|c| c.strip_suffix('`'))
+                    .unwrap_or(c);
+                unescape(c)
+            })
+            .collect();
+        rows.push(cells);
+    }
+    rows
+}
+
+#[test]
+fn doc_tables_match_the_code() {
+    let doc = fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/evalset.md"
+    ))
+    .unwrap();
+    let matches = doc_table(&doc, "| expected | predicted | correct |");
+    assert!(matches.len() >= 10);
+    for r in &matches {
+        assert_eq!(
+            answers_match(&r[0], &r[1]).to_string(),
+            r[2],
+            "docs/evalset.md row {r:?}"
+        );
+    }
+    let extracts = doc_table(&doc, "| prediction | extracted | rule |");
+    assert!(extracts.len() >= 9);
+    for r in &extracts {
+        let e = evalboard_engine::evalset::extract_answer(&r[0]);
+        let rule = serde_json::to_value(e.rule).unwrap();
+        assert_eq!(
+            (e.text, rule.as_str().unwrap()),
+            (r[1].as_str(), r[2].as_str()),
+            "docs/evalset.md row {r:?}"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties: bad input is data (never a panic), statistics stay in range, diffs rebuild.
+// ---------------------------------------------------------------------------------------------
+
+mod properties {
+    use evalboard_engine::compare::{
+        diff_chars, diff_text, mcnemar_exact_p, paired_bootstrap_ci, DiffKind, DiffSpan,
+    };
+    use evalboard_engine::evalset::{
+        extract_answer, read_evalset_run, score_run, sniff, validate_evalset, ScoringOptions,
+    };
+    use evalboard_engine::InputFile;
+    use proptest::prelude::*;
+
+    /// JSONL-ish lines built from fragments of the real shapes, so the readers' deeper paths
+    /// (not just the JSON parser) see hostile values.
+    fn line() -> impl Strategy<Value = String> {
+        let key = prop_oneof![
+            Just("id"),
+            Just("item_id"),
+            Just("trace_id"),
+            Just("prompt"),
+            Just("expected_answer"),
+            Just("expected"),
+            Just("prediction"),
+            Just("predicted"),
+            Just("predicted_answer"),
+            Just("final_answer"),
+            Just("correct"),
+            Just("correctness"),
+            Just("eval_time_ms"),
+            Just("section"),
+            Just("status"),
+            Just("error"),
+            Just("meta"),
+            Just("trace_version"),
+            Just("step"),
+            Just("loss"),
+        ];
+        let value = prop_oneof![
+            Just("null".to_string()),
+            Just("true".to_string()),
+            Just("-1e308".to_string()),
+            Just("1.5".to_string()),
+            Just("[1, {}]".to_string()),
+            Just("{\"eval_id\": 3}".to_string()),
+            "[a-z0-9 ,%.\\-]{0,6}".prop_map(|s| format!("{s:?}")),
+        ];
+        prop_oneof![
+            prop::collection::vec((key, value), 0..6).prop_map(|kv| {
+                let body: Vec<String> = kv.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+                format!("{{{}}}", body.join(", "))
+            }),
+            ".{0,20}",
+        ]
+    }
+
+    fn rebuild(v: &[DiffSpan], skip: DiffKind) -> String {
+        v.iter()
+            .filter(|s| s.kind != skip)
+            .map(|s| s.text.as_str())
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn readers_never_panic(lines in prop::collection::vec(line(), 0..8), raw in prop::collection::vec(any::<u8>(), 0..64)) {
+            let text = lines.join("\n");
+            let files = vec![
+                InputFile::new("a.jsonl", text.clone().into_bytes()),
+                InputFile::new("b.json", raw.clone()),
+            ];
+            let run = read_evalset_run(&files, None);
+            let scored = score_run(&run, &ScoringOptions::default());
+            if let Some(card) = &scored.scorecard {
+                prop_assert_eq!(card.n_items, card.n_scored + card.n_skipped);
+                if let Some(p) = card.primary_score {
+                    prop_assert!((0.0..=1.0).contains(&p));
+                }
+            }
+            let _ = sniff("x", &raw);
+            let rep = validate_evalset("a.jsonl", text.as_bytes(), 3);
+            prop_assert!((0..=2).contains(&rep.exit_code()));
+        }
+
+        #[test]
+        fn extract_returns_a_part_of_the_input(s in "(.{0,10}(answer|Answer|ANSWER)? ?:?.{0,10}\n?){0,4}") {
+            let e = extract_answer(&s);
+            prop_assert!(s.contains(e.text));
+        }
+
+        #[test]
+        fn mcnemar_is_a_symmetric_probability(b in 0u64..400, c in 0u64..400) {
+            let p = mcnemar_exact_p(b, c);
+            prop_assert!((0.0..=1.0).contains(&p));
+            prop_assert_eq!(p, mcnemar_exact_p(c, b));
+            if b + c > 0 && b != c {
+                // One more discordant pair on the larger side never raises p.
+                let (lo, hi) = (b.min(c), b.max(c));
+                prop_assert!(mcnemar_exact_p(lo, hi + 1) <= p * (1.0 + 1e-12));
+            }
+        }
+
+        #[test]
+        fn bootstrap_bounds_are_ordered_differences(pairs in prop::collection::vec(any::<(bool, bool)>(), 1..40), seed in any::<u64>()) {
+            let ci = paired_bootstrap_ci(&pairs, 200, seed);
+            let (lo, hi) = (ci.low.unwrap(), ci.high.unwrap());
+            prop_assert!(-1.0 <= lo && lo <= hi && hi <= 1.0);
+            prop_assert_eq!(ci, paired_bootstrap_ci(&pairs, 200, seed));
+        }
+
+        #[test]
+        fn diffs_rebuild_both_sides(a in ".{0,30}", b in ".{0,30}") {
+            for d in [diff_text(&a, &b), diff_chars(&a, &b)] {
+                prop_assert_eq!(rebuild(&d, DiffKind::Insert), a.clone());
+                prop_assert_eq!(rebuild(&d, DiffKind::Delete), b.clone());
+                prop_assert!(d.windows(2).all(|w| w[0].kind != w[1].kind));
+            }
+        }
+    }
 }

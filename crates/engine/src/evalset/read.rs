@@ -171,6 +171,7 @@ pub fn read_evalset_run(files: &[InputFile], attached_evalset: Option<&[EvalItem
 
     // The items: attached, else the folder's eval sets, else what prediction rows carried.
     let mut diags = std::mem::take(&mut run.diagnostics);
+    let folder_items_were_empty = folder_items.is_empty();
     run.items = if let Some(att) = attached_evalset {
         if !folder_items.is_empty() {
             diags.push(Diagnostic {
@@ -189,6 +190,22 @@ pub fn read_evalset_run(files: &[InputFile], attached_evalset: Option<&[EvalItem
         dedup_embedded(std::mem::take(&mut embedded))
     };
     merge_embedded(&mut run.items, &embedded, &mut diags);
+    let unanswerable: Vec<&EvalItem> = run.items.iter().filter(|i| i.expected.is_none()).collect();
+    if let (Some(first), None, true) = (
+        unanswerable.first(),
+        attached_evalset,
+        folder_items_were_empty,
+    ) {
+        diags.push(Diagnostic::warning(
+            first.source.file.clone(),
+            None,
+            format!(
+                "{} items have no expected answer (this predictions format carries none); \
+                 attach the eval set to score them",
+                unanswerable.len()
+            ),
+        ));
+    }
 
     // The predictions: first per item wins; one warning per file for duplicates and unknowns.
     let known: HashSet<&str> = run.items.iter().map(|i| i.id.as_str()).collect();
@@ -1285,5 +1302,18 @@ mod tests {
         assert!(run.items.is_empty() && run.predictions.is_empty());
         let run = read_evalset_run(&[file("p.jsonl", "")], None);
         assert_eq!(run.files[0].status, FileStatus::Skipped);
+    }
+
+    #[test]
+    fn trace_predictions_without_an_eval_set_ask_for_one() {
+        let body = "{\"trace_version\": \"1.0\", \"final_answer\": \"2\", \"steps\": [], \"meta\": {\"eval_id\": \"e1\"}}\n";
+        let run = read_evalset_run(&[file("t.jsonl", body)], None);
+        assert_eq!(
+            diag_lines(&run.diagnostics),
+            ["t.jsonl: warning: 1 items have no expected answer (this predictions format carries none); attach the eval set to score them"]
+        );
+        let set = read_eval_items("set.jsonl", SET.as_bytes()).items;
+        let run = read_evalset_run(&[file("t.jsonl", body)], Some(&set));
+        assert!(run.diagnostics.is_empty());
     }
 }
