@@ -173,11 +173,11 @@ pub fn read_evalset_run(files: &[InputFile], attached_evalset: Option<&[EvalItem
     let mut diags = std::mem::take(&mut run.diagnostics);
     let folder_items_were_empty = folder_items.is_empty();
     run.items = if let Some(att) = attached_evalset {
-        if !folder_items.is_empty() {
+        if let Some(first) = folder_items.first() {
             diags.push(Diagnostic {
                 severity: Severity::Info,
                 ..Diagnostic::error(
-                    folder_items[0].source.file.clone(),
+                    first.source.file.clone(),
                     None,
                     "an eval set was attached; this eval set in the folder is not used",
                 )
@@ -187,7 +187,8 @@ pub fn read_evalset_run(files: &[InputFile], attached_evalset: Option<&[EvalItem
     } else if !folder_items.is_empty() {
         dedup_items(folder_items, &mut diags)
     } else {
-        dedup_embedded(std::mem::take(&mut embedded))
+        // Cloned: later rows are still checked against the first one below.
+        dedup_embedded(embedded.clone())
     };
     merge_embedded(&mut run.items, &embedded, &mut diags);
     let unanswerable: Vec<&EvalItem> = run.items.iter().filter(|i| i.expected.is_none()).collect();
@@ -350,8 +351,8 @@ fn merge_embedded(items: &mut [EvalItem], embedded: &[EvalItem], diags: &mut Vec
                         e.source.file.clone(),
                         e.source.line,
                         format!(
-                            "expected answer {b:?} for `{}` differs from the eval set's {a:?}; \
-                             the eval set's is used",
+                            "expected answer {b:?} for `{}` differs from the item's {a:?} (eval \
+                             set, else first row); {a:?} is used",
                             e.id
                         ),
                     ));
@@ -1178,6 +1179,21 @@ mod tests {
     }
 
     #[test]
+    fn rows_that_disagree_with_earlier_rows_are_reported() {
+        let a = "{\"id\": \"e1\", \"prompt\": \"p\", \"expected_answer\": \"2\", \"predicted_answer\": \"2\", \"correct\": true}\n";
+        let b = "{\"id\": \"e1\", \"prompt\": \"p\", \"expected_answer\": \"3\", \"predicted_answer\": \"2\", \"correct\": false}\n";
+        let run = read_evalset_run(&[file("a.jsonl", a), file("b.jsonl", b)], None);
+        assert_eq!(run.items.len(), 1);
+        assert_eq!(
+            diag_lines(&run.diagnostics),
+            [
+                "b.jsonl:1: warning: expected answer \"3\" for `e1` differs from the item's \"2\" (eval set, else first row); \"2\" is used",
+                "b.jsonl:1: warning: 1 predictions repeat items already predicted (first: `e1`, predicted at a.jsonl:1); the first prediction is used",
+            ]
+        );
+    }
+
+    #[test]
     fn attached_set_wins_and_disagreements_are_reported() {
         let attached = read_eval_items("set.jsonl", SET.as_bytes()).items;
         let body = "{\"id\": \"e1\", \"prompt\": \"p\", \"expected_answer\": \"3\", \"predicted_answer\": \"2\", \"correct\": false}\n{\"id\": \"zz\", \"prompt\": \"p\", \"expected_answer\": \"3\", \"predicted_answer\": \"2\", \"correct\": false}\n{\"id\": \"e1\", \"prompt\": \"p\", \"expected_answer\": \"2\", \"predicted_answer\": \"9\", \"correct\": false}\n";
@@ -1187,7 +1203,7 @@ mod tests {
         assert_eq!(
             diag_lines(&run.diagnostics),
             [
-                "r.jsonl:1: warning: expected answer \"3\" for `e1` differs from the eval set's \"2\"; the eval set's is used",
+                "r.jsonl:1: warning: expected answer \"3\" for `e1` differs from the item's \"2\" (eval set, else first row); \"2\" is used",
                 "r.jsonl:3: warning: 1 predictions repeat items already predicted (first: `e1`, predicted at r.jsonl:1); the first prediction is used",
                 "r.jsonl:2: warning: 1 predictions name items that are not in the eval set (first: `zz`); they are not scored",
             ]
