@@ -1,0 +1,253 @@
+//! financial-agent-2 compatibility: Python vectors, golden scoring vectors, and run-folder fixtures.
+//!
+//! - `tests/fixtures/fa2_pyrepr/python_vectors.json`: CPython 3.11 outputs for float repr, round,
+//!   float(), str repr, json.dumps and csv rows (set `FA2_PYREPR_VECTORS` to check a bigger file);
+//! - `../shared/data/golden/financial_agent2_*.json`: vectors from the original functions (skipped
+//!   with a note when absent);
+//! - `tests/fixtures/fa2_*/input` → `expected`: the compat writer reproduces the original files byte
+//!   for byte (`UPDATE_EXPECT=1` rewrites `expected/`).
+
+use std::path::{Path, PathBuf};
+
+use evalboard_engine::pyrepr::{
+    csv_row, parse_py_json, py_float_parse, py_float_repr, py_round, py_str_repr, py_strip, PyObj,
+};
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn shared_data() -> PathBuf {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data")).to_path_buf()
+}
+
+fn f64_of(v: &serde_json::Value) -> f64 {
+    f64::from_bits(v.as_u64().expect("u64 bits"))
+}
+
+fn same_float(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+#[test]
+fn pyrepr_matches_python_vectors() {
+    let path = std::env::var("FA2_PYREPR_VECTORS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| repo_root().join("tests/fixtures/fa2_pyrepr/python_vectors.json"));
+    let bytes = std::fs::read(&path).expect("python vectors");
+    let v: serde_json::Value = serde_json::from_slice(&bytes).expect("vectors json");
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for case in v["repr"].as_array().unwrap() {
+        n += 1;
+        let x = f64_of(&case[0]);
+        let want = case[1].as_str().unwrap();
+        if py_float_repr(x) != want {
+            failures.push(format!("repr({x:?}) = {} want {want}", py_float_repr(x)));
+        }
+    }
+    for case in v["round"].as_array().unwrap() {
+        n += 1;
+        let x = f64_of(&case[0]);
+        let nd = case[1].as_i64().unwrap() as i32;
+        let got = py_round(x, nd);
+        let ok = match (&case[2], got) {
+            (serde_json::Value::Null, None) => true,
+            (w, Some(g)) if !w.is_null() => same_float(g, f64_of(w)),
+            _ => false,
+        };
+        if !ok {
+            failures.push(format!("round({x:?}, {nd}) = {got:?} want {}", case[2]));
+        }
+    }
+    for case in v["parse"].as_array().unwrap() {
+        n += 1;
+        let s = case[0].as_str().unwrap();
+        let got = py_float_parse(s);
+        let ok = match (&case[1], got) {
+            (serde_json::Value::Null, None) => true,
+            (serde_json::Value::String(w), Some(g)) if w == "nan" => g.is_nan(),
+            (w, Some(g)) if w.is_u64() => same_float(g, f64_of(w)),
+            _ => false,
+        };
+        if !ok {
+            failures.push(format!("float({s:?}) = {got:?} want {}", case[1]));
+        }
+    }
+    for case in v["str"].as_array().unwrap() {
+        n += 1;
+        let s = case[0].as_str().unwrap();
+        if py_str_repr(s) != case[1].as_str().unwrap() {
+            failures.push(format!("repr({s:?}) = {} want {}", py_str_repr(s), case[1]));
+        }
+        let dumped = PyObj::Str(s.to_string()).json_dump(None);
+        if dumped != case[2].as_str().unwrap() {
+            failures.push(format!("json.dumps({s:?}) = {dumped} want {}", case[2]));
+        }
+        if py_strip(s) != case[3].as_str().unwrap() {
+            failures.push(format!(
+                "{s:?}.strip() = {:?} want {}",
+                py_strip(s),
+                case[3]
+            ));
+        }
+    }
+    for case in v["csv"].as_array().unwrap() {
+        n += 1;
+        let fields: Vec<&str> = case[0]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap())
+            .collect();
+        if csv_row(&fields) != case[1].as_str().unwrap() {
+            failures.push(format!(
+                "csv {fields:?} = {:?} want {}",
+                csv_row(&fields),
+                case[1]
+            ));
+        }
+    }
+    for case in v["obj"].as_array().unwrap() {
+        n += 1;
+        let parsed = parse_py_json(case[0].as_str().unwrap().as_bytes()).expect("py json");
+        let obj = PyObj::from_json(&parsed);
+        if obj.repr() != case[1].as_str().unwrap() {
+            failures.push(format!("repr {} want {}", obj.repr(), case[1]));
+        }
+        if obj.json_dump(Some(2)) != case[2].as_str().unwrap() {
+            failures.push(format!(
+                "dump indent {} want {}",
+                obj.json_dump(Some(2)),
+                case[2]
+            ));
+        }
+        if obj.json_dump(None) != case[3].as_str().unwrap() {
+            failures.push(format!("dump {} want {}", obj.json_dump(None), case[3]));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {n} vectors failed:\n{}",
+        failures.len(),
+        failures[..failures.len().min(40)].join("\n")
+    );
+    println!("{n} Python vectors from {}", path.display());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scoring vectors
+
+use evalboard_engine::model::RawValue;
+use evalboard_engine::pyrepr::raw_from_py_json;
+use evalboard_engine::scorers::fa2::{
+    calculate_accuracy, calculate_accuracy_py, logic_recall, parse_ground_truth_operations,
+    PyRaised,
+};
+
+/// Checks `calculate_accuracy` vectors `{expected, actual, numerical, financial, soft_match}`
+/// (or `raises`); returns the number checked.
+fn check_accuracy_vectors(bytes: &[u8], label: &str) -> usize {
+    let v = parse_py_json(bytes).expect("vectors json");
+    let cases = v.as_array().expect("array");
+    let mut failures = Vec::new();
+    for case in cases {
+        let expected = raw_from_py_json(&case["expected"]);
+        let actual = raw_from_py_json(&case["actual"]);
+        let actual_opt = (!actual.is_null()).then_some(&actual);
+        if let Some(raised) = case.get("raises") {
+            assert_eq!(raised, "ZeroDivisionError");
+            if calculate_accuracy_py(&expected, &actual) != Err(PyRaised::ZeroDivisionError) {
+                failures.push(format!("{expected:?} {actual:?}: should raise"));
+            }
+            continue;
+        }
+        let got = calculate_accuracy(&expected, actual_opt);
+        let want = (
+            case["numerical"].as_bool().unwrap(),
+            case["financial"].as_bool().unwrap(),
+            case["soft_match"].as_bool().unwrap(),
+        );
+        if (got.numerical, got.financial, got.soft_match) != want {
+            failures.push(format!(
+                "{expected:?} {actual:?}: got {got:?} want {want:?}"
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{label}: {} of {} failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+    cases.len()
+}
+
+fn check_logic_recall_vectors(bytes: &[u8], label: &str) -> usize {
+    let v: serde_json::Value = serde_json::from_slice(bytes).expect("vectors json");
+    let cases = v.as_array().expect("array");
+    for case in cases {
+        let program = case["ground_truth_program"].as_str().unwrap();
+        let ops: Vec<&str> = case["plan_compute_operations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o.as_str().unwrap())
+            .collect();
+        let parsed: Vec<&str> = case["gt_ops_parsed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            parse_ground_truth_operations(program),
+            parsed,
+            "{label}: {program}"
+        );
+        let want = case["logic_recall"].as_f64().unwrap();
+        let got = logic_recall(Some(program), Some(&ops));
+        assert_eq!(got, Some(want), "{label}: {program} {ops:?}");
+    }
+    cases.len()
+}
+
+#[test]
+fn golden_calculate_accuracy() {
+    let path = shared_data().join("golden/financial_agent2_calculate_accuracy.json");
+    let Ok(bytes) = std::fs::read(&path) else {
+        println!("note: {} absent, golden vectors skipped", path.display());
+        return;
+    };
+    let n = check_accuracy_vectors(&bytes, "golden");
+    println!("{n} golden calculate_accuracy vectors");
+}
+
+#[test]
+fn golden_logic_recall() {
+    let path = shared_data().join("golden/financial_agent2_logic_recall.json");
+    let Ok(bytes) = std::fs::read(&path) else {
+        println!("note: {} absent, golden vectors skipped", path.display());
+        return;
+    };
+    let n = check_logic_recall_vectors(&bytes, "golden");
+    println!("{n} golden logic_recall vectors");
+}
+
+/// Vectors generated by running the original functions (reconstructed outside the repo) on
+/// thousands of expected/actual pairs: formats, percents, signs, scales, ties, non-finite values.
+#[test]
+fn python_generated_scoring_vectors() {
+    let dir = repo_root().join("tests/fixtures/fa2_scoring");
+    let n = check_accuracy_vectors(
+        &std::fs::read(dir.join("accuracy_vectors.json")).unwrap(),
+        "accuracy_vectors",
+    );
+    let m = check_logic_recall_vectors(
+        &std::fs::read(dir.join("logic_recall_vectors.json")).unwrap(),
+        "logic_recall_vectors",
+    );
+    println!("{n} accuracy and {m} logic recall vectors");
+    let _ = RawValue::Null;
+}
