@@ -251,3 +251,152 @@ fn python_generated_scoring_vectors() {
     println!("{n} accuracy and {m} logic recall vectors");
     let _ = RawValue::Null;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Run-folder fixtures: input/ → expected/
+
+use evalboard_engine::aggregate::fa2::{write_outputs, Fa2Options, Fa2Outputs};
+use evalboard_engine::formats::fa2_traces::read_run_folder;
+use evalboard_engine::input::{InputFile, RunInput};
+use evalboard_engine::model::QaRun;
+
+/// Every file under `dir`, as the engine receives a dropped folder (relative `/` paths).
+fn read_folder(dir: &Path) -> RunInput {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<InputFile>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
+        entries.sort_by_key(|e| e.path());
+        for e in entries {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push(InputFile::new(rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, dir, &mut files);
+    RunInput::new(dir.file_name().unwrap().to_string_lossy(), files)
+}
+
+fn outputs_as_files(run: &QaRun, out: &Fa2Outputs) -> Vec<(&'static str, String)> {
+    let mut diags: Vec<String> = run.diagnostics.iter().map(|d| d.to_string()).collect();
+    diags.extend(out.diagnostics.iter().map(|d| d.to_string()));
+    let diag_text: String = diags.iter().map(|d| format!("{d}\n")).collect();
+    vec![
+        ("statistics.json", out.statistics_json.clone()),
+        ("summary.csv", out.summary_csv.clone()),
+        ("turns.csv", out.turns_csv.clone()),
+        ("errors.csv", out.errors_csv.clone()),
+        ("validation.csv", out.validation_csv.clone()),
+        ("diagnostics.txt", diag_text),
+    ]
+}
+
+/// Reads `<fixture>/input`, writes the compat outputs and compares them with `<fixture>/expected`
+/// byte for byte (`UPDATE_EXPECT=1` rewrites expected/).
+fn check_fixture(name: &str) {
+    let dir = repo_root().join("tests/fixtures").join(name);
+    let run = read_run_folder(&read_folder(&dir.join("input")));
+    let out = write_outputs(&run, &Fa2Options::default());
+    let update = std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1");
+    let mut mismatches = Vec::new();
+    for (file, got) in outputs_as_files(&run, &out) {
+        let path = dir.join("expected").join(file);
+        if update {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &got).unwrap();
+            continue;
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        if got != want {
+            mismatches.push(format!(
+                "{name}/expected/{file} differs\n--- want\n{want}\n--- got\n{got}"
+            ));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}
+
+/// The acceptance fixture: a run folder written by the original system's own code.
+#[test]
+fn fixture_fa2_simulated() {
+    check_fixture("fa2_simulated");
+}
+
+/// Hand-made nasty cases, expected files written by the original writer code.
+#[test]
+fn fixture_fa2_nasty() {
+    check_fixture("fa2_nasty");
+}
+
+/// A folder with only the writer's turns.csv is scored from it.
+#[test]
+fn fixture_fa2_turns_csv_only() {
+    check_fixture("fa2_turns_csv_only");
+    // That turns.csv has no falsy answers, so it reproduces itself.
+    let dir = repo_root().join("tests/fixtures/fa2_turns_csv_only");
+    assert_eq!(
+        std::fs::read(dir.join("input/turns.csv")).unwrap(),
+        std::fs::read(dir.join("expected/turns.csv")).unwrap()
+    );
+}
+
+/// The shared-data copy of the acceptance run (when present) gives the same files as its own,
+/// and statistics.json value for value without the original (the four unreproducible keys aside).
+#[test]
+fn shared_simulated_run_reproduces_its_files() {
+    let dir = shared_data().join("financial-agent-2/simulated_eval_run");
+    if !dir.exists() {
+        println!("note: {} absent, skipped", dir.display());
+        return;
+    }
+    let input = read_folder(&dir);
+    let run = read_run_folder(&input);
+    assert!(run.diagnostics.is_empty(), "{:?}", run.diagnostics);
+    let out = write_outputs(&run, &Fa2Options::default());
+    for (file, got) in outputs_as_files(&run, &out) {
+        if file == "diagnostics.txt" {
+            assert_eq!(got, "");
+            continue;
+        }
+        let want = std::fs::read_to_string(dir.join(file)).unwrap();
+        assert_eq!(got, want, "{file}");
+    }
+    // Without statistics.json: same values, the four keys null.
+    let mut bare = input.clone();
+    bare.files
+        .retain(|f| f.path == "statistics.json" || f.path.starts_with("traces/"));
+    bare.files.retain(|f| f.path != "statistics.json");
+    let out = write_outputs(&read_run_folder(&bare), &Fa2Options::default());
+    let got: serde_json::Value = serde_json::from_str(&out.statistics_json).unwrap();
+    let want: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("statistics.json")).unwrap()).unwrap();
+    for (k, v) in want.as_object().unwrap() {
+        if ["run_id", "timestamp", "sample_size", "random_seed"].contains(&k.as_str()) {
+            assert_eq!(got[k], serde_json::Value::Null, "{k}");
+        } else {
+            assert_eq!(&got[k], v, "{k}");
+        }
+    }
+    let keys: Vec<&String> = got.as_object().unwrap().keys().collect();
+    let want_keys: Vec<&String> = want.as_object().unwrap().keys().collect();
+    assert_eq!(keys, want_keys);
+    // With explicit options the four keys are taken from them.
+    let opts = Fa2Options {
+        run_id: Some("20260101_000000".into()),
+        timestamp: Some("2026-11-21 15:57:24.572343".into()),
+        sample_size: Some(2),
+        random_seed: Some(42),
+    };
+    let out = write_outputs(&read_run_folder(&bare), &opts);
+    assert_eq!(
+        out.statistics_json,
+        std::fs::read_to_string(dir.join("statistics.json")).unwrap()
+    );
+}
