@@ -400,3 +400,46 @@ fn shared_simulated_run_reproduces_its_files() {
         std::fs::read_to_string(dir.join("statistics.json")).unwrap()
     );
 }
+
+/// Differential check against runs written by the original code: with `FA2_DIFF_DIR` set to a
+/// folder of run folders (each with traces/ and the writer's five files), every run must be
+/// reproduced byte for byte. Without it, a note is printed.
+#[test]
+fn differential_runs_from_env() {
+    let Ok(root) = std::env::var("FA2_DIFF_DIR") else {
+        println!("note: FA2_DIFF_DIR not set, differential runs skipped");
+        return;
+    };
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    let mut failures = Vec::new();
+    for dir in &dirs {
+        let run = read_run_folder(&read_folder(dir));
+        let out = write_outputs(&run, &Fa2Options::default());
+        for (file, got) in outputs_as_files(&run, &out) {
+            if file == "diagnostics.txt" {
+                continue;
+            }
+            let want = std::fs::read_to_string(dir.join(file)).unwrap();
+            if got != want {
+                failures.push(format!(
+                    "{}/{file}\n--- want\n{want}\n--- got\n{got}",
+                    dir.display()
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} runs differ:\n{}",
+        failures.len(),
+        dirs.len(),
+        failures[..failures.len().min(3)].join("\n")
+    );
+    println!("{} runs reproduced", dirs.len());
+}
