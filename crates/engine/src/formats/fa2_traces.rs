@@ -673,6 +673,8 @@ pub fn read_turns_csv(path: &str, bytes: &[u8]) -> (Vec<QaConversation>, Vec<Dia
     }
 
     let mut groups: Vec<(String, QaConversation)> = Vec::new();
+    let mut group_index: std::collections::HashMap<String, usize> =
+        std::collections::HashMap::new();
     let mut record = csv::StringRecord::new();
     // csv counts records, not newlines inside quoted fields, and a record's byte offset can
     // point at the `\n` ending the previous line: lines come from the offset of the first byte
@@ -733,9 +735,10 @@ pub fn read_turns_csv(path: &str, bytes: &[u8]) -> (Vec<QaConversation>, Vec<Dia
         } else {
             trace_id.clone()
         };
-        match groups.iter_mut().find(|(k, _)| *k == key) {
+        match group_index.get(&key).and_then(|&i| groups.get_mut(i)) {
             Some((_, conv)) => conv.turns.push(turn),
             None => {
+                group_index.insert(key.clone(), groups.len());
                 let mut fields = Vec::new();
                 if !trace_id.is_empty() {
                     fields.push(("trace_id".to_string(), RawValue::Str(trace_id.clone())));

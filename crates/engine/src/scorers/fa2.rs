@@ -363,6 +363,27 @@ mod tests {
         );
     }
 
+    /// Every example quoted in docs/fa2-compat.md (values from the original functions).
+    #[test]
+    fn documented_examples() {
+        let i = RawValue::Int;
+        check(s("1,2,3"), Some(i(123)), (true, true, true));
+        check(s("\u{661}\u{662}"), Some(i(12)), (true, true, true));
+        check(s("12 %"), Some(f(0.12)), (true, true, true));
+        check(s("1000000"), Some(f(1000000.1)), (false, true, true));
+        check(s("0.5"), Some(f(0.5049)), (false, true, true));
+        check(s("0.1234"), Some(f(12.3)), (false, true, true));
+        check(s("1"), Some(f(101.0)), (false, true, false));
+        check(s("1000"), Some(f(10.0)), (false, true, true));
+        check(s("10"), Some(f(10.4)), (false, true, false));
+        check(s("-0.5"), Some(s("0.5")), (false, true, true));
+        check(s("7"), Some(f(-7.04)), (false, false, false));
+        check(s("0.12"), Some(f(12.34)), (false, true, false));
+        check(s("3"), Some(f(0.0300001)), (false, true, true));
+        check(s("100%"), Some(f(1.04)), (false, true, true));
+        check(s("100%"), Some(f(1.06)), (false, true, false));
+    }
+
     fn check_lr(program: Option<&str>, ops: Option<&[&str]>, want: Option<f64>) {
         assert_eq!(logic_recall(program, ops), want, "{program:?} {ops:?}");
     }
