@@ -443,3 +443,65 @@ fn differential_runs_from_env() {
     );
     println!("{} runs reproduced", dirs.len());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Properties: round trips, and no input makes the profile panic.
+
+mod properties {
+    use evalboard_engine::aggregate::fa2::{write_outputs, Fa2Options};
+    use evalboard_engine::formats::fa2_traces::{read_trace, read_turns_csv};
+    use evalboard_engine::model::{QaRun, RawValue};
+    use evalboard_engine::pyrepr::{py_float_parse, py_float_repr, py_round};
+    use evalboard_engine::scorers::fa2::calculate_accuracy;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn repr_round_trips(bits in any::<u64>()) {
+            let x = f64::from_bits(bits);
+            prop_assume!(x.is_finite());
+            let text = py_float_repr(x);
+            prop_assert_eq!(py_float_parse(&text).map(f64::to_bits), Some(x.to_bits()), "{}", text);
+        }
+
+        #[test]
+        fn round_is_idempotent_and_close(x in -1e12f64..1e12, n in 0i32..6) {
+            let r = py_round(x, n).unwrap();
+            prop_assert_eq!(py_round(r, n).unwrap().to_bits(), r.to_bits());
+            prop_assert!((r - x).abs() <= 0.5 * 10f64.powi(-n) * (1.0 + 1e-9) + x.abs() * 1e-15);
+        }
+
+        #[test]
+        fn scoring_never_panics(e in ".{0,12}", a in ".{0,12}", x in any::<f64>(), i in any::<i64>()) {
+            for (exp, act) in [
+                (RawValue::Str(e.clone()), RawValue::Str(a.clone())),
+                (RawValue::Str(e.clone()), RawValue::Float(x)),
+                (RawValue::Float(x), RawValue::Int(i)),
+                (RawValue::Int(i), RawValue::Str(a.clone())),
+            ] {
+                let _ = calculate_accuracy(&exp, Some(&act));
+            }
+        }
+
+        #[test]
+        fn readers_and_writer_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let _ = read_trace("traces/x.json", &bytes);
+            let (convs, _) = read_turns_csv("turns.csv", &bytes);
+            let run = QaRun { conversations: convs, ..QaRun::default() };
+            let _ = write_outputs(&run, &Fa2Options::default());
+        }
+
+        #[test]
+        fn mutated_traces_never_panic(cut in 0usize..9851, byte in any::<u8>()) {
+            let base = include_bytes!("../../../tests/fixtures/fa2_simulated/input/traces/1499cdf3-e676-4158-ada8-1039d2c4e711.json");
+            let mut bytes = base.to_vec();
+            if cut < bytes.len() {
+                bytes[cut] = byte;
+            }
+            if let Ok((conv, _)) = read_trace("traces/x.json", &bytes) {
+                let run = QaRun { conversations: vec![conv], ..QaRun::default() };
+                let _ = write_outputs(&run, &Fa2Options::default());
+            }
+        }
+    }
+}
