@@ -56,6 +56,7 @@ fn unreadable_reason(f: &InputFile) -> Option<String> {
 
 const ORIGINAL_JSON_NAMES: &[&str] = &[
     "statistics.json",
+    "config.json",
     "aggregate_metrics.json",
     "metadata.json",
     "comparison_report.json",
@@ -177,6 +178,10 @@ pub fn load_qa_run_with_progress(
     let mut in_folder_datasets: Vec<convfinqa::Dataset> = Vec::new();
     let mut files = Vec::with_capacity(input.files.len());
     let mut diags = Vec::new();
+    // The original writer's trace order (summary.csv, else turns.csv): trace files are named by
+    // random UUIDs, so the compat outputs need this order to match byte for byte.
+    let mut trace_order: Vec<String> = Vec::new();
+    let mut trace_order_from_turns: Vec<String> = Vec::new();
 
     let mut sorted: Vec<&InputFile> = input.files.iter().collect();
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
@@ -205,6 +210,7 @@ pub fn load_qa_run_with_progress(
                 d
             }),
             FileKind::Fa2TurnsCsv => {
+                trace_order_from_turns = fa2_traces::trace_order_from_csv(&f.bytes);
                 let (c, d) = fa2_traces::read_turns_csv(&f.path, &f.bytes);
                 turns_csv.push((files.len(), c));
                 Ok(d)
@@ -214,7 +220,7 @@ pub fn load_qa_run_with_progress(
                 in_folder_datasets.push(ds);
                 d
             }),
-            FileKind::OriginalJson => match serde_json::from_slice::<serde_json::Value>(&f.bytes) {
+            FileKind::OriginalJson => match crate::pyrepr::parse_py_json(&f.bytes) {
                 Ok(v) => {
                     run.original.json.push((f.path.clone(), v));
                     Ok(Vec::new())
@@ -226,6 +232,9 @@ pub fn load_qa_run_with_progress(
                 )]),
             },
             FileKind::OriginalCsv => {
+                if f.file_name() == "summary.csv" {
+                    trace_order = fa2_traces::trace_order_from_csv(&f.bytes);
+                }
                 run.original.csv.push(f.path.clone());
                 Ok(Vec::new())
             }
@@ -258,6 +267,22 @@ pub fn load_qa_run_with_progress(
             r.format = Some("original-csv".into());
             run.original.csv.push(r.path.clone());
         }
+    }
+    if trace_order.is_empty() {
+        trace_order = trace_order_from_turns;
+    }
+    if !trace_order.is_empty() {
+        let pos: HashMap<&str, usize> = trace_order
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.as_str(), i))
+            .collect();
+        trace_convs.sort_by_key(|c| {
+            c.trace_id
+                .as_deref()
+                .and_then(|t| pos.get(t).copied())
+                .unwrap_or(usize::MAX)
+        });
     }
     let mut convs = trace_convs;
     convs.extend(other_convs);
