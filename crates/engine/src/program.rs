@@ -163,7 +163,8 @@ impl std::fmt::Display for Program {
                     if i > 0 {
                         f.write_str(", ")?;
                     }
-                    write!(f, "{}({}, {})", s.op, s.args[0], s.args[1])?;
+                    let [a, b] = &s.args;
+                    write!(f, "{}({a}, {b})", s.op)?;
                 }
                 Ok(())
             }

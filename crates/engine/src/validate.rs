@@ -218,6 +218,22 @@ mod tests {
     }
 
     #[test]
+    fn recorded_floats_compare_bit_exactly() {
+        // Needs serde_json's float_roundtrip: the default parser reads this 1 ulp low.
+        check(
+            r#"[{"id": "big", "doc": {"table": []}, "features": {},
+                "dialogue": {"conv_questions": ["q", "r"], "conv_answers": ["", ""],
+                  "turn_program": ["exp(-2, 1000)", "divide(1e16, 2.675)"],
+                  "executed_answers": [1.0715086071862673e+301, 3738317757009346.0]}}]"#,
+            serde_json::json!({
+                "conversations": 1, "turns": 2, "programs_checked": 2,
+                "program_mismatches": [], "errors": [], "warnings": []
+            }),
+            0,
+        );
+    }
+
+    #[test]
     fn the_finqa_dialect_rejects_bare_values() {
         let json = br#"[{"id": "a", "doc": {"table": []}, "features": {},
             "dialogue": {"conv_questions": ["q"], "conv_answers": ["1"],
