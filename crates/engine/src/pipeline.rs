@@ -127,7 +127,12 @@ impl std::fmt::Display for LoadError {
     }
 }
 
-fn report(f: &InputFile, kind: Option<FileKind>, status: FileStatus, reason: Option<String>) -> InputFileReport {
+fn report(
+    f: &InputFile,
+    kind: Option<FileKind>,
+    status: FileStatus,
+    reason: Option<String>,
+) -> InputFileReport {
     InputFileReport {
         path: f.path.clone(),
         bytes: f.bytes.len() as u64,
@@ -139,7 +144,10 @@ fn report(f: &InputFile, kind: Option<FileKind>, status: FileStatus, reason: Opt
 
 /// Status of a file that was read, from the diagnostics its reader returned.
 fn status_of(diags: &[Diagnostic]) -> (FileStatus, Option<String>) {
-    let errors: Vec<&Diagnostic> = diags.iter().filter(|d| d.severity == Severity::Error).collect();
+    let errors: Vec<&Diagnostic> = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
     match errors.first() {
         None => (FileStatus::Parsed, None),
         Some(first) => (
@@ -156,7 +164,10 @@ fn status_of(diags: &[Diagnostic]) -> (FileStatus, Option<String>) {
 
 /// Reads a run folder (numeric QA family) into a [`QaRun`], joined with `dataset` when given and
 /// with any dataset found inside the folder. `Err` only when no conversation could be read.
-pub fn load_qa_run(input: &RunInput, dataset: Option<&convfinqa::Dataset>) -> Result<QaRun, LoadError> {
+pub fn load_qa_run(
+    input: &RunInput,
+    dataset: Option<&convfinqa::Dataset>,
+) -> Result<QaRun, LoadError> {
     load_qa_run_with_progress(input, dataset, &mut |_, _| {})
 }
 
@@ -174,7 +185,7 @@ pub fn load_qa_run_with_progress(
     };
     let mut trace_convs: Vec<QaConversation> = Vec::new();
     let mut other_convs: Vec<QaConversation> = Vec::new();
-    let mut turns_csv: Vec<(usize, Vec<QaConversation>)> = Vec::new();
+    let mut turns_csv: Vec<(usize, &InputFile)> = Vec::new();
     let mut in_folder_datasets: Vec<convfinqa::Dataset> = Vec::new();
     let mut files = Vec::with_capacity(input.files.len());
     let mut diags = Vec::new();
@@ -210,10 +221,11 @@ pub fn load_qa_run_with_progress(
                 d
             }),
             FileKind::Fa2TurnsCsv => {
+                // Read at the end, and only when the folder has no traces or results.
                 trace_order_from_turns = fa2_traces::trace_order_from_csv(&f.bytes);
-                let (c, d) = fa2_traces::read_turns_csv(&f.path, &f.bytes);
-                turns_csv.push((files.len(), c));
-                Ok(d)
+                turns_csv.push((files.len(), f));
+                files.push(report(f, Some(kind), FileStatus::Parsed, None));
+                continue;
             }
             FileKind::ConvFinQaDataset => convfinqa::read_dataset(&f.path, &f.bytes).map(|ds| {
                 let d = ds.diagnostics.clone();
@@ -260,12 +272,25 @@ pub fn load_qa_run_with_progress(
 
     progress(done_files, done_bytes);
     // turns.csv is the source only when the folder has no traces (it is the same data, flattened).
-    for (file_idx, convs) in turns_csv {
-        if trace_convs.is_empty() && other_convs.is_empty() {
-            other_convs.extend(convs);
+    let turns_is_source = trace_convs.is_empty() && other_convs.is_empty();
+    for (file_idx, f) in turns_csv {
+        if turns_is_source {
+            let (c, d) = fa2_traces::read_turns_csv(&f.path, &f.bytes);
+            let (mut status, mut reason) = status_of(&d);
+            if c.is_empty() {
+                status = FileStatus::Skipped;
+                reason = Some(reason.unwrap_or_else(|| "no rows".into()));
+            }
+            if let Some(r) = files.get_mut(file_idx) {
+                r.status = status;
+                r.reason = reason;
+            }
+            other_convs.extend(c);
+            diags.extend(d);
         } else if let Some(r) = files.get_mut(file_idx) {
             r.format = Some("original-csv".into());
-            run.original.csv.push(r.path.clone());
+            r.reason = Some("kept as originally scored; the traces are the source".into());
+            run.original.csv.push(f.path.clone());
         }
     }
     if trace_order.is_empty() {
@@ -291,7 +316,8 @@ pub fn load_qa_run_with_progress(
         let message = if input.files.is_empty() {
             "the folder is empty".to_string()
         } else {
-            "no conversations could be read from any file (see the file list for reasons)".to_string()
+            "no conversations could be read from any file (see the file list for reasons)"
+                .to_string()
         };
         return Err(LoadError {
             message,
@@ -315,7 +341,11 @@ pub fn load_qa_run_with_progress(
 
 /// Fills ground truth the run lacks from dataset records with the same conversation id.
 /// Join key: conversation id + turn index.
-pub fn join_datasets(convs: &mut [QaConversation], datasets: &[&convfinqa::Dataset], diags: &mut Vec<Diagnostic>) {
+pub fn join_datasets(
+    convs: &mut [QaConversation],
+    datasets: &[&convfinqa::Dataset],
+    diags: &mut Vec<Diagnostic>,
+) {
     if datasets.is_empty() {
         return;
     }
@@ -334,8 +364,12 @@ pub fn join_datasets(convs: &mut [QaConversation], datasets: &[&convfinqa::Datas
         let f = &mut conv.features;
         f.num_dialogue_turns = f.num_dialogue_turns.or(dc.features.num_dialogue_turns);
         f.has_type2_question = f.has_type2_question.or(dc.features.has_type2_question);
-        f.has_duplicate_columns = f.has_duplicate_columns.or(dc.features.has_duplicate_columns);
-        f.has_non_numeric_values = f.has_non_numeric_values.or(dc.features.has_non_numeric_values);
+        f.has_duplicate_columns = f
+            .has_duplicate_columns
+            .or(dc.features.has_duplicate_columns);
+        f.has_non_numeric_values = f
+            .has_non_numeric_values
+            .or(dc.features.has_non_numeric_values);
         if conv.failure.is_some() && conv.turns.is_empty() {
             let n = dc.questions.len().max(dc.turn_programs.len());
             conv.features.num_dialogue_turns = conv.features.num_dialogue_turns.or(Some(n as u32));
