@@ -991,4 +991,143 @@ mod tests {
         check(b"\xff\xfe,a\n", None, 1);
         check(b"x", Some(&["x"]), 0);
     }
+
+    fn line(fields: &str) -> String {
+        format!(
+            r#"{{"session_id": "s", "model": "m", "question": "q", "code": "x = 1", "execution_result": {{"type": "number", "data": 1}}{fields}}}"#
+        )
+    }
+
+    #[test]
+    fn trace_lines_and_positions() {
+        let text = format!(
+            "{}\r\n\n{}\n{{bad\n{}",
+            line(""),
+            line(r#", "execution_time": 0.5, "tokens": 7"#),
+            line(
+                r#", "execution_result": {"type": "error", "data": "E", "execution_time": 0.2}, "recovery_attempts": [{"attempt_number": 1, "code": null, "error": "E2", "success": false, "execution_time": null}]"#
+            )
+        );
+        let (msgs, diags) = read_trace("t.jsonl", text.as_bytes(), "t");
+        let lines: Vec<u32> = msgs.iter().map(|m| m.line).collect();
+        assert_eq!(lines, vec![1, 3, 5]);
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].line, Some(4));
+        assert_eq!(msgs[1].execution_time, Some(0.5));
+        assert_eq!(msgs[1].tokens.map(|t| t.total), Some(Some(7)));
+        // execution_time falls back to execution_result.execution_time.
+        assert_eq!(msgs[2].execution_time, Some(0.2));
+        assert_eq!(msgs[2].recovery_attempts.len(), 1);
+        assert_eq!(msgs[2].recovery_attempts[0].code, None);
+        let (msgs, diags) = read_trace("t.jsonl", b"\n\n", "t");
+        assert!(msgs.is_empty());
+        assert_eq!(diags.len(), 1);
+    }
+
+    #[test]
+    fn data_file_resolution() {
+        let data = |p: &str| DataFile {
+            path: p.into(),
+            columns: Some(vec!["a".into()]),
+            size_bytes: 1,
+        };
+        let check = |csv: Option<&str>,
+                     columns: Option<Vec<String>>,
+                     files: &[DataFile],
+                     want: Option<&str>,
+                     n_diags: usize| {
+            let text = match csv {
+                Some(c) => line(&format!(r#", "csv_file": {}"#, serde_json::json!(c))),
+                None => line(""),
+            };
+            let (mut msgs, _) = read_trace("t.jsonl", text.as_bytes(), "t");
+            let mut m = msgs.remove(0);
+            m.columns = columns;
+            let mut diags = Vec::new();
+            let got = resolve_data_file(&mut m, files, &mut diags);
+            assert_eq!(got.as_deref(), want, "{csv:?}");
+            assert_eq!(diags.len(), n_diags, "{diags:?}");
+        };
+        let files = [data("data/employees.csv"), data("sales.csv")];
+        check(
+            Some("data/employees.csv"),
+            None,
+            &files,
+            Some("data/employees.csv"),
+            0,
+        );
+        check(
+            Some("employees.csv"),
+            None,
+            &files,
+            Some("data/employees.csv"),
+            0,
+        );
+        check(
+            Some("uploads/abc_sales.csv"),
+            None,
+            &files,
+            Some("sales.csv"),
+            0,
+        );
+        check(
+            Some("C:\\up\\sales.csv"),
+            None,
+            &files,
+            Some("sales.csv"),
+            0,
+        );
+        check(Some("other.csv"), None, &files, None, 1);
+        check(Some("other.csv"), Some(vec!["x".into()]), &files, None, 0);
+        check(None, None, &files, None, 0);
+        check(None, None, &files[..1], Some("data/employees.csv"), 0);
+        check(None, Some(vec![]), &files[..1], None, 0);
+    }
+
+    #[test]
+    fn run_groups_sessions_by_folder_and_trace() {
+        let files = vec![
+            InputFile::new("chat_history/s2/metrics.json", b"[]".to_vec()),
+            InputFile::new(
+                "chat_history/s2/metrics_summary.json",
+                br#"{"session_id": "s2"}"#.to_vec(),
+            ),
+            InputFile::new("t.jsonl", line("").into_bytes()),
+            InputFile::new("notes.txt", b"hello".to_vec()),
+        ];
+        let run = read_codegen_run("r", &files);
+        let ids: Vec<&str> = run.sessions.iter().map(|s| s.session_id.as_str()).collect();
+        assert_eq!(ids, vec!["s", "s2"]);
+        assert_eq!(
+            run.sessions[1].original.as_ref().map(|o| o.entries.len()),
+            Some(0)
+        );
+        assert!(run.sessions[1].original_summary.is_some());
+        assert_eq!(run.sessions[0].messages.len(), 1);
+        let run = read_codegen_run("r", &[InputFile::new("notes.txt", b"x".to_vec())]);
+        assert!(run.sessions.is_empty());
+        assert_eq!(run.diagnostics.len(), 1);
+        assert_eq!(session_of_path("metrics.json"), None);
+        assert_eq!(session_of_path("a/b/metrics.json").as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn metrics_json_entry_lines() {
+        let text =
+            b"[\n  {\"overall_score\": 1},\n  {\"overall_score\": ,},\n  {\"model\": \"m\"}\n]";
+        let (orig, diags) = read_metrics_json("m.json", text);
+        let entries = orig.map(|o| o.entries).unwrap_or_default();
+        let lines: Vec<(usize, u32)> = entries.iter().map(|e| (e.index, e.line)).collect();
+        assert_eq!(lines, vec![(0, 2), (2, 4)]);
+        let errors: Vec<(Option<u32>, crate::Severity)> =
+            diags.iter().map(|d| (d.line, d.severity)).collect();
+        assert!(
+            errors.contains(&(Some(3), crate::Severity::Error)),
+            "{diags:?}"
+        );
+        assert_eq!(entries[0].scores.overall_score, Some(1.0));
+        let (orig, diags) = read_metrics_json("m.json", b"{}");
+        assert!(orig.is_none());
+        assert_eq!(diags.len(), 1);
+    }
 }

@@ -183,3 +183,210 @@ pub fn summarize(entries: &[EntryScores], opts: &SummaryOptions, p: Profile) -> 
         summary,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(overall: Option<f64>, has_error: bool, recovery_success: bool) -> EntryScores {
+        EntryScores {
+            model: Some("gpt-4".into()),
+            timestamp: Some("t".into()),
+            overall_score: overall,
+            correctness_score: Some(1.0),
+            quality_score: Some(0.8),
+            performance_score: Some(0.83),
+            understanding_score: Some(0.2),
+            coverage_score: Some(1.0),
+            recovery_score: Some(1.0),
+            execution_time_seconds: Some(0.004),
+            time_notation: Some("O(n)".into()),
+            space_notation: Some("O(n)".into()),
+            execution_success: !has_error,
+            has_error,
+            recovery_success,
+            recovery_attempts_count: if has_error { 2 } else { 0 },
+        }
+    }
+
+    fn run(entries: &[EntryScores], p: Profile) -> Summary {
+        summarize(entries, &SummaryOptions::default(), p).summary
+    }
+
+    #[test]
+    fn ise547_successful_recoveries_count_no_error_entries() {
+        // Seed quirk: an entry without error has recovery_success = true and is counted.
+        let entries = [
+            entry(Some(1.0), false, true),
+            entry(Some(0.5), true, false),
+            entry(Some(0.7), false, true),
+        ];
+        let ise = run(&entries, Profile::Ise547);
+        assert_eq!((ise.errors_encountered, ise.successful_recoveries), (1, 2));
+        assert_eq!(ise.recovery_success_rate, Some(2.0));
+        let doc = run(&entries, Profile::DocV1);
+        assert_eq!((doc.errors_encountered, doc.successful_recoveries), (1, 0));
+        assert_eq!(doc.recovery_success_rate, Some(0.0));
+        assert_eq!(ise.total_recovery_attempts, 2);
+    }
+
+    #[test]
+    fn no_errors_rate_is_zero_in_ise547_and_null_in_doc_v1() {
+        let entries = [entry(Some(1.0), false, true)];
+        assert_eq!(
+            run(&entries, Profile::Ise547).recovery_success_rate,
+            Some(0.0)
+        );
+        assert_eq!(run(&entries, Profile::DocV1).recovery_success_rate, None);
+    }
+
+    #[test]
+    fn ise547_zero_average_time_has_no_ms() {
+        let mut e = entry(Some(1.0), false, true);
+        e.execution_time_seconds = Some(0.0);
+        let ise = run(std::slice::from_ref(&e), Profile::Ise547);
+        assert_eq!(
+            (
+                ise.average_execution_time_seconds,
+                ise.average_execution_time_ms
+            ),
+            (Some(0.0), None)
+        );
+        let doc = run(&[e], Profile::DocV1);
+        assert_eq!(doc.average_execution_time_ms, Some(0.0));
+    }
+
+    #[test]
+    fn missing_scores_average_as_zero_in_ise547_and_are_skipped_in_doc_v1() {
+        let entries = [entry(Some(0.9), false, true), entry(None, false, true)];
+        assert_eq!(
+            run(&entries, Profile::Ise547).average_overall_score,
+            Some(0.45)
+        );
+        assert_eq!(
+            run(&entries, Profile::DocV1).average_overall_score,
+            Some(0.9)
+        );
+        assert_eq!(
+            run(&[entry(None, false, true)], Profile::DocV1).average_overall_score,
+            None
+        );
+    }
+
+    #[test]
+    fn averages_sum_left_to_right_like_python() {
+        let xs = [
+            0.8145,
+            0.844,
+            0.5758333333333334,
+            0.388,
+            0.7769999999999999,
+            0.6645,
+        ];
+        let entries: Vec<EntryScores> = xs.iter().map(|&x| entry(Some(x), false, true)).collect();
+        // Python: sum(xs) / 6 == 0.6773055555555557 (math.fsum would give ...555).
+        assert_eq!(
+            run(&entries, Profile::Ise547).average_overall_score,
+            Some(0.6773055555555557)
+        );
+    }
+
+    #[test]
+    fn empty_summary_is_null_not_zero() {
+        for p in [Profile::Ise547, Profile::DocV1] {
+            let s = run(&[], p);
+            assert_eq!(s.average_overall_score, None);
+            assert_eq!(s.average_execution_time_seconds, None);
+            assert_eq!(s.total_questions, 0);
+            assert!(s.models_used.is_empty());
+        }
+    }
+
+    #[test]
+    fn models_and_distributions_in_first_occurrence_order() {
+        let mut a = entry(Some(1.0), false, true);
+        a.model = None;
+        a.time_notation = None;
+        let mut b = entry(Some(1.0), false, true);
+        b.time_notation = Some("O(n²)".into());
+        let c = entry(Some(1.0), false, true);
+        let s = run(&[a, b, c], Profile::Ise547);
+        assert_eq!(s.models_used, vec!["unknown", "gpt-4"]);
+        assert_eq!(
+            s.time_complexity_distribution.0,
+            vec![
+                ("O(1)".to_string(), 1),
+                ("O(n²)".to_string(), 1),
+                ("O(n)".to_string(), 1)
+            ]
+        );
+        assert_eq!(s.space_complexity_distribution.get("O(n)"), Some(3));
+    }
+
+    #[test]
+    fn last_updated_is_input_data() {
+        let mut e = entry(Some(1.0), false, true);
+        e.timestamp = Some("2026-01-02T03:04:05".into());
+        let opts = SummaryOptions {
+            session_id: "s".into(),
+            last_updated: None,
+        };
+        let f = summarize(std::slice::from_ref(&e), &opts, Profile::Ise547);
+        assert_eq!(f.last_updated.as_deref(), Some("2026-01-02T03:04:05"));
+        let opts = SummaryOptions {
+            last_updated: Some("given".into()),
+            ..opts
+        };
+        assert_eq!(
+            summarize(&[e], &opts, Profile::Ise547)
+                .last_updated
+                .as_deref(),
+            Some("given")
+        );
+    }
+
+    #[test]
+    fn from_json_reads_like_python_get() {
+        let v = serde_json::json!({
+            "model": "m",
+            "overall_score": 0.5,
+            "code_correctness": {"correctness_score": 1, "execution_success": 1},
+            "performance": {"execution_time_seconds": null, "time_complexity": {"notation": "O(n)"}},
+            "error_recovery": {"has_error": "yes", "recovery_success": [], "recovery_attempts_count": 2},
+            "prompt_understanding": {"understanding_score": "high"}
+        });
+        let e = EntryScores::from_json(&v);
+        assert_eq!(
+            (e.overall_score, e.correctness_score, e.quality_score),
+            (Some(0.5), Some(1.0), None)
+        );
+        assert_eq!(
+            (e.execution_success, e.has_error, e.recovery_success),
+            (true, true, false)
+        );
+        assert_eq!(
+            (e.recovery_attempts_count, e.understanding_score),
+            (2, None)
+        );
+        assert_eq!(e.time_notation.as_deref(), Some("O(n)"));
+        assert_eq!(e.space_notation, None);
+        assert_eq!(
+            EntryScores::from_json(&serde_json::json!(3)),
+            EntryScores::default()
+        );
+    }
+
+    #[test]
+    fn truthiness() {
+        let check = |v: serde_json::Value, want: bool| assert_eq!(py_truthy(&v), want, "{v}");
+        check(serde_json::json!(null), false);
+        check(serde_json::json!(0), false);
+        check(serde_json::json!(0.0), false);
+        check(serde_json::json!(-1), true);
+        check(serde_json::json!(""), false);
+        check(serde_json::json!("0"), true);
+        check(serde_json::json!([]), false);
+        check(serde_json::json!({"a": 1}), true);
+        check(serde_json::json!(true), true);
+    }
+}
