@@ -1415,6 +1415,17 @@ mod tests {
     }
 
     #[test]
+    fn doc_v1_number_patterns_need_word_start() {
+        // "stop 5" holds `top\s+\d+` and "commonly" holds "only" for the seed code.
+        for (q, ise_nl) in [("stop 5 now", 0.06 * 0.3), ("commonly seen", 0.06 * 0.3)] {
+            let ise = understanding(q, "r = 1", Profile::Ise547);
+            let doc = understanding(q, "r = 1", Profile::DocV1);
+            assert!(approx(ise.details.nl_parsing_score, ise_nl), "{q}: {ise:?}");
+            assert_eq!(doc.details.nl_parsing_score, 0.0, "{q}");
+        }
+    }
+
+    #[test]
     fn has_word_rule() {
         let check = |text: &str, kw: &str, want: bool| {
             assert_eq!(has_word(text, kw), want, "{text:?} {kw:?}")
@@ -1545,6 +1556,16 @@ mod tests {
             vec!["Missing 1 groupby column(s)"]
         );
         assert_eq!(ise.details.groupby_columns_coverage, 0.5);
+    }
+
+    #[test]
+    fn doc_v1_groupby_needs_word_by() {
+        // ise547's `by\s+…` also matches inside "nearby"; doc-v1 anchors it at a word start.
+        let q = "stores nearby a, b";
+        let ise = coverage(q, "r = df", Profile::Ise547);
+        let doc = coverage(q, "r = df", Profile::DocV1);
+        assert_eq!(ise.details.groupby_columns_coverage, 0.0);
+        assert_eq!(doc.details.groupby_columns_coverage, 1.0);
     }
 
     #[test]
