@@ -347,3 +347,112 @@ fn fixture_folders() {
     }
     println!("{} codegen fixture folders, {n} expected files", dirs.len());
 }
+
+mod never_panics {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn pythonish() -> impl Strategy<Value = String> {
+        let atoms = prop::sample::select(vec![
+            "df",
+            "[",
+            "]",
+            "(",
+            ")",
+            "'",
+            "\"",
+            "f'",
+            "{",
+            "}",
+            ":",
+            "\n",
+            "    ",
+            "\t",
+            "\\",
+            "#",
+            "=",
+            "==",
+            "for ",
+            "in ",
+            "if ",
+            "else",
+            "lambda",
+            "*",
+            "**",
+            ",",
+            ".",
+            "groupby",
+            "sort_values",
+            "import ",
+            "from ",
+            "by ",
+            "top 5",
+            "\r",
+            "\u{0}",
+            "é",
+            "😀",
+            "\\N{",
+            "0x",
+            "1e",
+            "async ",
+            "await ",
+            "yield",
+            "match ",
+            "case ",
+            ":=",
+            "@",
+            "->",
+            ";",
+            "del ",
+            "with ",
+            "as ",
+            "try:",
+            "except",
+            "'''",
+            "\"\"\"",
+        ]);
+        prop::collection::vec(atoms, 0..40).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        #[test]
+        fn scoring_any_text_is_total(q in pythonish(), code in pythonish(), err in any::<bool>()) {
+            let result = if err {
+                ExecutionResult { kind: "error".into(), data: Some(serde_json::json!(q.clone())), execution_time: None }
+            } else {
+                ExecutionResult { kind: "table".into(), data: None, execution_time: Some(0.1) }
+            };
+            let inputs = EvalInputs {
+                timestamp: None,
+                model: "m".into(),
+                question: q.clone(),
+                csv_file: Some("x.csv".into()),
+                columns: vec!["a".into(), q.clone()],
+                csv_size_bytes: Some(10),
+                code,
+                execution_result: result.clone(),
+                execution_time: result.execution_time,
+                recovery_attempts: vec![],
+                first_execution: result,
+            };
+            for profile in [Profile::Ise547, Profile::DocV1] {
+                let e = calculate_evaluation_metrics(&inputs, &CodegenConfig { profile, ..CodegenConfig::default() });
+                prop_assert!(e.overall_score.is_none_or(f64::is_finite));
+            }
+        }
+
+        #[test]
+        fn reading_any_bytes_is_total(bytes in prop::collection::vec(any::<u8>(), 0..300), text in pythonish()) {
+            let files = vec![
+                InputFile::new("a/metrics.json", bytes.clone()),
+                InputFile::new("a/metrics_summary.json", bytes.clone()),
+                InputFile::new("t.jsonl", format!("{{\"question\": {q}, \"code\": {q}, \"execution_result\": {{\"type\": \"error\", \"data\": {q}}}, \"recovery_attempts\": [{{\"success\": true}}]}}\n{text}", q = serde_json::json!(text)).into_bytes()),
+                InputFile::new("d.csv", bytes),
+            ];
+            let run = read_codegen_run("r", &files);
+            let _ = run.score(&CodegenConfig::ise547());
+        }
+    }
+}

@@ -74,9 +74,41 @@ impl Node {
 /// A compiled pattern.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Regex {
-    branches: Vec<Vec<Node>>,
+    root: Vec<Node>,
     n_groups: usize,
     flags: Flags,
+    /// Per top-level branch: must the match start where `^` holds, and the single-char node
+    /// its first char must match. `None` when some branch can start anywhere.
+    leads: Option<Vec<(bool, Option<Node>)>>,
+}
+
+/// What a branch's first char must be (zero-width `\b` skipped), and whether it starts with `^`.
+fn branch_lead(nodes: &[Node]) -> (bool, Option<Node>) {
+    let mut anchored = false;
+    for n in nodes {
+        match n {
+            Node::Start => anchored = true,
+            Node::WordBoundary(_) => {}
+            Node::Char(_) | Node::Any | Node::Class(_) => return (anchored, Some(n.clone())),
+            Node::Repeat(inner, min, _) if *min >= 1 && inner.is_single() => {
+                return (anchored, Some((**inner).clone()))
+            }
+            _ => return (anchored, None),
+        }
+    }
+    (anchored, None)
+}
+
+fn leads(branches: &[Vec<Node>]) -> Option<Vec<(bool, Option<Node>)>> {
+    let leads: Vec<(bool, Option<Node>)> = branches.iter().map(|b| branch_lead(b)).collect();
+    if leads
+        .iter()
+        .any(|(anchored, lead)| !anchored && lead.is_none())
+    {
+        None
+    } else {
+        Some(leads)
+    }
 }
 
 /// Text prepared for matching: its code points.
@@ -294,22 +326,25 @@ impl Regex {
         if p.pos != p.chars.len() {
             return Err(format!("unbalanced ) at {}", p.pos));
         }
+        let leads = leads(&branches);
         Ok(Regex {
-            branches,
+            root: vec![Node::Group(branches, None)],
             n_groups: p.n_groups,
             flags,
+            leads,
         })
     }
 
     /// A pattern that matches nothing (an empty class).
     pub fn never() -> Regex {
         Regex {
-            branches: vec![vec![Node::Class(Class {
+            root: vec![Node::Class(Class {
                 negated: false,
                 items: Vec::new(),
-            })]],
+            })],
             n_groups: 0,
             flags: Flags::NONE,
+            leads: Some(Vec::new()),
         }
     }
 
@@ -356,11 +391,21 @@ impl Regex {
             depth: 0,
             exhausted: false,
         };
-        let root = vec![Node::Group(self.branches.clone(), None)];
         for start in from..=text.chars.len() {
+            if let Some(leads) = &self.leads {
+                let can_start = leads.iter().any(|(anchored, lead)| {
+                    (!anchored || m.start_holds(start))
+                        && lead
+                            .as_ref()
+                            .is_none_or(|n| text.chars.get(start).is_some_and(|&c| m.single(n, c)))
+                });
+                if !can_start {
+                    continue;
+                }
+            }
             m.caps.iter_mut().for_each(|c| *c = None);
             let mut end = None;
-            let found = m.seq(&root, start, &mut |_, p| {
+            let found = m.seq(&self.root, start, &mut |_, p| {
                 end = Some(p);
                 true
             });
@@ -418,6 +463,10 @@ impl<'t> Matcher<'t> {
         }
     }
 
+    fn start_holds(&self, pos: usize) -> bool {
+        pos == 0 || (self.flags.multiline && pos > 0 && self.text.get(pos - 1) == Some(&'\n'))
+    }
+
     fn single(&self, node: &Node, c: char) -> bool {
         match node {
             Node::Char(p) => {
@@ -457,10 +506,7 @@ impl<'t> Matcher<'t> {
                 Some(&c) if self.single(node, c) => k(self, pos + 1),
                 _ => false,
             },
-            Node::Start => {
-                let ok = pos == 0 || (self.flags.multiline && text.get(pos - 1) == Some(&'\n'));
-                ok && k(self, pos)
-            }
+            Node::Start => self.start_holds(pos) && k(self, pos),
             Node::End => {
                 let n = text.len();
                 let ok = pos == n
@@ -592,21 +638,28 @@ fn upper1(c: char) -> char {
     }
 }
 
-/// Chars Python's IGNORECASE treats as equal to `c`.
-fn case_variants(c: char) -> Vec<char> {
-    let mut v = vec![lower1(c), upper1(c)];
-    match lower1(c) {
-        'i' => v.push('\u{131}'),
-        's' => v.push('\u{17f}'),
-        '\u{131}' => v.push('i'),
-        '\u{17f}' => v.push('s'),
-        _ => {}
-    }
-    v
+/// Chars Python's IGNORECASE treats as equal to `c`: its lower and upper forms, plus the
+/// special folds i/ı and s/ſ.
+fn case_variants(c: char) -> [char; 3] {
+    let l = lower1(c);
+    let extra = match l {
+        'i' => '\u{131}',
+        's' => '\u{17f}',
+        '\u{131}' => 'i',
+        '\u{17f}' => 's',
+        _ => l,
+    };
+    [l, upper1(c), extra]
 }
 
 fn chars_eq_ignore_case(p: char, c: char) -> bool {
-    p == c || lower1(p) == lower1(c) || case_variants(c).contains(&p)
+    if p == c {
+        return true;
+    }
+    if p.is_ascii() && c.is_ascii() {
+        return p.eq_ignore_ascii_case(&c);
+    }
+    lower1(p) == lower1(c) || case_variants(c).contains(&p)
 }
 
 #[cfg(test)]
