@@ -49,8 +49,11 @@ pub fn read_run(path: &Path) -> Result<RunInput> {
     Ok(RunInput::new(name, files))
 }
 
+/// Writes `dir/name` (`name` may contain `/`), creating folders as needed.
 pub fn write(dir: &Path, name: &str, text: &str) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let p = dir.join(name);
+    let parent = p.parent().unwrap_or(dir);
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
     std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))
 }

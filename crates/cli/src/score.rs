@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use evalboard_engine::formats::convfinqa;
-use evalboard_engine::pipeline;
+use evalboard_engine::pipeline::{self, Family};
 use evalboard_engine::scorers::{self, PriceTable, Profile, ScoreConfig};
+use evalboard_engine::{codegen, evalset, RunInput};
 
 use crate::args::Args;
 use crate::fsio;
@@ -14,7 +15,7 @@ use crate::fsio;
 struct Outputs {
     name: String,
     statistics: serde_json::Value,
-    files: Vec<(&'static str, String)>,
+    files: Vec<(String, String)>,
     table: Vec<(String, String)>,
 }
 
@@ -51,11 +52,8 @@ pub fn run(argv: &[String]) -> Result<u8> {
     if a.positional.is_empty() {
         bail!("score needs at least one RUN_DIR");
     }
-    let profile = match a.value("profile") {
-        None => Profile::Doc,
-        Some(p) => Profile::parse(p)
-            .with_context(|| format!("unknown profile {p:?} (doc, financial-agent-2)"))?,
-    };
+    let profile_arg = a.value("profile").unwrap_or("doc").to_string();
+    let profile = Profile::parse(&profile_arg).unwrap_or(Profile::Doc);
     let mut cfg = ScoreConfig {
         profile,
         ..Default::default()
@@ -99,6 +97,21 @@ pub fn run(argv: &[String]) -> Result<u8> {
     let mut outputs = Vec::new();
     for dir in &a.positional {
         let input = fsio::read_run(Path::new(dir))?;
+        match pipeline::detect_family(&input) {
+            Family::NumericQa => {
+                if Profile::parse(&profile_arg).is_none() {
+                    bail!("unknown profile {profile_arg:?} for a numeric QA run (doc, financial-agent-2)");
+                }
+            }
+            Family::Codegen => {
+                outputs.push(score_codegen(&input, &profile_arg)?);
+                continue;
+            }
+            Family::Evalset => {
+                outputs.push(score_evalset(&input, &profile_arg)?);
+                continue;
+            }
+        }
         let run = match pipeline::load_qa_run(&input, dataset.as_ref()) {
             Ok(r) => r,
             Err(e) => {
@@ -247,7 +260,98 @@ fn score_one(run: evalboard_engine::model::QaRun, cfg: &ScoreConfig) -> Result<O
     Ok(Outputs {
         name,
         statistics: out.statistics,
-        files: out.files,
+        files: out
+            .files
+            .into_iter()
+            .map(|(n, t)| (n.to_string(), t))
+            .collect(),
+        table,
+    })
+}
+
+fn print_diagnostics(run: &str, diags: &[evalboard_engine::Diagnostic]) {
+    for d in diags {
+        eprintln!("{run}/{d}");
+    }
+}
+
+/// A code-generation run (seed 001): re-scores trace messages, recomputes summaries.
+fn score_codegen(input: &RunInput, profile: &str) -> Result<Outputs> {
+    let profile = match profile {
+        "doc" | "doc-v1" => codegen::Profile::DocV1,
+        "ise547" => codegen::Profile::Ise547,
+        p => bail!("unknown profile {p:?} for a code-generation run (doc-v1, ise547)"),
+    };
+    let cfg = codegen::CodegenConfig {
+        profile,
+        ..Default::default()
+    };
+    let scored = codegen::read_codegen_run(&input.name, &input.files).score(&cfg);
+    print_diagnostics(&input.name, &scored.diagnostics);
+    let statistics = evalboard_report::families::codegen_statistics(&scored);
+    let mut table = vec![
+        ("family".to_string(), "codegen".to_string()),
+        ("profile".to_string(), profile.name().to_string()),
+        ("sessions".to_string(), scored.sessions.len().to_string()),
+    ];
+    for k in [
+        "average_overall_score",
+        "average_understanding_score",
+        "average_coverage_score",
+        "average_recovery_score",
+        "recovery_success_rate",
+    ] {
+        if let Some(v) = statistics.get(k).and_then(|v| v.as_f64()) {
+            table.push((k.to_string(), format!("{v:.3}")));
+        }
+    }
+    Ok(Outputs {
+        name: input.name.clone(),
+        statistics,
+        files: evalboard_report::families::codegen_files(&scored),
+        table,
+    })
+}
+
+/// An answer-correctness run (seed 004): scorecard and per-item predictions.
+fn score_evalset(input: &RunInput, profile: &str) -> Result<Outputs> {
+    let scorer = match profile {
+        "doc" | "v1" | "answer_correctness@v1" => evalset::AnswerScorer::V1,
+        "v1-extract" | "answer_correctness@v1-extract" => evalset::AnswerScorer::V1Extract,
+        p => bail!("unknown profile {p:?} for an eval-set run (v1, v1-extract)"),
+    };
+    let run = evalset::read_evalset_run(&input.files, None);
+    print_diagnostics(&input.name, &run.diagnostics);
+    let scored = evalset::score_run(
+        &run,
+        &evalset::ScoringOptions {
+            scorer,
+            ..Default::default()
+        },
+    );
+    let statistics = evalboard_report::families::evalset_statistics(&scored);
+    if let Some(why) = &scored.per_item_unavailable {
+        eprintln!("{}: {why}", input.name);
+    }
+    let mut table = vec![
+        ("family".to_string(), "evalset".to_string()),
+        ("scorer".to_string(), scorer.id().to_string()),
+    ];
+    for k in [
+        "n_items",
+        "n_scored",
+        "n_skipped",
+        "primary_score",
+        "verdict",
+    ] {
+        if let Some(v) = statistics.get(k) {
+            table.push((k.to_string(), v.to_string()));
+        }
+    }
+    Ok(Outputs {
+        name: input.name.clone(),
+        statistics,
+        files: evalboard_report::families::evalset_files(&scored),
         table,
     })
 }

@@ -451,3 +451,59 @@ fn materialize_failed_conversations(convs: &mut [QaConversation]) {
         }
     }
 }
+
+/// The three run families evalboard reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// Multi-turn numeric QA (seed 000): traces, results.json, QA JSONL.
+    NumericQa,
+    /// Pandas code-generation chats (seed 001): chat_history metrics, code-gen trace JSONL.
+    Codegen,
+    /// Answer-correctness eval sets (seed 004): predictions, eval sets, summaries.
+    Evalset,
+}
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::NumericQa => "numeric-qa",
+            Family::Codegen => "codegen",
+            Family::Evalset => "evalset",
+        }
+    }
+}
+
+/// Which family a run folder belongs to, by content: the family that recognises the most files
+/// (numeric QA on a tie, and when nothing is recognised so its reader can explain why).
+pub fn detect_family(input: &RunInput) -> Family {
+    let (mut qa, mut cg, mut ev) = (0usize, 0usize, 0usize);
+    for f in &input.files {
+        if unreadable_reason(f).is_some() {
+            continue;
+        }
+        match classify(f) {
+            Ok(
+                FileKind::Fa2Trace
+                | FileKind::Fa2Results
+                | FileKind::QaJsonl
+                | FileKind::Fa2TurnsCsv,
+            ) => {
+                qa += 1;
+                continue;
+            }
+            Ok(_) | Err(_) => {}
+        }
+        if crate::codegen::sniff(&f.path, &f.bytes).is_some() {
+            cg += 1;
+        } else if crate::evalset::sniff(&f.path, &f.bytes).is_some() {
+            ev += 1;
+        }
+    }
+    if cg > qa && cg >= ev {
+        Family::Codegen
+    } else if ev > qa && ev > cg {
+        Family::Evalset
+    } else {
+        Family::NumericQa
+    }
+}

@@ -3,6 +3,7 @@
 
 pub mod charts;
 pub mod csvs;
+pub mod families;
 pub mod outputs;
 pub mod qa_charts;
 
