@@ -481,17 +481,15 @@ pub fn detect_family(input: &RunInput) -> Family {
         if unreadable_reason(f).is_some() {
             continue;
         }
-        match classify(f) {
-            Ok(
-                FileKind::Fa2Trace
+        if matches!(
+            classify(f),
+            Ok(FileKind::Fa2Trace
                 | FileKind::Fa2Results
                 | FileKind::QaJsonl
-                | FileKind::Fa2TurnsCsv,
-            ) => {
-                qa += 1;
-                continue;
-            }
-            Ok(_) | Err(_) => {}
+                | FileKind::Fa2TurnsCsv)
+        ) {
+            qa += 1;
+            continue;
         }
         if crate::codegen::sniff(&f.path, &f.bytes).is_some() {
             cg += 1;
