@@ -1,9 +1,20 @@
-//! Charts for the overview: drawn by the report crate (same SVG as the offline report).
+//! Charts for the dashboard: drawn by the report crate (the same SVG as the offline report).
 
 use evalboard_engine::aggregate::doc::Statistics;
+use evalboard_report::charts::Theme;
 
 use crate::protocol::ChartDto;
 
-pub fn qa_charts(_stats: &Statistics, _dark: bool) -> Vec<ChartDto> {
-    Vec::new()
+pub fn qa_charts(stats: &Statistics, dark: bool) -> Vec<ChartDto> {
+    let theme = if dark { Theme::Dark } else { Theme::Light };
+    evalboard_report::qa_charts::qa_charts(stats, theme)
+        .into_iter()
+        .map(|c| ChartDto {
+            key: c.key,
+            title: c.title,
+            svg: c.svg,
+            alt: c.alt,
+            table: c.table,
+        })
+        .collect()
 }

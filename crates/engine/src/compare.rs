@@ -1,1 +1,752 @@
-//! Run comparison: per-item joins, flips, McNemar exact test, paired bootstrap CI.
+//! Run comparison: per-item joins, flips, McNemar exact test, paired bootstrap CI, text diff.
+//!
+//! Family-agnostic: a reader pairs items of a baseline and a candidate run by key (eval item id,
+//! conversation id + turn, task id) into [`PairedItem`]s; everything here works on those.
+//! The PRNG is implemented here (xoshiro256** seeded by SplitMix64) so that native and wasm
+//! builds draw the same resamples bit for bit.
+
+use serde::{Deserialize, Serialize};
+
+/// One item present in at least one of two runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairedItem {
+    /// Join key parts (e.g. `[item_id]`, `[conversation_id, turn_idx]`).
+    pub key: Vec<String>,
+    /// Correctness in the baseline run; `None` when absent there or not scored.
+    pub baseline: Option<bool>,
+    pub candidate: Option<bool>,
+    /// Ground truth and both answers as text, for the diff view.
+    pub expected: Option<String>,
+    pub baseline_answer: Option<String>,
+    pub candidate_answer: Option<String>,
+}
+
+impl PairedItem {
+    pub fn flip(&self) -> Flip {
+        match (self.baseline, self.candidate) {
+            (Some(true), Some(false)) => Flip::Regressed,
+            (Some(false), Some(true)) => Flip::Improved,
+            (Some(true), Some(true)) => Flip::UnchangedCorrect,
+            (Some(false), Some(false)) => Flip::UnchangedWrong,
+            (Some(_), None) => Flip::OnlyInBaseline,
+            (None, Some(_)) => Flip::OnlyInCandidate,
+            (None, None) => Flip::Unscored,
+        }
+    }
+}
+
+/// How an item changed from baseline to candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Flip {
+    /// Correct in the baseline, wrong in the candidate (McNemar's b).
+    Regressed,
+    /// Wrong in the baseline, correct in the candidate (McNemar's c).
+    Improved,
+    UnchangedCorrect,
+    UnchangedWrong,
+    /// Scored only in the baseline (missing or unscored in the candidate).
+    OnlyInBaseline,
+    OnlyInCandidate,
+    /// Present but scored in neither run.
+    Unscored,
+}
+
+/// Counts per flip class. Counts add, so per-shard counts merge into the whole.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlipCounts {
+    pub regressed: u64,
+    pub improved: u64,
+    pub unchanged_correct: u64,
+    pub unchanged_wrong: u64,
+    pub only_in_baseline: u64,
+    pub only_in_candidate: u64,
+    pub unscored: u64,
+}
+
+impl FlipCounts {
+    pub fn of(pairs: &[PairedItem]) -> FlipCounts {
+        let mut c = FlipCounts::default();
+        for p in pairs {
+            c.count(p.flip());
+        }
+        c
+    }
+    pub fn count(&mut self, f: Flip) {
+        match f {
+            Flip::Regressed => self.regressed += 1,
+            Flip::Improved => self.improved += 1,
+            Flip::UnchangedCorrect => self.unchanged_correct += 1,
+            Flip::UnchangedWrong => self.unchanged_wrong += 1,
+            Flip::OnlyInBaseline => self.only_in_baseline += 1,
+            Flip::OnlyInCandidate => self.only_in_candidate += 1,
+            Flip::Unscored => self.unscored += 1,
+        }
+    }
+    pub fn merge(&mut self, o: &FlipCounts) {
+        self.regressed += o.regressed;
+        self.improved += o.improved;
+        self.unchanged_correct += o.unchanged_correct;
+        self.unchanged_wrong += o.unchanged_wrong;
+        self.only_in_baseline += o.only_in_baseline;
+        self.only_in_candidate += o.only_in_candidate;
+        self.unscored += o.unscored;
+    }
+    /// Items scored in both runs.
+    pub fn n_paired(&self) -> u64 {
+        self.regressed + self.improved + self.unchanged_correct + self.unchanged_wrong
+    }
+}
+
+/// Exact two-sided McNemar test on the discordant pairs: `b` regressed, `c` improved.
+///
+/// Under H0 each discordant pair is equally likely to go either way, so with `n = b + c` and
+/// `k = min(b, c)`: `p = min(1, 2 · Σ_{i=0..k} C(n, i) / 2^n)`; `p = 1` when `n = 0`. Terms are
+/// summed in log space (`ln C(n, i+1) = ln C(n, i) + ln(n − i) − ln(i + 1)`, then log-sum-exp
+/// against the largest term), so large `n` neither overflows nor underflows to a wrong 0; for
+/// `n <= 120` the sum is computed exactly in integers instead.
+pub fn mcnemar_exact_p(b: u64, c: u64) -> f64 {
+    let n = b.saturating_add(c);
+    if n == 0 {
+        return 1.0;
+    }
+    let k = b.min(c);
+    if 2 * k >= n {
+        return 1.0;
+    }
+    if let Some(p) = mcnemar_exact_small(n, k) {
+        return p;
+    }
+    mcnemar_log_space(n, k)
+}
+
+/// `2 · Σ_{i≤k} C(n, i) / 2^n` in log space with O(1) memory. The terms increase with `i`
+/// (`k < n/2`), so each new term is the running maximum: `S ← S · e^{t_{i−1} − t_i} + 1` keeps
+/// `S = Σ e^{t_j − t_i}`.
+fn mcnemar_log_space(n: u64, k: u64) -> f64 {
+    let nf = n as f64;
+    let mut ln_c = 0.0f64; // ln C(n, 0)
+    let mut sum = 1.0f64;
+    for i in 0..k {
+        let fi = i as f64;
+        let step = (nf - fi).ln() - (fi + 1.0).ln();
+        ln_c += step;
+        sum = sum * (-step).exp() + 1.0;
+    }
+    let ln_p = std::f64::consts::LN_2 + ln_c + sum.ln() - nf * std::f64::consts::LN_2;
+    ln_p.exp().min(1.0)
+}
+
+/// For `n <= 120` the tail sum is an exact integer (it fits in u128), so
+/// `2 · Σ / 2^n` is correctly rounded: one rounding of the integer to f64, then exact scaling
+/// by powers of two. `None` if an intermediate would overflow.
+fn mcnemar_exact_small(n: u64, k: u64) -> Option<f64> {
+    if n > 120 {
+        return None;
+    }
+    let mut coef: u128 = 1;
+    let mut total: u128 = 0;
+    for i in 0..=k {
+        total = total.checked_add(coef)?;
+        coef = coef.checked_mul(u128::from(n - i))? / u128::from(i + 1);
+    }
+    let p = (total as f64) * 2.0 / 2f64.powi(i32::try_from(n).ok()?);
+    Some(p.min(1.0))
+}
+
+/// SplitMix64 (Steele, Lea & Flood 2014): used to expand a `u64` seed into xoshiro's state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64 { state: seed }
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// xoshiro256** 1.0 (Blackman & Vigna), seeded with four SplitMix64 outputs. Pure integer
+/// arithmetic: identical sequences on every target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rng {
+    s: [u64; 4],
+}
+
+impl Rng {
+    pub fn seed_from_u64(seed: u64) -> Rng {
+        let mut sm = SplitMix64::new(seed);
+        Rng {
+            s: [sm.next_u64(), sm.next_u64(), sm.next_u64(), sm.next_u64()],
+        }
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        let [s0, s1, s2, s3] = self.s;
+        let result = s1.wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+        let t = s1 << 17;
+        let mut s = [s0, s1, s2 ^ s0, s3 ^ s1];
+        s[1] ^= s[2];
+        s[0] ^= s[3];
+        s[2] ^= t;
+        s[3] = s[3].rotate_left(45);
+        self.s = s;
+        result
+    }
+
+    /// Uniform in `0..n` without modulo bias (Lemire's multiply-and-reject); `0` when `n == 0`.
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        let threshold = n.wrapping_neg() % n;
+        loop {
+            let m = u128::from(self.next_u64()) * u128::from(n);
+            if (m as u64) >= threshold {
+                return (m >> 64) as u64;
+            }
+        }
+    }
+}
+
+/// The default number of bootstrap resamples.
+pub const DEFAULT_RESAMPLES: u32 = 10_000;
+/// The default bootstrap seed (any fixed value, so reports are reproducible; kept below 2^53 so
+/// it survives a round trip through JavaScript numbers).
+pub const DEFAULT_SEED: u64 = 42;
+
+/// A 95% paired bootstrap confidence interval for accuracy(candidate) − accuracy(baseline).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BootstrapCi {
+    /// 2.5th percentile; `None` without pairs or resamples.
+    pub low: Option<f64>,
+    /// 97.5th percentile.
+    pub high: Option<f64>,
+    /// The observed difference on the pairs themselves.
+    pub observed: Option<f64>,
+    pub n_pairs: u64,
+    pub resamples: u32,
+    pub seed: u64,
+}
+
+/// Paired bootstrap, percentile method, over `(baseline_correct, candidate_correct)` pairs.
+///
+/// With `n` pairs, resample `r` draws `n` indices with [`Rng::below`]`(n)` in order from one
+/// [`Rng::seed_from_u64`]`(seed)` stream (resample 0's indices first) and computes
+/// `d_r = (Σ cand[i] − Σ base[i]) / n`. The sorted `d` give the bounds by the inverse empirical
+/// CDF (Hyndman & Fan type 1, no interpolation): `low = d_(⌈0.025·R⌉)`, `high = d_(⌈0.975·R⌉)`
+/// (1-based order statistics; for R = 10 000, the 250th and 9 750th). The ceilings are computed
+/// in integers, so the bounds are exact multiples of `1/n`.
+pub fn paired_bootstrap_ci(pairs: &[(bool, bool)], resamples: u32, seed: u64) -> BootstrapCi {
+    let n = pairs.len();
+    let mut ci = BootstrapCi {
+        low: None,
+        high: None,
+        observed: None,
+        n_pairs: n as u64,
+        resamples,
+        seed,
+    };
+    if n == 0 {
+        return ci;
+    }
+    let delta = |(b, c): &(bool, bool)| i64::from(*c) - i64::from(*b);
+    let observed: i64 = pairs.iter().map(delta).sum();
+    ci.observed = Some(observed as f64 / n as f64);
+    if resamples == 0 {
+        return ci;
+    }
+    let mut rng = Rng::seed_from_u64(seed);
+    let mut sums: Vec<i64> = Vec::with_capacity(resamples as usize);
+    for _ in 0..resamples {
+        let mut s = 0i64;
+        for _ in 0..n {
+            let i = rng.below(n as u64) as usize;
+            s += pairs.get(i).map(delta).unwrap_or(0);
+        }
+        sums.push(s);
+    }
+    sums.sort_unstable();
+    let r = u64::from(resamples);
+    let k_low = (r * 25).div_ceil(1000).max(1);
+    let k_high = (r * 975).div_ceil(1000).max(1);
+    let at = |k: u64| sums.get((k - 1) as usize).map(|s| *s as f64 / n as f64);
+    ci.low = at(k_low);
+    ci.high = at(k_high);
+    ci
+}
+
+/// Resampling settings for [`compare_pairs`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompareOptions {
+    pub resamples: u32,
+    pub seed: u64,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            resamples: DEFAULT_RESAMPLES,
+            seed: DEFAULT_SEED,
+        }
+    }
+}
+
+/// The statistics of one baseline-vs-candidate comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairedComparison {
+    /// Sorted by key.
+    pub pairs: Vec<PairedItem>,
+    pub flips: FlipCounts,
+    /// Items scored in both runs.
+    pub n_paired: u64,
+    /// Accuracy over the paired items only; `None` when nothing is paired.
+    pub baseline_accuracy: Option<f64>,
+    pub candidate_accuracy: Option<f64>,
+    /// `candidate_accuracy − baseline_accuracy` as `(Σc − Σb) / n_paired`.
+    pub accuracy_delta: Option<f64>,
+    /// [`mcnemar_exact_p`]`(regressed, improved)`.
+    pub mcnemar_p: f64,
+    pub bootstrap: BootstrapCi,
+}
+
+/// Flips, McNemar and the bootstrap CI over the items scored in both runs.
+pub fn compare_pairs(mut pairs: Vec<PairedItem>, opts: &CompareOptions) -> PairedComparison {
+    pairs.sort_by(|a, b| a.key.cmp(&b.key));
+    let flips = FlipCounts::of(&pairs);
+    let both: Vec<(bool, bool)> = pairs
+        .iter()
+        .filter_map(|p| Some((p.baseline?, p.candidate?)))
+        .collect();
+    let n = both.len();
+    let acc = |f: fn(&(bool, bool)) -> bool| {
+        (n > 0).then(|| both.iter().filter(|p| f(p)).count() as f64 / n as f64)
+    };
+    let bootstrap = paired_bootstrap_ci(&both, opts.resamples, opts.seed);
+    PairedComparison {
+        n_paired: n as u64,
+        baseline_accuracy: acc(|p| p.0),
+        candidate_accuracy: acc(|p| p.1),
+        accuracy_delta: bootstrap.observed,
+        mcnemar_p: mcnemar_exact_p(flips.regressed, flips.improved),
+        flips,
+        bootstrap,
+        pairs,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text diff
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffKind {
+    Equal,
+    /// Only in `b` (the candidate / prediction).
+    Insert,
+    /// Only in `a` (the baseline / expected).
+    Delete,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiffSpan {
+    pub kind: DiffKind,
+    pub text: String,
+}
+
+/// Word-level diff of `a` → `b` (Myers). Tokens are runs of alphanumeric characters, runs of
+/// whitespace, and single other characters, so `42.` vs `42` differs only in the `.`.
+/// Adjacent spans of the same kind are merged; concatenating Equal+Delete spans gives `a`,
+/// Equal+Insert gives `b`.
+pub fn diff_text(a: &str, b: &str) -> Vec<DiffSpan> {
+    diff_tokens(&word_tokens(a), &word_tokens(b))
+}
+
+/// Character-level diff of `a` → `b` (Myers, on Unicode scalar values).
+pub fn diff_chars(a: &str, b: &str) -> Vec<DiffSpan> {
+    diff_tokens(&char_tokens(a), &char_tokens(b))
+}
+
+fn char_tokens(s: &str) -> Vec<&str> {
+    s.char_indices()
+        .map(|(i, c)| s.get(i..i + c.len_utf8()).unwrap_or(""))
+        .collect()
+}
+
+fn word_tokens(s: &str) -> Vec<&str> {
+    #[derive(PartialEq, Clone, Copy)]
+    enum Class {
+        Word,
+        Space,
+        Other,
+    }
+    let class = |c: char| {
+        if c.is_alphanumeric() || c == '_' {
+            Class::Word
+        } else if c.is_whitespace() {
+            Class::Space
+        } else {
+            Class::Other
+        }
+    };
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut prev: Option<Class> = None;
+    for (i, c) in s.char_indices() {
+        let k = class(c);
+        let split = match prev {
+            None => false,
+            Some(p) => p != k || k == Class::Other,
+        };
+        if split {
+            out.push(s.get(start..i).unwrap_or(""));
+            start = i;
+        }
+        prev = Some(k);
+    }
+    if start < s.len() {
+        out.push(s.get(start..).unwrap_or(""));
+    }
+    out
+}
+
+fn diff_tokens(a: &[&str], b: &[&str]) -> Vec<DiffSpan> {
+    use similar::{capture_diff_slices, Algorithm, DiffOp};
+    let part = |v: &[&str], at: usize, len: usize| -> String {
+        v.get(at..at + len).unwrap_or(&[]).concat()
+    };
+    let mut out: Vec<DiffSpan> = Vec::new();
+    let mut push = |kind: DiffKind, text: String| {
+        if text.is_empty() {
+            return;
+        }
+        match out.last_mut() {
+            Some(last) if last.kind == kind => last.text.push_str(&text),
+            _ => out.push(DiffSpan { kind, text }),
+        }
+    };
+    for op in capture_diff_slices(Algorithm::Myers, a, b) {
+        match op {
+            DiffOp::Equal { old_index, len, .. } => {
+                push(DiffKind::Equal, part(a, old_index, len));
+            }
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => push(DiffKind::Delete, part(a, old_index, old_len)),
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => push(DiffKind::Insert, part(b, new_index, new_len)),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                push(DiffKind::Delete, part(a, old_index, old_len));
+                push(DiffKind::Insert, part(b, new_index, new_len));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Exact two-sided binomial p, by hand: 2 · Σ_{i≤k} C(n,i) / 2^n, capped at 1.
+    fn exact_p(b: u64, c: u64) -> f64 {
+        let n = b + c;
+        if n == 0 {
+            return 1.0;
+        }
+        let k = b.min(c);
+        let mut coef: u128 = 1;
+        let mut total: u128 = 0;
+        for i in 0..=k {
+            total += coef;
+            coef = coef * u128::from(n - i) / u128::from(i + 1);
+        }
+        (2.0 * total as f64 / 2f64.powi(n as i32)).min(1.0)
+    }
+
+    fn check_p(b: u64, c: u64, expected: f64) {
+        let got = mcnemar_exact_p(b, c);
+        let tol = 1e-12 * expected.max(1e-300);
+        assert!(
+            (got - expected).abs() <= tol,
+            "b={b} c={c}: got {got:e}, expected {expected:e}"
+        );
+    }
+
+    #[test]
+    fn mcnemar_hand_values() {
+        check_p(0, 0, 1.0);
+        check_p(1, 5, 14.0 / 64.0); // 2·(1 + 6)/64 = 0.21875
+        check_p(5, 1, 14.0 / 64.0);
+        check_p(0, 1, 1.0);
+        check_p(0, 5, 2.0 / 32.0); // 0.0625
+        check_p(0, 6, 2.0 / 64.0);
+        check_p(2, 10, 2.0 * (1.0 + 12.0 + 66.0) / 4096.0);
+        check_p(3, 3, 1.0);
+        check_p(4, 5, 1.0);
+        check_p(0, 20, 2.0 / 1_048_576.0);
+        for (b, c) in [
+            (3, 17),
+            (10, 30),
+            (25, 40),
+            (7, 90),
+            (50, 50),
+            (31, 64),
+            (40, 80),
+        ] {
+            check_p(b, c, exact_p(b, c));
+            // The log-space path (used above n = 120) agrees with the exact one.
+            let (n, k) = (b + c, b.min(c));
+            if 2 * k < n {
+                let l = mcnemar_log_space(n, k);
+                let e = exact_p(b, c);
+                assert!((l - e).abs() <= 1e-12 * e, "b={b} c={c}: {l:e} vs {e:e}");
+            }
+        }
+        // Exact path: correctly rounded, so equal to the hand value to the bit.
+        assert_eq!(mcnemar_exact_p(2, 17), 382.0 / 524_288.0);
+    }
+
+    #[test]
+    fn mcnemar_large_counts_stay_finite_and_ordered() {
+        // 2·P(X ≤ 0) for n = 2000 is 2^-1999: below f64's normal range but not zero in log space.
+        let p = mcnemar_exact_p(0, 2000);
+        assert!(p == 0.0 || p < 1e-300);
+        let p1 = mcnemar_exact_p(4_900, 5_100);
+        let p2 = mcnemar_exact_p(4_800, 5_200);
+        assert!(p1 > p2 && p1 < 1.0 && p2 > 0.0, "{p1} {p2}");
+        // Normal approximation check: z = (5100 − 4900)/√10000 = 2 → p ≈ 0.0455 (continuity
+        // corrected ≈ 0.0466); the exact value lies close by.
+        assert!((p1 - 0.0466).abs() < 0.002, "{p1}");
+        assert_eq!(mcnemar_exact_p(u64::MAX, 0), 0.0);
+        assert_eq!(mcnemar_exact_p(1_000_000, 1_000_000), 1.0);
+    }
+
+    #[test]
+    fn splitmix_and_xoshiro_reference_vectors() {
+        // SplitMix64 with seed 0 (reference C implementation).
+        let mut sm = SplitMix64::new(0);
+        assert_eq!(sm.next_u64(), 0xe220_a839_7b1d_cdaf);
+        assert_eq!(sm.next_u64(), 0x6e78_9e6a_a1b9_65f4);
+        assert_eq!(sm.next_u64(), 0x06c4_5d18_8009_454f);
+        // xoshiro256** seeded from SplitMix64(0), against the reference C implementation.
+        let mut r = Rng::seed_from_u64(0);
+        let got: Vec<u64> = (0..4).map(|_| r.next_u64()).collect();
+        assert_eq!(got, XOSHIRO_SEED0);
+        let mut r = Rng::seed_from_u64(42);
+        assert_eq!(r.next_u64(), 0x1578_0b2e_0c2e_c716);
+        assert_eq!(r.next_u64(), 0x6104_d986_6d11_3a7e);
+    }
+
+    /// First outputs of the reference `xoshiro256starstar.c` with s = SplitMix64(0) × 4.
+    const XOSHIRO_SEED0: [u64; 4] = [
+        0x99ec_5f36_cb75_f2b4,
+        0xbf6e_1f78_4956_452a,
+        0x1a5f_849d_4933_e6e0,
+        0x6aa5_94f1_262d_2d2c,
+    ];
+
+    #[test]
+    fn below_is_in_range_and_deterministic() {
+        let mut a = Rng::seed_from_u64(42);
+        let mut b = Rng::seed_from_u64(42);
+        for n in [1u64, 2, 3, 7, 100, 1 << 40, u64::MAX] {
+            for _ in 0..100 {
+                let x = a.below(n);
+                assert!(x < n);
+                assert_eq!(x, b.below(n));
+            }
+        }
+        assert_eq!(a.below(0), 0);
+    }
+
+    /// The same resample indices, the obvious way: floats, a naive loop, a float sort.
+    fn reference_ci(pairs: &[(bool, bool)], resamples: u32, seed: u64) -> (f64, f64) {
+        let n = pairs.len();
+        let mut rng = Rng::seed_from_u64(seed);
+        let mut diffs = Vec::new();
+        for _ in 0..resamples {
+            let mut base = 0.0;
+            let mut cand = 0.0;
+            for _ in 0..n {
+                let i = rng.below(n as u64) as usize;
+                if pairs[i].0 {
+                    base += 1.0;
+                }
+                if pairs[i].1 {
+                    cand += 1.0;
+                }
+            }
+            diffs.push((cand - base) / n as f64);
+        }
+        diffs.sort_by(|x, y| x.partial_cmp(y).unwrap());
+        let r = resamples as f64;
+        let lo = (0.025 * r).ceil() as usize;
+        let hi = (0.975 * r).ceil() as usize;
+        (diffs[lo - 1], diffs[hi - 1])
+    }
+
+    fn sample_pairs() -> Vec<(bool, bool)> {
+        // 40 items: 12 both right, 15 both wrong, 4 regressed, 9 improved.
+        let mut v = Vec::new();
+        v.extend(std::iter::repeat_n((true, true), 12));
+        v.extend(std::iter::repeat_n((false, false), 15));
+        v.extend(std::iter::repeat_n((true, false), 4));
+        v.extend(std::iter::repeat_n((false, true), 9));
+        v
+    }
+
+    #[test]
+    fn bootstrap_matches_naive_reference() {
+        let pairs = sample_pairs();
+        for (resamples, seed) in [(10_000, DEFAULT_SEED), (1_000, 7), (40, 1), (1, 3)] {
+            let ci = paired_bootstrap_ci(&pairs, resamples, seed);
+            let (lo, hi) = reference_ci(&pairs, resamples, seed);
+            assert_eq!((ci.low, ci.high), (Some(lo), Some(hi)), "R={resamples}");
+            assert_eq!(ci.observed, Some(5.0 / 40.0));
+            assert!(lo <= 0.125 && 0.125 <= hi || resamples < 100);
+        }
+    }
+
+    #[test]
+    fn bootstrap_is_deterministic_and_seed_sensitive() {
+        let pairs = sample_pairs();
+        let a = paired_bootstrap_ci(&pairs, 2_000, 99);
+        let b = paired_bootstrap_ci(&pairs, 2_000, 99);
+        assert_eq!(a, b);
+        let c = paired_bootstrap_ci(&pairs, 2_000, 100);
+        assert_eq!(c.seed, 100);
+        assert_eq!(c.resamples, 2_000);
+    }
+
+    #[test]
+    fn bootstrap_edge_cases() {
+        let empty = paired_bootstrap_ci(&[], 100, 1);
+        assert_eq!((empty.low, empty.high, empty.observed), (None, None, None));
+        let none = paired_bootstrap_ci(&[(true, false)], 0, 1);
+        assert_eq!(
+            (none.low, none.high, none.observed),
+            (None, None, Some(-1.0))
+        );
+        let same = paired_bootstrap_ci(&[(true, true), (false, false)], 500, 1);
+        assert_eq!((same.low, same.high), (Some(0.0), Some(0.0)));
+    }
+
+    fn item(key: &str, b: Option<bool>, c: Option<bool>) -> PairedItem {
+        PairedItem {
+            key: vec![key.to_string()],
+            baseline: b,
+            candidate: c,
+            ..PairedItem::default()
+        }
+    }
+
+    #[test]
+    fn flips_and_comparison() {
+        let pairs = vec![
+            item("e", Some(true), Some(false)),
+            item("a", Some(false), Some(true)),
+            item("b", Some(true), Some(true)),
+            item("c", Some(false), Some(false)),
+            item("d", Some(true), None),
+            item("f", None, Some(false)),
+            item("g", None, None),
+        ];
+        let flips: Vec<Flip> = pairs.iter().map(PairedItem::flip).collect();
+        assert_eq!(
+            flips,
+            [
+                Flip::Regressed,
+                Flip::Improved,
+                Flip::UnchangedCorrect,
+                Flip::UnchangedWrong,
+                Flip::OnlyInBaseline,
+                Flip::OnlyInCandidate,
+                Flip::Unscored
+            ]
+        );
+        let cmp = compare_pairs(pairs.clone(), &CompareOptions::default());
+        let keys: Vec<&str> = cmp.pairs.iter().map(|p| p.key[0].as_str()).collect();
+        assert_eq!(keys, ["a", "b", "c", "d", "e", "f", "g"]);
+        assert_eq!(cmp.n_paired, 4);
+        assert_eq!(cmp.flips.n_paired(), 4);
+        assert_eq!(cmp.baseline_accuracy, Some(0.5));
+        assert_eq!(cmp.candidate_accuracy, Some(0.5));
+        assert_eq!(cmp.accuracy_delta, Some(0.0));
+        assert_eq!(cmp.mcnemar_p, 1.0);
+        let mut merged = FlipCounts::of(&pairs[..3]);
+        merged.merge(&FlipCounts::of(&pairs[3..]));
+        assert_eq!(merged, cmp.flips);
+        let none = compare_pairs(vec![], &CompareOptions::default());
+        assert_eq!((none.baseline_accuracy, none.accuracy_delta), (None, None));
+    }
+
+    fn spans(v: &[DiffSpan]) -> Vec<(char, &str)> {
+        v.iter()
+            .map(|s| {
+                let k = match s.kind {
+                    DiffKind::Equal => '=',
+                    DiffKind::Insert => '+',
+                    DiffKind::Delete => '-',
+                };
+                (k, s.text.as_str())
+            })
+            .collect()
+    }
+
+    fn rebuild(v: &[DiffSpan], skip: DiffKind) -> String {
+        v.iter()
+            .filter(|s| s.kind != skip)
+            .map(|s| s.text.as_str())
+            .collect()
+    }
+
+    #[test]
+    fn word_diff() {
+        let d = diff_text("The answer is 42.", "The answer is 43");
+        assert_eq!(
+            spans(&d),
+            [('=', "The answer is "), ('-', "42."), ('+', "43")]
+        );
+        let d = diff_text("Paris", "Paris\nParis");
+        assert_eq!(spans(&d), [('=', "Paris"), ('+', "\nParis")]);
+        assert!(diff_text("", "").is_empty());
+        assert_eq!(spans(&diff_text("", "x y")), [('+', "x y")]);
+        assert_eq!(
+            spans(&diff_text("1,000", "1000")),
+            [('-', "1,000"), ('+', "1000")]
+        );
+        for (a, b) in [
+            ("15 + 27 = 42\n42\n42", "42"),
+            ("naïve café ß", "naive cafe SS"),
+            ("a  b\tc", "a b c"),
+            ("x", ""),
+        ] {
+            let d = diff_text(a, b);
+            assert_eq!(rebuild(&d, DiffKind::Insert), a);
+            assert_eq!(rebuild(&d, DiffKind::Delete), b);
+        }
+    }
+
+    #[test]
+    fn char_diff() {
+        let d = diff_chars("colour", "color");
+        assert_eq!(spans(&d), [('=', "colo"), ('-', "u"), ('=', "r")]);
+        let d = diff_chars("ß", "SS");
+        assert_eq!(spans(&d), [('-', "ß"), ('+', "SS")]);
+    }
+}

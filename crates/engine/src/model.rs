@@ -259,8 +259,9 @@ pub struct Fa2LlmCall {
 /// Trace-level fields of a financial-agent-2 TraceRecord, verbatim, for the compat profile.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Fa2TraceExtra {
-    /// Every top-level key of the trace JSON in file order, as raw values (lists/objects as JSON
-    /// text). The compat writer reads what it needs from here.
+    /// Every top-level key of the trace JSON in file order except `turns` (lowered into
+    /// `QaConversation::turns`), as raw values (lists/objects as JSON text). The compat writer
+    /// reads what it needs from here (`num_turns`, `timestamp_start`, `timestamp_end`).
     pub fields: Vec<(String, RawValue)>,
 }
 

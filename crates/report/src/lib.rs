@@ -1,8 +1,10 @@
 //! Pure output writers: scored runs → files (statistics.json, CSVs, SVG charts, HTML report).
 //! No I/O: every writer returns the file's text; the CLI and the app decide where it goes.
 
+pub mod charts;
 pub mod csvs;
 pub mod outputs;
+pub mod qa_charts;
 
 use evalboard_engine::aggregate::doc::Statistics;
 
@@ -12,3 +14,5 @@ pub fn statistics_json(stats: &Statistics) -> String {
     s.push('\n');
     s
 }
+
+

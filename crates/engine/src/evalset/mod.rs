@@ -1,1 +1,249 @@
 //! Answer-correctness eval sets (seed 004, tunix-rt): eval sets, predictions, scorecards.
+//!
+//! Pipeline for this family: [`sniff`] each file → [`read_evalset_run`] lowers eval sets, the four
+//! prediction shapes, eval summaries, training metrics and run manifests into [`EvalRun`] →
+//! [`score::score_run`] applies `answer_correctness@v1` (or `@v1-extract`) and builds the
+//! seed system's scorecard → [`dto`] writes `scorecard.json` / `predictions.jsonl` →
+//! [`pairing::compare_runs`] pairs two scored runs item by item for [`crate::compare`].
+
+pub mod dto;
+pub mod pairing;
+pub(crate) mod pyfloat;
+pub mod read;
+pub mod score;
+pub mod sniff;
+pub mod validate;
+
+use serde::{Deserialize, Serialize};
+
+use crate::diag::Diagnostic;
+use crate::model::{InputFileReport, SourceRef};
+
+pub use pairing::compare_runs;
+pub use read::{read_eval_items, read_evalset_run, EvalItemsRead};
+pub use score::{
+    answers_match, compute_primary_score, compute_scorecard, extract_answer, extract_score,
+    normalize_answer, score_run, AnswerScorer, ItemScore, ScoreRow, Scorecard, ScoredRun,
+    ScoringOptions, Verdict,
+};
+pub use sniff::sniff;
+pub use validate::{validate_evalset, EvalsetValidateReport};
+
+/// What a file of this family was recognised as, by content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EvalsetFileKind {
+    /// Eval set JSONL: `{id, prompt, expected_answer, section?, category?, difficulty?}`.
+    EvalSet,
+    /// The judge's prediction contract: `{id | trace_id, prediction}`.
+    Predictions,
+    /// Research eval output: `{id, prompt, expected_answer, predicted_answer, ..., correct}`.
+    ResearchPredictions,
+    /// Observer (error-detector) output: `{id, prompt, expected_answer, generated_answer, ...}`;
+    /// its `correct` grades the observer's label, not the answer.
+    ObserverPredictions,
+    /// Trace format: `{trace_version, prompt, final_answer, steps[], meta{eval_id, model, ...}}`.
+    TracePredictions,
+    /// The per-item artifact schema: `{item_id, expected, predicted, correctness, eval_time_ms}`.
+    ItemPredictions,
+    /// `eval_summary.json`: a research batch summary or a submission summary.
+    EvalSummary,
+    /// Training `metrics.jsonl`: `{step, loss, timestamp, metrics{...}}`.
+    TrainingMetrics,
+    /// A run manifest: `{run_version | run_id, model_id, dataset, eval_set, config_path, ...}`.
+    RunManifest,
+}
+
+impl EvalsetFileKind {
+    /// The label used in file reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            EvalsetFileKind::EvalSet => "evalset",
+            EvalsetFileKind::Predictions => "evalset-predictions",
+            EvalsetFileKind::ResearchPredictions => "evalset-research-predictions",
+            EvalsetFileKind::ObserverPredictions => "evalset-observer-predictions",
+            EvalsetFileKind::TracePredictions => "evalset-trace-predictions",
+            EvalsetFileKind::ItemPredictions => "evalset-item-predictions",
+            EvalsetFileKind::EvalSummary => "evalset-summary",
+            EvalsetFileKind::TrainingMetrics => "training-metrics",
+            EvalsetFileKind::RunManifest => "run-manifest",
+        }
+    }
+
+    /// Files that carry per-item predictions.
+    pub fn is_predictions(self) -> bool {
+        matches!(
+            self,
+            EvalsetFileKind::Predictions
+                | EvalsetFileKind::ResearchPredictions
+                | EvalsetFileKind::ObserverPredictions
+                | EvalsetFileKind::TracePredictions
+                | EvalsetFileKind::ItemPredictions
+        )
+    }
+}
+
+/// One eval set item. `expected` is `None` when the source had no ground truth (trace-format
+/// predictions without an attached eval set); such items cannot be scored.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EvalItem {
+    pub id: String,
+    pub prompt: String,
+    pub expected: Option<String>,
+    pub section: Option<String>,
+    pub category: Option<String>,
+    pub difficulty: Option<String>,
+    pub source: SourceRef,
+}
+
+/// One model output for one item, in any of the prediction shapes.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Prediction {
+    pub item_id: String,
+    /// The model's answer text; `None` when the row had none (`null`), which scores 0 as a
+    /// missing prediction.
+    pub predicted: Option<String>,
+    /// Why the item produced no answer (`crashed`, `timeout`, an error message), when recorded.
+    pub failure: Option<String>,
+    /// The correctness the original system wrote (research `correct`, per-item `correctness`),
+    /// kept as "as originally scored"; never used as the source of truth.
+    pub original_correct: Option<f64>,
+    pub eval_time_ms: Option<u64>,
+    /// Item metadata carried by the prediction row itself; it wins over the eval set's, as in the
+    /// seed system's `compute_scorecard`.
+    pub section: Option<String>,
+    pub category: Option<String>,
+    pub difficulty: Option<String>,
+    pub source: SourceRef,
+}
+
+/// Per-section tally of an original summary.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SummarySection {
+    pub name: String,
+    pub n_items: Option<u64>,
+    pub n_correct: Option<u64>,
+    pub accuracy: Option<f64>,
+}
+
+/// One scored checkpoint/run inside an eval summary, as originally scored.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SummaryEntry {
+    /// `results` key (research batch) or `run_version` (submission summary).
+    pub name: String,
+    /// `accuracy` (research) or `primary_score` / `metrics.answer_correctness` (submission).
+    pub accuracy: Option<f64>,
+    pub n_correct: Option<u64>,
+    pub n_items: Option<u64>,
+    pub runtime_seconds: Option<f64>,
+    /// The predictions file it wrote (`output_file` / `predictions_path`), as recorded.
+    pub output_file: Option<String>,
+    /// The error recorded instead of results, when evaluation failed.
+    pub error: Option<String>,
+    pub sections: Vec<SummarySection>,
+}
+
+/// An `eval_summary.json`, kept as "as originally scored".
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EvalSummary {
+    pub file: String,
+    pub eval_set: Option<String>,
+    pub n_items: Option<u64>,
+    pub entries: Vec<SummaryEntry>,
+    /// The file's JSON, verbatim.
+    pub original: serde_json::Value,
+}
+
+/// One line of a training `metrics.jsonl`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrainingMetricPoint {
+    pub step: Option<u64>,
+    pub loss: Option<f64>,
+    pub timestamp: Option<String>,
+    /// Numeric entries of `metrics{...}` in file order (`train_runtime`, `epoch`, ...).
+    pub metrics: Vec<(String, f64)>,
+    pub source: SourceRef,
+}
+
+/// A run manifest: what was trained, on what, with which command.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunManifest {
+    pub file: String,
+    pub run_version: Option<String>,
+    pub run_id: Option<String>,
+    /// `model_id`, else `config.model_id`.
+    pub model_id: Option<String>,
+    pub dataset: Option<String>,
+    pub eval_set: Option<String>,
+    pub config_path: Option<String>,
+    pub command: Option<String>,
+    /// `status` (`completed`, `failed`, `timeout`, ...), when recorded.
+    pub status: Option<String>,
+    /// The file's JSON, verbatim.
+    pub original: serde_json::Value,
+}
+
+impl RunManifest {
+    /// The run's failure status (`failed`, `crashed`, `timeout`, `cancelled`, `error`), if any.
+    pub fn failure_status(&self) -> Option<&str> {
+        let s = self.status.as_deref()?;
+        let l = s.trim().to_ascii_lowercase();
+        matches!(
+            l.as_str(),
+            "failed" | "failure" | "crashed" | "timeout" | "timed_out" | "cancelled" | "error"
+        )
+        .then_some(s)
+    }
+}
+
+/// An answer-correctness run, read and joined, ready to score.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EvalRun {
+    /// Manifest `run_version`/`run_id`, else the first predictions file's name without
+    /// `_predictions.jsonl`, else `run`. Callers may overwrite it.
+    pub name: String,
+    /// The eval set: attached, else read from the folder, else embedded in prediction rows.
+    pub items: Vec<EvalItem>,
+    /// At most one per item id (first wins), in file path then line order.
+    pub predictions: Vec<Prediction>,
+    /// Every eval summary found, in path order.
+    pub summaries: Vec<EvalSummary>,
+    /// Training metric lines, ordered by step (lines without a step last), then file order.
+    pub training_metrics: Vec<TrainingMetricPoint>,
+    pub manifest: Option<RunManifest>,
+    /// The model: manifest `model_id`, else trace `meta.model`.
+    pub model: Option<String>,
+    /// Names of the files that carried predictions (for matching summary entries).
+    pub prediction_files: Vec<String>,
+    pub files: Vec<InputFileReport>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl EvalRun {
+    /// The summary entry that scored this run originally: the only entry of the only summary,
+    /// else the entry whose recorded `output_file` names one of this run's prediction files (by
+    /// file name or `_`-separated suffix), else the entry named like the run.
+    pub fn original_entry(&self) -> Option<&SummaryEntry> {
+        let all: Vec<&SummaryEntry> = self.summaries.iter().flat_map(|s| &s.entries).collect();
+        if let [only] = all.as_slice() {
+            return Some(only);
+        }
+        let by_file = all.iter().find(|e| {
+            let Some(out) = e.output_file.as_deref() else {
+                return false;
+            };
+            let base = out.rsplit(['/', '\\']).next().unwrap_or(out);
+            !base.is_empty()
+                && self.prediction_files.iter().any(|p| {
+                    let name = p.rsplit('/').next().unwrap_or(p);
+                    name == base
+                        || name
+                            .strip_suffix(base)
+                            .is_some_and(|head| head.ends_with('_'))
+                })
+        });
+        by_file
+            .or_else(|| all.iter().find(|e| e.name == self.name))
+            .copied()
+    }
+}

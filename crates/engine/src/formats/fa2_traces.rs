@@ -1,1 +1,1053 @@
 //! financial-agent-2 run folder reader: traces/*.json (TraceRecord) into the canonical model.
+//!
+//! The seed 000 system (varshav2801/financial-agent-2, `src/evaluation/`) writes one
+//! `traces/<trace_id>.json` per conversation (a pydantic `TraceRecord` dumped with
+//! `json.dump(indent=2, default=str)`) plus `summary.csv`, `turns.csv`, `errors.csv`,
+//! `validation.csv` and `statistics.json`. This module lowers:
+//!
+//! - a trace JSON into one [`QaConversation`] ([`read_trace`]), every TurnMetrics field kept in
+//!   [`Fa2TurnExtra`] with pydantic's defaults for missing fields;
+//! - the original `turns.csv` into conversations ([`read_turns_csv`]), for folders without traces;
+//! - a whole run folder into a [`QaRun`] ([`read_run_folder`]), ordering traces as the original
+//!   writer did (its `summary.csv` order) and keeping `statistics.json` as "originally scored".
+
+use crate::diag::{line_of_offset, Diagnostic};
+use crate::input::RunInput;
+use crate::model::{
+    Fa2LlmCall, Fa2ToolCall, Fa2TraceExtra, Fa2TurnExtra, Fa2ValidatorLog, Features, FileStatus,
+    InputFileReport, OriginalFiles, OriginalTurnScores, QaConversation, QaRun, QaTurn, RawValue,
+    SourceRef, Tokens, TurnError,
+};
+use crate::pyrepr::{parse_py_json, raw_from_py_json};
+
+/// Format name of a trace JSON in [`InputFileReport::format`].
+pub const FORMAT_TRACE: &str = "fa2-trace";
+/// Format name of the writer's `turns.csv`.
+pub const FORMAT_TURNS_CSV: &str = "fa2-turns-csv";
+/// Format name of the writer's `statistics.json` (kept as originally scored).
+pub const FORMAT_STATISTICS: &str = "fa2-statistics";
+/// Format name of the writer's other CSVs (summary, errors, validation), kept as originally scored.
+pub const FORMAT_ORIGINAL_CSV: &str = "fa2-original-csv";
+
+// ---------------------------------------------------------------------------------------------
+// Sniffing
+
+fn find(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+fn skip_bom_ws(bytes: &[u8]) -> &[u8] {
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(bytes.len());
+    &bytes[start..]
+}
+
+/// Content sniff for a TraceRecord JSON: an object with `"trace_id"`, `"conversation_id"` and
+/// `"turns"` keys (results.json of later versions has none of `trace_id`).
+pub fn looks_like_trace(bytes: &[u8]) -> bool {
+    let body = skip_bom_ws(bytes);
+    body.first() == Some(&b'{')
+        && find(body, b"\"trace_id\"")
+        && find(body, b"\"conversation_id\"")
+        && find(body, b"\"turns\"")
+}
+
+/// Content sniff for the writer's `turns.csv`: its header line.
+pub fn looks_like_turns_csv(bytes: &[u8]) -> bool {
+    let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let header_end = body.iter().position(|&b| b == b'\n').unwrap_or(body.len());
+    let header = &body[..header_end];
+    header.starts_with(b"trace_id,conversation_id,turn_idx,question,expected_answer,actual_answer")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Field lowering, pydantic style
+
+/// Collects diagnostics for one file with a record locator.
+struct Ctx<'a> {
+    path: &'a str,
+    diags: Vec<Diagnostic>,
+}
+
+impl Ctx<'_> {
+    fn warn(&mut self, record: &str, message: String) {
+        self.diags
+            .push(Diagnostic::warning(self.path, None, message).with_record(record));
+    }
+}
+
+type Obj = serde_json::Map<String, serde_json::Value>;
+
+/// Lowers pydantic-typed fields of one JSON object, warning (and using the model default) when a
+/// field has a type the original model would not have written.
+struct Fields<'a, 'c, 'p> {
+    obj: &'a Obj,
+    record: String,
+    ctx: &'c mut Ctx<'p>,
+}
+
+impl Fields<'_, '_, '_> {
+    fn raw(&self, key: &str) -> Option<RawValue> {
+        self.obj.get(key).map(raw_from_py_json)
+    }
+
+    /// A required field: warn when missing.
+    fn required(&mut self, key: &str) -> Option<RawValue> {
+        let v = self.raw(key);
+        if v.is_none() {
+            self.ctx
+                .warn(&self.record, format!("missing required field `{key}`"));
+        }
+        v
+    }
+
+    /// An `int` field (default `default`): integral floats are accepted as ints.
+    fn int(&mut self, key: &str, default: i64) -> RawValue {
+        match self.raw(key) {
+            None => RawValue::Int(default),
+            Some(v) => match as_int(&v) {
+                Some(i) => RawValue::Int(i),
+                None => {
+                    self.ctx.warn(
+                        &self.record,
+                        format!("`{key}` should be an integer, got {v:?}; using {default}"),
+                    );
+                    RawValue::Int(default)
+                }
+            },
+        }
+    }
+
+    /// A `float` field: ints become floats, as pydantic stores them.
+    fn float(&mut self, key: &str, default: f64) -> RawValue {
+        match self.raw(key) {
+            None => RawValue::Float(default),
+            Some(RawValue::Float(f)) => RawValue::Float(f),
+            Some(RawValue::Int(i)) => RawValue::Float(i as f64),
+            Some(v) => {
+                self.ctx.warn(
+                    &self.record,
+                    format!("`{key}` should be a number, got {v:?}; using {default:?}"),
+                );
+                RawValue::Float(default)
+            }
+        }
+    }
+
+    /// A `float | None` field.
+    fn opt_float(&mut self, key: &str) -> RawValue {
+        match self.raw(key) {
+            None | Some(RawValue::Null) => RawValue::Null,
+            Some(_) => self.float(key, 0.0),
+        }
+    }
+
+    fn bool(&mut self, key: &str, default: bool) -> RawValue {
+        match self.raw(key) {
+            None => RawValue::Bool(default),
+            Some(RawValue::Bool(b)) => RawValue::Bool(b),
+            Some(v) => {
+                self.ctx.warn(
+                    &self.record,
+                    format!("`{key}` should be true/false, got {v:?}; using {default}"),
+                );
+                RawValue::Bool(default)
+            }
+        }
+    }
+
+    /// A `str | None` field (datetimes are strings in the JSON: `default=str`).
+    fn opt_str(&mut self, key: &str) -> RawValue {
+        match self.raw(key) {
+            None | Some(RawValue::Null) => RawValue::Null,
+            Some(RawValue::Str(s)) => RawValue::Str(s),
+            Some(v) => {
+                self.ctx.warn(
+                    &self.record,
+                    format!("`{key}` should be a string, got {v:?}; ignored"),
+                );
+                RawValue::Null
+            }
+        }
+    }
+
+    fn list(&mut self, key: &str) -> Vec<serde_json::Value> {
+        match self.obj.get(key) {
+            None | Some(serde_json::Value::Null) => Vec::new(),
+            Some(serde_json::Value::Array(a)) => a.clone(),
+            Some(_) => {
+                self.ctx
+                    .warn(&self.record, format!("`{key}` should be a list; ignored"));
+                Vec::new()
+            }
+        }
+    }
+}
+
+fn as_int(v: &RawValue) -> Option<i64> {
+    match v {
+        RawValue::Int(i) => Some(*i),
+        RawValue::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 9.0e15 => {
+            Some(*f as i64)
+        }
+        _ => None,
+    }
+}
+
+fn int_of(v: &RawValue) -> Option<i64> {
+    match v {
+        RawValue::Int(i) => Some(*i),
+        _ => None,
+    }
+}
+
+fn u32_of(v: &RawValue) -> Option<u32> {
+    int_of(v).and_then(|i| u32::try_from(i).ok())
+}
+
+fn u64_of(v: &RawValue) -> Option<u64> {
+    int_of(v).and_then(|i| u64::try_from(i).ok())
+}
+
+fn f64_of(v: &RawValue) -> Option<f64> {
+    match v {
+        RawValue::Float(f) => Some(*f),
+        RawValue::Int(i) => Some(*i as f64),
+        _ => None,
+    }
+}
+
+fn bool_of(v: &RawValue) -> Option<bool> {
+    match v {
+        RawValue::Bool(b) => Some(*b),
+        _ => None,
+    }
+}
+
+fn str_of(v: &RawValue) -> Option<String> {
+    match v {
+        RawValue::Str(s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+/// A list of strings (`tools_used`); other items are kept as their Python `str()`.
+fn string_list(items: &[serde_json::Value]) -> Vec<String> {
+    items
+        .iter()
+        .map(|v| match raw_from_py_json(v) {
+            RawValue::Str(s) => s,
+            other => crate::pyrepr::py_str(&other),
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Trace JSON
+
+/// Reads one TraceRecord JSON into a conversation. `Err` only when the file is not a JSON object.
+///
+/// Turns are sorted by `turn_idx` (with a warning when the file had them out of order); each
+/// turn's `source.record` is its index in the file's `turns` array.
+pub fn read_trace(
+    path: &str,
+    bytes: &[u8],
+) -> Result<(QaConversation, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let value = match parse_py_json(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            let line = u32::try_from(e.line()).ok().filter(|&l| l > 0);
+            return Err(vec![Diagnostic::error(
+                path,
+                line,
+                format!("not valid JSON: {e}"),
+            )]);
+        }
+    };
+    let serde_json::Value::Object(obj) = value else {
+        return Err(vec![Diagnostic::error(
+            path,
+            Some(1),
+            "a trace must be a JSON object (TraceRecord)",
+        )]);
+    };
+    let mut ctx = Ctx {
+        path,
+        diags: Vec::new(),
+    };
+    let conv = lower_trace(path, &obj, &mut ctx);
+    Ok((conv, ctx.diags))
+}
+
+fn file_stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.strip_suffix(".json").unwrap_or(name)
+}
+
+fn lower_trace(path: &str, obj: &Obj, ctx: &mut Ctx<'_>) -> QaConversation {
+    let mut f = Fields {
+        obj,
+        record: "trace".to_string(),
+        ctx,
+    };
+    let trace_id = match f.required("trace_id") {
+        Some(RawValue::Str(s)) => s,
+        _ => file_stem(path).to_string(),
+    };
+    let conversation_id = f
+        .required("conversation_id")
+        .and_then(|v| str_of(&v))
+        .unwrap_or_default();
+    let conversation_type = f.required("conversation_type").and_then(|v| str_of(&v));
+    let num_turns = f.required("num_turns").and_then(|v| as_int(&v));
+    let has_type2 = bool_of(&f.bool("has_type2_question", false));
+    let has_dup = bool_of(&f.bool("has_duplicate_columns", false));
+    let has_non_numeric = bool_of(&f.bool("has_non_numeric_values", false));
+
+    // Every top-level field but the turns, verbatim, for the compat writer.
+    let fields: Vec<(String, RawValue)> = obj
+        .iter()
+        .filter(|(k, _)| k.as_str() != "turns")
+        .map(|(k, v)| (k.clone(), raw_from_py_json(v)))
+        .collect();
+
+    let turn_values = f.list("turns");
+    let mut turns = Vec::with_capacity(turn_values.len());
+    for (i, tv) in turn_values.iter().enumerate() {
+        let record = format!("turns[{i}]");
+        match tv {
+            serde_json::Value::Object(t) => turns.push(lower_turn(path, i, t, &record, ctx)),
+            _ => ctx.warn(&record, "a turn must be an object; skipped".to_string()),
+        }
+    }
+    sort_turns(&mut turns, path, &trace_id, "turns", ctx);
+    if turns.is_empty() {
+        let expected = num_turns.map_or(String::new(), |n| format!(" of {n}"));
+        ctx.warn(
+            "trace",
+            format!(
+                "trace {trace_id} has no turns{expected} (the original runner writes such a \
+                 trace when the agent raised before the first turn)"
+            ),
+        );
+    }
+
+    let model = turns
+        .iter()
+        .filter_map(|t| t.fa2.as_ref())
+        .flat_map(|x| x.llm_calls.iter())
+        .find_map(|c| str_of(&c.model));
+    let trace_error = obj.get("error_occurred").and_then(|v| v.as_bool()) == Some(true);
+    let failure = (turns.is_empty() && trace_error).then(|| {
+        let et = obj.get("error_type").and_then(|v| v.as_str()).unwrap_or("");
+        let em = obj
+            .get("error_message")
+            .and_then(|v| v.as_str())
+            .unwrap_or("");
+        format!("{et}: {em}")
+    });
+
+    QaConversation {
+        id: conversation_id,
+        trace_id: Some(trace_id),
+        conversation_type,
+        model,
+        features: Features {
+            num_dialogue_turns: num_turns.and_then(|n| u32::try_from(n).ok()),
+            has_type2_question: has_type2,
+            has_duplicate_columns: has_dup,
+            has_non_numeric_values: has_non_numeric,
+        },
+        turns,
+        failure,
+        source: SourceRef {
+            file: path.to_string(),
+            line: None,
+            record: None,
+        },
+        fa2: Some(Box::new(Fa2TraceExtra { fields })),
+    }
+}
+
+/// Sorts turns by `turn_idx` (stable), warning once when they were out of order.
+fn sort_turns(turns: &mut [QaTurn], path: &str, trace_id: &str, record: &str, ctx: &mut Ctx<'_>) {
+    let in_order = turns.windows(2).all(|w| w[0].turn_idx <= w[1].turn_idx);
+    if !in_order {
+        let order: Vec<String> = turns.iter().map(|t| t.turn_idx.to_string()).collect();
+        ctx.diags.push(
+            Diagnostic::warning(
+                path,
+                None,
+                format!(
+                    "turns of {trace_id} are out of order (turn_idx {}); sorted by turn_idx",
+                    order.join(", ")
+                ),
+            )
+            .with_record(record),
+        );
+        turns.sort_by_key(|t| t.turn_idx);
+    }
+}
+
+fn lower_turn(path: &str, index: usize, t: &Obj, record: &str, ctx: &mut Ctx<'_>) -> QaTurn {
+    let mut f = Fields {
+        obj: t,
+        record: record.to_string(),
+        ctx,
+    };
+    let turn_idx = match f.required("turn_idx").as_ref().and_then(as_int) {
+        Some(i) => match u32::try_from(i) {
+            Ok(u) => u,
+            Err(_) => {
+                f.ctx.warn(
+                    record,
+                    format!("turn_idx {i} is negative; using position {index}"),
+                );
+                index as u32
+            }
+        },
+        None => index as u32,
+    };
+    let question = f
+        .required("question")
+        .and_then(|v| str_of(&v))
+        .unwrap_or_default();
+    let expected = f.required("expected_answer").unwrap_or(RawValue::Null);
+    let predicted = match f.required("actual_answer") {
+        None | Some(RawValue::Null) => None,
+        Some(v) => Some(v),
+    };
+
+    let extra = Fa2TurnExtra {
+        turn_tokens: f.int("turn_tokens", 0),
+        prompt_tokens: f.int("prompt_tokens", 0),
+        completion_tokens: f.int("completion_tokens", 0),
+        turn_llm_calls: f.int("turn_llm_calls", 0),
+        turn_tool_calls: f.int("turn_tool_calls", 0),
+        turn_latency_ms: f.float("turn_latency_ms", 0.0),
+        plan_type: f.opt_str("plan_type"),
+        plan_steps: f.int("plan_steps", 0),
+        plan_complexity: f.float("plan_complexity", 0.0),
+        validator_retries: f.int("validator_retries", 0),
+        validator_valid: f.bool("validator_valid", false),
+        validator_confidence: f.float("validator_confidence", 0.0),
+        tools_used: string_list(&f.list("tools_used")),
+        validator_logs: f
+            .list("validator_logs")
+            .iter()
+            .map(lower_validator_log)
+            .collect(),
+        tool_calls: f.list("tool_calls").iter().map(lower_tool_call).collect(),
+        llm_calls: f.list("llm_calls").iter().map(lower_llm_call).collect(),
+        logic_recall: f.opt_float("logic_recall"),
+        operations_per_turn: f.int("operations_per_turn", 0),
+        error_occurred: f.bool("error_occurred", false),
+        timestamp_start: f.opt_str("timestamp_start"),
+        timestamp_end: f.opt_str("timestamp_end"),
+    };
+    let numerical = bool_of(&f.bool("numerical_match", false));
+    let financial = bool_of(&f.bool("financial_match", false));
+    let soft = bool_of(&f.bool("soft_match", false));
+    let ground_truth_program = str_of(&f.opt_str("ground_truth_program"));
+    let error_type = str_of(&f.opt_str("error_type"));
+    let error_message = str_of(&f.opt_str("error_message"));
+    let error_context = match t.get("error_context") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(v @ serde_json::Value::Object(_)) => Some(v.clone()),
+        Some(_) => {
+            f.ctx.warn(
+                record,
+                "`error_context` should be an object; ignored".into(),
+            );
+            None
+        }
+    };
+    let error_occurred = bool_of(&extra.error_occurred) == Some(true);
+    let error =
+        (error_occurred || error_type.is_some() || error_message.is_some()).then(|| TurnError {
+            error_type: error_type.unwrap_or_default(),
+            message: error_message.unwrap_or_default(),
+            context: error_context,
+        });
+
+    QaTurn {
+        turn_idx,
+        question,
+        expected,
+        predicted,
+        plan: None,
+        plan_steps: u32_of(&extra.plan_steps),
+        ground_truth_program,
+        executed_answer: None,
+        tokens: Tokens {
+            prompt: u64_of(&extra.prompt_tokens),
+            completion: u64_of(&extra.completion_tokens),
+            total: u64_of(&extra.turn_tokens),
+        },
+        latency_ms: f64_of(&extra.turn_latency_ms),
+        error,
+        original: OriginalTurnScores {
+            numerical_match: numerical,
+            financial_match: financial,
+            soft_match: soft,
+            unit_agnostic_match: None,
+            sign_agnostic_match: None,
+            general_match: None,
+            logic_recall: f64_of(&extra.logic_recall),
+            operations_per_turn: u32_of(&extra.operations_per_turn),
+        },
+        source: SourceRef {
+            file: path.to_string(),
+            line: None,
+            record: Some(index as u32),
+        },
+        fa2: Some(Box::new(extra)),
+    }
+}
+
+fn lower_validator_log(v: &serde_json::Value) -> Fa2ValidatorLog {
+    let get = |k: &str| v.get(k).map(raw_from_py_json).unwrap_or_default();
+    let list = |k: &str| -> Vec<RawValue> {
+        v.get(k)
+            .and_then(|l| l.as_array())
+            .map(|a| a.iter().map(raw_from_py_json).collect())
+            .unwrap_or_default()
+    };
+    Fa2ValidatorLog {
+        valid: get("valid"),
+        confidence: get("confidence"),
+        failed_steps: list("failed_steps"),
+        issues: list("issues"),
+        retry_number: get("retry_number"),
+    }
+}
+
+fn lower_tool_call(v: &serde_json::Value) -> Fa2ToolCall {
+    Fa2ToolCall {
+        tool_name: match v.get("tool_name").map(raw_from_py_json) {
+            Some(RawValue::Str(s)) => s,
+            Some(other) => crate::pyrepr::py_str(&other),
+            None => String::new(),
+        },
+        success: v.get("success").map(raw_from_py_json).unwrap_or_default(),
+        latency_ms: v
+            .get("latency_ms")
+            .map(raw_from_py_json)
+            .unwrap_or_default(),
+    }
+}
+
+fn lower_llm_call(v: &serde_json::Value) -> Fa2LlmCall {
+    let get = |k: &str| v.get(k).map(raw_from_py_json).unwrap_or_default();
+    Fa2LlmCall {
+        prompt_tokens: get("prompt_tokens"),
+        completion_tokens: get("completion_tokens"),
+        total_tokens: get("total_tokens"),
+        latency_ms: get("latency_ms"),
+        model: get("model"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// turns.csv
+
+/// Column kinds of the writer's turns.csv, by header name.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ColKind {
+    Str,
+    OptStr,
+    Int,
+    Float,
+    OptFloat,
+    Bool,
+}
+
+fn col_kind(name: &str) -> ColKind {
+    match name {
+        "turn_idx"
+        | "turn_tokens"
+        | "prompt_tokens"
+        | "completion_tokens"
+        | "turn_llm_calls"
+        | "turn_tool_calls"
+        | "plan_steps"
+        | "validator_retries"
+        | "operations_per_turn" => ColKind::Int,
+        "turn_latency_ms" | "plan_complexity" | "validator_confidence" => ColKind::Float,
+        "logic_recall" => ColKind::OptFloat,
+        "validator_valid" | "numerical_match" | "financial_match" | "soft_match"
+        | "error_occurred" => ColKind::Bool,
+        "plan_type" | "ground_truth_program" | "error_type" | "error_message" | "actual_answer" => {
+            ColKind::OptStr
+        }
+        _ => ColKind::Str,
+    }
+}
+
+/// Parses one cell by its column kind; `Err` with a reason when it does not fit.
+fn parse_cell(kind: ColKind, cell: &str) -> Result<RawValue, String> {
+    match kind {
+        ColKind::Str => Ok(RawValue::Str(cell.to_string())),
+        ColKind::OptStr => Ok(if cell.is_empty() {
+            RawValue::Null
+        } else {
+            RawValue::Str(cell.to_string())
+        }),
+        ColKind::Int => cell
+            .parse::<i64>()
+            .map(RawValue::Int)
+            .map_err(|_| format!("expected an integer, got {cell:?}")),
+        ColKind::Float | ColKind::OptFloat => {
+            if cell.is_empty() && kind == ColKind::OptFloat {
+                return Ok(RawValue::Null);
+            }
+            crate::pyrepr::py_float_parse(cell)
+                .map(RawValue::Float)
+                .ok_or_else(|| format!("expected a number, got {cell:?}"))
+        }
+        ColKind::Bool => match cell {
+            "True" => Ok(RawValue::Bool(true)),
+            "False" => Ok(RawValue::Bool(false)),
+            _ => Err(format!("expected True or False, got {cell:?}")),
+        },
+    }
+}
+
+fn kind_default(kind: ColKind) -> RawValue {
+    match kind {
+        ColKind::Str => RawValue::Str(String::new()),
+        ColKind::OptStr | ColKind::OptFloat => RawValue::Null,
+        ColKind::Int => RawValue::Int(0),
+        ColKind::Float => RawValue::Float(0.0),
+        ColKind::Bool => RawValue::Bool(false),
+    }
+}
+
+/// Reads the writer's `turns.csv` into conversations, one per trace (rows grouped by `trace_id`,
+/// else `conversation_id`, in order of first appearance).
+///
+/// What turns.csv cannot carry stays unknown: the dataset's `num_turns` (the number of rows is
+/// used), `conversation_type`, features, validator logs, tool calls and `error_context`. Cells
+/// are typed by column: `actual_answer`, `logic_recall` and the optional strings read an empty
+/// cell as None (the writer wrote `x or ""`, so an answer of 0.0 also became empty). Rows with the
+/// wrong number of fields are skipped with a diagnostic; bad cells get the model default.
+pub fn read_turns_csv(path: &str, bytes: &[u8]) -> (Vec<QaConversation>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(body);
+    let headers: Vec<String> = match reader.headers() {
+        Ok(h) => h.iter().map(str::to_string).collect(),
+        Err(e) => {
+            diags.push(Diagnostic::error(
+                path,
+                Some(1),
+                format!("unreadable header: {e}"),
+            ));
+            return (Vec::new(), diags);
+        }
+    };
+    let col = |name: &str| headers.iter().position(|h| h == name);
+    for required in ["turn_idx", "expected_answer"] {
+        if col(required).is_none() {
+            diags.push(Diagnostic::error(
+                path,
+                Some(1),
+                format!("turns.csv header lacks `{required}`"),
+            ));
+            return (Vec::new(), diags);
+        }
+    }
+    if col("trace_id").is_none() && col("conversation_id").is_none() {
+        diags.push(Diagnostic::error(
+            path,
+            Some(1),
+            "turns.csv header lacks both `trace_id` and `conversation_id`",
+        ));
+        return (Vec::new(), diags);
+    }
+
+    let mut groups: Vec<(String, QaConversation)> = Vec::new();
+    let mut group_index: std::collections::HashMap<String, usize> =
+        std::collections::HashMap::new();
+    let mut record = csv::StringRecord::new();
+    // csv counts records, not newlines inside quoted fields, and a record's byte offset can
+    // point at the `\n` ending the previous line: lines come from the offset of the first byte
+    // after any line terminator.
+    let line_at = |byte: u64| {
+        let mut at = usize::try_from(byte).unwrap_or(usize::MAX).min(body.len());
+        while matches!(body.get(at), Some(b'\r' | b'\n')) {
+            at += 1;
+        }
+        line_of_offset(body, at)
+    };
+    loop {
+        let start = reader.position().byte();
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                let line = line_at(e.position().map_or(start, |p| p.byte()));
+                diags.push(Diagnostic::error(path, Some(line), format!("bad CSV: {e}")));
+                break;
+            }
+        }
+        let line = line_at(record.position().map_or(start, |p| p.byte()));
+        if record.len() != headers.len() {
+            diags.push(Diagnostic::error(
+                path,
+                Some(line),
+                format!(
+                    "row has {} fields, the header has {}; row skipped",
+                    record.len(),
+                    headers.len()
+                ),
+            ));
+            continue;
+        }
+        let mut cell = |name: &str| -> RawValue {
+            let kind = col_kind(name);
+            let Some(text) = col(name).and_then(|i| record.get(i)) else {
+                return kind_default(kind);
+            };
+            match parse_cell(kind, text) {
+                Ok(v) => v,
+                Err(reason) => {
+                    diags.push(Diagnostic::warning(
+                        path,
+                        Some(line),
+                        format!("`{name}`: {reason}; using the default"),
+                    ));
+                    kind_default(kind)
+                }
+            }
+        };
+        let trace_id = str_of(&cell("trace_id")).unwrap_or_default();
+        let conversation_id = str_of(&cell("conversation_id")).unwrap_or_default();
+        let turn = csv_turn(path, line, &mut cell);
+        let key = if trace_id.is_empty() {
+            conversation_id.clone()
+        } else {
+            trace_id.clone()
+        };
+        match group_index.get(&key).and_then(|&i| groups.get_mut(i)) {
+            Some((_, conv)) => conv.turns.push(turn),
+            None => {
+                group_index.insert(key.clone(), groups.len());
+                let mut fields = Vec::new();
+                if !trace_id.is_empty() {
+                    fields.push(("trace_id".to_string(), RawValue::Str(trace_id.clone())));
+                }
+                fields.push((
+                    "conversation_id".to_string(),
+                    RawValue::Str(conversation_id.clone()),
+                ));
+                groups.push((
+                    key,
+                    QaConversation {
+                        id: conversation_id,
+                        trace_id: (!trace_id.is_empty()).then_some(trace_id),
+                        turns: vec![turn],
+                        source: SourceRef {
+                            file: path.to_string(),
+                            line: Some(line),
+                            record: None,
+                        },
+                        fa2: Some(Box::new(Fa2TraceExtra { fields })),
+                        ..QaConversation::default()
+                    },
+                ))
+            }
+        }
+    }
+    if !groups.is_empty() {
+        diags.push(Diagnostic {
+            severity: crate::diag::Severity::Info,
+            file: path.to_string(),
+            line: None,
+            record: None,
+            message: "scored from turns.csv, which does not record conversation_type, the \
+                      dataset's num_turns (the row count is used), features, validator logs, \
+                      tool calls or error contexts"
+                .to_string(),
+        });
+    }
+    let mut ctx = Ctx {
+        path,
+        diags: Vec::new(),
+    };
+    let mut out = Vec::with_capacity(groups.len());
+    for (key, mut conv) in groups {
+        sort_turns(&mut conv.turns, path, &key, &key, &mut ctx);
+        out.push(conv);
+    }
+    diags.extend(ctx.diags);
+    (out, diags)
+}
+
+fn csv_turn(path: &str, line: u32, cell: &mut dyn FnMut(&str) -> RawValue) -> QaTurn {
+    let tools_used = match cell("tools_used") {
+        RawValue::Str(s) if !s.is_empty() => s.split(',').map(str::to_string).collect(),
+        _ => Vec::new(),
+    };
+    let extra = Fa2TurnExtra {
+        turn_tokens: cell("turn_tokens"),
+        prompt_tokens: cell("prompt_tokens"),
+        completion_tokens: cell("completion_tokens"),
+        turn_llm_calls: cell("turn_llm_calls"),
+        turn_tool_calls: cell("turn_tool_calls"),
+        turn_latency_ms: cell("turn_latency_ms"),
+        plan_type: cell("plan_type"),
+        plan_steps: cell("plan_steps"),
+        plan_complexity: cell("plan_complexity"),
+        validator_retries: cell("validator_retries"),
+        validator_valid: cell("validator_valid"),
+        validator_confidence: cell("validator_confidence"),
+        tools_used,
+        validator_logs: Vec::new(),
+        tool_calls: Vec::new(),
+        llm_calls: Vec::new(),
+        logic_recall: cell("logic_recall"),
+        operations_per_turn: cell("operations_per_turn"),
+        error_occurred: cell("error_occurred"),
+        timestamp_start: RawValue::Null,
+        timestamp_end: RawValue::Null,
+    };
+    let error_type = str_of(&cell("error_type"));
+    let error_message = str_of(&cell("error_message"));
+    let error_occurred = bool_of(&extra.error_occurred) == Some(true);
+    let error =
+        (error_occurred || error_type.is_some() || error_message.is_some()).then(|| TurnError {
+            error_type: error_type.unwrap_or_default(),
+            message: error_message.unwrap_or_default(),
+            context: None,
+        });
+    let predicted = match cell("actual_answer") {
+        RawValue::Null => None,
+        v => Some(v),
+    };
+    QaTurn {
+        turn_idx: u32_of(&cell("turn_idx")).unwrap_or(0),
+        question: str_of(&cell("question")).unwrap_or_default(),
+        expected: cell("expected_answer"),
+        predicted,
+        plan: None,
+        plan_steps: u32_of(&extra.plan_steps),
+        ground_truth_program: str_of(&cell("ground_truth_program")),
+        executed_answer: None,
+        tokens: Tokens {
+            prompt: u64_of(&extra.prompt_tokens),
+            completion: u64_of(&extra.completion_tokens),
+            total: u64_of(&extra.turn_tokens),
+        },
+        latency_ms: f64_of(&extra.turn_latency_ms),
+        error,
+        original: OriginalTurnScores {
+            numerical_match: bool_of(&cell("numerical_match")),
+            financial_match: bool_of(&cell("financial_match")),
+            soft_match: bool_of(&cell("soft_match")),
+            logic_recall: f64_of(&extra.logic_recall),
+            operations_per_turn: u32_of(&extra.operations_per_turn),
+            ..OriginalTurnScores::default()
+        },
+        source: SourceRef {
+            file: path.to_string(),
+            line: Some(line),
+            record: None,
+        },
+        fa2: Some(Box::new(extra)),
+    }
+}
+
+/// The `trace_id` column of the writer's `summary.csv` (or `turns.csv`), in file order without
+/// repeats: the order in which the original writer held its traces.
+pub fn trace_order_from_csv(bytes: &[u8]) -> Vec<String> {
+    let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(true)
+        .from_reader(body);
+    let Some(col) = reader
+        .headers()
+        .ok()
+        .and_then(|h| h.iter().position(|c| c == "trace_id"))
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for rec in reader.records().flatten() {
+        if let Some(id) = rec.get(col) {
+            if !id.is_empty() && !out.iter().any(|o| o == id) {
+                out.push(id.to_string());
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Run folder
+
+fn is_under_traces(path: &str) -> bool {
+    path.starts_with("traces/") || path.contains("/traces/")
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Reads a financial-agent-2 run folder: every trace JSON (by content), else `turns.csv`; the
+/// original `statistics.json` (and `config.json`) as originally scored; the original CSVs listed.
+///
+/// Conversations come in the original writer's order (the `trace_id` order of `summary.csv`, else
+/// `turns.csv`), then any others by path. Every file gets an [`InputFileReport`].
+pub fn read_run_folder(input: &RunInput) -> QaRun {
+    let mut run = QaRun {
+        name: input.name.clone(),
+        ..QaRun::default()
+    };
+    let mut files: Vec<&crate::input::InputFile> = input.files.iter().collect();
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+
+    let mut traces: Vec<QaConversation> = Vec::new();
+    let mut turns_csv: Option<&crate::input::InputFile> = None;
+    let mut order: Vec<String> = Vec::new();
+    let mut order_from_turns: Vec<String> = Vec::new();
+    let mut reports = Vec::new();
+    let mut original = OriginalFiles::default();
+
+    for f in &files {
+        let report =
+            |format: Option<&str>, status: FileStatus, reason: Option<String>| InputFileReport {
+                path: f.path.clone(),
+                bytes: f.bytes.len() as u64,
+                format: format.map(str::to_string),
+                status,
+                reason,
+            };
+        let name = file_name(&f.path);
+        if name.ends_with(".json") && looks_like_trace(&f.bytes) {
+            match read_trace(&f.path, &f.bytes) {
+                Ok((conv, diags)) => {
+                    let status = if diags.is_empty() {
+                        FileStatus::Parsed
+                    } else {
+                        FileStatus::PartlyParsed
+                    };
+                    let reason =
+                        (!diags.is_empty()).then(|| format!("{} diagnostic(s)", diags.len()));
+                    reports.push(report(Some(FORMAT_TRACE), status, reason));
+                    run.diagnostics.extend(diags);
+                    traces.push(conv);
+                }
+                Err(diags) => {
+                    let reason = diags.first().map(|d| d.message.clone());
+                    reports.push(report(Some(FORMAT_TRACE), FileStatus::Skipped, reason));
+                    run.diagnostics.extend(diags);
+                }
+            }
+            continue;
+        }
+        match name {
+            "statistics.json" | "config.json" if !is_under_traces(&f.path) => {
+                match parse_py_json(&f.bytes) {
+                    Ok(v) => {
+                        original.json.push((f.path.clone(), v));
+                        let fmt = (name == "statistics.json").then_some(FORMAT_STATISTICS);
+                        reports.push(report(
+                            fmt.or(Some("fa2-config")),
+                            FileStatus::Parsed,
+                            Some("kept as originally scored".to_string()),
+                        ));
+                    }
+                    Err(e) => {
+                        let line = u32::try_from(e.line()).ok().filter(|&l| l > 0);
+                        run.diagnostics.push(Diagnostic::error(
+                            &f.path,
+                            line,
+                            format!("not valid JSON: {e}"),
+                        ));
+                        reports.push(report(None, FileStatus::Skipped, Some(e.to_string())));
+                    }
+                }
+            }
+            "turns.csv" if looks_like_turns_csv(&f.bytes) => {
+                order_from_turns = trace_order_from_csv(&f.bytes);
+                turns_csv = Some(f);
+                original.csv.push(f.path.clone());
+            }
+            "summary.csv" | "errors.csv" | "validation.csv" => {
+                if name == "summary.csv" {
+                    order = trace_order_from_csv(&f.bytes);
+                }
+                original.csv.push(f.path.clone());
+                reports.push(report(
+                    Some(FORMAT_ORIGINAL_CSV),
+                    FileStatus::Parsed,
+                    Some("kept as originally scored".to_string()),
+                ));
+            }
+            _ => {
+                let reason = if name.ends_with(".json") {
+                    "not a financial-agent-2 trace (no trace_id/conversation_id/turns)"
+                } else {
+                    "not a financial-agent-2 run file"
+                };
+                reports.push(report(None, FileStatus::Skipped, Some(reason.to_string())));
+            }
+        }
+    }
+
+    if let Some(f) = turns_csv {
+        if traces.is_empty() {
+            let (convs, diags) = read_turns_csv(&f.path, &f.bytes);
+            let status = if convs.is_empty() {
+                FileStatus::Skipped
+            } else if diags.is_empty() {
+                FileStatus::Parsed
+            } else {
+                FileStatus::PartlyParsed
+            };
+            let reason = (!diags.is_empty()).then(|| format!("{} diagnostic(s)", diags.len()));
+            reports.push(InputFileReport {
+                path: f.path.clone(),
+                bytes: f.bytes.len() as u64,
+                format: Some(FORMAT_TURNS_CSV.to_string()),
+                status,
+                reason,
+            });
+            run.diagnostics.extend(diags);
+            traces = convs;
+        } else {
+            reports.push(InputFileReport {
+                path: f.path.clone(),
+                bytes: f.bytes.len() as u64,
+                format: Some(FORMAT_TURNS_CSV.to_string()),
+                status: FileStatus::Parsed,
+                reason: Some("kept as originally scored; the traces are the source".to_string()),
+            });
+        }
+    }
+
+    if order.is_empty() {
+        order = order_from_turns;
+    }
+    // Stable: listed traces in the original order, the rest by path.
+    traces.sort_by_key(|c| {
+        let id = c.trace_id.as_deref().unwrap_or("");
+        order.iter().position(|o| o == id).unwrap_or(usize::MAX)
+    });
+    run.conversations = traces;
+    reports.sort_by(|a, b| a.path.cmp(&b.path));
+    run.files = reports;
+    run.original = original;
+    run
+}
+
+#[cfg(test)]
+mod tests;

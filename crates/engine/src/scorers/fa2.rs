@@ -1,1 +1,434 @@
 //! financial-agent-2 compatibility scorers: calculate_accuracy and logic recall as that code computes them.
+//!
+//! A faithful reimplementation of `MetricsTracker.calculate_accuracy` (`_normalize_value`,
+//! `_calculate_financial_match`, `_calculate_soft_match`) and `_calculate_logic_recall`
+//! (`_parse_ground_truth_operations`) from varshav2801/financial-agent-2, `src/evaluation/tracker.py`
+//! at commit 6737f6a, including every quirk (see `docs/fa2-compat.md`): the numerical match is
+//! `|e - a| < 1e-5`, `"(3.2)"` is not a number, the soft match forgives the sign, `round()` is
+//! Python's half-even on the binary value, and so on.
+
+use crate::model::RawValue;
+use crate::pyrepr::{py_float_parse, py_round, py_strip};
+
+/// Name and version of the accuracy scorer (the version is the source commit it reproduces).
+pub const ACCURACY_SCORER: &str = "fa2.calculate_accuracy@6737f6a";
+/// Name and version of the logic recall scorer.
+pub const LOGIC_RECALL_SCORER: &str = "fa2.logic_recall@6737f6a";
+
+/// The tracker's `epsilon`.
+const EPSILON: f64 = 1e-5;
+
+/// The three flags `calculate_accuracy` returns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Fa2Verdict {
+    pub numerical: bool,
+    pub financial: bool,
+    pub soft_match: bool,
+}
+
+/// Python raised (`ValueError`/`TypeError` are caught by the original and give all-false flags;
+/// `ZeroDivisionError` is not caught there, see [`calculate_accuracy`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PyRaised {
+    ValueError,
+    ZeroDivisionError,
+}
+
+/// The turn's flags as `finalize_turn` sets them: when the agent gave no answer (`actual` is
+/// `None` or JSON null) the turn is not scored and keeps the model defaults (all false).
+///
+/// The original raises `ZeroDivisionError` for exactly one input shape (expected normalises to 0
+/// and actual to NaN); the exception escapes the tracker, so no scored turn exists in that case.
+/// Here it gives all-false flags, like an unparseable answer.
+pub fn calculate_accuracy(expected: &RawValue, actual: Option<&RawValue>) -> Fa2Verdict {
+    match actual {
+        None | Some(RawValue::Null) => Fa2Verdict::default(),
+        Some(actual) => calculate_accuracy_py(expected, actual).unwrap_or_default(),
+    }
+}
+
+/// `calculate_accuracy(expected, actual)` called directly: `Err` where Python raises (a
+/// `ValueError` is caught by the original and turned into all-false flags; a
+/// `ZeroDivisionError` is not).
+pub fn calculate_accuracy_py(
+    expected: &RawValue,
+    actual: &RawValue,
+) -> Result<Fa2Verdict, PyRaised> {
+    let (Some(e), Some(a)) = (normalize_value(expected), normalize_value(actual)) else {
+        return Ok(Fa2Verdict::default());
+    };
+    let abs_diff = (e - a).abs();
+    Ok(Fa2Verdict {
+        numerical: abs_diff < EPSILON,
+        financial: financial_match(e, a)?,
+        soft_match: soft_match(e, a, expected, actual)?,
+    })
+}
+
+/// `_normalize_value`: numbers (and bools) as floats; strings stripped, `,` and `$` removed, a `%`
+/// anywhere means "remove every `%` and divide by 100"; then Python `float()`. `None` where
+/// Python raises `ValueError` (e.g. `"(3.2)"`, `"yes"`, `""`, JSON null).
+pub fn normalize_value(value: &RawValue) -> Option<f64> {
+    match value {
+        RawValue::Null => None,
+        RawValue::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+        RawValue::Int(i) => Some(*i as f64),
+        RawValue::Float(f) => Some(*f),
+        RawValue::Str(s) => {
+            let cleaned = py_strip(s).replace([',', '$'], "");
+            if cleaned.contains('%') {
+                py_float_parse(&cleaned.replace('%', "")).map(|v| v / 100.0)
+            } else {
+                py_float_parse(&cleaned)
+            }
+        }
+    }
+}
+
+/// Python's `a / b` for floats: `ZeroDivisionError` when `b == 0` (even if `a` is NaN).
+fn py_div(a: f64, b: f64) -> Result<f64, PyRaised> {
+    if b == 0.0 {
+        Err(PyRaised::ZeroDivisionError)
+    } else {
+        Ok(a / b)
+    }
+}
+
+/// Python's `max(a, b)`: the first argument unless the second compares greater (so NaN first
+/// wins, NaN second loses).
+fn py_max(a: f64, b: f64) -> f64 {
+    if b > a {
+        b
+    } else {
+        a
+    }
+}
+
+/// `round(x, n)` for `n >= 0`, which never overflows.
+fn round_n(x: f64, n: i32) -> f64 {
+    py_round(x, n).unwrap_or(x)
+}
+
+/// `_calculate_financial_match`, rule by rule.
+fn financial_match(e: f64, a: f64) -> Result<bool, PyRaised> {
+    let abs_diff = (e - a).abs();
+    if abs_diff < EPSILON {
+        return Ok(true);
+    }
+    // 1% relative error.
+    if e != 0.0 {
+        if py_div(abs_diff, e.abs())? <= 0.01 {
+            return Ok(true);
+        }
+    } else if abs_diff < EPSILON {
+        return Ok(true);
+    }
+    // Expected as a decimal, actual as a percentage.
+    if e != 0.0 {
+        let scaled_e = e * 100.0;
+        if py_div((scaled_e - a).abs(), py_max(scaled_e.abs(), a.abs()))? <= 0.01 {
+            return Ok(true);
+        }
+        if (round_n(scaled_e, 0) - round_n(a, 0)).abs() < EPSILON {
+            return Ok(true);
+        }
+        if (round_n(scaled_e, 1) - round_n(a, 1)).abs() < EPSILON {
+            return Ok(true);
+        }
+    }
+    // Actual as a decimal, expected as a percentage.
+    if a != 0.0 {
+        let scaled_a = a * 100.0;
+        if py_div((e - scaled_a).abs(), py_max(e.abs(), scaled_a.abs()))? <= 0.01 {
+            return Ok(true);
+        }
+        if (round_n(e, 0) - round_n(scaled_a, 0)).abs() < EPSILON {
+            return Ok(true);
+        }
+        if (round_n(e, 1) - round_n(scaled_a, 1)).abs() < EPSILON {
+            return Ok(true);
+        }
+    }
+    // Same scale, rounded to 0, 1, 2 decimals.
+    for n in 0..=2 {
+        if (round_n(e, n) - round_n(a, n)).abs() < EPSILON {
+            return Ok(true);
+        }
+    }
+    // 0.5% relative (already covered by the 1% rule above; kept for fidelity).
+    if e != 0.0 && py_div(abs_diff, e.abs())? <= 0.005 {
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// `_calculate_soft_match`, rule by rule.
+fn soft_match(
+    e: f64,
+    a: f64,
+    expected_raw: &RawValue,
+    actual_raw: &RawValue,
+) -> Result<bool, PyRaised> {
+    let abs_diff = (e - a).abs();
+    if abs_diff < EPSILON {
+        return Ok(true);
+    }
+    if e != 0.0 {
+        if py_div(abs_diff, e.abs())? <= 0.01 {
+            return Ok(true);
+        }
+    } else if abs_diff < EPSILON {
+        return Ok(true);
+    }
+    // Sign forgiven.
+    if (e.abs() - a.abs()).abs() < EPSILON {
+        return Ok(true);
+    }
+    // Scaled by 100 (absolute tolerance 0.1).
+    if (e * 100.0 - a).abs() < 0.1 || (e - a * 100.0).abs() < 0.1 {
+        return Ok(true);
+    }
+    // Scaled by 0.01 (absolute tolerance epsilon).
+    if (e * 0.01 - a).abs() < EPSILON || (e - a * 0.01).abs() < EPSILON {
+        return Ok(true);
+    }
+    // Exactly one side was written with a `%`: 5% relative.
+    if has_percent(expected_raw) != has_percent(actual_raw)
+        && e != 0.0
+        && py_div(abs_diff, e.abs())? <= 0.05
+    {
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// `"%" in str(value)`: only strings can hold a `%`.
+fn has_percent(v: &RawValue) -> bool {
+    matches!(v, RawValue::Str(s) if s.contains('%'))
+}
+
+/// The operation patterns the tracker counts, in its order.
+const GT_OPERATIONS: [&str; 5] = ["add", "subtract", "divide", "multiply", "exp"];
+
+/// `_parse_ground_truth_operations`: for each of add, subtract, divide, multiply, exp (in that
+/// order, not program order) as many copies as `"{op}("` occurs in the program text. Other FinQA
+/// operations (`greater`, `table_*`) are not counted.
+pub fn parse_ground_truth_operations(program: &str) -> Vec<&'static str> {
+    let mut ops = Vec::new();
+    for op in GT_OPERATIONS {
+        let count = program.matches(&format!("{op}(")).count();
+        ops.extend(std::iter::repeat_n(op, count));
+    }
+    ops
+}
+
+/// `_calculate_logic_recall(plan, ground_truth_program)`.
+///
+/// `program`: the turn's ground-truth program (`None`: no ground truth, so the tracker never
+/// computes recall → `None`). `plan_compute_ops`: the `operation` of every compute step of the
+/// plan (`None`: no plan object → `None`). Otherwise, as the original function returns:
+/// an empty program gives 0.0; a program with none of the five operations gives 1.0 when the plan
+/// has no (non-empty) compute operation and 0.0 otherwise; else the number of plan operations
+/// matched one-for-one (multiset) against the program's operations, over the program's count.
+///
+/// Note that the tracker's `log_plan` only calls this when the program is non-empty; see
+/// `aggregate::fa2::score_turn`.
+pub fn logic_recall(program: Option<&str>, plan_compute_ops: Option<&[&str]>) -> Option<f64> {
+    let program = program?;
+    let plan_ops: Vec<&str> = plan_compute_ops?
+        .iter()
+        .copied()
+        .filter(|op| !op.is_empty())
+        .collect();
+    if program.is_empty() {
+        return Some(0.0);
+    }
+    let gt_ops = parse_ground_truth_operations(program);
+    if gt_ops.is_empty() {
+        return Some(if plan_ops.is_empty() { 1.0 } else { 0.0 });
+    }
+    let mut remaining = gt_ops.clone();
+    let mut shared = 0u32;
+    for op in plan_ops {
+        if let Some(pos) = remaining.iter().position(|g| *g == op) {
+            shared += 1;
+            remaining.remove(pos);
+        }
+    }
+    Some(f64::from(shared) / gt_ops.len() as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> RawValue {
+        RawValue::Str(x.to_string())
+    }
+    fn f(x: f64) -> RawValue {
+        RawValue::Float(x)
+    }
+
+    /// `(numerical, financial, soft)` for an expected/actual pair.
+    fn check(expected: RawValue, actual: Option<RawValue>, want: (bool, bool, bool)) {
+        let v = calculate_accuracy(&expected, actual.as_ref());
+        assert_eq!(
+            (v.numerical, v.financial, v.soft_match),
+            want,
+            "calculate_accuracy({expected:?}, {actual:?})"
+        );
+    }
+
+    #[test]
+    fn exact_and_epsilon() {
+        check(s("60.94"), Some(f(60.94)), (true, true, true));
+        check(s("25.14"), Some(s("25.14")), (true, true, true));
+        check(s("0"), Some(f(1e-6)), (true, true, true));
+        check(s("0"), Some(f(1e-5)), (false, true, true)); // |d| < 1e-5 is strict; round(.,0) saves financial
+        check(s(" 42 "), Some(RawValue::Int(42)), (true, true, true));
+        check(s("1e3"), Some(RawValue::Int(1000)), (true, true, true));
+        check(RawValue::Bool(true), Some(f(1.0)), (true, true, true));
+    }
+
+    #[test]
+    fn formatting_is_removed() {
+        check(s("$1,234"), Some(RawValue::Int(1234)), (true, true, true));
+        check(s("5"), Some(s("$5")), (true, true, true));
+        check(s("$-5"), Some(RawValue::Int(-5)), (true, true, true));
+        check(s("-$5"), Some(RawValue::Int(-5)), (true, true, true));
+        check(s("1,234"), Some(f(1234.5)), (false, true, true));
+        check(s("1_000"), Some(RawValue::Int(1000)), (true, true, true)); // Python float() accepts _
+    }
+
+    #[test]
+    fn percent_answers() {
+        check(s("142.4%"), Some(f(1.42403)), (false, true, true));
+        check(s("142.4%"), Some(f(142.403)), (false, true, true));
+        check(s("-21.1%"), Some(f(-21.05)), (false, true, true));
+        check(s("-21.1%"), Some(s("-21.1%")), (true, true, true));
+        check(s("12.5%"), Some(s("12.5")), (false, true, true));
+        check(s("1.11%"), Some(f(1.11111)), (false, true, true));
+        check(s("10%"), Some(f(-0.09709)), (false, true, false));
+        check(s("12%%"), Some(f(0.12)), (true, true, true)); // every % is removed
+        check(s("%"), Some(f(0.0)), (false, false, false));
+    }
+
+    #[test]
+    fn not_numbers_score_false() {
+        check(s("(3.2)"), Some(f(-3.2)), (false, false, false));
+        check(s("yes"), Some(f(1.0)), (false, false, false));
+        check(s("yes"), Some(s("yes")), (false, false, false));
+        check(s(""), Some(f(0.0)), (false, false, false));
+        check(RawValue::Null, Some(f(0.0)), (false, false, false));
+        check(s("60.94"), Some(s("n/a")), (false, false, false));
+    }
+
+    #[test]
+    fn no_answer_is_not_scored() {
+        check(f(60.94), None, (false, false, false));
+        check(s("0"), Some(RawValue::Null), (false, false, false));
+    }
+
+    #[test]
+    fn rounding_tolerances() {
+        check(s("15.7"), Some(f(15.686274509803921)), (false, true, true));
+        check(s("0.1"), Some(f(0.4)), (false, true, false)); // round(., 0): 0 == 0
+        check(s("2.5"), Some(f(2.45)), (false, true, false));
+        check(s("0.125"), Some(f(0.13)), (false, true, false));
+        check(s("1.0751"), Some(f(1.07513)), (false, true, true));
+        check(s("7.0"), Some(f(6.95522)), (false, true, true));
+        check(s("10"), Some(f(10.6)), (false, false, false)); // rounds to 11
+        check(s("1000"), Some(f(1010.1)), (false, false, false));
+    }
+
+    #[test]
+    fn sign_and_scale_forgiveness() {
+        check(s("-4"), Some(f(4.0)), (false, false, true));
+        check(s("1"), Some(f(-1.0)), (false, false, true));
+        check(s("1000"), Some(f(100000.0)), (false, true, true));
+        check(s("0.05"), Some(f(5.2)), (false, true, false));
+        check(s("0"), Some(f(100.0)), (false, false, false));
+        check(s("0.0156"), Some(f(0.01434)), (false, true, false));
+    }
+
+    #[test]
+    fn non_finite() {
+        check(s("nan"), Some(s("nan")), (false, false, false));
+        check(s("inf"), Some(f(f64::INFINITY)), (false, false, false)); // inf - inf is nan
+                                                                        // Python raises ZeroDivisionError here (expected 0, actual NaN): not scored.
+        check(s("0"), Some(f(f64::NAN)), (false, false, false));
+        assert_eq!(
+            calculate_accuracy_py(&s("0"), &f(f64::NAN)),
+            Err(PyRaised::ZeroDivisionError)
+        );
+    }
+
+    /// Every example quoted in docs/fa2-compat.md (values from the original functions).
+    #[test]
+    fn documented_examples() {
+        let i = RawValue::Int;
+        check(s("1,2,3"), Some(i(123)), (true, true, true));
+        check(s("\u{661}\u{662}"), Some(i(12)), (true, true, true));
+        check(s("12 %"), Some(f(0.12)), (true, true, true));
+        check(s("1000000"), Some(f(1000000.1)), (false, true, true));
+        check(s("0.5"), Some(f(0.5049)), (false, true, true));
+        check(s("0.1234"), Some(f(12.3)), (false, true, true));
+        check(s("1"), Some(f(101.0)), (false, true, false));
+        check(s("1000"), Some(f(10.0)), (false, true, true));
+        check(s("10"), Some(f(10.4)), (false, true, false));
+        check(s("-0.5"), Some(s("0.5")), (false, true, true));
+        check(s("7"), Some(f(-7.04)), (false, false, false));
+        check(s("0.12"), Some(f(12.34)), (false, true, false));
+        check(s("3"), Some(f(0.0300001)), (false, true, true));
+        check(s("100%"), Some(f(1.04)), (false, true, true));
+        check(s("100%"), Some(f(1.06)), (false, true, false));
+    }
+
+    fn check_lr(program: Option<&str>, ops: Option<&[&str]>, want: Option<f64>) {
+        assert_eq!(logic_recall(program, ops), want, "{program:?} {ops:?}");
+    }
+
+    #[test]
+    fn logic_recall_rules() {
+        let p = "subtract(8181, 20454), divide(#0, 20454)";
+        check_lr(Some(p), Some(&["subtract", "divide"]), Some(1.0));
+        check_lr(Some(p), Some(&["divide"]), Some(0.5));
+        check_lr(Some(p), Some(&["percentage_change"]), Some(0.0));
+        check_lr(
+            Some(p),
+            Some(&["subtract", "subtract", "divide"]),
+            Some(1.0),
+        );
+        check_lr(Some("add(1, 2), add(#0, 3)"), Some(&["add"]), Some(0.5));
+        check_lr(Some("4241"), Some(&[]), Some(1.0));
+        check_lr(Some("4241"), Some(&[""]), Some(1.0)); // empty operations are skipped
+        check_lr(Some("4241"), Some(&["add"]), Some(0.0));
+        check_lr(Some("greater(5, 3)"), Some(&[]), Some(1.0));
+        check_lr(Some("exp(1.05, const_2)"), Some(&["multiply"]), Some(0.0));
+        check_lr(Some(""), Some(&["add"]), Some(0.0));
+        check_lr(Some(""), Some(&[]), Some(0.0));
+        check_lr(None, Some(&["add"]), None);
+        check_lr(Some(p), None, None);
+    }
+
+    #[test]
+    fn ground_truth_operations() {
+        assert_eq!(
+            parse_ground_truth_operations("divide(1, 2), subtract(3, 4), add(#0, #1)"),
+            vec!["add", "subtract", "divide"]
+        );
+        assert_eq!(parse_ground_truth_operations("madd(1, 2)"), vec!["add"]);
+        assert_eq!(
+            parse_ground_truth_operations("ADD(1, 2)"),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            parse_ground_truth_operations("add (1, 2)"),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            parse_ground_truth_operations("exp(2, 3), exp(#0, 2)"),
+            vec!["exp", "exp"]
+        );
+    }
+}

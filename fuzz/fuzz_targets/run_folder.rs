@@ -1,0 +1,16 @@
+//! Fuzz: a whole run folder (split into files at 0xFF bytes) loads and scores without panicking.
+#![no_main]
+use evalboard_engine::{pipeline, scorers, InputFile, RunInput};
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| {
+    let names = ["traces/a.json", "results.json", "run.jsonl", "turns.csv", "dataset.json"];
+    let files = data
+        .split(|&b| b == 0xFF)
+        .zip(names.iter().cycle())
+        .map(|(bytes, name)| InputFile::new(*name, bytes.to_vec()))
+        .collect();
+    if let Ok(run) = pipeline::load_qa_run(&RunInput::new("fuzz", files), None) {
+        let scored = scorers::score_qa_run(run, &scorers::ScoreConfig::default());
+        let _ = evalboard_engine::aggregate::doc::statistics(&scored);
+    }
+});
