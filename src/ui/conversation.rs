@@ -59,6 +59,17 @@ pub fn ConversationDrawer() -> impl IntoView {
         }
         open
     });
+    // Bring the clicked turn into view once its conversation is shown.
+    Effect::new(move |_| {
+        let Some((_, _, turn)) = target.get() else { return };
+        if store.conversation.with(|c| c.is_some()) {
+            request_animation_frame(move || {
+                if let Some(el) = document().get_element_by_id(&format!("eb-turn-{turn}")) {
+                    el.scroll_into_view();
+                }
+            });
+        }
+    });
     let close = move || store.route.update(|r| r.item = None);
     let data = move || {
         let (_, conv, turn) = target.get()?;

@@ -53,7 +53,7 @@ const COLUMNS: &[Column] = &[
     Column { label: "Predicted", sort: None, class: "eb-num", title: "The model's answer" },
     Column { label: "Verdict", sort: Some(SortKey::Verdict), class: "", title: "Numerical match under the selected profile" },
     Column { label: "Scorers", sort: None, class: "", title: "E exact · N numerical · S soft · U unit-agnostic · ± sign-agnostic · G general · F financial (fa2)" },
-    Column { label: "Original", sort: None, class: "", title: "The original system's numerical verdict" },
+    Column { label: "Orig.", sort: None, class: "", title: "The original system's numerical verdict (≠ where the re-scoring differs)" },
     Column { label: "Logic", sort: Some(SortKey::LogicRecall), class: "eb-num", title: "Logic recall" },
     Column { label: "Ops", sort: Some(SortKey::Ops), class: "eb-num", title: "Compute operations in the plan" },
     Column { label: "Tokens", sort: Some(SortKey::Tokens), class: "eb-num", title: "Tokens used by the turn" },
@@ -422,10 +422,10 @@ fn chip(ok: bool, letter: &'static str, name: &'static str) -> impl IntoView {
 }
 
 fn row_cells(pos: usize, r: ItemRow) -> impl IntoView {
-    let orig = match r.original_numerical {
-        Some(true) => "correct",
-        Some(false) => "wrong",
-        None => "—",
+    let (orig, orig_title) = match r.original_numerical {
+        Some(true) => ("✓", "Originally scored correct"),
+        Some(false) => ("✗", "Originally scored wrong"),
+        None => ("—", "No original verdict"),
     };
     view! {
         <div class="eb-grid__cell eb-num eb-muted" role="gridcell">{format::int(pos as u64 + 1)}</div>
@@ -449,7 +449,8 @@ fn row_cells(pos: usize, r: ItemRow) -> impl IntoView {
             {chip(r.financial_match, "F", "financial match (fa2)")}
         </div>
         <div class="eb-grid__cell" role="gridcell">
-            <span class:eb-disagree-mark=r.disagrees title=if r.disagrees { "Differs from the re-scored verdict" } else { "" }>{orig}</span>
+            <span class="eb-orig" class:eb-disagree-mark=r.disagrees
+                title=if r.disagrees { format!("{orig_title}: differs from the re-scored verdict") } else { orig_title.to_string() }>{orig}</span>
         </div>
         <div class="eb-grid__cell eb-num" role="gridcell">{format::pct(r.logic_recall)}</div>
         <div class="eb-grid__cell eb-num" role="gridcell">{r.operations_per_turn.map(|o| o.to_string()).unwrap_or_else(|| format::NONE.into())}</div>

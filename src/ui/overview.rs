@@ -192,6 +192,8 @@ fn overview_body(d: OverviewData) -> impl IntoView {
                             <tbody>
                                 {first_wrong.into_iter().map(|w| {
                                     let (c, t) = (w.conv, w.turn);
+                                    let why = w.reason.clone().unwrap_or_default();
+                                    let why2 = why.clone();
                                     view! {
                                         <tr class="eb-clickable" tabindex="0"
                                             on:click=move |_| store.open_item(c, t)
@@ -201,7 +203,7 @@ fn overview_body(d: OverviewData) -> impl IntoView {
                                             <td class="eb-clip" title=w.question.clone()>{w.question.clone()}</td>
                                             <td class="eb-num eb-mono">{w.expected}</td>
                                             <td class="eb-num eb-mono">{w.predicted}</td>
-                                            <td class="eb-muted">{w.reason.unwrap_or_default()}</td>
+                                            <td class="eb-muted eb-clip eb-firstwrong__why" title=why>{why2}</td>
                                         </tr>
                                     }
                                 }).collect_view()}

@@ -183,6 +183,9 @@ pub fn SettingsView() -> impl IntoView {
                         <th scope="col"><span class="eb-visually-hidden">"Remove"</span></th>
                     </tr></thead>
                     <tbody>
+                        <Show when=move || draft.with(|d| d.prices.is_empty())>
+                            <tr><td colspan="4" class="eb-muted">"No prices: costs are shown in tokens only."</td></tr>
+                        </Show>
                         <For each=move || draft.with(|d| d.prices.iter().map(|r| r.id).collect::<Vec<_>>()) key=|id| *id let:id>
                             {
                                 let field = move |get: fn(&PriceRow) -> String| move || draft.with(|d| d.prices.iter().find(|r| r.id == id).map(get).unwrap_or_default());

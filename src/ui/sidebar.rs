@@ -29,9 +29,10 @@ pub fn Sidebar() -> impl IntoView {
             </div>
             <Show when=has_demo>
                 <div class="eb-demo-note" role="note">
-                    <span class="eb-badge eb-badge--demo">"demo"</span>
-                    <span class="eb-demo-note__text">"Example runs to explore."</span>
-                    <button type="button" class="eb-link eb-demo-note__remove" on:click=move |_| store.remove_demo()>
+                    <span class="eb-demo-note__text">
+                        "Runs marked " <span class="eb-badge eb-badge--demo">"demo"</span> " are examples to explore."
+                    </span>
+                    <button type="button" class="eb-btn eb-btn--small eb-demo-note__remove" on:click=move |_| store.remove_demo()>
                         "Remove demo"
                     </button>
                 </div>
@@ -138,7 +139,9 @@ fn status_view(r: &RunEntry) -> AnyView {
                 {format!("{} · {}", format::plural(info.n_conversations as u64, "conv", "convs"), format::plural(info.n_turns as u64, "turn", "turns"))}
             </span>
             {(!info.diagnostics.is_empty() || !r.read_problems.is_empty()).then(|| view! {
-                <span class="eb-run__warn" title="This run has load diagnostics: see Load report">"⚠"</span>
+                <span class="eb-run__warn" title="This run has load diagnostics: see Load report">
+                    {format!("⚠ {}", info.diagnostics.len() + r.read_problems.len())}
+                </span>
             })}
         }
         .into_any(),
