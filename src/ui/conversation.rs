@@ -61,7 +61,9 @@ pub fn ConversationDrawer() -> impl IntoView {
     });
     // Bring the clicked turn into view once its conversation is shown.
     Effect::new(move |_| {
-        let Some((_, _, turn)) = target.get() else { return };
+        let Some((_, _, turn)) = target.get() else {
+            return;
+        };
         if store.conversation.with(|c| c.is_some()) {
             request_animation_frame(move || {
                 if let Some(el) = document().get_element_by_id(&format!("eb-turn-{turn}")) {

@@ -53,7 +53,7 @@ const COLUMNS: &[Column] = &[
     Column { label: "Predicted", sort: None, class: "eb-num", title: "The model's answer" },
     Column { label: "Verdict", sort: Some(SortKey::Verdict), class: "", title: "Numerical match under the selected profile" },
     Column { label: "Scorers", sort: None, class: "", title: "E exact · N numerical · S soft · U unit-agnostic · ± sign-agnostic · G general · F financial (fa2)" },
-    Column { label: "Orig.", sort: None, class: "", title: "The original system's numerical verdict (≠ where the re-scoring differs)" },
+    Column { label: "Orig", sort: None, class: "", title: "The original system's numerical verdict (≠ where the re-scoring differs)" },
     Column { label: "Logic", sort: Some(SortKey::LogicRecall), class: "eb-num", title: "Logic recall" },
     Column { label: "Ops", sort: Some(SortKey::Ops), class: "eb-num", title: "Compute operations in the plan" },
     Column { label: "Tokens", sort: Some(SortKey::Tokens), class: "eb-num", title: "Tokens used by the turn" },

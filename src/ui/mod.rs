@@ -8,33 +8,33 @@ pub mod route;
 #[cfg(target_arch = "wasm32")]
 mod app;
 #[cfg(target_arch = "wasm32")]
-mod breakdowns;
+pub mod breakdowns;
 #[cfg(target_arch = "wasm32")]
 pub mod client;
 #[cfg(target_arch = "wasm32")]
-mod complexity;
+pub mod complexity;
 #[cfg(target_arch = "wasm32")]
-mod conversation;
+pub mod conversation;
 #[cfg(target_arch = "wasm32")]
-mod dropzone;
+pub mod dropzone;
 #[cfg(target_arch = "wasm32")]
-mod errors;
+pub mod errors;
 #[cfg(target_arch = "wasm32")]
-mod export;
+pub mod export;
 #[cfg(target_arch = "wasm32")]
-mod files;
+pub mod files;
 #[cfg(target_arch = "wasm32")]
-mod items;
+pub mod items;
 #[cfg(target_arch = "wasm32")]
-mod overview;
+pub mod overview;
 #[cfg(target_arch = "wasm32")]
-mod settings;
+pub mod settings;
 #[cfg(target_arch = "wasm32")]
-mod sidebar;
+pub mod sidebar;
 #[cfg(target_arch = "wasm32")]
 pub mod store;
 #[cfg(target_arch = "wasm32")]
-mod tabs;
+pub mod tabs;
 #[cfg(target_arch = "wasm32")]
 pub mod widgets;
 

@@ -37,6 +37,9 @@ pub fn Sidebar() -> impl IntoView {
                     </button>
                 </div>
             </Show>
+            <Show when=move || store.runs.with(|r| r.is_empty())>
+                <p class="eb-sidebar__none">"No runs loaded."</p>
+            </Show>
             <ul class="eb-runlist">
                 <For each=ids key=|id| *id let:id>
                     <RunItem id=id/>

@@ -364,7 +364,8 @@ impl Store {
             if first {
                 // A new run opens on its overview.
                 self.select(&name);
-                self.route.update(|r| r.tab = crate::ui::route::Tab::Overview);
+                self.route
+                    .update(|r| r.tab = crate::ui::route::Tab::Overview);
                 first = false;
             }
             let store = *self;
