@@ -32,27 +32,30 @@ def parse(v):
         f = -f
     return (f / 100.0 if pct else f, pct)
 
-def numerical(e, a, rel=0.01, abs_=0.001):
-    d = abs(e - a)
-    return d <= rel * abs(e) or d < abs_
+REL, ABS, EXACT_REL = 0.01, 0.001, 1e-9
+
+def within(x, t):
+    d = abs(t - x)
+    return d <= REL * abs(t) or d < ABS
 
 def score(expected, actual):
+    """The six doc-v1 flags (exact, numerical, soft, unit_agnostic, sign_agnostic, general)."""
     pe, pa = parse(expected), parse(actual)
     if pe is None or pa is None:
         return (False,) * 6
     if pe[0] == 'text' or pa[0] == 'text':
         ok = pe[0] == 'text' and pa[0] == 'text' and pe[1] == pa[1]
         return (ok,) * 6
-    e, a = pe[0], pa[0]
+    (e, ep), (a, ap) = pe, pa
     d = abs(e - a)
-    exact = d <= 1e-9 * max(1.0, abs(e))
-    num = numerical(e, a)
-    soft = d <= 0.01 * abs(e)
-    unit = any(numerical(x, a) or abs(x - a) <= 0.01 * abs(x) for x in (e, e * 100, e * 0.01))
-    sign = numerical(abs(e), abs(a))
-    es = [e] + ([e * 100] if pe[1] else [])
-    as_ = [a] + ([a * 100] if pa[1] else [])
-    gen = any(numerical(x, y) for x in es for y in as_) or (not pe[1] and numerical(e, a * 100 if pa[1] else a))
+    num = within(a, e)
+    exact = num and d <= EXACT_REL * max(1.0, abs(e))
+    soft = d <= REL * abs(e)
+    unit = any(within(a, t) for t in (e, e * 100, e / 100))
+    sign = within(abs(a), abs(e))
+    ts = [e] + ([e * 100] if ep else [])
+    xs = [a] + ([a * 100] if ap else [])
+    gen = any(within(x, t) for x in xs for t in ts)
     return (exact, num, soft, unit, sign, gen)
 
 def main(folder):

@@ -28,14 +28,34 @@ pub enum Request {
         demo: bool,
     },
     /// Re-score every run with new settings.
-    Configure { config: ScoreConfig },
-    Remove { run_id: RunId },
-    Overview { req: ReqId, run_id: RunId, dark: bool },
-    Items { req: ReqId, run_id: RunId, query: ItemQuery },
-    Conversation { req: ReqId, run_id: RunId, conv: u32 },
+    Configure {
+        config: ScoreConfig,
+    },
+    Remove {
+        run_id: RunId,
+    },
+    Overview {
+        req: ReqId,
+        run_id: RunId,
+        dark: bool,
+    },
+    Items {
+        req: ReqId,
+        run_id: RunId,
+        query: ItemQuery,
+    },
+    Conversation {
+        req: ReqId,
+        run_id: RunId,
+        conv: u32,
+    },
     /// One output file of the current settings: statistics.json, summary.csv, turns.csv,
     /// errors.csv or validation.csv.
-    Export { req: ReqId, run_id: RunId, file: String },
+    Export {
+        req: ReqId,
+        run_id: RunId,
+        file: String,
+    },
 }
 
 /// A chart as the report crate draws it, with its text equivalent.
@@ -78,7 +98,9 @@ pub enum Response {
         done: u64,
         total: u64,
     },
-    Loaded { info: RunInfo },
+    Loaded {
+        info: RunInfo,
+    },
     LoadFailed {
         run_id: RunId,
         name: String,
@@ -87,14 +109,20 @@ pub enum Response {
         diagnostics: Vec<Diagnostic>,
     },
     /// Sent after `Configure`: every run was re-scored.
-    Rescored { runs: Vec<RunInfo> },
+    Rescored {
+        runs: Vec<RunInfo>,
+    },
     Overview {
         req: ReqId,
         run_id: RunId,
         overview: Box<Overview>,
         charts: Vec<ChartDto>,
     },
-    Items { req: ReqId, run_id: RunId, page: ItemPage },
+    Items {
+        req: ReqId,
+        run_id: RunId,
+        page: ItemPage,
+    },
     Conversation {
         req: ReqId,
         run_id: RunId,
@@ -106,5 +134,8 @@ pub enum Response {
         file: String,
         text: String,
     },
-    Error { req: Option<ReqId>, message: String },
+    Error {
+        req: Option<ReqId>,
+        message: String,
+    },
 }

@@ -93,22 +93,41 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
         let arr: Array = data.unchecked_into();
         (
             arr.get(0).as_string().unwrap_or_default(),
-            arr.get(1).dyn_into::<Array>().unwrap_or_else(|_| Array::new()),
+            arr.get(1)
+                .dyn_into::<Array>()
+                .unwrap_or_else(|_| Array::new()),
         )
     } else {
-        post(scope, &Response::Error { req: None, message: "unrecognised message".into() });
+        post(
+            scope,
+            &Response::Error {
+                req: None,
+                message: "unrecognised message".into(),
+            },
+        );
         return;
     };
     let req: Request = match serde_json::from_str(&text) {
         Ok(r) => r,
         Err(e) => {
-            post(scope, &Response::Error { req: None, message: format!("bad request: {e}") });
+            post(
+                scope,
+                &Response::Error {
+                    req: None,
+                    message: format!("bad request: {e}"),
+                },
+            );
             return;
         }
     };
     let mut st = state.borrow_mut();
     match req {
-        Request::Load { run_id, name, paths, demo } => {
+        Request::Load {
+            run_id,
+            name,
+            paths,
+            demo,
+        } => {
             let t0 = now();
             let total_bytes: u64 = (0..buffers.length())
                 .filter_map(|i| buffers.get(i).dyn_into::<ArrayBuffer>().ok())
@@ -124,21 +143,51 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                 files.push(InputFile::new(path, bytes));
             }
             let n_files = files.len() as u64;
-            post(scope, &Response::Progress { run_id, stage: "parsing".into(), done: 0, total: total_bytes.max(1) });
+            post(
+                scope,
+                &Response::Progress {
+                    run_id,
+                    stage: "parsing".into(),
+                    done: 0,
+                    total: total_bytes.max(1),
+                },
+            );
             let input = RunInput::new(name.clone(), files);
             let mut last = now();
             let mut progress = |done_files: u64, done_bytes: u64| {
                 let t = now();
                 if t - last > 100.0 || done_files == n_files {
                     last = t;
-                    post(scope, &Response::Progress { run_id, stage: "parsing".into(), done: done_bytes, total: total_bytes.max(1) });
+                    post(
+                        scope,
+                        &Response::Progress {
+                            run_id,
+                            stage: "parsing".into(),
+                            done: done_bytes,
+                            total: total_bytes.max(1),
+                        },
+                    );
                 }
             };
             match pipeline::load_qa_run_with_progress(&input, None, &mut progress) {
                 Ok(run) => {
-                    post(scope, &Response::Progress { run_id, stage: "scoring".into(), done: 0, total: 1 });
+                    post(
+                        scope,
+                        &Response::Progress {
+                            run_id,
+                            stage: "scoring".into(),
+                            done: 0,
+                            total: 1,
+                        },
+                    );
                     let scored = scorers::score_qa_run(run, &st.config);
-                    let run = Run { id: run_id, name, demo, scored, load_ms: now() - t0 };
+                    let run = Run {
+                        id: run_id,
+                        name,
+                        demo,
+                        scored,
+                        load_ms: now() - t0,
+                    };
                     let i = info(&run);
                     st.runs.retain(|r| r.id != run_id);
                     st.runs.push(run);
@@ -171,24 +220,86 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             Some(r) => {
                 let overview = views::overview(&r.scored, 10);
                 let charts = charts::qa_charts(&overview.stats, dark);
-                post(scope, &Response::Overview { req, run_id, overview: Box::new(overview), charts });
+                post(
+                    scope,
+                    &Response::Overview {
+                        req,
+                        run_id,
+                        overview: Box::new(overview),
+                        charts,
+                    },
+                );
             }
-            None => post(scope, &Response::Error { req: Some(req), message: format!("no run {run_id}") }),
+            None => post(
+                scope,
+                &Response::Error {
+                    req: Some(req),
+                    message: format!("no run {run_id}"),
+                },
+            ),
         },
         Request::Items { req, run_id, query } => match st.runs.iter().find(|r| r.id == run_id) {
-            Some(r) => post(scope, &Response::Items { req, run_id, page: views::items(&r.scored, &query) }),
-            None => post(scope, &Response::Error { req: Some(req), message: format!("no run {run_id}") }),
+            Some(r) => post(
+                scope,
+                &Response::Items {
+                    req,
+                    run_id,
+                    page: views::items(&r.scored, &query),
+                },
+            ),
+            None => post(
+                scope,
+                &Response::Error {
+                    req: Some(req),
+                    message: format!("no run {run_id}"),
+                },
+            ),
         },
-        Request::Conversation { req, run_id, conv } => match st.runs.iter().find(|r| r.id == run_id) {
-            Some(r) => post(scope, &Response::Conversation { req, run_id, view: views::conversation(&r.scored, conv) }),
-            None => post(scope, &Response::Error { req: Some(req), message: format!("no run {run_id}") }),
-        },
+        Request::Conversation { req, run_id, conv } => {
+            match st.runs.iter().find(|r| r.id == run_id) {
+                Some(r) => post(
+                    scope,
+                    &Response::Conversation {
+                        req,
+                        run_id,
+                        view: views::conversation(&r.scored, conv),
+                    },
+                ),
+                None => post(
+                    scope,
+                    &Response::Error {
+                        req: Some(req),
+                        message: format!("no run {run_id}"),
+                    },
+                ),
+            }
+        }
         Request::Export { req, run_id, file } => match st.runs.iter().find(|r| r.id == run_id) {
             Some(r) => match crate::exports::export(&r.scored, &file) {
-                Ok(text) => post(scope, &Response::Export { req, run_id, file, text }),
-                Err(message) => post(scope, &Response::Error { req: Some(req), message }),
+                Ok(text) => post(
+                    scope,
+                    &Response::Export {
+                        req,
+                        run_id,
+                        file,
+                        text,
+                    },
+                ),
+                Err(message) => post(
+                    scope,
+                    &Response::Error {
+                        req: Some(req),
+                        message,
+                    },
+                ),
             },
-            None => post(scope, &Response::Error { req: Some(req), message: format!("no run {run_id}") }),
+            None => post(
+                scope,
+                &Response::Error {
+                    req: Some(req),
+                    message: format!("no run {run_id}"),
+                },
+            ),
         },
     }
 }

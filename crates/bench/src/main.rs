@@ -43,9 +43,15 @@ const QUESTIONS: &[&str] = &[
 const PROGRAMS: &[(&str, &[&str])] = &[
     ("60.94", &[]),
     ("subtract(60.94, 25.14)", &["subtract"]),
-    ("subtract(60.94, 25.14), divide(#0, 25.14)", &["subtract", "divide"]),
+    (
+        "subtract(60.94, 25.14), divide(#0, 25.14)",
+        &["subtract", "divide"],
+    ),
     ("add(4241, 2441)", &["add"]),
-    ("divide(1563, 6482), multiply(#0, const_100)", &["divide", "multiply"]),
+    (
+        "divide(1563, 6482), multiply(#0, const_100)",
+        &["divide", "multiply"],
+    ),
 ];
 
 struct Turn {
@@ -84,7 +90,11 @@ fn gen_turn(rng: &mut Rng, i: usize) -> Turn {
     } else {
         serde_json::json!(value * 3.0 + 1.0)
     };
-    let plan = if rng.below(5) == 0 { ops.iter().rev().copied().collect() } else { ops.to_vec() };
+    let plan = if rng.below(5) == 0 {
+        ops.iter().rev().copied().collect()
+    } else {
+        ops.to_vec()
+    };
     Turn {
         question: format!("{q} (#{i})"),
         expected,
@@ -167,7 +177,10 @@ fn gen_traces(n: usize, dir: &Path) -> std::io::Result<()> {
             "timestamp_end": "2026-01-01 00:00:01.000000", "has_type2_question": c % 3 == 0,
             "has_duplicate_columns": false, "has_non_numeric_values": c % 5 == 0
         });
-        std::fs::write(tdir.join(format!("{trace_id}.json")), serde_json::to_string_pretty(&trace)?)?;
+        std::fs::write(
+            tdir.join(format!("{trace_id}.json")),
+            serde_json::to_string_pretty(&trace)?,
+        )?;
         c += 1;
     }
     Ok(())
@@ -175,7 +188,10 @@ fn gen_traces(n: usize, dir: &Path) -> std::io::Result<()> {
 
 fn read_tree(path: &Path) -> std::io::Result<Vec<InputFile>> {
     if path.is_file() {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         return Ok(vec![InputFile::new(name, std::fs::read(path)?)]);
     }
     let mut out = Vec::new();
@@ -186,7 +202,11 @@ fn read_tree(path: &Path) -> std::io::Result<Vec<InputFile>> {
             if p.is_dir() {
                 stack.push(p);
             } else {
-                let rel = p.strip_prefix(path).unwrap_or(&p).to_string_lossy().into_owned();
+                let rel = p
+                    .strip_prefix(path)
+                    .unwrap_or(&p)
+                    .to_string_lossy()
+                    .into_owned();
                 out.push(InputFile::new(rel, std::fs::read(&p)?));
             }
         }
@@ -242,7 +262,12 @@ fn time(path: &Path) -> Result<(), String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let r = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    let r = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["gen", kind, n, out] => {
             let n: usize = n.parse().unwrap_or(0);
             let out = PathBuf::from(out);

@@ -8,19 +8,25 @@ use evalboard_engine::{InputFile, RunInput};
 
 /// Reads `path` recursively. A single file becomes a one-file run named after the file.
 pub fn read_run(path: &Path) -> Result<RunInput> {
-    let meta = std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
     if meta.is_file() {
-        let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        return Ok(RunInput::new(name.clone(), vec![InputFile::new(name, bytes)]));
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        return Ok(RunInput::new(
+            name.clone(),
+            vec![InputFile::new(name, bytes)],
+        ));
     }
     let mut files = Vec::new();
     let mut stack: Vec<PathBuf> = vec![path.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        let entries = std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))?;
+        let entries =
+            std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))?;
         for e in entries {
             let e = e.with_context(|| format!("cannot list {}", dir.display()))?;
             let p = e.path();
@@ -28,8 +34,13 @@ pub fn read_run(path: &Path) -> Result<RunInput> {
             if ft.is_dir() {
                 stack.push(p);
             } else if ft.is_file() {
-                let rel = p.strip_prefix(path).unwrap_or(&p).to_string_lossy().replace('\\', "/");
-                let bytes = std::fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?;
+                let rel = p
+                    .strip_prefix(path)
+                    .unwrap_or(&p)
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                let bytes =
+                    std::fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?;
                 files.push(InputFile::new(rel, bytes));
             }
         }

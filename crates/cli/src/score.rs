@@ -19,7 +19,8 @@ struct Outputs {
 }
 
 fn pct(v: Option<f64>) -> String {
-    v.map(|x| format!("{:.1}%", x * 100.0)).unwrap_or_else(|| "n/a".into())
+    v.map(|x| format!("{:.1}%", x * 100.0))
+        .unwrap_or_else(|| "n/a".into())
 }
 
 fn parse_gate(s: &str) -> Result<(String, f64)> {
@@ -36,7 +37,15 @@ fn parse_gate(s: &str) -> Result<(String, f64)> {
 pub fn run(argv: &[String]) -> Result<u8> {
     let a = Args::parse(
         argv,
-        &["dataset", "profile", "prices", "out", "fail-under", "rel-tol", "abs-tol"],
+        &[
+            "dataset",
+            "profile",
+            "prices",
+            "out",
+            "fail-under",
+            "rel-tol",
+            "abs-tol",
+        ],
         &["json"],
     )?;
     if a.positional.is_empty() {
@@ -44,7 +53,8 @@ pub fn run(argv: &[String]) -> Result<u8> {
     }
     let profile = match a.value("profile") {
         None => Profile::Doc,
-        Some(p) => Profile::parse(p).with_context(|| format!("unknown profile {p:?} (doc, financial-agent-2)"))?,
+        Some(p) => Profile::parse(p)
+            .with_context(|| format!("unknown profile {p:?} (doc, financial-agent-2)"))?,
     };
     let mut cfg = ScoreConfig {
         profile,
@@ -60,7 +70,11 @@ pub fn run(argv: &[String]) -> Result<u8> {
         let bytes = std::fs::read(p).with_context(|| format!("cannot read price table {p}"))?;
         cfg.prices = PriceTable::from_json(&bytes).map_err(|e| anyhow::anyhow!("{e} ({p})"))?;
     }
-    let gates: Vec<(String, f64)> = a.values("fail-under").into_iter().map(parse_gate).collect::<Result<_>>()?;
+    let gates: Vec<(String, f64)> = a
+        .values("fail-under")
+        .into_iter()
+        .map(parse_gate)
+        .collect::<Result<_>>()?;
     let dataset = match a.value("dataset") {
         None => None,
         Some(p) => {

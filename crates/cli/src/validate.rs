@@ -1,9 +1,43 @@
 //! `evalboard validate <FILE>`: check a ConvFinQA dataset by executing every turn_program.
 
 use anyhow::{bail, Context, Result};
-use evalboard_engine::validate::validate_dataset;
+use evalboard_engine::validate::{validate_dataset, ValidateReport};
 
 use crate::args::Args;
+
+fn human(r: &ValidateReport) -> String {
+    let mut out = format!(
+        "{} conversations, {} turns, {} programs checked, {} mismatches, {} errors, {} warnings\n",
+        r.conversations,
+        r.turns,
+        r.programs_checked,
+        r.program_mismatches.len(),
+        r.errors.len(),
+        r.warnings.len()
+    );
+    for m in &r.program_mismatches {
+        out.push_str(&format!(
+            "mismatch: {} turn {}: {} → got {}, expected {}\n",
+            m.id, m.turn_idx, m.program, m.got, m.expected
+        ));
+    }
+    for (kind, list) in [("error", &r.errors), ("warning", &r.warnings)] {
+        for d in list {
+            let v = serde_json::to_value(d).unwrap_or_default();
+            let file = v.get("file").and_then(|x| x.as_str()).unwrap_or_default();
+            let line = v.get("line").and_then(|x| x.as_u64());
+            let msg = v
+                .get("message")
+                .and_then(|x| x.as_str())
+                .unwrap_or_default();
+            match line {
+                Some(l) => out.push_str(&format!("{file}:{l}: {kind}: {msg}\n")),
+                None => out.push_str(&format!("{file}: {kind}: {msg}\n")),
+            }
+        }
+    }
+    out
+}
 
 pub fn run(argv: &[String]) -> Result<u8> {
     let a = Args::parse(argv, &["min-items"], &["json"])?;
@@ -15,7 +49,7 @@ pub fn run(argv: &[String]) -> Result<u8> {
     if a.flag("json") {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!("{}", report.summary_text());
+        print!("{}", human(&report));
     }
     Ok(report.exit_code().clamp(0, 2) as u8)
 }

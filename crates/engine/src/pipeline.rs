@@ -56,6 +56,7 @@ fn unreadable_reason(f: &InputFile) -> Option<String> {
 
 const ORIGINAL_JSON_NAMES: &[&str] = &[
     "statistics.json",
+    "config.json",
     "aggregate_metrics.json",
     "metadata.json",
     "comparison_report.json",
@@ -126,7 +127,12 @@ impl std::fmt::Display for LoadError {
     }
 }
 
-fn report(f: &InputFile, kind: Option<FileKind>, status: FileStatus, reason: Option<String>) -> InputFileReport {
+fn report(
+    f: &InputFile,
+    kind: Option<FileKind>,
+    status: FileStatus,
+    reason: Option<String>,
+) -> InputFileReport {
     InputFileReport {
         path: f.path.clone(),
         bytes: f.bytes.len() as u64,
@@ -138,7 +144,10 @@ fn report(f: &InputFile, kind: Option<FileKind>, status: FileStatus, reason: Opt
 
 /// Status of a file that was read, from the diagnostics its reader returned.
 fn status_of(diags: &[Diagnostic]) -> (FileStatus, Option<String>) {
-    let errors: Vec<&Diagnostic> = diags.iter().filter(|d| d.severity == Severity::Error).collect();
+    let errors: Vec<&Diagnostic> = diags
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
     match errors.first() {
         None => (FileStatus::Parsed, None),
         Some(first) => (
@@ -155,7 +164,10 @@ fn status_of(diags: &[Diagnostic]) -> (FileStatus, Option<String>) {
 
 /// Reads a run folder (numeric QA family) into a [`QaRun`], joined with `dataset` when given and
 /// with any dataset found inside the folder. `Err` only when no conversation could be read.
-pub fn load_qa_run(input: &RunInput, dataset: Option<&convfinqa::Dataset>) -> Result<QaRun, LoadError> {
+pub fn load_qa_run(
+    input: &RunInput,
+    dataset: Option<&convfinqa::Dataset>,
+) -> Result<QaRun, LoadError> {
     load_qa_run_with_progress(input, dataset, &mut |_, _| {})
 }
 
@@ -173,10 +185,14 @@ pub fn load_qa_run_with_progress(
     };
     let mut trace_convs: Vec<QaConversation> = Vec::new();
     let mut other_convs: Vec<QaConversation> = Vec::new();
-    let mut turns_csv: Vec<(usize, Vec<QaConversation>)> = Vec::new();
+    let mut turns_csv: Vec<(usize, &InputFile)> = Vec::new();
     let mut in_folder_datasets: Vec<convfinqa::Dataset> = Vec::new();
     let mut files = Vec::with_capacity(input.files.len());
     let mut diags = Vec::new();
+    // The original writer's trace order (summary.csv, else turns.csv): trace files are named by
+    // random UUIDs, so the compat outputs need this order to match byte for byte.
+    let mut trace_order: Vec<String> = Vec::new();
+    let mut trace_order_from_turns: Vec<String> = Vec::new();
 
     let mut sorted: Vec<&InputFile> = input.files.iter().collect();
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
@@ -205,16 +221,18 @@ pub fn load_qa_run_with_progress(
                 d
             }),
             FileKind::Fa2TurnsCsv => {
-                let (c, d) = fa2_traces::read_turns_csv(&f.path, &f.bytes);
-                turns_csv.push((files.len(), c));
-                Ok(d)
+                // Read at the end, and only when the folder has no traces or results.
+                trace_order_from_turns = fa2_traces::trace_order_from_csv(&f.bytes);
+                turns_csv.push((files.len(), f));
+                files.push(report(f, Some(kind), FileStatus::Parsed, None));
+                continue;
             }
             FileKind::ConvFinQaDataset => convfinqa::read_dataset(&f.path, &f.bytes).map(|ds| {
                 let d = ds.diagnostics.clone();
                 in_folder_datasets.push(ds);
                 d
             }),
-            FileKind::OriginalJson => match serde_json::from_slice::<serde_json::Value>(&f.bytes) {
+            FileKind::OriginalJson => match crate::pyrepr::parse_py_json(&f.bytes) {
                 Ok(v) => {
                     run.original.json.push((f.path.clone(), v));
                     Ok(Vec::new())
@@ -226,6 +244,9 @@ pub fn load_qa_run_with_progress(
                 )]),
             },
             FileKind::OriginalCsv => {
+                if f.file_name() == "summary.csv" {
+                    trace_order = fa2_traces::trace_order_from_csv(&f.bytes);
+                }
                 run.original.csv.push(f.path.clone());
                 Ok(Vec::new())
             }
@@ -251,13 +272,42 @@ pub fn load_qa_run_with_progress(
 
     progress(done_files, done_bytes);
     // turns.csv is the source only when the folder has no traces (it is the same data, flattened).
-    for (file_idx, convs) in turns_csv {
-        if trace_convs.is_empty() && other_convs.is_empty() {
-            other_convs.extend(convs);
+    let turns_is_source = trace_convs.is_empty() && other_convs.is_empty();
+    for (file_idx, f) in turns_csv {
+        if turns_is_source {
+            let (c, d) = fa2_traces::read_turns_csv(&f.path, &f.bytes);
+            let (mut status, mut reason) = status_of(&d);
+            if c.is_empty() {
+                status = FileStatus::Skipped;
+                reason = Some(reason.unwrap_or_else(|| "no rows".into()));
+            }
+            if let Some(r) = files.get_mut(file_idx) {
+                r.status = status;
+                r.reason = reason;
+            }
+            other_convs.extend(c);
+            diags.extend(d);
         } else if let Some(r) = files.get_mut(file_idx) {
             r.format = Some("original-csv".into());
-            run.original.csv.push(r.path.clone());
+            r.reason = Some("kept as originally scored; the traces are the source".into());
+            run.original.csv.push(f.path.clone());
         }
+    }
+    if trace_order.is_empty() {
+        trace_order = trace_order_from_turns;
+    }
+    if !trace_order.is_empty() {
+        let pos: HashMap<&str, usize> = trace_order
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.as_str(), i))
+            .collect();
+        trace_convs.sort_by_key(|c| {
+            c.trace_id
+                .as_deref()
+                .and_then(|t| pos.get(t).copied())
+                .unwrap_or(usize::MAX)
+        });
     }
     let mut convs = trace_convs;
     convs.extend(other_convs);
@@ -266,7 +316,8 @@ pub fn load_qa_run_with_progress(
         let message = if input.files.is_empty() {
             "the folder is empty".to_string()
         } else {
-            "no conversations could be read from any file (see the file list for reasons)".to_string()
+            "no conversations could be read from any file (see the file list for reasons)"
+                .to_string()
         };
         return Err(LoadError {
             message,
@@ -290,7 +341,11 @@ pub fn load_qa_run_with_progress(
 
 /// Fills ground truth the run lacks from dataset records with the same conversation id.
 /// Join key: conversation id + turn index.
-pub fn join_datasets(convs: &mut [QaConversation], datasets: &[&convfinqa::Dataset], diags: &mut Vec<Diagnostic>) {
+pub fn join_datasets(
+    convs: &mut [QaConversation],
+    datasets: &[&convfinqa::Dataset],
+    diags: &mut Vec<Diagnostic>,
+) {
     if datasets.is_empty() {
         return;
     }
@@ -309,8 +364,12 @@ pub fn join_datasets(convs: &mut [QaConversation], datasets: &[&convfinqa::Datas
         let f = &mut conv.features;
         f.num_dialogue_turns = f.num_dialogue_turns.or(dc.features.num_dialogue_turns);
         f.has_type2_question = f.has_type2_question.or(dc.features.has_type2_question);
-        f.has_duplicate_columns = f.has_duplicate_columns.or(dc.features.has_duplicate_columns);
-        f.has_non_numeric_values = f.has_non_numeric_values.or(dc.features.has_non_numeric_values);
+        f.has_duplicate_columns = f
+            .has_duplicate_columns
+            .or(dc.features.has_duplicate_columns);
+        f.has_non_numeric_values = f
+            .has_non_numeric_values
+            .or(dc.features.has_non_numeric_values);
         if conv.failure.is_some() && conv.turns.is_empty() {
             let n = dc.questions.len().max(dc.turn_programs.len());
             conv.features.num_dialogue_turns = conv.features.num_dialogue_turns.or(Some(n as u32));

@@ -35,7 +35,7 @@ pub struct WrongTurn {
     pub reason: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Overview {
     pub stats: Statistics,
     pub readings: Vec<Reading>,
@@ -114,7 +114,9 @@ pub fn overview(s: &ScoredQaRun, n_wrong: usize) -> Overview {
         if t.correct(s.config.profile) {
             continue;
         }
-        let Some((c, turn)) = lookup(s, t) else { continue };
+        let Some((c, turn)) = lookup(s, t) else {
+            continue;
+        };
         first_wrong.push(WrongTurn {
             conv: t.conv,
             turn: t.turn,
@@ -266,7 +268,9 @@ fn row(s: &ScoredQaRun, t: &TurnScore) -> Option<ItemRow> {
 }
 
 fn matches(s: &ScoredQaRun, t: &TurnScore, f: &ItemFilter, needle: &str) -> bool {
-    let Some((c, turn)) = lookup(s, t) else { return false };
+    let Some((c, turn)) = lookup(s, t) else {
+        return false;
+    };
     let correct = t.correct(s.config.profile);
     match f.verdict.as_deref() {
         Some("correct") if !correct => return false,
@@ -292,7 +296,7 @@ fn matches(s: &ScoredQaRun, t: &TurnScore, f: &ItemFilter, needle: &str) -> bool
             return false;
         }
     }
-    if f.disagreements && !turn.original.numerical_match.is_some_and(|o| o != correct) {
+    if f.disagreements && turn.original.numerical_match.is_none_or(|o| o == correct) {
         return false;
     }
     if !needle.is_empty() {
@@ -336,9 +340,14 @@ pub fn items(s: &ScoredQaRun, q: &ItemQuery) -> ItemPage {
                     t.logic.recall.map(|r| (r * 1e6) as i64).unwrap_or(-1),
                     String::new(),
                 ),
-                SortKey::Ops => (t.operations_per_turn.map(i64::from).unwrap_or(-1), String::new()),
+                SortKey::Ops => (
+                    t.operations_per_turn.map(i64::from).unwrap_or(-1),
+                    String::new(),
+                ),
                 SortKey::Tokens => (
-                    turn.and_then(|x| x.tokens.total()).map(|x| x as i64).unwrap_or(-1),
+                    turn.and_then(|x| x.tokens.total())
+                        .map(|x| x as i64)
+                        .unwrap_or(-1),
                     String::new(),
                 ),
                 SortKey::Error => (
@@ -424,10 +433,12 @@ pub fn conversation(s: &ScoredQaRun, conv: u32) -> Option<ConversationView> {
                     }
                 }),
                 executed_answer: turn.executed_answer.as_ref().map(RawValue::display),
-                plan_operations: turn
-                    .plan
-                    .as_ref()
-                    .map(|p| p.compute_operations().into_iter().map(str::to_string).collect()),
+                plan_operations: turn.plan.as_ref().map(|p| {
+                    p.compute_operations()
+                        .into_iter()
+                        .map(str::to_string)
+                        .collect()
+                }),
                 plan_steps: turn.plan_steps,
                 prompt_tokens: turn.tokens.prompt,
                 completion_tokens: turn.tokens.completion,

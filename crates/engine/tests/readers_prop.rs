@@ -99,10 +99,7 @@ fn bad_files_are_reported_with_reasons() {
     let files = vec![
         InputFile::new("run.jsonl", JSONL.as_bytes().to_vec()),
         InputFile::new("empty.json", Vec::new()),
-        InputFile::new(
-            "latin1.jsonl",
-            b"{\"conversation_id\":\"\xe9\"}".to_vec(),
-        ),
+        InputFile::new("latin1.jsonl", b"{\"conversation_id\":\"\xe9\"}".to_vec()),
         InputFile::new("notes.txt", b"hello".to_vec()),
         InputFile::new("weird.json", b"{\"a\": 1}".to_vec()),
         InputFile::new(
@@ -120,7 +117,10 @@ fn bad_files_are_reported_with_reasons() {
     };
     assert_eq!(status("run.jsonl").0, FileStatus::Parsed);
     let (s, r) = status("empty.json");
-    assert_eq!((s, r.as_str()), (FileStatus::Skipped, "empty file (0 bytes)"));
+    assert_eq!(
+        (s, r.as_str()),
+        (FileStatus::Skipped, "empty file (0 bytes)")
+    );
     let (s, r) = status("latin1.jsonl");
     assert_eq!(s, FileStatus::Skipped);
     assert!(r.contains("not UTF-8") && r.contains("line 1"), "{r}");

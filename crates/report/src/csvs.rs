@@ -87,7 +87,9 @@ pub fn turns_csv(s: &ScoredQaRun) -> String {
     let mut w = writer();
     let _ = w.write_record(TURNS_HEADER);
     for ts in &s.turns {
-        let Some((c, t)) = turn_of(s, ts) else { continue };
+        let Some((c, t)) = turn_of(s, ts) else {
+            continue;
+        };
         let a = &ts.answer;
         let rec: Vec<String> = vec![
             opt(c.trace_id.as_deref()),
@@ -171,10 +173,19 @@ struct ConvAcc {
 }
 
 pub fn summary_csv(s: &ScoredQaRun) -> String {
-    let mut accs: Vec<ConvAcc> = s.run.conversations.iter().map(|_| ConvAcc::default()).collect();
+    let mut accs: Vec<ConvAcc> = s
+        .run
+        .conversations
+        .iter()
+        .map(|_| ConvAcc::default())
+        .collect();
     for ts in &s.turns {
-        let Some((_, t)) = turn_of(s, ts) else { continue };
-        let Some(acc) = accs.get_mut(ts.conv as usize) else { continue };
+        let Some((_, t)) = turn_of(s, ts) else {
+            continue;
+        };
+        let Some(acc) = accs.get_mut(ts.conv as usize) else {
+            continue;
+        };
         let a = &ts.answer;
         acc.n += 1;
         acc.numerical.add_bool(a.numerical_match);
@@ -231,8 +242,12 @@ pub fn summary_csv(s: &ScoredQaRun) -> String {
             opt(acc.ops.get().map(num)),
             b(all_correct).into(),
             b(first_err.is_some()).into(),
-            opt(first_err.and_then(|t| t.error.as_ref()).map(|e| e.error_type.as_str())),
-            opt(first_err.and_then(|t| t.error.as_ref()).map(|e| e.message.as_str())),
+            opt(first_err
+                .and_then(|t| t.error.as_ref())
+                .map(|e| e.error_type.as_str())),
+            opt(first_err
+                .and_then(|t| t.error.as_ref())
+                .map(|e| e.message.as_str())),
             opt(first_err.map(|t| t.turn_idx)),
             ob(c.features.has_type2_question),
             ob(c.features.has_duplicate_columns),
@@ -262,7 +277,9 @@ pub fn errors_csv(s: &ScoredQaRun) -> String {
     let mut w = writer();
     let _ = w.write_record(ERRORS_HEADER);
     for ts in &s.turns {
-        let Some((c, t)) = turn_of(s, ts) else { continue };
+        let Some((c, t)) = turn_of(s, ts) else {
+            continue;
+        };
         let Some(e) = &t.error else { continue };
         let rec: Vec<String> = vec![
             opt(c.trace_id.as_deref()),
@@ -305,7 +322,12 @@ pub fn validation_csv(s: &ScoredQaRun) -> String {
         for t in &c.turns {
             let Some(extra) = &t.fa2 else { continue };
             for log in &extra.validator_logs {
-                let join = |xs: &[RawValue]| xs.iter().map(RawValue::display).collect::<Vec<_>>().join("; ");
+                let join = |xs: &[RawValue]| {
+                    xs.iter()
+                        .map(RawValue::display)
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                };
                 let rec: Vec<String> = vec![
                     opt(c.trace_id.as_deref()),
                     c.id.clone(),

@@ -10,9 +10,8 @@ use evalboard_engine::aggregate::doc::Statistics;
 
 /// statistics.json of the doc profile: pretty-printed, keys in DTO order, trailing newline.
 pub fn statistics_json(stats: &Statistics) -> String {
-    let mut s = serde_json::to_string_pretty(stats).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let mut s =
+        serde_json::to_string_pretty(stats).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
     s
 }
-
-

@@ -14,7 +14,10 @@ pub struct RunOutputs {
 
 impl RunOutputs {
     pub fn file(&self, name: &str) -> Option<&str> {
-        self.files.iter().find(|(n, _)| *n == name).map(|(_, t)| t.as_str())
+        self.files
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, t)| t.as_str())
     }
 }
 
@@ -43,7 +46,7 @@ pub fn qa_outputs(s: &ScoredQaRun) -> RunOutputs {
             }
         }
         Profile::Fa2 => {
-            let opts = fa2::Fa2Options::from_run(&s.run);
+            let opts = fa2::Fa2Options::default();
             let out = fa2::write_outputs(&s.run, &opts);
             RunOutputs {
                 statistics: serde_json::from_str(&out.statistics_json)

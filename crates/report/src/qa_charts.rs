@@ -69,7 +69,12 @@ pub fn qa_charts(s: &Statistics, theme: Theme) -> Vec<NamedChart> {
     out.push(named(
         "accuracy_variants",
         "Accuracy variants",
-        bar_chart("Accuracy variants", "Accuracy (%)", &variants, &opts(theme, true)),
+        bar_chart(
+            "Accuracy variants",
+            "Accuracy (%)",
+            &variants,
+            &opts(theme, true),
+        ),
     ));
 
     // Complexity ceiling: accuracy and average operations by turn number, on two axes.
@@ -143,16 +148,37 @@ pub fn qa_charts(s: &Statistics, theme: Theme) -> Vec<NamedChart> {
         ),
     ));
     for (key, title, m) in [
-        ("by_has_type2_question", "Accuracy by has_type2_question", &s.by_has_type2_question),
-        ("by_has_non_numeric_values", "Accuracy by has_non_numeric_values", &s.by_has_non_numeric_values),
-        ("by_has_duplicate_columns", "Accuracy by has_duplicate_columns", &s.by_has_duplicate_columns),
-        ("by_conversation_type", "Accuracy by conversation type", &s.by_conversation_type),
+        (
+            "by_has_type2_question",
+            "Accuracy by has_type2_question",
+            &s.by_has_type2_question,
+        ),
+        (
+            "by_has_non_numeric_values",
+            "Accuracy by has_non_numeric_values",
+            &s.by_has_non_numeric_values,
+        ),
+        (
+            "by_has_duplicate_columns",
+            "Accuracy by has_duplicate_columns",
+            &s.by_has_duplicate_columns,
+        ),
+        (
+            "by_conversation_type",
+            "Accuracy by conversation type",
+            &s.by_conversation_type,
+        ),
         ("by_model", "Accuracy by model", &s.by_model),
     ] {
         out.push(named(
             key,
             title,
-            bar_chart(title, "Numerical accuracy (%)", &breakdown_bars(m), &opts(theme, true)),
+            bar_chart(
+                title,
+                "Numerical accuracy (%)",
+                &breakdown_bars(m),
+                &opts(theme, true),
+            ),
         ));
     }
     let errors: Vec<(String, Option<f64>)> = s
@@ -163,7 +189,12 @@ pub fn qa_charts(s: &Statistics, theme: Theme) -> Vec<NamedChart> {
     out.push(named(
         "error_types",
         "Errors by type",
-        bar_chart("Errors by type", "Turns with this error", &errors, &opts(theme, false)),
+        bar_chart(
+            "Errors by type",
+            "Turns with this error",
+            &errors,
+            &opts(theme, false),
+        ),
     ));
     out
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::{FileStatus, QaConversation};
 use crate::scorers::{doc::DocTolerances, Profile, ScoredQaRun, TurnScore};
@@ -35,7 +35,7 @@ impl Mean {
 }
 
 /// Accuracy of one slice of the run (a feature value, a model, a conversation type).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Breakdown {
     pub conversations: u64,
     pub turns: u64,
@@ -47,13 +47,13 @@ pub struct Breakdown {
     pub error_rate: Option<f64>,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct FileEntry {
     pub path: String,
     pub reason: String,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct InputFiles {
     pub parsed: Vec<String>,
     pub partly_parsed: Vec<FileEntry>,
@@ -61,18 +61,18 @@ pub struct InputFiles {
     pub diagnostics: u64,
 }
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct ScorerInfo {
     pub name: String,
-    pub tolerances: BTreeMap<&'static str, f64>,
+    pub tolerances: BTreeMap<String, f64>,
 }
 
 /// statistics.json of the doc profile. Field order is the file's key order.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Statistics {
     pub run_name: String,
-    pub profile: &'static str,
-    pub engine_version: &'static str,
+    pub profile: String,
+    pub engine_version: String,
     pub total_conversations: u64,
     pub failed_conversations: u64,
     pub total_turns: u64,
@@ -116,6 +116,13 @@ pub struct TurnKey(pub u32);
 impl Serialize for TurnKey {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for TurnKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map(TurnKey).map_err(serde::de::Error::custom)
     }
 }
 
@@ -172,9 +179,9 @@ pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub fn scorer_infos(tol: &DocTolerances) -> Vec<ScorerInfo> {
     let label = tol.version_label();
     let mut t = BTreeMap::new();
-    t.insert("rel", tol.rel);
-    t.insert("abs", tol.abs);
-    t.insert("exact_rel", tol.exact_rel);
+    t.insert("rel".to_string(), tol.rel);
+    t.insert("abs".to_string(), tol.abs);
+    t.insert("exact_rel".to_string(), tol.exact_rel);
     let names = [
         "exact_match",
         "numerical_match",
@@ -190,7 +197,13 @@ pub fn scorer_infos(tol: &DocTolerances) -> Vec<ScorerInfo> {
             tolerances: t.clone(),
         })
         .collect();
-    for n in ["logic_recall", "logic_precision", "logic_f1", "logic_order_score", "operations_per_turn"] {
+    for n in [
+        "logic_recall",
+        "logic_precision",
+        "logic_f1",
+        "logic_order_score",
+        "operations_per_turn",
+    ] {
         out.push(ScorerInfo {
             name: format!("{n}@doc-v1"),
             tolerances: BTreeMap::new(),
@@ -232,8 +245,12 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
         .collect();
 
     for ts in &s.turns {
-        let Some(conv) = run.conversations.get(ts.conv as usize) else { continue };
-        let Some(turn) = conv.turns.get(ts.turn as usize) else { continue };
+        let Some(conv) = run.conversations.get(ts.conv as usize) else {
+            continue;
+        };
+        let Some(turn) = conv.turns.get(ts.turn as usize) else {
+            continue;
+        };
         let a = &ts.answer;
         let correct = ts.correct(profile);
         numerical.add_bool(correct);
@@ -313,7 +330,9 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
     let mut groups: [BTreeMap<String, Acc>; 5] = Default::default();
     let mut per_conv: Vec<Acc> = vec![Acc::default(); run.conversations.len()];
     for ts in &s.turns {
-        let Some(acc) = per_conv.get_mut(ts.conv as usize) else { continue };
+        let Some(acc) = per_conv.get_mut(ts.conv as usize) else {
+            continue;
+        };
         let Some(turn) = run
             .conversations
             .get(ts.conv as usize)
@@ -331,7 +350,9 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
         acc.errors.add_bool(turn.error.is_some());
     }
     for (ci, conv) in run.conversations.iter().enumerate() {
-        let Some(acc) = per_conv.get(ci) else { continue };
+        let Some(acc) = per_conv.get(ci) else {
+            continue;
+        };
         let mut acc = acc.clone();
         acc.convs = 1;
         acc.conv_correct
@@ -360,7 +381,9 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
         g.into_iter().map(|(k, v)| (k, v.finish())).collect()
     };
     let means = |m: BTreeMap<TurnKey, Mean>| -> BTreeMap<TurnKey, f64> {
-        m.into_iter().filter_map(|(k, v)| v.get().map(|x| (k, x))).collect()
+        m.into_iter()
+            .filter_map(|(k, v)| v.get().map(|x| (k, x)))
+            .collect()
     };
 
     let mut input_files = InputFiles {
@@ -386,10 +409,14 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
 
     Statistics {
         run_name: run.name.clone(),
-        profile: profile.name(),
-        engine_version: ENGINE_VERSION,
+        profile: profile.name().to_string(),
+        engine_version: ENGINE_VERSION.to_string(),
         total_conversations: n_convs,
-        failed_conversations: run.conversations.iter().filter(|c| c.failure.is_some()).count() as u64,
+        failed_conversations: run
+            .conversations
+            .iter()
+            .filter(|c| c.failure.is_some())
+            .count() as u64,
         total_turns: s.turns.len() as u64,
         numerical_accuracy: numerical.get(),
         exact_match_accuracy: exact.get(),
@@ -440,6 +467,6 @@ pub fn metric(stats: &Statistics, key: &str) -> Result<Option<f64>, String> {
 }
 
 /// The turn's score, for callers that hold the index.
-pub fn turn_score<'a>(s: &'a ScoredQaRun, conv: u32, turn: u32) -> Option<&'a TurnScore> {
+pub fn turn_score(s: &ScoredQaRun, conv: u32, turn: u32) -> Option<&TurnScore> {
     s.turns.iter().find(|t| t.conv == conv && t.turn == turn)
 }

@@ -1,3 +1,3 @@
 //! Aggregates: fold scored turns into run statistics (mergeable, deterministic order).
-pub mod fa2;
 pub mod doc;
+pub mod fa2;

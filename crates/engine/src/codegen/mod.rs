@@ -1,1 +1,212 @@
 //! Code-generation runs (seed 001, ISE547): reading, re-scoring, metrics.json/metrics_summary.json.
+//!
+//! Pipeline: run folder files → [`read_codegen_run`] ([`CodegenRun`]: sessions with the
+//! originally scored `metrics.json` entries, and re-scorable trace messages) →
+//! [`CodegenRun::score`] under a [`CodegenConfig`] (profile `doc-v1` or `ise547`) → output DTOs
+//! ([`MetricsEntry`], [`MetricsSummaryFile`]) with the seed system's key names.
+//!
+//! Originally scored entries are shown as they were and aggregated, never re-scored (they hold
+//! no code). See docs/codegen.md for the trace format and the doc-v1 / ise547 divergences.
+
+pub mod dto;
+pub mod model;
+pub mod patterns;
+pub mod pyre;
+pub mod pystr;
+pub mod read;
+pub mod score;
+pub mod summary;
+pub mod syntax;
+
+use serde::{Deserialize, Serialize};
+
+pub use dto::{MetricsEntry, MetricsSummaryFile, Summary};
+pub use model::{CodegenMessage, DataFile, EvalInputs, ExecutionResult, RecoveryAttempt, Tokens};
+pub use read::{read_codegen_run, sniff, CodegenFileKind};
+pub use score::{
+    calculate_evaluation_metrics, classify_error, lower, CodegenConfig, Profile, Weights,
+};
+pub use summary::{summarize, EntryScores, SummaryOptions};
+pub use syntax::{check_syntax, SyntaxValidity, PARSER_AVAILABLE};
+
+use crate::Diagnostic;
+
+/// A code-generation run folder, read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CodegenRun {
+    pub name: String,
+    /// Sorted by session id.
+    pub sessions: Vec<CodegenSession>,
+    /// The folder's CSVs, by path.
+    pub data_files: Vec<DataFile>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One chat session: what the seed system wrote for it and/or trace messages to score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CodegenSession {
+    pub session_id: String,
+    /// `metrics.json` as originally scored.
+    pub original: Option<OriginalMetrics>,
+    /// `metrics_summary.json` as originally written.
+    pub original_summary: Option<OriginalSummary>,
+    /// Trace messages, in file then line order.
+    pub messages: Vec<CodegenMessage>,
+}
+
+/// A `metrics.json` as written by the seed system.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OriginalMetrics {
+    pub file: String,
+    pub entries: Vec<OriginalEntry>,
+}
+
+/// One original entry: the JSON as written, what the summary reads from it, and the typed DTO
+/// when the entry has the full shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OriginalEntry {
+    pub index: usize,
+    pub line: u32,
+    pub raw: serde_json::Value,
+    pub scores: EntryScores,
+    pub typed: Option<MetricsEntry>,
+}
+
+/// A `metrics_summary.json` as written by the seed system.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OriginalSummary {
+    pub file: String,
+    pub raw: serde_json::Value,
+    pub typed: Option<MetricsSummaryFile>,
+}
+
+/// A scored run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoredRun {
+    pub name: String,
+    pub profile: Profile,
+    pub sessions: Vec<ScoredSession>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// One session, scored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScoredSession {
+    pub session_id: String,
+    /// Re-scored trace messages (the `metrics.json` this profile writes), in message order.
+    pub entries: Vec<MetricsEntry>,
+    /// Summary of `entries`; `None` when the session has no trace messages.
+    pub summary: Option<MetricsSummaryFile>,
+    /// Summary of the originally scored `metrics.json` entries, recomputed under this
+    /// profile's summary rules; `None` without a `metrics.json`.
+    pub original_summary: Option<MetricsSummaryFile>,
+}
+
+impl CodegenRun {
+    pub fn data_file(&self, path: &str) -> Option<&DataFile> {
+        self.data_files.iter().find(|d| d.path == path)
+    }
+
+    /// Scores every trace message and summarizes every session. Reading diagnostics are carried
+    /// over; scoring adds its own (attempts dropped, original summary disagreeing with its
+    /// entries).
+    pub fn score(&self, cfg: &CodegenConfig) -> ScoredRun {
+        let mut diagnostics = self.diagnostics.clone();
+        if let Err(e) = cfg.validate() {
+            diagnostics.push(Diagnostic::error(&self.name, None, e));
+        }
+        let mut sessions = Vec::new();
+        for s in &self.sessions {
+            let mut entries = Vec::new();
+            for m in &s.messages {
+                let data = m.data_file.as_deref().and_then(|p| self.data_file(p));
+                let (inputs, diags) = lower(m, data, cfg);
+                diagnostics.extend(diags);
+                entries.push(calculate_evaluation_metrics(&inputs, cfg));
+            }
+            let summary = (!entries.is_empty()).then(|| {
+                let scores: Vec<EntryScores> =
+                    entries.iter().map(EntryScores::from_entry).collect();
+                summarize(
+                    &scores,
+                    &SummaryOptions {
+                        session_id: s.session_id.clone(),
+                        last_updated: None,
+                    },
+                    cfg.profile,
+                )
+            });
+            let original_summary = s.original.as_ref().map(|o| {
+                let scores: Vec<EntryScores> = o.entries.iter().map(|e| e.scores.clone()).collect();
+                let last_updated = s
+                    .original_summary
+                    .as_ref()
+                    .and_then(|os| os.raw.get("last_updated"))
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string);
+                summarize(
+                    &scores,
+                    &SummaryOptions {
+                        session_id: s.session_id.clone(),
+                        last_updated,
+                    },
+                    cfg.profile,
+                )
+            });
+            if cfg.profile == Profile::Ise547 {
+                if let (Some(recomputed), Some(written)) = (&original_summary, &s.original_summary)
+                {
+                    diagnostics.extend(compare_summaries(recomputed, written));
+                }
+            }
+            sessions.push(ScoredSession {
+                session_id: s.session_id.clone(),
+                entries,
+                summary,
+                original_summary,
+            });
+        }
+        ScoredRun {
+            name: self.name.clone(),
+            profile: cfg.profile,
+            sessions,
+            diagnostics,
+        }
+    }
+}
+
+/// Keys of the written `summary` that disagree with the summary recomputed from the entries
+/// (ise547 rules). Floats compare exactly; the two distributions and `models_used` compare as
+/// sets, since the seed system wrote them in Python set order.
+pub fn compare_summaries(
+    recomputed: &MetricsSummaryFile,
+    written: &OriginalSummary,
+) -> Vec<Diagnostic> {
+    let Some(written_summary) = written.raw.get("summary").and_then(|s| s.as_object()) else {
+        return Vec::new();
+    };
+    let Ok(serde_json::Value::Object(ours)) = serde_json::to_value(&recomputed.summary) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (key, theirs) in written_summary {
+        let Some(mine) = ours.get(key) else { continue };
+        let same = match (mine, theirs) {
+            (serde_json::Value::Array(a), serde_json::Value::Array(b)) => {
+                a.len() == b.len() && a.iter().all(|x| b.contains(x))
+            }
+            (serde_json::Value::Number(a), serde_json::Value::Number(b)) => {
+                a.as_f64() == b.as_f64()
+            }
+            (a, b) => a == b,
+        };
+        if !same {
+            out.push(Diagnostic::warning(
+                &written.file,
+                None,
+                format!("summary.{key} is {theirs} but its metrics.json entries give {mine}"),
+            ));
+        }
+    }
+    out
+}

@@ -29,7 +29,9 @@ pub fn looks_like_qa_jsonl(bytes: &[u8]) -> bool {
     else {
         return false;
     };
-    first.starts_with('{') && first.contains("\"conversation_id\"") && first.contains("\"turn_idx\"")
+    first.starts_with('{')
+        && first.contains("\"conversation_id\"")
+        && first.contains("\"turn_idx\"")
 }
 
 #[derive(Deserialize)]
@@ -202,7 +204,9 @@ pub fn read_qa_jsonl(
             question: line.question.as_deref().unwrap_or_default().to_string(),
             expected: raw_value(line.expected).unwrap_or(RawValue::Null),
             predicted: raw_value(line.predicted),
-            plan_steps: line.plan_steps.or(plan.as_ref().map(|p| p.steps.len() as u32)),
+            plan_steps: line
+                .plan_steps
+                .or(plan.as_ref().map(|p| p.steps.len() as u32)),
             plan,
             ground_truth_program: line.ground_truth_program.as_deref().map(str::to_string),
             executed_answer: None,

@@ -100,7 +100,7 @@ pub struct ScoreConfig {
 }
 
 /// The verdicts of one turn under the selected profile.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TurnScore {
     /// Index of the conversation in `QaRun::conversations`.
     pub conv: u32,
@@ -140,7 +140,15 @@ fn plan_ops(turn: &QaTurn) -> Option<Vec<&str>> {
 }
 
 /// Scores one turn under every scorer (cheap enough to do all of them at once).
-pub fn score_turn(turn: &QaTurn, cfg: &ScoreConfig) -> (doc::AnswerVerdict, fa2::Fa2Verdict, logic::LogicScores, Option<u32>) {
+pub fn score_turn(
+    turn: &QaTurn,
+    cfg: &ScoreConfig,
+) -> (
+    doc::AnswerVerdict,
+    fa2::Fa2Verdict,
+    logic::LogicScores,
+    Option<u32>,
+) {
     let answer = doc::score_answer(&turn.expected, turn.predicted.as_ref(), &cfg.tolerances);
     let fa2v = fa2::calculate_accuracy(&turn.expected, turn.predicted.as_ref());
     let plan = plan_ops(turn);

@@ -1,0 +1,268 @@
+//! Golden tests of the real `evalboard` binary on the fixture folders in `tests/fixtures/cli_*`.
+//!
+//! Each fixture has a `cmd` file (the arguments, run from the fixture folder) and an `expected/`
+//! folder: every output file, plus `stderr.txt` (diagnostics) and `exit_code`. With
+//! `UPDATE_EXPECT=1` the test rewrites `expected/` instead of comparing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+fn update() -> bool {
+    std::env::var_os("UPDATE_EXPECT").is_some_and(|v| v != "0")
+}
+
+struct Outcome {
+    files: Vec<(String, String)>,
+}
+
+fn run_fixture(dir: &Path) -> Outcome {
+    let cmd = std::fs::read_to_string(dir.join("cmd")).expect("cmd file");
+    let args: Vec<&str> = cmd.split_whitespace().collect();
+    let out_dir = std::env::temp_dir().join(format!(
+        "evalboard-golden-{}-{}",
+        std::process::id(),
+        dir.file_name().unwrap().to_string_lossy()
+    ));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let output = Command::new(env!("CARGO_BIN_EXE_evalboard"))
+        .args(&args)
+        .arg("--out")
+        .arg(&out_dir)
+        .current_dir(dir)
+        .output()
+        .expect("run evalboard");
+    let mut files = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(&out_dir) {
+        let mut names: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        for n in names {
+            let text = std::fs::read_to_string(out_dir.join(&n)).unwrap_or_default();
+            files.push((n, text));
+        }
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .filter(|l| !l.starts_with("wrote "))
+        .map(|l| format!("{l}\n"))
+        .collect::<String>();
+    files.push(("stderr.txt".into(), stderr));
+    files.push((
+        "exit_code".into(),
+        format!("{}\n", output.status.code().unwrap_or(-1)),
+    ));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    Outcome { files }
+}
+
+#[test]
+fn cli_fixtures_match_expected_outputs() {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures())
+        .expect("fixtures dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.join("cmd").is_file())
+        .collect();
+    dirs.sort();
+    assert!(!dirs.is_empty(), "no cli fixtures found");
+    let mut failures = Vec::new();
+    for dir in &dirs {
+        let got = run_fixture(dir);
+        let expected_dir = dir.join("expected");
+        if update() {
+            let _ = std::fs::remove_dir_all(&expected_dir);
+            std::fs::create_dir_all(&expected_dir).unwrap();
+            for (name, text) in &got.files {
+                std::fs::write(expected_dir.join(name), text).unwrap();
+            }
+            continue;
+        }
+        let mut want: Vec<String> = std::fs::read_dir(&expected_dir)
+            .map(|r| {
+                r.filter_map(|e| e.ok())
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
+        want.sort();
+        let mut have: Vec<String> = got.files.iter().map(|(n, _)| n.clone()).collect();
+        have.sort();
+        if want != have {
+            failures.push(format!(
+                "{}: files differ: expected {want:?}, got {have:?}",
+                dir.display()
+            ));
+            continue;
+        }
+        for (name, text) in &got.files {
+            let exp = std::fs::read_to_string(expected_dir.join(name)).unwrap_or_default();
+            if &exp != text {
+                failures.push(format!(
+                    "{}/{name} differs (rerun with UPDATE_EXPECT=1 to accept):\n--- expected\n{}\n--- got\n{}",
+                    dir.display(),
+                    exp.chars().take(1500).collect::<String>(),
+                    text.chars().take(1500).collect::<String>()
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+fn evalboard(args: &[&str], cwd: &Path) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_evalboard"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run evalboard");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn fail_under_gates_and_exit_codes() {
+    let dir = fixtures().join("cli_jsonl_nasty");
+    let (code, _, err) = evalboard(
+        &["score", "input", "--fail-under", "numerical_accuracy=0.99"],
+        &dir,
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("FAIL input: numerical_accuracy"), "{err}");
+    let (code, _, err) = evalboard(
+        &[
+            "score",
+            "input",
+            "--fail-under",
+            "numerical_accuracy=0.1",
+            "--fail-under=exact_match_accuracy=0.1",
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    // A null metric fails its gate: nothing is fully correct here, so cost per correct is null…
+    let (code, _, err) = evalboard(
+        &["score", "input", "--fail-under", "avg_logic_recall=0.0"],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = evalboard(&["score", "input", "--fail-under", "nope=1"], &dir);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown metric"), "{err}");
+    let (code, _, err) = evalboard(&["score", "does-not-exist"], &dir);
+    assert_eq!(code, 2);
+    assert!(err.contains("does-not-exist"), "{err}");
+    let empty = std::env::temp_dir().join(format!("evalboard-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let (code, _, err) = evalboard(&["score", empty.to_str().unwrap()], &dir);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the folder is empty"), "{err}");
+}
+
+#[test]
+fn json_prints_an_array_for_several_runs_in_argument_order() {
+    let dir = fixtures();
+    let (code, out, err) = evalboard(
+        &[
+            "score",
+            "cli_jsonl_nasty/input",
+            "fa2_simulated/input",
+            "--json",
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let arr = v.as_array().expect("array");
+    assert_eq!(arr.len(), 2);
+    assert_eq!(arr[0]["total_conversations"], 4);
+    assert_eq!(arr[1]["total_turns"], 9);
+    // --out gets one subfolder per run (same folder names get a suffix).
+    let out_dir = std::env::temp_dir().join(format!("evalboard-multi-{}", std::process::id()));
+    let (code, _, err) = evalboard(
+        &[
+            "score",
+            "cli_jsonl_nasty/input",
+            "fa2_simulated/input",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out_dir.join("input/statistics.json").is_file());
+    assert!(out_dir.join("input-2/turns.csv").is_file());
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn compat_profile_reproduces_the_original_files_byte_for_byte() {
+    let dir = fixtures().join("fa2_simulated");
+    let out_dir = std::env::temp_dir().join(format!("evalboard-fa2-{}", std::process::id()));
+    let (code, _, err) = evalboard(
+        &[
+            "score",
+            "input",
+            "--profile",
+            "financial-agent-2",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    for f in [
+        "statistics.json",
+        "summary.csv",
+        "turns.csv",
+        "errors.csv",
+        "validation.csv",
+    ] {
+        let want = std::fs::read(dir.join("input").join(f)).unwrap();
+        let got = std::fs::read(out_dir.join(f)).unwrap();
+        assert!(want == got, "{f} differs from the original");
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn validate_reports_mismatches_with_exit_1() {
+    let tmp = std::env::temp_dir().join(format!("evalboard-val-{}.json", std::process::id()));
+    std::fs::write(
+        &tmp,
+        r#"{"dev": [{"id": "a", "doc": {"pre_text": [], "post_text": [], "table": [["", "2019"], ["x", "1"]]},
+          "dialogue": {"conv_questions": ["q1", "q2"], "conv_answers": ["3", "2"],
+                       "turn_program": ["add(1, 2)", "subtract(5, 2)"], "executed_answers": [3.0, 2.0],
+                       "qa_split": [false, false]},
+          "features": {"num_dialogue_turns": 2, "has_type2_question": false,
+                       "has_duplicate_columns": false, "has_non_numeric_values": false}}]}"#,
+    )
+    .unwrap();
+    let (code, out, _) = evalboard(&["validate", tmp.to_str().unwrap(), "--json"], &fixtures());
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["programs_checked"], 2);
+    assert_eq!(v["program_mismatches"][0]["turn_idx"], 1);
+    assert_eq!(v["program_mismatches"][0]["program"], "subtract(5, 2)");
+    let _ = std::fs::remove_file(&tmp);
+    let shared = fixtures().join("../../../shared/data/convfinqa/convfinqa_dataset.json");
+    if shared.is_file() {
+        let (code, out, _) = evalboard(
+            &["validate", shared.to_str().unwrap(), "--json"],
+            &fixtures(),
+        );
+        assert_eq!(code, 0, "{}", &out[..out.len().min(2000)]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["programs_checked"], 1490);
+    } else {
+        eprintln!("note: ../shared/data absent; skipping the ConvFinQA validate check");
+    }
+}

@@ -1,0 +1,1133 @@
+//! Readers for code-generation run folders: the seed system's `chat_history/<session>/metrics.json`
+//! and `metrics_summary.json` (scores only), code-generation trace JSONL (docs/codegen.md), and
+//! the data CSVs the traces name. Bad input is data: every malformed entry or line becomes a
+//! diagnostic with file and line, and reading goes on.
+
+use std::collections::BTreeMap;
+
+use super::dto::{MetricsEntry, MetricsSummaryFile};
+use super::model::{CodegenMessage, DataFile, ExecutionResult, RecoveryAttempt, Tokens};
+use super::summary::EntryScores;
+use super::{CodegenRun, CodegenSession, OriginalEntry, OriginalMetrics, OriginalSummary};
+use crate::diag::line_of_offset;
+use crate::{Diagnostic, InputFile};
+
+/// What a file of a code-generation run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CodegenFileKind {
+    /// `metrics.json`: a JSON list of metric entries (scores, no code).
+    MetricsJson,
+    /// `metrics_summary.json`: `{session_id, total_entries, last_updated, summary}`.
+    MetricsSummaryJson,
+    /// Code-generation trace: one JSON message per line.
+    TraceJsonl,
+}
+
+const SNIFF_PREFIX: usize = 64 * 1024;
+
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn prefix_has(bytes: &[u8], needle: &str) -> bool {
+    let head = bytes.get(..SNIFF_PREFIX.min(bytes.len())).unwrap_or(bytes);
+    head.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+/// Recognises a code-generation file by name and content. CSVs are not claimed (a run's data
+/// files are found through the traces that name them).
+pub fn sniff(path: &str, bytes: &[u8]) -> Option<CodegenFileKind> {
+    let bytes = strip_bom(bytes);
+    let name = file_name(path).to_ascii_lowercase();
+    let first = bytes.iter().copied().find(|b| !b.is_ascii_whitespace());
+    match first {
+        Some(b'[') => {
+            if name == "metrics.json" || prefix_has(bytes, "\"code_correctness\"") {
+                return Some(CodegenFileKind::MetricsJson);
+            }
+            None
+        }
+        Some(b'{') => {
+            if is_trace_line(bytes) {
+                return Some(CodegenFileKind::TraceJsonl);
+            }
+            let summary_like = prefix_has(bytes, "\"summary\"")
+                && (prefix_has(bytes, "\"average_overall_score\"")
+                    || prefix_has(bytes, "\"total_entries\""));
+            if name == "metrics_summary.json" || summary_like {
+                return Some(CodegenFileKind::MetricsSummaryJson);
+            }
+            None
+        }
+        _ => None,
+    }
+}
+
+/// The first non-blank line is a JSON object with `question`, `code` and `execution_result`.
+fn is_trace_line(bytes: &[u8]) -> bool {
+    let Some(line) = bytes
+        .split(|&b| b == b'\n')
+        .find(|l| l.iter().any(|b| !b.is_ascii_whitespace()))
+    else {
+        return false;
+    };
+    match serde_json::from_slice::<serde_json::Value>(line) {
+        Ok(serde_json::Value::Object(o)) => {
+            o.contains_key("question")
+                && o.contains_key("code")
+                && o.contains_key("execution_result")
+        }
+        _ => false,
+    }
+}
+
+/// The session a `chat_history/<session>/metrics*.json` file belongs to: its folder's name.
+fn session_of_path(path: &str) -> Option<String> {
+    let mut parts = path.rsplit('/');
+    parts.next();
+    parts.next().filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+#[derive(Default)]
+struct Builder {
+    sessions: BTreeMap<String, CodegenSession>,
+    diags: Vec<Diagnostic>,
+}
+
+impl Builder {
+    fn session(&mut self, id: &str) -> &mut CodegenSession {
+        self.sessions
+            .entry(id.to_string())
+            .or_insert_with(|| CodegenSession {
+                session_id: id.to_string(),
+                original: None,
+                original_summary: None,
+                messages: Vec::new(),
+            })
+    }
+}
+
+/// Reads every code-generation file of a run folder. Files that are not code-generation files
+/// are left alone; CSVs are read as data files when a trace names them (or is the only one).
+pub fn read_codegen_run(name: &str, files: &[InputFile]) -> CodegenRun {
+    let mut sorted: Vec<&InputFile> = files.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut b = Builder::default();
+    let mut data_files = Vec::new();
+    let mut summaries = Vec::new();
+    let mut traces = Vec::new();
+    for f in &sorted {
+        if f.path.to_ascii_lowercase().ends_with(".csv") {
+            let (d, diags) = read_data_file(f);
+            data_files.push(d);
+            b.diags.extend(diags);
+            continue;
+        }
+        match sniff(&f.path, &f.bytes) {
+            Some(CodegenFileKind::MetricsJson) => {
+                let session = session_of_path(&f.path).unwrap_or_else(|| name.to_string());
+                let (orig, diags) = read_metrics_json(&f.path, &f.bytes);
+                b.diags.extend(diags);
+                if let Some(orig) = orig {
+                    let s = b.session(&session);
+                    if s.original.is_some() {
+                        b.diags.push(Diagnostic::warning(
+                            &f.path,
+                            None,
+                            format!(
+                                "second metrics.json for session {session}; this one is ignored"
+                            ),
+                        ));
+                    } else {
+                        s.original = Some(orig);
+                    }
+                }
+            }
+            Some(CodegenFileKind::MetricsSummaryJson) => summaries.push(*f),
+            Some(CodegenFileKind::TraceJsonl) => traces.push(*f),
+            None => {}
+        }
+    }
+    for f in summaries {
+        let (summary, diags) = read_metrics_summary(&f.path, &f.bytes);
+        b.diags.extend(diags);
+        let Some(summary) = summary else { continue };
+        let from_json = summary
+            .raw
+            .get("session_id")
+            .and_then(|v| v.as_str())
+            .map(str::to_string);
+        let session = session_of_path(&f.path)
+            .or_else(|| from_json.clone())
+            .unwrap_or_else(|| name.to_string());
+        if let Some(id) = from_json.filter(|id| *id != session) {
+            b.diags.push(Diagnostic::warning(
+                &f.path,
+                None,
+                format!(
+                    "session_id {id:?} differs from the folder name {session:?}; the folder wins"
+                ),
+            ));
+        }
+        b.session(&session).original_summary = Some(summary);
+    }
+    for f in traces {
+        let stem = file_name(&f.path)
+            .rsplit_once('.')
+            .map_or(file_name(&f.path), |(s, _)| s)
+            .to_string();
+        let (messages, diags) = read_trace(&f.path, &f.bytes, &stem);
+        b.diags.extend(diags);
+        for mut m in messages {
+            m.data_file = resolve_data_file(&mut m, &data_files, &mut b.diags);
+            b.session(&m.session_id.clone()).messages.push(m);
+        }
+    }
+    if b.sessions.is_empty() {
+        b.diags.push(Diagnostic::error(
+            name,
+            None,
+            "no code-generation files (metrics.json, metrics_summary.json or trace .jsonl) in this folder",
+        ));
+    }
+    CodegenRun {
+        name: name.to_string(),
+        sessions: b.sessions.into_values().collect(),
+        data_files,
+        diagnostics: b.diags,
+    }
+}
+
+/// Finds the run-folder CSV for a message: by exact path, else by file name (the seed app
+/// stored uploads as `uploads/<session>_<name>.csv`), else the folder's only CSV when the message
+/// names none and lists no columns (the message's `csv_file` becomes that path).
+fn resolve_data_file(
+    m: &mut CodegenMessage,
+    data_files: &[DataFile],
+    diags: &mut Vec<Diagnostic>,
+) -> Option<String> {
+    match m.csv_file.as_deref().filter(|f| !f.is_empty()) {
+        Some(csv) => {
+            let csv_norm = csv.replace('\\', "/");
+            let exact = data_files.iter().find(|d| d.path == csv_norm);
+            let by_name = || {
+                let want = file_name(&csv_norm);
+                data_files
+                    .iter()
+                    .find(|d| file_name(&d.path) == want)
+                    .or_else(|| {
+                        data_files
+                            .iter()
+                            .find(|d| want.ends_with(file_name(&d.path)))
+                    })
+            };
+            match exact.or_else(by_name) {
+                Some(d) => Some(d.path.clone()),
+                None => {
+                    if m.columns.is_none() {
+                        diags.push(Diagnostic::warning(
+                            &m.file,
+                            Some(m.line),
+                            format!(
+                                "data file {csv:?} is not in the run folder and the line lists no columns: column checks see none"
+                            ),
+                        ));
+                    }
+                    None
+                }
+            }
+        }
+        None => match (data_files, &m.columns) {
+            ([only], None) => {
+                m.csv_file = Some(only.path.clone());
+                Some(only.path.clone())
+            }
+            _ => None,
+        },
+    }
+}
+
+/// pandas' header: duplicate names get `.1`, `.2`…; empty names become `Unnamed: <i>`.
+fn pandas_columns(raw: Vec<String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(raw.len());
+    for (i, name) in raw.into_iter().enumerate() {
+        let base = if name.is_empty() {
+            format!("Unnamed: {i}")
+        } else {
+            name
+        };
+        let mut candidate = base.clone();
+        let mut k = 0;
+        while out.contains(&candidate) {
+            k += 1;
+            candidate = format!("{base}.{k}");
+        }
+        out.push(candidate);
+    }
+    out
+}
+
+/// Reads a CSV's header and size.
+pub fn read_data_file(f: &InputFile) -> (DataFile, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let bytes = strip_bom(&f.bytes);
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_reader(bytes);
+    let mut record = csv::ByteRecord::new();
+    let columns = match rdr.read_byte_record(&mut record) {
+        Ok(true) => {
+            let names: Result<Vec<String>, _> = record
+                .iter()
+                .map(|field| String::from_utf8(field.to_vec()))
+                .collect();
+            match names {
+                Ok(names) => Some(pandas_columns(names)),
+                Err(_) => {
+                    diags.push(Diagnostic::warning(
+                        &f.path,
+                        Some(1),
+                        "CSV header is not valid UTF-8: columns unknown",
+                    ));
+                    None
+                }
+            }
+        }
+        Ok(false) => {
+            diags.push(Diagnostic::warning(
+                &f.path,
+                None,
+                "CSV is empty: columns unknown",
+            ));
+            None
+        }
+        Err(e) => {
+            let line = e
+                .position()
+                .map(|p| u32::try_from(p.line()).unwrap_or(u32::MAX));
+            diags.push(Diagnostic::warning(
+                &f.path,
+                line,
+                format!("CSV header unreadable: {e}"),
+            ));
+            None
+        }
+    };
+    (
+        DataFile {
+            path: f.path.clone(),
+            columns,
+            size_bytes: f.bytes.len() as u64,
+        },
+        diags,
+    )
+}
+
+/// Element spans `(start, end)` and problems `(offset, message)` of a top-level JSON array.
+type ArraySpans = (Vec<(usize, usize)>, Vec<(usize, String)>);
+
+/// Byte spans of the elements of a top-level JSON array, found without parsing them, so that one
+/// bad element does not hide the others. `Err` when the text is not an array at all.
+fn array_element_spans(bytes: &[u8]) -> Result<ArraySpans, String> {
+    let mut problems = Vec::new();
+    let start = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .ok_or("empty file")?;
+    if bytes.get(start) != Some(&b'[') {
+        return Err("expected a JSON list of metric entries".into());
+    }
+    let mut spans = Vec::new();
+    let mut depth = 0usize;
+    let mut elem: Option<usize> = None;
+    let mut last_non_ws = start;
+    let mut in_str = false;
+    let mut esc = false;
+    let mut closed = None;
+    let mut i = start + 1;
+    while i < bytes.len() {
+        let c = bytes.get(i).copied().unwrap_or(b' ');
+        if in_str {
+            if esc {
+                esc = false;
+            } else if c == b'\\' {
+                esc = true;
+            } else if c == b'"' {
+                in_str = false;
+                last_non_ws = i;
+            }
+            i += 1;
+            continue;
+        }
+        match c {
+            b'"' => {
+                in_str = true;
+                elem.get_or_insert(i);
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                elem.get_or_insert(i);
+            }
+            b'}' | b']' if depth > 0 => depth -= 1,
+            b']' => {
+                if let Some(s) = elem.take() {
+                    spans.push((s, last_non_ws + 1));
+                }
+                closed = Some(i);
+                break;
+            }
+            b',' if depth == 0 => match elem.take() {
+                Some(s) => spans.push((s, last_non_ws + 1)),
+                None => problems.push((i, "empty element in the list".to_string())),
+            },
+            c if c.is_ascii_whitespace() => {
+                i += 1;
+                continue;
+            }
+            _ => {
+                elem.get_or_insert(i);
+            }
+        }
+        last_non_ws = i;
+        i += 1;
+    }
+    match closed {
+        None => {
+            if let Some(s) = elem.take() {
+                spans.push((s, bytes.len()));
+            }
+            problems.push((bytes.len(), "the list is not closed with ]".to_string()));
+        }
+        Some(end) => {
+            let trailing = bytes
+                .get(end + 1..)
+                .and_then(|rest| rest.iter().position(|b| !b.is_ascii_whitespace()));
+            if let Some(off) = trailing {
+                problems.push((end + 1 + off, "text after the end of the list".to_string()));
+            }
+        }
+    }
+    Ok((spans, problems))
+}
+
+/// A serde_json error's message without its trailing " at line L column C".
+fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&suffix).unwrap_or(&text).to_string()
+}
+
+fn json_error(
+    path: &str,
+    bytes: &[u8],
+    base: usize,
+    e: &serde_json::Error,
+    what: &str,
+) -> Diagnostic {
+    let base_line = line_of_offset(bytes, base);
+    let line = base_line + u32::try_from(e.line()).unwrap_or(1).saturating_sub(1);
+    Diagnostic::error(
+        path,
+        Some(line),
+        format!("{what}: {} (column {})", json_message(e), e.column()),
+    )
+}
+
+/// Reads `metrics.json`.
+pub fn read_metrics_json(path: &str, bytes: &[u8]) -> (Option<OriginalMetrics>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let (spans, problems) = match array_element_spans(bytes) {
+        Ok(x) => x,
+        Err(msg) => {
+            diags.push(Diagnostic::error(path, Some(1), msg));
+            return (None, diags);
+        }
+    };
+    for (off, msg) in problems {
+        diags.push(Diagnostic::error(
+            path,
+            Some(line_of_offset(bytes, off)),
+            msg,
+        ));
+    }
+    let mut entries = Vec::new();
+    for (idx, (s, e)) in spans.into_iter().enumerate() {
+        let line = line_of_offset(bytes, s);
+        let slice = bytes.get(s..e).unwrap_or_default();
+        let record = format!("entry {idx}");
+        let raw: serde_json::Value = match serde_json::from_slice(slice) {
+            Ok(v) => v,
+            Err(err) => {
+                diags.push(json_error(path, bytes, s, &err, "malformed entry").with_record(record));
+                continue;
+            }
+        };
+        if !raw.is_object() {
+            diags.push(
+                Diagnostic::error(path, Some(line), "entry is not a JSON object")
+                    .with_record(record),
+            );
+            continue;
+        }
+        let typed = match serde_json::from_value::<MetricsEntry>(raw.clone()) {
+            Ok(t) => Some(t),
+            Err(err) => {
+                diags.push(
+                    Diagnostic::warning(
+                        path,
+                        Some(line),
+                        format!("entry does not have the seed system's full metrics shape ({err}); its scores are read as far as present"),
+                    )
+                    .with_record(record),
+                );
+                None
+            }
+        };
+        entries.push(OriginalEntry {
+            index: idx,
+            line,
+            scores: EntryScores::from_json(&raw),
+            typed,
+            raw,
+        });
+    }
+    (
+        Some(OriginalMetrics {
+            file: path.to_string(),
+            entries,
+        }),
+        diags,
+    )
+}
+
+/// Reads `metrics_summary.json`.
+pub fn read_metrics_summary(
+    path: &str,
+    bytes: &[u8],
+) -> (Option<OriginalSummary>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let raw: serde_json::Value = match serde_json::from_slice(strip_bom(bytes)) {
+        Ok(v) => v,
+        Err(e) => {
+            diags.push(json_error(path, bytes, 0, &e, "malformed metrics summary"));
+            return (None, diags);
+        }
+    };
+    if !raw.is_object() {
+        diags.push(Diagnostic::error(
+            path,
+            Some(1),
+            "metrics summary is not a JSON object",
+        ));
+        return (None, diags);
+    }
+    let typed = match serde_json::from_value::<MetricsSummaryFile>(raw.clone()) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            diags.push(Diagnostic::warning(
+                path,
+                Some(1),
+                format!("summary does not have the seed system's shape ({e})"),
+            ));
+            None
+        }
+    };
+    (
+        Some(OriginalSummary {
+            file: path.to_string(),
+            raw,
+            typed,
+        }),
+        diags,
+    )
+}
+
+/// Field access with diagnostics for one trace line.
+struct Line<'a> {
+    path: &'a str,
+    line: u32,
+    obj: &'a serde_json::Map<String, serde_json::Value>,
+    diags: &'a mut Vec<Diagnostic>,
+}
+
+impl Line<'_> {
+    fn warn(&mut self, msg: String) {
+        self.diags
+            .push(Diagnostic::warning(self.path, Some(self.line), msg));
+    }
+    fn error(&mut self, msg: String) {
+        self.diags
+            .push(Diagnostic::error(self.path, Some(self.line), msg));
+    }
+    /// An optional string field; wrong types are warned about and dropped.
+    fn opt_str(&mut self, key: &str) -> Option<String> {
+        match self.obj.get(key) {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                self.warn(format!("{key} should be a string, got {other}; ignored"));
+                None
+            }
+        }
+    }
+    /// An optional number field; wrong types are warned about and dropped.
+    fn opt_num(&mut self, key: &str, v: Option<&serde_json::Value>) -> Option<f64> {
+        match v {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::Number(n)) => {
+                let x = n.as_f64();
+                if x.is_some_and(|x| x < 0.0) {
+                    self.warn(format!("{key} is negative ({n}); kept as given"));
+                }
+                x
+            }
+            Some(other) => {
+                self.warn(format!(
+                    "{key} should be a number of seconds, got {other}; ignored"
+                ));
+                None
+            }
+        }
+    }
+}
+
+fn read_tokens(l: &mut Line<'_>) -> Option<Tokens> {
+    let v = l.obj.get("tokens")?;
+    match v {
+        serde_json::Value::Null => None,
+        serde_json::Value::Number(n) => match n.as_u64() {
+            Some(total) => Some(Tokens {
+                total: Some(total),
+                ..Tokens::default()
+            }),
+            None => {
+                l.warn(format!("tokens should be a count, got {n}; ignored"));
+                None
+            }
+        },
+        serde_json::Value::Object(o) => {
+            let mut t = Tokens::default();
+            for (key, slot) in [
+                ("prompt", &mut t.prompt),
+                ("completion", &mut t.completion),
+                ("total", &mut t.total),
+            ] {
+                match o.get(key) {
+                    None | Some(serde_json::Value::Null) => {}
+                    Some(x) => match x.as_u64() {
+                        Some(n) => *slot = Some(n),
+                        None => l.warn(format!("tokens.{key} should be a count, got {x}; ignored")),
+                    },
+                }
+            }
+            Some(t)
+        }
+        other => {
+            l.warn(format!(
+                "tokens should be a count or {{prompt, completion, total}}, got {other}; ignored"
+            ));
+            None
+        }
+    }
+}
+
+fn read_attempts(l: &mut Line<'_>) -> Vec<RecoveryAttempt> {
+    let list = match l.obj.get("recovery_attempts") {
+        None | Some(serde_json::Value::Null) => return Vec::new(),
+        Some(serde_json::Value::Array(a)) => a,
+        Some(other) => {
+            l.warn(format!(
+                "recovery_attempts should be a list, got {other}; ignored"
+            ));
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::new();
+    let mut misnumbered = false;
+    for (i, item) in list.iter().enumerate() {
+        let Some(a) = item.as_object() else {
+            l.warn(format!("recovery_attempts[{i}] is not an object; skipped"));
+            continue;
+        };
+        let text = |key: &str, l: &mut Line<'_>| match a.get(key) {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::String(s)) => Some(s.clone()),
+            Some(other) => {
+                l.warn(format!(
+                    "recovery_attempts[{i}].{key} should be a string, got {other}; ignored"
+                ));
+                None
+            }
+        };
+        let code = text("code", l);
+        let error = text("error", l);
+        let success = match a.get("success") {
+            Some(serde_json::Value::Bool(b)) => *b,
+            other => {
+                l.warn(format!(
+                    "recovery_attempts[{i}].success should be true or false, got {}; taken as false",
+                    other.map_or("nothing".to_string(), |v| v.to_string())
+                ));
+                false
+            }
+        };
+        let attempt_number = match a.get("attempt_number") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(v) => {
+                match v.as_u64() {
+                    Some(n) => Some(n),
+                    None => {
+                        l.warn(format!("recovery_attempts[{i}].attempt_number should be a count, got {v}; ignored"));
+                        None
+                    }
+                }
+            }
+        };
+        if !misnumbered && attempt_number.is_some_and(|n| n != out.len() as u64 + 1) {
+            misnumbered = true;
+            l.warn(format!(
+                "recovery_attempts[{i}].attempt_number is {}, expected {}; attempts are taken in list order",
+                attempt_number.unwrap_or_default(),
+                out.len() + 1
+            ));
+        }
+        if success && error.is_some() {
+            l.warn(format!(
+                "recovery_attempts[{i}] is a success but has an error; the error is kept"
+            ));
+        }
+        let execution_time = l.opt_num(
+            &format!("recovery_attempts[{i}].execution_time"),
+            a.get("execution_time"),
+        );
+        out.push(RecoveryAttempt {
+            attempt_number,
+            code,
+            error,
+            success,
+            execution_time,
+        });
+    }
+    out
+}
+
+/// Reads one trace line (already a JSON object). `None` when a required field is unusable.
+fn read_message(l: &mut Line<'_>, default_session: &str) -> Option<CodegenMessage> {
+    let question = match l.obj.get("question") {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        other => {
+            l.error(format!(
+                "question should be a string, got {}; line skipped",
+                other.map_or("nothing".to_string(), |v| v.to_string())
+            ));
+            return None;
+        }
+    };
+    let code = match l.obj.get("code") {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        // The seed app scored "" when code generation failed.
+        Some(serde_json::Value::Null) => String::new(),
+        other => {
+            l.error(format!(
+                "code should be a string (or null when generation failed), got {}; line skipped",
+                other.map_or("nothing".to_string(), |v| v.to_string())
+            ));
+            return None;
+        }
+    };
+    let execution_result = match l.obj.get("execution_result") {
+        Some(serde_json::Value::Object(r)) => match r.get("type") {
+            Some(serde_json::Value::String(kind)) => {
+                let execution_time =
+                    l.opt_num("execution_result.execution_time", r.get("execution_time"));
+                ExecutionResult {
+                    kind: kind.clone(),
+                    data: r.get("data").cloned(),
+                    execution_time,
+                }
+            }
+            other => {
+                l.error(format!(
+                    "execution_result.type should be a string, got {}; line skipped",
+                    other.map_or("nothing".to_string(), |v| v.to_string())
+                ));
+                return None;
+            }
+        },
+        other => {
+            l.error(format!(
+                "execution_result should be an object {{type, data}}, got {}; line skipped",
+                other.map_or("nothing".to_string(), |v| v.to_string())
+            ));
+            return None;
+        }
+    };
+    if execution_result.is_error()
+        && !matches!(execution_result.data, Some(serde_json::Value::String(_)))
+    {
+        l.warn("execution_result is an error without a message string in data".to_string());
+    }
+    let execution_time = if l.obj.contains_key("execution_time") {
+        let v = l.obj.get("execution_time");
+        l.opt_num("execution_time", v)
+    } else {
+        execution_result.execution_time
+    };
+    let session_id = match l.obj.get("session_id") {
+        Some(serde_json::Value::String(s)) if !s.is_empty() => s.clone(),
+        Some(serde_json::Value::Number(n)) => n.to_string(),
+        other => {
+            l.warn(format!(
+                "session_id missing or not a string ({}); using {default_session:?}",
+                other.map_or("nothing".to_string(), |v| v.to_string())
+            ));
+            default_session.to_string()
+        }
+    };
+    let model = match l.obj.get("model") {
+        Some(serde_json::Value::String(m)) => m.clone(),
+        other => {
+            l.warn(format!(
+                "model missing or not a string ({}); recorded as \"unknown\"",
+                other.map_or("nothing".to_string(), |v| v.to_string())
+            ));
+            "unknown".to_string()
+        }
+    };
+    let timestamp = l.opt_str("timestamp");
+    let csv_file = l.opt_str("csv_file");
+    let columns = match l.obj.get("columns") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::Array(items)) => {
+            let mut cols = Vec::new();
+            for (i, c) in items.iter().enumerate() {
+                match c.as_str() {
+                    Some(s) => cols.push(s.to_string()),
+                    None => l.warn(format!("columns[{i}] should be a string, got {c}; skipped")),
+                }
+            }
+            Some(cols)
+        }
+        Some(other) => {
+            l.warn(format!(
+                "columns should be a list of names, got {other}; ignored"
+            ));
+            None
+        }
+    };
+    let tokens = read_tokens(l);
+    let recovery_attempts = read_attempts(l);
+    if !execution_result.is_error() && !recovery_attempts.is_empty() {
+        l.warn("recovery attempts on an execution that did not fail".to_string());
+    }
+    Some(CodegenMessage {
+        file: l.path.to_string(),
+        line: l.line,
+        session_id,
+        timestamp,
+        model,
+        question,
+        csv_file,
+        columns,
+        data_file: None,
+        code,
+        execution_result,
+        execution_time,
+        tokens,
+        recovery_attempts,
+    })
+}
+
+/// Reads a trace JSONL file: one message per line; blank lines are skipped.
+pub fn read_trace(
+    path: &str,
+    bytes: &[u8],
+    default_session: &str,
+) -> (Vec<CodegenMessage>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let mut out = Vec::new();
+    let bytes = strip_bom(bytes);
+    for (i, raw_line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        let raw_line = raw_line.strip_suffix(b"\r").unwrap_or(raw_line);
+        if raw_line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        let value: serde_json::Value = match serde_json::from_slice(raw_line) {
+            Ok(v) => v,
+            Err(e) => {
+                diags.push(Diagnostic::error(
+                    path,
+                    Some(line_no),
+                    format!(
+                        "malformed JSON: {} (column {}); line skipped",
+                        json_message(&e),
+                        e.column()
+                    ),
+                ));
+                continue;
+            }
+        };
+        let Some(obj) = value.as_object() else {
+            diags.push(Diagnostic::error(
+                path,
+                Some(line_no),
+                "line is not a JSON object; skipped",
+            ));
+            continue;
+        };
+        let mut l = Line {
+            path,
+            line: line_no,
+            obj,
+            diags: &mut diags,
+        };
+        if let Some(m) = read_message(&mut l, default_session) {
+            out.push(m);
+        }
+    }
+    if out.is_empty() {
+        diags.push(Diagnostic::error(
+            path,
+            None,
+            "no usable message in this trace",
+        ));
+    }
+    (out, diags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sniff_by_name_and_content() {
+        let check = |path: &str, bytes: &str, want: Option<CodegenFileKind>| {
+            assert_eq!(sniff(path, bytes.as_bytes()), want, "{path}: {bytes:?}");
+        };
+        use CodegenFileKind::*;
+        check("s/metrics.json", "[]", Some(MetricsJson));
+        check(
+            "x.json",
+            "\u{feff} [ {\"code_correctness\": {}} ]",
+            Some(MetricsJson),
+        );
+        check("x.json", "[1, 2]", None);
+        check("s/metrics_summary.json", "{}", Some(MetricsSummaryJson));
+        check(
+            "y.json",
+            "{\"summary\": {\"average_overall_score\": 1}}",
+            Some(MetricsSummaryJson),
+        );
+        check("y.json", "{\"summary\": 1}", None);
+        let line = r#"{"question": "q", "code": "c", "execution_result": {"type": "number"}}"#;
+        check("t.jsonl", &format!("\n{line}\n{line}"), Some(TraceJsonl));
+        check("t.jsonl", "{\"question\": \"q\"}", None);
+        check("t.jsonl", "", None);
+        check("data.csv", "a,b\n1,2", None);
+    }
+
+    #[test]
+    fn array_spans_survive_bad_elements() {
+        let text = b"[\n {\"a\": \"]\\\"\"},\n nope,\n [1, [2]] ,\n ,\n {\"b\": 1}\n] x";
+        let (spans, problems) = array_element_spans(text).unwrap_or_default();
+        let got: Vec<&str> = spans
+            .iter()
+            .map(|&(s, e)| std::str::from_utf8(text.get(s..e).unwrap_or_default()).unwrap_or(""))
+            .collect();
+        assert_eq!(
+            got,
+            vec!["{\"a\": \"]\\\"\"}", "nope", "[1, [2]]", "{\"b\": 1}"]
+        );
+        let msgs: Vec<&str> = problems.iter().map(|(_, m)| m.as_str()).collect();
+        assert_eq!(
+            msgs,
+            vec![
+                "empty element in the list",
+                "text after the end of the list"
+            ]
+        );
+        assert!(array_element_spans(b"{}").is_err());
+        assert!(array_element_spans(b"  ").is_err());
+        let (spans, problems) = array_element_spans(b"[{\"a\": 1}, {\"b\"").unwrap_or_default();
+        assert_eq!(spans.len(), 2);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(
+            array_element_spans(b"[]").map(|(s, p)| (s.len(), p.len())),
+            Ok((0, 0))
+        );
+    }
+
+    #[test]
+    fn pandas_header_mangling() {
+        let check = |raw: &[&str], want: &[&str]| {
+            let got = pandas_columns(raw.iter().map(|s| s.to_string()).collect());
+            assert_eq!(got, want);
+        };
+        check(&["a", "b"], &["a", "b"]);
+        check(&["a", "a", "a"], &["a", "a.1", "a.2"]);
+        check(&["", "x", ""], &["Unnamed: 0", "x", "Unnamed: 2"]);
+        check(&["a", "a.1", "a"], &["a", "a.1", "a.2"]);
+        check(&[], &[]);
+    }
+
+    #[test]
+    fn data_file_headers() {
+        let check = |bytes: &[u8], want: Option<&[&str]>, n_diags: usize| {
+            let (d, diags) = read_data_file(&InputFile::new("d.csv", bytes.to_vec()));
+            let want: Option<Vec<String>> = want.map(|w| w.iter().map(|s| s.to_string()).collect());
+            assert_eq!(d.columns, want, "{bytes:?}");
+            assert_eq!(d.size_bytes, bytes.len() as u64);
+            assert_eq!(diags.len(), n_diags, "{diags:?}");
+        };
+        check(b"name,age\nA,1\n", Some(&["name", "age"]), 0);
+        check(b"\xEF\xBB\xBF\"a,b\",c\r\n1,2\r\n", Some(&["a,b", "c"]), 0);
+        check(b"", None, 1);
+        check(b"\xff\xfe,a\n", None, 1);
+        check(b"x", Some(&["x"]), 0);
+    }
+
+    fn line(fields: &str) -> String {
+        format!(
+            r#"{{"session_id": "s", "model": "m", "question": "q", "code": "x = 1", "execution_result": {{"type": "number", "data": 1}}{fields}}}"#
+        )
+    }
+
+    #[test]
+    fn trace_lines_and_positions() {
+        let text = format!(
+            "{}\r\n\n{}\n{{bad\n{}",
+            line(""),
+            line(r#", "execution_time": 0.5, "tokens": 7"#),
+            line(
+                r#", "execution_result": {"type": "error", "data": "E", "execution_time": 0.2}, "recovery_attempts": [{"attempt_number": 1, "code": null, "error": "E2", "success": false, "execution_time": null}]"#
+            )
+        );
+        let (msgs, diags) = read_trace("t.jsonl", text.as_bytes(), "t");
+        let lines: Vec<u32> = msgs.iter().map(|m| m.line).collect();
+        assert_eq!(lines, vec![1, 3, 5]);
+        assert_eq!(diags.len(), 1);
+        assert_eq!(diags[0].line, Some(4));
+        assert_eq!(msgs[1].execution_time, Some(0.5));
+        assert_eq!(msgs[1].tokens.map(|t| t.total), Some(Some(7)));
+        // execution_time falls back to execution_result.execution_time.
+        assert_eq!(msgs[2].execution_time, Some(0.2));
+        assert_eq!(msgs[2].recovery_attempts.len(), 1);
+        assert_eq!(msgs[2].recovery_attempts[0].code, None);
+        let (msgs, diags) = read_trace("t.jsonl", b"\n\n", "t");
+        assert!(msgs.is_empty());
+        assert_eq!(diags.len(), 1);
+    }
+
+    #[test]
+    fn data_file_resolution() {
+        let data = |p: &str| DataFile {
+            path: p.into(),
+            columns: Some(vec!["a".into()]),
+            size_bytes: 1,
+        };
+        let check = |csv: Option<&str>,
+                     columns: Option<Vec<String>>,
+                     files: &[DataFile],
+                     want: Option<&str>,
+                     n_diags: usize| {
+            let text = match csv {
+                Some(c) => line(&format!(r#", "csv_file": {}"#, serde_json::json!(c))),
+                None => line(""),
+            };
+            let (mut msgs, _) = read_trace("t.jsonl", text.as_bytes(), "t");
+            let mut m = msgs.remove(0);
+            m.columns = columns;
+            let mut diags = Vec::new();
+            let got = resolve_data_file(&mut m, files, &mut diags);
+            assert_eq!(got.as_deref(), want, "{csv:?}");
+            assert_eq!(diags.len(), n_diags, "{diags:?}");
+        };
+        let files = [data("data/employees.csv"), data("sales.csv")];
+        check(
+            Some("data/employees.csv"),
+            None,
+            &files,
+            Some("data/employees.csv"),
+            0,
+        );
+        check(
+            Some("employees.csv"),
+            None,
+            &files,
+            Some("data/employees.csv"),
+            0,
+        );
+        check(
+            Some("uploads/abc_sales.csv"),
+            None,
+            &files,
+            Some("sales.csv"),
+            0,
+        );
+        check(
+            Some("C:\\up\\sales.csv"),
+            None,
+            &files,
+            Some("sales.csv"),
+            0,
+        );
+        check(Some("other.csv"), None, &files, None, 1);
+        check(Some("other.csv"), Some(vec!["x".into()]), &files, None, 0);
+        check(None, None, &files, None, 0);
+        check(None, None, &files[..1], Some("data/employees.csv"), 0);
+        check(None, Some(vec![]), &files[..1], None, 0);
+    }
+
+    #[test]
+    fn run_groups_sessions_by_folder_and_trace() {
+        let files = vec![
+            InputFile::new("chat_history/s2/metrics.json", b"[]".to_vec()),
+            InputFile::new(
+                "chat_history/s2/metrics_summary.json",
+                br#"{"session_id": "s2"}"#.to_vec(),
+            ),
+            InputFile::new("t.jsonl", line("").into_bytes()),
+            InputFile::new("notes.txt", b"hello".to_vec()),
+        ];
+        let run = read_codegen_run("r", &files);
+        let ids: Vec<&str> = run.sessions.iter().map(|s| s.session_id.as_str()).collect();
+        assert_eq!(ids, vec!["s", "s2"]);
+        assert_eq!(
+            run.sessions[1].original.as_ref().map(|o| o.entries.len()),
+            Some(0)
+        );
+        assert!(run.sessions[1].original_summary.is_some());
+        assert_eq!(run.sessions[0].messages.len(), 1);
+        let run = read_codegen_run("r", &[InputFile::new("notes.txt", b"x".to_vec())]);
+        assert!(run.sessions.is_empty());
+        assert_eq!(run.diagnostics.len(), 1);
+        assert_eq!(session_of_path("metrics.json"), None);
+        assert_eq!(session_of_path("a/b/metrics.json").as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn metrics_json_entry_lines() {
+        let text =
+            b"[\n  {\"overall_score\": 1},\n  {\"overall_score\": ,},\n  {\"model\": \"m\"}\n]";
+        let (orig, diags) = read_metrics_json("m.json", text);
+        let entries = orig.map(|o| o.entries).unwrap_or_default();
+        let lines: Vec<(usize, u32)> = entries.iter().map(|e| (e.index, e.line)).collect();
+        assert_eq!(lines, vec![(0, 2), (2, 4)]);
+        let errors: Vec<(Option<u32>, crate::Severity)> =
+            diags.iter().map(|d| (d.line, d.severity)).collect();
+        assert!(
+            errors.contains(&(Some(3), crate::Severity::Error)),
+            "{diags:?}"
+        );
+        assert_eq!(entries[0].scores.overall_score, Some(1.0));
+        let (orig, diags) = read_metrics_json("m.json", b"{}");
+        assert!(orig.is_none());
+        assert_eq!(diags.len(), 1);
+    }
+}
