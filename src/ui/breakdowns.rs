@@ -7,9 +7,10 @@ use leptos::prelude::*;
 
 use evalboard_engine::aggregate::doc::Breakdown;
 
+use crate::protocol::ChartDto;
 use crate::ui::app::use_store;
 use crate::ui::format;
-use crate::ui::widgets::RateBar;
+use crate::ui::widgets::{Chart, RateBar};
 
 #[component]
 pub fn BreakdownsView() -> impl IntoView {
@@ -47,9 +48,13 @@ pub fn BreakdownsView() -> impl IntoView {
             ),
             ("by_model", "Model", "The model that answered", s.by_model),
         ];
+        let mut charts = d.charts;
         view! {
             <div class="eb-breakdowns">
-                {groups.into_iter().map(|(key, title, hint, map)| breakdown_table(key, title, hint, map)).collect_view()}
+                {groups.into_iter().map(|(key, title, hint, map)| {
+                    let chart = charts.iter().position(|c| c.key == key).map(|i| charts.swap_remove(i));
+                    breakdown_table(key, title, hint, map, chart)
+                }).collect_view()}
             </div>
         }
         .into_any()
@@ -61,6 +66,7 @@ fn breakdown_table(
     title: &'static str,
     hint: &'static str,
     map: BTreeMap<String, Breakdown>,
+    chart: Option<ChartDto>,
 ) -> impl IntoView {
     let id = format!("eb-{key}-title");
     let id2 = id.clone();
@@ -104,6 +110,7 @@ fn breakdown_table(
                     </div>
                 }.into_any()
             }}
+            {chart.map(|c| view! { <div class="eb-breakdown__chart"><Chart chart=c/></div> })}
         </section>
     }
 }

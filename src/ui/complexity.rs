@@ -7,7 +7,8 @@ use leptos::prelude::*;
 
 use crate::ui::app::use_store;
 use crate::ui::format;
-use crate::ui::overview::is_complexity_chart;
+use crate::ui::overview::chart_home;
+use crate::ui::route::Tab;
 use crate::ui::widgets::{Chart, RateBar};
 
 #[component]
@@ -46,7 +47,7 @@ pub fn ComplexityView() -> impl IntoView {
         let charts: Vec<_> = d
             .charts
             .into_iter()
-            .filter(|c| is_complexity_chart(&c.key))
+            .filter(|c| chart_home(&c.key) == Tab::Complexity)
             .collect();
         view! {
             <div class="eb-complexity">

@@ -5,7 +5,9 @@ use leptos::prelude::*;
 
 use crate::ui::app::use_store;
 use crate::ui::format;
-use crate::ui::widgets::RateBar;
+use crate::ui::overview::chart_home;
+use crate::ui::route::Tab;
+use crate::ui::widgets::{Chart, RateBar};
 
 #[component]
 pub fn ErrorsView() -> impl IntoView {
@@ -25,6 +27,11 @@ pub fn ErrorsView() -> impl IntoView {
             ("has_non_numeric_values", s.by_has_non_numeric_values),
             ("has_duplicate_columns", s.by_has_duplicate_columns),
         ];
+        let charts: Vec<_> = d
+            .charts
+            .into_iter()
+            .filter(|c| chart_home(&c.key) == Tab::Errors)
+            .collect();
         let wrong_turns = s
             .numerical_accuracy
             .map(|a| ((1.0 - a) * n_turns as f64).round() as u64);
@@ -83,6 +90,7 @@ pub fn ErrorsView() -> impl IntoView {
                                 </table>
                             }.into_any()
                         }}
+                        {(total > 0).then(|| charts.into_iter().map(|c| view! { <div class="eb-errors__chart"><Chart chart=c/></div> }).collect_view())}
                     </section>
                     <section class="eb-section" aria-labelledby="eb-errfeat-title">
                         <h2 class="eb-section__title" id="eb-errfeat-title">"By dataset feature"</h2>

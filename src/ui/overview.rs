@@ -6,14 +6,19 @@ use leptos::prelude::*;
 
 use crate::ui::app::use_store;
 use crate::ui::format;
+use crate::ui::route::Tab;
 use crate::ui::store::OverviewData;
 use crate::ui::widgets::{Chart, MetricCard};
 
-/// Chart keys that belong to the Complexity view (the rest show here).
-pub fn is_complexity_chart(key: &str) -> bool {
-    ["turn", "operations", "ops", "complexity"]
-        .iter()
-        .any(|k| key.contains(k))
+/// The view a worker chart belongs on, by its key; unknown keys show on the Overview.
+pub fn chart_home(key: &str) -> Tab {
+    match key {
+        "complexity" | "accuracy_by_ops" | "logic_recall_by_turn" => Tab::Complexity,
+        k if k.starts_with("by_") => Tab::Breakdowns,
+        "error_types" => Tab::Errors,
+        k if k.contains("turn") || k.contains("ops") => Tab::Complexity,
+        _ => Tab::Overview,
+    }
 }
 
 #[component]
@@ -43,17 +48,27 @@ fn overview_body(d: OverviewData) -> impl IntoView {
         })
         .unwrap_or_default()
     };
-    let cost_sub = match (s.cost_per_correct_answer_usd, s.unpriced_models.is_empty()) {
+    let total_tokens = format!("{} tokens", format::opt_int(s.total_tokens));
+    let total = match s.total_cost_usd {
+        Some(usd) => format!("{total_tokens} · {} total", format::usd(Some(usd))),
+        None => total_tokens,
+    };
+    let cost_sub = match (s.cost_per_correct_answer_usd, s.correct_conversations) {
+        _ if s.total_tokens.is_none() => "no token counts in this run".to_string(),
         (Some(usd), _) => format!(
-            "{} per correct conversation · total {}",
-            format::usd(Some(usd)),
-            format::usd(s.total_cost_usd)
+            "{} per correct conversation · {total}",
+            format::usd(Some(usd))
         ),
-        (None, false) => format!(
-            "no $: add a price for {} in Settings",
+        (None, 0) => format!("no fully correct conversation · {total}"),
+        (None, _) => total,
+    };
+    let cost_sub = if s.unpriced_models.is_empty() || s.total_tokens.is_none() {
+        cost_sub
+    } else {
+        format!(
+            "{cost_sub} · add a price for {} in Settings for $",
             s.unpriced_models.join(", ")
-        ),
-        (None, true) => String::new(),
+        )
     };
     let cost_value = s
         .cost_per_correct_answer
@@ -113,7 +128,7 @@ fn overview_body(d: OverviewData) -> impl IntoView {
     let charts: Vec<_> = d
         .charts
         .into_iter()
-        .filter(|c| !is_complexity_chart(&c.key))
+        .filter(|c| chart_home(&c.key) == Tab::Overview)
         .collect();
     let first_wrong = ov.first_wrong;
     view! {

@@ -221,6 +221,11 @@ impl Store {
             }),
             Response::Loaded { info } => {
                 let run_id = info.run_id;
+                if !self.has_run(run_id) {
+                    // Removed while the worker was still reading it: free it there too.
+                    client::send(&Request::Remove { run_id });
+                    return;
+                }
                 self.set_status(run_id, |s| *s = RunStatus::Loaded(Box::new(info)));
             }
             Response::LoadFailed {
@@ -273,6 +278,11 @@ impl Store {
             }
             Response::Error { message, .. } => self.notify(message, true),
         }
+    }
+
+    fn has_run(&self, run_id: RunId) -> bool {
+        self.runs
+            .with_untracked(|rs| rs.iter().any(|r| r.id == run_id))
     }
 
     fn set_status(&self, run_id: RunId, f: impl FnOnce(&mut RunStatus)) {
@@ -424,7 +434,7 @@ impl Store {
             });
         }
         // The run may have been removed while its files were being read.
-        if !self.runs.with_untracked(|rs| rs.iter().any(|r| r.id == id)) {
+        if !self.has_run(id) {
             return;
         }
         if !problems.is_empty() {
@@ -469,6 +479,9 @@ impl Store {
         let manifest: DemoManifest =
             serde_json::from_slice(&bytes).map_err(|e| format!("demo/manifest.json: {e}"))?;
         for run in manifest.runs {
+            if Store::demo_dismissed() {
+                break; // "Remove demo" was clicked while it was loading.
+            }
             let (id, name) = self.new_run(&run.name, true, run.files.len() as u64, 0);
             if self.route.with_untracked(|r| r.run.is_none()) {
                 self.select(&name);

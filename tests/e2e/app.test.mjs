@@ -5,6 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import os from 'node:os';
 import {
   serve, launch, openPage, outsideRequests, folderPayload, dropFiles, root, outDir,
   cliStats, cliOutputs, pct, metric, dropGenerated,
@@ -202,6 +203,18 @@ test('changing a tolerance re-scores live and matches the CLI with the same tole
   await page.waitForFunction((w) => document.querySelector('[data-metric="numerical_accuracy"] .eb-card__value')?.textContent === w, want);
   // The run list follows too.
   assert.equal((await page.locator('.eb-run--current .eb-run__acc').innerText()).trim(), want);
+  // A price for the run's model turns tokens into dollars (the CLI with the same price table agrees).
+  await page.click('#eb-tab-settings');
+  await page.click('text=Add unpriced models');
+  await page.fill('[data-table="prices"] tbody tr:last-child input[aria-label^="Input price"]', '2.5');
+  await page.fill('[data-table="prices"] tbody tr:last-child input[aria-label^="Output price"]', '10');
+  await page.click('#eb-tab-overview');
+  const prices = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'eb-')), 'prices.json');
+  fs.writeFileSync(prices, JSON.stringify({ 'gpt-4o': { input_per_mtok: 2.5, output_per_mtok: 10 } }));
+  const priced = cliStats(dir, ['--rel-tol', '0.5', '--prices', prices]);
+  assert.ok(priced.total_cost_usd > 0);
+  const usd = priced.total_cost_usd >= 1 ? `$${priced.total_cost_usd.toFixed(2)}` : `$${priced.total_cost_usd.toFixed(4)}`;
+  await page.waitForFunction((u) => document.querySelector('[data-metric="cost_per_correct_answer"]')?.textContent.includes(`${u} total`), usd);
   // Settings persist across a reload.
   await page.reload();
   await waitRun(page, 'gpt-4o');
