@@ -130,6 +130,7 @@ fn overview_body(d: OverviewData) -> impl IntoView {
         .into_iter()
         .filter(|c| chart_home(&c.key) == Tab::Overview)
         .collect();
+    let has_charts = !charts.is_empty();
     let first_wrong = ov.first_wrong;
     view! {
         <div class="eb-overview">
@@ -148,6 +149,7 @@ fn overview_body(d: OverviewData) -> impl IntoView {
                     help="Turns where the agent raised an error"/>
             </div>
 
+            <div class="eb-overview__split" class:eb-overview__split--charts=has_charts>
             <section class="eb-section" aria-labelledby="eb-readings-title">
                 <h2 class="eb-section__title" id="eb-readings-title">"What the gaps say"</h2>
                 <div class="eb-readings">
@@ -183,6 +185,7 @@ fn overview_body(d: OverviewData) -> impl IntoView {
                     {charts.into_iter().map(|c| view! { <Chart chart=c/> }).collect_view()}
                 </section>
             })}
+            </div>
 
             <section class="eb-section" aria-labelledby="eb-firstwrong-title">
                 <div class="eb-section__head">
