@@ -2,6 +2,10 @@
 //! Web Worker that owns the engine and the Leptos UI.
 
 pub mod protocol;
+pub mod ui;
+
+#[cfg(target_arch = "wasm32")]
+pub mod edge;
 
 #[cfg(target_arch = "wasm32")]
 pub mod charts;

@@ -1,2 +1,12 @@
 //! evalboard dashboard entry point (Leptos, client-side only). Built by Trunk for wasm32.
-fn main() {}
+
+#[cfg(target_arch = "wasm32")]
+fn main() {
+    console_error_panic_hook::set_once();
+    leptos::mount::mount_to_body(evalboard_app::ui::App);
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn main() {
+    eprintln!("evalboard-app is the browser dashboard: build it with `make serve` (trunk).");
+}

@@ -95,3 +95,57 @@ export async function dropFiles(page, selector, files) {
     }
   }, { selector, files });
 }
+
+// ---- dashboard helpers (tests/e2e/app.test.mjs) ----
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+
+/** Runs the evalboard CLI (same engine as the worker) and returns stdout. */
+export function cli(args) {
+  return execFileSync('cargo', ['run', '-q', '-p', 'evalboard-cli', '--', ...args], {
+    cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20,
+  });
+}
+
+/** statistics.json of one run folder, as the CLI computes it. */
+export function cliStats(dir, extra = []) {
+  return JSON.parse(cli(['score', dir, '--json', ...extra]));
+}
+
+/** The CLI's output files for one run folder: { 'turns.csv': text, ... }. */
+export function cliOutputs(dir, extra = []) {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-cli-'));
+  cli(['score', dir, '--out', out, ...extra]);
+  const files = {};
+  for (const f of fs.readdirSync(out)) files[f] = fs.readFileSync(path.join(out, f), 'utf8');
+  fs.rmSync(out, { recursive: true, force: true });
+  return files;
+}
+
+/** A rate as the dashboard prints it: 0.6667 → "66.7%". */
+export function pct(x) {
+  return x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)}%`;
+}
+
+/** Text of a headline card's value. */
+export async function metric(page, key) {
+  return (await page.locator(`[data-metric="${key}"] .eb-card__value`).first().innerText()).trim();
+}
+
+/** Drops in-page generated text files ([{path, text}]) — for inputs too big to ship from node. */
+export async function dropGenerated(page, selector, makeFilesSource) {
+  await page.evaluate(({ selector, src }) => {
+    // eslint-disable-next-line no-new-func
+    const files = new Function(`return (${src})();`)();
+    const dt = new DataTransfer();
+    for (const f of files) {
+      const file = new File([f.text], f.path.split('/').pop());
+      Object.defineProperty(file, 'webkitRelativePath', { value: f.path });
+      dt.items.add(file);
+    }
+    const el = document.querySelector(selector);
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      el.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }
+  }, { selector, src: makeFilesSource.toString() });
+}

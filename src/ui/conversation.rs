@@ -1,0 +1,241 @@
+//! The conversation view: a dialog over the page with every turn of one conversation — question,
+//! expected and predicted answers, each scorer's verdict, the ground-truth program and its value,
+//! the plan's operations, tokens, errors, and "as originally scored" next to "re-scored" where
+//! they differ. Escape or the close button returns to where the user was.
+
+use leptos::html;
+use leptos::prelude::*;
+use web_sys::KeyboardEvent;
+
+use evalboard_engine::views::{ConversationTurn, ConversationView};
+
+use crate::protocol::Request;
+use crate::ui::app::use_store;
+use crate::ui::client;
+use crate::ui::format;
+use crate::ui::widgets::Verdict;
+
+#[component]
+pub fn ConversationDrawer() -> impl IntoView {
+    let store = use_store();
+    let target = Memo::new(move |_| {
+        let item = store.route.with(|r| r.item)?;
+        let run = store.current()?;
+        run.info()?;
+        Some((run.id, item.0, item.1))
+    });
+    // Fetch on open, on another conversation, and after re-scoring.
+    Effect::new(move |_| {
+        let t = target.get();
+        store.rescored.track();
+        if let Some((run_id, conv, _)) = t {
+            let req = client::next_req();
+            store.conversation_req.set_value(req);
+            client::send(&Request::Conversation { req, run_id, conv });
+        } else {
+            store.conversation.set(None);
+        }
+    });
+    let close_ref = NodeRef::<html::Button>::new();
+    let opener: StoredValue<Option<web_sys::HtmlElement>> = StoredValue::new(None);
+    let is_open = Memo::new(move |_| target.with(|t| t.is_some()));
+    Effect::new(move |was_open: Option<bool>| {
+        let open = is_open.get();
+        if open && was_open != Some(true) {
+            opener.set_value(
+                document()
+                    .active_element()
+                    .and_then(|e| wasm_bindgen::JsCast::dyn_into(e).ok()),
+            );
+            request_animation_frame(move || {
+                if let Some(b) = close_ref.get_untracked() {
+                    let _ = b.focus();
+                }
+            });
+        } else if !open && was_open == Some(true) {
+            if let Some(el) = opener.get_value() {
+                let _ = el.focus();
+            }
+        }
+        open
+    });
+    // Bring the clicked turn into view once its conversation is shown.
+    Effect::new(move |_| {
+        let Some((_, _, turn)) = target.get() else {
+            return;
+        };
+        if store.conversation.with(|c| c.is_some()) {
+            request_animation_frame(move || {
+                if let Some(el) = document().get_element_by_id(&format!("eb-turn-{turn}")) {
+                    el.scroll_into_view();
+                }
+            });
+        }
+    });
+    let close = move || store.route.update(|r| r.item = None);
+    let data = move || {
+        let (_, conv, turn) = target.get()?;
+        let view = store
+            .conversation
+            .with(|c| c.as_ref().map(|(_, v)| v.clone()))?;
+        Some((conv, turn, view))
+    };
+    view! {
+        <Show when=move || is_open.get()>
+            <div class="eb-drawer-backdrop" on:click=move |_| close()></div>
+            <div
+                class="eb-drawer"
+                role="dialog"
+                aria-modal="true"
+                aria-labelledby="eb-conv-title"
+                on:keydown=move |ev: KeyboardEvent| if ev.key() == "Escape" { ev.prevent_default(); close(); }
+            >
+                <div class="eb-drawer__head">
+                    <h2 class="eb-drawer__title" id="eb-conv-title">
+                        {move || match data() {
+                            Some((_, _, Some(v))) => format!("Conversation {}", v.id),
+                            Some((c, _, None)) => format!("Conversation #{c}"),
+                            None => "Conversation".into(),
+                        }}
+                    </h2>
+                    <button type="button" class="eb-icon-btn eb-drawer__close" aria-label="Close" node_ref=close_ref on:click=move |_| close()>"×"</button>
+                </div>
+                <div class="eb-drawer__body">
+                    {move || match data() {
+                        None => view! { <p class="eb-muted">"Loading…"</p> }.into_any(),
+                        Some((_, _, None)) => view! { <p class="eb-muted">"This conversation is not in the run (the link may be from another version of it)."</p> }.into_any(),
+                        Some((_, turn, Some(v))) => conversation_body(v, turn).into_any(),
+                    }}
+                </div>
+            </div>
+        </Show>
+    }
+}
+
+fn conversation_body(v: ConversationView, selected_turn: u32) -> impl IntoView {
+    let n = v.turns.len();
+    let correct = v.turns.iter().filter(|t| t.row.correct).count();
+    let feats = [
+        ("Type-2 question", v.has_type2_question),
+        ("Non-numeric values", v.has_non_numeric_values),
+        ("Duplicate columns", v.has_duplicate_columns),
+    ];
+    view! {
+        <dl class="eb-facts">
+            <div><dt>"Model"</dt><dd>{v.model.clone().unwrap_or_else(|| format::NONE.into())}</dd></div>
+            <div><dt>"Type"</dt><dd>{v.conversation_type.clone()}</dd></div>
+            <div><dt>"Turns correct"</dt><dd>{format!("{correct} of {n}")}</dd></div>
+            {feats.into_iter().map(|(k, b)| view! { <div><dt>{k}</dt><dd>{format::flag(b)}</dd></div> }).collect_view()}
+            <div><dt>"Source"</dt><dd class="eb-mono">{v.source_file.clone()}</dd></div>
+        </dl>
+        {v.failure.clone().map(|f| view! {
+            <div class="eb-callout eb-callout--error" role="note"><strong>"The whole conversation failed: "</strong>{f}</div>
+        })}
+        <ol class="eb-turns">
+            {v.turns.into_iter().map(|t| {
+                let sel = t.row.turn == selected_turn;
+                turn_card(t, sel)
+            }).collect_view()}
+        </ol>
+    }
+}
+
+fn opt_text(s: Option<String>) -> String {
+    s.filter(|s| !s.is_empty())
+        .unwrap_or_else(|| format::NONE.into())
+}
+
+fn turn_card(t: ConversationTurn, selected: bool) -> impl IntoView {
+    let r = t.row.clone();
+    let verdicts = vec![
+        ("Exact", r.exact_match),
+        ("Numerical", r.numerical_match),
+        ("Soft (±1%)", r.soft_match),
+        ("Unit-agnostic", r.unit_agnostic_match),
+        ("Sign-agnostic", r.sign_agnostic_match),
+        ("General", r.general_match),
+        ("Financial (fa2)", r.financial_match),
+        ("Numerical (fa2)", r.fa2_numerical),
+        ("Soft (fa2)", r.fa2_soft_match),
+    ];
+    // As originally scored vs re-scored, for every verdict the source recorded.
+    let compare: Vec<(&str, Option<bool>, bool)> = vec![
+        ("Numerical match", r.original_numerical, r.correct),
+        ("Financial match", t.original_financial, r.financial_match),
+        ("Soft match", t.original_soft, r.fa2_soft_match),
+    ]
+    .into_iter()
+    .filter(|(_, o, _)| o.is_some())
+    .collect();
+    let any_diff = compare.iter().any(|(_, o, n)| *o != Some(*n));
+    let tokens = match (t.prompt_tokens, t.completion_tokens, r.tokens) {
+        (None, None, None) => format::NONE.to_string(),
+        (p, c, total) => format!(
+            "{} total · {} in · {} out",
+            format::opt_int(total),
+            format::opt_int(p),
+            format::opt_int(c)
+        ),
+    };
+    let ops = t.plan_operations.clone().map(|o| {
+        if o.is_empty() {
+            "none (extract only)".to_string()
+        } else {
+            o.join(" → ")
+        }
+    });
+    view! {
+        <li class="eb-turn" class:eb-turn--selected=selected class:eb-turn--wrong=!r.correct
+            id=format!("eb-turn-{}", r.turn) data-turn=r.turn_idx>
+            <div class="eb-turn__head">
+                <span class="eb-turn__idx">{format!("Turn {}", r.turn_idx)}</span>
+                <Verdict ok=Some(r.correct)/>
+                {r.disagrees.then(|| view! { <span class="eb-badge eb-badge--warn">"differs from original"</span> })}
+            </div>
+            <p class="eb-turn__q">{r.question.clone()}</p>
+            <div class="eb-answers">
+                <div class="eb-answer"><span class="eb-answer__label">"Expected"</span><span class="eb-answer__value eb-mono">{opt_text(Some(r.expected.clone()))}</span></div>
+                <div class="eb-answer" class:eb-answer--bad=!r.correct><span class="eb-answer__label">"Predicted"</span><span class="eb-answer__value eb-mono">{opt_text(Some(r.predicted.clone()))}</span></div>
+            </div>
+            {r.reason.clone().map(|why| view! { <p class="eb-turn__why">{why}</p> })}
+            <div class="eb-verdicts">
+                {verdicts.into_iter().map(|(k, v)| view! {
+                    <span class="eb-chip eb-chip--wide" class:eb-chip--ok=v class:eb-chip--bad=!v>{k}</span>
+                }).collect_view()}
+            </div>
+            {(!compare.is_empty()).then(|| view! {
+                <table class="eb-table eb-table--compact eb-compare" class:eb-compare--diff=any_diff>
+                    <caption class="eb-table__caption">"As originally scored vs re-scored"</caption>
+                    <thead><tr><th scope="col">"Verdict"</th><th scope="col">"As originally scored"</th><th scope="col">"Re-scored"</th></tr></thead>
+                    <tbody>
+                        {compare.into_iter().map(|(k, o, n)| {
+                            let diff = o != Some(n);
+                            view! {
+                                <tr class:eb-compare__diff=diff>
+                                    <th scope="row">{k}{diff.then(|| view! { <span class="eb-badge eb-badge--warn">"differs"</span> })}</th>
+                                    <td><Verdict ok=o/></td>
+                                    <td><Verdict ok=Some(n)/></td>
+                                </tr>
+                            }
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            })}
+            <dl class="eb-kv">
+                <div><dt>"Ground-truth program"</dt><dd class="eb-mono">{opt_text(t.ground_truth_program.clone())}</dd></div>
+                <div><dt>"Program value"</dt><dd class="eb-mono">{opt_text(t.program_value.clone())}</dd></div>
+                <div><dt>"Executed answer (dataset)"</dt><dd class="eb-mono">{opt_text(t.executed_answer.clone())}</dd></div>
+                <div><dt>"Plan operations"</dt><dd class="eb-mono">{opt_text(ops)}</dd></div>
+                <div><dt>"Plan steps"</dt><dd>{opt_text(t.plan_steps.map(|s| s.to_string()))}</dd></div>
+                <div><dt>"Operations"</dt><dd>{opt_text(r.operations_per_turn.map(|s| s.to_string()))}</dd></div>
+                <div><dt>"Logic recall / precision / F1 / order"</dt><dd>{format!("{} / {} / {} / {}",
+                    format::pct(r.logic_recall), format::pct(t.logic_precision), format::pct(t.logic_f1), format::pct(t.logic_order))}</dd></div>
+                <div><dt>"Tokens"</dt><dd>{tokens}</dd></div>
+                <div><dt>"Latency"</dt><dd>{t.latency_ms.map(format::ms).unwrap_or_else(|| format::NONE.into())}</dd></div>
+                {r.error_type.clone().map(|e| view! {
+                    <div class="eb-kv__error"><dt>"Error"</dt><dd><span class="eb-mono">{e}</span>{t.error_message.clone().map(|m| view! { <span class="eb-kv__msg">{format!(": {m}")}</span> })}</dd></div>
+                })}
+            </dl>
+        </li>
+    }
+}

@@ -1,0 +1,201 @@
+//! Number and text formatting for the dashboard: one place decides how a rate, a count, a cost
+//! or a missing value looks, so every view agrees. Pure (tested natively).
+
+/// Shown for an aggregate that does not exist (`None`), never a fake 0.
+pub const NONE: &str = "—";
+
+/// A 0–1 rate as a percentage with one decimal: `0.6667` → `66.7%`.
+pub fn pct(x: Option<f64>) -> String {
+    match x {
+        Some(v) if v.is_finite() => format!("{:.1}%", v * 100.0),
+        _ => NONE.to_string(),
+    }
+}
+
+/// A gap between two rates in percentage points with a sign: `0.05` → `+5.0 pp`.
+pub fn pp(x: Option<f64>) -> String {
+    match x {
+        Some(v) if v.is_finite() => {
+            let p = v * 100.0;
+            // Avoid "-0.0 pp" for tiny negative rounding noise.
+            let p = if p.abs() < 0.05 { 0.0 } else { p };
+            format!("{}{:.1} pp", if p > 0.0 { "+" } else { "" }, p)
+        }
+        _ => NONE.to_string(),
+    }
+}
+
+/// An integer with thousands separators: `1234567` → `1,234,567`.
+pub fn int(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    // A separator goes before every digit whose distance from the end is a multiple of 3.
+    let lead = s.len() % 3;
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && i % 3 == lead {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub fn opt_int(n: Option<u64>) -> String {
+    n.map(int).unwrap_or_else(|| NONE.to_string())
+}
+
+/// A float with a fixed number of decimals, `—` when missing or not finite.
+pub fn dec(x: Option<f64>, decimals: usize) -> String {
+    match x {
+        Some(v) if v.is_finite() => format!("{v:.decimals$}"),
+        _ => NONE.to_string(),
+    }
+}
+
+/// A token count that may be fractional (an average): thousands separators, no decimals.
+pub fn tokens(x: Option<f64>) -> String {
+    match x {
+        Some(v) if v.is_finite() && v >= 0.0 => int(v.round() as u64),
+        _ => NONE.to_string(),
+    }
+}
+
+/// US dollars: 2 decimals from $1, 4 significant-ish decimals below (`$0.0123`).
+pub fn usd(x: Option<f64>) -> String {
+    match x {
+        Some(v) if v.is_finite() => {
+            if v.abs() >= 1.0 {
+                format!("${v:.2}")
+            } else {
+                format!("${v:.4}")
+            }
+        }
+        _ => NONE.to_string(),
+    }
+}
+
+/// Bytes as B / KB / MB / GB (powers of 1024, one decimal above bytes).
+pub fn bytes(n: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    let mut v = n as f64 / 1024.0;
+    let mut unit = UNITS[0];
+    for u in UNITS.iter().skip(1) {
+        if v < 1024.0 {
+            break;
+        }
+        v /= 1024.0;
+        unit = u;
+    }
+    format!("{v:.1} {unit}")
+}
+
+/// Milliseconds as `850 ms` or `1.2 s`.
+pub fn ms(x: f64) -> String {
+    if !x.is_finite() || x < 0.0 {
+        NONE.to_string()
+    } else if x < 1000.0 {
+        format!("{x:.0} ms")
+    } else {
+        format!("{:.1} s", x / 1000.0)
+    }
+}
+
+/// A yes/no/unknown flag.
+pub fn flag(b: Option<bool>) -> &'static str {
+    match b {
+        Some(true) => "yes",
+        Some(false) => "no",
+        None => NONE,
+    }
+}
+
+/// `n thing` / `n things`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", int(n), if n == 1 { one } else { many })
+}
+
+/// Display label of a breakdown key or a feature name (`has_type2_question` → `Type-2 question`).
+pub fn feature_label(key: &str) -> &str {
+    match key {
+        "has_type2_question" => "Type-2 question",
+        "has_non_numeric_values" => "Non-numeric values",
+        "has_duplicate_columns" => "Duplicate columns",
+        other => other,
+    }
+}
+
+/// Shortens text to `max` characters (on a char boundary) with an ellipsis.
+pub fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(got: String, expected: &str) {
+        assert_eq!(got, expected);
+    }
+
+    #[test]
+    fn percentages() {
+        check(pct(Some(2.0 / 3.0)), "66.7%");
+        check(pct(Some(0.0)), "0.0%");
+        check(pct(Some(1.0)), "100.0%");
+        check(pct(None), "—");
+        check(pct(Some(f64::NAN)), "—");
+        check(pct(Some(f64::INFINITY)), "—");
+        check(pp(Some(0.05)), "+5.0 pp");
+        check(pp(Some(-0.125)), "-12.5 pp");
+        check(pp(Some(-0.0001)), "0.0 pp");
+        check(pp(None), "—");
+    }
+
+    #[test]
+    fn integers_and_money() {
+        check(int(0), "0");
+        check(int(999), "999");
+        check(int(1000), "1,000");
+        check(int(1234567), "1,234,567");
+        check(opt_int(None), "—");
+        check(tokens(Some(12500.5)), "12,501");
+        check(tokens(Some(-1.0)), "—");
+        check(usd(Some(0.01234)), "$0.0123");
+        check(usd(Some(12.345)), "$12.35");
+        check(usd(None), "—");
+        check(dec(Some(1.23456), 2), "1.23");
+        check(dec(Some(f64::NAN), 2), "—");
+    }
+
+    #[test]
+    fn sizes_and_times() {
+        check(bytes(12), "12 B");
+        check(bytes(2048), "2.0 KB");
+        check(bytes(5 * 1024 * 1024 + 1024 * 512), "5.5 MB");
+        check(ms(850.4), "850 ms");
+        check(ms(1234.0), "1.2 s");
+        check(ms(f64::NAN), "—");
+    }
+
+    #[test]
+    fn text() {
+        check(clip("hello", 10), "hello");
+        check(clip("héllo wörld", 6), "héllo…");
+        check(plural(1, "file", "files"), "1 file");
+        check(plural(2000, "file", "files"), "2,000 files");
+        check(flag(None).to_string(), "—");
+        check(
+            feature_label("has_type2_question").to_string(),
+            "Type-2 question",
+        );
+    }
+}

@@ -1,0 +1,133 @@
+//! How dropped or picked files become runs: each top-level folder is a run, loose files dropped
+//! together are one run, and run names stay unique. Pure (tested natively).
+
+/// One run to load: its display name and, for each file, (index in the input, path in the run).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlannedRun {
+    pub name: String,
+    pub files: Vec<(usize, String)>,
+}
+
+/// Normalises a dropped path: `\` → `/`, no leading `/` or `./`, no empty or `.` segments.
+pub fn normalize(path: &str) -> String {
+    path.replace('\\', "/")
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Groups paths (relative to the drop, e.g. `run_a/traces/x.json` or `results.json`) into runs.
+/// Folders come first in name order, then one run for the loose files.
+pub fn plan_runs(paths: &[String]) -> Vec<PlannedRun> {
+    let mut folders: Vec<PlannedRun> = Vec::new();
+    let mut loose: Vec<(usize, String)> = Vec::new();
+    for (i, raw) in paths.iter().enumerate() {
+        let p = normalize(raw);
+        if p.is_empty() {
+            continue;
+        }
+        match p.split_once('/') {
+            Some((top, rest)) => match folders.iter_mut().find(|r| r.name == top) {
+                Some(r) => r.files.push((i, rest.to_string())),
+                None => folders.push(PlannedRun {
+                    name: top.to_string(),
+                    files: vec![(i, rest.to_string())],
+                }),
+            },
+            None => loose.push((i, p)),
+        }
+    }
+    folders.sort_by(|a, b| a.name.cmp(&b.name));
+    if !loose.is_empty() {
+        let name = match loose.as_slice() {
+            [(_, only)] => stem(only).to_string(),
+            _ => "dropped files".to_string(),
+        };
+        folders.push(PlannedRun { name, files: loose });
+    }
+    folders
+}
+
+/// File name without its last extension (`a.results.json` → `a.results`).
+fn stem(name: &str) -> &str {
+    match name.rsplit_once('.') {
+        Some((s, _)) if !s.is_empty() => s,
+        _ => name,
+    }
+}
+
+/// `name`, or `name (2)`, `name (3)`… so that it is not in `taken`. Blank names become `run`.
+pub fn unique_name(name: &str, taken: &[String]) -> String {
+    let base = name.trim();
+    let base = if base.is_empty() { "run" } else { base };
+    if !taken.iter().any(|t| t == base) {
+        return base.to_string();
+    }
+    (2..)
+        .map(|n| format!("{base} ({n})"))
+        .find(|c| !taken.iter().any(|t| t == c))
+        .unwrap_or_else(|| base.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(paths: &[&str], expected: &[(&str, &[(usize, &str)])]) {
+        let paths: Vec<String> = paths.iter().map(|s| s.to_string()).collect();
+        let got = plan_runs(&paths);
+        let want: Vec<PlannedRun> = expected
+            .iter()
+            .map(|(n, f)| PlannedRun {
+                name: n.to_string(),
+                files: f.iter().map(|(i, p)| (*i, p.to_string())).collect(),
+            })
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn folders_become_runs() {
+        check(
+            &[
+                "b/x.json",
+                "/a/traces/1.json",
+                "a/statistics.json",
+                "b\\y.csv",
+            ],
+            &[
+                ("a", &[(1, "traces/1.json"), (2, "statistics.json")]),
+                ("b", &[(0, "x.json"), (3, "y.csv")]),
+            ],
+        );
+    }
+
+    #[test]
+    fn loose_files_are_one_run() {
+        check(&["results.json"], &[("results", &[(0, "results.json")])]);
+        check(
+            &["a.json", "./b.jsonl", "run/c.json"],
+            &[
+                ("run", &[(2, "c.json")]),
+                ("dropped files", &[(0, "a.json"), (1, "b.jsonl")]),
+            ],
+        );
+        check(&[".hidden"], &[(".hidden", &[(0, ".hidden")])]);
+    }
+
+    #[test]
+    fn empty_paths_are_ignored() {
+        check(&["", "/", "./"], &[]);
+        check(&[], &[]);
+    }
+
+    #[test]
+    fn names_stay_unique() {
+        let taken = vec!["a".to_string(), "a (2)".to_string()];
+        assert_eq!(unique_name("a", &taken), "a (3)");
+        assert_eq!(unique_name(" b ", &taken), "b");
+        assert_eq!(unique_name("  ", &[]), "run");
+        assert_eq!(normalize("//x/./y//z"), "x/y/z");
+    }
+}

@@ -1,0 +1,241 @@
+//! Overview: headline cards for every accuracy variant, conversation-level accuracy, logic
+//! recall, cost per correct answer and error rate; the worker's charts; the three diagnostic
+//! readings; disagreements with the original scoring; the first wrong turns.
+
+use leptos::prelude::*;
+
+use crate::ui::app::use_store;
+use crate::ui::format;
+use crate::ui::route::Tab;
+use crate::ui::store::OverviewData;
+use crate::ui::widgets::{Chart, MetricCard};
+
+/// The view a worker chart belongs on, by its key; unknown keys show on the Overview.
+pub fn chart_home(key: &str) -> Tab {
+    match key {
+        "complexity" | "accuracy_by_ops" | "logic_recall_by_turn" => Tab::Complexity,
+        k if k.starts_with("by_") => Tab::Breakdowns,
+        "error_types" => Tab::Errors,
+        k if k.contains("turn") || k.contains("ops") => Tab::Complexity,
+        _ => Tab::Overview,
+    }
+}
+
+#[component]
+pub fn OverviewView() -> impl IntoView {
+    let store = use_store();
+    let data = Memo::new(move |_| store.current_overview());
+    view! {
+        {move || match data.get() {
+            Some(d) => overview_body(d).into_any(),
+            None => view! { <div class="eb-state eb-state--quiet">"Computing the overview…"</div> }.into_any(),
+        }}
+    }
+}
+
+fn overview_body(d: OverviewData) -> impl IntoView {
+    let store = use_store();
+    let ov = d.overview;
+    let s = ov.stats;
+    let n_turns = s.total_turns;
+    let count_of = |rate: Option<f64>| -> String {
+        rate.map(|r| {
+            format!(
+                "{} of {} turns",
+                format::int((r * n_turns as f64).round() as u64),
+                format::int(n_turns)
+            )
+        })
+        .unwrap_or_default()
+    };
+    let total_tokens = format!("{} tokens", format::opt_int(s.total_tokens));
+    let total = match s.total_cost_usd {
+        Some(usd) => format!("{total_tokens} · {} total", format::usd(Some(usd))),
+        None => total_tokens,
+    };
+    let cost_sub = match (s.cost_per_correct_answer_usd, s.correct_conversations) {
+        _ if s.total_tokens.is_none() => "no token counts in this run".to_string(),
+        (Some(usd), _) => format!(
+            "{} per correct conversation · {total}",
+            format::usd(Some(usd))
+        ),
+        (None, 0) => format!("no fully correct conversation · {total}"),
+        (None, _) => total,
+    };
+    let cost_sub = if s.unpriced_models.is_empty() || s.total_tokens.is_none() {
+        cost_sub
+    } else {
+        format!(
+            "{cost_sub} · add a price for {} in Settings for $",
+            s.unpriced_models.join(", ")
+        )
+    };
+    let cost_value = s
+        .cost_per_correct_answer
+        .map(|t| format!("{} tok", format::tokens(Some(t))))
+        .unwrap_or_else(|| format::NONE.to_string());
+    let conv_sub = format!(
+        "{} of {} conversations fully correct",
+        format::int(s.correct_conversations),
+        format::int(s.total_conversations)
+    );
+    let cards = vec![
+        (
+            "numerical_accuracy",
+            "Numerical accuracy",
+            s.numerical_accuracy,
+            "Within tolerance of the expected value (the primary metric)",
+            true,
+        ),
+        (
+            "exact_match_accuracy",
+            "Exact match",
+            s.exact_match_accuracy,
+            "Exactly equal after normalisation",
+            false,
+        ),
+        (
+            "soft_match_accuracy",
+            "Soft match (±1%)",
+            s.soft_match_accuracy,
+            "Within ±1% of the expected value",
+            false,
+        ),
+        (
+            "unit_agnostic_accuracy",
+            "Unit-agnostic",
+            s.unit_agnostic_accuracy,
+            "Also accepts ×100 / ÷100 (percent vs fraction)",
+            false,
+        ),
+        (
+            "sign_agnostic_accuracy",
+            "Sign-agnostic",
+            s.sign_agnostic_accuracy,
+            "Also accepts the right magnitude with the wrong sign",
+            false,
+        ),
+        (
+            "general_match_accuracy",
+            "General match",
+            s.general_match_accuracy,
+            "Flexible match across number formats",
+            false,
+        ),
+    ];
+    let disagreements = ov.disagreements;
+    let orig = ov.originally_scored_turns;
+    let charts: Vec<_> = d
+        .charts
+        .into_iter()
+        .filter(|c| chart_home(&c.key) == Tab::Overview)
+        .collect();
+    let has_charts = !charts.is_empty();
+    let first_wrong = ov.first_wrong;
+    view! {
+        <div class="eb-overview">
+            <div class="eb-cards">
+                {cards.into_iter().map(|(key, label, v, help, primary)| view! {
+                    <MetricCard key=key label=label value=format::pct(v) sub=count_of(v) help=help primary=primary/>
+                }).collect_view()}
+                <MetricCard key="conversation_level_accuracy" label="Conversation-level" value=format::pct(s.conversation_level_accuracy)
+                    sub=conv_sub help="Conversations whose every turn is numerically correct"/>
+                <MetricCard key="avg_logic_recall" label="Logic recall" value=format::pct(s.avg_logic_recall)
+                    sub=format!("precision {} · F1 {}", format::pct(s.avg_logic_precision), format::pct(s.avg_logic_f1))
+                    help="Share of the ground-truth program's operations that the plan also uses"/>
+                <MetricCard key="cost_per_correct_answer" label="Cost per correct answer" value=cost_value sub=cost_sub
+                    help="Total tokens (input + output) / conversations with every turn correct"/>
+                <MetricCard key="error_rate" label="Error rate" value=format::pct(s.error_rate) sub=count_of(s.error_rate)
+                    help="Turns where the agent raised an error"/>
+            </div>
+
+            <div class="eb-overview__split" class:eb-overview__split--charts=has_charts>
+            <section class="eb-section" aria-labelledby="eb-readings-title">
+                <h2 class="eb-section__title" id="eb-readings-title">"What the gaps say"</h2>
+                <div class="eb-readings">
+                    {ov.readings.into_iter().map(|r| view! {
+                        <div class="eb-reading" data-reading=r.key.clone()>
+                            <div class="eb-reading__head">
+                                <span class="eb-reading__title">{r.title}</span>
+                                <span class="eb-reading__gap" title="Gap in percentage points">{format::pp(r.gap)}</span>
+                            </div>
+                            <p class="eb-reading__text">{r.text}</p>
+                        </div>
+                    }).collect_view()}
+                </div>
+                {(orig > 0).then(|| view! {
+                    <p class="eb-disagree">
+                        {if disagreements == 0 {
+                            format!("The re-scoring agrees with the original numerical verdict on all {} originally scored turns.", format::int(orig))
+                        } else {
+                            format!("{} of {} originally scored turns get a different numerical verdict when re-scored. ",
+                                format::int(disagreements), format::int(orig))
+                        }}
+                        {(disagreements > 0).then(|| view! {
+                            <button type="button" class="eb-link" on:click=move |_| store.show_items(|f| f.disagreements = true)>
+                                "Show them"
+                            </button>
+                        })}
+                    </p>
+                })}
+            </section>
+
+            {(!charts.is_empty()).then(|| view! {
+                <section class="eb-section eb-charts">
+                    {charts.into_iter().map(|c| view! { <Chart chart=c/> }).collect_view()}
+                </section>
+            })}
+            </div>
+
+            <section class="eb-section" aria-labelledby="eb-firstwrong-title">
+                <div class="eb-section__head">
+                    <h2 class="eb-section__title" id="eb-firstwrong-title">"First wrong turns"</h2>
+                    <button type="button" class="eb-link" on:click=move |_| store.show_items(|f| f.verdict = Some("wrong".into()))>
+                        "All wrong turns →"
+                    </button>
+                </div>
+                {if first_wrong.is_empty() {
+                    view! { <p class="eb-muted">"No wrong turns."</p> }.into_any()
+                } else {
+                    view! {
+                        <table class="eb-table eb-table--rows">
+                            <thead><tr>
+                                <th scope="col">"Conversation"</th>
+                                <th scope="col" class="eb-num">"Turn"</th>
+                                <th scope="col">"Question"</th>
+                                <th scope="col" class="eb-num">"Expected"</th>
+                                <th scope="col" class="eb-num">"Predicted"</th>
+                                <th scope="col">"Why"</th>
+                            </tr></thead>
+                            <tbody>
+                                {first_wrong.into_iter().map(|w| {
+                                    let (c, t) = (w.conv, w.turn);
+                                    let why = w.reason.clone().unwrap_or_default();
+                                    let why2 = why.clone();
+                                    view! {
+                                        <tr class="eb-clickable" tabindex="0"
+                                            on:click=move |_| store.open_item(c, t)
+                                            on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Enter" { store.open_item(c, t) }>
+                                            <td class="eb-mono">{w.conversation_id}</td>
+                                            <td class="eb-num">{w.turn_idx}</td>
+                                            <td class="eb-clip" title=w.question.clone()>{w.question.clone()}</td>
+                                            <td class="eb-num eb-mono">{w.expected}</td>
+                                            <td class="eb-num eb-mono">{w.predicted}</td>
+                                            <td class="eb-muted eb-clip eb-firstwrong__why" title=why>{why2}</td>
+                                        </tr>
+                                    }
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any()
+                }}
+            </section>
+
+            <p class="eb-footnote">
+                {format!("{} conversations ({} failed as a whole) · {} turns · {} tokens · engine {} · profile {}",
+                    format::int(s.total_conversations), format::int(s.failed_conversations), format::int(s.total_turns),
+                    format::opt_int(s.total_tokens), s.engine_version, s.profile)}
+            </p>
+        </div>
+    }
+}

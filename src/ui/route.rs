@@ -1,0 +1,303 @@
+//! The view state that lives in the URL hash (run, tab, item filters and sort, open item), so a
+//! link reopens the same view. Pure: parse/format are tested natively.
+
+use evalboard_engine::views::{ItemFilter, SortKey};
+
+/// The dashboard's tabs, in display order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Tab {
+    #[default]
+    Overview,
+    Complexity,
+    Breakdowns,
+    Errors,
+    Items,
+    Files,
+    Settings,
+    Export,
+}
+
+impl Tab {
+    pub const ALL: [Tab; 8] = [
+        Tab::Overview,
+        Tab::Complexity,
+        Tab::Breakdowns,
+        Tab::Errors,
+        Tab::Items,
+        Tab::Files,
+        Tab::Settings,
+        Tab::Export,
+    ];
+
+    /// The slug used in the URL hash and in element ids.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Tab::Overview => "overview",
+            Tab::Complexity => "complexity",
+            Tab::Breakdowns => "breakdowns",
+            Tab::Errors => "errors",
+            Tab::Items => "items",
+            Tab::Files => "files",
+            Tab::Settings => "settings",
+            Tab::Export => "export",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Tab::Overview => "Overview",
+            Tab::Complexity => "Complexity",
+            Tab::Breakdowns => "Breakdowns",
+            Tab::Errors => "Errors",
+            Tab::Items => "Items",
+            Tab::Files => "Load report",
+            Tab::Settings => "Settings",
+            Tab::Export => "Export",
+        }
+    }
+
+    pub fn from_slug(s: &str) -> Option<Tab> {
+        Tab::ALL.into_iter().find(|t| t.slug() == s)
+    }
+}
+
+pub fn sort_slug(k: SortKey) -> &'static str {
+    match k {
+        SortKey::Position => "position",
+        SortKey::Conversation => "conversation",
+        SortKey::TurnIdx => "turn",
+        SortKey::Verdict => "verdict",
+        SortKey::LogicRecall => "logic_recall",
+        SortKey::Ops => "ops",
+        SortKey::Tokens => "tokens",
+        SortKey::Error => "error",
+    }
+}
+
+fn sort_from_slug(s: &str) -> Option<SortKey> {
+    [
+        SortKey::Position,
+        SortKey::Conversation,
+        SortKey::TurnIdx,
+        SortKey::Verdict,
+        SortKey::LogicRecall,
+        SortKey::Ops,
+        SortKey::Tokens,
+        SortKey::Error,
+    ]
+    .into_iter()
+    .find(|k| sort_slug(*k) == s)
+}
+
+/// Everything the URL hash records.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Route {
+    /// The current run, by its (unique) display name.
+    pub run: Option<String>,
+    pub tab: Tab,
+    pub filter: ItemFilter,
+    pub sort: SortKey,
+    pub desc: bool,
+    /// The open conversation (index in the run) and the turn that was clicked.
+    pub item: Option<(u32, u32)>,
+}
+
+impl Route {
+    /// Formats the hash (without `#`). Defaults are left out so links stay short.
+    pub fn to_hash(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        let mut put = |k: &str, v: &str| parts.push(format!("{k}={}", encode(v)));
+        if let Some(r) = &self.run {
+            put("run", r);
+        }
+        if self.tab != Tab::Overview {
+            put("tab", self.tab.slug());
+        }
+        let f = &self.filter;
+        if let Some(v) = &f.verdict {
+            put("verdict", v);
+        }
+        if let Some(t) = f.turn_idx {
+            put("turn", &t.to_string());
+        }
+        if let Some(v) = &f.feature {
+            put("feature", v);
+        }
+        if let Some(v) = &f.error_type {
+            put("error", v);
+        }
+        if let Some(v) = f.text.as_deref().filter(|t| !t.is_empty()) {
+            put("q", v);
+        }
+        if f.disagreements {
+            put("disagree", "1");
+        }
+        if self.sort != SortKey::Position {
+            put("sort", sort_slug(self.sort));
+        }
+        if self.desc {
+            put("desc", "1");
+        }
+        if let Some((c, t)) = self.item {
+            put("item", &format!("{c}.{t}"));
+        }
+        parts.join("&")
+    }
+
+    /// Parses a hash (with or without `#`). Unknown keys and bad values are ignored: a hand-edited
+    /// link still opens something sensible.
+    pub fn from_hash(hash: &str) -> Route {
+        let mut r = Route::default();
+        let h = hash.strip_prefix('#').unwrap_or(hash);
+        for part in h.split('&').filter(|p| !p.is_empty()) {
+            let (k, v) = part.split_once('=').unwrap_or((part, ""));
+            let v = decode(v);
+            match k {
+                "run" if !v.is_empty() => r.run = Some(v),
+                "tab" => r.tab = Tab::from_slug(&v).unwrap_or_default(),
+                "verdict" if v == "correct" || v == "wrong" => r.filter.verdict = Some(v),
+                "turn" => r.filter.turn_idx = v.parse().ok(),
+                "feature" if !v.is_empty() => r.filter.feature = Some(v),
+                "error" if !v.is_empty() => r.filter.error_type = Some(v),
+                "q" if !v.is_empty() => r.filter.text = Some(v),
+                "disagree" => r.filter.disagreements = v == "1",
+                "sort" => r.sort = sort_from_slug(&v).unwrap_or_default(),
+                "desc" => r.desc = v == "1",
+                "item" => {
+                    r.item = v
+                        .split_once('.')
+                        .and_then(|(c, t)| Some((c.parse().ok()?, t.parse().ok()?)))
+                }
+                _ => {}
+            }
+        }
+        r
+    }
+}
+
+/// Percent-encodes everything but RFC 3986 unreserved characters (UTF-8 bytes).
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Decodes `%XX` escapes (and `+` as a space); malformed escapes are kept verbatim and invalid
+/// UTF-8 is replaced, so any hash decodes to something.
+pub fn decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'%' => {
+                let hex = b
+                    .get(i + 1..i + 3)
+                    .and_then(|h| std::str::from_utf8(h).ok());
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(v) => {
+                        out.push(v);
+                        i += 3;
+                    }
+                    None => {
+                        out.push(c);
+                        i += 1;
+                    }
+                }
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(hash: &str, expected: Route) {
+        let got = Route::from_hash(hash);
+        assert_eq!(got, expected, "parse {hash:?}");
+        // Round trip: formatting and parsing again gives the same route.
+        assert_eq!(
+            Route::from_hash(&got.to_hash()),
+            got,
+            "round trip of {hash:?}"
+        );
+    }
+
+    #[test]
+    fn empty_and_defaults() {
+        check("", Route::default());
+        check("#", Route::default());
+        assert_eq!(Route::default().to_hash(), "");
+    }
+
+    #[test]
+    fn full_route() {
+        let r = Route {
+            run: Some("gpt-4o run/1 & co".into()),
+            tab: Tab::Items,
+            filter: ItemFilter {
+                verdict: Some("wrong".into()),
+                turn_idx: Some(2),
+                feature: Some("has_type2_question".into()),
+                error_type: Some("TimeoutError".into()),
+                text: Some("50% of <b>".into()),
+                disagreements: true,
+            },
+            sort: SortKey::Tokens,
+            desc: true,
+            item: Some((12, 3)),
+        };
+        let h = r.to_hash();
+        assert!(h.contains("run=gpt-4o%20run%2F1%20%26%20co"), "{h}");
+        check(&format!("#{h}"), r);
+    }
+
+    #[test]
+    fn bad_values_are_ignored() {
+        check(
+            "#tab=nope&verdict=maybe&turn=x&item=1&sort=zzz&junk&=3",
+            Route::default(),
+        );
+        check(
+            "tab=errors&item=4.0",
+            Route {
+                tab: Tab::Errors,
+                item: Some((4, 0)),
+                ..Route::default()
+            },
+        );
+    }
+
+    #[test]
+    fn percent_coding() {
+        assert_eq!(decode("a%20b+c"), "a b c");
+        assert_eq!(decode("100%"), "100%");
+        assert_eq!(decode("%zz%4"), "%zz%4");
+        assert_eq!(decode("%C3%A9"), "é");
+        assert_eq!(decode("%FF"), "\u{FFFD}");
+        assert_eq!(encode("é/ %"), "%C3%A9%2F%20%25");
+    }
+
+    #[test]
+    fn tabs_round_trip() {
+        for t in Tab::ALL {
+            assert_eq!(Tab::from_slug(t.slug()), Some(t));
+        }
+    }
+}

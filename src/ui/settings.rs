@@ -1,0 +1,245 @@
+//! Settings: scoring profile, answer tolerances and the price table. Edits are validated as you
+//! type and sent to the worker (Configure) after a short pause; every run is re-scored and every
+//! view updates. Settings are remembered in this browser.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+use evalboard_engine::scorers::{ModelPrice, PriceTable, Profile, ScoreConfig};
+
+use crate::ui::app::use_store;
+
+#[derive(Debug, Clone, PartialEq)]
+struct PriceRow {
+    id: u32,
+    model: String,
+    input: String,
+    output: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Draft {
+    profile: Profile,
+    rel: String,
+    abs: String,
+    prices: Vec<PriceRow>,
+    next_id: u32,
+}
+
+fn num_text(x: f64) -> String {
+    format!("{x}")
+}
+
+impl Draft {
+    fn from_config(c: &ScoreConfig) -> Draft {
+        let prices: Vec<PriceRow> = c
+            .prices
+            .models
+            .iter()
+            .enumerate()
+            .map(|(i, (m, p))| PriceRow {
+                id: i as u32,
+                model: m.clone(),
+                input: num_text(p.input_per_mtok),
+                output: num_text(p.output_per_mtok),
+            })
+            .collect();
+        Draft {
+            profile: c.profile,
+            rel: num_text(c.tolerances.rel),
+            abs: num_text(c.tolerances.abs),
+            next_id: prices.len() as u32,
+            prices,
+        }
+    }
+
+    /// The config this draft describes, or the problems that stop it.
+    fn to_config(&self, base: &ScoreConfig) -> Result<ScoreConfig, Vec<String>> {
+        let mut errs = Vec::new();
+        let num = |s: &str, what: &str, errs: &mut Vec<String>| -> f64 {
+            match s.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() && v >= 0.0 => v,
+                _ => {
+                    errs.push(format!("{what} must be a number ≥ 0 (got “{}”)", s.trim()));
+                    0.0
+                }
+            }
+        };
+        let mut cfg = base.clone();
+        cfg.profile = self.profile;
+        cfg.tolerances.rel = num(&self.rel, "Relative tolerance", &mut errs);
+        cfg.tolerances.abs = num(&self.abs, "Absolute tolerance", &mut errs);
+        let mut models: Vec<(String, ModelPrice)> = Vec::new();
+        for r in &self.prices {
+            let m = r.model.trim();
+            if m.is_empty() && r.input.trim().is_empty() && r.output.trim().is_empty() {
+                continue; // a blank row being filled in
+            }
+            if m.is_empty() {
+                errs.push("Every price needs a model name".into());
+                continue;
+            }
+            let i = num(&r.input, &format!("Input price of {m}"), &mut errs);
+            let o = num(&r.output, &format!("Output price of {m}"), &mut errs);
+            if models.iter().any(|(x, _)| x == m) {
+                errs.push(format!("{m} is listed twice"));
+                continue;
+            }
+            models.push((
+                m.to_string(),
+                ModelPrice {
+                    input_per_mtok: i,
+                    output_per_mtok: o,
+                },
+            ));
+        }
+        cfg.prices = PriceTable { models };
+        if errs.is_empty() {
+            Ok(cfg)
+        } else {
+            Err(errs)
+        }
+    }
+}
+
+#[component]
+pub fn SettingsView() -> impl IntoView {
+    let store = use_store();
+    let draft = RwSignal::new(Draft::from_config(&store.config.get_untracked()));
+    let check = Memo::new(move |_| draft.with(|d| d.to_config(&store.config.get_untracked())));
+    let timer: StoredValue<Option<TimeoutHandle>> = StoredValue::new(None);
+    // Apply valid edits after a pause.
+    Effect::new(move |_| {
+        let Ok(cfg) = check.get() else { return };
+        if let Some(h) = timer.get_value() {
+            h.clear();
+        }
+        let h = set_timeout_with_handle(
+            move || {
+                if store.config.get_untracked() != cfg {
+                    store.configure(cfg);
+                }
+            },
+            Duration::from_millis(300),
+        )
+        .ok();
+        timer.set_value(h);
+    });
+    let unpriced = Memo::new(move |_| {
+        store.overview.with(|o| {
+            o.as_ref()
+                .map(|o| o.overview.stats.unpriced_models.clone())
+                .unwrap_or_default()
+        })
+    });
+    let edit = move |f: Box<dyn FnOnce(&mut Draft)>| draft.update(|d| f(d));
+    let profile_radio = move |p: Profile, label: &'static str, hint: &'static str| {
+        view! {
+            <label class="eb-radio">
+                <input type="radio" name="eb-profile" value=p.name()
+                    prop:checked=move || draft.with(|d| d.profile == p)
+                    on:change=move |_| edit(Box::new(move |d| d.profile = p))/>
+                <span class="eb-radio__label">{label}</span>
+                <span class="eb-radio__hint">{hint}</span>
+            </label>
+        }
+    };
+    view! {
+        <div class="eb-settings">
+            <section class="eb-section" aria-labelledby="eb-profile-title">
+                <h2 class="eb-section__title" id="eb-profile-title">"Scoring profile"</h2>
+                <div class="eb-radios" role="radiogroup" aria-labelledby="eb-profile-title">
+                    {profile_radio(Profile::Doc, "doc", "The seed documents' definitions (default).")}
+                    {profile_radio(Profile::Fa2, "financial-agent-2", "Exactly what the financial-agent-2 code computes.")}
+                </div>
+            </section>
+            <section class="eb-section" aria-labelledby="eb-tol-title">
+                <h2 class="eb-section__title" id="eb-tol-title">"Tolerances"</h2>
+                <p class="eb-section__hint">"A numerical answer is correct when |predicted − expected| ≤ rel × |expected|, or < abs."</p>
+                <div class="eb-form-row">
+                    <label class="eb-field">
+                        <span class="eb-field__label">"Relative (rel)"</span>
+                        <input class="eb-input eb-input--num" type="text" inputmode="decimal" name="rel"
+                            prop:value=move || draft.with(|d| d.rel.clone())
+                            on:input=move |ev| { let v = event_target_value(&ev); edit(Box::new(move |d| d.rel = v)) }/>
+                    </label>
+                    <label class="eb-field">
+                        <span class="eb-field__label">"Absolute (abs)"</span>
+                        <input class="eb-input eb-input--num" type="text" inputmode="decimal" name="abs"
+                            prop:value=move || draft.with(|d| d.abs.clone())
+                            on:input=move |ev| { let v = event_target_value(&ev); edit(Box::new(move |d| d.abs = v)) }/>
+                    </label>
+                </div>
+            </section>
+            <section class="eb-section" aria-labelledby="eb-prices-title">
+                <h2 class="eb-section__title" id="eb-prices-title">"Prices"</h2>
+                <p class="eb-section__hint">"US dollars per 1M tokens, by model name as the run records it. Needed for cost in $."</p>
+                <table class="eb-table eb-table--form" data-table="prices">
+                    <thead><tr>
+                        <th scope="col">"Model"</th>
+                        <th scope="col">"$ in / 1M"</th>
+                        <th scope="col">"$ out / 1M"</th>
+                        <th scope="col"><span class="eb-visually-hidden">"Remove"</span></th>
+                    </tr></thead>
+                    <tbody>
+                        <Show when=move || draft.with(|d| d.prices.is_empty())>
+                            <tr><td colspan="4" class="eb-muted">"No prices: costs are shown in tokens only."</td></tr>
+                        </Show>
+                        <For each=move || draft.with(|d| d.prices.iter().map(|r| r.id).collect::<Vec<_>>()) key=|id| *id let:id>
+                            {
+                                let field = move |get: fn(&PriceRow) -> String| move || draft.with(|d| d.prices.iter().find(|r| r.id == id).map(get).unwrap_or_default());
+                                let set = move |put: fn(&mut PriceRow, String), v: String| edit(Box::new(move |d| {
+                                    if let Some(r) = d.prices.iter_mut().find(|r| r.id == id) { put(r, v) }
+                                }));
+                                view! {
+                                    <tr>
+                                        <td><input class="eb-input" aria-label="Model" prop:value=field(|r| r.model.clone())
+                                            on:input=move |ev| set(|r, v| r.model = v, event_target_value(&ev))/></td>
+                                        <td><input class="eb-input eb-input--num" inputmode="decimal" aria-label="Input price per 1M tokens" prop:value=field(|r| r.input.clone())
+                                            on:input=move |ev| set(|r, v| r.input = v, event_target_value(&ev))/></td>
+                                        <td><input class="eb-input eb-input--num" inputmode="decimal" aria-label="Output price per 1M tokens" prop:value=field(|r| r.output.clone())
+                                            on:input=move |ev| set(|r, v| r.output = v, event_target_value(&ev))/></td>
+                                        <td><button type="button" class="eb-icon-btn eb-icon-btn--danger" aria-label="Remove this price"
+                                            on:click=move |_| edit(Box::new(move |d| d.prices.retain(|r| r.id != id)))>"×"</button></td>
+                                    </tr>
+                                }
+                            }
+                        </For>
+                    </tbody>
+                </table>
+                <div class="eb-form-row">
+                    <button type="button" class="eb-btn eb-btn--small" on:click=move |_| edit(Box::new(|d| {
+                        d.prices.push(PriceRow { id: d.next_id, model: String::new(), input: String::new(), output: String::new() });
+                        d.next_id += 1;
+                    }))>"Add a price"</button>
+                    <Show when=move || unpriced.with(|u| !u.is_empty())>
+                        <button type="button" class="eb-btn eb-btn--small" on:click=move |_| {
+                            let models = unpriced.get_untracked();
+                            edit(Box::new(move |d| for m in models {
+                                if !d.prices.iter().any(|r| r.model == m) {
+                                    d.prices.push(PriceRow { id: d.next_id, model: m, input: String::new(), output: String::new() });
+                                    d.next_id += 1;
+                                }
+                            }))
+                        }>{move || format!("Add unpriced models ({})", unpriced.with(|u| u.join(", ")))}</button>
+                    </Show>
+                </div>
+            </section>
+            <div class="eb-settings__foot">
+                {move || match check.get() {
+                    Ok(_) => view! { <p class="eb-muted" role="status">"Settings apply to every run as you type."</p> }.into_any(),
+                    Err(errs) => view! {
+                        <ul class="eb-callout eb-callout--error" role="alert">
+                            {errs.into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}
+                        </ul>
+                    }.into_any(),
+                }}
+                <button type="button" class="eb-btn eb-btn--small" on:click=move |_| {
+                    let d = ScoreConfig::default();
+                    draft.set(Draft::from_config(&d));
+                }>"Reset to defaults"</button>
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,675 @@
+//! The app state shared by every view (a `Copy` handle of signals, provided as context), the
+//! worker's responses applied to it, and the loading of runs (dropped, picked, or the demo).
+
+use js_sys::ArrayBuffer;
+use leptos::prelude::*;
+use serde::Deserialize;
+
+use evalboard_engine::model::InputFileReport;
+use evalboard_engine::scorers::ScoreConfig;
+use evalboard_engine::views::{ConversationView, ItemPage, Overview};
+use evalboard_engine::Diagnostic;
+
+use crate::edge::{self, PickedFile};
+use crate::protocol::{ChartDto, ReqId, Request, Response, RunId, RunInfo};
+use crate::ui::client;
+use crate::ui::load_plan::{plan_runs, unique_name};
+use crate::ui::route::Route;
+
+/// Where a run is in its life.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunStatus {
+    /// The page is reading the files' bytes.
+    Reading {
+        files_done: u64,
+        files_total: u64,
+        bytes_done: u64,
+        bytes_total: u64,
+    },
+    /// The worker is parsing or scoring (`Progress` messages).
+    Working {
+        stage: String,
+        done: u64,
+        total: u64,
+    },
+    Loaded(Box<RunInfo>),
+    Failed {
+        error: String,
+        files: Vec<InputFileReport>,
+        diagnostics: Vec<Diagnostic>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunEntry {
+    pub id: RunId,
+    pub name: String,
+    pub demo: bool,
+    pub status: RunStatus,
+    /// Files the page could not read at all (before the worker saw anything).
+    pub read_problems: Vec<String>,
+}
+
+impl RunEntry {
+    pub fn info(&self) -> Option<&RunInfo> {
+        match &self.status {
+            RunStatus::Loaded(i) => Some(i),
+            _ => None,
+        }
+    }
+    pub fn is_busy(&self) -> bool {
+        matches!(
+            self.status,
+            RunStatus::Reading { .. } | RunStatus::Working { .. }
+        )
+    }
+    /// Progress as 0–1 over reading (first half) and parsing (second half).
+    pub fn progress(&self) -> Option<f64> {
+        let frac = |d: u64, t: u64| {
+            if t == 0 {
+                0.0
+            } else {
+                (d as f64 / t as f64).clamp(0.0, 1.0)
+            }
+        };
+        match &self.status {
+            RunStatus::Reading {
+                bytes_done,
+                bytes_total,
+                ..
+            } => Some(0.5 * frac(*bytes_done, *bytes_total)),
+            RunStatus::Working { stage, done, total } if stage == "scoring" => {
+                Some(0.95 + 0.05 * frac(*done, *total))
+            }
+            RunStatus::Working { done, total, .. } => Some(0.5 + 0.45 * frac(*done, *total)),
+            _ => None,
+        }
+    }
+}
+
+/// The overview of one run under one configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OverviewData {
+    pub run_id: RunId,
+    pub overview: Overview,
+    pub charts: Vec<ChartDto>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Notice {
+    pub id: u64,
+    pub text: String,
+    pub error: bool,
+}
+
+/// Every signal the views share. `Copy`: hand it around freely.
+#[derive(Clone, Copy)]
+pub struct Store {
+    pub runs: RwSignal<Vec<RunEntry>>,
+    pub route: RwSignal<Route>,
+    pub config: RwSignal<ScoreConfig>,
+    /// Bumped whenever the worker re-scored (new settings): views refetch.
+    pub rescored: RwSignal<u64>,
+    pub overview: RwSignal<Option<OverviewData>>,
+    pub items: RwSignal<Option<(ReqId, ItemPage)>>,
+    pub conversation: RwSignal<Option<(ReqId, Option<ConversationView>)>>,
+    pub notices: RwSignal<Vec<Notice>>,
+    pub dark: RwSignal<bool>,
+    pub worker_ready: RwSignal<bool>,
+    /// Files are being dragged over the page.
+    pub dragging: RwSignal<bool>,
+    pub overview_req: StoredValue<ReqId>,
+    pub conversation_req: StoredValue<ReqId>,
+    next_run: StoredValue<RunId>,
+    next_notice: StoredValue<u64>,
+}
+
+const DEMO_DISMISSED_KEY: &str = "evalboard.demo-dismissed";
+const CONFIG_KEY: &str = "evalboard.config";
+
+fn local_storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok()?
+}
+
+pub fn storage_get(key: &str) -> Option<String> {
+    local_storage()?.get_item(key).ok()?
+}
+
+pub fn storage_set(key: &str, value: Option<&str>) {
+    if let Some(s) = local_storage() {
+        let _ = match value {
+            Some(v) => s.set_item(key, v),
+            None => s.remove_item(key),
+        };
+    }
+}
+
+/// The demo workspace's manifest (`demo/manifest.json`).
+#[derive(Debug, Deserialize)]
+struct DemoManifest {
+    runs: Vec<DemoRun>,
+}
+
+#[derive(Debug, Deserialize)]
+struct DemoRun {
+    name: String,
+    files: Vec<String>,
+}
+
+impl Store {
+    pub fn new() -> Store {
+        let config = storage_get(CONFIG_KEY)
+            .and_then(|s| serde_json::from_str::<ScoreConfig>(&s).ok())
+            .unwrap_or_default();
+        Store {
+            runs: RwSignal::new(Vec::new()),
+            route: RwSignal::new(Route::default()),
+            config: RwSignal::new(config),
+            rescored: RwSignal::new(0),
+            overview: RwSignal::new(None),
+            items: RwSignal::new(None),
+            conversation: RwSignal::new(None),
+            notices: RwSignal::new(Vec::new()),
+            dark: RwSignal::new(false),
+            worker_ready: RwSignal::new(false),
+            dragging: RwSignal::new(false),
+            overview_req: StoredValue::new(0),
+            conversation_req: StoredValue::new(0),
+            next_run: StoredValue::new(0),
+            next_notice: StoredValue::new(0),
+        }
+    }
+
+    /// The run the route points at (by name), if it exists.
+    pub fn current(&self) -> Option<RunEntry> {
+        let name = self.route.with(|r| r.run.clone())?;
+        self.runs
+            .with(|rs| rs.iter().find(|r| r.name == name).cloned())
+    }
+
+    pub fn notify(&self, text: impl Into<String>, error: bool) {
+        let id = self.next_notice.get_value() + 1;
+        self.next_notice.set_value(id);
+        let text = text.into();
+        self.notices.update(|n| {
+            n.push(Notice { id, text, error });
+            // Keep the pile short.
+            if n.len() > 4 {
+                n.remove(0);
+            }
+        });
+        let notices = self.notices;
+        set_timeout(
+            move || notices.update(|n| n.retain(|x| x.id != id)),
+            std::time::Duration::from_secs(if error { 12 } else { 5 }),
+        );
+    }
+
+    /// Applies one worker response.
+    pub fn apply(&self, resp: Response) {
+        match resp {
+            Response::Ready => self.worker_ready.set(true),
+            Response::Progress {
+                run_id,
+                stage,
+                done,
+                total,
+            } => self.set_status(run_id, |s| {
+                if !matches!(s, RunStatus::Loaded(_) | RunStatus::Failed { .. }) {
+                    *s = RunStatus::Working { stage, done, total };
+                }
+            }),
+            Response::Loaded { info } => {
+                let run_id = info.run_id;
+                if !self.has_run(run_id) {
+                    // Removed while the worker was still reading it: free it there too.
+                    client::send(&Request::Remove { run_id });
+                    return;
+                }
+                self.set_status(run_id, |s| *s = RunStatus::Loaded(Box::new(info)));
+            }
+            Response::LoadFailed {
+                run_id,
+                error,
+                files,
+                diagnostics,
+                ..
+            } => self.set_status(run_id, |s| {
+                *s = RunStatus::Failed {
+                    error,
+                    files,
+                    diagnostics,
+                }
+            }),
+            Response::Rescored { runs } => {
+                self.runs.update(|rs| {
+                    for info in runs {
+                        if let Some(r) = rs.iter_mut().find(|r| r.id == info.run_id) {
+                            r.status = RunStatus::Loaded(Box::new(info));
+                        }
+                    }
+                });
+                self.rescored.update(|n| *n += 1);
+            }
+            Response::Overview {
+                req,
+                run_id,
+                overview,
+                charts,
+            } => {
+                if req == self.overview_req.get_value() {
+                    self.overview.set(Some(OverviewData {
+                        run_id,
+                        overview: *overview,
+                        charts,
+                    }));
+                }
+            }
+            Response::Items { req, page, .. } => self.items.set(Some((req, page))),
+            Response::Conversation { req, view, .. } => {
+                if req == self.conversation_req.get_value() {
+                    self.conversation.set(Some((req, view)));
+                }
+            }
+            Response::Export { file, text, .. } => {
+                if let Err(e) = download(&file, &text) {
+                    self.notify(format!("Download of {file} failed: {e}"), true);
+                }
+            }
+            Response::Error { message, .. } => self.notify(message, true),
+        }
+    }
+
+    fn has_run(&self, run_id: RunId) -> bool {
+        self.runs
+            .with_untracked(|rs| rs.iter().any(|r| r.id == run_id))
+    }
+
+    fn set_status(&self, run_id: RunId, f: impl FnOnce(&mut RunStatus)) {
+        self.runs.update(|rs| {
+            if let Some(r) = rs.iter_mut().find(|r| r.id == run_id) {
+                f(&mut r.status);
+            }
+        });
+    }
+
+    fn new_run(
+        &self,
+        name: &str,
+        demo: bool,
+        files_total: u64,
+        bytes_total: u64,
+    ) -> (RunId, String) {
+        let id = self.next_run.get_value() + 1;
+        self.next_run.set_value(id);
+        let taken: Vec<String> = self
+            .runs
+            .with_untracked(|rs| rs.iter().map(|r| r.name.clone()).collect());
+        let name = unique_name(name, &taken);
+        self.runs.update(|rs| {
+            rs.push(RunEntry {
+                id,
+                name: name.clone(),
+                demo,
+                status: RunStatus::Reading {
+                    files_done: 0,
+                    files_total,
+                    bytes_done: 0,
+                    bytes_total,
+                },
+                read_problems: Vec::new(),
+            })
+        });
+        (id, name)
+    }
+
+    /// Opens a run: it becomes the current view (on the same tab; filters reset).
+    pub fn select(&self, name: &str) {
+        self.route.update(|r| {
+            if r.run.as_deref() != Some(name) {
+                let tab = r.tab;
+                *r = Route {
+                    run: Some(name.to_string()),
+                    tab,
+                    ..Route::default()
+                };
+            }
+        });
+    }
+
+    /// Loads dropped or picked files: each top-level folder is a run; loose files are one run.
+    /// The first new run becomes the current view.
+    pub fn load_files(&self, files: Vec<PickedFile>, problems: Vec<String>) {
+        if files.is_empty() {
+            let why = problems
+                .first()
+                .cloned()
+                .unwrap_or_else(|| "nothing to read".into());
+            self.notify(format!("No files in the drop ({why})."), true);
+            return;
+        }
+        let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
+        let plan = plan_runs(&paths);
+        let mut first = true;
+        for pr in plan {
+            let picked: Vec<(String, PickedFile)> = pr
+                .files
+                .iter()
+                .filter_map(|(i, rel)| Some((rel.clone(), files.get(*i)?.clone())))
+                .collect();
+            let bytes_total: u64 = picked.iter().map(|(_, f)| f.size()).sum();
+            let (id, name) = self.new_run(&pr.name, false, picked.len() as u64, bytes_total);
+            if !problems.is_empty() {
+                let mine: Vec<String> = problems
+                    .iter()
+                    .filter(|p| p.starts_with(&format!("{}/", pr.name)))
+                    .cloned()
+                    .collect();
+                self.runs.update(|rs| {
+                    if let Some(r) = rs.iter_mut().find(|r| r.id == id) {
+                        r.read_problems = mine;
+                    }
+                });
+            }
+            if first {
+                // A new run opens on its overview.
+                self.select(&name);
+                self.route
+                    .update(|r| r.tab = crate::ui::route::Tab::Overview);
+                first = false;
+            }
+            let store = *self;
+            leptos::task::spawn_local(async move {
+                store.read_and_send(id, name, picked, bytes_total).await
+            });
+        }
+    }
+
+    async fn read_and_send(
+        &self,
+        id: RunId,
+        name: String,
+        picked: Vec<(String, PickedFile)>,
+        bytes_total: u64,
+    ) {
+        let files_total = picked.len() as u64;
+        let mut paths = Vec::with_capacity(picked.len());
+        let mut buffers: Vec<ArrayBuffer> = Vec::with_capacity(picked.len());
+        let mut problems = Vec::new();
+        let mut bytes_done = 0u64;
+        let mut last_update = 0.0f64;
+        for (n, (rel, pf)) in picked.iter().enumerate() {
+            let base = bytes_done;
+            let store = *self;
+            let mut on_progress = |read: u64| {
+                let t = now_ms();
+                // A progress update at most every 50 ms keeps the page cheap to redraw.
+                if t - last_update > 50.0 {
+                    last_update = t;
+                    store.set_status(id, |s| {
+                        *s = RunStatus::Reading {
+                            files_done: n as u64,
+                            files_total,
+                            bytes_done: base + read,
+                            bytes_total,
+                        }
+                    });
+                }
+            };
+            match edge::read_bytes(pf, &mut on_progress).await {
+                Ok(buf) => {
+                    paths.push(rel.clone());
+                    buffers.push(buf);
+                }
+                Err(e) => problems.push(format!("{rel}: {e}")),
+            }
+            bytes_done += pf.size();
+            self.set_status(id, |s| {
+                *s = RunStatus::Reading {
+                    files_done: n as u64 + 1,
+                    files_total,
+                    bytes_done,
+                    bytes_total,
+                }
+            });
+        }
+        // The run may have been removed while its files were being read.
+        if !self.has_run(id) {
+            return;
+        }
+        if !problems.is_empty() {
+            self.runs.update(|rs| {
+                if let Some(r) = rs.iter_mut().find(|r| r.id == id) {
+                    r.read_problems.extend(problems);
+                }
+            });
+        }
+        self.set_status(id, |s| {
+            *s = RunStatus::Working {
+                stage: "sending".into(),
+                done: 0,
+                total: bytes_total.max(1),
+            }
+        });
+        client::send_load(
+            &Request::Load {
+                run_id: id,
+                name,
+                paths,
+                demo: false,
+            },
+            buffers,
+        );
+    }
+
+    /// Loads the demo workspace (own assets under `demo/`, listed by `demo/manifest.json`).
+    pub fn load_demo(&self) {
+        storage_set(DEMO_DISMISSED_KEY, None);
+        let store = *self;
+        leptos::task::spawn_local(async move {
+            if let Err(e) = store.fetch_demo().await {
+                store.notify(format!("The demo could not be loaded: {e}"), true);
+            }
+        });
+    }
+
+    async fn fetch_demo(&self) -> Result<(), String> {
+        let bytes = edge::fetch_bytes("demo/manifest.json").await?;
+        let bytes = js_sys::Uint8Array::new(&bytes).to_vec();
+        let manifest: DemoManifest =
+            serde_json::from_slice(&bytes).map_err(|e| format!("demo/manifest.json: {e}"))?;
+        for run in manifest.runs {
+            if Store::demo_dismissed() {
+                break; // "Remove demo" was clicked while it was loading.
+            }
+            let (id, name) = self.new_run(&run.name, true, run.files.len() as u64, 0);
+            if self.route.with_untracked(|r| r.run.is_none()) {
+                self.select(&name);
+            }
+            let mut paths = Vec::new();
+            let mut buffers = Vec::new();
+            for (n, f) in run.files.iter().enumerate() {
+                let url = format!("demo/{}/{}", run.name, f);
+                let buf = edge::fetch_bytes(&url).await?;
+                paths.push(f.clone());
+                buffers.push(buf);
+                self.set_status(id, |s| {
+                    *s = RunStatus::Reading {
+                        files_done: n as u64 + 1,
+                        files_total: run.files.len() as u64,
+                        bytes_done: n as u64 + 1,
+                        bytes_total: run.files.len() as u64,
+                    }
+                });
+            }
+            client::send_load(
+                &Request::Load {
+                    run_id: id,
+                    name,
+                    paths,
+                    demo: true,
+                },
+                buffers,
+            );
+        }
+        Ok(())
+    }
+
+    pub fn demo_dismissed() -> bool {
+        storage_get(DEMO_DISMISSED_KEY).is_some()
+    }
+
+    /// Removes one run (page and worker).
+    pub fn remove(&self, id: RunId) {
+        client::send(&Request::Remove { run_id: id });
+        let removed = self
+            .runs
+            .with_untracked(|rs| rs.iter().find(|r| r.id == id).map(|r| r.name.clone()));
+        self.runs.update(|rs| rs.retain(|r| r.id != id));
+        if removed.is_some() && removed == self.route.with_untracked(|r| r.run.clone()) {
+            self.select_fallback();
+        }
+    }
+
+    /// Removes every demo run in one go, and remembers that for the next visit.
+    pub fn remove_demo(&self) {
+        let ids: Vec<RunId> = self
+            .runs
+            .with_untracked(|rs| rs.iter().filter(|r| r.demo).map(|r| r.id).collect());
+        for id in ids {
+            self.remove(id);
+        }
+        storage_set(DEMO_DISMISSED_KEY, Some("1"));
+    }
+
+    fn select_fallback(&self) {
+        let next = self
+            .runs
+            .with_untracked(|rs| rs.first().map(|r| r.name.clone()));
+        match next {
+            Some(n) => self.select(&n),
+            None => self.route.update(|r| {
+                r.run = None;
+                r.item = None;
+            }),
+        }
+    }
+
+    /// Renames a run (names stay unique; the route follows).
+    pub fn rename(&self, id: RunId, new_name: &str) -> Option<String> {
+        let taken: Vec<String> = self.runs.with_untracked(|rs| {
+            rs.iter()
+                .filter(|r| r.id != id)
+                .map(|r| r.name.clone())
+                .collect()
+        });
+        let name = unique_name(new_name, &taken);
+        let old = self
+            .runs
+            .with_untracked(|rs| rs.iter().find(|r| r.id == id).map(|r| r.name.clone()))?;
+        if old == name {
+            return Some(name);
+        }
+        self.runs.update(|rs| {
+            if let Some(r) = rs.iter_mut().find(|r| r.id == id) {
+                r.name = name.clone();
+            }
+        });
+        if self
+            .route
+            .with_untracked(|r| r.run.as_deref() == Some(old.as_str()))
+        {
+            self.route.update(|r| r.run = Some(name.clone()));
+        }
+        Some(name)
+    }
+
+    /// Opens the conversation view on one turn.
+    pub fn open_item(&self, conv: u32, turn: u32) {
+        self.route.update(|r| r.item = Some((conv, turn)));
+    }
+
+    /// Shows the Items tab with a filter.
+    pub fn show_items(&self, f: impl FnOnce(&mut evalboard_engine::views::ItemFilter)) {
+        self.route.update(|r| {
+            r.filter = Default::default();
+            f(&mut r.filter);
+            r.tab = crate::ui::route::Tab::Items;
+        });
+    }
+
+    /// The overview, when it belongs to the current run.
+    pub fn current_overview(&self) -> Option<OverviewData> {
+        let id = self.current()?.id;
+        self.overview
+            .with(|o| o.as_ref().filter(|o| o.run_id == id).cloned())
+    }
+
+    /// Sends new settings to the worker (it re-scores every run) and remembers them.
+    pub fn configure(&self, config: ScoreConfig) {
+        if let Ok(s) = serde_json::to_string(&config) {
+            storage_set(CONFIG_KEY, Some(&s));
+        }
+        self.config.set(config.clone());
+        client::send(&Request::Configure { config });
+    }
+
+    /// Asks the worker for one export of the current run; the response triggers the download.
+    pub fn export(&self, run_id: RunId, file: &str) {
+        client::send(&Request::Export {
+            req: client::next_req(),
+            run_id,
+            file: file.to_string(),
+        });
+    }
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Store::new()
+    }
+}
+
+pub fn now_ms() -> f64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
+
+/// Downloads `text` as a file named `file` (a Blob behind an `<a download>`).
+pub fn download(file: &str, text: &str) -> Result<(), String> {
+    let mime = if file.ends_with(".json") {
+        "application/json"
+    } else {
+        "text/csv"
+    };
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
+        .map_err(|e| format!("{e:?}"))?;
+    let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
+    let doc = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let a: web_sys::HtmlAnchorElement = wasm_bindgen::JsCast::unchecked_into(
+        doc.create_element("a").map_err(|e| format!("{e:?}"))?,
+    );
+    a.set_href(&url);
+    a.set_download(file);
+    a.set_class_name("eb-hidden");
+    if let Some(body) = doc.body() {
+        let _ = body.append_child(&a);
+        a.click();
+        let _ = body.remove_child(&a);
+    }
+    // Revoke later: the download has to start first.
+    set_timeout(
+        move || {
+            let _ = web_sys::Url::revoke_object_url(&url);
+        },
+        std::time::Duration::from_secs(30),
+    );
+    Ok(())
+}

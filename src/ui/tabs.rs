@@ -1,0 +1,215 @@
+//! The current run's header, the tab bar (ARIA tabs: arrow keys, Home/End, roving tabindex) and
+//! the panel of the selected tab.
+
+use leptos::prelude::*;
+use web_sys::KeyboardEvent;
+
+use crate::ui::app::use_store;
+use crate::ui::breakdowns::BreakdownsView;
+use crate::ui::complexity::ComplexityView;
+use crate::ui::errors::ErrorsView;
+use crate::ui::export::ExportView;
+use crate::ui::files::FilesView;
+use crate::ui::format;
+use crate::ui::items::ItemsView;
+use crate::ui::overview::OverviewView;
+use crate::ui::route::Tab;
+use crate::ui::settings::SettingsView;
+use crate::ui::sidebar::stage_label;
+use crate::ui::store::{RunStatus, Store};
+use crate::ui::widgets::ProgressBar;
+
+#[component]
+pub fn RunHeader() -> impl IntoView {
+    let store = use_store();
+    let run = Memo::new(move |_| store.current());
+    let title = move || run.with(|r| r.as_ref().map(|r| r.name.clone()).unwrap_or_default());
+    let demo = move || run.with(|r| r.as_ref().is_some_and(|r| r.demo));
+    let facts = move || {
+        run.with(|r| {
+            let r = r.as_ref()?;
+            let i = r.info()?;
+            let mut parts = vec![
+                format::plural(i.n_conversations as u64, "conversation", "conversations"),
+                format::plural(i.n_turns as u64, "turn", "turns"),
+                format::plural(i.files.len() as u64, "file", "files"),
+            ];
+            if !i.diagnostics.is_empty() {
+                parts.push(format::plural(
+                    i.diagnostics.len() as u64,
+                    "diagnostic",
+                    "diagnostics",
+                ));
+            }
+            parts.push(format!("loaded in {}", format::ms(i.load_ms)));
+            Some(parts.join(" · "))
+        })
+    };
+    let profile = move || store.config.with(|c| c.profile.name());
+    view! {
+        <div class="eb-runhead">
+            <h1 class="eb-runhead__title">
+                {title}
+                <Show when=demo>
+                    <span class="eb-badge eb-badge--demo" title="Part of the demo workspace">"demo"</span>
+                </Show>
+            </h1>
+            <div class="eb-runhead__facts">{facts}</div>
+            <div class="eb-runhead__profile" title="Scoring profile (change it in Settings)">
+                "profile: " <code>{profile}</code>
+            </div>
+        </div>
+    }
+}
+
+#[component]
+pub fn TabBar() -> impl IntoView {
+    let store = use_store();
+    let current = move || store.route.with(|r| r.tab);
+    let select = move |t: Tab, focus: bool| {
+        store.route.update(|r| r.tab = t);
+        if focus {
+            if let Some(el) = document().get_element_by_id(&format!("eb-tab-{}", t.slug())) {
+                if let Ok(el) = wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el) {
+                    let _ = el.focus();
+                }
+            }
+        }
+    };
+    let on_key = move |ev: KeyboardEvent| {
+        let all = Tab::ALL;
+        let i = all.iter().position(|t| *t == current()).unwrap_or(0);
+        let n = all.len();
+        let next = match ev.key().as_str() {
+            "ArrowRight" => Some((i + 1) % n),
+            "ArrowLeft" => Some((i + n - 1) % n),
+            "Home" => Some(0),
+            "End" => Some(n - 1),
+            _ => None,
+        };
+        if let Some(j) = next {
+            ev.prevent_default();
+            if let Some(t) = all.get(j) {
+                select(*t, true);
+            }
+        }
+    };
+    let error_count = Memo::new(move |_| {
+        store.overview.with(|o| {
+            o.as_ref()
+                .map(|o| o.overview.stats.error_types.values().sum::<u64>())
+        })
+    });
+    view! {
+        <div class="eb-tabs" role="tablist" aria-label="Views" on:keydown=on_key>
+            {Tab::ALL.into_iter().map(|t| {
+                let selected = move || current() == t;
+                view! {
+                    <button
+                        type="button"
+                        role="tab"
+                        class="eb-tabs__tab"
+                        class:eb-tabs__tab--active=selected
+                        id=format!("eb-tab-{}", t.slug())
+                        aria-controls=format!("eb-panel-{}", t.slug())
+                        aria-selected=move || if selected() { "true" } else { "false" }
+                        tabindex=move || if selected() { "0" } else { "-1" }
+                        on:click=move |_| select(t, false)
+                    >
+                        {t.label()}
+                        {(t == Tab::Errors).then(|| view! {
+                            {move || error_count.get().filter(|n| *n > 0).map(|n| view! {
+                                <span class="eb-tabs__count">{format::int(n)}</span>
+                            })}
+                        })}
+                    </button>
+                }
+            }).collect_view()}
+        </div>
+    }
+}
+
+/// What a tab panel can show for the current run; only changes of this re-render a panel, so
+/// new settings (which update the run's info) keep the view and its scroll position.
+#[derive(Debug, Clone, PartialEq)]
+enum Phase {
+    Loaded,
+    Failed(String),
+    Loading(String, f64),
+    Missing,
+}
+
+#[component]
+pub fn TabPanels() -> impl IntoView {
+    let store = use_store();
+    let current = move || store.route.with(|r| r.tab);
+    let phase = Memo::new(move |_| match store.current() {
+        None => Phase::Missing,
+        Some(r) => match &r.status {
+            RunStatus::Loaded(_) => Phase::Loaded,
+            RunStatus::Failed { error, .. } => Phase::Failed(error.clone()),
+            s => Phase::Loading(stage_label(s), r.progress().unwrap_or(0.0)),
+        },
+    });
+    view! {
+        {Tab::ALL.into_iter().map(|t| {
+            let active = move || current() == t;
+            view! {
+                <section
+                    role="tabpanel"
+                    class="eb-panel"
+                    id=format!("eb-panel-{}", t.slug())
+                    aria-labelledby=format!("eb-tab-{}", t.slug())
+                    hidden=move || !active()
+                >
+                    {move || active().then(|| panel(store, t, phase))}
+                </section>
+            }
+        }).collect_view()}
+    }
+}
+
+fn panel(store: Store, t: Tab, phase: Memo<Phase>) -> AnyView {
+    let needs_run = !matches!(t, Tab::Files | Tab::Settings);
+    view! {
+        {move || match phase.get() {
+            Phase::Loaded => tab_view(t),
+            _ if !needs_run => tab_view(t),
+            Phase::Failed(error) => view! {
+                <div class="eb-state eb-state--error" role="alert">
+                    <h2 class="eb-state__title">"This run could not be loaded"</h2>
+                    <p>{error}</p>
+                    <p>
+                        "The "
+                        <button type="button" class="eb-link" on:click=move |_| store.route.update(|r| r.tab = Tab::Files)>
+                            "load report"
+                        </button>
+                        " lists every file and why it was skipped."
+                    </p>
+                </div>
+            }.into_any(),
+            Phase::Loading(label, p) => view! {
+                <div class="eb-state">
+                    <h2 class="eb-state__title">"Loading this run…"</h2>
+                    <ProgressBar value=p label=label.clone()/>
+                    <p class="eb-state__detail">{label}</p>
+                </div>
+            }.into_any(),
+            Phase::Missing => ().into_any(),
+        }}
+    }
+    .into_any()
+}
+
+fn tab_view(t: Tab) -> AnyView {
+    match t {
+        Tab::Overview => view! { <OverviewView/> }.into_any(),
+        Tab::Complexity => view! { <ComplexityView/> }.into_any(),
+        Tab::Breakdowns => view! { <BreakdownsView/> }.into_any(),
+        Tab::Errors => view! { <ErrorsView/> }.into_any(),
+        Tab::Items => view! { <ItemsView/> }.into_any(),
+        Tab::Files => view! { <FilesView/> }.into_any(),
+        Tab::Settings => view! { <SettingsView/> }.into_any(),
+        Tab::Export => view! { <ExportView/> }.into_any(),
+    }
+}

@@ -1,0 +1,250 @@
+//! Browser tests (wasm-bindgen-test in headless Chromium): the page ↔ worker protocol round-trips
+//! through JSON with real engine output, and a few components render data as text.
+#![cfg(target_arch = "wasm32")]
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+
+use evalboard_app::protocol::{ChartDto, Request, Response, RunInfo};
+use evalboard_app::ui::route::{Route, Tab};
+use evalboard_app::ui::store::{RunEntry, RunStatus, Store};
+use evalboard_app::ui::widgets::{Chart, DataTable, MetricCard};
+use evalboard_engine::scorers::{self, ScoreConfig};
+use evalboard_engine::views::{self, ItemFilter, ItemQuery, SortKey};
+use evalboard_engine::{pipeline, InputFile, RunInput};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const XSS: &str = "<img src=x onerror=alert(1)>";
+
+/// A small canonical-JSONL run: 3 conversations, 6 turns, one XSS payload in a question and one
+/// in an answer.
+fn scored() -> evalboard_engine::scorers::ScoredQaRun {
+    let lines = [
+        format!(r#"{{"conversation_id":"c1","turn_idx":0,"question":"what is {XSS}?","expected":10,"predicted":10,"model":"m1","prompt_tokens":100,"completion_tokens":10}}"#),
+        r#"{"conversation_id":"c1","turn_idx":1,"question":"and then?","expected":"5%","predicted":0.05,"model":"m1","prompt_tokens":90,"completion_tokens":12}"#.to_string(),
+        format!(r#"{{"conversation_id":"c2","turn_idx":0,"question":"how much?","expected":-3,"predicted":"{XSS}","model":"m1"}}"#),
+        r#"{"conversation_id":"c2","turn_idx":1,"question":"difference?","expected":7.5,"predicted":7.49,"model":"m1"}"#.to_string(),
+        r#"{"conversation_id":"c3","turn_idx":0,"question":"ratio?","expected":0.25,"predicted":25,"model":"m2"}"#.to_string(),
+        r#"not json at all"#.to_string(),
+    ];
+    let input = RunInput::new(
+        "t",
+        vec![InputFile::new("turns.jsonl", lines.join("\n").into_bytes())],
+    );
+    let run = pipeline::load_qa_run(&input, None).expect("the run loads");
+    scorers::score_qa_run(run, &ScoreConfig::default())
+}
+
+fn round_trip(r: &Response) -> Response {
+    let text = serde_json::to_string(r).expect("encodes");
+    serde_json::from_str(&text).expect("decodes")
+}
+
+#[wasm_bindgen_test]
+fn overview_round_trips_with_real_engine_output() {
+    let s = scored();
+    let overview = views::overview(&s, 10);
+    assert_eq!(overview.stats.total_turns, 5);
+    let chart = ChartDto {
+        key: "k".into(),
+        title: "T".into(),
+        svg: "<svg></svg>".into(),
+        alt: "a".into(),
+        table: vec![vec!["x".into(), "y".into()]],
+    };
+    let r = Response::Overview {
+        req: 7,
+        run_id: 3,
+        overview: Box::new(overview.clone()),
+        charts: vec![chart.clone()],
+    };
+    match round_trip(&r) {
+        Response::Overview {
+            req,
+            run_id,
+            overview: o,
+            charts,
+        } => {
+            assert_eq!((req, run_id), (7, 3));
+            assert_eq!(*o, overview);
+            assert_eq!(charts, vec![chart]);
+        }
+        other => panic!("wrong variant: {other:?}"),
+    }
+}
+
+#[wasm_bindgen_test]
+fn items_conversation_and_load_round_trip() {
+    let s = scored();
+    let q = ItemQuery {
+        filter: ItemFilter {
+            verdict: Some("wrong".into()),
+            ..Default::default()
+        },
+        sort: SortKey::Conversation,
+        desc: true,
+        offset: 0,
+        limit: 50,
+    };
+    let page = views::items(&s, &q);
+    assert!(page.total >= 1);
+    assert!(page.rows.iter().all(|r| !r.correct));
+    match round_trip(&Response::Items {
+        req: 1,
+        run_id: 2,
+        page: page.clone(),
+    }) {
+        Response::Items { page: p, .. } => assert_eq!(p, page),
+        other => panic!("wrong variant: {other:?}"),
+    }
+    let view = views::conversation(&s, 0);
+    match round_trip(&Response::Conversation {
+        req: 5,
+        run_id: 2,
+        view: view.clone(),
+    }) {
+        Response::Conversation { view: v, .. } => assert_eq!(v, view),
+        other => panic!("wrong variant: {other:?}"),
+    }
+    // Requests the page sends decode in the worker.
+    for req in [
+        Request::Load {
+            run_id: 1,
+            name: "a b".into(),
+            paths: vec!["x/y.json".into()],
+            demo: true,
+        },
+        Request::Items {
+            req: 9,
+            run_id: 1,
+            query: q.clone(),
+        },
+        Request::Configure {
+            config: ScoreConfig::default(),
+        },
+        Request::Export {
+            req: 3,
+            run_id: 1,
+            file: "turns.csv".into(),
+        },
+    ] {
+        let text = serde_json::to_string(&req).expect("encodes");
+        let back: Request = serde_json::from_str(&text).expect("decodes");
+        assert_eq!(serde_json::to_string(&back).expect("encodes"), text);
+    }
+    // The bad line is a diagnostic with its line number, not a failure.
+    assert!(
+        s.run.diagnostics.iter().any(|d| d.line == Some(6)),
+        "{:?}",
+        s.run.diagnostics
+    );
+}
+
+fn mount(f: impl FnOnce() -> AnyView + 'static) -> web_sys::HtmlElement {
+    let doc = document();
+    let host: web_sys::HtmlElement = doc.create_element("div").expect("div").unchecked_into();
+    doc.body()
+        .expect("body")
+        .append_child(&host)
+        .expect("append");
+    let handle = leptos::mount::mount_to(host.clone(), f);
+    handle.forget();
+    host
+}
+
+#[wasm_bindgen_test]
+fn data_renders_as_text_never_as_markup() {
+    let host = mount(|| {
+        view! {
+            <MetricCard label="Numerical accuracy" value="66.7%" sub=XSS key="numerical_accuracy"/>
+            <DataTable head=vec!["Group".into(), "Value".into()] rows=vec![vec![XSS.into(), "1".into()]]/>
+        }
+        .into_any()
+    });
+    let text = host.text_content().unwrap_or_default();
+    assert!(text.contains("66.7%"));
+    assert!(text.contains(XSS), "{text}");
+    assert!(host.query_selector("img").expect("query").is_none());
+    assert!(host
+        .query_selector("[data-metric=numerical_accuracy]")
+        .expect("query")
+        .is_some());
+}
+
+#[wasm_bindgen_test]
+fn chart_shows_the_worker_svg_and_a_table_equivalent() {
+    let chart = ChartDto {
+        key: "accuracy_variants".into(),
+        title: "Accuracy variants".into(),
+        svg: r#"<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="5" height="5"/></svg>"#.into(),
+        alt: "bars".into(),
+        table: vec![vec!["Variant".into(), "Accuracy".into()], vec!["exact".into(), "41.7%".into()]],
+    };
+    let host = mount(move || view! { <Chart chart=chart/> }.into_any());
+    assert!(host
+        .query_selector(".eb-chart__svg svg rect")
+        .expect("query")
+        .is_some());
+    assert_eq!(
+        host.query_selector(".eb-chart__svg")
+            .expect("q")
+            .expect("svg host")
+            .get_attribute("aria-label")
+            .as_deref(),
+        Some("bars")
+    );
+    let table = host
+        .query_selector("details table")
+        .expect("q")
+        .expect("table");
+    assert!(table.text_content().unwrap_or_default().contains("41.7%"));
+}
+
+#[wasm_bindgen_test]
+fn load_report_lists_files_and_diagnostics() {
+    let s = scored();
+    let info = RunInfo {
+        run_id: 1,
+        name: "t".into(),
+        demo: false,
+        family: "numeric-qa".into(),
+        n_conversations: s.run.conversations.len(),
+        n_turns: s.turns.len(),
+        files: s.run.files.clone(),
+        diagnostics: s.run.diagnostics.clone(),
+        numerical_accuracy: None,
+        load_ms: 12.0,
+        wasm_memory_bytes: None,
+    };
+    let host = mount(move || {
+        let store = Store::new();
+        provide_context(store);
+        store.runs.set(vec![RunEntry {
+            id: 1,
+            name: "t".into(),
+            demo: false,
+            status: RunStatus::Loaded(Box::new(info)),
+            read_problems: vec!["t/big.bin: too big".into()],
+        }]);
+        store.route.set(Route {
+            run: Some("t".into()),
+            tab: Tab::Files,
+            ..Route::default()
+        });
+        view! { <evalboard_app::ui::files::FilesView/> }.into_any()
+    });
+    let text = host.text_content().unwrap_or_default();
+    assert!(text.contains("turns.jsonl"), "{text}");
+    assert!(text.contains("partly parsed"), "{text}");
+    assert!(text.contains("t/big.bin: too big"), "{text}");
+    let diag = host
+        .query_selector("[data-table=diagnostics]")
+        .expect("q")
+        .expect("diagnostics table");
+    assert!(
+        diag.text_content().unwrap_or_default().contains('6'),
+        "line number shown"
+    );
+}
