@@ -16,6 +16,7 @@ pub mod number;
 pub mod pipeline;
 pub mod program;
 pub mod pyrepr;
+pub mod qa_compare;
 pub mod scorers;
 pub mod validate;
 pub mod views;
