@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 1 a gate failed (`--fail-under`, validation mismatches), 2 unusable input.
 
 mod args;
+mod diff;
 mod fsio;
 mod score;
 mod validate;
@@ -17,7 +18,9 @@ USAGE:
   evalboard score <RUN_DIR>... [--dataset FILE] [--profile doc|financial-agent-2]
                   [--prices FILE] [--rel-tol X] [--abs-tol X] [--out DIR] [--json]
                   [--fail-under METRIC=VALUE]...
-  evalboard validate <FILE> [--json]
+  evalboard validate <FILE> [--json] [--min-items N]
+  evalboard diff <BASELINE> <CANDIDATE> [--profile P] [--scorer S] [--dataset FILE] [--json]
+                 [--fail-on-regression N]
   evalboard --version | --help
 
 score     re-scores every turn from the raw traces and writes statistics.json, summary.csv,
@@ -26,7 +29,10 @@ score     re-scores every turn from the raw traces and writes statistics.json, s
           (an array for several runs). --fail-under METRIC=VALUE exits 1 when a statistics.json
           metric (0–1 scale) is below VALUE or null.
 validate  executes every turn_program of a ConvFinQA dataset and reports mismatches against
-          executed_answers (exit 1 on any mismatch or invalid item).
+          executed_answers (exit 1 on any mismatch or invalid item); for an eval set (JSONL)
+          checks required fields, unique ids, --min-items (default 50) and its composition.
+diff      compares two runs of one family item by item: flips, McNemar exact p, a paired
+          bootstrap 95% CI; exits 1 when regressions exceed --fail-on-regression N.
 
 Exit codes: 0 ok, 1 gate failed, 2 unusable input.";
 
@@ -35,6 +41,7 @@ fn main() -> ExitCode {
     let code = match argv.first().map(String::as_str) {
         Some("score") => score::run(&argv[1..]),
         Some("validate") => validate::run(&argv[1..]),
+        Some("diff") => diff::run(&argv[1..]),
         Some("--version" | "-V") => {
             println!("evalboard {}", env!("CARGO_PKG_VERSION"));
             Ok(0)

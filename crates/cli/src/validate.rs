@@ -1,6 +1,11 @@
-//! `evalboard validate <FILE>`: check a ConvFinQA dataset by executing every turn_program.
+//! `evalboard validate <FILE>`: check a ConvFinQA dataset by executing every turn_program, or an
+//! answer-correctness eval set (JSONL) for schema, unique ids, size and composition.
 
 use anyhow::{bail, Context, Result};
+use evalboard_engine::evalset::validate::{
+    validate_evalset, EvalsetValidateReport, DEFAULT_MIN_ITEMS,
+};
+use evalboard_engine::evalset::{sniff, EvalsetFileKind};
 use evalboard_engine::validate::{validate_dataset, ValidateReport};
 
 use crate::args::Args;
@@ -45,6 +50,24 @@ pub fn run(argv: &[String]) -> Result<u8> {
         bail!("validate needs exactly one FILE");
     };
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {path}"))?;
+    let is_evalset = path.ends_with(".jsonl")
+        || a.value("min-items").is_some()
+        || matches!(sniff(path, &bytes), Some(EvalsetFileKind::EvalSet));
+    if is_evalset {
+        let min_items = match a.value("min-items") {
+            None => DEFAULT_MIN_ITEMS,
+            Some(n) => n
+                .parse()
+                .with_context(|| format!("--min-items wants a count, got {n:?}"))?,
+        };
+        let report = validate_evalset(path, &bytes, min_items);
+        if a.flag("json") {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            print!("{}", human_evalset(&report));
+        }
+        return Ok(report.exit_code().clamp(0, 2) as u8);
+    }
     let report = validate_dataset(path, &bytes);
     if a.flag("json") {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -52,4 +75,32 @@ pub fn run(argv: &[String]) -> Result<u8> {
         print!("{}", human(&report));
     }
     Ok(report.exit_code().clamp(0, 2) as u8)
+}
+
+fn human_evalset(r: &EvalsetValidateReport) -> String {
+    let mut out = format!(
+        "{} items, {} errors, {} warnings\n",
+        r.items,
+        r.errors.len(),
+        r.warnings.len()
+    );
+    for (kind, list) in [("error", &r.errors), ("warning", &r.warnings)] {
+        for d in list {
+            match d.line {
+                Some(l) => out.push_str(&format!("{}:{l}: {kind}: {}\n", d.file, d.message)),
+                None => out.push_str(&format!("{}: {kind}: {}\n", d.file, d.message)),
+            }
+        }
+    }
+    for (name, counts) in [
+        ("section", &r.composition.section),
+        ("category", &r.composition.category),
+        ("difficulty", &r.composition.difficulty),
+    ] {
+        if !counts.is_empty() {
+            let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            out.push_str(&format!("{name}: {}\n", parts.join(", ")));
+        }
+    }
+    out
 }

@@ -244,7 +244,10 @@ mod tests {
     use crate::model::{QaConversation, QaRun, QaTurn, RawValue};
     use crate::scorers::{score_qa_run, ScoreConfig};
 
-    fn run(name: &str, convs: &[(&str, Option<&str>, &[(&str, Option<&str>)])]) -> ScoredQaRun {
+    /// (conversation id, failure, [(expected, predicted)]).
+    type Conv<'a> = (&'a str, Option<&'a str>, &'a [(&'a str, Option<&'a str>)]);
+
+    fn run(name: &str, convs: &[Conv]) -> ScoredQaRun {
         let conversations = convs
             .iter()
             .map(|(id, failure, turns)| QaConversation {

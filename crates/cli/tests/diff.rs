@@ -1,0 +1,160 @@
+//! `evalboard diff` and the eval-set `validate` on real runs: the demo's gpt-4o vs o3 (numeric
+//! QA, with whole-conversation evaluation timeouts) and tunix m45 vs m46 on eval_v2 (eval set).
+//! Outputs are compared with `tests/fixtures/cli_diff/expected/` (`UPDATE_EXPECT=1` rewrites).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn evalboard(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_evalboard"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run evalboard");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn golden(name: &str, actual: &str) {
+    let path = root().join("tests/fixtures/cli_diff/expected").join(name);
+    if std::env::var_os("UPDATE_EXPECT").is_some_and(|v| v != "0") {
+        std::fs::write(&path, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("missing {}; run with UPDATE_EXPECT=1", path.display()));
+    assert_eq!(
+        actual, expected,
+        "{name} differs (UPDATE_EXPECT=1 to accept)"
+    );
+}
+
+#[test]
+fn numeric_qa_gpt4o_vs_o3() {
+    let (code, out, _) = evalboard(&["diff", "demo/gpt-4o", "demo/o3", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["scorer"], "numerical_match@doc-v1");
+    assert_eq!(v["n_items"], 48);
+    assert_eq!(v["regressed"].as_array().unwrap().len(), 5);
+    assert_eq!(v["improved"].as_array().unwrap().len(), 0);
+    // McNemar exact: b = 5, c = 0 → p = 2 · C(5,0) / 2^5 = 0.0625.
+    assert_eq!(v["mcnemar_exact_p"], 0.0625);
+    // Evaluation timeouts are failed items, counted wrong, and name their run.
+    let failed = v["failed_items"].as_array().unwrap();
+    assert!(failed
+        .iter()
+        .any(|f| f["reason"].as_str().unwrap().contains("timeout")));
+    assert_eq!(
+        v["regressed"][1],
+        serde_json::json!(["Single_CE/2010/page_134.pdf-2", 0])
+    );
+    golden("gpt4o_vs_o3.json", &out);
+
+    let (code, _, err) = evalboard(&[
+        "diff",
+        "demo/gpt-4o",
+        "demo/o3",
+        "--fail-on-regression",
+        "4",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("5 regressions > 4"));
+    let (code, _, _) = evalboard(&[
+        "diff",
+        "demo/gpt-4o",
+        "demo/o3",
+        "--fail-on-regression",
+        "5",
+    ]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn eval_set_m45_vs_m46_extract() {
+    let runs = "tests/fixtures/evalset_m45_vs_m46/runs";
+    let (code, out, err) = evalboard(&[
+        "diff",
+        &format!("{runs}/m45_m44_baseline"),
+        &format!("{runs}/m46_control"),
+        "--profile",
+        "v1-extract",
+        "--dataset",
+        "tests/fixtures/evalset_m45_vs_m46/attached_evalset.jsonl",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["scorer"], "answer_correctness@v1-extract");
+    // The same numbers as the engine's golden comparison of this 12-item slice.
+    let engine: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join(
+            "tests/fixtures/evalset_m45_vs_m46/expected/compare.m45_m44_baseline.m46_control.extract.json",
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(v["improved"].as_array().unwrap().len(), 5);
+    assert_eq!(v["regressed"].as_array().unwrap().len(), 2);
+    assert_eq!(v["mcnemar_exact_p"], engine["mcnemar_p"]);
+    assert_eq!(v["bootstrap_ci"]["low"], engine["bootstrap"]["low"]);
+    assert_eq!(v["bootstrap_ci"]["high"], engine["bootstrap"]["high"]);
+    golden("m45_vs_m46_extract.json", &out);
+}
+
+#[test]
+fn families_must_match() {
+    let (code, _, err) = evalboard(&[
+        "diff",
+        "demo/gpt-4o",
+        "tests/fixtures/evalset_m45_vs_m46/runs/m46_control",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("only runs of one family compare"), "{err}");
+}
+
+#[test]
+fn validate_eval_set_composition_and_min_items() {
+    let dir = root().join("tests/fixtures/cli_diff");
+    let set = dir.join("evalset.jsonl");
+    std::fs::write(
+        &set,
+        concat!(
+            "{\"id\": \"a\", \"prompt\": \"1+1\", \"expected_answer\": \"2\", \"section\": \"core\", \"category\": \"arithmetic\", \"difficulty\": \"easy\"}\n",
+            "{\"id\": \"a\", \"prompt\": \"2+2\", \"expected_answer\": \"4\", \"section\": \"weird\", \"difficulty\": \"easy\"}\n",
+            "not json\n",
+            "{\"id\": \"c\", \"prompt\": \"\", \"expected_answer\": \"4\"}\n",
+        ),
+    )
+    .unwrap();
+    let set = set.to_string_lossy().into_owned();
+    let (code, out, _) = evalboard(&["validate", &set, "--json", "--min-items", "2"]);
+    let _ = std::fs::remove_file(&set);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let errors: Vec<String> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| format!("{}: {}", e["line"], e["message"]))
+        .collect();
+    assert!(errors.iter().any(|e| e.starts_with("3: ")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains("duplicate")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains("prompt")), "{errors:?}");
+    assert!(!v["warnings"].as_array().unwrap().is_empty());
+    assert_eq!(v["composition"]["section"]["core"], 1);
+
+    let (code, out, _) = evalboard(&[
+        "validate",
+        "tests/fixtures/evalset_m45_vs_m46/attached_evalset.jsonl",
+    ]);
+    assert!(code == 0 || code == 1, "{out}");
+    assert!(out.contains("items"));
+}
