@@ -2,6 +2,7 @@
 //! Web Worker that owns the engine and the Leptos UI.
 
 pub mod protocol;
+pub mod scoring;
 pub mod ui;
 
 #[cfg(target_arch = "wasm32")]

@@ -180,7 +180,27 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                             total: 1,
                         },
                     );
-                    let scored = scorers::score_qa_run(run, &st.config);
+                    let mut last = now();
+                    let scored = crate::scoring::score_with_progress(
+                        run,
+                        &st.config,
+                        2048,
+                        &mut |done, total| {
+                            let t = now();
+                            if t - last > 100.0 {
+                                last = t;
+                                post(
+                                    scope,
+                                    &Response::Progress {
+                                        run_id,
+                                        stage: "scoring".into(),
+                                        done,
+                                        total: total.max(1),
+                                    },
+                                );
+                            }
+                        },
+                    );
                     let run = Run {
                         id: run_id,
                         name,

@@ -63,7 +63,8 @@ impl RunEntry {
             RunStatus::Reading { .. } | RunStatus::Working { .. }
         )
     }
-    /// Progress as 0–1 over reading (first half) and parsing (second half).
+    /// Progress as 0–1 over reading (0–30%), parsing (30–75%) and scoring (75–100%), roughly
+    /// in proportion to the time each takes.
     pub fn progress(&self) -> Option<f64> {
         let frac = |d: u64, t: u64| {
             if t == 0 {
@@ -77,11 +78,11 @@ impl RunEntry {
                 bytes_done,
                 bytes_total,
                 ..
-            } => Some(0.5 * frac(*bytes_done, *bytes_total)),
+            } => Some(0.3 * frac(*bytes_done, *bytes_total)),
             RunStatus::Working { stage, done, total } if stage == "scoring" => {
-                Some(0.95 + 0.05 * frac(*done, *total))
+                Some(0.75 + 0.25 * frac(*done, *total))
             }
-            RunStatus::Working { done, total, .. } => Some(0.5 + 0.45 * frac(*done, *total)),
+            RunStatus::Working { done, total, .. } => Some(0.3 + 0.45 * frac(*done, *total)),
             _ => None,
         }
     }
