@@ -136,7 +136,7 @@ fn status_view(r: &RunEntry) -> AnyView {
     match &r.status {
         RunStatus::Loaded(info) => view! {
             <span class="eb-run__acc" title="Numerical accuracy under the current settings">
-                {format::pct(info.numerical_accuracy)}
+                {format::pct(info.headline())}
             </span>
             <span class="eb-run__counts">
                 {format!("{} · {}", format::plural(info.n_conversations as u64, "conv", "convs"), format::plural(info.n_turns as u64, "turn", "turns"))}

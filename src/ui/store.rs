@@ -121,6 +121,11 @@ pub struct Store {
     pub dragging: RwSignal<bool>,
     pub overview_req: StoredValue<ReqId>,
     pub conversation_req: StoredValue<ReqId>,
+    /// The current eval-set run's view.
+    pub evalset: RwSignal<Option<(RunId, crate::protocol::EvalsetView)>>,
+    /// The latest comparison (answer to `compare_req`).
+    pub compare: RwSignal<Option<crate::protocol::CompareView>>,
+    pub compare_req: StoredValue<ReqId>,
     next_run: StoredValue<RunId>,
     next_notice: StoredValue<u64>,
 }
@@ -176,6 +181,9 @@ impl Store {
             dragging: RwSignal::new(false),
             overview_req: StoredValue::new(0),
             conversation_req: StoredValue::new(0),
+            evalset: RwSignal::new(None),
+            compare: RwSignal::new(None),
+            compare_req: StoredValue::new(0),
             next_run: StoredValue::new(0),
             next_notice: StoredValue::new(0),
         }
@@ -278,6 +286,12 @@ impl Store {
                 }
             }
             Response::Error { message, .. } => self.notify(message, true),
+            Response::Evalset { run_id, view, .. } => self.evalset.set(Some((run_id, *view))),
+            Response::Compare { req, view } => {
+                if req == self.compare_req.get_value() {
+                    self.compare.set(Some(*view));
+                }
+            }
         }
     }
 
