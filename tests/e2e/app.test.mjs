@@ -255,7 +255,7 @@ test('every view renders (screenshots), in light and dark', async () => {
       await shot(page, `view-${tab}${suffix}`);
     }
     // Tabs are keyboard-navigable.
-    await page.focus('#eb-tab-export');
+    await page.focus('#eb-tab-compare');
     await page.keyboard.press('ArrowRight');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'eb-tab-overview');
     assert.equal(await page.getAttribute('#eb-tab-overview', 'aria-selected'), 'true');
