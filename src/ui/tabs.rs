@@ -209,10 +209,15 @@ fn panel(store: Store, t: Tab, phase: Memo<Phase>) -> AnyView {
 }
 
 fn tab_view(t: Tab) -> AnyView {
-    let evalset = use_store()
-        .current()
-        .and_then(|r| r.info().map(|i| i.family == "evalset"))
-        .unwrap_or(false);
+    // Untracked: the panels re-render when the current run changes (App keys them on its id);
+    // tracking the route here would rebuild the view on every filter change.
+    let store = use_store();
+    let evalset = untrack(move || {
+        store
+            .current()
+            .and_then(|r| r.info().map(|i| i.family == "evalset"))
+            .unwrap_or(false)
+    });
     if evalset {
         match t {
             Tab::Overview => return view! { <crate::ui::evalset::EvalsetOverview/> }.into_any(),

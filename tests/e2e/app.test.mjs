@@ -248,7 +248,7 @@ test('every view renders (screenshots), in light and dark', async () => {
     const { page, rec, context } = await open('', { colorScheme: scheme });
     await waitRun(page, 'gpt-4o');
     const suffix = scheme === 'dark' ? '-dark' : '';
-    for (const tab of ['overview', 'complexity', 'breakdowns', 'errors', 'items', 'files', 'settings', 'export']) {
+    for (const tab of ['overview', 'complexity', 'breakdowns', 'errors', 'items', 'files', 'settings', 'export', 'compare']) {
       await page.click(`#eb-tab-${tab}`);
       await page.waitForSelector(`#eb-panel-${tab}:not([hidden]) > *`);
       await page.waitForTimeout(150);
