@@ -1,7 +1,9 @@
 //! evalboard dashboard library: the worker protocol (pure, tested natively) and, on wasm32, the
 //! Web Worker that owns the engine and the Leptos UI.
 
+pub mod families;
 pub mod protocol;
+pub mod scoring;
 pub mod ui;
 
 #[cfg(target_arch = "wasm32")]

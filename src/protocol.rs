@@ -56,6 +56,19 @@ pub enum Request {
         run_id: RunId,
         file: String,
     },
+    /// Everything about one eval-set run (seed 004): scorecard, groups, items, flips.
+    Evalset {
+        req: ReqId,
+        run_id: RunId,
+    },
+    /// Baseline vs candidate: deltas, flips, McNemar, bootstrap CI and one page of paired items.
+    Compare {
+        req: ReqId,
+        baseline: RunId,
+        candidate: RunId,
+        #[serde(default)]
+        query: CompareQuery,
+    },
 }
 
 /// A chart as the report crate draws it, with its text equivalent.
@@ -85,11 +98,23 @@ pub struct RunInfo {
     pub load_ms: f64,
     /// Size of the worker's wasm linear memory after loading (its high-water mark).
     pub wasm_memory_bytes: Option<u64>,
+    /// An eval-set run's primary score (numeric QA runs use `numerical_accuracy`).
+    #[serde(default)]
+    pub primary_score: Option<f64>,
 }
 
-/// Worker → page.
+impl RunInfo {
+    /// The run's headline rate for the run list.
+    pub fn headline(&self) -> Option<f64> {
+        self.numerical_accuracy.or(self.primary_score)
+    }
+}
+
+/// Worker → page. Externally tagged (`{"loaded": {...}}`): an internally tagged enum makes serde
+/// buffer every message through its generic `Content` tree, which cost the page ~25 KB of gzipped
+/// wasm and a second pass over every message.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Response {
     Ready,
     Progress {
@@ -138,4 +163,153 @@ pub enum Response {
         req: Option<ReqId>,
         message: String,
     },
+    Evalset {
+        req: ReqId,
+        run_id: RunId,
+        view: Box<EvalsetView>,
+    },
+    Compare {
+        req: ReqId,
+        view: Box<CompareView>,
+    },
+}
+
+/// A group mean of a scorecard (section, category or difficulty) with its counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GroupRow {
+    pub name: String,
+    pub n_scored: u64,
+    pub n_correct: u64,
+    pub score: f64,
+}
+
+/// One eval-set item as scored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalsetItemRow {
+    pub id: String,
+    pub prompt: String,
+    pub expected: Option<String>,
+    pub predicted: Option<String>,
+    /// What `answer_correctness@v1-extract` compared.
+    pub extracted: Option<String>,
+    pub correct: Option<bool>,
+    pub reason: Option<String>,
+    pub original_correct: Option<f64>,
+    pub section: Option<String>,
+    pub category: Option<String>,
+    pub difficulty: Option<String>,
+}
+
+/// An item whose verdict differs between `@v1` and `@v1-extract`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExtractFlip {
+    pub id: String,
+    pub v1: Option<bool>,
+    pub extract: Option<bool>,
+    pub predicted: Option<String>,
+    pub extracted: Option<String>,
+    pub expected: Option<String>,
+}
+
+/// `evalboard validate` of one dropped eval set file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValidationDto {
+    pub file: String,
+    pub items: u64,
+    /// `line N: message` (or just the message).
+    pub errors: Vec<String>,
+    pub warnings: Vec<String>,
+    /// (dimension, [(label, count)]).
+    pub composition: Vec<(String, Vec<(String, u64)>)>,
+}
+
+/// An eval-set run (seed 004) as the page shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EvalsetView {
+    pub name: String,
+    pub model: Option<String>,
+    /// The scorer of the headline (`answer_correctness@v1` or `@v1-extract`).
+    pub scorer: String,
+    pub n_items: u64,
+    pub n_scored: u64,
+    pub n_skipped: u64,
+    pub primary_score: Option<f64>,
+    pub stddev: Option<f64>,
+    pub min_score: Option<f64>,
+    pub max_score: Option<f64>,
+    pub verdict: String,
+    pub verdict_reason: String,
+    pub per_item_unavailable: Option<String>,
+    pub run_failure: Option<String>,
+    /// (dimension, rows): section, category, difficulty.
+    pub groups: Vec<(String, Vec<GroupRow>)>,
+    pub items: Vec<EvalsetItemRow>,
+    pub v1_score: Option<f64>,
+    pub v1_extract_score: Option<f64>,
+    pub extract_flips: Vec<ExtractFlip>,
+    /// The eval_summary.json entry that scored this run originally.
+    pub original: Option<evalboard_engine::evalset::SummaryEntry>,
+    pub original_agreement: Option<evalboard_engine::evalset::score::OriginalAgreement>,
+    pub validation: Vec<ValidationDto>,
+}
+
+/// Which paired items to list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CompareQuery {
+    /// A flip class slug (`regressed`, `improved`, `unchanged_correct`, ...); `None` = all.
+    pub flip: Option<String>,
+    pub category: Option<String>,
+    /// Most rows returned (0 = the default page).
+    #[serde(default)]
+    pub limit: usize,
+}
+
+/// A headline metric in both runs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricDelta {
+    pub key: String,
+    pub label: String,
+    pub baseline: Option<f64>,
+    pub candidate: Option<f64>,
+}
+
+/// One paired item with the word-level diff of the two answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareRow {
+    pub key: String,
+    pub flip: evalboard_engine::compare::Flip,
+    pub category: Option<String>,
+    pub question: Option<String>,
+    pub expected: Option<String>,
+    pub baseline_answer: Option<String>,
+    pub candidate_answer: Option<String>,
+    pub diff: Vec<evalboard_engine::compare::DiffSpan>,
+}
+
+/// Baseline vs candidate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareView {
+    pub baseline: String,
+    pub candidate: String,
+    pub family: String,
+    /// How items are joined and judged.
+    pub judged_by: String,
+    pub metrics: Vec<MetricDelta>,
+    pub flips: evalboard_engine::compare::FlipCounts,
+    pub n_paired: u64,
+    pub baseline_accuracy: Option<f64>,
+    pub candidate_accuracy: Option<f64>,
+    pub accuracy_delta: Option<f64>,
+    pub mcnemar_p: f64,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    pub resamples: u32,
+    pub seed: u64,
+    pub per_item_unavailable: Option<String>,
+    /// Why the two runs cannot be compared (different families), when so.
+    pub error: Option<String>,
+    pub categories: Vec<String>,
+    /// Rows matching the query, before the limit.
+    pub n_rows: usize,
+    pub rows: Vec<CompareRow>,
 }

@@ -16,6 +16,7 @@ use evalboard_engine::views;
 use evalboard_engine::{InputFile, RunInput};
 
 use crate::charts;
+use crate::families;
 use crate::protocol::{Request, Response, RunId, RunInfo};
 
 struct Run {
@@ -26,10 +27,48 @@ struct Run {
     load_ms: f64,
 }
 
+/// An eval-set run (seed 004).
+struct EvalsetEntry {
+    id: RunId,
+    name: String,
+    demo: bool,
+    state: families::EvalsetState,
+    load_ms: f64,
+}
+
 #[derive(Default)]
 struct State {
     config: ScoreConfig,
     runs: Vec<Run>,
+    evalsets: Vec<EvalsetEntry>,
+}
+
+fn evalset_info(e: &EvalsetEntry) -> RunInfo {
+    let run = &e.state.run;
+    RunInfo {
+        run_id: e.id,
+        name: e.name.clone(),
+        demo: e.demo,
+        family: "evalset".into(),
+        n_conversations: 0,
+        n_turns: e.state.headline().items.len(),
+        files: run.files.clone(),
+        diagnostics: run.diagnostics.clone(),
+        numerical_accuracy: None,
+        load_ms: e.load_ms,
+        wasm_memory_bytes: None,
+        primary_score: families::primary_score(&e.state),
+    }
+}
+
+fn no_run(scope: &DedicatedWorkerGlobalScope, req: u64, run_id: RunId) {
+    post(
+        scope,
+        &Response::Error {
+            req: Some(req),
+            message: format!("no run {run_id}"),
+        },
+    );
 }
 
 fn now() -> f64 {
@@ -67,6 +106,7 @@ fn info(run: &Run) -> RunInfo {
             .ok()
             .and_then(|m| m.buffer().dyn_into::<ArrayBuffer>().ok())
             .map(|b| b.byte_length() as u64),
+        primary_score: None,
     }
 }
 
@@ -153,6 +193,37 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                 },
             );
             let input = RunInput::new(name.clone(), files);
+            if pipeline::detect_family(&input) == pipeline::Family::Evalset {
+                match families::load_evalset(&input) {
+                    Ok(state) => {
+                        let e = EvalsetEntry {
+                            id: run_id,
+                            name,
+                            demo,
+                            state,
+                            load_ms: now() - t0,
+                        };
+                        let i = evalset_info(&e);
+                        st.evalsets.retain(|r| r.id != run_id);
+                        st.evalsets.push(e);
+                        post(scope, &Response::Loaded { info: i });
+                    }
+                    Err(error) => {
+                        let run = evalboard_engine::evalset::read_evalset_run(&input.files, None);
+                        post(
+                            scope,
+                            &Response::LoadFailed {
+                                run_id,
+                                name,
+                                error,
+                                files: run.files,
+                                diagnostics: run.diagnostics,
+                            },
+                        )
+                    }
+                }
+                return;
+            }
             let mut last = now();
             let mut progress = |done_files: u64, done_bytes: u64| {
                 let t = now();
@@ -180,7 +251,27 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                             total: 1,
                         },
                     );
-                    let scored = scorers::score_qa_run(run, &st.config);
+                    let mut last = now();
+                    let scored = crate::scoring::score_with_progress(
+                        run,
+                        &st.config,
+                        2048,
+                        &mut |done, total| {
+                            let t = now();
+                            if t - last > 100.0 {
+                                last = t;
+                                post(
+                                    scope,
+                                    &Response::Progress {
+                                        run_id,
+                                        stage: "scoring".into(),
+                                        done,
+                                        total: total.max(1),
+                                    },
+                                );
+                            }
+                        },
+                    );
                     let run = Run {
                         id: run_id,
                         name,
@@ -215,7 +306,48 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             }
             post(scope, &Response::Rescored { runs: infos });
         }
-        Request::Remove { run_id } => st.runs.retain(|r| r.id != run_id),
+        Request::Remove { run_id } => {
+            st.runs.retain(|r| r.id != run_id);
+            st.evalsets.retain(|r| r.id != run_id);
+        }
+        Request::Evalset { req, run_id } => match st.evalsets.iter().find(|r| r.id == run_id) {
+            Some(e) => post(
+                scope,
+                &Response::Evalset {
+                    req,
+                    run_id,
+                    view: Box::new(families::evalset_view(&e.state)),
+                },
+            ),
+            None => no_run(scope, req, run_id),
+        },
+        Request::Compare {
+            req,
+            baseline,
+            candidate,
+            query,
+        } => {
+            let side = |id: RunId| -> Option<families::Side<'_>> {
+                if let Some(r) = st.runs.iter().find(|r| r.id == id) {
+                    return Some(families::Side::Qa(&r.name, &r.scored));
+                }
+                st.evalsets
+                    .iter()
+                    .find(|r| r.id == id)
+                    .map(|e| families::Side::Evalset(&e.name, &e.state))
+            };
+            match (side(baseline), side(candidate)) {
+                (Some(b), Some(c)) => post(
+                    scope,
+                    &Response::Compare {
+                        req,
+                        view: Box::new(families::compare_view(&b, &c, &query)),
+                    },
+                ),
+                (None, _) => no_run(scope, req, baseline),
+                (_, None) => no_run(scope, req, candidate),
+            }
+        }
         Request::Overview { req, run_id, dark } => match st.runs.iter().find(|r| r.id == run_id) {
             Some(r) => {
                 let overview = views::overview(&r.scored, 10);

@@ -217,6 +217,7 @@ fn load_report_lists_files_and_diagnostics() {
         numerical_accuracy: None,
         load_ms: 12.0,
         wasm_memory_bytes: None,
+        primary_score: None,
     };
     let host = mount(move || {
         let store = Store::new();

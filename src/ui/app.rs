@@ -107,8 +107,8 @@ pub fn App() -> impl IntoView {
 
     // Overview of the current run: refetched on a new run, new settings or a theme change.
     let current_loaded = Memo::new(move |_| {
-        store.current().and_then(|r| match r.status {
-            RunStatus::Loaded(_) => Some(r.id),
+        store.current().and_then(|r| match &r.status {
+            RunStatus::Loaded(i) => Some((r.id, i.family == "evalset")),
             _ => None,
         })
     });
@@ -116,10 +116,18 @@ pub fn App() -> impl IntoView {
         let id = current_loaded.get();
         let dark = store.dark.get();
         store.rescored.track();
-        if let Some(run_id) = id {
-            let req = client::next_req();
-            store.overview_req.set_value(req);
-            client::send(&Request::Overview { req, run_id, dark });
+        match id {
+            Some((run_id, false)) => {
+                let req = client::next_req();
+                store.overview_req.set_value(req);
+                client::send(&Request::Overview { req, run_id, dark });
+            }
+            // Eval-set runs (seed 004) have their own view.
+            Some((run_id, true)) => client::send(&Request::Evalset {
+                req: client::next_req(),
+                run_id,
+            }),
+            None => {}
         }
     });
 

@@ -12,6 +12,8 @@ pub mod breakdowns;
 #[cfg(target_arch = "wasm32")]
 pub mod client;
 #[cfg(target_arch = "wasm32")]
+pub mod compare;
+#[cfg(target_arch = "wasm32")]
 pub mod complexity;
 #[cfg(target_arch = "wasm32")]
 pub mod conversation;
@@ -19,6 +21,8 @@ pub mod conversation;
 pub mod dropzone;
 #[cfg(target_arch = "wasm32")]
 pub mod errors;
+#[cfg(target_arch = "wasm32")]
+pub mod evalset;
 #[cfg(target_arch = "wasm32")]
 pub mod export;
 #[cfg(target_arch = "wasm32")]

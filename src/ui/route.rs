@@ -15,10 +15,12 @@ pub enum Tab {
     Files,
     Settings,
     Export,
+    /// Baseline vs candidate (any two loaded runs of one family).
+    Compare,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 8] = [
+    pub const ALL: [Tab; 9] = [
         Tab::Overview,
         Tab::Complexity,
         Tab::Breakdowns,
@@ -27,6 +29,7 @@ impl Tab {
         Tab::Files,
         Tab::Settings,
         Tab::Export,
+        Tab::Compare,
     ];
 
     /// The slug used in the URL hash and in element ids.
@@ -40,6 +43,7 @@ impl Tab {
             Tab::Files => "files",
             Tab::Settings => "settings",
             Tab::Export => "export",
+            Tab::Compare => "compare",
         }
     }
 
@@ -53,6 +57,7 @@ impl Tab {
             Tab::Files => "Load report",
             Tab::Settings => "Settings",
             Tab::Export => "Export",
+            Tab::Compare => "Compare",
         }
     }
 
@@ -100,6 +105,11 @@ pub struct Route {
     pub desc: bool,
     /// The open conversation (index in the run) and the turn that was clicked.
     pub item: Option<(u32, u32)>,
+    /// Compare tab: baseline and candidate run names, flip class and category filters.
+    pub base: Option<String>,
+    pub cand: Option<String>,
+    pub flip: Option<String>,
+    pub cat: Option<String>,
 }
 
 impl Route {
@@ -141,6 +151,16 @@ impl Route {
         if let Some((c, t)) = self.item {
             put("item", &format!("{c}.{t}"));
         }
+        for (k, v) in [
+            ("base", &self.base),
+            ("cand", &self.cand),
+            ("flip", &self.flip),
+            ("cat", &self.cat),
+        ] {
+            if let Some(v) = v {
+                put(k, v);
+            }
+        }
         parts.join("&")
     }
 
@@ -168,6 +188,10 @@ impl Route {
                         .split_once('.')
                         .and_then(|(c, t)| Some((c.parse().ok()?, t.parse().ok()?)))
                 }
+                "base" if !v.is_empty() => r.base = Some(v),
+                "cand" if !v.is_empty() => r.cand = Some(v),
+                "flip" if !v.is_empty() => r.flip = Some(v),
+                "cat" if !v.is_empty() => r.cat = Some(v),
                 _ => {}
             }
         }
@@ -240,6 +264,33 @@ mod tests {
     }
 
     #[test]
+    fn compare_route() {
+        let r = Route {
+            run: Some("o3".into()),
+            tab: Tab::Compare,
+            base: Some("gpt-4o".into()),
+            cand: Some("o3 & co".into()),
+            flip: Some("regressed".into()),
+            cat: Some("edge_case".into()),
+            ..Default::default()
+        };
+        let h = r.to_hash();
+        assert_eq!(
+            h,
+            "run=o3&tab=compare&base=gpt-4o&cand=o3%20%26%20co&flip=regressed&cat=edge_case"
+        );
+        check(&h, r);
+        check(
+            "tab=compare&base=&cand=x",
+            Route {
+                tab: Tab::Compare,
+                cand: Some("x".into()),
+                ..Default::default()
+            },
+        );
+    }
+
+    #[test]
     fn empty_and_defaults() {
         check("", Route::default());
         check("#", Route::default());
@@ -262,6 +313,7 @@ mod tests {
             sort: SortKey::Tokens,
             desc: true,
             item: Some((12, 3)),
+            ..Default::default()
         };
         let h = r.to_hash();
         assert!(h.contains("run=gpt-4o%20run%2F1%20%26%20co"), "{h}");

@@ -136,10 +136,14 @@ fn status_view(r: &RunEntry) -> AnyView {
     match &r.status {
         RunStatus::Loaded(info) => view! {
             <span class="eb-run__acc" title="Numerical accuracy under the current settings">
-                {format::pct(info.numerical_accuracy)}
+                {format::pct(info.headline())}
             </span>
             <span class="eb-run__counts">
-                {format!("{} · {}", format::plural(info.n_conversations as u64, "conv", "convs"), format::plural(info.n_turns as u64, "turn", "turns"))}
+                {if info.family == "evalset" {
+                    format!("eval set · {}", format::plural(info.n_turns as u64, "item", "items"))
+                } else {
+                    format!("{} · {}", format::plural(info.n_conversations as u64, "conv", "convs"), format::plural(info.n_turns as u64, "turn", "turns"))
+                }}
             </span>
             {(!info.diagnostics.is_empty() || !r.read_problems.is_empty()).then(|| view! {
                 <span class="eb-run__warn" title="This run has load diagnostics: see Load report">

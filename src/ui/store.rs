@@ -63,7 +63,8 @@ impl RunEntry {
             RunStatus::Reading { .. } | RunStatus::Working { .. }
         )
     }
-    /// Progress as 0–1 over reading (first half) and parsing (second half).
+    /// Progress as 0–1 over reading (0–30%), parsing (30–75%) and scoring (75–100%), roughly
+    /// in proportion to the time each takes.
     pub fn progress(&self) -> Option<f64> {
         let frac = |d: u64, t: u64| {
             if t == 0 {
@@ -77,11 +78,11 @@ impl RunEntry {
                 bytes_done,
                 bytes_total,
                 ..
-            } => Some(0.5 * frac(*bytes_done, *bytes_total)),
+            } => Some(0.3 * frac(*bytes_done, *bytes_total)),
             RunStatus::Working { stage, done, total } if stage == "scoring" => {
-                Some(0.95 + 0.05 * frac(*done, *total))
+                Some(0.75 + 0.25 * frac(*done, *total))
             }
-            RunStatus::Working { done, total, .. } => Some(0.5 + 0.45 * frac(*done, *total)),
+            RunStatus::Working { done, total, .. } => Some(0.3 + 0.45 * frac(*done, *total)),
             _ => None,
         }
     }
@@ -120,6 +121,11 @@ pub struct Store {
     pub dragging: RwSignal<bool>,
     pub overview_req: StoredValue<ReqId>,
     pub conversation_req: StoredValue<ReqId>,
+    /// The current eval-set run's view.
+    pub evalset: RwSignal<Option<(RunId, crate::protocol::EvalsetView)>>,
+    /// The latest comparison (answer to `compare_req`).
+    pub compare: RwSignal<Option<crate::protocol::CompareView>>,
+    pub compare_req: StoredValue<ReqId>,
     next_run: StoredValue<RunId>,
     next_notice: StoredValue<u64>,
 }
@@ -175,6 +181,9 @@ impl Store {
             dragging: RwSignal::new(false),
             overview_req: StoredValue::new(0),
             conversation_req: StoredValue::new(0),
+            evalset: RwSignal::new(None),
+            compare: RwSignal::new(None),
+            compare_req: StoredValue::new(0),
             next_run: StoredValue::new(0),
             next_notice: StoredValue::new(0),
         }
@@ -277,6 +286,12 @@ impl Store {
                 }
             }
             Response::Error { message, .. } => self.notify(message, true),
+            Response::Evalset { run_id, view, .. } => self.evalset.set(Some((run_id, *view))),
+            Response::Compare { req, view } => {
+                if req == self.compare_req.get_value() {
+                    self.compare.set(Some(*view));
+                }
+            }
         }
     }
 

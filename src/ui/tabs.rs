@@ -29,11 +29,18 @@ pub fn RunHeader() -> impl IntoView {
         run.with(|r| {
             let r = r.as_ref()?;
             let i = r.info()?;
-            let mut parts = vec![
-                format::plural(i.n_conversations as u64, "conversation", "conversations"),
-                format::plural(i.n_turns as u64, "turn", "turns"),
-                format::plural(i.files.len() as u64, "file", "files"),
-            ];
+            let mut parts = if i.family == "evalset" {
+                vec![
+                    "eval set".to_string(),
+                    format::plural(i.n_turns as u64, "item", "items"),
+                ]
+            } else {
+                vec![
+                    format::plural(i.n_conversations as u64, "conversation", "conversations"),
+                    format::plural(i.n_turns as u64, "turn", "turns"),
+                ]
+            };
+            parts.extend([format::plural(i.files.len() as u64, "file", "files")]);
             if !i.diagnostics.is_empty() {
                 parts.push(format::plural(
                     i.diagnostics.len() as u64,
@@ -170,7 +177,7 @@ pub fn TabPanels() -> impl IntoView {
 }
 
 fn panel(store: Store, t: Tab, phase: Memo<Phase>) -> AnyView {
-    let needs_run = !matches!(t, Tab::Files | Tab::Settings);
+    let needs_run = !matches!(t, Tab::Files | Tab::Settings | Tab::Compare);
     view! {
         {move || match phase.get() {
             Phase::Loaded => tab_view(t),
@@ -202,7 +209,32 @@ fn panel(store: Store, t: Tab, phase: Memo<Phase>) -> AnyView {
 }
 
 fn tab_view(t: Tab) -> AnyView {
+    // Untracked: the panels re-render when the current run changes (App keys them on its id);
+    // tracking the route here would rebuild the view on every filter change.
+    let store = use_store();
+    let evalset = untrack(move || {
+        store
+            .current()
+            .and_then(|r| r.info().map(|i| i.family == "evalset"))
+            .unwrap_or(false)
+    });
+    if evalset {
+        match t {
+            Tab::Overview => return view! { <crate::ui::evalset::EvalsetOverview/> }.into_any(),
+            Tab::Items => return view! { <crate::ui::evalset::EvalsetItems/> }.into_any(),
+            Tab::Complexity | Tab::Breakdowns | Tab::Errors => {
+                return view! {
+                    <div class="eb-state">
+                        <p>"This view is for multi-turn numeric QA runs. An eval-set run shows its scorecard, groups and flips on Overview, and every item on Items."</p>
+                    </div>
+                }
+                .into_any()
+            }
+            _ => {}
+        }
+    }
     match t {
+        Tab::Compare => view! { <crate::ui::compare::CompareView/> }.into_any(),
         Tab::Overview => view! { <OverviewView/> }.into_any(),
         Tab::Complexity => view! { <ComplexityView/> }.into_any(),
         Tab::Breakdowns => view! { <BreakdownsView/> }.into_any(),

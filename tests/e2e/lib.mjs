@@ -149,3 +149,79 @@ export async function dropGenerated(page, selector, makeFilesSource) {
     }
   }, { selector, src: makeFilesSource.toString() });
 }
+
+// ---- load-test helpers (tests/e2e/perf.test.mjs) ----
+
+/** A seeded generator (xorshift) so every clone makes the same synthetic run. */
+function rng(seed) {
+  let s = seed >>> 0 || 1;
+  return () => { s ^= s << 13; s >>>= 0; s ^= s >>> 17; s ^= s << 5; s >>>= 0; return s / 4294967296; };
+}
+
+const GEN_QUESTIONS = [
+  'what was the change in net revenue from 2016 to 2017?', 'what is that as a percentage of the 2016 value?',
+  'and what was the difference between them?', 'what is the sum of the two years?',
+  'what was the total operating expense in 2009?', 'what is the ratio of cash to total assets?',
+];
+const GEN_PROGRAMS = [
+  ['subtract(5829, 5735)', ['subtract']], ['divide(94, 5735)', ['divide']], ['add(4241, 2441)', ['add']],
+  ['subtract(5829, 5735), divide(#0, 5735)', ['subtract', 'divide']],
+  ['divide(1563, 6482), multiply(#0, const_100)', ['divide', 'multiply']],
+];
+
+/**
+ * Writes `n` turns of evalboard QA JSONL to `file` (the same shape as
+ * `evalboard-bench gen jsonl`: 1–6-turn conversations, mixed right/near/sign/string/null answers,
+ * percent and dollar expectations, plans and token counts). Reuses the file when it exists.
+ */
+export function genJsonl(file, n) {
+  if (fs.existsSync(file)) return file;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const r = rng(42);
+  const below = (k) => Math.floor(r() * k);
+  const parts = [];
+  let i = 0;
+  let c = 0;
+  while (i < n) {
+    const len = Math.min(1 + below(6), n - i);
+    const id = `Single_SYN/${2000 + (c % 20)}/page_${c}.pdf-${c % 4}`;
+    for (let t = 0; t < len; t++, i++) {
+      const q = GEN_QUESTIONS[below(GEN_QUESTIONS.length)];
+      const [program, ops] = GEN_PROGRAMS[below(GEN_PROGRAMS.length)];
+      const value = Math.round((r() * 2000 - 500 * r())) / 100;
+      const pctQ = below(4) === 0;
+      const expected = pctQ ? `${value.toFixed(1)}%` : below(10) === 0 ? `$${(Math.abs(value) * 100).toFixed(2)}` : `${value}`;
+      const k = below(100);
+      const predicted = k < 60 ? (pctQ ? value / 100 : value) : k < 70 ? value * 1.004 : k < 78 ? -value
+        : k < 85 ? `${value}` : k < 90 ? null : value * 3 + 1;
+      const plan = below(5) === 0 ? [...ops].reverse() : ops;
+      parts.push(JSON.stringify({
+        conversation_id: id, turn_idx: t, question: `${q} (#${i})`, expected, predicted, model: 'synthetic-1',
+        plan_operations: plan, ground_truth_program: program,
+        prompt_tokens: 900 + below(600), completion_tokens: 100 + below(200),
+        features: { num_dialogue_turns: len, has_type2_question: c % 3 === 0, has_duplicate_columns: false,
+          has_non_numeric_values: c % 5 === 0 },
+      }));
+    }
+    c++;
+  }
+  fs.writeFileSync(file, parts.join('\n') + '\n');
+  return file;
+}
+
+/** Merges `values` into tests/e2e/out/metrics.json. */
+export function writeMetrics(values) {
+  const file = path.join(outDir, 'metrics.json');
+  let cur = {};
+  try { cur = JSON.parse(fs.readFileSync(file, 'utf8')); } catch { /* first write */ }
+  fs.writeFileSync(file, JSON.stringify({ ...cur, ...values }, null, 2) + '\n');
+}
+
+/** A real OS drag of `paths` (files or folders) onto the page through CDP (entries API). */
+export async function osDrop(context, page, paths) {
+  const cdp = await context.newCDPSession(page);
+  const data = { items: [], files: paths, dragOperationsMask: 1 };
+  for (const type of ['dragEnter', 'dragOver', 'drop']) {
+    await cdp.send('Input.dispatchDragEvent', { type, x: 700, y: 400, data });
+  }
+}

@@ -216,10 +216,17 @@ pub fn load_qa_run_with_progress(
                 other_convs.extend(c);
                 d
             }),
-            FileKind::QaJsonl => qa_jsonl::read_qa_jsonl(&f.path, &f.bytes).map(|(c, d)| {
-                other_convs.extend(c);
-                d
-            }),
+            FileKind::QaJsonl => {
+                let (files_before, bytes_before) =
+                    (done_files - 1, done_bytes - f.bytes.len() as u64);
+                qa_jsonl::read_qa_jsonl_with_progress(&f.path, &f.bytes, &mut |b| {
+                    progress(files_before, bytes_before + b)
+                })
+                .map(|(c, d)| {
+                    other_convs.extend(c);
+                    d
+                })
+            }
             FileKind::Fa2TurnsCsv => {
                 // Read at the end, and only when the folder has no traces or results.
                 trace_order_from_turns = fa2_traces::trace_order_from_csv(&f.bytes);

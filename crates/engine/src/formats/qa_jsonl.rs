@@ -102,6 +102,19 @@ pub fn read_qa_jsonl(
     path: &str,
     bytes: &[u8],
 ) -> Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    read_qa_jsonl_with_progress(path, bytes, &mut |_| {})
+}
+
+/// [`read_qa_jsonl`] that reports the bytes consumed so far every ~1 MB (for progress bars on
+/// big files).
+pub fn read_qa_jsonl_with_progress(
+    path: &str,
+    bytes: &[u8],
+    progress: &mut dyn FnMut(u64),
+) -> Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    const PROGRESS_EVERY: usize = 1 << 20;
+    let mut consumed = 0usize;
+    let mut next_report = PROGRESS_EVERY;
     let mut diags = Vec::new();
     let mut convs: Vec<QaConversation> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
@@ -109,6 +122,11 @@ pub fn read_qa_jsonl(
     let mut n_bad = 0usize;
     for (i, raw_line) in bytes.split(|&b| b == b'\n').enumerate() {
         let line_no = (i + 1) as u32;
+        consumed += raw_line.len() + 1;
+        if consumed >= next_report {
+            next_report = consumed + PROGRESS_EVERY;
+            progress(consumed.min(bytes.len()) as u64);
+        }
         let raw_line = raw_line.strip_suffix(b"\r").unwrap_or(raw_line);
         let raw_line = if i == 0 {
             raw_line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(raw_line)
@@ -254,6 +272,23 @@ pub fn read_qa_jsonl(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reports_progress_on_big_files() {
+        let line = "{\"conversation_id\":\"c\",\"turn_idx\":0,\"question\":\"q\",\"expected\":1,\"predicted\":1}\n";
+        let text = line.repeat(40_000); // ~3 MB
+        let mut seen = Vec::new();
+        let plain = read_qa_jsonl("a.jsonl", text.as_bytes()).map(|r| r.0.len());
+        let with = read_qa_jsonl_with_progress("a.jsonl", text.as_bytes(), &mut |b| seen.push(b))
+            .map(|r| r.0.len());
+        assert_eq!(plain, with);
+        assert!(seen.len() >= 2, "{seen:?}");
+        assert!(seen.windows(2).all(|w| w[0] < w[1]));
+        assert!(seen.iter().all(|&b| b <= text.len() as u64));
+        let mut none = 0;
+        let _ = read_qa_jsonl_with_progress("a.jsonl", b"", &mut |_| none += 1);
+        assert_eq!(none, 0);
+    }
 
     #[test]
     fn reads_lines_and_reports_bad_ones() {

@@ -1,0 +1,626 @@
+//! The worker's views of eval-set runs (seed 004) and of run comparisons. Pure (no browser
+//! types), so it is tested natively; the worker only stores the state and posts the views.
+
+use std::collections::{BTreeSet, HashMap};
+
+use evalboard_engine::aggregate::doc;
+use evalboard_engine::compare::{self, CompareOptions, Flip, PairedItem};
+use evalboard_engine::evalset::{self, AnswerScorer, EvalRun, ScoredRun, ScoringOptions};
+use evalboard_engine::scorers::{answer_text, ScoredQaRun};
+use evalboard_engine::RunInput;
+
+use crate::protocol::{
+    CompareQuery, CompareRow, CompareView, EvalsetItemRow, EvalsetView, ExtractFlip, GroupRow,
+    MetricDelta, ValidationDto,
+};
+
+/// Rows per compare page when the query does not say.
+pub const COMPARE_PAGE: usize = 200;
+
+/// An eval-set run as the worker keeps it: read once, scored under both scorers.
+pub struct EvalsetState {
+    pub run: EvalRun,
+    pub v1: ScoredRun,
+    pub extract: ScoredRun,
+    pub validation: Vec<ValidationDto>,
+}
+
+impl EvalsetState {
+    /// The headline scorer's result.
+    pub fn headline(&self) -> &ScoredRun {
+        &self.v1
+    }
+}
+
+/// Reads and scores an eval-set run; `Err` when it has neither items nor predictions.
+pub fn load_evalset(input: &RunInput) -> Result<EvalsetState, String> {
+    let mut run = evalset::read_evalset_run(&input.files, None);
+    if run.items.is_empty() && run.predictions.is_empty() && run.summaries.is_empty() {
+        return Err("no eval set, predictions or eval summary could be read".into());
+    }
+    run.name = input.name.clone();
+    let score = |scorer| {
+        evalset::score_run(
+            &run,
+            &ScoringOptions {
+                scorer,
+                ..Default::default()
+            },
+        )
+    };
+    let v1 = score(AnswerScorer::V1);
+    let extract = score(AnswerScorer::V1Extract);
+    let validation = input
+        .files
+        .iter()
+        .filter(|f| evalset::sniff(&f.path, &f.bytes) == Some(evalset::EvalsetFileKind::EvalSet))
+        .map(|f| {
+            validation_dto(
+                &f.path,
+                evalset::validate_evalset(&f.path, &f.bytes, evalset::validate::DEFAULT_MIN_ITEMS),
+            )
+        })
+        .collect();
+    Ok(EvalsetState {
+        run,
+        v1,
+        extract,
+        validation,
+    })
+}
+
+fn validation_dto(file: &str, r: evalset::EvalsetValidateReport) -> ValidationDto {
+    let line = |f: &evalset::validate::EvalsetFinding| match f.line {
+        Some(l) => format!("line {l}: {}", f.message),
+        None => f.message.clone(),
+    };
+    let dim = |name: &str, m: &std::collections::BTreeMap<String, u64>| {
+        (
+            name.to_string(),
+            m.iter().map(|(k, v)| (k.clone(), *v)).collect::<Vec<_>>(),
+        )
+    };
+    ValidationDto {
+        file: file.to_string(),
+        items: r.items,
+        errors: r.errors.iter().map(line).collect(),
+        warnings: r.warnings.iter().map(line).collect(),
+        composition: vec![
+            dim("section", &r.composition.section),
+            dim("category", &r.composition.category),
+            dim("difficulty", &r.composition.difficulty),
+        ],
+    }
+}
+
+fn primary(s: &ScoredRun) -> Option<f64> {
+    s.scorecard.as_ref().and_then(|c| c.primary_score)
+}
+
+pub fn primary_score(st: &EvalsetState) -> Option<f64> {
+    primary(st.headline())
+}
+
+/// Everything the eval-set overview and items table show.
+pub fn evalset_view(st: &EvalsetState) -> EvalsetView {
+    let s = st.headline();
+    let prompts: HashMap<&str, &str> = st
+        .run
+        .items
+        .iter()
+        .map(|i| (i.id.as_str(), i.prompt.as_str()))
+        .collect();
+    let items: Vec<EvalsetItemRow> = s
+        .items
+        .iter()
+        .map(|i| EvalsetItemRow {
+            id: i.item_id.clone(),
+            prompt: prompts
+                .get(i.item_id.as_str())
+                .map(|p| p.to_string())
+                .unwrap_or_default(),
+            expected: i.expected.clone(),
+            predicted: i.predicted.clone(),
+            extracted: st
+                .extract
+                .items
+                .iter()
+                .find(|e| e.item_id == i.item_id)
+                .and_then(|e| e.extracted.clone()),
+            correct: i.is_correct(),
+            reason: i.reason.clone(),
+            original_correct: i.original_correct,
+            section: i.section.clone(),
+            category: i.category.clone(),
+            difficulty: i.difficulty.clone(),
+        })
+        .collect();
+    let card = s.scorecard.as_ref();
+    let group = |name: &str,
+                 means: Option<&Vec<(String, f64)>>,
+                 key: fn(&EvalsetItemRow) -> Option<&String>| {
+        let rows = means
+            .map(|m| {
+                m.iter()
+                    .map(|(g, score)| {
+                        let members = items
+                            .iter()
+                            .filter(|i| key(i) == Some(g) && i.correct.is_some());
+                        let (n, ok) = members.fold((0, 0), |(n, ok), i| {
+                            (n + 1, ok + u64::from(i.correct == Some(true)))
+                        });
+                        GroupRow {
+                            name: g.clone(),
+                            n_scored: n,
+                            n_correct: ok,
+                            score: *score,
+                        }
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        (name.to_string(), rows)
+    };
+    let groups = vec![
+        group("section", card.map(|c| &c.section_scores), |i| {
+            i.section.as_ref()
+        }),
+        group("category", card.map(|c| &c.category_scores), |i| {
+            i.category.as_ref()
+        }),
+        group("difficulty", card.map(|c| &c.difficulty_scores), |i| {
+            i.difficulty.as_ref()
+        }),
+    ];
+    let extract_by_id: HashMap<&str, &evalset::ItemScore> = st
+        .extract
+        .items
+        .iter()
+        .map(|i| (i.item_id.as_str(), i))
+        .collect();
+    let extract_flips = st
+        .v1
+        .items
+        .iter()
+        .filter_map(|a| {
+            let b = extract_by_id.get(a.item_id.as_str())?;
+            (a.is_correct() != b.is_correct()).then(|| ExtractFlip {
+                id: a.item_id.clone(),
+                v1: a.is_correct(),
+                extract: b.is_correct(),
+                predicted: a.predicted.clone(),
+                extracted: b.extracted.clone(),
+                expected: a.expected.clone(),
+            })
+        })
+        .collect();
+    EvalsetView {
+        name: s.name.clone(),
+        model: st.run.model.clone(),
+        scorer: s.scorer.id().to_string(),
+        n_items: card.map_or(items.len() as u64, |c| c.n_items),
+        n_scored: card.map_or(0, |c| c.n_scored),
+        n_skipped: card.map_or(0, |c| c.n_skipped),
+        primary_score: card.and_then(|c| c.primary_score),
+        stddev: card.and_then(|c| c.stddev),
+        min_score: card.and_then(|c| c.min_score),
+        max_score: card.and_then(|c| c.max_score),
+        verdict: s.verdict.as_str().to_string(),
+        verdict_reason: s.verdict_reason.clone(),
+        per_item_unavailable: s.per_item_unavailable.clone(),
+        run_failure: s.run_failure.clone(),
+        groups,
+        items,
+        v1_score: primary(&st.v1),
+        v1_extract_score: primary(&st.extract),
+        extract_flips,
+        original: s.original.clone(),
+        original_agreement: s.original_agreement.clone(),
+        validation: st.validation.clone(),
+    }
+}
+
+/// One side of a comparison.
+pub enum Side<'a> {
+    Qa(&'a str, &'a ScoredQaRun),
+    Evalset(&'a str, &'a EvalsetState),
+}
+
+impl Side<'_> {
+    fn name(&self) -> &str {
+        match self {
+            Side::Qa(n, _) | Side::Evalset(n, _) => n,
+        }
+    }
+    fn family(&self) -> &'static str {
+        match self {
+            Side::Qa(..) => "numeric-qa",
+            Side::Evalset(..) => "evalset",
+        }
+    }
+}
+
+pub fn flip_slug(f: Flip) -> &'static str {
+    match f {
+        Flip::Regressed => "regressed",
+        Flip::Improved => "improved",
+        Flip::UnchangedCorrect => "unchanged_correct",
+        Flip::UnchangedWrong => "unchanged_wrong",
+        Flip::OnlyInBaseline => "only_in_baseline",
+        Flip::OnlyInCandidate => "only_in_candidate",
+        Flip::Unscored => "unscored",
+    }
+}
+
+/// Per-item extras (category, question) by joined key.
+type Extras = HashMap<Vec<String>, (Option<String>, Option<String>)>;
+
+fn qa_pairs_side(s: &ScoredQaRun, extras: &mut Extras) -> Vec<(Vec<String>, bool, String)> {
+    s.turns
+        .iter()
+        .filter_map(|t| {
+            let conv = s.run.conversations.get(t.conv as usize)?;
+            let turn = conv.turns.get(t.turn as usize)?;
+            let key = vec![conv.id.clone(), turn.turn_idx.to_string()];
+            extras
+                .entry(key.clone())
+                .or_insert_with(|| (conv.conversation_type.clone(), Some(turn.question.clone())));
+            let answer = match &conv.failure {
+                Some(f) if turn.predicted.is_none() => format!("(conversation failed: {f})"),
+                _ => answer_text(turn.predicted.as_ref()),
+            };
+            Some((key, t.answer.numerical_match, answer))
+        })
+        .collect()
+}
+
+fn qa_pairs(b: &ScoredQaRun, c: &ScoredQaRun, extras: &mut Extras) -> Vec<PairedItem> {
+    let expected: HashMap<Vec<String>, String> = [b, c]
+        .iter()
+        .flat_map(|s| {
+            s.turns.iter().filter_map(|t| {
+                let conv = s.run.conversations.get(t.conv as usize)?;
+                let turn = conv.turns.get(t.turn as usize)?;
+                Some((
+                    vec![conv.id.clone(), turn.turn_idx.to_string()],
+                    answer_text(Some(&turn.expected)),
+                ))
+            })
+        })
+        .collect();
+    let mut by_key: std::collections::BTreeMap<Vec<String>, PairedItem> = Default::default();
+    for (key, ok, ans) in qa_pairs_side(b, extras) {
+        let p = by_key.entry(key.clone()).or_default();
+        p.key = key;
+        p.baseline = Some(ok);
+        p.baseline_answer = Some(ans);
+    }
+    for (key, ok, ans) in qa_pairs_side(c, extras) {
+        let p = by_key.entry(key.clone()).or_default();
+        p.key = key;
+        p.candidate = Some(ok);
+        p.candidate_answer = Some(ans);
+    }
+    // A conversation that failed as a whole (e.g. an evaluation timeout) on one side, with no
+    // turn records there, fails every turn the other side has for it.
+    let failures = |s: &ScoredQaRun| -> HashMap<String, String> {
+        s.run
+            .conversations
+            .iter()
+            .filter_map(|c| Some((c.id.clone(), c.failure.clone()?)))
+            .collect()
+    };
+    let (fb, fc) = (failures(b), failures(c));
+    by_key
+        .into_values()
+        .map(|mut p| {
+            p.expected = expected.get(&p.key).cloned();
+            let conv = p.key.first().cloned().unwrap_or_default();
+            if p.baseline.is_none() {
+                if let Some(f) = fb.get(&conv) {
+                    p.baseline = Some(false);
+                    p.baseline_answer = Some(format!("(conversation failed: {f})"));
+                }
+            }
+            if p.candidate.is_none() {
+                if let Some(f) = fc.get(&conv) {
+                    p.candidate = Some(false);
+                    p.candidate_answer = Some(format!("(conversation failed: {f})"));
+                }
+            }
+            p
+        })
+        .collect()
+}
+
+fn qa_metrics(b: &ScoredQaRun, c: &ScoredQaRun) -> Vec<MetricDelta> {
+    let (sb, sc) = (doc::statistics(b), doc::statistics(c));
+    let m = |key: &str, label: &str, f: fn(&doc::Statistics) -> Option<f64>| MetricDelta {
+        key: key.into(),
+        label: label.into(),
+        baseline: f(&sb),
+        candidate: f(&sc),
+    };
+    vec![
+        m("numerical_accuracy", "Numerical accuracy", |s| {
+            s.numerical_accuracy
+        }),
+        m("exact_match_accuracy", "Exact match", |s| {
+            s.exact_match_accuracy
+        }),
+        m(
+            "conversation_level_accuracy",
+            "Conversation-level accuracy",
+            |s| s.conversation_level_accuracy,
+        ),
+        m("error_rate", "Error rate", |s| s.error_rate),
+    ]
+}
+
+/// Baseline vs candidate: deltas, flips, McNemar, bootstrap CI and the rows the query asks for
+/// ("regressions first": by flip class, then key).
+pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
+    let opts = CompareOptions::default();
+    let mut extras: Extras = HashMap::new();
+    let mut view = CompareView {
+        baseline: base.name().to_string(),
+        candidate: cand.name().to_string(),
+        family: base.family().to_string(),
+        judged_by: String::new(),
+        metrics: Vec::new(),
+        flips: Default::default(),
+        n_paired: 0,
+        baseline_accuracy: None,
+        candidate_accuracy: None,
+        accuracy_delta: None,
+        mcnemar_p: 1.0,
+        ci_low: None,
+        ci_high: None,
+        resamples: opts.resamples,
+        seed: opts.seed,
+        per_item_unavailable: None,
+        error: None,
+        categories: Vec::new(),
+        n_rows: 0,
+        rows: Vec::new(),
+    };
+    let stats = match (base, cand) {
+        (Side::Qa(_, b), Side::Qa(_, c)) => {
+            view.judged_by =
+                "turns joined on conversation id + turn index, judged by numerical_match@doc-v1; \
+                 turns of failed conversations (e.g. evaluation timeouts) count as wrong"
+                    .into();
+            view.metrics = qa_metrics(b, c);
+            compare::compare_pairs(qa_pairs(b, c, &mut extras), &opts)
+        }
+        (Side::Evalset(_, b), Side::Evalset(_, c)) => {
+            let (hb, hc) = (b.headline(), c.headline());
+            view.judged_by = format!("items joined on id, judged by {}", hb.scorer.id());
+            view.metrics = vec![
+                MetricDelta {
+                    key: "primary_score".into(),
+                    label: "Primary score (answer_correctness@v1)".into(),
+                    baseline: primary(&b.v1),
+                    candidate: primary(&c.v1),
+                },
+                MetricDelta {
+                    key: "primary_score_extract".into(),
+                    label: "Primary score (@v1-extract)".into(),
+                    baseline: primary(&b.extract),
+                    candidate: primary(&c.extract),
+                },
+            ];
+            for st in [b, c] {
+                for i in &st.headline().items {
+                    extras.entry(vec![i.item_id.clone()]).or_insert_with(|| {
+                        let prompt = st
+                            .run
+                            .items
+                            .iter()
+                            .find(|e| e.id == i.item_id)
+                            .map(|e| e.prompt.clone());
+                        (i.category.clone().or_else(|| i.section.clone()), prompt)
+                    });
+                }
+            }
+            let rc = evalset::compare_runs(hb, hc, &opts);
+            view.per_item_unavailable = rc.per_item_unavailable;
+            rc.stats
+        }
+        _ => {
+            view.error = Some(format!(
+                "{} is a {} run and {} is a {} run: only runs of the same family can be compared",
+                base.name(),
+                base.family(),
+                cand.name(),
+                cand.family()
+            ));
+            return view;
+        }
+    };
+    view.flips = stats.flips;
+    view.n_paired = stats.n_paired;
+    view.baseline_accuracy = stats.baseline_accuracy;
+    view.candidate_accuracy = stats.candidate_accuracy;
+    view.accuracy_delta = stats.accuracy_delta;
+    view.mcnemar_p = stats.mcnemar_p;
+    view.ci_low = stats.bootstrap.low;
+    view.ci_high = stats.bootstrap.high;
+    view.categories = extras
+        .values()
+        .filter_map(|(c, _)| c.clone())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut pairs: Vec<&PairedItem> = stats
+        .pairs
+        .iter()
+        .filter(|p| q.flip.as_deref().is_none_or(|f| flip_slug(p.flip()) == f))
+        .filter(|p| {
+            q.category
+                .as_deref()
+                .is_none_or(|want| extras.get(&p.key).and_then(|e| e.0.as_deref()) == Some(want))
+        })
+        .collect();
+    pairs.sort_by(|a, b| a.flip().cmp(&b.flip()).then_with(|| a.key.cmp(&b.key)));
+    view.n_rows = pairs.len();
+    let limit = if q.limit == 0 { COMPARE_PAGE } else { q.limit };
+    view.rows = pairs
+        .into_iter()
+        .take(limit)
+        .map(|p| {
+            let (category, question) = extras.get(&p.key).cloned().unwrap_or_default();
+            let a = p.baseline_answer.as_deref().unwrap_or("");
+            let b = p.candidate_answer.as_deref().unwrap_or("");
+            CompareRow {
+                key: p.key.join(" · "),
+                flip: p.flip(),
+                category,
+                question,
+                expected: p.expected.clone(),
+                baseline_answer: p.baseline_answer.clone(),
+                candidate_answer: p.candidate_answer.clone(),
+                diff: compare::diff_text(a, b),
+            }
+        })
+        .collect();
+    view
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use evalboard_engine::pipeline;
+    use evalboard_engine::scorers::{score_qa_run, ScoreConfig};
+    use evalboard_engine::InputFile;
+
+    fn qa(name: &str, lines: &[&str]) -> ScoredQaRun {
+        let input = RunInput::new(
+            name.to_string(),
+            vec![InputFile::new(format!("{name}/a.jsonl"), lines.join("\n"))],
+        );
+        let run =
+            pipeline::load_qa_run_with_progress(&input, None, &mut |_, _| {}).expect("readable");
+        score_qa_run(run, &ScoreConfig::default())
+    }
+
+    fn ev(name: &str, items: &str, preds: &str) -> EvalsetState {
+        let input = RunInput::new(
+            name.to_string(),
+            vec![
+                InputFile::new(format!("{name}/eval_set.jsonl"), items),
+                InputFile::new(format!("{name}/{name}_predictions.jsonl"), preds),
+            ],
+        );
+        load_evalset(&input).expect("readable")
+    }
+
+    #[test]
+    fn qa_comparison_joins_turns_and_lists_regressions_first() {
+        let b = qa(
+            "b",
+            &[
+                r#"{"conversation_id":"c1","turn_idx":0,"question":"q0","expected":"5%","predicted":0.05}"#,
+                r#"{"conversation_id":"c1","turn_idx":1,"question":"q1","expected":"10","predicted":"3"}"#,
+                r#"{"conversation_id":"c2","turn_idx":0,"question":"q2","expected":"7","predicted":7}"#,
+            ],
+        );
+        let c = qa(
+            "c",
+            &[
+                r#"{"conversation_id":"c1","turn_idx":0,"question":"q0","expected":"5%","predicted":"<b>12</b>"}"#,
+                r#"{"conversation_id":"c1","turn_idx":1,"question":"q1","expected":"10","predicted":10}"#,
+                r#"{"conversation_id":"c2","turn_idx":0,"conversation_error":"timeout"}"#,
+            ],
+        );
+        let v = compare_view(
+            &Side::Qa("b", &b),
+            &Side::Qa("c", &c),
+            &CompareQuery::default(),
+        );
+        assert_eq!(v.error, None);
+        assert_eq!((v.flips.regressed, v.flips.improved), (2, 1), "{v:?}");
+        let flips: Vec<_> = v.rows.iter().map(|r| flip_slug(r.flip)).collect();
+        assert_eq!(flips, ["regressed", "regressed", "improved"]);
+        assert_eq!(v.rows[0].key, "c1 · 0");
+        assert_eq!(v.rows[0].candidate_answer.as_deref(), Some("<b>12</b>"));
+        assert!(v.rows[1]
+            .candidate_answer
+            .as_deref()
+            .unwrap_or("")
+            .contains("timeout"));
+        let only = compare_view(
+            &Side::Qa("b", &b),
+            &Side::Qa("c", &c),
+            &CompareQuery {
+                flip: Some("improved".into()),
+                ..Default::default()
+            },
+        );
+        assert_eq!(only.n_rows, 1);
+        assert!(v.mcnemar_p > 0.0 && v.mcnemar_p <= 1.0);
+    }
+
+    #[test]
+    fn evalset_view_and_comparison() {
+        let items = [
+            r#"{"id":"a","prompt":"2+2?","expected_answer":"4","section":"core","category":"math","difficulty":"easy"}"#,
+            r#"{"id":"b","prompt":"Capital of France?","expected_answer":"Paris","section":"core","category":"geo","difficulty":"easy"}"#,
+            r#"{"id":"c","prompt":"3*3?","expected_answer":"9","section":"edge_case","category":"math","difficulty":"hard"}"#,
+        ]
+        .join("\n");
+        let base = ev(
+            "base",
+            &items,
+            &[
+                r#"{"id":"a","prediction":"4"}"#,
+                r#"{"id":"b","prediction":"The answer is Paris"}"#,
+                r#"{"id":"c","prediction":"9"}"#,
+            ]
+            .join("\n"),
+        );
+        let cand = ev(
+            "cand",
+            &items,
+            &[
+                r#"{"id":"a","prediction":"5"}"#,
+                r#"{"id":"b","prediction":"paris"}"#,
+                r#"{"id":"c","prediction":"9"}"#,
+            ]
+            .join("\n"),
+        );
+        let v = evalset_view(&base);
+        assert_eq!((v.n_items, v.n_scored), (3, 3));
+        assert_eq!(v.items.len(), 3);
+        assert_eq!(v.items[0].prompt, "2+2?");
+        let section = &v.groups[0];
+        assert_eq!(section.0, "section");
+        assert_eq!(section.1[0].name, "core");
+        assert_eq!(section.1[0].n_scored, 2);
+        assert_eq!(v.validation.len(), 1);
+        assert!(!v.validation[0].warnings.is_empty() || !v.validation[0].errors.is_empty());
+        let c = compare_view(
+            &Side::Evalset("base", &base),
+            &Side::Evalset("cand", &cand),
+            &CompareQuery::default(),
+        );
+        assert_eq!((c.flips.regressed, c.flips.improved), (1, 1));
+        assert_eq!(c.rows[0].key, "a");
+        assert_eq!(c.rows[0].category.as_deref(), Some("math"));
+        assert_eq!(c.categories, ["geo", "math"]);
+        let mixed = compare_view(
+            &Side::Evalset("base", &base),
+            &Side::Qa(
+                "q",
+                &qa(
+                    "q",
+                    &[
+                        r#"{"conversation_id":"c","turn_idx":0,"question":"q","expected":1,"predicted":1}"#,
+                    ],
+                ),
+            ),
+            &CompareQuery::default(),
+        );
+        assert!(mixed.error.is_some());
+    }
+}
