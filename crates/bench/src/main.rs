@@ -240,6 +240,7 @@ fn time(path: &Path) -> Result<(), String> {
     let run = pipeline::load_qa_run(&input, None).map_err(|e| e.message)?;
     let t_parse = t0.elapsed().as_secs_f64();
     let scored = scorers::score_qa_run(run, &ScoreConfig::default());
+    let t_score = t0.elapsed().as_secs_f64() - t_parse;
     let stats = doc::statistics(&scored);
     let total = t0.elapsed().as_secs_f64();
     let turns = scored.turns.len();
@@ -251,7 +252,8 @@ fn time(path: &Path) -> Result<(), String> {
         "{}",
         serde_json::json!({
             "path": path.display().to_string(), "turns": turns, "input_bytes": input_bytes,
-            "read_s": read_s, "parse_s": t_parse, "total_s": total,
+            "read_s": read_s, "parse_s": t_parse, "score_s": t_score,
+            "statistics_s": total - t_parse - t_score, "total_s": total,
             "read_plus_total_s": read_s + total, "turns_per_s": turns as f64 / total,
             "peak_rss_bytes": peak, "peak_over_input": engine_peak as f64 / input_bytes.max(1) as f64,
             "numerical_accuracy": stats.numerical_accuracy,
@@ -279,6 +281,18 @@ fn main() {
             r.map_err(|e| e.to_string())
         }
         ["time", path] => time(Path::new(path)),
+        ["sizes"] => {
+            use evalboard_engine::model::*;
+            println!(
+                "QaTurn {} QaConversation {} TurnScore {} RawValue {} Fa2TurnExtra {}",
+                std::mem::size_of::<QaTurn>(),
+                std::mem::size_of::<QaConversation>(),
+                std::mem::size_of::<scorers::TurnScore>(),
+                std::mem::size_of::<RawValue>(),
+                std::mem::size_of::<Fa2TurnExtra>()
+            );
+            Ok(())
+        }
         _ => Err("usage: evalboard-bench gen jsonl|traces N OUT | time PATH".into()),
     };
     if let Err(e) = r {

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use crate::model::RawValue;
 
 pub use pyfloat::{py_float, py_float_repr, py_int, py_round};
-pub use syntax::{operations, parse, tokenize};
+pub use syntax::{operations, operations_iter, parse, tokenize};
 
 /// Which official evaluator to reproduce. They differ in one rule: ConvFinQA accepts a program
 /// that is a single value (`60.94`, `const_100`, `5%`) and returns it rounded; FinQA rejects it.

@@ -129,20 +129,26 @@ impl<'de> Deserialize<'de> for TurnKey {
 /// The conversation type used for breakdowns: the source's own label, else `Single`/`Double`
 /// from a ConvFinQA id, else `unknown`.
 pub fn conversation_type(c: &QaConversation) -> String {
+    conversation_type_ref(c).to_string()
+}
+
+/// [`conversation_type`] without allocating.
+pub fn conversation_type_ref(c: &QaConversation) -> &str {
     if let Some(t) = c.conversation_type.as_deref().filter(|t| !t.is_empty()) {
-        return t.to_string();
+        return t;
     }
     match c.id.split('_').next() {
-        Some(p @ ("Single" | "Double")) => p.to_string(),
-        _ => "unknown".into(),
+        Some("Single") => "Single",
+        Some("Double") => "Double",
+        _ => "unknown",
     }
 }
 
-fn bool_key(b: Option<bool>) -> String {
+fn bool_key(b: Option<bool>) -> &'static str {
     match b {
-        Some(true) => "true".into(),
-        Some(false) => "false".into(),
-        None => "unknown".into(),
+        Some(true) => "true",
+        Some(false) => "false",
+        None => "unknown",
     }
 }
 
@@ -286,7 +292,12 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
         }
         errors.add_bool(turn.error.is_some());
         if let Some(e) = &turn.error {
-            *error_types.entry(e.error_type.clone()).or_default() += 1;
+            match error_types.get_mut(e.error_type.as_str()) {
+                Some(n) => *n += 1,
+                None => {
+                    error_types.insert(e.error_type.clone(), 1);
+                }
+            }
         }
         if let Some(t) = turn.tokens.total() {
             *total_tokens.get_or_insert(0) += t;
@@ -327,7 +338,7 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
     };
 
     // Breakdowns over conversations.
-    let mut groups: [BTreeMap<String, Acc>; 5] = Default::default();
+    let mut groups: [BTreeMap<&str, Acc>; 5] = Default::default();
     let mut per_conv: Vec<Acc> = vec![Acc::default(); run.conversations.len()];
     for ts in &s.turns {
         let Some(acc) = per_conv.get_mut(ts.conv as usize) else {
@@ -361,11 +372,14 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
             bool_key(conv.features.has_type2_question),
             bool_key(conv.features.has_non_numeric_values),
             bool_key(conv.features.has_duplicate_columns),
-            conversation_type(conv),
-            conv.model.clone().unwrap_or_else(|| "unknown".into()),
+            conversation_type_ref(conv),
+            conv.model.as_deref().unwrap_or("unknown"),
         ];
         for (g, key) in groups.iter_mut().zip(keys) {
-            let e = g.entry(key).or_default();
+            let e = match g.get_mut(key) {
+                Some(e) => e,
+                None => g.entry(key).or_default(),
+            };
             e.convs += acc.convs;
             e.turns += acc.turns;
             e.numerical.merge(acc.numerical);
@@ -377,8 +391,10 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
         }
     }
     let [g_type2, g_nonnum, g_dup, g_ctype, g_model] = groups;
-    let fin = |g: BTreeMap<String, Acc>| -> BTreeMap<String, Breakdown> {
-        g.into_iter().map(|(k, v)| (k, v.finish())).collect()
+    let fin = |g: BTreeMap<&str, Acc>| -> BTreeMap<String, Breakdown> {
+        g.into_iter()
+            .map(|(k, v)| (k.to_string(), v.finish()))
+            .collect()
     };
     let means = |m: BTreeMap<TurnKey, Mean>| -> BTreeMap<TurnKey, f64> {
         m.into_iter()

@@ -11,6 +11,7 @@
 //! - a whole run folder into a [`QaRun`] ([`read_run_folder`]), ordering traces as the original
 //!   writer did (its `summary.csv` order) and keeping `statistics.json` as "originally scored".
 
+use super::pyval::{entries, obj_get, with_py_json, PyVal};
 use crate::diag::{line_of_offset, Diagnostic};
 use crate::input::RunInput;
 use crate::model::{
@@ -18,7 +19,7 @@ use crate::model::{
     InputFileReport, OriginalFiles, OriginalTurnScores, QaConversation, QaRun, QaTurn, RawValue,
     SourceRef, Tokens, TurnError,
 };
-use crate::pyrepr::{parse_py_json, raw_from_py_json};
+use crate::pyrepr::parse_py_json;
 
 /// Format name of a trace JSON in [`InputFileReport::format`].
 pub const FORMAT_TRACE: &str = "fa2-trace";
@@ -79,19 +80,20 @@ impl Ctx<'_> {
     }
 }
 
-type Obj = serde_json::Map<String, serde_json::Value>;
+/// A JSON object's entries, in file order.
+type Obj<'j> = [(std::borrow::Cow<'j, str>, PyVal<'j>)];
 
 /// Lowers pydantic-typed fields of one JSON object, warning (and using the model default) when a
 /// field has a type the original model would not have written.
-struct Fields<'a, 'c, 'p> {
-    obj: &'a Obj,
+struct Fields<'a, 'j, 'c, 'p> {
+    obj: &'a Obj<'j>,
     record: String,
     ctx: &'c mut Ctx<'p>,
 }
 
-impl Fields<'_, '_, '_> {
+impl<'a, 'j> Fields<'a, 'j, '_, '_> {
     fn raw(&self, key: &str) -> Option<RawValue> {
-        self.obj.get(key).map(raw_from_py_json)
+        obj_get(self.obj, key).map(PyVal::raw)
     }
 
     /// A required field: warn when missing.
@@ -174,14 +176,14 @@ impl Fields<'_, '_, '_> {
         }
     }
 
-    fn list(&mut self, key: &str) -> Vec<serde_json::Value> {
-        match self.obj.get(key) {
-            None | Some(serde_json::Value::Null) => Vec::new(),
-            Some(serde_json::Value::Array(a)) => a.clone(),
+    fn list(&mut self, key: &str) -> &'a [PyVal<'j>] {
+        match obj_get(self.obj, key) {
+            None | Some(PyVal::Null) => &[],
+            Some(PyVal::Arr(a)) => a,
             Some(_) => {
                 self.ctx
                     .warn(&self.record, format!("`{key}` should be a list; ignored"));
-                Vec::new()
+                &[]
             }
         }
     }
@@ -235,10 +237,10 @@ fn str_of(v: &RawValue) -> Option<String> {
 }
 
 /// A list of strings (`tools_used`); other items are kept as their Python `str()`.
-fn string_list(items: &[serde_json::Value]) -> Vec<String> {
+fn string_list(items: &[PyVal<'_>]) -> Vec<String> {
     items
         .iter()
-        .map(|v| match raw_from_py_json(v) {
+        .map(|v| match v.raw() {
             RawValue::Str(s) => s,
             other => crate::pyrepr::py_str(&other),
         })
@@ -256,30 +258,32 @@ pub fn read_trace(
     path: &str,
     bytes: &[u8],
 ) -> Result<(QaConversation, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let value = match parse_py_json(bytes) {
-        Ok(v) => v,
+    let lowered = with_py_json(bytes, |value| {
+        let PyVal::Obj(obj) = value else {
+            return Err(vec![Diagnostic::error(
+                path,
+                Some(1),
+                "a trace must be a JSON object (TraceRecord)",
+            )]);
+        };
+        let mut ctx = Ctx {
+            path,
+            diags: Vec::new(),
+        };
+        let conv = lower_trace(path, obj, &mut ctx);
+        Ok((conv, ctx.diags))
+    });
+    match lowered {
+        Ok(r) => r,
         Err(e) => {
             let line = u32::try_from(e.line()).ok().filter(|&l| l > 0);
-            return Err(vec![Diagnostic::error(
+            Err(vec![Diagnostic::error(
                 path,
                 line,
                 format!("not valid JSON: {e}"),
-            )]);
+            )])
         }
-    };
-    let serde_json::Value::Object(obj) = value else {
-        return Err(vec![Diagnostic::error(
-            path,
-            Some(1),
-            "a trace must be a JSON object (TraceRecord)",
-        )]);
-    };
-    let mut ctx = Ctx {
-        path,
-        diags: Vec::new(),
-    };
-    let conv = lower_trace(path, &obj, &mut ctx);
-    Ok((conv, ctx.diags))
+    }
 }
 
 fn file_stem(path: &str) -> &str {
@@ -287,7 +291,7 @@ fn file_stem(path: &str) -> &str {
     name.strip_suffix(".json").unwrap_or(name)
 }
 
-fn lower_trace(path: &str, obj: &Obj, ctx: &mut Ctx<'_>) -> QaConversation {
+fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
     let mut f = Fields {
         obj,
         record: "trace".to_string(),
@@ -308,10 +312,9 @@ fn lower_trace(path: &str, obj: &Obj, ctx: &mut Ctx<'_>) -> QaConversation {
     let has_non_numeric = bool_of(&f.bool("has_non_numeric_values", false));
 
     // Every top-level field but the turns, verbatim, for the compat writer.
-    let fields: Vec<(String, RawValue)> = obj
-        .iter()
-        .filter(|(k, _)| k.as_str() != "turns")
-        .map(|(k, v)| (k.clone(), raw_from_py_json(v)))
+    let fields: Vec<(String, RawValue)> = entries(obj)
+        .filter(|(k, _)| *k != "turns")
+        .map(|(k, v)| (k.to_string(), v.raw()))
         .collect();
 
     let turn_values = f.list("turns");
@@ -319,7 +322,7 @@ fn lower_trace(path: &str, obj: &Obj, ctx: &mut Ctx<'_>) -> QaConversation {
     for (i, tv) in turn_values.iter().enumerate() {
         let record = format!("turns[{i}]");
         match tv {
-            serde_json::Value::Object(t) => turns.push(lower_turn(path, i, t, &record, ctx)),
+            PyVal::Obj(t) => turns.push(lower_turn(path, i, t, &record, ctx)),
             _ => ctx.warn(&record, "a turn must be an object; skipped".to_string()),
         }
     }
@@ -340,12 +343,13 @@ fn lower_trace(path: &str, obj: &Obj, ctx: &mut Ctx<'_>) -> QaConversation {
         .filter_map(|t| t.fa2.as_ref())
         .flat_map(|x| x.llm_calls.iter())
         .find_map(|c| str_of(&c.model));
-    let trace_error = obj.get("error_occurred").and_then(|v| v.as_bool()) == Some(true);
+    let trace_error = obj_get(obj, "error_occurred").and_then(PyVal::as_bool) == Some(true);
     let failure = (turns.is_empty() && trace_error).then(|| {
-        let et = obj.get("error_type").and_then(|v| v.as_str()).unwrap_or("");
-        let em = obj
-            .get("error_message")
-            .and_then(|v| v.as_str())
+        let et = obj_get(obj, "error_type")
+            .and_then(PyVal::as_str)
+            .unwrap_or("");
+        let em = obj_get(obj, "error_message")
+            .and_then(PyVal::as_str)
             .unwrap_or("");
         format!("{et}: {em}")
     });
@@ -392,7 +396,7 @@ fn sort_turns(turns: &mut [QaTurn], path: &str, trace_id: &str, record: &str, ct
     }
 }
 
-fn lower_turn(path: &str, index: usize, t: &Obj, record: &str, ctx: &mut Ctx<'_>) -> QaTurn {
+fn lower_turn(path: &str, index: usize, t: &Obj<'_>, record: &str, ctx: &mut Ctx<'_>) -> QaTurn {
     let mut f = Fields {
         obj: t,
         record: record.to_string(),
@@ -434,7 +438,7 @@ fn lower_turn(path: &str, index: usize, t: &Obj, record: &str, ctx: &mut Ctx<'_>
         validator_retries: f.int("validator_retries", 0),
         validator_valid: f.bool("validator_valid", false),
         validator_confidence: f.float("validator_confidence", 0.0),
-        tools_used: string_list(&f.list("tools_used")),
+        tools_used: string_list(f.list("tools_used")),
         validator_logs: f
             .list("validator_logs")
             .iter()
@@ -454,9 +458,9 @@ fn lower_turn(path: &str, index: usize, t: &Obj, record: &str, ctx: &mut Ctx<'_>
     let ground_truth_program = str_of(&f.opt_str("ground_truth_program"));
     let error_type = str_of(&f.opt_str("error_type"));
     let error_message = str_of(&f.opt_str("error_message"));
-    let error_context = match t.get("error_context") {
-        None | Some(serde_json::Value::Null) => None,
-        Some(v @ serde_json::Value::Object(_)) => Some(v.clone()),
+    let error_context = match obj_get(t, "error_context") {
+        None | Some(PyVal::Null) => None,
+        Some(v @ PyVal::Obj(_)) => Some(v.to_value()),
         Some(_) => {
             f.ctx.warn(
                 record,
@@ -508,12 +512,12 @@ fn lower_turn(path: &str, index: usize, t: &Obj, record: &str, ctx: &mut Ctx<'_>
     }
 }
 
-fn lower_validator_log(v: &serde_json::Value) -> Fa2ValidatorLog {
-    let get = |k: &str| v.get(k).map(raw_from_py_json).unwrap_or_default();
+fn lower_validator_log(v: &PyVal<'_>) -> Fa2ValidatorLog {
+    let get = |k: &str| v.get(k).map(PyVal::raw).unwrap_or_default();
     let list = |k: &str| -> Vec<RawValue> {
         v.get(k)
-            .and_then(|l| l.as_array())
-            .map(|a| a.iter().map(raw_from_py_json).collect())
+            .and_then(PyVal::as_array)
+            .map(|a| a.iter().map(PyVal::raw).collect())
             .unwrap_or_default()
     };
     Fa2ValidatorLog {
@@ -525,23 +529,20 @@ fn lower_validator_log(v: &serde_json::Value) -> Fa2ValidatorLog {
     }
 }
 
-fn lower_tool_call(v: &serde_json::Value) -> Fa2ToolCall {
+fn lower_tool_call(v: &PyVal<'_>) -> Fa2ToolCall {
     Fa2ToolCall {
-        tool_name: match v.get("tool_name").map(raw_from_py_json) {
+        tool_name: match v.get("tool_name").map(PyVal::raw) {
             Some(RawValue::Str(s)) => s,
             Some(other) => crate::pyrepr::py_str(&other),
             None => String::new(),
         },
-        success: v.get("success").map(raw_from_py_json).unwrap_or_default(),
-        latency_ms: v
-            .get("latency_ms")
-            .map(raw_from_py_json)
-            .unwrap_or_default(),
+        success: v.get("success").map(PyVal::raw).unwrap_or_default(),
+        latency_ms: v.get("latency_ms").map(PyVal::raw).unwrap_or_default(),
     }
 }
 
-fn lower_llm_call(v: &serde_json::Value) -> Fa2LlmCall {
-    let get = |k: &str| v.get(k).map(raw_from_py_json).unwrap_or_default();
+fn lower_llm_call(v: &PyVal<'_>) -> Fa2LlmCall {
+    let get = |k: &str| v.get(k).map(PyVal::raw).unwrap_or_default();
     Fa2LlmCall {
         prompt_tokens: get("prompt_tokens"),
         completion_tokens: get("completion_tokens"),

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue as JsonRaw;
 
+use super::pyval::BStr;
 use crate::diag::Diagnostic;
 use crate::model::{
     Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, SourceRef,
@@ -37,24 +38,24 @@ pub fn looks_like_qa_jsonl(bytes: &[u8]) -> bool {
 #[derive(Deserialize)]
 struct Line<'a> {
     #[serde(borrow)]
-    conversation_id: Cow<'a, str>,
+    conversation_id: BStr<'a>,
     turn_idx: i64,
     #[serde(default, borrow)]
-    question: Option<Cow<'a, str>>,
+    question: Option<BStr<'a>>,
     #[serde(default, borrow)]
     expected: Option<&'a JsonRaw>,
     #[serde(default, borrow)]
     predicted: Option<&'a JsonRaw>,
     #[serde(default, borrow)]
-    model: Option<Cow<'a, str>>,
+    model: Option<BStr<'a>>,
     #[serde(default, borrow)]
-    plan_operations: Option<Vec<Cow<'a, str>>>,
+    plan_operations: Option<Vec<BStr<'a>>>,
     #[serde(default, borrow)]
     plan: Option<&'a JsonRaw>,
     #[serde(default)]
     plan_steps: Option<u32>,
     #[serde(default, borrow)]
-    ground_truth_program: Option<Cow<'a, str>>,
+    ground_truth_program: Option<BStr<'a>>,
     #[serde(default)]
     prompt_tokens: Option<u64>,
     #[serde(default)]
@@ -64,15 +65,15 @@ struct Line<'a> {
     #[serde(default)]
     latency_ms: Option<f64>,
     #[serde(default, borrow)]
-    error_type: Option<Cow<'a, str>>,
+    error_type: Option<BStr<'a>>,
     #[serde(default, borrow)]
-    error_message: Option<Cow<'a, str>>,
+    error_message: Option<BStr<'a>>,
     #[serde(default)]
     features: Option<Features>,
     #[serde(default, borrow)]
-    conversation_type: Option<Cow<'a, str>>,
+    conversation_type: Option<BStr<'a>>,
     #[serde(default, borrow)]
-    conversation_error: Option<Cow<'a, str>>,
+    conversation_error: Option<BStr<'a>>,
     #[serde(default)]
     numerical_match: Option<bool>,
 }
@@ -96,6 +97,73 @@ fn raw_value(v: Option<&JsonRaw>) -> Option<RawValue> {
         .map(|j| RawValue::from_json(&j))
 }
 
+/// One line of the file: text when the whole file is UTF-8 (serde_json then skips re-validating
+/// every string), else bytes (a bad line gets its own diagnostic).
+#[derive(Clone, Copy)]
+enum Src<'a> {
+    Text(&'a str),
+    Bytes(&'a [u8]),
+}
+
+impl<'a> Src<'a> {
+    fn trim_line_end(self) -> Src<'a> {
+        match self {
+            Src::Text(t) => Src::Text(t.strip_suffix('\r').unwrap_or(t)),
+            Src::Bytes(b) => Src::Bytes(b.strip_suffix(b"\r").unwrap_or(b)),
+        }
+    }
+    fn strip_bom(self) -> Src<'a> {
+        match self {
+            Src::Text(t) => Src::Text(t.strip_prefix('\u{feff}').unwrap_or(t)),
+            Src::Bytes(b) => Src::Bytes(b.strip_prefix(b"\xef\xbb\xbf").unwrap_or(b)),
+        }
+    }
+    fn len(self) -> usize {
+        match self {
+            Src::Text(t) => t.len(),
+            Src::Bytes(b) => b.len(),
+        }
+    }
+    fn is_blank(self) -> bool {
+        let b = match self {
+            Src::Text(t) => t.as_bytes(),
+            Src::Bytes(b) => b,
+        };
+        b.iter().all(|b| b.is_ascii_whitespace())
+    }
+    fn parse(self) -> serde_json::Result<Line<'a>> {
+        match self {
+            Src::Text(t) => serde_json::from_str(t),
+            Src::Bytes(b) => serde_json::from_slice(b),
+        }
+    }
+}
+
+/// The lines of a file (split at `\n`), as [`Src`].
+enum Lines<'a> {
+    Text(std::str::Split<'a, char>),
+    Bytes(std::slice::Split<'a, u8, fn(&u8) -> bool>),
+}
+
+impl<'a> Lines<'a> {
+    fn new(bytes: &'a [u8]) -> Lines<'a> {
+        match std::str::from_utf8(bytes) {
+            Ok(t) => Lines::Text(t.split('\n')),
+            Err(_) => Lines::Bytes(bytes.split((|b| *b == b'\n') as fn(&u8) -> bool)),
+        }
+    }
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Src<'a>;
+    fn next(&mut self) -> Option<Src<'a>> {
+        match self {
+            Lines::Text(it) => it.next().map(Src::Text),
+            Lines::Bytes(it) => it.next().map(Src::Bytes),
+        }
+    }
+}
+
 /// Reads a JSONL file into conversations (grouped by `conversation_id`, in first-seen order).
 /// `Err` only when no line could be read at all.
 pub fn read_qa_jsonl(
@@ -117,26 +185,26 @@ pub fn read_qa_jsonl_with_progress(
     let mut next_report = PROGRESS_EVERY;
     let mut diags = Vec::new();
     let mut convs: Vec<QaConversation> = Vec::new();
-    let mut index: HashMap<String, usize> = HashMap::new();
+    let mut index: HashMap<Cow<str>, usize> = HashMap::new();
     let mut n_ok = 0usize;
     let mut n_bad = 0usize;
-    for (i, raw_line) in bytes.split(|&b| b == b'\n').enumerate() {
+    for (i, raw_line) in Lines::new(bytes).enumerate() {
         let line_no = (i + 1) as u32;
         consumed += raw_line.len() + 1;
         if consumed >= next_report {
             next_report = consumed + PROGRESS_EVERY;
             progress(consumed.min(bytes.len()) as u64);
         }
-        let raw_line = raw_line.strip_suffix(b"\r").unwrap_or(raw_line);
+        let raw_line = raw_line.trim_line_end();
         let raw_line = if i == 0 {
-            raw_line.strip_prefix(b"\xef\xbb\xbf").unwrap_or(raw_line)
+            raw_line.strip_bom()
         } else {
             raw_line
         };
-        if raw_line.iter().all(|b| b.is_ascii_whitespace()) {
+        if raw_line.is_blank() {
             continue;
         }
-        let line: Line = match serde_json::from_slice(raw_line) {
+        let line: Line = match raw_line.parse() {
             Ok(l) => l,
             Err(e) => {
                 n_bad += 1;
@@ -160,11 +228,11 @@ pub fn read_qa_jsonl_with_progress(
             continue;
         }
         n_ok += 1;
-        let conv_idx = match index.get(line.conversation_id.as_ref()) {
+        let conv_idx = match index.get(&*line.conversation_id) {
             Some(&k) => k,
             None => {
                 let id = line.conversation_id.to_string();
-                index.insert(id.clone(), convs.len());
+                index.insert(line.conversation_id.0, convs.len());
                 convs.push(QaConversation {
                     id,
                     source: SourceRef {

@@ -164,27 +164,33 @@ fn none_or_row(raw: &str, step: usize) -> Result<Arg, ProgramError> {
 /// operation must be a whole identifier (`mytable_sum(` does not count), spelled in lower case;
 /// spaces between the name and `(` are allowed.
 pub fn operations(src: &str) -> Vec<Op> {
+    operations_iter(src).collect()
+}
+
+/// [`operations`] without allocating: the same operations, lazily.
+pub fn operations_iter(src: &str) -> impl Iterator<Item = Op> + '_ {
     let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let mut ops = Vec::new();
     let mut rest = src;
     let mut prev_ident = false;
-    while let Some(c) = rest.chars().next() {
-        if is_ident(c) && !prev_ident {
-            let end = rest.find(|c: char| !is_ident(c)).unwrap_or(rest.len());
-            let (word, after) = rest.split_at(end);
-            if let Some(op) = Op::from_name(word) {
-                if after.trim_start().starts_with('(') {
-                    ops.push(op);
+    std::iter::from_fn(move || {
+        while let Some(c) = rest.chars().next() {
+            if is_ident(c) && !prev_ident {
+                let end = rest.find(|c: char| !is_ident(c)).unwrap_or(rest.len());
+                let (word, after) = rest.split_at(end);
+                rest = after;
+                prev_ident = true;
+                if let Some(op) = Op::from_name(word) {
+                    if after.trim_start().starts_with('(') {
+                        return Some(op);
+                    }
                 }
+                continue;
             }
-            rest = after;
-            prev_ident = true;
-            continue;
+            prev_ident = is_ident(c);
+            rest = &rest[c.len_utf8()..];
         }
-        prev_ident = is_ident(c);
-        rest = &rest[c.len_utf8()..];
-    }
-    ops
+        None
+    })
 }
 
 #[cfg(test)]

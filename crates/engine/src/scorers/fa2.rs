@@ -75,7 +75,11 @@ pub fn normalize_value(value: &RawValue) -> Option<f64> {
         RawValue::Int(i) => Some(*i as f64),
         RawValue::Float(f) => Some(*f),
         RawValue::Str(s) => {
-            let cleaned = py_strip(s).replace([',', '$'], "");
+            let stripped = py_strip(s);
+            if let Some(v) = fast_decimal(stripped) {
+                return Some(v);
+            }
+            let cleaned = stripped.replace([',', '$'], "");
             if cleaned.contains('%') {
                 py_float_parse(&cleaned.replace('%', "")).map(|v| v / 100.0)
             } else {
@@ -83,6 +87,20 @@ pub fn normalize_value(value: &RawValue) -> Option<f64> {
             }
         }
     }
+}
+
+/// Python's `float()` of a plain decimal literal (`[sign] digits [. digits] [e [sign] digits]`,
+/// ASCII only), without allocating; `None` for anything else (the general path decides). For
+/// this alphabet Rust's and Python's grammars are the same and both round correctly.
+fn fast_decimal(s: &str) -> Option<f64> {
+    if s.is_empty()
+        || !s
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b'+' | b'e' | b'E'))
+    {
+        return None;
+    }
+    s.parse().ok()
 }
 
 /// Python's `a / b` for floats: `ZeroDivisionError` when `b == 0` (even if `a` is NaN).
@@ -106,7 +124,59 @@ fn py_max(a: f64, b: f64) -> f64 {
 
 /// `round(x, n)` for `n >= 0`, which never overflows.
 fn round_n(x: f64, n: i32) -> f64 {
-    py_round(x, n).unwrap_or(x)
+    match fast_round(x, n) {
+        Some(v) => v,
+        None => py_round(x, n).unwrap_or(x),
+    }
+}
+
+/// Exact powers of ten (every one of them is a float without rounding).
+const POW10: [f64; 16] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+];
+
+/// [`py_round`] for `0 <= n <= 15` without big integers or text, where it can be done exactly in
+/// 128-bit arithmetic; `None` where the caller must take the general path. Same rounding:
+/// `q = round_half_even(|x| * 10^n)` on the exact binary value of `x`, then `q / 10^n`, which
+/// is correctly rounded because `q < 2^53` and `10^n` are both exact floats.
+fn fast_round(x: f64, n: i32) -> Option<f64> {
+    let pow10 = *POW10.get(usize::try_from(n).ok()?)?;
+    if !x.is_finite() || x == 0.0 {
+        return Some(x);
+    }
+    let bits = x.abs().to_bits();
+    let exp_bits = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    let (mant, exp2) = if exp_bits == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), exp_bits - 1075)
+    };
+    if exp2 >= 0 {
+        // An integer: rounding to n >= 0 digits gives it back.
+        return Some(x);
+    }
+    let shift = exp2.unsigned_abs();
+    // mant < 2^53 and 10^n < 2^50: the product fits in 103 bits.
+    let num = u128::from(mant) * 10u128.pow(n as u32);
+    let q = if shift > 110 {
+        // num < 2^103 < half of 2^shift: rounds to zero.
+        0
+    } else {
+        let q = num >> shift;
+        let rem = num & ((1u128 << shift) - 1);
+        let half = 1u128 << (shift - 1);
+        if rem > half || (rem == half && q & 1 == 1) {
+            q + 1
+        } else {
+            q
+        }
+    };
+    if q > (1u128 << 53) {
+        return None;
+    }
+    let value = q as f64 / pow10;
+    Some(if x < 0.0 { -value } else { value })
 }
 
 /// `_calculate_financial_match`, rule by rule.
@@ -277,6 +347,113 @@ mod tests {
             want,
             "calculate_accuracy({expected:?}, {actual:?})"
         );
+    }
+
+    #[test]
+    fn fast_decimal_is_py_float() {
+        for t in [
+            "1",
+            "-1",
+            "+1",
+            "1.5",
+            ".5",
+            "5.",
+            "1e5",
+            "1E-5",
+            "1e+5",
+            "-.5e3",
+            "",
+            ".",
+            "e5",
+            "1e",
+            "--1",
+            "+-1",
+            "1.2.3",
+            "1e5e5",
+            "00012",
+            "1-",
+            "-",
+            "+",
+            "9007199254740993",
+            "1e400",
+            "-1e400",
+            "1e-400",
+            "12345678901234567890123",
+            "0.1",
+            "-0",
+            "1..2",
+            ".e1",
+        ] {
+            let want = py_float_parse(t).map(f64::to_bits);
+            match fast_decimal(t) {
+                Some(got) => assert_eq!(Some(got.to_bits()), want, "{t:?}"),
+                None => assert!(t.parse::<f64>().is_err() || t.is_empty(), "{t:?}"),
+            }
+            assert_eq!(
+                normalize_value(&s(t)).map(f64::to_bits),
+                py_float_parse(t).map(f64::to_bits),
+                "{t:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn fast_round_is_py_round() {
+        let mut cases = vec![
+            0.5,
+            1.5,
+            2.5,
+            -0.5,
+            -2.5,
+            0.125,
+            0.25,
+            0.375,
+            1.005,
+            2.675,
+            0.045,
+            60.94,
+            -25.14,
+            1e-300,
+            5e-324,
+            -5e-324,
+            0.0,
+            -0.0,
+            1e15,
+            4503599627370495.5,
+            9007199254740993.0,
+            1e22,
+            1.7976931348623157e308,
+            123456.789,
+            0.0049999999,
+            99.995,
+            -99.995,
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..20_000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            cases.push(f64::from_bits(state));
+            let scale = [1.0, 100.0, 1e6, 1e12][(state >> 62) as usize];
+            cases.push(((state >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * scale);
+            cases.push(((state >> 40) as f64) / 1000.0 + 0.0005);
+        }
+        for x in cases {
+            for n in 0..=15 {
+                let want = py_round(x, n);
+                match fast_round(x, n) {
+                    Some(got) => assert_eq!(
+                        Some(got.to_bits()),
+                        want.map(f64::to_bits),
+                        "round({x:?}, {n})"
+                    ),
+                    None => assert!(want.is_some(), "round({x:?}, {n})"),
+                }
+            }
+        }
+        assert_eq!(fast_round(1.0, 16), None);
+        assert_eq!(fast_round(1.0, -1), None);
+        assert!(fast_round(f64::NAN, 1).is_some_and(f64::is_nan));
     }
 
     #[test]

@@ -225,9 +225,49 @@ pub fn score(gt_ops: Option<&[&str]>, plan_ops: Option<&[&str]>) -> LogicScores 
     }
 }
 
+/// Reusable buffers for scoring many turns without allocating per turn.
+#[derive(Debug, Default)]
+pub struct Scratch<'a> {
+    gt: Vec<Op<'a>>,
+    plan: Vec<Op<'a>>,
+    used: Vec<bool>,
+    row: Vec<usize>,
+}
+
+/// [`score`] over operation-name iterators, with reusable buffers (same results).
+pub fn score_with<'a>(
+    scratch: &mut Scratch<'a>,
+    gt_ops: Option<impl Iterator<Item = &'a str>>,
+    plan_ops: Option<impl Iterator<Item = &'a str>>,
+) -> LogicScores {
+    let (Some(g), Some(p)) = (gt_ops, plan_ops) else {
+        return LogicScores::default();
+    };
+    scratch.gt.clear();
+    scratch.gt.extend(g.flat_map(normalize_op));
+    scratch.plan.clear();
+    scratch.plan.extend(p.flat_map(normalize_op));
+    let Scratch {
+        gt,
+        plan,
+        used,
+        row,
+    } = scratch;
+    score_ops_in(gt, plan, used, row)
+}
+
 /// Scores two normalised operation sequences.
 pub fn score_ops(gt: &[Op<'_>], plan: &[Op<'_>]) -> LogicScores {
-    let overlap = multiset_overlap(gt, plan);
+    score_ops_in(gt, plan, &mut Vec::new(), &mut Vec::new())
+}
+
+fn score_ops_in(
+    gt: &[Op<'_>],
+    plan: &[Op<'_>],
+    used: &mut Vec<bool>,
+    row: &mut Vec<usize>,
+) -> LogicScores {
+    let overlap = multiset_overlap(gt, plan, used);
     let recall = share(overlap, gt.len(), plan.is_empty());
     let precision = share(overlap, plan.len(), gt.is_empty());
     let f1 = if recall + precision > 0.0 {
@@ -239,7 +279,7 @@ pub fn score_ops(gt: &[Op<'_>], plan: &[Op<'_>]) -> LogicScores {
     let order = if longest == 0 {
         1.0
     } else {
-        lcs_len(gt, plan) as f64 / longest as f64
+        lcs_len(gt, plan, row) as f64 / longest as f64
     };
     LogicScores {
         recall: Some(recall),
@@ -263,8 +303,9 @@ fn share(part: usize, whole: usize, other_empty: bool) -> f64 {
 }
 
 /// Size of the multiset intersection.
-fn multiset_overlap(a: &[Op<'_>], b: &[Op<'_>]) -> usize {
-    let mut used = vec![false; b.len()];
+fn multiset_overlap(a: &[Op<'_>], b: &[Op<'_>], used: &mut Vec<bool>) -> usize {
+    used.clear();
+    used.resize(b.len(), false);
     let mut n = 0;
     for x in a {
         let free = b.iter().zip(used.iter_mut()).find(|(y, u)| !**u && *y == x);
@@ -277,8 +318,9 @@ fn multiset_overlap(a: &[Op<'_>], b: &[Op<'_>]) -> usize {
 }
 
 /// Length of the longest common subsequence.
-fn lcs_len(a: &[Op<'_>], b: &[Op<'_>]) -> usize {
-    let mut row = vec![0usize; b.len() + 1];
+fn lcs_len(a: &[Op<'_>], b: &[Op<'_>], row: &mut Vec<usize>) -> usize {
+    row.clear();
+    row.resize(b.len() + 1, 0);
     for x in a {
         let mut diag = 0;
         for (j, y) in b.iter().enumerate() {
@@ -472,8 +514,18 @@ mod tests {
     #[test]
     fn lcs() {
         let o = |s: &'static str| normalize_ops(&ops(s));
-        assert_eq!(lcs_len(&o("add, subtract, divide"), &o("add, divide")), 2);
-        assert_eq!(lcs_len(&o(""), &o("add")), 0);
-        assert_eq!(lcs_len(&o("a, b, c, d"), &o("b, d, a, c")), 2);
+        assert_eq!(
+            lcs_len(
+                &o("add, subtract, divide"),
+                &o("add, divide"),
+                &mut Vec::new()
+            ),
+            2
+        );
+        assert_eq!(lcs_len(&o(""), &o("add"), &mut Vec::new()), 0);
+        assert_eq!(
+            lcs_len(&o("a, b, c, d"), &o("b, d, a, c"), &mut Vec::new()),
+            2
+        );
     }
 }

@@ -134,11 +134,6 @@ pub struct ScoredQaRun {
     pub turns: Vec<TurnScore>,
 }
 
-/// Operations of a turn's plan, or `None` when the plan was not recorded.
-fn plan_ops(turn: &QaTurn) -> Option<Vec<&str>> {
-    turn.plan.as_ref().map(|p| p.compute_operations())
-}
-
 /// Scores one turn under every scorer (cheap enough to do all of them at once).
 pub fn score_turn(
     turn: &QaTurn,
@@ -149,14 +144,36 @@ pub fn score_turn(
     logic::LogicScores,
     Option<u32>,
 ) {
+    score_turn_with(turn, cfg, &mut logic::Scratch::default())
+}
+
+/// [`score_turn`] with reusable buffers, so scoring a run allocates nothing per turn (besides a
+/// verdict's reason).
+fn score_turn_with<'a>(
+    turn: &'a QaTurn,
+    cfg: &ScoreConfig,
+    scratch: &mut logic::Scratch<'a>,
+) -> (
+    doc::AnswerVerdict,
+    fa2::Fa2Verdict,
+    logic::LogicScores,
+    Option<u32>,
+) {
     let answer = doc::score_answer(&turn.expected, turn.predicted.as_ref(), &cfg.tolerances);
     let fa2v = fa2::calculate_accuracy(&turn.expected, turn.predicted.as_ref());
-    let plan = plan_ops(turn);
-    let gt_ops: Option<Vec<&'static str>> = turn
+    // The plan's compute operations in plan order (as `Plan::compute_operations`).
+    let plan = turn.plan.as_ref().map(|p| {
+        p.steps
+            .iter()
+            .filter(|s| s.is_compute())
+            .filter_map(|s| s.operation.as_deref())
+            .filter(|op| !op.is_empty())
+    });
+    let gt_ops = turn
         .ground_truth_program
         .as_deref()
-        .map(|p| program::operations(p).iter().map(|op| op.name()).collect());
-    let logic = logic::score(gt_ops.as_deref(), plan.as_deref());
+        .map(|p| program::operations_iter(p).map(|op| op.name()));
+    let logic = logic::score_with(scratch, gt_ops, plan);
     let ops = turn
         .plan
         .as_ref()
@@ -168,10 +185,11 @@ pub fn score_turn(
 /// Scores every turn of a run. Pure and deterministic; the run is moved into the result.
 pub fn score_qa_run(run: QaRun, cfg: &ScoreConfig) -> ScoredQaRun {
     let mut turns = Vec::with_capacity(run.n_turns());
+    let mut scratch = logic::Scratch::default();
     for (ci, conv) in run.conversations.iter().enumerate() {
         let failed = conv.failure.is_some();
         for (ti, turn) in conv.turns.iter().enumerate() {
-            let (answer, fa2v, logic, ops) = score_turn(turn, cfg);
+            let (answer, fa2v, logic, ops) = score_turn_with(turn, cfg, &mut scratch);
             turns.push(TurnScore {
                 conv: ci as u32,
                 turn: ti as u32,
@@ -183,6 +201,7 @@ pub fn score_qa_run(run: QaRun, cfg: &ScoreConfig) -> ScoredQaRun {
             });
         }
     }
+    drop(scratch);
     ScoredQaRun {
         run,
         config: cfg.clone(),
