@@ -5,6 +5,7 @@
 
 mod args;
 mod fsio;
+mod report;
 mod score;
 mod validate;
 
@@ -17,6 +18,9 @@ USAGE:
   evalboard score <RUN_DIR>... [--dataset FILE] [--profile doc|financial-agent-2]
                   [--prices FILE] [--rel-tol X] [--abs-tol X] [--out DIR] [--json]
                   [--fail-under METRIC=VALUE]...
+  evalboard report <RUN_DIR>... [--baseline RUN_DIR] [--profile P] [--dataset FILE]
+                   [--prices FILE] [--rel-tol X] [--abs-tol X] [--title T] [--max-rows N]
+                   [--generated-at TIME] -o/--out FILE.html
   evalboard validate <FILE> [--json]
   evalboard --version | --help
 
@@ -25,6 +29,10 @@ score     re-scores every turn from the raw traces and writes statistics.json, s
           runs are given); without --out prints a summary table; --json prints statistics.json
           (an array for several runs). --fail-under METRIC=VALUE exits 1 when a statistics.json
           metric (0–1 scale) is below VALUE or null.
+report    scores the runs like `score` and writes one self-contained HTML file (styles, SVG
+          charts, data and a small script inline; no external requests) with every chart,
+          breakdown, the error analysis, the per-item table, the comparison with --baseline
+          (regressions first), the settings and the input files' SHA-256.
 validate  executes every turn_program of a ConvFinQA dataset and reports mismatches against
           executed_answers (exit 1 on any mismatch or invalid item).
 
@@ -35,6 +43,7 @@ fn main() -> ExitCode {
     let code = match argv.first().map(String::as_str) {
         Some("score") => score::run(&argv[1..]),
         Some("validate") => validate::run(&argv[1..]),
+        Some("report") => report::run(&argv[1..]),
         Some("--version" | "-V") => {
             println!("evalboard {}", env!("CARGO_PKG_VERSION"));
             Ok(0)

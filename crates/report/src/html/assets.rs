@@ -8,7 +8,7 @@ pub const CSS: &str = r#"
 html{font-family:system-ui,-apple-system,"Segoe UI","DejaVu Sans",sans-serif;font-size:15px;line-height:1.45;color:var(--fg);background:var(--bg)}
 body{margin:0}
 .eb-wrap{max-width:1180px;margin:0 auto;padding:24px 28px 64px}
-header.eb-head{border-bottom:2px solid var(--line);padding-bottom:14px;margin-bottom:10px}
+header.eb-head{padding-bottom:4px}
 h1{font-size:1.7rem;margin:0 0 4px}
 h2{font-size:1.3rem;margin:34px 0 10px;padding-top:6px;border-top:1px solid var(--line)}
 h3{font-size:1.05rem;margin:22px 0 8px}
@@ -23,7 +23,7 @@ nav.eb-toc a:hover{text-decoration:underline}
 .eb-card .eb-k{font-size:.8rem;color:var(--muted);text-transform:none}
 .eb-card .eb-v{font-size:1.35rem;font-weight:650;font-variant-numeric:tabular-nums}
 .eb-card.eb-main{border-color:var(--accent)}
-.eb-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:14px}
+.eb-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(500px,1fr));gap:14px}
 figure.eb-chart{margin:0;border:1px solid var(--line);border-radius:8px;padding:8px;background:#fff;break-inside:avoid}
 figure.eb-chart svg{max-width:100%;height:auto;display:block;margin:0 auto}
 figure.eb-chart figcaption{font-size:.82rem;color:var(--muted);margin:4px 4px 0}
@@ -36,8 +36,8 @@ td.eb-n,th.eb-n{text-align:right;font-variant-numeric:tabular-nums;white-space:n
 td.eb-t{max-width:360px;overflow-wrap:anywhere}
 table.eb-kv{width:auto;min-width:420px}
 table.eb-kv th{width:260px}
-.eb-ok{color:var(--ok);font-weight:600}
-.eb-bad{color:var(--bad);font-weight:600}
+.eb-ok{color:var(--ok);font-weight:600;white-space:nowrap}
+.eb-bad{color:var(--bad);font-weight:600;white-space:nowrap}
 .eb-warn{color:var(--warn)}
 .eb-note{border-left:4px solid var(--warn);background:#fff8e6;padding:8px 12px;margin:10px 0;border-radius:4px}
 .eb-reading{margin:6px 0;padding:8px 12px;border:1px solid var(--line);border-radius:6px}
