@@ -3,7 +3,9 @@
 
 use leptos::prelude::*;
 
+use crate::protocol::{Request, RunId};
 use crate::ui::app::use_store;
+use crate::ui::client;
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -34,8 +36,52 @@ pub fn ExportView() -> impl IntoView {
             )
         })
     };
+    // Other loaded runs, offered as the report's baseline.
+    let baseline = RwSignal::new(None::<RunId>);
+    let others = move || {
+        let current = run_id.get();
+        store.runs.with(|rs| {
+            rs.iter()
+                .filter(|r| Some(r.id) != current)
+                .map(|r| (r.id, r.name.clone()))
+                .collect::<Vec<_>>()
+        })
+    };
+    let download_report = move |_| {
+        let Some(id) = run_id.get_untracked() else {
+            return;
+        };
+        let generated_at = String::from(js_sys::Date::new_0().to_iso_string());
+        client::send(&Request::Report {
+            req: client::next_req(),
+            run_id: id,
+            baseline: baseline.get_untracked(),
+            generated_at,
+        });
+    };
     view! {
         <div class="eb-export">
+            <div class="eb-export__report">
+                <button type="button" class="eb-btn eb-btn--primary" data-export="report.html" on:click=download_report>
+                    <span class="eb-export__icon" aria-hidden="true">"⤓"</span>
+                    "Download report (HTML)"
+                </button>
+                <label class="eb-muted">
+                    " Baseline: "
+                    <select data-report-baseline="" on:change=move |ev| {
+                        baseline.set(event_target_value(&ev).parse::<RunId>().ok());
+                    }>
+                        <option value="">"none"</option>
+                        {move || others().into_iter().map(|(id, name)| view! {
+                            <option value=id.to_string()>{name}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <p class="eb-section__hint">
+                    "One self-contained .html file (charts, tables, data, provenance; no external requests) — the same as "
+                    <code>"evalboard report DIR -o report.html"</code>"."
+                </p>
+            </div>
             <p class="eb-section__hint">
                 "Files are written by the same engine as the command line ("<code>"evalboard score DIR --out OUT"</code>
                 ") under the current settings: " <span class="eb-mono">{settings}</span>"."
