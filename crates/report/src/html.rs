@@ -208,9 +208,12 @@ pub fn render_report(input: &ReportInput) -> String {
             escape_html(r.name()),
             r.family()
         );
+        // The first section after the header starts on page one when printed.
+        let first = i == 0 && comparisons.is_empty() && input.runs.len() == 1;
         let _ = writeln!(
             body,
-            "<h2>{} <span class=\"eb-muted\">({})</span></h2>",
+            "<h2{}>{} <span class=\"eb-muted\">({})</span></h2>",
+            if first { " class=\"eb-first\"" } else { "" },
             escape_html(r.name()),
             r.family()
         );
@@ -351,8 +354,7 @@ pub fn render_report(input: &ReportInput) -> String {
 
 /// The several-runs summary table.
 fn runs_table(out: &mut String, runs: &[ReportRun]) {
-    out.push_str("<section id=\"runs\">");
-    h(out, 2, "runs-h", "Runs");
+    out.push_str("<section id=\"runs\"><h2 id=\"runs-h\" class=\"eb-nobreak\">Runs</h2>\n");
     let rows: Vec<Row> = runs
         .iter()
         .enumerate()

@@ -5,6 +5,7 @@
 pub const CSS: &str = r#"
 :root{color-scheme:light;--fg:#1d2330;--muted:#5b6475;--line:#d9dee7;--bg:#fff;--soft:#f4f6fa;--accent:#0b63c5;--ok:#1a7f37;--bad:#b42318;--warn:#9a6700}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 html{font-family:system-ui,-apple-system,"Segoe UI","DejaVu Sans",sans-serif;font-size:15px;line-height:1.45;color:var(--fg);background:var(--bg)}
 body{margin:0}
 .eb-wrap{max-width:1180px;margin:0 auto;padding:24px 28px 64px}
@@ -68,18 +69,19 @@ footer{margin-top:40px;color:var(--muted);font-size:.82rem;border-top:1px solid 
  nav.eb-toc,.eb-tools,a.eb-dl,details>summary{display:none}
  .eb-print-only{display:block}
  h2{break-before:page;border-top:none}
- h2.eb-first,section.eb-run:first-of-type h2{break-before:auto}
- h2,h3{break-after:avoid}
- .eb-grid{display:block}
- figure.eb-chart{margin:0 0 8px;border:none;padding:0;break-inside:avoid}
- figure.eb-chart svg{width:100%;max-height:92mm}
+ h2.eb-first,h2.eb-nobreak{break-before:auto}
+ h2,h3,h4{break-after:avoid}
+ .eb-grid{display:grid;grid-template-columns:1fr 1fr;gap:4mm}
+ figure.eb-chart{margin:0;border:1px solid var(--line);padding:2mm;break-inside:avoid}
+ figure.eb-chart svg{width:100%;height:auto}
  .eb-cards{grid-template-columns:repeat(4,1fr)}
  .eb-card{break-inside:avoid;background:none}
  .eb-scroll{max-height:none;overflow:visible;border:none}
  .eb-scroll th{position:static}
  thead{display:table-header-group}
  tr{break-inside:avoid}
- td.eb-t{max-width:none}
+ td.eb-t{max-width:none;min-width:20mm}
+ table.eb-items,table.eb-compare{font-size:8px}
  table.eb-items tbody tr:nth-child(n+201){display:none}
  a{color:inherit;text-decoration:none}
 }

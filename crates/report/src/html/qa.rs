@@ -494,7 +494,7 @@ fn items_table(
                         &r.tokens.map_or("n/a".into(), int),
                         r.tokens.map(|x| x as f64),
                     ),
-                    Cell::text(r.error_type.as_deref().unwrap_or("")),
+                    Cell::long(r.error_type.as_deref().unwrap_or("")),
                     Cell::long(r.reason.as_deref().unwrap_or("")),
                 ],
             });
