@@ -61,27 +61,32 @@ pub fn ExportView() -> impl IntoView {
     };
     view! {
         <div class="eb-export">
-            <div class="eb-export__report">
-                <button type="button" class="eb-btn eb-btn--primary" data-export="report.html" on:click=download_report>
-                    <span class="eb-export__icon" aria-hidden="true">"⤓"</span>
-                    "Download report (HTML)"
-                </button>
-                <label class="eb-muted">
-                    " Baseline: "
-                    <select data-report-baseline="" on:change=move |ev| {
-                        baseline.set(event_target_value(&ev).parse::<RunId>().ok());
-                    }>
-                        <option value="">"none"</option>
-                        {move || others().into_iter().map(|(id, name)| view! {
-                            <option value=id.to_string()>{name}</option>
-                        }).collect_view()}
-                    </select>
-                </label>
-                <p class="eb-section__hint">
-                    "One self-contained .html file (charts, tables, data, provenance; no external requests) — the same as "
-                    <code>"evalboard report DIR -o report.html"</code>"."
-                </p>
-            </div>
+            <ul class="eb-export__list">
+                <li class="eb-export__item">
+                    <button type="button" class="eb-btn" data-export="report.html" on:click=download_report>
+                        <span class="eb-export__icon" aria-hidden="true">"⤓"</span>
+                        "report.html"
+                    </button>
+                    <span class="eb-muted">
+                        "One self-contained HTML report (every chart, table and the data, provenance; opens offline) — the same as "
+                        <code>"evalboard report DIR -o report.html"</code>"."
+                    </span>
+                </li>
+                <li class="eb-export__item">
+                    <label class="eb-muted">
+                        "Report baseline: "
+                        <select data-report-baseline="" on:change=move |ev| {
+                            baseline.set(event_target_value(&ev).parse::<RunId>().ok());
+                        }>
+                            <option value="">"none"</option>
+                            {move || others().into_iter().map(|(id, name)| view! {
+                                <option value=id.to_string()>{name}</option>
+                            }).collect_view()}
+                        </select>
+                        " (compare the report's run with another loaded run, regressions first)"
+                    </label>
+                </li>
+            </ul>
             <p class="eb-section__hint">
                 "Files are written by the same engine as the command line ("<code>"evalboard score DIR --out OUT"</code>
                 ") under the current settings: " <span class="eb-mono">{settings}</span>"."

@@ -250,6 +250,8 @@ test('dashboard: Download report gives the same statistics as the CLI', async (t
     await page.waitForFunction(() => document.querySelector('.eb-runhead__title')?.textContent.trim().startsWith('ui_gpt4o_mini')
       && document.querySelector('[data-metric="numerical_accuracy"]'), null, { timeout: 30000 });
     await page.click('#eb-tab-export');
+    await page.waitForSelector('[data-export="report.html"]');
+    await page.screenshot({ path: path.join(OUT, 'dashboard-export.png') });
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="report.html"]')]);
     assert.match(dl.suggestedFilename(), /^evalboard-report-ui_gpt4o_mini\.html$/);
     const saved = path.join(OUT, 'dashboard.html');
