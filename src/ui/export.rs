@@ -61,6 +61,22 @@ pub fn ExportView() -> impl IntoView {
     };
     view! {
         <div class="eb-export">
+            <p class="eb-section__hint">
+                "Files are written by the same engine as the command line ("<code>"evalboard score DIR --out OUT"</code>
+                ") under the current settings: " <span class="eb-mono">{settings}</span>"."
+            </p>
+            <ul class="eb-export__list">
+                {FILES.iter().map(|(file, what)| view! {
+                    <li class="eb-export__item">
+                        <button type="button" class="eb-btn" data-export=*file
+                            on:click=move |_| if let Some(id) = run_id.get_untracked() { store.export(id, file) }>
+                            <span class="eb-export__icon" aria-hidden="true">"⤓"</span>
+                            {*file}
+                        </button>
+                        <span class="eb-muted">{*what}</span>
+                    </li>
+                }).collect_view()}
+            </ul>
             <ul class="eb-export__list">
                 <li class="eb-export__item">
                     <button type="button" class="eb-btn" data-export="report.html" on:click=download_report>
@@ -86,22 +102,6 @@ pub fn ExportView() -> impl IntoView {
                         " (compare the report's run with another loaded run, regressions first)"
                     </label>
                 </li>
-            </ul>
-            <p class="eb-section__hint">
-                "Files are written by the same engine as the command line ("<code>"evalboard score DIR --out OUT"</code>
-                ") under the current settings: " <span class="eb-mono">{settings}</span>"."
-            </p>
-            <ul class="eb-export__list">
-                {FILES.iter().map(|(file, what)| view! {
-                    <li class="eb-export__item">
-                        <button type="button" class="eb-btn" data-export=*file
-                            on:click=move |_| if let Some(id) = run_id.get_untracked() { store.export(id, file) }>
-                            <span class="eb-export__icon" aria-hidden="true">"⤓"</span>
-                            {*file}
-                        </button>
-                        <span class="eb-muted">{*what}</span>
-                    </li>
-                }).collect_view()}
             </ul>
         </div>
     }
