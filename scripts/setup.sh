@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything evalboard needs that a fresh machine lacks. Idempotent: each step is skipped
 # when the exact version is already present. Sources: rustup (wasm target), crates.io (trunk,
-# wasm-bindgen-cli), npm (binaryen's wasm-opt, playwright-core), Debian (chromium, chromedriver).
+# wasm-bindgen-cli), npm (binaryen's wasm-opt, playwright-core), Debian (chromium, chromedriver,
+# poppler-utils and firefox-esr for the HTML report's tests).
 # See ../shared/TOOLCHAIN.md for why each version is pinned.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +45,15 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+# The HTML report's tests: pdftoppm renders the printed PDF's pages (poppler-utils); firefox-esr
+# takes a headless screenshot as a second-browser smoke test (skipped with a note when absent).
+if ! command -v pdftoppm >/dev/null || ! command -v firefox-esr >/dev/null; then
+  log "installing poppler-utils + firefox-esr (apt) for the report tests"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq poppler-utils firefox-esr >/dev/null
 fi
 
 log "toolchain ready: $(trunk --version), wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), wasm-opt $(wasm-opt --version | head -1)"

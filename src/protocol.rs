@@ -69,6 +69,16 @@ pub enum Request {
         #[serde(default)]
         query: CompareQuery,
     },
+    /// The single-file offline HTML report of a run, compared with `baseline` when given. The
+    /// page supplies the generation time (the worker reads no clock for reports). Answered with
+    /// `Response::Export` (file `evalboard-report-<run>.html`).
+    Report {
+        req: ReqId,
+        run_id: RunId,
+        #[serde(default)]
+        baseline: Option<RunId>,
+        generated_at: String,
+    },
 }
 
 /// A chart as the report crate draws it, with its text equivalent.

@@ -25,6 +25,8 @@ struct Run {
     demo: bool,
     scored: ScoredQaRun,
     load_ms: f64,
+    /// Input file names, sizes and SHA-256, for the HTML report's provenance.
+    provenance: Vec<evalboard_report::html::FileProvenance>,
 }
 
 /// An eval-set run (seed 004).
@@ -183,6 +185,10 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                 files.push(InputFile::new(path, bytes));
             }
             let n_files = files.len() as u64;
+            let provenance: Vec<_> = files
+                .iter()
+                .map(|f| evalboard_report::html::FileProvenance::of(&name, &f.path, &f.bytes))
+                .collect();
             post(
                 scope,
                 &Response::Progress {
@@ -278,6 +284,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                         demo,
                         scored,
                         load_ms: now() - t0,
+                        provenance,
                     };
                     let i = info(&run);
                     st.runs.retain(|r| r.id != run_id);
@@ -406,6 +413,12 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                 ),
             }
         }
+        Request::Report {
+            req,
+            run_id,
+            baseline,
+            generated_at,
+        } => post(scope, &report(&st, req, run_id, baseline, generated_at)),
         Request::Export { req, run_id, file } => match st.runs.iter().find(|r| r.id == run_id) {
             Some(r) => match crate::exports::export(&r.scored, &file) {
                 Ok(text) => post(
@@ -433,5 +446,56 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                 },
             ),
         },
+    }
+}
+
+/// The HTML report of run `run_id` (vs `baseline`), as an `Export` response.
+fn report(
+    st: &State,
+    req: crate::protocol::ReqId,
+    run_id: RunId,
+    baseline: Option<RunId>,
+    generated_at: String,
+) -> Response {
+    use evalboard_report::html::{render_report, HtmlOptions, Provenance, ReportInput, ReportRun};
+    let find = |id: RunId| st.runs.iter().find(|r| r.id == id);
+    let Some(run) = find(run_id) else {
+        return Response::Error {
+            req: Some(req),
+            message: format!("no run {run_id}"),
+        };
+    };
+    let base = baseline.filter(|b| *b != run_id).and_then(find);
+    let mut files = run.provenance.clone();
+    if let Some(b) = base {
+        files.extend(b.provenance.iter().cloned());
+    }
+    let text = render_report(&ReportInput {
+        runs: vec![ReportRun::Qa(&run.scored)],
+        baseline: base.map(|b| ReportRun::Qa(&b.scored)),
+        provenance: Provenance {
+            generated_at,
+            generator: "evalboard dashboard".into(),
+            files,
+        },
+        options: HtmlOptions::default(),
+    });
+    let safe: String = run
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    Response::Export {
+        req,
+        run_id,
+        file: format!("evalboard-report-{safe}.html"),
+        text,
     }
 }

@@ -3,7 +3,9 @@
 
 use leptos::prelude::*;
 
+use crate::protocol::{Request, RunId};
 use crate::ui::app::use_store;
+use crate::ui::client;
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -34,6 +36,29 @@ pub fn ExportView() -> impl IntoView {
             )
         })
     };
+    // Other loaded runs, offered as the report's baseline.
+    let baseline = RwSignal::new(None::<RunId>);
+    let others = move || {
+        let current = run_id.get();
+        store.runs.with(|rs| {
+            rs.iter()
+                .filter(|r| Some(r.id) != current)
+                .map(|r| (r.id, r.name.clone()))
+                .collect::<Vec<_>>()
+        })
+    };
+    let download_report = move |_| {
+        let Some(id) = run_id.get_untracked() else {
+            return;
+        };
+        let generated_at = String::from(js_sys::Date::new_0().to_iso_string());
+        client::send(&Request::Report {
+            req: client::next_req(),
+            run_id: id,
+            baseline: baseline.get_untracked(),
+            generated_at,
+        });
+    };
     view! {
         <div class="eb-export">
             <p class="eb-section__hint">
@@ -51,6 +76,32 @@ pub fn ExportView() -> impl IntoView {
                         <span class="eb-muted">{*what}</span>
                     </li>
                 }).collect_view()}
+            </ul>
+            <ul class="eb-export__list">
+                <li class="eb-export__item">
+                    <button type="button" class="eb-btn" data-export="report.html" on:click=download_report>
+                        <span class="eb-export__icon" aria-hidden="true">"⤓"</span>
+                        "report.html"
+                    </button>
+                    <span class="eb-muted">
+                        "One self-contained HTML report (every chart, table and the data, provenance; opens offline) — the same as "
+                        <code>"evalboard report DIR -o report.html"</code>"."
+                    </span>
+                </li>
+                <li class="eb-export__item">
+                    <label class="eb-muted">
+                        "Report baseline: "
+                        <select data-report-baseline="" on:change=move |ev| {
+                            baseline.set(event_target_value(&ev).parse::<RunId>().ok());
+                        }>
+                            <option value="">"none"</option>
+                            {move || others().into_iter().map(|(id, name)| view! {
+                                <option value=id.to_string()>{name}</option>
+                            }).collect_view()}
+                        </select>
+                        " (compare the report's run with another loaded run, regressions first)"
+                    </label>
+                </li>
             </ul>
         </div>
     }

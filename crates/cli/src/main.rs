@@ -6,6 +6,7 @@
 mod args;
 mod diff;
 mod fsio;
+mod report;
 mod score;
 mod validate;
 
@@ -18,6 +19,9 @@ USAGE:
   evalboard score <RUN_DIR>... [--dataset FILE] [--profile doc|financial-agent-2]
                   [--prices FILE] [--rel-tol X] [--abs-tol X] [--out DIR] [--json]
                   [--fail-under METRIC=VALUE]...
+  evalboard report <RUN_DIR>... [--baseline RUN_DIR] [--profile P] [--dataset FILE]
+                   [--prices FILE] [--rel-tol X] [--abs-tol X] [--title T] [--max-rows N]
+                   [--generated-at TIME] -o/--out FILE.html
   evalboard validate <FILE> [--json] [--min-items N]
   evalboard diff <BASELINE> <CANDIDATE> [--profile P] [--scorer S] [--dataset FILE] [--json]
                  [--fail-on-regression N]
@@ -28,6 +32,10 @@ score     re-scores every turn from the raw traces and writes statistics.json, s
           runs are given); without --out prints a summary table; --json prints statistics.json
           (an array for several runs). --fail-under METRIC=VALUE exits 1 when a statistics.json
           metric (0–1 scale) is below VALUE or null.
+report    scores the runs like `score` and writes one self-contained HTML file (styles, SVG
+          charts, data and a small script inline; no external requests) with every chart,
+          breakdown, the error analysis, the per-item table, the comparison with --baseline
+          (regressions first), the settings and the input files' SHA-256.
 validate  executes every turn_program of a ConvFinQA dataset and reports mismatches against
           executed_answers (exit 1 on any mismatch or invalid item); for an eval set (JSONL)
           checks required fields, unique ids, --min-items (default 50) and its composition.
@@ -42,6 +50,7 @@ fn main() -> ExitCode {
         Some("score") => score::run(&argv[1..]),
         Some("validate") => validate::run(&argv[1..]),
         Some("diff") => diff::run(&argv[1..]),
+        Some("report") => report::run(&argv[1..]),
         Some("--version" | "-V") => {
             println!("evalboard {}", env!("CARGO_PKG_VERSION"));
             Ok(0)

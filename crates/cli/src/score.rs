@@ -35,29 +35,28 @@ fn parse_gate(s: &str) -> Result<(String, f64)> {
     Ok((k.trim().to_string(), v))
 }
 
-pub fn run(argv: &[String]) -> Result<u8> {
-    let a = Args::parse(
-        argv,
-        &[
-            "dataset",
-            "profile",
-            "prices",
-            "out",
-            "fail-under",
-            "rel-tol",
-            "abs-tol",
-        ],
-        &["json"],
-    )?;
-    if a.positional.is_empty() {
-        bail!("score needs at least one RUN_DIR");
-    }
+/// The scoring settings shared by `score` and `report`: profile, tolerances, prices, dataset,
+/// and the bytes of the files they came from (for the report's provenance).
+pub(crate) struct Settings {
+    pub profile_arg: String,
+    pub cfg: ScoreConfig,
+    pub dataset: Option<convfinqa::Dataset>,
+    /// (path, bytes) of `--dataset` and `--prices`.
+    pub setting_files: Vec<(String, Vec<u8>)>,
+}
+
+/// The options [`settings`] reads (they take a value).
+pub(crate) const SETTING_OPTIONS: &[&str] = &["dataset", "profile", "prices", "rel-tol", "abs-tol"];
+
+/// Reads the scoring settings from parsed arguments.
+pub(crate) fn settings(a: &Args) -> Result<Settings> {
     let profile_arg = a.value("profile").unwrap_or("doc").to_string();
     let profile = Profile::parse(&profile_arg).unwrap_or(Profile::Doc);
     let mut cfg = ScoreConfig {
         profile,
         ..Default::default()
     };
+    let mut setting_files = Vec::new();
     if let Some(x) = a.value("rel-tol") {
         cfg.tolerances.rel = x.parse().with_context(|| format!("--rel-tol {x:?}"))?;
     }
@@ -67,22 +66,18 @@ pub fn run(argv: &[String]) -> Result<u8> {
     if let Some(p) = a.value("prices") {
         let bytes = std::fs::read(p).with_context(|| format!("cannot read price table {p}"))?;
         cfg.prices = PriceTable::from_json(&bytes).map_err(|e| anyhow::anyhow!("{e} ({p})"))?;
+        setting_files.push((p.to_string(), bytes));
     }
-    let gates: Vec<(String, f64)> = a
-        .values("fail-under")
-        .into_iter()
-        .map(parse_gate)
-        .collect::<Result<_>>()?;
     let dataset = match a.value("dataset") {
         None => None,
         Some(p) => {
             let bytes = std::fs::read(p).with_context(|| format!("cannot read dataset {p}"))?;
-            match convfinqa::read_dataset(p, &bytes) {
+            let ds = match convfinqa::read_dataset(p, &bytes) {
                 Ok(ds) => {
                     for d in &ds.diagnostics {
                         eprintln!("{d}");
                     }
-                    Some(ds)
+                    ds
                 }
                 Err(diags) => {
                     for d in &diags {
@@ -90,52 +85,93 @@ pub fn run(argv: &[String]) -> Result<u8> {
                     }
                     bail!("the dataset {p} is unusable");
                 }
-            }
+            };
+            setting_files.push((p.to_string(), bytes));
+            Some(ds)
         }
     };
+    Ok(Settings {
+        profile_arg,
+        cfg,
+        dataset,
+        setting_files,
+    })
+}
+
+/// A scored run of any family.
+pub(crate) enum Scored {
+    Qa(scorers::ScoredQaRun),
+    Codegen(codegen::ScoredRun),
+    /// The scored run and the diagnostics of reading it.
+    Evalset(Box<evalset::ScoredRun>, Vec<evalboard_engine::Diagnostic>),
+}
+
+/// Detects the family of one run folder and scores it, printing diagnostics to stderr.
+/// `Ok(None)` when the run is unusable (already reported; exit code 2).
+pub(crate) fn load_scored(dir: &str, input: &RunInput, s: &Settings) -> Result<Option<Scored>> {
+    match pipeline::detect_family(input) {
+        Family::NumericQa => {
+            if Profile::parse(&s.profile_arg).is_none() {
+                bail!(
+                    "unknown profile {:?} for a numeric QA run (doc, financial-agent-2)",
+                    s.profile_arg
+                );
+            }
+        }
+        Family::Codegen => return score_codegen(input, &s.profile_arg).map(Some),
+        Family::Evalset => return score_evalset(input, &s.profile_arg).map(Some),
+    }
+    let run = match pipeline::load_qa_run(input, s.dataset.as_ref()) {
+        Ok(r) => r,
+        Err(e) => {
+            for f in &e.files {
+                if let Some(r) = &f.reason {
+                    eprintln!("{dir}/{}: skipped: {r}", f.path);
+                }
+            }
+            for d in &e.diagnostics {
+                eprintln!("{dir}/{d}");
+            }
+            eprintln!("evalboard: error: {dir}: {}", e.message);
+            return Ok(None);
+        }
+    };
+    for d in &run.diagnostics {
+        eprintln!("{dir}/{d}");
+    }
+    for f in &run.files {
+        if let (evalboard_engine::model::FileStatus::Skipped, Some(r)) = (f.status, &f.reason) {
+            eprintln!("{dir}/{}: skipped: {r}", f.path);
+        }
+    }
+    Ok(Some(Scored::Qa(scorers::score_qa_run(run, &s.cfg))))
+}
+
+pub fn run(argv: &[String]) -> Result<u8> {
+    let mut takes_value = SETTING_OPTIONS.to_vec();
+    takes_value.extend(["out", "fail-under"]);
+    let a = Args::parse(argv, &takes_value, &["json"])?;
+    if a.positional.is_empty() {
+        bail!("score needs at least one RUN_DIR");
+    }
+    let gates: Vec<(String, f64)> = a
+        .values("fail-under")
+        .into_iter()
+        .map(parse_gate)
+        .collect::<Result<_>>()?;
+    let settings = settings(&a)?;
 
     let mut outputs = Vec::new();
     for dir in &a.positional {
         let input = fsio::read_run(Path::new(dir))?;
-        match pipeline::detect_family(&input) {
-            Family::NumericQa => {
-                if Profile::parse(&profile_arg).is_none() {
-                    bail!("unknown profile {profile_arg:?} for a numeric QA run (doc, financial-agent-2)");
-                }
-            }
-            Family::Codegen => {
-                outputs.push(score_codegen(&input, &profile_arg)?);
-                continue;
-            }
-            Family::Evalset => {
-                outputs.push(score_evalset(&input, &profile_arg)?);
-                continue;
-            }
-        }
-        let run = match pipeline::load_qa_run(&input, dataset.as_ref()) {
-            Ok(r) => r,
-            Err(e) => {
-                for f in &e.files {
-                    if let Some(r) = &f.reason {
-                        eprintln!("{dir}/{}: skipped: {r}", f.path);
-                    }
-                }
-                for d in &e.diagnostics {
-                    eprintln!("{dir}/{d}");
-                }
-                eprintln!("evalboard: error: {dir}: {}", e.message);
-                return Ok(2);
-            }
+        let Some(scored) = load_scored(dir, &input, &settings)? else {
+            return Ok(2);
         };
-        for d in &run.diagnostics {
-            eprintln!("{dir}/{d}");
-        }
-        for f in &run.files {
-            if let (evalboard_engine::model::FileStatus::Skipped, Some(r)) = (f.status, &f.reason) {
-                eprintln!("{dir}/{}: skipped: {r}", f.path);
-            }
-        }
-        outputs.push(score_one(run, &cfg)?);
+        outputs.push(match scored {
+            Scored::Qa(s) => score_one(s),
+            Scored::Codegen(s) => codegen_outputs(s, &input.name),
+            Scored::Evalset(s, _) => evalset_outputs(*s, &input.name),
+        });
     }
 
     if a.flag("json") {
@@ -205,9 +241,9 @@ fn unique_name(outputs: &[Outputs], i: usize) -> String {
     }
 }
 
-fn score_one(run: evalboard_engine::model::QaRun, cfg: &ScoreConfig) -> Result<Outputs> {
-    let name = run.name.clone();
-    let scored = scorers::score_qa_run(run, cfg);
+fn score_one(scored: scorers::ScoredQaRun) -> Outputs {
+    let name = scored.run.name.clone();
+    let cfg = &scored.config;
     let out = evalboard_report::outputs::qa_outputs(&scored);
     let get = |k: &str| out.statistics.get(k).and_then(|v| v.as_f64());
     let keys: &[&str] = match cfg.profile {
@@ -257,7 +293,7 @@ fn score_one(run: evalboard_engine::model::QaRun, cfg: &ScoreConfig) -> Result<O
             .map(|x| format!("{x:.0} tokens"))
             .unwrap_or_else(|| "n/a".into()),
     ));
-    Ok(Outputs {
+    Outputs {
         name,
         statistics: out.statistics,
         files: out
@@ -266,7 +302,7 @@ fn score_one(run: evalboard_engine::model::QaRun, cfg: &ScoreConfig) -> Result<O
             .map(|(n, t)| (n.to_string(), t))
             .collect(),
         table,
-    })
+    }
 }
 
 fn print_diagnostics(run: &str, diags: &[evalboard_engine::Diagnostic]) {
@@ -276,7 +312,7 @@ fn print_diagnostics(run: &str, diags: &[evalboard_engine::Diagnostic]) {
 }
 
 /// A code-generation run (seed 001): re-scores trace messages, recomputes summaries.
-fn score_codegen(input: &RunInput, profile: &str) -> Result<Outputs> {
+fn score_codegen(input: &RunInput, profile: &str) -> Result<Scored> {
     let profile = match profile {
         "doc" | "doc-v1" => codegen::Profile::DocV1,
         "ise547" => codegen::Profile::Ise547,
@@ -288,6 +324,12 @@ fn score_codegen(input: &RunInput, profile: &str) -> Result<Outputs> {
     };
     let scored = codegen::read_codegen_run(&input.name, &input.files).score(&cfg);
     print_diagnostics(&input.name, &scored.diagnostics);
+    Ok(Scored::Codegen(scored))
+}
+
+/// The outputs of a scored code-generation run.
+fn codegen_outputs(scored: codegen::ScoredRun, name: &str) -> Outputs {
+    let profile = scored.profile;
     let statistics = evalboard_report::families::codegen_statistics(&scored);
     let mut table = vec![
         ("family".to_string(), "codegen".to_string()),
@@ -305,16 +347,16 @@ fn score_codegen(input: &RunInput, profile: &str) -> Result<Outputs> {
             table.push((k.to_string(), format!("{v:.3}")));
         }
     }
-    Ok(Outputs {
-        name: input.name.clone(),
-        statistics,
+    Outputs {
+        name: name.to_string(),
         files: evalboard_report::families::codegen_files(&scored),
+        statistics,
         table,
-    })
+    }
 }
 
 /// An answer-correctness run (seed 004): scorecard and per-item predictions.
-fn score_evalset(input: &RunInput, profile: &str) -> Result<Outputs> {
+fn score_evalset(input: &RunInput, profile: &str) -> Result<Scored> {
     let scorer = match profile {
         "doc" | "v1" | "answer_correctness@v1" => evalset::AnswerScorer::V1,
         "v1-extract" | "answer_correctness@v1-extract" => evalset::AnswerScorer::V1Extract,
@@ -329,10 +371,16 @@ fn score_evalset(input: &RunInput, profile: &str) -> Result<Outputs> {
             ..Default::default()
         },
     );
-    let statistics = evalboard_report::families::evalset_statistics(&scored);
     if let Some(why) = &scored.per_item_unavailable {
         eprintln!("{}: {why}", input.name);
     }
+    Ok(Scored::Evalset(Box::new(scored), run.diagnostics))
+}
+
+/// The outputs of a scored eval-set run.
+fn evalset_outputs(scored: evalset::ScoredRun, name: &str) -> Outputs {
+    let scorer = scored.scorer;
+    let statistics = evalboard_report::families::evalset_statistics(&scored);
     let mut table = vec![
         ("family".to_string(), "evalset".to_string()),
         ("scorer".to_string(), scorer.id().to_string()),
@@ -348,10 +396,10 @@ fn score_evalset(input: &RunInput, profile: &str) -> Result<Outputs> {
             table.push((k.to_string(), v.to_string()));
         }
     }
-    Ok(Outputs {
-        name: input.name.clone(),
-        statistics,
+    Outputs {
+        name: name.to_string(),
         files: evalboard_report::families::evalset_files(&scored),
+        statistics,
         table,
-    })
+    }
 }

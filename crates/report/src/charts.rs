@@ -26,6 +26,7 @@ mod font;
 mod plot;
 mod radar;
 mod svg;
+pub(crate) use svg::escape;
 mod theme;
 
 use std::cell::RefCell;
@@ -36,7 +37,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use axis::Format;
-use svg::{escape, SvgBackend, Tooltips};
+use svg::{SvgBackend, Tooltips};
 use theme::{Palette, Role};
 
 pub use plot::{

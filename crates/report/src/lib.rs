@@ -4,6 +4,7 @@
 pub mod charts;
 pub mod csvs;
 pub mod families;
+pub mod html;
 pub mod outputs;
 pub mod qa_charts;
 

@@ -1,0 +1,147 @@
+//! `evalboard report`: score run folders (as `score` does) and write one self-contained HTML
+//! report, optionally comparing every run with a baseline.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use evalboard_report::html::{
+    render_report, FileProvenance, HtmlOptions, Provenance, ReportInput, ReportRun,
+};
+
+use crate::args::Args;
+use crate::fsio;
+use crate::score::{self, Scored};
+
+fn as_report_run(s: &Scored) -> ReportRun<'_> {
+    match s {
+        Scored::Qa(r) => ReportRun::Qa(r),
+        Scored::Codegen(r) => ReportRun::Codegen(r),
+        Scored::Evalset(r, d) => ReportRun::Evalset(r, d),
+    }
+}
+
+/// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar
+/// (Howard Hinnant's `civil_from_days`).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SSZ`.
+fn rfc3339(secs: i64) -> String {
+    let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+    let s = secs.rem_euclid(86_400);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        s / 3600,
+        s / 60 % 60,
+        s % 60
+    )
+}
+
+/// The generation time: `--generated-at`, else `SOURCE_DATE_EPOCH` (reproducible builds), else now.
+fn generated_at(a: &Args) -> String {
+    if let Some(t) = a.value("generated-at") {
+        return t.to_string();
+    }
+    if let Some(secs) = std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.trim().parse::<i64>().ok())
+    {
+        return rfc3339(secs);
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0);
+    rfc3339(now)
+}
+
+pub fn run(argv: &[String]) -> Result<u8> {
+    let mut takes_value = score::SETTING_OPTIONS.to_vec();
+    takes_value.extend(["out", "baseline", "title", "max-rows", "generated-at"]);
+    let a = Args::parse(argv, &takes_value, &[])?;
+    if a.positional.is_empty() {
+        bail!("report needs at least one RUN_DIR");
+    }
+    let Some(out) = a.value("out") else {
+        bail!("report needs -o/--out FILE.html");
+    };
+    let settings = score::settings(&a)?;
+    let mut options = HtmlOptions {
+        title: a.value("title").map(str::to_string),
+        ..Default::default()
+    };
+    if let Some(n) = a.value("max-rows") {
+        options.max_table_rows = n
+            .parse()
+            .with_context(|| format!("--max-rows {n:?} is not a count"))?;
+    }
+    let mut files = Vec::new();
+    let mut load = |dir: &str| -> Result<Option<Scored>> {
+        let input = fsio::read_run(Path::new(dir))?;
+        for f in &input.files {
+            files.push(FileProvenance::of(&input.name, &f.path, &f.bytes));
+        }
+        score::load_scored(dir, &input, &settings)
+    };
+    let mut scored = Vec::new();
+    for dir in &a.positional {
+        match load(dir)? {
+            Some(s) => scored.push(s),
+            None => return Ok(2),
+        }
+    }
+    let baseline = match a.value("baseline") {
+        Some(dir) => match load(dir)? {
+            Some(s) => Some(s),
+            None => return Ok(2),
+        },
+        None => None,
+    };
+    for (path, bytes) in &settings.setting_files {
+        let name = Path::new(path)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.clone());
+        files.push(FileProvenance::of("(settings)", &name, bytes));
+    }
+    let html = render_report(&ReportInput {
+        runs: scored.iter().map(as_report_run).collect(),
+        baseline: baseline.as_ref().map(as_report_run),
+        provenance: Provenance {
+            generated_at: generated_at(&a),
+            generator: format!("evalboard report (CLI {})", env!("CARGO_PKG_VERSION")),
+            files,
+        },
+        options,
+    });
+    std::fs::write(out, &html).with_context(|| format!("cannot write {out}"))?;
+    eprintln!("wrote {out} ({} bytes)", html.len());
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(secs: i64, expected: &str) {
+        assert_eq!(rfc3339(secs), expected, "rfc3339({secs})");
+    }
+
+    #[test]
+    fn formats_utc_times() {
+        check(0, "1970-01-01T00:00:00Z");
+        check(951_782_400, "2000-02-29T00:00:00Z");
+        check(1_735_689_599, "2024-12-31T23:59:59Z");
+        check(-1, "1969-12-31T23:59:59Z");
+    }
+}

@@ -1,0 +1,153 @@
+//! Golden and contract tests of `evalboard report` (the real binary): the HTML for the XSS
+//! fixture with a baseline is byte-stable (`UPDATE_EXPECT=1` rewrites it), its embedded
+//! statistics equal `score --json` for the same input, and bad invocations exit 2.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+fn evalboard(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_evalboard"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run evalboard")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("evalboard-report-{}-{name}", std::process::id()))
+}
+
+/// The JSON data block of a report.
+fn data_block(html: &str) -> serde_json::Value {
+    let open = "<script type=\"application/json\" id=\"eb-data\">";
+    let start = html.find(open).expect("data block") + open.len();
+    let end = html[start..].find("</script>").expect("end") + start;
+    serde_json::from_str(&html[start..end]).expect("valid JSON")
+}
+
+#[test]
+fn xss_fixture_with_baseline_matches_the_golden_report() {
+    let dir = fixtures().join("report_xss");
+    let out = tmp("golden.html");
+    let o = evalboard(
+        &[
+            "report",
+            "input",
+            "--baseline",
+            "baseline",
+            "--generated-at",
+            "2025-01-01T00:00:00Z",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let html = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    let expected = dir.join("expected/report.html");
+    if std::env::var_os("UPDATE_EXPECT").is_some_and(|v| v != "0") {
+        std::fs::create_dir_all(expected.parent().unwrap()).unwrap();
+        std::fs::write(&expected, &html).unwrap();
+    } else {
+        let want = std::fs::read_to_string(&expected)
+            .expect("expected/report.html (regenerate with UPDATE_EXPECT=1)");
+        assert!(
+            html == want,
+            "report.html differs from {} (regenerate with UPDATE_EXPECT=1)",
+            expected.display()
+        );
+    }
+    // Nothing input-derived appears unescaped.
+    for raw in [
+        "<script>alert",
+        "<img src=x",
+        "<svg onload",
+        "\" onmouseover=\"",
+    ] {
+        assert!(!html.contains(raw), "raw {raw:?}");
+    }
+    let data = data_block(&html);
+    let cmp = &data["comparisons"][0];
+    assert_eq!(cmp["baseline"], "baseline");
+    assert!(cmp["flips"]["regressed"].as_u64().unwrap() > 0);
+    assert!(cmp["flips"]["improved"].as_u64().unwrap() > 0);
+    // Every input file is listed with its SHA-256.
+    let files = data["files"].as_array().unwrap();
+    assert_eq!(files.len(), 3);
+    assert!(files
+        .iter()
+        .all(|f| f["sha256"].as_str().is_some_and(|s| s.len() == 64)));
+}
+
+#[test]
+fn embedded_statistics_equal_score_json() {
+    let root = fixtures();
+    for (dir, extra) in [
+        ("report_xss/input", vec![]),
+        ("ui_xss", vec![]),
+        (
+            "cli_jsonl_nasty/input",
+            vec!["--prices", "cli_jsonl_nasty/prices.json"],
+        ),
+        (
+            "cli_fa2_simulated_doc/input",
+            vec!["--profile", "financial-agent-2"],
+        ),
+        ("codegen_ok_trace", vec![]),
+        ("evalset_m45_vs_m46/runs/m46_control", vec![]),
+    ] {
+        if !root.join(dir).exists() {
+            continue;
+        }
+        let mut args = vec!["score", dir, "--json"];
+        args.extend(&extra);
+        let s = evalboard(&args, &root);
+        assert_eq!(
+            s.status.code(),
+            Some(0),
+            "{dir}: {}",
+            String::from_utf8_lossy(&s.stderr)
+        );
+        let stats: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
+        let out = tmp(&format!("stats-{}.html", dir.replace('/', "_")));
+        let mut args = vec!["report", dir, "-o", out.to_str().unwrap()];
+        args.extend(&extra);
+        let r = evalboard(&args, &root);
+        assert_eq!(
+            r.status.code(),
+            Some(0),
+            "{dir}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        let html = std::fs::read_to_string(&out).unwrap();
+        let _ = std::fs::remove_file(&out);
+        assert_eq!(data_block(&html)["runs"][0]["statistics"], stats, "{dir}");
+        assert!(html.contains("Content-Security-Policy"));
+    }
+}
+
+#[test]
+fn bad_invocations_exit_2() {
+    let root = fixtures();
+    let out = tmp("bad.html");
+    let o = evalboard(&["report", "ui_xss"], &root);
+    assert_eq!(o.status.code(), Some(2), "missing -o");
+    let o = evalboard(&["report", "-o", out.to_str().unwrap()], &root);
+    assert_eq!(o.status.code(), Some(2), "no run");
+    let o = evalboard(
+        &["report", "no_such_run_dir", "-o", out.to_str().unwrap()],
+        &root,
+    );
+    assert_eq!(o.status.code(), Some(2), "missing run folder");
+    assert!(!out.exists());
+}

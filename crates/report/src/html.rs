@@ -1,0 +1,416 @@
+//! The single-file offline HTML report: scored runs (+ an optional baseline) → one `.html` with
+//! every style, chart (inline SVG), script and datum inside, and nothing to fetch.
+//!
+//! Pure: the caller passes the generation time and the input files' provenance; this module
+//! reads no clock and no file. Security: every input-derived string goes through
+//! [`escape_html`]; JSON in `<script>` goes through [`json_for_script`]; the page carries a
+//! Content-Security-Policy (`default-src 'none'`, the one inline script and style allowed by
+//! their SHA-256 hashes, `connect-src 'none'`), so even a missed escape could not run a script
+//! or load anything.
+
+mod assets;
+mod build;
+mod compare;
+mod encode;
+mod other;
+mod qa;
+
+use std::fmt::Write as _;
+
+use evalboard_engine::compare::CompareOptions;
+use evalboard_engine::scorers::ScoredQaRun;
+use evalboard_engine::{codegen, evalset, Diagnostic};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+pub use compare::{compare, pair_qa, Comparison};
+pub use encode::{base64, csp_hash, escape_html, gzip, json_for_script, sha256_hex};
+
+use build::{h, int, kv_table, p, table, Cell, Row, TableOpts};
+
+/// A scored run of any family.
+#[derive(Debug, Clone, Copy)]
+pub enum ReportRun<'a> {
+    Qa(&'a ScoredQaRun),
+    /// The scored run and the diagnostics of reading it.
+    Evalset(&'a evalset::ScoredRun, &'a [Diagnostic]),
+    Codegen(&'a codegen::ScoredRun),
+}
+
+impl ReportRun<'_> {
+    pub fn name(&self) -> &str {
+        match self {
+            ReportRun::Qa(s) => &s.run.name,
+            ReportRun::Evalset(s, _) => &s.name,
+            ReportRun::Codegen(s) => &s.name,
+        }
+    }
+    /// `numeric-qa`, `evalset` or `codegen`.
+    pub fn family(&self) -> &'static str {
+        match self {
+            ReportRun::Qa(_) => "numeric-qa",
+            ReportRun::Evalset(..) => "evalset",
+            ReportRun::Codegen(_) => "codegen",
+        }
+    }
+}
+
+/// One input file: which run it belongs to, its path, size and SHA-256.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileProvenance {
+    pub run: String,
+    pub path: String,
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+impl FileProvenance {
+    pub fn of(run: &str, path: &str, bytes: &[u8]) -> FileProvenance {
+        FileProvenance {
+            run: run.to_string(),
+            path: path.to_string(),
+            bytes: bytes.len() as u64,
+            sha256: sha256_hex(bytes),
+        }
+    }
+}
+
+/// Where the report came from. The generation time is passed in (the report reads no clock).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// e.g. `2025-01-31T12:00:00Z`; shown as given.
+    pub generated_at: String,
+    /// What made it: `evalboard report (CLI)`, `evalboard dashboard`.
+    pub generator: String,
+    pub files: Vec<FileProvenance>,
+}
+
+/// Limits and labels of the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HtmlOptions {
+    /// Page title; defaults to the run names.
+    pub title: Option<String>,
+    /// Rows of a per-item table; beyond it the table is cut with a note and the full data is
+    /// embedded as a gzip download.
+    pub max_table_rows: usize,
+    /// Changed items listed per comparison.
+    pub max_comparison_rows: usize,
+    /// Diagnostics listed per run.
+    pub max_diagnostics: usize,
+    pub compare: CompareOptions,
+}
+
+impl Default for HtmlOptions {
+    fn default() -> Self {
+        HtmlOptions {
+            title: None,
+            max_table_rows: 10_000,
+            max_comparison_rows: 2_000,
+            max_diagnostics: 500,
+            compare: CompareOptions::default(),
+        }
+    }
+}
+
+/// Everything the report shows.
+#[derive(Debug, Clone)]
+pub struct ReportInput<'a> {
+    pub runs: Vec<ReportRun<'a>>,
+    /// Each run is compared with it (regressions first) when present.
+    pub baseline: Option<ReportRun<'a>>,
+    pub provenance: Provenance,
+    pub options: HtmlOptions,
+}
+
+/// The `<meta http-equiv="Content-Security-Policy">` value for a page whose only inline style
+/// and script are `css` and `js`.
+pub fn content_security_policy(css: &str, js: &str) -> String {
+    format!(
+        "default-src 'none'; style-src {}; script-src {}; img-src data:; connect-src 'none'; \
+         font-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'",
+        csp_hash(css),
+        csp_hash(js)
+    )
+}
+
+/// The report as one HTML document.
+pub fn render_report(input: &ReportInput) -> String {
+    let o = &input.options;
+    let names: Vec<&str> = input.runs.iter().map(|r| r.name()).collect();
+    let title = o
+        .title
+        .clone()
+        .unwrap_or_else(|| format!("evalboard report — {}", names.join(", ")));
+    let comparisons: Vec<Comparison> = match &input.baseline {
+        Some(b) => input
+            .runs
+            .iter()
+            .map(|r| compare(b, r, &o.compare))
+            .collect(),
+        None => Vec::new(),
+    };
+
+    let mut body = String::with_capacity(1 << 16);
+    body.push_str("<div class=\"eb-wrap\">\n<header class=\"eb-head\">");
+    let _ = write!(body, "<h1>{}</h1>", escape_html(&title));
+    let engine = evalboard_engine::aggregate::doc::ENGINE_VERSION;
+    p(
+        &mut body,
+        "eb-sub",
+        &format!(
+            "Generated {} by {} · engine {engine} · {} run(s){}",
+            input.provenance.generated_at,
+            if input.provenance.generator.is_empty() {
+                "evalboard"
+            } else {
+                &input.provenance.generator
+            },
+            input.runs.len(),
+            match &input.baseline {
+                Some(b) => format!(" · baseline {}", b.name()),
+                None => String::new(),
+            }
+        ),
+    );
+    // Table of contents.
+    body.push_str("<nav class=\"eb-toc\" aria-label=\"Contents\">");
+    if !comparisons.is_empty() {
+        body.push_str("<a href=\"#comparison\">Comparison</a>");
+    }
+    if input.runs.len() > 1 {
+        body.push_str("<a href=\"#runs\">Runs</a>");
+    }
+    for (i, r) in input.runs.iter().enumerate() {
+        let _ = write!(body, "<a href=\"#run{i}\">{}</a>", escape_html(r.name()));
+    }
+    body.push_str(
+        "<a href=\"#settings\">Settings</a><a href=\"#provenance\">Provenance</a></nav></header>\n",
+    );
+
+    if !comparisons.is_empty() {
+        body.push_str(
+            "<section id=\"comparison\"><h2 class=\"eb-first\">Comparison with the baseline</h2>\n",
+        );
+        for (i, c) in comparisons.iter().enumerate() {
+            compare::section(&mut body, i, c, o);
+        }
+        body.push_str("</section>\n");
+    }
+    if input.runs.len() > 1 {
+        runs_table(&mut body, &input.runs);
+    }
+
+    let mut data_runs = Vec::new();
+    for (i, r) in input.runs.iter().enumerate() {
+        let _ = writeln!(
+            body,
+            "<section class=\"eb-run\" id=\"run{i}\" data-run=\"{}\" data-family=\"{}\">",
+            escape_html(r.name()),
+            r.family()
+        );
+        // The first section after the header starts on page one when printed.
+        let first = i == 0 && comparisons.is_empty() && input.runs.len() == 1;
+        let _ = writeln!(
+            body,
+            "<h2{}>{} <span class=\"eb-muted\">({})</span></h2>",
+            if first { " class=\"eb-first\"" } else { "" },
+            escape_html(r.name()),
+            r.family()
+        );
+        let stats = match r {
+            ReportRun::Qa(s) => qa::section(&mut body, i, s, o),
+            ReportRun::Evalset(s, d) => other::evalset_section(&mut body, i, s, d, o),
+            ReportRun::Codegen(s) => other::codegen_section(&mut body, i, s, o),
+        };
+        data_runs.push(json!({"name": r.name(), "family": r.family(), "statistics": stats}));
+        body.push_str("</section>\n");
+    }
+
+    // Settings.
+    body.push_str("<section id=\"settings\">");
+    h(&mut body, 2, "settings-h", "Scorer settings");
+    for r in input.runs.iter().chain(input.baseline.iter()) {
+        let _ = writeln!(body, "<h3>{}</h3>", escape_html(r.name()));
+        match r {
+            ReportRun::Qa(s) => qa::settings(&mut body, s),
+            ReportRun::Evalset(s, _) => kv_table(
+                &mut body,
+                &[
+                    ("Family".into(), "eval set".into()),
+                    ("Scorer".into(), s.scorer.id().into()),
+                ],
+            ),
+            ReportRun::Codegen(s) => kv_table(
+                &mut body,
+                &[
+                    ("Family".into(), "code generation".into()),
+                    ("Profile".into(), s.profile.name().into()),
+                ],
+            ),
+        }
+    }
+    body.push_str("</section>\n");
+
+    // Provenance.
+    body.push_str("<section id=\"provenance\">");
+    h(&mut body, 2, "provenance-h", "Provenance");
+    kv_table(
+        &mut body,
+        &[
+            ("Engine version".into(), engine.into()),
+            ("Generated at".into(), input.provenance.generated_at.clone()),
+            ("Generated by".into(), input.provenance.generator.clone()),
+            (
+                "Input files".into(),
+                int(input.provenance.files.len() as u64),
+            ),
+            (
+                "Input bytes".into(),
+                int(input.provenance.files.iter().map(|f| f.bytes).sum()),
+            ),
+        ],
+    );
+    let rows: Vec<Row> = input
+        .provenance
+        .files
+        .iter()
+        .map(|f| Row {
+            cells: vec![
+                Cell::text(&f.run),
+                Cell::long(&f.path),
+                Cell::num(&int(f.bytes), Some(f.bytes as f64)),
+                Cell::text(&f.sha256),
+            ],
+            ..Default::default()
+        })
+        .collect();
+    table(
+        &mut body,
+        &[
+            ("Run", false),
+            ("File", false),
+            ("Bytes", true),
+            ("SHA-256", false),
+        ],
+        &rows,
+        TableOpts {
+            id: Some("provenance-files"),
+            class: "eb-mono-table",
+            sortable: true,
+            scroll: true,
+        },
+    );
+    body.push_str("</section>\n");
+    let _ = writeln!(
+        body,
+        "<footer>evalboard {engine} · a self-contained report: no external requests; \
+         tables sort and filter with the page's own script and stay complete without it.</footer></div>"
+    );
+
+    // The data block: statistics as the CLI writes them, comparisons, provenance.
+    let data = json!({
+        "engine_version": engine,
+        "generated_at": input.provenance.generated_at,
+        "runs": data_runs,
+        "baseline": input.baseline.as_ref().map(|b| b.name()),
+        "comparisons": comparisons.iter().map(|c| json!({
+            "baseline": c.baseline,
+            "candidate": c.candidate,
+            "note": c.note,
+            "flips": c.stats.as_ref().map(|s| s.flips),
+            "n_paired": c.stats.as_ref().map(|s| s.n_paired),
+            "accuracy_delta": c.stats.as_ref().and_then(|s| s.accuracy_delta),
+            "mcnemar_p": c.stats.as_ref().map(|s| s.mcnemar_p),
+            "bootstrap": c.stats.as_ref().map(|s| &s.bootstrap),
+        })).collect::<Vec<Value>>(),
+        "files": input.provenance.files,
+    });
+
+    let css = assets::CSS;
+    let js = assets::JS;
+    let mut page = String::with_capacity(body.len() + css.len() + js.len() + 4096);
+    page.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    let _ = writeln!(
+        page,
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"{}\">",
+        content_security_policy(css, js)
+    );
+    page.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"referrer\" content=\"no-referrer\">\n");
+    let _ = writeln!(
+        page,
+        "<meta name=\"generator\" content=\"evalboard {engine}\">\n<title>{}</title>",
+        escape_html(&title)
+    );
+    let _ = writeln!(page, "<style>{css}</style>\n</head>\n<body>");
+    page.push_str(&body);
+    let _ = writeln!(
+        page,
+        "<script type=\"application/json\" id=\"eb-data\">{}</script>",
+        json_for_script(&data)
+    );
+    let _ = writeln!(page, "<script>{js}</script>\n</body>\n</html>");
+    page
+}
+
+/// The several-runs summary table.
+fn runs_table(out: &mut String, runs: &[ReportRun]) {
+    out.push_str("<section id=\"runs\"><h2 id=\"runs-h\" class=\"eb-nobreak\">Runs</h2>\n");
+    let rows: Vec<Row> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let (items, headline, label) = match r {
+                ReportRun::Qa(s) => {
+                    let st = evalboard_engine::aggregate::doc::statistics(s);
+                    (st.total_turns, st.numerical_accuracy, "numerical accuracy")
+                }
+                ReportRun::Evalset(s, _) => (
+                    s.items.len() as u64,
+                    s.scorecard.as_ref().and_then(|c| c.primary_score),
+                    "primary score",
+                ),
+                ReportRun::Codegen(s) => (
+                    s.sessions.iter().map(|x| x.entries.len() as u64).sum(),
+                    codegen_overall(s),
+                    "average overall score",
+                ),
+            };
+            let link = format!("<a href=\"#run{i}\">{}</a>", escape_html(r.name()));
+            Row {
+                cells: vec![
+                    Cell::html(link, None),
+                    Cell::text(r.family()),
+                    Cell::num(&int(items), Some(items as f64)),
+                    Cell::num(&build::pct(headline), headline),
+                    Cell::text(label),
+                ],
+                ..Default::default()
+            }
+        })
+        .collect();
+    table(
+        out,
+        &[
+            ("Run", false),
+            ("Family", false),
+            ("Items", true),
+            ("Headline", true),
+            ("Metric", false),
+        ],
+        &rows,
+        TableOpts {
+            sortable: true,
+            ..Default::default()
+        },
+    );
+    out.push_str("</section>\n");
+}
+
+fn codegen_overall(s: &codegen::ScoredRun) -> Option<f64> {
+    crate::families::codegen_statistics(s)
+        .get("average_overall_score")
+        .and_then(Value::as_f64)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,271 @@
+//! Small HTML building blocks shared by the report's sections. Every input-derived string goes
+//! through [`escape_html`]; only [`Cell::html`] takes markup, and it is only ever built here
+//! from escaped parts.
+
+use std::fmt::Write as _;
+
+use super::encode::escape_html;
+
+/// One table cell.
+#[derive(Debug, Clone, Default)]
+pub struct Cell {
+    /// Escaped markup of the cell's content.
+    html: String,
+    /// Sort key (`data-v`), a number as text.
+    sort: Option<String>,
+    numeric: bool,
+    class: Option<&'static str>,
+}
+
+impl Cell {
+    /// Plain text (escaped here).
+    pub fn text(s: &str) -> Cell {
+        Cell {
+            html: escape_html(s),
+            ..Default::default()
+        }
+    }
+    /// Long free text (questions, answers): wraps anywhere.
+    pub fn long(s: &str) -> Cell {
+        Cell {
+            class: Some("eb-t"),
+            ..Cell::text(s)
+        }
+    }
+    /// A right-aligned number shown as `shown`, sorted by `v` (missing sorts first).
+    pub fn num(shown: &str, v: Option<f64>) -> Cell {
+        Cell {
+            html: escape_html(shown),
+            sort: Some(
+                v.filter(|x| x.is_finite())
+                    .map_or("-1e308".into(), |x| x.to_string()),
+            ),
+            numeric: true,
+            class: None,
+        }
+    }
+    /// A verdict mark: ✓ / ✗ / – (missing).
+    pub fn verdict(v: Option<bool>) -> Cell {
+        let (html, class, sort) = match v {
+            Some(true) => ("✓ yes", "eb-ok", "1"),
+            Some(false) => ("✗ no", "eb-bad", "0"),
+            None => ("–", "eb-muted", "-1"),
+        };
+        Cell {
+            html: html.into(),
+            sort: Some(sort.into()),
+            numeric: false,
+            class: Some(class),
+        }
+    }
+    /// Markup built from already escaped parts (diffs).
+    pub(crate) fn html(markup: String, class: Option<&'static str>) -> Cell {
+        Cell {
+            html: markup,
+            class,
+            ..Default::default()
+        }
+    }
+}
+
+/// A table row: optional `class` and `data-verdict` (both from fixed vocabularies).
+#[derive(Debug, Clone, Default)]
+pub struct Row {
+    pub class: Option<&'static str>,
+    pub verdict: Option<&'static str>,
+    pub cells: Vec<Cell>,
+}
+
+/// A table header: label and whether the column is numeric.
+pub type Head<'a> = (&'a str, bool);
+
+/// Options of [`table`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TableOpts<'a> {
+    pub id: Option<&'a str>,
+    pub class: &'a str,
+    pub sortable: bool,
+    pub scroll: bool,
+}
+
+pub fn table(out: &mut String, heads: &[Head], rows: &[Row], o: TableOpts) {
+    if o.scroll {
+        out.push_str("<div class=\"eb-scroll\">");
+    }
+    out.push_str("<table");
+    if let Some(id) = o.id {
+        let _ = write!(out, " id=\"{}\"", escape_html(id));
+    }
+    let mut class = o.class.to_string();
+    if o.sortable {
+        class.push_str(" eb-sortable");
+    }
+    if !class.trim().is_empty() {
+        let _ = write!(out, " class=\"{}\"", escape_html(class.trim()));
+    }
+    out.push_str("><thead><tr>");
+    for (h, numeric) in heads {
+        if *numeric {
+            let _ = write!(out, "<th class=\"eb-n\">{}</th>", escape_html(h));
+        } else {
+            let _ = write!(out, "<th>{}</th>", escape_html(h));
+        }
+    }
+    out.push_str("</tr></thead><tbody>\n");
+    for r in rows {
+        out.push_str("<tr");
+        if let Some(c) = r.class {
+            let _ = write!(out, " class=\"{c}\"");
+        }
+        if let Some(v) = r.verdict {
+            let _ = write!(out, " data-verdict=\"{v}\"");
+        }
+        out.push('>');
+        for c in &r.cells {
+            out.push_str("<td");
+            let class = match (c.numeric, c.class) {
+                (true, Some(k)) => Some(format!("eb-n {k}")),
+                (true, None) => Some("eb-n".to_string()),
+                (false, Some(k)) => Some(k.to_string()),
+                (false, None) => None,
+            };
+            if let Some(k) = class {
+                let _ = write!(out, " class=\"{k}\"");
+            }
+            if let Some(v) = &c.sort {
+                let _ = write!(out, " data-v=\"{}\"", escape_html(v));
+            }
+            let _ = write!(out, ">{}</td>", c.html);
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody></table>");
+    if o.scroll {
+        out.push_str("</div>");
+    }
+    out.push('\n');
+}
+
+/// A two-column key/value table (both plain text).
+pub fn kv_table(out: &mut String, rows: &[(String, String)]) {
+    out.push_str("<table class=\"eb-kv\"><tbody>\n");
+    for (k, v) in rows {
+        let _ = writeln!(
+            out,
+            "<tr><th>{}</th><td>{}</td></tr>",
+            escape_html(k),
+            escape_html(v)
+        );
+    }
+    out.push_str("</tbody></table>\n");
+}
+
+/// A headline card. `key` is the statistics.json key (or another stable id), `raw` the exact
+/// number behind the shown text (for tests and copy/paste).
+pub fn card(
+    out: &mut String,
+    key: &str,
+    label: &str,
+    shown: &str,
+    raw: Option<String>,
+    main: bool,
+) {
+    let _ = write!(
+        out,
+        "<div class=\"eb-card{}\" data-metric=\"{}\"",
+        if main { " eb-main" } else { "" },
+        escape_html(key)
+    );
+    if let Some(r) = raw {
+        let _ = write!(out, " data-value=\"{}\"", escape_html(&r));
+    }
+    let _ = writeln!(
+        out,
+        "><div class=\"eb-k\">{}</div><div class=\"eb-v\">{}</div></div>",
+        escape_html(label),
+        escape_html(shown)
+    );
+}
+
+pub fn h(out: &mut String, level: u8, id: &str, text: &str) {
+    let _ = writeln!(
+        out,
+        "<h{level} id=\"{}\">{}</h{level}>",
+        escape_html(id),
+        escape_html(text)
+    );
+}
+
+pub fn p(out: &mut String, class: &str, text: &str) {
+    let _ = writeln!(out, "<p class=\"{class}\">{}</p>", escape_html(text));
+}
+
+/// A fraction as a percentage with one decimal, "n/a" when missing or not finite.
+pub fn pct(v: Option<f64>) -> String {
+    v.filter(|x| x.is_finite())
+        .map_or_else(|| "n/a".into(), |x| format!("{:.1}%", x * 100.0))
+}
+
+/// A number with `d` decimals, "n/a" when missing or not finite.
+pub fn num(v: Option<f64>, d: usize) -> String {
+    v.filter(|x| x.is_finite())
+        .map_or_else(|| "n/a".into(), |x| format!("{x:.d$}"))
+}
+
+/// An integer with thousands separators (1234567 → "1,234,567").
+pub fn int(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A JSON value as short plain text (strings unquoted, null as "n/a").
+pub fn json_text(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => "n/a".into(),
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Number(n) => n.to_string(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(pct(Some(0.5)), "50.0%");
+        assert_eq!(pct(Some(-0.0125)), "-1.2%");
+        assert_eq!(pct(None), "n/a");
+        assert_eq!(pct(Some(f64::NAN)), "n/a");
+        assert_eq!(num(Some(1234.5678), 2), "1234.57");
+        assert_eq!(int(0), "0");
+        assert_eq!(int(999), "999");
+        assert_eq!(int(1000), "1,000");
+        assert_eq!(int(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn cells_escape_their_text() {
+        let mut out = String::new();
+        table(
+            &mut out,
+            &[("<b>", false)],
+            &[Row {
+                cells: vec![Cell::text("<img src=x onerror=alert(1)>")],
+                ..Default::default()
+            }],
+            TableOpts::default(),
+        );
+        assert!(out.contains("&lt;img src=x onerror=alert(1)&gt;"));
+        assert!(out.contains("<th>&lt;b&gt;</th>"));
+        assert!(!out.contains("<img"));
+    }
+}

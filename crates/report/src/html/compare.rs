@@ -1,0 +1,299 @@
+//! The comparison section: a candidate run against the baseline, regressions first
+//! (flips, McNemar exact p, paired bootstrap CI, answer diffs).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use evalboard_engine::compare::{
+    compare_pairs, diff_text, CompareOptions, DiffKind, Flip, PairedComparison, PairedItem,
+};
+use evalboard_engine::evalset;
+use evalboard_engine::scorers::{answer_text, ScoredQaRun};
+use serde::Serialize;
+
+use super::build::{card, int, kv_table, num, p, pct, table, Cell, Row, TableOpts};
+use super::encode::escape_html;
+use super::{HtmlOptions, ReportRun};
+
+/// One candidate-vs-baseline comparison, as the report shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Comparison {
+    pub baseline: String,
+    pub candidate: String,
+    /// Why the runs could not be compared item by item (different families, no per-item data).
+    pub note: Option<String>,
+    pub stats: Option<PairedComparison>,
+}
+
+/// Pairs two numeric-QA runs by (conversation id, turn index). Correctness is each run's own
+/// profile verdict.
+pub fn pair_qa(baseline: &ScoredQaRun, candidate: &ScoredQaRun) -> Vec<PairedItem> {
+    type Side = (bool, String, String);
+    let mut by_key: BTreeMap<(String, u32), (Option<Side>, Option<Side>)> = BTreeMap::new();
+    for (which, s) in [(0, baseline), (1, candidate)] {
+        for t in &s.turns {
+            let Some(c) = s.run.conversations.get(t.conv as usize) else {
+                continue;
+            };
+            let Some(turn) = c.turns.get(t.turn as usize) else {
+                continue;
+            };
+            let side = (
+                t.correct(s.config.profile),
+                turn.expected.display(),
+                answer_text(turn.predicted.as_ref()),
+            );
+            let e = by_key.entry((c.id.clone(), turn.turn_idx)).or_default();
+            if which == 0 {
+                e.0 = Some(side);
+            } else {
+                e.1 = Some(side);
+            }
+        }
+    }
+    by_key
+        .into_iter()
+        .map(|((conv, turn), (b, c))| PairedItem {
+            key: vec![conv, turn.to_string()],
+            baseline: b.as_ref().map(|x| x.0),
+            candidate: c.as_ref().map(|x| x.0),
+            expected: b.as_ref().or(c.as_ref()).map(|x| x.1.clone()),
+            baseline_answer: b.map(|x| x.2),
+            candidate_answer: c.map(|x| x.2),
+        })
+        .collect()
+}
+
+/// Compares `candidate` with `baseline` when both are of a family with per-item verdicts.
+pub fn compare(baseline: &ReportRun, candidate: &ReportRun, opts: &CompareOptions) -> Comparison {
+    let mut c = Comparison {
+        baseline: baseline.name().to_string(),
+        candidate: candidate.name().to_string(),
+        note: None,
+        stats: None,
+    };
+    match (baseline, candidate) {
+        (ReportRun::Qa(b), ReportRun::Qa(k)) => {
+            if b.config.profile != k.config.profile {
+                c.note = Some(format!(
+                    "The runs were scored under different profiles ({} vs {}).",
+                    b.config.profile.name(),
+                    k.config.profile.name()
+                ));
+            }
+            c.stats = Some(compare_pairs(pair_qa(b, k), opts));
+        }
+        (ReportRun::Evalset(b, _), ReportRun::Evalset(k, _)) => {
+            let r = evalset::pairing::compare_runs(b, k, opts);
+            c.note = r.per_item_unavailable;
+            c.stats = Some(r.stats);
+        }
+        _ => {
+            c.note = Some(format!(
+                "{} ({}) and {} ({}) are not runs of the same kind with per-item verdicts; \
+                 no item-level comparison.",
+                baseline.name(),
+                baseline.family(),
+                candidate.name(),
+                candidate.family()
+            ));
+        }
+    }
+    c
+}
+
+/// Escaped markup of a word diff: deletions struck, insertions marked.
+fn diff_html(a: &str, b: &str) -> String {
+    let mut out = String::new();
+    for span in diff_text(a, b) {
+        let t = escape_html(&span.text);
+        match span.kind {
+            DiffKind::Equal => out.push_str(&t),
+            DiffKind::Delete => {
+                let _ = write!(out, "<del>{t}</del>");
+            }
+            DiffKind::Insert => {
+                let _ = write!(out, "<ins>{t}</ins>");
+            }
+        }
+    }
+    out
+}
+
+fn flip_order(f: Flip) -> u8 {
+    match f {
+        Flip::Regressed => 0,
+        Flip::Improved => 1,
+        Flip::OnlyInBaseline => 2,
+        Flip::OnlyInCandidate => 3,
+        Flip::UnchangedWrong => 4,
+        Flip::UnchangedCorrect => 5,
+        Flip::Unscored => 6,
+    }
+}
+
+fn flip_label(f: Flip) -> &'static str {
+    match f {
+        Flip::Regressed => "regressed",
+        Flip::Improved => "improved",
+        Flip::UnchangedCorrect => "unchanged_correct",
+        Flip::UnchangedWrong => "unchanged_wrong",
+        Flip::OnlyInBaseline => "only_in_baseline",
+        Flip::OnlyInCandidate => "only_in_candidate",
+        Flip::Unscored => "unscored",
+    }
+}
+
+/// Renders comparison `i`.
+pub(crate) fn section(out: &mut String, i: usize, c: &Comparison, o: &HtmlOptions) {
+    let _ = writeln!(
+        out,
+        "<h3 id=\"cmp{i}\">{} → {}</h3>",
+        escape_html(&c.baseline),
+        escape_html(&c.candidate)
+    );
+    if let Some(n) = &c.note {
+        p(out, "eb-note", n);
+    }
+    let Some(s) = &c.stats else {
+        return;
+    };
+    let f = &s.flips;
+    out.push_str("<div class=\"eb-cards\">\n");
+    card(
+        out,
+        "regressed",
+        "Regressed (right → wrong)",
+        &int(f.regressed),
+        Some(f.regressed.to_string()),
+        true,
+    );
+    card(
+        out,
+        "improved",
+        "Improved (wrong → right)",
+        &int(f.improved),
+        Some(f.improved.to_string()),
+        false,
+    );
+    card(
+        out,
+        "accuracy_delta",
+        "Accuracy change (paired)",
+        &s.accuracy_delta
+            .map_or("n/a".into(), |d| format!("{:+.1} points", d * 100.0)),
+        s.accuracy_delta.map(|x| x.to_string()),
+        false,
+    );
+    card(
+        out,
+        "mcnemar_p",
+        "McNemar exact p",
+        &num(Some(s.mcnemar_p), 4),
+        Some(s.mcnemar_p.to_string()),
+        false,
+    );
+    out.push_str("</div>\n");
+    let ci = match (s.bootstrap.low, s.bootstrap.high) {
+        (Some(l), Some(hh)) => format!("[{:+.1}, {:+.1}] points", l * 100.0, hh * 100.0),
+        _ => "n/a".into(),
+    };
+    kv_table(
+        out,
+        &[
+            ("Paired items (scored in both)".into(), int(s.n_paired)),
+            (
+                "Baseline accuracy (paired)".into(),
+                pct(s.baseline_accuracy),
+            ),
+            (
+                "Candidate accuracy (paired)".into(),
+                pct(s.candidate_accuracy),
+            ),
+            (
+                format!(
+                    "95% paired bootstrap CI of the change ({} resamples, seed {})",
+                    s.bootstrap.resamples, s.bootstrap.seed
+                ),
+                ci,
+            ),
+            ("Unchanged correct".into(), int(f.unchanged_correct)),
+            ("Unchanged wrong".into(), int(f.unchanged_wrong)),
+            ("Only in baseline".into(), int(f.only_in_baseline)),
+            ("Only in candidate".into(), int(f.only_in_candidate)),
+            ("Scored in neither".into(), int(f.unscored)),
+        ],
+    );
+    // Changed items, regressions first; unchanged items are only counted.
+    let mut changed: Vec<&PairedItem> = s
+        .pairs
+        .iter()
+        .filter(|x| !matches!(x.flip(), Flip::UnchangedCorrect | Flip::UnchangedWrong))
+        .collect();
+    changed.sort_by_key(|x| flip_order(x.flip()));
+    let total = changed.len();
+    if total == 0 {
+        p(out, "eb-muted", "No item changed its verdict.");
+        return;
+    }
+    let rows: Vec<Row> = changed
+        .iter()
+        .take(o.max_comparison_rows)
+        .map(|x| {
+            let flip = x.flip();
+            let b = x.baseline_answer.as_deref().unwrap_or("");
+            let k = x.candidate_answer.as_deref().unwrap_or("");
+            Row {
+                class: match flip {
+                    Flip::Regressed => Some("eb-regressed"),
+                    Flip::Improved => Some("eb-improved"),
+                    _ => None,
+                },
+                verdict: Some(flip_label(flip)),
+                cells: vec![
+                    Cell::text(flip_label(flip)),
+                    Cell::text(&x.key.join(" / ")),
+                    Cell::long(x.expected.as_deref().unwrap_or("")),
+                    Cell::long(b),
+                    Cell::long(k),
+                    Cell::html(diff_html(b, k), Some("eb-t")),
+                ],
+            }
+        })
+        .collect();
+    let id = format!("cmp{i}-table");
+    super::qa::filter_box(
+        out,
+        &id,
+        &[("regressed", "Regressed"), ("improved", "Improved")],
+    );
+    if total > rows.len() {
+        p(
+            out,
+            "eb-note",
+            &format!(
+                "Showing the first {} of {} changed items (regressions first).",
+                int(rows.len() as u64),
+                int(total as u64)
+            ),
+        );
+    }
+    table(
+        out,
+        &[
+            ("Change", false),
+            ("Item", false),
+            ("Expected", false),
+            ("Baseline answer", false),
+            ("Candidate answer", false),
+            ("Diff", false),
+        ],
+        &rows,
+        TableOpts {
+            id: Some(&id),
+            class: "eb-compare",
+            sortable: true,
+            scroll: true,
+        },
+    );
+}

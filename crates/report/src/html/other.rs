@@ -1,0 +1,398 @@
+//! The eval-set and code-generation sections of the report: scorecards, group charts,
+//! per-item tables.
+
+use std::fmt::Write as _;
+
+use evalboard_engine::{codegen, evalset, Diagnostic};
+use serde_json::Value;
+
+use super::build::{card, h, int, json_text, num, p, pct, table, Cell, Head, Row, TableOpts};
+use super::qa::{capped_note, diagnostics, figure, filter_box};
+use super::HtmlOptions;
+use crate::charts::{bar_chart, ChartOptions, ChartStyle, Theme};
+use crate::families::{codegen_statistics, evalset_statistics};
+use crate::qa_charts::NamedChart;
+
+fn chart(
+    key: &str,
+    title: &str,
+    y: &str,
+    bars: &[(String, Option<f64>)],
+    percent: bool,
+) -> NamedChart {
+    let c = bar_chart(
+        title,
+        y,
+        bars,
+        &ChartOptions {
+            style: ChartStyle {
+                width: 640,
+                height: 320,
+                theme: Theme::Light,
+            },
+            percent,
+        },
+    );
+    NamedChart {
+        key: key.into(),
+        title: title.into(),
+        svg: c.svg,
+        alt: c.alt,
+        table: c.table,
+    }
+}
+
+/// The eval-set section of run `idx`; returns its statistics value.
+pub(crate) fn evalset_section(
+    out: &mut String,
+    idx: usize,
+    s: &evalset::ScoredRun,
+    diags: &[Diagnostic],
+    o: &HtmlOptions,
+) -> Value {
+    let st = evalset_statistics(s);
+    let id = |part: &str| format!("run{idx}-{part}");
+    h(out, 3, &id("headline"), "Scorecard");
+    out.push_str("<div class=\"eb-cards\">\n");
+    for k in ["n_items", "n_scored", "n_skipped"] {
+        let v = st.get(k).and_then(Value::as_u64);
+        card(
+            out,
+            k,
+            k,
+            &v.map_or("n/a".into(), int),
+            v.map(|x| x.to_string()),
+            false,
+        );
+    }
+    for (k, main) in [
+        ("primary_score", true),
+        ("stddev", false),
+        ("min_score", false),
+        ("max_score", false),
+    ] {
+        let v = st.get(k).and_then(Value::as_f64);
+        let shown = if k == "stddev" { num(v, 3) } else { pct(v) };
+        card(out, k, k, &shown, v.map(|x| x.to_string()), main);
+    }
+    let verdict = st.get("verdict").map(json_text).unwrap_or_default();
+    card(
+        out,
+        "verdict",
+        "verdict",
+        &verdict,
+        Some(verdict.clone()),
+        false,
+    );
+    out.push_str("</div>\n");
+    p(
+        out,
+        "eb-muted",
+        &format!("Verdict: {verdict} — {}", s.verdict_reason),
+    );
+    if let Some(why) = &s.per_item_unavailable {
+        p(out, "eb-note", why);
+    }
+    if let Some(f) = &s.run_failure {
+        p(out, "eb-note", &format!("Run status: {f}"));
+    }
+    if let Some(card) = &s.scorecard {
+        h(out, 3, &id("charts"), "Charts");
+        out.push_str("<div class=\"eb-grid\">\n");
+        for (key, title, groups) in [
+            ("section_scores", "Score by section", &card.section_scores),
+            (
+                "category_scores",
+                "Score by category",
+                &card.category_scores,
+            ),
+            (
+                "difficulty_scores",
+                "Score by difficulty",
+                &card.difficulty_scores,
+            ),
+        ] {
+            if groups.is_empty() {
+                continue;
+            }
+            let bars: Vec<(String, Option<f64>)> =
+                groups.iter().map(|(k, v)| (k.clone(), Some(*v))).collect();
+            figure(out, &chart(key, title, "Mean score (%)", &bars, true));
+        }
+        out.push_str("</div>\n");
+    }
+    diagnostics(out, diags, o);
+
+    h(out, 3, &id("items"), "Items");
+    let total = s.items.len();
+    let rows: Vec<Row> = s
+        .items
+        .iter()
+        .take(o.max_table_rows)
+        .map(|it| {
+            let c = it.is_correct();
+            Row {
+                class: None,
+                verdict: Some(match c {
+                    Some(true) => "correct",
+                    Some(false) => "wrong",
+                    None => "unscored",
+                }),
+                cells: vec![
+                    Cell::text(&it.item_id),
+                    Cell::long(it.expected.as_deref().unwrap_or("")),
+                    Cell::long(it.predicted.as_deref().unwrap_or("")),
+                    Cell::long(it.extracted.as_deref().unwrap_or("")),
+                    Cell::verdict(c),
+                    Cell::verdict(it.original_correct.map(|x| x == 1.0)),
+                    Cell::text(it.section.as_deref().unwrap_or("")),
+                    Cell::text(it.category.as_deref().unwrap_or("")),
+                    Cell::text(it.difficulty.as_deref().unwrap_or("")),
+                    Cell::long(it.reason.as_deref().unwrap_or("")),
+                ],
+            }
+        })
+        .collect();
+    let table_id = id("items-table");
+    filter_box(
+        out,
+        &table_id,
+        &[
+            ("correct", "Correct"),
+            ("wrong", "Wrong"),
+            ("unscored", "Unscored"),
+        ],
+    );
+    if total > rows.len() {
+        capped_note(
+            out,
+            rows.len(),
+            total,
+            "predictions.jsonl",
+            &evalset::dto::predictions_jsonl(s),
+        );
+    }
+    table(
+        out,
+        &[
+            ("Item", false),
+            ("Expected", false),
+            ("Predicted", false),
+            ("Extracted", false),
+            ("Correct", false),
+            ("Originally", false),
+            ("Section", false),
+            ("Category", false),
+            ("Difficulty", false),
+            ("Why", false),
+        ],
+        &rows,
+        TableOpts {
+            id: Some(&table_id),
+            class: "eb-items",
+            sortable: true,
+            scroll: true,
+        },
+    );
+    st
+}
+
+/// Scalar fields of a JSON object as (key, text, number) in order.
+fn scalars(v: &Value) -> Vec<(String, String, Option<f64>)> {
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .filter(|(_, x)| !x.is_object() && !x.is_array())
+            .map(|(k, x)| (k.clone(), json_text(x), x.as_f64()))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The code-generation section of run `idx`; returns its statistics value.
+pub(crate) fn codegen_section(
+    out: &mut String,
+    idx: usize,
+    s: &codegen::ScoredRun,
+    o: &HtmlOptions,
+) -> Value {
+    let st = codegen_statistics(s);
+    let id = |part: &str| format!("run{idx}-{part}");
+    h(out, 3, &id("headline"), "Summary");
+    out.push_str("<div class=\"eb-cards\">\n");
+    card(
+        out,
+        "sessions",
+        "Sessions",
+        &int(s.sessions.len() as u64),
+        Some(s.sessions.len().to_string()),
+        false,
+    );
+    for (k, main) in [
+        ("average_overall_score", true),
+        ("average_correctness_score", false),
+        ("average_quality_score", false),
+        ("average_performance_score", false),
+        ("average_understanding_score", false),
+        ("average_coverage_score", false),
+        ("average_recovery_score", false),
+        ("recovery_success_rate", false),
+    ] {
+        if let Some(v) = st.get(k).and_then(Value::as_f64) {
+            card(out, k, k, &num(Some(v), 3), Some(v.to_string()), main);
+        }
+    }
+    out.push_str("</div>\n");
+
+    // Per-session summaries, and a chart of the average scores per session.
+    h(out, 3, &id("sessions"), "Sessions");
+    let summaries: Vec<(String, Value, bool)> = s
+        .sessions
+        .iter()
+        .map(|sess| {
+            let (sum, original) = match (&sess.summary, &sess.original_summary) {
+                (Some(x), _) => (serde_json::to_value(x).ok(), false),
+                (None, Some(x)) => (serde_json::to_value(x).ok(), true),
+                (None, None) => (None, false),
+            };
+            let inner = sum
+                .and_then(|v| v.get("summary").cloned())
+                .unwrap_or(Value::Null);
+            (sess.session_id.clone(), inner, original)
+        })
+        .collect();
+    let mut keys: Vec<String> = Vec::new();
+    for (_, v, _) in &summaries {
+        for (k, _, _) in scalars(v) {
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+    }
+    let mut heads: Vec<Head> = vec![("Session", false), ("Source", false)];
+    heads.extend(keys.iter().map(|k| (k.as_str(), true)));
+    let rows: Vec<Row> = summaries
+        .iter()
+        .map(|(sid, v, original)| {
+            let sc = scalars(v);
+            let mut cells = vec![
+                Cell::text(sid),
+                Cell::text(if *original {
+                    "original metrics"
+                } else {
+                    "re-scored"
+                }),
+            ];
+            for k in &keys {
+                match sc.iter().find(|(kk, _, _)| kk == k) {
+                    Some((_, t, n)) => cells.push(Cell::num(t, *n)),
+                    None => cells.push(Cell::num("", None)),
+                }
+            }
+            Row {
+                cells,
+                ..Default::default()
+            }
+        })
+        .collect();
+    table(
+        out,
+        &heads,
+        &rows,
+        TableOpts {
+            sortable: true,
+            scroll: true,
+            ..Default::default()
+        },
+    );
+    let bars: Vec<(String, Option<f64>)> = summaries
+        .iter()
+        .map(|(sid, v, _)| {
+            (
+                sid.chars().take(8).collect::<String>(),
+                v.get("average_overall_score").and_then(Value::as_f64),
+            )
+        })
+        .collect();
+    if !bars.is_empty() {
+        out.push_str("<div class=\"eb-grid\">\n");
+        figure(
+            out,
+            &chart(
+                "overall_by_session",
+                "Average overall score by session",
+                "Overall score",
+                &bars,
+                false,
+            ),
+        );
+        out.push_str("</div>\n");
+    }
+    diagnostics(out, &s.diagnostics, o);
+
+    // Entries.
+    h(out, 3, &id("items"), "Entries");
+    let entries: Vec<(String, Value)> = s
+        .sessions
+        .iter()
+        .flat_map(|sess| {
+            sess.entries.iter().map(|e| {
+                (
+                    sess.session_id.clone(),
+                    serde_json::to_value(e).unwrap_or(Value::Null),
+                )
+            })
+        })
+        .collect();
+    let total = entries.len();
+    let mut ekeys: Vec<String> = Vec::new();
+    for (_, v) in entries.iter().take(o.max_table_rows) {
+        for (k, _, _) in scalars(v) {
+            if !ekeys.contains(&k) {
+                ekeys.push(k);
+            }
+        }
+    }
+    let mut heads: Vec<Head> = vec![("Session", false)];
+    heads.extend(ekeys.iter().map(|k| (k.as_str(), false)));
+    let rows: Vec<Row> = entries
+        .iter()
+        .take(o.max_table_rows)
+        .map(|(sid, v)| {
+            let sc = scalars(v);
+            let mut cells = vec![Cell::text(sid)];
+            for k in &ekeys {
+                match sc.iter().find(|(kk, _, _)| kk == k) {
+                    Some((_, t, Some(n))) => cells.push(Cell::num(t, Some(*n))),
+                    Some((_, t, None)) => cells.push(Cell::long(t)),
+                    None => cells.push(Cell::text("")),
+                }
+            }
+            Row {
+                cells,
+                ..Default::default()
+            }
+        })
+        .collect();
+    let table_id = id("items-table");
+    filter_box(out, &table_id, &[]);
+    if total > rows.len() {
+        let mut jsonl = String::new();
+        for (_, v) in &entries {
+            let _ = writeln!(jsonl, "{v}");
+        }
+        capped_note(out, rows.len(), total, "entries.jsonl", &jsonl);
+    }
+    table(
+        out,
+        &heads,
+        &rows,
+        TableOpts {
+            id: Some(&table_id),
+            class: "eb-items",
+            sortable: true,
+            scroll: true,
+        },
+    );
+    st
+}

@@ -1,0 +1,622 @@
+//! The numeric-QA section of the report: headline metrics, readings, every dashboard chart,
+//! breakdowns, error analysis, input files and the per-item table.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use evalboard_engine::aggregate::doc::Breakdown;
+use evalboard_engine::scorers::{Profile, ScoredQaRun};
+use evalboard_engine::views::{self, ItemQuery};
+use serde_json::Value;
+
+use super::build::{card, h, int, kv_table, num, p, pct, table, Cell, Head, Row, TableOpts};
+use super::encode::{base64, escape_html, gzip};
+use super::HtmlOptions;
+use crate::charts::Theme;
+use crate::outputs::qa_outputs;
+use crate::qa_charts::{qa_charts, NamedChart};
+
+/// Headline keys per profile (the CLI's summary table), with their labels.
+fn headline_keys(profile: Profile) -> &'static [(&'static str, &'static str)] {
+    match profile {
+        Profile::Doc => &[
+            ("numerical_accuracy", "Numerical accuracy"),
+            ("exact_match_accuracy", "Exact match"),
+            ("soft_match_accuracy", "Soft match (±1%)"),
+            ("unit_agnostic_accuracy", "Unit-agnostic"),
+            ("sign_agnostic_accuracy", "Sign-agnostic"),
+            ("general_match_accuracy", "General match"),
+            ("conversation_level_accuracy", "Conversation-level"),
+            ("avg_logic_recall", "Logic recall"),
+            ("error_rate", "Error rate"),
+        ],
+        Profile::Fa2 => &[
+            ("numerical_accuracy", "Numerical accuracy"),
+            ("financial_accuracy", "Financial accuracy"),
+            ("soft_match_accuracy", "Soft match"),
+            ("conversation_level_accuracy", "Conversation-level"),
+            ("avg_logic_recall", "Logic recall"),
+            ("error_rate", "Error rate"),
+        ],
+    }
+}
+
+/// Writes one chart as a figure with its data table folded below.
+pub(crate) fn figure(out: &mut String, c: &NamedChart) {
+    let _ = write!(
+        out,
+        "<figure class=\"eb-chart\" data-chart=\"{}\">{}",
+        escape_html(&c.key),
+        c.svg
+    );
+    let _ = write!(out, "<figcaption>{}</figcaption>", escape_html(&c.alt));
+    if let Some((head, rows)) = c.table.split_first() {
+        out.push_str("<details><summary>Data</summary>");
+        let heads: Vec<Head> = head.iter().map(|s| (s.as_str(), false)).collect();
+        let rows: Vec<Row> = rows
+            .iter()
+            .map(|r| Row {
+                cells: r.iter().map(|s| Cell::text(s)).collect(),
+                ..Default::default()
+            })
+            .collect();
+        table(out, &heads, &rows, TableOpts::default());
+        out.push_str("</details>");
+    }
+    out.push_str("</figure>\n");
+}
+
+fn breakdown_table(out: &mut String, title: &str, m: &BTreeMap<String, Breakdown>) {
+    if m.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "<h4>{}</h4>", escape_html(title));
+    let heads: &[Head] = &[
+        ("Value", false),
+        ("Conversations", true),
+        ("Turns", true),
+        ("Numerical", true),
+        ("Exact", true),
+        ("Soft", true),
+        ("Conversation-level", true),
+        ("Logic recall", true),
+        ("Error rate", true),
+    ];
+    let rows: Vec<Row> = m
+        .iter()
+        .map(|(k, b)| Row {
+            cells: vec![
+                Cell::text(k),
+                Cell::num(&int(b.conversations), Some(b.conversations as f64)),
+                Cell::num(&int(b.turns), Some(b.turns as f64)),
+                Cell::num(&pct(b.numerical_accuracy), b.numerical_accuracy),
+                Cell::num(&pct(b.exact_match_accuracy), b.exact_match_accuracy),
+                Cell::num(&pct(b.soft_match_accuracy), b.soft_match_accuracy),
+                Cell::num(
+                    &pct(b.conversation_level_accuracy),
+                    b.conversation_level_accuracy,
+                ),
+                Cell::num(&pct(b.avg_logic_recall), b.avg_logic_recall),
+                Cell::num(&pct(b.error_rate), b.error_rate),
+            ],
+            ..Default::default()
+        })
+        .collect();
+    table(
+        out,
+        heads,
+        &rows,
+        TableOpts {
+            class: "eb-breakdown",
+            sortable: true,
+            ..Default::default()
+        },
+    );
+}
+
+/// The QA section of run `idx`. Returns the statistics.json value it shows (for the embedded
+/// data block).
+pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredQaRun, o: &HtmlOptions) -> Value {
+    let outputs = qa_outputs(s);
+    let st = &outputs.statistics;
+    let ov = views::overview(s, 25);
+    let id = |part: &str| format!("run{idx}-{part}");
+
+    // Headline metrics.
+    h(out, 3, &id("headline"), "Headline metrics");
+    out.push_str("<div class=\"eb-cards\">\n");
+    let count = |k: &str| st.get(k).and_then(Value::as_u64);
+    for (k, label) in [
+        ("total_conversations", "Conversations"),
+        ("total_turns", "Turns"),
+    ] {
+        let v = count(k);
+        card(
+            out,
+            k,
+            label,
+            &v.map_or("n/a".into(), int),
+            v.map(|x| x.to_string()),
+            false,
+        );
+    }
+    for (i, (k, label)) in headline_keys(s.config.profile).iter().enumerate() {
+        let v = st.get(*k).and_then(Value::as_f64);
+        card(out, k, label, &pct(v), v.map(|x| x.to_string()), i == 0);
+    }
+    let cpc = st.get("cost_per_correct_answer").and_then(Value::as_f64);
+    card(
+        out,
+        "cost_per_correct_answer",
+        "Cost per correct answer",
+        &cpc.map_or("n/a".into(), |x| format!("{x:.0} tokens")),
+        cpc.map(|x| x.to_string()),
+        false,
+    );
+    if let Some(usd) = st
+        .get("cost_per_correct_answer_usd")
+        .and_then(Value::as_f64)
+    {
+        card(
+            out,
+            "cost_per_correct_answer_usd",
+            "Cost per correct answer ($)",
+            &format!("${usd:.4}"),
+            Some(usd.to_string()),
+            false,
+        );
+    }
+    if let Some(usd) = st.get("total_cost_usd").and_then(Value::as_f64) {
+        card(
+            out,
+            "total_cost_usd",
+            "Total cost ($)",
+            &format!("${usd:.2}"),
+            Some(usd.to_string()),
+            false,
+        );
+    }
+    out.push_str("</div>\n");
+    if let Some(Value::Array(models)) = st.get("unpriced_models") {
+        if !models.is_empty() {
+            let names: Vec<String> = models.iter().map(super::build::json_text).collect();
+            p(
+                out,
+                "eb-note",
+                &format!(
+                    "Unpriced models (no dollar cost computed for them): {}",
+                    names.join(", ")
+                ),
+            );
+        }
+    }
+    if ov.originally_scored_turns > 0 {
+        p(
+            out,
+            "eb-muted",
+            &format!(
+                "{} of {} originally scored turns disagree with the re-scored verdict.",
+                int(ov.disagreements),
+                int(ov.originally_scored_turns)
+            ),
+        );
+    }
+
+    // Readings.
+    h(out, 3, &id("readings"), "Readings");
+    for r in &ov.readings {
+        let gap = r
+            .gap
+            .map_or("n/a".into(), |g| format!("{:+.1} points", g * 100.0));
+        let _ = writeln!(
+            out,
+            "<div class=\"eb-reading\" data-reading=\"{}\"><b>{} ({})</b>{}</div>",
+            escape_html(&r.key),
+            escape_html(&r.title),
+            escape_html(&gap),
+            escape_html(&r.text)
+        );
+    }
+
+    // Charts.
+    h(out, 3, &id("charts"), "Charts");
+    out.push_str("<div class=\"eb-grid\">\n");
+    for c in qa_charts(&ov.stats, Theme::Light) {
+        figure(out, &c);
+    }
+    out.push_str("</div>\n");
+
+    // Breakdowns.
+    h(out, 3, &id("breakdowns"), "Breakdowns");
+    let stats = &ov.stats;
+    breakdown_table(out, "By has_type2_question", &stats.by_has_type2_question);
+    breakdown_table(
+        out,
+        "By has_non_numeric_values",
+        &stats.by_has_non_numeric_values,
+    );
+    breakdown_table(
+        out,
+        "By has_duplicate_columns",
+        &stats.by_has_duplicate_columns,
+    );
+    breakdown_table(out, "By conversation type", &stats.by_conversation_type);
+    breakdown_table(out, "By model", &stats.by_model);
+    let by_turn: Vec<Row> = stats
+        .accuracy_by_turn_number
+        .keys()
+        .chain(stats.avg_operations_by_turn.keys())
+        .chain(stats.logic_recall_by_turn.keys())
+        .copied()
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .map(|k| {
+            let acc = stats.accuracy_by_turn_number.get(&k).copied();
+            let ops = stats.avg_operations_by_turn.get(&k).copied();
+            let rec = stats.logic_recall_by_turn.get(&k).copied();
+            Row {
+                cells: vec![
+                    Cell::num(&k.0.to_string(), Some(f64::from(k.0))),
+                    Cell::num(&pct(acc), acc),
+                    Cell::num(&num(ops, 2), ops),
+                    Cell::num(&pct(rec), rec),
+                ],
+                ..Default::default()
+            }
+        })
+        .collect();
+    if !by_turn.is_empty() {
+        out.push_str("<h4>By turn index</h4>\n");
+        table(
+            out,
+            &[
+                ("Turn index", true),
+                ("Numerical accuracy", true),
+                ("Avg. operations", true),
+                ("Logic recall", true),
+            ],
+            &by_turn,
+            TableOpts {
+                sortable: true,
+                ..Default::default()
+            },
+        );
+    }
+
+    // Error analysis.
+    h(out, 3, &id("errors"), "Error analysis");
+    if stats.error_types.is_empty() {
+        p(out, "eb-muted", "No turn recorded an error.");
+    } else {
+        let rows: Vec<Row> = stats
+            .error_types
+            .iter()
+            .map(|(k, n)| Row {
+                cells: vec![Cell::text(k), Cell::num(&int(*n), Some(*n as f64))],
+                ..Default::default()
+            })
+            .collect();
+        table(
+            out,
+            &[("Error type", false), ("Turns", true)],
+            &rows,
+            TableOpts {
+                sortable: true,
+                ..Default::default()
+            },
+        );
+    }
+    if ov.first_wrong.is_empty() {
+        p(out, "eb-muted", "No wrong turns.");
+    } else {
+        out.push_str("<h4>First wrong turns</h4>\n");
+        let rows: Vec<Row> = ov
+            .first_wrong
+            .iter()
+            .map(|w| Row {
+                cells: vec![
+                    Cell::text(&w.conversation_id),
+                    Cell::num(&w.turn_idx.to_string(), Some(f64::from(w.turn_idx))),
+                    Cell::long(&w.question),
+                    Cell::long(&w.expected),
+                    Cell::long(&w.predicted),
+                    Cell::long(w.reason.as_deref().unwrap_or("")),
+                ],
+                ..Default::default()
+            })
+            .collect();
+        table(
+            out,
+            &[
+                ("Conversation", false),
+                ("Turn", true),
+                ("Question", false),
+                ("Expected", false),
+                ("Predicted", false),
+                ("Why", false),
+            ],
+            &rows,
+            TableOpts::default(),
+        );
+    }
+
+    // Input files and diagnostics.
+    h(out, 3, &id("files"), "Input files");
+    let file_rows: Vec<Row> = s
+        .run
+        .files
+        .iter()
+        .map(|f| Row {
+            cells: vec![
+                Cell::text(&f.path),
+                Cell::text(f.format.as_deref().unwrap_or("")),
+                Cell::text(&format!("{:?}", f.status)),
+                Cell::num(&int(f.bytes), Some(f.bytes as f64)),
+                Cell::long(f.reason.as_deref().unwrap_or("")),
+            ],
+            ..Default::default()
+        })
+        .collect();
+    table(
+        out,
+        &[
+            ("File", false),
+            ("Format", false),
+            ("Status", false),
+            ("Bytes", true),
+            ("Reason", false),
+        ],
+        &file_rows,
+        TableOpts {
+            sortable: true,
+            ..Default::default()
+        },
+    );
+    diagnostics(out, &s.run.diagnostics, o);
+
+    // Items.
+    h(out, 3, &id("items"), "Items");
+    items_table(out, idx, s, &outputs, o);
+    outputs.statistics
+}
+
+/// The diagnostics list (capped).
+pub(crate) fn diagnostics(
+    out: &mut String,
+    diags: &[evalboard_engine::Diagnostic],
+    o: &HtmlOptions,
+) {
+    if diags.is_empty() {
+        p(out, "eb-muted", "No diagnostics.");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<details><summary>{} diagnostic(s)</summary><ul class=\"eb-mono\">",
+        int(diags.len() as u64)
+    );
+    for d in diags.iter().take(o.max_diagnostics) {
+        let _ = writeln!(out, "<li>{}</li>", escape_html(&d.to_string()));
+    }
+    out.push_str("</ul></details>\n");
+    if diags.len() > o.max_diagnostics {
+        p(
+            out,
+            "eb-note",
+            &format!(
+                "Showing the first {} of {} diagnostics.",
+                int(o.max_diagnostics as u64),
+                int(diags.len() as u64)
+            ),
+        );
+    }
+}
+
+/// The filter controls above an items table (hidden until the script shows them).
+pub(crate) fn filter_box(out: &mut String, table_id: &str, verdicts: &[(&str, &str)]) {
+    let _ = write!(
+        out,
+        "<div class=\"eb-tools\" data-eb-filter=\"{}\" hidden><input type=\"search\" placeholder=\"Filter rows…\" aria-label=\"Filter rows\">",
+        escape_html(table_id)
+    );
+    if !verdicts.is_empty() {
+        out.push_str("<select aria-label=\"Verdict\"><option value=\"\">All verdicts</option>");
+        for (v, label) in verdicts {
+            let _ = write!(out, "<option value=\"{v}\">{}</option>", escape_html(label));
+        }
+        out.push_str("</select>");
+    }
+    out.push_str("<output></output></div>\n");
+}
+
+/// A capped-table note with the full CSV as an embedded gzip download.
+pub(crate) fn capped_note(out: &mut String, shown: usize, total: usize, file: &str, csv: &str) {
+    let gz = gzip(csv.as_bytes());
+    let _ = writeln!(
+        out,
+        "<p class=\"eb-note\" data-capped=\"{total}\">The table shows the first {} of {} rows. \
+         The full data is embedded in this file as a compressed CSV ({} KB): \
+         <a class=\"eb-dl\" download=\"{}.gz\" href=\"data:application/gzip;base64,{}\">Download {}.gz</a></p>",
+        int(shown as u64),
+        int(total as u64),
+        int(gz.len().div_ceil(1024) as u64),
+        escape_html(file),
+        base64(&gz),
+        escape_html(file),
+    );
+}
+
+fn items_table(
+    out: &mut String,
+    idx: usize,
+    s: &ScoredQaRun,
+    outputs: &crate::outputs::RunOutputs,
+    o: &HtmlOptions,
+) {
+    let total = s.turns.len();
+    let cap = o.max_table_rows;
+    let mut rows = Vec::with_capacity(total.min(cap));
+    let mut offset = 0;
+    while offset < total.min(cap) {
+        let page = views::items(
+            s,
+            &ItemQuery {
+                offset,
+                limit: 1000.min(cap - offset),
+                ..Default::default()
+            },
+        );
+        if page.rows.is_empty() {
+            break;
+        }
+        offset += page.rows.len();
+        for r in page.rows {
+            let verdict = if r.correct { "correct" } else { "wrong" };
+            rows.push(Row {
+                class: None,
+                verdict: Some(verdict),
+                cells: vec![
+                    Cell::text(&r.conversation_id),
+                    Cell::num(&r.turn_idx.to_string(), Some(f64::from(r.turn_idx))),
+                    Cell::long(&r.question),
+                    Cell::long(&r.expected),
+                    Cell::long(&r.predicted),
+                    Cell::verdict(Some(r.correct)),
+                    Cell::verdict(Some(r.exact_match)),
+                    Cell::verdict(Some(r.soft_match)),
+                    Cell::num(&pct(r.logic_recall), r.logic_recall),
+                    Cell::num(
+                        &r.operations_per_turn
+                            .map_or("n/a".into(), |x| x.to_string()),
+                        r.operations_per_turn.map(f64::from),
+                    ),
+                    Cell::num(
+                        &r.tokens.map_or("n/a".into(), int),
+                        r.tokens.map(|x| x as f64),
+                    ),
+                    Cell::long(r.error_type.as_deref().unwrap_or("")),
+                    Cell::long(r.reason.as_deref().unwrap_or("")),
+                ],
+            });
+        }
+    }
+    let table_id = format!("run{idx}-items-table");
+    filter_box(
+        out,
+        &table_id,
+        &[("correct", "Correct"), ("wrong", "Wrong")],
+    );
+    if total > rows.len() {
+        capped_note(
+            out,
+            rows.len(),
+            total,
+            "turns.csv",
+            outputs.file("turns.csv").unwrap_or(""),
+        );
+    }
+    p(
+        out,
+        "eb-print-only eb-muted",
+        "Printed copies show at most the first 200 rows of this table.",
+    );
+    table(
+        out,
+        &[
+            ("Conversation", false),
+            ("Turn", true),
+            ("Question", false),
+            ("Expected", false),
+            ("Predicted", false),
+            ("Correct", false),
+            ("Exact", false),
+            ("Soft", false),
+            ("Logic recall", true),
+            ("Ops", true),
+            ("Tokens", true),
+            ("Error", false),
+            ("Why", false),
+        ],
+        &rows,
+        TableOpts {
+            id: Some(&table_id),
+            class: "eb-items",
+            sortable: true,
+            scroll: true,
+        },
+    );
+}
+
+/// The settings block of a QA run: profile, scorers with tolerances, price table.
+pub(crate) fn settings(out: &mut String, s: &ScoredQaRun) {
+    let cfg = &s.config;
+    kv_table(
+        out,
+        &[
+            ("Profile".into(), cfg.profile.name().into()),
+            ("Relative tolerance".into(), cfg.tolerances.rel.to_string()),
+            ("Absolute tolerance".into(), cfg.tolerances.abs.to_string()),
+            (
+                "Exact-match relative tolerance".into(),
+                cfg.tolerances.exact_rel.to_string(),
+            ),
+        ],
+    );
+    let stats = evalboard_engine::aggregate::doc::statistics(s);
+    if !stats.scorers.is_empty() {
+        let rows: Vec<Row> = stats
+            .scorers
+            .iter()
+            .map(|sc| Row {
+                cells: vec![
+                    Cell::text(&sc.name),
+                    Cell::text(
+                        &sc.tolerances
+                            .iter()
+                            .map(|(k, v)| format!("{k} = {v}"))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    ),
+                ],
+                ..Default::default()
+            })
+            .collect();
+        table(
+            out,
+            &[("Scorer", false), ("Tolerances", false)],
+            &rows,
+            TableOpts::default(),
+        );
+    }
+    if cfg.prices.models.is_empty() {
+        p(
+            out,
+            "eb-muted",
+            "No price table: cost is reported in tokens only.",
+        );
+    } else {
+        let rows: Vec<Row> = cfg
+            .prices
+            .models
+            .iter()
+            .map(|(m, pr)| Row {
+                cells: vec![
+                    Cell::text(m),
+                    Cell::num(&pr.input_per_mtok.to_string(), Some(pr.input_per_mtok)),
+                    Cell::num(&pr.output_per_mtok.to_string(), Some(pr.output_per_mtok)),
+                ],
+                ..Default::default()
+            })
+            .collect();
+        table(
+            out,
+            &[
+                ("Model", false),
+                ("Input $/Mtok", true),
+                ("Output $/Mtok", true),
+            ],
+            &rows,
+            TableOpts::default(),
+        );
+    }
+}

@@ -1,0 +1,230 @@
+//! Tests of the whole report: CSP hashes match the inline blocks, input text is escaped
+//! everywhere, headline numbers equal statistics.json, capping, comparison order.
+
+use evalboard_engine::pipeline;
+use evalboard_engine::scorers::{score_qa_run, ScoreConfig, ScoredQaRun};
+use evalboard_engine::{InputFile, RunInput};
+
+use super::*;
+
+const XSS: &str = "<script>alert(1)</script>";
+
+fn jsonl_run(name: &str, lines: &[String]) -> ScoredQaRun {
+    let text = lines.join("\n");
+    let input = RunInput::new(
+        name.to_string(),
+        vec![InputFile::new("run.jsonl", text.into_bytes())],
+    );
+    let run = pipeline::load_qa_run(&input, None).expect("loads");
+    score_qa_run(run, &ScoreConfig::default())
+}
+
+fn line(conv: &str, turn: u32, q: &str, expected: &str, predicted: &str) -> String {
+    serde_json::json!({
+        "conversation_id": conv, "turn_idx": turn, "question": q,
+        "expected": expected, "predicted": predicted, "model": "m<b>1</b>",
+        "prompt_tokens": 10, "completion_tokens": 5,
+    })
+    .to_string()
+}
+
+fn xss_run() -> ScoredQaRun {
+    jsonl_run(
+        &format!("run {XSS}"),
+        &[
+            line("c1</script>", 0, &format!("q {XSS} \u{2028}"), "1", "1"),
+            line(
+                "c1</script>",
+                1,
+                "<img src=x onerror=alert(2)>",
+                "2",
+                "javascript:alert(3)",
+            ),
+            line("c2", 0, "\" onmouseover=\"alert(4)", "5%", "0.05"),
+        ],
+    )
+}
+
+fn render(runs: Vec<ReportRun>, baseline: Option<ReportRun>, options: HtmlOptions) -> String {
+    render_report(&ReportInput {
+        runs,
+        baseline,
+        provenance: Provenance {
+            generated_at: "2025-01-01T00:00:00Z".into(),
+            generator: "test".into(),
+            files: vec![FileProvenance::of(
+                &format!("run {XSS}"),
+                "x<svg onload=alert(5)>.jsonl",
+                b"abc",
+            )],
+        },
+        options,
+    })
+}
+
+/// The text between the first `open` and the next `close` after it.
+fn between<'a>(s: &'a str, open: &str, close: &str) -> &'a str {
+    let start = s.find(open).expect("open") + open.len();
+    let end = s[start..].find(close).expect("close") + start;
+    &s[start..end]
+}
+
+#[test]
+fn csp_hashes_match_the_inline_blocks() {
+    let s = xss_run();
+    let html = render(vec![ReportRun::Qa(&s)], None, HtmlOptions::default());
+    let css = between(&html, "<style>", "</style>");
+    let js = between(&html, "<script>", "</script>");
+    let csp = between(&html, "Content-Security-Policy\" content=\"", "\"");
+    assert!(csp.starts_with("default-src 'none';"));
+    assert!(
+        csp.contains(&format!("style-src {};", csp_hash(css))),
+        "{csp}"
+    );
+    assert!(
+        csp.contains(&format!("script-src {};", csp_hash(js))),
+        "{csp}"
+    );
+    assert!(csp.contains("connect-src 'none'"));
+    // Exactly one executable script and one style block.
+    assert_eq!(html.matches("<script>").count(), 1);
+    assert_eq!(html.matches("<script").count(), 2);
+    assert_eq!(html.matches("<style").count(), 1);
+    // No inline event handlers or style attributes (CSP would block them anyway).
+    assert!(!html.contains(" style=\""));
+    assert!(!html.contains(" onclick="));
+}
+
+#[test]
+fn input_text_is_escaped_everywhere() {
+    let s = xss_run();
+    let html = render(vec![ReportRun::Qa(&s)], None, HtmlOptions::default());
+    for raw in [
+        "<script>alert",
+        "<img src=x",
+        "<svg onload",
+        "</script><",
+        "\" onmouseover=\"",
+        "<b>1</b>",
+    ] {
+        assert!(!html.contains(raw), "raw {raw:?} in the page");
+    }
+    assert!(html.contains("&lt;img src=x onerror=alert(2)&gt;"));
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    // The data block parses back to the original strings.
+    let data = between(
+        &html,
+        "<script type=\"application/json\" id=\"eb-data\">",
+        "</script>",
+    );
+    assert!(!data.contains('<') && !data.contains('>') && !data.contains('&'));
+    assert!(!data.contains('\u{2028}'));
+    let v: serde_json::Value = serde_json::from_str(data).unwrap();
+    assert_eq!(v["runs"][0]["name"], format!("run {XSS}"));
+    assert_eq!(v["files"][0]["path"], "x<svg onload=alert(5)>.jsonl");
+}
+
+#[test]
+fn headline_numbers_equal_statistics_json() {
+    let s = jsonl_run(
+        "nums",
+        &[
+            line("a", 0, "q", "1,234", "1234"),
+            line("a", 1, "q", "12.5%", "0.125"),
+            line("b", 0, "q", "-3", "3"),
+            line("b", 1, "q", "7", "n/a"),
+        ],
+    );
+    let html = render(vec![ReportRun::Qa(&s)], None, HtmlOptions::default());
+    let stats = crate::outputs::qa_outputs(&s).statistics;
+    let data = between(&html, "id=\"eb-data\">", "</script>");
+    let v: serde_json::Value = serde_json::from_str(data).unwrap();
+    assert_eq!(v["runs"][0]["statistics"], stats);
+    let mut checked = 0;
+    for (k, val) in stats.as_object().unwrap() {
+        let Some(x) = val.as_f64() else { continue };
+        let needle = format!("data-metric=\"{k}\" data-value=\"");
+        if let Some(pos) = html.find(&needle) {
+            let rest = &html[pos + needle.len()..];
+            let shown: f64 = rest[..rest.find('"').unwrap()].parse().unwrap();
+            assert_eq!(shown, x, "{k}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 8, "only {checked} metrics checked");
+    assert!(html.contains("data-metric=\"numerical_accuracy\""));
+}
+
+#[test]
+fn large_tables_are_capped_with_an_embedded_download() {
+    let lines: Vec<String> = (0..30)
+        .map(|i| line(&format!("c{}", i / 3), i % 3, "q", "1", "2"))
+        .collect();
+    let s = jsonl_run("big", &lines);
+    let html = render(
+        vec![ReportRun::Qa(&s)],
+        None,
+        HtmlOptions {
+            max_table_rows: 10,
+            ..Default::default()
+        },
+    );
+    let items = between(&html, "id=\"run0-items-table\"", "</table>");
+    assert_eq!(items.matches("<tr data-verdict=").count(), 10);
+    assert!(html.contains("data-capped=\"30\""));
+    let href = between(&html, "href=\"data:application/gzip;base64,", "\"");
+    assert!(!href.is_empty());
+    let full = render(vec![ReportRun::Qa(&s)], None, HtmlOptions::default());
+    assert!(!full.contains("data-capped"));
+}
+
+#[test]
+fn comparison_lists_regressions_first() {
+    let base = jsonl_run(
+        "base",
+        &[
+            line("a", 0, "q", "1", "1"),
+            line("a", 1, "q", "2", "9"),
+            line("b", 0, "q", "3", "3"),
+        ],
+    );
+    let cand = jsonl_run(
+        "cand",
+        &[
+            line("a", 0, "q", "1", "1"),
+            line("a", 1, "q", "2", "2"),
+            line("b", 0, "q", "3", "4"),
+        ],
+    );
+    let c = compare(
+        &ReportRun::Qa(&base),
+        &ReportRun::Qa(&cand),
+        &CompareOptions::default(),
+    );
+    let st = c.stats.as_ref().unwrap();
+    assert_eq!((st.flips.regressed, st.flips.improved), (1, 1));
+    assert_eq!(st.n_paired, 3);
+    let html = render(
+        vec![ReportRun::Qa(&cand)],
+        Some(ReportRun::Qa(&base)),
+        HtmlOptions::default(),
+    );
+    let t = between(&html, "id=\"cmp0-table\"", "</table>");
+    let reg = t.find("data-verdict=\"regressed\"").unwrap();
+    let imp = t.find("data-verdict=\"improved\"").unwrap();
+    assert!(reg < imp);
+    assert!(html.contains("<del>3</del><ins>4</ins>"));
+    // The comparison comes before the run sections.
+    assert!(html.find("id=\"comparison\"").unwrap() < html.find("id=\"run0\"").unwrap());
+}
+
+#[test]
+fn deterministic_and_empty_run_is_valid() {
+    let s = jsonl_run("one", &[line("a", 0, "q", "1", "1")]);
+    let a = render(vec![ReportRun::Qa(&s)], None, HtmlOptions::default());
+    let b = render(vec![ReportRun::Qa(&s)], None, HtmlOptions::default());
+    assert_eq!(a, b);
+    let none = render(vec![], None, HtmlOptions::default());
+    assert!(none.starts_with("<!DOCTYPE html>"));
+    assert!(none.trim_end().ends_with("</html>"));
+}
