@@ -185,9 +185,35 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                 files.push(InputFile::new(path, bytes));
             }
             let n_files = files.len() as u64;
+            // SHA-256 of every input file (the HTML report's provenance), 4 MB at a time with
+            // progress between chunks so a big file never leaves the progress bar silent.
+            const HASH_CHUNK: usize = 4 << 20;
+            let mut hashed = 0u64;
             let provenance: Vec<_> = files
                 .iter()
-                .map(|f| evalboard_report::html::FileProvenance::of(&name, &f.path, &f.bytes))
+                .map(|f| {
+                    let before = hashed;
+                    let p = evalboard_report::html::FileProvenance::of_chunked(
+                        &name,
+                        &f.path,
+                        &f.bytes,
+                        HASH_CHUNK,
+                        &mut |d| {
+                            hashed = before + d as u64;
+                            post(
+                                scope,
+                                &Response::Progress {
+                                    run_id,
+                                    stage: "hashing".into(),
+                                    done: hashed,
+                                    total: total_bytes.max(1),
+                                },
+                            );
+                        },
+                    );
+                    hashed = before + f.bytes.len() as u64;
+                    p
+                })
                 .collect();
             post(
                 scope,

@@ -117,7 +117,7 @@ pub fn CompareView() -> impl IntoView {
             .filter(|v| v.baseline == b.1 && v.candidate == c.1)
     });
     view! {
-        <div class="eb-compare">
+        <div class="eb-comparison">
             <div class="eb-filters">
                 {selector("base", "Baseline")}
                 {selector("cand", "Candidate")}

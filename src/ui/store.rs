@@ -82,7 +82,10 @@ impl RunEntry {
             RunStatus::Working { stage, done, total } if stage == "scoring" => {
                 Some(0.75 + 0.25 * frac(*done, *total))
             }
-            RunStatus::Working { done, total, .. } => Some(0.3 + 0.45 * frac(*done, *total)),
+            RunStatus::Working { stage, done, total } if stage == "hashing" => {
+                Some(0.3 + 0.05 * frac(*done, *total))
+            }
+            RunStatus::Working { done, total, .. } => Some(0.35 + 0.40 * frac(*done, *total)),
             _ => None,
         }
     }
@@ -656,6 +659,10 @@ pub fn now_ms() -> f64 {
 pub fn download(file: &str, text: &str) -> Result<(), String> {
     let mime = if file.ends_with(".json") {
         "application/json"
+    } else if file.ends_with(".html") {
+        "text/html"
+    } else if file.ends_with(".jsonl") {
+        "application/x-ndjson"
     } else {
         "text/csv"
     };

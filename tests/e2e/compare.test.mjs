@@ -125,7 +125,7 @@ test('eval-set runs: tunix m45 baseline vs m46 control on eval_v2 (scorecard, it
   console.log(`m45 → m46: ${want.regressed} regressed, ${want.improved} improved; primary ${vb.card.primary_score} → ${vc.card.primary_score}`);
   // A numeric QA run and an eval set cannot be compared: said so, not crashed.
   await page.selectOption('select[name="base"]', 'gpt-4o');
-  await page.waitForSelector('.eb-compare .eb-state--error');
+  await page.waitForSelector('.eb-comparison .eb-state--error');
   assertClean(rec);
   await context.close();
 });

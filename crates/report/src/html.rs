@@ -73,6 +73,36 @@ impl FileProvenance {
             sha256: sha256_hex(bytes),
         }
     }
+
+    /// [`FileProvenance::of`], hashing `chunk` bytes at a time and calling `progress` with the
+    /// bytes hashed so far after each chunk (a worker posts progress between chunks, so hashing
+    /// a big file never goes silent).
+    pub fn of_chunked(
+        run: &str,
+        path: &str,
+        bytes: &[u8],
+        chunk: usize,
+        progress: &mut dyn FnMut(usize),
+    ) -> FileProvenance {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        let mut done = 0;
+        for part in bytes.chunks(chunk.max(1)) {
+            h.update(part);
+            done += part.len();
+            progress(done);
+        }
+        let mut sha256 = String::with_capacity(64);
+        for b in h.finalize().iter() {
+            sha256.push_str(&format!("{b:02x}"));
+        }
+        FileProvenance {
+            run: run.to_string(),
+            path: path.to_string(),
+            bytes: bytes.len() as u64,
+            sha256,
+        }
+    }
 }
 
 /// Where the report came from. The generation time is passed in (the report reads no clock).

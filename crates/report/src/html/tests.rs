@@ -228,3 +228,16 @@ fn deterministic_and_empty_run_is_valid() {
     assert!(none.starts_with("<!DOCTYPE html>"));
     assert!(none.trim_end().ends_with("</html>"));
 }
+
+#[test]
+fn chunked_provenance_hashes_the_same_and_reports_progress() {
+    let bytes: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+    let mut seen = Vec::new();
+    let a = FileProvenance::of_chunked("r", "f.jsonl", &bytes, 4096, &mut |d| seen.push(d));
+    assert_eq!(a, FileProvenance::of("r", "f.jsonl", &bytes));
+    assert_eq!(seen, [4096, 8192, 10_000]);
+    let mut calls = 0;
+    let e = FileProvenance::of_chunked("r", "empty", b"", 4096, &mut |_| calls += 1);
+    assert_eq!(e.sha256, sha256_hex(b""));
+    assert_eq!(calls, 0);
+}
