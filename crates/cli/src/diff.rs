@@ -133,11 +133,9 @@ pub fn run(argv: &[String]) -> Result<u8> {
             }
         }
         Family::Evalset => {
-            let scorer = match a.value("profile").or(a.value("scorer")).unwrap_or("v1") {
-                "doc" | "v1" | "answer_correctness@v1" => evalset::AnswerScorer::V1,
-                "v1-extract" | "answer_correctness@v1-extract" => evalset::AnswerScorer::V1Extract,
-                p => bail!("unknown profile {p:?} for an eval-set run (v1, v1-extract)"),
-            };
+            let scorer = crate::score::evalset_scorer(
+                a.value("profile").or(a.value("scorer")).unwrap_or("v1"),
+            )?;
             let attached = match a.value("dataset") {
                 None => None,
                 Some(p) => {

@@ -355,13 +355,18 @@ fn codegen_outputs(scored: codegen::ScoredRun, name: &str) -> Outputs {
     }
 }
 
+/// The eval-set scorer a `--profile` names: `doc` (the default) is `answer_correctness@v1`.
+pub(crate) fn evalset_scorer(profile: &str) -> Result<evalset::AnswerScorer> {
+    match profile {
+        "doc" => Ok(evalset::AnswerScorer::V1),
+        p => evalset::AnswerScorer::from_id(p)
+            .with_context(|| format!("unknown profile {p:?} for an eval-set run (v1, v1-extract)")),
+    }
+}
+
 /// An answer-correctness run (seed 004): scorecard and per-item predictions.
 fn score_evalset(input: &RunInput, profile: &str) -> Result<Scored> {
-    let scorer = match profile {
-        "doc" | "v1" | "answer_correctness@v1" => evalset::AnswerScorer::V1,
-        "v1-extract" | "answer_correctness@v1-extract" => evalset::AnswerScorer::V1Extract,
-        p => bail!("unknown profile {p:?} for an eval-set run (v1, v1-extract)"),
-    };
+    let scorer = evalset_scorer(profile)?;
     let run = evalset::read_evalset_run(&input.files, None);
     print_diagnostics(&input.name, &run.diagnostics);
     let scored = evalset::score_run(

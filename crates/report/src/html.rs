@@ -66,12 +66,7 @@ pub struct FileProvenance {
 
 impl FileProvenance {
     pub fn of(run: &str, path: &str, bytes: &[u8]) -> FileProvenance {
-        FileProvenance {
-            run: run.to_string(),
-            path: path.to_string(),
-            bytes: bytes.len() as u64,
-            sha256: sha256_hex(bytes),
-        }
+        Self::of_chunked(run, path, bytes, usize::MAX, &mut |_| {})
     }
 
     /// [`FileProvenance::of`], hashing `chunk` bytes at a time and calling `progress` with the
@@ -92,15 +87,11 @@ impl FileProvenance {
             done += part.len();
             progress(done);
         }
-        let mut sha256 = String::with_capacity(64);
-        for b in h.finalize().iter() {
-            sha256.push_str(&format!("{b:02x}"));
-        }
         FileProvenance {
             run: run.to_string(),
             path: path.to_string(),
             bytes: bytes.len() as u64,
-            sha256,
+            sha256: encode::hex(&h.finalize()),
         }
     }
 }

@@ -31,9 +31,13 @@ pub fn json_for_script(v: &serde_json::Value) -> String {
 
 /// Lower-case hex SHA-256 of `bytes`.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let d = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in d.iter() {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lower-case hex of a digest.
+pub(crate) fn hex(digest: &[u8]) -> String {
+    let mut s = String::with_capacity(2 * digest.len());
+    for b in digest {
         s.push_str(&format!("{b:02x}"));
     }
     s
