@@ -186,7 +186,13 @@ fn gen_traces(n: usize, dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Reads a file or a folder tree into memory, on [`threads`] threads (as the CLI does).
 fn read_tree(path: &Path) -> std::io::Result<Vec<InputFile>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     if path.is_file() {
         let name = path
             .file_name()
@@ -194,7 +200,7 @@ fn read_tree(path: &Path) -> std::io::Result<Vec<InputFile>> {
             .unwrap_or_default();
         return Ok(vec![InputFile::new(name, std::fs::read(path)?)]);
     }
-    let mut out = Vec::new();
+    let mut paths = Vec::new();
     let mut stack = vec![path.to_path_buf()];
     while let Some(d) = stack.pop() {
         for e in std::fs::read_dir(&d)? {
@@ -207,9 +213,35 @@ fn read_tree(path: &Path) -> std::io::Result<Vec<InputFile>> {
                     .unwrap_or(&p)
                     .to_string_lossy()
                     .into_owned();
-                out.push(InputFile::new(rel, std::fs::read(&p)?));
+                paths.push((rel, p));
             }
         }
+    }
+    let next = AtomicUsize::new(0);
+    let paths = &paths;
+    let parts: Vec<std::io::Result<Vec<InputFile>>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads())
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    while let Some((rel, p)) = paths.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        mine.push(InputFile::new(rel.clone(), std::fs::read(p)?));
+                    }
+                    Ok(mine)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(std::io::Error::other("panic")))
+            })
+            .collect()
+    });
+    let mut out = Vec::new();
+    for p in parts {
+        out.extend(p?);
     }
     Ok(out)
 }
@@ -236,6 +268,7 @@ fn time(path: &Path) -> Result<(), String> {
     let read_s = t_read0.elapsed().as_secs_f64();
     let input_bytes: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
     let input = RunInput::new("bench", files);
+    // One thread (what the wasm worker does).
     let t0 = Instant::now();
     let run = pipeline::load_qa_run(&input, None).map_err(|e| e.message)?;
     let t_parse = t0.elapsed().as_secs_f64();
@@ -245,6 +278,17 @@ fn time(path: &Path) -> Result<(), String> {
     let total = t0.elapsed().as_secs_f64();
     let turns = scored.turns.len();
     let peak = peak_rss().unwrap_or(0);
+    drop(scored);
+    // Files parsed on every core (what the CLI does); scoring and statistics are the same work.
+    let t1 = Instant::now();
+    let run = pipeline::load_qa_run_parallel(&input, None, threads()).map_err(|e| e.message)?;
+    let t_parse_par = t1.elapsed().as_secs_f64();
+    let par_accuracy =
+        doc::statistics(&scorers::score_qa_run(run, &ScoreConfig::default())).numerical_accuracy;
+    if par_accuracy != stats.numerical_accuracy {
+        return Err("parallel and sequential reads disagree".into());
+    }
+    let total_par = t_parse_par + (total - t_parse);
     // Peak memory of the run: peak RSS minus the process before reading (binary, allocator),
     // compared with the input size (the input bytes themselves are part of the peak).
     let engine_peak = peak.saturating_sub(base_rss);
@@ -255,6 +299,8 @@ fn time(path: &Path) -> Result<(), String> {
             "read_s": read_s, "parse_s": t_parse, "score_s": t_score,
             "statistics_s": total - t_parse - t_score, "total_s": total,
             "read_plus_total_s": read_s + total, "turns_per_s": turns as f64 / total,
+            "threads": threads(), "parse_parallel_s": t_parse_par, "total_parallel_s": total_par,
+            "read_plus_total_parallel_s": read_s + total_par,
             "peak_rss_bytes": peak, "peak_over_input": engine_peak as f64 / input_bytes.max(1) as f64,
             "numerical_accuracy": stats.numerical_accuracy,
         })

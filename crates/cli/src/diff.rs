@@ -99,7 +99,11 @@ pub fn run(argv: &[String]) -> Result<u8> {
                 _ => "numerical_match@doc-v1",
             });
             let load = |input: &RunInput| -> Result<scorers::ScoredQaRun> {
-                match pipeline::load_qa_run(input, dataset.as_ref()) {
+                match pipeline::load_qa_run_parallel(
+                    input,
+                    dataset.as_ref(),
+                    crate::fsio::threads(),
+                ) {
                     Ok(run) => {
                         for d in &run.diagnostics {
                             eprintln!("{}/{d}", input.name);

@@ -22,7 +22,7 @@ pub fn read_run(path: &Path) -> Result<RunInput> {
             vec![InputFile::new(name, bytes)],
         ));
     }
-    let mut files = Vec::new();
+    let mut paths: Vec<(String, PathBuf)> = Vec::new();
     let mut stack: Vec<PathBuf> = vec![path.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let entries =
@@ -39,14 +39,52 @@ pub fn read_run(path: &Path) -> Result<RunInput> {
                     .unwrap_or(&p)
                     .to_string_lossy()
                     .replace('\\', "/");
-                let bytes =
-                    std::fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?;
-                files.push(InputFile::new(rel, bytes));
+                paths.push((rel, p));
             }
         }
     }
+    let mut files = read_all(paths)?;
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(RunInput::new(name, files))
+}
+
+/// How many threads the CLI reads and parses with: the machine's cores.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Reads every file, on [`threads`] threads (a trace folder is tens of thousands of small files).
+fn read_all(paths: Vec<(String, PathBuf)>) -> Result<Vec<InputFile>> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let next = AtomicUsize::new(0);
+    let paths = &paths;
+    let parts: Vec<Result<Vec<InputFile>>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads().min(paths.len()).max(1))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    while let Some((rel, p)) = paths.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        let bytes = std::fs::read(p)
+                            .with_context(|| format!("cannot read {}", p.display()))?;
+                        mine.push(InputFile::new(rel.clone(), bytes));
+                    }
+                    Ok(mine)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a file-reading thread panicked")))
+            })
+            .collect()
+    });
+    let mut files = Vec::with_capacity(paths.len());
+    for part in parts {
+        files.extend(part?);
+    }
+    Ok(files)
 }
 
 /// Writes `dir/name` (`name` may contain `/`), creating folders as needed.

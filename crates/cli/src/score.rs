@@ -121,21 +121,22 @@ pub(crate) fn load_scored(dir: &str, input: &RunInput, s: &Settings) -> Result<O
         Family::Codegen => return score_codegen(input, &s.profile_arg).map(Some),
         Family::Evalset => return score_evalset(input, &s.profile_arg).map(Some),
     }
-    let run = match pipeline::load_qa_run(input, s.dataset.as_ref()) {
-        Ok(r) => r,
-        Err(e) => {
-            for f in &e.files {
-                if let Some(r) = &f.reason {
-                    eprintln!("{dir}/{}: skipped: {r}", f.path);
+    let run =
+        match pipeline::load_qa_run_parallel(input, s.dataset.as_ref(), crate::fsio::threads()) {
+            Ok(r) => r,
+            Err(e) => {
+                for f in &e.files {
+                    if let Some(r) = &f.reason {
+                        eprintln!("{dir}/{}: skipped: {r}", f.path);
+                    }
                 }
+                for d in &e.diagnostics {
+                    eprintln!("{dir}/{d}");
+                }
+                eprintln!("evalboard: error: {dir}: {}", e.message);
+                return Ok(None);
             }
-            for d in &e.diagnostics {
-                eprintln!("{dir}/{d}");
-            }
-            eprintln!("evalboard: error: {dir}: {}", e.message);
-            return Ok(None);
-        }
-    };
+        };
     for d in &run.diagnostics {
         eprintln!("{dir}/{d}");
     }

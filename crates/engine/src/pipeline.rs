@@ -162,6 +162,124 @@ fn status_of(diags: &[Diagnostic]) -> (FileStatus, Option<String>) {
     }
 }
 
+/// What one file of a run folder held, once classified and read. Reading a file depends on no
+/// other file, so a native caller may read files on several threads ([`read_file`]) and then
+/// [`assemble_qa_run`]; [`load_qa_run`] does both in order on one thread (wasm).
+#[derive(Debug)]
+pub struct FileRead {
+    /// The file's report; for `turns.csv` it is settled by [`assemble_qa_run`].
+    pub report: InputFileReport,
+    pub diagnostics: Vec<Diagnostic>,
+    content: FileContent,
+}
+
+#[derive(Debug)]
+enum FileContent {
+    Nothing,
+    Trace(Box<QaConversation>),
+    Conversations(Vec<QaConversation>),
+    /// A flattened turns.csv: the source only when the folder has no traces or results.
+    TurnsCsv {
+        convs: Vec<QaConversation>,
+        diagnostics: Vec<Diagnostic>,
+        trace_order: Vec<String>,
+    },
+    Dataset(convfinqa::Dataset),
+    OriginalJson(serde_json::Value),
+    OriginalCsv {
+        /// summary.csv's trace order (the original writer's order).
+        trace_order: Option<Vec<String>>,
+    },
+}
+
+/// Classifies and reads one file. `progress(bytes_done)` is called while big files are read.
+pub fn read_file(f: &InputFile, progress: &mut dyn FnMut(u64)) -> FileRead {
+    let kind = match classify(f) {
+        Ok(k) => k,
+        Err(reason) => {
+            return FileRead {
+                report: report(f, None, FileStatus::Skipped, Some(reason)),
+                diagnostics: Vec::new(),
+                content: FileContent::Nothing,
+            }
+        }
+    };
+    let mut content = FileContent::Nothing;
+    let read: Result<Vec<Diagnostic>, Vec<Diagnostic>> = match kind {
+        FileKind::Fa2Trace => fa2_traces::read_trace(&f.path, &f.bytes).map(|(c, d)| {
+            content = FileContent::Trace(Box::new(c));
+            d
+        }),
+        FileKind::Fa2Results => fa2_results::read_results(&f.path, &f.bytes).map(|(c, d)| {
+            content = FileContent::Conversations(c);
+            d
+        }),
+        FileKind::QaJsonl => qa_jsonl::read_qa_jsonl_with_progress(&f.path, &f.bytes, progress)
+            .map(|(c, d)| {
+                content = FileContent::Conversations(c);
+                d
+            }),
+        FileKind::Fa2TurnsCsv => {
+            let (convs, diagnostics) = fa2_traces::read_turns_csv(&f.path, &f.bytes);
+            return FileRead {
+                report: report(f, Some(kind), FileStatus::Parsed, None),
+                diagnostics: Vec::new(),
+                content: FileContent::TurnsCsv {
+                    convs,
+                    diagnostics,
+                    trace_order: fa2_traces::trace_order_from_csv(&f.bytes),
+                },
+            };
+        }
+        FileKind::ConvFinQaDataset => convfinqa::read_dataset(&f.path, &f.bytes).map(|ds| {
+            let d = ds.diagnostics.clone();
+            content = FileContent::Dataset(ds);
+            d
+        }),
+        FileKind::OriginalJson => match crate::pyrepr::parse_py_json(&f.bytes) {
+            Ok(v) => {
+                content = FileContent::OriginalJson(v);
+                Ok(Vec::new())
+            }
+            Err(e) => Err(vec![Diagnostic::error(
+                &f.path,
+                u32::try_from(e.line()).ok(),
+                format!("not valid JSON: {e}"),
+            )]),
+        },
+        FileKind::OriginalCsv => {
+            content = FileContent::OriginalCsv {
+                trace_order: (f.file_name() == "summary.csv")
+                    .then(|| fa2_traces::trace_order_from_csv(&f.bytes)),
+            };
+            Ok(Vec::new())
+        }
+    };
+    match read {
+        Ok(d) => {
+            let (status, reason) = status_of(&d);
+            FileRead {
+                report: report(f, Some(kind), status, reason),
+                diagnostics: d,
+                content,
+            }
+        }
+        Err(d) => {
+            let reason = d
+                .iter()
+                .find(|x| x.severity == Severity::Error)
+                .or(d.first())
+                .map(|x| x.message.clone())
+                .unwrap_or_else(|| "nothing readable".into());
+            FileRead {
+                report: report(f, Some(kind), FileStatus::Skipped, Some(reason)),
+                diagnostics: d,
+                content: FileContent::Nothing,
+            }
+        }
+    }
+}
+
 /// Reads a run folder (numeric QA family) into a [`QaRun`], joined with `dataset` when given and
 /// with any dataset found inside the folder. `Err` only when no conversation could be read.
 pub fn load_qa_run(
@@ -179,125 +297,89 @@ pub fn load_qa_run_with_progress(
 ) -> Result<QaRun, LoadError> {
     let mut done_files = 0u64;
     let mut done_bytes = 0u64;
+    let mut sorted: Vec<&InputFile> = input.files.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut reads = Vec::with_capacity(sorted.len());
+    for f in sorted {
+        progress(done_files, done_bytes);
+        reads.push(read_file(f, &mut |b| progress(done_files, done_bytes + b)));
+        done_files += 1;
+        done_bytes += f.bytes.len() as u64;
+    }
+    progress(done_files, done_bytes);
+    assemble_qa_run(&input.name, reads, dataset)
+}
+
+/// Puts the files of a run folder, read by [`read_file`] in any order, together: trace order,
+/// turns.csv as the source only without traces, dataset join, failed conversations.
+pub fn assemble_qa_run(
+    name: &str,
+    mut reads: Vec<FileRead>,
+    dataset: Option<&convfinqa::Dataset>,
+) -> Result<QaRun, LoadError> {
+    reads.sort_by(|a, b| a.report.path.cmp(&b.report.path));
+    let n_input_files = reads.len();
     let mut run = QaRun {
-        name: input.name.clone(),
+        name: name.to_string(),
         ..Default::default()
     };
     let mut trace_convs: Vec<QaConversation> = Vec::new();
     let mut other_convs: Vec<QaConversation> = Vec::new();
-    let mut turns_csv: Vec<(usize, &InputFile)> = Vec::new();
+    let mut turns_csv: Vec<(usize, Vec<QaConversation>, Vec<Diagnostic>)> = Vec::new();
     let mut in_folder_datasets: Vec<convfinqa::Dataset> = Vec::new();
-    let mut files = Vec::with_capacity(input.files.len());
+    let mut files = Vec::with_capacity(reads.len());
     let mut diags = Vec::new();
     // The original writer's trace order (summary.csv, else turns.csv): trace files are named by
     // random UUIDs, so the compat outputs need this order to match byte for byte.
     let mut trace_order: Vec<String> = Vec::new();
     let mut trace_order_from_turns: Vec<String> = Vec::new();
-
-    let mut sorted: Vec<&InputFile> = input.files.iter().collect();
-    sorted.sort_by(|a, b| a.path.cmp(&b.path));
-    for f in sorted {
-        done_files += 1;
-        done_bytes += f.bytes.len() as u64;
-        progress(done_files - 1, done_bytes - f.bytes.len() as u64);
-        let kind = match classify(f) {
-            Ok(k) => k,
-            Err(reason) => {
-                files.push(report(f, None, FileStatus::Skipped, Some(reason)));
-                continue;
+    for r in reads {
+        let path = &r.report.path;
+        match r.content {
+            FileContent::Nothing => {}
+            FileContent::Trace(c) => trace_convs.push(*c),
+            FileContent::Conversations(c) => other_convs.extend(c),
+            FileContent::TurnsCsv {
+                convs,
+                diagnostics,
+                trace_order,
+            } => {
+                trace_order_from_turns = trace_order;
+                turns_csv.push((files.len(), convs, diagnostics));
             }
-        };
-        let read: Result<Vec<Diagnostic>, Vec<Diagnostic>> = match kind {
-            FileKind::Fa2Trace => fa2_traces::read_trace(&f.path, &f.bytes).map(|(c, d)| {
-                trace_convs.push(c);
-                d
-            }),
-            FileKind::Fa2Results => fa2_results::read_results(&f.path, &f.bytes).map(|(c, d)| {
-                other_convs.extend(c);
-                d
-            }),
-            FileKind::QaJsonl => {
-                let (files_before, bytes_before) =
-                    (done_files - 1, done_bytes - f.bytes.len() as u64);
-                qa_jsonl::read_qa_jsonl_with_progress(&f.path, &f.bytes, &mut |b| {
-                    progress(files_before, bytes_before + b)
-                })
-                .map(|(c, d)| {
-                    other_convs.extend(c);
-                    d
-                })
-            }
-            FileKind::Fa2TurnsCsv => {
-                // Read at the end, and only when the folder has no traces or results.
-                trace_order_from_turns = fa2_traces::trace_order_from_csv(&f.bytes);
-                turns_csv.push((files.len(), f));
-                files.push(report(f, Some(kind), FileStatus::Parsed, None));
-                continue;
-            }
-            FileKind::ConvFinQaDataset => convfinqa::read_dataset(&f.path, &f.bytes).map(|ds| {
-                let d = ds.diagnostics.clone();
-                in_folder_datasets.push(ds);
-                d
-            }),
-            FileKind::OriginalJson => match crate::pyrepr::parse_py_json(&f.bytes) {
-                Ok(v) => {
-                    run.original.json.push((f.path.clone(), v));
-                    Ok(Vec::new())
+            FileContent::Dataset(ds) => in_folder_datasets.push(ds),
+            FileContent::OriginalJson(v) => run.original.json.push((path.clone(), v)),
+            FileContent::OriginalCsv { trace_order: order } => {
+                if let Some(order) = order {
+                    trace_order = order;
                 }
-                Err(e) => Err(vec![Diagnostic::error(
-                    &f.path,
-                    u32::try_from(e.line()).ok(),
-                    format!("not valid JSON: {e}"),
-                )]),
-            },
-            FileKind::OriginalCsv => {
-                if f.file_name() == "summary.csv" {
-                    trace_order = fa2_traces::trace_order_from_csv(&f.bytes);
-                }
-                run.original.csv.push(f.path.clone());
-                Ok(Vec::new())
-            }
-        };
-        match read {
-            Ok(d) => {
-                let (status, reason) = status_of(&d);
-                files.push(report(f, Some(kind), status, reason));
-                diags.extend(d);
-            }
-            Err(d) => {
-                let reason = d
-                    .iter()
-                    .find(|x| x.severity == Severity::Error)
-                    .or(d.first())
-                    .map(|x| x.message.clone())
-                    .unwrap_or_else(|| "nothing readable".into());
-                files.push(report(f, Some(kind), FileStatus::Skipped, Some(reason)));
-                diags.extend(d);
+                run.original.csv.push(path.clone());
             }
         }
+        files.push(r.report);
+        diags.extend(r.diagnostics);
     }
 
-    progress(done_files, done_bytes);
     // turns.csv is the source only when the folder has no traces (it is the same data, flattened).
     let turns_is_source = trace_convs.is_empty() && other_convs.is_empty();
-    for (file_idx, f) in turns_csv {
+    for (file_idx, c, d) in turns_csv {
+        let Some(r) = files.get_mut(file_idx) else {
+            continue;
+        };
         if turns_is_source {
-            let (c, d) = fa2_traces::read_turns_csv(&f.path, &f.bytes);
             let (mut status, mut reason) = status_of(&d);
             if c.is_empty() {
                 status = FileStatus::Skipped;
                 reason = Some(reason.unwrap_or_else(|| "no rows".into()));
             }
-            if let Some(r) = files.get_mut(file_idx) {
-                r.status = status;
-                r.reason = reason;
-            }
+            r.status = status;
+            r.reason = reason;
             other_convs.extend(c);
             diags.extend(d);
-        } else if let Some(r) = files.get_mut(file_idx) {
+        } else {
             r.format = Some("original-csv".into());
             r.reason = Some("kept as originally scored; the traces are the source".into());
-            run.original.csv.push(f.path.clone());
+            run.original.csv.push(r.path.clone());
         }
     }
     if trace_order.is_empty() {
@@ -320,7 +402,7 @@ pub fn load_qa_run_with_progress(
     convs.extend(other_convs);
 
     if convs.is_empty() {
-        let message = if input.files.is_empty() {
+        let message = if n_input_files == 0 {
             "the folder is empty".to_string()
         } else {
             "no conversations could be read from any file (see the file list for reasons)"
@@ -510,5 +592,74 @@ pub fn detect_family(input: &RunInput) -> Family {
         Family::Evalset
     } else {
         Family::NumericQa
+    }
+}
+
+/// [`load_qa_run`] reading files on `threads` native threads (the CLI and benches; wasm has one
+/// thread and uses [`load_qa_run_with_progress`]). Same result, byte for byte: files are read
+/// independently and [`assemble_qa_run`] orders them by path.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn load_qa_run_parallel(
+    input: &RunInput,
+    dataset: Option<&convfinqa::Dataset>,
+    threads: usize,
+) -> Result<QaRun, LoadError> {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = threads.clamp(1, input.files.len().max(1));
+    if threads == 1 {
+        return load_qa_run(input, dataset);
+    }
+    // Biggest files first, so one large file does not start last and run alone.
+    let mut order: Vec<&InputFile> = input.files.iter().collect();
+    order.sort_by_key(|f| std::cmp::Reverse(f.bytes.len()));
+    let next = AtomicUsize::new(0);
+    let reads: Vec<FileRead> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    while let Some(f) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        mine.push(read_file(f, &mut |_| {}));
+                    }
+                    mine
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    if reads.len() != input.files.len() {
+        // A reader panicked on some thread (a bug: readers never panic on input); fall back to
+        // the sequential path so the run is still read in full.
+        return load_qa_run(input, dataset);
+    }
+    assemble_qa_run(&input.name, reads, dataset)
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod parallel_tests {
+    use super::*;
+
+    #[test]
+    fn parallel_load_equals_sequential() {
+        let mut files = Vec::new();
+        for i in 0..40 {
+            let line = format!(
+                "{{\"conversation_id\":\"c{}\",\"turn_idx\":{},\"question\":\"q\",\"expected\":\"{i}\",\"predicted\":{i}}}\n",
+                i / 3,
+                i % 3
+            );
+            files.push(InputFile::new(format!("part{:02}.jsonl", 39 - i), line));
+        }
+        files.push(InputFile::new("notes.txt", "hello"));
+        files.push(InputFile::new("bad.jsonl", "{not json\n"));
+        let input = RunInput::new("r", files);
+        let seq = load_qa_run(&input, None).expect("readable");
+        for threads in [1, 2, 3, 8] {
+            let par = load_qa_run_parallel(&input, None, threads).expect("readable");
+            assert_eq!(par, seq, "threads = {threads}");
+        }
     }
 }
