@@ -62,8 +62,8 @@ impl RawValue {
 /// Where a record came from, for diagnostics and deep links.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SourceRef {
-    /// Relative path inside the run folder.
-    pub file: String,
+    /// Relative path inside the run folder (shared by every record of the file).
+    pub file: std::sync::Arc<str>,
     /// 1-based line (JSONL, CSV) when the format has lines.
     pub line: Option<u32>,
     /// 0-based record index inside a JSON array, when the format has records.
@@ -82,8 +82,44 @@ pub struct Features {
 /// One step of an agent's plan. Only `tool` and `operation` matter for scoring.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PlanStep {
-    pub tool: String,
-    pub operation: Option<String>,
+    /// Borrowed for the common `"compute"` (no allocation per step).
+    pub tool: std::borrow::Cow<'static, str>,
+    /// Borrowed for the operations of the program language (see [`plan_word`]).
+    pub operation: Option<std::borrow::Cow<'static, str>>,
+}
+
+/// A plan's tool or operation name: the words plans use over and over (`compute`, `add`,
+/// `percentage_change`...) are borrowed statics, so a plan step allocates nothing for them.
+pub fn plan_word(w: &str) -> std::borrow::Cow<'static, str> {
+    const WORDS: &[&str] = &[
+        "",
+        "compute",
+        "extract_value",
+        "extract",
+        "add",
+        "subtract",
+        "multiply",
+        "divide",
+        "exp",
+        "greater",
+        "percentage",
+        "percentage_change",
+        "table_max",
+        "table_min",
+        "table_sum",
+        "table_average",
+        "lookup",
+        "sum",
+        "average",
+        "max",
+        "min",
+        "ratio",
+        "difference",
+    ];
+    match WORDS.iter().find(|x| **x == w) {
+        Some(x) => std::borrow::Cow::Borrowed(x),
+        None => std::borrow::Cow::Owned(w.to_string()),
+    }
 }
 
 impl PlanStep {
@@ -171,7 +207,8 @@ pub struct QaTurn {
     pub executed_answer: Option<RawValue>,
     pub tokens: Tokens,
     pub latency_ms: Option<f64>,
-    pub error: Option<TurnError>,
+    /// Boxed: most turns have none, and the model of a 1M-turn run is memory-bound.
+    pub error: Option<Box<TurnError>>,
     pub original: OriginalTurnScores,
     pub source: SourceRef,
     /// Everything the financial-agent-2 trace writer recorded, for the compat profile's CSVs.

@@ -516,11 +516,11 @@ fn failed_turn(conv: &QaConversation, i: usize) -> QaTurn {
     QaTurn {
         turn_idx: i as u32,
         predicted: None,
-        error: Some(TurnError {
+        error: Some(Box::new(TurnError {
             error_type: fa2_results::error_type_of(&msg),
             message: msg,
             context: None,
-        }),
+        })),
         source: SourceRef {
             file: conv.source.file.clone(),
             line: conv.source.line,

@@ -461,7 +461,7 @@ pub fn conversation(s: &ScoredQaRun, conv: u32) -> Option<ConversationView> {
         has_non_numeric_values: c.features.has_non_numeric_values,
         has_duplicate_columns: c.features.has_duplicate_columns,
         failure: c.failure.clone(),
-        source_file: c.source.file.clone(),
+        source_file: c.source.file.to_string(),
         turns,
     })
 }

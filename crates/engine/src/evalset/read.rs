@@ -177,7 +177,7 @@ pub fn read_evalset_run(files: &[InputFile], attached_evalset: Option<&[EvalItem
             diags.push(Diagnostic {
                 severity: Severity::Info,
                 ..Diagnostic::error(
-                    first.source.file.clone(),
+                    first.source.file.to_string(),
                     None,
                     "an eval set was attached; this eval set in the folder is not used",
                 )
@@ -198,7 +198,7 @@ pub fn read_evalset_run(files: &[InputFile], attached_evalset: Option<&[EvalItem
         folder_items_were_empty,
     ) {
         diags.push(Diagnostic::warning(
-            first.source.file.clone(),
+            first.source.file.to_string(),
             None,
             format!(
                 "{} items have no expected answer (this predictions format carries none); \
@@ -225,7 +225,7 @@ pub fn read_evalset_run(files: &[InputFile], attached_evalset: Option<&[EvalItem
             }
             let at = match p.source.line {
                 Some(l) => format!("{}:{l}", p.source.file),
-                None => p.source.file.clone(),
+                None => p.source.file.to_string(),
             };
             first_at.insert(p.item_id.clone(), at);
             predictions.push(p);
@@ -314,7 +314,7 @@ fn dedup_items(items: Vec<EvalItem>, diags: &mut Vec<Diagnostic>) -> Vec<EvalIte
     for it in items {
         if let Some(first) = seen.get(&it.id) {
             diags.push(Diagnostic::warning(
-                it.source.file.clone(),
+                it.source.file.to_string(),
                 it.source.line,
                 format!(
                     "duplicate item id `{}` (first in {}); ignored",
@@ -348,7 +348,7 @@ fn merge_embedded(items: &mut [EvalItem], embedded: &[EvalItem], diags: &mut Vec
             if let (Some(a), Some(b)) = (&item.expected, &e.expected) {
                 if a != b && item.source != e.source {
                     diags.push(Diagnostic::warning(
-                        e.source.file.clone(),
+                        e.source.file.to_string(),
                         e.source.line,
                         format!(
                             "expected answer {b:?} for `{}` differs from the item's {a:?} (eval \
@@ -488,7 +488,7 @@ impl<'a> Cx<'a> {
     }
     fn source(&self) -> SourceRef {
         SourceRef {
-            file: self.file.to_string(),
+            file: self.file.into(),
             line: Some(self.line),
             record: None,
         }

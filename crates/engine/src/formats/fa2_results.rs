@@ -4,6 +4,10 @@
 //! Turns are numbered from 1 in this format: `turn_idx = turn − 1`. An entry with `error` and no
 //! turns (e.g. `Evaluation timeout (300s)`) is a conversation that failed as a whole.
 
+use std::borrow::Cow;
+
+use crate::model::plan_word;
+
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -100,12 +104,8 @@ pub(crate) fn plan_from(v: Option<&Value>) -> Option<Plan> {
                 tool: s
                     .get("tool")
                     .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string(),
-                operation: s
-                    .get("operation")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
+                    .map_or(Cow::Borrowed(""), plan_word),
+                operation: s.get("operation").and_then(Value::as_str).map(plan_word),
             })
             .collect(),
     })
@@ -116,6 +116,7 @@ pub fn read_results(
     path: &str,
     bytes: &[u8],
 ) -> Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let file: std::sync::Arc<str> = path.into();
     let entries: Vec<Value> = match serde_json::from_slice::<Vec<Value>>(bytes) {
         Ok(v) => v,
         Err(e) => {
@@ -155,7 +156,7 @@ pub fn read_results(
             model: entry.model.clone(),
             features,
             source: SourceRef {
-                file: path.to_string(),
+                file: file.clone(),
                 line: None,
                 record: Some(i as u32),
             },
@@ -233,7 +234,7 @@ pub fn read_results(
                 executed_answer: None,
                 tokens,
                 latency_ms: as_f64(rt.execution_time_ms.as_ref()),
-                error,
+                error: error.map(Box::new),
                 original: OriginalTurnScores {
                     numerical_match: as_bool(rt.numerical_match.as_ref()),
                     financial_match: as_bool(rt.financial_match.as_ref()),
@@ -241,7 +242,7 @@ pub fn read_results(
                     ..Default::default()
                 },
                 source: SourceRef {
-                    file: path.to_string(),
+                    file: file.clone(),
                     line: None,
                     record: Some(i as u32),
                 },

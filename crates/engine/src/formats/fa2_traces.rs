@@ -11,6 +11,8 @@
 //! - a whole run folder into a [`QaRun`] ([`read_run_folder`]), ordering traces as the original
 //!   writer did (its `summary.csv` order) and keeping `statistics.json` as "originally scored".
 
+use std::sync::Arc;
+
 use super::pyval::{entries, obj_get, with_py_json, PyVal};
 use crate::diag::{line_of_offset, Diagnostic};
 use crate::input::RunInput;
@@ -292,6 +294,7 @@ fn file_stem(path: &str) -> &str {
 }
 
 fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
+    let file: Arc<str> = path.into();
     let mut f = Fields {
         obj,
         record: "trace".to_string(),
@@ -322,7 +325,7 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
     for (i, tv) in turn_values.iter().enumerate() {
         let record = format!("turns[{i}]");
         match tv {
-            PyVal::Obj(t) => turns.push(lower_turn(path, i, t, &record, ctx)),
+            PyVal::Obj(t) => turns.push(lower_turn(&file, i, t, &record, ctx)),
             _ => ctx.warn(&record, "a turn must be an object; skipped".to_string()),
         }
     }
@@ -368,7 +371,7 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
         turns,
         failure,
         source: SourceRef {
-            file: path.to_string(),
+            file: file.clone(),
             line: None,
             record: None,
         },
@@ -396,7 +399,13 @@ fn sort_turns(turns: &mut [QaTurn], path: &str, trace_id: &str, record: &str, ct
     }
 }
 
-fn lower_turn(path: &str, index: usize, t: &Obj<'_>, record: &str, ctx: &mut Ctx<'_>) -> QaTurn {
+fn lower_turn(
+    file: &Arc<str>,
+    index: usize,
+    t: &Obj<'_>,
+    record: &str,
+    ctx: &mut Ctx<'_>,
+) -> QaTurn {
     let mut f = Fields {
         obj: t,
         record: record.to_string(),
@@ -492,7 +501,7 @@ fn lower_turn(path: &str, index: usize, t: &Obj<'_>, record: &str, ctx: &mut Ctx
             total: u64_of(&extra.turn_tokens),
         },
         latency_ms: f64_of(&extra.turn_latency_ms),
-        error,
+        error: error.map(Box::new),
         original: OriginalTurnScores {
             numerical_match: numerical,
             financial_match: financial,
@@ -504,7 +513,7 @@ fn lower_turn(path: &str, index: usize, t: &Obj<'_>, record: &str, ctx: &mut Ctx
             operations_per_turn: u32_of(&extra.operations_per_turn),
         },
         source: SourceRef {
-            file: path.to_string(),
+            file: file.clone(),
             line: None,
             record: Some(index as u32),
         },
@@ -636,6 +645,7 @@ fn kind_default(kind: ColKind) -> RawValue {
 /// cell as None (the writer wrote `x or ""`, so an answer of 0.0 also became empty). Rows with the
 /// wrong number of fields are skipped with a diagnostic; bad cells get the model default.
 pub fn read_turns_csv(path: &str, bytes: &[u8]) -> (Vec<QaConversation>, Vec<Diagnostic>) {
+    let file: Arc<str> = path.into();
     let mut diags = Vec::new();
     let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let mut reader = csv::ReaderBuilder::new()
@@ -730,7 +740,7 @@ pub fn read_turns_csv(path: &str, bytes: &[u8]) -> (Vec<QaConversation>, Vec<Dia
         };
         let trace_id = str_of(&cell("trace_id")).unwrap_or_default();
         let conversation_id = str_of(&cell("conversation_id")).unwrap_or_default();
-        let turn = csv_turn(path, line, &mut cell);
+        let turn = csv_turn(&file, line, &mut cell);
         let key = if trace_id.is_empty() {
             conversation_id.clone()
         } else {
@@ -755,7 +765,7 @@ pub fn read_turns_csv(path: &str, bytes: &[u8]) -> (Vec<QaConversation>, Vec<Dia
                         trace_id: (!trace_id.is_empty()).then_some(trace_id),
                         turns: vec![turn],
                         source: SourceRef {
-                            file: path.to_string(),
+                            file: path.into(),
                             line: Some(line),
                             record: None,
                         },
@@ -769,7 +779,7 @@ pub fn read_turns_csv(path: &str, bytes: &[u8]) -> (Vec<QaConversation>, Vec<Dia
     if !groups.is_empty() {
         diags.push(Diagnostic {
             severity: crate::diag::Severity::Info,
-            file: path.to_string(),
+            file: path.into(),
             line: None,
             record: None,
             message: "scored from turns.csv, which does not record conversation_type, the \
@@ -791,7 +801,7 @@ pub fn read_turns_csv(path: &str, bytes: &[u8]) -> (Vec<QaConversation>, Vec<Dia
     (out, diags)
 }
 
-fn csv_turn(path: &str, line: u32, cell: &mut dyn FnMut(&str) -> RawValue) -> QaTurn {
+fn csv_turn(file: &Arc<str>, line: u32, cell: &mut dyn FnMut(&str) -> RawValue) -> QaTurn {
     let tools_used = match cell("tools_used") {
         RawValue::Str(s) if !s.is_empty() => s.split(',').map(str::to_string).collect(),
         _ => Vec::new(),
@@ -847,7 +857,7 @@ fn csv_turn(path: &str, line: u32, cell: &mut dyn FnMut(&str) -> RawValue) -> Qa
             total: u64_of(&extra.turn_tokens),
         },
         latency_ms: f64_of(&extra.turn_latency_ms),
-        error,
+        error: error.map(Box::new),
         original: OriginalTurnScores {
             numerical_match: bool_of(&cell("numerical_match")),
             financial_match: bool_of(&cell("financial_match")),
@@ -857,7 +867,7 @@ fn csv_turn(path: &str, line: u32, cell: &mut dyn FnMut(&str) -> RawValue) -> Qa
             ..OriginalTurnScores::default()
         },
         source: SourceRef {
-            file: path.to_string(),
+            file: file.clone(),
             line: Some(line),
             record: None,
         },

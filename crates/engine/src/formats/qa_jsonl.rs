@@ -181,6 +181,7 @@ pub fn read_qa_jsonl_with_progress(
     progress: &mut dyn FnMut(u64),
 ) -> Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>> {
     const PROGRESS_EVERY: usize = 1 << 20;
+    let file: std::sync::Arc<str> = path.into();
     let mut consumed = 0usize;
     let mut next_report = PROGRESS_EVERY;
     let mut diags = Vec::new();
@@ -233,10 +234,18 @@ pub fn read_qa_jsonl_with_progress(
             None => {
                 let id = line.conversation_id.to_string();
                 index.insert(line.conversation_id.0, convs.len());
+                // The dataset's turn count sizes the turn list exactly (no growth slack: the model
+                // of a 1M-turn run is memory-bound); capped so a bad count cannot reserve much.
+                let expected_turns = line
+                    .features
+                    .as_ref()
+                    .and_then(|f| f.num_dialogue_turns)
+                    .map_or(0, |n| n.min(64) as usize);
                 convs.push(QaConversation {
                     id,
+                    turns: Vec::with_capacity(expected_turns),
                     source: SourceRef {
-                        file: path.to_string(),
+                        file: file.clone(),
                         line: Some(line_no),
                         record: None,
                     },
@@ -268,7 +277,7 @@ pub fn read_qa_jsonl_with_progress(
                     .iter()
                     .map(|op| PlanStep {
                         tool: "compute".into(),
-                        operation: Some(op.to_string()),
+                        operation: Some(crate::model::plan_word(op)),
                     })
                     .collect(),
             }),
@@ -302,13 +311,13 @@ pub fn read_qa_jsonl_with_progress(
                 total: line.total_tokens,
             },
             latency_ms: line.latency_ms,
-            error,
+            error: error.map(Box::new),
             original: OriginalTurnScores {
                 numerical_match: line.numerical_match,
                 ..Default::default()
             },
             source: SourceRef {
-                file: path.to_string(),
+                file: file.clone(),
                 line: Some(line_no),
                 record: None,
             },

@@ -23,8 +23,8 @@ fn plan(steps: &[(&str, Option<&str>)]) -> Plan {
         steps: steps
             .iter()
             .map(|(tool, op)| PlanStep {
-                tool: tool.to_string(),
-                operation: op.map(str::to_string),
+                tool: tool.to_string().into(),
+                operation: op.map(|o| o.to_string().into()),
             })
             .collect(),
     }
@@ -107,11 +107,11 @@ fn foreign_conversation() -> QaConversation {
     t0.plan = Some(plan(&[("compute", Some("add"))]));
     t0.ground_truth_program = Some("add(1000, 234)".into());
     let mut t1 = turn(1, s("yes"), Some(s("yes")));
-    t1.error = Some(TurnError {
+    t1.error = Some(Box::new(TurnError {
         error_type: "KeyError".into(),
         message: "'row'".into(),
         context: Some(serde_json::json!({"turn_idx": 1, "why": "it's"})),
-    });
+    }));
     QaConversation {
         id: "conv-1".into(),
         trace_id: None,
@@ -172,11 +172,11 @@ fn conversations_without_fa2_extras() {
 #[test]
 fn failed_turn_zero_prints_empty_and_first_error_wins() {
     let mut conv = foreign_conversation();
-    conv.turns[0].error = Some(TurnError {
+    conv.turns[0].error = Some(Box::new(TurnError {
         error_type: String::new(),
         message: "first".into(),
         context: None,
-    });
+    }));
     let run = QaRun {
         conversations: vec![conv],
         ..QaRun::default()

@@ -48,7 +48,7 @@ fn full_trace_lowers_every_field() {
     assert_eq!(conv.model.as_deref(), Some("gpt-4o"));
     assert_eq!(conv.features.num_dialogue_turns, Some(2));
     assert_eq!(conv.features.has_type2_question, Some(true));
-    assert_eq!(conv.source.file, "traces/t-1.json");
+    assert_eq!(&*conv.source.file, "traces/t-1.json");
     let t = &conv.turns[0];
     assert_eq!(t.question, "q0?");
     assert_eq!(t.expected, RawValue::Str("60.94".into()));
