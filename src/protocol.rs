@@ -111,6 +111,9 @@ pub struct RunInfo {
     /// An eval-set run's primary score (numeric QA runs use `numerical_accuracy`).
     #[serde(default)]
     pub primary_score: Option<f64>,
+    /// Where `load_ms` went: (stage, ms) for copying, hashing, parsing, scoring.
+    #[serde(default)]
+    pub stage_ms: Vec<(String, f64)>,
 }
 
 impl RunInfo {

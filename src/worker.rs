@@ -25,6 +25,7 @@ struct Run {
     demo: bool,
     scored: ScoredQaRun,
     load_ms: f64,
+    stage_ms: Vec<(String, f64)>,
     /// Input file names, sizes and SHA-256, for the HTML report's provenance.
     provenance: Vec<evalboard_report::html::FileProvenance>,
 }
@@ -58,6 +59,7 @@ fn evalset_info(e: &EvalsetEntry) -> RunInfo {
         diagnostics: run.diagnostics.clone(),
         numerical_accuracy: None,
         load_ms: e.load_ms,
+        stage_ms: Vec::new(),
         wasm_memory_bytes: None,
         primary_score: families::primary_score(&e.state),
     }
@@ -103,6 +105,7 @@ fn info(run: &Run) -> RunInfo {
         diagnostics: run.scored.run.diagnostics.clone(),
         numerical_accuracy: stats.numerical_accuracy,
         load_ms: run.load_ms,
+        stage_ms: run.stage_ms.clone(),
         wasm_memory_bytes: wasm_bindgen::memory()
             .dyn_into::<js_sys::WebAssembly::Memory>()
             .ok()
@@ -185,6 +188,8 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                 files.push(InputFile::new(path, bytes));
             }
             let n_files = files.len() as u64;
+            let mut stage_ms = vec![("copy".to_string(), now() - t0)];
+            let t_hash = now();
             // SHA-256 of every input file (the HTML report's provenance), 4 MB at a time with
             // progress between chunks so a big file never leaves the progress bar silent.
             const HASH_CHUNK: usize = 4 << 20;
@@ -224,6 +229,8 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                     total: total_bytes.max(1),
                 },
             );
+            stage_ms.push(("hash".into(), now() - t_hash));
+            let t_parse = now();
             let input = RunInput::new(name.clone(), files);
             if pipeline::detect_family(&input) == pipeline::Family::Evalset {
                 match families::load_evalset(&input) {
@@ -274,6 +281,8 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             };
             match pipeline::load_qa_run_with_progress(&input, None, &mut progress) {
                 Ok(run) => {
+                    stage_ms.push(("parse".into(), now() - t_parse));
+                    let t_score = now();
                     post(
                         scope,
                         &Response::Progress {
@@ -304,12 +313,14 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                             }
                         },
                     );
+                    stage_ms.push(("score".into(), now() - t_score));
                     let run = Run {
                         id: run_id,
                         name,
                         demo,
                         scored,
                         load_ms: now() - t0,
+                        stage_ms,
                         provenance,
                     };
                     let i = info(&run);

@@ -218,6 +218,7 @@ fn load_report_lists_files_and_diagnostics() {
         load_ms: 12.0,
         wasm_memory_bytes: None,
         primary_score: None,
+        stage_ms: vec![("parse".into(), 8.0), ("score".into(), 4.0)],
     };
     let host = mount(move || {
         let store = Store::new();

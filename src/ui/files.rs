@@ -24,8 +24,16 @@ pub fn FilesView() -> impl IntoView {
                 i.diagnostics.clone(),
                 None,
                 Some(format!(
-                    "Read and scored in {}{}.",
+                    "Read and scored in {}{}{}.",
                     format::ms(i.load_ms),
+                    if i.stage_ms.is_empty() {
+                        String::new()
+                    } else {
+                        format!(
+                            " ({})",
+                            i.stage_ms.iter().map(|(s, t)| format!("{s} {}", format::ms(*t))).collect::<Vec<_>>().join(", ")
+                        )
+                    },
                     i.wasm_memory_bytes.map(|b| format!(" · worker memory {}", format::bytes(b))).unwrap_or_default()
                 )),
             ),
