@@ -299,7 +299,46 @@ pub struct Fa2TraceExtra {
     /// Every top-level key of the trace JSON in file order except `turns` (lowered into
     /// `QaConversation::turns`), as raw values (lists/objects as JSON text). The compat writer
     /// reads what it needs from here (`num_turns`, `timestamp_start`, `timestamp_end`).
-    pub fields: Vec<(String, RawValue)>,
+    /// Keys of the TraceRecord schema are borrowed statics ([`trace_key`]): a trace folder has
+    /// one of these per conversation, tens of thousands of them.
+    pub fields: Vec<(std::borrow::Cow<'static, str>, RawValue)>,
+}
+
+/// A top-level TraceRecord key as a borrowed static when it is one of the schema's keys.
+pub fn trace_key(k: &str) -> std::borrow::Cow<'static, str> {
+    const KEYS: &[&str] = &[
+        "trace_id",
+        "conversation_id",
+        "conversation_type",
+        "num_turns",
+        "model",
+        "total_tokens",
+        "total_prompt_tokens",
+        "total_completion_tokens",
+        "total_llm_calls",
+        "total_tool_calls",
+        "total_latency_ms",
+        "avg_plan_steps",
+        "total_validator_retries",
+        "numerical_accuracy",
+        "financial_accuracy",
+        "soft_match_accuracy",
+        "avg_logic_recall",
+        "avg_operations_per_turn",
+        "error_occurred",
+        "error_type",
+        "error_message",
+        "failed_turn",
+        "timestamp_start",
+        "timestamp_end",
+        "has_type2_question",
+        "has_duplicate_columns",
+        "has_non_numeric_values",
+    ];
+    match KEYS.iter().find(|x| **x == k) {
+        Some(x) => std::borrow::Cow::Borrowed(x),
+        None => std::borrow::Cow::Owned(k.to_string()),
+    }
 }
 
 impl Fa2TraceExtra {

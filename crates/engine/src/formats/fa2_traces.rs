@@ -11,11 +11,13 @@
 //! - a whole run folder into a [`QaRun`] ([`read_run_folder`]), ordering traces as the original
 //!   writer did (its `summary.csv` order) and keeping `statistics.json` as "originally scored".
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::pyval::{entries, obj_get, with_py_json, PyVal};
 use crate::diag::{line_of_offset, Diagnostic};
 use crate::input::RunInput;
+use crate::model::trace_key;
 use crate::model::{
     Fa2LlmCall, Fa2ToolCall, Fa2TraceExtra, Fa2TurnExtra, Fa2ValidatorLog, Features, FileStatus,
     InputFileReport, OriginalFiles, OriginalTurnScores, QaConversation, QaRun, QaTurn, RawValue,
@@ -315,9 +317,9 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
     let has_non_numeric = bool_of(&f.bool("has_non_numeric_values", false));
 
     // Every top-level field but the turns, verbatim, for the compat writer.
-    let fields: Vec<(String, RawValue)> = entries(obj)
+    let fields: Vec<(Cow<'static, str>, RawValue)> = entries(obj)
         .filter(|(k, _)| *k != "turns")
-        .map(|(k, v)| (k.to_string(), v.raw()))
+        .map(|(k, v)| (trace_key(k), v.raw()))
         .collect();
 
     let turn_values = f.list("turns");
@@ -752,10 +754,10 @@ pub fn read_turns_csv(path: &str, bytes: &[u8]) -> (Vec<QaConversation>, Vec<Dia
                 group_index.insert(key.clone(), groups.len());
                 let mut fields = Vec::new();
                 if !trace_id.is_empty() {
-                    fields.push(("trace_id".to_string(), RawValue::Str(trace_id.clone())));
+                    fields.push((Cow::Borrowed("trace_id"), RawValue::Str(trace_id.clone())));
                 }
                 fields.push((
-                    "conversation_id".to_string(),
+                    Cow::Borrowed("conversation_id"),
                     RawValue::Str(conversation_id.clone()),
                 ));
                 groups.push((
