@@ -41,7 +41,7 @@ try {
   if (stages.parse !== undefined && stages.score !== undefined) out.engine_ms = stages.parse + stages.score;
   if (nativeLog && fs.existsSync(nativeLog)) {
     const native = fs.readFileSync(nativeLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-      .filter((n) => n.path === file).pop();
+      .filter((n) => n.path === file && (n.threads ?? 1) === 1).pop();
     if (native) {
       out.worker_load_over_native_total = (info.load_ms / 1000) / native.total_s;
       if (out.engine_ms !== undefined) {
