@@ -1,9 +1,19 @@
 //! The message contract between the page (Leptos UI) and the Web Worker that owns the engine.
 //!
-//! Messages are JSON text; a `Load` request carries its files' bytes as transferred ArrayBuffers
-//! next to the JSON (same order as `paths`). The worker keeps every scored run; the page asks for
-//! one screenful at a time (an overview, a page of items, one conversation), so a 100k-turn run
-//! never crosses to the main thread in bulk.
+//! Messages are postcard bytes ([`encode`], [`decode`]) posted as a `Uint8Array` (replies
+//! transfer their buffer); a `Load` request carries its files' bytes as transferred ArrayBuffers
+//! next to the message (same order as `paths`). The worker keeps every scored run; the page asks
+//! for one screenful at a time (an overview, a page of items, one conversation), so a 100k-turn
+//! run never crosses to the main thread in bulk.
+//!
+//! postcard is not self-describing: fields go in declaration order with no names, so the page's
+//! decoder is small (no JSON parser, no field-name matching) — see docs/dashboard.md § Size. Every
+//! type sent here (and every engine type it embeds) must therefore be plain: structs, `Vec`,
+//! `Option`, maps, tuples, strings, numbers and externally tagged enums — no
+//! `skip_serializing_if`, `flatten`, `untagged`, internally tagged enums (`tag = ...`),
+//! `serde_json::Value` or anything needing `deserialize_any`. The tests below round-trip every
+//! variant and fail when a type stops doing so. Page and worker are always built together, so
+//! the encoding needs no versioning.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,9 +25,23 @@ use evalboard_engine::Diagnostic;
 pub type RunId = u32;
 pub type ReqId = u64;
 
+/// A message's bytes for `postMessage`.
+pub fn encode<T: Serialize>(msg: &T) -> Result<Vec<u8>, String> {
+    postcard::to_allocvec(msg).map_err(|e| e.to_string())
+}
+
+/// A message from its bytes; trailing bytes are an error (they would mean the two ends disagree
+/// on a type).
+pub fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
+    match postcard::take_from_bytes(bytes) {
+        Ok((msg, [])) => Ok(msg),
+        Ok((_, rest)) => Err(format!("{} unread bytes", rest.len())),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Page → worker.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
 pub enum Request {
     /// Read and score a run folder. `paths[i]` names the i-th transferred buffer.
     Load {
@@ -120,11 +144,8 @@ impl RunInfo {
     }
 }
 
-/// Worker → page. Externally tagged (`{"loaded": {...}}`): an internally tagged enum makes serde
-/// buffer every message through its generic `Content` tree, which cost the page ~25 KB of gzipped
-/// wasm and a second pass over every message.
+/// Worker → page.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
 pub enum Response {
     Ready,
     Progress {

@@ -17,7 +17,7 @@ use evalboard_engine::{InputFile, RunInput};
 
 use crate::charts;
 use crate::families;
-use crate::protocol::{Request, Response, RunId, RunInfo};
+use crate::protocol::{self, Request, Response, RunId, RunInfo};
 
 struct Run {
     id: RunId,
@@ -82,9 +82,11 @@ fn now() -> f64 {
 }
 
 fn post(scope: &DedicatedWorkerGlobalScope, r: &Response) {
-    match serde_json::to_string(r) {
-        Ok(s) => {
-            let _ = scope.post_message(&JsValue::from_str(&s));
+    match protocol::encode(r) {
+        Ok(bytes) => {
+            // Transfer the copy's buffer: the page takes it without a second copy.
+            let msg = Uint8Array::from(bytes.as_slice());
+            let _ = scope.post_message_with_transfer(&msg, &Array::of1(&msg.buffer()));
         }
         Err(e) => web_sys::console::error_1(&format!("worker: cannot encode response: {e}").into()),
     }
@@ -127,29 +129,24 @@ pub fn start() {
 }
 
 fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: MessageEvent) {
-    // Messages are either a JSON string, or [json, [ArrayBuffer...]] for Load.
+    // Messages are either the request's bytes, or [bytes, [ArrayBuffer...]] for Load.
     let data = e.data();
-    let (text, buffers) = if let Some(s) = data.as_string() {
-        (s, Array::new())
-    } else if Array::is_array(&data) {
+    let (msg, buffers) = if Array::is_array(&data) {
         let arr: Array = data.unchecked_into();
         (
-            arr.get(0).as_string().unwrap_or_default(),
+            arr.get(0),
             arr.get(1)
                 .dyn_into::<Array>()
                 .unwrap_or_else(|_| Array::new()),
         )
     } else {
-        post(
-            scope,
-            &Response::Error {
-                req: None,
-                message: "unrecognised message".into(),
-            },
-        );
-        return;
+        (data, Array::new())
     };
-    let req: Request = match serde_json::from_str(&text) {
+    let decoded = match msg.dyn_into::<Uint8Array>() {
+        Ok(bytes) => protocol::decode(&bytes.to_vec()),
+        Err(_) => Err("not a Uint8Array".to_string()),
+    };
+    let req: Request = match decoded {
         Ok(r) => r,
         Err(e) => {
             post(

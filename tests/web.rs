@@ -1,12 +1,13 @@
 //! Browser tests (wasm-bindgen-test in headless Chromium): the page ↔ worker protocol round-trips
-//! through JSON with real engine output, and a few components render data as text.
+//! through its binary encoding (postcard) with real engine output, and a few components render
+//! data as text.
 #![cfg(target_arch = "wasm32")]
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
-use evalboard_app::protocol::{ChartDto, Request, Response, RunInfo};
+use evalboard_app::protocol::{self, ChartDto, Request, Response, RunInfo};
 use evalboard_app::ui::route::{Route, Tab};
 use evalboard_app::ui::store::{RunEntry, RunStatus, Store};
 use evalboard_app::ui::widgets::{Chart, DataTable, MetricCard};
@@ -38,8 +39,8 @@ fn scored() -> evalboard_engine::scorers::ScoredQaRun {
 }
 
 fn round_trip(r: &Response) -> Response {
-    let text = serde_json::to_string(r).expect("encodes");
-    serde_json::from_str(&text).expect("decodes")
+    let bytes = protocol::encode(r).expect("encodes");
+    protocol::decode(&bytes).expect("decodes")
 }
 
 #[wasm_bindgen_test]
@@ -130,9 +131,9 @@ fn items_conversation_and_load_round_trip() {
             file: "turns.csv".into(),
         },
     ] {
-        let text = serde_json::to_string(&req).expect("encodes");
-        let back: Request = serde_json::from_str(&text).expect("decodes");
-        assert_eq!(serde_json::to_string(&back).expect("encodes"), text);
+        let bytes = protocol::encode(&req).expect("encodes");
+        let back: Request = protocol::decode(&bytes).expect("decodes");
+        assert_eq!(protocol::encode(&back).expect("encodes"), bytes);
     }
     // The bad line is a diagnostic with its line number, not a failure.
     assert!(
