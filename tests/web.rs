@@ -250,3 +250,71 @@ fn load_report_lists_files_and_diagnostics() {
         "line number shown"
     );
 }
+
+#[wasm_bindgen_test]
+fn saved_settings_keep_serde_json_shape_both_ways() {
+    use evalboard_app::ui::saved::{config_from_json, config_to_json};
+    use evalboard_engine::scorers::{doc::DocTolerances, ModelPrice, PriceTable, Profile};
+    let config = ScoreConfig {
+        profile: Profile::Fa2,
+        tolerances: DocTolerances {
+            rel: 0.02,
+            abs: 0.5,
+            exact_rel: 1e-6,
+        },
+        prices: PriceTable {
+            models: vec![(
+                "gpt-4o \"mini\"".into(),
+                ModelPrice {
+                    input_per_mtok: 0.15,
+                    output_per_mtok: 0.6,
+                },
+            )],
+        },
+    };
+    for c in [config, ScoreConfig::default()] {
+        // What earlier builds stored (serde_json) loads, and what the page stores reads back
+        // through serde_json as the same settings.
+        let old = serde_json::to_string(&c).expect("json");
+        assert_eq!(config_from_json(&old).as_ref(), Some(&c), "{old}");
+        let new = config_to_json(&c).expect("stringify");
+        assert_eq!(
+            serde_json::from_str::<ScoreConfig>(&new).expect("serde reads it"),
+            c
+        );
+        assert_eq!(config_from_json(&new).as_ref(), Some(&c));
+    }
+    // Missing tolerances take their defaults, as with serde; a wrong shape is None.
+    let partial =
+        config_from_json(r#"{"profile":"doc","tolerances":{"rel":0.05},"prices":{"models":[]}}"#)
+            .expect("partial tolerances");
+    assert_eq!(partial.tolerances.rel, 0.05);
+    assert_eq!(partial.tolerances.abs, DocTolerances::default().abs);
+    for bad in [
+        "",
+        "{",
+        "[]",
+        r#"{"profile":"nope","tolerances":{},"prices":{"models":[]}}"#,
+        r#"{"profile":"doc","tolerances":{}}"#,
+    ] {
+        assert_eq!(config_from_json(bad), None, "{bad}");
+    }
+}
+
+#[wasm_bindgen_test]
+fn demo_manifest_lists_every_run_and_its_files() {
+    let text = include_str!("../demo/manifest.json");
+    let runs = evalboard_app::ui::saved::demo_manifest(text).expect("the manifest reads");
+    let expected: serde_json::Value = serde_json::from_str(text).expect("json");
+    let expected = expected["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), expected.len());
+    for (r, e) in runs.iter().zip(expected) {
+        assert_eq!(r.name, e["name"].as_str().expect("name"));
+        assert_eq!(r.files.len(), e["files"].as_array().expect("files").len());
+    }
+    assert!(runs
+        .iter()
+        .any(|r| r.name == "gpt-4o" && r.files.iter().any(|f| f == "gpt_4o_results.json")));
+    assert!(evalboard_app::ui::saved::demo_manifest("{\"runs\": [{\"name\": 1}]}").is_err());
+    assert!(evalboard_app::ui::saved::demo_manifest("not json").is_err());
+}

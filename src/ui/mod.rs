@@ -32,6 +32,8 @@ pub mod items;
 #[cfg(target_arch = "wasm32")]
 pub mod overview;
 #[cfg(target_arch = "wasm32")]
+pub mod saved;
+#[cfg(target_arch = "wasm32")]
 pub mod settings;
 #[cfg(target_arch = "wasm32")]
 pub mod sidebar;

@@ -3,7 +3,6 @@
 
 use js_sys::ArrayBuffer;
 use leptos::prelude::*;
-use serde::Deserialize;
 
 use evalboard_engine::model::InputFileReport;
 use evalboard_engine::scorers::ScoreConfig;
@@ -15,6 +14,7 @@ use crate::protocol::{ChartDto, ReqId, Request, Response, RunId, RunInfo};
 use crate::ui::client;
 use crate::ui::load_plan::{plan_runs, unique_name};
 use crate::ui::route::Route;
+use crate::ui::saved;
 
 /// Where a run is in its life.
 #[derive(Debug, Clone, PartialEq)]
@@ -153,22 +153,10 @@ pub fn storage_set(key: &str, value: Option<&str>) {
     }
 }
 
-/// The demo workspace's manifest (`demo/manifest.json`).
-#[derive(Debug, Deserialize)]
-struct DemoManifest {
-    runs: Vec<DemoRun>,
-}
-
-#[derive(Debug, Deserialize)]
-struct DemoRun {
-    name: String,
-    files: Vec<String>,
-}
-
 impl Store {
     pub fn new() -> Store {
         let config = storage_get(CONFIG_KEY)
-            .and_then(|s| serde_json::from_str::<ScoreConfig>(&s).ok())
+            .and_then(|s| saved::config_from_json(&s))
             .unwrap_or_default();
         Store {
             runs: RwSignal::new(Vec::new()),
@@ -493,10 +481,9 @@ impl Store {
 
     async fn fetch_demo(&self) -> Result<(), String> {
         let bytes = edge::fetch_bytes("demo/manifest.json").await?;
-        let bytes = js_sys::Uint8Array::new(&bytes).to_vec();
-        let manifest: DemoManifest =
-            serde_json::from_slice(&bytes).map_err(|e| format!("demo/manifest.json: {e}"))?;
-        for run in manifest.runs {
+        let text = String::from_utf8_lossy(&js_sys::Uint8Array::new(&bytes).to_vec()).into_owned();
+        let runs = saved::demo_manifest(&text).map_err(|e| format!("demo/manifest.json: {e}"))?;
+        for run in runs {
             if Store::demo_dismissed() {
                 break; // "Remove demo" was clicked while it was loading.
             }
@@ -625,7 +612,7 @@ impl Store {
 
     /// Sends new settings to the worker (it re-scores every run) and remembers them.
     pub fn configure(&self, config: ScoreConfig) {
-        if let Ok(s) = serde_json::to_string(&config) {
+        if let Some(s) = saved::config_to_json(&config) {
             storage_set(CONFIG_KEY, Some(&s));
         }
         self.config.set(config.clone());
