@@ -318,3 +318,52 @@ fn demo_manifest_lists_every_run_and_its_files() {
     assert!(evalboard_app::ui::saved::demo_manifest("{\"runs\": [{\"name\": 1}]}").is_err());
     assert!(evalboard_app::ui::saved::demo_manifest("not json").is_err());
 }
+
+#[wasm_bindgen_test]
+fn settings_numbers_parse_as_rust_would() {
+    use evalboard_app::ui::settings::parse_number;
+    for s in [
+        "0",
+        "0.01",
+        "0.001",
+        "1e-9",
+        "1E-9",
+        "+2.5",
+        "-0",
+        "-3.75",
+        "1.",
+        ".5",
+        "10",
+        "2.50",
+        "0.1",
+        "0.2",
+        "0.30000000000000004",
+        "123456789.123456789",
+        "1e308",
+        "1e400",
+        "5e-324",
+        "2.2250738585072014e-308",
+        "9007199254740993",
+        "0.000000000000000000000000000001",
+        "",
+        ".",
+        "e5",
+        "1e",
+        "abc",
+        "1,5",
+        "0x10",
+        "inf",
+        "NaN",
+        "1 000",
+    ] {
+        let rust = s
+            .parse::<f64>()
+            .ok()
+            .filter(|_| evalboard_app::ui::format::is_decimal(s));
+        assert_eq!(
+            parse_number(s).map(f64::to_bits),
+            rust.map(f64::to_bits),
+            "{s:?}"
+        );
+    }
+}

@@ -27,6 +27,12 @@ struct Draft {
     next_id: u32,
 }
 
+/// A number typed into the settings, read as `f64::from_str` would (finite decimals; `None`
+/// otherwise) but parsed by the browser: the page then carries no float parser or its tables.
+pub fn parse_number(s: &str) -> Option<f64> {
+    crate::ui::format::is_decimal(s).then(|| js_sys::Number::parse_float(s))
+}
+
 fn num_text(x: f64) -> String {
     format!("{x}")
 }
@@ -58,8 +64,8 @@ impl Draft {
     fn to_config(&self, base: &ScoreConfig) -> Result<ScoreConfig, Vec<String>> {
         let mut errs = Vec::new();
         let num = |s: &str, what: &str, errs: &mut Vec<String>| -> f64 {
-            match s.trim().parse::<f64>() {
-                Ok(v) if v.is_finite() && v >= 0.0 => v,
+            match parse_number(s.trim()) {
+                Some(v) if v.is_finite() && v >= 0.0 => v,
                 _ => {
                     errs.push(format!("{what} must be a number ≥ 0 (got “{}”)", s.trim()));
                     0.0
