@@ -321,7 +321,7 @@ fn demo_manifest_lists_every_run_and_its_files() {
 
 #[wasm_bindgen_test]
 fn settings_numbers_parse_as_rust_would() {
-    use evalboard_app::ui::settings::parse_number;
+    use evalboard_app::ui::browser::parse_number;
     for s in [
         "0",
         "0.01",
@@ -363,6 +363,30 @@ fn settings_numbers_parse_as_rust_would() {
         assert_eq!(
             parse_number(s).map(f64::to_bits),
             rust.map(f64::to_bits),
+            "{s:?}"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn browser_lowercase_is_rusts() {
+    for s in [
+        "",
+        "Paris",
+        "ÉCOLE",
+        "İstanbul",
+        "ὈΔΥΣΣΕΎΣ",
+        "ΣΑΣ Σ",
+        "Straße ẞ",
+        "ǅungla",
+        "ＡＢＣ",
+        "Ⅻ",
+        "🙂 ANSWER: 42",
+        "<B>X</B>",
+    ] {
+        assert_eq!(
+            evalboard_app::ui::browser::lower(s),
+            s.to_lowercase(),
             "{s:?}"
         );
     }

@@ -141,7 +141,7 @@ pub fn clip(s: &str, max: usize) -> String {
 /// `s` is a decimal number as `f64::from_str` reads it: an optional sign, digits with at most
 /// one `.` (at least one digit in all), an optional exponent (`e`/`E`, optional sign, digits).
 /// `inf` and `nan`, which `from_str` also takes, are not. The page checks the grammar here and
-/// lets the browser parse (`settings::parse_number`), so it links no float parser.
+/// lets the browser parse (`browser::parse_number`), so it links no float parser.
 pub fn is_decimal(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));

@@ -10,6 +10,8 @@ mod app;
 #[cfg(target_arch = "wasm32")]
 pub mod breakdowns;
 #[cfg(target_arch = "wasm32")]
+pub mod browser;
+#[cfg(target_arch = "wasm32")]
 pub mod client;
 #[cfg(target_arch = "wasm32")]
 pub mod compare;

@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use evalboard_engine::scorers::{ModelPrice, PriceTable, Profile, ScoreConfig};
 
 use crate::ui::app::use_store;
+use crate::ui::browser;
 
 #[derive(Debug, Clone, PartialEq)]
 struct PriceRow {
@@ -25,12 +26,6 @@ struct Draft {
     abs: String,
     prices: Vec<PriceRow>,
     next_id: u32,
-}
-
-/// A number typed into the settings, read as `f64::from_str` would (finite decimals; `None`
-/// otherwise) but parsed by the browser: the page then carries no float parser or its tables.
-pub fn parse_number(s: &str) -> Option<f64> {
-    crate::ui::format::is_decimal(s).then(|| js_sys::Number::parse_float(s))
 }
 
 fn num_text(x: f64) -> String {
@@ -64,7 +59,7 @@ impl Draft {
     fn to_config(&self, base: &ScoreConfig) -> Result<ScoreConfig, Vec<String>> {
         let mut errs = Vec::new();
         let num = |s: &str, what: &str, errs: &mut Vec<String>| -> f64 {
-            match parse_number(s.trim()) {
+            match browser::parse_number(s.trim()) {
                 Some(v) if v.is_finite() && v >= 0.0 => v,
                 _ => {
                     errs.push(format!("{what} must be a number ≥ 0 (got “{}”)", s.trim()));
