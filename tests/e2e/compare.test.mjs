@@ -102,6 +102,16 @@ test('eval-set runs: tunix m45 baseline vs m46 control on eval_v2 (scorecard, it
   await page.click('#eb-tab-items');
   await page.waitForSelector('[data-table="evalset-items"] tbody tr');
   assert.equal(await page.locator('[data-table="evalset-items"] tbody tr').count(), vc.byId.size);
+  // The search is case-insensitive (the page lowercases through the browser: src/ui/browser.rs).
+  const rowIds = () => page.locator('[data-table="evalset-items"] tbody tr th').allInnerTexts();
+  const firstId = (await rowIds())[0];
+  await page.fill('[aria-label="Search items"]', firstId.toUpperCase());
+  await page.waitForFunction((n) => document.querySelectorAll('[data-table="evalset-items"] tbody tr').length < n, vc.byId.size);
+  assert.ok((await rowIds()).includes(firstId), `searching ${firstId.toUpperCase()} finds ${firstId}`);
+  await page.fill('[aria-label="Search items"]', 'ZZ-NO-SUCH-ITEM');
+  await page.waitForFunction(() => document.querySelectorAll('[data-table="evalset-items"] tbody tr').length === 0);
+  await page.fill('[aria-label="Search items"]', '');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-table="evalset-items"] tbody tr').length === n, vc.byId.size);
 
   // Compare m45 (baseline) → m46 (candidate).
   await page.click('#eb-tab-compare');
