@@ -93,6 +93,22 @@ pub enum Request {
         #[serde(default)]
         query: CompareQuery,
     },
+    /// A series of runs in order (the first is the baseline; two runs are a plain comparison):
+    /// every consecutive pair compared, the chosen `step`'s paired items per `query`, run
+    /// metadata side by side, the loss-curve overlay and the metrics chart (drawn for `dark`).
+    Series {
+        req: ReqId,
+        runs: Vec<RunId>,
+        step: u32,
+        query: CompareQuery,
+        dark: bool,
+    },
+    /// The eval-set family's headline scorer and pass threshold: every eval-set run is re-scored
+    /// (answered with `Rescored`).
+    ConfigureEvalset {
+        scorer: evalboard_engine::evalset::AnswerScorer,
+        pass_threshold: f64,
+    },
     /// The single-file offline HTML report of a run, compared with `baseline` when given. The
     /// page supplies the generation time (the worker reads no clock for reports). Answered with
     /// `Response::Export` (file `evalboard-report-<run>.html`).
@@ -113,6 +129,18 @@ pub struct ChartDto {
     pub svg: String,
     pub alt: String,
     pub table: Vec<Vec<String>>,
+}
+
+impl From<evalboard_report::qa_charts::NamedChart> for ChartDto {
+    fn from(c: evalboard_report::qa_charts::NamedChart) -> Self {
+        ChartDto {
+            key: c.key,
+            title: c.title,
+            svg: c.svg,
+            alt: c.alt,
+            table: c.table,
+        }
+    }
 }
 
 /// What the page needs to list a run.
@@ -202,6 +230,10 @@ pub enum Response {
     Compare {
         req: ReqId,
         view: Box<CompareView>,
+    },
+    Series {
+        req: ReqId,
+        view: Box<SeriesView>,
     },
 }
 
@@ -343,4 +375,19 @@ pub struct CompareView {
     /// Rows matching the query, before the limit.
     pub n_rows: usize,
     pub rows: Vec<CompareRow>,
+}
+
+/// A series of runs (two runs: one comparison). `steps[i]` compares run `i` with run `i + 1`;
+/// only `steps[step]` carries rows (the query's page of paired items, regressions first).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeriesView {
+    /// Run names in order; the first is the baseline.
+    pub runs: Vec<String>,
+    pub steps: Vec<CompareView>,
+    pub step: u32,
+    /// The loss-curve overlay (when any run carries training metrics) and, with three or more
+    /// runs, the headline metrics across the series.
+    pub charts: Vec<ChartDto>,
+    /// Run metadata side by side, one value per run.
+    pub meta: Vec<evalboard_engine::run_meta::MetaRow>,
 }

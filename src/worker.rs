@@ -36,6 +36,7 @@ struct EvalsetEntry {
     demo: bool,
     state: families::EvalsetState,
     load_ms: f64,
+    provenance: Vec<evalboard_report::html::FileProvenance>,
 }
 
 #[derive(Default)]
@@ -43,6 +44,19 @@ struct State {
     config: ScoreConfig,
     runs: Vec<Run>,
     evalsets: Vec<EvalsetEntry>,
+    /// The eval-set family's headline scorer and pass threshold.
+    evalset_opts: evalboard_engine::evalset::ScoringOptions,
+}
+
+/// Any loaded run, as one side of a comparison.
+fn side(st: &State, id: RunId) -> Option<families::Side<'_>> {
+    if let Some(r) = st.runs.iter().find(|r| r.id == id) {
+        return Some(families::Side::Qa(&r.name, &r.scored));
+    }
+    st.evalsets
+        .iter()
+        .find(|r| r.id == id)
+        .map(|e| families::Side::Evalset(&e.name, &e.state))
 }
 
 fn evalset_info(e: &EvalsetEntry) -> RunInfo {
@@ -223,7 +237,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             );
             let input = RunInput::new(name.clone(), files);
             if pipeline::detect_family(&input) == pipeline::Family::Evalset {
-                match families::load_evalset(&input) {
+                match families::load_evalset_with(&input, &st.evalset_opts) {
                     Ok(state) => {
                         let e = EvalsetEntry {
                             id: run_id,
@@ -231,6 +245,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                             demo,
                             state,
                             load_ms: now() - t0,
+                            provenance,
                         };
                         let i = evalset_info(&e);
                         st.evalsets.retain(|r| r.id != run_id);
@@ -356,27 +371,59 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             baseline,
             candidate,
             query,
+        } => match (side(&st, baseline), side(&st, candidate)) {
+            (Some(b), Some(c)) => post(
+                scope,
+                &Response::Compare {
+                    req,
+                    view: Box::new(families::compare_view(&b, &c, &query)),
+                },
+            ),
+            (None, _) => no_run(scope, req, baseline),
+            (_, None) => no_run(scope, req, candidate),
+        },
+        Request::Series {
+            req,
+            runs,
+            step,
+            query,
+            dark,
         } => {
-            let side = |id: RunId| -> Option<families::Side<'_>> {
-                if let Some(r) = st.runs.iter().find(|r| r.id == id) {
-                    return Some(families::Side::Qa(&r.name, &r.scored));
-                }
-                st.evalsets
-                    .iter()
-                    .find(|r| r.id == id)
-                    .map(|e| families::Side::Evalset(&e.name, &e.state))
-            };
-            match (side(baseline), side(candidate)) {
-                (Some(b), Some(c)) => post(
+            let sides: Result<Vec<_>, RunId> =
+                runs.iter().map(|id| side(&st, *id).ok_or(*id)).collect();
+            match sides {
+                Ok(sides) if sides.len() >= 2 => post(
                     scope,
-                    &Response::Compare {
+                    &Response::Series {
                         req,
-                        view: Box::new(families::compare_view(&b, &c, &query)),
+                        view: Box::new(families::series_view(&sides, step as usize, &query, dark)),
                     },
                 ),
-                (None, _) => no_run(scope, req, baseline),
-                (_, None) => no_run(scope, req, candidate),
+                Ok(_) => post(
+                    scope,
+                    &Response::Error {
+                        req: Some(req),
+                        message: "a comparison needs two runs or more".into(),
+                    },
+                ),
+                Err(id) => no_run(scope, req, id),
             }
+        }
+        Request::ConfigureEvalset {
+            scorer,
+            pass_threshold,
+        } => {
+            st.evalset_opts = evalboard_engine::evalset::ScoringOptions {
+                scorer,
+                pass_threshold,
+            };
+            let opts = st.evalset_opts.clone();
+            let mut infos = Vec::new();
+            for e in st.evalsets.iter_mut() {
+                e.state.rescore(&opts);
+                infos.push(evalset_info(e));
+            }
+            post(scope, &Response::Rescored { runs: infos });
         }
         Request::Overview { req, run_id, dark } => match st.runs.iter().find(|r| r.id == run_id) {
             Some(r) => {
@@ -442,8 +489,15 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             baseline,
             generated_at,
         } => post(scope, &report(&st, req, run_id, baseline, generated_at)),
-        Request::Export { req, run_id, file } => match st.runs.iter().find(|r| r.id == run_id) {
-            Some(r) => match crate::exports::export(&r.scored, &file) {
+        Request::Export { req, run_id, file } => match crate::exports::export_run(
+            st.runs.iter().find(|r| r.id == run_id).map(|r| &r.scored),
+            st.evalsets
+                .iter()
+                .find(|e| e.id == run_id)
+                .map(|e| e.state.headline()),
+            &file,
+        ) {
+            Some(text) => match text {
                 Ok(text) => post(
                     scope,
                     &Response::Export {
@@ -480,22 +534,36 @@ fn report(
     baseline: Option<RunId>,
     generated_at: String,
 ) -> Response {
-    use evalboard_report::html::{render_report, HtmlOptions, Provenance, ReportInput, ReportRun};
-    let find = |id: RunId| st.runs.iter().find(|r| r.id == id);
-    let Some(run) = find(run_id) else {
+    use evalboard_report::html::{
+        render_report, FileProvenance, HtmlOptions, Provenance, ReportInput, ReportRun,
+    };
+    // Any loaded run as (report run, its name, its files' provenance).
+    let find = |id: RunId| -> Option<(ReportRun<'_>, &str, &[FileProvenance])> {
+        if let Some(r) = st.runs.iter().find(|r| r.id == id) {
+            return Some((ReportRun::Qa(&r.scored), &r.name, &r.provenance));
+        }
+        st.evalsets.iter().find(|e| e.id == id).map(|e| {
+            (
+                ReportRun::Evalset(e.state.headline(), &e.state.run.diagnostics),
+                e.name.as_str(),
+                e.provenance.as_slice(),
+            )
+        })
+    };
+    let Some((run, name, prov)) = find(run_id) else {
         return Response::Error {
             req: Some(req),
             message: format!("no run {run_id}"),
         };
     };
     let base = baseline.filter(|b| *b != run_id).and_then(find);
-    let mut files = run.provenance.clone();
-    if let Some(b) = base {
-        files.extend(b.provenance.iter().cloned());
+    let mut files = prov.to_vec();
+    if let Some((_, _, p)) = base {
+        files.extend(p.iter().cloned());
     }
     let text = render_report(&ReportInput {
-        runs: vec![ReportRun::Qa(&run.scored)],
-        baseline: base.map(|b| ReportRun::Qa(&b.scored)),
+        runs: vec![run],
+        baseline: base.map(|b| b.0),
         provenance: Provenance {
             generated_at,
             generator: "evalboard dashboard".into(),
@@ -503,8 +571,7 @@ fn report(
         },
         options: HtmlOptions::default(),
     });
-    let safe: String = run
-        .name
+    let safe: String = name
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {

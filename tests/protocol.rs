@@ -72,9 +72,10 @@ fn response_variant(r: &Response) -> &'static str {
         Response::Error { .. } => "Error",
         Response::Evalset { .. } => "Evalset",
         Response::Compare { .. } => "Compare",
+        Response::Series { .. } => "Series",
     }
 }
-const RESPONSE_VARIANTS: usize = 12;
+const RESPONSE_VARIANTS: usize = 13;
 
 fn request_variant(r: &Request) -> &'static str {
     match r {
@@ -88,9 +89,11 @@ fn request_variant(r: &Request) -> &'static str {
         Request::Evalset { .. } => "Evalset",
         Request::Compare { .. } => "Compare",
         Request::Report { .. } => "Report",
+        Request::Series { .. } => "Series",
+        Request::ConfigureEvalset { .. } => "ConfigureEvalset",
     }
 }
-const REQUEST_VARIANTS: usize = 10;
+const REQUEST_VARIANTS: usize = 12;
 
 /// Encodes, decodes and compares: the decoded value prints the same (`Debug` shows every field)
 /// and encodes to the same bytes.
@@ -267,6 +270,22 @@ fn responses() -> Vec<Response> {
             view: Box::new(empty_ev),
         },
     ];
+    // A series: metadata side by side, the metrics chart, one step's comparison.
+    let series = families::series_view(
+        &[
+            Side::Evalset("m45", &base),
+            Side::Evalset("m46", &cand),
+            Side::Evalset("m45 again", &base),
+        ],
+        1,
+        &CompareQuery::default(),
+        true,
+    );
+    assert!(!series.steps.is_empty() && !series.meta.is_empty());
+    out.push(Response::Series {
+        req: 16,
+        view: Box::new(series),
+    });
     for view in [ev_cmp, qa_cmp, mixed] {
         out.push(Response::Compare {
             req: 15,
@@ -379,6 +398,17 @@ fn requests() -> Vec<Request> {
             run_id: 1,
             baseline: None,
             generated_at: String::new(),
+        },
+        Request::Series {
+            req: 11,
+            runs: vec![1, 2, 3],
+            step: 1,
+            query: CompareQuery::default(),
+            dark: false,
+        },
+        Request::ConfigureEvalset {
+            scorer: evalboard_engine::evalset::AnswerScorer::V1Extract,
+            pass_threshold: 0.75,
         },
     ]
 }

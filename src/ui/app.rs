@@ -4,6 +4,8 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use evalboard_engine::evalset::score::DEFAULT_PASS_THRESHOLD;
+
 use crate::protocol::Request;
 use crate::ui::client;
 use crate::ui::conversation::ConversationDrawer;
@@ -74,6 +76,13 @@ pub fn App() -> impl IntoView {
     let config = store.config.get_untracked();
     if config != Default::default() {
         client::send(&Request::Configure { config });
+    }
+    let (scorer, pass_threshold) = store.evalset_opts.get_untracked();
+    if (scorer, pass_threshold) != (Default::default(), DEFAULT_PASS_THRESHOLD) {
+        client::send(&Request::ConfigureEvalset {
+            scorer,
+            pass_threshold,
+        });
     }
     if !Store::demo_dismissed() {
         store.load_demo();

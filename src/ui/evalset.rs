@@ -58,8 +58,13 @@ fn overview(v: EvalsetView) -> impl IntoView {
                     sub=format!("{} scored · {} skipped", format::int(v.n_scored), format::int(v.n_skipped))/>
                 <MetricCard key="stddev" label="Std deviation" value=format::dec(v.stddev, 3) sub=spread/>
                 <MetricCard key="verdict" label="Verdict" value=v.verdict.to_ascii_uppercase() sub=verdict_sub/>
-                <MetricCard key="v1_extract" label="With answer extraction" value=format::pct(v.v1_extract_score)
-                    sub=format!("answer_correctness@v1-extract · {} flips", n_flips)/>
+                {if v.scorer.ends_with("-extract") {
+                    view! { <MetricCard key="v1" label="Without answer extraction" value=format::pct(v.v1_score)
+                        sub=format!("answer_correctness@v1 · {} flips", n_flips)/> }
+                } else {
+                    view! { <MetricCard key="v1_extract" label="With answer extraction" value=format::pct(v.v1_extract_score)
+                        sub=format!("answer_correctness@v1-extract · {} flips", n_flips)/> }
+                }}
             </div>
             <div class="eb-grid2">
                 {groups.into_iter().filter(|(_, rows)| !rows.is_empty()).map(|(dim, rows)| group_table(dim, rows)).collect_view()}

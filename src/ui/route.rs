@@ -110,6 +110,10 @@ pub struct Route {
     pub cand: Option<String>,
     pub flip: Option<String>,
     pub cat: Option<String>,
+    /// Compare tab: more runs after the candidate (a series, in order; `also=` repeated), and
+    /// the consecutive step whose items are listed (0 = baseline → candidate).
+    pub also: Vec<String>,
+    pub step: u32,
 }
 
 impl Route {
@@ -161,6 +165,12 @@ impl Route {
                 put(k, v);
             }
         }
+        for v in &self.also {
+            put("also", v);
+        }
+        if self.step > 0 {
+            put("step", &self.step.to_string());
+        }
         parts.join("&")
     }
 
@@ -192,6 +202,8 @@ impl Route {
                 "cand" if !v.is_empty() => r.cand = Some(v),
                 "flip" if !v.is_empty() => r.flip = Some(v),
                 "cat" if !v.is_empty() => r.cat = Some(v),
+                "also" if !v.is_empty() => r.also.push(v),
+                "step" => r.step = v.parse().unwrap_or(0),
                 _ => {}
             }
         }
@@ -280,6 +292,20 @@ mod tests {
             "run=o3&tab=compare&base=gpt-4o&cand=o3%20%26%20co&flip=regressed&cat=edge_case"
         );
         check(&h, r);
+        let series = Route {
+            tab: Tab::Compare,
+            base: Some("stage a".into()),
+            cand: Some("stage_b".into()),
+            also: vec!["stage_c".into(), "stage,d".into()],
+            step: 2,
+            ..Default::default()
+        };
+        let h = series.to_hash();
+        assert_eq!(
+            h,
+            "tab=compare&base=stage%20a&cand=stage_b&also=stage_c&also=stage%2Cd&step=2"
+        );
+        check(&h, series);
         check(
             "tab=compare&base=&cand=x",
             Route {

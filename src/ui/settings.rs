@@ -1,11 +1,13 @@
-//! Settings: scoring profile, answer tolerances and the price table. Edits are validated as you
-//! type and sent to the worker (Configure) after a short pause; every run is re-scored and every
-//! view updates. Settings are remembered in this browser.
+//! Settings: scoring profile, answer tolerances and the price table; for eval sets the headline
+//! scorer and the pass threshold. Edits are validated as you type and sent to the worker
+//! (Configure, ConfigureEvalset) after a short pause or on change; every run is re-scored and
+//! every view updates. Settings are remembered in this browser.
 
 use std::time::Duration;
 
 use leptos::prelude::*;
 
+use evalboard_engine::evalset::AnswerScorer;
 use evalboard_engine::scorers::{ModelPrice, PriceTable, Profile, ScoreConfig};
 
 use crate::ui::app::use_store;
@@ -227,6 +229,7 @@ pub fn SettingsView() -> impl IntoView {
                     </Show>
                 </div>
             </section>
+            <EvalsetSettings/>
             <div class="eb-settings__foot">
                 {move || match check.get() {
                     Ok(_) => view! { <p class="eb-muted" role="status">"Settings apply to every run as you type."</p> }.into_any(),
@@ -242,5 +245,52 @@ pub fn SettingsView() -> impl IntoView {
                 }>"Reset to defaults"</button>
             </div>
         </div>
+    }
+}
+
+/// The eval-set family (seed 004): the headline scorer and the verdict's pass threshold (0–1).
+/// Every eval-set run is re-scored on change; a threshold that is not a number in 0–1 is
+/// refused with a notice.
+#[component]
+fn EvalsetSettings() -> impl IntoView {
+    let store = use_store();
+    let apply = move |scorer: Option<String>, threshold: Option<String>| {
+        let (cur_scorer, cur_t) = store.evalset_opts.get_untracked();
+        let scorer = scorer
+            .and_then(|s| AnswerScorer::from_id(&s))
+            .unwrap_or(cur_scorer);
+        let t = match threshold.map(|t| browser::parse_number(t.trim())) {
+            None => cur_t,
+            Some(Some(v)) if (0.0..=1.0).contains(&v) => v,
+            Some(_) => {
+                store.notify("The pass threshold must be a number from 0 to 1.", true);
+                return;
+            }
+        };
+        if (scorer, t) != (cur_scorer, cur_t) {
+            store.configure_evalset(scorer, t);
+        }
+    };
+    let (scorer, threshold) = store.evalset_opts.get_untracked();
+    view! {
+        <section class="eb-section" data-section="evalset-settings">
+            <h2 class="eb-section__title">"Eval sets (answer correctness)"</h2>
+            <p class="eb-section__hint">"The headline scorer of eval-set runs (scorecard, verdict, items, Compare): v1 compares the whole prediction, stripped and lower-cased; v1-extract first takes the answer out of it (“Answer: X”, else the last line). A run passes when its primary score reaches the threshold."</p>
+            <div class="eb-form-row">
+                <label class="eb-field">
+                    <span class="eb-field__label">"Headline scorer"</span>
+                    <select name="evalset_scorer" on:change=move |ev| apply(Some(event_target_value(&ev)), None)>
+                        {[AnswerScorer::V1, AnswerScorer::V1Extract].map(|sc| view! {
+                            <option value=sc.id() selected=sc == scorer>{sc.id()}</option>
+                        })}
+                    </select>
+                </label>
+                <label class="eb-field">
+                    <span class="eb-field__label">"Pass threshold (0–1)"</span>
+                    <input class="eb-input eb-input--num" type="text" inputmode="decimal" name="pass_threshold"
+                        value=num_text(threshold) on:change=move |ev| apply(None, Some(event_target_value(&ev)))/>
+                </label>
+            </div>
+        </section>
     }
 }

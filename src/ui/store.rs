@@ -4,6 +4,8 @@
 use js_sys::ArrayBuffer;
 use leptos::prelude::*;
 
+use evalboard_engine::evalset::score::DEFAULT_PASS_THRESHOLD;
+use evalboard_engine::evalset::AnswerScorer;
 use evalboard_engine::model::InputFileReport;
 use evalboard_engine::scorers::ScoreConfig;
 use evalboard_engine::views::{ConversationView, ItemPage, Overview};
@@ -129,12 +131,18 @@ pub struct Store {
     /// The latest comparison (answer to `compare_req`).
     pub compare: RwSignal<Option<crate::protocol::CompareView>>,
     pub compare_req: StoredValue<ReqId>,
+    /// The latest series / comparison (answer to `series_req`).
+    pub series: RwSignal<Option<crate::protocol::SeriesView>>,
+    pub series_req: StoredValue<ReqId>,
+    /// Eval-set headline scorer and pass threshold (Settings).
+    pub evalset_opts: RwSignal<(AnswerScorer, f64)>,
     next_run: StoredValue<RunId>,
     next_notice: StoredValue<u64>,
 }
 
 const DEMO_DISMISSED_KEY: &str = "evalboard.demo-dismissed";
 const CONFIG_KEY: &str = "evalboard.config";
+const EVALSET_KEY: &str = "evalboard.evalset";
 
 fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
@@ -175,6 +183,13 @@ impl Store {
             evalset: RwSignal::new(None),
             compare: RwSignal::new(None),
             compare_req: StoredValue::new(0),
+            series: RwSignal::new(None),
+            series_req: StoredValue::new(0),
+            evalset_opts: RwSignal::new(
+                storage_get(EVALSET_KEY)
+                    .and_then(|s| serde_json::from_str(&s).ok())
+                    .unwrap_or((AnswerScorer::V1, DEFAULT_PASS_THRESHOLD)),
+            ),
             next_run: StoredValue::new(0),
             next_notice: StoredValue::new(0),
         }
@@ -281,6 +296,11 @@ impl Store {
             Response::Compare { req, view } => {
                 if req == self.compare_req.get_value() {
                     self.compare.set(Some(*view));
+                }
+            }
+            Response::Series { req, view } => {
+                if req == self.series_req.get_value() {
+                    self.series.set(Some(*view));
                 }
             }
         }
@@ -617,6 +637,19 @@ impl Store {
         }
         self.config.set(config.clone());
         client::send(&Request::Configure { config });
+    }
+
+    /// Sends the eval-set headline scorer and pass threshold (every eval-set run is re-scored)
+    /// and remembers them.
+    pub fn configure_evalset(&self, scorer: AnswerScorer, pass_threshold: f64) {
+        if let Ok(s) = serde_json::to_string(&(scorer, pass_threshold)) {
+            storage_set(EVALSET_KEY, Some(&s));
+        }
+        self.evalset_opts.set((scorer, pass_threshold));
+        client::send(&Request::ConfigureEvalset {
+            scorer,
+            pass_threshold,
+        });
     }
 
     /// Asks the worker for one export of the current run; the response triggers the download.

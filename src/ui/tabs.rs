@@ -52,7 +52,21 @@ pub fn RunHeader() -> impl IntoView {
             Some(parts.join(" · "))
         })
     };
-    let profile = move || store.config.with(|c| c.profile.name());
+    // Numeric QA runs are scored under a profile, eval-set runs by an answer scorer.
+    let evalset = move || {
+        run.with(|r| {
+            r.as_ref()
+                .and_then(|r| r.info())
+                .is_some_and(|i| i.family == "evalset")
+        })
+    };
+    let profile = move || {
+        if evalset() {
+            store.evalset_opts.with(|o| o.0.id())
+        } else {
+            store.config.with(|c| c.profile.name())
+        }
+    };
     view! {
         <div class="eb-runhead">
             <h1 class="eb-runhead__title">
@@ -63,7 +77,7 @@ pub fn RunHeader() -> impl IntoView {
             </h1>
             <div class="eb-runhead__facts">{facts}</div>
             <div class="eb-runhead__profile" title="Scoring profile (change it in Settings)">
-                "profile: " <code>{profile}</code>
+                {move || if evalset() { "scorer: " } else { "profile: " }} <code>{profile}</code>
             </div>
         </div>
     }
@@ -101,11 +115,12 @@ pub fn TabBar() -> impl IntoView {
             }
         }
     };
+    // The current run's error count: only a numeric QA run's own overview has one (an overview
+    // of another run, or an eval-set run, shows no badge).
     let error_count = Memo::new(move |_| {
-        store.overview.with(|o| {
-            o.as_ref()
-                .map(|o| o.overview.stats.error_types.values().sum::<u64>())
-        })
+        store
+            .current_overview()
+            .map(|o| o.overview.stats.error_types.values().sum::<u64>())
     });
     view! {
         <div class="eb-tabs" role="tablist" aria-label="Views" on:keydown=on_key>

@@ -117,13 +117,15 @@ pub fn Chart(chart: ChartDto) -> impl IntoView {
     }
 }
 
-/// A plain table of text cells (first column as row headers).
+/// A plain table of text cells (first column as row headers). Rows whose `marked` entry is true
+/// get the `eb-row--marked` class (a highlight; the cells must say why in text too).
 #[component]
 pub fn DataTable(
     head: Vec<String>,
     rows: Vec<Vec<String>>,
     #[prop(optional, into)] caption: String,
     #[prop(optional)] numeric_from: Option<usize>,
+    #[prop(optional)] marked: Vec<bool>,
 ) -> impl IntoView {
     let num_from = numeric_from.unwrap_or(1);
     view! {
@@ -137,8 +139,8 @@ pub fn DataTable(
                 </tr>
             </thead>
             <tbody>
-                {rows.into_iter().map(|row| view! {
-                    <tr>
+                {rows.into_iter().enumerate().map(|(r, row)| view! {
+                    <tr class:eb-row--marked=marked.get(r).copied().unwrap_or(false)>
                         {row.into_iter().enumerate().map(|(i, c)| if i == 0 {
                             view! { <th scope="row">{c}</th> }.into_any()
                         } else {
