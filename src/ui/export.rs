@@ -25,8 +25,28 @@ const FILES: &[(&str, &str)] = &[
 pub fn ExportView() -> impl IntoView {
     let store = use_store();
     let run_id = Memo::new(move |_| store.current().map(|r| r.id));
+    let codegen = Memo::new(move |_| {
+        store
+            .current()
+            .and_then(|r| r.info().map(|i| i.family == "codegen"))
+            .unwrap_or(false)
+    });
     let settings = move || {
         store.config.with(|c| {
+            if codegen.get() {
+                let w = &c.codegen.weights;
+                return format!(
+                    "profile {} · max {} recovery attempts · weights {}/{}/{}/{}/{}/{}",
+                    c.codegen.profile.name(),
+                    c.codegen.max_recovery_attempts,
+                    w.correctness,
+                    w.quality,
+                    w.performance,
+                    w.understanding,
+                    w.coverage,
+                    w.recovery
+                );
+            }
             format!(
                 "profile {} · rel {} · abs {} · {} priced model(s)",
                 c.profile.name(),
@@ -65,7 +85,10 @@ pub fn ExportView() -> impl IntoView {
                 "Files are written by the same engine as the command line ("<code>"evalboard score DIR --out OUT"</code>
                 ") under the current settings: " <span class="eb-mono">{settings}</span>"."
             </p>
-            <ul class="eb-export__list">
+            <Show when=move || codegen.get()>
+                <crate::ui::codegen::CodegenExports/>
+            </Show>
+            <ul class="eb-export__list" hidden=move || codegen.get()>
                 {FILES.iter().map(|(file, what)| view! {
                     <li class="eb-export__item">
                         <button type="button" class="eb-btn" data-export=*file

@@ -110,6 +110,10 @@ pub struct Route {
     pub cand: Option<String>,
     pub flip: Option<String>,
     pub cat: Option<String>,
+    /// Code-generation items: model and session filters (the error class is `filter.error_type`,
+    /// the search `filter.text`).
+    pub model: Option<String>,
+    pub session: Option<String>,
 }
 
 impl Route {
@@ -156,6 +160,8 @@ impl Route {
             ("cand", &self.cand),
             ("flip", &self.flip),
             ("cat", &self.cat),
+            ("model", &self.model),
+            ("session", &self.session),
         ] {
             if let Some(v) = v {
                 put(k, v);
@@ -192,6 +198,8 @@ impl Route {
                 "cand" if !v.is_empty() => r.cand = Some(v),
                 "flip" if !v.is_empty() => r.flip = Some(v),
                 "cat" if !v.is_empty() => r.cat = Some(v),
+                "model" if !v.is_empty() => r.model = Some(v),
+                "session" if !v.is_empty() => r.session = Some(v),
                 _ => {}
             }
         }
@@ -288,6 +296,29 @@ mod tests {
                 ..Default::default()
             },
         );
+    }
+
+    #[test]
+    fn codegen_item_route() {
+        let r = Route {
+            run: Some("chat_history".into()),
+            tab: Tab::Items,
+            filter: ItemFilter {
+                error_type: Some("column_error".into()),
+                text: Some("salary".into()),
+                ..Default::default()
+            },
+            item: Some((1, 4)),
+            model: Some("gpt-4".into()),
+            session: Some("0000-1".into()),
+            ..Default::default()
+        };
+        let h = r.to_hash();
+        assert_eq!(
+            h,
+            "run=chat_history&tab=items&error=column_error&q=salary&item=1.4&model=gpt-4&session=0000-1"
+        );
+        check(&h, r);
     }
 
     #[test]

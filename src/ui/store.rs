@@ -129,6 +129,8 @@ pub struct Store {
     /// The latest comparison (answer to `compare_req`).
     pub compare: RwSignal<Option<crate::protocol::CompareView>>,
     pub compare_req: StoredValue<ReqId>,
+    /// The latest code-generation screen (each view keeps the id of its own request).
+    pub codegen: RwSignal<Option<(ReqId, crate::protocol::CodegenView)>>,
     next_run: StoredValue<RunId>,
     next_notice: StoredValue<u64>,
 }
@@ -187,6 +189,7 @@ impl Store {
             evalset: RwSignal::new(None),
             compare: RwSignal::new(None),
             compare_req: StoredValue::new(0),
+            codegen: RwSignal::new(None),
             next_run: StoredValue::new(0),
             next_notice: StoredValue::new(0),
         }
@@ -295,6 +298,7 @@ impl Store {
                     self.compare.set(Some(*view));
                 }
             }
+            Response::Codegen { req, view, .. } => self.codegen.set(Some((req, *view))),
         }
     }
 
