@@ -308,9 +308,9 @@ fn overview(st: &CodegenState, dark: bool, v: &mut CodegenView) {
             "errors_encountered",
             "Errors encountered",
             int(s.errors_encountered),
-            match p {
-                Profile::DocV1 => "first executions that failed".into(),
-                Profile::Ise547 => "delivered results that failed (ise547)".into(),
+            match (p, st.originals_only()) {
+                (Profile::DocV1, false) => "first executions that failed".into(),
+                _ => "has_error as scored: recovered errors not counted".into(),
             },
         ),
         card(
@@ -603,7 +603,7 @@ fn details(e: &MetricsEntry, key: &str) -> Vec<(String, String)> {
                         "{} (score {}, ~{} MB)",
                         p.space_complexity.notation,
                         p.space_complexity.score,
-                        p.space_complexity.estimated_memory_mb.as_f64()
+                        dec(Some(p.space_complexity.estimated_memory_mb.as_f64()), 4)
                     ),
                 ),
             ])
@@ -696,6 +696,8 @@ fn message(st: &CodegenState, session: u32, index: u32) -> Option<CodegenMessage
             v.code = Some(inputs.code.clone());
             let r = &msg.execution_result;
             v.result = clip(&match &r.data {
+                _ if m.recovered => "error, fixed by a recovery attempt".to_string(),
+                _ if r.is_error() => "error".to_string(),
                 Some(d) => format!("{}: {}", r.kind, json_text(d)),
                 None => r.kind.clone(),
             });

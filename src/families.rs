@@ -472,8 +472,12 @@ pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
                         .or_insert_with(|| (Some(m.model.clone()), Some(m.question.clone())));
                 }
             }
-            let rc = codegen::compare_runs(&b.scored, &c.scored, &opts);
+            let mut rc = codegen::compare_runs(&b.scored, &c.scored, &opts);
             view.per_item_unavailable = rc.per_item_unavailable;
+            // The pairing carries the question as `expected`; here it has its own column.
+            for p in &mut rc.stats.pairs {
+                p.expected = None;
+            }
             rc.stats
         }
         _ => {

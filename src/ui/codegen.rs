@@ -109,21 +109,21 @@ fn overview(v: CodegenView) -> impl IntoView {
                         primary=key == "average_overall_score"/>
                 }).collect_view()}
             </div>
-            <div class="eb-charts">
+            <div class="eb-grid2">
                 {chart("components").map(|c| view! { <Chart chart=c/> })}
-                {chart("overall_distribution").map(|c| view! { <Chart chart=c/> })}
+                {tab("components")}
             </div>
+            <div class="eb-grid2">
+                {chart("overall_distribution").map(|c| view! { <Chart chart=c/> })}
+                {chart("recovery_funnel").map(|c| view! { <Chart chart=c/> })}
+            </div>
+            {tab("recovery_funnel")}
             <section class="eb-section" data-section="distributions">
                 <h2 class="eb-section__title">"Score distributions by component"</h2>
                 <div class="eb-charts eb-charts--small">
                     {dists.into_iter().map(|c| view! { <Chart chart=c/> }).collect_view()}
                 </div>
             </section>
-            {tab("components")}
-            <div class="eb-grid2">
-                {chart("recovery_funnel").map(|c| view! { <Chart chart=c/> })}
-                {tab("recovery_funnel")}
-            </div>
             <div class="eb-grid2">
                 {chart("by_model").map(|c| view! { <Chart chart=c/> })}
                 {chart("by_session").map(|c| view! { <Chart chart=c/> })}
@@ -403,13 +403,16 @@ pub fn CodegenDrawer() -> impl IntoView {
             {move || match current() {
                 None => view! { <p class="eb-muted">"Loading…"</p> }.into_any(),
                 Some(None) => view! { <p class="eb-muted">"This message is not in the run (the link may be from another version of it)."</p> }.into_any(),
-                Some(Some(m)) => message_body(m).into_any(),
+                Some(Some(m)) => view! { <CodegenMessage message=m/> }.into_any(),
             }}
         </Drawer>
     }
 }
 
-fn message_body(m: CodegenMessageView) -> impl IntoView {
+/// One message: facts, question, code (or why there is none), result, scores, attempts.
+#[component]
+pub fn CodegenMessage(message: CodegenMessageView) -> impl IntoView {
+    let m = message;
     let has_original = m.scores.iter().any(|s| s.original.is_some());
     view! {
         <div class="eb-codegen-message">

@@ -123,10 +123,9 @@ pub fn TabBar() -> impl IntoView {
         }
     };
     let error_count = Memo::new(move |_| {
-        store.overview.with(|o| {
-            o.as_ref()
-                .map(|o| o.overview.stats.error_types.values().sum::<u64>())
-        })
+        store
+            .current_overview()
+            .map(|o| o.overview.stats.error_types.values().sum::<u64>())
     });
     view! {
         <div class="eb-tabs" role="tablist" aria-label="Views" on:keydown=on_key>
