@@ -498,6 +498,7 @@ fn score_lines(
     e: Option<&MetricsEntry>,
     s: &EntryScores,
     original: Option<&EntryScores>,
+    rescored: bool,
     cfg: &CodegenConfig,
 ) -> Vec<CodegenScore> {
     let w = &cfg.weights;
@@ -508,10 +509,15 @@ fn score_lines(
         original: original.and_then(|o| o.overall_score),
         details: vec![(
             "weights".into(),
-            format!(
-                "{} correctness + {} quality + {} performance + {} understanding + {} coverage + {} recovery",
-                w.correctness, w.quality, w.performance, w.understanding, w.coverage, w.recovery
-            ),
+            // Re-scored: the current weights; original entries: whatever their writer used.
+            if rescored {
+                format!(
+                    "{} correctness + {} quality + {} performance + {} understanding + {} coverage + {} recovery",
+                    w.correctness, w.quality, w.performance, w.understanding, w.coverage, w.recovery
+                )
+            } else {
+                "as the system that wrote metrics.json weighed them".into()
+            },
         )],
     }];
     let originals = original.map(component_scores);
@@ -705,6 +711,7 @@ fn message(st: &CodegenState, session: u32, index: u32) -> Option<CodegenMessage
                 Some(entry),
                 &m.scores,
                 original_entry.map(|o| &o.scores),
+                true,
                 &st.cfg,
             );
             let details = &entry.error_recovery.recovery_details;
@@ -729,7 +736,7 @@ fn message(st: &CodegenState, session: u32, index: u32) -> Option<CodegenMessage
                 .and_then(|c| c.as_str())
                 .map(str::to_string);
             v.result = m.outcome.clone();
-            v.scores = score_lines(o.typed.as_ref(), &m.scores, None, &st.cfg);
+            v.scores = score_lines(o.typed.as_ref(), &m.scores, None, false, &st.cfg);
             if let Some(t) = &o.typed {
                 v.attempts = t
                     .error_recovery
