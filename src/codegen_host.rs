@@ -83,6 +83,39 @@ fn ensure_started(scope: &DedicatedWorkerGlobalScope) -> Result<(), String> {
     });
     w.set_onmessage(Some(cb.as_ref().unchecked_ref()));
     cb.forget();
+    // It could not start (or stopped): its runs fail instead of waiting for ever.
+    let page = scope.clone();
+    let on_error = Closure::<dyn Fn(web_sys::Event)>::new(move |_e: web_sys::Event| {
+        let (ready, runs) = HOST.with(|h| {
+            let h = h.borrow();
+            (h.ready, h.runs.clone())
+        });
+        let error = "the code-generation worker could not start or stopped".to_string();
+        if !ready {
+            for (run_id, name) in runs {
+                post(
+                    &page,
+                    &Response::LoadFailed {
+                        run_id,
+                        name,
+                        error: error.clone(),
+                        files: Vec::new(),
+                        diagnostics: Vec::new(),
+                    },
+                );
+            }
+        } else {
+            post(
+                &page,
+                &Response::Error {
+                    req: None,
+                    message: error,
+                },
+            );
+        }
+    });
+    w.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
     HOST.with(|h| {
         let mut h = h.borrow_mut();
         if let Some(c) = h.config.clone() {
@@ -166,8 +199,8 @@ pub fn route(req: &Request, msg: &JsValue) -> bool {
             }
             false
         }
+        // The id stays known: a run removed while it loads is removed again when it arrives.
         Request::Remove { run_id } if holds(*run_id) => {
-            HOST.with(|h| h.borrow_mut().runs.retain(|(i, _)| i != run_id));
             forward(msg, None);
             true
         }

@@ -98,8 +98,12 @@ test('code-generation trace: headline = CLI, charts, items, message drawer, re-s
   const { page, rec, context } = await openPage(browser);
   await page.goto(srv.url);
   await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  // The code-generation worker (it carries the Python parser) is fetched on the first such drop.
+  const codegenWorker = () => rec.requests.filter((u) => u.includes('codegen-worker'));
+  assert.deepEqual(codegenWorker(), [], 'not part of the initial load');
   await dropFiles(page, DROP, folderPayload(base));
   await waitCodegenRun(page, 'codegen_ok_trace');
+  assert.ok(codegenWorker().some((u) => u.endsWith('codegen-worker_bg.wasm')), rec.requests.join('\n'));
   for (const [k, v] of Object.entries(want)) assert.equal(await metric(page, k), v, k);
   assert.equal(await metric(page, 'sessions'), String(stats.sessions.length));
   assert.equal((await page.locator('.eb-run--current .eb-run__acc').innerText()).trim(), want.average_overall_score);
@@ -139,8 +143,14 @@ test('code-generation trace: headline = CLI, charts, items, message drawer, re-s
   assert.equal(await page.locator('[data-table="message-scores"] [data-score="overall"] td').first().innerText(),
     entries[2].overall_score.toFixed(3));
   await shot(page, 'message');
+  // The open message is a history entry: Back closes it, Forward reopens it.
+  await page.goBack();
+  await page.waitForSelector('.eb-drawer', { state: 'detached' });
+  await page.goForward();
+  await page.waitForSelector('.eb-drawer .eb-code');
   await page.keyboard.press('Escape');
   await page.waitForSelector('.eb-drawer', { state: 'detached' });
+  assert.doesNotMatch(page.url(), /item=/);
 
   // Settings: the ise547 profile re-scores live and matches the CLI with --profile ise547.
   await page.click('#eb-tab-settings');
