@@ -4,6 +4,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use evalboard_engine::aggregate::doc;
+use evalboard_engine::codegen;
 use evalboard_engine::compare::{self, CompareOptions, Flip, PairedItem};
 use evalboard_engine::evalset::{self, AnswerScorer, EvalRun, ScoredRun, ScoringOptions};
 use evalboard_engine::scorers::{answer_text, ScoredQaRun};
@@ -13,6 +14,7 @@ use evalboard_engine::run_meta::{self, RunMeta};
 use evalboard_report::charts::Theme;
 use evalboard_report::compare_charts;
 
+use crate::codegen::CodegenState;
 use crate::protocol::{
     CompareQuery, CompareRow, CompareView, EvalsetItemRow, EvalsetView, ExtractFlip, GroupRow,
     MetricDelta, SeriesView, ValidationDto,
@@ -248,18 +250,23 @@ pub fn evalset_view(st: &EvalsetState) -> EvalsetView {
 pub enum Side<'a> {
     Qa(&'a str, &'a ScoredQaRun),
     Evalset(&'a str, &'a EvalsetState),
+    Codegen(&'a str, &'a CodegenState),
+    /// A run another worker holds: only its name and family are known here.
+    Elsewhere(&'a str, &'static str),
 }
 
 impl Side<'_> {
     fn name(&self) -> &str {
         match self {
-            Side::Qa(n, _) | Side::Evalset(n, _) => n,
+            Side::Qa(n, _) | Side::Evalset(n, _) | Side::Codegen(n, _) | Side::Elsewhere(n, _) => n,
         }
     }
     fn family(&self) -> &'static str {
         match self {
             Side::Qa(..) => "numeric-qa",
             Side::Evalset(..) => "evalset",
+            Side::Codegen(..) => "codegen",
+            Side::Elsewhere(_, f) => f,
         }
     }
 }
@@ -464,6 +471,30 @@ fn qa_metrics(b: &ScoredQaRun, c: &ScoredQaRun) -> Vec<MetricDelta> {
     ]
 }
 
+fn codegen_metrics(b: &CodegenState, c: &CodegenState) -> Vec<MetricDelta> {
+    let (sb, sc) = (b.summary().summary, c.summary().summary);
+    let m = |key: &str, label: &str, f: fn(&codegen::Summary) -> Option<f64>| MetricDelta {
+        key: key.into(),
+        label: label.into(),
+        baseline: f(&sb),
+        candidate: f(&sc),
+    };
+    let exec = |s: &codegen::Summary| {
+        (s.total_questions > 0).then(|| s.successful_executions as f64 / s.total_questions as f64)
+    };
+    vec![
+        m("execution_success_rate", "Execution success", exec),
+        m(
+            "average_overall_score",
+            "Mean overall score (0–1 as %)",
+            |s| s.average_overall_score,
+        ),
+        m("recovery_success_rate", "Recovery rate", |s| {
+            s.recovery_success_rate
+        }),
+    ]
+}
+
 /// Baseline vs candidate: deltas, flips, McNemar, bootstrap CI and the rows the query asks for
 /// ("regressions first": by flip class, then key).
 pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
@@ -532,6 +563,28 @@ pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
             }
             let rc = evalset::compare_runs(hb, hc, &opts);
             view.per_item_unavailable = rc.per_item_unavailable;
+            rc.stats
+        }
+        (Side::Codegen(_, b), Side::Codegen(_, c)) => {
+            view.judged_by = format!(
+                "messages joined on session id + message index, judged by {} (the delivered \
+                 code ran); re-scored trace messages only",
+                codegen::pairing::JUDGED_BY
+            );
+            view.metrics = codegen_metrics(b, c);
+            for st in [b, c] {
+                for m in &st.messages {
+                    extras
+                        .entry(vec![m.session_id.clone(), m.index.to_string()])
+                        .or_insert_with(|| (Some(m.model.clone()), Some(m.question.clone())));
+                }
+            }
+            let mut rc = codegen::compare_runs(&b.scored, &c.scored, &opts);
+            view.per_item_unavailable = rc.per_item_unavailable;
+            // The pairing carries the question as `expected`; here it has its own column.
+            for p in &mut rc.stats.pairs {
+                p.expected = None;
+            }
             rc.stats
         }
         _ => {
@@ -751,6 +804,48 @@ mod tests {
         );
         assert_eq!(only.n_rows, 1);
         assert!(v.mcnemar_p > 0.0 && v.mcnemar_p <= 1.0);
+    }
+
+    fn codegen_run(dir: &str) -> CodegenState {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/codegen_diff")
+            .join(dir);
+        let files = ["traces.jsonl", "employees.csv"]
+            .iter()
+            .map(|f| InputFile::new(*f, std::fs::read(root.join(f)).unwrap_or_default()))
+            .collect();
+        crate::codegen::load_codegen(&RunInput::new(dir, files), &Default::default())
+            .expect("readable")
+    }
+
+    #[test]
+    fn codegen_comparison_pairs_messages_like_the_cli() {
+        let (b, c) = (codegen_run("baseline"), codegen_run("candidate"));
+        let v = compare_view(
+            &Side::Codegen("baseline", &b),
+            &Side::Codegen("candidate", &c),
+            &CompareQuery::default(),
+        );
+        assert_eq!(v.error, None);
+        assert_eq!(v.family, "codegen");
+        // tests/fixtures/cli_diff/expected/codegen_baseline_vs_candidate.json
+        assert_eq!((v.flips.regressed, v.flips.improved, v.n_paired), (1, 1, 8));
+        assert_eq!(v.mcnemar_p, 1.0);
+        assert_eq!((v.ci_low, v.ci_high), (Some(-0.375), Some(0.375)));
+        assert_eq!(v.rows[0].key, "11111111-1111-1111-1111-111111111111 · 0");
+        assert_eq!(v.rows[0].category.as_deref(), Some("gpt-4"));
+        assert!(v.rows[0]
+            .candidate_answer
+            .as_deref()
+            .is_some_and(|a| a.contains("KeyError")));
+        // The category of a pair is the baseline's model.
+        assert_eq!(v.categories, ["gpt-4", "llama-3.3-70b"]);
+        let mixed = compare_view(
+            &Side::Codegen("baseline", &b),
+            &Side::Elsewhere("qa", "numeric-qa"),
+            &CompareQuery::default(),
+        );
+        assert!(mixed.error.is_some());
     }
 
     #[test]

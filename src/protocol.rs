@@ -119,6 +119,13 @@ pub enum Request {
         baseline: Option<RunId>,
         generated_at: String,
     },
+    /// One screen of a code-generation run (seed 001): overview, a page of messages, or one
+    /// message. Answered with `Response::Codegen`.
+    Codegen {
+        req: ReqId,
+        run_id: RunId,
+        query: CodegenQuery,
+    },
 }
 
 /// A chart as the report crate draws it, with its text equivalent.
@@ -234,6 +241,11 @@ pub enum Response {
     Series {
         req: ReqId,
         view: Box<SeriesView>,
+    },
+    Codegen {
+        req: ReqId,
+        run_id: RunId,
+        view: Box<CodegenView>,
     },
 }
 
@@ -390,4 +402,125 @@ pub struct SeriesView {
     pub charts: Vec<ChartDto>,
     /// Run metadata side by side, one value per run.
     pub meta: Vec<evalboard_engine::run_meta::MetaRow>,
+}
+
+/// Which screen of a code-generation run the page wants.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum CodegenQuery {
+    /// Cards, charts (drawn in the theme) and tables.
+    Overview { dark: bool },
+    /// Messages matching `filter`, rows `offset..offset + limit`.
+    Items {
+        filter: CodegenFilter,
+        offset: u32,
+        limit: u32,
+    },
+    /// One message (session index, message index).
+    Message { session: u32, index: u32 },
+}
+
+/// Filters of the code-generation message table (`None` = any).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CodegenFilter {
+    pub model: Option<String>,
+    pub session: Option<String>,
+    /// An error class (`column_error`…) of the first execution.
+    pub class: Option<String>,
+    /// Case-insensitive text in the question, outcome, model or session.
+    pub text: Option<String>,
+}
+
+/// One screen of a code-generation run; the parts the query did not ask for are empty.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodegenView {
+    pub name: String,
+    /// The scoring profile (`doc-v1`, `ise547`).
+    pub profile: String,
+    /// Said when scores are as originally scored (chat_history: no code recorded).
+    pub note: Option<String>,
+    /// Overview: headline cards (key, label, value as shown, sub-line).
+    pub cards: Vec<(String, String, String, String)>,
+    pub charts: Vec<ChartDto>,
+    /// Overview: tables (key, title, rows; the first row is the header).
+    pub tables: Vec<(String, String, Vec<Vec<String>>)>,
+    /// Overview: the output files the Export tab offers.
+    pub exports: Vec<String>,
+    /// Items: the filter choices.
+    pub models: Vec<String>,
+    pub sessions: Vec<String>,
+    pub classes: Vec<String>,
+    /// Items: messages in the run, matching the filter, and the page `offset..`.
+    pub n_messages: u64,
+    pub n_match: u64,
+    pub offset: u64,
+    pub rows: Vec<CodegenRow>,
+    /// Message: the one asked for (`None` when the run has no such message).
+    pub message: Option<CodegenMessageView>,
+}
+
+/// One message in the table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodegenRow {
+    pub session: u32,
+    pub index: u32,
+    pub session_id: String,
+    pub model: String,
+    pub question: String,
+    /// The result type, `recovered`, or `error: …`.
+    pub outcome: String,
+    pub error_class: Option<String>,
+    /// The delivered code ran.
+    pub ok: bool,
+    /// Overall, then correctness, quality, performance, understanding, coverage, recovery.
+    pub scores: Vec<Option<f64>>,
+}
+
+/// A score of a message with what it is made of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodegenScore {
+    pub key: String,
+    pub label: String,
+    pub score: Option<f64>,
+    /// The same score as originally scored (a `metrics.json` entry at the same position of the
+    /// session), when the folder has one next to the re-scored trace.
+    pub original: Option<f64>,
+    /// (what, value) lines: extracted vs mentioned columns, missing requirements, …
+    pub details: Vec<(String, String)>,
+}
+
+/// One recovery attempt of a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodegenAttempt {
+    pub number: u64,
+    pub success: bool,
+    pub error: Option<String>,
+    pub fix_quality: Option<f64>,
+    /// The fixed code (not recorded in a metrics.json).
+    pub code: Option<String>,
+}
+
+/// One message with its code, result and every score's details.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodegenMessageView {
+    pub session: u32,
+    pub index: u32,
+    pub session_id: String,
+    pub model: String,
+    pub timestamp: Option<String>,
+    pub question: String,
+    pub csv_file: Option<String>,
+    /// `file:line` it was read from.
+    pub source: String,
+    /// Scored under the current settings (a trace), or as originally scored (a metrics.json).
+    pub rescored: bool,
+    /// The delivered code (after a successful recovery, the fix); `None` when not recorded.
+    pub code: Option<String>,
+    /// The first generation, when a recovery replaced it.
+    pub first_code: Option<String>,
+    /// The first execution's result as text (type and data).
+    pub result: String,
+    pub error: Option<String>,
+    pub error_class: Option<String>,
+    pub scores: Vec<CodegenScore>,
+    pub attempts: Vec<CodegenAttempt>,
 }

@@ -73,9 +73,10 @@ fn response_variant(r: &Response) -> &'static str {
         Response::Evalset { .. } => "Evalset",
         Response::Compare { .. } => "Compare",
         Response::Series { .. } => "Series",
+        Response::Codegen { .. } => "Codegen",
     }
 }
-const RESPONSE_VARIANTS: usize = 13;
+const RESPONSE_VARIANTS: usize = 14;
 
 fn request_variant(r: &Request) -> &'static str {
     match r {
@@ -91,9 +92,10 @@ fn request_variant(r: &Request) -> &'static str {
         Request::Report { .. } => "Report",
         Request::Series { .. } => "Series",
         Request::ConfigureEvalset { .. } => "ConfigureEvalset",
+        Request::Codegen { .. } => "Codegen",
     }
 }
-const REQUEST_VARIANTS: usize = 12;
+const REQUEST_VARIANTS: usize = 13;
 
 /// Encodes, decodes and compares: the decoded value prints the same (`Debug` shows every field)
 /// and encodes to the same bytes.
@@ -286,6 +288,35 @@ fn responses() -> Vec<Response> {
         req: 16,
         view: Box::new(series),
     });
+    // Code-generation screens of a real trace fixture (overview, a page of messages, one message)
+    // and a code-generation comparison.
+    let cg = |dir: &str| {
+        evalboard_app::codegen::load_codegen(
+            &input(
+                dir,
+                &format!("tests/fixtures/codegen_diff/{dir}"),
+                &["traces.jsonl", "employees.csv"],
+            ),
+            &Default::default(),
+        )
+        .expect("the codegen fixture loads")
+    };
+    let (cg_base, cg_cand) = (cg("baseline"), cg("candidate"));
+    for query in codegen_queries() {
+        out.push(Response::Codegen {
+            req: 17,
+            run_id: 5,
+            view: Box::new(evalboard_app::codegen::view(&cg_base, &query)),
+        });
+    }
+    out.push(Response::Compare {
+        req: 18,
+        view: Box::new(families::compare_view(
+            &Side::Codegen("baseline", &cg_base),
+            &Side::Codegen("candidate", &cg_cand),
+            &CompareQuery::default(),
+        )),
+    });
     for view in [ev_cmp, qa_cmp, mixed] {
         out.push(Response::Compare {
             req: 15,
@@ -293,6 +324,36 @@ fn responses() -> Vec<Response> {
         });
     }
     out
+}
+
+fn codegen_queries() -> Vec<evalboard_app::protocol::CodegenQuery> {
+    use evalboard_app::protocol::{CodegenFilter, CodegenQuery};
+    vec![
+        CodegenQuery::Overview { dark: true },
+        CodegenQuery::Items {
+            filter: CodegenFilter {
+                model: Some("gpt-4o".into()),
+                session: None,
+                class: Some("column_error".into()),
+                text: Some("sum <b>".into()),
+            },
+            offset: 0,
+            limit: 20,
+        },
+        CodegenQuery::Items {
+            filter: CodegenFilter::default(),
+            offset: 0,
+            limit: 20,
+        },
+        CodegenQuery::Message {
+            session: 0,
+            index: 0,
+        },
+        CodegenQuery::Message {
+            session: 99,
+            index: 0,
+        },
+    ]
 }
 
 /// A run with no readable turns (every aggregate `None`).
@@ -319,6 +380,7 @@ fn requests() -> Vec<Request> {
                 },
             )],
         },
+        codegen: Default::default(),
     };
     vec![
         Request::Load {
@@ -411,6 +473,13 @@ fn requests() -> Vec<Request> {
             pass_threshold: 0.75,
         },
     ]
+    .into_iter()
+    .chain(codegen_queries().into_iter().map(|query| Request::Codegen {
+        req: 12,
+        run_id: 5,
+        query,
+    }))
+    .collect()
 }
 
 /// Every sample round-trips, and together they cover all `n_variants` variants.

@@ -271,6 +271,18 @@ fn saved_settings_keep_serde_json_shape_both_ways() {
                 },
             )],
         },
+        codegen: evalboard_engine::codegen::CodegenConfig {
+            profile: evalboard_engine::codegen::Profile::Ise547,
+            weights: evalboard_engine::codegen::Weights {
+                correctness: 0.5,
+                quality: 0.1,
+                performance: 0.1,
+                understanding: 0.1,
+                coverage: 0.1,
+                recovery: 0.1,
+            },
+            max_recovery_attempts: 3,
+        },
     };
     for c in [config, ScoreConfig::default()] {
         // What earlier builds stored (serde_json) loads, and what the page stores reads back
@@ -390,4 +402,108 @@ fn browser_lowercase_is_rusts() {
             "{s:?}"
         );
     }
+}
+
+/// A code-generation trace whose question, code, error and model carry the XSS payload.
+fn codegen_state() -> evalboard_app::codegen::CodegenState {
+    let line = serde_json::json!({
+        "session_id": "s1",
+        "model": format!("m{XSS}"),
+        "question": format!("What is {XSS}?"),
+        "code": format!("x = 1\n# {XSS}\nresult = df['a'].sum()"),
+        "execution_result": {"type": "error", "data": format!("KeyError: {XSS}")},
+        "recovery_attempts": [{"attempt_number": 1, "code": format!("y = '{XSS}'"), "error": null, "success": true}],
+    });
+    let input = RunInput::new(
+        "cg",
+        vec![InputFile::new("t.jsonl", line.to_string().into_bytes())],
+    );
+    evalboard_app::codegen::load_codegen(&input, &Default::default()).expect("usable")
+}
+
+#[wasm_bindgen_test]
+fn codegen_views_round_trip_with_real_engine_output() {
+    use evalboard_app::protocol::{CodegenFilter, CodegenQuery};
+    let st = codegen_state();
+    for query in [
+        CodegenQuery::Overview { dark: true },
+        CodegenQuery::Items {
+            filter: CodegenFilter::default(),
+            offset: 0,
+            limit: 10,
+        },
+        CodegenQuery::Message {
+            session: 0,
+            index: 0,
+        },
+    ] {
+        let view = evalboard_app::codegen::view(&st, &query);
+        let back = round_trip(&Response::Codegen {
+            req: 4,
+            run_id: 2,
+            view: Box::new(view.clone()),
+        });
+        match back {
+            Response::Codegen { view: v, .. } => assert_eq!(*v, view),
+            other => panic!("wrong variant: {other:?}"),
+        }
+        let req = Request::Codegen {
+            req: 1,
+            run_id: 2,
+            query,
+        };
+        let bytes = evalboard_app::protocol::encode(&req).expect("encodes");
+        let back: Request = evalboard_app::protocol::decode(&bytes).expect("decodes");
+        assert_eq!(
+            evalboard_app::protocol::encode(&back).expect("encodes"),
+            bytes
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn codegen_message_renders_code_question_and_errors_as_text() {
+    use evalboard_app::protocol::CodegenQuery;
+    use evalboard_app::ui::codegen::CodegenMessage;
+    let st = codegen_state();
+    let m = evalboard_app::codegen::view(
+        &st,
+        &CodegenQuery::Message {
+            session: 0,
+            index: 0,
+        },
+    )
+    .message
+    .expect("the message");
+    let code = m.first_code.clone().expect("replaced by the recovery");
+    let host = mount(move || view! { <CodegenMessage message=m/> }.into_any());
+    assert!(host.query_selector("img").expect("query").is_none());
+    assert!(host.query_selector("script").expect("query").is_none());
+    let text = host.text_content().unwrap_or_default();
+    assert!(text.contains(&format!("What is {XSS}?")), "{text}");
+    assert!(text.contains(&format!("KeyError: {XSS}")), "{text}");
+    // The delivered code (the fix), the first generation and the attempt's fix, numbered.
+    let q = |sel: &str| host.query_selector(sel).expect("query");
+    assert!(q("pre.eb-code[aria-label='Delivered code']").is_some());
+    assert!(q(".eb-attempt pre.eb-code").is_some());
+    let first = q("details pre.eb-code").expect("the first generation");
+    let n = code.split('\n').count();
+    let line = |k: usize| {
+        first
+            .query_selector(&format!(".eb-code__line:nth-child({k})"))
+            .expect("query")
+    };
+    assert!(line(n).is_some() && line(n + 1).is_none(), "{n} lines");
+    let second = line(2).expect("line 2");
+    assert_eq!(
+        second.text_content().unwrap_or_default(),
+        format!("2# {XSS}\n")
+    );
+    let ln = second
+        .query_selector(".eb-code__ln")
+        .expect("q")
+        .expect("number");
+    assert_eq!(ln.text_content().as_deref(), Some("2"));
+    // Every element under the code block is a span: no markup from the input.
+    assert!(first.query_selector(":not(span)").expect("query").is_none());
 }

@@ -43,6 +43,12 @@ pub fn ExportView() -> impl IntoView {
             .and_then(|r| r.info().map(|i| i.family == "evalset"))
             .unwrap_or(false)
     });
+    let codegen = Memo::new(move |_| {
+        store
+            .current()
+            .and_then(|r| r.info().map(|i| i.family == "codegen"))
+            .unwrap_or(false)
+    });
     let settings = move || {
         if evalset.get() {
             return store
@@ -50,6 +56,20 @@ pub fn ExportView() -> impl IntoView {
                 .with(|(scorer, t)| format!("scorer {} · pass threshold {t}", scorer.id()));
         }
         store.config.with(|c| {
+            if codegen.get() {
+                let w = &c.codegen.weights;
+                return format!(
+                    "profile {} · max {} recovery attempts · weights {}/{}/{}/{}/{}/{}",
+                    c.codegen.profile.name(),
+                    c.codegen.max_recovery_attempts,
+                    w.correctness,
+                    w.quality,
+                    w.performance,
+                    w.understanding,
+                    w.coverage,
+                    w.recovery
+                );
+            }
             format!(
                 "profile {} · rel {} · abs {} · {} priced model(s)",
                 c.profile.name(),
@@ -89,7 +109,10 @@ pub fn ExportView() -> impl IntoView {
                 "Files are written by the same engine as the command line ("<code>"evalboard score DIR --out OUT"</code>
                 ") under the current settings: " <span class="eb-mono">{settings}</span>"."
             </p>
-            <ul class="eb-export__list">
+            <Show when=move || codegen.get()>
+                <crate::ui::codegen::CodegenExports/>
+            </Show>
+            <ul class="eb-export__list" hidden=move || codegen.get()>
                 {move || files().iter().map(|(file, what)| view! {
                     <li class="eb-export__item">
                         <button type="button" class="eb-btn" data-export=*file

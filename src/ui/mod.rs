@@ -14,6 +14,8 @@ pub mod browser;
 #[cfg(target_arch = "wasm32")]
 pub mod client;
 #[cfg(target_arch = "wasm32")]
+pub mod codegen;
+#[cfg(target_arch = "wasm32")]
 pub mod compare;
 #[cfg(target_arch = "wasm32")]
 pub mod complexity;

@@ -114,6 +114,10 @@ pub struct Route {
     /// the consecutive step whose items are listed (0 = baseline → candidate).
     pub also: Vec<String>,
     pub step: u32,
+    /// Code-generation items: model and session filters (the error class is `filter.error_type`,
+    /// the search `filter.text`).
+    pub model: Option<String>,
+    pub session: Option<String>,
 }
 
 impl Route {
@@ -160,6 +164,8 @@ impl Route {
             ("cand", &self.cand),
             ("flip", &self.flip),
             ("cat", &self.cat),
+            ("model", &self.model),
+            ("session", &self.session),
         ] {
             if let Some(v) = v {
                 put(k, v);
@@ -204,6 +210,8 @@ impl Route {
                 "cat" if !v.is_empty() => r.cat = Some(v),
                 "also" if !v.is_empty() => r.also.push(v),
                 "step" => r.step = v.parse().unwrap_or(0),
+                "model" if !v.is_empty() => r.model = Some(v),
+                "session" if !v.is_empty() => r.session = Some(v),
                 _ => {}
             }
         }
@@ -314,6 +322,29 @@ mod tests {
                 ..Default::default()
             },
         );
+    }
+
+    #[test]
+    fn codegen_item_route() {
+        let r = Route {
+            run: Some("chat_history".into()),
+            tab: Tab::Items,
+            filter: ItemFilter {
+                error_type: Some("column_error".into()),
+                text: Some("salary".into()),
+                ..Default::default()
+            },
+            item: Some((1, 4)),
+            model: Some("gpt-4".into()),
+            session: Some("0000-1".into()),
+            ..Default::default()
+        };
+        let h = r.to_hash();
+        assert_eq!(
+            h,
+            "run=chat_history&tab=items&error=column_error&q=salary&item=1.4&model=gpt-4&session=0000-1"
+        );
+        check(&h, r);
     }
 
     #[test]

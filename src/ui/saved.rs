@@ -7,6 +7,7 @@
 use js_sys::{Array, Object, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 
+use evalboard_engine::codegen::{self, CodegenConfig, Weights};
 use evalboard_engine::scorers::doc::DocTolerances;
 use evalboard_engine::scorers::{ModelPrice, PriceTable, Profile, ScoreConfig};
 
@@ -57,10 +58,32 @@ pub fn config_from_json(text: &str) -> Option<ScoreConfig> {
             },
         ));
     }
+    // Code-generation settings are absent from what earlier builds stored: defaults then, as
+    // serde's `#[serde(default)]` does.
+    let codegen = match get(&v, "codegen") {
+        None => CodegenConfig::default(),
+        Some(c) => {
+            let w = get(&c, "weights")?;
+            CodegenConfig {
+                profile: codegen::Profile::parse(&get(&c, "profile")?.as_string()?)?,
+                weights: Weights {
+                    correctness: num(&w, "correctness")?,
+                    quality: num(&w, "quality")?,
+                    performance: num(&w, "performance")?,
+                    understanding: num(&w, "understanding")?,
+                    coverage: num(&w, "coverage")?,
+                    recovery: num(&w, "recovery")?,
+                },
+                max_recovery_attempts: u32::try_from(num(&c, "max_recovery_attempts")? as i64)
+                    .ok()?,
+            }
+        }
+    };
     Some(ScoreConfig {
         profile,
         tolerances,
         prices: PriceTable { models },
+        codegen,
     })
 }
 
@@ -90,6 +113,25 @@ pub fn config_to_json(c: &ScoreConfig) -> Option<String> {
             ]),
         ),
         ("prices", object(&[("models", models.into())])),
+        ("codegen", {
+            let g = &c.codegen;
+            let w = &g.weights;
+            object(&[
+                ("profile", g.profile.name().into()),
+                (
+                    "weights",
+                    object(&[
+                        ("correctness", w.correctness.into()),
+                        ("quality", w.quality.into()),
+                        ("performance", w.performance.into()),
+                        ("understanding", w.understanding.into()),
+                        ("coverage", w.coverage.into()),
+                        ("recovery", w.recovery.into()),
+                    ]),
+                ),
+                ("max_recovery_attempts", g.max_recovery_attempts.into()),
+            ])
+        }),
     ]);
     JSON::stringify(&v).ok().map(String::from)
 }

@@ -136,6 +136,8 @@ pub struct Store {
     pub series_req: StoredValue<ReqId>,
     /// Eval-set headline scorer and pass threshold (Settings).
     pub evalset_opts: RwSignal<(AnswerScorer, f64)>,
+    /// The latest code-generation screen (each view keeps the id of its own request).
+    pub codegen: RwSignal<Option<(ReqId, crate::protocol::CodegenView)>>,
     next_run: StoredValue<RunId>,
     next_notice: StoredValue<u64>,
 }
@@ -190,6 +192,7 @@ impl Store {
                     .and_then(|s| serde_json::from_str(&s).ok())
                     .unwrap_or((AnswerScorer::V1, DEFAULT_PASS_THRESHOLD)),
             ),
+            codegen: RwSignal::new(None),
             next_run: StoredValue::new(0),
             next_notice: StoredValue::new(0),
         }
@@ -303,6 +306,7 @@ impl Store {
                     self.series.set(Some(*view));
                 }
             }
+            Response::Codegen { req, view, .. } => self.codegen.set(Some((req, *view))),
         }
     }
 

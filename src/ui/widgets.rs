@@ -1,5 +1,5 @@
 //! Small shared pieces: progress bars, metric cards, the worker-drawn chart with its table,
-//! plain data tables, verdict chips and the notice stack.
+//! plain data tables, verdict chips, the notice stack and the drawer dialog.
 
 use leptos::prelude::*;
 
@@ -184,4 +184,58 @@ pub fn Verdict(ok: Option<bool>, #[prop(optional, into)] label: String) -> impl 
         label
     };
     view! { <span class=class>{text}</span> }
+}
+
+/// A dialog over the page for the open item (`route.item`): focus moves to its close button when
+/// it opens and back to what opened it when it closes; Escape, the button or the backdrop close
+/// it (clearing `route.item`).
+#[component]
+pub fn Drawer(
+    #[prop(into)] open: Signal<bool>,
+    #[prop(into)] title: Signal<String>,
+    children: ChildrenFn,
+) -> impl IntoView {
+    let store = use_store();
+    let close_ref = NodeRef::<leptos::html::Button>::new();
+    let opener: StoredValue<Option<web_sys::HtmlElement>> = StoredValue::new(None);
+    Effect::new(move |was_open: Option<bool>| {
+        let is_open = open.get();
+        if is_open && was_open != Some(true) {
+            opener.set_value(
+                document()
+                    .active_element()
+                    .and_then(|e| wasm_bindgen::JsCast::dyn_into(e).ok()),
+            );
+            request_animation_frame(move || {
+                if let Some(b) = close_ref.get_untracked() {
+                    let _ = b.focus();
+                }
+            });
+        } else if !is_open && was_open == Some(true) {
+            if let Some(el) = opener.get_value() {
+                let _ = el.focus();
+            }
+        }
+        is_open
+    });
+    let close = move || store.route.update(|r| r.item = None);
+    let children = StoredValue::new(children);
+    view! {
+        <Show when=move || open.get()>
+            <div class="eb-drawer-backdrop" on:click=move |_| close()></div>
+            <div
+                class="eb-drawer"
+                role="dialog"
+                aria-modal="true"
+                aria-labelledby="eb-drawer-title"
+                on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Escape" { ev.prevent_default(); close(); }
+            >
+                <div class="eb-drawer__head">
+                    <h2 class="eb-drawer__title" id="eb-drawer-title">{move || title.get()}</h2>
+                    <button type="button" class="eb-icon-btn eb-drawer__close" aria-label="Close" node_ref=close_ref on:click=move |_| close()>"×"</button>
+                </div>
+                <div class="eb-drawer__body">{children.with_value(|c| c())}</div>
+            </div>
+        </Show>
+    }
 }

@@ -9,9 +9,7 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use evalboard_engine::compare::{
-    compare_pairs, CompareOptions, Flip, PairedComparison, PairedItem,
-};
+use evalboard_engine::compare::{CompareOptions, Flip, PairedComparison, PairedItem};
 use evalboard_engine::formats::convfinqa;
 use evalboard_engine::pipeline::{self, Family};
 use evalboard_engine::qa_compare::{self, FailedItem};
@@ -306,41 +304,14 @@ fn pair_diff(l: &Loaded, i: usize, j: usize, opts: &CompareOptions) -> Result<Di
         }
         Loaded::Codegen(runs) => {
             let (b, c) = runs.get(i).zip(runs.get(j)).ok_or_else(missing)?;
-            let mut pairs: std::collections::BTreeMap<(String, usize), PairedItem> =
-                Default::default();
-            for (side, run) in [(0, b), (1, c)] {
-                for s in &run.sessions {
-                    for (i, e) in s.entries.iter().enumerate() {
-                        let p = pairs.entry((s.session_id.clone(), i)).or_default();
-                        p.key = vec![s.session_id.clone(), i.to_string()];
-                        p.expected.get_or_insert_with(|| e.question.clone());
-                        let ok = Some(e.code_correctness.execution_success);
-                        if side == 0 {
-                            p.baseline = ok;
-                        } else {
-                            p.candidate = ok;
-                        }
-                    }
-                }
-            }
-            let mut stats = compare_pairs(pairs.into_values().collect(), opts);
-            stats.pairs.sort_by_key(|p| {
-                (
-                    p.key.first().cloned().unwrap_or_default(),
-                    p.key.get(1).and_then(|i| i.parse::<usize>().ok()),
-                )
-            });
+            let cmp = codegen::compare_runs(b, c, opts);
             Diff {
                 family: "codegen",
-                baseline: b.name.clone(),
-                candidate: c.name.clone(),
-                scorer: "execution_success".into(),
-                note: (stats.pairs.is_empty()).then(|| {
-                    "per-item diff unavailable: no re-scorable messages (metrics.json alone \
-                     holds no per-message code)"
-                        .to_string()
-                }),
-                stats,
+                baseline: cmp.baseline,
+                candidate: cmp.candidate,
+                scorer: codegen::pairing::JUDGED_BY.into(),
+                note: cmp.per_item_unavailable,
+                stats: cmp.stats,
                 failed_items: Vec::new(),
                 meta,
             }

@@ -1,5 +1,6 @@
 //! `evalboard diff` and the eval-set `validate` on real runs: the demo's gpt-4o vs o3 (numeric
-//! QA, with whole-conversation evaluation timeouts) and tunix m45 vs m46 on eval_v2 (eval set).
+//! QA, with whole-conversation evaluation timeouts), tunix m45 vs m46 on eval_v2 (eval set), and
+//! two code-generation traces (`tests/fixtures/codegen_diff`).
 //! Outputs are compared with `tests/fixtures/cli_diff/expected/` (`UPDATE_EXPECT=1` rewrites).
 
 use std::path::{Path, PathBuf};
@@ -33,6 +34,40 @@ fn golden(name: &str, actual: &str) {
     assert_eq!(
         actual, expected,
         "{name} differs (UPDATE_EXPECT=1 to accept)"
+    );
+}
+
+#[test]
+fn codegen_traces_pair_by_session_and_message() {
+    let (code, out, err) = evalboard(&[
+        "diff",
+        "tests/fixtures/codegen_diff/baseline",
+        "tests/fixtures/codegen_diff/candidate",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["family"], "codegen");
+    assert_eq!(v["scorer"], "execution_success");
+    assert_eq!(v["n_items"], 8);
+    assert_eq!(
+        v["regressed"],
+        serde_json::json!([["11111111-1111-1111-1111-111111111111", 0]])
+    );
+    assert_eq!(
+        v["improved"],
+        serde_json::json!([["11111111-1111-1111-1111-111111111111", 3]])
+    );
+    golden("codegen_baseline_vs_candidate.json", &out);
+    // The human summary lists each regression with its question and both outcomes.
+    let (_, text, _) = evalboard(&[
+        "diff",
+        "tests/fixtures/codegen_diff/baseline",
+        "tests/fixtures/codegen_diff/candidate",
+    ]);
+    assert!(
+        text.contains("What is the average salary by department? | executed · overall"),
+        "{text}"
     );
 }
 
