@@ -14,16 +14,57 @@ try {
   await page.route('**/bench-input', (route) => route.fulfill({ body: bytes, contentType: 'application/octet-stream' }));
   await page.goto(srv.url + 'index.html');
   const result = await page.evaluate(async ({ name }) => {
+    // The worker speaks postcard (src/protocol.rs): varints, length-prefixed UTF-8, fields in
+    // declaration order, enum variants by index. Just enough of it to send a Load and read the
+    // RunInfo prefix of its answer.
+    const enc = new TextEncoder();
+    const dec = new TextDecoder();
+    const out = [];
+    const varint = (n) => { do { let b = n % 128; n = Math.floor(n / 128); out.push(n ? b | 128 : b); } while (n); };
+    const str = (s) => { const b = enc.encode(s); varint(b.length); out.push(...b); };
+    varint(0); varint(1); str(name); varint(1); str(name); out.push(0); // Request::Load { run_id: 1, name, paths: [name], demo: false }
+    const load = new Uint8Array(out);
+    const reader = (bytes) => {
+      let i = 0;
+      const r = {
+        varint: () => { let n = 0; let m = 1; for (;;) { const b = bytes[i++]; n += (b & 127) * m; m *= 128; if (b < 128) return n; } },
+        str: () => { const n = r.varint(); const s = dec.decode(bytes.subarray(i, i + n)); i += n; return s; },
+        bool: () => bytes[i++] === 1,
+        f64: () => { const v = new DataView(bytes.buffer, bytes.byteOffset + i, 8).getFloat64(0, true); i += 8; return v; },
+        opt: (f) => (bytes[i++] ? f() : null),
+        vec: (f) => Array.from({ length: r.varint() }, f),
+      };
+      return r;
+    };
+    // Response variants: 0 Ready, 1 Progress, 2 Loaded, 3 LoadFailed.
+    const TYPES = ['ready', 'progress', 'loaded', 'load_failed'];
+    const decode = (bytes) => {
+      const r = reader(bytes);
+      const type = TYPES[r.varint()] || 'other';
+      if (type !== 'loaded') return { type };
+      const info = {
+        run_id: r.varint(), name: r.str(), demo: r.bool(), family: r.str(),
+        n_conversations: r.varint(), n_turns: r.varint(),
+      };
+      // files: InputFileReport { path, bytes, format?, status, reason? }
+      r.vec(() => [r.str(), r.varint(), r.opt(r.str), r.varint(), r.opt(r.str)]);
+      // diagnostics: Diagnostic { severity, file, line?, record?, message }
+      r.vec(() => [r.varint(), r.str(), r.opt(r.varint), r.opt(r.str), r.str()]);
+      info.numerical_accuracy = r.opt(r.f64);
+      info.load_ms = r.f64();
+      info.wasm_memory_bytes = r.opt(r.varint);
+      return { type, info };
+    };
     const buf = await (await fetch('./bench-input')).arrayBuffer();
     const w = new Worker('./worker_loader.js');
     const msg = (pred) => new Promise((resolve) => {
-      const h = (e) => { const m = JSON.parse(e.data); if (pred(m)) { w.removeEventListener('message', h); resolve(m); } };
+      const h = (e) => { const m = decode(e.data); if (pred(m)) { w.removeEventListener('message', h); resolve(m); } };
       w.addEventListener('message', h);
     });
     await msg((m) => m.type === 'ready');
     const t0 = performance.now();
     const done = msg((m) => m.type === 'loaded' || m.type === 'load_failed');
-    w.postMessage([JSON.stringify({ type: 'load', run_id: 1, name, paths: [name], demo: false }), [buf]], [buf]);
+    w.postMessage([load, [buf]], [buf]);
     const m = await done;
     return { wall_ms: performance.now() - t0, msg: m };
   }, { name: path.basename(file) });

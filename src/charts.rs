@@ -9,12 +9,6 @@ pub fn qa_charts(stats: &Statistics, dark: bool) -> Vec<ChartDto> {
     let theme = if dark { Theme::Dark } else { Theme::Light };
     evalboard_report::qa_charts::qa_charts(stats, theme)
         .into_iter()
-        .map(|c| ChartDto {
-            key: c.key,
-            title: c.title,
-            svg: c.svg,
-            alt: c.alt,
-            table: c.table,
-        })
+        .map(ChartDto::from)
         .collect()
 }

@@ -4,14 +4,20 @@
 use std::collections::{BTreeSet, HashMap};
 
 use evalboard_engine::aggregate::doc;
+use evalboard_engine::codegen;
 use evalboard_engine::compare::{self, CompareOptions, Flip, PairedItem};
 use evalboard_engine::evalset::{self, AnswerScorer, EvalRun, ScoredRun, ScoringOptions};
 use evalboard_engine::scorers::{answer_text, ScoredQaRun};
 use evalboard_engine::RunInput;
 
+use evalboard_engine::run_meta::{self, RunMeta};
+use evalboard_report::charts::Theme;
+use evalboard_report::compare_charts;
+
+use crate::codegen::CodegenState;
 use crate::protocol::{
     CompareQuery, CompareRow, CompareView, EvalsetItemRow, EvalsetView, ExtractFlip, GroupRow,
-    MetricDelta, ValidationDto,
+    MetricDelta, SeriesView, ValidationDto,
 };
 
 /// Rows per compare page when the query does not say.
@@ -23,33 +29,52 @@ pub struct EvalsetState {
     pub v1: ScoredRun,
     pub extract: ScoredRun,
     pub validation: Vec<ValidationDto>,
+    /// Which of the two is the headline (Settings).
+    pub scorer: AnswerScorer,
 }
 
 impl EvalsetState {
     /// The headline scorer's result.
     pub fn headline(&self) -> &ScoredRun {
-        &self.v1
+        match self.scorer {
+            AnswerScorer::V1 => &self.v1,
+            AnswerScorer::V1Extract => &self.extract,
+        }
+    }
+
+    /// Scores again under new settings (headline scorer, pass threshold).
+    pub fn rescore(&mut self, opts: &ScoringOptions) {
+        (self.v1, self.extract) = score_both(&self.run, opts.pass_threshold);
+        self.scorer = opts.scorer;
     }
 }
 
-/// Reads and scores an eval-set run; `Err` when it has neither items nor predictions.
+fn score_both(run: &EvalRun, pass_threshold: f64) -> (ScoredRun, ScoredRun) {
+    let score = |scorer| {
+        evalset::score_run(
+            run,
+            &ScoringOptions {
+                scorer,
+                pass_threshold,
+            },
+        )
+    };
+    (score(AnswerScorer::V1), score(AnswerScorer::V1Extract))
+}
+
+/// Reads and scores an eval-set run under the default settings.
 pub fn load_evalset(input: &RunInput) -> Result<EvalsetState, String> {
+    load_evalset_with(input, &ScoringOptions::default())
+}
+
+/// Reads and scores an eval-set run; `Err` when it has neither items nor predictions.
+pub fn load_evalset_with(input: &RunInput, opts: &ScoringOptions) -> Result<EvalsetState, String> {
     let mut run = evalset::read_evalset_run(&input.files, None);
     if run.items.is_empty() && run.predictions.is_empty() && run.summaries.is_empty() {
         return Err("no eval set, predictions or eval summary could be read".into());
     }
     run.name = input.name.clone();
-    let score = |scorer| {
-        evalset::score_run(
-            &run,
-            &ScoringOptions {
-                scorer,
-                ..Default::default()
-            },
-        )
-    };
-    let v1 = score(AnswerScorer::V1);
-    let extract = score(AnswerScorer::V1Extract);
+    let (v1, extract) = score_both(&run, opts.pass_threshold);
     let validation = input
         .files
         .iter()
@@ -66,6 +91,7 @@ pub fn load_evalset(input: &RunInput) -> Result<EvalsetState, String> {
         v1,
         extract,
         validation,
+        scorer: opts.scorer,
     })
 }
 
@@ -224,20 +250,108 @@ pub fn evalset_view(st: &EvalsetState) -> EvalsetView {
 pub enum Side<'a> {
     Qa(&'a str, &'a ScoredQaRun),
     Evalset(&'a str, &'a EvalsetState),
+    Codegen(&'a str, &'a CodegenState),
+    /// A run another worker holds: only its name and family are known here.
+    Elsewhere(&'a str, &'static str),
 }
 
 impl Side<'_> {
     fn name(&self) -> &str {
         match self {
-            Side::Qa(n, _) | Side::Evalset(n, _) => n,
+            Side::Qa(n, _) | Side::Evalset(n, _) | Side::Codegen(n, _) | Side::Elsewhere(n, _) => n,
         }
     }
     fn family(&self) -> &'static str {
         match self {
             Side::Qa(..) => "numeric-qa",
             Side::Evalset(..) => "evalset",
+            Side::Codegen(..) => "codegen",
+            Side::Elsewhere(_, f) => f,
         }
     }
+}
+
+impl Side<'_> {
+    /// What the run is (model, eval set, config, status, durations …) and its loss curve.
+    pub fn meta(&self) -> RunMeta {
+        if let Side::Qa(_, s) = self {
+            return run_meta::qa_meta(s);
+        }
+        if let Side::Evalset(_, st) = self {
+            return st.headline().meta.clone();
+        }
+        RunMeta::default()
+    }
+}
+
+/// A series of runs (two or more, in order): every consecutive pair through [`compare_view`]
+/// (rows only for `step`, per `q`), run metadata side by side, the loss-curve overlay and, for
+/// three or more runs, the headline metrics across the series.
+pub fn series_view(sides: &[Side], step: usize, q: &CompareQuery, dark: bool) -> SeriesView {
+    let step = step.min(sides.len().saturating_sub(2));
+    let quiet = CompareQuery {
+        limit: 1,
+        ..CompareQuery::default()
+    };
+    let steps: Vec<CompareView> = sides
+        .windows(2)
+        .enumerate()
+        .filter_map(|(i, w)| match w {
+            [b, c] if i == step => Some(compare_view(b, c, q)),
+            [b, c] => {
+                let mut v = compare_view(b, c, &quiet);
+                v.rows.clear();
+                Some(v)
+            }
+            _ => None,
+        })
+        .collect();
+    let names: Vec<String> = sides.iter().map(|s| s.name().to_string()).collect();
+    let metas: Vec<RunMeta> = sides.iter().map(Side::meta).collect();
+    let theme = if dark { Theme::Dark } else { Theme::Light };
+    let mut charts = Vec::new();
+    let curves: Vec<(&str, &[(u64, f64)])> = names
+        .iter()
+        .zip(&metas)
+        .map(|(n, m)| (n.as_str(), m.loss_curve.as_slice()))
+        .collect();
+    charts.extend(compare_charts::loss_curve_chart(&curves, theme));
+    if sides.len() >= 3 {
+        charts.push(compare_charts::series_metrics_chart(
+            &names,
+            &series_metrics(&steps),
+            theme,
+        ));
+    }
+    SeriesView {
+        runs: names,
+        step: step as u32,
+        charts: charts.into_iter().map(Into::into).collect(),
+        meta: run_meta::side_by_side(&metas.iter().collect::<Vec<_>>()),
+        steps,
+    }
+}
+
+/// Each headline metric across the runs of a series, from its consecutive comparisons: run 0
+/// from the first step's baseline, run `i + 1` from step `i`'s candidate.
+pub fn series_metrics(steps: &[CompareView]) -> Vec<(String, Vec<Option<f64>>)> {
+    let Some(first) = steps.first() else {
+        return Vec::new();
+    };
+    first
+        .metrics
+        .iter()
+        .map(|m| {
+            let mut values = vec![m.baseline];
+            values.extend(steps.iter().map(|s| {
+                s.metrics
+                    .iter()
+                    .find(|x| x.key == m.key)
+                    .and_then(|x| x.candidate)
+            }));
+            (m.label.clone(), values)
+        })
+        .collect()
 }
 
 pub fn flip_slug(f: Flip) -> &'static str {
@@ -357,6 +471,30 @@ fn qa_metrics(b: &ScoredQaRun, c: &ScoredQaRun) -> Vec<MetricDelta> {
     ]
 }
 
+fn codegen_metrics(b: &CodegenState, c: &CodegenState) -> Vec<MetricDelta> {
+    let (sb, sc) = (b.summary().summary, c.summary().summary);
+    let m = |key: &str, label: &str, f: fn(&codegen::Summary) -> Option<f64>| MetricDelta {
+        key: key.into(),
+        label: label.into(),
+        baseline: f(&sb),
+        candidate: f(&sc),
+    };
+    let exec = |s: &codegen::Summary| {
+        (s.total_questions > 0).then(|| s.successful_executions as f64 / s.total_questions as f64)
+    };
+    vec![
+        m("execution_success_rate", "Execution success", exec),
+        m(
+            "average_overall_score",
+            "Mean overall score (0–1 as %)",
+            |s| s.average_overall_score,
+        ),
+        m("recovery_success_rate", "Recovery rate", |s| {
+            s.recovery_success_rate
+        }),
+    ]
+}
+
 /// Baseline vs candidate: deltas, flips, McNemar, bootstrap CI and the rows the query asks for
 /// ("regressions first": by flip class, then key).
 pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
@@ -425,6 +563,28 @@ pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
             }
             let rc = evalset::compare_runs(hb, hc, &opts);
             view.per_item_unavailable = rc.per_item_unavailable;
+            rc.stats
+        }
+        (Side::Codegen(_, b), Side::Codegen(_, c)) => {
+            view.judged_by = format!(
+                "messages joined on session id + message index, judged by {} (the delivered \
+                 code ran); re-scored trace messages only",
+                codegen::pairing::JUDGED_BY
+            );
+            view.metrics = codegen_metrics(b, c);
+            for st in [b, c] {
+                for m in &st.messages {
+                    extras
+                        .entry(vec![m.session_id.clone(), m.index.to_string()])
+                        .or_insert_with(|| (Some(m.model.clone()), Some(m.question.clone())));
+                }
+            }
+            let mut rc = codegen::compare_runs(&b.scored, &c.scored, &opts);
+            view.per_item_unavailable = rc.per_item_unavailable;
+            // The pairing carries the question as `expected`; here it has its own column.
+            for p in &mut rc.stats.pairs {
+                p.expected = None;
+            }
             rc.stats
         }
         _ => {
@@ -516,6 +676,91 @@ mod tests {
     }
 
     #[test]
+    fn series_of_three_eval_set_runs() {
+        let items = [
+            r#"{"id":"a","prompt":"1+1","expected_answer":"2","category":"math"}"#,
+            r#"{"id":"b","prompt":"2+2","expected_answer":"4","category":"math"}"#,
+            r#"{"id":"c","prompt":"Capital of Italy?","expected_answer":"Rome","category":"geo"}"#,
+        ]
+        .join("\n");
+        let preds = |a: &str, b: &str, c: &str| {
+            format!(
+                "{{\"id\":\"a\",\"prediction\":\"{a}\"}}\n{{\"id\":\"b\",\"prediction\":\"{b}\"}}\n{{\"id\":\"c\",\"prediction\":\"{c}\"}}\n"
+            )
+        };
+        let s1 = ev("s1", &items, &preds("2", "5", "Rome"));
+        let s2 = ev("s2", &items, &preds("3", "4", "Rome"));
+        let mut s3 = ev("s3", &items, &preds("2", "4", "Paris"));
+        // The last stage carries training metrics (one line, as the real files do).
+        s3.run.training_metrics = vec![evalset::TrainingMetricPoint {
+            step: Some(414),
+            loss: Some(0.857),
+            ..Default::default()
+        }];
+        s3.rescore(&ScoringOptions::default());
+        let sides = [
+            Side::Evalset("s1", &s1),
+            Side::Evalset("s2", &s2),
+            Side::Evalset("s3", &s3),
+        ];
+        let v = series_view(&sides, 1, &CompareQuery::default(), true);
+        assert_eq!(v.runs, ["s1", "s2", "s3"]);
+        assert_eq!(v.step, 1);
+        let flips: Vec<(u64, u64)> = v
+            .steps
+            .iter()
+            .map(|s| (s.flips.regressed, s.flips.improved))
+            .collect();
+        assert_eq!(flips, [(1, 1), (1, 1)]);
+        assert!(
+            v.steps[0].rows.is_empty(),
+            "only the chosen step lists items"
+        );
+        assert_eq!(v.steps[1].rows[0].key, "c", "regressions first");
+        assert_eq!(v.steps[1].rows[0].flip, Flip::Regressed);
+        let keys: Vec<&str> = v.charts.iter().map(|c| c.key.as_str()).collect();
+        assert_eq!(keys, ["loss_curve", "series_metrics"]);
+        assert!(v.charts[0].svg.contains("ebc-dark"));
+        assert!(v.charts[0].svg.contains("s3 (1 point)"));
+        let metrics = series_metrics(&v.steps);
+        assert_eq!(metrics[0].1.len(), 3);
+        let loss = v.meta.iter().find(|r| r.key == "final_loss").unwrap();
+        assert_eq!(loss.values, [None, None, Some("0.8570".to_string())]);
+        assert!(loss.differs);
+        // The step is clamped; two runs are a plain comparison without the metrics chart.
+        assert_eq!(
+            series_view(&sides, 9, &CompareQuery::default(), false).step,
+            1
+        );
+        let two = series_view(&sides[..2], 0, &CompareQuery::default(), false);
+        assert_eq!(two.steps.len(), 1);
+        assert!(two.charts.is_empty());
+        // The view crosses the protocol intact.
+        let text = serde_json::to_string(&v).unwrap();
+        assert_eq!(serde_json::from_str::<SeriesView>(&text).unwrap(), v);
+    }
+
+    #[test]
+    fn headline_scorer_and_threshold_rescore() {
+        let items = r#"{"id":"a","prompt":"p","expected_answer":"4"}"#;
+        let mut st = ev("r", items, r#"{"id":"a","prediction":"Answer: 4"}"#);
+        assert_eq!(primary_score(&st), Some(0.0));
+        st.rescore(&ScoringOptions {
+            scorer: AnswerScorer::V1Extract,
+            pass_threshold: 0.5,
+        });
+        assert_eq!(primary_score(&st), Some(1.0));
+        let v = evalset_view(&st);
+        assert_eq!(v.scorer, "answer_correctness@v1-extract");
+        assert_eq!(v.verdict, "pass");
+        assert!(
+            v.verdict_reason.contains("threshold 0.5"),
+            "{}",
+            v.verdict_reason
+        );
+    }
+
+    #[test]
     fn qa_comparison_joins_turns_and_lists_regressions_first() {
         let b = qa(
             "b",
@@ -559,6 +804,48 @@ mod tests {
         );
         assert_eq!(only.n_rows, 1);
         assert!(v.mcnemar_p > 0.0 && v.mcnemar_p <= 1.0);
+    }
+
+    fn codegen_run(dir: &str) -> CodegenState {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/codegen_diff")
+            .join(dir);
+        let files = ["traces.jsonl", "employees.csv"]
+            .iter()
+            .map(|f| InputFile::new(*f, std::fs::read(root.join(f)).unwrap_or_default()))
+            .collect();
+        crate::codegen::load_codegen(&RunInput::new(dir, files), &Default::default())
+            .expect("readable")
+    }
+
+    #[test]
+    fn codegen_comparison_pairs_messages_like_the_cli() {
+        let (b, c) = (codegen_run("baseline"), codegen_run("candidate"));
+        let v = compare_view(
+            &Side::Codegen("baseline", &b),
+            &Side::Codegen("candidate", &c),
+            &CompareQuery::default(),
+        );
+        assert_eq!(v.error, None);
+        assert_eq!(v.family, "codegen");
+        // tests/fixtures/cli_diff/expected/codegen_baseline_vs_candidate.json
+        assert_eq!((v.flips.regressed, v.flips.improved, v.n_paired), (1, 1, 8));
+        assert_eq!(v.mcnemar_p, 1.0);
+        assert_eq!((v.ci_low, v.ci_high), (Some(-0.375), Some(0.375)));
+        assert_eq!(v.rows[0].key, "11111111-1111-1111-1111-111111111111 · 0");
+        assert_eq!(v.rows[0].category.as_deref(), Some("gpt-4"));
+        assert!(v.rows[0]
+            .candidate_answer
+            .as_deref()
+            .is_some_and(|a| a.contains("KeyError")));
+        // The category of a pair is the baseline's model.
+        assert_eq!(v.categories, ["gpt-4", "llama-3.3-70b"]);
+        let mixed = compare_view(
+            &Side::Codegen("baseline", &b),
+            &Side::Elsewhere("qa", "numeric-qa"),
+            &CompareQuery::default(),
+        );
+        assert!(mixed.error.is_some());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! evalboard dashboard library: the worker protocol (pure, tested natively) and, on wasm32, the
 //! Web Worker that owns the engine and the Leptos UI.
 
+pub mod codegen;
 pub mod families;
 pub mod protocol;
 pub mod scoring;
@@ -11,6 +12,10 @@ pub mod edge;
 
 #[cfg(target_arch = "wasm32")]
 pub mod charts;
+#[cfg(target_arch = "wasm32")]
+pub mod codegen_host;
+#[cfg(target_arch = "wasm32")]
+pub mod codegen_worker;
 #[cfg(target_arch = "wasm32")]
 pub mod exports;
 #[cfg(target_arch = "wasm32")]

@@ -1,9 +1,19 @@
 //! The message contract between the page (Leptos UI) and the Web Worker that owns the engine.
 //!
-//! Messages are JSON text; a `Load` request carries its files' bytes as transferred ArrayBuffers
-//! next to the JSON (same order as `paths`). The worker keeps every scored run; the page asks for
-//! one screenful at a time (an overview, a page of items, one conversation), so a 100k-turn run
-//! never crosses to the main thread in bulk.
+//! Messages are postcard bytes ([`encode`], [`decode`]) posted as a `Uint8Array` (replies
+//! transfer their buffer); a `Load` request carries its files' bytes as transferred ArrayBuffers
+//! next to the message (same order as `paths`). The worker keeps every scored run; the page asks
+//! for one screenful at a time (an overview, a page of items, one conversation), so a 100k-turn
+//! run never crosses to the main thread in bulk.
+//!
+//! postcard is not self-describing: fields go in declaration order with no names, so the page's
+//! decoder is small (no JSON parser, no field-name matching) — see docs/dashboard.md § Size. Every
+//! type sent here (and every engine type it embeds) must therefore be plain: structs, `Vec`,
+//! `Option`, maps, tuples, strings, numbers and externally tagged enums — no
+//! `skip_serializing_if`, `flatten`, `untagged`, internally tagged enums (`tag = ...`),
+//! `serde_json::Value` or anything needing `deserialize_any`. The tests below round-trip every
+//! variant and fail when a type stops doing so. Page and worker are always built together, so
+//! the encoding needs no versioning.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,9 +25,23 @@ use evalboard_engine::Diagnostic;
 pub type RunId = u32;
 pub type ReqId = u64;
 
+/// A message's bytes for `postMessage`.
+pub fn encode<T: Serialize>(msg: &T) -> Result<Vec<u8>, String> {
+    postcard::to_allocvec(msg).map_err(|e| e.to_string())
+}
+
+/// A message from its bytes; trailing bytes are an error (they would mean the two ends disagree
+/// on a type).
+pub fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
+    match postcard::take_from_bytes(bytes) {
+        Ok((msg, [])) => Ok(msg),
+        Ok((_, rest)) => Err(format!("{} unread bytes", rest.len())),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Page → worker.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
 pub enum Request {
     /// Read and score a run folder. `paths[i]` names the i-th transferred buffer.
     Load {
@@ -69,6 +93,22 @@ pub enum Request {
         #[serde(default)]
         query: CompareQuery,
     },
+    /// A series of runs in order (the first is the baseline; two runs are a plain comparison):
+    /// every consecutive pair compared, the chosen `step`'s paired items per `query`, run
+    /// metadata side by side, the loss-curve overlay and the metrics chart (drawn for `dark`).
+    Series {
+        req: ReqId,
+        runs: Vec<RunId>,
+        step: u32,
+        query: CompareQuery,
+        dark: bool,
+    },
+    /// The eval-set family's headline scorer and pass threshold: every eval-set run is re-scored
+    /// (answered with `Rescored`).
+    ConfigureEvalset {
+        scorer: evalboard_engine::evalset::AnswerScorer,
+        pass_threshold: f64,
+    },
     /// The single-file offline HTML report of a run, compared with `baseline` when given. The
     /// page supplies the generation time (the worker reads no clock for reports). Answered with
     /// `Response::Export` (file `evalboard-report-<run>.html`).
@@ -78,6 +118,13 @@ pub enum Request {
         #[serde(default)]
         baseline: Option<RunId>,
         generated_at: String,
+    },
+    /// One screen of a code-generation run (seed 001): overview, a page of messages, or one
+    /// message. Answered with `Response::Codegen`.
+    Codegen {
+        req: ReqId,
+        run_id: RunId,
+        query: CodegenQuery,
     },
 }
 
@@ -89,6 +136,18 @@ pub struct ChartDto {
     pub svg: String,
     pub alt: String,
     pub table: Vec<Vec<String>>,
+}
+
+impl From<evalboard_report::qa_charts::NamedChart> for ChartDto {
+    fn from(c: evalboard_report::qa_charts::NamedChart) -> Self {
+        ChartDto {
+            key: c.key,
+            title: c.title,
+            svg: c.svg,
+            alt: c.alt,
+            table: c.table,
+        }
+    }
 }
 
 /// What the page needs to list a run.
@@ -123,11 +182,8 @@ impl RunInfo {
     }
 }
 
-/// Worker → page. Externally tagged (`{"loaded": {...}}`): an internally tagged enum makes serde
-/// buffer every message through its generic `Content` tree, which cost the page ~25 KB of gzipped
-/// wasm and a second pass over every message.
+/// Worker → page.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
 pub enum Response {
     Ready,
     Progress {
@@ -184,6 +240,15 @@ pub enum Response {
     Compare {
         req: ReqId,
         view: Box<CompareView>,
+    },
+    Series {
+        req: ReqId,
+        view: Box<SeriesView>,
+    },
+    Codegen {
+        req: ReqId,
+        run_id: RunId,
+        view: Box<CodegenView>,
     },
 }
 
@@ -325,4 +390,140 @@ pub struct CompareView {
     /// Rows matching the query, before the limit.
     pub n_rows: usize,
     pub rows: Vec<CompareRow>,
+}
+
+/// A series of runs (two runs: one comparison). `steps[i]` compares run `i` with run `i + 1`;
+/// only `steps[step]` carries rows (the query's page of paired items, regressions first).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeriesView {
+    /// Run names in order; the first is the baseline.
+    pub runs: Vec<String>,
+    pub steps: Vec<CompareView>,
+    pub step: u32,
+    /// The loss-curve overlay (when any run carries training metrics) and, with three or more
+    /// runs, the headline metrics across the series.
+    pub charts: Vec<ChartDto>,
+    /// Run metadata side by side, one value per run.
+    pub meta: Vec<evalboard_engine::run_meta::MetaRow>,
+}
+
+/// Which screen of a code-generation run the page wants.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum CodegenQuery {
+    /// Cards, charts (drawn in the theme) and tables.
+    Overview { dark: bool },
+    /// Messages matching `filter`, rows `offset..offset + limit`.
+    Items {
+        filter: CodegenFilter,
+        offset: u32,
+        limit: u32,
+    },
+    /// One message (session index, message index).
+    Message { session: u32, index: u32 },
+}
+
+/// Filters of the code-generation message table (`None` = any).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CodegenFilter {
+    pub model: Option<String>,
+    pub session: Option<String>,
+    /// An error class (`column_error`…) of the first execution.
+    pub class: Option<String>,
+    /// Case-insensitive text in the question, outcome, model or session.
+    pub text: Option<String>,
+}
+
+/// One screen of a code-generation run; the parts the query did not ask for are empty.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodegenView {
+    pub name: String,
+    /// The scoring profile (`doc-v1`, `ise547`).
+    pub profile: String,
+    /// Said when scores are as originally scored (chat_history: no code recorded).
+    pub note: Option<String>,
+    /// Overview: headline cards (key, label, value as shown, sub-line).
+    pub cards: Vec<(String, String, String, String)>,
+    pub charts: Vec<ChartDto>,
+    /// Overview: tables (key, title, rows; the first row is the header).
+    pub tables: Vec<(String, String, Vec<Vec<String>>)>,
+    /// Overview: the output files the Export tab offers.
+    pub exports: Vec<String>,
+    /// Items: the filter choices.
+    pub models: Vec<String>,
+    pub sessions: Vec<String>,
+    pub classes: Vec<String>,
+    /// Items: messages in the run, matching the filter, and the page `offset..`.
+    pub n_messages: u64,
+    pub n_match: u64,
+    pub offset: u64,
+    pub rows: Vec<CodegenRow>,
+    /// Message: the one asked for (`None` when the run has no such message).
+    pub message: Option<CodegenMessageView>,
+}
+
+/// One message in the table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodegenRow {
+    pub session: u32,
+    pub index: u32,
+    pub session_id: String,
+    pub model: String,
+    pub question: String,
+    /// The result type, `recovered`, or `error: …`.
+    pub outcome: String,
+    pub error_class: Option<String>,
+    /// The delivered code ran.
+    pub ok: bool,
+    /// Overall, then correctness, quality, performance, understanding, coverage, recovery.
+    pub scores: Vec<Option<f64>>,
+}
+
+/// A score of a message with what it is made of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodegenScore {
+    pub key: String,
+    pub label: String,
+    pub score: Option<f64>,
+    /// The same score as originally scored (a `metrics.json` entry at the same position of the
+    /// session), when the folder has one next to the re-scored trace.
+    pub original: Option<f64>,
+    /// (what, value) lines: extracted vs mentioned columns, missing requirements, …
+    pub details: Vec<(String, String)>,
+}
+
+/// One recovery attempt of a message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodegenAttempt {
+    pub number: u64,
+    pub success: bool,
+    pub error: Option<String>,
+    pub fix_quality: Option<f64>,
+    /// The fixed code (not recorded in a metrics.json).
+    pub code: Option<String>,
+}
+
+/// One message with its code, result and every score's details.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodegenMessageView {
+    pub session: u32,
+    pub index: u32,
+    pub session_id: String,
+    pub model: String,
+    pub timestamp: Option<String>,
+    pub question: String,
+    pub csv_file: Option<String>,
+    /// `file:line` it was read from.
+    pub source: String,
+    /// Scored under the current settings (a trace), or as originally scored (a metrics.json).
+    pub rescored: bool,
+    /// The delivered code (after a successful recovery, the fix); `None` when not recorded.
+    pub code: Option<String>,
+    /// The first generation, when a recovery replaced it.
+    pub first_code: Option<String>,
+    /// The first execution's result as text (type and data).
+    pub result: String,
+    pub error: Option<String>,
+    pub error_class: Option<String>,
+    pub scores: Vec<CodegenScore>,
+    pub attempts: Vec<CodegenAttempt>,
 }

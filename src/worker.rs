@@ -17,7 +17,10 @@ use evalboard_engine::{InputFile, RunInput};
 
 use crate::charts;
 use crate::families;
-use crate::protocol::{Request, Response, RunId, RunInfo};
+use crate::protocol::{self, Request, Response, RunId, RunInfo};
+use evalboard_report::html::{
+    render_report, FileProvenance, HtmlOptions, Provenance, ReportInput, ReportRun,
+};
 
 struct Run {
     id: RunId,
@@ -37,6 +40,7 @@ struct EvalsetEntry {
     demo: bool,
     state: families::EvalsetState,
     load_ms: f64,
+    provenance: Vec<evalboard_report::html::FileProvenance>,
 }
 
 #[derive(Default)]
@@ -44,6 +48,20 @@ struct State {
     config: ScoreConfig,
     runs: Vec<Run>,
     evalsets: Vec<EvalsetEntry>,
+    /// The eval-set family's headline scorer and pass threshold.
+    evalset_opts: evalboard_engine::evalset::ScoringOptions,
+}
+
+/// Any loaded run, as one side of a comparison (code-generation runs live in the other worker,
+/// which answers comparisons of its own runs).
+fn side(st: &State, id: RunId) -> Option<families::Side<'_>> {
+    if let Some(r) = st.runs.iter().find(|r| r.id == id) {
+        return Some(families::Side::Qa(&r.name, &r.scored));
+    }
+    st.evalsets
+        .iter()
+        .find(|r| r.id == id)
+        .map(|e| families::Side::Evalset(&e.name, &e.state))
 }
 
 fn evalset_info(e: &EvalsetEntry) -> RunInfo {
@@ -65,7 +83,7 @@ fn evalset_info(e: &EvalsetEntry) -> RunInfo {
     }
 }
 
-fn no_run(scope: &DedicatedWorkerGlobalScope, req: u64, run_id: RunId) {
+pub(crate) fn no_run(scope: &DedicatedWorkerGlobalScope, req: u64, run_id: RunId) {
     post(
         scope,
         &Response::Error {
@@ -75,7 +93,7 @@ fn no_run(scope: &DedicatedWorkerGlobalScope, req: u64, run_id: RunId) {
     );
 }
 
-fn now() -> f64 {
+pub(crate) fn now() -> f64 {
     js_sys::Reflect::get(&js_sys::global(), &"performance".into())
         .ok()
         .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
@@ -83,10 +101,12 @@ fn now() -> f64 {
         .unwrap_or(0.0)
 }
 
-fn post(scope: &DedicatedWorkerGlobalScope, r: &Response) {
-    match serde_json::to_string(r) {
-        Ok(s) => {
-            let _ = scope.post_message(&JsValue::from_str(&s));
+pub(crate) fn post(scope: &DedicatedWorkerGlobalScope, r: &Response) {
+    match protocol::encode(r) {
+        Ok(bytes) => {
+            // Transfer the copy's buffer: the page takes it without a second copy.
+            let msg = Uint8Array::from(bytes.as_slice());
+            let _ = scope.post_message_with_transfer(&msg, &Array::of1(&msg.buffer()));
         }
         Err(e) => web_sys::console::error_1(&format!("worker: cannot encode response: {e}").into()),
     }
@@ -106,65 +126,159 @@ fn info(run: &Run) -> RunInfo {
         numerical_accuracy: stats.numerical_accuracy,
         load_ms: run.load_ms,
         stage_ms: run.stage_ms.clone(),
-        wasm_memory_bytes: wasm_bindgen::memory()
-            .dyn_into::<js_sys::WebAssembly::Memory>()
-            .ok()
-            .and_then(|m| m.buffer().dyn_into::<ArrayBuffer>().ok())
-            .map(|b| b.byte_length() as u64),
+        wasm_memory_bytes: wasm_memory_bytes(),
         primary_score: None,
     }
 }
 
+/// Size of this worker's wasm linear memory (its high-water mark).
+pub(crate) fn wasm_memory_bytes() -> Option<u64> {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .ok()
+        .and_then(|m| m.buffer().dyn_into::<ArrayBuffer>().ok())
+        .map(|b| b.byte_length() as u64)
+}
+
 /// Entry point of the worker binary.
 pub fn start() {
-    console_error_panic_hook::set_once();
-    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let state = Rc::new(RefCell::new(State::default()));
-    let s2 = scope.clone();
-    let cb = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
-        handle(&s2, &state, e);
-    });
-    scope.set_onmessage(Some(cb.as_ref().unchecked_ref()));
-    cb.forget();
+    let scope = listen(move |scope, e| handle(scope, &state, e));
     post(&scope, &Response::Ready);
 }
 
-fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: MessageEvent) {
-    // Messages are either a JSON string, or [json, [ArrayBuffer...]] for Load.
-    let data = e.data();
-    let (text, buffers) = if let Some(s) = data.as_string() {
-        (s, Array::new())
-    } else if Array::is_array(&data) {
-        let arr: Array = data.unchecked_into();
+/// Sets up a worker: panics go to the console, every message to `on_message`.
+pub(crate) fn listen(
+    on_message: impl Fn(&DedicatedWorkerGlobalScope, MessageEvent) + 'static,
+) -> DedicatedWorkerGlobalScope {
+    console_error_panic_hook::set_once();
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let s2 = scope.clone();
+    let cb = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| on_message(&s2, e));
+    scope.set_onmessage(Some(cb.as_ref().unchecked_ref()));
+    cb.forget();
+    scope
+}
+
+/// Tells the page that run `run_id` could not be loaded, with its load report.
+pub(crate) fn post_load_failed(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    name: String,
+    err: pipeline::LoadError,
+) {
+    post(
+        scope,
+        &Response::LoadFailed {
+            run_id,
+            name,
+            error: err.message,
+            files: err.files,
+            diagnostics: err.diagnostics,
+        },
+    );
+}
+
+/// A page message: a request, and the transferred buffers of a `Load`.
+pub(crate) fn decode(data: &JsValue) -> Result<(Request, Array), String> {
+    // Messages are either the request's bytes, or [bytes, [ArrayBuffer...]] for Load.
+    let (msg, buffers) = if Array::is_array(data) {
+        let arr: &Array = data.unchecked_ref();
         (
-            arr.get(0).as_string().unwrap_or_default(),
+            arr.get(0),
             arr.get(1)
                 .dyn_into::<Array>()
                 .unwrap_or_else(|_| Array::new()),
         )
     } else {
-        post(
-            scope,
-            &Response::Error {
-                req: None,
-                message: "unrecognised message".into(),
-            },
-        );
-        return;
+        (data.clone(), Array::new())
     };
-    let req: Request = match serde_json::from_str(&text) {
-        Ok(r) => r,
-        Err(e) => {
-            post(
-                scope,
-                &Response::Error {
-                    req: None,
-                    message: format!("bad request: {e}"),
+    let bytes = msg
+        .dyn_into::<Uint8Array>()
+        .map_err(|_| "unrecognised message (not a Uint8Array)".to_string())?;
+    protocol::decode(&bytes.to_vec())
+        .map(|r| (r, buffers))
+        .map_err(|e| format!("bad request: {e}"))
+}
+
+/// [`decode`], telling the page when a message cannot be read.
+pub(crate) fn decode_or_report(
+    scope: &DedicatedWorkerGlobalScope,
+    data: &JsValue,
+) -> Option<(Request, Array)> {
+    match decode(data) {
+        Ok(r) => Some(r),
+        Err(message) => {
+            post(scope, &Response::Error { req: None, message });
+            None
+        }
+    }
+}
+
+/// The files of a `Load`: `paths[i]` with the bytes of the i-th buffer (copied out of it).
+pub(crate) fn input_files(paths: Vec<String>, buffers: &Array) -> Vec<InputFile> {
+    paths
+        .into_iter()
+        .enumerate()
+        .map(|(i, path)| {
+            let bytes = buffers
+                .get(i as u32)
+                .dyn_into::<ArrayBuffer>()
+                .map(|b| Uint8Array::new(&b).to_vec())
+                .unwrap_or_default();
+            InputFile::new(path, bytes)
+        })
+        .collect()
+}
+
+/// SHA-256 of every input file (the HTML report's provenance), 4 MB at a time with progress
+/// between chunks so a big file never leaves the progress bar silent.
+pub(crate) fn provenance(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    input: &RunInput,
+) -> Vec<evalboard_report::html::FileProvenance> {
+    const HASH_CHUNK: usize = 4 << 20;
+    let total_bytes: u64 = input.files.iter().map(|f| f.bytes.len() as u64).sum();
+    let mut hashed = 0u64;
+    input
+        .files
+        .iter()
+        .map(|f| {
+            let before = hashed;
+            let p = evalboard_report::html::FileProvenance::of_chunked(
+                &input.name,
+                &f.path,
+                &f.bytes,
+                HASH_CHUNK,
+                &mut |d| {
+                    hashed = before + d as u64;
+                    post(
+                        scope,
+                        &Response::Progress {
+                            run_id,
+                            stage: "hashing".into(),
+                            done: hashed,
+                            total: total_bytes.max(1),
+                        },
+                    );
                 },
             );
-            return;
-        }
+            hashed = before + f.bytes.len() as u64;
+            p
+        })
+        .collect()
+}
+
+fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: MessageEvent) {
+    let data = e.data();
+    let Some((req, buffers)) = decode_or_report(scope, &data) else {
+        return;
     };
+    // Code-generation runs live in their own worker (it carries the Python parser).
+    if crate::codegen_host::route(&req, &data) {
+        return;
+    }
     let mut st = state.borrow_mut();
     match req {
         Request::Load {
@@ -174,52 +288,18 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             demo,
         } => {
             let t0 = now();
-            let total_bytes: u64 = (0..buffers.length())
-                .filter_map(|i| buffers.get(i).dyn_into::<ArrayBuffer>().ok())
-                .map(|b| b.byte_length() as u64)
-                .sum();
-            let mut files = Vec::with_capacity(paths.len());
-            for (i, path) in paths.into_iter().enumerate() {
-                let bytes = buffers
-                    .get(i as u32)
-                    .dyn_into::<ArrayBuffer>()
-                    .map(|b| Uint8Array::new(&b).to_vec())
-                    .unwrap_or_default();
-                files.push(InputFile::new(path, bytes));
+            let input = RunInput::new(name.clone(), input_files(paths, &buffers));
+            let family = pipeline::detect_family(&input);
+            if family == pipeline::Family::Codegen {
+                crate::codegen_host::load(scope, run_id, &name, &data, &buffers);
+                return;
             }
-            let n_files = files.len() as u64;
+            let total_bytes: u64 = input.files.iter().map(|f| f.bytes.len() as u64).sum();
+            let n_files = input.files.len() as u64;
             let mut stage_ms = vec![("copy".to_string(), now() - t0)];
             let t_hash = now();
-            // SHA-256 of every input file (the HTML report's provenance), 4 MB at a time with
-            // progress between chunks so a big file never leaves the progress bar silent.
-            const HASH_CHUNK: usize = 4 << 20;
-            let mut hashed = 0u64;
-            let provenance: Vec<_> = files
-                .iter()
-                .map(|f| {
-                    let before = hashed;
-                    let p = evalboard_report::html::FileProvenance::of_chunked(
-                        &name,
-                        &f.path,
-                        &f.bytes,
-                        HASH_CHUNK,
-                        &mut |d| {
-                            hashed = before + d as u64;
-                            post(
-                                scope,
-                                &Response::Progress {
-                                    run_id,
-                                    stage: "hashing".into(),
-                                    done: hashed,
-                                    total: total_bytes.max(1),
-                                },
-                            );
-                        },
-                    );
-                    hashed = before + f.bytes.len() as u64;
-                    p
-                })
-                .collect();
+            let provenance = provenance(scope, run_id, &input);
+            stage_ms.push(("hash".into(), now() - t_hash));
             post(
                 scope,
                 &Response::Progress {
@@ -229,11 +309,9 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                     total: total_bytes.max(1),
                 },
             );
-            stage_ms.push(("hash".into(), now() - t_hash));
             let t_parse = now();
-            let input = RunInput::new(name.clone(), files);
-            if pipeline::detect_family(&input) == pipeline::Family::Evalset {
-                match families::load_evalset(&input) {
+            if family == pipeline::Family::Evalset {
+                match families::load_evalset_with(&input, &st.evalset_opts) {
                     Ok(state) => {
                         let e = EvalsetEntry {
                             id: run_id,
@@ -241,6 +319,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                             demo,
                             state,
                             load_ms: now() - t0,
+                            provenance,
                         };
                         let i = evalset_info(&e);
                         st.evalsets.retain(|r| r.id != run_id);
@@ -249,16 +328,12 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                     }
                     Err(error) => {
                         let run = evalboard_engine::evalset::read_evalset_run(&input.files, None);
-                        post(
-                            scope,
-                            &Response::LoadFailed {
-                                run_id,
-                                name,
-                                error,
-                                files: run.files,
-                                diagnostics: run.diagnostics,
-                            },
-                        )
+                        let err = pipeline::LoadError {
+                            message: error,
+                            files: run.files,
+                            diagnostics: run.diagnostics,
+                        };
+                        post_load_failed(scope, run_id, name, err)
                     }
                 }
                 return;
@@ -328,16 +403,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                     st.runs.push(run);
                     post(scope, &Response::Loaded { info: i });
                 }
-                Err(err) => post(
-                    scope,
-                    &Response::LoadFailed {
-                        run_id,
-                        name,
-                        error: err.message,
-                        files: err.files,
-                        diagnostics: err.diagnostics,
-                    },
-                ),
+                Err(err) => post_load_failed(scope, run_id, name, err),
             }
         }
         Request::Configure { config } => {
@@ -370,27 +436,39 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             baseline,
             candidate,
             query,
+        } => post_compare(
+            scope,
+            req,
+            (baseline, candidate),
+            (side(&st, baseline), side(&st, candidate)),
+            &query,
+        ),
+        Request::Series {
+            req,
+            runs,
+            step,
+            query,
+            dark,
         } => {
-            let side = |id: RunId| -> Option<families::Side<'_>> {
-                if let Some(r) = st.runs.iter().find(|r| r.id == id) {
-                    return Some(families::Side::Qa(&r.name, &r.scored));
-                }
-                st.evalsets
-                    .iter()
-                    .find(|r| r.id == id)
-                    .map(|e| families::Side::Evalset(&e.name, &e.state))
+            let sides: Result<Vec<_>, RunId> =
+                runs.iter().map(|id| side(&st, *id).ok_or(*id)).collect();
+            post_series(scope, req, sides, step, &query, dark);
+        }
+        Request::ConfigureEvalset {
+            scorer,
+            pass_threshold,
+        } => {
+            st.evalset_opts = evalboard_engine::evalset::ScoringOptions {
+                scorer,
+                pass_threshold,
             };
-            match (side(baseline), side(candidate)) {
-                (Some(b), Some(c)) => post(
-                    scope,
-                    &Response::Compare {
-                        req,
-                        view: Box::new(families::compare_view(&b, &c, &query)),
-                    },
-                ),
-                (None, _) => no_run(scope, req, baseline),
-                (_, None) => no_run(scope, req, candidate),
+            let opts = st.evalset_opts.clone();
+            let mut infos = Vec::new();
+            for e in st.evalsets.iter_mut() {
+                e.state.rescore(&opts);
+                infos.push(evalset_info(e));
             }
+            post(scope, &Response::Rescored { runs: infos });
         }
         Request::Overview { req, run_id, dark } => match st.runs.iter().find(|r| r.id == run_id) {
             Some(r) => {
@@ -456,32 +534,18 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             baseline,
             generated_at,
         } => post(scope, &report(&st, req, run_id, baseline, generated_at)),
-        Request::Export { req, run_id, file } => match st.runs.iter().find(|r| r.id == run_id) {
-            Some(r) => match crate::exports::export(&r.scored, &file) {
-                Ok(text) => post(
-                    scope,
-                    &Response::Export {
-                        req,
-                        run_id,
-                        file,
-                        text,
-                    },
-                ),
-                Err(message) => post(
-                    scope,
-                    &Response::Error {
-                        req: Some(req),
-                        message,
-                    },
-                ),
-            },
-            None => post(
-                scope,
-                &Response::Error {
-                    req: Some(req),
-                    message: format!("no run {run_id}"),
-                },
-            ),
+        // Answered by the code-generation worker when it holds the run.
+        Request::Codegen { req, run_id, .. } => no_run(scope, req, run_id),
+        Request::Export { req, run_id, file } => match crate::exports::export_run(
+            st.runs.iter().find(|r| r.id == run_id).map(|r| &r.scored),
+            st.evalsets
+                .iter()
+                .find(|e| e.id == run_id)
+                .map(|e| e.state.headline()),
+            &file,
+        ) {
+            Some(made) => post_export(scope, req, run_id, made.map(|text| (file, text))),
+            None => no_run(scope, req, run_id),
         },
     }
 }
@@ -494,22 +558,53 @@ fn report(
     baseline: Option<RunId>,
     generated_at: String,
 ) -> Response {
-    use evalboard_report::html::{render_report, HtmlOptions, Provenance, ReportInput, ReportRun};
-    let find = |id: RunId| st.runs.iter().find(|r| r.id == id);
-    let Some(run) = find(run_id) else {
+    // Any loaded run as (report run, its name, its files' provenance).
+    let find = |id: RunId| -> Option<(ReportRun<'_>, &str, &[FileProvenance])> {
+        if let Some(r) = st.runs.iter().find(|r| r.id == id) {
+            return Some((ReportRun::Qa(&r.scored), &r.name, &r.provenance));
+        }
+        st.evalsets.iter().find(|e| e.id == id).map(|e| {
+            (
+                ReportRun::Evalset(e.state.headline(), &e.state.run.diagnostics),
+                e.name.as_str(),
+                e.provenance.as_slice(),
+            )
+        })
+    };
+    let Some((run, name, prov)) = find(run_id) else {
         return Response::Error {
             req: Some(req),
             message: format!("no run {run_id}"),
         };
     };
     let base = baseline.filter(|b| *b != run_id).and_then(find);
-    let mut files = run.provenance.clone();
-    if let Some(b) = base {
-        files.extend(b.provenance.iter().cloned());
+    report_response(
+        req,
+        run_id,
+        name,
+        (run, prov),
+        base.map(|(r, _, p)| (r, p)),
+        generated_at,
+    )
+}
+
+/// The single-file HTML report of `run` (compared with `baseline`), with the input files'
+/// provenance, as the `Export` response that downloads it.
+pub(crate) fn report_response(
+    req: crate::protocol::ReqId,
+    run_id: RunId,
+    name: &str,
+    run: (ReportRun, &[FileProvenance]),
+    baseline: Option<(ReportRun, &[FileProvenance])>,
+    generated_at: String,
+) -> Response {
+    let mut files = run.1.to_vec();
+    if let Some((_, b)) = &baseline {
+        files.extend(b.iter().cloned());
     }
     let text = render_report(&ReportInput {
-        runs: vec![ReportRun::Qa(&run.scored)],
-        baseline: base.map(|b| ReportRun::Qa(&b.scored)),
+        runs: vec![run.0],
+        baseline: baseline.map(|b| b.0),
         provenance: Provenance {
             generated_at,
             generator: "evalboard dashboard".into(),
@@ -517,8 +612,91 @@ fn report(
         },
         options: HtmlOptions::default(),
     });
+    Response::Export {
+        req,
+        run_id,
+        file: report_file_name(name),
+        text,
+    }
+}
+
+/// Posts an output file (download name, text), or why it cannot be made.
+pub(crate) fn post_export(
+    scope: &DedicatedWorkerGlobalScope,
+    req: crate::protocol::ReqId,
+    run_id: RunId,
+    file: Result<(String, String), String>,
+) {
+    post(
+        scope,
+        &match file {
+            Ok((file, text)) => Response::Export {
+                req,
+                run_id,
+                file,
+                text,
+            },
+            Err(message) => Response::Error {
+                req: Some(req),
+                message,
+            },
+        },
+    );
+}
+
+/// Posts the comparison of two runs, or which of them is missing.
+pub(crate) fn post_compare(
+    scope: &DedicatedWorkerGlobalScope,
+    req: crate::protocol::ReqId,
+    (baseline, candidate): (RunId, RunId),
+    sides: (Option<families::Side>, Option<families::Side>),
+    query: &crate::protocol::CompareQuery,
+) {
+    match sides {
+        (Some(b), Some(c)) => post(
+            scope,
+            &Response::Compare {
+                req,
+                view: Box::new(families::compare_view(&b, &c, query)),
+            },
+        ),
+        (None, _) => no_run(scope, req, baseline),
+        (_, None) => no_run(scope, req, candidate),
+    }
+}
+
+/// Posts a series of runs (two or more: consecutive comparisons, metadata, charts), or which
+/// run is missing.
+pub(crate) fn post_series(
+    scope: &DedicatedWorkerGlobalScope,
+    req: crate::protocol::ReqId,
+    sides: Result<Vec<families::Side>, RunId>,
+    step: u32,
+    query: &crate::protocol::CompareQuery,
+    dark: bool,
+) {
+    match sides {
+        Ok(sides) if sides.len() >= 2 => post(
+            scope,
+            &Response::Series {
+                req,
+                view: Box::new(families::series_view(&sides, step as usize, query, dark)),
+            },
+        ),
+        Ok(_) => post(
+            scope,
+            &Response::Error {
+                req: Some(req),
+                message: "a comparison needs two runs or more".into(),
+            },
+        ),
+        Err(id) => no_run(scope, req, id),
+    }
+}
+
+/// `evalboard-report-<run>.html`, with the run name made safe for a file name.
+fn report_file_name(run: &str) -> String {
     let safe: String = run
-        .name
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -529,10 +707,5 @@ fn report(
         })
         .take(60)
         .collect();
-    Response::Export {
-        req,
-        run_id,
-        file: format!("evalboard-report-{safe}.html"),
-        text,
-    }
+    format!("evalboard-report-{safe}.html")
 }

@@ -1,12 +1,13 @@
 //! Browser tests (wasm-bindgen-test in headless Chromium): the page ↔ worker protocol round-trips
-//! through JSON with real engine output, and a few components render data as text.
+//! through its binary encoding (postcard) with real engine output, and a few components render
+//! data as text.
 #![cfg(target_arch = "wasm32")]
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
-use evalboard_app::protocol::{ChartDto, Request, Response, RunInfo};
+use evalboard_app::protocol::{self, ChartDto, Request, Response, RunInfo};
 use evalboard_app::ui::route::{Route, Tab};
 use evalboard_app::ui::store::{RunEntry, RunStatus, Store};
 use evalboard_app::ui::widgets::{Chart, DataTable, MetricCard};
@@ -38,8 +39,8 @@ fn scored() -> evalboard_engine::scorers::ScoredQaRun {
 }
 
 fn round_trip(r: &Response) -> Response {
-    let text = serde_json::to_string(r).expect("encodes");
-    serde_json::from_str(&text).expect("decodes")
+    let bytes = protocol::encode(r).expect("encodes");
+    protocol::decode(&bytes).expect("decodes")
 }
 
 #[wasm_bindgen_test]
@@ -130,9 +131,9 @@ fn items_conversation_and_load_round_trip() {
             file: "turns.csv".into(),
         },
     ] {
-        let text = serde_json::to_string(&req).expect("encodes");
-        let back: Request = serde_json::from_str(&text).expect("decodes");
-        assert_eq!(serde_json::to_string(&back).expect("encodes"), text);
+        let bytes = protocol::encode(&req).expect("encodes");
+        let back: Request = protocol::decode(&bytes).expect("decodes");
+        assert_eq!(protocol::encode(&back).expect("encodes"), bytes);
     }
     // The bad line is a diagnostic with its line number, not a failure.
     assert!(
@@ -249,4 +250,261 @@ fn load_report_lists_files_and_diagnostics() {
         diag.text_content().unwrap_or_default().contains('6'),
         "line number shown"
     );
+}
+
+#[wasm_bindgen_test]
+fn saved_settings_keep_serde_json_shape_both_ways() {
+    use evalboard_app::ui::saved::{config_from_json, config_to_json};
+    use evalboard_engine::scorers::{doc::DocTolerances, ModelPrice, PriceTable, Profile};
+    let config = ScoreConfig {
+        profile: Profile::Fa2,
+        tolerances: DocTolerances {
+            rel: 0.02,
+            abs: 0.5,
+            exact_rel: 1e-6,
+        },
+        prices: PriceTable {
+            models: vec![(
+                "gpt-4o \"mini\"".into(),
+                ModelPrice {
+                    input_per_mtok: 0.15,
+                    output_per_mtok: 0.6,
+                },
+            )],
+        },
+        codegen: evalboard_engine::codegen::CodegenConfig {
+            profile: evalboard_engine::codegen::Profile::Ise547,
+            weights: evalboard_engine::codegen::Weights {
+                correctness: 0.5,
+                quality: 0.1,
+                performance: 0.1,
+                understanding: 0.1,
+                coverage: 0.1,
+                recovery: 0.1,
+            },
+            max_recovery_attempts: 3,
+        },
+    };
+    for c in [config, ScoreConfig::default()] {
+        // What earlier builds stored (serde_json) loads, and what the page stores reads back
+        // through serde_json as the same settings.
+        let old = serde_json::to_string(&c).expect("json");
+        assert_eq!(config_from_json(&old).as_ref(), Some(&c), "{old}");
+        let new = config_to_json(&c).expect("stringify");
+        assert_eq!(
+            serde_json::from_str::<ScoreConfig>(&new).expect("serde reads it"),
+            c
+        );
+        assert_eq!(config_from_json(&new).as_ref(), Some(&c));
+    }
+    // Missing tolerances take their defaults, as with serde; a wrong shape is None.
+    let partial =
+        config_from_json(r#"{"profile":"doc","tolerances":{"rel":0.05},"prices":{"models":[]}}"#)
+            .expect("partial tolerances");
+    assert_eq!(partial.tolerances.rel, 0.05);
+    assert_eq!(partial.tolerances.abs, DocTolerances::default().abs);
+    for bad in [
+        "",
+        "{",
+        "[]",
+        r#"{"profile":"nope","tolerances":{},"prices":{"models":[]}}"#,
+        r#"{"profile":"doc","tolerances":{}}"#,
+    ] {
+        assert_eq!(config_from_json(bad), None, "{bad}");
+    }
+}
+
+#[wasm_bindgen_test]
+fn demo_manifest_lists_every_run_and_its_files() {
+    let text = include_str!("../demo/manifest.json");
+    let runs = evalboard_app::ui::saved::demo_manifest(text).expect("the manifest reads");
+    let expected: serde_json::Value = serde_json::from_str(text).expect("json");
+    let expected = expected["runs"].as_array().expect("runs");
+    assert_eq!(runs.len(), expected.len());
+    for (r, e) in runs.iter().zip(expected) {
+        assert_eq!(r.name, e["name"].as_str().expect("name"));
+        assert_eq!(r.files.len(), e["files"].as_array().expect("files").len());
+    }
+    assert!(runs
+        .iter()
+        .any(|r| r.name == "gpt-4o" && r.files.iter().any(|f| f == "gpt_4o_results.json")));
+    assert!(evalboard_app::ui::saved::demo_manifest("{\"runs\": [{\"name\": 1}]}").is_err());
+    assert!(evalboard_app::ui::saved::demo_manifest("not json").is_err());
+}
+
+#[wasm_bindgen_test]
+fn settings_numbers_parse_as_rust_would() {
+    use evalboard_app::ui::browser::parse_number;
+    for s in [
+        "0",
+        "0.01",
+        "0.001",
+        "1e-9",
+        "1E-9",
+        "+2.5",
+        "-0",
+        "-3.75",
+        "1.",
+        ".5",
+        "10",
+        "2.50",
+        "0.1",
+        "0.2",
+        "0.30000000000000004",
+        "123456789.123456789",
+        "1e308",
+        "1e400",
+        "5e-324",
+        "2.2250738585072014e-308",
+        "9007199254740993",
+        "0.000000000000000000000000000001",
+        "",
+        ".",
+        "e5",
+        "1e",
+        "abc",
+        "1,5",
+        "0x10",
+        "inf",
+        "NaN",
+        "1 000",
+    ] {
+        let rust = s
+            .parse::<f64>()
+            .ok()
+            .filter(|_| evalboard_app::ui::format::is_decimal(s));
+        assert_eq!(
+            parse_number(s).map(f64::to_bits),
+            rust.map(f64::to_bits),
+            "{s:?}"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn browser_lowercase_is_rusts() {
+    for s in [
+        "",
+        "Paris",
+        "ÉCOLE",
+        "İstanbul",
+        "ὈΔΥΣΣΕΎΣ",
+        "ΣΑΣ Σ",
+        "Straße ẞ",
+        "ǅungla",
+        "ＡＢＣ",
+        "Ⅻ",
+        "🙂 ANSWER: 42",
+        "<B>X</B>",
+    ] {
+        assert_eq!(
+            evalboard_app::ui::browser::lower(s),
+            s.to_lowercase(),
+            "{s:?}"
+        );
+    }
+}
+
+/// A code-generation trace whose question, code, error and model carry the XSS payload.
+fn codegen_state() -> evalboard_app::codegen::CodegenState {
+    let line = serde_json::json!({
+        "session_id": "s1",
+        "model": format!("m{XSS}"),
+        "question": format!("What is {XSS}?"),
+        "code": format!("x = 1\n# {XSS}\nresult = df['a'].sum()"),
+        "execution_result": {"type": "error", "data": format!("KeyError: {XSS}")},
+        "recovery_attempts": [{"attempt_number": 1, "code": format!("y = '{XSS}'"), "error": null, "success": true}],
+    });
+    let input = RunInput::new(
+        "cg",
+        vec![InputFile::new("t.jsonl", line.to_string().into_bytes())],
+    );
+    evalboard_app::codegen::load_codegen(&input, &Default::default()).expect("usable")
+}
+
+#[wasm_bindgen_test]
+fn codegen_views_round_trip_with_real_engine_output() {
+    use evalboard_app::protocol::{CodegenFilter, CodegenQuery};
+    let st = codegen_state();
+    for query in [
+        CodegenQuery::Overview { dark: true },
+        CodegenQuery::Items {
+            filter: CodegenFilter::default(),
+            offset: 0,
+            limit: 10,
+        },
+        CodegenQuery::Message {
+            session: 0,
+            index: 0,
+        },
+    ] {
+        let view = evalboard_app::codegen::view(&st, &query);
+        let back = round_trip(&Response::Codegen {
+            req: 4,
+            run_id: 2,
+            view: Box::new(view.clone()),
+        });
+        match back {
+            Response::Codegen { view: v, .. } => assert_eq!(*v, view),
+            other => panic!("wrong variant: {other:?}"),
+        }
+        let req = Request::Codegen {
+            req: 1,
+            run_id: 2,
+            query,
+        };
+        let bytes = evalboard_app::protocol::encode(&req).expect("encodes");
+        let back: Request = evalboard_app::protocol::decode(&bytes).expect("decodes");
+        assert_eq!(
+            evalboard_app::protocol::encode(&back).expect("encodes"),
+            bytes
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn codegen_message_renders_code_question_and_errors_as_text() {
+    use evalboard_app::protocol::CodegenQuery;
+    use evalboard_app::ui::codegen::CodegenMessage;
+    let st = codegen_state();
+    let m = evalboard_app::codegen::view(
+        &st,
+        &CodegenQuery::Message {
+            session: 0,
+            index: 0,
+        },
+    )
+    .message
+    .expect("the message");
+    let code = m.first_code.clone().expect("replaced by the recovery");
+    let host = mount(move || view! { <CodegenMessage message=m/> }.into_any());
+    assert!(host.query_selector("img").expect("query").is_none());
+    assert!(host.query_selector("script").expect("query").is_none());
+    let text = host.text_content().unwrap_or_default();
+    assert!(text.contains(&format!("What is {XSS}?")), "{text}");
+    assert!(text.contains(&format!("KeyError: {XSS}")), "{text}");
+    // The delivered code (the fix), the first generation and the attempt's fix, numbered.
+    let q = |sel: &str| host.query_selector(sel).expect("query");
+    assert!(q("pre.eb-code[aria-label='Delivered code']").is_some());
+    assert!(q(".eb-attempt pre.eb-code").is_some());
+    let first = q("details pre.eb-code").expect("the first generation");
+    let n = code.split('\n').count();
+    let line = |k: usize| {
+        first
+            .query_selector(&format!(".eb-code__line:nth-child({k})"))
+            .expect("query")
+    };
+    assert!(line(n).is_some() && line(n + 1).is_none(), "{n} lines");
+    let second = line(2).expect("line 2");
+    assert_eq!(
+        second.text_content().unwrap_or_default(),
+        format!("2# {XSS}\n")
+    );
+    let ln = second
+        .query_selector(".eb-code__ln")
+        .expect("q")
+        .expect("number");
+    assert_eq!(ln.text_content().as_deref(), Some("2"));
+    // Every element under the code block is a span: no markup from the input.
+    assert!(first.query_selector(":not(span)").expect("query").is_none());
 }

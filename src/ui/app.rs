@@ -4,6 +4,8 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use evalboard_engine::evalset::score::DEFAULT_PASS_THRESHOLD;
+
 use crate::protocol::Request;
 use crate::ui::client;
 use crate::ui::conversation::ConversationDrawer;
@@ -75,6 +77,13 @@ pub fn App() -> impl IntoView {
     if config != Default::default() {
         client::send(&Request::Configure { config });
     }
+    let (scorer, pass_threshold) = store.evalset_opts.get_untracked();
+    if (scorer, pass_threshold) != (Default::default(), DEFAULT_PASS_THRESHOLD) {
+        client::send(&Request::ConfigureEvalset {
+            scorer,
+            pass_threshold,
+        });
+    }
     if !Store::demo_dismissed() {
         store.load_demo();
     }
@@ -108,7 +117,7 @@ pub fn App() -> impl IntoView {
     // Overview of the current run: refetched on a new run, new settings or a theme change.
     let current_loaded = Memo::new(move |_| {
         store.current().and_then(|r| match &r.status {
-            RunStatus::Loaded(i) => Some((r.id, i.family == "evalset")),
+            RunStatus::Loaded(i) => Some((r.id, i.family.clone())),
             _ => None,
         })
     });
@@ -117,17 +126,18 @@ pub fn App() -> impl IntoView {
         let dark = store.dark.get();
         store.rescored.track();
         match id {
-            Some((run_id, false)) => {
+            Some((run_id, family)) if family == "numeric-qa" => {
                 let req = client::next_req();
                 store.overview_req.set_value(req);
                 client::send(&Request::Overview { req, run_id, dark });
             }
             // Eval-set runs (seed 004) have their own view.
-            Some((run_id, true)) => client::send(&Request::Evalset {
+            Some((run_id, family)) if family == "evalset" => client::send(&Request::Evalset {
                 req: client::next_req(),
                 run_id,
             }),
-            None => {}
+            // Code-generation views ask for their own screens.
+            _ => {}
         }
     });
 
@@ -176,6 +186,7 @@ pub fn App() -> impl IntoView {
                 </main>
             </div>
             <ConversationDrawer/>
+            <crate::ui::codegen::CodegenDrawer/>
             <DropOverlay/>
             <Notices/>
         </crate::ui::dropzone::DropTarget>

@@ -3,12 +3,12 @@
 
 use std::cell::RefCell;
 
-use js_sys::{Array, ArrayBuffer};
+use js_sys::{Array, ArrayBuffer, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker};
 
-use crate::protocol::{ReqId, Request, Response};
+use crate::protocol::{self, ReqId, Request, Response};
 
 /// The worker script Trunk writes next to index.html (`data-loader-shim`), relative so the app
 /// works under any sub-path.
@@ -31,10 +31,10 @@ thread_local! {
 pub fn start(on_response: impl Fn(Response) + 'static) -> Result<(), String> {
     let worker = Worker::new(WORKER_URL).map_err(|e| format!("cannot start the worker: {e:?}"))?;
     let cb = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
-        let Some(text) = e.data().as_string() else {
+        let Ok(bytes) = e.data().dyn_into::<Uint8Array>() else {
             return;
         };
-        match serde_json::from_str::<Response>(&text) {
+        match protocol::decode::<Response>(&bytes.to_vec()) {
             Ok(Response::Ready) => {
                 flush();
                 on_response(Response::Ready);
@@ -71,7 +71,7 @@ fn flush() {
 }
 
 fn post_raw(w: &Worker, msg: &JsValue) {
-    // A Load message is [json, [buffers]]: transfer the buffers instead of copying them.
+    // A Load message is [bytes, [buffers]]: transfer the buffers instead of copying them.
     let res = if Array::is_array(msg) {
         let arr: &Array = msg.unchecked_ref();
         w.post_message_with_transfer(msg, &arr.get(1))
@@ -107,23 +107,29 @@ pub fn next_req() -> ReqId {
 
 /// Sends a request (queued until the worker is ready).
 pub fn send(req: &Request) {
-    match serde_json::to_string(req) {
-        Ok(s) => enqueue(JsValue::from_str(&s)),
-        Err(e) => {
-            web_sys::console::warn_1(&format!("evalboard: cannot encode request: {e}").into())
-        }
+    if let Some(msg) = encode(req) {
+        enqueue(msg.into());
     }
 }
 
 /// Sends a `Load` request with its files' bytes, transferred (not copied) to the worker.
 pub fn send_load(req: &Request, buffers: Vec<ArrayBuffer>) {
-    let Ok(s) = serde_json::to_string(req) else {
+    let Some(msg) = encode(req) else {
         return;
     };
     let bufs = Array::new();
     for b in buffers {
         bufs.push(&b);
     }
-    let msg = Array::of2(&JsValue::from_str(&s), &bufs);
-    enqueue(msg.into());
+    enqueue(Array::of2(&msg, &bufs).into());
+}
+
+fn encode(req: &Request) -> Option<Uint8Array> {
+    match protocol::encode(req) {
+        Ok(bytes) => Some(Uint8Array::from(bytes.as_slice())),
+        Err(e) => {
+            web_sys::console::warn_1(&format!("evalboard: cannot encode request: {e}").into());
+            None
+        }
+    }
 }

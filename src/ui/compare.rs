@@ -1,17 +1,21 @@
-//! Compare: a baseline and a candidate run of one family. Headline deltas, flip counts, McNemar's
-//! exact p, the paired bootstrap 95% CI, and the paired items ("regressions first"), filterable by
-//! flip class and category, each with a word-level diff of the two answers rendered as text.
-//! Everything (runs, filters) lives in the URL hash.
+//! Compare: a baseline and a candidate run of one family — or a series (baseline, candidate and
+//! more runs in order, e.g. successive training stages: each headline metric across the runs,
+//! flips, McNemar and CI per consecutive step). Headline deltas, flip counts, McNemar's exact p,
+//! the paired bootstrap 95% CI, and the paired items of the chosen step ("regressions first"),
+//! filterable by flip class and category, each with a word-level diff of the two answers
+//! rendered as text; run metadata side by side (differences marked) and the training loss
+//! curves overlaid. Everything (runs, step, filters) lives in the URL hash.
 
 use leptos::prelude::*;
 
 use evalboard_engine::compare::{DiffKind, Flip};
 
-use crate::protocol::{CompareQuery, CompareRow, CompareView as View, Request};
+use crate::protocol::{CompareQuery, CompareRow, CompareView as View, Request, SeriesView};
 use crate::ui::app::use_store;
 use crate::ui::client;
 use crate::ui::format;
 use crate::ui::store::Store;
+use crate::ui::widgets::{Chart, DataTable};
 
 const FLIPS: [(&str, &str); 7] = [
     ("regressed", "Regressed (correct → wrong)"),
@@ -44,26 +48,34 @@ fn loaded(store: Store) -> Vec<(u32, String, String)> {
     })
 }
 
+type Run = (u32, String, String);
+
+/// The runs compared, in order: from the URL (`base`, `cand`, `also`…), else the first loaded
+/// run vs the current one (or the next run of its family). Names not loaded are left out.
+fn series_of(store: Store, rs: &[Run]) -> Option<Vec<Run>> {
+    let by_name = |n: &str| rs.iter().find(|r| r.1 == n).cloned();
+    let (b, c, cur, also) = store.route.with(|r| {
+        (
+            r.base.as_deref().and_then(by_name),
+            r.cand.as_deref().and_then(by_name),
+            r.run.as_deref().and_then(by_name),
+            r.also.iter().filter_map(|n| by_name(n)).collect::<Vec<_>>(),
+        )
+    });
+    let b = b.or_else(|| rs.first().cloned())?;
+    let c = c
+        .or_else(|| cur.filter(|x| x.0 != b.0))
+        .or_else(|| rs.iter().find(|r| r.0 != b.0 && r.2 == b.2).cloned())?;
+    let mut out = vec![b, c];
+    out.extend(also);
+    Some(out)
+}
+
 #[component]
 pub fn CompareView() -> impl IntoView {
     let store = use_store();
     let runs = Memo::new(move |_| loaded(store));
-    // The pair: from the URL, else the first loaded run vs the current one (or the second).
-    let pair = Memo::new(move |_| {
-        let rs = runs.get();
-        let by_name = |n: &Option<String>| {
-            n.as_ref()
-                .and_then(|n| rs.iter().find(|r| &r.1 == n).cloned())
-        };
-        let (b, c, cur) = store
-            .route
-            .with(|r| (by_name(&r.base), by_name(&r.cand), by_name(&r.run)));
-        let b = b.or_else(|| rs.first().cloned())?;
-        let c = c
-            .or_else(|| cur.filter(|x| x.0 != b.0))
-            .or_else(|| rs.iter().find(|r| r.0 != b.0 && r.2 == b.2).cloned())?;
-        Some((b, c))
-    });
+    let series = Memo::new(move |_| series_of(store, &runs.get()));
     let query = Memo::new(move |_| {
         store.route.with(|r| CompareQuery {
             flip: r.flip.clone(),
@@ -72,62 +84,231 @@ pub fn CompareView() -> impl IntoView {
         })
     });
     Effect::new(move |_| {
-        let Some((b, c)) = pair.get() else { return };
+        let Some(s) = series.get() else { return };
         let query = query.get();
+        let step = store.route.with(|r| r.step);
+        let dark = store.dark.get();
         store.rescored.track();
         let req = client::next_req();
-        store.compare_req.set_value(req);
-        client::send(&Request::Compare {
+        store.series_req.set_value(req);
+        client::send(&Request::Series {
             req,
-            baseline: b.0,
-            candidate: c.0,
+            runs: s.iter().map(|r| r.0).collect(),
+            step,
             query,
+            dark,
         });
     });
-    let pick = move |which: &'static str, name: String| {
-        store.route.update(|r| {
-            if which == "base" {
-                r.base = Some(name);
-            } else {
-                r.cand = Some(name);
+    // Slot 0 = baseline, 1 = candidate, 2… = the series' further runs.
+    let pick = move |slot: usize, name: String| {
+        store.route.update(|r| match slot {
+            0 => r.base = Some(name),
+            1 => r.cand = Some(name),
+            k => {
+                if let Some(x) = r.also.get_mut(k - 2) {
+                    *x = name;
+                }
             }
         })
     };
-    let selector = move |which: &'static str, label: &'static str| {
+    let selector = move |slot: usize| {
+        let label = match slot {
+            0 => "Baseline".to_string(),
+            1 => "Candidate".to_string(),
+            k => format!("Run {}", k + 1),
+        };
         view! {
             <label class="eb-compare__pick">
                 <span>{label}</span>
-                <select name=which on:change=move |ev| pick(which, event_target_value(&ev))>
+                <select name=if slot == 0 { "base".to_string() } else if slot == 1 { "cand".to_string() } else { format!("also{}", slot - 2) }
+                    on:change=move |ev| pick(slot, event_target_value(&ev))>
                     {move || {
-                        let chosen = pair.get().map(|(b, c)| if which == "base" { b.1 } else { c.1 });
+                        let chosen = series.get().and_then(|s| s.get(slot).map(|r| r.1.clone()));
                         runs.get().into_iter().map(|(_, name, family)| {
                             let sel = chosen.as_deref() == Some(name.as_str());
                             view! { <option value=name.clone() selected=sel>{format!("{name} ({family})")}</option> }
                         }).collect_view()
                     }}
                 </select>
+                {(slot >= 2).then(|| view! {
+                    <button type="button" class="eb-icon-btn eb-icon-btn--danger" aria-label="Remove this run from the series"
+                        on:click=move |_| store.route.update(|r| {
+                            if slot - 2 < r.also.len() {
+                                r.also.remove(slot - 2);
+                            }
+                            r.step = r.step.min(r.also.len() as u32);
+                        })>"×"</button>
+                })}
             </label>
         }
     };
+    // Adds the first loaded run of the baseline's family that is not in the series yet.
+    let add_run = move |_| {
+        let (Some(s), rs) = (series.get_untracked(), runs.get_untracked()) else {
+            return;
+        };
+        let family = s.first().map(|r| r.2.clone()).unwrap_or_default();
+        let next = rs
+            .iter()
+            .find(|r| r.2 == family && !s.iter().any(|x| x.0 == r.0))
+            .or_else(|| rs.first())
+            .map(|r| r.1.clone());
+        if let Some(n) = next {
+            store.route.update(|r| {
+                r.base = s.first().map(|x| x.1.clone());
+                r.cand = s.get(1).map(|x| x.1.clone());
+                r.also.push(n);
+            });
+        }
+    };
     let current = Memo::new(move |_| {
-        let (b, c) = pair.get()?;
+        let s = series.get()?;
         store
-            .compare
+            .series
             .get()
-            .filter(|v| v.baseline == b.1 && v.candidate == c.1)
+            .filter(|v| v.runs.len() == s.len() && v.runs.iter().zip(&s).all(|(a, b)| *a == b.1))
     });
     view! {
         <div class="eb-comparison">
-            <div class="eb-filters">
-                {selector("base", "Baseline")}
-                {selector("cand", "Candidate")}
+            <div class="eb-filters eb-compare__picks">
+                {move || {
+                    let n = series.get().map_or(2, |s| s.len());
+                    (0..n).map(selector).collect_view()
+                }}
+                <button type="button" class="eb-btn eb-btn--small" data-action="add-run" on:click=add_run
+                    title="Compare a series of runs (e.g. successive training stages): each run with the one before it">
+                    "+ Add a run to the series"
+                </button>
             </div>
-            {move || match (pair.get(), current.get()) {
+            {move || match (series.get(), current.get()) {
                 (None, _) => view! { <p class="eb-state">"Load two runs of the same family to compare them."</p> }.into_any(),
                 (_, None) => view! { <p class="eb-state eb-state--quiet">"Comparing…"</p> }.into_any(),
-                (_, Some(v)) => body(store, v).into_any(),
+                (_, Some(v)) => series_body(store, v).into_any(),
             }}
         </div>
+    }
+}
+
+/// A two-run comparison, or a series: metrics across the runs, flips per consecutive step (pick
+/// one to list its items), then the chosen step in full. Run metadata and the loss-curve overlay
+/// either way. Tables are the shared [`DataTable`] (text cells).
+fn series_body(store: Store, v: SeriesView) -> impl IntoView {
+    let step = v.step as usize;
+    let n_steps = v.steps.len();
+    let name = |s: &View| format!("{} → {}", s.baseline, s.candidate);
+    let overview = (n_steps > 1).then(|| {
+        let metrics = crate::families::series_metrics(&v.steps);
+        let mut head = vec!["Run".to_string()];
+        head.extend(metrics.iter().map(|m| m.0.clone()));
+        let rows = v
+            .runs
+            .iter()
+            .enumerate()
+            .map(|(i, run)| {
+                let mut row = vec![run.clone()];
+                row.extend(metrics.iter().map(|m| format::pct(m.1.get(i).copied().flatten())));
+                row
+            })
+            .collect();
+        let steps_head = ["Step", "Regressed", "Improved", "Paired", "Δ accuracy", "95% CI", "McNemar p"]
+            .map(String::from)
+            .to_vec();
+        let steps_rows = v
+            .steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                let f = s.flips;
+                let ok = s.error.is_none();
+                vec![
+                    format!("{}. {}", i + 1, name(s)),
+                    if ok { format::int(f.regressed) } else { String::new() },
+                    if ok { format::int(f.improved) } else { String::new() },
+                    format::int(s.n_paired),
+                    signed_pp(s.accuracy_delta),
+                    format!("[{}, {}]", signed_pp(s.ci_low), signed_pp(s.ci_high)),
+                    p_text(s.mcnemar_p),
+                ]
+            })
+            .collect();
+        view! {
+            <section class="eb-section" data-section="series">
+                <h2 class="eb-section__title">{format!("Series of {} runs", v.runs.len())}</h2>
+                <div class="eb-scroll-x" data-table="series-metrics"><DataTable head=head rows=rows/></div>
+                <div class="eb-scroll-x" data-table="series-steps">
+                    <DataTable head=steps_head rows=steps_rows caption="Flips between consecutive runs"
+                        marked=(0..n_steps).map(|i| i == step).collect()/>
+                </div>
+            </section>
+        }
+    });
+    let step_picker = (n_steps > 1).then(|| {
+        view! {
+            <label class="eb-compare__pick" data-section="step-detail">
+                <span>"Items of step"</span>
+                <select name="step" on:change=move |ev| {
+                    let i = event_target_value(&ev).parse().unwrap_or(0);
+                    store.route.update(|r| r.step = i);
+                }>
+                    {v.steps.iter().enumerate().map(|(i, s)| view! {
+                        <option value=i.to_string() selected=i == step>{format!("{}. {}", i + 1, name(s))}</option>
+                    }).collect_view()}
+                </select>
+            </label>
+        }
+    });
+    let meta = (!v.meta.is_empty()).then(|| {
+        let n_diff = v.meta.iter().filter(|r| r.differs).count();
+        let mut head = vec!["Field".to_string()];
+        head.extend(v.runs.iter().cloned());
+        head.push(String::new());
+        let marked = v.meta.iter().map(|r| r.differs).collect();
+        let rows = v
+            .meta
+            .iter()
+            .map(|r| {
+                let mut row = vec![r.label.clone()];
+                row.extend(
+                    r.values
+                        .iter()
+                        .map(|x| x.clone().unwrap_or_else(|| format::NONE.to_string())),
+                );
+                row.push(if r.differs { "≠ differs" } else { "" }.to_string());
+                row
+            })
+            .collect();
+        view! {
+            <details class="eb-section eb-meta" data-section="run-metadata" open>
+                <summary class="eb-section__title">
+                    {format!("Run metadata · {} of {} fields differ", n_diff, v.meta.len())}
+                </summary>
+                <div class="eb-scroll-x" data-table="run-metadata">
+                    <DataTable head=head rows=rows numeric_from=usize::MAX marked=marked/>
+                </div>
+            </details>
+        }
+    });
+    let charts = (!v.charts.is_empty()).then(|| {
+        view! {
+            <div class="eb-charts" data-section="compare-charts">
+                {v.charts.into_iter().map(|c| view! { <Chart chart=c/> }).collect_view()}
+            </div>
+        }
+    });
+    view! {
+        {overview}
+        {charts}
+        {meta}
+        {step_picker}
+        {v.steps.get(step).cloned().map(|d| body(store, d))}
+    }
+}
+
+fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "< 0.001".to_string()
+    } else {
+        format!("{p:.3}")
     }
 }
 
@@ -141,11 +322,7 @@ fn body(store: Store, v: View) -> impl IntoView {
         return view! { <div class="eb-state eb-state--error" role="alert">{e}</div> }.into_any();
     }
     let f = v.flips;
-    let p = if v.mcnemar_p < 0.001 {
-        "< 0.001".to_string()
-    } else {
-        format!("{:.3}", v.mcnemar_p)
-    };
+    let p = p_text(v.mcnemar_p);
     let ci = format!("[{}, {}]", signed_pp(v.ci_low), signed_pp(v.ci_high));
     let route_flip = store
         .route

@@ -3,9 +3,7 @@
 //! the plan's operations, tokens, errors, and "as originally scored" next to "re-scored" where
 //! they differ. Escape or the close button returns to where the user was.
 
-use leptos::html;
 use leptos::prelude::*;
-use web_sys::KeyboardEvent;
 
 use evalboard_engine::views::{ConversationTurn, ConversationView};
 
@@ -13,7 +11,7 @@ use crate::protocol::Request;
 use crate::ui::app::use_store;
 use crate::ui::client;
 use crate::ui::format;
-use crate::ui::widgets::Verdict;
+use crate::ui::widgets::{Drawer, Verdict};
 
 #[component]
 pub fn ConversationDrawer() -> impl IntoView {
@@ -21,7 +19,7 @@ pub fn ConversationDrawer() -> impl IntoView {
     let target = Memo::new(move |_| {
         let item = store.route.with(|r| r.item)?;
         let run = store.current()?;
-        run.info()?;
+        run.info().filter(|i| i.family == "numeric-qa")?;
         Some((run.id, item.0, item.1))
     });
     // Fetch on open, on another conversation, and after re-scoring.
@@ -36,29 +34,7 @@ pub fn ConversationDrawer() -> impl IntoView {
             store.conversation.set(None);
         }
     });
-    let close_ref = NodeRef::<html::Button>::new();
-    let opener: StoredValue<Option<web_sys::HtmlElement>> = StoredValue::new(None);
     let is_open = Memo::new(move |_| target.with(|t| t.is_some()));
-    Effect::new(move |was_open: Option<bool>| {
-        let open = is_open.get();
-        if open && was_open != Some(true) {
-            opener.set_value(
-                document()
-                    .active_element()
-                    .and_then(|e| wasm_bindgen::JsCast::dyn_into(e).ok()),
-            );
-            request_animation_frame(move || {
-                if let Some(b) = close_ref.get_untracked() {
-                    let _ = b.focus();
-                }
-            });
-        } else if !open && was_open == Some(true) {
-            if let Some(el) = opener.get_value() {
-                let _ = el.focus();
-            }
-        }
-        open
-    });
     // Bring the clicked turn into view once its conversation is shown.
     Effect::new(move |_| {
         let Some((_, _, turn)) = target.get() else {
@@ -72,7 +48,6 @@ pub fn ConversationDrawer() -> impl IntoView {
             });
         }
     });
-    let close = move || store.route.update(|r| r.item = None);
     let data = move || {
         let (_, conv, turn) = target.get()?;
         let view = store
@@ -80,35 +55,19 @@ pub fn ConversationDrawer() -> impl IntoView {
             .with(|c| c.as_ref().map(|(_, v)| v.clone()))?;
         Some((conv, turn, view))
     };
+    let title = Signal::derive(move || match data() {
+        Some((_, _, Some(v))) => format!("Conversation {}", v.id),
+        Some((c, _, None)) => format!("Conversation #{c}"),
+        None => "Conversation".into(),
+    });
     view! {
-        <Show when=move || is_open.get()>
-            <div class="eb-drawer-backdrop" on:click=move |_| close()></div>
-            <div
-                class="eb-drawer"
-                role="dialog"
-                aria-modal="true"
-                aria-labelledby="eb-conv-title"
-                on:keydown=move |ev: KeyboardEvent| if ev.key() == "Escape" { ev.prevent_default(); close(); }
-            >
-                <div class="eb-drawer__head">
-                    <h2 class="eb-drawer__title" id="eb-conv-title">
-                        {move || match data() {
-                            Some((_, _, Some(v))) => format!("Conversation {}", v.id),
-                            Some((c, _, None)) => format!("Conversation #{c}"),
-                            None => "Conversation".into(),
-                        }}
-                    </h2>
-                    <button type="button" class="eb-icon-btn eb-drawer__close" aria-label="Close" node_ref=close_ref on:click=move |_| close()>"×"</button>
-                </div>
-                <div class="eb-drawer__body">
-                    {move || match data() {
-                        None => view! { <p class="eb-muted">"Loading…"</p> }.into_any(),
-                        Some((_, _, None)) => view! { <p class="eb-muted">"This conversation is not in the run (the link may be from another version of it)."</p> }.into_any(),
-                        Some((_, turn, Some(v))) => conversation_body(v, turn).into_any(),
-                    }}
-                </div>
-            </div>
-        </Show>
+        <Drawer open=is_open title=title>
+            {move || match data() {
+                None => view! { <p class="eb-muted">"Loading…"</p> }.into_any(),
+                Some((_, _, None)) => view! { <p class="eb-muted">"This conversation is not in the run (the link may be from another version of it)."</p> }.into_any(),
+                Some((_, turn, Some(v))) => conversation_body(v, turn).into_any(),
+            }}
+        </Drawer>
     }
 }
 

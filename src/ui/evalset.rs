@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use crate::protocol::{EvalsetItemRow, EvalsetView, GroupRow};
 use crate::ui::app::use_store;
+use crate::ui::browser::lower;
 use crate::ui::format;
 use crate::ui::widgets::{MetricCard, RateBar, Verdict};
 
@@ -56,9 +57,14 @@ fn overview(v: EvalsetView) -> impl IntoView {
                 <MetricCard key="n_items" label="Items" value=format::int(v.n_items)
                     sub=format!("{} scored · {} skipped", format::int(v.n_scored), format::int(v.n_skipped))/>
                 <MetricCard key="stddev" label="Std deviation" value=format::dec(v.stddev, 3) sub=spread/>
-                <MetricCard key="verdict" label="Verdict" value=v.verdict.to_uppercase() sub=verdict_sub/>
-                <MetricCard key="v1_extract" label="With answer extraction" value=format::pct(v.v1_extract_score)
-                    sub=format!("answer_correctness@v1-extract · {} flips", n_flips)/>
+                <MetricCard key="verdict" label="Verdict" value=v.verdict.to_ascii_uppercase() sub=verdict_sub/>
+                {if v.scorer.ends_with("-extract") {
+                    view! { <MetricCard key="v1" label="Without answer extraction" value=format::pct(v.v1_score)
+                        sub=format!("answer_correctness@v1 · {} flips", n_flips)/> }
+                } else {
+                    view! { <MetricCard key="v1_extract" label="With answer extraction" value=format::pct(v.v1_extract_score)
+                        sub=format!("answer_correctness@v1-extract · {} flips", n_flips)/> }
+                }}
             </div>
             <div class="eb-grid2">
                 {groups.into_iter().filter(|(_, rows)| !rows.is_empty()).map(|(dim, rows)| group_table(dim, rows)).collect_view()}
@@ -170,7 +176,7 @@ pub fn EvalsetItems() -> impl IntoView {
     let (only_wrong, set_only_wrong) = signal(false);
     let (text, set_text) = signal(String::new());
     let rows = Memo::new(move |_| {
-        let t = text.get().to_lowercase();
+        let t = lower(&text.get());
         v.with(|v| {
             v.as_ref()
                 .map(|v| {
@@ -179,9 +185,9 @@ pub fn EvalsetItems() -> impl IntoView {
                         .filter(|i| !only_wrong.get() || i.correct != Some(true))
                         .filter(|i| {
                             t.is_empty()
-                                || i.id.to_lowercase().contains(&t)
-                                || i.prompt.to_lowercase().contains(&t)
-                                || opt(&i.predicted).to_lowercase().contains(&t)
+                                || lower(&i.id).contains(&t)
+                                || lower(&i.prompt).contains(&t)
+                                || lower(&opt(&i.predicted)).contains(&t)
                         })
                         .cloned()
                         .collect::<Vec<_>>()

@@ -21,12 +21,55 @@ const FILES: &[(&str, &str)] = &[
     ),
 ];
 
+/// An eval-set run's files (seed 004).
+const EVALSET_FILES: &[(&str, &str)] = &[
+    (
+        "scorecard.json",
+        "The scorecard (n_items … difficulty_scores) and verdict under the headline scorer.",
+    ),
+    (
+        "predictions.jsonl",
+        "One row per item: {item_id, expected, predicted, correctness, eval_time_ms}.",
+    ),
+];
+
 #[component]
 pub fn ExportView() -> impl IntoView {
     let store = use_store();
     let run_id = Memo::new(move |_| store.current().map(|r| r.id));
+    let evalset = Memo::new(move |_| {
+        store
+            .current()
+            .and_then(|r| r.info().map(|i| i.family == "evalset"))
+            .unwrap_or(false)
+    });
+    let codegen = Memo::new(move |_| {
+        store
+            .current()
+            .and_then(|r| r.info().map(|i| i.family == "codegen"))
+            .unwrap_or(false)
+    });
     let settings = move || {
+        if evalset.get() {
+            return store
+                .evalset_opts
+                .with(|(scorer, t)| format!("scorer {} · pass threshold {t}", scorer.id()));
+        }
         store.config.with(|c| {
+            if codegen.get() {
+                let w = &c.codegen.weights;
+                return format!(
+                    "profile {} · max {} recovery attempts · weights {}/{}/{}/{}/{}/{}",
+                    c.codegen.profile.name(),
+                    c.codegen.max_recovery_attempts,
+                    w.correctness,
+                    w.quality,
+                    w.performance,
+                    w.understanding,
+                    w.coverage,
+                    w.recovery
+                );
+            }
             format!(
                 "profile {} · rel {} · abs {} · {} priced model(s)",
                 c.profile.name(),
@@ -36,6 +79,7 @@ pub fn ExportView() -> impl IntoView {
             )
         })
     };
+    let files = move || if evalset.get() { EVALSET_FILES } else { FILES };
     // Other loaded runs, offered as the report's baseline.
     let baseline = RwSignal::new(None::<RunId>);
     let others = move || {
@@ -65,8 +109,11 @@ pub fn ExportView() -> impl IntoView {
                 "Files are written by the same engine as the command line ("<code>"evalboard score DIR --out OUT"</code>
                 ") under the current settings: " <span class="eb-mono">{settings}</span>"."
             </p>
-            <ul class="eb-export__list">
-                {FILES.iter().map(|(file, what)| view! {
+            <Show when=move || codegen.get()>
+                <crate::ui::codegen::CodegenExports/>
+            </Show>
+            <ul class="eb-export__list" hidden=move || codegen.get()>
+                {move || files().iter().map(|(file, what)| view! {
                     <li class="eb-export__item">
                         <button type="button" class="eb-btn" data-export=*file
                             on:click=move |_| if let Some(id) = run_id.get_untracked() { store.export(id, file) }>

@@ -138,6 +138,40 @@ pub fn clip(s: &str, max: usize) -> String {
     }
 }
 
+/// `s` is a decimal number as `f64::from_str` reads it: an optional sign, digits with at most
+/// one `.` (at least one digit in all), an optional exponent (`e`/`E`, optional sign, digits).
+/// `inf` and `nan`, which `from_str` also takes, are not. The page checks the grammar here and
+/// lets the browser parse (`browser::parse_number`), so it links no float parser.
+pub fn is_decimal(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    let mut n = digits(&mut i);
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        n += digits(&mut i);
+    }
+    if n == 0 {
+        return false;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,5 +231,57 @@ mod tests {
             feature_label("has_type2_question").to_string(),
             "Type-2 question",
         );
+    }
+
+    #[test]
+    fn decimal_grammar_is_from_str_without_inf_and_nan() {
+        for s in [
+            "0",
+            "1",
+            "+1",
+            "-1",
+            "1.",
+            ".5",
+            "-.5",
+            "1.5",
+            "007",
+            "1e5",
+            "1E5",
+            "1e+5",
+            "1e-5",
+            "2.5e-3",
+            "1e400",
+            "0.0000000001",
+            "123456789012345678901234567890",
+            "",
+            ".",
+            "+",
+            "-",
+            "e5",
+            ".e5",
+            "1e",
+            "1e+",
+            "1.2.3",
+            "1..2",
+            " 1",
+            "1 ",
+            "1_000",
+            "0x10",
+            "1,5",
+            "inf",
+            "-inf",
+            "infinity",
+            "NaN",
+            "nan",
+            "1f",
+            "١",
+            "--1",
+            "+-1",
+            "1e5.0",
+            "1.e5",
+        ] {
+            let rust = s.parse::<f64>().is_ok() && !s.to_ascii_lowercase().contains(['i', 'n']);
+            assert_eq!(is_decimal(s), rust, "{s:?}");
+        }
     }
 }

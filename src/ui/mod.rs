@@ -10,7 +10,11 @@ mod app;
 #[cfg(target_arch = "wasm32")]
 pub mod breakdowns;
 #[cfg(target_arch = "wasm32")]
+pub mod browser;
+#[cfg(target_arch = "wasm32")]
 pub mod client;
+#[cfg(target_arch = "wasm32")]
+pub mod codegen;
 #[cfg(target_arch = "wasm32")]
 pub mod compare;
 #[cfg(target_arch = "wasm32")]
@@ -31,6 +35,8 @@ pub mod files;
 pub mod items;
 #[cfg(target_arch = "wasm32")]
 pub mod overview;
+#[cfg(target_arch = "wasm32")]
+pub mod saved;
 #[cfg(target_arch = "wasm32")]
 pub mod settings;
 #[cfg(target_arch = "wasm32")]

@@ -110,6 +110,14 @@ pub struct Route {
     pub cand: Option<String>,
     pub flip: Option<String>,
     pub cat: Option<String>,
+    /// Compare tab: more runs after the candidate (a series, in order; `also=` repeated), and
+    /// the consecutive step whose items are listed (0 = baseline → candidate).
+    pub also: Vec<String>,
+    pub step: u32,
+    /// Code-generation items: model and session filters (the error class is `filter.error_type`,
+    /// the search `filter.text`).
+    pub model: Option<String>,
+    pub session: Option<String>,
 }
 
 impl Route {
@@ -156,10 +164,18 @@ impl Route {
             ("cand", &self.cand),
             ("flip", &self.flip),
             ("cat", &self.cat),
+            ("model", &self.model),
+            ("session", &self.session),
         ] {
             if let Some(v) = v {
                 put(k, v);
             }
+        }
+        for v in &self.also {
+            put("also", v);
+        }
+        if self.step > 0 {
+            put("step", &self.step.to_string());
         }
         parts.join("&")
     }
@@ -192,6 +208,10 @@ impl Route {
                 "cand" if !v.is_empty() => r.cand = Some(v),
                 "flip" if !v.is_empty() => r.flip = Some(v),
                 "cat" if !v.is_empty() => r.cat = Some(v),
+                "also" if !v.is_empty() => r.also.push(v),
+                "step" => r.step = v.parse().unwrap_or(0),
+                "model" if !v.is_empty() => r.model = Some(v),
+                "session" if !v.is_empty() => r.session = Some(v),
                 _ => {}
             }
         }
@@ -280,6 +300,20 @@ mod tests {
             "run=o3&tab=compare&base=gpt-4o&cand=o3%20%26%20co&flip=regressed&cat=edge_case"
         );
         check(&h, r);
+        let series = Route {
+            tab: Tab::Compare,
+            base: Some("stage a".into()),
+            cand: Some("stage_b".into()),
+            also: vec!["stage_c".into(), "stage,d".into()],
+            step: 2,
+            ..Default::default()
+        };
+        let h = series.to_hash();
+        assert_eq!(
+            h,
+            "tab=compare&base=stage%20a&cand=stage_b&also=stage_c&also=stage%2Cd&step=2"
+        );
+        check(&h, series);
         check(
             "tab=compare&base=&cand=x",
             Route {
@@ -288,6 +322,29 @@ mod tests {
                 ..Default::default()
             },
         );
+    }
+
+    #[test]
+    fn codegen_item_route() {
+        let r = Route {
+            run: Some("chat_history".into()),
+            tab: Tab::Items,
+            filter: ItemFilter {
+                error_type: Some("column_error".into()),
+                text: Some("salary".into()),
+                ..Default::default()
+            },
+            item: Some((1, 4)),
+            model: Some("gpt-4".into()),
+            session: Some("0000-1".into()),
+            ..Default::default()
+        };
+        let h = r.to_hash();
+        assert_eq!(
+            h,
+            "run=chat_history&tab=items&error=column_error&q=salary&item=1.4&model=gpt-4&session=0000-1"
+        );
+        check(&h, r);
     }
 
     #[test]

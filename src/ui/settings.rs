@@ -1,4 +1,9 @@
-//! Settings: scoring profile, answer tolerances and the price table. Edits are validated as you
+//! Settings: scoring profile, answer tolerances and the price table; for eval sets the headline
+//! scorer and the pass threshold. Edits are validated as you type and sent to the worker
+//! (Configure, ConfigureEvalset) after a short pause or on change; every run is re-scored and
+//! every view updates. Settings are remembered in this browser.
+//! Settings: scoring profile, answer tolerances and the price table, and for code-generation
+//! runs their profile, recovery attempts and overall-score weights. Edits are validated as you
 //! type and sent to the worker (Configure) after a short pause; every run is re-scored and every
 //! view updates. Settings are remembered in this browser.
 
@@ -6,9 +11,12 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 
+use evalboard_engine::codegen::{self, Weights};
+use evalboard_engine::evalset::AnswerScorer;
 use evalboard_engine::scorers::{ModelPrice, PriceTable, Profile, ScoreConfig};
 
 use crate::ui::app::use_store;
+use crate::ui::browser;
 
 #[derive(Debug, Clone, PartialEq)]
 struct PriceRow {
@@ -25,7 +33,24 @@ struct Draft {
     abs: String,
     prices: Vec<PriceRow>,
     next_id: u32,
+    /// Code-generation runs: profile, max recovery attempts, weights in `Weights` order.
+    cg_profile: codegen::Profile,
+    cg_attempts: String,
+    cg_weights: [String; 6],
 }
+
+/// A field of [`Weights`].
+type WeightField = fn(&mut Weights) -> &mut f64;
+
+/// The overall-score weights: label and field, in the order the score sums them.
+const WEIGHTS: [(&str, WeightField); 6] = [
+    ("Correctness", |w| &mut w.correctness),
+    ("Quality", |w| &mut w.quality),
+    ("Performance", |w| &mut w.performance),
+    ("Prompt understanding", |w| &mut w.understanding),
+    ("Requirement coverage", |w| &mut w.coverage),
+    ("Error recovery", |w| &mut w.recovery),
+];
 
 fn num_text(x: f64) -> String {
     format!("{x}")
@@ -45,12 +70,16 @@ impl Draft {
                 output: num_text(p.output_per_mtok),
             })
             .collect();
+        let mut w = c.codegen.weights;
         Draft {
             profile: c.profile,
             rel: num_text(c.tolerances.rel),
             abs: num_text(c.tolerances.abs),
             next_id: prices.len() as u32,
             prices,
+            cg_profile: c.codegen.profile,
+            cg_attempts: c.codegen.max_recovery_attempts.to_string(),
+            cg_weights: WEIGHTS.map(|(_, f)| num_text(*f(&mut w))),
         }
     }
 
@@ -58,8 +87,8 @@ impl Draft {
     fn to_config(&self, base: &ScoreConfig) -> Result<ScoreConfig, Vec<String>> {
         let mut errs = Vec::new();
         let num = |s: &str, what: &str, errs: &mut Vec<String>| -> f64 {
-            match s.trim().parse::<f64>() {
-                Ok(v) if v.is_finite() && v >= 0.0 => v,
+            match browser::parse_number(s.trim()) {
+                Some(v) if v.is_finite() && v >= 0.0 => v,
                 _ => {
                     errs.push(format!("{what} must be a number ≥ 0 (got “{}”)", s.trim()));
                     0.0
@@ -95,6 +124,17 @@ impl Draft {
             ));
         }
         cfg.prices = PriceTable { models };
+        cfg.codegen.profile = self.cg_profile;
+        match self.cg_attempts.trim().parse::<u32>() {
+            Ok(n) if n <= 10 => cfg.codegen.max_recovery_attempts = n,
+            _ => errs.push(format!(
+                "Max recovery attempts must be a whole number from 0 to 10 (got “{}”)",
+                self.cg_attempts.trim()
+            )),
+        }
+        for ((label, field), text) in WEIGHTS.iter().zip(&self.cg_weights) {
+            *field(&mut cfg.codegen.weights) = num(text, &format!("Weight of {label}"), &mut errs);
+        }
         if errs.is_empty() {
             Ok(cfg)
         } else {
@@ -145,8 +185,60 @@ pub fn SettingsView() -> impl IntoView {
             </label>
         }
     };
+    let has_codegen = Memo::new(move |_| {
+        store.runs.with(|rs| {
+            rs.iter()
+                .any(|r| r.info().is_some_and(|i| i.family == "codegen"))
+        })
+    });
+    let cg_radio = move |p: codegen::Profile, hint: &'static str| {
+        view! {
+            <label class="eb-radio">
+                <input type="radio" name="eb-cg-profile" value=p.name()
+                    prop:checked=move || draft.with(|d| d.cg_profile == p)
+                    on:change=move |_| edit(Box::new(move |d| d.cg_profile = p))/>
+                <span class="eb-radio__label">{p.name()}</span>
+                <span class="eb-radio__hint">{hint}</span>
+            </label>
+        }
+    };
+    let weight_sum = move || {
+        draft.with(|d| {
+            d.cg_weights
+                .iter()
+                .map(|w| w.trim().parse::<f64>().unwrap_or(0.0))
+                .sum::<f64>()
+        })
+    };
     view! {
         <div class="eb-settings">
+            <Show when=move || has_codegen.get()>
+                <section class="eb-section" aria-labelledby="eb-cg-title" data-section="codegen-settings">
+                    <h2 class="eb-section__title" id="eb-cg-title">"Code-generation runs"</h2>
+                    <p class="eb-section__hint">"Re-scores trace messages; metrics.json entries keep their original scores (only their summary follows the profile)."</p>
+                    <div class="eb-radios" role="radiogroup" aria-labelledby="eb-cg-title">
+                        {cg_radio(codegen::Profile::DocV1, "The seed document's definitions (default).")}
+                        {cg_radio(codegen::Profile::Ise547, "Exactly what the ISE547 code computes.")}
+                    </div>
+                    <div class="eb-form-row">
+                        <label class="eb-field">
+                            <span class="eb-field__label">"Max recovery attempts"</span>
+                            <input class="eb-input eb-input--num" type="text" inputmode="numeric" name="cg-attempts"
+                                prop:value=move || draft.with(|d| d.cg_attempts.clone())
+                                on:input=move |ev| { let v = event_target_value(&ev); edit(Box::new(move |d| d.cg_attempts = v)) }/>
+                        </label>
+                        {WEIGHTS.iter().enumerate().map(|(i, (label, _))| view! {
+                            <label class="eb-field">
+                                <span class="eb-field__label">{format!("Weight: {label}")}</span>
+                                <input class="eb-input eb-input--num" type="text" inputmode="decimal" name=format!("cg-weight-{i}")
+                                    prop:value=move || draft.with(|d| d.cg_weights[i].clone())
+                                    on:input=move |ev| { let v = event_target_value(&ev); edit(Box::new(move |d| d.cg_weights[i] = v)) }/>
+                            </label>
+                        }).collect_view()}
+                    </div>
+                    <p class="eb-muted">{move || format!("The weights sum to {:.3} (the seed's sum to 1).", weight_sum())}</p>
+                </section>
+            </Show>
             <section class="eb-section" aria-labelledby="eb-profile-title">
                 <h2 class="eb-section__title" id="eb-profile-title">"Scoring profile"</h2>
                 <div class="eb-radios" role="radiogroup" aria-labelledby="eb-profile-title">
@@ -226,6 +318,7 @@ pub fn SettingsView() -> impl IntoView {
                     </Show>
                 </div>
             </section>
+            <EvalsetSettings/>
             <div class="eb-settings__foot">
                 {move || match check.get() {
                     Ok(_) => view! { <p class="eb-muted" role="status">"Settings apply to every run as you type."</p> }.into_any(),
@@ -241,5 +334,52 @@ pub fn SettingsView() -> impl IntoView {
                 }>"Reset to defaults"</button>
             </div>
         </div>
+    }
+}
+
+/// The eval-set family (seed 004): the headline scorer and the verdict's pass threshold (0–1).
+/// Every eval-set run is re-scored on change; a threshold that is not a number in 0–1 is
+/// refused with a notice.
+#[component]
+fn EvalsetSettings() -> impl IntoView {
+    let store = use_store();
+    let apply = move |scorer: Option<String>, threshold: Option<String>| {
+        let (cur_scorer, cur_t) = store.evalset_opts.get_untracked();
+        let scorer = scorer
+            .and_then(|s| AnswerScorer::from_id(&s))
+            .unwrap_or(cur_scorer);
+        let t = match threshold.map(|t| browser::parse_number(t.trim())) {
+            None => cur_t,
+            Some(Some(v)) if (0.0..=1.0).contains(&v) => v,
+            Some(_) => {
+                store.notify("The pass threshold must be a number from 0 to 1.", true);
+                return;
+            }
+        };
+        if (scorer, t) != (cur_scorer, cur_t) {
+            store.configure_evalset(scorer, t);
+        }
+    };
+    let (scorer, threshold) = store.evalset_opts.get_untracked();
+    view! {
+        <section class="eb-section" data-section="evalset-settings">
+            <h2 class="eb-section__title">"Eval sets (answer correctness)"</h2>
+            <p class="eb-section__hint">"The headline scorer of eval-set runs (scorecard, verdict, items, Compare): v1 compares the whole prediction, stripped and lower-cased; v1-extract first takes the answer out of it (“Answer: X”, else the last line). A run passes when its primary score reaches the threshold."</p>
+            <div class="eb-form-row">
+                <label class="eb-field">
+                    <span class="eb-field__label">"Headline scorer"</span>
+                    <select name="evalset_scorer" on:change=move |ev| apply(Some(event_target_value(&ev)), None)>
+                        {[AnswerScorer::V1, AnswerScorer::V1Extract].map(|sc| view! {
+                            <option value=sc.id() selected=sc == scorer>{sc.id()}</option>
+                        })}
+                    </select>
+                </label>
+                <label class="eb-field">
+                    <span class="eb-field__label">"Pass threshold (0–1)"</span>
+                    <input class="eb-input eb-input--num" type="text" inputmode="decimal" name="pass_threshold"
+                        value=num_text(threshold) on:change=move |ev| apply(None, Some(event_target_value(&ev)))/>
+                </label>
+            </div>
+        </section>
     }
 }

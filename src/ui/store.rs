@@ -3,8 +3,9 @@
 
 use js_sys::ArrayBuffer;
 use leptos::prelude::*;
-use serde::Deserialize;
 
+use evalboard_engine::evalset::score::DEFAULT_PASS_THRESHOLD;
+use evalboard_engine::evalset::AnswerScorer;
 use evalboard_engine::model::InputFileReport;
 use evalboard_engine::scorers::ScoreConfig;
 use evalboard_engine::views::{ConversationView, ItemPage, Overview};
@@ -15,6 +16,7 @@ use crate::protocol::{ChartDto, ReqId, Request, Response, RunId, RunInfo};
 use crate::ui::client;
 use crate::ui::load_plan::{plan_runs, unique_name};
 use crate::ui::route::Route;
+use crate::ui::saved;
 
 /// Where a run is in its life.
 #[derive(Debug, Clone, PartialEq)]
@@ -129,12 +131,20 @@ pub struct Store {
     /// The latest comparison (answer to `compare_req`).
     pub compare: RwSignal<Option<crate::protocol::CompareView>>,
     pub compare_req: StoredValue<ReqId>,
+    /// The latest series / comparison (answer to `series_req`).
+    pub series: RwSignal<Option<crate::protocol::SeriesView>>,
+    pub series_req: StoredValue<ReqId>,
+    /// Eval-set headline scorer and pass threshold (Settings).
+    pub evalset_opts: RwSignal<(AnswerScorer, f64)>,
+    /// The latest code-generation screen (each view keeps the id of its own request).
+    pub codegen: RwSignal<Option<(ReqId, crate::protocol::CodegenView)>>,
     next_run: StoredValue<RunId>,
     next_notice: StoredValue<u64>,
 }
 
 const DEMO_DISMISSED_KEY: &str = "evalboard.demo-dismissed";
 const CONFIG_KEY: &str = "evalboard.config";
+const EVALSET_KEY: &str = "evalboard.evalset";
 
 fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
@@ -153,22 +163,10 @@ pub fn storage_set(key: &str, value: Option<&str>) {
     }
 }
 
-/// The demo workspace's manifest (`demo/manifest.json`).
-#[derive(Debug, Deserialize)]
-struct DemoManifest {
-    runs: Vec<DemoRun>,
-}
-
-#[derive(Debug, Deserialize)]
-struct DemoRun {
-    name: String,
-    files: Vec<String>,
-}
-
 impl Store {
     pub fn new() -> Store {
         let config = storage_get(CONFIG_KEY)
-            .and_then(|s| serde_json::from_str::<ScoreConfig>(&s).ok())
+            .and_then(|s| saved::config_from_json(&s))
             .unwrap_or_default();
         Store {
             runs: RwSignal::new(Vec::new()),
@@ -187,6 +185,14 @@ impl Store {
             evalset: RwSignal::new(None),
             compare: RwSignal::new(None),
             compare_req: StoredValue::new(0),
+            series: RwSignal::new(None),
+            series_req: StoredValue::new(0),
+            evalset_opts: RwSignal::new(
+                storage_get(EVALSET_KEY)
+                    .and_then(|s| serde_json::from_str(&s).ok())
+                    .unwrap_or((AnswerScorer::V1, DEFAULT_PASS_THRESHOLD)),
+            ),
+            codegen: RwSignal::new(None),
             next_run: StoredValue::new(0),
             next_notice: StoredValue::new(0),
         }
@@ -295,6 +301,12 @@ impl Store {
                     self.compare.set(Some(*view));
                 }
             }
+            Response::Series { req, view } => {
+                if req == self.series_req.get_value() {
+                    self.series.set(Some(*view));
+                }
+            }
+            Response::Codegen { req, view, .. } => self.codegen.set(Some((req, *view))),
         }
     }
 
@@ -493,10 +505,9 @@ impl Store {
 
     async fn fetch_demo(&self) -> Result<(), String> {
         let bytes = edge::fetch_bytes("demo/manifest.json").await?;
-        let bytes = js_sys::Uint8Array::new(&bytes).to_vec();
-        let manifest: DemoManifest =
-            serde_json::from_slice(&bytes).map_err(|e| format!("demo/manifest.json: {e}"))?;
-        for run in manifest.runs {
+        let text = String::from_utf8_lossy(&js_sys::Uint8Array::new(&bytes).to_vec()).into_owned();
+        let runs = saved::demo_manifest(&text).map_err(|e| format!("demo/manifest.json: {e}"))?;
+        for run in runs {
             if Store::demo_dismissed() {
                 break; // "Remove demo" was clicked while it was loading.
             }
@@ -625,11 +636,24 @@ impl Store {
 
     /// Sends new settings to the worker (it re-scores every run) and remembers them.
     pub fn configure(&self, config: ScoreConfig) {
-        if let Ok(s) = serde_json::to_string(&config) {
+        if let Some(s) = saved::config_to_json(&config) {
             storage_set(CONFIG_KEY, Some(&s));
         }
         self.config.set(config.clone());
         client::send(&Request::Configure { config });
+    }
+
+    /// Sends the eval-set headline scorer and pass threshold (every eval-set run is re-scored)
+    /// and remembers them.
+    pub fn configure_evalset(&self, scorer: AnswerScorer, pass_threshold: f64) {
+        if let Ok(s) = serde_json::to_string(&(scorer, pass_threshold)) {
+            storage_set(EVALSET_KEY, Some(&s));
+        }
+        self.evalset_opts.set((scorer, pass_threshold));
+        client::send(&Request::ConfigureEvalset {
+            scorer,
+            pass_threshold,
+        });
     }
 
     /// Asks the worker for one export of the current run; the response triggers the download.

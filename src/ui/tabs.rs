@@ -34,6 +34,12 @@ pub fn RunHeader() -> impl IntoView {
                     "eval set".to_string(),
                     format::plural(i.n_turns as u64, "item", "items"),
                 ]
+            } else if i.family == "codegen" {
+                vec![
+                    "code generation".to_string(),
+                    format::plural(i.n_conversations as u64, "session", "sessions"),
+                    format::plural(i.n_turns as u64, "message", "messages"),
+                ]
             } else {
                 vec![
                     format::plural(i.n_conversations as u64, "conversation", "conversations"),
@@ -52,7 +58,24 @@ pub fn RunHeader() -> impl IntoView {
             Some(parts.join(" · "))
         })
     };
-    let profile = move || store.config.with(|c| c.profile.name());
+    // Numeric QA runs are scored under a profile, eval-set runs by an answer scorer,
+    // code-generation runs under their own profile.
+    let family_is = move |f: &'static str| {
+        run.with(|r| {
+            r.as_ref()
+                .and_then(|r| r.info())
+                .is_some_and(|i| i.family == f)
+        })
+    };
+    let profile = move || {
+        if family_is("evalset") {
+            store.evalset_opts.with(|o| o.0.id())
+        } else if family_is("codegen") {
+            store.config.with(|c| c.codegen.profile.name())
+        } else {
+            store.config.with(|c| c.profile.name())
+        }
+    };
     view! {
         <div class="eb-runhead">
             <h1 class="eb-runhead__title">
@@ -63,7 +86,7 @@ pub fn RunHeader() -> impl IntoView {
             </h1>
             <div class="eb-runhead__facts">{facts}</div>
             <div class="eb-runhead__profile" title="Scoring profile (change it in Settings)">
-                "profile: " <code>{profile}</code>
+                {move || if family_is("evalset") { "scorer: " } else { "profile: " }} <code>{profile}</code>
             </div>
         </div>
     }
@@ -101,11 +124,12 @@ pub fn TabBar() -> impl IntoView {
             }
         }
     };
+    // The current run's error count: only a numeric QA run's own overview has one (an overview
+    // of another run, or an eval-set run, shows no badge).
     let error_count = Memo::new(move |_| {
-        store.overview.with(|o| {
-            o.as_ref()
-                .map(|o| o.overview.stats.error_types.values().sum::<u64>())
-        })
+        store
+            .current_overview()
+            .map(|o| o.overview.stats.error_types.values().sum::<u64>())
     });
     view! {
         <div class="eb-tabs" role="tablist" aria-label="Views" on:keydown=on_key>
@@ -212,26 +236,34 @@ fn tab_view(t: Tab) -> AnyView {
     // Untracked: the panels re-render when the current run changes (App keys them on its id);
     // tracking the route here would rebuild the view on every filter change.
     let store = use_store();
-    let evalset = untrack(move || {
+    let family = untrack(move || {
         store
             .current()
-            .and_then(|r| r.info().map(|i| i.family == "evalset"))
-            .unwrap_or(false)
+            .and_then(|r| r.info().map(|i| i.family.clone()))
+            .unwrap_or_default()
     });
-    if evalset {
-        match t {
-            Tab::Overview => return view! { <crate::ui::evalset::EvalsetOverview/> }.into_any(),
-            Tab::Items => return view! { <crate::ui::evalset::EvalsetItems/> }.into_any(),
-            Tab::Complexity | Tab::Breakdowns | Tab::Errors => {
-                return view! {
-                    <div class="eb-state">
-                        <p>"This view is for multi-turn numeric QA runs. An eval-set run shows its scorecard, groups and flips on Overview, and every item on Items."</p>
-                    </div>
-                }
-                .into_any()
-            }
-            _ => {}
+    let elsewhere = match family.as_str() {
+        "codegen" => "A code-generation run shows its scores, distributions, recovery funnel and breakdowns by model and session on Overview, and every message on Items.",
+        _ => "An eval-set run shows its scorecard, groups and flips on Overview, and every item on Items.",
+    };
+    match (family.as_str(), t) {
+        ("codegen", Tab::Overview) => {
+            return view! { <crate::ui::codegen::CodegenOverview/> }.into_any()
         }
+        ("codegen", Tab::Items) => return view! { <crate::ui::codegen::CodegenItems/> }.into_any(),
+        ("evalset", Tab::Overview) => {
+            return view! { <crate::ui::evalset::EvalsetOverview/> }.into_any()
+        }
+        ("evalset", Tab::Items) => return view! { <crate::ui::evalset::EvalsetItems/> }.into_any(),
+        ("codegen" | "evalset", Tab::Complexity | Tab::Breakdowns | Tab::Errors) => {
+            return view! {
+                <div class="eb-state">
+                    <p>{format!("This view is for multi-turn numeric QA runs. {elsewhere}")}</p>
+                </div>
+            }
+            .into_any()
+        }
+        _ => {}
     }
     match t {
         Tab::Compare => view! { <crate::ui::compare::CompareView/> }.into_any(),

@@ -1,5 +1,5 @@
 //! Small shared pieces: progress bars, metric cards, the worker-drawn chart with its table,
-//! plain data tables, verdict chips and the notice stack.
+//! plain data tables, verdict chips, the notice stack and the drawer dialog.
 
 use leptos::prelude::*;
 
@@ -117,13 +117,15 @@ pub fn Chart(chart: ChartDto) -> impl IntoView {
     }
 }
 
-/// A plain table of text cells (first column as row headers).
+/// A plain table of text cells (first column as row headers). Rows whose `marked` entry is true
+/// get the `eb-row--marked` class (a highlight; the cells must say why in text too).
 #[component]
 pub fn DataTable(
     head: Vec<String>,
     rows: Vec<Vec<String>>,
     #[prop(optional, into)] caption: String,
     #[prop(optional)] numeric_from: Option<usize>,
+    #[prop(optional)] marked: Vec<bool>,
 ) -> impl IntoView {
     let num_from = numeric_from.unwrap_or(1);
     view! {
@@ -137,8 +139,8 @@ pub fn DataTable(
                 </tr>
             </thead>
             <tbody>
-                {rows.into_iter().map(|row| view! {
-                    <tr>
+                {rows.into_iter().enumerate().map(|(r, row)| view! {
+                    <tr class:eb-row--marked=marked.get(r).copied().unwrap_or(false)>
                         {row.into_iter().enumerate().map(|(i, c)| if i == 0 {
                             view! { <th scope="row">{c}</th> }.into_any()
                         } else {
@@ -182,4 +184,58 @@ pub fn Verdict(ok: Option<bool>, #[prop(optional, into)] label: String) -> impl 
         label
     };
     view! { <span class=class>{text}</span> }
+}
+
+/// A dialog over the page for the open item (`route.item`): focus moves to its close button when
+/// it opens and back to what opened it when it closes; Escape, the button or the backdrop close
+/// it (clearing `route.item`).
+#[component]
+pub fn Drawer(
+    #[prop(into)] open: Signal<bool>,
+    #[prop(into)] title: Signal<String>,
+    children: ChildrenFn,
+) -> impl IntoView {
+    let store = use_store();
+    let close_ref = NodeRef::<leptos::html::Button>::new();
+    let opener: StoredValue<Option<web_sys::HtmlElement>> = StoredValue::new(None);
+    Effect::new(move |was_open: Option<bool>| {
+        let is_open = open.get();
+        if is_open && was_open != Some(true) {
+            opener.set_value(
+                document()
+                    .active_element()
+                    .and_then(|e| wasm_bindgen::JsCast::dyn_into(e).ok()),
+            );
+            request_animation_frame(move || {
+                if let Some(b) = close_ref.get_untracked() {
+                    let _ = b.focus();
+                }
+            });
+        } else if !is_open && was_open == Some(true) {
+            if let Some(el) = opener.get_value() {
+                let _ = el.focus();
+            }
+        }
+        is_open
+    });
+    let close = move || store.route.update(|r| r.item = None);
+    let children = StoredValue::new(children);
+    view! {
+        <Show when=move || open.get()>
+            <div class="eb-drawer-backdrop" on:click=move |_| close()></div>
+            <div
+                class="eb-drawer"
+                role="dialog"
+                aria-modal="true"
+                aria-labelledby="eb-drawer-title"
+                on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Escape" { ev.prevent_default(); close(); }
+            >
+                <div class="eb-drawer__head">
+                    <h2 class="eb-drawer__title" id="eb-drawer-title">{move || title.get()}</h2>
+                    <button type="button" class="eb-icon-btn eb-drawer__close" aria-label="Close" node_ref=close_ref on:click=move |_| close()>"×"</button>
+                </div>
+                <div class="eb-drawer__body">{children.with_value(|c| c())}</div>
+            </div>
+        </Show>
+    }
 }

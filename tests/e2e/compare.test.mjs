@@ -102,6 +102,16 @@ test('eval-set runs: tunix m45 baseline vs m46 control on eval_v2 (scorecard, it
   await page.click('#eb-tab-items');
   await page.waitForSelector('[data-table="evalset-items"] tbody tr');
   assert.equal(await page.locator('[data-table="evalset-items"] tbody tr').count(), vc.byId.size);
+  // The search is case-insensitive (the page lowercases through the browser: src/ui/browser.rs).
+  const rowIds = () => page.locator('[data-table="evalset-items"] tbody tr th').allInnerTexts();
+  const firstId = (await rowIds())[0];
+  await page.fill('[aria-label="Search items"]', firstId.toUpperCase());
+  await page.waitForFunction((n) => document.querySelectorAll('[data-table="evalset-items"] tbody tr').length < n, vc.byId.size);
+  assert.ok((await rowIds()).includes(firstId), `searching ${firstId.toUpperCase()} finds ${firstId}`);
+  await page.fill('[aria-label="Search items"]', 'ZZ-NO-SUCH-ITEM');
+  await page.waitForFunction(() => document.querySelectorAll('[data-table="evalset-items"] tbody tr').length === 0);
+  await page.fill('[aria-label="Search items"]', '');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-table="evalset-items"] tbody tr').length === n, vc.byId.size);
 
   // Compare m45 (baseline) → m46 (candidate).
   await page.click('#eb-tab-compare');
@@ -126,6 +136,150 @@ test('eval-set runs: tunix m45 baseline vs m46 control on eval_v2 (scorecard, it
   // A numeric QA run and an eval set cannot be compared: said so, not crashed.
   await page.selectOption('select[name="base"]', 'gpt-4o');
   await page.waitForSelector('.eb-comparison .eb-state--error');
+  assertClean(rec);
+  await context.close();
+});
+
+test('a series of three eval-set runs (m45 stages a → b → c): live re-scoring, flips per step, a step\'s regression list, Export, the Errors badge', { skip: !fs.existsSync(TUNIX) && 'no ../shared/data/tunix-rt' }, async () => {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-series-'));
+  const dirs = ['a', 'b', 'c'].map((s) => {
+    const d = path.join(tmp, `stage_${s}`);
+    fs.mkdirSync(d);
+    for (const f of ['eval_v2.jsonl', 'm45_eval_summary.json']) fs.copyFileSync(path.join(TUNIX, f), path.join(d, f));
+    fs.copyFileSync(path.join(TUNIX, 'm45_curriculum', `post_stage_${s}_predictions.jsonl`), path.join(d, `post_stage_${s}_predictions.jsonl`));
+    return d;
+  });
+  // The CLI's series under the extracting scorer (same engine, native).
+  const cliSeries = JSON.parse(cli(['diff', ...dirs, '--profile', 'v1-extract', '--json']));
+  assert.equal(cliSeries.steps.length, 2);
+
+  const { page, rec, context } = await openPage(browser);
+  await page.goto(srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]');
+  // The Errors badge belongs to the current run: the demo's numeric QA run has one.
+  await page.waitForSelector('#eb-tab-errors .eb-tabs__count');
+  const qaErrors = await page.locator('#eb-tab-errors .eb-tabs__count').innerText();
+  await osDrop(context, page, dirs);
+  await page.waitForFunction(() => ['stage_a', 'stage_b', 'stage_c'].every((n) => document.querySelector('.eb-sidebar').innerText.includes(n)));
+  await page.click('.eb-sidebar >> text=stage_a');
+  await page.waitForSelector('[data-metric="primary_score"]', { timeout: 30000 });
+  assert.equal(await page.locator('#eb-tab-errors .eb-tabs__count').count(), 0, 'no stale badge on an eval-set run');
+  await page.click('.eb-sidebar >> text=gpt-4o');
+  await page.waitForSelector('[data-metric="numerical_accuracy"]');
+  await page.waitForFunction((n) => document.querySelector('#eb-tab-errors .eb-tabs__count')?.textContent === n, qaErrors);
+  await page.click('.eb-sidebar >> text=stage_a');
+  await page.waitForSelector('[data-metric="primary_score"]');
+  assert.equal(await page.locator('#eb-tab-errors .eb-tabs__count').count(), 0);
+  assert.match(await page.locator('.eb-runhead__profile').innerText(), /scorer: answer_correctness@v1$/);
+
+  // Settings: the extracting scorer re-scores every eval-set run live.
+  await page.click('#eb-tab-settings');
+  await page.selectOption('select[name="evalset_scorer"]', 'answer_correctness@v1-extract');
+  await page.click('#eb-tab-overview');
+  await page.waitForFunction(() => document.querySelector('[data-metric="primary_score"] .eb-card__value')?.textContent === '13.0%');
+  assert.match(await page.locator('.eb-runhead__profile').innerText(), /v1-extract/);
+
+  // Compare: stage_a → stage_b, then add stage_c to the series.
+  await page.click('#eb-tab-compare');
+  await page.selectOption('select[name="base"]', 'stage_a');
+  await page.selectOption('select[name="cand"]', 'stage_b');
+  await page.click('[data-action="add-run"]');
+  await page.waitForFunction(() => location.hash.includes('also=stage_c'));
+  await page.waitForFunction(() => document.querySelectorAll('[data-table="series-steps"] tbody tr').length === 2);
+  // Columns: step (row header), regressed, improved, paired, Δ, CI, McNemar p.
+  const counts = await page.locator('[data-table="series-steps"] tbody tr').evaluateAll((rs) => rs.map((r) => {
+    const td = r.querySelectorAll('td');
+    return [Number(td[0].textContent), Number(td[1].textContent)];
+  }));
+  const want = cliSeries.steps.map((s) => [s.regressed.length, s.improved.length]);
+  assert.deepEqual(counts, want, 'flips per step equal the CLI');
+  assert.deepEqual(want, [[11, 9], [7, 13]]);
+  const metricsText = await page.locator('[data-table="series-metrics"]').innerText();
+  for (const v of ['13.0%', '11.0%', '17.0%']) assert.ok(metricsText.includes(v), metricsText);
+  await page.waitForSelector('[data-chart="series_metrics"] svg');
+  // Step 2's items: regressions first, the same ids as the CLI's.
+  await page.selectOption('select[name="step"]', '1');
+  await page.waitForFunction(() => location.hash.includes('step=1'));
+  await page.waitForFunction(() => document.querySelector('select[name="step"]')?.selectedOptions[0]?.textContent.includes('stage_b → stage_c'));
+  assert.equal(await page.locator('[data-table="series-steps"] tbody tr.eb-row--marked').count(), 1, 'the listed step is highlighted');
+  await page.waitForFunction((n) => document.querySelector('[data-metric="regressed"] .eb-card__value')?.textContent === String(n), 7);
+  const order = await flips(page);
+  assert.deepEqual(order.slice(0, 7), Array(7).fill('regressed'), 'the regression list comes first');
+  const regIds = await page.locator('[data-table="compare-items"] tbody tr[data-flip="regressed"] th').allInnerTexts();
+  assert.deepEqual(regIds.sort(), cliSeries.steps[1].regressed.map((k) => k[0]).sort());
+  // Metadata: the checkpoints differ (said in text), the eval set is the same.
+  const metaRow = (label) => page.locator(`[data-table="run-metadata"] tbody tr:has(th:text-is("${label}"))`);
+  assert.match(await metaRow('Checkpoint').innerText(), /≠ differs/);
+  assert.doesNotMatch(await metaRow('Eval set').innerText(), /differs/);
+  await page.setViewportSize({ width: 1400, height: 1700 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-series.png') });
+  await page.setViewportSize({ width: 1400, height: 900 });
+  console.log(`m45 series (v1-extract): steps ${JSON.stringify(counts)}; step 2 regressions ${regIds.join(', ')}`);
+
+  // Export of an eval-set run: scorecard.json as the CLI writes it under the same scorer.
+  await page.click('.eb-sidebar >> text=stage_c');
+  await page.click('#eb-tab-export');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="scorecard.json"]')]);
+  const got = fs.readFileSync(await dl.path(), 'utf8');
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-cli-'));
+  cli(['score', dirs[2], '--profile', 'v1-extract', '--out', out]);
+  assert.equal(got, fs.readFileSync(path.join(out, 'scorecard.json'), 'utf8'));
+  const [dl2] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="predictions.jsonl"]')]);
+  assert.equal(fs.readFileSync(await dl2.path(), 'utf8'), fs.readFileSync(path.join(out, 'predictions.jsonl'), 'utf8'));
+  // Back to the default scorer for the next test's context (settings live in localStorage).
+  await page.click('#eb-tab-settings');
+  await page.selectOption('select[name="evalset_scorer"]', 'answer_correctness@v1');
+  assertClean(rec);
+  await context.close();
+});
+
+test('two runs with training metrics: the loss-curve overlay and the run metadata side by side (light and dark), and the report', async () => {
+  const runs = path.join(root, 'tests', 'fixtures', 'loss_curve', 'runs');
+  const { page, rec, context } = await openPage(browser);
+  await page.goto(`${srv.url}#tab=compare`);
+  await page.waitForSelector('.eb-sidebar');
+  await osDrop(context, page, [path.join(runs, 'sft_lr1e-5'), path.join(runs, 'sft_lr3e-5')]);
+  await page.waitForFunction(() => ['sft_lr1e-5', 'sft_lr3e-5'].every((n) => document.querySelector('.eb-sidebar').innerText.includes(n)));
+  await page.click('#eb-tab-compare');
+  await page.selectOption('select[name="base"]', 'sft_lr1e-5');
+  await page.selectOption('select[name="cand"]', 'sft_lr3e-5');
+  await page.waitForSelector('[data-chart="loss_curve"] svg', { timeout: 30000 });
+  const chart = page.locator('[data-chart="loss_curve"]');
+  const svg = await chart.locator('.eb-chart__svg').innerHTML();
+  assert.ok((svg.match(/<polyline/g) || []).length >= 2, 'one line per run');
+  for (const t of ['>Step<', '>Loss<', '>sft_lr1e-5<', '>sft_lr3e-5<']) assert.ok(svg.includes(t), t);
+  const alt = await chart.locator('.eb-chart__svg').getAttribute('aria-label');
+  const golden = fs.readFileSync(path.join(root, 'tests', 'fixtures', 'loss_curve', 'expected', 'loss_curve.txt'), 'utf8');
+  // The same chart as the report crate's golden (that one also has the single-point run).
+  assert.match(alt, /^Line chart “Training loss by step”: training loss against step for 2 runs; final loss sft_lr1e-5 0\.6448 at step 300/);
+  // The data table (inside a closed <details>): the same rows as the golden table.
+  const rows = await chart.locator('table tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].map((c) => c.textContent).join('\t')));
+  assert.deepEqual(rows.map((r) => r.split('\t')[0]), ['sft_lr1e-5', 'sft_lr3e-5']);
+  for (const r of rows) assert.ok(golden.includes(`${r}\n`), r);
+  // Metadata: config and command differ (marked in text), model and eval set do not.
+  const metaRow = (label) => page.locator(`[data-table="run-metadata"] tbody tr:has(th:text-is("${label}"))`);
+  for (const k of ['Config', 'Command', 'Training duration', 'Final training loss']) {
+    assert.match(await metaRow(k).innerText(), /≠ differs/, k);
+    assert.match(await metaRow(k).getAttribute('class'), /eb-row--marked/, k);
+  }
+  for (const k of ['Model', 'Eval set', 'Dataset']) assert.doesNotMatch(await metaRow(k).innerText(), /differs/, k);
+  await page.setViewportSize({ width: 1400, height: 1500 });
+  await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-loss-light.png') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.waitForFunction(() => document.querySelector('[data-chart="loss_curve"] svg')?.getAttribute('class')?.includes('ebc-dark'));
+  await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-loss-dark.png') });
+  await page.setViewportSize({ width: 1400, height: 900 });
+  // The report of the candidate with the baseline carries the same chart and metadata.
+  await page.click('.eb-sidebar >> text=sft_lr3e-5');
+  await page.click('#eb-tab-export');
+  const baseId = await page.locator('[data-report-baseline] option', { hasText: 'sft_lr1e-5' }).getAttribute('value');
+  await page.selectOption('[data-report-baseline]', baseId);
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="report.html"]')]);
+  const html = fs.readFileSync(await dl.path(), 'utf8');
+  assert.ok(html.includes('data-chart="loss_curve"'));
+  assert.ok(html.includes('Run metadata (≠ marks a difference)'));
+  assert.ok(html.includes('≠ differs'));
   assertClean(rec);
   await context.close();
 });

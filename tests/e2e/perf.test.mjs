@@ -188,12 +188,15 @@ test('initial load: wasm + JS + CSS of the first open, measured against the budg
   writeMetrics(metrics);
   console.log(`initial load (gzip -9): page ${kb(page_)} KB (wasm+JS+CSS), worker ${kb(worker)} KB, total ${kb(page_ + worker)} KB`);
   assert.ok(Object.keys(files).some((n) => n.endsWith('.wasm')), 'the page wasm was loaded');
-  // Issue 3's budget is 350 KB gzip for the page; the numeric-QA dashboard measured 347.4 KB.
-  // Later features report what they add (docs/dashboard.md § Size): the eval-set views and the
-  // Compare tab (+~33 KB) took it over, so the gate is the current size plus a small margin —
-  // a regression guard, not the budget — until the page sheds weight again.
-  const PAGE_GATE_KB = 395;
-  assert.ok(page_ <= PAGE_GATE_KB * 1024, `page wasm+JS+CSS is ${kb(page_)} KB gzip (gate ${PAGE_GATE_KB} KB; budget 350 KB)`);
+  // Issue 3's budget is 350 KB gzip for the page (a hard ceiling). The gate below is the measured
+  // size plus a small margin, so a change that adds weight shows here and says what it costs
+  // (docs/dashboard.md § Size): 391.3 KB with JSON replies, 294.7 KB once the protocol went
+  // binary (postcard) and the page stopped linking a JSON codec, a float parser and Unicode case
+  // tables. Raise the gate with a new Size row, never past the budget.
+  const BUDGET_KB = 350;
+  const PAGE_GATE_KB = 320;
+  assert.ok(PAGE_GATE_KB <= BUDGET_KB, 'the gate never exceeds the budget');
+  assert.ok(page_ <= PAGE_GATE_KB * 1024, `page wasm+JS+CSS is ${kb(page_)} KB gzip (gate ${PAGE_GATE_KB} KB; budget ${BUDGET_KB} KB)`);
   // The two numbers agree with dist/ (nothing else was fetched).
   assert.equal(files['evalboard-app_bg.wasm'].bytes, fs.statSync(path.join(outDir, '..', '..', '..', 'dist', 'evalboard-app_bg.wasm')).size);
   assertClean(rec);

@@ -9,12 +9,11 @@
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use evalboard_engine::compare::{
-    compare_pairs, CompareOptions, Flip, PairedComparison, PairedItem,
-};
+use evalboard_engine::compare::{CompareOptions, Flip, PairedComparison, PairedItem};
 use evalboard_engine::formats::convfinqa;
 use evalboard_engine::pipeline::{self, Family};
 use evalboard_engine::qa_compare::{self, FailedItem};
+use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
 use evalboard_engine::scorers::{self, ScoreConfig};
 use evalboard_engine::{codegen, evalset, RunInput};
 use serde_json::{json, Value};
@@ -31,6 +30,15 @@ struct Diff {
     stats: PairedComparison,
     failed_items: Vec<FailedItem>,
     note: Option<String>,
+    /// Baseline and candidate metadata side by side.
+    meta: Vec<MetaRow>,
+}
+
+/// Every run of the command line, scored once.
+enum Loaded {
+    Qa(Vec<scorers::ScoredQaRun>, String),
+    Evalset(Vec<evalset::ScoredRun>),
+    Codegen(Vec<codegen::ScoredRun>),
 }
 
 pub fn run(argv: &[String]) -> Result<u8> {
@@ -46,9 +54,12 @@ pub fn run(argv: &[String]) -> Result<u8> {
         ],
         &["json"],
     )?;
-    let [base_dir, cand_dir] = a.positional.as_slice() else {
-        bail!("diff needs exactly two run folders: <BASELINE> <CANDIDATE>");
-    };
+    if a.positional.len() < 2 {
+        bail!(
+            "diff needs two run folders: <BASELINE> <CANDIDATE> (or more, for a series: \
+             each run is compared with the one before it)"
+        );
+    }
     let max_regressions: Option<u64> = match a.value("fail-on-regression") {
         None => None,
         Some(n) => Some(
@@ -63,20 +74,72 @@ pub fn run(argv: &[String]) -> Result<u8> {
     if let Some(s) = a.value("seed") {
         opts.seed = s.parse().with_context(|| format!("--seed {s:?}"))?;
     }
-    let base = fsio::read_run(Path::new(base_dir))?;
-    let cand = fsio::read_run(Path::new(cand_dir))?;
-    let (fb, fc) = (
-        pipeline::detect_family(&base),
-        pipeline::detect_family(&cand),
-    );
-    if fb != fc {
+    let inputs: Vec<RunInput> = a
+        .positional
+        .iter()
+        .map(|d| fsio::read_run(Path::new(d)))
+        .collect::<Result<_>>()?;
+    let families: Vec<Family> = inputs.iter().map(pipeline::detect_family).collect();
+    let fb = families.first().copied().unwrap_or(Family::NumericQa);
+    if let Some(i) = families.iter().position(|f| *f != fb) {
         bail!(
-            "{base_dir} is a {} run but {cand_dir} is a {} run: only runs of one family compare",
+            "{} is a {} run but {} is a {} run: only runs of one family compare",
+            a.positional.first().map_or("", String::as_str),
             family_name(fb),
-            family_name(fc)
+            a.positional.get(i).map_or("", String::as_str),
+            family_name(families.get(i).copied().unwrap_or(fb))
         );
     }
-    let diff = match fb {
+    let loaded = match load_all(fb, &inputs, &a)? {
+        Some(l) => l,
+        None => return Ok(2),
+    };
+    let mut diffs = Vec::new();
+    for i in 1..inputs.len() {
+        diffs.push(pair_diff(&loaded, i - 1, i, &opts)?);
+    }
+
+    if let [diff] = diffs.as_slice() {
+        if a.flag("json") {
+            println!("{}", serde_json::to_string_pretty(&to_json(diff))?);
+        } else {
+            print!("{}", human(diff, true));
+        }
+    } else if a.flag("json") {
+        let out = json!({
+            "runs": diffs.iter().map(|d| &d.baseline).chain(diffs.last().map(|d| &d.candidate)).collect::<Vec<_>>(),
+            "steps": diffs.iter().map(to_json).collect::<Vec<Value>>(),
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print!("{}", human_series(&diffs, &run_metas(&loaded)));
+    }
+    for d in &diffs {
+        if let Some(note) = &d.note {
+            eprintln!("{note}");
+        }
+    }
+    let mut code = 0;
+    if let Some(n) = max_regressions {
+        for d in diffs.iter().filter(|d| d.stats.flips.regressed > n) {
+            eprintln!(
+                "FAIL {} regressions > {n} (--fail-on-regression){}",
+                d.stats.flips.regressed,
+                if diffs.len() > 1 {
+                    format!(" in {} → {}", d.baseline, d.candidate)
+                } else {
+                    String::new()
+                }
+            );
+            code = 1;
+        }
+    }
+    Ok(code)
+}
+
+/// Reads and scores every run; `None` (exit 2) when a numeric QA run cannot be read.
+fn load_all(family: Family, inputs: &[RunInput], a: &Args) -> Result<Option<Loaded>> {
+    Ok(Some(match family {
         Family::NumericQa => {
             let dataset = match a.value("dataset") {
                 None => None,
@@ -98,7 +161,8 @@ pub fn run(argv: &[String]) -> Result<u8> {
                 Some("financial-agent-2" | "fa2") => "numerical_match@financial-agent-2",
                 _ => "numerical_match@doc-v1",
             });
-            let load = |input: &RunInput| -> Result<scorers::ScoredQaRun> {
+            let mut runs = Vec::new();
+            for input in inputs {
                 match pipeline::load_qa_run_parallel(
                     input,
                     dataset.as_ref(),
@@ -108,33 +172,18 @@ pub fn run(argv: &[String]) -> Result<u8> {
                         for d in &run.diagnostics {
                             eprintln!("{}/{d}", input.name);
                         }
-                        Ok(scorers::score_qa_run(run, &ScoreConfig::default()))
+                        runs.push(scorers::score_qa_run(run, &ScoreConfig::default()));
                     }
                     Err(e) => {
                         for d in &e.diagnostics {
                             eprintln!("{}/{d}", input.name);
                         }
-                        bail!("{}: {}", input.name, e.message)
+                        eprintln!("evalboard: error: {}: {}", input.name, e.message);
+                        return Ok(None);
                     }
                 }
-            };
-            let (b, c) = match (load(&base), load(&cand)) {
-                (Ok(b), Ok(c)) => (b, c),
-                (Err(e), _) | (_, Err(e)) => {
-                    eprintln!("evalboard: error: {e:#}");
-                    return Ok(2);
-                }
-            };
-            let cmp = qa_compare::compare_qa_runs(&b, &c, scorer, &opts)?;
-            Diff {
-                family: "numeric_qa",
-                baseline: cmp.baseline,
-                candidate: cmp.candidate,
-                scorer: cmp.scorer,
-                stats: cmp.stats,
-                failed_items: cmp.failed_items,
-                note: None,
             }
+            Loaded::Qa(runs, scorer.to_string())
         }
         Family::Evalset => {
             let scorer = crate::score::evalset_scorer(
@@ -170,9 +219,71 @@ pub fn run(argv: &[String]) -> Result<u8> {
                 s.name = input.name.clone();
                 s
             };
-            let (b, c) = (score(&base), score(&cand));
-            let cmp = evalset::compare_runs(&b, &c, &opts);
-            let failed_items = [("baseline", &b), ("candidate", &c)]
+            Loaded::Evalset(inputs.iter().map(score).collect())
+        }
+        Family::Codegen => {
+            let cfg = codegen::CodegenConfig::default();
+            Loaded::Codegen(
+                inputs
+                    .iter()
+                    .map(|i| {
+                        let s = codegen::read_codegen_run(&i.name, &i.files).score(&cfg);
+                        for d in &s.diagnostics {
+                            eprintln!("{}/{d}", s.name);
+                        }
+                        s
+                    })
+                    .collect(),
+            )
+        }
+    }))
+}
+
+/// Metadata of every loaded run (code-generation runs have none).
+fn run_metas(l: &Loaded) -> Vec<(String, RunMeta)> {
+    match l {
+        Loaded::Qa(runs, _) => runs
+            .iter()
+            .map(|r| (r.run.name.clone(), run_meta::qa_meta(r)))
+            .collect(),
+        Loaded::Evalset(runs) => runs
+            .iter()
+            .map(|r| (r.name.clone(), r.meta.clone()))
+            .collect(),
+        Loaded::Codegen(runs) => runs
+            .iter()
+            .map(|r| (r.name.clone(), RunMeta::default()))
+            .collect(),
+    }
+}
+
+/// Run `i` (baseline) against run `j` (candidate).
+fn pair_diff(l: &Loaded, i: usize, j: usize, opts: &CompareOptions) -> Result<Diff> {
+    let metas = run_metas(l);
+    let meta = match (metas.get(i), metas.get(j)) {
+        (Some(b), Some(c)) => run_meta::side_by_side(&[&b.1, &c.1]),
+        _ => Vec::new(),
+    };
+    let missing = || anyhow::anyhow!("no run {i} or {j}");
+    Ok(match l {
+        Loaded::Qa(runs, scorer) => {
+            let (b, c) = runs.get(i).zip(runs.get(j)).ok_or_else(missing)?;
+            let cmp = qa_compare::compare_qa_runs(b, c, scorer, opts)?;
+            Diff {
+                family: "numeric_qa",
+                baseline: cmp.baseline,
+                candidate: cmp.candidate,
+                scorer: cmp.scorer,
+                stats: cmp.stats,
+                failed_items: cmp.failed_items,
+                note: None,
+                meta,
+            }
+        }
+        Loaded::Evalset(runs) => {
+            let (b, c) = runs.get(i).zip(runs.get(j)).ok_or_else(missing)?;
+            let cmp = evalset::compare_runs(b, c, opts);
+            let failed_items = [("baseline", b), ("candidate", c)]
                 .into_iter()
                 .flat_map(|(side, run)| {
                     run.items.iter().filter_map(move |it| {
@@ -192,73 +303,23 @@ pub fn run(argv: &[String]) -> Result<u8> {
                 stats: cmp.stats,
                 failed_items,
                 note: cmp.per_item_unavailable,
+                meta,
             }
         }
-        Family::Codegen => {
-            let cfg = codegen::CodegenConfig::default();
-            let b = codegen::read_codegen_run(&base.name, &base.files).score(&cfg);
-            let c = codegen::read_codegen_run(&cand.name, &cand.files).score(&cfg);
-            let mut pairs: std::collections::BTreeMap<(String, usize), PairedItem> =
-                Default::default();
-            for (side, run) in [(0, &b), (1, &c)] {
-                for d in &run.diagnostics {
-                    eprintln!("{}/{d}", run.name);
-                }
-                for s in &run.sessions {
-                    for (i, e) in s.entries.iter().enumerate() {
-                        let p = pairs.entry((s.session_id.clone(), i)).or_default();
-                        p.key = vec![s.session_id.clone(), i.to_string()];
-                        p.expected.get_or_insert_with(|| e.question.clone());
-                        let ok = Some(e.code_correctness.execution_success);
-                        if side == 0 {
-                            p.baseline = ok;
-                        } else {
-                            p.candidate = ok;
-                        }
-                    }
-                }
-            }
-            let mut stats = compare_pairs(pairs.into_values().collect(), &opts);
-            stats.pairs.sort_by_key(|p| {
-                (
-                    p.key.first().cloned().unwrap_or_default(),
-                    p.key.get(1).and_then(|i| i.parse::<usize>().ok()),
-                )
-            });
+        Loaded::Codegen(runs) => {
+            let (b, c) = runs.get(i).zip(runs.get(j)).ok_or_else(missing)?;
+            let cmp = codegen::compare_runs(b, c, opts);
             Diff {
                 family: "codegen",
-                baseline: b.name,
-                candidate: c.name,
-                scorer: "execution_success".into(),
-                note: (stats.pairs.is_empty()).then(|| {
-                    "per-item diff unavailable: no re-scorable messages (metrics.json alone \
-                     holds no per-message code)"
-                        .to_string()
-                }),
-                stats,
+                baseline: cmp.baseline,
+                candidate: cmp.candidate,
+                scorer: codegen::pairing::JUDGED_BY.into(),
+                note: cmp.per_item_unavailable,
+                stats: cmp.stats,
                 failed_items: Vec::new(),
+                meta,
             }
         }
-    };
-
-    let out = to_json(&diff);
-    if a.flag("json") {
-        println!("{}", serde_json::to_string_pretty(&out)?);
-    } else {
-        print!("{}", human(&diff));
-    }
-    if let Some(note) = &diff.note {
-        eprintln!("{note}");
-    }
-    Ok(match max_regressions {
-        Some(n) if diff.stats.flips.regressed > n => {
-            eprintln!(
-                "FAIL {} regressions > {n} (--fail-on-regression)",
-                diff.stats.flips.regressed
-            );
-            1
-        }
-        _ => 0,
     })
 }
 
@@ -337,7 +398,8 @@ fn pct(x: Option<f64>) -> String {
         .unwrap_or_else(|| "n/a".into())
 }
 
-fn human(d: &Diff) -> String {
+/// The two-run summary; `with_meta` adds the metadata rows (a series prints them once).
+fn human(d: &Diff, with_meta: bool) -> String {
     let s = &d.stats;
     let f = &s.flips;
     let mut out = format!(
@@ -371,6 +433,9 @@ fn human(d: &Diff) -> String {
         s.bootstrap.resamples,
         s.bootstrap.seed,
     );
+    if with_meta {
+        out.push_str(&meta_lines(&d.meta));
+    }
     let regressions: Vec<&PairedItem> = s
         .pairs
         .iter()
@@ -404,6 +469,107 @@ fn human(d: &Diff) -> String {
         ));
     }
     out
+}
+
+/// Run metadata rows: `≠` marks a field that differs (its values are listed in run order,
+/// `|`-separated); a field every run shares is printed once.
+fn meta_lines(rows: &[MetaRow]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("run metadata (≠ marks a field that differs):\n");
+    for r in rows {
+        let shown = if r.differs {
+            r.values
+                .iter()
+                .map(|v| clip_middle(v.as_deref()))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        } else {
+            clip_middle(r.values.first().and_then(|v| v.as_deref()))
+        };
+        out.push_str(&format!(
+            "  {} {:<22} {shown}\n",
+            if r.differs { "≠" } else { " " },
+            r.label
+        ));
+    }
+    out
+}
+
+/// Three or more runs: one line per consecutive step, the metadata of every run, then each
+/// step's regressions.
+fn human_series(diffs: &[Diff], metas: &[(String, RunMeta)]) -> String {
+    let names: Vec<&str> = metas.iter().map(|(n, _)| n.as_str()).collect();
+    let first = diffs.first();
+    let mut out = format!(
+        "series of {} runs: {} ({}, judged by {})\n",
+        names.len(),
+        names.join(" → "),
+        first.map_or("", |d| d.family),
+        first.map_or("", |d| d.scorer.as_str()),
+    );
+    let acc: Vec<String> = diffs
+        .iter()
+        .map(|d| pct(d.stats.baseline_accuracy))
+        .chain(diffs.last().map(|d| pct(d.stats.candidate_accuracy)))
+        .collect();
+    out.push_str(&format!(
+        "  accuracy on paired items: {}\n",
+        acc.join(" → ")
+    ));
+    out.push_str(&format!(
+        "  {:<4} {:<40} {:>6} {:>9} {:>8} {:>10} {:>10}  {}\n",
+        "step",
+        "runs",
+        "paired",
+        "regressed",
+        "improved",
+        "Δ accuracy",
+        "McNemar p",
+        "bootstrap 95% CI"
+    ));
+    for (i, d) in diffs.iter().enumerate() {
+        let s = &d.stats;
+        let ci = |x: Option<f64>| x.map_or("n/a".into(), |v| format!("{v:+.3}"));
+        out.push_str(&format!(
+            "  {:<4} {:<40} {:>6} {:>9} {:>8} {:>10} {:>10.4}  [{}, {}]\n",
+            i + 1,
+            one_line(Some(&format!("{} → {}", d.baseline, d.candidate))),
+            s.n_paired,
+            s.flips.regressed,
+            s.flips.improved,
+            s.accuracy_delta
+                .map_or("n/a".into(), |x| format!("{:+.1} pp", x * 100.0)),
+            s.mcnemar_p,
+            ci(s.bootstrap.low),
+            ci(s.bootstrap.high),
+        ));
+    }
+    let refs: Vec<&RunMeta> = metas.iter().map(|(_, m)| m).collect();
+    out.push_str(&meta_lines(&run_meta::side_by_side(&refs)));
+    for (i, d) in diffs.iter().enumerate() {
+        out.push_str(&format!("\nstep {}: ", i + 1));
+        out.push_str(&human(d, false));
+    }
+    out
+}
+
+/// One line of at most 60 characters, cut in the middle (paths differ at their ends).
+fn clip_middle(s: Option<&str>) -> String {
+    let s = s.filter(|s| !s.trim().is_empty()).unwrap_or("—");
+    let t: Vec<char> = s
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .collect();
+    if t.len() <= 60 {
+        return t.into_iter().collect();
+    }
+    let head: String = t.iter().take(20).collect();
+    let tail: String = t.iter().skip(t.len() - 39).collect();
+    format!("{head}…{tail}")
 }
 
 fn one_line(s: Option<&str>) -> String {

@@ -1,5 +1,6 @@
 //! `evalboard diff` and the eval-set `validate` on real runs: the demo's gpt-4o vs o3 (numeric
-//! QA, with whole-conversation evaluation timeouts) and tunix m45 vs m46 on eval_v2 (eval set).
+//! QA, with whole-conversation evaluation timeouts), tunix m45 vs m46 on eval_v2 (eval set), and
+//! two code-generation traces (`tests/fixtures/codegen_diff`).
 //! Outputs are compared with `tests/fixtures/cli_diff/expected/` (`UPDATE_EXPECT=1` rewrites).
 
 use std::path::{Path, PathBuf};
@@ -33,6 +34,40 @@ fn golden(name: &str, actual: &str) {
     assert_eq!(
         actual, expected,
         "{name} differs (UPDATE_EXPECT=1 to accept)"
+    );
+}
+
+#[test]
+fn codegen_traces_pair_by_session_and_message() {
+    let (code, out, err) = evalboard(&[
+        "diff",
+        "tests/fixtures/codegen_diff/baseline",
+        "tests/fixtures/codegen_diff/candidate",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["family"], "codegen");
+    assert_eq!(v["scorer"], "execution_success");
+    assert_eq!(v["n_items"], 8);
+    assert_eq!(
+        v["regressed"],
+        serde_json::json!([["11111111-1111-1111-1111-111111111111", 0]])
+    );
+    assert_eq!(
+        v["improved"],
+        serde_json::json!([["11111111-1111-1111-1111-111111111111", 3]])
+    );
+    golden("codegen_baseline_vs_candidate.json", &out);
+    // The human summary lists each regression with its question and both outcomes.
+    let (_, text, _) = evalboard(&[
+        "diff",
+        "tests/fixtures/codegen_diff/baseline",
+        "tests/fixtures/codegen_diff/candidate",
+    ]);
+    assert!(
+        text.contains("What is the average salary by department? | executed · overall"),
+        "{text}"
     );
 }
 
@@ -157,4 +192,77 @@ fn validate_eval_set_composition_and_min_items() {
     ]);
     assert!(code == 0 || code == 1, "{out}");
     assert!(out.contains("items"));
+}
+
+/// The two-run human output shows the runs' metadata side by side (≠ marks a difference).
+#[test]
+fn human_output_shows_run_metadata() {
+    let runs = "tests/fixtures/loss_curve/runs";
+    let (code, out, err) = evalboard(&[
+        "diff",
+        &format!("{runs}/sft_lr1e-5"),
+        &format!("{runs}/sft_lr3e-5"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("  ≠ Config "), "{out}");
+    assert!(
+        out.contains("    Model                  google/gemma-2b"),
+        "{out}"
+    );
+    golden("loss_curve_pair.txt", &out);
+    // numeric QA: models, failed conversations, model time.
+    let (_, out, _) = evalboard(&["diff", "demo/gpt-4o", "demo/o3"]);
+    assert!(
+        out.contains("  ≠ Model                  gpt-4o | o3"),
+        "{out}"
+    );
+    assert!(
+        out.contains("2 of 12 conversations failed: Evaluation timeout (300s)"),
+        "{out}"
+    );
+}
+
+/// Three runs: consecutive-pair summaries (human and --json), the same numbers as two-run
+/// diffs of each pair; --fail-on-regression gates on every step.
+#[test]
+fn series_of_three_runs() {
+    let dir = "tests/fixtures/evalset_m45_stages";
+    let run = |s: &str| format!("{dir}/runs/stage_{s}");
+    let set = format!("{dir}/attached_evalset.jsonl");
+    let common = ["--profile", "v1-extract", "--dataset", &set];
+    let mut args = vec!["diff".to_string(), run("a"), run("b"), run("c")];
+    args.extend(common.iter().map(|s| s.to_string()));
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = evalboard(&argv);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("series of 3 runs: stage_a → stage_b → stage_c"),
+        "{out}"
+    );
+    golden("series_m45_stages.txt", &out);
+
+    let mut json_argv = argv.clone();
+    json_argv.push("--json");
+    let (code, out, _) = evalboard(&json_argv);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["runs"],
+        serde_json::json!(["stage_a", "stage_b", "stage_c"])
+    );
+    for (i, (b, c)) in [("a", "b"), ("b", "c")].into_iter().enumerate() {
+        let mut pair = vec!["diff".to_string(), run(b), run(c), "--json".into()];
+        pair.extend(common.iter().map(|s| s.to_string()));
+        let pair: Vec<&str> = pair.iter().map(String::as_str).collect();
+        let (_, two, _) = evalboard(&pair);
+        let two: serde_json::Value = serde_json::from_str(&two).unwrap();
+        assert_eq!(v["steps"][i], two, "step {i} equals the two-run diff");
+    }
+    golden("series_m45_stages.json", &out);
+
+    let mut gate = argv.clone();
+    gate.extend(["--fail-on-regression", "0"]);
+    let (code, _, err) = evalboard(&gate);
+    assert_eq!(code, 1);
+    assert!(err.contains("in stage_a → stage_b"), "{err}");
 }

@@ -151,3 +151,70 @@ fn bad_invocations_exit_2() {
     assert_eq!(o.status.code(), Some(2), "missing run folder");
     assert!(!out.exists());
 }
+
+/// Three runs of one family (the baseline first): a Series section whose numbers equal
+/// `evalboard diff A B C --json`, with the metrics chart and each step's changed items.
+#[test]
+fn three_runs_make_a_series_with_the_diff_numbers() {
+    let root = fixtures();
+    let run = |s: &str| format!("evalset_m45_stages/runs/stage_{s}");
+    let out = tmp("series.html");
+    let (a, b, c) = (run("a"), run("b"), run("c"));
+    let r = evalboard(
+        &[
+            "report",
+            &b,
+            &c,
+            "--baseline",
+            &a,
+            "--profile",
+            "v1-extract",
+            "-o",
+            out.to_str().unwrap(),
+        ],
+        &root,
+    );
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let html = std::fs::read_to_string(&out).unwrap();
+    let _ = std::fs::remove_file(&out);
+    for part in [
+        "<section id=\"series\">",
+        "id=\"series-steps-table\"",
+        "data-chart=\"series_metrics\"",
+        "id=\"ser1\"",
+        "<a href=\"#series\">Series</a>",
+    ] {
+        assert!(html.contains(part), "{part}");
+    }
+    let series = &data_block(&html)["series"];
+    let d = evalboard(
+        &["diff", &a, &b, &c, "--profile", "v1-extract", "--json"],
+        &root,
+    );
+    let diff: serde_json::Value = serde_json::from_slice(&d.stdout).unwrap();
+    // (`report` names eval-set runs as `score` does, from the predictions file; `diff` by folder.)
+    assert_eq!(
+        series["runs"],
+        serde_json::json!(["post_stage_a", "post_stage_b", "post_stage_c"])
+    );
+    assert_eq!(diff["runs"].as_array().unwrap().len(), 3);
+    for i in 0..2 {
+        let (s, d) = (&series["steps"][i], &diff["steps"][i]);
+        assert_eq!(
+            s["flips"]["regressed"].as_u64().unwrap() as usize,
+            d["regressed"].as_array().unwrap().len()
+        );
+        assert_eq!(
+            s["flips"]["improved"].as_u64().unwrap() as usize,
+            d["improved"].as_array().unwrap().len()
+        );
+        assert_eq!(s["mcnemar_p"], d["mcnemar_exact_p"]);
+        assert_eq!(s["bootstrap"]["low"], d["bootstrap_ci"]["low"]);
+        assert_eq!(s["bootstrap"]["high"], d["bootstrap_ci"]["high"]);
+    }
+}

@@ -17,6 +17,7 @@ pub mod pipeline;
 pub mod program;
 pub mod pyrepr;
 pub mod qa_compare;
+pub mod run_meta;
 pub mod scorers;
 pub mod validate;
 pub mod views;

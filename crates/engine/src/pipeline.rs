@@ -142,8 +142,9 @@ fn report(
     }
 }
 
-/// Status of a file that was read, from the diagnostics its reader returned.
-fn status_of(diags: &[Diagnostic]) -> (FileStatus, Option<String>) {
+/// Status of a file that was read, from the diagnostics its reader returned: parsed, or partly
+/// parsed with the number of errors and the first one as the reason.
+pub(crate) fn status_of(diags: &[Diagnostic]) -> (FileStatus, Option<String>) {
     let errors: Vec<&Diagnostic> = diags
         .iter()
         .filter(|d| d.severity == Severity::Error)

@@ -516,6 +516,49 @@ fn real_m45_curriculum_series() {
         for c in &cmps {
             print_cmp(c);
         }
+        // The same consecutive comparisons through the series helper.
+        let series = evalboard_engine::compare::compare_series(
+            &scored,
+            evalboard_engine::evalset::pairing::pair_items,
+            &CompareOptions::default(),
+        );
+        assert_eq!(
+            series,
+            cmps.iter().map(|c| c.stats.clone()).collect::<Vec<_>>()
+        );
+        // Metadata side by side: the same eval set, different checkpoints and eval durations,
+        // all from the eval summary that scored the stages.
+        let metas: Vec<&evalboard_engine::run_meta::RunMeta> =
+            scored.iter().map(|s| &s.meta).collect();
+        let rows = evalboard_engine::run_meta::side_by_side(&metas);
+        let row = |k: &str| rows.iter().find(|r| r.key == k).unwrap();
+        assert!(!row("eval_set").differs);
+        assert_eq!(row("eval_set").values[0].as_deref(), Some("eval_v2.jsonl"));
+        assert!(row("checkpoint").differs);
+        assert!(row("checkpoint").values[1]
+            .as_deref()
+            .unwrap()
+            .ends_with("stage_b\\final_model"));
+        assert_eq!(
+            row("eval_duration").values,
+            [
+                Some("1 min 23.7 s".to_string()),
+                Some("1 min 29.0 s".to_string()),
+                Some("1 min 17.7 s".to_string())
+            ]
+        );
+        for r in &rows {
+            println!(
+                "  {:<22} {}{}",
+                r.label,
+                r.values
+                    .iter()
+                    .map(|v| v.as_deref().unwrap_or("—"))
+                    .collect::<Vec<_>>()
+                    .join(" | "),
+                if r.differs { "  (differs)" } else { "" }
+            );
+        }
         if opts.scorer == AnswerScorer::V1Extract {
             // The numbers docs/evalset.md quotes.
             assert_eq!(primaries, [Some(0.13), Some(0.11), Some(0.17)]);

@@ -41,7 +41,8 @@ use svg::{SvgBackend, Tooltips};
 use theme::{Palette, Role};
 
 pub use plot::{
-    bar_chart, dual_axis_line_chart, grouped_bar_chart, histogram, line_chart, XValues, YSeries,
+    bar_chart, category_line_chart, dual_axis_line_chart, grouped_bar_chart, histogram, line_chart,
+    XValues, YSeries,
 };
 pub use radar::radar_chart;
 pub use theme::{theme_css, Theme};

@@ -14,6 +14,7 @@ mod compare;
 mod encode;
 mod other;
 mod qa;
+mod series;
 
 use std::fmt::Write as _;
 
@@ -25,6 +26,7 @@ use serde_json::{json, Value};
 
 pub use compare::{compare, pair_qa, Comparison};
 pub use encode::{base64, csp_hash, escape_html, gzip, json_for_script, sha256_hex};
+pub use series::{report_run_meta, series, Series};
 
 use build::{h, int, kv_table, p, table, Cell, Row, TableOpts};
 
@@ -170,6 +172,20 @@ pub fn render_report(input: &ReportInput) -> String {
             .collect(),
         None => Vec::new(),
     };
+    // Three or more runs of one family (the baseline first): a series of consecutive steps.
+    let ordered: Vec<ReportRun> = input
+        .baseline
+        .iter()
+        .chain(input.runs.iter())
+        .copied()
+        .collect();
+    let the_series = series(&ordered, &o.compare);
+    let metas: Vec<(String, evalboard_engine::run_meta::RunMeta)> = ordered
+        .iter()
+        .map(|r| (r.name().to_string(), report_run_meta(r)))
+        .collect();
+    let loss_runs: Vec<(&str, &evalboard_engine::run_meta::RunMeta)> =
+        metas.iter().map(|(n, m)| (n.as_str(), m)).collect();
 
     let mut body = String::with_capacity(1 << 16);
     body.push_str("<div class=\"eb-wrap\">\n<header class=\"eb-head\">");
@@ -195,6 +211,9 @@ pub fn render_report(input: &ReportInput) -> String {
     );
     // Table of contents.
     body.push_str("<nav class=\"eb-toc\" aria-label=\"Contents\">");
+    if the_series.is_some() {
+        body.push_str("<a href=\"#series\">Series</a>");
+    }
     if !comparisons.is_empty() {
         body.push_str("<a href=\"#comparison\">Comparison</a>");
     }
@@ -208,10 +227,16 @@ pub fn render_report(input: &ReportInput) -> String {
         "<a href=\"#settings\">Settings</a><a href=\"#provenance\">Provenance</a></nav></header>\n",
     );
 
+    if let Some(s) = &the_series {
+        series::section(&mut body, s, &loss_runs, o);
+    }
     if !comparisons.is_empty() {
         body.push_str(
             "<section id=\"comparison\"><h2 class=\"eb-first\">Comparison with the baseline</h2>\n",
         );
+        if the_series.is_none() {
+            series::loss_figure(&mut body, &loss_runs);
+        }
         for (i, c) in comparisons.iter().enumerate() {
             compare::section(&mut body, i, c, o);
         }
@@ -334,17 +359,13 @@ pub fn render_report(input: &ReportInput) -> String {
         "generated_at": input.provenance.generated_at,
         "runs": data_runs,
         "baseline": input.baseline.as_ref().map(|b| b.name()),
-        "comparisons": comparisons.iter().map(|c| json!({
-            "baseline": c.baseline,
-            "candidate": c.candidate,
-            "note": c.note,
-            "flips": c.stats.as_ref().map(|s| s.flips),
-            "n_paired": c.stats.as_ref().map(|s| s.n_paired),
-            "accuracy_delta": c.stats.as_ref().and_then(|s| s.accuracy_delta),
-            "mcnemar_p": c.stats.as_ref().map(|s| s.mcnemar_p),
-            "bootstrap": c.stats.as_ref().map(|s| &s.bootstrap),
-        })).collect::<Vec<Value>>(),
+        "comparisons": comparisons.iter().map(comparison_json).collect::<Vec<Value>>(),
         "files": input.provenance.files,
+        "series": the_series.as_ref().map(|s| json!({
+            "runs": s.runs,
+            "metrics": s.metrics,
+            "steps": s.steps.iter().map(comparison_json).collect::<Vec<Value>>(),
+        })),
     });
 
     let css = assets::CSS;
@@ -371,6 +392,20 @@ pub fn render_report(input: &ReportInput) -> String {
     );
     let _ = writeln!(page, "<script>{js}</script>\n</body>\n</html>");
     page
+}
+
+/// A comparison's numbers for the data block.
+fn comparison_json(c: &Comparison) -> Value {
+    json!({
+        "baseline": c.baseline,
+        "candidate": c.candidate,
+        "note": c.note,
+        "flips": c.stats.as_ref().map(|s| s.flips),
+        "n_paired": c.stats.as_ref().map(|s| s.n_paired),
+        "accuracy_delta": c.stats.as_ref().and_then(|s| s.accuracy_delta),
+        "mcnemar_p": c.stats.as_ref().map(|s| s.mcnemar_p),
+        "bootstrap": c.stats.as_ref().map(|s| &s.bootstrap),
+    })
 }
 
 /// The several-runs summary table.

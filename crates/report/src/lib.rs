@@ -2,6 +2,8 @@
 //! No I/O: every writer returns the file's text; the CLI and the app decide where it goes.
 
 pub mod charts;
+pub mod codegen_charts;
+pub mod compare_charts;
 pub mod csvs;
 pub mod families;
 pub mod html;

@@ -20,7 +20,7 @@ pub struct NamedChart {
     pub table: Vec<Vec<String>>,
 }
 
-fn named(key: &str, title: &str, c: Chart) -> NamedChart {
+pub(crate) fn named(key: &str, title: &str, c: Chart) -> NamedChart {
     NamedChart {
         key: key.into(),
         title: title.into(),
@@ -30,7 +30,7 @@ fn named(key: &str, title: &str, c: Chart) -> NamedChart {
     }
 }
 
-fn opts(theme: Theme, percent: bool) -> ChartOptions {
+pub(crate) fn opts(theme: Theme, percent: bool) -> ChartOptions {
     ChartOptions {
         style: ChartStyle {
             width: 640,

@@ -8,8 +8,8 @@
 //! to also write every sample SVG there for looking at.
 
 use evalboard_report::charts::{
-    bar_chart, dual_axis_line_chart, grouped_bar_chart, histogram, line_chart, radar_chart,
-    theme_css, Chart, ChartOptions, ChartStyle, Theme, XValues, YSeries,
+    bar_chart, category_line_chart, dual_axis_line_chart, grouped_bar_chart, histogram, line_chart,
+    radar_chart, theme_css, Chart, ChartOptions, ChartStyle, Theme, XValues, YSeries,
 };
 
 #[cfg(target_arch = "wasm32")]
@@ -269,6 +269,44 @@ fn samples() -> Vec<(&'static str, Chart)> {
         "no_data",
         bar_chart("Accuracy by model", "Accuracy (%)", &[], &pct()),
     ));
+    // A series of runs (categorical x), with a gap, and a line chart where one series is a
+    // single point (drawn as a marker, its legend swatch too).
+    let stages = vec![s("stage_a"), s("stage_b"), s("stage_c"), s("stage_d")];
+    out.push((
+        "category_series",
+        category_line_chart(
+            "Headline metrics across the series",
+            "Run",
+            "Score (%)",
+            &stages,
+            &[
+                (s("v1"), vec![Some(0.0), Some(0.02), None, Some(0.05)]),
+                (
+                    s("v1-extract"),
+                    vec![Some(0.13), Some(0.11), Some(0.17), Some(0.2)],
+                ),
+            ],
+            &pct(),
+        ),
+    ));
+    out.push((
+        "line_single_point",
+        line_chart(
+            "Training loss by step",
+            "Step",
+            "Loss",
+            &[
+                (
+                    s("long run"),
+                    (0..50)
+                        .map(|i| (f64::from(i * 10), 2.0 - f64::from(i) / 40.0))
+                        .collect(),
+                ),
+                (s("m44 (1 point)"), vec![(414.0, 0.8573377161210286)]),
+            ],
+            &ChartOptions::default(),
+        ),
+    ));
     out
 }
 
@@ -295,6 +333,8 @@ snapshots!(
     "line_many_series",
     "bar_small",
     "no_data",
+    "category_series",
+    "line_single_point",
 );
 
 #[cfg(not(target_arch = "wasm32"))]

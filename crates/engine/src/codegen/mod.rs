@@ -10,6 +10,7 @@
 
 pub mod dto;
 pub mod model;
+pub mod pairing;
 pub mod patterns;
 pub mod pyre;
 pub mod pystr;
@@ -17,12 +18,14 @@ pub mod read;
 pub mod score;
 pub mod summary;
 pub mod syntax;
+pub mod views;
 
 use serde::{Deserialize, Serialize};
 
 pub use dto::{MetricsEntry, MetricsSummaryFile, Summary};
 pub use model::{CodegenMessage, DataFile, EvalInputs, ExecutionResult, RecoveryAttempt, Tokens};
-pub use read::{read_codegen_run, sniff, CodegenFileKind};
+pub use pairing::{compare_runs, pair_messages, CodegenComparison};
+pub use read::{file_reports, read_codegen_run, sniff, CodegenFileKind};
 pub use score::{
     calculate_evaluation_metrics, classify_error, lower, CodegenConfig, Profile, Weights,
 };

@@ -10,6 +10,7 @@ use super::model::{CodegenMessage, DataFile, ExecutionResult, RecoveryAttempt, T
 use super::summary::EntryScores;
 use super::{CodegenRun, CodegenSession, OriginalEntry, OriginalMetrics, OriginalSummary};
 use crate::diag::line_of_offset;
+use crate::model::{FileStatus, InputFileReport};
 use crate::{Diagnostic, InputFile};
 
 /// What a file of a code-generation run is.
@@ -901,9 +902,93 @@ pub fn read_trace(
     (out, diags)
 }
 
+/// The load report of a code-generation run folder: every input file with its status. CSVs and
+/// code-generation files are parsed, or partly parsed when reading them gave errors (the count
+/// and the first one are the reason); anything else is skipped with the reason. Sorted by path.
+pub fn file_reports(files: &[InputFile], diagnostics: &[Diagnostic]) -> Vec<InputFileReport> {
+    let mut out: Vec<InputFileReport> = files
+        .iter()
+        .map(|f| {
+            let is_csv = f.path.to_ascii_lowercase().ends_with(".csv");
+            let format = match sniff(&f.path, &f.bytes) {
+                Some(CodegenFileKind::MetricsJson) => Some("codegen-metrics-json"),
+                Some(CodegenFileKind::MetricsSummaryJson) => Some("codegen-metrics-summary"),
+                Some(CodegenFileKind::TraceJsonl) => Some("codegen-trace-jsonl"),
+                None if is_csv => Some("csv-data"),
+                None => None,
+            };
+            let (status, reason) = match format {
+                None => (
+                    FileStatus::Skipped,
+                    Some(
+                        "not a code-generation file (metrics.json, metrics_summary.json, trace \
+                         .jsonl or a data .csv)"
+                            .to_string(),
+                    ),
+                ),
+                Some(_) => {
+                    let mine: Vec<Diagnostic> = diagnostics
+                        .iter()
+                        .filter(|d| d.file == f.path)
+                        .cloned()
+                        .collect();
+                    crate::pipeline::status_of(&mine)
+                }
+            };
+            InputFileReport {
+                path: f.path.clone(),
+                bytes: f.bytes.len() as u64,
+                format: format.map(str::to_string),
+                status,
+                reason,
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_reports_give_every_file_a_status() {
+        let files = [
+            InputFile::new("t.jsonl", "{\"question\":\"q\",\"code\":\"x\",\"execution_result\":{\"type\":\"number\"}}\nnot json\n"),
+            InputFile::new("s/metrics.json", "[]"),
+            InputFile::new("data.csv", "a,b\n1,2\n"),
+            InputFile::new("notes.txt", "hello"),
+        ];
+        let run = read_codegen_run("r", &files);
+        let reports = file_reports(&files, &run.diagnostics);
+        let got: Vec<(&str, FileStatus, Option<&str>)> = reports
+            .iter()
+            .map(|r| (r.path.as_str(), r.status, r.format.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("data.csv", FileStatus::Parsed, Some("csv-data")),
+                ("notes.txt", FileStatus::Skipped, None),
+                (
+                    "s/metrics.json",
+                    FileStatus::Parsed,
+                    Some("codegen-metrics-json")
+                ),
+                (
+                    "t.jsonl",
+                    FileStatus::PartlyParsed,
+                    Some("codegen-trace-jsonl")
+                ),
+            ]
+        );
+        let reason = reports[3].reason.as_deref().unwrap_or("");
+        assert!(
+            reason.starts_with("1 problem; first: malformed JSON"),
+            "{reason}"
+        );
+    }
 
     #[test]
     fn sniff_by_name_and_content() {

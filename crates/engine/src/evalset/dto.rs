@@ -124,6 +124,7 @@ mod tests {
             run_failure: None,
             original: None,
             original_agreement: None,
+            meta: Default::default(),
         };
         assert_eq!(
             predictions_jsonl(&run),

@@ -93,6 +93,7 @@ mod tests {
             run_failure: None,
             original: None,
             original_agreement: None,
+            meta: Default::default(),
         }
     }
 

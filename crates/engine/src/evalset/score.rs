@@ -236,6 +236,8 @@ pub struct ScoredRun {
     /// The matching eval-summary entry, as originally scored.
     pub original: Option<SummaryEntry>,
     pub original_agreement: Option<OriginalAgreement>,
+    /// Model, eval set, manifest, durations and the training loss curve, for comparisons.
+    pub meta: crate::run_meta::RunMeta,
 }
 
 impl ScoredRun {
@@ -266,6 +268,7 @@ pub fn score_run(run: &EvalRun, opts: &ScoringOptions) -> ScoredRun {
         run_failure: run_failure.clone(),
         original,
         original_agreement: None,
+        meta: crate::run_meta::evalset_meta(run, opts.scorer),
     };
 
     if run.predictions.is_empty() {

@@ -97,6 +97,9 @@ pub struct ScoreConfig {
     pub profile: Profile,
     pub tolerances: doc::DocTolerances,
     pub prices: PriceTable,
+    /// How code-generation runs (seed 001) are scored; numeric QA scoring ignores it.
+    #[serde(default)]
+    pub codegen: crate::codegen::CodegenConfig,
 }
 
 /// The verdicts of one turn under the selected profile.

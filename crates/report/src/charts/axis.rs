@@ -25,16 +25,20 @@ pub(crate) enum Format {
 
 impl Format {
     /// For [`Format::Number`], the fixed decimals that suit the largest magnitude in `values`,
-    /// so one chart's labels line up ("−3.5", "12.2", "7.0"); other formats are kept.
+    /// so one chart's labels line up ("−3.5", "12.2", "7.0"), and none when every value is whole
+    /// (counts: "3", not "3.00"); other formats are kept.
     pub(crate) fn shared(self, values: impl IntoIterator<Item = f64>) -> Format {
         if self != Format::Number {
             return self;
         }
-        let max = values
+        let (max, whole, n) = values
             .into_iter()
             .filter(|v| v.is_finite())
-            .fold(0.0, |m: f64, v| m.max(v.abs()));
+            .fold((0.0, true, 0usize), |(m, w, n): (f64, bool, usize), v| {
+                (m.max(v.abs()), w && v.fract() == 0.0, n + 1)
+            });
         Format::Fixed(match max {
+            _ if whole && n > 0 => 0,
             m if m >= 100.0 => 0,
             m if m >= 10.0 => 1,
             m if m >= 1.0 => 2,
@@ -489,6 +493,7 @@ mod tests {
             Format::Fixed(1)
         );
         assert_eq!(Format::Number.shared([0.5]), Format::Fixed(3));
+        assert_eq!(Format::Number.shared([1.0, 2.0, 0.0]), Format::Fixed(0));
         assert_eq!(Format::Number.shared([]), Format::Fixed(3));
         assert_eq!(Format::Percent.shared([5.0]), Format::Percent);
         assert_eq!(typeset_minus("-3".into()), "−3");

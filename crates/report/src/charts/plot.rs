@@ -690,14 +690,16 @@ fn draw_line_series(
             (None, 1) => Some(Mark::LineCircle),
             (None, _) => None,
         };
+        // A point with no neighbour is the whole line there: a bigger marker.
+        let r = if line.len() == 1 { 4 } else { 3 };
         for &(x, y) in line.iter().filter(|_| mark.is_some()) {
             if mark == Some(Mark::LineSquare) {
                 root.draw(&Rectangle::new(
-                    [(x - 3, y - 3), (x + 3, y + 3)],
+                    [(x - r, y - r), (x + r, y + r)],
                     colour.filled(),
                 ))?;
             } else {
-                root.draw(&Circle::new((x, y), 3, colour.filled()))?;
+                root.draw(&Circle::new((x, y), r as u32, colour.filled()))?;
             }
         }
     }
@@ -769,7 +771,12 @@ pub fn line_chart(
         .map(|(i, s)| LegendItem {
             name: s.0.clone(),
             role: Role::Series(i),
-            mark: Mark::Line,
+            // A one-point series is drawn as a marker: its swatch shows one.
+            mark: if s.1.len() == 1 {
+                Mark::LineCircle
+            } else {
+                Mark::Line
+            },
         })
         .collect();
     let svg = render(opts, &title, &alt, &legend, |ctx, root, body| {
@@ -1024,6 +1031,105 @@ pub fn dual_axis_line_chart(
             draw_categories(ctx, root, &l, |i| dual.backend_coord(&(i as f64, 0.0)).0)?;
         }
         Ok(())
+    });
+    Chart { svg, alt, table }
+}
+
+/// Several lines over labelled x positions at equal steps (e.g. the runs of a series), one
+/// value per label and series; `None`/non-finite values break a line. Every point has a marker
+/// (series are short). The table has one row per label and a column per series.
+pub fn category_line_chart(
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    labels: &[String],
+    series: &[(String, Vec<Option<f64>>)],
+    opts: &ChartOptions,
+) -> Chart {
+    let format = opts.format();
+    let title = clean_label(title);
+    let x_label = clean_label(x_label);
+    let y_label = clean_label(y_label);
+    let labels: Vec<String> = labels.iter().map(|l| clean_label(l)).collect();
+    let names: Vec<String> = series.iter().map(|s| clean_label(&s.0)).collect();
+    let n = labels.len();
+    let at = |s: usize, i: usize| finite(series.get(s).and_then(|x| x.1.get(i).copied().flatten()));
+    let mut head = vec![if x_label.is_empty() {
+        "x".to_string()
+    } else {
+        x_label.clone()
+    }];
+    head.extend(names.iter().cloned());
+    let mut table = vec![head];
+    for (i, l) in labels.iter().enumerate() {
+        let mut row = vec![l.clone()];
+        row.extend((0..series.len()).map(|s| cell(at(s, i), format)));
+        table.push(row);
+    }
+    let values = || (0..series.len()).flat_map(move |s| (0..n).filter_map(move |i| at(s, i)));
+    let Some((y_lo, y_hi)) = min_max(values()) else {
+        return no_data(&title, opts, table);
+    };
+    let changes: Vec<String> = names
+        .iter()
+        .enumerate()
+        .filter_map(|(s, name)| {
+            let first = (0..n).find_map(|i| at(s, i))?;
+            let last = (0..n).rev().find_map(|i| at(s, i))?;
+            Some(format!(
+                "{name} {} → {}",
+                fmt_value(first, format),
+                fmt_value(last, format)
+            ))
+        })
+        .collect();
+    let alt = format!(
+        "Line chart {}: {} series, {} point{} along {} ({}){}.",
+        quoted(&title),
+        series.len(),
+        n,
+        plural(n),
+        if x_label.is_empty() { "x" } else { &x_label },
+        labels.join(", "),
+        if changes.is_empty() {
+            String::new()
+        } else {
+            format!("; first to last: {}", changes.join(", "))
+        }
+    );
+    let legend: Vec<LegendItem> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| LegendItem {
+            name: name.clone(),
+            role: Role::Series(i),
+            mark: Mark::LineCircle,
+        })
+        .collect();
+    let svg = render(opts, &title, &alt, &legend, |ctx, root, body| {
+        let (lo, hi) = value_range(y_lo, y_hi, format, false);
+        let spec = Spec {
+            x: LinearAxis::bare(-0.5, n as f64 - 0.5),
+            y: LinearAxis::nice(lo, hi, value_ticks_target(body), format),
+            y2: None,
+            x_desc: x_label.clone(),
+            y_desc: y_label.clone(),
+            y2_desc: String::new(),
+            bottom: Bottom::Points(labels.clone()),
+        };
+        let l = layout(ctx, body, &spec);
+        if too_small(&l) {
+            return Ok(());
+        }
+        let mut chart = build(root, body, &spec, &l)?;
+        draw_mesh(ctx, &mut chart, &spec, &l)?;
+        for s in 0..series.len() {
+            let px: Vec<Option<(i32, i32)>> = (0..n)
+                .map(|i| at(s, i).map(|v| chart.backend_coord(&(i as f64, v))))
+                .collect();
+            draw_line_series(ctx, root, Role::Series(s), &px, Some(Mark::LineCircle))?;
+        }
+        draw_categories(ctx, root, &l, |i| chart.backend_coord(&(i as f64, 0.0)).0)
     });
     Chart { svg, alt, table }
 }

@@ -214,15 +214,7 @@ pub fn num(v: Option<f64>, d: usize) -> String {
 
 /// An integer with thousands separators (1234567 → "1,234,567").
 pub fn int(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    evalboard_engine::run_meta::fmt_int(n)
 }
 
 /// A JSON value as short plain text (strings unquoted, null as "n/a").

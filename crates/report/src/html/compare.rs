@@ -8,6 +8,7 @@ use evalboard_engine::compare::{
     compare_pairs, diff_text, CompareOptions, DiffKind, Flip, PairedComparison, PairedItem,
 };
 use evalboard_engine::evalset;
+use evalboard_engine::run_meta::{side_by_side, MetaRow};
 use evalboard_engine::scorers::{answer_text, ScoredQaRun};
 use serde::Serialize;
 
@@ -23,6 +24,8 @@ pub struct Comparison {
     /// Why the runs could not be compared item by item (different families, no per-item data).
     pub note: Option<String>,
     pub stats: Option<PairedComparison>,
+    /// Baseline and candidate metadata side by side.
+    pub meta: Vec<MetaRow>,
 }
 
 /// Pairs two numeric-QA runs by (conversation id, turn index). Correctness is each run's own
@@ -71,6 +74,10 @@ pub fn compare(baseline: &ReportRun, candidate: &ReportRun, opts: &CompareOption
         candidate: candidate.name().to_string(),
         note: None,
         stats: None,
+        meta: side_by_side(&[
+            &super::series::report_run_meta(baseline),
+            &super::series::report_run_meta(candidate),
+        ]),
     };
     match (baseline, candidate) {
         (ReportRun::Qa(b), ReportRun::Qa(k)) => {
@@ -146,14 +153,25 @@ fn flip_label(f: Flip) -> &'static str {
 
 /// Renders comparison `i`.
 pub(crate) fn section(out: &mut String, i: usize, c: &Comparison, o: &HtmlOptions) {
+    section_with_id(out, &format!("cmp{i}"), c, o);
+}
+
+/// Renders a comparison under the anchor `id` (`cmp0`, `ser1`, …).
+pub(crate) fn section_with_id(out: &mut String, id: &str, c: &Comparison, o: &HtmlOptions) {
     let _ = writeln!(
         out,
-        "<h3 id=\"cmp{i}\">{} → {}</h3>",
+        "<h3 id=\"{}\">{} → {}</h3>",
+        escape_html(id),
         escape_html(&c.baseline),
         escape_html(&c.candidate)
     );
     if let Some(n) = &c.note {
         p(out, "eb-note", n);
+    }
+    if !c.meta.is_empty() {
+        out.push_str("<details class=\"eb-meta-details\" open><summary>Run metadata (≠ marks a difference)</summary>");
+        super::series::meta_table(out, &[&c.baseline, &c.candidate], &c.meta);
+        out.push_str("</details>\n");
     }
     let Some(s) = &c.stats else {
         return;
@@ -261,7 +279,7 @@ pub(crate) fn section(out: &mut String, i: usize, c: &Comparison, o: &HtmlOption
             }
         })
         .collect();
-    let id = format!("cmp{i}-table");
+    let id = format!("{id}-table");
     super::qa::filter_box(
         out,
         &id,

@@ -9,9 +9,9 @@ use serde_json::Value;
 use super::build::{card, h, int, json_text, num, p, pct, table, Cell, Head, Row, TableOpts};
 use super::qa::{capped_note, diagnostics, figure, filter_box};
 use super::HtmlOptions;
-use crate::charts::{bar_chart, ChartOptions, ChartStyle, Theme};
+use crate::charts::{bar_chart, Theme};
 use crate::families::{codegen_statistics, evalset_statistics};
-use crate::qa_charts::NamedChart;
+use crate::qa_charts::{named, opts, NamedChart};
 
 fn chart(
     key: &str,
@@ -20,26 +20,11 @@ fn chart(
     bars: &[(String, Option<f64>)],
     percent: bool,
 ) -> NamedChart {
-    let c = bar_chart(
+    named(
+        key,
         title,
-        y,
-        bars,
-        &ChartOptions {
-            style: ChartStyle {
-                width: 640,
-                height: 320,
-                theme: Theme::Light,
-            },
-            percent,
-        },
-    );
-    NamedChart {
-        key: key.into(),
-        title: title.into(),
-        svg: c.svg,
-        alt: c.alt,
-        table: c.table,
-    }
+        bar_chart(title, y, bars, &opts(Theme::Light, percent)),
+    )
 }
 
 /// The eval-set section of run `idx`; returns its statistics value.

@@ -1,0 +1,344 @@
+//! Run metadata side by side, the loss-curve overlay and the series section of the report (three
+//! or more runs of one family in order, e.g. successive training stages): each headline metric
+//! across the runs (table + chart), flips and statistics per consecutive pair, then every step's
+//! changed items, regressions first.
+
+use std::fmt::Write as _;
+
+use evalboard_engine::aggregate::doc;
+use evalboard_engine::compare::CompareOptions;
+use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
+use serde::Serialize;
+
+use super::build::{h, int, num, p, pct, table, Cell, Head, Row, TableOpts};
+use super::compare::{compare, Comparison};
+use super::encode::escape_html;
+use super::qa::figure;
+use super::{HtmlOptions, ReportRun};
+use crate::charts::Theme;
+use crate::compare_charts::{loss_curve_chart, series_metrics_chart};
+
+/// What a run is (model, eval set, config, status, durations …) and its loss curve.
+pub fn report_run_meta(r: &ReportRun) -> RunMeta {
+    match r {
+        ReportRun::Qa(s) => run_meta::qa_meta(s),
+        ReportRun::Evalset(s, _) => s.meta.clone(),
+        ReportRun::Codegen(_) => RunMeta::default(),
+    }
+}
+
+/// The metadata of `runs` side by side; differing rows are marked in a column of their own
+/// ("≠ differs"), not only by colour.
+pub(crate) fn meta_table(out: &mut String, names: &[&str], rows: &[MetaRow]) {
+    if rows.is_empty() {
+        return;
+    }
+    let mut heads: Vec<Head> = vec![("Field", false)];
+    heads.extend(names.iter().map(|n| (*n, false)));
+    heads.push(("", false));
+    let body: Vec<Row> = rows
+        .iter()
+        .map(|r| {
+            let mut cells = vec![Cell::text(&r.label)];
+            cells.extend(
+                r.values
+                    .iter()
+                    .map(|v| Cell::long(v.as_deref().unwrap_or("—"))),
+            );
+            cells.push(Cell::text(if r.differs { "≠ differs" } else { "same" }));
+            Row {
+                class: r.differs.then_some("eb-differs"),
+                verdict: Some(if r.differs { "differs" } else { "same" }),
+                cells,
+            }
+        })
+        .collect();
+    table(
+        out,
+        &heads,
+        &body,
+        TableOpts {
+            class: "eb-meta",
+            scroll: true,
+            ..Default::default()
+        },
+    );
+}
+
+/// The loss curves of `runs` overlaid, when any of them carries training metrics.
+pub(crate) fn loss_figure(out: &mut String, runs: &[(&str, &RunMeta)]) {
+    let curves: Vec<(&str, &[(u64, f64)])> = runs
+        .iter()
+        .map(|(n, m)| (*n, m.loss_curve.as_slice()))
+        .collect();
+    if let Some(c) = loss_curve_chart(&curves, Theme::Light) {
+        figure(out, &c);
+    }
+}
+
+/// A series: the runs in order and every consecutive comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Series {
+    pub family: &'static str,
+    pub runs: Vec<String>,
+    /// (metric label, one value per run).
+    pub metrics: Vec<(String, Vec<Option<f64>>)>,
+    /// Run `i` → run `i + 1`.
+    pub steps: Vec<Comparison>,
+    pub meta: Vec<MetaRow>,
+}
+
+/// The headline metrics of a run, as (label, value); fractions.
+fn headline(r: &ReportRun) -> Vec<(String, Option<f64>)> {
+    match r {
+        ReportRun::Qa(s) => {
+            let st = doc::statistics(s);
+            vec![
+                ("Numerical accuracy".into(), st.numerical_accuracy),
+                ("Exact match".into(), st.exact_match_accuracy),
+                (
+                    "Conversation-level accuracy".into(),
+                    st.conversation_level_accuracy,
+                ),
+            ]
+        }
+        ReportRun::Evalset(s, _) => vec![(
+            format!("Primary score ({})", s.scorer.id()),
+            s.scorecard.as_ref().and_then(|c| c.primary_score),
+        )],
+        ReportRun::Codegen(_) => Vec::new(),
+    }
+}
+
+/// The series of `runs` (in order) when there are at least three runs, all numeric QA or all
+/// eval sets; `None` otherwise.
+pub fn series(runs: &[ReportRun], opts: &CompareOptions) -> Option<Series> {
+    let family = runs.first()?.family();
+    if runs.len() < 3 || family == "codegen" || runs.iter().any(|r| r.family() != family) {
+        return None;
+    }
+    let per_run: Vec<Vec<(String, Option<f64>)>> = runs.iter().map(headline).collect();
+    let metrics = per_run
+        .first()
+        .map(|first| {
+            first
+                .iter()
+                .enumerate()
+                .map(|(i, (label, _))| {
+                    let values = per_run.iter().map(|m| m.get(i).and_then(|x| x.1)).collect();
+                    (label.clone(), values)
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let metas: Vec<RunMeta> = runs.iter().map(report_run_meta).collect();
+    let refs: Vec<&RunMeta> = metas.iter().collect();
+    Some(Series {
+        family,
+        runs: runs.iter().map(|r| r.name().to_string()).collect(),
+        metrics,
+        steps: runs
+            .windows(2)
+            .filter_map(|w| match w {
+                [a, b] => Some(compare(a, b, opts)),
+                _ => None,
+            })
+            .collect(),
+        meta: run_meta::side_by_side(&refs),
+    })
+}
+
+fn signed_points(x: Option<f64>) -> String {
+    x.map_or("n/a".into(), |d| format!("{:+.1}", d * 100.0))
+}
+
+/// The series section (id `series`).
+pub(crate) fn section(out: &mut String, s: &Series, loss: &[(&str, &RunMeta)], o: &HtmlOptions) {
+    out.push_str("<section id=\"series\">");
+    h(out, 2, "series-h", "Series");
+    p(
+        out,
+        "eb-muted",
+        &format!(
+            "{} {} runs in order: {}. Each step compares a run with the one before it.",
+            s.runs.len(),
+            s.family,
+            s.runs.join(" → ")
+        ),
+    );
+    // Metrics across the runs: table (one row per run) and chart.
+    let mut heads: Vec<Head> = vec![("Run", false)];
+    heads.extend(s.metrics.iter().map(|(l, _)| (l.as_str(), true)));
+    let rows: Vec<Row> = s
+        .runs
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let mut cells = vec![Cell::text(name)];
+            cells.extend(s.metrics.iter().map(|(_, v)| {
+                let x = v.get(i).copied().flatten();
+                Cell::num(&pct(x), x)
+            }));
+            Row {
+                cells,
+                ..Default::default()
+            }
+        })
+        .collect();
+    table(
+        out,
+        &heads,
+        &rows,
+        TableOpts {
+            id: Some("series-metrics"),
+            ..Default::default()
+        },
+    );
+    out.push_str("<div class=\"eb-grid\">");
+    figure(
+        out,
+        &series_metrics_chart(&s.runs, &s.metrics, Theme::Light),
+    );
+    loss_figure(out, loss);
+    out.push_str("</div>\n");
+    // Per consecutive pair.
+    let heads: &[Head] = &[
+        ("Step", false),
+        ("Regressed", true),
+        ("Improved", true),
+        ("Paired", true),
+        ("Accuracy change (points)", true),
+        ("95% CI (points)", true),
+        ("McNemar exact p", true),
+    ];
+    let rows: Vec<Row> = s
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let link = format!(
+                "<a href=\"#ser{i}\">{} → {}</a>",
+                escape_html(&c.baseline),
+                escape_html(&c.candidate)
+            );
+            let Some(st) = &c.stats else {
+                return Row {
+                    cells: vec![
+                        Cell::html(link, None),
+                        Cell::text(c.note.as_deref().unwrap_or("")),
+                    ],
+                    ..Default::default()
+                };
+            };
+            let ci = match (st.bootstrap.low, st.bootstrap.high) {
+                (Some(l), Some(hh)) => format!("[{:+.1}, {:+.1}]", l * 100.0, hh * 100.0),
+                _ => "n/a".into(),
+            };
+            Row {
+                class: (st.flips.regressed > 0).then_some("eb-regressed"),
+                verdict: None,
+                cells: vec![
+                    Cell::html(link, None),
+                    Cell::num(&int(st.flips.regressed), Some(st.flips.regressed as f64)),
+                    Cell::num(&int(st.flips.improved), Some(st.flips.improved as f64)),
+                    Cell::num(&int(st.n_paired), Some(st.n_paired as f64)),
+                    Cell::num(&signed_points(st.accuracy_delta), st.accuracy_delta),
+                    Cell::num(&ci, st.bootstrap.low),
+                    Cell::num(&num(Some(st.mcnemar_p), 4), Some(st.mcnemar_p)),
+                ],
+            }
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "<h3 id=\"series-steps\">Flips between consecutive runs</h3>"
+    );
+    table(
+        out,
+        heads,
+        &rows,
+        TableOpts {
+            id: Some("series-steps-table"),
+            ..Default::default()
+        },
+    );
+    let _ = writeln!(out, "<h3 id=\"series-meta\">Run metadata</h3>");
+    let names: Vec<&str> = s.runs.iter().map(String::as_str).collect();
+    meta_table(out, &names, &s.meta);
+    for (i, c) in s.steps.iter().enumerate() {
+        super::compare::section_with_id(out, &format!("ser{i}"), c, o);
+    }
+    out.push_str("</section>\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use evalboard_engine::evalset::{self, ScoringOptions};
+    use evalboard_engine::InputFile;
+
+    fn run(name: &str, answers: &[&str]) -> evalset::ScoredRun {
+        let set = "{\"id\":\"a\",\"prompt\":\"p\",\"expected_answer\":\"1\"}\n\
+                   {\"id\":\"b\",\"prompt\":\"p\",\"expected_answer\":\"2\"}\n";
+        let preds: String = ["a", "b"]
+            .iter()
+            .zip(answers)
+            .map(|(id, a)| format!("{{\"id\":\"{id}\",\"prediction\":\"{a}\"}}\n"))
+            .collect();
+        let mut r = evalset::read_evalset_run(
+            &[
+                InputFile::new(format!("{name}/set.jsonl"), set),
+                InputFile::new(format!("{name}/p_predictions.jsonl"), preds),
+                InputFile::new(
+                    format!("{name}/metrics.jsonl"),
+                    format!("{{\"step\": 1, \"loss\": {}}}\n", answers.len()),
+                ),
+            ],
+            None,
+        );
+        r.name = name.into();
+        evalset::score_run(&r, &ScoringOptions::default())
+    }
+
+    #[test]
+    fn three_runs_of_one_family_make_a_series() {
+        let (a, b, c) = (
+            run("a", &["1", "2"]),
+            run("b", &["1", "x"]),
+            run("c", &["y", "2"]),
+        );
+        let d: [evalboard_engine::Diagnostic; 0] = [];
+        let runs = [
+            ReportRun::Evalset(&a, &d),
+            ReportRun::Evalset(&b, &d),
+            ReportRun::Evalset(&c, &d),
+        ];
+        let s = series(&runs, &CompareOptions::default()).unwrap();
+        assert_eq!(s.runs, ["a", "b", "c"]);
+        assert_eq!(
+            s.metrics,
+            [(
+                "Primary score (answer_correctness@v1)".to_string(),
+                vec![Some(1.0), Some(0.5), Some(0.5)]
+            )]
+        );
+        let flips: Vec<(u64, u64)> = s
+            .steps
+            .iter()
+            .map(|c| {
+                let f = c.stats.as_ref().unwrap().flips;
+                (f.regressed, f.improved)
+            })
+            .collect();
+        assert_eq!(flips, [(1, 0), (1, 1)]);
+        assert!(series(&runs[..2], &CompareOptions::default()).is_none());
+        let mut html = String::new();
+        let metas: Vec<RunMeta> = runs.iter().map(report_run_meta).collect();
+        let loss: Vec<(&str, &RunMeta)> = vec![("a", &metas[0]), ("b", &metas[1])];
+        section(&mut html, &s, &loss, &HtmlOptions::default());
+        assert!(html.contains("id=\"series-steps-table\""));
+        assert!(html.contains("data-chart=\"series_metrics\""));
+        assert!(html.contains("data-chart=\"loss_curve\""));
+        assert!(html.contains("id=\"ser1\""));
+    }
+}

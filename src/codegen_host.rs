@@ -1,0 +1,229 @@
+//! The main worker's side of the code-generation worker. Code-generation runs (seed 001) are
+//! scored in a second worker, started on the first such drop: it carries the Python parser
+//! (~0.5 MB gzipped) that no other family needs, so the page's initial load does not pay for
+//! it. The main worker forwards page messages about those runs to it unchanged and posts its
+//! answers to the page unchanged; it only remembers which runs live there.
+
+use std::cell::RefCell;
+
+use js_sys::Array;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
+
+use crate::protocol::{Request, Response, RunId};
+use crate::worker::post;
+
+/// The code-generation worker's loader (Trunk's `data-loader-shim`), next to this worker's.
+const URL: &str = "./codegen-worker_loader.js";
+
+/// What the code-generation worker posts once it listens (it is not a page message).
+pub const READY: &str = "evalboard:codegen-worker-ready";
+
+#[derive(Default)]
+struct Host {
+    worker: Option<Worker>,
+    ready: bool,
+    /// Messages (and their transfer lists) waiting for `READY`.
+    queue: Vec<(JsValue, Option<Array>)>,
+    /// The runs it holds, by id, with their names.
+    runs: Vec<(RunId, String)>,
+    /// The latest `Configure`, replayed to a worker started after it.
+    config: Option<JsValue>,
+}
+
+thread_local! {
+    static HOST: RefCell<Host> = RefCell::new(Host::default());
+}
+
+/// The name of a run the code-generation worker holds.
+pub fn run_name(id: RunId) -> Option<String> {
+    HOST.with(|h| {
+        h.borrow()
+            .runs
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, n)| n.clone())
+    })
+}
+
+fn holds(id: RunId) -> bool {
+    run_name(id).is_some()
+}
+
+fn send(w: &Worker, msg: &JsValue, transfer: Option<&Array>) {
+    let res = match transfer {
+        Some(t) => w.post_message_with_transfer(msg, t),
+        None => w.post_message(msg),
+    };
+    if let Err(e) = res {
+        web_sys::console::warn_1(
+            &format!("evalboard: cannot post to the code worker: {e:?}").into(),
+        );
+    }
+}
+
+/// Starts the code-generation worker when needed; its messages go to the page as they are.
+fn ensure_started(scope: &DedicatedWorkerGlobalScope) -> Result<(), String> {
+    if HOST.with(|h| h.borrow().worker.is_some()) {
+        return Ok(());
+    }
+    let w =
+        Worker::new(URL).map_err(|e| format!("cannot start the code-generation worker: {e:?}"))?;
+    let page = scope.clone();
+    let cb = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
+        let data = e.data();
+        if data.as_string().as_deref() == Some(READY) {
+            flush();
+        } else if let Err(err) = page.post_message(&data) {
+            web_sys::console::warn_1(
+                &format!("evalboard: cannot relay to the page: {err:?}").into(),
+            );
+        }
+    });
+    w.set_onmessage(Some(cb.as_ref().unchecked_ref()));
+    cb.forget();
+    // It could not start (or stopped): its runs fail instead of waiting for ever.
+    let page = scope.clone();
+    let on_error = Closure::<dyn Fn(web_sys::Event)>::new(move |_e: web_sys::Event| {
+        let (ready, runs) = HOST.with(|h| {
+            let h = h.borrow();
+            (h.ready, h.runs.clone())
+        });
+        let error = "the code-generation worker could not start or stopped".to_string();
+        if !ready {
+            for (run_id, name) in runs {
+                post(
+                    &page,
+                    &Response::LoadFailed {
+                        run_id,
+                        name,
+                        error: error.clone(),
+                        files: Vec::new(),
+                        diagnostics: Vec::new(),
+                    },
+                );
+            }
+        } else {
+            post(
+                &page,
+                &Response::Error {
+                    req: None,
+                    message: error,
+                },
+            );
+        }
+    });
+    w.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+    HOST.with(|h| {
+        let mut h = h.borrow_mut();
+        if let Some(c) = h.config.clone() {
+            h.queue.insert(0, (c, None));
+        }
+        h.worker = Some(w);
+    });
+    Ok(())
+}
+
+fn flush() {
+    HOST.with(|h| {
+        let mut h = h.borrow_mut();
+        h.ready = true;
+        let queue = std::mem::take(&mut h.queue);
+        if let Some(w) = &h.worker {
+            for (msg, transfer) in queue {
+                send(w, &msg, transfer.as_ref());
+            }
+        }
+    });
+}
+
+fn forward(msg: &JsValue, transfer: Option<Array>) {
+    HOST.with(|h| {
+        let mut h = h.borrow_mut();
+        match (&h.worker, h.ready) {
+            (Some(w), true) => send(w, msg, transfer.as_ref()),
+            _ => h.queue.push((msg.clone(), transfer)),
+        }
+    });
+}
+
+/// Hands a `Load` of a code-generation run (its message and transferred buffers) over.
+pub fn load(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    name: &str,
+    msg: &JsValue,
+    buffers: &Array,
+) {
+    if let Err(error) = ensure_started(scope) {
+        post(
+            scope,
+            &Response::LoadFailed {
+                run_id,
+                name: name.to_string(),
+                error,
+                files: Vec::new(),
+                diagnostics: Vec::new(),
+            },
+        );
+        return;
+    }
+    HOST.with(|h| {
+        let mut h = h.borrow_mut();
+        h.runs.retain(|(i, _)| *i != run_id);
+        h.runs.push((run_id, name.to_string()));
+    });
+    post(
+        scope,
+        &Response::Progress {
+            run_id,
+            stage: "starting the code scorer".into(),
+            done: 0,
+            total: 1,
+        },
+    );
+    forward(msg, Some(buffers.clone()));
+}
+
+/// Forwards what concerns the code-generation worker's runs; `true` when the request is fully
+/// handled there (the main worker then does nothing with it).
+pub fn route(req: &Request, msg: &JsValue) -> bool {
+    let started = HOST.with(|h| h.borrow().worker.is_some());
+    match req {
+        Request::Configure { .. } => {
+            HOST.with(|h| h.borrow_mut().config = Some(msg.clone()));
+            if started {
+                forward(msg, None);
+            }
+            false
+        }
+        // The id stays known: a run removed while it loads is removed again when it arrives.
+        Request::Remove { run_id } if holds(*run_id) => {
+            forward(msg, None);
+            true
+        }
+        Request::Codegen { run_id, .. }
+        | Request::Export { run_id, .. }
+        | Request::Report { run_id, .. }
+            if holds(*run_id) =>
+        {
+            forward(msg, None);
+            true
+        }
+        Request::Compare {
+            baseline,
+            candidate,
+            ..
+        } if holds(*baseline) && holds(*candidate) => {
+            forward(msg, None);
+            true
+        }
+        Request::Series { runs, .. } if !runs.is_empty() && runs.iter().all(|id| holds(*id)) => {
+            forward(msg, None);
+            true
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,541 @@
+//! The page ⇄ worker protocol round-trips through its binary encoding (postcard), natively:
+//! every `Request` and `Response` variant, filled with real engine output (the demo's gpt-4o and
+//! o3 runs, an eval-set fixture) and with empty/`None` fields. postcard is not self-describing, so
+//! a type that stops round-tripping (`skip_serializing_if`, `flatten`, `untagged`, internal tags,
+//! `serde_json::Value`) fails here. A new variant fails to compile in `variant()` until it has a
+//! sample below.
+
+use std::path::Path;
+
+use evalboard_app::families::{self, Side};
+use evalboard_app::protocol::{
+    self, ChartDto, CompareQuery, EvalsetView, Request, Response, RunInfo,
+};
+use evalboard_engine::scorers::{score_qa_run, ModelPrice, PriceTable, Profile, ScoreConfig};
+use evalboard_engine::views::{self, ItemFilter, ItemQuery, SortKey};
+use evalboard_engine::{pipeline, InputFile, RunInput};
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn input(name: &str, dir: &str, files: &[&str]) -> RunInput {
+    let files = files
+        .iter()
+        .map(|f| {
+            let bytes = std::fs::read(root().join(dir).join(f)).expect("fixture file");
+            InputFile::new(f.to_string(), bytes)
+        })
+        .collect();
+    RunInput::new(name, files)
+}
+
+fn qa(name: &str, results: &str) -> evalboard_engine::scorers::ScoredQaRun {
+    let run = pipeline::load_qa_run(
+        &input(
+            name,
+            &format!("demo/{name}"),
+            &[results, "model_eval_dataset.json"],
+        ),
+        None,
+    )
+    .expect("the demo run loads");
+    score_qa_run(run, &ScoreConfig::default())
+}
+
+fn evalset(name: &str) -> families::EvalsetState {
+    let mut inp = input(
+        name,
+        &format!("tests/fixtures/evalset_m45_vs_m46/runs/{name}"),
+        &["eval_summary.json", &format!("{name}_predictions.jsonl")],
+    );
+    inp.files.push(InputFile::new(
+        "attached_evalset.jsonl",
+        std::fs::read(root().join("tests/fixtures/evalset_m45_vs_m46/attached_evalset.jsonl"))
+            .expect("eval set"),
+    ));
+    families::load_evalset(&inp).expect("the eval-set run loads")
+}
+
+/// The variant's name; exhaustive, so a new variant needs a sample before this compiles.
+fn response_variant(r: &Response) -> &'static str {
+    match r {
+        Response::Ready => "Ready",
+        Response::Progress { .. } => "Progress",
+        Response::Loaded { .. } => "Loaded",
+        Response::LoadFailed { .. } => "LoadFailed",
+        Response::Rescored { .. } => "Rescored",
+        Response::Overview { .. } => "Overview",
+        Response::Items { .. } => "Items",
+        Response::Conversation { .. } => "Conversation",
+        Response::Export { .. } => "Export",
+        Response::Error { .. } => "Error",
+        Response::Evalset { .. } => "Evalset",
+        Response::Compare { .. } => "Compare",
+        Response::Series { .. } => "Series",
+        Response::Codegen { .. } => "Codegen",
+    }
+}
+const RESPONSE_VARIANTS: usize = 14;
+
+fn request_variant(r: &Request) -> &'static str {
+    match r {
+        Request::Load { .. } => "Load",
+        Request::Configure { .. } => "Configure",
+        Request::Remove { .. } => "Remove",
+        Request::Overview { .. } => "Overview",
+        Request::Items { .. } => "Items",
+        Request::Conversation { .. } => "Conversation",
+        Request::Export { .. } => "Export",
+        Request::Evalset { .. } => "Evalset",
+        Request::Compare { .. } => "Compare",
+        Request::Report { .. } => "Report",
+        Request::Series { .. } => "Series",
+        Request::ConfigureEvalset { .. } => "ConfigureEvalset",
+        Request::Codegen { .. } => "Codegen",
+    }
+}
+const REQUEST_VARIANTS: usize = 13;
+
+/// Encodes, decodes and compares: the decoded value prints the same (`Debug` shows every field)
+/// and encodes to the same bytes.
+fn assert_round_trips<T>(msg: &T) -> usize
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    let bytes = protocol::encode(msg).expect("encodes");
+    let back: T = protocol::decode(&bytes).unwrap_or_else(|e| panic!("{e}: {msg:?}"));
+    assert_eq!(format!("{back:?}"), format!("{msg:?}"));
+    assert_eq!(protocol::encode(&back).expect("re-encodes"), bytes);
+    bytes.len()
+}
+
+fn chart() -> ChartDto {
+    ChartDto {
+        key: "accuracy_variants".into(),
+        title: "Accuracy variants".into(),
+        svg: r#"<svg xmlns="http://www.w3.org/2000/svg"><text>&lt;b&gt;</text></svg>"#.into(),
+        alt: "bars".into(),
+        table: vec![
+            vec!["Variant".into(), "Accuracy".into()],
+            vec!["exact".into(), "41.7%".into()],
+        ],
+    }
+}
+
+fn responses() -> Vec<Response> {
+    let gpt = qa("gpt-4o", "gpt_4o_results.json");
+    let o3 = qa("o3", "o3_results.json");
+    let info = |run_id, s: &evalboard_engine::scorers::ScoredQaRun| RunInfo {
+        run_id,
+        name: s.run.name.clone(),
+        demo: true,
+        family: "numeric-qa".into(),
+        n_conversations: s.run.conversations.len(),
+        n_turns: s.turns.len(),
+        files: s.run.files.clone(),
+        diagnostics: s.run.diagnostics.clone(),
+        numerical_accuracy: evalboard_engine::aggregate::doc::statistics(s).numerical_accuracy,
+        load_ms: 12.5,
+        wasm_memory_bytes: Some(1 << 24),
+        primary_score: None,
+        stage_ms: vec![("parse".into(), 8.5), ("score".into(), 4.0)],
+    };
+    let base = evalset("m45_m44_baseline");
+    let cand = evalset("m46_control");
+    let ev_view = families::evalset_view(&base);
+    assert!(!ev_view.items.is_empty() && ev_view.original.is_some());
+    let mut empty_ev = ev_view.clone();
+    empty_ev.items.clear();
+    empty_ev.groups.clear();
+    empty_ev.original = None;
+    empty_ev.original_agreement = None;
+    empty_ev.primary_score = None;
+    let ev_cmp = families::compare_view(
+        &Side::Evalset("m45", &base),
+        &Side::Evalset("m46", &cand),
+        &CompareQuery::default(),
+    );
+    assert!(!ev_cmp.rows.is_empty());
+    let qa_cmp = families::compare_view(
+        &Side::Qa("gpt-4o", &gpt),
+        &Side::Qa("o3", &o3),
+        &CompareQuery {
+            flip: Some("regressed".into()),
+            category: None,
+            limit: 5,
+        },
+    );
+    let mixed = families::compare_view(
+        &Side::Qa("gpt-4o", &gpt),
+        &Side::Evalset("m46", &cand),
+        &CompareQuery::default(),
+    );
+    assert!(mixed.error.is_some());
+    let query = ItemQuery {
+        filter: ItemFilter {
+            verdict: Some("wrong".into()),
+            ..Default::default()
+        },
+        sort: SortKey::Verdict,
+        desc: true,
+        offset: 0,
+        limit: 20,
+    };
+    let page = views::items(&gpt, &query);
+    assert!(!page.rows.is_empty());
+    let overview = views::overview(&gpt, 10);
+    let conversation = views::conversation(&gpt, 0);
+    assert!(conversation.is_some());
+    let mut out = vec![
+        Response::Ready,
+        Response::Progress {
+            run_id: 1,
+            stage: "parsing".into(),
+            done: 10,
+            total: u64::MAX,
+        },
+        Response::Loaded {
+            info: info(1, &gpt),
+        },
+        Response::Loaded {
+            info: RunInfo {
+                family: "evalset".into(),
+                numerical_accuracy: None,
+                wasm_memory_bytes: None,
+                primary_score: Some(0.5),
+                ..info(2, &o3)
+            },
+        },
+        Response::LoadFailed {
+            run_id: 3,
+            name: "bad".into(),
+            error: "nothing readable".into(),
+            files: gpt.run.files.clone(),
+            diagnostics: vec![
+                evalboard_engine::Diagnostic::error("a.jsonl", Some(3), "bad")
+                    .with_record("turn 2"),
+            ],
+        },
+        Response::Rescored {
+            runs: vec![info(1, &gpt), info(2, &o3)],
+        },
+        Response::Rescored { runs: vec![] },
+        Response::Overview {
+            req: 7,
+            run_id: 1,
+            overview: Box::new(overview),
+            charts: vec![chart(), chart()],
+        },
+        Response::Overview {
+            req: 8,
+            run_id: 2,
+            overview: Box::new(views::overview(&qa_empty(), 10)),
+            charts: vec![],
+        },
+        Response::Items {
+            req: 9,
+            run_id: 1,
+            page,
+        },
+        Response::Conversation {
+            req: 10,
+            run_id: 1,
+            view: conversation,
+        },
+        Response::Conversation {
+            req: 11,
+            run_id: 1,
+            view: None,
+        },
+        Response::Export {
+            req: 12,
+            run_id: 1,
+            file: "statistics.json".into(),
+            text: "{\"a\": 1}\n".into(),
+        },
+        Response::Error {
+            req: None,
+            message: "unreadable".into(),
+        },
+        Response::Error {
+            req: Some(3),
+            message: "no run 3".into(),
+        },
+        Response::Evalset {
+            req: 13,
+            run_id: 2,
+            view: Box::new(ev_view),
+        },
+        Response::Evalset {
+            req: 14,
+            run_id: 2,
+            view: Box::new(empty_ev),
+        },
+    ];
+    // A series: metadata side by side, the metrics chart, one step's comparison.
+    let series = families::series_view(
+        &[
+            Side::Evalset("m45", &base),
+            Side::Evalset("m46", &cand),
+            Side::Evalset("m45 again", &base),
+        ],
+        1,
+        &CompareQuery::default(),
+        true,
+    );
+    assert!(!series.steps.is_empty() && !series.meta.is_empty());
+    out.push(Response::Series {
+        req: 16,
+        view: Box::new(series),
+    });
+    // Code-generation screens of a real trace fixture (overview, a page of messages, one message)
+    // and a code-generation comparison.
+    let cg = |dir: &str| {
+        evalboard_app::codegen::load_codegen(
+            &input(
+                dir,
+                &format!("tests/fixtures/codegen_diff/{dir}"),
+                &["traces.jsonl", "employees.csv"],
+            ),
+            &Default::default(),
+        )
+        .expect("the codegen fixture loads")
+    };
+    let (cg_base, cg_cand) = (cg("baseline"), cg("candidate"));
+    for query in codegen_queries() {
+        out.push(Response::Codegen {
+            req: 17,
+            run_id: 5,
+            view: Box::new(evalboard_app::codegen::view(&cg_base, &query)),
+        });
+    }
+    out.push(Response::Compare {
+        req: 18,
+        view: Box::new(families::compare_view(
+            &Side::Codegen("baseline", &cg_base),
+            &Side::Codegen("candidate", &cg_cand),
+            &CompareQuery::default(),
+        )),
+    });
+    for view in [ev_cmp, qa_cmp, mixed] {
+        out.push(Response::Compare {
+            req: 15,
+            view: Box::new(view),
+        });
+    }
+    out
+}
+
+fn codegen_queries() -> Vec<evalboard_app::protocol::CodegenQuery> {
+    use evalboard_app::protocol::{CodegenFilter, CodegenQuery};
+    vec![
+        CodegenQuery::Overview { dark: true },
+        CodegenQuery::Items {
+            filter: CodegenFilter {
+                model: Some("gpt-4o".into()),
+                session: None,
+                class: Some("column_error".into()),
+                text: Some("sum <b>".into()),
+            },
+            offset: 0,
+            limit: 20,
+        },
+        CodegenQuery::Items {
+            filter: CodegenFilter::default(),
+            offset: 0,
+            limit: 20,
+        },
+        CodegenQuery::Message {
+            session: 0,
+            index: 0,
+        },
+        CodegenQuery::Message {
+            session: 99,
+            index: 0,
+        },
+    ]
+}
+
+/// A run with no readable turns (every aggregate `None`).
+fn qa_empty() -> evalboard_engine::scorers::ScoredQaRun {
+    score_qa_run(
+        evalboard_engine::model::QaRun::default(),
+        &ScoreConfig::default(),
+    )
+}
+
+fn requests() -> Vec<Request> {
+    let config = ScoreConfig {
+        profile: Profile::Fa2,
+        tolerances: evalboard_engine::scorers::doc::DocTolerances {
+            rel: 0.02,
+            ..Default::default()
+        },
+        prices: PriceTable {
+            models: vec![(
+                "gpt-4o".into(),
+                ModelPrice {
+                    input_per_mtok: 2.5,
+                    output_per_mtok: 10.0,
+                },
+            )],
+        },
+        codegen: Default::default(),
+    };
+    vec![
+        Request::Load {
+            run_id: 1,
+            name: "a b".into(),
+            paths: vec!["x/y.json".into(), "z.jsonl".into()],
+            demo: true,
+        },
+        Request::Configure { config },
+        Request::Configure {
+            config: ScoreConfig::default(),
+        },
+        Request::Remove { run_id: 4 },
+        Request::Overview {
+            req: 1,
+            run_id: 1,
+            dark: true,
+        },
+        Request::Items {
+            req: 2,
+            run_id: 1,
+            query: ItemQuery {
+                filter: ItemFilter {
+                    verdict: Some("wrong".into()),
+                    turn_idx: Some(2),
+                    feature: Some("has_type2_question".into()),
+                    error_type: None,
+                    text: Some("ü <b>".into()),
+                    disagreements: true,
+                },
+                sort: SortKey::Tokens,
+                desc: true,
+                offset: 100,
+                limit: 50,
+            },
+        },
+        Request::Items {
+            req: 3,
+            run_id: 1,
+            query: ItemQuery::default(),
+        },
+        Request::Conversation {
+            req: 4,
+            run_id: 1,
+            conv: 3,
+        },
+        Request::Export {
+            req: 5,
+            run_id: 1,
+            file: "turns.csv".into(),
+        },
+        Request::Evalset { req: 6, run_id: 2 },
+        Request::Compare {
+            req: 7,
+            baseline: 1,
+            candidate: 2,
+            query: CompareQuery {
+                flip: Some("improved".into()),
+                category: Some("math".into()),
+                limit: 10,
+            },
+        },
+        Request::Compare {
+            req: 8,
+            baseline: 1,
+            candidate: 2,
+            query: CompareQuery::default(),
+        },
+        Request::Report {
+            req: 9,
+            run_id: 1,
+            baseline: Some(2),
+            generated_at: "2026-11-21 12:00 UTC".into(),
+        },
+        Request::Report {
+            req: 10,
+            run_id: 1,
+            baseline: None,
+            generated_at: String::new(),
+        },
+        Request::Series {
+            req: 11,
+            runs: vec![1, 2, 3],
+            step: 1,
+            query: CompareQuery::default(),
+            dark: false,
+        },
+        Request::ConfigureEvalset {
+            scorer: evalboard_engine::evalset::AnswerScorer::V1Extract,
+            pass_threshold: 0.75,
+        },
+    ]
+    .into_iter()
+    .chain(codegen_queries().into_iter().map(|query| Request::Codegen {
+        req: 12,
+        run_id: 5,
+        query,
+    }))
+    .collect()
+}
+
+/// Every sample round-trips, and together they cover all `n_variants` variants.
+fn assert_all_round_trip<T>(samples: Vec<T>, variant: fn(&T) -> &'static str, n_variants: usize)
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    let mut seen = std::collections::BTreeSet::new();
+    for r in samples {
+        assert_round_trips(&r);
+        seen.insert(variant(&r));
+    }
+    assert_eq!(seen.len(), n_variants, "a variant has no sample: {seen:?}");
+}
+
+#[test]
+fn every_response_variant_round_trips() {
+    assert_all_round_trip(responses(), response_variant, RESPONSE_VARIANTS);
+}
+
+#[test]
+fn every_request_variant_round_trips() {
+    assert_all_round_trip(requests(), request_variant, REQUEST_VARIANTS);
+}
+
+#[test]
+fn binary_replies_are_smaller_than_json() {
+    // Not a contract, a sanity check of the point of the encoding: the demo's overview and a
+    // page of items are well under their JSON size.
+    for r in responses().iter().filter(|r| {
+        matches!(
+            r,
+            Response::Overview { .. } | Response::Items { .. } | Response::Evalset { .. }
+        )
+    }) {
+        let bin = assert_round_trips(r);
+        let json = serde_json::to_string(r).expect("json").len();
+        assert!(bin < json, "{} bytes binary vs {json} JSON", bin);
+    }
+}
+
+#[test]
+fn truncated_or_extended_messages_are_errors_not_panics() {
+    let bytes = protocol::encode(&responses()[2]).expect("encodes");
+    for cut in [0, 1, bytes.len() / 2, bytes.len() - 1] {
+        assert!(
+            protocol::decode::<Response>(&bytes[..cut]).is_err(),
+            "cut at {cut}"
+        );
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(protocol::decode::<Response>(&longer)
+        .unwrap_err()
+        .contains("unread"));
+    assert!(protocol::decode::<Request>(&[200, 1, 2]).is_err());
+    assert!(protocol::decode::<EvalsetView>(&[]).is_err());
+}
