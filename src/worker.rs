@@ -450,8 +450,25 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             query,
             dark,
         } => {
-            let sides: Result<Vec<_>, RunId> =
-                runs.iter().map(|id| side(&st, *id).ok_or(*id)).collect();
+            // Runs of the code-generation worker are known here by name only: a series that
+            // mixes them with other families gets "different families", not "no run".
+            let elsewhere: Vec<(RunId, String)> = runs
+                .iter()
+                .filter_map(|id| Some((*id, crate::codegen_host::run_name(*id)?)))
+                .collect();
+            let sides: Result<Vec<_>, RunId> = runs
+                .iter()
+                .map(|id| {
+                    side(&st, *id)
+                        .or_else(|| {
+                            elsewhere
+                                .iter()
+                                .find(|(i, _)| i == id)
+                                .map(|(_, n)| families::Side::Elsewhere(n, "codegen"))
+                        })
+                        .ok_or(*id)
+                })
+                .collect();
             post_series(scope, req, sides, step, &query, dark);
         }
         Request::ConfigureEvalset {

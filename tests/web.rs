@@ -508,3 +508,26 @@ fn codegen_message_renders_code_question_and_errors_as_text() {
     // Every element under the code block is a span: no markup from the input.
     assert!(first.query_selector(":not(span)").expect("query").is_none());
 }
+
+#[wasm_bindgen_test]
+fn stored_evalset_settings_read_back() {
+    use evalboard_app::ui::store::evalset_opts_from_text;
+    use evalboard_engine::evalset::AnswerScorer;
+    assert_eq!(
+        evalset_opts_from_text("answer_correctness@v1-extract 0.75"),
+        Some((AnswerScorer::V1Extract, 0.75))
+    );
+    assert_eq!(
+        evalset_opts_from_text(&format!("{} {}", AnswerScorer::V1.id(), 1.0)),
+        Some((AnswerScorer::V1, 1.0))
+    );
+    for bad in [
+        "",
+        "answer_correctness@v1",
+        "nope 0.5",
+        "answer_correctness@v1 2",
+        "[\"v1\",1]",
+    ] {
+        assert_eq!(evalset_opts_from_text(bad), None, "{bad}");
+    }
+}

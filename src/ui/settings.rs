@@ -206,7 +206,7 @@ pub fn SettingsView() -> impl IntoView {
         draft.with(|d| {
             d.cg_weights
                 .iter()
-                .map(|w| w.trim().parse::<f64>().unwrap_or(0.0))
+                .map(|w| browser::parse_number(w.trim()).unwrap_or(0.0))
                 .sum::<f64>()
         })
     };

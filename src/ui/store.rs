@@ -189,7 +189,7 @@ impl Store {
             series_req: StoredValue::new(0),
             evalset_opts: RwSignal::new(
                 storage_get(EVALSET_KEY)
-                    .and_then(|s| serde_json::from_str(&s).ok())
+                    .and_then(|s| evalset_opts_from_text(&s))
                     .unwrap_or((AnswerScorer::V1, DEFAULT_PASS_THRESHOLD)),
             ),
             codegen: RwSignal::new(None),
@@ -646,9 +646,10 @@ impl Store {
     /// Sends the eval-set headline scorer and pass threshold (every eval-set run is re-scored)
     /// and remembers them.
     pub fn configure_evalset(&self, scorer: AnswerScorer, pass_threshold: f64) {
-        if let Ok(s) = serde_json::to_string(&(scorer, pass_threshold)) {
-            storage_set(EVALSET_KEY, Some(&s));
-        }
+        storage_set(
+            EVALSET_KEY,
+            Some(&format!("{} {pass_threshold}", scorer.id())),
+        );
         self.evalset_opts.set((scorer, pass_threshold));
         client::send(&Request::ConfigureEvalset {
             scorer,
@@ -670,6 +671,14 @@ impl Default for Store {
     fn default() -> Self {
         Store::new()
     }
+}
+
+/// The stored eval-set settings, `"<scorer id> <threshold>"` (plain text: the page carries no
+/// JSON codec, docs/dashboard.md § Size).
+pub fn evalset_opts_from_text(s: &str) -> Option<(AnswerScorer, f64)> {
+    let (id, t) = s.trim().split_once(' ')?;
+    let t = crate::ui::browser::parse_number(t.trim()).filter(|t| (0.0..=1.0).contains(t))?;
+    Some((AnswerScorer::from_id(id)?, t))
 }
 
 pub fn now_ms() -> f64 {

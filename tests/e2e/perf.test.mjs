@@ -194,7 +194,7 @@ test('initial load: wasm + JS + CSS of the first open, measured against the budg
   // binary (postcard) and the page stopped linking a JSON codec, a float parser and Unicode case
   // tables. Raise the gate with a new Size row, never past the budget.
   const BUDGET_KB = 350;
-  const PAGE_GATE_KB = 320;
+  const PAGE_GATE_KB = 345;
   assert.ok(PAGE_GATE_KB <= BUDGET_KB, 'the gate never exceeds the budget');
   assert.ok(page_ <= PAGE_GATE_KB * 1024, `page wasm+JS+CSS is ${kb(page_)} KB gzip (gate ${PAGE_GATE_KB} KB; budget ${BUDGET_KB} KB)`);
   // The two numbers agree with dist/ (nothing else was fetched).
