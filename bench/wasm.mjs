@@ -53,6 +53,9 @@ try {
       info.numerical_accuracy = r.opt(r.f64);
       info.load_ms = r.f64();
       info.wasm_memory_bytes = r.opt(r.varint);
+      info.primary_score = r.opt(r.f64);
+      // stage_ms: Vec<(String, f64)>
+      info.stage_ms = r.vec(() => [r.str(), r.f64()]);
       return { type, info };
     };
     const buf = await (await fetch('./bench-input')).arrayBuffer();
