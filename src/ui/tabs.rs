@@ -106,8 +106,18 @@ pub fn TabBar() -> impl IntoView {
             }
         }
     };
+    // Complexity, Breakdowns and Errors are numeric-QA views: hidden for the other families.
+    let other_family = Memo::new(move |_| {
+        store
+            .current()
+            .and_then(|r| r.info().map(|i| i.family != "numeric-qa"))
+            .unwrap_or(false)
+    });
+    let shown = move |t: Tab| {
+        !(other_family.get() && matches!(t, Tab::Complexity | Tab::Breakdowns | Tab::Errors))
+    };
     let on_key = move |ev: KeyboardEvent| {
-        let all = Tab::ALL;
+        let all: Vec<Tab> = Tab::ALL.into_iter().filter(|t| shown(*t)).collect();
         let i = all.iter().position(|t| *t == current()).unwrap_or(0);
         let n = all.len();
         let next = match ev.key().as_str() {
@@ -145,6 +155,7 @@ pub fn TabBar() -> impl IntoView {
                         aria-controls=format!("eb-panel-{}", t.slug())
                         aria-selected=move || if selected() { "true" } else { "false" }
                         tabindex=move || if selected() { "0" } else { "-1" }
+                        hidden=move || !shown(t)
                         on:click=move |_| select(t, false)
                     >
                         {t.label()}
