@@ -167,22 +167,22 @@ pub(crate) fn status_of(diags: &[Diagnostic]) -> (FileStatus, Option<String>) {
 /// other file, so a native caller may read files on several threads ([`read_file`]) and then
 /// [`assemble_qa_run`]; [`load_qa_run`] does both in order on one thread (wasm).
 #[derive(Debug)]
-pub struct FileRead {
+pub struct FileRead<'a> {
     /// The file's report; for `turns.csv` it is settled by [`assemble_qa_run`].
     pub report: InputFileReport,
     pub diagnostics: Vec<Diagnostic>,
-    content: FileContent,
+    content: FileContent<'a>,
 }
 
 #[derive(Debug)]
-enum FileContent {
+enum FileContent<'a> {
     Nothing,
     Trace(Box<QaConversation>),
     Conversations(Vec<QaConversation>),
-    /// A flattened turns.csv: the source only when the folder has no traces or results.
+    /// A flattened turns.csv: the source only when the folder has no traces or results, so
+    /// it is read by [`assemble_qa_run`] only then.
     TurnsCsv {
-        convs: Vec<QaConversation>,
-        diagnostics: Vec<Diagnostic>,
+        file: &'a InputFile,
         trace_order: Vec<String>,
     },
     Dataset(convfinqa::Dataset),
@@ -194,7 +194,7 @@ enum FileContent {
 }
 
 /// Classifies and reads one file. `progress(bytes_done)` is called while big files are read.
-pub fn read_file(f: &InputFile, progress: &mut dyn FnMut(u64)) -> FileRead {
+pub fn read_file<'a>(f: &'a InputFile, progress: &mut dyn FnMut(u64)) -> FileRead<'a> {
     let kind = match classify(f) {
         Ok(k) => k,
         Err(reason) => {
@@ -221,13 +221,11 @@ pub fn read_file(f: &InputFile, progress: &mut dyn FnMut(u64)) -> FileRead {
                 d
             }),
         FileKind::Fa2TurnsCsv => {
-            let (convs, diagnostics) = fa2_traces::read_turns_csv(&f.path, &f.bytes);
             return FileRead {
                 report: report(f, Some(kind), FileStatus::Parsed, None),
                 diagnostics: Vec::new(),
                 content: FileContent::TurnsCsv {
-                    convs,
-                    diagnostics,
+                    file: f,
                     trace_order: fa2_traces::trace_order_from_csv(&f.bytes),
                 },
             };
@@ -315,7 +313,7 @@ pub fn load_qa_run_with_progress(
 /// turns.csv as the source only without traces, dataset join, failed conversations.
 pub fn assemble_qa_run(
     name: &str,
-    mut reads: Vec<FileRead>,
+    mut reads: Vec<FileRead<'_>>,
     dataset: Option<&convfinqa::Dataset>,
 ) -> Result<QaRun, LoadError> {
     reads.sort_by(|a, b| a.report.path.cmp(&b.report.path));
@@ -326,7 +324,7 @@ pub fn assemble_qa_run(
     };
     let mut trace_convs: Vec<QaConversation> = Vec::new();
     let mut other_convs: Vec<QaConversation> = Vec::new();
-    let mut turns_csv: Vec<(usize, Vec<QaConversation>, Vec<Diagnostic>)> = Vec::new();
+    let mut turns_csv: Vec<(usize, &InputFile)> = Vec::new();
     let mut in_folder_datasets: Vec<convfinqa::Dataset> = Vec::new();
     let mut files = Vec::with_capacity(reads.len());
     let mut diags = Vec::new();
@@ -340,13 +338,9 @@ pub fn assemble_qa_run(
             FileContent::Nothing => {}
             FileContent::Trace(c) => trace_convs.push(*c),
             FileContent::Conversations(c) => other_convs.extend(c),
-            FileContent::TurnsCsv {
-                convs,
-                diagnostics,
-                trace_order,
-            } => {
+            FileContent::TurnsCsv { file, trace_order } => {
                 trace_order_from_turns = trace_order;
-                turns_csv.push((files.len(), convs, diagnostics));
+                turns_csv.push((files.len(), file));
             }
             FileContent::Dataset(ds) => in_folder_datasets.push(ds),
             FileContent::OriginalJson(v) => run.original.json.push((path.clone(), v)),
@@ -363,11 +357,12 @@ pub fn assemble_qa_run(
 
     // turns.csv is the source only when the folder has no traces (it is the same data, flattened).
     let turns_is_source = trace_convs.is_empty() && other_convs.is_empty();
-    for (file_idx, c, d) in turns_csv {
+    for (file_idx, f) in turns_csv {
         let Some(r) = files.get_mut(file_idx) else {
             continue;
         };
         if turns_is_source {
+            let (c, d) = fa2_traces::read_turns_csv(&f.path, &f.bytes);
             let (mut status, mut reason) = status_of(&d);
             if c.is_empty() {
                 status = FileStatus::Skipped;
