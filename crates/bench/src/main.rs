@@ -193,7 +193,6 @@ fn threads() -> usize {
 
 /// Reads a file or a folder tree into memory, on [`threads`] threads (as the CLI does).
 fn read_tree(path: &Path) -> std::io::Result<Vec<InputFile>> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
     if path.is_file() {
         let name = path
             .file_name()
@@ -218,33 +217,12 @@ fn read_tree(path: &Path) -> std::io::Result<Vec<InputFile>> {
             }
         }
     }
-    let next = AtomicUsize::new(0);
-    let paths = &paths;
-    let parts: Vec<std::io::Result<Vec<InputFile>>> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads())
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    while let Some((rel, p)) = paths.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        mine.push(InputFile::new(rel.clone(), std::fs::read(p)?));
-                    }
-                    Ok(mine)
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err(std::io::Error::other("panic")))
-            })
-            .collect()
-    });
-    let mut out = Vec::new();
-    for p in parts {
-        out.extend(p?);
-    }
-    Ok(out)
+    evalboard_engine::parallel::map_on_threads(&paths, threads(), |(rel, p)| {
+        Ok(InputFile::new(rel.clone(), std::fs::read(p)?))
+    })
+    .ok_or_else(|| std::io::Error::other("a file-reading thread panicked"))?
+    .into_iter()
+    .collect()
 }
 
 /// Peak resident set size of this process (VmHWM), in bytes.

@@ -55,36 +55,13 @@ pub fn threads() -> usize {
 
 /// Reads every file, on [`threads`] threads (a trace folder is tens of thousands of small files).
 fn read_all(paths: Vec<(String, PathBuf)>) -> Result<Vec<InputFile>> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let next = AtomicUsize::new(0);
-    let paths = &paths;
-    let parts: Vec<Result<Vec<InputFile>>> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads().min(paths.len()).max(1))
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    while let Some((rel, p)) = paths.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        let bytes = std::fs::read(p)
-                            .with_context(|| format!("cannot read {}", p.display()))?;
-                        mine.push(InputFile::new(rel.clone(), bytes));
-                    }
-                    Ok(mine)
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a file-reading thread panicked")))
-            })
-            .collect()
-    });
-    let mut files = Vec::with_capacity(paths.len());
-    for part in parts {
-        files.extend(part?);
-    }
-    Ok(files)
+    evalboard_engine::parallel::map_on_threads(&paths, threads(), |(rel, p)| {
+        let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+        Ok(InputFile::new(rel.clone(), bytes))
+    })
+    .ok_or_else(|| anyhow::anyhow!("a file-reading thread panicked"))?
+    .into_iter()
+    .collect()
 }
 
 /// Writes `dir/name` (`name` may contain `/`), creating folders as needed.

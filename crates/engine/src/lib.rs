@@ -13,6 +13,8 @@ pub mod formats;
 pub mod input;
 pub mod model;
 pub mod number;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod parallel;
 pub mod pipeline;
 pub mod program;
 pub mod pyrepr;

@@ -600,37 +600,19 @@ pub fn load_qa_run_parallel(
     dataset: Option<&convfinqa::Dataset>,
     threads: usize,
 ) -> Result<QaRun, LoadError> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    let threads = threads.clamp(1, input.files.len().max(1));
-    if threads == 1 {
+    if threads <= 1 || input.files.len() <= 1 {
         return load_qa_run(input, dataset);
     }
     // Biggest files first, so one large file does not start last and run alone.
     let mut order: Vec<&InputFile> = input.files.iter().collect();
     order.sort_by_key(|f| std::cmp::Reverse(f.bytes.len()));
-    let next = AtomicUsize::new(0);
-    let reads: Vec<FileRead> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    while let Some(f) = order.get(next.fetch_add(1, Ordering::Relaxed)) {
-                        mine.push(read_file(f, &mut |_| {}));
-                    }
-                    mine
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect()
-    });
-    if reads.len() != input.files.len() {
+    let Some(reads) =
+        crate::parallel::map_on_threads(&order, threads, |f| read_file(f, &mut |_| {}))
+    else {
         // A reader panicked on some thread (a bug: readers never panic on input); fall back to
         // the sequential path so the run is still read in full.
         return load_qa_run(input, dataset);
-    }
+    };
     assemble_qa_run(&input.name, reads, dataset)
 }
 
