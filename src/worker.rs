@@ -52,16 +52,32 @@ struct State {
     evalset_opts: evalboard_engine::evalset::ScoringOptions,
 }
 
-/// Any loaded run, as one side of a comparison (code-generation runs live in the other worker,
-/// which answers comparisons of its own runs).
-fn side(st: &State, id: RunId) -> Option<families::Side<'_>> {
+/// Names of the runs among `ids` that the code-generation worker holds (it answers comparisons
+/// of its own runs; here they are known by name only).
+fn elsewhere(ids: &[RunId]) -> Vec<(RunId, String)> {
+    ids.iter()
+        .filter_map(|id| Some((*id, crate::codegen_host::run_name(*id)?)))
+        .collect()
+}
+
+/// Any loaded run, as one side of a comparison; a code-generation run (from [`elsewhere`]) is a
+/// side with its name and family only, so mixing it with another family says "different
+/// families" rather than "no run".
+fn side<'a>(
+    st: &'a State,
+    elsewhere: &'a [(RunId, String)],
+    id: RunId,
+) -> Option<families::Side<'a>> {
     if let Some(r) = st.runs.iter().find(|r| r.id == id) {
         return Some(families::Side::Qa(&r.name, &r.scored));
     }
-    st.evalsets
+    if let Some(e) = st.evalsets.iter().find(|r| r.id == id) {
+        return Some(families::Side::Evalset(&e.name, &e.state));
+    }
+    elsewhere
         .iter()
-        .find(|r| r.id == id)
-        .map(|e| families::Side::Evalset(&e.name, &e.state))
+        .find(|(i, _)| *i == id)
+        .map(|(_, n)| families::Side::Elsewhere(n, "codegen"))
 }
 
 fn evalset_info(e: &EvalsetEntry) -> RunInfo {
@@ -436,13 +452,16 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             baseline,
             candidate,
             query,
-        } => post_compare(
-            scope,
-            req,
-            (baseline, candidate),
-            (side(&st, baseline), side(&st, candidate)),
-            &query,
-        ),
+        } => {
+            let other = elsewhere(&[baseline, candidate]);
+            post_compare(
+                scope,
+                req,
+                (baseline, candidate),
+                (side(&st, &other, baseline), side(&st, &other, candidate)),
+                &query,
+            );
+        }
         Request::Series {
             req,
             runs,
@@ -450,24 +469,10 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             query,
             dark,
         } => {
-            // Runs of the code-generation worker are known here by name only: a series that
-            // mixes them with other families gets "different families", not "no run".
-            let elsewhere: Vec<(RunId, String)> = runs
-                .iter()
-                .filter_map(|id| Some((*id, crate::codegen_host::run_name(*id)?)))
-                .collect();
+            let other = elsewhere(&runs);
             let sides: Result<Vec<_>, RunId> = runs
                 .iter()
-                .map(|id| {
-                    side(&st, *id)
-                        .or_else(|| {
-                            elsewhere
-                                .iter()
-                                .find(|(i, _)| i == id)
-                                .map(|(_, n)| families::Side::Elsewhere(n, "codegen"))
-                        })
-                        .ok_or(*id)
-                })
+                .map(|id| side(&st, &other, *id).ok_or(*id))
                 .collect();
             post_series(scope, req, sides, step, &query, dark);
         }

@@ -116,10 +116,7 @@ pub fn plan_word(w: &str) -> std::borrow::Cow<'static, str> {
         "ratio",
         "difference",
     ];
-    match WORDS.iter().find(|x| **x == w) {
-        Some(x) => std::borrow::Cow::Borrowed(x),
-        None => std::borrow::Cow::Owned(w.to_string()),
-    }
+    interned(WORDS, w)
 }
 
 impl PlanStep {
@@ -335,9 +332,14 @@ pub fn trace_key(k: &str) -> std::borrow::Cow<'static, str> {
         "has_duplicate_columns",
         "has_non_numeric_values",
     ];
-    match KEYS.iter().find(|x| **x == k) {
+    interned(KEYS, k)
+}
+
+/// `w` borrowed from `words` when it is one of them, else an owned copy.
+fn interned(words: &'static [&'static str], w: &str) -> std::borrow::Cow<'static, str> {
+    match words.iter().find(|x| **x == w) {
         Some(x) => std::borrow::Cow::Borrowed(x),
-        None => std::borrow::Cow::Owned(k.to_string()),
+        None => std::borrow::Cow::Owned(w.to_string()),
     }
 }
 
