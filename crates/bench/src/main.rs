@@ -5,6 +5,14 @@
 //! `evalboard-bench time PATH [--threads N]` — read PATH into memory, then time load+score+statistics
 //!                                        (files parsed on N threads, default 1 as in wasm) and
 //!                                        print one JSON line (turns/s, peak memory / input)
+//! `evalboard-bench time PATH --stream`  — load PATH as `evalboard score` does (each file read
+//!                                        and parsed at once on every core, big JSONL in blocks,
+//!                                        so the input is never in memory whole), then score
+//!                                        and aggregate; same JSON line, timings from disk
+
+/// The CLI's allocator (see crates/cli/src/main.rs), so the bench measures what the CLI does.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,7 +21,6 @@ use std::time::Instant;
 use evalboard_engine::aggregate::doc;
 use evalboard_engine::pipeline;
 use evalboard_engine::scorers::{self, ScoreConfig};
-use evalboard_engine::{InputFile, RunInput};
 
 /// SplitMix64: tiny deterministic PRNG so generated runs are identical everywhere.
 struct Rng(u64);
@@ -187,44 +194,6 @@ fn gen_traces(n: usize, dir: &Path) -> std::io::Result<()> {
     Ok(())
 }
 
-fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// Reads a file or a folder tree into memory, on [`threads`] threads (as the CLI does).
-fn read_tree(path: &Path) -> std::io::Result<Vec<InputFile>> {
-    if path.is_file() {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        return Ok(vec![InputFile::new(name, std::fs::read(path)?)]);
-    }
-    let mut paths = Vec::new();
-    let mut stack = vec![path.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d)? {
-            let p = e?.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                let rel = p
-                    .strip_prefix(path)
-                    .unwrap_or(&p)
-                    .to_string_lossy()
-                    .into_owned();
-                paths.push((rel, p));
-            }
-        }
-    }
-    evalboard_engine::parallel::map_on_threads(&paths, threads(), |(rel, p)| {
-        Ok(InputFile::new(rel.clone(), std::fs::read(p)?))
-    })
-    .ok_or_else(|| std::io::Error::other("a file-reading thread panicked"))?
-    .into_iter()
-    .collect()
-}
-
 /// Peak resident set size of this process (VmHWM), in bytes.
 fn peak_rss() -> Option<u64> {
     let s = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -240,17 +209,50 @@ fn rss_now() -> Option<u64> {
     Some(kb * 1024)
 }
 
-fn time(path: &Path, threads: usize) -> Result<(), String> {
+/// How a bench run gets its input into the engine.
+enum Mode {
+    /// Read into memory first (timed apart), then parsed on `threads` threads: 1 is what the
+    /// wasm worker does, more is the in-memory API on every core.
+    InMemory { threads: usize },
+    /// Loaded as `evalboard score` loads it ([`evalboard_cli::fsio::load_run`]): each file read
+    /// and parsed at once on every core, big JSONL in blocks; the timing includes the reading.
+    Stream,
+}
+
+/// Times load + score + statistics of PATH and prints one JSON line. Each mode runs in its own
+/// process (bench/run.sh), so all pay the same page faults for fresh memory.
+fn time(path: &Path, mode: Mode) -> Result<(), String> {
     let base_rss = rss_now().unwrap_or(0);
     let t_read0 = Instant::now();
-    let files = read_tree(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let read_s = t_read0.elapsed().as_secs_f64();
-    let input_bytes: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
-    let input = RunInput::new("bench", files);
-    // `threads` = 1 is what the wasm worker does; more is what the CLI does. Each mode runs in its
-    // own process (bench/run.sh), so both pay the same page faults for fresh memory.
-    let t0 = Instant::now();
-    let run = pipeline::load_qa_run_parallel(&input, None, threads).map_err(|e| e.message)?;
+    let (run, read_s, t0, input_bytes, threads, mode_name) = match mode {
+        Mode::InMemory { threads } => {
+            // The CLI's reader (every file, on every core).
+            let input = evalboard_cli::fsio::read_run(path).map_err(|e| format!("{e:#}"))?;
+            let read_s = t_read0.elapsed().as_secs_f64();
+            let input_bytes: u64 = input.files.iter().map(|f| f.bytes.len() as u64).sum();
+            let t0 = Instant::now();
+            let run =
+                pipeline::load_qa_run_parallel(&input, None, threads).map_err(|e| e.message)?;
+            (run, read_s, t0, input_bytes, threads, "in-memory")
+        }
+        Mode::Stream => {
+            let input_bytes = tree_bytes(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let t0 = Instant::now();
+            let loaded = evalboard_cli::fsio::load_run(path).map_err(|e| format!("{e:#}"))?;
+            let evalboard_cli::fsio::Loaded::Qa { name, reads } = loaded else {
+                return Err(format!("{}: not a numeric QA run", path.display()));
+            };
+            let run = pipeline::assemble_qa_run(&name, reads, None).map_err(|e| e.message)?;
+            (
+                run,
+                0.0,
+                t0,
+                input_bytes,
+                evalboard_cli::fsio::threads(),
+                "stream",
+            )
+        }
+    };
     let t_parse = t0.elapsed().as_secs_f64();
     let scored = scorers::score_qa_run(run, &ScoreConfig::default());
     let t_score = t0.elapsed().as_secs_f64() - t_parse;
@@ -259,12 +261,13 @@ fn time(path: &Path, threads: usize) -> Result<(), String> {
     let turns = scored.turns.len();
     let peak = peak_rss().unwrap_or(0);
     // Peak memory of the run: peak RSS minus the process before reading (binary, allocator),
-    // compared with the input size (the input bytes themselves are part of the peak).
+    // compared with the input size (in memory mode the input bytes themselves are part of it).
     let engine_peak = peak.saturating_sub(base_rss);
     println!(
         "{}",
         serde_json::json!({
-            "path": path.display().to_string(), "turns": turns, "input_bytes": input_bytes,
+            "path": path.display().to_string(), "mode": mode_name, "turns": turns,
+            "input_bytes": input_bytes,
             "read_s": read_s, "parse_s": t_parse, "score_s": t_score,
             "statistics_s": total - t_parse - t_score, "total_s": total,
             "read_plus_total_s": read_s + total, "turns_per_s": turns as f64 / total,
@@ -274,6 +277,19 @@ fn time(path: &Path, threads: usize) -> Result<(), String> {
         })
     );
     Ok(())
+}
+
+/// Total size of the files under `path` (or of the file).
+fn tree_bytes(path: &Path) -> std::io::Result<u64> {
+    let meta = std::fs::metadata(path)?;
+    if meta.is_file() {
+        return Ok(meta.len());
+    }
+    let mut total = 0;
+    for e in std::fs::read_dir(path)? {
+        total += tree_bytes(&e?.path())?;
+    }
+    Ok(total)
 }
 
 fn main() {
@@ -294,10 +310,14 @@ fn main() {
             };
             r.map_err(|e| e.to_string())
         }
-        ["time", path] => time(Path::new(path), 1),
-        ["time", path, "--threads", n] => {
-            time(Path::new(path), n.parse().unwrap_or_else(|_| threads()))
-        }
+        ["time", path] => time(Path::new(path), Mode::InMemory { threads: 1 }),
+        ["time", path, "--stream"] => time(Path::new(path), Mode::Stream),
+        ["time", path, "--threads", n] => time(
+            Path::new(path),
+            Mode::InMemory {
+                threads: n.parse().unwrap_or_else(|_| evalboard_cli::fsio::threads()),
+            },
+        ),
         ["sizes"] => {
             use evalboard_engine::model::*;
             println!(
@@ -310,7 +330,10 @@ fn main() {
             );
             Ok(())
         }
-        _ => Err("usage: evalboard-bench gen jsonl|traces N OUT | time PATH [--threads N]".into()),
+        _ => Err(
+            "usage: evalboard-bench gen jsonl|traces N OUT | time PATH [--threads N | --stream]"
+                .into(),
+        ),
     };
     if let Err(e) = r {
         eprintln!("evalboard-bench: {e}");

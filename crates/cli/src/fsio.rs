@@ -1,26 +1,35 @@
 //! The only place the CLI touches the file system for input: a run folder (or a single file)
 //! becomes the engine's (relative path, bytes) pairs.
 
+use std::cell::RefCell;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use evalboard_engine::pipeline::{self, Family, FileRead, OwnedRead};
 use evalboard_engine::{InputFile, RunInput};
+
+/// A run's display name: its folder (or file) name.
+fn run_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
 
 /// Reads `path` recursively. A single file becomes a one-file run named after the file.
 pub fn read_run(path: &Path) -> Result<RunInput> {
+    let name = run_name(path);
+    let files = read_all(list_files(path)?)?;
+    Ok(RunInput::new(name, files))
+}
+
+/// Every file under `path` as (relative path with `/`, full path), sorted by relative path; a
+/// single file is itself, named after its file name.
+fn list_files(path: &Path) -> Result<Vec<(String, PathBuf)>> {
     let meta =
         std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string());
     if meta.is_file() {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        return Ok(RunInput::new(
-            name.clone(),
-            vec![InputFile::new(name, bytes)],
-        ));
+        return Ok(vec![(run_name(path), path.to_path_buf())]);
     }
     let mut paths: Vec<(String, PathBuf)> = Vec::new();
     let mut stack: Vec<PathBuf> = vec![path.to_path_buf()];
@@ -43,14 +52,91 @@ pub fn read_run(path: &Path) -> Result<RunInput> {
             }
         }
     }
-    let mut files = read_all(paths)?;
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(RunInput::new(name, files))
+    paths.sort();
+    Ok(paths)
+}
+
+/// A run as `evalboard score` loads it.
+pub enum Loaded {
+    /// A numeric QA run, streamed: every file was read into a reused buffer and read by the
+    /// engine at once, so the folder is never in memory whole (a 100k-turn trace folder is
+    /// ~200 MB of pretty-printed JSON; its model is a fraction of that).
+    Qa {
+        name: String,
+        reads: Vec<FileRead<'static>>,
+    },
+    /// A run of another family, in memory whole for its reader.
+    Other(RunInput),
+}
+
+/// Bigger buffers than this are not kept for the next file, and JSONL files bigger than this
+/// are read in blocks of [`BLOCK_BYTES`].
+const KEEP_BUFFER_BYTES: usize = 16 << 20;
+const BLOCK_BYTES: u64 = 4 << 20;
+
+thread_local! {
+    static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Loads `path` for scoring: streamed as numeric QA, on every core, when its files vote so
+/// ([`pipeline::family_of_votes`], the rule [`pipeline::detect_family`] applies); else read
+/// again whole for the other family's reader.
+pub fn load_run(path: &Path) -> Result<Loaded> {
+    let paths = list_files(path)?;
+    let streamed = evalboard_engine::parallel::map_on_threads(&paths, threads(), |(rel, p)| {
+        read_one(rel, p).with_context(|| format!("cannot read {}", p.display()))
+    })
+    .ok_or_else(|| anyhow::anyhow!("a file-reading thread panicked"))?
+    .into_iter()
+    .collect::<Result<Vec<_>>>()?;
+    if pipeline::family_of_votes(streamed.iter().map(|(_, v)| *v)) != Family::NumericQa {
+        return Ok(Loaded::Other(read_run(path)?));
+    }
+    Ok(Loaded::Qa {
+        name: run_name(path),
+        reads: streamed.into_iter().map(|(r, _)| r).collect(),
+    })
 }
 
 /// How many threads the CLI reads and parses with: the machine's cores.
 pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Reads one file of a run folder through this thread's reused buffer: a big QA JSONL file in
+/// blocks ([`pipeline::QaJsonlStream`]), any other file whole ([`pipeline::read_file_owned`]).
+fn read_one(rel: &str, p: &Path) -> std::io::Result<(FileRead<'static>, Option<Family>)> {
+    let mut buf = BUFFER.with(|b| b.take());
+    buf.clear();
+    let mut file = std::fs::File::open(p)?;
+    let lower = rel.to_ascii_lowercase();
+    let jsonl = lower.ends_with(".jsonl") || lower.ends_with(".ndjson");
+    if jsonl && file.metadata()?.len() > KEEP_BUFFER_BYTES as u64 {
+        (&mut file).take(BLOCK_BYTES).read_to_end(&mut buf)?;
+        if let Some(mut stream) = pipeline::QaJsonlStream::start(rel, &buf) {
+            loop {
+                buf.clear();
+                if (&mut file).take(BLOCK_BYTES).read_to_end(&mut buf)? == 0 {
+                    break;
+                }
+                stream.feed(&buf);
+            }
+            BUFFER.with(|c| c.replace(buf));
+            let read = stream.finish();
+            let vote = read.report.format.is_some().then_some(Family::NumericQa);
+            return Ok((read, vote));
+        }
+    }
+    file.read_to_end(&mut buf)?;
+    let OwnedRead {
+        read,
+        vote,
+        bytes_back,
+    } = pipeline::read_file_owned(InputFile::new(rel, buf));
+    if let Some(b) = bytes_back.filter(|b| b.capacity() <= KEEP_BUFFER_BYTES) {
+        BUFFER.with(|c| c.replace(b));
+    }
+    Ok((read, vote))
 }
 
 /// Reads every file, on [`threads`] threads (a trace folder is tens of thousands of small files).

@@ -5,10 +5,15 @@
 
 mod args;
 mod diff;
-mod fsio;
+use evalboard_cli::fsio;
 mod report;
 mod score;
 mod validate;
+
+/// mimalloc: a run's model is millions of small allocations, and glibc's malloc spent about a
+/// quarter of a trace folder's load in malloc, free and consolidation.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::process::ExitCode;
 

@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use evalboard_engine::formats::convfinqa;
-use evalboard_engine::pipeline::{self, Family};
+use evalboard_engine::model::QaRun;
+use evalboard_engine::pipeline::{self, Family, LoadError};
 use evalboard_engine::scorers::{self, PriceTable, Profile, ScoreConfig};
 use evalboard_engine::{codegen, evalset, RunInput};
 
@@ -111,32 +112,58 @@ pub(crate) enum Scored {
 pub(crate) fn load_scored(dir: &str, input: &RunInput, s: &Settings) -> Result<Option<Scored>> {
     match pipeline::detect_family(input) {
         Family::NumericQa => {
-            if Profile::parse(&s.profile_arg).is_none() {
-                bail!(
-                    "unknown profile {:?} for a numeric QA run (doc, financial-agent-2)",
-                    s.profile_arg
-                );
-            }
+            check_qa_profile(s)?;
+            let run =
+                pipeline::load_qa_run_parallel(input, s.dataset.as_ref(), crate::fsio::threads());
+            Ok(score_qa(dir, run, s))
         }
-        Family::Codegen => return score_codegen(input, &s.profile_arg).map(Some),
-        Family::Evalset => return score_evalset(input, &s.profile_arg).map(Some),
+        Family::Codegen => score_codegen(input, &s.profile_arg).map(Some),
+        Family::Evalset => score_evalset(input, &s.profile_arg).map(Some),
     }
-    let run =
-        match pipeline::load_qa_run_parallel(input, s.dataset.as_ref(), crate::fsio::threads()) {
-            Ok(r) => r,
-            Err(e) => {
-                for f in &e.files {
-                    if let Some(r) = &f.reason {
-                        eprintln!("{dir}/{}: skipped: {r}", f.path);
-                    }
+}
+
+/// [`load_scored`] for a run on disk, streamed when it is a numeric QA run ([`fsio::load_run`]).
+/// Also returns the run's name.
+fn load_scored_path(dir: &str, s: &Settings) -> Result<Option<(Scored, String)>> {
+    match fsio::load_run(Path::new(dir))? {
+        fsio::Loaded::Qa { name, reads } => {
+            check_qa_profile(s)?;
+            let run = pipeline::assemble_qa_run(&name, reads, s.dataset.as_ref());
+            Ok(score_qa(dir, run, s).map(|scored| (scored, name)))
+        }
+        fsio::Loaded::Other(input) => {
+            Ok(load_scored(dir, &input, s)?.map(|scored| (scored, input.name)))
+        }
+    }
+}
+
+fn check_qa_profile(s: &Settings) -> Result<()> {
+    if Profile::parse(&s.profile_arg).is_none() {
+        bail!(
+            "unknown profile {:?} for a numeric QA run (doc, financial-agent-2)",
+            s.profile_arg
+        );
+    }
+    Ok(())
+}
+
+/// Scores a loaded numeric QA run, printing its diagnostics and skipped files to stderr.
+fn score_qa(dir: &str, run: Result<QaRun, LoadError>, s: &Settings) -> Option<Scored> {
+    let run = match run {
+        Ok(r) => r,
+        Err(e) => {
+            for f in &e.files {
+                if let Some(r) = &f.reason {
+                    eprintln!("{dir}/{}: skipped: {r}", f.path);
                 }
-                for d in &e.diagnostics {
-                    eprintln!("{dir}/{d}");
-                }
-                eprintln!("evalboard: error: {dir}: {}", e.message);
-                return Ok(None);
             }
-        };
+            for d in &e.diagnostics {
+                eprintln!("{dir}/{d}");
+            }
+            eprintln!("evalboard: error: {dir}: {}", e.message);
+            return None;
+        }
+    };
     for d in &run.diagnostics {
         eprintln!("{dir}/{d}");
     }
@@ -145,7 +172,7 @@ pub(crate) fn load_scored(dir: &str, input: &RunInput, s: &Settings) -> Result<O
             eprintln!("{dir}/{}: skipped: {r}", f.path);
         }
     }
-    Ok(Some(Scored::Qa(scorers::score_qa_run(run, &s.cfg))))
+    Some(Scored::Qa(scorers::score_qa_run(run, &s.cfg)))
 }
 
 pub fn run(argv: &[String]) -> Result<u8> {
@@ -164,14 +191,13 @@ pub fn run(argv: &[String]) -> Result<u8> {
 
     let mut outputs = Vec::new();
     for dir in &a.positional {
-        let input = fsio::read_run(Path::new(dir))?;
-        let Some(scored) = load_scored(dir, &input, &settings)? else {
+        let Some((scored, name)) = load_scored_path(dir, &settings)? else {
             return Ok(2);
         };
         outputs.push(match scored {
             Scored::Qa(s) => score_one(s),
-            Scored::Codegen(s) => codegen_outputs(s, &input.name),
-            Scored::Evalset(s, _) => evalset_outputs(*s, &input.name),
+            Scored::Codegen(s) => codegen_outputs(s, &name),
+            Scored::Evalset(s, _) => evalset_outputs(*s, &name),
         });
     }
 

@@ -218,3 +218,67 @@ fn three_runs_make_a_series_with_the_diff_numbers() {
         assert_eq!(s["bootstrap"]["high"], d["bootstrap_ci"]["high"]);
     }
 }
+
+/// `score` streams a JSONL file bigger than 16 MB in 4 MB blocks (fsio::load_run); `report`
+/// reads it whole. Both must see the same run: same statistics, same diagnostics.
+#[test]
+fn a_big_jsonl_streamed_in_blocks_scores_as_read_whole() {
+    let dir = tmp("big-jsonl");
+    std::fs::create_dir_all(&dir).unwrap();
+    let answers = [
+        ("\"1,234\"", "1234"),
+        ("\"12.5%\"", "0.125"),
+        ("\"(3.2)\"", "\"-3.2\""),
+        ("\"\u{2212}4\"", "null"),
+        ("\"yes\"", "\"Yes\""),
+        ("7", "\"NaN\""),
+    ];
+    let mut text = String::from("\u{feff}");
+    let mut i = 0usize;
+    while text.len() < 17 << 20 {
+        let (e, p) = answers[i % answers.len()];
+        text.push_str(&format!(
+            "{{\"conversation_id\":\"c{}\",\"turn_idx\":{},\"question\":\"q {i} – é\",\"expected\":{e},\"predicted\":{p},\"plan_operations\":[\"divide\"],\"total_tokens\":{}}}",
+            i / 3,
+            i % 3,
+            i % 97
+        ));
+        text.push_str(if i.is_multiple_of(5003) { "\r\n" } else { "\n" });
+        if i.is_multiple_of(10007) {
+            text.push_str("{broken\n\n");
+        }
+        i += 1;
+    }
+    std::fs::write(dir.join("run.jsonl"), &text).unwrap();
+    let d = dir.to_str().unwrap();
+    let s = evalboard(&["score", d, "--json"], &dir);
+    assert_eq!(
+        s.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&s.stderr)
+    );
+    let stats: serde_json::Value = serde_json::from_slice(&s.stdout).unwrap();
+    let out = dir.join("r.html");
+    let r = evalboard(&["report", d, "-o", out.to_str().unwrap()], &dir);
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&r.stderr)
+    );
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(data_block(&html)["runs"][0]["statistics"], stats);
+    let bad_lines = |stderr: &[u8]| -> Vec<String> {
+        String::from_utf8_lossy(stderr)
+            .lines()
+            .filter(|l| l.contains("line skipped"))
+            .map(str::to_string)
+            .collect()
+    };
+    let streamed = bad_lines(&s.stderr);
+    assert!(streamed.len() >= 9, "{streamed:?}");
+    assert!(streamed[0].contains("run.jsonl:2:"), "{streamed:?}");
+    assert_eq!(streamed, bad_lines(&r.stderr));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -2,6 +2,7 @@
 //! canonical model, join a ConvFinQA dataset, and account for every file (parsed / partly parsed /
 //! skipped with a reason).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::diag::{line_of_offset, Diagnostic, Severity};
@@ -182,7 +183,7 @@ enum FileContent<'a> {
     /// A flattened turns.csv: the source only when the folder has no traces or results, so
     /// it is read by [`assemble_qa_run`] only then.
     TurnsCsv {
-        file: &'a InputFile,
+        file: Cow<'a, InputFile>,
         trace_order: Vec<String>,
     },
     Dataset(convfinqa::Dataset),
@@ -195,7 +196,15 @@ enum FileContent<'a> {
 
 /// Classifies and reads one file. `progress(bytes_done)` is called while big files are read.
 pub fn read_file<'a>(f: &'a InputFile, progress: &mut dyn FnMut(u64)) -> FileRead<'a> {
-    let kind = match classify(f) {
+    read_classified(f, classify(f), progress)
+}
+
+fn read_classified<'a>(
+    f: &'a InputFile,
+    classified: Result<FileKind, String>,
+    progress: &mut dyn FnMut(u64),
+) -> FileRead<'a> {
+    let kind = match classified {
         Ok(k) => k,
         Err(reason) => {
             return FileRead {
@@ -225,7 +234,7 @@ pub fn read_file<'a>(f: &'a InputFile, progress: &mut dyn FnMut(u64)) -> FileRea
                 report: report(f, Some(kind), FileStatus::Parsed, None),
                 diagnostics: Vec::new(),
                 content: FileContent::TurnsCsv {
-                    file: f,
+                    file: Cow::Borrowed(f),
                     trace_order: fa2_traces::trace_order_from_csv(&f.bytes),
                 },
             };
@@ -254,11 +263,32 @@ pub fn read_file<'a>(f: &'a InputFile, progress: &mut dyn FnMut(u64)) -> FileRea
             Ok(Vec::new())
         }
     };
+    settle(report_of(&f.path, f.bytes.len(), kind), read, content)
+}
+
+/// A file's report before its status is known.
+fn report_of(path: &str, bytes: usize, kind: FileKind) -> InputFileReport {
+    InputFileReport {
+        path: path.to_string(),
+        bytes: bytes as u64,
+        format: Some(kind.label().to_string()),
+        status: FileStatus::Parsed,
+        reason: None,
+    }
+}
+
+/// The read of a classified file from its reader's answer: parsed or partly parsed with the
+/// reader's diagnostics, or skipped with the first error as the reason.
+fn settle<'a>(
+    mut report: InputFileReport,
+    read: Result<Vec<Diagnostic>, Vec<Diagnostic>>,
+    content: FileContent<'a>,
+) -> FileRead<'a> {
     match read {
         Ok(d) => {
-            let (status, reason) = status_of(&d);
+            (report.status, report.reason) = status_of(&d);
             FileRead {
-                report: report(f, Some(kind), status, reason),
+                report,
                 diagnostics: d,
                 content,
             }
@@ -270,12 +300,137 @@ pub fn read_file<'a>(f: &'a InputFile, progress: &mut dyn FnMut(u64)) -> FileRea
                 .or(d.first())
                 .map(|x| x.message.clone())
                 .unwrap_or_else(|| "nothing readable".into());
+            report.status = FileStatus::Skipped;
+            report.reason = Some(reason);
             FileRead {
-                report: report(f, Some(kind), FileStatus::Skipped, Some(reason)),
+                report,
                 diagnostics: d,
                 content: FileContent::Nothing,
             }
         }
+    }
+}
+
+/// A big canonical JSONL file read as it streams in (the CLI feeds it in blocks, so the file is
+/// never in memory whole): the same [`FileRead`] as [`read_file`] gives for the whole file.
+pub struct QaJsonlStream {
+    path: String,
+    bytes: usize,
+    reader: qa_jsonl::QaJsonlReader,
+}
+
+impl QaJsonlStream {
+    /// Starts reading `path` with its first bytes, `head`: the whole file or at least its first
+    /// 8 KiB. `None` when the file would not be read as QA JSONL ([`classify`]); the caller reads
+    /// it whole with [`read_file`] instead.
+    pub fn start(path: &str, head: &[u8]) -> Option<QaJsonlStream> {
+        let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+        let jsonl = name.ends_with(".jsonl") || name.ends_with(".ndjson");
+        if !jsonl || head.is_empty() || !qa_jsonl::looks_like_qa_jsonl(head) {
+            return None;
+        }
+        let path = path.replace('\\', "/");
+        let mut stream = QaJsonlStream {
+            reader: qa_jsonl::QaJsonlReader::new(&path),
+            path,
+            bytes: 0,
+        };
+        stream.feed(head);
+        Some(stream)
+    }
+
+    /// Reads the next block of the file.
+    pub fn feed(&mut self, block: &[u8]) {
+        self.bytes += block.len();
+        self.reader.feed(block);
+    }
+
+    /// The file's read, once every block was fed.
+    pub fn finish(self) -> FileRead<'static> {
+        if let Some((at, line)) = self.reader.first_invalid_utf8() {
+            return FileRead {
+                report: InputFileReport {
+                    path: self.path,
+                    bytes: self.bytes as u64,
+                    format: None,
+                    status: FileStatus::Skipped,
+                    reason: Some(format!(
+                        "not UTF-8 text (invalid byte at offset {at}, line {line})"
+                    )),
+                },
+                diagnostics: Vec::new(),
+                content: FileContent::Nothing,
+            };
+        }
+        let report = report_of(&self.path, self.bytes, FileKind::QaJsonl);
+        let mut content = FileContent::Nothing;
+        let read = self.reader.finish().map(|(c, d)| {
+            content = FileContent::Conversations(c);
+            d
+        });
+        settle(report, read, content)
+    }
+}
+
+impl FileContent<'_> {
+    /// The content owning everything it holds, or a turns.csv's trace order when the content
+    /// still needs its file's bytes.
+    fn detach(self) -> Result<FileContent<'static>, Vec<String>> {
+        Ok(match self {
+            FileContent::Nothing => FileContent::Nothing,
+            FileContent::Trace(c) => FileContent::Trace(c),
+            FileContent::Conversations(c) => FileContent::Conversations(c),
+            FileContent::TurnsCsv { trace_order, .. } => return Err(trace_order),
+            FileContent::Dataset(d) => FileContent::Dataset(d),
+            FileContent::OriginalJson(v) => FileContent::OriginalJson(v),
+            FileContent::OriginalCsv { trace_order } => FileContent::OriginalCsv { trace_order },
+        })
+    }
+}
+
+/// [`read_file`] for a caller that streams a folder (the CLI reads each file into a reused
+/// buffer, reads it and lets it go, so the folder is never in memory whole): the read, and the
+/// file's bytes back when the read no longer needs them (only a turns.csv keeps them, since it
+/// is read by [`assemble_qa_run`] once the whole folder is known). The file's [`family_vote`]
+/// comes with it, so the caller can tell the folder's family once every file is read.
+pub struct OwnedRead {
+    pub read: FileRead<'static>,
+    pub vote: Option<Family>,
+    pub bytes_back: Option<Vec<u8>>,
+}
+
+/// See [`OwnedRead`].
+pub fn read_file_owned(f: InputFile) -> OwnedRead {
+    let classified = classify(&f);
+    let vote = match classified {
+        Ok(
+            FileKind::Fa2Trace | FileKind::Fa2Results | FileKind::QaJsonl | FileKind::Fa2TurnsCsv,
+        ) => Some(Family::NumericQa),
+        _ => family_vote(&f),
+    };
+    let FileRead {
+        report,
+        diagnostics,
+        content,
+    } = read_classified(&f, classified, &mut |_| {});
+    let (content, bytes_back) = match content.detach() {
+        Ok(content) => (content, Some(f.bytes)),
+        Err(trace_order) => (
+            FileContent::TurnsCsv {
+                file: Cow::Owned(f),
+                trace_order,
+            },
+            None,
+        ),
+    };
+    OwnedRead {
+        read: FileRead {
+            report,
+            diagnostics,
+            content,
+        },
+        vote,
+        bytes_back,
     }
 }
 
@@ -324,7 +479,7 @@ pub fn assemble_qa_run(
     };
     let mut trace_convs: Vec<QaConversation> = Vec::new();
     let mut other_convs: Vec<QaConversation> = Vec::new();
-    let mut turns_csv: Vec<(usize, &InputFile)> = Vec::new();
+    let mut turns_csv: Vec<(usize, Cow<InputFile>)> = Vec::new();
     let mut in_folder_datasets: Vec<convfinqa::Dataset> = Vec::new();
     let mut files = Vec::with_capacity(reads.len());
     let mut diags = Vec::new();
@@ -558,28 +713,35 @@ impl Family {
     }
 }
 
-/// Which family a run folder belongs to, by content: the family that recognises the most files
-/// (numeric QA on a tie, and when nothing is recognised so its reader can explain why).
-pub fn detect_family(input: &RunInput) -> Family {
+/// Which family recognises one file, by content (`None`: no family, or not readable text).
+pub fn family_vote(f: &InputFile) -> Option<Family> {
+    if unreadable_reason(f).is_some() {
+        return None;
+    }
+    if matches!(
+        classify(f),
+        Ok(FileKind::Fa2Trace | FileKind::Fa2Results | FileKind::QaJsonl | FileKind::Fa2TurnsCsv)
+    ) {
+        Some(Family::NumericQa)
+    } else if crate::codegen::sniff(&f.path, &f.bytes).is_some() {
+        Some(Family::Codegen)
+    } else if crate::evalset::sniff(&f.path, &f.bytes).is_some() {
+        Some(Family::Evalset)
+    } else {
+        None
+    }
+}
+
+/// The family of a run folder from its files' [`family_vote`]s: the family that recognises the
+/// most files (numeric QA on a tie, and when nothing is recognised so its reader can explain
+/// why).
+pub fn family_of_votes(votes: impl IntoIterator<Item = Option<Family>>) -> Family {
     let (mut qa, mut cg, mut ev) = (0usize, 0usize, 0usize);
-    for f in &input.files {
-        if unreadable_reason(f).is_some() {
-            continue;
-        }
-        if matches!(
-            classify(f),
-            Ok(FileKind::Fa2Trace
-                | FileKind::Fa2Results
-                | FileKind::QaJsonl
-                | FileKind::Fa2TurnsCsv)
-        ) {
-            qa += 1;
-            continue;
-        }
-        if crate::codegen::sniff(&f.path, &f.bytes).is_some() {
-            cg += 1;
-        } else if crate::evalset::sniff(&f.path, &f.bytes).is_some() {
-            ev += 1;
+    for v in votes.into_iter().flatten() {
+        match v {
+            Family::NumericQa => qa += 1,
+            Family::Codegen => cg += 1,
+            Family::Evalset => ev += 1,
         }
     }
     if cg > qa && cg >= ev {
@@ -589,6 +751,11 @@ pub fn detect_family(input: &RunInput) -> Family {
     } else {
         Family::NumericQa
     }
+}
+
+/// Which family a run folder belongs to, by content (see [`family_of_votes`]).
+pub fn detect_family(input: &RunInput) -> Family {
+    family_of_votes(input.files.iter().map(family_vote))
 }
 
 /// [`load_qa_run`] reading files on `threads` native threads (the CLI and benches; wasm has one
@@ -614,6 +781,88 @@ pub fn load_qa_run_parallel(
         return load_qa_run(input, dataset);
     };
     assemble_qa_run(&input.name, reads, dataset)
+}
+
+#[cfg(test)]
+mod stream_tests {
+    use super::*;
+
+    fn whole(path: &str, bytes: &[u8]) -> Result<QaRun, LoadError> {
+        let f = InputFile::new(path, bytes.to_vec());
+        assemble_qa_run("r", vec![read_file(&f, &mut |_| {})], None)
+    }
+
+    fn streamed(path: &str, bytes: &[u8], block: usize) -> Option<Result<QaRun, LoadError>> {
+        let head = bytes.len().min(8192);
+        let mut s = QaJsonlStream::start(path, &bytes[..head])?;
+        for piece in bytes[head..].chunks(block) {
+            s.feed(piece);
+        }
+        Some(assemble_qa_run("r", vec![s.finish()], None))
+    }
+
+    fn line(conv: usize, turn: usize, extra: &str) -> String {
+        format!(
+            "{{\"conversation_id\":\"c{conv}\",\"turn_idx\":{turn},\"question\":\"q{turn} {extra}\",\"expected\":\"{turn}%\",\"predicted\":{turn}}}"
+        )
+    }
+
+    /// Streaming a JSONL file in blocks of any size reads exactly what reading it whole reads:
+    /// the same conversations, line numbers, diagnostics and file report.
+    #[test]
+    fn streamed_jsonl_equals_whole_file_for_any_block_size() {
+        let long = "x".repeat(20_000);
+        let mut good = String::from("\u{feff}");
+        for i in 0..300 {
+            good.push_str(&line(i / 4, i % 4, if i == 7 { &long } else { "" }));
+            good.push_str(if i % 3 == 0 { "\r\n" } else { "\n" });
+            if i == 10 {
+                good.push_str("not json\n\n   \n");
+            }
+        }
+        good.push_str(&line(999, 0, "last line, no newline"));
+        let mut bad_utf8 = good.clone().into_bytes();
+        bad_utf8.splice(9000..9000, [0xff, 0xfe]);
+        let mut many_bad = line(0, 0, "");
+        many_bad.push('\n');
+        for _ in 0..1200 {
+            many_bad.push_str("{oops\n");
+        }
+        let cases: Vec<(&str, Vec<u8>)> = vec![
+            ("run.jsonl", good.into_bytes()),
+            ("sub\\bad.jsonl", bad_utf8),
+            ("many.ndjson", many_bad.into_bytes()),
+            ("tiny.jsonl", line(1, 0, "").into_bytes()),
+            (
+                "only_bad.jsonl",
+                b"{\"conversation_id\":\"c\",\"turn_idx\":-3}\nnope\n".to_vec(),
+            ),
+        ];
+        for (path, bytes) in &cases {
+            let want = whole(path, bytes);
+            for block in [1, 2, 5, 17, 100, 4096, usize::MAX / 2] {
+                let got = streamed(path, bytes, block).expect("looks like QA JSONL");
+                assert_eq!(got, want, "{path}, blocks of {block}");
+            }
+        }
+        let run = whole("run.jsonl", &cases[0].1).expect("readable");
+        assert_eq!(run.conversations.len(), 76);
+        assert_eq!(run.diagnostics.len(), 1, "{:?}", run.diagnostics);
+        let bad = whole("sub/bad.jsonl", &cases[1].1).unwrap_err();
+        assert!(bad.files[0]
+            .reason
+            .as_deref()
+            .unwrap_or("")
+            .contains("not UTF-8"));
+    }
+
+    #[test]
+    fn stream_starts_only_for_qa_jsonl() {
+        assert!(QaJsonlStream::start("a.json", line(0, 0, "").as_bytes()).is_none());
+        assert!(QaJsonlStream::start("a.jsonl", b"").is_none());
+        assert!(QaJsonlStream::start("a.jsonl", b"{\"id\":1}\n").is_none());
+        assert!(QaJsonlStream::start("A.JSONL", line(0, 0, "").as_bytes()).is_some());
+    }
 }
 
 #[cfg(all(test, not(target_arch = "wasm32")))]

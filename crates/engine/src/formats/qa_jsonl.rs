@@ -4,7 +4,6 @@
 //! Parsed line by line with borrowing serde structs: a bad line becomes a diagnostic with its line
 //! number and every other line is still read.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -106,10 +105,17 @@ enum Src<'a> {
 }
 
 impl<'a> Src<'a> {
+    /// The line without its `\n` and a `\r` before it.
     fn trim_line_end(self) -> Src<'a> {
         match self {
-            Src::Text(t) => Src::Text(t.strip_suffix('\r').unwrap_or(t)),
-            Src::Bytes(b) => Src::Bytes(b.strip_suffix(b"\r").unwrap_or(b)),
+            Src::Text(t) => {
+                let t = t.strip_suffix('\n').unwrap_or(t);
+                Src::Text(t.strip_suffix('\r').unwrap_or(t))
+            }
+            Src::Bytes(b) => {
+                let b = b.strip_suffix(b"\n").unwrap_or(b);
+                Src::Bytes(b.strip_suffix(b"\r").unwrap_or(b))
+            }
         }
     }
     fn strip_bom(self) -> Src<'a> {
@@ -139,31 +145,6 @@ impl<'a> Src<'a> {
     }
 }
 
-/// The lines of a file (split at `\n`), as [`Src`].
-enum Lines<'a> {
-    Text(std::str::Split<'a, char>),
-    Bytes(std::slice::Split<'a, u8, fn(&u8) -> bool>),
-}
-
-impl<'a> Lines<'a> {
-    fn new(bytes: &'a [u8]) -> Lines<'a> {
-        match std::str::from_utf8(bytes) {
-            Ok(t) => Lines::Text(t.split('\n')),
-            Err(_) => Lines::Bytes(bytes.split((|b| *b == b'\n') as fn(&u8) -> bool)),
-        }
-    }
-}
-
-impl<'a> Iterator for Lines<'a> {
-    type Item = Src<'a>;
-    fn next(&mut self) -> Option<Src<'a>> {
-        match self {
-            Lines::Text(it) => it.next().map(Src::Text),
-            Lines::Bytes(it) => it.next().map(Src::Bytes),
-        }
-    }
-}
-
 /// Reads a JSONL file into conversations (grouped by `conversation_id`, in first-seen order).
 /// `Err` only when no line could be read at all.
 pub fn read_qa_jsonl(
@@ -181,59 +162,162 @@ pub fn read_qa_jsonl_with_progress(
     progress: &mut dyn FnMut(u64),
 ) -> Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>> {
     const PROGRESS_EVERY: usize = 1 << 20;
-    let file: std::sync::Arc<str> = path.into();
-    let mut consumed = 0usize;
-    let mut next_report = PROGRESS_EVERY;
-    let mut diags = Vec::new();
-    let mut convs: Vec<QaConversation> = Vec::new();
-    let mut index: HashMap<Cow<str>, usize> = HashMap::new();
-    let mut n_ok = 0usize;
-    let mut n_bad = 0usize;
-    for (i, raw_line) in Lines::new(bytes).enumerate() {
-        let line_no = (i + 1) as u32;
-        consumed += raw_line.len() + 1;
-        if consumed >= next_report {
-            next_report = consumed + PROGRESS_EVERY;
-            progress(consumed.min(bytes.len()) as u64);
+    let mut reader = QaJsonlReader::new(path);
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        // Blocks of whole lines, so no line is buffered.
+        let end = match rest.get(PROGRESS_EVERY..) {
+            None => rest.len(),
+            Some(after) => {
+                memchr::memchr(b'\n', after).map_or(rest.len(), |i| PROGRESS_EVERY + i + 1)
+            }
+        };
+        let (block, tail) = rest.split_at(end);
+        reader.feed(block);
+        rest = tail;
+        if !rest.is_empty() {
+            progress((bytes.len() - rest.len()) as u64);
         }
-        let raw_line = raw_line.trim_line_end();
-        let raw_line = if i == 0 {
+    }
+    reader.finish()
+}
+
+/// The JSONL reader, fed a file in pieces of any size (a caller streaming a big file never
+/// holds it whole; [`read_qa_jsonl`] feeds the whole file). The result is the same for any
+/// split of the same bytes.
+pub struct QaJsonlReader {
+    path: String,
+    file: std::sync::Arc<str>,
+    /// Lines read so far.
+    line_no: u32,
+    /// Bytes read so far (complete lines).
+    consumed: u64,
+    /// The start of a line whose end has not been fed yet.
+    partial: Vec<u8>,
+    convs: Vec<QaConversation>,
+    index: HashMap<String, usize>,
+    diags: Vec<Diagnostic>,
+    n_ok: usize,
+    n_bad: usize,
+    first_invalid_utf8: Option<(u64, u32)>,
+}
+
+impl QaJsonlReader {
+    pub fn new(path: &str) -> QaJsonlReader {
+        QaJsonlReader {
+            path: path.to_string(),
+            file: path.into(),
+            line_no: 0,
+            consumed: 0,
+            partial: Vec::new(),
+            convs: Vec::new(),
+            index: HashMap::new(),
+            diags: Vec::new(),
+            n_ok: 0,
+            n_bad: 0,
+            first_invalid_utf8: None,
+        }
+    }
+
+    /// Reads the next piece of the file.
+    pub fn feed(&mut self, mut piece: &[u8]) {
+        if !self.partial.is_empty() {
+            match memchr::memchr(b'\n', piece) {
+                None => {
+                    self.partial.extend_from_slice(piece);
+                    return;
+                }
+                Some(i) => {
+                    let mut line = std::mem::take(&mut self.partial);
+                    line.extend_from_slice(&piece[..=i]);
+                    self.read_lines(&line);
+                    piece = &piece[i + 1..];
+                }
+            }
+        }
+        match memchr::memrchr(b'\n', piece) {
+            None => self.partial.extend_from_slice(piece),
+            Some(i) => {
+                self.read_lines(&piece[..=i]);
+                self.partial.extend_from_slice(&piece[i + 1..]);
+            }
+        }
+    }
+
+    /// Where the file first is not UTF-8 (byte offset, 1-based line), if anywhere in what was
+    /// fed so far (a caller checking the whole file's encoding while streaming it).
+    pub fn first_invalid_utf8(&self) -> Option<(u64, u32)> {
+        self.first_invalid_utf8
+    }
+
+    /// Reads whole lines: every line of `block` but the last ends with `\n`.
+    fn read_lines(&mut self, block: &[u8]) {
+        let lines = match std::str::from_utf8(block) {
+            Ok(t) => Lines::Text(t.split_inclusive('\n')),
+            Err(e) => {
+                if self.first_invalid_utf8.is_none() {
+                    let at = e.valid_up_to();
+                    let before = block.get(..at).unwrap_or_default();
+                    let line =
+                        self.line_no as usize + 1 + memchr::memchr_iter(b'\n', before).count();
+                    self.first_invalid_utf8 = Some((
+                        self.consumed + at as u64,
+                        u32::try_from(line).unwrap_or(u32::MAX),
+                    ));
+                }
+                Lines::Bytes(block.split_inclusive((|b| *b == b'\n') as fn(&u8) -> bool))
+            }
+        };
+        for raw_line in lines {
+            self.line_no = self.line_no.saturating_add(1);
+            self.consumed += raw_line.len() as u64;
+            let first = self.line_no == 1;
+            self.read_line(raw_line.trim_line_end(), first);
+        }
+    }
+
+    fn read_line(&mut self, raw_line: Src<'_>, first: bool) {
+        let path = self.path.as_str();
+        let line_no = self.line_no;
+        let raw_line = if first {
             raw_line.strip_bom()
         } else {
             raw_line
         };
         if raw_line.is_blank() {
-            continue;
+            return;
         }
         let line: Line = match raw_line.parse() {
             Ok(l) => l,
             Err(e) => {
-                n_bad += 1;
-                if n_bad <= 1000 {
-                    diags.push(Diagnostic::error(
+                self.n_bad += 1;
+                if self.n_bad <= 1000 {
+                    self.diags.push(Diagnostic::error(
                         path,
                         Some(line_no),
                         format!("line skipped: {e}"),
                     ));
                 }
-                continue;
+                return;
             }
         };
         if line.turn_idx < 0 || line.turn_idx > u32::MAX as i64 {
-            n_bad += 1;
-            diags.push(Diagnostic::error(
+            self.n_bad += 1;
+            self.diags.push(Diagnostic::error(
                 path,
                 Some(line_no),
                 format!("line skipped: turn_idx {} out of range", line.turn_idx),
             ));
-            continue;
+            return;
         }
-        n_ok += 1;
-        let conv_idx = match index.get(&*line.conversation_id) {
+        self.n_ok += 1;
+        let file = &self.file;
+        let convs = &mut self.convs;
+        let conv_idx = match self.index.get(&*line.conversation_id) {
             Some(&k) => k,
             None => {
                 let id = line.conversation_id.to_string();
-                index.insert(line.conversation_id.0, convs.len());
+                self.index.insert(id.clone(), convs.len());
                 // The dataset's turn count sizes the turn list exactly (no growth slack: the model
                 // of a 1M-turn run is memory-bound); capped so a bad count cannot reserve much.
                 let expected_turns = line
@@ -254,7 +338,9 @@ pub fn read_qa_jsonl_with_progress(
                 convs.len() - 1
             }
         };
-        let conv = &mut convs[conv_idx];
+        let Some(conv) = convs.get_mut(conv_idx) else {
+            return;
+        };
         if conv.model.is_none() {
             conv.model = line.model.as_deref().map(str::to_string);
         }
@@ -268,7 +354,7 @@ pub fn read_qa_jsonl_with_progress(
             conv.failure = Some(err.to_string());
             if line.question.is_none() && line.expected.is_none() {
                 // A whole-conversation failure marker line, not a turn.
-                continue;
+                return;
             }
         }
         let plan = match (&line.plan_operations, line.plan) {
@@ -324,26 +410,59 @@ pub fn read_qa_jsonl_with_progress(
             fa2: None,
         });
     }
-    if n_bad > 1000 {
-        diags.push(Diagnostic::error(
-            path,
-            None,
-            format!(
-                "{} more bad lines not listed ({n_bad} in total)",
-                n_bad - 1000
-            ),
-        ));
-    }
-    if n_ok == 0 && convs.is_empty() {
-        if diags.is_empty() {
-            diags.push(Diagnostic::error(path, None, "no turns in file"));
+
+    /// The conversations read, and the diagnostics; `Err` when no line could be read at all.
+    pub fn finish(mut self) -> Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>> {
+        if !self.partial.is_empty() {
+            let last = std::mem::take(&mut self.partial);
+            self.read_lines(&last);
         }
-        return Err(diags);
+        let QaJsonlReader {
+            path,
+            mut convs,
+            mut diags,
+            n_ok,
+            n_bad,
+            ..
+        } = self;
+        let path = path.as_str();
+        if n_bad > 1000 {
+            diags.push(Diagnostic::error(
+                path,
+                None,
+                format!(
+                    "{} more bad lines not listed ({n_bad} in total)",
+                    n_bad - 1000
+                ),
+            ));
+        }
+        if n_ok == 0 && convs.is_empty() {
+            if diags.is_empty() {
+                diags.push(Diagnostic::error(path, None, "no turns in file"));
+            }
+            return Err(diags);
+        }
+        for conv in &mut convs {
+            super::check_turn_order(path, conv, &mut diags);
+        }
+        Ok((convs, diags))
     }
-    for conv in &mut convs {
-        super::check_turn_order(path, conv, &mut diags);
+}
+
+/// The lines of a block, each with its `\n`, as [`Src`].
+enum Lines<'a> {
+    Text(std::str::SplitInclusive<'a, char>),
+    Bytes(std::slice::SplitInclusive<'a, u8, fn(&u8) -> bool>),
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = Src<'a>;
+    fn next(&mut self) -> Option<Src<'a>> {
+        match self {
+            Lines::Text(it) => it.next().map(Src::Text),
+            Lines::Bytes(it) => it.next().map(Src::Bytes),
+        }
     }
-    Ok((convs, diags))
 }
 
 #[cfg(test)]
