@@ -257,7 +257,6 @@ pub struct Fa2TurnExtra {
     pub tools_used: Vec<String>,
     pub validator_logs: Vec<Fa2ValidatorLog>,
     pub tool_calls: Vec<Fa2ToolCall>,
-    pub llm_calls: Vec<Fa2LlmCall>,
     pub logic_recall: RawValue,
     pub operations_per_turn: RawValue,
     pub error_occurred: RawValue,
@@ -281,25 +280,19 @@ pub struct Fa2ToolCall {
     pub latency_ms: RawValue,
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Fa2LlmCall {
-    pub prompt_tokens: RawValue,
-    pub completion_tokens: RawValue,
-    pub total_tokens: RawValue,
-    pub latency_ms: RawValue,
-    pub model: RawValue,
-}
-
 /// Trace-level fields of a financial-agent-2 TraceRecord, verbatim, for the compat profile.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Fa2TraceExtra {
-    /// Every top-level key of the trace JSON in file order except `turns` (lowered into
-    /// `QaConversation::turns`), as raw values (lists/objects as JSON text). The compat writer
-    /// reads what it needs from here (`num_turns`, `timestamp_start`, `timestamp_end`).
-    /// Keys of the TraceRecord schema are borrowed statics ([`trace_key`]): a trace folder has
-    /// one of these per conversation, tens of thousands of them.
+    /// The top-level keys of the trace JSON the compat writer reads ([`FA2_TRACE_FIELDS`]), in
+    /// file order, as raw values. The rest of the trace-level keys are the writer's own
+    /// aggregates of its turns, which the engine recomputes; a trace folder has one of these
+    /// per conversation, tens of thousands of them, so they are not kept.
+    /// Keys are borrowed statics ([`trace_key`]).
     pub fields: Vec<(std::borrow::Cow<'static, str>, RawValue)>,
 }
+
+/// The top-level TraceRecord keys kept in [`Fa2TraceExtra::fields`].
+pub const FA2_TRACE_FIELDS: &[&str] = &["num_turns", "timestamp_start", "timestamp_end"];
 
 /// A top-level TraceRecord key as a borrowed static when it is one of the schema's keys.
 pub fn trace_key(k: &str) -> std::borrow::Cow<'static, str> {

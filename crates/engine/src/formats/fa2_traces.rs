@@ -19,7 +19,7 @@ use crate::diag::{line_of_offset, Diagnostic};
 use crate::input::RunInput;
 use crate::model::trace_key;
 use crate::model::{
-    Fa2LlmCall, Fa2ToolCall, Fa2TraceExtra, Fa2TurnExtra, Fa2ValidatorLog, Features, FileStatus,
+    Fa2ToolCall, Fa2TraceExtra, Fa2TurnExtra, Fa2ValidatorLog, Features, FileStatus,
     InputFileReport, OriginalFiles, OriginalTurnScores, QaConversation, QaRun, QaTurn, RawValue,
     SourceRef, Tokens, TurnError,
 };
@@ -316,18 +316,30 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
     let has_dup = bool_of(&f.bool("has_duplicate_columns", false));
     let has_non_numeric = bool_of(&f.bool("has_non_numeric_values", false));
 
-    // Every top-level field but the turns, verbatim, for the compat writer.
+    // The top-level fields the compat writer reads, verbatim.
     let fields: Vec<(Cow<'static, str>, RawValue)> = entries(obj)
-        .filter(|(k, _)| *k != "turns")
+        .filter(|(k, _)| crate::model::FA2_TRACE_FIELDS.contains(k))
         .map(|(k, v)| (trace_key(k), v.raw()))
         .collect();
 
     let turn_values = f.list("turns");
     let mut turns = Vec::with_capacity(turn_values.len());
+    // The conversation's model: the first LLM call's that names one, in turn order (turns
+    // sorted by turn_idx, stably); keyed by (turn_idx, position in the file).
+    let mut model: Option<((u32, usize), String)> = None;
     for (i, tv) in turn_values.iter().enumerate() {
         let record = format!("turns[{i}]");
         match tv {
-            PyVal::Obj(t) => turns.push(lower_turn(&file, i, t, &record, ctx)),
+            PyVal::Obj(t) => {
+                let turn = lower_turn(&file, i, t, &record, ctx);
+                let key = (turn.turn_idx, i);
+                if model.as_ref().is_none_or(|(k, _)| key < *k) {
+                    if let Some(m) = first_llm_model(t) {
+                        model = Some((key, m));
+                    }
+                }
+                turns.push(turn);
+            }
             _ => ctx.warn(&record, "a turn must be an object; skipped".to_string()),
         }
     }
@@ -343,11 +355,6 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
         );
     }
 
-    let model = turns
-        .iter()
-        .filter_map(|t| t.fa2.as_ref())
-        .flat_map(|x| x.llm_calls.iter())
-        .find_map(|c| str_of(&c.model));
     let trace_error = obj_get(obj, "error_occurred").and_then(PyVal::as_bool) == Some(true);
     let failure = (turns.is_empty() && trace_error).then(|| {
         let et = obj_get(obj, "error_type")
@@ -363,7 +370,7 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
         id: conversation_id,
         trace_id: Some(trace_id),
         conversation_type,
-        model,
+        model: model.map(|(_, m)| m),
         features: Features {
             num_dialogue_turns: num_turns.and_then(|n| u32::try_from(n).ok()),
             has_type2_question: has_type2,
@@ -456,7 +463,6 @@ fn lower_turn(
             .map(lower_validator_log)
             .collect(),
         tool_calls: f.list("tool_calls").iter().map(lower_tool_call).collect(),
-        llm_calls: f.list("llm_calls").iter().map(lower_llm_call).collect(),
         logic_recall: f.opt_float("logic_recall"),
         operations_per_turn: f.int("operations_per_turn", 0),
         error_occurred: f.bool("error_occurred", false),
@@ -552,15 +558,15 @@ fn lower_tool_call(v: &PyVal<'_>) -> Fa2ToolCall {
     }
 }
 
-fn lower_llm_call(v: &PyVal<'_>) -> Fa2LlmCall {
-    let get = |k: &str| v.get(k).map(PyVal::raw).unwrap_or_default();
-    Fa2LlmCall {
-        prompt_tokens: get("prompt_tokens"),
-        completion_tokens: get("completion_tokens"),
-        total_tokens: get("total_tokens"),
-        latency_ms: get("latency_ms"),
-        model: get("model"),
-    }
+/// The `model` of a turn's first LLM call that names one as a string (the turn's `llm_calls`
+/// are not kept otherwise: nothing else reads them).
+fn first_llm_model(turn: &Obj<'_>) -> Option<String> {
+    let Some(PyVal::Arr(calls)) = obj_get(turn, "llm_calls") else {
+        return None;
+    };
+    calls
+        .iter()
+        .find_map(|c| c.get("model").and_then(PyVal::as_str).map(str::to_string))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -824,7 +830,6 @@ fn csv_turn(file: &Arc<str>, line: u32, cell: &mut dyn FnMut(&str) -> RawValue) 
         tools_used,
         validator_logs: Vec::new(),
         tool_calls: Vec::new(),
-        llm_calls: Vec::new(),
         logic_recall: cell("logic_recall"),
         operations_per_turn: cell("operations_per_turn"),
         error_occurred: cell("error_occurred"),

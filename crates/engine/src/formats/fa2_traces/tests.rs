@@ -145,6 +145,31 @@ fn out_of_order_turns_are_sorted_with_a_diagnostic() {
     );
 }
 
+/// The conversation's model is the first LLM call's that names one, in turn order (not file
+/// order); calls without a string model are passed over.
+#[test]
+fn model_is_the_first_named_llm_call_in_turn_order() {
+    let turn = |i: u32, calls: &str| {
+        format!(
+            r#"{{"turn_idx": {i}, "question": "q", "expected_answer": "1", "actual_answer": 1, "llm_calls": [{calls}]}}"#
+        )
+    };
+    let t1 = turn(1, r#"{"model": "gpt-4o"}"#);
+    let t0 = turn(0, r#"{"model": null}, {"model": 7}, {"model": "o3"}"#);
+    let t2 = turn(2, "");
+    assert_eq!(
+        read_ok(&trace_json(&[&t1, &t0, &t2])).0.model.as_deref(),
+        Some("o3")
+    );
+    let t0 = turn(0, r#"{"prompt_tokens": 3}"#);
+    let t1b = turn(1, r#"{"model": "first"}"#);
+    assert_eq!(
+        read_ok(&trace_json(&[&t1, &t0, &t1b])).0.model.as_deref(),
+        Some("gpt-4o")
+    );
+    assert_eq!(read_ok(&trace_json(&[&t2])).0.model, None);
+}
+
 #[test]
 fn python_nan_and_infinity_are_read() {
     let t = r#"{"turn_idx": 0, "question": "q", "expected_answer": "0", "actual_answer": NaN,
