@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# evalboard benchmark: synthetic runs → native timing (100k traces, 100k JSONL, 1M JSONL), the
-# Python baseline on the same trace folder, and the wasm engine in headless Chromium (dist/ worker).
+# evalboard benchmark: synthetic runs → native timing (100k traces, 100k JSONL, 1M JSONL; input in
+# memory, and streamed from disk as the CLI loads it), the Python baseline on the same trace
+# folder, and the wasm engine in headless Chromium (dist/ worker).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=bench/out
@@ -11,12 +12,18 @@ B=target/release/evalboard-bench
 [ -f "$OUT/run100k.jsonl" ] || $B gen jsonl 100000 "$OUT/run100k.jsonl"
 [ -f "$OUT/run1m.jsonl" ] || $B gen jsonl 1000000 "$OUT/run1m.jsonl"
 
-echo "== native (parse + score + aggregate; input already in memory; 1 thread as in wasm, then every core as the CLI)"
+echo "== native, in memory (files read first, timed apart; then parse + score + statistics on 1 thread as in wasm, and on every core)"
 : > "$OUT/native.jsonl"
 T=$(nproc)
+# Warm the page cache once, so the first timed mode does not pay the disk.
+find "$OUT/traces100k" -type f -exec cat {} + >/dev/null
 for p in "$OUT/traces100k" "$OUT/run100k.jsonl" "$OUT/run1m.jsonl"; do
   $B time "$p" --threads 1 | tee -a "$OUT/native.jsonl"
   $B time "$p" --threads "$T" | tee -a "$OUT/native.jsonl"
+done
+echo "== native, streamed as 'evalboard score' loads a run (read + parse at once on every core; big JSONL in blocks)"
+for p in "$OUT/traces100k" "$OUT/run100k.jsonl" "$OUT/run1m.jsonl"; do
+  $B time "$p" --stream | tee -a "$OUT/native.jsonl"
 done
 
 echo "== python baseline (json module + doc-v1 rules) on the 100k trace folder"
@@ -26,15 +33,17 @@ import json, sys
 out = sys.argv[1]
 rows = [json.loads(l) for l in open(f"{out}/native.jsonl")]
 py = json.load(open(f"{out}/python.json"))
-def pick(name, threads_max):
-    c = [r for r in rows if r['path'].endswith(name)]
-    return max(c, key=lambda r: r['threads']) if threads_max else min(c, key=lambda r: r['threads'])
-t = pick('traces100k', True)
-print(f"traces100k: evalboard {t['read_plus_total_s']:.3f}s on {t['threads']} threads (read {t['read_s']:.3f}s + parse/score {t['total_s']:.3f}s) vs python {py['total_s']:.3f}s (read+parse+score) -> {py['total_s']/t['read_plus_total_s']:.1f}x faster (target >= 8x); engine only {py['total_s']/t['total_s']:.1f}x")
-j1, jm = pick('run100k.jsonl', False), pick('run1m.jsonl', False)
-print(f"jsonl100k: {j1['total_s']:.3f}s (target <= 0.3s); jsonl1M: {jm['total_s']:.3f}s (target <= 3s), one thread")
+def pick(name, mode, threads=None):
+    c = [r for r in rows if r['path'].endswith(name) and r.get('mode', 'in-memory') == mode
+         and (threads is None or r['threads'] == threads)]
+    return c[-1]
+t = pick('traces100k', 'stream')
+print(f"traces100k: evalboard {t['total_s']:.3f}s streamed on {t['threads']} threads (read + parse {t['parse_s']:.3f}s, score {t['score_s']:.3f}s, statistics {t['statistics_s']:.3f}s) vs python {py['total_s']:.3f}s (read+parse+score) -> {py['total_s']/t['total_s']:.1f}x faster (target >= 8x)")
+j1, jm = pick('run100k.jsonl', 'in-memory', 1), pick('run1m.jsonl', 'in-memory', 1)
+print(f"jsonl100k: {j1['total_s']:.3f}s (target <= 0.3s); jsonl1M: {jm['total_s']:.3f}s (target <= 3s), parse + score + statistics on one thread, input in memory")
 for n in rows:
-    print(f"  {n['path']} ({n['threads']} thread(s)): {n['turns_per_s']:.0f} turns/s, peak memory {n['peak_over_input']:.2f}x input")
+    print(f"  {n['path']} ({n.get('mode', 'in-memory')}, {n['threads']} thread(s)): {n['total_s']:.3f}s, {n['turns_per_s']:.0f} turns/s, peak memory {n['peak_over_input']:.2f}x input")
+print("peak memory target (<= 2x input) applies to the streamed rows: that is how the CLI loads a run")
 PY
 
 echo "== wasm (the dashboard's worker, headless Chromium)"
