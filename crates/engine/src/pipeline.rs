@@ -42,17 +42,21 @@ impl FileKind {
 
 /// Why a file cannot be read at all, before looking at its format.
 fn unreadable_reason(f: &InputFile) -> Option<String> {
+    text_of(f).err()
+}
+
+/// The file as text, or why it cannot be read at all.
+fn text_of(f: &InputFile) -> Result<&str, String> {
     if f.bytes.is_empty() {
-        return Some("empty file (0 bytes)".into());
+        return Err("empty file (0 bytes)".into());
     }
-    if let Err(e) = std::str::from_utf8(&f.bytes) {
+    std::str::from_utf8(&f.bytes).map_err(|e| {
         let at = e.valid_up_to();
-        return Some(format!(
+        format!(
             "not UTF-8 text (invalid byte at offset {at}, line {})",
             line_of_offset(&f.bytes, at)
-        ));
-    }
-    None
+        )
+    })
 }
 
 const ORIGINAL_JSON_NAMES: &[&str] = &[
@@ -65,9 +69,17 @@ const ORIGINAL_JSON_NAMES: &[&str] = &[
 
 /// Classifies a file by content (and, where content is ambiguous, by name).
 pub fn classify(f: &InputFile) -> Result<FileKind, String> {
-    if let Some(r) = unreadable_reason(f) {
-        return Err(r);
-    }
+    classify_text(f).map(|(kind, _)| kind)
+}
+
+/// [`classify`], with the file's text (validated once, for the reader).
+fn classify_text(f: &InputFile) -> Result<(FileKind, &str), String> {
+    let text = text_of(f)?;
+    kind_of(f).map(|kind| (kind, text))
+}
+
+/// The kind of a file that is UTF-8 text.
+fn kind_of(f: &InputFile) -> Result<FileKind, String> {
     let name = f.file_name().to_ascii_lowercase();
     let b = &f.bytes[..];
     if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
@@ -196,15 +208,15 @@ enum FileContent<'a> {
 
 /// Classifies and reads one file. `progress(bytes_done)` is called while big files are read.
 pub fn read_file<'a>(f: &'a InputFile, progress: &mut dyn FnMut(u64)) -> FileRead<'a> {
-    read_classified(f, classify(f), progress)
+    read_classified(f, classify_text(f), progress)
 }
 
 fn read_classified<'a>(
     f: &'a InputFile,
-    classified: Result<FileKind, String>,
+    classified: Result<(FileKind, &str), String>,
     progress: &mut dyn FnMut(u64),
 ) -> FileRead<'a> {
-    let kind = match classified {
+    let (kind, text) = match classified {
         Ok(k) => k,
         Err(reason) => {
             return FileRead {
@@ -216,7 +228,7 @@ fn read_classified<'a>(
     };
     let mut content = FileContent::Nothing;
     let read: Result<Vec<Diagnostic>, Vec<Diagnostic>> = match kind {
-        FileKind::Fa2Trace => fa2_traces::read_trace(&f.path, &f.bytes).map(|(c, d)| {
+        FileKind::Fa2Trace => fa2_traces::read_trace_text(&f.path, text).map(|(c, d)| {
             content = FileContent::Trace(Box::new(c));
             d
         }),
@@ -401,11 +413,12 @@ pub struct OwnedRead {
 
 /// See [`OwnedRead`].
 pub fn read_file_owned(f: InputFile) -> OwnedRead {
-    let classified = classify(&f);
+    let classified = classify_text(&f);
     let vote = match classified {
-        Ok(
+        Ok((
             FileKind::Fa2Trace | FileKind::Fa2Results | FileKind::QaJsonl | FileKind::Fa2TurnsCsv,
-        ) => Some(Family::NumericQa),
+            _,
+        )) => Some(Family::NumericQa),
         _ => family_vote(&f),
     };
     let FileRead {

@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::pyval::{entries, obj_get, with_py_json, PyVal};
+use super::pyval::{entries, obj_get, with_py_json, PyVal, Src};
 use crate::diag::{line_of_offset, Diagnostic};
 use crate::input::RunInput;
 use crate::model::trace_key;
@@ -262,7 +262,22 @@ pub fn read_trace(
     path: &str,
     bytes: &[u8],
 ) -> Result<(QaConversation, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let lowered = with_py_json(bytes, |value| {
+    read_trace_from(path, Src::Bytes(bytes))
+}
+
+/// [`read_trace`] of a file already known to be UTF-8 text (not validated again).
+pub fn read_trace_text(
+    path: &str,
+    text: &str,
+) -> Result<(QaConversation, Vec<Diagnostic>), Vec<Diagnostic>> {
+    read_trace_from(path, Src::Text(text))
+}
+
+fn read_trace_from(
+    path: &str,
+    src: Src<'_>,
+) -> Result<(QaConversation, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let lowered = with_py_json(src, |value| {
         let PyVal::Obj(obj) = value else {
             return Err(vec![Diagnostic::error(
                 path,

@@ -250,15 +250,31 @@ impl<'de: 'a, 'a> Deserialize<'de> for PyVal<'a> {
     }
 }
 
+/// A document to parse: text already known to be UTF-8, or bytes (validated here).
+#[derive(Clone, Copy)]
+pub(crate) enum Src<'s> {
+    Text(&'s str),
+    Bytes(&'s [u8]),
+}
+
+impl<'s> From<&'s [u8]> for Src<'s> {
+    fn from(b: &'s [u8]) -> Src<'s> {
+        Src::Bytes(b)
+    }
+}
+
 /// Parses JSON like `pyrepr::parse_py_json` (bare `NaN`/`Infinity` accepted as marker strings)
 /// into a borrowed tree and hands it to `f`. Errors are those of `parse_py_json`.
-pub(crate) fn with_py_json<R>(
-    bytes: &[u8],
+pub(crate) fn with_py_json<'s, R>(
+    src: impl Into<Src<'s>>,
     f: impl FnOnce(&PyVal<'_>) -> R,
 ) -> Result<R, serde_json::Error> {
-    let fast = match std::str::from_utf8(bytes) {
-        Ok(text) => serde_json::from_str::<PyVal>(text),
-        Err(_) => serde_json::from_slice::<PyVal>(bytes),
+    let (fast, bytes) = match src.into() {
+        Src::Text(text) => (serde_json::from_str::<PyVal>(text), text.as_bytes()),
+        Src::Bytes(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) => (serde_json::from_str::<PyVal>(text), bytes),
+            Err(_) => (serde_json::from_slice::<PyVal>(bytes), bytes),
+        },
     };
     match fast {
         Ok(v) => Ok(f(&v)),
@@ -353,7 +369,7 @@ mod tests {
     fn invalid_utf8_errors_like_value() {
         let bytes = b"{\"k\": \"\xff\"}";
         let want = crate::pyrepr::parse_py_json(bytes).map(|_| ());
-        let got = with_py_json(bytes, |_| ());
+        let got = with_py_json(&bytes[..], |_| ());
         assert_eq!(
             want.map_err(|e| e.to_string()),
             got.map_err(|e| e.to_string())
