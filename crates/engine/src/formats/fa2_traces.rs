@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::pyval::{entries, obj_get, with_py_json, PyVal, Src};
+use super::pyval::{entries_where, obj_get, with_py_json, PyVal, Src};
 use crate::diag::{line_of_offset, Diagnostic};
 use crate::input::RunInput;
 use crate::model::trace_key;
@@ -38,7 +38,7 @@ pub const FORMAT_ORIGINAL_CSV: &str = "fa2-original-csv";
 // Sniffing
 
 fn find(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
+    memchr::memmem::find(haystack, needle).is_some()
 }
 
 fn skip_bom_ws(bytes: &[u8]) -> &[u8] {
@@ -332,10 +332,10 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
     let has_non_numeric = bool_of(&f.bool("has_non_numeric_values", false));
 
     // The top-level fields the compat writer reads, verbatim.
-    let fields: Vec<(Cow<'static, str>, RawValue)> = entries(obj)
-        .filter(|(k, _)| crate::model::FA2_TRACE_FIELDS.contains(k))
-        .map(|(k, v)| (trace_key(k), v.raw()))
-        .collect();
+    let fields: Vec<(Cow<'static, str>, RawValue)> =
+        entries_where(obj, |k| crate::model::FA2_TRACE_FIELDS.contains(&k))
+            .map(|(k, v)| (trace_key(k), v.raw()))
+            .collect();
 
     let turn_values = f.list("turns");
     let mut turns = Vec::with_capacity(turn_values.len());

@@ -171,10 +171,23 @@ pub(crate) fn obj_get<'v, 'a>(
 
 /// An object's entries as `serde_json::Map` iterates them: each key once, at its first position,
 /// with its last value.
+#[cfg(test)]
 pub(crate) fn entries<'v, 'a>(
     entries: &'v [(Cow<'a, str>, PyVal<'a>)],
 ) -> impl Iterator<Item = (&'v str, &'v PyVal<'a>)> {
+    entries_where(entries, |_| true)
+}
+
+/// [`entries`] with the keys `keep` accepts (tested first, so the scan for duplicates is only
+/// paid for the keys kept).
+pub(crate) fn entries_where<'v, 'a>(
+    entries: &'v [(Cow<'a, str>, PyVal<'a>)],
+    keep: impl Fn(&str) -> bool,
+) -> impl Iterator<Item = (&'v str, &'v PyVal<'a>)> {
     entries.iter().enumerate().filter_map(move |(i, (k, v))| {
+        if !keep(k) {
+            return None;
+        }
         let earlier = entries.get(..i).unwrap_or_default();
         if earlier.iter().any(|(k2, _)| k2 == k) {
             return None;
@@ -239,7 +252,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for PyVal<'a> {
                 Ok(PyVal::Arr(out))
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PyVal<'a>, A::Error> {
-                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
+                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(8).min(4096));
                 while let Some((k, v)) = map.next_entry::<BStr<'a>, PyVal<'a>>()? {
                     out.push((k.0, v));
                 }
