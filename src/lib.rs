@@ -4,7 +4,6 @@
 pub mod codegen;
 pub mod families;
 pub mod protocol;
-pub mod scoring;
 pub mod ui;
 
 #[cfg(target_arch = "wasm32")]

@@ -384,7 +384,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                         },
                     );
                     let mut last = now();
-                    let scored = crate::scoring::score_with_progress(
+                    let scored = scorers::score_qa_run_with_progress(
                         run,
                         &st.config,
                         2048,
