@@ -1,11 +1,19 @@
 // Times the wasm engine (the dashboard's Web Worker, built in dist/) on a run file in headless
 // Chromium: posts a Load request with the file's bytes and reads the worker's own timing.
-// Usage: node bench/wasm.mjs RUN.jsonl [native.jsonl] [REPS (default 3)]
+// Usage: node bench/wasm.mjs RUN.jsonl [native.jsonl] [REPS (default 3)] [--blank]
+//
+// By default the loads happen as a user's drops do: on the dashboard (demo workspace dismissed),
+// a second after it opened, each into a fresh worker of the same page — V8 shares a module's
+// compiled code between the workers of a page, so they run the code the dashboard's own worker
+// compiled and warmed up at start (src/warmup.rs). `--blank` loads from a blank page instead:
+// every worker then compiles the module afresh and each load includes V8's compilation.
 import fs from 'node:fs';
 import path from 'node:path';
 import { serve, launch, openPage } from '../tests/e2e/lib.mjs';
 
-const [file, nativeLog, repsArg] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const blank = args.includes('--blank');
+const [file, nativeLog, repsArg] = args.filter((a) => a !== '--blank');
 const reps = Math.max(1, Number(repsArg) || 3);
 const bytes = fs.readFileSync(file);
 const srv = await serve();
@@ -13,7 +21,15 @@ const browser = await launch();
 try {
   const { page } = await openPage(browser);
   await page.route('**/bench-input', (route) => route.fulfill({ body: bytes, contentType: 'application/octet-stream' }));
-  await page.goto(srv.url + 'index.html');
+  if (blank) {
+    await page.route('**/bench.html', (route) => route.fulfill({ body: '<!doctype html><title>bench</title>', contentType: 'text/html' }));
+    await page.goto(srv.url + 'bench.html');
+  } else {
+    // No demo workspace: it would be loading while the benchmark runs.
+    await page.addInitScript(() => localStorage.setItem('evalboard.demo-dismissed', '1'));
+    await page.goto(srv.url + 'index.html');
+    await page.waitForTimeout(1000);
+  }
   const result = await page.evaluate(async ({ name, reps }) => {
     // The worker speaks postcard (src/protocol.rs): varints, length-prefixed UTF-8, fields in
     // declaration order, enum variants by index. Just enough of it to send a Load and read the
@@ -63,6 +79,7 @@ try {
     const runs = [];
     for (let k = 0; k < reps; k++) {
       const buf = await (await fetch('./bench-input')).arrayBuffer();
+      const tw = performance.now();
       const w = new Worker('./worker_loader.js');
       const msg = (pred) => new Promise((resolve) => {
         const h = (e) => { const m = decode(e.data); if (pred(m)) { w.removeEventListener('message', h); resolve(m); } };
@@ -70,10 +87,11 @@ try {
       });
       await msg((m) => m.type === 'ready');
       const t0 = performance.now();
+      const readyMs = t0 - tw;
       const done = msg((m) => m.type === 'loaded' || m.type === 'load_failed');
       w.postMessage([load, [buf]], [buf]);
       const m = await done;
-      runs.push({ wall_ms: performance.now() - t0, msg: m });
+      runs.push({ wall_ms: performance.now() - t0, ready_ms: readyMs, msg: m });
       w.terminate();
     }
     return runs;
@@ -98,6 +116,8 @@ try {
     const info = r.msg.info || {};
     const out = {
       file, turns: info.n_turns, worker_ms: info.load_ms, wall_ms: r.wall_ms,
+      // From `new Worker` to its Ready: fetching and compiling the wasm, and the warm-up.
+      worker_ready_ms: r.ready_ms,
       turns_per_s: info.n_turns / (info.load_ms / 1000), wasm_memory_bytes: info.wasm_memory_bytes ?? null,
       input_bytes: bytes.length,
     };

@@ -5,6 +5,7 @@ pub mod codegen;
 pub mod families;
 pub mod protocol;
 pub mod ui;
+pub mod warmup;
 
 #[cfg(target_arch = "wasm32")]
 pub mod edge;
