@@ -46,8 +46,11 @@ for n in rows:
 print("peak memory target (<= 2x input) applies to the streamed rows: that is how the CLI loads a run")
 PY
 
-echo "== wasm (the dashboard's worker, headless Chromium)"
+echo "== wasm (the dashboard's worker, headless Chromium; 3 loads, each into a fresh worker)"
 if [ -d dist ]; then
+  # Two more native one-thread runs right before, so the comparison is of the same minutes (this
+  # machine's speed drifts by ±30 %); wasm.mjs compares with the median of the three.
+  for i in 2 3; do $B time "$OUT/run100k.jsonl" --threads 1 | tee -a "$OUT/native.jsonl"; done
   node bench/wasm.mjs "$OUT/run100k.jsonl" "$OUT/native.jsonl"
 else
   echo "dist/ missing: run 'make dist' first for the wasm numbers"

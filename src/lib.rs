@@ -4,8 +4,8 @@
 pub mod codegen;
 pub mod families;
 pub mod protocol;
-pub mod scoring;
 pub mod ui;
+pub mod warmup;
 
 #[cfg(target_arch = "wasm32")]
 pub mod edge;

@@ -118,6 +118,9 @@ pub(crate) fn now() -> f64 {
 }
 
 pub(crate) fn post(scope: &DedicatedWorkerGlobalScope, r: &Response) {
+    if QUIET.with(|q| q.get()) {
+        return;
+    }
     match protocol::encode(r) {
         Ok(bytes) => {
             // Transfer the copy's buffer: the page takes it without a second copy.
@@ -159,8 +162,32 @@ pub(crate) fn wasm_memory_bytes() -> Option<u64> {
 /// Entry point of the worker binary.
 pub fn start() {
     let state = Rc::new(RefCell::new(State::default()));
-    let scope = listen(move |scope, e| handle(scope, &state, e));
+    let on_message = state.clone();
+    let scope = listen(move |scope, e| handle(scope, &on_message, e));
+    warm_up(&scope, &state);
     post(&scope, &Response::Ready);
+}
+
+thread_local! {
+    /// Set while the warm-up runs: [`post`] sends nothing.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Loads the warm-up run (src/warmup.rs) through the Load path, silently, and forgets it.
+fn warm_up(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>) {
+    const WARM_UP_ID: RunId = RunId::MAX;
+    let bytes = crate::warmup::warm_up_jsonl(crate::warmup::WARM_UP_TURNS);
+    let load = Request::Load {
+        run_id: WARM_UP_ID,
+        name: "warm-up".into(),
+        paths: vec!["warm-up/run.jsonl".into()],
+        demo: false,
+    };
+    let buffers = Array::of1(&Uint8Array::from(bytes.as_slice()).buffer());
+    QUIET.with(|q| q.set(true));
+    handle_request(scope, state, load, buffers, &JsValue::UNDEFINED);
+    QUIET.with(|q| q.set(false));
+    state.borrow_mut().runs.retain(|r| r.id != WARM_UP_ID);
 }
 
 /// Sets up a worker: panics go to the console, every message to `on_message`.
@@ -291,8 +318,18 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
     let Some((req, buffers)) = decode_or_report(scope, &data) else {
         return;
     };
+    handle_request(scope, state, req, buffers, &data);
+}
+
+fn handle_request(
+    scope: &DedicatedWorkerGlobalScope,
+    state: &Rc<RefCell<State>>,
+    req: Request,
+    buffers: Array,
+    data: &JsValue,
+) {
     // Code-generation runs live in their own worker (it carries the Python parser).
-    if crate::codegen_host::route(&req, &data) {
+    if crate::codegen_host::route(&req, data) {
         return;
     }
     let mut st = state.borrow_mut();
@@ -307,7 +344,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             let input = RunInput::new(name.clone(), input_files(paths, &buffers));
             let family = pipeline::detect_family(&input);
             if family == pipeline::Family::Codegen {
-                crate::codegen_host::load(scope, run_id, &name, &data, &buffers);
+                crate::codegen_host::load(scope, run_id, &name, data, &buffers);
                 return;
             }
             let total_bytes: u64 = input.files.iter().map(|f| f.bytes.len() as u64).sum();
@@ -384,7 +421,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                         },
                     );
                     let mut last = now();
-                    let scored = crate::scoring::score_with_progress(
+                    let scored = scorers::score_qa_run_with_progress(
                         run,
                         &st.config,
                         2048,

@@ -193,7 +193,7 @@ pub fn parse_answer_ref(v: &RawValue) -> ParsedRef<'_> {
 
 /// Parses an answer string (see the module docs for the grammar) without allocating.
 pub fn parse_str_ref(s: &str) -> ParsedRef<'_> {
-    let t = s.trim_matches(is_space);
+    let t = trim_by(s, is_space);
     if t.is_empty() {
         return ParsedRef::Missing(MissReason::Empty);
     }
@@ -222,7 +222,7 @@ pub fn parse_str_ref(s: &str) -> ParsedRef<'_> {
 
 /// Case-insensitive equality of two answer texts (trimmed), where `true` ≡ `yes` and `false` ≡ `no`.
 pub fn text_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.trim_matches(is_space), b.trim_matches(is_space));
+    let (a, b) = (trim_by(a, is_space), trim_by(b, is_space));
     match (yes_no(a), yes_no(b)) {
         (Some(x), Some(y)) => x == y,
         _ => a
@@ -254,6 +254,18 @@ fn from_f64(x: f64) -> ParsedRef<'static> {
 
 /// Whitespace for trimming and token separation: Unicode White_Space (which includes U+00A0 and
 /// U+202F) plus the zero-width space, word joiner and byte-order mark.
+/// `s.trim_matches(pred)`, returning `s` at once when its first and last bytes are ASCII
+/// characters `pred` rejects (the common case for answers: nothing to trim, no decoding).
+#[inline]
+pub(crate) fn trim_by(s: &str, pred: impl Fn(char) -> bool + Copy) -> &str {
+    let keep = |b: Option<&u8>| b.is_some_and(|&b| b.is_ascii() && !pred(char::from(b)));
+    if keep(s.as_bytes().first()) && keep(s.as_bytes().last()) {
+        s
+    } else {
+        s.trim_matches(pred)
+    }
+}
+
 fn is_space(c: char) -> bool {
     c.is_whitespace() || matches!(c, '\u{200B}' | '\u{2060}' | '\u{FEFF}')
 }
@@ -482,6 +494,35 @@ fn parse_without_commas(literal: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trim_by_is_trim_matches() {
+        let preds: [fn(char) -> bool; 2] = [is_space, crate::pyrepr::py_isspace];
+        for t in [
+            "",
+            " ",
+            "a",
+            " a",
+            "a ",
+            " a ",
+            "\u{a0}5\u{a0}",
+            "5\u{a0}",
+            "\u{3000}",
+            "é",
+            " é ",
+            "\u{200B}1",
+            "1\u{FEFF}",
+            "\t\n1.5%\r",
+            "\x1c1\x1f",
+            "x\u{85}",
+            "\u{85}x",
+            "1 2",
+        ] {
+            for p in preds {
+                assert_eq!(trim_by(t, p), t.trim_matches(p), "{t:?}");
+            }
+        }
+    }
 
     /// What a string should parse to, in a compact form.
     #[derive(Debug, PartialEq)]

@@ -131,7 +131,7 @@ fn exact_decimal_eq(x: f64, c: u64, p: i32) -> bool {
 }
 
 /// `|x| = mant * 2^exp2` exactly, for a finite float.
-fn decompose(x: f64) -> (u64, i32) {
+pub(crate) fn decompose(x: f64) -> (u64, i32) {
     let bits = x.abs().to_bits();
     let exp_bits = ((bits >> 52) & 0x7ff) as i32;
     let frac = bits & ((1u64 << 52) - 1);
@@ -432,7 +432,7 @@ pub fn py_isspace(c: char) -> bool {
 
 /// Python's `s.strip()` (no argument).
 pub fn py_strip(s: &str) -> &str {
-    s.trim_matches(py_isspace)
+    crate::number::trim_by(s, py_isspace)
 }
 
 /// The digit value of a Unicode decimal digit (category Nd), as Python's `float()` sees it.

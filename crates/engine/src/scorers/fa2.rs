@@ -139,44 +139,109 @@ const POW10: [f64; 16] = [
 /// 128-bit arithmetic; `None` where the caller must take the general path. Same rounding:
 /// `q = round_half_even(|x| * 10^n)` on the exact binary value of `x`, then `q / 10^n`, which
 /// is correctly rounded because `q < 2^53` and `10^n` are both exact floats.
+///
+/// The 128-bit product is kept as two `u64` halves: `u128` arithmetic is a library call per
+/// multiply and per shift in WebAssembly, where this runs once per turn and rounding.
 fn fast_round(x: f64, n: i32) -> Option<f64> {
-    let pow10 = *POW10.get(usize::try_from(n).ok()?)?;
-    if !x.is_finite() || x == 0.0 {
-        return Some(x);
-    }
-    let bits = x.abs().to_bits();
-    let exp_bits = ((bits >> 52) & 0x7ff) as i32;
-    let frac = bits & ((1u64 << 52) - 1);
-    let (mant, exp2) = if exp_bits == 0 {
-        (frac, -1074)
-    } else {
-        (frac | (1u64 << 52), exp_bits - 1075)
+    let (mant, shift, pow10) = match round_input(x, n) {
+        Ok(parts) => parts,
+        Err(done) => return done,
     };
-    if exp2 >= 0 {
-        // An integer: rounding to n >= 0 digits gives it back.
-        return Some(x);
-    }
-    let shift = exp2.unsigned_abs();
-    // mant < 2^53 and 10^n < 2^50: the product fits in 103 bits.
-    let num = u128::from(mant) * 10u128.pow(n as u32);
+    // mant < 2^53 and 10^n < 2^50 (exact as u64): the product fits in 103 bits.
+    let num = Wide::mul(mant, pow10 as u64);
     let q = if shift > 110 {
         // num < 2^103 < half of 2^shift: rounds to zero.
         0
     } else {
-        let q = num >> shift;
-        let rem = num & ((1u128 << shift) - 1);
-        let half = 1u128 << (shift - 1);
-        if rem > half || (rem == half && q & 1 == 1) {
+        // q = num >> shift, then half-even on the dropped bits: up when the highest dropped
+        // bit is set and either a lower dropped bit is set (above half) or q is odd (a tie).
+        let q = num.shr(shift)?;
+        if num.bit(shift - 1) && (num.any_below(shift - 1) || q & 1 == 1) {
             q + 1
         } else {
             q
         }
     };
-    if q > (1u128 << 53) {
+    round_output(x, q, pow10)
+}
+
+/// What [`fast_round`] rounds: `|x| = mant / 2^shift` with `shift >= 1`, and `10^n`; `Err`
+/// with the answer when there is nothing to round (`Some(x)`: zero, not finite, an integer) or
+/// no fast path (`None`: `n` outside `0..=15`).
+fn round_input(x: f64, n: i32) -> Result<(u64, u32, f64), Option<f64>> {
+    let pow10 = *POW10
+        .get(usize::try_from(n).map_err(|_| None)?)
+        .ok_or(None)?;
+    if !x.is_finite() || x == 0.0 {
+        return Err(Some(x));
+    }
+    let (mant, exp2) = crate::pyrepr::decompose(x);
+    if exp2 >= 0 {
+        // An integer: rounding to n >= 0 digits gives it back.
+        return Err(Some(x));
+    }
+    Ok((mant, exp2.unsigned_abs(), pow10))
+}
+
+/// `±q / 10^n` with the sign of `x`; `None` when `q > 2^53` (not exact as a float).
+fn round_output(x: f64, q: u64, pow10: f64) -> Option<f64> {
+    if q > (1u64 << 53) {
         return None;
     }
     let value = q as f64 / pow10;
     Some(if x < 0.0 { -value } else { value })
+}
+
+/// An unsigned 128-bit number as its high and low 64-bit halves.
+#[derive(Clone, Copy)]
+struct Wide {
+    hi: u64,
+    lo: u64,
+}
+
+impl Wide {
+    /// The full product of two `u64`s, from four 32 × 32-bit products.
+    fn mul(a: u64, b: u64) -> Wide {
+        const LOW: u64 = 0xffff_ffff;
+        let (a1, a0) = (a >> 32, a & LOW);
+        let (b1, b0) = (b >> 32, b & LOW);
+        let (p00, p01, p10, p11) = (a0 * b0, a0 * b1, a1 * b0, a1 * b1);
+        // Each term < 2^32: no overflow.
+        let mid = (p00 >> 32) + (p01 & LOW) + (p10 & LOW);
+        Wide {
+            hi: p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32),
+            lo: (mid << 32) | (p00 & LOW),
+        }
+    }
+
+    /// `self >> s` for `1 <= s < 128`, `None` when it does not fit in a `u64`.
+    fn shr(self, s: u32) -> Option<u64> {
+        if s >= 64 {
+            Some(self.hi >> (s - 64))
+        } else if self.hi >> s != 0 {
+            None
+        } else {
+            Some((self.hi << (64 - s)) | (self.lo >> s))
+        }
+    }
+
+    /// Bit `k` (`k < 128`).
+    fn bit(self, k: u32) -> bool {
+        if k >= 64 {
+            (self.hi >> (k - 64)) & 1 == 1
+        } else {
+            (self.lo >> k) & 1 == 1
+        }
+    }
+
+    /// Whether any of bits `0..k` is set (`k < 128`).
+    fn any_below(self, k: u32) -> bool {
+        if k <= 64 {
+            k > 0 && self.lo << (64 - k) != 0
+        } else {
+            self.lo != 0 || self.hi << (128 - k) != 0
+        }
+    }
 }
 
 /// `_calculate_financial_match`, rule by rule.
@@ -397,6 +462,24 @@ mod tests {
         }
     }
 
+    /// `4 * count` doubles: random bit patterns (every exponent, subnormals, NaNs) and random
+    /// decimals at `scales`, the scales answers have. Deterministic.
+    fn random_doubles(count: usize, scales: &[f64]) -> Vec<f64> {
+        let mut out = Vec::with_capacity(4 * count);
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..count {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            out.push(f64::from_bits(state));
+            let scale = scales[(state >> 61) as usize % scales.len()];
+            out.push(((state >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * scale);
+            out.push((state >> 40) as f64 / 1000.0 + 0.0005);
+            out.push((state >> 44) as f64 / 100.0 - 50.0);
+        }
+        out
+    }
+
     #[test]
     fn fast_round_is_py_round() {
         let mut cases = vec![
@@ -428,16 +511,7 @@ mod tests {
             99.995,
             -99.995,
         ];
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        for _ in 0..20_000 {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            cases.push(f64::from_bits(state));
-            let scale = [1.0, 100.0, 1e6, 1e12][(state >> 62) as usize];
-            cases.push(((state >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * scale);
-            cases.push(((state >> 40) as f64) / 1000.0 + 0.0005);
-        }
+        cases.extend(random_doubles(20_000, &[1.0, 100.0, 1e6, 1e12]));
         for x in cases {
             for n in 0..=15 {
                 let want = py_round(x, n);
@@ -454,6 +528,156 @@ mod tests {
         assert_eq!(fast_round(1.0, 16), None);
         assert_eq!(fast_round(1.0, -1), None);
         assert!(fast_round(f64::NAN, 1).is_some_and(f64::is_nan));
+    }
+
+    /// The previous `fast_round`, in `u128` arithmetic: the oracle for the two-halves version.
+    fn fast_round_u128(x: f64, n: i32) -> Option<f64> {
+        let (mant, shift, pow10) = match round_input(x, n) {
+            Ok(parts) => parts,
+            Err(done) => return done,
+        };
+        let num = u128::from(mant) * 10u128.pow(n as u32);
+        let q = if shift > 110 {
+            0
+        } else {
+            let q = num >> shift;
+            let rem = num & ((1u128 << shift) - 1);
+            let half = 1u128 << (shift - 1);
+            if rem > half || (rem == half && q & 1 == 1) {
+                q + 1
+            } else {
+                q
+            }
+        };
+        round_output(x, u64::try_from(q).unwrap_or(u64::MAX), pow10)
+    }
+
+    fn next_up(x: f64) -> f64 {
+        f64::from_bits(x.to_bits() + 1)
+    }
+    fn next_down(x: f64) -> f64 {
+        f64::from_bits(x.to_bits() - 1)
+    }
+
+    #[test]
+    fn wide_product_and_shifts_are_u128() {
+        let mut state = 0x243F_6A88_85A3_08D3u64;
+        let mut vals = vec![
+            0,
+            1,
+            2,
+            u64::MAX,
+            u64::MAX - 1,
+            1 << 32,
+            (1 << 32) - 1,
+            1 << 63,
+        ];
+        for _ in 0..2000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            vals.push(state);
+            vals.push(state >> (state % 64));
+        }
+        for (i, &a) in vals.iter().enumerate() {
+            let b = vals[(i * 7 + 3) % vals.len()];
+            let w = Wide::mul(a, b);
+            let want = u128::from(a) * u128::from(b);
+            assert_eq!(
+                (u128::from(w.hi) << 64) | u128::from(w.lo),
+                want,
+                "{a} * {b}"
+            );
+            for k in 0..128 {
+                assert_eq!(w.bit(k), (want >> k) & 1 == 1, "bit {k} of {want}");
+                assert_eq!(
+                    w.any_below(k),
+                    want & ((1u128 << k) - 1) != 0,
+                    "below {k} of {want}"
+                );
+                if k >= 1 {
+                    let q = want >> k;
+                    assert_eq!(w.shr(k), u64::try_from(q).ok(), "{want} >> {k}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fast_round_is_the_u128_version_bit_for_bit() {
+        let mut cases = vec![
+            0.0,
+            -0.0,
+            f64::NAN,
+            -f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            5e-324,
+            -5e-324,
+            f64::MAX,
+            f64::MIN,
+            f64::EPSILON,
+            1.0,
+            0.5,
+            2.675,
+            1.005,
+            -99.995,
+        ];
+        // Ties and their neighbours: odd / 2^j is a tie for n = j - 1 digits.
+        for j in 1..=64 {
+            for odd in [
+                1u64,
+                3,
+                5,
+                7,
+                25,
+                99,
+                1001,
+                65_535,
+                1 << 20 | 1,
+                (1 << 40) + 1,
+            ] {
+                let x = odd as f64 / 2f64.powi(j);
+                cases.extend([x, -x, next_up(x), next_down(x), -next_up(x)]);
+            }
+        }
+        // Where q = round(|x| * 10^n) crosses 2^53 (the fast path's limit).
+        for pow10 in POW10 {
+            let x = 2f64.powi(53) / pow10;
+            let mut y = x;
+            for _ in 0..8 {
+                cases.extend([y, -y]);
+                y = next_up(y);
+            }
+            y = x;
+            for _ in 0..8 {
+                y = next_down(y);
+                cases.extend([y, -y]);
+            }
+        }
+        cases.extend(random_doubles(
+            30_000,
+            &[1.0, 100.0, 1e6, 1e15, 1e-6, 1e-12],
+        ));
+        for x in cases {
+            for n in -5..=20 {
+                let (got, want) = (fast_round(x, n), fast_round_u128(x, n));
+                assert_eq!(
+                    got.map(f64::to_bits),
+                    want.map(f64::to_bits),
+                    "round({x:?}, {n})"
+                );
+                if n >= 0 {
+                    let want = want.unwrap_or_else(|| py_round(x, n).unwrap_or(x));
+                    assert_eq!(
+                        round_n(x, n).to_bits(),
+                        want.to_bits(),
+                        "round_n({x:?}, {n})"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

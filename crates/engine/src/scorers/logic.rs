@@ -167,7 +167,7 @@ fn key_chars(s: &str) -> impl Iterator<Item = char> + '_ {
 
 /// Normalises one operation name into zero (blank name), one or two operations.
 pub fn normalize_op<'a>(op: &'a str) -> impl Iterator<Item = Op<'a>> {
-    let trimmed = op.trim();
+    let trimmed = crate::number::trim_by(op, char::is_whitespace);
     let (expansion, other): (&'static [Op<'static>], Option<Op<'a>>) = match lookup(trimmed) {
         Some(ops) => (ops, None),
         None if trimmed.is_empty() => (&[], None),
@@ -184,7 +184,7 @@ fn lookup(name: &str) -> Option<&'static [Op<'static>]> {
     let mut buf = [0u8; CAP];
     let mut n = 0;
     let mut prev_sep = false;
-    for b in name.trim().bytes() {
+    for b in crate::number::trim_by(name, char::is_whitespace).bytes() {
         if !b.is_ascii() {
             // Rare: Unicode spaces or case. Same result, slower.
             return VOCABULARY
@@ -202,9 +202,12 @@ fn lookup(name: &str) -> Option<&'static [Op<'static>]> {
         n += 1;
     }
     let key = buf.get(..n)?;
+    // The first byte rules out most spellings without a slice comparison (a call in wasm).
     VOCABULARY
         .iter()
-        .find(|(spelling, _)| spelling.as_bytes() == key)
+        .find(|(spelling, _)| {
+            spelling.as_bytes().first() == key.first() && spelling.as_bytes() == key
+        })
         .map(|(_, ops)| *ops)
 }
 

@@ -187,7 +187,20 @@ fn score_turn_with<'a>(
 
 /// Scores every turn of a run. Pure and deterministic; the run is moved into the result.
 pub fn score_qa_run(run: QaRun, cfg: &ScoreConfig) -> ScoredQaRun {
-    let mut turns = Vec::with_capacity(run.n_turns());
+    score_qa_run_with_progress(run, cfg, usize::MAX, &mut |_, _| {})
+}
+
+/// [`score_qa_run`] that calls `progress(turns_done, turns_total)` every `every` turns and once
+/// at the end (the worker posts progress while a big run is scored). Same result.
+pub fn score_qa_run_with_progress(
+    run: QaRun,
+    cfg: &ScoreConfig,
+    every: usize,
+    progress: &mut dyn FnMut(u64, u64),
+) -> ScoredQaRun {
+    let total = run.n_turns();
+    let every = every.max(1);
+    let mut turns = Vec::with_capacity(total);
     let mut scratch = logic::Scratch::default();
     for (ci, conv) in run.conversations.iter().enumerate() {
         let failed = conv.failure.is_some();
@@ -202,9 +215,13 @@ pub fn score_qa_run(run: QaRun, cfg: &ScoreConfig) -> ScoredQaRun {
                 operations_per_turn: ops,
                 from_failed_conversation: failed,
             });
+            if turns.len() % every == 0 {
+                progress(turns.len() as u64, total as u64);
+            }
         }
     }
     drop(scratch);
+    progress(turns.len() as u64, total as u64);
     ScoredQaRun {
         run,
         config: cfg.clone(),
@@ -215,4 +232,94 @@ pub fn score_qa_run(run: QaRun, cfg: &ScoreConfig) -> ScoredQaRun {
 /// Display text of an answer for tables and CSVs (empty for a missing prediction).
 pub fn answer_text(v: Option<&RawValue>) -> String {
     v.map(RawValue::display).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{pipeline, InputFile, RunInput};
+
+    fn run(text: &str) -> QaRun {
+        let input = RunInput::new(
+            "r".to_string(),
+            vec![InputFile::new(
+                "r/a.jsonl".to_string(),
+                text.as_bytes().to_vec(),
+            )],
+        );
+        pipeline::load_qa_run(&input, None).expect("readable")
+    }
+
+    /// Scores of a run turn by turn with [`score_turn`] (no shared buffers): the reference.
+    fn turn_by_turn(run: &QaRun, cfg: &ScoreConfig) -> Vec<TurnScore> {
+        let mut out = Vec::new();
+        for (ci, conv) in run.conversations.iter().enumerate() {
+            for (ti, turn) in conv.turns.iter().enumerate() {
+                let (answer, fa2, logic, ops) = score_turn(turn, cfg);
+                out.push(TurnScore {
+                    conv: ci as u32,
+                    turn: ti as u32,
+                    answer,
+                    fa2,
+                    logic,
+                    operations_per_turn: ops,
+                    from_failed_conversation: conv.failure.is_some(),
+                });
+            }
+        }
+        out
+    }
+
+    fn check(text: &str, every: usize, calls: usize) {
+        let cfg = ScoreConfig::default();
+        let want = turn_by_turn(&run(text), &cfg);
+        assert_eq!(score_qa_run(run(text), &cfg).turns, want);
+        let mut seen = Vec::new();
+        let got = score_qa_run_with_progress(run(text), &cfg, every, &mut |d, t| seen.push((d, t)));
+        assert_eq!(got.turns, want);
+        assert_eq!(seen.len(), calls, "{seen:?}");
+        assert_eq!(seen.last().map(|s| s.0), Some(want.len() as u64));
+    }
+
+    #[test]
+    fn progress_and_shared_buffers_change_no_score() {
+        let lines = [
+            r#"{"conversation_id":"a","turn_idx":0,"question":"q","expected":"5%","predicted":0.05,"plan_operations":["add","divide"],"ground_truth_program":"add(1, 2), divide(#0, 3)"}"#,
+            r#"{"conversation_id":"a","turn_idx":1,"question":"q","expected":"1,200","predicted":"-1200","plan_operations":["subtract"],"ground_truth_program":"subtract(5, 3)"}"#,
+            r#"{"conversation_id":"b","turn_idx":0,"question":"q","expected":"NaN","predicted":null}"#,
+            r#"{"conversation_id":"c","conversation_error":"timeout"}"#,
+        ]
+        .join("\n");
+        check(&lines, 2, 2);
+        check(&lines, 1, 4);
+        check(&lines, 0, 4);
+        check(&lines, 100, 1);
+    }
+
+    #[test]
+    fn progress_across_conversations() {
+        // 2 600 turns in conversations of 1–5 turns, with empty (failed) conversations between:
+        // progress points fall inside conversations.
+        let mut lines = Vec::new();
+        let (mut n, mut c) = (0, 0);
+        while n < 2600 {
+            for t in 0..(1 + c % 5) {
+                lines.push(format!(
+                    r#"{{"conversation_id":"c{c}","turn_idx":{t},"question":"q","expected":"{n}","predicted":{},"plan_operations":["add"],"ground_truth_program":"add(1, {n})"}}"#,
+                    if n % 3 == 0 { n + 1 } else { n }
+                ));
+                n += 1;
+            }
+            if c % 7 == 0 {
+                lines.push(format!(
+                    r#"{{"conversation_id":"f{c}","conversation_error":"timeout"}}"#
+                ));
+            }
+            c += 1;
+        }
+        let text = lines.join("\n");
+        check(&text, 1000, 3 + usize::from(n % 1000 == 0));
+        check(&text, 1024, 3 + usize::from(n % 1024 == 0));
+        check(&text, 100_000, 1);
+    }
 }
