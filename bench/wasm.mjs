@@ -104,7 +104,7 @@ try {
   if (nativeLog && fs.existsSync(nativeLog)) {
     // Every one-thread native run of this file in the log; their median parse + score.
     const rows = fs.readFileSync(nativeLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
-      .filter((n) => n.path === file && (n.threads ?? 1) === 1);
+      .filter((n) => n.path === file && (n.threads ?? 1) === 1 && (n.mode ?? 'in-memory') === 'in-memory');
     if (rows.length) {
       const engine = rows.map((n) => n.parse_s + n.score_s);
       native = { runs: rows.length, engine_s: median(engine), engine_s_range: range(engine),
