@@ -236,7 +236,7 @@ fn read_classified<'a>(
             content = FileContent::Conversations(c);
             d
         }),
-        FileKind::QaJsonl => qa_jsonl::read_qa_jsonl_with_progress(&f.path, &f.bytes, progress)
+        FileKind::QaJsonl => qa_jsonl::read_qa_jsonl_text_with_progress(&f.path, text, progress)
             .map(|(c, d)| {
                 content = FileContent::Conversations(c);
                 d
