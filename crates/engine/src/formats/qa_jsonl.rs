@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue as JsonRaw;
 
-use super::pyval::BStr;
+use super::pyval::{BStr, PyVal};
 use crate::diag::Diagnostic;
 use crate::model::{
     Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, SourceRef,
@@ -42,9 +42,9 @@ struct Line<'a> {
     #[serde(default, borrow)]
     question: Option<BStr<'a>>,
     #[serde(default, borrow)]
-    expected: Option<&'a JsonRaw>,
+    expected: Answer<'a>,
     #[serde(default, borrow)]
-    predicted: Option<&'a JsonRaw>,
+    predicted: Answer<'a>,
     #[serde(default, borrow)]
     model: Option<BStr<'a>>,
     #[serde(default, borrow)]
@@ -77,23 +77,34 @@ struct Line<'a> {
     numerical_match: Option<bool>,
 }
 
-fn raw_value(v: Option<&JsonRaw>) -> Option<RawValue> {
-    let v = v?;
-    let s = v.get().trim();
-    if s == "null" {
-        return None;
+/// An answer field: missing, or present with any JSON value (`null` included, so a line with
+/// `"expected": null` is a turn, not a conversation-failure marker).
+#[derive(Default)]
+enum Answer<'a> {
+    #[default]
+    Missing,
+    Present(PyVal<'a>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Answer<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        PyVal::deserialize(d).map(Answer::Present)
     }
-    if let Some(rest) = s.strip_prefix('"') {
-        // Fast path for plain strings without escapes.
-        if let Some(inner) = rest.strip_suffix('"') {
-            if !inner.contains('\\') {
-                return Some(RawValue::Str(inner.to_string()));
-            }
-        }
+}
+
+impl Answer<'_> {
+    fn is_missing(&self) -> bool {
+        matches!(self, Answer::Missing)
     }
-    serde_json::from_str::<serde_json::Value>(s)
-        .ok()
-        .map(|j| RawValue::from_json(&j))
+}
+
+/// An answer as [`RawValue::from_json`] makes it from the `serde_json::Value` (`None` for a
+/// missing answer or `null`). Read in the same pass as the line: no second parse per answer.
+fn raw_value(v: &Answer<'_>) -> Option<RawValue> {
+    match v {
+        Answer::Missing | Answer::Present(PyVal::Null) => None,
+        Answer::Present(v) => Some(v.raw_json()),
+    }
 }
 
 /// One line of the file: text when the whole file is UTF-8 (serde_json then skips re-validating
@@ -410,7 +421,7 @@ impl QaJsonlReader {
         }
         if let Some(err) = line.conversation_error.as_deref() {
             conv.failure = Some(err.to_string());
-            if line.question.is_none() && line.expected.is_none() {
+            if line.question.is_none() && line.expected.is_missing() {
                 // A whole-conversation failure marker line, not a turn.
                 return;
             }
@@ -441,8 +452,8 @@ impl QaJsonlReader {
         conv.turns.push(QaTurn {
             turn_idx: line.turn_idx as u32,
             question: line.question.as_deref().unwrap_or_default().to_string(),
-            expected: raw_value(line.expected).unwrap_or(RawValue::Null),
-            predicted: raw_value(line.predicted),
+            expected: raw_value(&line.expected).unwrap_or(RawValue::Null),
+            predicted: raw_value(&line.predicted),
             plan_steps: line
                 .plan_steps
                 .or(plan.as_ref().map(|p| p.steps.len() as u32)),
@@ -565,6 +576,61 @@ mod tests {
         assert_eq!(diags.len(), 2, "{diags:?}");
         assert_eq!(diags[0].line, Some(2));
         assert_eq!(diags[1].line, Some(6));
+    }
+
+    /// Answers are read in the line's own pass, giving what `RawValue::from_json` gives for the
+    /// answer's `serde_json::Value` (the reader used to parse each answer a second time).
+    #[test]
+    fn answers_read_as_serde_json_values_would() {
+        let answers = [
+            "1",
+            "-5",
+            "0",
+            "-0",
+            "18446744073709551615",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "1e3",
+            "-2.5E-3",
+            "0.1",
+            "6.69",
+            "1.7976931348623157e308",
+            "true",
+            "false",
+            "\"6.69\"",
+            "\"a\\\"b\"",
+            "\"\\u0000NaN\"",
+            "\"\\u2212 4\"",
+            "[1, \"x\", null]",
+            "{\"b\": 1, \"a\": [2], \"b\": 3}",
+            "[]",
+            "{}",
+        ];
+        for a in answers {
+            let text = format!(
+                "{{\"conversation_id\":\"c\",\"turn_idx\":0,\"expected\":{a},\"predicted\":{a}}}"
+            );
+            let (convs, diags) = read_qa_jsonl("a.jsonl", text.as_bytes()).unwrap();
+            assert!(diags.is_empty(), "{a}: {diags:?}");
+            let want = RawValue::from_json(&serde_json::from_str(a).unwrap());
+            assert_eq!(convs[0].turns[0].expected, want, "{a}");
+            assert_eq!(convs[0].turns[0].predicted, Some(want), "{a}");
+        }
+        // `null` is an answer that is there: the line is a turn even with a conversation error,
+        // while a line without question and expected is the failure marker.
+        let text = concat!(
+            "{\"conversation_id\":\"c\",\"turn_idx\":0,\"expected\":null,\"predicted\":null,\"conversation_error\":\"timeout\"}\n",
+            "{\"conversation_id\":\"d\",\"turn_idx\":0,\"conversation_error\":\"Evaluation timeout (300s)\"}\n",
+        );
+        let (convs, _) = read_qa_jsonl("a.jsonl", text.as_bytes()).unwrap();
+        assert_eq!(convs[0].turns.len(), 1);
+        assert_eq!(convs[0].turns[0].expected, RawValue::Null);
+        assert_eq!(convs[0].turns[0].predicted, None);
+        assert_eq!(convs[1].turns.len(), 0);
+        assert_eq!(
+            convs[1].failure.as_deref(),
+            Some("Evaluation timeout (300s)")
+        );
     }
 
     #[test]
