@@ -109,9 +109,7 @@ fn read_one(rel: &str, p: &Path) -> std::io::Result<(FileRead<'static>, Option<F
     let mut buf = BUFFER.with(|b| b.take());
     buf.clear();
     let mut file = std::fs::File::open(p)?;
-    let lower = rel.to_ascii_lowercase();
-    let jsonl = lower.ends_with(".jsonl") || lower.ends_with(".ndjson");
-    if jsonl && file.metadata()?.len() > KEEP_BUFFER_BYTES as u64 {
+    if pipeline::is_jsonl_name(rel) && file.metadata()?.len() > KEEP_BUFFER_BYTES as u64 {
         (&mut file).take(BLOCK_BYTES).read_to_end(&mut buf)?;
         if let Some(mut stream) = pipeline::QaJsonlStream::start(rel, &buf) {
             loop {
@@ -122,8 +120,7 @@ fn read_one(rel: &str, p: &Path) -> std::io::Result<(FileRead<'static>, Option<F
                 stream.feed(&buf);
             }
             BUFFER.with(|c| c.replace(buf));
-            let read = stream.finish();
-            let vote = read.report.format.is_some().then_some(Family::NumericQa);
+            let OwnedRead { read, vote, .. } = stream.finish();
             return Ok((read, vote));
         }
     }

@@ -27,6 +27,14 @@ pub enum FileKind {
 }
 
 impl FileKind {
+    /// A file a numeric QA run is read from (its vote in [`family_vote`]).
+    fn is_numeric_qa(self) -> bool {
+        matches!(
+            self,
+            FileKind::Fa2Trace | FileKind::Fa2Results | FileKind::QaJsonl | FileKind::Fa2TurnsCsv
+        )
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             FileKind::Fa2Trace => "fa2-trace",
@@ -40,23 +48,25 @@ impl FileKind {
     }
 }
 
-/// Why a file cannot be read at all, before looking at its format.
-fn unreadable_reason(f: &InputFile) -> Option<String> {
-    text_of(f).err()
-}
-
-/// The file as text, or why it cannot be read at all.
+/// The file as text, or why it cannot be read at all (before looking at its format).
 fn text_of(f: &InputFile) -> Result<&str, String> {
     if f.bytes.is_empty() {
         return Err("empty file (0 bytes)".into());
     }
     std::str::from_utf8(&f.bytes).map_err(|e| {
         let at = e.valid_up_to();
-        format!(
-            "not UTF-8 text (invalid byte at offset {at}, line {})",
-            line_of_offset(&f.bytes, at)
-        )
+        not_utf8_reason(at as u64, line_of_offset(&f.bytes, at))
     })
+}
+
+fn not_utf8_reason(offset: u64, line: u32) -> String {
+    format!("not UTF-8 text (invalid byte at offset {offset}, line {line})")
+}
+
+/// Whether a file name or path names a JSONL file (`.jsonl`, `.ndjson`, any case).
+pub fn is_jsonl_name(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    name.ends_with(".jsonl") || name.ends_with(".ndjson")
 }
 
 const ORIGINAL_JSON_NAMES: &[&str] = &[
@@ -82,7 +92,7 @@ fn classify_text(f: &InputFile) -> Result<(FileKind, &str), String> {
 fn kind_of(f: &InputFile) -> Result<FileKind, String> {
     let name = f.file_name().to_ascii_lowercase();
     let b = &f.bytes[..];
-    if name.ends_with(".jsonl") || name.ends_with(".ndjson") {
+    if is_jsonl_name(&name) {
         if qa_jsonl::looks_like_qa_jsonl(b) {
             return Ok(FileKind::QaJsonl);
         }
@@ -336,9 +346,7 @@ impl QaJsonlStream {
     /// 8 KiB. `None` when the file would not be read as QA JSONL ([`classify`]); the caller reads
     /// it whole with [`read_file`] instead.
     pub fn start(path: &str, head: &[u8]) -> Option<QaJsonlStream> {
-        let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
-        let jsonl = name.ends_with(".jsonl") || name.ends_with(".ndjson");
-        if !jsonl || head.is_empty() || !qa_jsonl::looks_like_qa_jsonl(head) {
+        if !is_jsonl_name(path) || head.is_empty() || !qa_jsonl::looks_like_qa_jsonl(head) {
             return None;
         }
         let path = path.replace('\\', "/");
@@ -357,21 +365,26 @@ impl QaJsonlStream {
         self.reader.feed(block);
     }
 
-    /// The file's read, once every block was fed.
-    pub fn finish(self) -> FileRead<'static> {
+    /// The file's read, once every block was fed (no bytes to give back: the caller kept its
+    /// blocks).
+    pub fn finish(self) -> OwnedRead {
         if let Some((at, line)) = self.reader.first_invalid_utf8() {
-            return FileRead {
+            let read = FileRead {
                 report: InputFileReport {
                     path: self.path,
                     bytes: self.bytes as u64,
                     format: None,
                     status: FileStatus::Skipped,
-                    reason: Some(format!(
-                        "not UTF-8 text (invalid byte at offset {at}, line {line})"
-                    )),
+                    reason: Some(not_utf8_reason(at, line)),
                 },
                 diagnostics: Vec::new(),
                 content: FileContent::Nothing,
+            };
+            // Not readable text: no family recognises it (as [`family_vote`]).
+            return OwnedRead {
+                read,
+                vote: None,
+                bytes_back: None,
             };
         }
         let report = report_of(&self.path, self.bytes, FileKind::QaJsonl);
@@ -380,7 +393,11 @@ impl QaJsonlStream {
             content = FileContent::Conversations(c);
             d
         });
-        settle(report, read, content)
+        OwnedRead {
+            read: settle(report, read, content),
+            vote: Some(Family::NumericQa),
+            bytes_back: None,
+        }
     }
 }
 
@@ -414,12 +431,10 @@ pub struct OwnedRead {
 /// See [`OwnedRead`].
 pub fn read_file_owned(f: InputFile) -> OwnedRead {
     let classified = classify_text(&f);
-    let vote = match classified {
-        Ok((
-            FileKind::Fa2Trace | FileKind::Fa2Results | FileKind::QaJsonl | FileKind::Fa2TurnsCsv,
-            _,
-        )) => Some(Family::NumericQa),
-        _ => family_vote(&f),
+    let vote = match &classified {
+        Ok((kind, _)) => vote_of_text(&f, Ok(*kind)),
+        // Unreadable, or of no numeric QA kind: the (rare) full vote.
+        Err(_) => family_vote(&f),
     };
     let FileRead {
         report,
@@ -728,13 +743,13 @@ impl Family {
 
 /// Which family recognises one file, by content (`None`: no family, or not readable text).
 pub fn family_vote(f: &InputFile) -> Option<Family> {
-    if unreadable_reason(f).is_some() {
-        return None;
-    }
-    if matches!(
-        classify(f),
-        Ok(FileKind::Fa2Trace | FileKind::Fa2Results | FileKind::QaJsonl | FileKind::Fa2TurnsCsv)
-    ) {
+    text_of(f).ok()?;
+    vote_of_text(f, kind_of(f))
+}
+
+/// [`family_vote`] of a file known to be UTF-8 text, given its kind.
+fn vote_of_text(f: &InputFile, kind: Result<FileKind, String>) -> Option<Family> {
+    if kind.is_ok_and(FileKind::is_numeric_qa) {
         Some(Family::NumericQa)
     } else if crate::codegen::sniff(&f.path, &f.bytes).is_some() {
         Some(Family::Codegen)
@@ -811,7 +826,12 @@ mod stream_tests {
         for piece in bytes[head..].chunks(block) {
             s.feed(piece);
         }
-        Some(assemble_qa_run("r", vec![s.finish()], None))
+        let owned = s.finish();
+        // The stream votes as the whole file would.
+        let whole_vote = family_vote(&InputFile::new(path, bytes.to_vec()));
+        assert_eq!(owned.vote, whole_vote, "{path}");
+        assert!(owned.bytes_back.is_none());
+        Some(assemble_qa_run("r", vec![owned.read], None))
     }
 
     fn line(conv: usize, turn: usize, extra: &str) -> String {
