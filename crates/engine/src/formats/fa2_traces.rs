@@ -14,7 +14,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::pyval::{entries_where, obj_get, with_py_json, PyVal, Src};
+use super::pyval::{entries_where, obj_get, with_py_json, PyVal};
+use super::Src;
 use crate::diag::{line_of_offset, Diagnostic};
 use crate::input::RunInput;
 use crate::model::trace_key;

@@ -8,6 +8,41 @@ pub mod qa_jsonl;
 use crate::diag::Diagnostic;
 use crate::model::QaConversation;
 
+/// Input for a JSON parse: text already known to be UTF-8 (serde_json then skips re-validating
+/// every string), or bytes (validated by the parse).
+#[derive(Clone, Copy)]
+pub(crate) enum Src<'a> {
+    Text(&'a str),
+    Bytes(&'a [u8]),
+}
+
+impl<'a> Src<'a> {
+    pub(crate) fn as_bytes(self) -> &'a [u8] {
+        match self {
+            Src::Text(t) => t.as_bytes(),
+            Src::Bytes(b) => b,
+        }
+    }
+
+    pub(crate) fn len(self) -> usize {
+        self.as_bytes().len()
+    }
+
+    /// `serde_json::from_str` of text, `from_slice` of bytes.
+    pub(crate) fn parse<T: serde::Deserialize<'a>>(self) -> serde_json::Result<T> {
+        match self {
+            Src::Text(t) => serde_json::from_str(t),
+            Src::Bytes(b) => serde_json::from_slice(b),
+        }
+    }
+}
+
+impl<'a> From<&'a [u8]> for Src<'a> {
+    fn from(b: &'a [u8]) -> Src<'a> {
+        Src::Bytes(b)
+    }
+}
+
 /// Sorts a conversation's turns by `turn_idx` (stable), with a diagnostic when they were out of
 /// order, and a warning for duplicated turn indices.
 pub(crate) fn check_turn_order(path: &str, conv: &mut QaConversation, diags: &mut Vec<Diagnostic>) {

@@ -12,6 +12,7 @@ use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
+use super::Src;
 use crate::model::RawValue;
 
 /// A JSON string borrowed from the input when it has no escapes.
@@ -269,19 +270,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for PyVal<'a> {
             }
         }
         d.deserialize_any(V(std::marker::PhantomData))
-    }
-}
-
-/// A document to parse: text already known to be UTF-8, or bytes (validated here).
-#[derive(Clone, Copy)]
-pub(crate) enum Src<'s> {
-    Text(&'s str),
-    Bytes(&'s [u8]),
-}
-
-impl<'s> From<&'s [u8]> for Src<'s> {
-    fn from(b: &'s [u8]) -> Src<'s> {
-        Src::Bytes(b)
     }
 }
 

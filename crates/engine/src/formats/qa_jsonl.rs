@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue as JsonRaw;
 
 use super::pyval::{BStr, PyVal};
+use super::Src;
 use crate::diag::Diagnostic;
 use crate::model::{
     Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, SourceRef,
@@ -107,14 +108,8 @@ fn raw_value(v: &Answer<'_>) -> Option<RawValue> {
     }
 }
 
-/// One line of the file: text when the whole file is UTF-8 (serde_json then skips re-validating
-/// every string), else bytes (a bad line gets its own diagnostic).
-#[derive(Clone, Copy)]
-enum Src<'a> {
-    Text(&'a str),
-    Bytes(&'a [u8]),
-}
-
+/// Line operations on [`Src`]: a line is text when its block is UTF-8, else bytes (a bad line
+/// then gets its own diagnostic).
 impl<'a> Src<'a> {
     /// The line without its `\n` and a `\r` before it.
     fn trim_line_end(self) -> Src<'a> {
@@ -135,30 +130,8 @@ impl<'a> Src<'a> {
             Src::Bytes(b) => Src::Bytes(b.strip_prefix(b"\xef\xbb\xbf").unwrap_or(b)),
         }
     }
-    fn as_bytes(self) -> &'a [u8] {
-        match self {
-            Src::Text(t) => t.as_bytes(),
-            Src::Bytes(b) => b,
-        }
-    }
-    fn len(self) -> usize {
-        match self {
-            Src::Text(t) => t.len(),
-            Src::Bytes(b) => b.len(),
-        }
-    }
     fn is_blank(self) -> bool {
-        let b = match self {
-            Src::Text(t) => t.as_bytes(),
-            Src::Bytes(b) => b,
-        };
-        b.iter().all(|b| b.is_ascii_whitespace())
-    }
-    fn parse(self) -> serde_json::Result<Line<'a>> {
-        match self {
-            Src::Text(t) => serde_json::from_str(t),
-            Src::Bytes(b) => serde_json::from_slice(b),
-        }
+        self.as_bytes().iter().all(|b| b.is_ascii_whitespace())
     }
 }
 
