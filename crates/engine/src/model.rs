@@ -294,38 +294,10 @@ pub struct Fa2TraceExtra {
 /// The top-level TraceRecord keys kept in [`Fa2TraceExtra::fields`].
 pub const FA2_TRACE_FIELDS: &[&str] = &["num_turns", "timestamp_start", "timestamp_end"];
 
-/// A top-level TraceRecord key as a borrowed static when it is one of the schema's keys.
+/// A top-level TraceRecord key as a borrowed static when it is one of [`FA2_TRACE_FIELDS`] (the
+/// only keys kept), else an owned copy.
 pub fn trace_key(k: &str) -> std::borrow::Cow<'static, str> {
-    const KEYS: &[&str] = &[
-        "trace_id",
-        "conversation_id",
-        "conversation_type",
-        "num_turns",
-        "model",
-        "total_tokens",
-        "total_prompt_tokens",
-        "total_completion_tokens",
-        "total_llm_calls",
-        "total_tool_calls",
-        "total_latency_ms",
-        "avg_plan_steps",
-        "total_validator_retries",
-        "numerical_accuracy",
-        "financial_accuracy",
-        "soft_match_accuracy",
-        "avg_logic_recall",
-        "avg_operations_per_turn",
-        "error_occurred",
-        "error_type",
-        "error_message",
-        "failed_turn",
-        "timestamp_start",
-        "timestamp_end",
-        "has_type2_question",
-        "has_duplicate_columns",
-        "has_non_numeric_values",
-    ];
-    interned(KEYS, k)
+    interned(FA2_TRACE_FIELDS, k)
 }
 
 /// `w` borrowed from `words` when it is one of them, else an owned copy.
