@@ -14,7 +14,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::pyval::{entries_where, obj_get, with_py_json, PyVal};
+use super::pyval::{entries_where, obj_get, with_py_json, Obj, PyVal};
 use super::Src;
 use crate::diag::{line_of_offset, Diagnostic};
 use crate::input::RunInput;
@@ -84,9 +84,6 @@ impl Ctx<'_> {
             .push(Diagnostic::warning(self.path, None, message).with_record(record));
     }
 }
-
-/// A JSON object's entries, in file order.
-type Obj<'j> = [(std::borrow::Cow<'j, str>, PyVal<'j>)];
 
 /// Lowers pydantic-typed fields of one JSON object, warning (and using the model default) when a
 /// field has a type the original model would not have written.

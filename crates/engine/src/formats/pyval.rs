@@ -1,16 +1,20 @@
 //! A borrowed JSON tree for the readers: what `serde_json::Value` holds, without copying strings
-//! or hashing keys.
+//! or hashing keys, and without an allocation per object.
 //!
-//! Strings without escapes borrow from the input; objects are vectors of entries in file order.
-//! Everything the readers observe is the same as with `serde_json::Value` (the same parser runs):
+//! The tree lives in a bump arena that [`with_py_json`] reuses from file to file (each thread
+//! has its own): objects and arrays are slices in it, strings borrow from the input (or from the
+//! arena when they had escapes), and dropping a tree is free. Objects keep their entries in file
+//! order. Everything the readers observe is the same as with `serde_json::Value`:
 //! [`PyVal::get`] returns the last value of a duplicated key (as `Map::insert` keeps it),
 //! [`PyVal::entries`] lists each key once at its first position with its last value, numbers keep
 //! their integer/float kind, and [`PyVal::to_value`] rebuilds the exact `Value` where one is needed.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::fmt;
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use bumpalo::Bump;
+use serde::de::{Deserialize, Deserializer, Visitor};
 
 use super::Src;
 use crate::model::RawValue;
@@ -48,7 +52,7 @@ impl std::ops::Deref for BStr<'_> {
 }
 
 /// One JSON value (see the module docs).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum PyVal<'a> {
     Null,
     Bool(bool),
@@ -57,15 +61,18 @@ pub(crate) enum PyVal<'a> {
     /// A non-negative integer (serde_json's `PosInt`).
     U64(u64),
     F64(f64),
-    Str(Cow<'a, str>),
-    Arr(Vec<PyVal<'a>>),
-    Obj(Vec<(Cow<'a, str>, PyVal<'a>)>),
+    Str(&'a str),
+    Arr(&'a [PyVal<'a>]),
+    Obj(&'a [(&'a str, PyVal<'a>)]),
 }
+
+/// An object's entries, in file order (a repeated key appears each time).
+pub(crate) type Obj<'a> = [(&'a str, PyVal<'a>)];
 
 impl<'a> PyVal<'a> {
     /// The value of `key` in an object (the last one when the key is repeated); `None` for a
     /// missing key or a value that is not an object (like `Value::get`).
-    pub(crate) fn get(&self, key: &str) -> Option<&PyVal<'a>> {
+    pub(crate) fn get(&self, key: &str) -> Option<&'a PyVal<'a>> {
         match self {
             PyVal::Obj(entries) => obj_get(entries, key),
             _ => None,
@@ -79,14 +86,14 @@ impl<'a> PyVal<'a> {
         }
     }
 
-    pub(crate) fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&'a str> {
         match self {
             PyVal::Str(s) => Some(s),
             _ => None,
         }
     }
 
-    pub(crate) fn as_array(&self) -> Option<&[PyVal<'a>]> {
+    pub(crate) fn as_array(&self) -> Option<&'a [PyVal<'a>]> {
         match self {
             PyVal::Arr(a) => Some(a),
             _ => None,
@@ -94,21 +101,21 @@ impl<'a> PyVal<'a> {
     }
 
     /// The equal `serde_json::Value`.
-    pub(crate) fn to_value(&self) -> serde_json::Value {
+    pub(crate) fn to_value(self) -> serde_json::Value {
         use serde_json::Value;
         match self {
             PyVal::Null => Value::Null,
-            PyVal::Bool(b) => Value::Bool(*b),
-            PyVal::I64(i) => Value::from(*i),
-            PyVal::U64(u) => Value::from(*u),
-            PyVal::F64(f) => serde_json::Number::from_f64(*f)
+            PyVal::Bool(b) => Value::Bool(b),
+            PyVal::I64(i) => Value::from(i),
+            PyVal::U64(u) => Value::from(u),
+            PyVal::F64(f) => serde_json::Number::from_f64(f)
                 .map(Value::Number)
                 .unwrap_or(Value::Null),
             PyVal::Str(s) => Value::String(s.to_string()),
-            PyVal::Arr(a) => Value::Array(a.iter().map(PyVal::to_value).collect()),
+            PyVal::Arr(a) => Value::Array(a.iter().map(|v| v.to_value()).collect()),
             PyVal::Obj(entries) => {
                 let mut m = serde_json::Map::new();
-                for (k, v) in entries {
+                for (k, v) in entries.iter() {
                     m.insert(k.to_string(), v.to_value());
                 }
                 Value::Object(m)
@@ -116,8 +123,9 @@ impl<'a> PyVal<'a> {
         }
     }
 
-    /// An owned copy of a `Value` (the slow path for files with `NaN`/`Infinity` tokens).
-    pub(crate) fn from_value(v: &serde_json::Value) -> PyVal<'static> {
+    /// A copy of a `Value` in `bump` (the slow path: files the fast parser leaves to serde_json,
+    /// like those with `NaN`/`Infinity` tokens).
+    pub(crate) fn from_value(v: &serde_json::Value, bump: &'a Bump) -> PyVal<'a> {
         use serde_json::Value;
         match v {
             Value::Null => PyVal::Null,
@@ -131,12 +139,15 @@ impl<'a> PyVal<'a> {
                     PyVal::F64(n.as_f64().unwrap_or(f64::NAN))
                 }
             }
-            Value::String(s) => PyVal::Str(Cow::Owned(s.clone())),
-            Value::Array(a) => PyVal::Arr(a.iter().map(PyVal::from_value).collect()),
+            Value::String(s) => PyVal::Str(bump.alloc_str(s)),
+            Value::Array(a) => {
+                PyVal::Arr(bump.alloc_slice_fill_iter(a.iter().map(|v| PyVal::from_value(v, bump))))
+            }
             Value::Object(o) => PyVal::Obj(
-                o.iter()
-                    .map(|(k, v)| (Cow::Owned(k.clone()), PyVal::from_value(v)))
-                    .collect(),
+                bump.alloc_slice_fill_iter(
+                    o.iter()
+                        .map(|(k, v)| (&*bump.alloc_str(k), PyVal::from_value(v, bump))),
+                ),
             ),
         }
     }
@@ -172,18 +183,19 @@ impl<'a> PyVal<'a> {
 }
 
 /// The value of `key` among an object's entries (the last one when repeated).
-pub(crate) fn obj_get<'v, 'a>(
-    entries: &'v [(Cow<'a, str>, PyVal<'a>)],
-    key: &str,
-) -> Option<&'v PyVal<'a>> {
-    entries.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v)
+pub(crate) fn obj_get<'v, 'a>(entries: &'v Obj<'a>, key: &str) -> Option<&'v PyVal<'a>> {
+    entries
+        .iter()
+        .rev()
+        .find(|(k, _)| *k == key)
+        .map(|(_, v)| v)
 }
 
 /// An object's entries as `serde_json::Map` iterates them: each key once, at its first position,
 /// with its last value.
 #[cfg(test)]
 pub(crate) fn entries<'v, 'a>(
-    entries: &'v [(Cow<'a, str>, PyVal<'a>)],
+    entries: &'v Obj<'a>,
 ) -> impl Iterator<Item = (&'v str, &'v PyVal<'a>)> {
     entries_where(entries, |_| true)
 }
@@ -191,7 +203,7 @@ pub(crate) fn entries<'v, 'a>(
 /// [`entries`] with the keys `keep` accepts (tested first, so the scan for duplicates is only
 /// paid for the keys kept).
 pub(crate) fn entries_where<'v, 'a>(
-    entries: &'v [(Cow<'a, str>, PyVal<'a>)],
+    entries: &'v Obj<'a>,
     keep: impl Fn(&str) -> bool,
 ) -> impl Iterator<Item = (&'v str, &'v PyVal<'a>)> {
     entries.iter().enumerate().filter_map(move |(i, (k, v))| {
@@ -208,91 +220,51 @@ pub(crate) fn entries_where<'v, 'a>(
             .rev()
             .find(|(k2, _)| k2 == k)
             .map_or(v, |(_, v2)| v2);
-        Some((k.as_ref(), last))
+        Some((*k, last))
     })
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for PyVal<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = PyVal<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any valid JSON value")
-            }
-            fn visit_bool<E>(self, v: bool) -> Result<PyVal<'a>, E> {
-                Ok(PyVal::Bool(v))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<PyVal<'a>, E> {
-                // serde_json's Value stores a non-negative i64 as PosInt.
-                Ok(match u64::try_from(v) {
-                    Ok(u) => PyVal::U64(u),
-                    Err(_) => PyVal::I64(v),
-                })
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<PyVal<'a>, E> {
-                Ok(PyVal::U64(v))
-            }
-            fn visit_f64<E>(self, v: f64) -> Result<PyVal<'a>, E> {
-                Ok(PyVal::F64(v))
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<PyVal<'a>, E> {
-                Ok(PyVal::Str(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> Result<PyVal<'a>, E> {
-                Ok(PyVal::Str(Cow::Owned(v.to_string())))
-            }
-            fn visit_string<E>(self, v: String) -> Result<PyVal<'a>, E> {
-                Ok(PyVal::Str(Cow::Owned(v)))
-            }
-            fn visit_unit<E>(self) -> Result<PyVal<'a>, E> {
-                Ok(PyVal::Null)
-            }
-            fn visit_none<E>(self) -> Result<PyVal<'a>, E> {
-                Ok(PyVal::Null)
-            }
-            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<PyVal<'a>, D2::Error> {
-                PyVal::deserialize(d)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PyVal<'a>, A::Error> {
-                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-                while let Some(v) = seq.next_element::<PyVal<'a>>()? {
-                    out.push(v);
-                }
-                Ok(PyVal::Arr(out))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PyVal<'a>, A::Error> {
-                let mut out = Vec::with_capacity(map.size_hint().unwrap_or(8).min(4096));
-                while let Some((k, v)) = map.next_entry::<BStr<'a>, PyVal<'a>>()? {
-                    out.push((k.0, v));
-                }
-                Ok(PyVal::Obj(out))
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
-    }
 }
 
 /// Parses JSON like `pyrepr::parse_py_json` (bare `NaN`/`Infinity` accepted as marker strings)
 /// into a borrowed tree and hands it to `f`. Errors are those of `parse_py_json`.
+///
+/// Well-formed JSON text takes [`super::fastjson`]; anything else (bytes that are not UTF-8,
+/// Python's non-finite tokens, malformed JSON and its error message) goes through
+/// `parse_py_json`. The tree is built in this thread's arena, emptied again afterwards.
 pub(crate) fn with_py_json<'s, R>(
     src: impl Into<Src<'s>>,
     f: impl FnOnce(&PyVal<'_>) -> R,
 ) -> Result<R, serde_json::Error> {
-    let (fast, bytes) = match src.into() {
-        Src::Text(text) => (serde_json::from_str::<PyVal>(text), text.as_bytes()),
-        Src::Bytes(bytes) => match std::str::from_utf8(bytes) {
-            Ok(text) => (serde_json::from_str::<PyVal>(text), bytes),
-            Err(_) => (serde_json::from_slice::<PyVal>(bytes), bytes),
-        },
-    };
-    match fast {
-        Ok(v) => Ok(f(&v)),
-        Err(_) => {
-            let v = crate::pyrepr::parse_py_json(bytes)?;
-            Ok(f(&PyVal::from_value(&v)))
-        }
+    thread_local! {
+        static ARENA: RefCell<Bump> = RefCell::new(Bump::new());
     }
+    /// A bigger arena is dropped after use rather than kept for the next file.
+    const KEEP_ARENA_BYTES: usize = 16 << 20;
+    let src = src.into();
+    let parse = |bump: &Bump| {
+        let bytes = src.as_bytes();
+        let text = match src {
+            Src::Text(text) => Some(text),
+            Src::Bytes(bytes) => std::str::from_utf8(bytes).ok(),
+        };
+        if let Some(v) = text.and_then(|t| super::fastjson::parse(t, bump)) {
+            return Ok(f(&v));
+        }
+        let v = crate::pyrepr::parse_py_json(bytes)?;
+        Ok(f(&PyVal::from_value(&v, bump)))
+    };
+    ARENA.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut bump) => {
+            let r = parse(&bump);
+            if bump.allocated_bytes() > KEEP_ARENA_BYTES {
+                *bump = Bump::new();
+            } else {
+                bump.reset();
+            }
+            r
+        }
+        // Called from inside `f`: a fresh arena.
+        Err(_) => parse(&Bump::new()),
+    })
 }
 
 #[cfg(test)]
@@ -318,9 +290,10 @@ mod tests {
                     format!("{:?}", w.get("k").map(crate::pyrepr::raw_from_py_json)),
                     "{text}"
                 );
+                let bump = Bump::new();
                 if let (PyVal::Obj(_), serde_json::Value::Object(m)) = (
-                    &with_py_json(text.as_bytes(), |v| v.clone().to_value())
-                        .map(|v| PyVal::from_value(&v))
+                    &with_py_json(text.as_bytes(), |v| v.to_value())
+                        .map(|v| PyVal::from_value(&v, &bump))
                         .unwrap_or(PyVal::Null),
                     &w,
                 ) {

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 use serde_json::value::RawValue as JsonRaw;
 
-use super::pyval::{BStr, PyVal};
+use super::pyval::BStr;
 use super::Src;
 use crate::diag::Diagnostic;
 use crate::model::{
@@ -42,10 +42,10 @@ struct Line<'a> {
     turn_idx: i64,
     #[serde(default, borrow)]
     question: Option<BStr<'a>>,
-    #[serde(default, borrow)]
-    expected: Answer<'a>,
-    #[serde(default, borrow)]
-    predicted: Answer<'a>,
+    #[serde(default)]
+    expected: Answer,
+    #[serde(default)]
+    predicted: Answer,
     #[serde(default, borrow)]
     model: Option<BStr<'a>>,
     #[serde(default, borrow)]
@@ -79,32 +79,84 @@ struct Line<'a> {
 }
 
 /// An answer field: missing, or present with any JSON value (`null` included, so a line with
-/// `"expected": null` is a turn, not a conversation-failure marker).
+/// `"expected": null` is a turn, not a conversation-failure marker). Read in the same pass as the
+/// line, as [`RawValue::from_json`] makes it from the `serde_json::Value` (no second parse per
+/// answer).
 #[derive(Default)]
-enum Answer<'a> {
+enum Answer {
     #[default]
     Missing,
-    Present(PyVal<'a>),
+    /// `None` for `null`.
+    Present(Option<RawValue>),
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Answer<'a> {
+impl<'de> Deserialize<'de> for Answer {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        PyVal::deserialize(d).map(Answer::Present)
+        use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+        use serde::de::{MapAccess, SeqAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Option<RawValue>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+                Ok(Some(RawValue::Bool(v)))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(Some(RawValue::Int(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(Some(match i64::try_from(v) {
+                    Ok(i) => RawValue::Int(i),
+                    Err(_) => RawValue::Float(v as f64),
+                }))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+                Ok(Some(RawValue::Float(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Some(RawValue::Str(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Some(RawValue::Str(v)))
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(None)
+            }
+            fn visit_some<D2: serde::Deserializer<'de>>(
+                self,
+                d: D2,
+            ) -> Result<Self::Value, D2::Error> {
+                d.deserialize_any(V)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                let v = serde_json::Value::deserialize(SeqAccessDeserializer::new(seq))?;
+                Ok(Some(RawValue::from_json(&v)))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                let v = serde_json::Value::deserialize(MapAccessDeserializer::new(map))?;
+                Ok(Some(RawValue::from_json(&v)))
+            }
+        }
+        d.deserialize_any(V).map(Answer::Present)
     }
 }
 
-impl Answer<'_> {
+impl Answer {
     fn is_missing(&self) -> bool {
         matches!(self, Answer::Missing)
     }
-}
 
-/// An answer as [`RawValue::from_json`] makes it from the `serde_json::Value` (`None` for a
-/// missing answer or `null`). Read in the same pass as the line: no second parse per answer.
-fn raw_value(v: &Answer<'_>) -> Option<RawValue> {
-    match v {
-        Answer::Missing | Answer::Present(PyVal::Null) => None,
-        Answer::Present(v) => Some(v.raw_json()),
+    /// The answer (`None` when missing or `null`).
+    fn into_raw(self) -> Option<RawValue> {
+        match self {
+            Answer::Missing => None,
+            Answer::Present(v) => v,
+        }
     }
 }
 
@@ -425,8 +477,8 @@ impl QaJsonlReader {
         conv.turns.push(QaTurn {
             turn_idx: line.turn_idx as u32,
             question: line.question.as_deref().unwrap_or_default().to_string(),
-            expected: raw_value(&line.expected).unwrap_or(RawValue::Null),
-            predicted: raw_value(&line.predicted),
+            expected: line.expected.into_raw().unwrap_or(RawValue::Null),
+            predicted: line.predicted.into_raw(),
             plan_steps: line
                 .plan_steps
                 .or(plan.as_ref().map(|p| p.steps.len() as u32)),

@@ -1,0 +1,738 @@
+//! A JSON parser for the readers' hot path: well-formed JSON text straight into a [`PyVal`] tree
+//! in a bump arena.
+//!
+//! It gives exactly what serde_json reads (the same number kinds, the same correctly rounded
+//! floats, the same strings; every object entry in file order, so a repeated key's last value
+//! wins as in `serde_json::Map`) or `None`, in which case the caller parses again the slow way
+//! (`pyrepr::parse_py_json`: serde_json, plus Python's `NaN`/`Infinity`), which also words the
+//! error. `None` is
+//! returned for anything it does not take on itself: malformed JSON, control characters in
+//! strings, lone surrogates, integers beyond 64 bits, floats out of range, nesting deeper than
+//! [`MAX_DEPTH`]. A differential test holds it to serde_json on generated and mutated input.
+//!
+//! Why not serde_json: a trace folder is ~200 MB of pretty-printed JSON, and building a tree with
+//! serde_json (a `Vec` per object, grown as entries come, then freed) took ~60 % of a trace
+//! folder's load (callgrind). Here each object's entries are gathered on a scratch stack and
+//! copied into the arena once, the arena is reused from file to file, and indentation and strings
+//! are read 8 bytes at a time.
+
+use bumpalo::Bump;
+
+use super::pyval::PyVal;
+
+/// Deeper nesting is left to serde_json (its own limit is 128).
+const MAX_DEPTH: u32 = 100;
+
+/// The tree of `text`, or `None` when the slow path must decide (see the module docs).
+pub(crate) fn parse<'a>(text: &'a str, bump: &'a Bump) -> Option<PyVal<'a>> {
+    let mut p = Parser {
+        s: text,
+        b: text.as_bytes(),
+        i: 0,
+        depth: 0,
+        bump,
+        entries: Vec::with_capacity(64),
+        items: Vec::with_capacity(16),
+        unescaped: String::new(),
+    };
+    p.ws();
+    let v = p.value()?;
+    p.ws();
+    (p.i == p.b.len()).then_some(v)
+}
+
+struct Parser<'a> {
+    s: &'a str,
+    b: &'a [u8],
+    i: usize,
+    depth: u32,
+    bump: &'a Bump,
+    /// Entries of the objects being read (innermost last).
+    entries: Vec<(&'a str, PyVal<'a>)>,
+    /// Items of the arrays being read (innermost last).
+    items: Vec<PyVal<'a>>,
+    /// A string with escapes, decoded (then copied into the arena).
+    unescaped: String,
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// High bit set in each byte of `w` that is zero (exact for the lowest such byte).
+#[inline(always)]
+fn zero_bytes(w: u64) -> u64 {
+    w.wrapping_sub(ONES) & !w & HIGHS
+}
+
+/// Marks the bytes that end a string's plain run: `"`, `\` or a control character (exact for
+/// the lowest marked byte, which is all the caller uses).
+#[inline(always)]
+fn string_stops(w: u64) -> u64 {
+    zero_bytes(w ^ (ONES * u64::from(b'"')))
+        | zero_bytes(w ^ (ONES * u64::from(b'\\')))
+        | (w.wrapping_sub(ONES * 0x20) & !w & HIGHS)
+}
+
+impl<'a> Parser<'a> {
+    #[inline(always)]
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    #[inline(always)]
+    fn word(&self, at: usize) -> Option<u64> {
+        let bytes: [u8; 8] = self.b.get(at..at.checked_add(8)?)?.try_into().ok()?;
+        Some(u64::from_le_bytes(bytes))
+    }
+
+    /// Skips whitespace; runs of spaces (pretty-printed indentation) 8 bytes at a time.
+    #[inline(always)]
+    fn ws(&mut self) {
+        while let Some(c) = self.peek() {
+            match c {
+                b' ' => {
+                    while let Some(w) = self.word(self.i) {
+                        let other = w ^ (ONES * u64::from(b' '));
+                        if other != 0 {
+                            self.i += (other.trailing_zeros() / 8) as usize;
+                            break;
+                        }
+                        self.i += 8;
+                    }
+                    while self.peek() == Some(b' ') {
+                        self.i += 1;
+                    }
+                }
+                b'\n' | b'\r' | b'\t' => self.i += 1,
+                _ => return,
+            }
+        }
+    }
+
+    fn value(&mut self) -> Option<PyVal<'a>> {
+        match self.peek()? {
+            b'"' => self.string().map(PyVal::Str),
+            b'{' => self.object(),
+            b'[' => self.array(),
+            b't' => self.literal(b"true", PyVal::Bool(true)),
+            b'f' => self.literal(b"false", PyVal::Bool(false)),
+            b'n' => self.literal(b"null", PyVal::Null),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, word: &[u8], v: PyVal<'a>) -> Option<PyVal<'a>> {
+        let end = self.i.checked_add(word.len())?;
+        (self.b.get(self.i..end)? == word).then(|| {
+            self.i = end;
+            v
+        })
+    }
+
+    fn enter(&mut self) -> Option<()> {
+        self.depth += 1;
+        (self.depth <= MAX_DEPTH).then_some(())
+    }
+
+    fn object(&mut self) -> Option<PyVal<'a>> {
+        self.enter()?;
+        self.i += 1; // '{'
+        self.ws();
+        let start = self.entries.len();
+        if self.peek()? != b'}' {
+            loop {
+                if self.peek()? != b'"' {
+                    return None;
+                }
+                let key = self.string()?;
+                self.ws();
+                if self.peek()? != b':' {
+                    return None;
+                }
+                self.i += 1;
+                self.ws();
+                let v = self.value()?;
+                self.entries.push((key, v));
+                self.ws();
+                match self.peek()? {
+                    b',' => {
+                        self.i += 1;
+                        self.ws();
+                    }
+                    b'}' => break,
+                    _ => return None,
+                }
+            }
+        }
+        self.i += 1; // '}'
+        self.depth -= 1;
+        let entries = self.bump.alloc_slice_copy(self.entries.get(start..)?);
+        self.entries.truncate(start);
+        Some(PyVal::Obj(entries))
+    }
+
+    fn array(&mut self) -> Option<PyVal<'a>> {
+        self.enter()?;
+        self.i += 1; // '['
+        self.ws();
+        let start = self.items.len();
+        if self.peek()? != b']' {
+            loop {
+                let v = self.value()?;
+                self.items.push(v);
+                self.ws();
+                match self.peek()? {
+                    b',' => {
+                        self.i += 1;
+                        self.ws();
+                    }
+                    b']' => break,
+                    _ => return None,
+                }
+            }
+        }
+        self.i += 1; // ']'
+        self.depth -= 1;
+        let items = self.bump.alloc_slice_copy(self.items.get(start..)?);
+        self.items.truncate(start);
+        Some(PyVal::Arr(items))
+    }
+
+    /// A string at `"`: borrowed from the text when it has no escapes, else decoded into the
+    /// arena.
+    fn string(&mut self) -> Option<&'a str> {
+        self.i += 1; // '"'
+        let start = self.i;
+        let stop = self.plain_run()?;
+        match stop {
+            b'"' => {
+                let s = self.s.get(start..self.i)?;
+                self.i += 1;
+                Some(s)
+            }
+            b'\\' => {
+                let mut out = std::mem::take(&mut self.unescaped);
+                out.clear();
+                out.push_str(self.s.get(start..self.i)?);
+                let done = self.escaped(&mut out);
+                let s = self.bump.alloc_str(&out);
+                self.unescaped = out;
+                done.map(|()| &*s)
+            }
+            _ => None, // a control character: serde_json's error
+        }
+    }
+
+    /// Advances to the next `"`, `\` or control character and returns it.
+    #[inline(always)]
+    fn plain_run(&mut self) -> Option<u8> {
+        while let Some(w) = self.word(self.i) {
+            let stops = string_stops(w);
+            if stops != 0 {
+                self.i += (stops.trailing_zeros() / 8) as usize;
+                return self.peek();
+            }
+            self.i += 8;
+        }
+        loop {
+            let c = self.peek()?;
+            if c == b'"' || c == b'\\' || c < 0x20 {
+                return Some(c);
+            }
+            self.i += 1;
+        }
+    }
+
+    /// The rest of a string from its first `\`, decoded into `out`.
+    fn escaped(&mut self, out: &mut String) -> Option<()> {
+        loop {
+            // At a '\'.
+            self.i += 1;
+            let c = self.peek()?;
+            self.i += 1;
+            match c {
+                b'"' => out.push('"'),
+                b'\\' => out.push('\\'),
+                b'/' => out.push('/'),
+                b'b' => out.push('\u{8}'),
+                b'f' => out.push('\u{c}'),
+                b'n' => out.push('\n'),
+                b'r' => out.push('\r'),
+                b't' => out.push('\t'),
+                b'u' => {
+                    let hi = self.hex4()?;
+                    let code = match hi {
+                        0xD800..=0xDBFF => {
+                            if self.b.get(self.i..self.i + 2)? != b"\\u" {
+                                return None;
+                            }
+                            self.i += 2;
+                            let lo = self.hex4()?;
+                            if !(0xDC00..=0xDFFF).contains(&lo) {
+                                return None;
+                            }
+                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                        }
+                        0xDC00..=0xDFFF => return None,
+                        _ => hi,
+                    };
+                    out.push(char::from_u32(code)?);
+                }
+                _ => return None,
+            }
+            let start = self.i;
+            let stop = self.plain_run()?;
+            out.push_str(self.s.get(start..self.i)?);
+            match stop {
+                b'"' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                b'\\' => {}
+                _ => return None,
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let digits = self.b.get(self.i..self.i.checked_add(4)?)?;
+        let mut v = 0u32;
+        for &d in digits {
+            v = v * 16 + char::from(d).to_digit(16)?;
+        }
+        self.i += 4;
+        Some(v)
+    }
+
+    /// A number by JSON's grammar, kinds as serde_json gives them: a non-negative integer is
+    /// `U64`, a negative one `I64` (`-0` is the float `-0.0`), anything with a fraction or an
+    /// exponent a correctly rounded `F64`.
+    fn number(&mut self) -> Option<PyVal<'a>> {
+        let start = self.i;
+        let neg = self.peek() == Some(b'-');
+        if neg {
+            self.i += 1;
+        }
+        let mut sig: u64 = 0;
+        let mut overflow = false;
+        match self.peek()? {
+            b'0' => {
+                self.i += 1;
+                if matches!(self.peek(), Some(b'0'..=b'9')) {
+                    return None;
+                }
+            }
+            b'1'..=b'9' => {
+                while let Some(d @ b'0'..=b'9') = self.peek() {
+                    match sig
+                        .checked_mul(10)
+                        .and_then(|s| s.checked_add(u64::from(d - b'0')))
+                    {
+                        Some(s) => sig = s,
+                        None => overflow = true,
+                    }
+                    self.i += 1;
+                }
+            }
+            _ => return None,
+        }
+        let mut float = false;
+        if self.peek() == Some(b'.') {
+            self.i += 1;
+            self.digits()?;
+            float = true;
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            self.digits()?;
+            float = true;
+        }
+        if float || overflow {
+            // Integers past 64 bits are left to serde_json: it rounds them by its own path.
+            if overflow && !float {
+                return None;
+            }
+            let f: f64 = self.s.get(start..self.i)?.parse().ok()?;
+            return f.is_finite().then_some(PyVal::F64(f));
+        }
+        if !neg {
+            return Some(PyVal::U64(sig));
+        }
+        let n = (sig as i64).wrapping_neg();
+        Some(if n >= 0 {
+            PyVal::F64(-(sig as f64))
+        } else {
+            PyVal::I64(n)
+        })
+    }
+
+    /// One or more digits.
+    fn digits(&mut self) -> Option<()> {
+        let start = self.i;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.i += 1;
+        }
+        (self.i > start).then_some(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// What a reader can observe of a tree, every bit of it: objects as `serde_json::Map`
+    /// iterates them (each key once, first position, last value), numbers with their kind and
+    /// float bits (Debug prints `-0.0` and the shortest round-trip digits).
+    fn canon(v: &PyVal<'_>) -> String {
+        match v {
+            PyVal::Obj(entries) => {
+                let parts: Vec<String> = crate::formats::pyval::entries(entries)
+                    .map(|(k, v)| format!("{k:?}:{}", canon(v)))
+                    .collect();
+                format!("{{{}}}", parts.join(","))
+            }
+            PyVal::Arr(items) => {
+                let parts: Vec<String> = items.iter().map(canon).collect();
+                format!("[{}]", parts.join(","))
+            }
+            other => format!("{other:?}"),
+        }
+    }
+
+    /// The contract: a tree from the fast path is the one serde_json reads.
+    fn agrees(text: &str) -> Option<()> {
+        let bump = Bump::new();
+        let fast = parse(text, &bump)?;
+        let short: String = text.chars().take(300).collect();
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(slow) => assert!(
+                canon(&fast) == canon(&PyVal::from_value(&slow, &bump)),
+                "trees differ: {short:?}"
+            ),
+            Err(e) => panic!("fast path read what serde_json rejects ({e}): {short:?}"),
+        }
+        Some(())
+    }
+
+    /// Read by the fast path, as serde_json reads it.
+    fn fast(text: &str) {
+        assert!(agrees(text).is_some(), "left to the slow path: {text:?}");
+    }
+
+    /// Left to the slow path.
+    fn slow(text: &str) {
+        assert!(
+            parse(text, &Bump::new()).is_none(),
+            "fast path took {text:?}"
+        );
+    }
+
+    #[test]
+    fn repeated_keys_are_all_kept_in_file_order() {
+        let bump = Bump::new();
+        let v = parse(r#"{"a": 1, "b": [], "a": "two"}"#, &bump).unwrap();
+        let PyVal::Obj(entries) = v else {
+            panic!("{v:?}")
+        };
+        let keys: Vec<&str> = entries.iter().map(|(k, _)| *k).collect();
+        assert_eq!(keys, ["a", "b", "a"]);
+        assert_eq!(v.get("a"), Some(&PyVal::Str("two")));
+    }
+
+    #[test]
+    fn escaped_strings_are_decoded_into_the_arena() {
+        let bump = Bump::new();
+        let text = String::from(r#"["a\nb", "plain", "\u00e9\ud83d\ude00"]"#);
+        let v = parse(&text, &bump).unwrap();
+        assert_eq!(
+            v.as_array().unwrap(),
+            [
+                PyVal::Str("a\nb"),
+                PyVal::Str("plain"),
+                PyVal::Str("\u{e9}\u{1f600}")
+            ]
+        );
+        // The plain string borrows the text; the decoded ones live in the arena.
+        let PyVal::Str(plain) = v.as_array().unwrap()[1] else {
+            panic!()
+        };
+        assert!(text.as_bytes().as_ptr_range().contains(&plain.as_ptr()));
+    }
+
+    #[test]
+    fn numbers_keep_serde_jsons_kinds_and_bits() {
+        for t in [
+            "0",
+            "-0",
+            "-0.0",
+            "0.0",
+            "1",
+            "-1",
+            "1e3",
+            "1E+3",
+            "1e-3",
+            "2.5e-2",
+            "1e-400",
+            "-1e-400",
+            "0.1",
+            "0.30000000000000004",
+            "123456789012345678901234567890.5",
+            "1234567890123456789012345e-5",
+            "18446744073709551615",
+            "-9223372036854775808",
+            "-9223372036854775807",
+            "-9223372036854775809",
+            "-18446744073709551615",
+            "2.2250738585072011e-308",
+            "4.9e-324",
+            "2.4703282292062327e-324",
+            "1.7976931348623157e308",
+            "9007199254740993",
+            "9007199254740993.0",
+            "[1,-2,3.5,-0,1e2]",
+        ] {
+            fast(t);
+        }
+        for t in [
+            "01",
+            "-01",
+            "1.",
+            ".5",
+            "-",
+            "+1",
+            "1e",
+            "1e+",
+            "--1",
+            "1.5.2",
+            "0x10",
+            "1e400",
+            "-1e400",
+            "1.7976931348623159e308",
+            "NaN",
+            "Infinity",
+            "-Infinity",
+            "[1,NaN]",
+            // Beyond 64 bits: serde_json's own path decides.
+            "18446744073709551616",
+            "-18446744073709551617",
+        ] {
+            slow(t);
+        }
+    }
+
+    #[test]
+    fn strings_borrow_or_decode_as_serde_json_does() {
+        for t in [
+            r#""""#,
+            r#""plain""#,
+            r#""a \"quoted\" word""#,
+            r#""\\ \/ \b \f \n \r \t""#,
+            r#""\u0041\u00e9\u20ac""#,
+            r#""\u0000 is a NUL""#,
+            r#""\ud83d\ude00 grin""#,
+            r#""\uD83D\uDE00""#,
+            "\"caf\u{e9} \u{1f600} \u{7f}\"",
+            r#""exactly8""#,
+            r#""sixteen chars!!!""#,
+            r#""ends with escape\n""#,
+            r#"{"k\"ey": "v\\"}"#,
+        ] {
+            fast(t);
+        }
+        for t in [
+            "\"tab\tinside\"",
+            "\"new\nline\"",
+            "\"\u{1}\"",
+            r#""\ud83d""#,
+            r#""\ud83d\u0041""#,
+            r#""\ude00""#,
+            r#""\x41""#,
+            r#""\u12""#,
+            r#""\u12G4""#,
+            r#""unterminated"#,
+            r#""unterminated\"#,
+            r#""escape at end\"#,
+        ] {
+            slow(t);
+        }
+    }
+
+    #[test]
+    fn structure_as_serde_json_reads_it() {
+        for t in [
+            "{}",
+            "[]",
+            " \t\r\n{ } \n",
+            r#"{"a":1,"a":2}"#,
+            r#"{"a": [1, {"b": null}], "c": true, "d": false}"#,
+            "{\n        \"indented\": [\n                1,\n                2\n        ]\n}",
+            "[[[[[]]]]]",
+            "null",
+            "true",
+        ] {
+            fast(t);
+        }
+        for t in [
+            "",
+            "   ",
+            "{",
+            "}",
+            "[1,]",
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"{a:1}"#,
+            r#"{"a":1}{"#,
+            "[1 2]",
+            "tru",
+            "nul",
+            "falsey",
+            "[1] x",
+            "{\"a\":1}\u{0}",
+        ] {
+            slow(t);
+        }
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        fast(&deep(MAX_DEPTH as usize));
+        slow(&deep(MAX_DEPTH as usize + 1));
+    }
+
+    #[test]
+    fn fixture_json_files_take_the_fast_path() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut dirs = vec![root.join("tests/fixtures"), root.join("../shared/data")];
+        let mut seen = 0;
+        while let Some(d) = dirs.pop() {
+            let Ok(rd) = std::fs::read_dir(&d) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "json") {
+                    let Ok(text) = std::fs::read_to_string(&p) else {
+                        continue;
+                    };
+                    let serde_ok = serde_json::from_str::<serde_json::Value>(&text).is_ok();
+                    let got = agrees(&text);
+                    assert_eq!(got.is_some(), serde_ok, "{}", p.display());
+                    seen += 1;
+                }
+            }
+        }
+        assert!(seen > 10, "only {seen} JSON fixture files found");
+    }
+
+    /// JSON values with the awkward corners: any float bits, both integer kinds, strings of any
+    /// characters (escaped by serde_json as needed), nesting, repeated keys.
+    fn json_value() -> impl Strategy<Value = serde_json::Value> {
+        use serde_json::Value;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<u64>().prop_map(Value::from),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_filter_map("finite", |bits| {
+                serde_json::Number::from_f64(f64::from_bits(bits)).map(Value::Number)
+            }),
+            (-1e6f64..1e6).prop_map(Value::from),
+            any::<String>().prop_map(Value::String),
+            "[a-z\"\\\\/\u{0}-\u{1f}\u{e9}\u{1f600}]{0,20}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(5, 64, 8, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..8).prop_map(Value::Array),
+                prop::collection::vec(("[a-c]{1,2}", inner), 0..8)
+                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(600))]
+
+        #[test]
+        fn serialized_values_read_fast_and_equal(v in json_value(), pretty in any::<bool>()) {
+            let text = if pretty {
+                serde_json::to_string_pretty(&v).unwrap()
+            } else {
+                serde_json::to_string(&v).unwrap()
+            };
+            fast(&text);
+        }
+
+        #[test]
+        fn mutated_json_is_read_as_serde_json_reads_it_or_left_to_it(
+            v in json_value(),
+            edits in prop::collection::vec((any::<prop::sample::Index>(), 0u8..3, prop::sample::select(
+                b" \n\t\"\\,:{}[]0123456789-+.eEtrunlfasx\x01\xff".to_vec())), 1..4),
+        ) {
+            let mut bytes = serde_json::to_string_pretty(&v).unwrap().into_bytes();
+            for (at, op, b) in edits {
+                if bytes.is_empty() {
+                    bytes.push(b);
+                    continue;
+                }
+                let i = at.index(bytes.len());
+                match op {
+                    0 => { bytes.remove(i); }
+                    1 => bytes.insert(i, b),
+                    _ => bytes[i] = b,
+                }
+            }
+            if let Ok(text) = std::str::from_utf8(&bytes) {
+                let _ = agrees(text);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod speed {
+    /// `cargo test --release -p evalboard-engine --lib fastjson::speed -- --ignored --nocapture`
+    /// with EVALBOARD_JSON_DIR set to a folder of JSON files.
+    #[test]
+    #[ignore]
+    fn parse_speed() {
+        let Ok(dir) = std::env::var("EVALBOARD_JSON_DIR") else {
+            return;
+        };
+        let texts: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+            .collect();
+        let bytes: usize = texts.iter().map(String::len).sum();
+        for round in 0..3 {
+            let t = std::time::Instant::now();
+            let mut n = 0;
+            let mut bump = bumpalo::Bump::new();
+            for s in &texts {
+                n += usize::from(super::parse(s, &bump).is_some());
+                bump.reset();
+            }
+            let fast = t.elapsed().as_secs_f64();
+            let t = std::time::Instant::now();
+            for s in &texts {
+                n += usize::from(serde_json::from_str::<serde_json::Value>(s).is_ok());
+            }
+            let serde = t.elapsed().as_secs_f64();
+            let t = std::time::Instant::now();
+            for s in &texts {
+                n += usize::from(serde_json::from_str::<serde::de::IgnoredAny>(s).is_ok());
+            }
+            let ignored = t.elapsed().as_secs_f64();
+            let mb = bytes as f64 / 1e6;
+            println!(
+                "round {round}: {n} ok; fast {:.0} MB/s, serde Value {:.0} MB/s, serde IgnoredAny {:.0} MB/s",
+                mb / fast,
+                mb / serde,
+                mb / ignored
+            );
+        }
+    }
+}
