@@ -83,8 +83,9 @@ thread_local! {
 /// again whole for the other family's reader.
 pub fn load_run(path: &Path) -> Result<Loaded> {
     let paths = list_files(path)?;
+    let folders = Folders::open(&paths);
     let streamed = evalboard_engine::parallel::map_on_threads(&paths, threads(), |(rel, p)| {
-        read_one(rel, p).with_context(|| format!("cannot read {}", p.display()))
+        read_one(rel, p, &folders).with_context(|| format!("cannot read {}", p.display()))
     })
     .ok_or_else(|| anyhow::anyhow!("a file-reading thread panicked"))?
     .into_iter()
@@ -105,10 +106,14 @@ pub fn threads() -> usize {
 
 /// Reads one file of a run folder through this thread's reused buffer: a big QA JSONL file in
 /// blocks ([`pipeline::QaJsonlStream`]), any other file whole ([`pipeline::read_file_owned`]).
-fn read_one(rel: &str, p: &Path) -> std::io::Result<(FileRead<'static>, Option<Family>)> {
+fn read_one(
+    rel: &str,
+    p: &Path,
+    folders: &Folders,
+) -> std::io::Result<(FileRead<'static>, Option<Family>)> {
     let mut buf = BUFFER.with(|b| b.take());
     buf.clear();
-    let mut file = std::fs::File::open(p)?;
+    let mut file = folders.open_file(p)?;
     if pipeline::is_jsonl_name(rel) && file.metadata()?.len() > KEEP_BUFFER_BYTES as u64 {
         (&mut file).take(BLOCK_BYTES).read_to_end(&mut buf)?;
         if let Some(mut stream) = pipeline::QaJsonlStream::start(rel, &buf) {
@@ -124,7 +129,7 @@ fn read_one(rel: &str, p: &Path) -> std::io::Result<(FileRead<'static>, Option<F
             return Ok((read, vote));
         }
     }
-    file.read_to_end(&mut buf)?;
+    read_to_end(&mut file, &mut buf)?;
     let OwnedRead {
         read,
         vote,
@@ -134,6 +139,69 @@ fn read_one(rel: &str, p: &Path) -> std::io::Result<(FileRead<'static>, Option<F
         BUFFER.with(|c| c.replace(b));
     }
     Ok((read, vote))
+}
+
+/// The folders of a run's files, opened once: each file is then opened relative to its folder.
+struct Folders {
+    #[cfg(unix)]
+    fds: std::collections::HashMap<PathBuf, std::os::fd::OwnedFd>,
+}
+
+impl Folders {
+    /// Opens the folders of `paths` (one that cannot be opened is left out: its files are then
+    /// opened by full path, and fail there with the usual error if they must).
+    fn open(paths: &[(String, PathBuf)]) -> Folders {
+        #[cfg(unix)]
+        {
+            use rustix::fs::{Mode, OFlags};
+            let mut fds = std::collections::HashMap::new();
+            for (_, p) in paths {
+                let Some(dir) = p.parent() else { continue };
+                if !fds.contains_key(dir) {
+                    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+                    if let Ok(fd) = rustix::fs::open(dir, flags, Mode::empty()) {
+                        fds.insert(dir.to_path_buf(), fd);
+                    }
+                }
+            }
+            Folders { fds }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = paths;
+            Folders {}
+        }
+    }
+
+    fn open_file(&self, p: &Path) -> std::io::Result<std::fs::File> {
+        #[cfg(unix)]
+        if let (Some(dir), Some(name)) = (p.parent().and_then(|d| self.fds.get(d)), p.file_name()) {
+            use rustix::fs::{Mode, OFlags};
+            let fd =
+                rustix::fs::openat(dir, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+            return Ok(std::fs::File::from(fd));
+        }
+        std::fs::File::open(p)
+    }
+}
+
+/// Reads the rest of `file` onto `buf`: read until end of file, with no size probe first (std's
+/// `read_to_end` asks for the size and position: two more syscalls per file).
+fn read_to_end(file: &mut std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<()> {
+    #[cfg(unix)]
+    loop {
+        if buf.capacity() - buf.len() < 16 << 10 {
+            buf.reserve((64 << 10).max(buf.len()));
+        }
+        match rustix::io::read(&*file, rustix::buffer::spare_capacity(buf)) {
+            Ok(0) => return Ok(()),
+            Ok(_) => {}
+            Err(rustix::io::Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    #[cfg(not(unix))]
+    file.read_to_end(buf).map(|_| ())
 }
 
 /// Reads every file, on [`threads`] threads (a trace folder is tens of thousands of small files).
@@ -154,4 +222,37 @@ pub fn write(dir: &Path, name: &str, text: &str) -> Result<()> {
     std::fs::create_dir_all(parent)
         .with_context(|| format!("cannot create {}", parent.display()))?;
     std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Files are read whole, byte for byte, at every size around the read loop's block sizes,
+    /// in nested folders, empty ones included.
+    #[test]
+    fn files_read_whole_relative_to_their_folder() {
+        let root = std::env::temp_dir().join(format!("evalboard-fsio-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("a/b")).unwrap();
+        let sizes = [0usize, 1, 16383, 16384, 65535, 65536, 65537, 300_001];
+        for (i, n) in sizes.iter().enumerate() {
+            let bytes: Vec<u8> = (0..*n).map(|k| (k * 7 + i) as u8).collect();
+            let dir = if i % 2 == 0 { "a" } else { "a/b" };
+            std::fs::write(root.join(dir).join(format!("f{i}.bin")), &bytes).unwrap();
+        }
+        let paths = list_files(&root).unwrap();
+        assert_eq!(paths.len(), sizes.len());
+        let folders = Folders::open(&paths);
+        let mut buf = Vec::new();
+        for (_, p) in &paths {
+            buf.clear();
+            read_to_end(&mut folders.open_file(p).unwrap(), &mut buf).unwrap();
+            assert_eq!(buf, std::fs::read(p).unwrap(), "{}", p.display());
+        }
+        // A file that is gone is an error, not an empty file.
+        let gone = root.join("a/gone.json");
+        assert!(folders.open_file(&gone).is_err());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }
