@@ -79,9 +79,25 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    fn warn(&mut self, record: &str, message: String) {
+    fn warn(&mut self, record: Record, message: String) {
         self.diags
-            .push(Diagnostic::warning(self.path, None, message).with_record(record));
+            .push(Diagnostic::warning(self.path, None, message).with_record(record.to_string()));
+    }
+}
+
+/// Where in a trace a diagnostic points (its text is only made for a diagnostic).
+#[derive(Clone, Copy)]
+enum Record {
+    Trace,
+    Turn(usize),
+}
+
+impl std::fmt::Display for Record {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Record::Trace => f.write_str("trace"),
+            Record::Turn(i) => write!(f, "turns[{i}]"),
+        }
     }
 }
 
@@ -89,7 +105,7 @@ impl Ctx<'_> {
 /// field has a type the original model would not have written.
 struct Fields<'a, 'j, 'c, 'p> {
     obj: &'a Obj<'j>,
-    record: String,
+    record: Record,
     ctx: &'c mut Ctx<'p>,
 }
 
@@ -103,7 +119,7 @@ impl<'a, 'j> Fields<'a, 'j, '_, '_> {
         let v = self.raw(key);
         if v.is_none() {
             self.ctx
-                .warn(&self.record, format!("missing required field `{key}`"));
+                .warn(self.record, format!("missing required field `{key}`"));
         }
         v
     }
@@ -116,7 +132,7 @@ impl<'a, 'j> Fields<'a, 'j, '_, '_> {
                 Some(i) => RawValue::Int(i),
                 None => {
                     self.ctx.warn(
-                        &self.record,
+                        self.record,
                         format!("`{key}` should be an integer, got {v:?}; using {default}"),
                     );
                     RawValue::Int(default)
@@ -133,7 +149,7 @@ impl<'a, 'j> Fields<'a, 'j, '_, '_> {
             Some(RawValue::Int(i)) => RawValue::Float(i as f64),
             Some(v) => {
                 self.ctx.warn(
-                    &self.record,
+                    self.record,
                     format!("`{key}` should be a number, got {v:?}; using {default:?}"),
                 );
                 RawValue::Float(default)
@@ -155,7 +171,7 @@ impl<'a, 'j> Fields<'a, 'j, '_, '_> {
             Some(RawValue::Bool(b)) => RawValue::Bool(b),
             Some(v) => {
                 self.ctx.warn(
-                    &self.record,
+                    self.record,
                     format!("`{key}` should be true/false, got {v:?}; using {default}"),
                 );
                 RawValue::Bool(default)
@@ -170,7 +186,7 @@ impl<'a, 'j> Fields<'a, 'j, '_, '_> {
             Some(RawValue::Str(s)) => RawValue::Str(s),
             Some(v) => {
                 self.ctx.warn(
-                    &self.record,
+                    self.record,
                     format!("`{key}` should be a string, got {v:?}; ignored"),
                 );
                 RawValue::Null
@@ -184,7 +200,7 @@ impl<'a, 'j> Fields<'a, 'j, '_, '_> {
             Some(PyVal::Arr(a)) => a,
             Some(_) => {
                 self.ctx
-                    .warn(&self.record, format!("`{key}` should be a list; ignored"));
+                    .warn(self.record, format!("`{key}` should be a list; ignored"));
                 &[]
             }
         }
@@ -231,9 +247,9 @@ fn bool_of(v: &RawValue) -> Option<bool> {
     }
 }
 
-fn str_of(v: &RawValue) -> Option<String> {
+fn str_of(v: RawValue) -> Option<String> {
     match v {
-        RawValue::Str(s) => Some(s.clone()),
+        RawValue::Str(s) => Some(s),
         _ => None,
     }
 }
@@ -312,7 +328,7 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
     let file: Arc<str> = path.into();
     let mut f = Fields {
         obj,
-        record: "trace".to_string(),
+        record: Record::Trace,
         ctx,
     };
     let trace_id = match f.required("trace_id") {
@@ -321,9 +337,9 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
     };
     let conversation_id = f
         .required("conversation_id")
-        .and_then(|v| str_of(&v))
+        .and_then(str_of)
         .unwrap_or_default();
-    let conversation_type = f.required("conversation_type").and_then(|v| str_of(&v));
+    let conversation_type = f.required("conversation_type").and_then(str_of);
     let num_turns = f.required("num_turns").and_then(|v| as_int(&v));
     let has_type2 = bool_of(&f.bool("has_type2_question", false));
     let has_dup = bool_of(&f.bool("has_duplicate_columns", false));
@@ -341,10 +357,10 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
     // sorted by turn_idx, stably); keyed by (turn_idx, position in the file).
     let mut model: Option<((u32, usize), String)> = None;
     for (i, tv) in turn_values.iter().enumerate() {
-        let record = format!("turns[{i}]");
+        let record = Record::Turn(i);
         match tv {
             PyVal::Obj(t) => {
-                let turn = lower_turn(&file, i, t, &record, ctx);
+                let turn = lower_turn(&file, i, t, record, ctx);
                 let key = (turn.turn_idx, i);
                 if model.as_ref().is_none_or(|(k, _)| key < *k) {
                     if let Some(m) = first_llm_model(t) {
@@ -353,14 +369,14 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
                 }
                 turns.push(turn);
             }
-            _ => ctx.warn(&record, "a turn must be an object; skipped".to_string()),
+            _ => ctx.warn(record, "a turn must be an object; skipped".to_string()),
         }
     }
     sort_turns(&mut turns, path, &trace_id, "turns", ctx);
     if turns.is_empty() {
         let expected = num_turns.map_or(String::new(), |n| format!(" of {n}"));
         ctx.warn(
-            "trace",
+            Record::Trace,
             format!(
                 "trace {trace_id} has no turns{expected} (the original runner writes such a \
                  trace when the agent raised before the first turn)"
@@ -425,12 +441,12 @@ fn lower_turn(
     file: &Arc<str>,
     index: usize,
     t: &Obj<'_>,
-    record: &str,
+    record: Record,
     ctx: &mut Ctx<'_>,
 ) -> QaTurn {
     let mut f = Fields {
         obj: t,
-        record: record.to_string(),
+        record,
         ctx,
     };
     let turn_idx = match f.required("turn_idx").as_ref().and_then(as_int) {
@@ -446,10 +462,7 @@ fn lower_turn(
         },
         None => index as u32,
     };
-    let question = f
-        .required("question")
-        .and_then(|v| str_of(&v))
-        .unwrap_or_default();
+    let question = f.required("question").and_then(str_of).unwrap_or_default();
     let expected = f.required("expected_answer").unwrap_or(RawValue::Null);
     let predicted = match f.required("actual_answer") {
         None | Some(RawValue::Null) => None,
@@ -485,9 +498,9 @@ fn lower_turn(
     let numerical = bool_of(&f.bool("numerical_match", false));
     let financial = bool_of(&f.bool("financial_match", false));
     let soft = bool_of(&f.bool("soft_match", false));
-    let ground_truth_program = str_of(&f.opt_str("ground_truth_program"));
-    let error_type = str_of(&f.opt_str("error_type"));
-    let error_message = str_of(&f.opt_str("error_message"));
+    let ground_truth_program = str_of(f.opt_str("ground_truth_program"));
+    let error_type = str_of(f.opt_str("error_type"));
+    let error_message = str_of(f.opt_str("error_message"));
     let error_context = match obj_get(t, "error_context") {
         None | Some(PyVal::Null) => None,
         Some(v @ PyVal::Obj(_)) => Some(v.to_value()),
@@ -759,8 +772,8 @@ pub fn read_turns_csv(path: &str, bytes: &[u8]) -> (Vec<QaConversation>, Vec<Dia
                 }
             }
         };
-        let trace_id = str_of(&cell("trace_id")).unwrap_or_default();
-        let conversation_id = str_of(&cell("conversation_id")).unwrap_or_default();
+        let trace_id = str_of(cell("trace_id")).unwrap_or_default();
+        let conversation_id = str_of(cell("conversation_id")).unwrap_or_default();
         let turn = csv_turn(&file, line, &mut cell);
         let key = if trace_id.is_empty() {
             conversation_id.clone()
@@ -849,8 +862,8 @@ fn csv_turn(file: &Arc<str>, line: u32, cell: &mut dyn FnMut(&str) -> RawValue) 
         timestamp_start: RawValue::Null,
         timestamp_end: RawValue::Null,
     };
-    let error_type = str_of(&cell("error_type"));
-    let error_message = str_of(&cell("error_message"));
+    let error_type = str_of(cell("error_type"));
+    let error_message = str_of(cell("error_message"));
     let error_occurred = bool_of(&extra.error_occurred) == Some(true);
     let error =
         (error_occurred || error_type.is_some() || error_message.is_some()).then(|| TurnError {
@@ -864,12 +877,12 @@ fn csv_turn(file: &Arc<str>, line: u32, cell: &mut dyn FnMut(&str) -> RawValue) 
     };
     QaTurn {
         turn_idx: u32_of(&cell("turn_idx")).unwrap_or(0),
-        question: str_of(&cell("question")).unwrap_or_default(),
+        question: str_of(cell("question")).unwrap_or_default(),
         expected: cell("expected_answer"),
         predicted,
         plan: None,
         plan_steps: u32_of(&extra.plan_steps),
-        ground_truth_program: str_of(&cell("ground_truth_program")),
+        ground_truth_program: str_of(cell("ground_truth_program")),
         executed_answer: None,
         tokens: Tokens {
             prompt: u64_of(&extra.prompt_tokens),

@@ -55,6 +55,12 @@ struct Parser<'a> {
     unescaped: String,
 }
 
+/// The powers of ten that are exact doubles.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
 const ONES: u64 = 0x0101_0101_0101_0101;
 const HIGHS: u64 = 0x8080_8080_8080_8080;
 
@@ -338,9 +344,26 @@ impl<'a> Parser<'a> {
             _ => return None,
         }
         let mut float = false;
+        let mut exponent = false;
+        let mut frac_digits = 0usize;
         if self.peek() == Some(b'.') {
             self.i += 1;
-            self.digits()?;
+            let from = self.i;
+            // The fraction's digits go on in the same significand (for the fast path below).
+            while let Some(d @ b'0'..=b'9') = self.peek() {
+                match sig
+                    .checked_mul(10)
+                    .and_then(|s| s.checked_add(u64::from(d - b'0')))
+                {
+                    Some(s) => sig = s,
+                    None => overflow = true,
+                }
+                self.i += 1;
+            }
+            frac_digits = self.i - from;
+            if frac_digits == 0 {
+                return None;
+            }
             float = true;
         }
         if matches!(self.peek(), Some(b'e' | b'E')) {
@@ -350,11 +373,20 @@ impl<'a> Parser<'a> {
             }
             self.digits()?;
             float = true;
+            exponent = true;
         }
         if float || overflow {
             // Integers past 64 bits are left to serde_json: it rounds them by its own path.
             if overflow && !float {
                 return None;
+            }
+            // Clinger's fast path: a significand below 2^53 and a power of ten up to 10^22 are
+            // both exact doubles, so one division is correctly rounded (what parsing gives).
+            if !overflow && !exponent && sig <= 1 << 53 {
+                if let Some(p) = POW10.get(frac_digits) {
+                    let f = sig as f64 / p;
+                    return Some(PyVal::F64(if neg { -f } else { f }));
+                }
             }
             let f: f64 = self.s.get(start..self.i)?.parse().ok()?;
             return f.is_finite().then_some(PyVal::F64(f));
@@ -494,6 +526,15 @@ mod tests {
             "1.7976931348623157e308",
             "9007199254740993",
             "9007199254740993.0",
+            "9007199254740992.5",
+            "900719925474099.3",
+            "0.1234567890123456789012",
+            "0.12345678901234567890123",
+            "1.0000000000000000000000001",
+            "-123.456",
+            "850.5",
+            "0.9",
+            "1.7976931348623157",
             "[1,-2,3.5,-0,1e2]",
         ] {
             fast(t);
@@ -655,6 +696,26 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(600))]
+
+        #[test]
+        fn decimals_round_as_serde_json_rounds_them(
+            digits in "[0-9]{1,25}",
+            point in 0usize..25,
+            neg in any::<bool>(),
+        ) {
+            let digits = digits.trim_start_matches('0');
+            let digits = if digits.is_empty() { "0" } else { digits };
+            let point = point.min(digits.len().saturating_sub(1));
+            let (int, frac) = digits.split_at(digits.len() - point);
+            let sign = if neg { "-" } else { "" };
+            let text = if frac.is_empty() {
+                format!("{sign}{int}.0")
+            } else {
+                format!("{sign}{int}.{frac}")
+            };
+            fast(&text);
+            fast(&format!("{sign}0.{digits}"));
+        }
 
         #[test]
         fn serialized_values_read_fast_and_equal(v in json_value(), pretty in any::<bool>()) {
