@@ -329,18 +329,7 @@ impl<'a> Parser<'a> {
                     return None;
                 }
             }
-            b'1'..=b'9' => {
-                while let Some(d @ b'0'..=b'9') = self.peek() {
-                    match sig
-                        .checked_mul(10)
-                        .and_then(|s| s.checked_add(u64::from(d - b'0')))
-                    {
-                        Some(s) => sig = s,
-                        None => overflow = true,
-                    }
-                    self.i += 1;
-                }
-            }
+            b'1'..=b'9' => self.significand(&mut sig, &mut overflow),
             _ => return None,
         }
         let mut float = false;
@@ -350,16 +339,7 @@ impl<'a> Parser<'a> {
             self.i += 1;
             let from = self.i;
             // The fraction's digits go on in the same significand (for the fast path below).
-            while let Some(d @ b'0'..=b'9') = self.peek() {
-                match sig
-                    .checked_mul(10)
-                    .and_then(|s| s.checked_add(u64::from(d - b'0')))
-                {
-                    Some(s) => sig = s,
-                    None => overflow = true,
-                }
-                self.i += 1;
-            }
+            self.significand(&mut sig, &mut overflow);
             frac_digits = self.i - from;
             if frac_digits == 0 {
                 return None;
@@ -400,6 +380,21 @@ impl<'a> Parser<'a> {
         } else {
             PyVal::I64(n)
         })
+    }
+
+    /// Digits appended to `sig` (`overflow` set when they no longer fit in 64 bits).
+    #[inline(always)]
+    fn significand(&mut self, sig: &mut u64, overflow: &mut bool) {
+        while let Some(d @ b'0'..=b'9') = self.peek() {
+            match sig
+                .checked_mul(10)
+                .and_then(|s| s.checked_add(u64::from(d - b'0')))
+            {
+                Some(s) => *sig = s,
+                None => *overflow = true,
+            }
+            self.i += 1;
+        }
     }
 
     /// One or more digits.
