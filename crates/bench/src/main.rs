@@ -254,7 +254,7 @@ fn time(path: &Path, mode: Mode) -> Result<(), String> {
         }
     };
     let t_parse = t0.elapsed().as_secs_f64();
-    let scored = scorers::score_qa_run_parallel(run, &ScoreConfig::default(), threads);
+    let scored = scorers::score_qa_run(run, &ScoreConfig::default());
     let t_score = t0.elapsed().as_secs_f64() - t_parse;
     let stats = doc::statistics(&scored);
     let total = t0.elapsed().as_secs_f64();

@@ -172,11 +172,7 @@ fn score_qa(dir: &str, run: Result<QaRun, LoadError>, s: &Settings) -> Option<Sc
             eprintln!("{dir}/{}: skipped: {r}", f.path);
         }
     }
-    Some(Scored::Qa(scorers::score_qa_run_parallel(
-        run,
-        &s.cfg,
-        crate::fsio::threads(),
-    )))
+    Some(Scored::Qa(scorers::score_qa_run(run, &s.cfg)))
 }
 
 pub fn run(argv: &[String]) -> Result<u8> {

@@ -9,7 +9,7 @@ pub mod logic;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{QaConversation, QaRun, QaTurn, RawValue};
+use crate::model::{QaRun, QaTurn, RawValue};
 use crate::program;
 
 /// Which family of rules scores the run.
@@ -203,80 +203,25 @@ pub fn score_qa_run_with_progress(
     let mut turns = Vec::with_capacity(total);
     let mut scratch = logic::Scratch::default();
     for (ci, conv) in run.conversations.iter().enumerate() {
-        score_conversation(ci, conv, cfg, &mut scratch, &mut turns, |done| {
-            if done % every == 0 {
-                progress(done as u64, total as u64);
+        let failed = conv.failure.is_some();
+        for (ti, turn) in conv.turns.iter().enumerate() {
+            let (answer, fa2v, logic, ops) = score_turn_with(turn, cfg, &mut scratch);
+            turns.push(TurnScore {
+                conv: ci as u32,
+                turn: ti as u32,
+                answer,
+                fa2: fa2v,
+                logic,
+                operations_per_turn: ops,
+                from_failed_conversation: failed,
+            });
+            if turns.len() % every == 0 {
+                progress(turns.len() as u64, total as u64);
             }
-        });
+        }
     }
     drop(scratch);
     progress(turns.len() as u64, total as u64);
-    ScoredQaRun {
-        run,
-        config: cfg.clone(),
-        turns,
-    }
-}
-
-/// Scores conversation `ci`'s turns onto `out`, calling `scored(out.len())` after each.
-fn score_conversation<'a>(
-    ci: usize,
-    conv: &'a QaConversation,
-    cfg: &ScoreConfig,
-    scratch: &mut logic::Scratch<'a>,
-    out: &mut Vec<TurnScore>,
-    mut scored: impl FnMut(usize),
-) {
-    let failed = conv.failure.is_some();
-    for (ti, turn) in conv.turns.iter().enumerate() {
-        let (answer, fa2v, logic, ops) = score_turn_with(turn, cfg, scratch);
-        out.push(TurnScore {
-            conv: ci as u32,
-            turn: ti as u32,
-            answer,
-            fa2: fa2v,
-            logic,
-            operations_per_turn: ops,
-            from_failed_conversation: failed,
-        });
-        scored(out.len());
-    }
-}
-
-/// [`score_qa_run`] on `threads` native threads (the CLI scores on every core; wasm has one
-/// thread). Same result: conversations are scored in blocks, put back in run order.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn score_qa_run_parallel(run: QaRun, cfg: &ScoreConfig, threads: usize) -> ScoredQaRun {
-    /// Below this many turns a thread costs more than it saves.
-    const MIN_PARALLEL_TURNS: usize = 20_000;
-    let total = run.n_turns();
-    if threads <= 1 || total < MIN_PARALLEL_TURNS {
-        return score_qa_run(run, cfg);
-    }
-    let n = run.conversations.len();
-    let block = n.div_ceil(threads * 16).max(1);
-    let blocks: Vec<std::ops::Range<usize>> = (0..n)
-        .step_by(block)
-        .map(|a| a..(a + block).min(n))
-        .collect();
-    let parts = crate::parallel::map_on_threads(&blocks, threads, |range| {
-        let mut scratch = logic::Scratch::default();
-        let mut out = Vec::new();
-        for ci in range.clone() {
-            if let Some(conv) = run.conversations.get(ci) {
-                score_conversation(ci, conv, cfg, &mut scratch, &mut out, |_| {});
-            }
-        }
-        out
-    });
-    let Some(parts) = parts else {
-        // A scorer panicked on some thread (a bug: scorers never panic on input).
-        return score_qa_run(run, cfg);
-    };
-    let mut turns = Vec::with_capacity(total);
-    for part in parts {
-        turns.extend(part);
-    }
     ScoredQaRun {
         run,
         config: cfg.clone(),
@@ -374,21 +319,6 @@ mod tests {
         }
         let text = lines.join("\n");
         check(&text, 1000, 3 + usize::from(n % 1000 == 0));
-        #[cfg(not(target_arch = "wasm32"))]
-        for threads in [2, 3, 16] {
-            // Below the threshold the parallel scorer is the sequential one: force blocks by
-            // repeating the text past it.
-            let big = std::iter::repeat_n(text.as_str(), 9)
-                .collect::<Vec<_>>()
-                .join("\n");
-            let cfg = ScoreConfig::default();
-            let got = score_qa_run_parallel(run(&big), &cfg, threads);
-            assert_eq!(
-                got.turns,
-                turn_by_turn(&run(&big), &cfg),
-                "threads = {threads}"
-            );
-        }
         check(&text, 1024, 3 + usize::from(n % 1024 == 0));
         check(&text, 100_000, 1);
     }
