@@ -22,25 +22,41 @@ for p in "$OUT/traces100k" "$OUT/run100k.jsonl" "$OUT/run1m.jsonl"; do
   $B time "$p" --threads "$T" | tee -a "$OUT/native.jsonl"
 done
 echo "== native, streamed as 'evalboard score' loads a run (read + parse at once on every core; big JSONL in blocks)"
-for p in "$OUT/traces100k" "$OUT/run100k.jsonl" "$OUT/run1m.jsonl"; do
+for p in "$OUT/run100k.jsonl" "$OUT/run1m.jsonl"; do
   $B time "$p" --stream | tee -a "$OUT/native.jsonl"
 done
 
-echo "== python baseline (json module + doc-v1 rules) on the 100k trace folder"
-python3 bench/baseline.py "$OUT/traces100k" | tee "$OUT/python.json"
+echo "== trace folder: evalboard (streamed) and the python baseline (json module + doc-v1 rules), 5 interleaved pairs"
+# This machine's page cache loses the folder within seconds (proactive reclaim), and the load of
+# a shared 2-core machine drifts: each side reads a freshly warmed cache, and the ratio is taken
+# pair by pair (median of 5).
+: > "$OUT/python.jsonl"
+for i in 1 2 3 4 5; do
+  find "$OUT/traces100k" -type f -exec cat {} + >/dev/null
+  $B time "$OUT/traces100k" --stream | tee -a "$OUT/native.jsonl"
+  find "$OUT/traces100k" -type f -exec cat {} + >/dev/null
+  python3 bench/baseline.py "$OUT/traces100k" | tee -a "$OUT/python.jsonl"
+done
 python3 - "$OUT" <<'PY'
-import json, sys
+import json, statistics, sys
 out = sys.argv[1]
 rows = [json.loads(l) for l in open(f"{out}/native.jsonl")]
-py = json.load(open(f"{out}/python.json"))
+pys = [json.loads(l) for l in open(f"{out}/python.jsonl")]
 def pick(name, mode, threads=None):
     c = [r for r in rows if r['path'].endswith(name) and r.get('mode', 'in-memory') == mode
          and (threads is None or r['threads'] == threads)]
     return c[-1]
-t = pick('traces100k', 'stream')
-print(f"traces100k: evalboard {t['total_s']:.3f}s streamed on {t['threads']} threads (read + parse {t['parse_s']:.3f}s, score {t['score_s']:.3f}s, statistics {t['statistics_s']:.3f}s) vs python {py['total_s']:.3f}s (read+parse+score) -> {py['total_s']/t['total_s']:.1f}x faster (target >= 8x)")
+ts = [r for r in rows if r['path'].endswith('traces100k') and r.get('mode') == 'stream'][-len(pys):]
+ratios = [p['total_s'] / t['total_s'] for t, p in zip(ts, pys)]
+med = lambda xs: statistics.median(xs)
+print(f"traces100k: evalboard streamed on {ts[-1]['threads']} threads, median of {len(ts)}: {med([t['total_s'] for t in ts]):.3f}s "
+      f"(read + parse {med([t['parse_s'] for t in ts]):.3f}s, score {med([t['score_s'] for t in ts]):.3f}s, statistics {med([t['statistics_s'] for t in ts]):.3f}s; "
+      f"range {min(t['total_s'] for t in ts):.3f}-{max(t['total_s'] for t in ts):.3f}s) vs python median {med([p['total_s'] for p in pys]):.3f}s "
+      f"-> {med(ratios):.1f}x faster (pairs {min(ratios):.1f}-{max(ratios):.1f}x; target >= 8x)")
 j1, jm = pick('run100k.jsonl', 'in-memory', 1), pick('run1m.jsonl', 'in-memory', 1)
-print(f"jsonl100k: {j1['total_s']:.3f}s (target <= 0.3s); jsonl1M: {jm['total_s']:.3f}s (target <= 3s), parse + score + statistics on one thread, input in memory")
+js = pick('run1m.jsonl', 'stream')
+print(f"jsonl100k: {j1['total_s']:.3f}s (target <= 0.3s), parse + score + statistics on one thread, input in memory; "
+      f"jsonl1M: {js['total_s']:.3f}s streamed as the CLI loads it, {jm['total_s']:.3f}s in memory on one thread (target <= 3s)")
 for n in rows:
     print(f"  {n['path']} ({n.get('mode', 'in-memory')}, {n['threads']} thread(s)): {n['total_s']:.3f}s, {n['turns_per_s']:.0f} turns/s, peak memory {n['peak_over_input']:.2f}x input")
 print("peak memory target (<= 2x input) applies to the streamed rows: that is how the CLI loads a run")
