@@ -5,10 +5,10 @@
 //! floats, the same strings; every object entry in file order, so a repeated key's last value
 //! wins as in `serde_json::Map`) or `None`, in which case the caller parses again the slow way
 //! (`pyrepr::parse_py_json`: serde_json, plus Python's `NaN`/`Infinity`), which also words the
-//! error. `None` is
-//! returned for anything it does not take on itself: malformed JSON, control characters in
-//! strings, lone surrogates, integers beyond 64 bits, floats out of range, nesting deeper than
-//! [`MAX_DEPTH`]. A differential test holds it to serde_json on generated and mutated input.
+//! error. `None` is returned for anything it does not take on itself: malformed JSON, control
+//! characters in strings, lone surrogates, integers beyond 64 bits, floats out of range, nesting
+//! deeper than [`MAX_DEPTH`]. A differential test holds it to serde_json on generated and mutated
+//! input.
 //!
 //! Why not serde_json: a trace folder is ~200 MB of pretty-printed JSON, and building a tree with
 //! serde_json (a `Vec` per object, grown as entries come, then freed) took ~60 % of a trace
