@@ -19,41 +19,82 @@ fn run_name(path: &Path) -> String {
 /// Reads `path` recursively. A single file becomes a one-file run named after the file.
 pub fn read_run(path: &Path) -> Result<RunInput> {
     let name = run_name(path);
-    let files = read_all(list_files(path)?)?;
+    let files = read_all(&list_files(path)?)?;
     Ok(RunInput::new(name, files))
 }
 
-/// Every file under `path` as (relative path with `/`, full path), sorted by relative path; a
-/// single file is itself, named after its file name.
-fn list_files(path: &Path) -> Result<Vec<(String, PathBuf)>> {
+/// The files of a run, listed once: each file's folder is an index into `dirs`, so opening it
+/// needs no path parsing (a trace folder is tens of thousands of files).
+struct Listing {
+    dirs: Vec<PathBuf>,
+    /// Sorted by relative path.
+    files: Vec<Listed>,
+}
+
+struct Listed {
+    /// The path relative to the run, with `/`; a single-file run's is the file name.
+    rel: String,
+    dir: usize,
+    name: std::ffi::OsString,
+}
+
+impl Listing {
+    fn path(&self, f: &Listed) -> PathBuf {
+        self.dirs
+            .get(f.dir)
+            .map_or_else(|| PathBuf::from(&f.name), |d| d.join(&f.name))
+    }
+}
+
+/// Every file under `path`, sorted by relative path; a single file is itself, named after its
+/// file name.
+fn list_files(path: &Path) -> Result<Listing> {
     let meta =
         std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     if meta.is_file() {
-        return Ok(vec![(run_name(path), path.to_path_buf())]);
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let name = path
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
+        return Ok(Listing {
+            dirs: vec![dir.to_path_buf()],
+            files: vec![Listed {
+                rel: run_name(path),
+                dir: 0,
+                name,
+            }],
+        });
     }
-    let mut paths: Vec<(String, PathBuf)> = Vec::new();
-    let mut stack: Vec<PathBuf> = vec![path.to_path_buf()];
-    while let Some(dir) = stack.pop() {
+    let mut dirs = vec![path.to_path_buf()];
+    // Each folder's path relative to the run, ending in `/` ("" for the run's own folder).
+    let mut prefixes = vec![String::new()];
+    let mut stack = vec![0usize];
+    let mut files = Vec::new();
+    while let Some(d) = stack.pop() {
+        let dir = dirs.get(d).cloned().unwrap_or_default();
+        let prefix = prefixes.get(d).cloned().unwrap_or_default();
         let entries =
             std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))?;
         for e in entries {
             let e = e.with_context(|| format!("cannot list {}", dir.display()))?;
-            let p = e.path();
             let ft = e.file_type()?;
+            let name = e.file_name();
             if ft.is_dir() {
-                stack.push(p);
+                prefixes.push(format!("{prefix}{}/", name.to_string_lossy()));
+                dirs.push(e.path());
+                stack.push(dirs.len() - 1);
             } else if ft.is_file() {
-                let rel = p
-                    .strip_prefix(path)
-                    .unwrap_or(&p)
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                paths.push((rel, p));
+                let rel = format!("{prefix}{}", name.to_string_lossy());
+                files.push(Listed { rel, dir: d, name });
             }
         }
     }
-    paths.sort();
-    Ok(paths)
+    files.sort_unstable_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(Listing { dirs, files })
 }
 
 /// A run as `evalboard score` loads it.
@@ -82,10 +123,10 @@ thread_local! {
 /// ([`pipeline::family_of_votes`], the rule [`pipeline::detect_family`] applies); else read
 /// again whole for the other family's reader.
 pub fn load_run(path: &Path) -> Result<Loaded> {
-    let paths = list_files(path)?;
-    let folders = Folders::open(&paths);
-    let streamed = evalboard_engine::parallel::map_on_threads(&paths, threads(), |(rel, p)| {
-        read_one(rel, p, &folders).with_context(|| format!("cannot read {}", p.display()))
+    let listing = list_files(path)?;
+    let folders = Folders::open(&listing);
+    let streamed = evalboard_engine::parallel::map_on_threads(&listing.files, threads(), |f| {
+        read_one(f, &folders).with_context(|| format!("cannot read {}", listing.path(f).display()))
     })
     .ok_or_else(|| anyhow::anyhow!("a file-reading thread panicked"))?
     .into_iter()
@@ -106,14 +147,11 @@ pub fn threads() -> usize {
 
 /// Reads one file of a run folder through this thread's reused buffer: a big QA JSONL file in
 /// blocks ([`pipeline::QaJsonlStream`]), any other file whole ([`pipeline::read_file_owned`]).
-fn read_one(
-    rel: &str,
-    p: &Path,
-    folders: &Folders,
-) -> std::io::Result<(FileRead<'static>, Option<Family>)> {
+fn read_one(f: &Listed, folders: &Folders) -> std::io::Result<(FileRead<'static>, Option<Family>)> {
+    let rel = f.rel.as_str();
     let mut buf = BUFFER.with(|b| b.take());
     buf.clear();
-    let mut file = folders.open_file(p)?;
+    let mut file = folders.open_file(f)?;
     if pipeline::is_jsonl_name(rel) && file.metadata()?.len() > KEEP_BUFFER_BYTES as u64 {
         (&mut file).take(BLOCK_BYTES).read_to_end(&mut buf)?;
         if let Some(mut stream) = pipeline::QaJsonlStream::start(rel, &buf) {
@@ -142,46 +180,40 @@ fn read_one(
 }
 
 /// The folders of a run's files, opened once: each file is then opened relative to its folder.
-struct Folders {
+struct Folders<'l> {
+    listing: &'l Listing,
+    /// By folder index; `None` for a folder that could not be opened (its files are then
+    /// opened by full path, and fail there with the usual error if they must).
     #[cfg(unix)]
-    fds: std::collections::HashMap<PathBuf, std::os::fd::OwnedFd>,
+    fds: Vec<Option<std::os::fd::OwnedFd>>,
 }
 
-impl Folders {
-    /// Opens the folders of `paths` (one that cannot be opened is left out: its files are then
-    /// opened by full path, and fail there with the usual error if they must).
-    fn open(paths: &[(String, PathBuf)]) -> Folders {
+impl<'l> Folders<'l> {
+    fn open(listing: &'l Listing) -> Folders<'l> {
         #[cfg(unix)]
         {
             use rustix::fs::{Mode, OFlags};
-            let mut fds = std::collections::HashMap::new();
-            for (_, p) in paths {
-                let Some(dir) = p.parent() else { continue };
-                if !fds.contains_key(dir) {
-                    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
-                    if let Ok(fd) = rustix::fs::open(dir, flags, Mode::empty()) {
-                        fds.insert(dir.to_path_buf(), fd);
-                    }
-                }
-            }
-            Folders { fds }
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let fds = listing
+                .dirs
+                .iter()
+                .map(|d| rustix::fs::open(d, flags, Mode::empty()).ok())
+                .collect();
+            Folders { listing, fds }
         }
         #[cfg(not(unix))]
-        {
-            let _ = paths;
-            Folders {}
-        }
+        Folders { listing }
     }
 
-    fn open_file(&self, p: &Path) -> std::io::Result<std::fs::File> {
+    fn open_file(&self, f: &Listed) -> std::io::Result<std::fs::File> {
         #[cfg(unix)]
-        if let (Some(dir), Some(name)) = (p.parent().and_then(|d| self.fds.get(d)), p.file_name()) {
+        if let Some(Some(dir)) = self.fds.get(f.dir) {
             use rustix::fs::{Mode, OFlags};
-            let fd =
-                rustix::fs::openat(dir, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())?;
+            let flags = OFlags::RDONLY | OFlags::CLOEXEC;
+            let fd = rustix::fs::openat(dir, &f.name, flags, Mode::empty())?;
             return Ok(std::fs::File::from(fd));
         }
-        std::fs::File::open(p)
+        std::fs::File::open(self.listing.path(f))
     }
 }
 
@@ -205,10 +237,15 @@ fn read_to_end(file: &mut std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<(
 }
 
 /// Reads every file, on [`threads`] threads (a trace folder is tens of thousands of small files).
-fn read_all(paths: Vec<(String, PathBuf)>) -> Result<Vec<InputFile>> {
-    evalboard_engine::parallel::map_on_threads(&paths, threads(), |(rel, p)| {
-        let bytes = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
-        Ok(InputFile::new(rel.clone(), bytes))
+fn read_all(listing: &Listing) -> Result<Vec<InputFile>> {
+    let folders = Folders::open(listing);
+    evalboard_engine::parallel::map_on_threads(&listing.files, threads(), |f| {
+        let mut bytes = Vec::new();
+        folders
+            .open_file(f)
+            .and_then(|mut file| read_to_end(&mut file, &mut bytes))
+            .with_context(|| format!("cannot read {}", listing.path(f).display()))?;
+        Ok(InputFile::new(f.rel.clone(), bytes))
     })
     .ok_or_else(|| anyhow::anyhow!("a file-reading thread panicked"))?
     .into_iter()
@@ -241,18 +278,33 @@ mod tests {
             let dir = if i % 2 == 0 { "a" } else { "a/b" };
             std::fs::write(root.join(dir).join(format!("f{i}.bin")), &bytes).unwrap();
         }
-        let paths = list_files(&root).unwrap();
-        assert_eq!(paths.len(), sizes.len());
-        let folders = Folders::open(&paths);
+        let listing = list_files(&root).unwrap();
+        let rels: Vec<&str> = listing.files.iter().map(|f| f.rel.as_str()).collect();
+        let mut want: Vec<String> = (0..sizes.len())
+            .map(|i| format!("{}/f{i}.bin", if i % 2 == 0 { "a" } else { "a/b" }))
+            .collect();
+        want.sort();
+        assert_eq!(rels, want);
+        let folders = Folders::open(&listing);
         let mut buf = Vec::new();
-        for (_, p) in &paths {
+        for f in &listing.files {
             buf.clear();
-            read_to_end(&mut folders.open_file(p).unwrap(), &mut buf).unwrap();
-            assert_eq!(buf, std::fs::read(p).unwrap(), "{}", p.display());
+            read_to_end(&mut folders.open_file(f).unwrap(), &mut buf).unwrap();
+            let p = listing.path(f);
+            assert_eq!(buf, std::fs::read(&p).unwrap(), "{}", p.display());
         }
         // A file that is gone is an error, not an empty file.
-        let gone = root.join("a/gone.json");
+        let gone = Listed {
+            rel: "a/gone.json".into(),
+            dir: 1,
+            name: "gone.json".into(),
+        };
         assert!(folders.open_file(&gone).is_err());
+        // A single file is a one-file run named after it.
+        let one = list_files(&root.join("a/f0.bin")).unwrap();
+        assert_eq!(one.files.len(), 1);
+        assert_eq!(one.files[0].rel, "f0.bin");
+        assert_eq!(read_all(&one).unwrap()[0].bytes.len(), 0);
         std::fs::remove_dir_all(&root).unwrap();
     }
 }
