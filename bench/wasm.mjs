@@ -1,19 +1,24 @@
 // Times the wasm engine (the dashboard's Web Worker, built in dist/) on a run file in headless
 // Chromium: posts a Load request with the file's bytes and reads the worker's own timing.
-// Usage: node bench/wasm.mjs RUN.jsonl [native.jsonl] [REPS (default 3)] [--blank]
+// Usage: node bench/wasm.mjs RUN.jsonl [native.jsonl] [REPS (default 3)] [--blank] [--same-worker]
 //
 // By default the loads happen as a user's drops do: on the dashboard (demo workspace dismissed),
 // a second after it opened, each into a fresh worker of the same page — V8 shares a module's
 // compiled code between the workers of a page, so they run the code the dashboard's own worker
 // compiled and warmed up at start (src/warmup.rs). `--blank` loads from a blank page instead:
 // every worker then compiles the module afresh and each load includes V8's compilation.
+// `--same-worker` makes every load after the first go into the first load's worker (its run
+// removed first), as a user's later drops into the dashboard's one worker do: that memory has
+// been touched already, where a fresh worker pays a page fault per 4 KB of wasm memory it grows
+// into (~15 ms of a 100k-turn parse; docs/performance.md, session 5).
 import fs from 'node:fs';
 import path from 'node:path';
 import { serve, launch, openPage } from '../tests/e2e/lib.mjs';
 
 const args = process.argv.slice(2);
 const blank = args.includes('--blank');
-const [file, nativeLog, repsArg] = args.filter((a) => a !== '--blank');
+const sameWorker = args.includes('--same-worker');
+const [file, nativeLog, repsArg] = args.filter((a) => a !== '--blank' && a !== '--same-worker');
 const reps = Math.max(1, Number(repsArg) || 3);
 const bytes = fs.readFileSync(file);
 const srv = await serve();
@@ -30,7 +35,7 @@ try {
     await page.goto(srv.url + 'index.html');
     await page.waitForTimeout(1000);
   }
-  const result = await page.evaluate(async ({ name, reps }) => {
+  const result = await page.evaluate(async ({ name, reps, sameWorker }) => {
     // The worker speaks postcard (src/protocol.rs): varints, length-prefixed UTF-8, fields in
     // declaration order, enum variants by index. Just enough of it to send a Load and read the
     // RunInfo prefix of its answer.
@@ -75,27 +80,32 @@ try {
       info.stage_ms = r.vec(() => [r.str(), r.f64()]);
       return { type, info };
     };
-    // Each repetition loads the file into a fresh worker (a cold wasm instance, as a real drop).
+    // Each repetition loads the file into a fresh worker (a cold wasm instance, as a first drop),
+    // or with --same-worker into the first repetition's worker.
     const runs = [];
     for (let k = 0; k < reps; k++) {
       const buf = await (await fetch('./bench-input')).arrayBuffer();
       const tw = performance.now();
-      const w = new Worker('./worker_loader.js');
+      const reuse = sameWorker && k > 0;
+      const w = reuse ? window.__ebWorker : new Worker('./worker_loader.js');
+      window.__ebWorker = w;
       const msg = (pred) => new Promise((resolve) => {
         const h = (e) => { const m = decode(e.data); if (pred(m)) { w.removeEventListener('message', h); resolve(m); } };
         w.addEventListener('message', h);
       });
-      await msg((m) => m.type === 'ready');
+      // Request::Remove { run_id: 1 } (variant 2) in a reused worker; a fresh one says Ready.
+      if (reuse) w.postMessage(new Uint8Array([2, 1]));
+      else await msg((m) => m.type === 'ready');
       const t0 = performance.now();
-      const readyMs = t0 - tw;
+      const readyMs = reuse ? null : t0 - tw;
       const done = msg((m) => m.type === 'loaded' || m.type === 'load_failed');
       w.postMessage([load, [buf]], [buf]);
       const m = await done;
       runs.push({ wall_ms: performance.now() - t0, ready_ms: readyMs, msg: m });
-      w.terminate();
+      if (!sameWorker) w.terminate();
     }
     return runs;
-  }, { name: path.basename(file), reps });
+  }, { name: path.basename(file), reps, sameWorker });
   // One line per repetition, then a summary line: the median run's numbers (by parse + score)
   // with the ranges over all repetitions.
   const median = (xs) => { const v = [...xs].sort((x, y) => x - y); return v[Math.floor((v.length - 1) / 2)]; };

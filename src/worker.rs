@@ -339,126 +339,150 @@ fn handle_request(
             name,
             paths,
             demo,
-        } => {
-            let t0 = now();
-            let input = RunInput::new(name.clone(), input_files(paths, &buffers));
-            let family = pipeline::detect_family(&input);
-            if family == pipeline::Family::Codegen {
-                crate::codegen_host::load(scope, run_id, &name, data, &buffers);
-                return;
+        } => load(scope, &mut st, (run_id, name, demo), paths, &buffers, data),
+        req => answer(scope, &mut st, req),
+    }
+}
+
+/// A `Load`: reads, hashes and scores the transferred files and keeps the run.
+///
+/// Kept out of line, as is [`answer`] (`#[inline(never)]` for LLVM; for wasm-opt, which inlines
+/// every function that has one caller, index.html caps that at 1 000 instructions). V8 optimises
+/// a WebAssembly function as a whole, in the background, once it has run for a while. Merged
+/// with every other request's code into one dispatcher, the Load path was a 141 KB function
+/// whose optimising compile (0.36–0.57 s) was set off by the first big drop and ran beside it
+/// on a 2-core machine (docs/performance.md, session 5).
+#[inline(never)]
+fn load(
+    scope: &DedicatedWorkerGlobalScope,
+    st: &mut State,
+    (run_id, name, demo): (RunId, String, bool),
+    paths: Vec<String>,
+    buffers: &Array,
+    data: &JsValue,
+) {
+    let t0 = now();
+    let input = RunInput::new(name.clone(), input_files(paths, buffers));
+    let family = pipeline::detect_family(&input);
+    if family == pipeline::Family::Codegen {
+        crate::codegen_host::load(scope, run_id, &name, data, buffers);
+        return;
+    }
+    let total_bytes: u64 = input.files.iter().map(|f| f.bytes.len() as u64).sum();
+    let n_files = input.files.len() as u64;
+    let mut stage_ms = vec![("copy".to_string(), now() - t0)];
+    let t_hash = now();
+    let provenance = provenance(scope, run_id, &input);
+    stage_ms.push(("hash".into(), now() - t_hash));
+    post(
+        scope,
+        &Response::Progress {
+            run_id,
+            stage: "parsing".into(),
+            done: 0,
+            total: total_bytes.max(1),
+        },
+    );
+    let t_parse = now();
+    if family == pipeline::Family::Evalset {
+        match families::load_evalset_with(&input, &st.evalset_opts) {
+            Ok(state) => {
+                let e = EvalsetEntry {
+                    id: run_id,
+                    name,
+                    demo,
+                    state,
+                    load_ms: now() - t0,
+                    provenance,
+                };
+                let i = evalset_info(&e);
+                st.evalsets.retain(|r| r.id != run_id);
+                st.evalsets.push(e);
+                post(scope, &Response::Loaded { info: i });
             }
-            let total_bytes: u64 = input.files.iter().map(|f| f.bytes.len() as u64).sum();
-            let n_files = input.files.len() as u64;
-            let mut stage_ms = vec![("copy".to_string(), now() - t0)];
-            let t_hash = now();
-            let provenance = provenance(scope, run_id, &input);
-            stage_ms.push(("hash".into(), now() - t_hash));
+            Err(error) => {
+                let run = evalboard_engine::evalset::read_evalset_run(&input.files, None);
+                let err = pipeline::LoadError {
+                    message: error,
+                    files: run.files,
+                    diagnostics: run.diagnostics,
+                };
+                post_load_failed(scope, run_id, name, err)
+            }
+        }
+        return;
+    }
+    let mut last = now();
+    let mut progress = |done_files: u64, done_bytes: u64| {
+        let t = now();
+        if t - last > 100.0 || done_files == n_files {
+            last = t;
             post(
                 scope,
                 &Response::Progress {
                     run_id,
                     stage: "parsing".into(),
-                    done: 0,
+                    done: done_bytes,
                     total: total_bytes.max(1),
                 },
             );
-            let t_parse = now();
-            if family == pipeline::Family::Evalset {
-                match families::load_evalset_with(&input, &st.evalset_opts) {
-                    Ok(state) => {
-                        let e = EvalsetEntry {
-                            id: run_id,
-                            name,
-                            demo,
-                            state,
-                            load_ms: now() - t0,
-                            provenance,
-                        };
-                        let i = evalset_info(&e);
-                        st.evalsets.retain(|r| r.id != run_id);
-                        st.evalsets.push(e);
-                        post(scope, &Response::Loaded { info: i });
-                    }
-                    Err(error) => {
-                        let run = evalboard_engine::evalset::read_evalset_run(&input.files, None);
-                        let err = pipeline::LoadError {
-                            message: error,
-                            files: run.files,
-                            diagnostics: run.diagnostics,
-                        };
-                        post_load_failed(scope, run_id, name, err)
-                    }
-                }
-                return;
-            }
-            let mut last = now();
-            let mut progress = |done_files: u64, done_bytes: u64| {
-                let t = now();
-                if t - last > 100.0 || done_files == n_files {
-                    last = t;
-                    post(
-                        scope,
-                        &Response::Progress {
-                            run_id,
-                            stage: "parsing".into(),
-                            done: done_bytes,
-                            total: total_bytes.max(1),
-                        },
-                    );
-                }
-            };
-            match pipeline::load_qa_run_with_progress(&input, None, &mut progress) {
-                Ok(run) => {
-                    stage_ms.push(("parse".into(), now() - t_parse));
-                    let t_score = now();
-                    post(
-                        scope,
-                        &Response::Progress {
-                            run_id,
-                            stage: "scoring".into(),
-                            done: 0,
-                            total: 1,
-                        },
-                    );
-                    let mut last = now();
-                    let scored = scorers::score_qa_run_with_progress(
-                        run,
-                        &st.config,
-                        2048,
-                        &mut |done, total| {
-                            let t = now();
-                            if t - last > 100.0 {
-                                last = t;
-                                post(
-                                    scope,
-                                    &Response::Progress {
-                                        run_id,
-                                        stage: "scoring".into(),
-                                        done,
-                                        total: total.max(1),
-                                    },
-                                );
-                            }
-                        },
-                    );
-                    stage_ms.push(("score".into(), now() - t_score));
-                    let run = Run {
-                        id: run_id,
-                        name,
-                        demo,
-                        scored,
-                        load_ms: now() - t0,
-                        stage_ms,
-                        provenance,
-                    };
-                    let i = info(&run);
-                    st.runs.retain(|r| r.id != run_id);
-                    st.runs.push(run);
-                    post(scope, &Response::Loaded { info: i });
-                }
-                Err(err) => post_load_failed(scope, run_id, name, err),
-            }
         }
+    };
+    match pipeline::load_qa_run_with_progress(&input, None, &mut progress) {
+        Ok(run) => {
+            stage_ms.push(("parse".into(), now() - t_parse));
+            let t_score = now();
+            post(
+                scope,
+                &Response::Progress {
+                    run_id,
+                    stage: "scoring".into(),
+                    done: 0,
+                    total: 1,
+                },
+            );
+            let mut last = now();
+            let scored =
+                scorers::score_qa_run_with_progress(run, &st.config, 2048, &mut |done, total| {
+                    let t = now();
+                    if t - last > 100.0 {
+                        last = t;
+                        post(
+                            scope,
+                            &Response::Progress {
+                                run_id,
+                                stage: "scoring".into(),
+                                done,
+                                total: total.max(1),
+                            },
+                        );
+                    }
+                });
+            stage_ms.push(("score".into(), now() - t_score));
+            let run = Run {
+                id: run_id,
+                name,
+                demo,
+                scored,
+                load_ms: now() - t0,
+                stage_ms,
+                provenance,
+            };
+            let i = info(&run);
+            st.runs.retain(|r| r.id != run_id);
+            st.runs.push(run);
+            post(scope, &Response::Loaded { info: i });
+        }
+        Err(err) => post_load_failed(scope, run_id, name, err),
+    }
+}
+
+/// Every request but `Load`.
+#[inline(never)]
+fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
+    match req {
+        // Answered by [`load`].
+        Request::Load { .. } => {}
         Request::Configure { config } => {
             st.config = config.clone();
             let mut infos = Vec::new();
@@ -495,7 +519,7 @@ fn handle_request(
                 scope,
                 req,
                 (baseline, candidate),
-                (side(&st, &other, baseline), side(&st, &other, candidate)),
+                (side(st, &other, baseline), side(st, &other, candidate)),
                 &query,
             );
         }
@@ -509,7 +533,7 @@ fn handle_request(
             let other = elsewhere(&runs);
             let sides: Result<Vec<_>, RunId> = runs
                 .iter()
-                .map(|id| side(&st, &other, *id).ok_or(*id))
+                .map(|id| side(st, &other, *id).ok_or(*id))
                 .collect();
             post_series(scope, req, sides, step, &query, dark);
         }
@@ -592,7 +616,7 @@ fn handle_request(
             run_id,
             baseline,
             generated_at,
-        } => post(scope, &report(&st, req, run_id, baseline, generated_at)),
+        } => post(scope, &report(st, req, run_id, baseline, generated_at)),
         // Answered by the code-generation worker when it holds the run.
         Request::Codegen { req, run_id, .. } => no_run(scope, req, run_id),
         Request::Export { req, run_id, file } => match crate::exports::export_run(
