@@ -222,8 +222,10 @@ impl<'l> Folders<'l> {
 fn read_to_end(file: &mut std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<()> {
     #[cfg(unix)]
     loop {
-        if buf.capacity() - buf.len() < 16 << 10 {
-            buf.reserve((64 << 10).max(buf.len()));
+        // Grow only when full (by doubling, from 8 KB): a buffer sized to the file (read_all)
+        // stays that size, and the streaming loader's reused buffer settles at its biggest file.
+        if buf.capacity() == buf.len() {
+            buf.reserve((8 << 10).max(buf.len()));
         }
         match rustix::io::read(&*file, rustix::buffer::spare_capacity(buf)) {
             Ok(0) => return Ok(()),
@@ -243,7 +245,12 @@ fn read_all(listing: &Listing) -> Result<Vec<InputFile>> {
         let mut bytes = Vec::new();
         folders
             .open_file(f)
-            .and_then(|mut file| read_to_end(&mut file, &mut bytes))
+            .and_then(|mut file| {
+                // Held whole: sized to the file (+1, so the end-of-file read needs no growth).
+                let size = file.metadata().map_or(0, |m| m.len());
+                bytes.reserve_exact(usize::try_from(size).unwrap_or(0).saturating_add(1));
+                read_to_end(&mut file, &mut bytes)
+            })
             .with_context(|| format!("cannot read {}", listing.path(f).display()))?;
         Ok(InputFile::new(f.rel.clone(), bytes))
     })
@@ -305,6 +312,14 @@ mod tests {
         assert_eq!(one.files.len(), 1);
         assert_eq!(one.files[0].rel, "f0.bin");
         assert_eq!(read_all(&one).unwrap()[0].bytes.len(), 0);
+        // Files held whole are not padded to a read block (a trace folder is 28k small files).
+        for file in read_all(&listing).unwrap() {
+            assert!(
+                file.bytes.capacity() <= file.bytes.len() + 1,
+                "{}",
+                file.path
+            );
+        }
         std::fs::remove_dir_all(&root).unwrap();
     }
 }
