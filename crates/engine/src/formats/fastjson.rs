@@ -136,70 +136,69 @@ impl<'a> Parser<'a> {
         })
     }
 
-    fn enter(&mut self) -> Option<()> {
+    /// The elements of an object or array at its opening bracket, up to `close`: `element` reads
+    /// one (and pushes it onto its scratch stack); commas, whitespace and nesting depth are
+    /// handled here.
+    #[inline(always)]
+    fn elements(
+        &mut self,
+        close: u8,
+        mut element: impl FnMut(&mut Self) -> Option<()>,
+    ) -> Option<()> {
         self.depth += 1;
-        (self.depth <= MAX_DEPTH).then_some(())
-    }
-
-    fn object(&mut self) -> Option<PyVal<'a>> {
-        self.enter()?;
-        self.i += 1; // '{'
+        if self.depth > MAX_DEPTH {
+            return None;
+        }
+        self.i += 1; // '{' or '['
         self.ws();
-        let start = self.entries.len();
-        if self.peek()? != b'}' {
+        if self.peek()? != close {
             loop {
-                if self.peek()? != b'"' {
-                    return None;
-                }
-                let key = self.string()?;
-                self.ws();
-                if self.peek()? != b':' {
-                    return None;
-                }
-                self.i += 1;
-                self.ws();
-                let v = self.value()?;
-                self.entries.push((key, v));
+                element(self)?;
                 self.ws();
                 match self.peek()? {
                     b',' => {
                         self.i += 1;
                         self.ws();
                     }
-                    b'}' => break,
+                    c if c == close => break,
                     _ => return None,
                 }
             }
         }
-        self.i += 1; // '}'
+        self.i += 1; // `close`
         self.depth -= 1;
+        Some(())
+    }
+
+    fn object(&mut self) -> Option<PyVal<'a>> {
+        let start = self.entries.len();
+        self.elements(b'}', |p| {
+            if p.peek()? != b'"' {
+                return None;
+            }
+            let key = p.string()?;
+            p.ws();
+            if p.peek()? != b':' {
+                return None;
+            }
+            p.i += 1;
+            p.ws();
+            let v = p.value()?;
+            p.entries.push((key, v));
+            Some(())
+        })?;
         let entries = self.bump.alloc_slice_copy(self.entries.get(start..)?);
         self.entries.truncate(start);
         Some(PyVal::Obj(entries))
     }
 
     fn array(&mut self) -> Option<PyVal<'a>> {
-        self.enter()?;
-        self.i += 1; // '['
-        self.ws();
         let start = self.items.len();
-        if self.peek()? != b']' {
-            loop {
-                let v = self.value()?;
-                self.items.push(v);
-                self.ws();
-                match self.peek()? {
-                    b',' => {
-                        self.i += 1;
-                        self.ws();
-                    }
-                    b']' => break,
-                    _ => return None,
-                }
-            }
-        }
-        self.i += 1; // ']'
-        self.depth -= 1;
+        self.elements(b']', |p| {
+            let v = p.value()?;
+            p.items.push(v);
+            Some(())
+        })?;
         let items = self.bump.alloc_slice_copy(self.items.get(start..)?);
         self.items.truncate(start);
         Some(PyVal::Arr(items))
