@@ -42,6 +42,15 @@ impl RawValue {
         }
     }
 
+    /// A non-negative JSON integer as [`RawValue::from_json`] lowers it: `Int`, or `Float`
+    /// past `i64::MAX`.
+    pub fn from_u64(u: u64) -> RawValue {
+        match i64::try_from(u) {
+            Ok(i) => RawValue::Int(i),
+            Err(_) => RawValue::Float(u as f64),
+        }
+    }
+
     pub fn is_null(&self) -> bool {
         matches!(self, RawValue::Null)
     }

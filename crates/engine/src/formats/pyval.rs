@@ -155,29 +155,17 @@ impl<'a> PyVal<'a> {
     /// `pyrepr::raw_from_py_json` of the equal `Value`.
     pub(crate) fn raw(&self) -> RawValue {
         match self {
+            PyVal::Null => RawValue::Null,
+            PyVal::Bool(b) => RawValue::Bool(*b),
+            PyVal::I64(i) => RawValue::Int(*i),
+            PyVal::U64(u) => RawValue::from_u64(*u),
+            PyVal::F64(f) => RawValue::Float(*f),
             // Marker strings (non-finite floats) start with NUL: let pyrepr decide.
             PyVal::Str(s) if s.starts_with('\0') => {
                 crate::pyrepr::raw_from_py_json(&serde_json::Value::String(s.to_string()))
             }
-            PyVal::Arr(_) | PyVal::Obj(_) => crate::pyrepr::raw_from_py_json(&self.to_value()),
-            _ => self.raw_json(),
-        }
-    }
-
-    /// The value as [`RawValue::from_json`] makes it from the equal `serde_json::Value`: plain
-    /// JSON, no Python markers (strings are kept as they are; lists and objects as JSON text).
-    pub(crate) fn raw_json(&self) -> RawValue {
-        match self {
-            PyVal::Null => RawValue::Null,
-            PyVal::Bool(b) => RawValue::Bool(*b),
-            PyVal::I64(i) => RawValue::Int(*i),
-            PyVal::U64(u) => match i64::try_from(*u) {
-                Ok(i) => RawValue::Int(i),
-                Err(_) => RawValue::Float(*u as f64),
-            },
-            PyVal::F64(f) => RawValue::Float(*f),
             PyVal::Str(s) => RawValue::Str(s.to_string()),
-            PyVal::Arr(_) | PyVal::Obj(_) => RawValue::from_json(&self.to_value()),
+            PyVal::Arr(_) | PyVal::Obj(_) => crate::pyrepr::raw_from_py_json(&self.to_value()),
         }
     }
 }

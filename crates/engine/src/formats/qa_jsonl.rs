@@ -107,10 +107,7 @@ impl<'de> Deserialize<'de> for Answer {
                 Ok(Some(RawValue::Int(v)))
             }
             fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-                Ok(Some(match i64::try_from(v) {
-                    Ok(i) => RawValue::Int(i),
-                    Err(_) => RawValue::Float(v as f64),
-                }))
+                Ok(Some(RawValue::from_u64(v)))
             }
             fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
                 Ok(Some(RawValue::Float(v)))
