@@ -36,7 +36,7 @@ test-native:
 test-wasm:
 	CHROMEDRIVER=$(CHROMEDRIVER) WASM_BINDGEN_TEST_TIMEOUT=120 \
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
-	  cargo test --locked --target wasm32-unknown-unknown -p evalboard-app --test web
+	  cargo test --locked --target wasm32-unknown-unknown -p evalboard-app --test web --test worker_read
 
 test-e2e:
 	cd tests/e2e && node --test --test-concurrency=1 *.test.mjs

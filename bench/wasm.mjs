@@ -99,7 +99,8 @@ try {
       const t0 = performance.now();
       const readyMs = reuse ? null : t0 - tw;
       const done = msg((m) => m.type === 'loaded' || m.type === 'load_failed');
-      w.postMessage([load, [buf]], [buf]);
+      // As a drop does: the page posts the File and the worker reads it (FileReaderSync).
+      w.postMessage([load, [new File([buf], name)]]);
       const m = await done;
       runs.push({ wall_ms: performance.now() - t0, ready_ms: readyMs, msg: m });
       if (!sameWorker) w.terminate();

@@ -6,13 +6,14 @@
 
 use std::cell::RefCell;
 
-use js_sys::Array;
+use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
 
-use crate::protocol::{Request, Response, RunId};
+use crate::protocol::{self, Request, Response, RunId};
 use crate::worker::post;
+use evalboard_engine::InputFile;
 
 /// The code-generation worker's loader (Trunk's `data-loader-shim`), next to this worker's.
 const URL: &str = "./codegen-worker_loader.js";
@@ -149,20 +150,19 @@ fn forward(msg: &JsValue, transfer: Option<Array>) {
     });
 }
 
-/// Hands a `Load` of a code-generation run (its message and transferred buffers) over.
+/// Hands a `Load` of a code-generation run over: its request, and the files this worker has
+/// already read, as transferred buffers.
 pub fn load(
     scope: &DedicatedWorkerGlobalScope,
-    run_id: RunId,
-    name: &str,
-    msg: &JsValue,
-    buffers: &Array,
+    (run_id, name, demo): (RunId, String, bool),
+    files: &[InputFile],
 ) {
     if let Err(error) = ensure_started(scope) {
         post(
             scope,
             &Response::LoadFailed {
                 run_id,
-                name: name.to_string(),
+                name,
                 error,
                 files: Vec::new(),
                 diagnostics: Vec::new(),
@@ -173,7 +173,7 @@ pub fn load(
     HOST.with(|h| {
         let mut h = h.borrow_mut();
         h.runs.retain(|(i, _)| *i != run_id);
-        h.runs.push((run_id, name.to_string()));
+        h.runs.push((run_id, name.clone()));
     });
     post(
         scope,
@@ -184,7 +184,22 @@ pub fn load(
             total: 1,
         },
     );
-    forward(msg, Some(buffers.clone()));
+    // The request again, naming the files this worker could read, with their bytes.
+    let request = Request::Load {
+        run_id,
+        name,
+        paths: files.iter().map(|f| f.path.clone()).collect(),
+        demo,
+    };
+    let bytes = match protocol::encode(&request) {
+        Ok(b) => Uint8Array::from(b.as_slice()),
+        Err(e) => {
+            web_sys::console::error_1(&format!("worker: cannot encode a Load: {e}").into());
+            return;
+        }
+    };
+    let buffers = crate::worker::to_buffers(files);
+    forward(&Array::of2(&bytes, &buffers).into(), Some(buffers));
 }
 
 /// Forwards what concerns the code-generation worker's runs; `true` when the request is fully

@@ -2,16 +2,16 @@
 //!
 //! Drops are collected synchronously inside the drop handler (DataTransferItems die after the
 //! first await), folders are walked with directory readers (`readEntries` returns batches: loop
-//! until an empty one), and files are read as bytes (`File.arrayBuffer()`, or slices for big
-//! files) — never as a JS string.
+//! until an empty one). The page hands the `File` objects to the worker, which reads their
+//! bytes ([`read_source`], `FileReaderSync` in slices) — never as a JS string.
 
 use js_sys::{Array, ArrayBuffer, Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
-    DataTransfer, File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry,
-    HtmlInputElement,
+    Blob, DataTransfer, File, FileReaderSync, FileSystemDirectoryEntry, FileSystemEntry,
+    FileSystemFileEntry, HtmlInputElement,
 };
 
 use crate::ui::load_plan::normalize;
@@ -176,51 +176,64 @@ pub fn input_files(input: &HtmlInputElement) -> Vec<PickedFile> {
     out
 }
 
-/// Reads a file's bytes into an ArrayBuffer, calling `progress(bytes_read)` after each slice.
-pub async fn read_bytes(
-    pf: &PickedFile,
-    progress: &mut dyn FnMut(u64),
-) -> Result<ArrayBuffer, String> {
-    let size = pf.size();
-    if size <= SLICE_BYTES {
-        let buf = JsFuture::from(pf.file.array_buffer())
-            .await
-            .map_err(js_err)?;
-        progress(size);
-        return buf
-            .dyn_into::<ArrayBuffer>()
-            .map_err(|_| "not an ArrayBuffer".to_string());
+/// What a `Load` carries for one file: the `File` itself for a drop or a picker (the worker
+/// reads it), or an `ArrayBuffer` the page already holds (the demo's fetched assets).
+pub fn file_source(pf: &PickedFile) -> JsValue {
+    pf.file.clone().into()
+}
+
+/// Reads one file of a `Load` into memory, in the worker.
+///
+/// `source` is an `ArrayBuffer` (copied out) or a `Blob`/`File`, read with `FileReaderSync` in
+/// slices of [`SLICE_BYTES`] straight into one buffer of the final size, calling
+/// `progress(bytes_read)` after each slice. Reading here keeps every byte of a big drop off the
+/// page's thread: there the copies and the garbage they leave were the long tasks of a load.
+/// An error is the reason, worded for the user.
+pub fn read_source(source: &JsValue, progress: &mut dyn FnMut(u64)) -> Result<Vec<u8>, String> {
+    if let Some(buf) = source.dyn_ref::<ArrayBuffer>() {
+        let bytes = Uint8Array::new(buf).to_vec();
+        progress(bytes.len() as u64);
+        return Ok(bytes);
     }
+    let blob = source
+        .dyn_ref::<Blob>()
+        .ok_or("neither bytes nor a file (an unexpected message)")?;
+    let size = blob.size();
+    if !(size.is_finite() && size >= 0.0) {
+        return Err(format!("the browser reports an impossible size ({size})"));
+    }
+    let size = size as u64;
     if size > u64::from(u32::MAX) {
         return Err(format!(
-            "{} is {size} bytes: files above 4 GB cannot be read in the browser (use the CLI)",
-            pf.path
+            "{size} bytes: files above 4 GB cannot be read in the browser (use the CLI)"
         ));
     }
-    // Big file: one buffer of the final size, filled slice by slice.
-    let ctor: Function = Reflect::get(&js_sys::global(), &JsValue::from_str("Uint8Array"))
-        .map_err(js_err)?
-        .unchecked_into();
-    let whole: Uint8Array = Reflect::construct(&ctor, &Array::of1(&JsValue::from_f64(size as f64)))
-        .map_err(|e| format!("cannot allocate {size} bytes: {}", js_err(e)))?
-        .unchecked_into();
+    let mut out = Vec::new();
+    out.try_reserve_exact(size as usize).map_err(|_| {
+        format!("{size} bytes do not fit in the browser's memory for this page (use the CLI)")
+    })?;
+    let reader = FileReaderSync::new().map_err(js_err)?;
     let mut offset = 0u64;
     while offset < size {
         let end = (offset + SLICE_BYTES).min(size);
-        let blob = pf
-            .file
-            .slice_with_f64_and_f64(offset as f64, end as f64)
-            .map_err(js_err)?;
-        let part = JsFuture::from(blob.array_buffer()).await.map_err(js_err)?;
+        let part = if offset == 0 && end == size {
+            reader.read_as_array_buffer(blob)
+        } else {
+            blob.slice_with_f64_and_f64(offset as f64, end as f64)
+                .and_then(|b| reader.read_as_array_buffer(&b))
+        }
+        .map_err(js_err)?;
         let part = Uint8Array::new(&part);
         if u64::from(part.length()) != end - offset {
             return Err("the file changed while it was being read".into());
         }
-        whole.set(&part, offset as u32);
+        let at = out.len();
+        out.resize(at + part.length() as usize, 0);
+        part.copy_to(&mut out[at..]);
         offset = end;
         progress(offset);
     }
-    Ok(whole.buffer())
+    Ok(out)
 }
 
 /// Fetches one of the page's own assets (relative URL) as bytes.

@@ -43,7 +43,8 @@ pub fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
 /// Page → worker.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Request {
-    /// Read and score a run folder. `paths[i]` names the i-th transferred buffer.
+    /// Read and score a run folder. `paths[i]` names the i-th source sent beside the message:
+    /// a `File` the worker reads, or a transferred `ArrayBuffer`.
     Load {
         run_id: RunId,
         name: String,
@@ -249,6 +250,17 @@ pub enum Response {
         req: ReqId,
         run_id: RunId,
         view: Box<CodegenView>,
+    },
+    /// The worker is reading a `Load`'s files: `problems` are the files it could not read
+    /// ("path: reason"), kept by the page beside the run's diagnostics. (Last, so the variant
+    /// numbers bench/wasm.mjs decodes stay put.)
+    Reading {
+        run_id: RunId,
+        files_done: u64,
+        files_total: u64,
+        bytes_done: u64,
+        bytes_total: u64,
+        problems: Vec<String>,
     },
 }
 

@@ -16,6 +16,7 @@ use evalboard_engine::views;
 use evalboard_engine::{InputFile, RunInput};
 
 use crate::charts;
+use crate::edge;
 use crate::families;
 use crate::protocol::{self, Request, Response, RunId, RunInfo};
 use evalboard_report::html::{
@@ -258,7 +259,81 @@ pub(crate) fn decode_or_report(
     }
 }
 
-/// The files of a `Load`: `paths[i]` with the bytes of the i-th buffer (copied out of it).
+/// The files of a `Load`, read here: `paths[i]` with the bytes of the i-th source (a `File`
+/// or an `ArrayBuffer`, [`edge::read_source`]). `Reading` messages report progress (at most
+/// every 50 ms, and once at the end with the files that could not be read, which are left out).
+pub(crate) fn read_input(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    paths: Vec<String>,
+    sources: &Array,
+) -> Vec<InputFile> {
+    let files_total = paths.len() as u64;
+    let sizes: Vec<u64> = (0..paths.len() as u32)
+        .map(|i| source_size(&sources.get(i)))
+        .collect();
+    let bytes_total: u64 = sizes.iter().sum();
+    let mut files = Vec::with_capacity(paths.len());
+    let mut problems = Vec::new();
+    let mut bytes_before = 0u64;
+    let mut last = now();
+    for (i, path) in paths.into_iter().enumerate() {
+        let source = sources.get(i as u32);
+        let mut progress = |read: u64| {
+            let t = now();
+            if t - last > 50.0 {
+                last = t;
+                post(
+                    scope,
+                    &Response::Reading {
+                        run_id,
+                        files_done: i as u64,
+                        files_total,
+                        bytes_done: bytes_before + read,
+                        bytes_total,
+                        problems: Vec::new(),
+                    },
+                );
+            }
+        };
+        match edge::read_source(&source, &mut progress) {
+            Ok(bytes) => files.push(InputFile::new(path, bytes)),
+            Err(reason) => problems.push(format!("{path}: {reason}")),
+        }
+        bytes_before += sizes.get(i).copied().unwrap_or(0);
+    }
+    post(
+        scope,
+        &Response::Reading {
+            run_id,
+            files_done: files_total,
+            files_total,
+            bytes_done: bytes_total,
+            bytes_total,
+            problems,
+        },
+    );
+    files
+}
+
+/// A source's size in bytes before it is read (0 when the browser gives none).
+fn source_size(source: &JsValue) -> u64 {
+    let n = if let Some(b) = source.dyn_ref::<ArrayBuffer>() {
+        f64::from(b.byte_length())
+    } else if let Some(b) = source.dyn_ref::<web_sys::Blob>() {
+        b.size()
+    } else {
+        0.0
+    };
+    if n.is_finite() && n > 0.0 {
+        n as u64
+    } else {
+        0
+    }
+}
+
+/// The files of a `Load` the main worker forwards ([`to_buffers`]): `paths[i]` with the bytes of
+/// the i-th buffer.
 pub(crate) fn input_files(paths: Vec<String>, buffers: &Array) -> Vec<InputFile> {
     paths
         .into_iter()
@@ -271,6 +346,14 @@ pub(crate) fn input_files(paths: Vec<String>, buffers: &Array) -> Vec<InputFile>
                 .unwrap_or_default();
             InputFile::new(path, bytes)
         })
+        .collect()
+}
+
+/// The files as transferable buffers, to hand a run on to the code-generation worker.
+pub(crate) fn to_buffers(files: &[InputFile]) -> Array {
+    files
+        .iter()
+        .map(|f| JsValue::from(Uint8Array::from(f.bytes.as_slice()).buffer()))
         .collect()
 }
 
@@ -339,12 +422,12 @@ fn handle_request(
             name,
             paths,
             demo,
-        } => load(scope, &mut st, (run_id, name, demo), paths, &buffers, data),
+        } => load(scope, &mut st, (run_id, name, demo), paths, &buffers),
         req => answer(scope, &mut st, req),
     }
 }
 
-/// A `Load`: reads, hashes and scores the transferred files and keeps the run.
+/// A `Load`: reads, hashes and scores the run's files and keeps the run.
 ///
 /// Kept out of line, as is [`answer`] (`#[inline(never)]` for LLVM; for wasm-opt, which inlines
 /// every function that has one caller, index.html caps that at 1 000 instructions). V8 optimises
@@ -359,18 +442,17 @@ fn load(
     (run_id, name, demo): (RunId, String, bool),
     paths: Vec<String>,
     buffers: &Array,
-    data: &JsValue,
 ) {
     let t0 = now();
-    let input = RunInput::new(name.clone(), input_files(paths, buffers));
+    let input = RunInput::new(name.clone(), read_input(scope, run_id, paths, buffers));
     let family = pipeline::detect_family(&input);
     if family == pipeline::Family::Codegen {
-        crate::codegen_host::load(scope, run_id, &name, data, buffers);
+        crate::codegen_host::load(scope, (run_id, name, demo), &input.files);
         return;
     }
     let total_bytes: u64 = input.files.iter().map(|f| f.bytes.len() as u64).sum();
     let n_files = input.files.len() as u64;
-    let mut stage_ms = vec![("copy".to_string(), now() - t0)];
+    let mut stage_ms = vec![("read".to_string(), now() - t0)];
     let t_hash = now();
     let provenance = provenance(scope, run_id, &input);
     stage_ms.push(("hash".into(), now() - t_hash));

@@ -74,9 +74,10 @@ fn response_variant(r: &Response) -> &'static str {
         Response::Compare { .. } => "Compare",
         Response::Series { .. } => "Series",
         Response::Codegen { .. } => "Codegen",
+        Response::Reading { .. } => "Reading",
     }
 }
-const RESPONSE_VARIANTS: usize = 14;
+const RESPONSE_VARIANTS: usize = 15;
 
 fn request_variant(r: &Request) -> &'static str {
     match r {
@@ -189,6 +190,14 @@ fn responses() -> Vec<Response> {
     assert!(conversation.is_some());
     let mut out = vec![
         Response::Ready,
+        Response::Reading {
+            run_id: 1,
+            files_done: 3,
+            files_total: 28_589,
+            bytes_done: 5 << 20,
+            bytes_total: 45_000_000,
+            problems: vec!["run/traces/gone.json: the file changed while it was being read".into()],
+        },
         Response::Progress {
             run_id: 1,
             stage: "parsing".into(),

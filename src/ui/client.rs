@@ -71,10 +71,16 @@ fn flush() {
 }
 
 fn post_raw(w: &Worker, msg: &JsValue) {
-    // A Load message is [bytes, [buffers]]: transfer the buffers instead of copying them.
+    // A Load message is [bytes, [sources]]: its ArrayBuffers are transferred, not copied; its
+    // Files are handles (structured clone copies no bytes), read by the worker.
     let res = if Array::is_array(msg) {
         let arr: &Array = msg.unchecked_ref();
-        w.post_message_with_transfer(msg, &arr.get(1))
+        let sources: Array = arr.get(1).unchecked_into();
+        let transfer: Array = sources
+            .iter()
+            .filter(|s| s.is_instance_of::<ArrayBuffer>())
+            .collect();
+        w.post_message_with_transfer(msg, &transfer)
     } else {
         w.post_message(msg)
     };
@@ -112,16 +118,14 @@ pub fn send(req: &Request) {
     }
 }
 
-/// Sends a `Load` request with its files' bytes, transferred (not copied) to the worker.
-pub fn send_load(req: &Request, buffers: Vec<ArrayBuffer>) {
+/// Sends a `Load` request with its files: `File` objects (the worker reads them) or
+/// `ArrayBuffer`s (transferred, not copied).
+pub fn send_load(req: &Request, sources: Vec<JsValue>) {
     let Some(msg) = encode(req) else {
         return;
     };
-    let bufs = Array::new();
-    for b in buffers {
-        bufs.push(&b);
-    }
-    enqueue(Array::of2(&msg, &bufs).into());
+    let list: Array = sources.into_iter().collect();
+    enqueue(Array::of2(&msg, &list).into());
 }
 
 fn encode(req: &Request) -> Option<Uint8Array> {

@@ -1,7 +1,6 @@
 //! The app state shared by every view (a `Copy` handle of signals, provided as context), the
 //! worker's responses applied to it, and the loading of runs (dropped, picked, or the demo).
 
-use js_sys::ArrayBuffer;
 use leptos::prelude::*;
 
 use evalboard_engine::evalset::score::DEFAULT_PASS_THRESHOLD;
@@ -21,7 +20,7 @@ use crate::ui::saved;
 /// Where a run is in its life.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RunStatus {
-    /// The page is reading the files' bytes.
+    /// The files' bytes are being read (by the worker, or fetched by the page for the demo).
     Reading {
         files_done: u64,
         files_total: u64,
@@ -48,7 +47,7 @@ pub struct RunEntry {
     pub name: String,
     pub demo: bool,
     pub status: RunStatus,
-    /// Files the page could not read at all (before the worker saw anything).
+    /// Files that could not be read at all ("path: reason"), so no reader saw them.
     pub read_problems: Vec<String>,
 }
 
@@ -227,6 +226,32 @@ impl Store {
     pub fn apply(&self, resp: Response) {
         match resp {
             Response::Ready => self.worker_ready.set(true),
+            Response::Reading {
+                run_id,
+                files_done,
+                files_total,
+                bytes_done,
+                bytes_total,
+                problems,
+            } => {
+                if !problems.is_empty() {
+                    self.runs.update(|rs| {
+                        if let Some(r) = rs.iter_mut().find(|r| r.id == run_id) {
+                            r.read_problems.extend(problems);
+                        }
+                    });
+                }
+                self.set_status(run_id, |s| {
+                    if !matches!(s, RunStatus::Loaded(_) | RunStatus::Failed { .. }) {
+                        *s = RunStatus::Reading {
+                            files_done,
+                            files_total,
+                            bytes_done,
+                            bytes_total,
+                        };
+                    }
+                })
+            }
             Response::Progress {
                 run_id,
                 stage,
@@ -408,79 +433,19 @@ impl Store {
                     .update(|r| r.tab = crate::ui::route::Tab::Overview);
                 first = false;
             }
-            let store = *self;
-            leptos::task::spawn_local(async move {
-                store.read_and_send(id, name, picked, bytes_total).await
-            });
+            self.send_files(id, name, picked);
         }
     }
 
-    async fn read_and_send(
-        &self,
-        id: RunId,
-        name: String,
-        picked: Vec<(String, PickedFile)>,
-        bytes_total: u64,
-    ) {
-        let files_total = picked.len() as u64;
+    /// Hands the run's files to the worker, which reads, parses and scores them: the page's
+    /// thread never holds their bytes.
+    fn send_files(&self, id: RunId, name: String, picked: Vec<(String, PickedFile)>) {
         let mut paths = Vec::with_capacity(picked.len());
-        let mut buffers: Vec<ArrayBuffer> = Vec::with_capacity(picked.len());
-        let mut problems = Vec::new();
-        let mut bytes_done = 0u64;
-        let mut last_update = 0.0f64;
-        for (n, (rel, pf)) in picked.iter().enumerate() {
-            let base = bytes_done;
-            let store = *self;
-            let mut on_progress = |read: u64| {
-                let t = now_ms();
-                // A progress update at most every 50 ms keeps the page cheap to redraw.
-                if t - last_update > 50.0 {
-                    last_update = t;
-                    store.set_status(id, |s| {
-                        *s = RunStatus::Reading {
-                            files_done: n as u64,
-                            files_total,
-                            bytes_done: base + read,
-                            bytes_total,
-                        }
-                    });
-                }
-            };
-            match edge::read_bytes(pf, &mut on_progress).await {
-                Ok(buf) => {
-                    paths.push(rel.clone());
-                    buffers.push(buf);
-                }
-                Err(e) => problems.push(format!("{rel}: {e}")),
-            }
-            bytes_done += pf.size();
-            self.set_status(id, |s| {
-                *s = RunStatus::Reading {
-                    files_done: n as u64 + 1,
-                    files_total,
-                    bytes_done,
-                    bytes_total,
-                }
-            });
+        let mut sources = Vec::with_capacity(picked.len());
+        for (rel, pf) in &picked {
+            paths.push(rel.clone());
+            sources.push(edge::file_source(pf));
         }
-        // The run may have been removed while its files were being read.
-        if !self.has_run(id) {
-            return;
-        }
-        if !problems.is_empty() {
-            self.runs.update(|rs| {
-                if let Some(r) = rs.iter_mut().find(|r| r.id == id) {
-                    r.read_problems.extend(problems);
-                }
-            });
-        }
-        self.set_status(id, |s| {
-            *s = RunStatus::Working {
-                stage: "sending".into(),
-                done: 0,
-                total: bytes_total.max(1),
-            }
-        });
         client::send_load(
             &Request::Load {
                 run_id: id,
@@ -488,7 +453,7 @@ impl Store {
                 paths,
                 demo: false,
             },
-            buffers,
+            sources,
         );
     }
 
@@ -521,7 +486,7 @@ impl Store {
                 let url = format!("demo/{}/{}", run.name, f);
                 let buf = edge::fetch_bytes(&url).await?;
                 paths.push(f.clone());
-                buffers.push(buf);
+                buffers.push(buf.into());
                 self.set_status(id, |s| {
                     *s = RunStatus::Reading {
                         files_done: n as u64 + 1,
