@@ -1,6 +1,6 @@
 // Times the wasm engine (the dashboard's Web Worker, built in dist/) on a run file in headless
 // Chromium: posts a Load request with the file's bytes and reads the worker's own timing.
-// Usage: node bench/wasm.mjs RUN.jsonl [native.jsonl] [REPS (default 3)] [--blank] [--same-worker]
+// Usage: node bench/wasm.mjs RUN.jsonl [native.jsonl] [REPS (default 3)] [--blank] [--same-worker] [--buffer]
 //
 // By default the loads happen as a user's drops do: on the dashboard (demo workspace dismissed),
 // a second after it opened, each into a fresh worker of the same page — V8 shares a module's
@@ -18,7 +18,10 @@ import { serve, launch, openPage } from '../tests/e2e/lib.mjs';
 const args = process.argv.slice(2);
 const blank = args.includes('--blank');
 const sameWorker = args.includes('--same-worker');
-const [file, nativeLog, repsArg] = args.filter((a) => a !== '--blank' && a !== '--same-worker');
+// --buffer: post the bytes as a transferred ArrayBuffer (as the demo's fetched assets go), which
+// the worker copies whole, instead of a File, which it reads (and streams when over 16 MB).
+const asBuffer = args.includes('--buffer');
+const [file, nativeLog, repsArg] = args.filter((a) => !a.startsWith('--'));
 const reps = Math.max(1, Number(repsArg) || 3);
 const bytes = fs.readFileSync(file);
 const srv = await serve();
@@ -35,7 +38,7 @@ try {
     await page.goto(srv.url + 'index.html');
     await page.waitForTimeout(1000);
   }
-  const result = await page.evaluate(async ({ name, reps, sameWorker }) => {
+  const result = await page.evaluate(async ({ name, reps, sameWorker, asBuffer }) => {
     // The worker speaks postcard (src/protocol.rs): varints, length-prefixed UTF-8, fields in
     // declaration order, enum variants by index. Just enough of it to send a Load and read the
     // RunInfo prefix of its answer.
@@ -100,13 +103,14 @@ try {
       const readyMs = reuse ? null : t0 - tw;
       const done = msg((m) => m.type === 'loaded' || m.type === 'load_failed');
       // As a drop does: the page posts the File and the worker reads it (FileReaderSync).
-      w.postMessage([load, [new File([buf], name)]]);
+      if (asBuffer) w.postMessage([load, [buf]], [buf]);
+      else w.postMessage([load, [new File([buf], name)]]);
       const m = await done;
       runs.push({ wall_ms: performance.now() - t0, ready_ms: readyMs, msg: m });
       if (!sameWorker) w.terminate();
     }
     return runs;
-  }, { name: path.basename(file), reps, sameWorker });
+  }, { name: path.basename(file), reps, sameWorker, asBuffer });
   // One line per repetition, then a summary line: the median run's numbers (by parse + score)
   // with the ranges over all repetitions.
   const median = (xs) => { const v = [...xs].sort((x, y) => x - y); return v[Math.floor((v.length - 1) / 2)]; };

@@ -198,20 +198,8 @@ pub fn read_source(source: &JsValue, progress: &mut dyn FnMut(u64)) -> Result<Ve
     let blob = source
         .dyn_ref::<Blob>()
         .ok_or("neither bytes nor a file (an unexpected message)")?;
-    let size = blob.size();
-    if !(size.is_finite() && size >= 0.0) {
-        return Err(format!("the browser reports an impossible size ({size})"));
-    }
-    let size = size as u64;
-    if size > u64::from(u32::MAX) {
-        return Err(format!(
-            "{size} bytes: files above 4 GB cannot be read in the browser (use the CLI)"
-        ));
-    }
-    let mut out = Vec::new();
-    out.try_reserve_exact(size as usize).map_err(|_| {
-        format!("{size} bytes do not fit in the browser's memory for this page (use the CLI)")
-    })?;
+    let size = blob_size(blob)?;
+    let mut out = buffer_for(size)?;
     let reader = FileReaderSync::new().map_err(js_err)?;
     let mut offset = 0u64;
     while offset < size {
@@ -234,6 +222,147 @@ pub fn read_source(source: &JsValue, progress: &mut dyn FnMut(u64)) -> Result<Ve
         progress(offset);
     }
     Ok(out)
+}
+
+/// A blob's size as the browser reports it, checked.
+fn blob_size(blob: &Blob) -> Result<u64, String> {
+    let size = blob.size();
+    if size.is_finite() && size >= 0.0 {
+        Ok(size as u64)
+    } else {
+        Err(format!("the browser reports an impossible size ({size})"))
+    }
+}
+
+/// An empty buffer with room for a whole file of `size` bytes, or why there is none.
+fn buffer_for(size: u64) -> Result<Vec<u8>, String> {
+    if size > u64::from(u32::MAX) {
+        return Err(format!(
+            "{size} bytes: files above 4 GB cannot be read in the browser (use the CLI)"
+        ));
+    }
+    let mut out = Vec::new();
+    out.try_reserve_exact(size as usize).map_err(|_| {
+        format!("{size} bytes do not fit in the browser's memory for this page (use the CLI)")
+    })?;
+    Ok(out)
+}
+
+/// Reads a `Blob`/`File` in slices, one slice ahead, in the worker: the browser reads slice
+/// k + 1 (in its own process) while the caller works on slice k, so a big file's reading hides
+/// behind its hashing and parsing. Each slice lands in one reused buffer: a file streamed this
+/// way is never in memory whole.
+pub struct BlobSlices {
+    blob: Blob,
+    size: u64,
+    slice: u64,
+    /// Where the next slice to request starts.
+    next_at: u64,
+    /// The slice being read by the browser: its length and its promise.
+    pending: Option<(u64, JsFuture)>,
+    done: u64,
+    buf: Vec<u8>,
+}
+
+impl BlobSlices {
+    /// `None` when `source` is not a `Blob`. Starts reading the first slice at once.
+    pub fn new(source: &JsValue, slice: u64) -> Option<Result<BlobSlices, String>> {
+        let blob = source.dyn_ref::<Blob>()?.clone();
+        let size = match blob_size(&blob) {
+            Ok(n) => n,
+            Err(e) => return Some(Err(e)),
+        };
+        let mut s = BlobSlices {
+            blob,
+            size,
+            slice: slice.max(1),
+            next_at: 0,
+            pending: None,
+            done: 0,
+            buf: Vec::new(),
+        };
+        Some(s.request().map(|()| s))
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The bytes handed out so far.
+    pub fn position(&self) -> u64 {
+        self.done
+    }
+
+    fn request(&mut self) -> Result<(), String> {
+        if self.next_at >= self.size {
+            return Ok(());
+        }
+        let end = (self.next_at + self.slice).min(self.size);
+        let part = if self.next_at == 0 && end == self.size {
+            self.blob.clone()
+        } else {
+            self.blob
+                .slice_with_f64_and_f64(self.next_at as f64, end as f64)
+                .map_err(js_err)?
+        };
+        self.pending = Some((end - self.next_at, JsFuture::from(part.array_buffer())));
+        self.next_at = end;
+        Ok(())
+    }
+
+    /// The next slice, `None` at the end of the file. The one after it is requested before
+    /// this one is returned.
+    pub async fn next_slice(&mut self) -> Result<Option<&[u8]>, String> {
+        let Some((len, pending)) = self.pending.take() else {
+            return Ok(None);
+        };
+        let part = pending.await.map_err(js_err)?;
+        let part = Uint8Array::new(&part);
+        if u64::from(part.length()) != len {
+            return Err("the file changed while it was being read".into());
+        }
+        self.request()?;
+        self.buf.resize(part.length() as usize, 0);
+        part.copy_to(&mut self.buf);
+        self.done += len;
+        Ok(Some(&self.buf))
+    }
+}
+
+/// Reads a `Blob`/`File` whole, in the worker, asynchronously: in [`SLICE_BYTES`] slices (one
+/// ahead, [`BlobSlices`]) into one buffer of the final size, calling `progress(bytes_read)`
+/// after each slice. An `ArrayBuffer` source is copied out. The error is the reason, worded
+/// for the user.
+pub async fn read_whole(
+    source: &JsValue,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Vec<u8>, String> {
+    if source.is_instance_of::<ArrayBuffer>() {
+        return read_source(source, progress);
+    }
+    let mut slices = BlobSlices::new(source, SLICE_BYTES)
+        .ok_or("neither bytes nor a file (an unexpected message)")??;
+    let mut out = buffer_for(slices.size())?;
+    while let Some(part) = slices.next_slice().await? {
+        out.extend_from_slice(part);
+        progress(out.len() as u64);
+    }
+    Ok(out)
+}
+
+/// Starts reading a small `Blob`/`File` whole (the browser reads it while the worker goes on):
+/// `None` for any other source.
+pub fn start_read(source: &JsValue) -> Option<JsFuture> {
+    let blob = source.dyn_ref::<Blob>()?;
+    Some(JsFuture::from(blob.array_buffer()))
+}
+
+/// The bytes of a read started by [`start_read`].
+pub async fn finish_read(read: JsFuture) -> Result<Vec<u8>, String> {
+    let buf = read.await.map_err(js_err)?;
+    buf.dyn_into::<ArrayBuffer>()
+        .map(|b| Uint8Array::new(&b).to_vec())
+        .map_err(|_| "not an ArrayBuffer".to_string())
 }
 
 /// Fetches one of the page's own assets (relative URL) as bytes.

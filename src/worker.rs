@@ -259,61 +259,344 @@ pub(crate) fn decode_or_report(
     }
 }
 
-/// The files of a `Load`, read here: `paths[i]` with the bytes of the i-th source (a `File`
-/// or an `ArrayBuffer`, [`edge::read_source`]). `Reading` messages report progress (at most
-/// every 50 ms, and once at the end with the files that could not be read, which are left out).
-pub(crate) fn read_input(
+/// A JSONL file above this size is streamed through its reader in blocks (never whole in
+/// memory), as the CLI does (`evalboard_cli::fsio`).
+const STREAM_ABOVE_BYTES: u64 = 16 << 20;
+/// The block size a streamed file is read in.
+const STREAM_BLOCK_BYTES: u64 = 4 << 20;
+/// Small files are read this many at a time (the browser reads each in its own process: one
+/// at a time, a trace folder's tens of thousands of files would wait on every round trip) ...
+const READ_AHEAD_FILES: usize = 32;
+/// ... when they are at most this big.
+const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
+
+/// The files of a `Load` as the worker took them in.
+pub(crate) struct Taken {
+    /// Read whole, with their position among the `Load`'s sources.
+    pub files: Vec<(usize, InputFile)>,
+    /// Big JSONL files read as they streamed in.
+    pub streamed: Vec<Streamed>,
+    /// When the reading started (`now()`), and the milliseconds spent reading bytes, hashing
+    /// streamed files, and in their reader.
+    pub started: f64,
+    pub read_ms: f64,
+    pub hash_ms: f64,
+    pub parse_ms: f64,
+}
+
+/// A big QA JSONL file read block by block: its read, and its provenance hashed on the way.
+pub(crate) struct Streamed {
+    pub index: usize,
+    pub path: String,
+    pub read: pipeline::OwnedRead,
+    pub provenance: FileProvenance,
+}
+
+/// Progress of the reading of a `Load`'s files: `Reading` messages at most every 50 ms, and a
+/// last one with the files that could not be read ("path: reason"), which are left out.
+struct ReadProgress<'a> {
+    scope: &'a DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    files_total: u64,
+    bytes_total: u64,
+    last: f64,
+    problems: Vec<String>,
+}
+
+impl ReadProgress<'_> {
+    fn at(&mut self, files_done: usize, bytes_done: u64) {
+        let t = now();
+        if t - self.last > 50.0 {
+            self.last = t;
+            post(
+                self.scope,
+                &Response::Reading {
+                    run_id: self.run_id,
+                    files_done: files_done as u64,
+                    files_total: self.files_total,
+                    bytes_done,
+                    bytes_total: self.bytes_total,
+                    problems: Vec::new(),
+                },
+            );
+        }
+    }
+
+    fn finish(self) {
+        post(
+            self.scope,
+            &Response::Reading {
+                run_id: self.run_id,
+                files_done: self.files_total,
+                files_total: self.files_total,
+                bytes_done: self.bytes_total,
+                bytes_total: self.bytes_total,
+                problems: self.problems,
+            },
+        );
+    }
+}
+
+fn new_taken(n: usize) -> Taken {
+    Taken {
+        files: Vec::with_capacity(n),
+        streamed: Vec::new(),
+        started: now(),
+        read_ms: 0.0,
+        hash_ms: 0.0,
+        parse_ms: 0.0,
+    }
+}
+
+/// Tells the page which files of a `Load` could not be read ("path: reason"), if any.
+fn report_unreadable(
     scope: &DedicatedWorkerGlobalScope,
     run_id: RunId,
-    paths: Vec<String>,
     sources: &Array,
-) -> Vec<InputFile> {
-    let files_total = paths.len() as u64;
-    let sizes: Vec<u64> = (0..paths.len() as u32)
-        .map(|i| source_size(&sources.get(i)))
-        .collect();
-    let bytes_total: u64 = sizes.iter().sum();
-    let mut files = Vec::with_capacity(paths.len());
-    let mut problems = Vec::new();
-    let mut bytes_before = 0u64;
-    let mut last = now();
-    for (i, path) in paths.into_iter().enumerate() {
-        let source = sources.get(i as u32);
-        let mut progress = |read: u64| {
-            let t = now();
-            if t - last > 50.0 {
-                last = t;
-                post(
-                    scope,
-                    &Response::Reading {
-                        run_id,
-                        files_done: i as u64,
-                        files_total,
-                        bytes_done: bytes_before + read,
-                        bytes_total,
-                        problems: Vec::new(),
-                    },
-                );
-            }
-        };
-        match edge::read_source(&source, &mut progress) {
-            Ok(bytes) => files.push(InputFile::new(path, bytes)),
-            Err(reason) => problems.push(format!("{path}: {reason}")),
-        }
-        bytes_before += sizes.get(i).copied().unwrap_or(0);
+    problems: Vec<String>,
+) {
+    if problems.is_empty() {
+        return;
     }
+    let n = u64::from(sources.length());
     post(
         scope,
         &Response::Reading {
             run_id,
-            files_done: files_total,
-            files_total,
-            bytes_done: bytes_total,
-            bytes_total,
+            files_done: n,
+            files_total: n,
+            bytes_done: 1,
+            bytes_total: 1,
             problems,
         },
     );
-    files
+}
+
+/// Whether a `Load`'s sources are all bytes already (the warm-up's and the demo's), which
+/// [`read_buffers`] takes at once; dropped and picked `File`s go through [`read_files`].
+pub(crate) fn all_buffers(sources: &Array) -> bool {
+    sources.iter().all(|s| s.is_instance_of::<ArrayBuffer>())
+}
+
+/// The files of a `Load` whose sources are bytes: `paths[i]` with a copy of the i-th buffer.
+pub(crate) fn read_buffers(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    paths: Vec<String>,
+    sources: &Array,
+) -> Taken {
+    let t0 = now();
+    let mut taken = new_taken(paths.len());
+    let mut problems = Vec::new();
+    for (i, path) in paths.into_iter().enumerate() {
+        match edge::read_source(&sources.get(i as u32), &mut |_| {}) {
+            Ok(bytes) => taken.files.push((i, InputFile::new(path, bytes))),
+            Err(reason) => problems.push(format!("{path}: {reason}")),
+        }
+    }
+    report_unreadable(scope, run_id, sources, problems);
+    taken.read_ms = now() - t0;
+    taken
+}
+
+/// The files of a `Load`, read here from their `File`s: `paths[i]` with the bytes of the i-th
+/// source. Small files are read [`READ_AHEAD_FILES`] at a time, big ones a slice ahead
+/// ([`edge::read_whole`]), and a JSONL file over [`STREAM_ABOVE_BYTES`] that reads as QA JSONL
+/// is streamed ([`stream_jsonl`]).
+pub(crate) async fn read_files(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    run_name: &str,
+    paths: Vec<String>,
+    sources: &Array,
+) -> Taken {
+    let t0 = now();
+    let sizes: Vec<u64> = (0..paths.len() as u32)
+        .map(|i| source_size(&sources.get(i)))
+        .collect();
+    let mut progress = ReadProgress {
+        scope,
+        run_id,
+        files_total: paths.len() as u64,
+        bytes_total: sizes.iter().sum(),
+        last: now(),
+        problems: Vec::new(),
+    };
+    let mut taken = new_taken(paths.len());
+    let small = |i: usize| sizes.get(i).is_some_and(|&n| n <= READ_AHEAD_MAX_BYTES);
+    // Reads started ahead, by source index; the window is the next READ_AHEAD_FILES sources.
+    let mut ahead: std::collections::VecDeque<(usize, wasm_bindgen_futures::JsFuture)> =
+        std::collections::VecDeque::new();
+    let mut next_ahead = 0usize;
+    let mut bytes_before = 0u64;
+    for (i, path) in paths.into_iter().enumerate() {
+        while next_ahead < i + READ_AHEAD_FILES && next_ahead < sizes.len() {
+            if small(next_ahead) {
+                if let Some(read) = edge::start_read(&sources.get(next_ahead as u32)) {
+                    ahead.push_back((next_ahead, read));
+                }
+            }
+            next_ahead += 1;
+        }
+        let source = sources.get(i as u32);
+        let size = sizes.get(i).copied().unwrap_or(0);
+        let started = match ahead.front() {
+            Some((j, _)) if *j == i => ahead.pop_front().map(|(_, r)| r),
+            _ => None,
+        };
+        let read = if let Some(read) = started {
+            edge::finish_read(read).await
+        } else {
+            if pipeline::is_jsonl_name(&path) && size > STREAM_ABOVE_BYTES {
+                let at = (i, progress.bytes_total);
+                match stream_jsonl(
+                    scope,
+                    run_id,
+                    run_name,
+                    &path,
+                    &source,
+                    at,
+                    bytes_before,
+                    &mut taken,
+                )
+                .await
+                {
+                    Ok(Some(s)) => {
+                        taken.streamed.push(s);
+                        bytes_before += size;
+                        continue;
+                    }
+                    Ok(None) => {} // not QA JSONL: read whole below
+                    Err(reason) => {
+                        progress.problems.push(format!("{path}: {reason}"));
+                        bytes_before += size;
+                        continue;
+                    }
+                }
+            }
+            let mut on_slice = |read: u64| progress.at(i, bytes_before + read);
+            edge::read_whole(&source, &mut on_slice).await
+        };
+        match read {
+            Ok(bytes) => taken.files.push((i, InputFile::new(path, bytes))),
+            Err(reason) => progress.problems.push(format!("{path}: {reason}")),
+        }
+        bytes_before += size;
+        progress.at(i + 1, bytes_before);
+    }
+    progress.finish();
+    // Streaming time is split between its stages by [`stream_jsonl`]; the rest was reading.
+    taken.read_ms = (now() - t0 - taken.hash_ms - taken.parse_ms).max(0.0);
+    taken
+}
+
+/// Streams a big JSONL `File` through [`pipeline::QaJsonlStream`] and the provenance hasher,
+/// [`STREAM_BLOCK_BYTES`] at a time, the next block read by the browser meanwhile: the worker
+/// never holds the file whole. `Ok(None)` when the source is not a `File` or its first block
+/// does not read as QA JSONL (the caller reads it whole). `(index, bytes_total)` and
+/// `bytes_before` place it among the `Load`'s files for progress.
+#[allow(clippy::too_many_arguments)]
+async fn stream_jsonl(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    run_name: &str,
+    path: &str,
+    source: &JsValue,
+    (index, bytes_total): (usize, u64),
+    bytes_before: u64,
+    taken: &mut Taken,
+) -> Result<Option<Streamed>, String> {
+    let Some(slices) = edge::BlobSlices::new(source, STREAM_BLOCK_BYTES) else {
+        return Ok(None);
+    };
+    let mut slices = slices?;
+    let progress = |done: u64| {
+        post(
+            scope,
+            &Response::Progress {
+                run_id,
+                stage: "parsing".into(),
+                done: bytes_before + done,
+                total: bytes_total.max(1),
+            },
+        )
+    };
+    progress(0);
+    let mut hasher = evalboard_report::html::ProvenanceHasher::new(run_name, path);
+    let Some(head) = slices.next_slice().await? else {
+        return Ok(None);
+    };
+    let t_parse = now();
+    let Some(mut stream) = pipeline::QaJsonlStream::start(path, head) else {
+        return Ok(None);
+    };
+    let t_hash = now();
+    hasher.update(head);
+    taken.hash_ms += now() - t_hash;
+    taken.parse_ms += t_hash - t_parse;
+    let mut last = now();
+    while let Some(block) = slices.next_slice().await? {
+        let t_hash = now();
+        hasher.update(block);
+        let t_parse = now();
+        stream.feed(block);
+        let t = now();
+        taken.hash_ms += t_parse - t_hash;
+        taken.parse_ms += t - t_parse;
+        if t - last > 50.0 {
+            last = t;
+            progress(slices.position());
+        }
+    }
+    let t_parse = now();
+    let read = stream.finish();
+    taken.parse_ms += now() - t_parse;
+    Ok(Some(Streamed {
+        index,
+        path: path.to_string(),
+        read,
+        provenance: hasher.finish(),
+    }))
+}
+
+/// The run's whole files, their places among the `Load`'s sources, its streamed files and its
+/// family. A folder whose files do not vote numeric QA goes to another family's reader, which
+/// needs every file whole: its streamed files are read again, whole (as the CLI does).
+fn whole_unless_qa(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    name: String,
+    taken: Taken,
+    sources: &Array,
+) -> (RunInput, Vec<usize>, Vec<Streamed>, pipeline::Family) {
+    let Taken {
+        mut files,
+        mut streamed,
+        ..
+    } = taken;
+    let votes = |files: &[(usize, InputFile)], streamed: &[Streamed]| {
+        pipeline::family_of_votes(
+            files
+                .iter()
+                .map(|(_, f)| pipeline::family_vote(f))
+                .chain(streamed.iter().map(|s| s.read.vote)),
+        )
+    };
+    let mut family = votes(&files, &streamed);
+    if !streamed.is_empty() && family != pipeline::Family::NumericQa {
+        let mut problems = Vec::new();
+        for s in streamed.drain(..) {
+            match edge::read_source(&sources.get(s.index as u32), &mut |_| {}) {
+                Ok(bytes) => files.push((s.index, InputFile::new(s.path, bytes))),
+                Err(reason) => problems.push(format!("{}: {reason}", s.path)),
+            }
+        }
+        report_unreadable(scope, run_id, sources, problems);
+        files.sort_by_key(|(i, _)| *i);
+        family = votes(&files, &streamed);
+    }
+    let (indexes, files): (Vec<usize>, Vec<InputFile>) = files.into_iter().unzip();
+    (RunInput::new(name, files), indexes, streamed, family)
 }
 
 /// A source's size in bytes before it is read (0 when the browser gives none).
@@ -415,15 +698,40 @@ fn handle_request(
     if crate::codegen_host::route(&req, data) {
         return;
     }
-    let mut st = state.borrow_mut();
     match req {
         Request::Load {
             run_id,
             name,
             paths,
             demo,
-        } => load(scope, &mut st, (run_id, name, demo), paths, &buffers),
-        req => answer(scope, &mut st, req),
+        } => {
+            if all_buffers(&buffers) {
+                let taken = read_buffers(scope, run_id, paths, &buffers);
+                load(
+                    scope,
+                    &mut state.borrow_mut(),
+                    (run_id, name, demo),
+                    taken,
+                    &buffers,
+                );
+            } else {
+                // Files are read asynchronously (the browser reads them in its own process while
+                // this worker parses): other requests are answered meanwhile, and the state is
+                // borrowed only once every file is in.
+                let (scope, state) = (scope.clone(), state.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    let taken = read_files(&scope, run_id, &name, paths, &buffers).await;
+                    load(
+                        &scope,
+                        &mut state.borrow_mut(),
+                        (run_id, name, demo),
+                        taken,
+                        &buffers,
+                    );
+                });
+            }
+        }
+        req => answer(scope, &mut state.borrow_mut(), req),
     }
 }
 
@@ -440,28 +748,46 @@ fn load(
     scope: &DedicatedWorkerGlobalScope,
     st: &mut State,
     (run_id, name, demo): (RunId, String, bool),
-    paths: Vec<String>,
+    taken: Taken,
     buffers: &Array,
 ) {
-    let t0 = now();
-    let input = RunInput::new(name.clone(), read_input(scope, run_id, paths, buffers));
-    let family = pipeline::detect_family(&input);
+    let t0 = taken.started;
+    let mut stage_ms = vec![("read".to_string(), taken.read_ms)];
+    let (hash_streamed_ms, parse_streamed_ms) = (taken.hash_ms, taken.parse_ms);
+    let (input, indexes, streamed, family) =
+        whole_unless_qa(scope, run_id, name.clone(), taken, buffers);
     if family == pipeline::Family::Codegen {
         crate::codegen_host::load(scope, (run_id, name, demo), &input.files);
         return;
     }
-    let total_bytes: u64 = input.files.iter().map(|f| f.bytes.len() as u64).sum();
+    let streamed_bytes: u64 = streamed.iter().map(|s| s.provenance.bytes).sum();
+    let total_bytes = input
+        .files
+        .iter()
+        .map(|f| f.bytes.len() as u64)
+        .sum::<u64>()
+        + streamed_bytes;
     let n_files = input.files.len() as u64;
-    let mut stage_ms = vec![("read".to_string(), now() - t0)];
     let t_hash = now();
-    let provenance = provenance(scope, run_id, &input);
-    stage_ms.push(("hash".into(), now() - t_hash));
+    let mut provenance: Vec<(usize, FileProvenance)> = indexes
+        .into_iter()
+        .zip(provenance(scope, run_id, &input))
+        .collect();
+    stage_ms.push(("hash".into(), now() - t_hash + hash_streamed_ms));
+    // Streamed files were read apart: their provenance goes back to its place in the drop.
+    let mut streamed_reads = Vec::with_capacity(streamed.len());
+    for s in streamed {
+        provenance.push((s.index, s.provenance));
+        streamed_reads.push(s.read.read);
+    }
+    provenance.sort_by_key(|(i, _)| *i);
+    let provenance: Vec<FileProvenance> = provenance.into_iter().map(|(_, p)| p).collect();
     post(
         scope,
         &Response::Progress {
             run_id,
             stage: "parsing".into(),
-            done: 0,
+            done: streamed_bytes,
             total: total_bytes.max(1),
         },
     );
@@ -504,15 +830,15 @@ fn load(
                 &Response::Progress {
                     run_id,
                     stage: "parsing".into(),
-                    done: done_bytes,
+                    done: streamed_bytes + done_bytes,
                     total: total_bytes.max(1),
                 },
             );
         }
     };
-    match pipeline::load_qa_run_with_progress(&input, None, &mut progress) {
+    match pipeline::load_qa_run_with_reads(&input, streamed_reads, None, &mut progress) {
         Ok(run) => {
-            stage_ms.push(("parse".into(), now() - t_parse));
+            stage_ms.push(("parse".into(), now() - t_parse + parse_streamed_ms));
             let t_score = now();
             post(
                 scope,

@@ -1,5 +1,6 @@
 //! Browser tests run inside a dedicated worker (where `FileReaderSync` exists): the worker's
-//! reading of a `Load`'s files, [`evalboard_app::edge::read_source`].
+//! reading of a `Load`'s files: [`evalboard_app::edge::read_source`] (sync), and the
+//! asynchronous readers a drop's `File`s go through (`read_whole`, `BlobSlices`, `start_read`).
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::{Array, Uint8Array};
@@ -7,7 +8,7 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 use web_sys::Blob;
 
-use evalboard_app::edge::read_source;
+use evalboard_app::edge::{finish_read, read_source, read_whole, start_read, BlobSlices};
 
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
 
@@ -73,4 +74,64 @@ fn anything_else_is_a_reason_not_a_panic() {
         let err = read_source(&v, &mut |_| panic!("no progress for nothing read")).unwrap_err();
         assert!(err.contains("neither bytes nor a file"), "{err}");
     }
+}
+
+#[wasm_bindgen_test]
+async fn a_big_file_is_read_whole_a_slice_ahead_in_order() {
+    let n = 2 * 16 * 1024 * 1024 + 999;
+    let bytes = pattern(n);
+    let mut calls = Vec::new();
+    let got = read_whole(&blob_of(&bytes).into(), &mut |k| calls.push(k))
+        .await
+        .expect("read");
+    assert!(got == bytes, "the slices were not put back in order");
+    assert_eq!(calls, vec![16 << 20, 32 << 20, n as u64]);
+    let small = pattern(5);
+    assert_eq!(
+        read_whole(&blob_of(&small).into(), &mut |_| {}).await,
+        Ok(small.clone())
+    );
+    let buf = Uint8Array::from(small.as_slice()).buffer();
+    assert_eq!(read_whole(&buf.into(), &mut |_| {}).await, Ok(small));
+    assert_eq!(
+        read_whole(&blob_of(&[]).into(), &mut |_| {}).await,
+        Ok(Vec::new())
+    );
+    let err = read_whole(&JsValue::from_str("x"), &mut |_| {})
+        .await
+        .unwrap_err();
+    assert!(err.contains("neither bytes nor a file"), "{err}");
+}
+
+#[wasm_bindgen_test]
+async fn slices_of_any_size_give_back_the_file() {
+    let bytes = pattern(100_003);
+    for slice in [1u64 << 20, 100_003, 4096, 7, 100_002] {
+        let mut s = BlobSlices::new(&blob_of(&bytes).into(), slice)
+            .expect("a blob")
+            .expect("readable");
+        assert_eq!(s.size(), 100_003);
+        let mut got = Vec::new();
+        while let Some(part) = s.next_slice().await.expect("read") {
+            assert!(part.len() as u64 <= slice);
+            got.extend_from_slice(part);
+            assert_eq!(s.position(), got.len() as u64);
+        }
+        assert!(got == bytes, "slices of {slice}");
+        assert_eq!(s.next_slice().await, Ok(None));
+    }
+    assert!(BlobSlices::new(&js_sys::ArrayBuffer::new(3).into(), 10).is_none());
+}
+
+#[wasm_bindgen_test]
+async fn reads_started_ahead_finish_with_their_own_bytes() {
+    let files: Vec<Vec<u8>> = (0..40).map(|i| pattern(100 + i * 37)).collect();
+    let started: Vec<_> = files
+        .iter()
+        .map(|f| start_read(&blob_of(f).into()).expect("a blob"))
+        .collect();
+    for (read, want) in started.into_iter().zip(&files) {
+        assert_eq!(&finish_read(read).await.expect("read"), want);
+    }
+    assert!(start_read(&JsValue::NULL).is_none());
 }

@@ -477,11 +477,24 @@ pub fn load_qa_run_with_progress(
     dataset: Option<&convfinqa::Dataset>,
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<QaRun, LoadError> {
+    load_qa_run_with_reads(input, Vec::new(), dataset, progress)
+}
+
+/// [`load_qa_run_with_progress`] for a run some of whose files were already read as they
+/// streamed in ([`QaJsonlStream`]; the dashboard's worker streams a big JSONL file so it is
+/// never in memory whole): `streamed` joins the reads of `input`'s files.
+pub fn load_qa_run_with_reads(
+    input: &RunInput,
+    streamed: Vec<FileRead<'static>>,
+    dataset: Option<&convfinqa::Dataset>,
+    progress: &mut dyn FnMut(u64, u64),
+) -> Result<QaRun, LoadError> {
     let mut done_files = 0u64;
     let mut done_bytes = 0u64;
     let mut sorted: Vec<&InputFile> = input.files.iter().collect();
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
-    let mut reads = Vec::with_capacity(sorted.len());
+    let mut reads = Vec::with_capacity(sorted.len() + streamed.len());
+    reads.extend(streamed);
     for f in sorted {
         progress(done_files, done_bytes);
         reads.push(read_file(f, &mut |b| progress(done_files, done_bytes + b)));
@@ -887,6 +900,55 @@ mod stream_tests {
             .as_deref()
             .unwrap_or("")
             .contains("not UTF-8"));
+    }
+
+    /// A folder some of whose files were streamed loads as the same folder read whole: the
+    /// streamed reads join the others (the dashboard's worker streams a big JSONL file).
+    #[test]
+    fn a_folder_with_a_streamed_file_loads_as_the_whole_folder() {
+        let mut big = String::new();
+        for i in 0..500 {
+            big.push_str(&line(i / 5, i % 5, "big"));
+            big.push('\n');
+        }
+        big.push_str("{broken\n");
+        let small: String = (0..6)
+            .map(|i| line(1000 + i / 3, i % 3, "small") + "\n")
+            .collect();
+        let whole_input = RunInput::new(
+            "r",
+            vec![
+                InputFile::new("r/b_big.jsonl", big.clone().into_bytes()),
+                InputFile::new("r/a_small.jsonl", small.clone().into_bytes()),
+                InputFile::new("r/notes.txt", b"hello".to_vec()),
+            ],
+        );
+        let want = load_qa_run(&whole_input, None).expect("readable");
+        let mut s = QaJsonlStream::start("r/b_big.jsonl", &big.as_bytes()[..1000]).expect("QA");
+        for piece in big.as_bytes()[1000..].chunks(333) {
+            s.feed(piece);
+        }
+        let rest = RunInput::new(
+            "r",
+            vec![
+                InputFile::new("r/a_small.jsonl", small.into_bytes()),
+                InputFile::new("r/notes.txt", b"hello".to_vec()),
+            ],
+        );
+        let mut seen = Vec::new();
+        let got = load_qa_run_with_reads(&rest, vec![s.finish().read], None, &mut |f, b| {
+            seen.push((f, b))
+        })
+        .expect("readable");
+        assert_eq!(got, want);
+        assert_eq!(got.conversations.len(), 102);
+        assert_eq!(got.files.len(), 3);
+        assert!(got.diagnostics.iter().any(|d| d.file == "r/b_big.jsonl"));
+        // Progress counts the files read here, not the streamed one.
+        assert_eq!(
+            seen.last(),
+            Some(&(2, rest.files.iter().map(|f| f.bytes.len() as u64).sum()))
+        );
     }
 
     #[test]

@@ -81,19 +81,51 @@ impl FileProvenance {
         chunk: usize,
         progress: &mut dyn FnMut(usize),
     ) -> FileProvenance {
-        use sha2::{Digest, Sha256};
-        let mut h = Sha256::new();
+        let mut h = ProvenanceHasher::new(run, path);
         let mut done = 0;
         for part in bytes.chunks(chunk.max(1)) {
             h.update(part);
             done += part.len();
             progress(done);
         }
-        FileProvenance {
+        h.finish()
+    }
+}
+
+/// A [`FileProvenance`] computed block by block, for a file that is never in memory whole (the
+/// dashboard's worker streams a big JSONL file through its reader and this hasher together).
+pub struct ProvenanceHasher {
+    run: String,
+    path: String,
+    bytes: u64,
+    sha: sha2::Sha256,
+}
+
+impl ProvenanceHasher {
+    pub fn new(run: &str, path: &str) -> ProvenanceHasher {
+        use sha2::Digest;
+        ProvenanceHasher {
             run: run.to_string(),
             path: path.to_string(),
-            bytes: bytes.len() as u64,
-            sha256: encode::hex(&h.finalize()),
+            bytes: 0,
+            sha: sha2::Sha256::new(),
+        }
+    }
+
+    /// The file's next bytes.
+    pub fn update(&mut self, block: &[u8]) {
+        use sha2::Digest;
+        self.sha.update(block);
+        self.bytes += block.len() as u64;
+    }
+
+    pub fn finish(self) -> FileProvenance {
+        use sha2::Digest;
+        FileProvenance {
+            run: self.run,
+            path: self.path,
+            bytes: self.bytes,
+            sha256: encode::hex(&self.sha.finalize()),
         }
     }
 }

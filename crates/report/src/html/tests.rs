@@ -241,3 +241,21 @@ fn chunked_provenance_hashes_the_same_and_reports_progress() {
     assert_eq!(e.sha256, sha256_hex(b""));
     assert_eq!(calls, 0);
 }
+
+#[test]
+fn a_provenance_hashed_block_by_block_equals_the_whole_files() {
+    let bytes: Vec<u8> = (0..100_000u32)
+        .map(|i| (i % 253) as u8 ^ (i >> 9) as u8)
+        .collect();
+    let whole = FileProvenance::of("r", "big.jsonl", &bytes);
+    assert_eq!(whole.sha256, sha256_hex(&bytes));
+    for block in [1, 7, 4096, 65_536, 100_000] {
+        let mut h = ProvenanceHasher::new("r", "big.jsonl");
+        for part in bytes.chunks(block) {
+            h.update(part);
+        }
+        assert_eq!(h.finish(), whole, "blocks of {block}");
+    }
+    let empty = ProvenanceHasher::new("r", "e").finish();
+    assert_eq!((empty.bytes, empty.sha256), (0, sha256_hex(b"")));
+}
