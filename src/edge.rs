@@ -313,6 +313,16 @@ impl BlobSlices {
     /// The next slice, `None` at the end of the file. The one after it is requested before
     /// this one is returned.
     pub async fn next_slice(&mut self) -> Result<Option<&[u8]>, String> {
+        let Some(part) = self.next_part().await? else {
+            return Ok(None);
+        };
+        self.buf.resize(part.length() as usize, 0);
+        part.copy_to(&mut self.buf);
+        Ok(Some(&self.buf))
+    }
+
+    /// [`BlobSlices::next_slice`] as the browser gave it (JS memory, not copied).
+    pub async fn next_part(&mut self) -> Result<Option<Uint8Array>, String> {
         let Some((len, pending)) = self.pending.take() else {
             return Ok(None);
         };
@@ -322,10 +332,8 @@ impl BlobSlices {
             return Err("the file changed while it was being read".into());
         }
         self.request()?;
-        self.buf.resize(part.length() as usize, 0);
-        part.copy_to(&mut self.buf);
         self.done += len;
-        Ok(Some(&self.buf))
+        Ok(Some(part))
     }
 }
 
@@ -348,6 +356,65 @@ pub async fn read_whole(
         progress(out.len() as u64);
     }
     Ok(out)
+}
+
+/// Reads a `Blob`/`File` whole into one JS `Uint8Array` (outside wasm memory), in
+/// [`SLICE_BYTES`] slices one ahead, calling `progress(bytes_read)` after each: a big file the
+/// worker then parses a block at a time while the browser hashes it ([`start_sha256`]).
+pub async fn read_into_js(
+    source: &JsValue,
+    progress: &mut dyn FnMut(u64),
+) -> Result<Uint8Array, String> {
+    let mut slices = BlobSlices::new(source, SLICE_BYTES)
+        .ok_or("neither bytes nor a file (an unexpected message)")??;
+    let size = u32::try_from(slices.size()).map_err(|_| {
+        format!(
+            "{} bytes: files above 4 GB cannot be read in the browser (use the CLI)",
+            slices.size()
+        )
+    })?;
+    let whole = Uint8Array::new_with_length(size);
+    let mut at = 0u32;
+    while let Some(part) = slices.next_part().await? {
+        whole.set(&part, at);
+        at += part.length();
+        progress(u64::from(at));
+    }
+    Ok(whole)
+}
+
+/// Starts the browser's SHA-256 of `bytes` (`crypto.subtle.digest`, which copies them and
+/// hashes on the browser's own threads while this one goes on). `None` where the browser
+/// offers no `crypto.subtle` (a page served over plain HTTP from another host is not a secure
+/// context): the worker hashes in wasm then.
+pub fn start_sha256(bytes: &Uint8Array) -> Option<JsFuture> {
+    let digest = subtle()?
+        .digest_with_str_and_buffer_source("SHA-256", bytes)
+        .ok()?;
+    Some(JsFuture::from(digest))
+}
+
+/// Whether [`start_sha256`] can hash here.
+pub fn has_sha256() -> bool {
+    subtle().is_some()
+}
+
+fn subtle() -> Option<web_sys::SubtleCrypto> {
+    let scope: web_sys::WorkerGlobalScope = js_sys::global().dyn_into().ok()?;
+    let crypto = scope.crypto().ok()?;
+    let subtle = Reflect::get(&crypto, &JsValue::from_str("subtle")).ok()?;
+    subtle.dyn_into().ok()
+}
+
+/// The 32 bytes of a digest started by [`start_sha256`].
+pub async fn finish_sha256(digest: JsFuture) -> Result<Vec<u8>, String> {
+    let buf = digest.await.map_err(js_err)?;
+    let bytes = Uint8Array::new(&buf).to_vec();
+    if bytes.len() == 32 {
+        Ok(bytes)
+    } else {
+        Err(format!("a SHA-256 of {} bytes", bytes.len()))
+    }
 }
 
 /// Starts reading a small `Blob`/`File` whole (the browser reads it while the worker goes on):

@@ -264,6 +264,9 @@ pub(crate) fn decode_or_report(
 const STREAM_ABOVE_BYTES: u64 = 16 << 20;
 /// The block size a streamed file is read in.
 const STREAM_BLOCK_BYTES: u64 = 4 << 20;
+/// Up to this size a streamed file is read whole into JS memory for the browser to hash
+/// ([`parse_while_browser_hashes`]); above it, it is hashed here block by block.
+const BROWSER_HASH_MAX_BYTES: u64 = 512 << 20;
 /// Small files are read this many at a time (the browser reads each in its own process: one
 /// at a time, a trace folder's tens of thousands of files would wait on every round trip) ...
 const READ_AHEAD_FILES: usize = 32;
@@ -282,6 +285,16 @@ pub(crate) struct Taken {
     pub read_ms: f64,
     pub hash_ms: f64,
     pub parse_ms: f64,
+}
+
+/// A big JSONL file of a `Load`, about to be streamed: its run, path and source, and its place
+/// among the `Load`'s files (for progress).
+struct BigFile<'a> {
+    run_name: &'a str,
+    path: &'a str,
+    source: &'a JsValue,
+    index: usize,
+    bytes_before: u64,
 }
 
 /// A big QA JSONL file read block by block: its read, and its provenance hashed on the way.
@@ -320,6 +333,19 @@ impl ReadProgress<'_> {
                 },
             );
         }
+    }
+
+    /// A streamed file's `parsing` progress, `done` bytes of the whole `Load`.
+    fn parsing(&self, done: u64) {
+        post(
+            self.scope,
+            &Response::Progress {
+                run_id: self.run_id,
+                stage: "parsing".into(),
+                done,
+                total: self.bytes_total.max(1),
+            },
+        )
     }
 
     fn finish(self) {
@@ -448,19 +474,19 @@ pub(crate) async fn read_files(
             edge::finish_read(read).await
         } else {
             if pipeline::is_jsonl_name(&path) && size > STREAM_ABOVE_BYTES {
-                let at = (i, progress.bytes_total);
-                match stream_jsonl(
-                    scope,
-                    run_id,
+                let big = BigFile {
                     run_name,
-                    &path,
-                    &source,
-                    at,
+                    path: &path,
+                    source: &source,
+                    index: i,
                     bytes_before,
-                    &mut taken,
-                )
-                .await
-                {
+                };
+                let stream = if edge::has_sha256() && size <= BROWSER_HASH_MAX_BYTES {
+                    parse_while_browser_hashes(&mut progress, &big, &mut taken).await
+                } else {
+                    stream_jsonl(&progress, &big, &mut taken).await
+                };
+                match stream {
                     Ok(Some(s)) => {
                         taken.streamed.push(s);
                         bytes_before += size;
@@ -490,44 +516,93 @@ pub(crate) async fn read_files(
     taken
 }
 
+/// [`stream_jsonl`] where the browser can hash (`crypto.subtle`): the file is read whole into
+/// JS memory (not wasm memory, which never shrinks), the browser's SHA-256 of it starts on the
+/// browser's own threads, and the worker parses it a block at a time meanwhile, so the wasm
+/// SHA-256 (110–125 ms of a 45 MB file here) is off the worker's path. Progress is `Reading`
+/// while the bytes come in, then `parsing`.
+async fn parse_while_browser_hashes(
+    rp: &mut ReadProgress<'_>,
+    big: &BigFile<'_>,
+    taken: &mut Taken,
+) -> Result<Option<Streamed>, String> {
+    if !big.source.is_instance_of::<web_sys::Blob>() {
+        return Ok(None);
+    }
+    let whole = edge::read_into_js(big.source, &mut |read| {
+        rp.at(big.index, big.bytes_before + read)
+    })
+    .await?;
+    let t_hash = now();
+    let digest = edge::start_sha256(&whole);
+    taken.hash_ms += now() - t_hash;
+    let progress = |done: u64| rp.parsing(big.bytes_before + done);
+    progress(0);
+    let n = whole.length();
+    let block = STREAM_BLOCK_BYTES as u32;
+    let mut buf = Vec::new();
+    let copy = |at: u32, buf: &mut Vec<u8>| {
+        let part = whole.subarray(at, at.saturating_add(block).min(n));
+        buf.resize(part.length() as usize, 0);
+        part.copy_to(buf);
+    };
+    let t_parse = now();
+    copy(0, &mut buf);
+    let Some(mut stream) = pipeline::QaJsonlStream::start(big.path, &buf) else {
+        return Ok(None);
+    };
+    let mut at = buf.len() as u32;
+    let mut last = now();
+    while at < n {
+        copy(at, &mut buf);
+        stream.feed(&buf);
+        at += buf.len() as u32;
+        let t = now();
+        if t - last > 50.0 {
+            last = t;
+            progress(u64::from(at));
+        }
+    }
+    let read = stream.finish();
+    taken.parse_ms += now() - t_parse;
+    let t_hash = now();
+    let provenance = match digest {
+        Some(d) => edge::finish_sha256(d).await.ok(),
+        None => None,
+    }
+    .map(|sha| FileProvenance::from_digest(big.run_name, big.path, u64::from(n), &sha))
+    // The browser would not hash after all: hash here.
+    .unwrap_or_else(|| FileProvenance::of(big.run_name, big.path, &whole.to_vec()));
+    taken.hash_ms += now() - t_hash;
+    Ok(Some(Streamed {
+        index: big.index,
+        path: big.path.to_string(),
+        read,
+        provenance,
+    }))
+}
+
 /// Streams a big JSONL `File` through [`pipeline::QaJsonlStream`] and the provenance hasher,
 /// [`STREAM_BLOCK_BYTES`] at a time, the next block read by the browser meanwhile: the worker
 /// never holds the file whole. `Ok(None)` when the source is not a `File` or its first block
-/// does not read as QA JSONL (the caller reads it whole). `(index, bytes_total)` and
-/// `bytes_before` place it among the `Load`'s files for progress.
-#[allow(clippy::too_many_arguments)]
+/// does not read as QA JSONL (the caller reads it whole).
 async fn stream_jsonl(
-    scope: &DedicatedWorkerGlobalScope,
-    run_id: RunId,
-    run_name: &str,
-    path: &str,
-    source: &JsValue,
-    (index, bytes_total): (usize, u64),
-    bytes_before: u64,
+    rp: &ReadProgress<'_>,
+    big: &BigFile<'_>,
     taken: &mut Taken,
 ) -> Result<Option<Streamed>, String> {
-    let Some(slices) = edge::BlobSlices::new(source, STREAM_BLOCK_BYTES) else {
+    let Some(slices) = edge::BlobSlices::new(big.source, STREAM_BLOCK_BYTES) else {
         return Ok(None);
     };
     let mut slices = slices?;
-    let progress = |done: u64| {
-        post(
-            scope,
-            &Response::Progress {
-                run_id,
-                stage: "parsing".into(),
-                done: bytes_before + done,
-                total: bytes_total.max(1),
-            },
-        )
-    };
+    let progress = |done: u64| rp.parsing(big.bytes_before + done);
     progress(0);
-    let mut hasher = evalboard_report::html::ProvenanceHasher::new(run_name, path);
+    let mut hasher = evalboard_report::html::ProvenanceHasher::new(big.run_name, big.path);
     let Some(head) = slices.next_slice().await? else {
         return Ok(None);
     };
     let t_parse = now();
-    let Some(mut stream) = pipeline::QaJsonlStream::start(path, head) else {
+    let Some(mut stream) = pipeline::QaJsonlStream::start(big.path, head) else {
         return Ok(None);
     };
     let t_hash = now();
@@ -552,8 +627,8 @@ async fn stream_jsonl(
     let read = stream.finish();
     taken.parse_ms += now() - t_parse;
     Ok(Some(Streamed {
-        index,
-        path: path.to_string(),
+        index: big.index,
+        path: big.path.to_string(),
         read,
         provenance: hasher.finish(),
     }))

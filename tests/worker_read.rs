@@ -8,7 +8,10 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 use web_sys::Blob;
 
-use evalboard_app::edge::{finish_read, read_source, read_whole, start_read, BlobSlices};
+use evalboard_app::edge::{
+    finish_read, finish_sha256, has_sha256, read_into_js, read_source, read_whole, start_read,
+    start_sha256, BlobSlices,
+};
 
 wasm_bindgen_test_configure!(run_in_dedicated_worker);
 
@@ -134,4 +137,38 @@ async fn reads_started_ahead_finish_with_their_own_bytes() {
         assert_eq!(&finish_read(read).await.expect("read"), want);
     }
     assert!(start_read(&JsValue::NULL).is_none());
+}
+
+#[wasm_bindgen_test]
+async fn the_browsers_sha256_is_the_files_sha256() {
+    assert!(
+        has_sha256(),
+        "crypto.subtle in the test worker (a secure context)"
+    );
+    for n in [0usize, 1, 63, 64, 65, 1_000_003] {
+        let bytes = pattern(n);
+        let digest = start_sha256(&Uint8Array::from(bytes.as_slice())).expect("started");
+        let sha = finish_sha256(digest).await.expect("digest");
+        assert_eq!(
+            evalboard_report::html::FileProvenance::from_digest("r", "f", n as u64, &sha),
+            evalboard_report::html::FileProvenance::of("r", "f", &bytes),
+            "{n} bytes"
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_file_read_into_js_memory_is_the_file() {
+    let n = 16 * 1024 * 1024 + 5;
+    let bytes = pattern(n);
+    let mut calls = Vec::new();
+    let got = read_into_js(&blob_of(&bytes).into(), &mut |k| calls.push(k))
+        .await
+        .expect("read");
+    assert!(got.to_vec() == bytes);
+    assert_eq!(calls, vec![16 << 20, n as u64]);
+    let empty = read_into_js(&blob_of(&[]).into(), &mut |_| {})
+        .await
+        .expect("read");
+    assert_eq!(empty.length(), 0);
 }

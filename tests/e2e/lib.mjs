@@ -43,8 +43,8 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic',
 ];
 
-export async function launch() {
-  return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+export async function launch(extraArgs = []) {
+  return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: [...CHROMIUM_ARGS, ...extraArgs] });
 }
 
 /** A page that records console errors, page errors, dialogs and every request URL. */

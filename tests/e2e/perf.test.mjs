@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import crypto from 'node:crypto';
 import {
   serve, launch, openPage, outsideRequests, outDir, genJsonl, writeMetrics, osDrop, metric, cliStats,
 } from './lib.mjs';
@@ -36,6 +37,19 @@ function assertClean(rec) {
   assert.deepEqual(rec.consoleErrors, [], 'console errors');
   assert.deepEqual(rec.pageErrors, [], 'page errors');
   assert.deepEqual(outsideRequests(rec, srv.origin), [], 'requests outside the origin');
+}
+
+/** The run's HTML report (Export tab) names the big file with its size and SHA-256. */
+async function assertReportProvenance(page) {
+  await page.click('#eb-tab-export');
+  await page.waitForSelector('[data-export="report.html"]');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="report.html"]')]);
+  const html = fs.readFileSync(await dl.path(), 'utf8');
+  const data = JSON.parse(html.match(/<script type="application\/json" id="eb-data">([^<]*)<\/script>/)[1]);
+  const file = path.join(runDir, 'turns.jsonl');
+  assert.deepEqual(data.files.map((f) => [f.path, f.bytes, f.sha256]), [
+    ['turns.jsonl', fs.statSync(file).size, crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex')],
+  ]);
 }
 
 /** Installed before the app's own scripts run. */
@@ -159,8 +173,37 @@ test('load test: a 100k-turn JSONL drop keeps the main thread free, shows progre
   assert.ok(load.progressUpdates >= 3, `only ${load.progressUpdates} progress updates`);
   assert.ok(load.maxGap <= 250, `progress updates were up to ${load.maxGap.toFixed(0)} ms apart`);
   assert.ok(scroll.maxRows <= 200, `${scroll.maxRows} table rows in the DOM`);
+  // The streamed file's provenance (hashed by the browser's crypto.subtle while the worker
+  // parsed) is the file's SHA-256, as the report shows it.
+  await assertReportProvenance(page);
   assertClean(rec);
   await context.close();
+});
+
+test('not a secure context (plain HTTP from another host): the big JSONL is hashed in wasm, block by block, with the same result', async () => {
+  // http://evalboard.test is not a secure context, so there is no crypto.subtle: the worker
+  // streams the file through the reader and its own SHA-256 a block at a time.
+  const insecure = await launch([`--host-resolver-rules=MAP evalboard.test 127.0.0.1`]);
+  try {
+    const { page, rec, context } = await openPage(insecure);
+    const url = srv.url.replace('127.0.0.1', 'evalboard.test');
+    await page.goto(url);
+    await page.waitForSelector('[data-metric="numerical_accuracy"]');
+    assert.equal(await page.evaluate(() => window.isSecureContext), false);
+    await page.waitForFunction(() => [...document.querySelectorAll('.eb-run__meta')].every((m) => !m.querySelector('.eb-progress')));
+    const before = await page.locator('.eb-run').count();
+    await osDrop(context, page, [runDir]);
+    await page.waitForFunction((n) => document.querySelectorAll('.eb-run').length > n
+      && [...document.querySelectorAll('.eb-run__meta')].every((m) => !m.querySelector('.eb-progress')), before, { timeout: 120000 });
+    const want = cliStats(runDir);
+    assert.equal(await metric(page, 'numerical_accuracy'), `${(want.numerical_accuracy * 100).toFixed(1)}%`);
+    await assertReportProvenance(page);
+    assert.deepEqual(rec.consoleErrors, [], 'console errors');
+    assert.deepEqual(rec.pageErrors, [], 'page errors');
+    await context.close();
+  } finally {
+    await insecure.close();
+  }
 });
 
 test('initial load: wasm + JS + CSS of the first open, measured against the budget', async () => {

@@ -92,6 +92,18 @@ impl FileProvenance {
     }
 }
 
+impl FileProvenance {
+    /// A provenance whose SHA-256 was computed elsewhere (the browser's `crypto.subtle`).
+    pub fn from_digest(run: &str, path: &str, bytes: u64, sha256: &[u8]) -> FileProvenance {
+        FileProvenance {
+            run: run.to_string(),
+            path: path.to_string(),
+            bytes,
+            sha256: encode::hex(sha256),
+        }
+    }
+}
+
 /// A [`FileProvenance`] computed block by block, for a file that is never in memory whole (the
 /// dashboard's worker streams a big JSONL file through its reader and this hasher together).
 pub struct ProvenanceHasher {
