@@ -104,6 +104,10 @@ pub async fn collect(items: Vec<DropItem>) -> (Vec<PickedFile>, Vec<String>) {
             DropItem::Entry(e) => stack.push(e),
         }
     }
+    // Every file's `File` is asked for at once and awaited after the walk: the browser answers
+    // each in its own process, and one at a time a trace folder's thousands of files waited on
+    // every round trip.
+    let mut opening = Vec::new();
     while let Some(entry) = stack.pop() {
         let path = normalize(&entry.full_path());
         if entry.is_directory() {
@@ -114,10 +118,16 @@ pub async fn collect(items: Vec<DropItem>) -> (Vec<PickedFile>, Vec<String>) {
             }
         } else if entry.is_file() {
             let fe: FileSystemFileEntry = entry.unchecked_into();
-            match entry_file(&fe).await {
-                Ok(f) => files.push(PickedFile { path, file: f }),
-                Err(e) => problems.push(format!("{path}: cannot open ({e})")),
-            }
+            opening.push((path, entry_file(&fe)));
+        }
+    }
+    for (path, file) in opening {
+        match JsFuture::from(file).await {
+            Ok(f) => files.push(PickedFile {
+                path,
+                file: f.unchecked_into(),
+            }),
+            Err(e) => problems.push(format!("{path}: cannot open ({})", js_err(e))),
         }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -153,11 +163,11 @@ async fn read_dir(dir: &FileSystemDirectoryEntry) -> Result<Vec<FileSystemEntry>
     Ok(out)
 }
 
-async fn entry_file(fe: &FileSystemFileEntry) -> Result<File, String> {
-    let p = Promise::new(&mut |resolve: Function, reject: Function| {
+/// Asks for a file entry's `File` (the promise resolves to it).
+fn entry_file(fe: &FileSystemFileEntry) -> Promise {
+    Promise::new(&mut |resolve: Function, reject: Function| {
         fe.file_with_callback_and_callback(&resolve, &reject);
-    });
-    Ok(JsFuture::from(p).await.map_err(js_err)?.unchecked_into())
+    })
 }
 
 /// The files of a file input (folder inputs give `webkitRelativePath`).
