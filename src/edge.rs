@@ -3,15 +3,16 @@
 //! Drops are collected synchronously inside the drop handler (DataTransferItems die after the
 //! first await), folders are walked with directory readers (`readEntries` returns batches: loop
 //! until an empty one). The page hands the `File` objects to the worker, which reads their
-//! bytes ([`read_source`], `FileReaderSync` in slices) — never as a JS string.
+//! bytes ([`read_whole`], [`BlobSlices`], [`start_read`]: `Blob.arrayBuffer()`) — never as a
+//! JS string.
 
 use js_sys::{Array, ArrayBuffer, Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
-    Blob, DataTransfer, File, FileReaderSync, FileSystemDirectoryEntry, FileSystemEntry,
-    FileSystemFileEntry, HtmlInputElement,
+    Blob, DataTransfer, File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry,
+    HtmlInputElement,
 };
 
 use crate::ui::load_plan::normalize;
@@ -192,46 +193,16 @@ pub fn file_source(pf: &PickedFile) -> JsValue {
     pf.file.clone().into()
 }
 
-/// Reads one file of a `Load` into memory, in the worker.
-///
-/// `source` is an `ArrayBuffer` (copied out) or a `Blob`/`File`, read with `FileReaderSync` in
-/// slices of [`SLICE_BYTES`] straight into one buffer of the final size, calling
-/// `progress(bytes_read)` after each slice. Reading here keeps every byte of a big drop off the
-/// page's thread: there the copies and the garbage they leave were the long tasks of a load.
-/// An error is the reason, worded for the user.
+/// The bytes of a `Load` source the page already held (an `ArrayBuffer`: the demo's fetched
+/// assets, the warm-up), copied out, calling `progress` once. A `File` is read with
+/// [`read_whole`] or [`BlobSlices`]. The error is the reason, worded for the user.
 pub fn read_source(source: &JsValue, progress: &mut dyn FnMut(u64)) -> Result<Vec<u8>, String> {
-    if let Some(buf) = source.dyn_ref::<ArrayBuffer>() {
-        let bytes = Uint8Array::new(buf).to_vec();
-        progress(bytes.len() as u64);
-        return Ok(bytes);
-    }
-    let blob = source
-        .dyn_ref::<Blob>()
+    let buf = source
+        .dyn_ref::<ArrayBuffer>()
         .ok_or("neither bytes nor a file (an unexpected message)")?;
-    let size = blob_size(blob)?;
-    let mut out = buffer_for(size)?;
-    let reader = FileReaderSync::new().map_err(js_err)?;
-    let mut offset = 0u64;
-    while offset < size {
-        let end = (offset + SLICE_BYTES).min(size);
-        let part = if offset == 0 && end == size {
-            reader.read_as_array_buffer(blob)
-        } else {
-            blob.slice_with_f64_and_f64(offset as f64, end as f64)
-                .and_then(|b| reader.read_as_array_buffer(&b))
-        }
-        .map_err(js_err)?;
-        let part = Uint8Array::new(&part);
-        if u64::from(part.length()) != end - offset {
-            return Err("the file changed while it was being read".into());
-        }
-        let at = out.len();
-        out.resize(at + part.length() as usize, 0);
-        part.copy_to(&mut out[at..]);
-        offset = end;
-        progress(offset);
-    }
-    Ok(out)
+    let bytes = Uint8Array::new(buf).to_vec();
+    progress(bytes.len() as u64);
+    Ok(bytes)
 }
 
 /// A blob's size as the browser reports it, checked.
@@ -244,13 +215,16 @@ fn blob_size(blob: &Blob) -> Result<u64, String> {
     }
 }
 
+/// `size` when the browser can hold a file that big (under 4 GB), or why not.
+fn browser_size(size: u64) -> Result<u32, String> {
+    u32::try_from(size).map_err(|_| {
+        format!("{size} bytes: files above 4 GB cannot be read in the browser (use the CLI)")
+    })
+}
+
 /// An empty buffer with room for a whole file of `size` bytes, or why there is none.
 fn buffer_for(size: u64) -> Result<Vec<u8>, String> {
-    if size > u64::from(u32::MAX) {
-        return Err(format!(
-            "{size} bytes: files above 4 GB cannot be read in the browser (use the CLI)"
-        ));
-    }
+    browser_size(size)?;
     let mut out = Vec::new();
     out.try_reserve_exact(size as usize).map_err(|_| {
         format!("{size} bytes do not fit in the browser's memory for this page (use the CLI)")
@@ -377,13 +351,7 @@ pub async fn read_into_js(
 ) -> Result<Uint8Array, String> {
     let mut slices = BlobSlices::new(source, SLICE_BYTES)
         .ok_or("neither bytes nor a file (an unexpected message)")??;
-    let size = u32::try_from(slices.size()).map_err(|_| {
-        format!(
-            "{} bytes: files above 4 GB cannot be read in the browser (use the CLI)",
-            slices.size()
-        )
-    })?;
-    let whole = Uint8Array::new_with_length(size);
+    let whole = Uint8Array::new_with_length(browser_size(slices.size())?);
     let mut at = 0u32;
     while let Some(part) = slices.next_part().await? {
         whole.set(&part, at);

@@ -510,6 +510,17 @@ pub(crate) async fn read_files(
         bytes_before += size;
         progress.at(i + 1, bytes_before);
     }
+    if !taken.streamed.is_empty() && taken.family() != pipeline::Family::NumericQa {
+        // Another family's reader needs every file whole: the streamed ones are read again,
+        // whole (as the CLI does).
+        for s in std::mem::take(&mut taken.streamed) {
+            match edge::read_whole(&sources.get(s.index as u32), &mut |_| {}).await {
+                Ok(bytes) => taken.files.push((s.index, InputFile::new(s.path, bytes))),
+                Err(reason) => progress.problems.push(format!("{}: {reason}", s.path)),
+            }
+        }
+        taken.files.sort_by_key(|(i, _)| *i);
+    }
     progress.finish();
     // Streaming time is split between its stages by [`stream_jsonl`]; the rest was reading.
     taken.read_ms = (now() - t0 - taken.hash_ms - taken.parse_ms).max(0.0);
@@ -634,44 +645,24 @@ async fn stream_jsonl(
     }))
 }
 
-/// The run's whole files, their places among the `Load`'s sources, its streamed files and its
-/// family. A folder whose files do not vote numeric QA goes to another family's reader, which
-/// needs every file whole: its streamed files are read again, whole (as the CLI does).
-fn whole_unless_qa(
-    scope: &DedicatedWorkerGlobalScope,
-    run_id: RunId,
-    name: String,
-    taken: Taken,
-    sources: &Array,
-) -> (RunInput, Vec<usize>, Vec<Streamed>, pipeline::Family) {
-    let Taken {
-        mut files,
-        mut streamed,
-        ..
-    } = taken;
-    let votes = |files: &[(usize, InputFile)], streamed: &[Streamed]| {
+impl Taken {
+    /// The family the files vote for ([`pipeline::family_of_votes`]; a streamed file votes as
+    /// it read).
+    fn family(&self) -> pipeline::Family {
         pipeline::family_of_votes(
-            files
+            self.files
                 .iter()
                 .map(|(_, f)| pipeline::family_vote(f))
-                .chain(streamed.iter().map(|s| s.read.vote)),
+                .chain(self.streamed.iter().map(|s| s.read.vote)),
         )
-    };
-    let mut family = votes(&files, &streamed);
-    if !streamed.is_empty() && family != pipeline::Family::NumericQa {
-        let mut problems = Vec::new();
-        for s in streamed.drain(..) {
-            match edge::read_source(&sources.get(s.index as u32), &mut |_| {}) {
-                Ok(bytes) => files.push((s.index, InputFile::new(s.path, bytes))),
-                Err(reason) => problems.push(format!("{}: {reason}", s.path)),
-            }
-        }
-        report_unreadable(scope, run_id, sources, problems);
-        files.sort_by_key(|(i, _)| *i);
-        family = votes(&files, &streamed);
     }
-    let (indexes, files): (Vec<usize>, Vec<InputFile>) = files.into_iter().unzip();
-    (RunInput::new(name, files), indexes, streamed, family)
+
+    /// The run's whole files as its input, their places among the `Load`'s sources, and its
+    /// streamed files.
+    fn into_input(self, name: String) -> (RunInput, Vec<usize>, Vec<Streamed>) {
+        let (indexes, files): (Vec<usize>, Vec<InputFile>) = self.files.into_iter().unzip();
+        (RunInput::new(name, files), indexes, self.streamed)
+    }
 }
 
 /// A source's size in bytes before it is read (0 when the browser gives none).
@@ -782,13 +773,7 @@ fn handle_request(
         } => {
             if all_buffers(&buffers) {
                 let taken = read_buffers(scope, run_id, paths, &buffers);
-                load(
-                    scope,
-                    &mut state.borrow_mut(),
-                    (run_id, name, demo),
-                    taken,
-                    &buffers,
-                );
+                load(scope, &mut state.borrow_mut(), (run_id, name, demo), taken);
             } else {
                 // Files are read asynchronously (the browser reads them in its own process while
                 // this worker parses): other requests are answered meanwhile, and the state is
@@ -796,13 +781,7 @@ fn handle_request(
                 let (scope, state) = (scope.clone(), state.clone());
                 wasm_bindgen_futures::spawn_local(async move {
                     let taken = read_files(&scope, run_id, &name, paths, &buffers).await;
-                    load(
-                        &scope,
-                        &mut state.borrow_mut(),
-                        (run_id, name, demo),
-                        taken,
-                        &buffers,
-                    );
+                    load(&scope, &mut state.borrow_mut(), (run_id, name, demo), taken);
                 });
             }
         }
@@ -824,13 +803,12 @@ fn load(
     st: &mut State,
     (run_id, name, demo): (RunId, String, bool),
     taken: Taken,
-    buffers: &Array,
 ) {
     let t0 = taken.started;
     let mut stage_ms = vec![("read".to_string(), taken.read_ms)];
     let (hash_streamed_ms, parse_streamed_ms) = (taken.hash_ms, taken.parse_ms);
-    let (input, indexes, streamed, family) =
-        whole_unless_qa(scope, run_id, name.clone(), taken, buffers);
+    let family = taken.family();
+    let (input, indexes, streamed) = taken.into_input(name.clone());
     if family == pipeline::Family::Codegen {
         crate::codegen_host::load(scope, (run_id, name, demo), &input.files);
         return;

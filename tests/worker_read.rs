@@ -1,6 +1,8 @@
-//! Browser tests run inside a dedicated worker (where `FileReaderSync` exists): the worker's
-//! reading of a `Load`'s files: [`evalboard_app::edge::read_source`] (sync), and the
-//! asynchronous readers a drop's `File`s go through (`read_whole`, `BlobSlices`, `start_read`).
+//! Browser tests run inside a dedicated worker (where `crypto.subtle` and the worker's global
+//! scope are what the readers meet): the worker's reading of a `Load`'s files, an
+//! `ArrayBuffer` the page held ([`evalboard_app::edge::read_source`]) and the asynchronous
+//! readers a drop's `File`s go through (`read_whole`, `BlobSlices`, `start_read`,
+//! `read_into_js`).
 #![cfg(target_arch = "wasm32")]
 
 use js_sys::{Array, Uint8Array};
@@ -36,30 +38,34 @@ fn an_array_buffer_is_copied_out_whole() {
 }
 
 #[wasm_bindgen_test]
-fn a_small_blob_is_read_in_one_go() {
+async fn a_small_blob_is_read_in_one_go() {
     let bytes = pattern(70_000);
     let mut calls = Vec::new();
-    let got = read_source(&blob_of(&bytes).into(), &mut |n| calls.push(n)).expect("read");
+    let got = read_whole(&blob_of(&bytes).into(), &mut |n| calls.push(n))
+        .await
+        .expect("read");
     assert_eq!(got, bytes);
     assert_eq!(calls, vec![70_000]);
 }
 
 #[wasm_bindgen_test]
-fn a_big_blob_is_read_in_slices_in_order_with_progress_after_each() {
+async fn a_big_blob_is_read_in_slices_in_order_with_progress_after_each() {
     // 16 MB slices: three of them, the last one short.
     let n = 2 * 16 * 1024 * 1024 + 12_345;
     let bytes = pattern(n);
     let mut calls = Vec::new();
-    let got = read_source(&blob_of(&bytes).into(), &mut |k| calls.push(k)).expect("read");
+    let got = read_whole(&blob_of(&bytes).into(), &mut |k| calls.push(k))
+        .await
+        .expect("read");
     assert_eq!(got.len(), n);
     assert!(got == bytes, "the slices were not put back in order");
     assert_eq!(calls, vec![16 << 20, 32 << 20, n as u64]);
 }
 
 #[wasm_bindgen_test]
-fn empty_sources_read_as_no_bytes() {
+async fn empty_sources_read_as_no_bytes() {
     assert_eq!(
-        read_source(&blob_of(&[]).into(), &mut |_| {}),
+        read_whole(&blob_of(&[]).into(), &mut |_| {}).await,
         Ok(Vec::new())
     );
     let buf = js_sys::ArrayBuffer::new(0);
@@ -67,7 +73,7 @@ fn empty_sources_read_as_no_bytes() {
 }
 
 #[wasm_bindgen_test]
-fn anything_else_is_a_reason_not_a_panic() {
+async fn anything_else_is_a_reason_not_a_panic() {
     for v in [
         JsValue::NULL,
         JsValue::UNDEFINED,
@@ -75,6 +81,10 @@ fn anything_else_is_a_reason_not_a_panic() {
         JsValue::from_f64(3.0),
     ] {
         let err = read_source(&v, &mut |_| panic!("no progress for nothing read")).unwrap_err();
+        assert!(err.contains("neither bytes nor a file"), "{err}");
+        let err = read_whole(&v, &mut |_| panic!("no progress for nothing read"))
+            .await
+            .unwrap_err();
         assert!(err.contains("neither bytes nor a file"), "{err}");
     }
 }
