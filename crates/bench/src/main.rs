@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use evalboard_engine::aggregate::doc;
+use evalboard_engine::model::ReadDetail;
 use evalboard_engine::pipeline;
 use evalboard_engine::scorers::{self, ScoreConfig};
 
@@ -238,7 +239,8 @@ fn time(path: &Path, mode: Mode) -> Result<(), String> {
         Mode::Stream => {
             let input_bytes = tree_bytes(path).map_err(|e| format!("{}: {e}", path.display()))?;
             let t0 = Instant::now();
-            let loaded = evalboard_cli::fsio::load_run(path).map_err(|e| format!("{e:#}"))?;
+            let loaded = evalboard_cli::fsio::load_run(path, ReadDetail::Doc)
+                .map_err(|e| format!("{e:#}"))?;
             let evalboard_cli::fsio::Loaded::Qa { name, reads } = loaded else {
                 return Err(format!("{}: not a numeric QA run", path.display()));
             };

@@ -6,6 +6,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use evalboard_engine::model::ReadDetail;
 use evalboard_engine::pipeline::{self, Family, FileRead, OwnedRead};
 use evalboard_engine::{InputFile, RunInput};
 
@@ -121,22 +122,30 @@ thread_local! {
 
 /// Loads `path` for scoring: streamed as numeric QA, on every core, when its files vote so
 /// ([`pipeline::family_of_votes`], the rule [`pipeline::detect_family`] applies); else read
-/// again whole for the other family's reader.
-pub fn load_run(path: &Path) -> Result<Loaded> {
+/// again whole for the other family's reader. `detail`: what the numeric QA readers keep
+/// ([`ReadDetail::Doc`] when only the doc profile will score it).
+pub fn load_run(path: &Path, detail: ReadDetail) -> Result<Loaded> {
     let listing = list_files(path)?;
     let folders = Folders::open(&listing);
     let streamed = evalboard_engine::parallel::map_on_threads(&listing.files, threads(), |f| {
-        read_one(f, &folders).with_context(|| format!("cannot read {}", listing.path(f).display()))
+        read_one(f, &folders, detail)
+            .with_context(|| format!("cannot read {}", listing.path(f).display()))
     })
-    .ok_or_else(|| anyhow::anyhow!("a file-reading thread panicked"))?
-    .into_iter()
-    .collect::<Result<Vec<_>>>()?;
-    if pipeline::family_of_votes(streamed.iter().map(|(_, v)| *v)) != Family::NumericQa {
+    .ok_or_else(|| anyhow::anyhow!("a file-reading thread panicked"))?;
+    // One pass into the two vectors the caller needs (a big folder's reads are megabytes).
+    let mut reads = Vec::with_capacity(streamed.len());
+    let mut votes = Vec::with_capacity(streamed.len());
+    for r in streamed {
+        let (read, vote) = r?;
+        reads.push(read);
+        votes.push(vote);
+    }
+    if pipeline::family_of_votes(votes) != Family::NumericQa {
         return Ok(Loaded::Other(read_run(path)?));
     }
     Ok(Loaded::Qa {
         name: run_name(path),
-        reads: streamed.into_iter().map(|(r, _)| r).collect(),
+        reads,
     })
 }
 
@@ -147,7 +156,11 @@ pub fn threads() -> usize {
 
 /// Reads one file of a run folder through this thread's reused buffer: a big QA JSONL file in
 /// blocks ([`pipeline::QaJsonlStream`]), any other file whole ([`pipeline::read_file_owned`]).
-fn read_one(f: &Listed, folders: &Folders) -> std::io::Result<(FileRead<'static>, Option<Family>)> {
+fn read_one(
+    f: &Listed,
+    folders: &Folders,
+    detail: ReadDetail,
+) -> std::io::Result<(FileRead<'static>, Option<Family>)> {
     let rel = f.rel.as_str();
     let mut buf = BUFFER.with(|b| b.take());
     buf.clear();
@@ -172,7 +185,7 @@ fn read_one(f: &Listed, folders: &Folders) -> std::io::Result<(FileRead<'static>
         read,
         vote,
         bytes_back,
-    } = pipeline::read_file_owned(InputFile::new(rel, buf));
+    } = pipeline::read_file_owned(InputFile::new(rel, buf), detail);
     if let Some(b) = bytes_back.filter(|b| b.capacity() <= KEEP_BUFFER_BYTES) {
         BUFFER.with(|c| c.replace(b));
     }

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use evalboard_engine::formats::convfinqa;
-use evalboard_engine::model::QaRun;
+use evalboard_engine::model::{QaRun, ReadDetail};
 use evalboard_engine::pipeline::{self, Family, LoadError};
 use evalboard_engine::scorers::{self, PriceTable, Profile, ScoreConfig};
 use evalboard_engine::{codegen, evalset, RunInput};
@@ -125,7 +125,13 @@ pub(crate) fn load_scored(dir: &str, input: &RunInput, s: &Settings) -> Result<O
 /// [`load_scored`] for a run on disk, streamed when it is a numeric QA run ([`fsio::load_run`]).
 /// Also returns the run's name.
 fn load_scored_path(dir: &str, s: &Settings) -> Result<Option<(Scored, String)>> {
-    match fsio::load_run(Path::new(dir))? {
+    // The doc profile does not write the compat-only trace fields: not keeping them halves a
+    // trace folder's model.
+    let detail = match s.cfg.profile {
+        Profile::Doc => ReadDetail::Doc,
+        _ => ReadDetail::Full,
+    };
+    match fsio::load_run(Path::new(dir), detail)? {
         fsio::Loaded::Qa { name, reads } => {
             check_qa_profile(s)?;
             let run = pipeline::assemble_qa_run(&name, reads, s.dataset.as_ref());

@@ -217,7 +217,12 @@ pub struct QaTurn {
     pub error: Option<Box<TurnError>>,
     pub original: OriginalTurnScores,
     pub source: SourceRef,
-    /// Everything the financial-agent-2 trace writer recorded, for the compat profile's CSVs.
+    /// The agent's validator logs (financial-agent-2 traces), for validation.csv in every
+    /// profile; empty when the source recorded none.
+    pub validator_logs: Vec<Fa2ValidatorLog>,
+    /// The rest of what the financial-agent-2 trace writer recorded, for the compat profile's
+    /// CSVs; `None` when the source has no such fields or the run was read with
+    /// [`ReadDetail::Doc`].
     pub fa2: Option<Box<Fa2TurnExtra>>,
 }
 
@@ -264,7 +269,6 @@ pub struct Fa2TurnExtra {
     pub validator_valid: RawValue,
     pub validator_confidence: RawValue,
     pub tools_used: Vec<String>,
-    pub validator_logs: Vec<Fa2ValidatorLog>,
     pub tool_calls: Vec<Fa2ToolCall>,
     pub logic_recall: RawValue,
     pub operations_per_turn: RawValue,
@@ -287,6 +291,23 @@ pub struct Fa2ToolCall {
     pub tool_name: String,
     pub success: RawValue,
     pub latency_ms: RawValue,
+}
+
+/// How much of a run the readers keep.
+///
+/// A financial-agent-2 trace records ~20 fields per turn that only the compat profile's writer
+/// reproduces ([`Fa2TurnExtra`], [`Fa2TraceExtra`]); kept, they are about half of a trace
+/// folder's model (a 100k-turn folder: ~210 MB of memory with them, ~120 MB without).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReadDetail {
+    /// Everything, for every profile: what the dashboard reads (it switches profiles) and the
+    /// compat profile needs.
+    #[default]
+    Full,
+    /// What the doc profile uses: the readers still check the compat-only fields (their
+    /// warnings are the same) but do not keep them (`fa2: None`). For `evalboard score` with the
+    /// doc profile.
+    Doc,
 }
 
 /// Trace-level fields of a financial-agent-2 TraceRecord, verbatim, for the compat profile.

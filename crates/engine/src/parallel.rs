@@ -2,10 +2,15 @@
 //! files on every core; wasm has one thread and never compiles this module).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// `f` applied to every item on `threads` threads, results in item order. Threads take the next
 /// item as they finish one, so put the biggest items first. `None` when `f` panicked on some
 /// thread (the caller falls back or reports it).
+///
+/// Each result goes straight into its slot of the one output vector: a folder of 28 589 files
+/// has as many results, and every extra vector of them (per-thread parts, a sorted copy) was
+/// megabytes of fresh memory, which is slow to touch on the machines this runs on.
 pub fn map_on_threads<T, R, F>(items: &[T], threads: usize, f: F) -> Option<Vec<R>>
 where
     T: Sync,
@@ -14,28 +19,33 @@ where
 {
     let threads = threads.clamp(1, items.len().max(1));
     let next = AtomicUsize::new(0);
-    let parts: Vec<Option<Vec<(usize, R)>>> = std::thread::scope(|s| {
+    let slots: Mutex<Vec<Option<R>>> =
+        Mutex::new(std::iter::repeat_with(|| None).take(items.len()).collect());
+    let finished: Vec<bool> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
-                s.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else { break };
-                        mine.push((i, f(item)));
+                s.spawn(|| loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let r = f(item);
+                    // `f` runs outside the lock, so a panic in it cannot poison the slots.
+                    if let Ok(mut slots) = slots.lock() {
+                        if let Some(slot) = slots.get_mut(i) {
+                            *slot = Some(r);
+                        }
                     }
-                    mine
                 })
             })
             .collect();
-        workers.into_iter().map(|w| w.join().ok()).collect()
+        workers.into_iter().map(|w| w.join().is_ok()).collect()
     });
-    let mut out: Vec<(usize, R)> = Vec::with_capacity(items.len());
-    for part in parts {
-        out.extend(part?);
+    if !finished.iter().all(|&ok| ok) {
+        return None;
     }
-    out.sort_by_key(|(i, _)| *i);
-    Some(out.into_iter().map(|(_, r)| r).collect())
+    let slots = slots.into_inner().ok()?;
+    // Every slot is filled once every thread finished; collected in place.
+    let out: Vec<R> = slots.into_iter().map_while(|r| r).collect();
+    (out.len() == items.len()).then_some(out)
 }
 
 #[cfg(test)]

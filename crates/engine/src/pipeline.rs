@@ -9,7 +9,8 @@ use crate::diag::{line_of_offset, Diagnostic, Severity};
 use crate::formats::{convfinqa, fa2_results, fa2_traces, qa_jsonl};
 use crate::input::{InputFile, RunInput};
 use crate::model::{
-    FileStatus, InputFileReport, QaConversation, QaRun, QaTurn, RawValue, SourceRef, TurnError,
+    FileStatus, InputFileReport, QaConversation, QaRun, QaTurn, RawValue, ReadDetail, SourceRef,
+    TurnError,
 };
 
 /// What a file was recognised as.
@@ -218,12 +219,13 @@ enum FileContent<'a> {
 
 /// Classifies and reads one file. `progress(bytes_done)` is called while big files are read.
 pub fn read_file<'a>(f: &'a InputFile, progress: &mut dyn FnMut(u64)) -> FileRead<'a> {
-    read_classified(f, classify_text(f), progress)
+    read_classified(f, classify_text(f), ReadDetail::Full, progress)
 }
 
 fn read_classified<'a>(
     f: &'a InputFile,
     classified: Result<(FileKind, &str), String>,
+    detail: ReadDetail,
     progress: &mut dyn FnMut(u64),
 ) -> FileRead<'a> {
     let (kind, text) = match classified {
@@ -238,7 +240,7 @@ fn read_classified<'a>(
     };
     let mut content = FileContent::Nothing;
     let read: Result<Vec<Diagnostic>, Vec<Diagnostic>> = match kind {
-        FileKind::Fa2Trace => fa2_traces::read_trace_text(&f.path, text).map(|(c, d)| {
+        FileKind::Fa2Trace => fa2_traces::read_trace_text(&f.path, text, detail).map(|(c, d)| {
             content = FileContent::Trace(Box::new(c));
             d
         }),
@@ -428,8 +430,9 @@ pub struct OwnedRead {
     pub bytes_back: Option<Vec<u8>>,
 }
 
-/// See [`OwnedRead`].
-pub fn read_file_owned(f: InputFile) -> OwnedRead {
+/// See [`OwnedRead`]. `detail`: what the readers keep ([`ReadDetail::Doc`] when only the doc
+/// profile will score the run).
+pub fn read_file_owned(f: InputFile, detail: ReadDetail) -> OwnedRead {
     let classified = classify_text(&f);
     let vote = match &classified {
         Ok((kind, _)) => vote_of_text(&f, Ok(*kind)),
@@ -440,7 +443,7 @@ pub fn read_file_owned(f: InputFile) -> OwnedRead {
         report,
         diagnostics,
         content,
-    } = read_classified(&f, classified, &mut |_| {});
+    } = read_classified(&f, classified, detail, &mut |_| {});
     let (content, bytes_back) = match content.detach() {
         Ok(content) => (content, Some(f.bytes)),
         Err(trace_order) => (
@@ -518,7 +521,11 @@ pub fn assemble_qa_run(
         name: name.to_string(),
         ..Default::default()
     };
-    let mut trace_convs: Vec<QaConversation> = Vec::new();
+    let n_traces = reads
+        .iter()
+        .filter(|r| matches!(r.content, FileContent::Trace(_)))
+        .count();
+    let mut trace_convs: Vec<QaConversation> = Vec::with_capacity(n_traces);
     let mut other_convs: Vec<QaConversation> = Vec::new();
     let mut turns_csv: Vec<(usize, Cow<InputFile>)> = Vec::new();
     let mut in_folder_datasets: Vec<convfinqa::Dataset> = Vec::new();

@@ -505,3 +505,52 @@ mod properties {
         }
     }
 }
+
+/// `ReadDetail::Doc` (what `evalboard score` reads with for the doc profile) leaves out exactly
+/// the compat-only fields: the model is the full one with every `fa2` dropped, the diagnostics
+/// and file reports are the same, and so are the doc profile's statistics.
+#[test]
+fn doc_detail_drops_only_the_compat_fields() {
+    use evalboard_engine::aggregate::doc;
+    use evalboard_engine::model::ReadDetail;
+    use evalboard_engine::pipeline::{assemble_qa_run, read_file_owned};
+    use evalboard_engine::scorers::{score_qa_run, ScoreConfig};
+
+    let load = |input: &RunInput, detail: ReadDetail| {
+        let reads = input
+            .files
+            .iter()
+            .map(|f| read_file_owned(f.clone(), detail).read)
+            .collect();
+        assemble_qa_run(&input.name, reads, None).expect("readable")
+    };
+    let mut dirs: Vec<PathBuf> = ["fa2_simulated", "fa2_nasty", "cli_bad_input"]
+        .iter()
+        .map(|n| repo_root().join("tests/fixtures").join(n).join("input"))
+        .collect();
+    dirs.push(shared_data().join("financial-agent-2/simulated_eval_run"));
+    let mut with_traces = 0;
+    for dir in dirs.iter().filter(|d| d.exists()) {
+        let input = read_folder(dir);
+        let full = load(&input, ReadDetail::Full);
+        let lean = load(&input, ReadDetail::Doc);
+        let mut stripped = full.clone();
+        for c in &mut stripped.conversations {
+            c.fa2 = None;
+            for t in &mut c.turns {
+                t.fa2 = None;
+            }
+        }
+        with_traces += usize::from(full.conversations.iter().any(|c| c.fa2.is_some()));
+        assert_eq!(lean, stripped, "{}", dir.display());
+        let stats = |run: QaRun| doc::statistics(&score_qa_run(run, &ScoreConfig::default()));
+        assert_eq!(
+            serde_json::to_string(&stats(lean)).unwrap(),
+            serde_json::to_string(&stats(full)).unwrap(),
+            "{}",
+            dir.display()
+        );
+    }
+    // fa2_simulated and fa2_nasty (cli_bad_input's traces are all unreadable).
+    assert!(with_traces >= 2);
+}

@@ -320,8 +320,7 @@ pub fn validation_csv(s: &ScoredQaRun) -> String {
     let _ = w.write_record(VALIDATION_HEADER);
     for c in &s.run.conversations {
         for t in &c.turns {
-            let Some(extra) = &t.fa2 else { continue };
-            for log in &extra.validator_logs {
+            for log in &t.validator_logs {
                 let join = |xs: &[RawValue]| {
                     xs.iter()
                         .map(RawValue::display)

@@ -557,10 +557,7 @@ fn validation_csv(traces: &[TraceView<'_>]) -> String {
     let mut out = csv_row(&VALIDATION_HEADER);
     for t in traces {
         for v in &t.turns {
-            let Some(x) = v.turn.fa2.as_deref() else {
-                continue;
-            };
-            for log in &x.validator_logs {
+            for log in &v.turn.validator_logs {
                 let failed: Vec<String> = log.failed_steps.iter().map(py_str).collect();
                 let issues: Vec<String> = log.issues.iter().map(py_str).collect();
                 out.push_str(&csv_row(&[

@@ -246,6 +246,7 @@ pub fn read_results(
                     line: None,
                     record: Some(i as u32),
                 },
+                validator_logs: Vec::new(),
                 fa2: None,
             });
         }

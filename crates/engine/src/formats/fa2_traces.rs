@@ -22,7 +22,7 @@ use crate::model::trace_key;
 use crate::model::{
     Fa2ToolCall, Fa2TraceExtra, Fa2TurnExtra, Fa2ValidatorLog, Features, FileStatus,
     InputFileReport, OriginalFiles, OriginalTurnScores, QaConversation, QaRun, QaTurn, RawValue,
-    SourceRef, Tokens, TurnError,
+    ReadDetail, SourceRef, Tokens, TurnError,
 };
 use crate::pyrepr::parse_py_json;
 
@@ -276,20 +276,23 @@ pub fn read_trace(
     path: &str,
     bytes: &[u8],
 ) -> Result<(QaConversation, Vec<Diagnostic>), Vec<Diagnostic>> {
-    read_trace_from(path, Src::Bytes(bytes))
+    read_trace_from(path, Src::Bytes(bytes), ReadDetail::Full)
 }
 
-/// [`read_trace`] of a file already known to be UTF-8 text (not validated again).
+/// [`read_trace`] of a file already known to be UTF-8 text (not validated again), keeping
+/// `detail`.
 pub fn read_trace_text(
     path: &str,
     text: &str,
+    detail: ReadDetail,
 ) -> Result<(QaConversation, Vec<Diagnostic>), Vec<Diagnostic>> {
-    read_trace_from(path, Src::Text(text))
+    read_trace_from(path, Src::Text(text), detail)
 }
 
 fn read_trace_from(
     path: &str,
     src: Src<'_>,
+    detail: ReadDetail,
 ) -> Result<(QaConversation, Vec<Diagnostic>), Vec<Diagnostic>> {
     let lowered = with_py_json(src, |value| {
         let PyVal::Obj(obj) = value else {
@@ -303,7 +306,7 @@ fn read_trace_from(
             path,
             diags: Vec::new(),
         };
-        let conv = lower_trace(path, obj, &mut ctx);
+        let conv = lower_trace(path, obj, detail, &mut ctx);
         Ok((conv, ctx.diags))
     });
     match lowered {
@@ -324,7 +327,7 @@ fn file_stem(path: &str) -> &str {
     name.strip_suffix(".json").unwrap_or(name)
 }
 
-fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
+fn lower_trace(path: &str, obj: &Obj<'_>, detail: ReadDetail, ctx: &mut Ctx<'_>) -> QaConversation {
     let file: Arc<str> = path.into();
     let mut f = Fields {
         obj,
@@ -346,10 +349,13 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
     let has_non_numeric = bool_of(&f.bool("has_non_numeric_values", false));
 
     // The top-level fields the compat writer reads, verbatim.
-    let fields: Vec<(Cow<'static, str>, RawValue)> =
-        entries_where(obj, |k| crate::model::FA2_TRACE_FIELDS.contains(&k))
-            .map(|(k, v)| (trace_key(k), v.raw()))
-            .collect();
+    let fa2 = (detail == ReadDetail::Full).then(|| {
+        let fields: Vec<(Cow<'static, str>, RawValue)> =
+            entries_where(obj, |k| crate::model::FA2_TRACE_FIELDS.contains(&k))
+                .map(|(k, v)| (trace_key(k), v.raw()))
+                .collect();
+        Box::new(Fa2TraceExtra { fields })
+    });
 
     let turn_values = f.list("turns");
     let mut turns = Vec::with_capacity(turn_values.len());
@@ -360,7 +366,7 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
         let record = Record::Turn(i);
         match tv {
             PyVal::Obj(t) => {
-                let turn = lower_turn(&file, i, t, record, ctx);
+                let turn = lower_turn(&file, i, t, record, detail, ctx);
                 let key = (turn.turn_idx, i);
                 if model.as_ref().is_none_or(|(k, _)| key < *k) {
                     if let Some(m) = first_llm_model(t) {
@@ -413,7 +419,7 @@ fn lower_trace(path: &str, obj: &Obj<'_>, ctx: &mut Ctx<'_>) -> QaConversation {
             line: None,
             record: None,
         },
-        fa2: Some(Box::new(Fa2TraceExtra { fields })),
+        fa2,
     }
 }
 
@@ -442,6 +448,7 @@ fn lower_turn(
     index: usize,
     t: &Obj<'_>,
     record: Record,
+    detail: ReadDetail,
     ctx: &mut Ctx<'_>,
 ) -> QaTurn {
     let mut f = Fields {
@@ -469,6 +476,9 @@ fn lower_turn(
         Some(v) => Some(v),
     };
 
+    // Fields are read in the order the writer's model declares them, so that their warnings
+    // come in that order; the validator logs are read between `tools_used` and `tool_calls`.
+    let validator_logs: Vec<Fa2ValidatorLog>;
     let extra = Fa2TurnExtra {
         turn_tokens: f.int("turn_tokens", 0),
         prompt_tokens: f.int("prompt_tokens", 0),
@@ -483,12 +493,14 @@ fn lower_turn(
         validator_valid: f.bool("validator_valid", false),
         validator_confidence: f.float("validator_confidence", 0.0),
         tools_used: string_list(f.list("tools_used")),
-        validator_logs: f
-            .list("validator_logs")
-            .iter()
-            .map(lower_validator_log)
-            .collect(),
-        tool_calls: f.list("tool_calls").iter().map(lower_tool_call).collect(),
+        tool_calls: {
+            validator_logs = f
+                .list("validator_logs")
+                .iter()
+                .map(lower_validator_log)
+                .collect();
+            f.list("tool_calls").iter().map(lower_tool_call).collect()
+        },
         logic_recall: f.opt_float("logic_recall"),
         operations_per_turn: f.int("operations_per_turn", 0),
         error_occurred: f.bool("error_occurred", false),
@@ -551,7 +563,8 @@ fn lower_turn(
             line: None,
             record: Some(index as u32),
         },
-        fa2: Some(Box::new(extra)),
+        validator_logs,
+        fa2: (detail == ReadDetail::Full).then(|| Box::new(extra)),
     }
 }
 
@@ -854,7 +867,6 @@ fn csv_turn(file: &Arc<str>, line: u32, cell: &mut dyn FnMut(&str) -> RawValue) 
         validator_valid: cell("validator_valid"),
         validator_confidence: cell("validator_confidence"),
         tools_used,
-        validator_logs: Vec::new(),
         tool_calls: Vec::new(),
         logic_recall: cell("logic_recall"),
         operations_per_turn: cell("operations_per_turn"),
@@ -904,6 +916,7 @@ fn csv_turn(file: &Arc<str>, line: u32, cell: &mut dyn FnMut(&str) -> RawValue) 
             line: Some(line),
             record: None,
         },
+        validator_logs: Vec::new(),
         fa2: Some(Box::new(extra)),
     }
 }

@@ -504,6 +504,7 @@ impl QaJsonlReader {
                 line: Some(line_no),
                 record: None,
             },
+            validator_logs: Vec::new(),
             fa2: None,
         });
     }

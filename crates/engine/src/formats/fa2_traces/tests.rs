@@ -77,7 +77,7 @@ fn full_trace_lowers_every_field() {
     assert_eq!(x.plan_type, RawValue::Str("workflow".into()));
     assert_eq!(x.plan_complexity, RawValue::Float(0.0));
     assert_eq!(
-        x.validator_logs[0].failed_steps,
+        t.validator_logs[0].failed_steps,
         vec![RawValue::Str("s1".into())]
     );
     assert_eq!(x.tool_calls[0].success, RawValue::Bool(true));
