@@ -66,8 +66,14 @@ fn not_utf8_reason(offset: u64, line: u32) -> String {
 
 /// Whether a file name or path names a JSONL file (`.jsonl`, `.ndjson`, any case).
 pub fn is_jsonl_name(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    name.ends_with(".jsonl") || name.ends_with(".ndjson")
+    let ends_with = |suffix: &str| {
+        name.len() >= suffix.len()
+            && name
+                .as_bytes()
+                .get(name.len() - suffix.len()..)
+                .is_some_and(|end| end.eq_ignore_ascii_case(suffix.as_bytes()))
+    };
+    ends_with(".jsonl") || ends_with(".ndjson")
 }
 
 const ORIGINAL_JSON_NAMES: &[&str] = &[
@@ -515,7 +521,11 @@ pub fn assemble_qa_run(
     mut reads: Vec<FileRead<'_>>,
     dataset: Option<&convfinqa::Dataset>,
 ) -> Result<QaRun, LoadError> {
-    reads.sort_by(|a, b| a.report.path.cmp(&b.report.path));
+    // Callers usually pass them in path order already (the CLI lists a folder sorted), and a
+    // stable sort of tens of thousands of reads would allocate a scratch copy of them.
+    if !reads.is_sorted_by(|a, b| a.report.path <= b.report.path) {
+        reads.sort_by(|a, b| a.report.path.cmp(&b.report.path));
+    }
     let n_input_files = reads.len();
     let mut run = QaRun {
         name: name.to_string(),
@@ -956,6 +966,16 @@ mod stream_tests {
             seen.last(),
             Some(&(2, rest.files.iter().map(|f| f.bytes.len() as u64).sum()))
         );
+    }
+
+    #[test]
+    fn jsonl_names_in_any_case() {
+        for yes in ["a.jsonl", "A.JSONL", "dir/x.NdJson", ".jsonl", "été/ü.Jsonl"] {
+            assert!(is_jsonl_name(yes), "{yes}");
+        }
+        for no in ["a.json", "jsonl", "a.jsonl.gz", "", "ü", "aé.jsonlé", "x.ndjso"] {
+            assert!(!is_jsonl_name(no), "{no}");
+        }
     }
 
     #[test]
