@@ -173,11 +173,7 @@ fn score_qa(dir: &str, run: Result<QaRun, LoadError>, s: &Settings) -> Option<Sc
     for d in &run.diagnostics {
         eprintln!("{dir}/{d}");
     }
-    for f in &run.files {
-        if let (evalboard_engine::model::FileStatus::Skipped, Some(r)) = (f.status, &f.reason) {
-            eprintln!("{dir}/{}: skipped: {r}", f.path);
-        }
-    }
+    print_skipped(dir, &run.files);
     Some(Scored::Qa(scorers::score_qa_run(run, &s.cfg)))
 }
 
@@ -344,6 +340,15 @@ fn print_diagnostics(run: &str, diags: &[evalboard_engine::Diagnostic]) {
     }
 }
 
+/// Every file the run's reader skipped, with the reason, so that nothing is left out silently.
+fn print_skipped(run: &str, files: &[evalboard_engine::model::InputFileReport]) {
+    for f in files {
+        if let (evalboard_engine::model::FileStatus::Skipped, Some(r)) = (f.status, &f.reason) {
+            eprintln!("{run}/{}: skipped: {r}", f.path);
+        }
+    }
+}
+
 /// A code-generation run (seed 001): re-scores trace messages, recomputes summaries.
 fn score_codegen(input: &RunInput, profile: &str) -> Result<Scored> {
     let profile = match profile {
@@ -357,6 +362,10 @@ fn score_codegen(input: &RunInput, profile: &str) -> Result<Scored> {
     };
     let scored = codegen::read_codegen_run(&input.name, &input.files).score(&cfg);
     print_diagnostics(&input.name, &scored.diagnostics);
+    print_skipped(
+        &input.name,
+        &codegen::file_reports(&input.files, &scored.diagnostics),
+    );
     Ok(Scored::Codegen(scored))
 }
 
@@ -402,6 +411,7 @@ fn score_evalset(input: &RunInput, profile: &str) -> Result<Scored> {
     let scorer = evalset_scorer(profile)?;
     let run = evalset::read_evalset_run(&input.files, None);
     print_diagnostics(&input.name, &run.diagnostics);
+    print_skipped(&input.name, &run.files);
     let scored = evalset::score_run(
         &run,
         &evalset::ScoringOptions {

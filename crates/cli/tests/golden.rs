@@ -19,6 +19,29 @@ struct Outcome {
     files: Vec<(String, String)>,
 }
 
+/// Every file under `dir`, named by its path relative to it (`/`-separated), sorted.
+fn walk(dir: &Path, prefix: &str, out: &mut Vec<(String, String)>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for n in names {
+        let p = dir.join(&n);
+        if p.is_dir() {
+            walk(&p, &format!("{prefix}{n}/"), out);
+        } else {
+            out.push((
+                format!("{prefix}{n}"),
+                std::fs::read_to_string(&p).unwrap_or_default(),
+            ));
+        }
+    }
+}
+
 fn run_fixture(dir: &Path) -> Outcome {
     let cmd = std::fs::read_to_string(dir.join("cmd")).expect("cmd file");
     let args: Vec<&str> = cmd.split_whitespace().collect();
@@ -36,17 +59,7 @@ fn run_fixture(dir: &Path) -> Outcome {
         .output()
         .expect("run evalboard");
     let mut files = Vec::new();
-    if let Ok(entries) = std::fs::read_dir(&out_dir) {
-        let mut names: Vec<String> = entries
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        for n in names {
-            let text = std::fs::read_to_string(out_dir.join(&n)).unwrap_or_default();
-            files.push((n, text));
-        }
-    }
+    walk(&out_dir, "", &mut files);
     let stderr = String::from_utf8_lossy(&output.stderr)
         .lines()
         .filter(|l| !l.starts_with("wrote "))
@@ -79,17 +92,15 @@ fn cli_fixtures_match_expected_outputs() {
             let _ = std::fs::remove_dir_all(&expected_dir);
             std::fs::create_dir_all(&expected_dir).unwrap();
             for (name, text) in &got.files {
-                std::fs::write(expected_dir.join(name), text).unwrap();
+                let path = expected_dir.join(name);
+                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                std::fs::write(path, text).unwrap();
             }
             continue;
         }
-        let mut want: Vec<String> = std::fs::read_dir(&expected_dir)
-            .map(|r| {
-                r.filter_map(|e| e.ok())
-                    .map(|e| e.file_name().to_string_lossy().into_owned())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let mut expected = Vec::new();
+        walk(&expected_dir, "", &mut expected);
+        let mut want: Vec<String> = expected.into_iter().map(|(n, _)| n).collect();
         want.sort();
         let mut have: Vec<String> = got.files.iter().map(|(n, _)| n.clone()).collect();
         have.sort();

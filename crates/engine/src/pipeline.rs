@@ -970,10 +970,24 @@ mod stream_tests {
 
     #[test]
     fn jsonl_names_in_any_case() {
-        for yes in ["a.jsonl", "A.JSONL", "dir/x.NdJson", ".jsonl", "été/ü.Jsonl"] {
+        for yes in [
+            "a.jsonl",
+            "A.JSONL",
+            "dir/x.NdJson",
+            ".jsonl",
+            "été/ü.Jsonl",
+        ] {
             assert!(is_jsonl_name(yes), "{yes}");
         }
-        for no in ["a.json", "jsonl", "a.jsonl.gz", "", "ü", "aé.jsonlé", "x.ndjso"] {
+        for no in [
+            "a.json",
+            "jsonl",
+            "a.jsonl.gz",
+            "",
+            "ü",
+            "aé.jsonlé",
+            "x.ndjso",
+        ] {
             assert!(!is_jsonl_name(no), "{no}");
         }
     }
