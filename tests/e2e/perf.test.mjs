@@ -12,8 +12,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import crypto from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import {
-  serve, launch, openPage, outsideRequests, outDir, genJsonl, writeMetrics, osDrop, metric, cliStats,
+  serve, launch, openPage, outsideRequests, outDir, genJsonl, writeMetrics, osDrop, metric, cliStats, root,
 } from './lib.mjs';
 
 const N = 100000;
@@ -204,6 +205,42 @@ test('not a secure context (plain HTTP from another host): the big JSONL is hash
   } finally {
     await insecure.close();
   }
+});
+
+test('a big QA JSONL in a folder that reads as an eval-set run: read again whole for the eval-set reader, listed as skipped, as the CLI says', async () => {
+  // The worker streams a JSONL over 16 MB through the numeric QA reader as it arrives; when the
+  // folder's other files outvote it (three eval-set files here), the streamed file is read again
+  // whole and given to the eval-set reader, which skips it with a reason.
+  const dir = path.join(outDir, 'mixed100k');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const fixture = path.join(root, 'tests', 'fixtures', 'evalset_failed_run');
+  for (const f of ['runs/m39_failed/predictions.jsonl', 'runs/m39_failed/run_manifest.json', 'attached_evalset.jsonl']) {
+    fs.copyFileSync(path.join(fixture, f), path.join(dir, path.basename(f)));
+  }
+  fs.linkSync(path.join(runDir, 'turns.jsonl'), path.join(dir, 'turns.jsonl'));
+  const { stdout, stderr } = spawnSync('cargo', ['run', '-q', '-p', 'evalboard-cli', '--', 'score', dir, '--json'], {
+    cwd: root, encoding: 'utf8', maxBuffer: 64 << 20,
+  });
+  const want = JSON.parse(stdout);
+  assert.equal(want.family, 'evalset');
+  assert.match(stderr, /turns\.jsonl: skipped: not a file of the eval-set family/);
+
+  const { page, rec, context } = await openPage(browser);
+  await page.goto(srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]');
+  await page.waitForFunction(() => [...document.querySelectorAll('.eb-run__meta')].every((m) => !m.querySelector('.eb-progress')));
+  await osDrop(context, page, [dir]);
+  await page.waitForSelector('[data-metric="primary_score"]', { timeout: 120000 });
+  assert.equal(await metric(page, 'primary_score'), `${(want.primary_score * 100).toFixed(1)}%`);
+  await page.click('#eb-tab-files');
+  await page.waitForSelector('[data-table="files"]');
+  const table = await page.locator('[data-table="files"]').innerText();
+  assert.match(table, /turns\.jsonl[\s\S]*skipped[\s\S]*not a file of the eval-set family/);
+  assert.match(table, /predictions\.jsonl[\s\S]*parsed/);
+  await page.screenshot({ path: path.join(outDir, 'perf-mixed-files.png') });
+  assertClean(rec);
+  await context.close();
 });
 
 test('initial load: wasm + JS + CSS of the first open, measured against the budget', async () => {
