@@ -11,25 +11,19 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use evalboard_engine::codegen::CodegenConfig;
 use evalboard_engine::RunInput;
-use evalboard_report::html::{FileProvenance, ReportRun};
+use evalboard_report::html::ReportRun;
 
 use crate::codegen::{self, CodegenState};
 use crate::codegen_host::READY;
 use crate::families;
 use crate::protocol::{Request, Response, RunId, RunInfo};
 use crate::worker::{
-    decode_or_report, input_files, listen, no_run, now, post, post_compare, post_export,
-    post_load_failed, post_series, provenance, report_response, wasm_memory_bytes,
+    decode_or_report, input_files, keep_and_announce, listen, no_run, now, post, post_compare,
+    post_export, post_load_failed, post_series, provenance, report_response, wasm_memory_bytes,
+    Kept,
 };
 
-struct Entry {
-    id: RunId,
-    name: String,
-    demo: bool,
-    state: CodegenState,
-    load_ms: f64,
-    provenance: Vec<FileProvenance>,
-}
+type Entry = Kept<CodegenState>;
 
 #[derive(Default)]
 struct State {
@@ -87,20 +81,15 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                 },
             );
             match codegen::load_codegen(&input, &st.config) {
-                Ok(state) => {
-                    let e = Entry {
-                        id: run_id,
-                        name,
-                        demo,
-                        state,
-                        load_ms: now() - t0,
-                        provenance,
-                    };
-                    let i = info(&e);
-                    st.runs.retain(|r| r.id != run_id);
-                    st.runs.push(e);
-                    post(scope, &Response::Loaded { info: i });
-                }
+                Ok(state) => keep_and_announce(
+                    scope,
+                    &mut st.runs,
+                    (run_id, name, demo),
+                    state,
+                    t0,
+                    provenance,
+                    info,
+                ),
                 Err(err) => post_load_failed(scope, run_id, name, err),
             }
         }

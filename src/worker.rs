@@ -34,15 +34,45 @@ struct Run {
     provenance: Vec<evalboard_report::html::FileProvenance>,
 }
 
-/// An eval-set run (seed 004).
-struct EvalsetEntry {
-    id: RunId,
-    name: String,
-    demo: bool,
-    state: families::EvalsetState,
-    load_ms: f64,
-    provenance: Vec<evalboard_report::html::FileProvenance>,
+/// A loaded run of a family whose state the worker keeps as its family's reader and scorer
+/// made it: eval sets here, code-generation runs in the code-generation worker.
+pub(crate) struct Kept<S> {
+    pub id: RunId,
+    pub name: String,
+    pub demo: bool,
+    pub state: S,
+    pub load_ms: f64,
+    /// Input file names, sizes and SHA-256, for the HTML report's provenance.
+    pub provenance: Vec<evalboard_report::html::FileProvenance>,
 }
+
+/// Keeps the run `(id, name, demo)` with its `state` in `runs` (in place of a run with its id)
+/// and tells the page it loaded, with `info`; its load took from `t0` until now.
+pub(crate) fn keep_and_announce<S>(
+    scope: &DedicatedWorkerGlobalScope,
+    runs: &mut Vec<Kept<S>>,
+    (id, name, demo): (RunId, String, bool),
+    state: S,
+    t0: f64,
+    provenance: Vec<evalboard_report::html::FileProvenance>,
+    info: fn(&Kept<S>) -> RunInfo,
+) {
+    let e = Kept {
+        id,
+        name,
+        demo,
+        state,
+        load_ms: now() - t0,
+        provenance,
+    };
+    let i = info(&e);
+    runs.retain(|r| r.id != id);
+    runs.push(e);
+    post(scope, &Response::Loaded { info: i });
+}
+
+/// An eval-set run (seed 004).
+type EvalsetEntry = Kept<families::EvalsetState>;
 
 #[derive(Default)]
 struct State {
@@ -847,20 +877,15 @@ fn load(
     let t_parse = now();
     if family == pipeline::Family::Evalset {
         match families::load_evalset_with(&input, &st.evalset_opts) {
-            Ok(state) => {
-                let e = EvalsetEntry {
-                    id: run_id,
-                    name,
-                    demo,
-                    state,
-                    load_ms: now() - t0,
-                    provenance,
-                };
-                let i = evalset_info(&e);
-                st.evalsets.retain(|r| r.id != run_id);
-                st.evalsets.push(e);
-                post(scope, &Response::Loaded { info: i });
-            }
+            Ok(state) => keep_and_announce(
+                scope,
+                &mut st.evalsets,
+                (run_id, name, demo),
+                state,
+                t0,
+                provenance,
+                evalset_info,
+            ),
             Err(error) => {
                 let run = evalboard_engine::evalset::read_evalset_run(&input.files, None);
                 let err = pipeline::LoadError {
