@@ -5,8 +5,10 @@
 //! `json.dump(indent=2, default=str)`) plus `summary.csv`, `turns.csv`, `errors.csv`,
 //! `validation.csv` and `statistics.json`. This module lowers:
 //!
-//! - a trace JSON into one [`QaConversation`] ([`read_trace`]), every TurnMetrics field kept in
-//!   [`Fa2TurnExtra`] with pydantic's defaults for missing fields;
+//! - a trace JSON into one [`QaConversation`] ([`read_trace`]), every TurnMetrics field kept with
+//!   pydantic's defaults for missing fields: the validator logs in [`QaTurn::validator_logs`],
+//!   the fields only the compat writer reproduces in [`Fa2TurnExtra`] (checked but not kept when
+//!   read with [`ReadDetail::Doc`], [`read_trace_text`]);
 //! - the original `turns.csv` into conversations ([`read_turns_csv`]), for folders without traces;
 //! - a whole run folder into a [`QaRun`] ([`read_run_folder`]), ordering traces as the original
 //!   writer did (its `summary.csv` order) and keeping `statistics.json` as "originally scored".
