@@ -5,11 +5,11 @@
 //!
 //! How (and why not plotters' own text path):
 //! - plotters 0.3.7 lays out axes, ticks, grid lines and elements. It draws through our own
-//!   `DrawingBackend` ([`svg`]), not `plotters-svg`: on wasm32 plotters always measures text through
+//!   `DrawingBackend` (`svg`), not `plotters-svg`: on wasm32 plotters always measures text through
 //!   the DOM (`style/font/web.rs`, `window().unwrap()`), and its `ab_glyph` font backend and
 //!   `register_font` are compiled out for `target_arch = "wasm32"`, so there is no way to hand it
 //!   an embedded font there. Our backend answers plotters' `estimate_text_size` from an embedded
-//!   DejaVu Sans subset instead ([`font`], ~28 KB), and every other measurement here uses the same
+//!   DejaVu Sans subset instead (`font`, ~28 KB), and every other measurement here uses the same
 //!   function. Plotters' own legend and multi-line text (which bypass the backend) are not used.
 //! - Text in the SVG names the CSS stack `system-ui, 'DejaVu Sans', sans-serif`; the embedded
 //!   font is only for measuring. DejaVu Sans is wide, so layout errs towards room to spare.

@@ -2,7 +2,7 @@
 //! `python-syntax` feature). Without the feature nothing is guessed: validity is `Unchecked`.
 //!
 //! The seed system used `ast.parse(code)`; on `SyntaxError` it kept `{line, message, text}` with
-//! `message = str(e)` ("<msg> (<unknown>, line N)") and `text` = the offending source line with its
+//! `message = str(e)` (`"<msg> (<unknown>, line N)"`) and `text` = the offending source line with its
 //! newline. This module fills the same shape; the `<msg>` wording is the Rust parser's, not
 //! CPython's (validity itself is what the scores use).
 

@@ -1,6 +1,6 @@
 //! Answer-correctness eval sets (seed 004, tunix-rt): eval sets, predictions, scorecards.
 //!
-//! Pipeline for this family: [`sniff`] each file → [`read_evalset_run`] lowers eval sets, the four
+//! Pipeline for this family: [`sniff()`] each file → [`read_evalset_run`] lowers eval sets, the four
 //! prediction shapes, eval summaries, training metrics and run manifests into [`EvalRun`] →
 //! [`score::score_run`] applies `answer_correctness@v1` (or `@v1-extract`) and builds the
 //! seed system's scorecard → [`dto`] writes `scorecard.json` / `predictions.jsonl` →

@@ -707,7 +707,7 @@ fn draw_line_series(
 }
 
 /// Several lines over a numeric x axis, with a legend. Points with a non-finite coordinate are
-/// skipped; each series is sorted by x; series above [`MAX_LINE_POINTS`] points are decimated
+/// skipped; each series is sorted by x; series above `MAX_LINE_POINTS` points are decimated
 /// (min/max per bucket). The table lists the points as drawn.
 pub fn line_chart(
     title: &str,
