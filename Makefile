@@ -29,6 +29,7 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 	CLIPPY_CONF_DIR=$(CURDIR)/.clippy-wasm cargo clippy -p evalboard-engine -p evalboard-report -p evalboard-app --target wasm32-unknown-unknown --locked -- -D warnings
+	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked -q
 
 test-native:
 	cargo test --workspace --locked
