@@ -62,12 +62,29 @@ for n in rows:
 print("peak memory target (<= 2x input) applies to the streamed rows: that is how the CLI loads a run")
 PY
 
-echo "== wasm (the dashboard's worker, headless Chromium; 3 loads, each into a fresh worker)"
+echo "== wasm (the dashboard's worker, headless Chromium) against native one thread: 4 rounds of 2 native runs and 3 wasm loads (each into a fresh worker)"
 if [ -d dist ]; then
-  # Two more native one-thread runs right before, so the comparison is of the same minutes (this
-  # machine's speed drifts by ±30 %); wasm.mjs compares with the median of the three.
-  for i in 2 3; do $B time "$OUT/run100k.jsonl" --threads 1 | tee -a "$OUT/native.jsonl"; done
-  node bench/wasm.mjs "$OUT/run100k.jsonl" "$OUT/native.jsonl"
+  # Interleaved rounds, because this machine's speed drifts by ±30 % from minute to minute and
+  # native runs fall into fast and slow phases (fresh memory): a ratio of two steps taken minutes
+  # apart says more about the minutes than about the code.
+  : > "$OUT/ratio-native.jsonl"
+  : > "$OUT/ratio-wasm.jsonl"
+  for r in 1 2 3 4; do
+    for i in 1 2; do $B time "$OUT/run100k.jsonl" --threads 1 >> "$OUT/ratio-native.jsonl"; done
+    node bench/wasm.mjs "$OUT/run100k.jsonl" "$OUT/ratio-native.jsonl" 3 | tee -a "$OUT/ratio-wasm.jsonl"
+  done
+  python3 - "$OUT" <<'PY'
+import json, statistics, sys
+out = sys.argv[1]
+native = [json.loads(l) for l in open(f"{out}/ratio-native.jsonl")]
+wasm = [json.loads(l) for l in open(f"{out}/ratio-wasm.jsonl") if '"summary"' not in l]
+n = sorted((r['parse_s'] + r['score_s']) * 1000 for r in native)
+w = sorted(r['stage_ms']['parse'] + r['stage_ms']['score'] for r in wasm if 'stage_ms' in r)
+med = statistics.median
+print(f"parse + score of run100k.jsonl: native one thread {len(n)} runs {n[0]:.0f}-{n[-1]:.0f} ms (median {med(n):.0f}), "
+      f"wasm {len(w)} fresh-worker loads {w[0]:.0f}-{w[-1]:.0f} ms (median {med(w):.0f})")
+print(f"wasm / native: median / median {med(w) / med(n):.2f}, fastest / fastest {w[0] / n[0]:.2f} (target <= 1.3)")
+PY
 else
   echo "dist/ missing: run 'make dist' first for the wasm numbers"
 fi
