@@ -233,7 +233,9 @@ fn time(path: &Path, mode: Mode) -> Result<(), String> {
             let input_bytes: u64 = input.files.iter().map(|f| f.bytes.len() as u64).sum();
             let t0 = Instant::now();
             let run =
-                pipeline::load_qa_run_parallel(&input, None, threads).map_err(|e| e.message)?;
+                // As the dashboard's worker reads (every field kept).
+                pipeline::load_qa_run_parallel(&input, None, threads, ReadDetail::Full)
+                    .map_err(|e| e.message)?;
             (run, read_s, t0, input_bytes, threads, "in-memory")
         }
         Mode::Stream => {

@@ -11,6 +11,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use evalboard_engine::compare::{CompareOptions, Flip, PairedComparison, PairedItem};
 use evalboard_engine::formats::convfinqa;
+use evalboard_engine::model::ReadDetail;
 use evalboard_engine::pipeline::{self, Family};
 use evalboard_engine::qa_compare::{self, FailedItem};
 use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
@@ -163,10 +164,12 @@ fn load_all(family: Family, inputs: &[RunInput], a: &Args) -> Result<Option<Load
             });
             let mut runs = Vec::new();
             for input in inputs {
+                // Scores and turns are compared, never the compat-only trace fields.
                 match pipeline::load_qa_run_parallel(
                     input,
                     dataset.as_ref(),
                     crate::fsio::threads(),
+                    ReadDetail::Doc,
                 ) {
                     Ok(run) => {
                         for d in &run.diagnostics {

@@ -113,8 +113,12 @@ pub(crate) fn load_scored(dir: &str, input: &RunInput, s: &Settings) -> Result<O
     match pipeline::detect_family(input) {
         Family::NumericQa => {
             check_qa_profile(s)?;
-            let run =
-                pipeline::load_qa_run_parallel(input, s.dataset.as_ref(), crate::fsio::threads());
+            let run = pipeline::load_qa_run_parallel(
+                input,
+                s.dataset.as_ref(),
+                crate::fsio::threads(),
+                read_detail(s),
+            );
             Ok(score_qa(dir, run, s))
         }
         Family::Codegen => score_codegen(input, &s.profile_arg).map(Some),
@@ -125,13 +129,7 @@ pub(crate) fn load_scored(dir: &str, input: &RunInput, s: &Settings) -> Result<O
 /// [`load_scored`] for a run on disk, streamed when it is a numeric QA run ([`fsio::load_run`]).
 /// Also returns the run's name.
 fn load_scored_path(dir: &str, s: &Settings) -> Result<Option<(Scored, String)>> {
-    // The doc profile does not write the compat-only trace fields: not keeping them halves a
-    // trace folder's model.
-    let detail = match s.cfg.profile {
-        Profile::Doc => ReadDetail::Doc,
-        _ => ReadDetail::Full,
-    };
-    match fsio::load_run(Path::new(dir), detail)? {
+    match fsio::load_run(Path::new(dir), read_detail(s))? {
         fsio::Loaded::Qa { name, reads } => {
             check_qa_profile(s)?;
             let run = pipeline::assemble_qa_run(&name, reads, s.dataset.as_ref());
@@ -140,6 +138,15 @@ fn load_scored_path(dir: &str, s: &Settings) -> Result<Option<(Scored, String)>>
         fsio::Loaded::Other(input) => {
             Ok(load_scored(dir, &input, s)?.map(|scored| (scored, input.name)))
         }
+    }
+}
+
+/// What a numeric QA run is read with: the doc profile does not write the compat-only trace
+/// fields, and not keeping them halves a trace folder's model.
+fn read_detail(s: &Settings) -> ReadDetail {
+    match s.cfg.profile {
+        Profile::Doc => ReadDetail::Doc,
+        Profile::Fa2 => ReadDetail::Full,
     }
 }
 

@@ -305,8 +305,8 @@ pub enum ReadDetail {
     #[default]
     Full,
     /// What the doc profile uses: the readers still check the compat-only fields (their
-    /// warnings are the same) but do not keep them (`fa2: None`). For `evalboard score` with the
-    /// doc profile.
+    /// warnings are the same) but do not keep them (`fa2: None`). For the CLI's `score` and
+    /// `report` with the doc profile, and `diff`.
     Doc,
 }
 

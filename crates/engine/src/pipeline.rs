@@ -824,21 +824,28 @@ pub fn load_qa_run_parallel(
     input: &RunInput,
     dataset: Option<&convfinqa::Dataset>,
     threads: usize,
+    detail: ReadDetail,
 ) -> Result<QaRun, LoadError> {
+    fn read<'a>(f: &'a InputFile, detail: ReadDetail) -> FileRead<'a> {
+        read_classified(f, classify_text(f), detail, &mut |_| {})
+    }
     if threads <= 1 || input.files.len() <= 1 {
-        return load_qa_run(input, dataset);
+        let reads = input.files.iter().map(|f| read(f, detail)).collect();
+        return assemble_qa_run(&input.name, reads, dataset);
     }
     // Biggest files first, so one large file does not start last and run alone.
     let mut order: Vec<&InputFile> = input.files.iter().collect();
     order.sort_by_key(|f| std::cmp::Reverse(f.bytes.len()));
-    let Some(reads) =
-        crate::parallel::map_on_threads(&order, threads, |f| read_file(f, &mut |_| {}))
-    else {
-        // A reader panicked on some thread (a bug: readers never panic on input); fall back to
-        // the sequential path so the run is still read in full.
-        return load_qa_run(input, dataset);
-    };
-    assemble_qa_run(&input.name, reads, dataset)
+    match crate::parallel::map_on_threads(&order, threads, |f| read(f, detail)) {
+        Some(reads) => assemble_qa_run(&input.name, reads, dataset),
+        // A reader panicked on some thread (a bug: readers never panic on input); read again
+        // on this thread so the run is still read in full.
+        None => assemble_qa_run(
+            &input.name,
+            order.iter().map(|f| read(f, detail)).collect(),
+            dataset,
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -1021,7 +1028,8 @@ mod parallel_tests {
         let input = RunInput::new("r", files);
         let seq = load_qa_run(&input, None).expect("readable");
         for threads in [1, 2, 3, 8] {
-            let par = load_qa_run_parallel(&input, None, threads).expect("readable");
+            let par =
+                load_qa_run_parallel(&input, None, threads, ReadDetail::Full).expect("readable");
             assert_eq!(par, seq, "threads = {threads}");
         }
     }
