@@ -305,8 +305,10 @@ const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
 
 /// The files of a `Load` as the worker took them in.
 pub(crate) struct Taken {
-    /// Read whole, with their position among the `Load`'s sources.
-    pub files: Vec<(usize, InputFile)>,
+    /// Read whole, with their position among the `Load`'s sources ([`Taken::push`]).
+    files: Vec<(usize, InputFile)>,
+    /// The family each of `files` votes for, taken once as it came in.
+    votes: Vec<Option<pipeline::Family>>,
     /// Big JSONL files read as they streamed in.
     pub streamed: Vec<Streamed>,
     /// When the reading started (`now()`), and the milliseconds spent reading bytes, hashing
@@ -396,6 +398,7 @@ impl ReadProgress<'_> {
 fn new_taken(n: usize) -> Taken {
     Taken {
         files: Vec::with_capacity(n),
+        votes: Vec::with_capacity(n),
         streamed: Vec::new(),
         started: now(),
         read_ms: 0.0,
@@ -446,7 +449,7 @@ pub(crate) fn read_buffers(
     let mut problems = Vec::new();
     for (i, path) in paths.into_iter().enumerate() {
         match edge::read_source(&sources.get(i as u32), &mut |_| {}) {
-            Ok(bytes) => taken.files.push((i, InputFile::new(path, bytes))),
+            Ok(bytes) => taken.push(i, InputFile::new(path, bytes)),
             Err(reason) => problems.push(format!("{path}: {reason}")),
         }
     }
@@ -534,7 +537,7 @@ pub(crate) async fn read_files(
             edge::read_whole(&source, &mut on_slice).await
         };
         match read {
-            Ok(bytes) => taken.files.push((i, InputFile::new(path, bytes))),
+            Ok(bytes) => taken.push(i, InputFile::new(path, bytes)),
             Err(reason) => progress.problems.push(format!("{path}: {reason}")),
         }
         bytes_before += size;
@@ -545,7 +548,7 @@ pub(crate) async fn read_files(
         // whole (as the CLI does).
         for s in std::mem::take(&mut taken.streamed) {
             match edge::read_whole(&sources.get(s.index as u32), &mut |_| {}).await {
-                Ok(bytes) => taken.files.push((s.index, InputFile::new(s.path, bytes))),
+                Ok(bytes) => taken.push(s.index, InputFile::new(s.path, bytes)),
                 Err(reason) => progress.problems.push(format!("{}: {reason}", s.path)),
             }
         }
@@ -680,11 +683,17 @@ impl Taken {
     /// it read).
     fn family(&self) -> pipeline::Family {
         pipeline::family_of_votes(
-            self.files
+            self.votes
                 .iter()
-                .map(|(_, f)| pipeline::family_vote(f))
+                .copied()
                 .chain(self.streamed.iter().map(|s| s.read.vote)),
         )
+    }
+
+    /// Takes in the file at `index` of the `Load`'s sources, with its family vote.
+    fn push(&mut self, index: usize, file: InputFile) {
+        self.votes.push(pipeline::family_vote(&file));
+        self.files.push((index, file));
     }
 
     /// The run's whole files as its input, their places among the `Load`'s sources, and its
