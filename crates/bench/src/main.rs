@@ -258,7 +258,8 @@ fn time(path: &Path, mode: Mode) -> Result<(), String> {
         }
     };
     let t_parse = t0.elapsed().as_secs_f64();
-    let scored = scorers::score_qa_run(run, &ScoreConfig::default());
+    // Scored on as many threads as it was parsed (one is what the wasm worker does).
+    let scored = scorers::score_qa_run_parallel(run, &ScoreConfig::default(), threads);
     let t_score = t0.elapsed().as_secs_f64() - t_parse;
     let stats = doc::statistics(&scored);
     let total = t0.elapsed().as_secs_f64();

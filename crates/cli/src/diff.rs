@@ -175,7 +175,11 @@ fn load_all(family: Family, inputs: &[RunInput], a: &Args) -> Result<Option<Load
                         for d in &run.diagnostics {
                             eprintln!("{}/{d}", input.name);
                         }
-                        runs.push(scorers::score_qa_run(run, &ScoreConfig::default()));
+                        runs.push(scorers::score_qa_run_parallel(
+                            run,
+                            &ScoreConfig::default(),
+                            crate::fsio::threads(),
+                        ));
                     }
                     Err(e) => {
                         for d in &e.diagnostics {

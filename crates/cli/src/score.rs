@@ -181,7 +181,11 @@ fn score_qa(dir: &str, run: Result<QaRun, LoadError>, s: &Settings) -> Option<Sc
         eprintln!("{dir}/{d}");
     }
     print_skipped(dir, &run.files);
-    Some(Scored::Qa(scorers::score_qa_run(run, &s.cfg)))
+    Some(Scored::Qa(scorers::score_qa_run_parallel(
+        run,
+        &s.cfg,
+        crate::fsio::threads(),
+    )))
 }
 
 pub fn run(argv: &[String]) -> Result<u8> {

@@ -199,10 +199,110 @@ pub fn score_qa_run_with_progress(
     progress: &mut dyn FnMut(u64, u64),
 ) -> ScoredQaRun {
     let total = run.n_turns();
-    let every = every.max(1);
     let mut turns = Vec::with_capacity(total);
+    let all = 0..run.conversations.len();
+    score_conversations(&run, all, cfg, &mut turns, every, &mut |done| {
+        progress(done as u64, total as u64)
+    });
+    progress(turns.len() as u64, total as u64);
+    ScoredQaRun {
+        run,
+        config: cfg.clone(),
+        turns,
+    }
+}
+
+/// [`score_qa_run`] on `threads` threads (native only; the CLI scores on every core). The
+/// conversations are cut into one contiguous part per thread, of about as many turns each; each
+/// part is scored with its own buffers, and the parts are joined in order, so the result is
+/// exactly [`score_qa_run`]'s. Falls back to one thread when a thread fails.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn score_qa_run_parallel(run: QaRun, cfg: &ScoreConfig, threads: usize) -> ScoredQaRun {
+    let total = run.n_turns();
+    let threads = threads.clamp(1, 64);
+    // Below this, starting threads costs more than it saves.
+    if threads == 1 || total < 4096 {
+        return score_qa_run(run, cfg);
+    }
+    let parts = split_by_turns(&run.conversations, threads);
+    let scored = crate::parallel::map_on_threads(&parts, threads, |range| {
+        // The first part's vector is the result: sized for every turn, so the other parts are
+        // appended to it without growing (fresh memory is slow to touch on the machines this
+        // runs on; one copy of the later parts is all the join costs).
+        let capacity = if range.start == 0 {
+            total
+        } else {
+            run.conversations.get(range.clone()).map_or(0, count_turns)
+        };
+        let mut turns = Vec::with_capacity(capacity);
+        score_conversations(
+            &run,
+            range.clone(),
+            cfg,
+            &mut turns,
+            usize::MAX,
+            &mut |_| {},
+        );
+        turns
+    });
+    let Some(mut scored) = scored else {
+        return score_qa_run(run, cfg);
+    };
+    let mut rest = scored.drain(1..).collect::<Vec<_>>();
+    let mut turns = scored.pop().unwrap_or_default();
+    for part in &mut rest {
+        turns.append(part);
+    }
+    ScoredQaRun {
+        run,
+        config: cfg.clone(),
+        turns,
+    }
+}
+
+/// The turns of `convs`.
+#[cfg(not(target_arch = "wasm32"))]
+fn count_turns(convs: &[crate::model::QaConversation]) -> usize {
+    convs.iter().map(|c| c.turns.len()).sum()
+}
+
+/// `convs` cut into at most `parts` contiguous, non-empty ranges of about as many turns each.
+#[cfg(not(target_arch = "wasm32"))]
+fn split_by_turns(
+    convs: &[crate::model::QaConversation],
+    parts: usize,
+) -> Vec<std::ops::Range<usize>> {
+    let total = count_turns(convs);
+    let per_part = total.div_ceil(parts.max(1)).max(1);
+    let mut out = Vec::with_capacity(parts);
+    let (mut start, mut in_part) = (0, 0);
+    for (i, c) in convs.iter().enumerate() {
+        in_part += c.turns.len();
+        if in_part >= per_part {
+            out.push(start..i + 1);
+            (start, in_part) = (i + 1, 0);
+        }
+    }
+    if start < convs.len() {
+        out.push(start..convs.len());
+    }
+    out
+}
+
+/// Scores the turns of the conversations in `range` onto `turns`, calling `progress(turns.len())`
+/// every `every` turns.
+fn score_conversations(
+    run: &QaRun,
+    range: std::ops::Range<usize>,
+    cfg: &ScoreConfig,
+    turns: &mut Vec<TurnScore>,
+    every: usize,
+    progress: &mut dyn FnMut(usize),
+) {
+    let every = every.max(1);
     let mut scratch = logic::Scratch::default();
-    for (ci, conv) in run.conversations.iter().enumerate() {
+    let convs = run.conversations.get(range.clone()).unwrap_or_default();
+    for (ci, conv) in (range.start..).zip(convs) {
         let failed = conv.failure.is_some();
         for (ti, turn) in conv.turns.iter().enumerate() {
             let (answer, fa2v, logic, ops) = score_turn_with(turn, cfg, &mut scratch);
@@ -215,17 +315,10 @@ pub fn score_qa_run_with_progress(
                 operations_per_turn: ops,
                 from_failed_conversation: failed,
             });
-            if turns.len() % every == 0 {
-                progress(turns.len() as u64, total as u64);
+            if turns.len().is_multiple_of(every) {
+                progress(turns.len());
             }
         }
-    }
-    drop(scratch);
-    progress(turns.len() as u64, total as u64);
-    ScoredQaRun {
-        run,
-        config: cfg.clone(),
-        turns,
     }
 }
 
@@ -296,28 +389,78 @@ mod tests {
         check(&lines, 100, 1);
     }
 
-    #[test]
-    fn progress_across_conversations() {
-        // 2 600 turns in conversations of 1–5 turns, with empty (failed) conversations between:
-        // progress points fall inside conversations.
+    /// A JSONL run of at least `min_turns` turns: conversation `c` has `len(c)` turns, and a
+    /// failed conversation follows every `failed_every`-th one. Returns the text and its turns.
+    fn jsonl_run(
+        min_turns: usize,
+        len: impl Fn(usize) -> usize,
+        failed_every: usize,
+    ) -> (String, usize) {
         let mut lines = Vec::new();
         let (mut n, mut c) = (0, 0);
-        while n < 2600 {
-            for t in 0..(1 + c % 5) {
+        while n < min_turns {
+            for t in 0..len(c) {
                 lines.push(format!(
                     r#"{{"conversation_id":"c{c}","turn_idx":{t},"question":"q","expected":"{n}","predicted":{},"plan_operations":["add"],"ground_truth_program":"add(1, {n})"}}"#,
                     if n % 3 == 0 { n + 1 } else { n }
                 ));
                 n += 1;
             }
-            if c % 7 == 0 {
+            if c % failed_every == 0 {
                 lines.push(format!(
                     r#"{{"conversation_id":"f{c}","conversation_error":"timeout"}}"#
                 ));
             }
             c += 1;
         }
-        let text = lines.join("\n");
+        (lines.join("\n"), n)
+    }
+
+    #[test]
+    fn scoring_on_threads_is_scoring_in_order() {
+        // 9 000+ turns (past the one-thread cut-off) in conversations of 1–9 turns, with failed
+        // (empty) conversations between and one long conversation in the middle.
+        let (text, _) = jsonl_run(9000, |c| if c == 700 { 3000 } else { 1 + c % 9 }, 5);
+        let cfg = ScoreConfig::default();
+        let want = turn_by_turn(&run(&text), &cfg);
+        for threads in [0, 1, 2, 3, 7, 1000] {
+            let got = score_qa_run_parallel(run(&text), &cfg, threads);
+            assert_eq!(got.turns.len(), want.len(), "{threads} threads");
+            assert!(got.turns == want, "{threads} threads");
+            assert_eq!(got.run, run(&text));
+        }
+    }
+
+    #[test]
+    fn conversations_split_into_contiguous_parts_of_about_as_many_turns() {
+        let convs = |lens: &[usize]| -> Vec<crate::model::QaConversation> {
+            lens.iter()
+                .map(|&n| crate::model::QaConversation {
+                    turns: vec![QaTurn::default(); n],
+                    ..Default::default()
+                })
+                .collect()
+        };
+        assert_eq!(split_by_turns(&convs(&[]), 2), vec![]);
+        assert_eq!(split_by_turns(&convs(&[0, 0]), 2), vec![0..2]);
+        assert_eq!(split_by_turns(&convs(&[2, 2, 2, 2]), 2), vec![0..2, 2..4]);
+        assert_eq!(
+            split_by_turns(&convs(&[2, 2, 2, 2, 0]), 2),
+            vec![0..2, 2..4, 4..5]
+        );
+        assert_eq!(
+            split_by_turns(&convs(&[1, 1, 1]), 5),
+            vec![0..1, 1..2, 2..3]
+        );
+        assert_eq!(split_by_turns(&convs(&[1, 10, 1]), 2), vec![0..2, 2..3]);
+        assert_eq!(split_by_turns(&convs(&[3, 3, 3]), 0), vec![0..3]);
+    }
+
+    #[test]
+    fn progress_across_conversations() {
+        // 2 600 turns in conversations of 1–5 turns, with empty (failed) conversations between:
+        // progress points fall inside conversations.
+        let (text, n) = jsonl_run(2600, |c| 1 + c % 5, 7);
         check(&text, 1000, 3 + usize::from(n % 1000 == 0));
         check(&text, 1024, 3 + usize::from(n % 1024 == 0));
         check(&text, 100_000, 1);
