@@ -298,6 +298,8 @@ fn tree_bytes(path: &Path) -> std::io::Result<u64> {
 }
 
 fn main() {
+    // As the CLI does (see there).
+    evalboard_cli::memory::small_pages();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let r = match args
         .iter()

@@ -2,3 +2,4 @@
 //! (`crates/bench`) load run folders with the same code.
 
 pub mod fsio;
+pub mod memory;

@@ -50,6 +50,7 @@ diff      compares two runs of one family item by item: flips, McNemar exact p, 
 Exit codes: 0 ok, 1 gate failed, 2 unusable input.";
 
 fn main() -> ExitCode {
+    evalboard_cli::memory::small_pages();
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let code = match argv.first().map(String::as_str) {
         Some("score") => score::run(&argv[1..]),
