@@ -62,28 +62,37 @@ for n in rows:
 print("peak memory target (<= 2x input) applies to the streamed rows: that is how the CLI loads a run")
 PY
 
-echo "== wasm (the dashboard's worker, headless Chromium) against native one thread: 4 rounds of 2 native runs and 3 wasm loads (each into a fresh worker)"
+echo "== wasm (the dashboard's worker, headless Chromium) against native one thread: 4 rounds of 2 native runs (4 KB pages, as the CLI runs), 2 with huge pages allowed, and 3 wasm loads (each into a fresh worker)"
 if [ -d dist ]; then
   # Interleaved rounds, because this machine's speed drifts by ±30 % from minute to minute and
   # native runs fall into fast and slow phases (fresh memory): a ratio of two steps taken minutes
   # apart says more about the minutes than about the code.
   : > "$OUT/ratio-native.jsonl"
+  : > "$OUT/ratio-native-thp.jsonl"
   : > "$OUT/ratio-wasm.jsonl"
   for r in 1 2 3 4; do
-    for i in 1 2; do $B time "$OUT/run100k.jsonl" --threads 1 >> "$OUT/ratio-native.jsonl"; done
+    for i in 1 2; do
+      $B time "$OUT/run100k.jsonl" --threads 1 >> "$OUT/ratio-native.jsonl"
+      # What native was before session 8 (crates/cli/src/memory.rs): the allocator's huge pages.
+      MIMALLOC_ALLOW_THP=1 $B time "$OUT/run100k.jsonl" --threads 1 >> "$OUT/ratio-native-thp.jsonl"
+    done
     node bench/wasm.mjs "$OUT/run100k.jsonl" "$OUT/ratio-native.jsonl" 3 | tee -a "$OUT/ratio-wasm.jsonl"
   done
   python3 - "$OUT" <<'PY'
 import json, statistics, sys
 out = sys.argv[1]
-native = [json.loads(l) for l in open(f"{out}/ratio-native.jsonl")]
+def native(name):
+    return sorted((r['parse_s'] + r['score_s']) * 1000 for r in map(json.loads, open(f"{out}/{name}")))
+n, t = native("ratio-native.jsonl"), native("ratio-native-thp.jsonl")
 wasm = [json.loads(l) for l in open(f"{out}/ratio-wasm.jsonl") if '"summary"' not in l]
-n = sorted((r['parse_s'] + r['score_s']) * 1000 for r in native)
 w = sorted(r['stage_ms']['parse'] + r['stage_ms']['score'] for r in wasm if 'stage_ms' in r)
 med = statistics.median
 print(f"parse + score of run100k.jsonl: native one thread {len(n)} runs {n[0]:.0f}-{n[-1]:.0f} ms (median {med(n):.0f}), "
+      f"with huge pages {t[0]:.0f}-{t[-1]:.0f} ms (median {med(t):.0f}), "
       f"wasm {len(w)} fresh-worker loads {w[0]:.0f}-{w[-1]:.0f} ms (median {med(w):.0f})")
-print(f"wasm / native: median / median {med(w) / med(n):.2f}, fastest / fastest {w[0] / n[0]:.2f} (target <= 1.3)")
+print(f"wasm / native (4 KB pages, as the CLI and as wasm memory): median / median {med(w) / med(n):.2f}, "
+      f"fastest / fastest {w[0] / n[0]:.2f} (target <= 1.3)")
+print(f"wasm / native with huge pages: median / median {med(w) / med(t):.2f}, fastest / fastest {w[0] / t[0]:.2f}")
 PY
 else
   echo "dist/ missing: run 'make dist' first for the wasm numbers"
