@@ -19,3 +19,19 @@ pub fn small_pages() {
         let _ = rustix::thread::disable_transparent_huge_pages(true);
     }
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    #[test]
+    fn small_pages_turns_huge_pages_off_for_the_process() {
+        if std::env::var_os("MIMALLOC_ALLOW_THP").is_some() {
+            return; // the user's choice stands; nothing to check
+        }
+        super::small_pages();
+        // The flag belongs to the process: every thread sees it.
+        let seen = std::thread::spawn(rustix::thread::transparent_huge_pages_are_disabled)
+            .join()
+            .expect("thread ran");
+        assert!(matches!(seen, Ok(true)), "{seen:?}");
+    }
+}
