@@ -181,6 +181,18 @@ impl<'a, 'j> Fields<'a, 'j, '_, '_> {
         }
     }
 
+    /// [`Self::opt_str`] when `keep`; else the same check and warning, and `Null` (no copy of
+    /// a string that would be dropped).
+    fn opt_str_if(&mut self, keep: bool, key: &str) -> RawValue {
+        match obj_get(self.obj, key) {
+            Some(PyVal::Str(s)) if !keep && !s.starts_with('\0') => RawValue::Null,
+            _ => match self.opt_str(key) {
+                v if keep => v,
+                _ => RawValue::Null,
+            },
+        }
+    }
+
     /// A `str | None` field (datetimes are strings in the JSON: `default=str`).
     fn opt_str(&mut self, key: &str) -> RawValue {
         match self.raw(key) {
@@ -481,6 +493,8 @@ fn lower_turn(
     // Fields are read in the order the writer's model declares them, so that their warnings
     // come in that order; the validator logs are read between `tools_used` and `tool_calls`.
     let validator_logs: Vec<Fa2ValidatorLog>;
+    // What only the compat writer reads is checked (same warnings) but not copied for `Doc`.
+    let keep = detail == ReadDetail::Full;
     let extra = Fa2TurnExtra {
         turn_tokens: f.int("turn_tokens", 0),
         prompt_tokens: f.int("prompt_tokens", 0),
@@ -488,26 +502,32 @@ fn lower_turn(
         turn_llm_calls: f.int("turn_llm_calls", 0),
         turn_tool_calls: f.int("turn_tool_calls", 0),
         turn_latency_ms: f.float("turn_latency_ms", 0.0),
-        plan_type: f.opt_str("plan_type"),
+        plan_type: f.opt_str_if(keep, "plan_type"),
         plan_steps: f.int("plan_steps", 0),
         plan_complexity: f.float("plan_complexity", 0.0),
         validator_retries: f.int("validator_retries", 0),
         validator_valid: f.bool("validator_valid", false),
         validator_confidence: f.float("validator_confidence", 0.0),
-        tools_used: string_list(f.list("tools_used")),
+        tools_used: match f.list("tools_used") {
+            used if keep => string_list(used),
+            _ => Vec::new(),
+        },
         tool_calls: {
             validator_logs = f
                 .list("validator_logs")
                 .iter()
                 .map(lower_validator_log)
                 .collect();
-            f.list("tool_calls").iter().map(lower_tool_call).collect()
+            match f.list("tool_calls") {
+                calls if keep => calls.iter().map(lower_tool_call).collect(),
+                _ => Vec::new(),
+            }
         },
         logic_recall: f.opt_float("logic_recall"),
         operations_per_turn: f.int("operations_per_turn", 0),
         error_occurred: f.bool("error_occurred", false),
-        timestamp_start: f.opt_str("timestamp_start"),
-        timestamp_end: f.opt_str("timestamp_end"),
+        timestamp_start: f.opt_str_if(keep, "timestamp_start"),
+        timestamp_end: f.opt_str_if(keep, "timestamp_end"),
     };
     let numerical = bool_of(&f.bool("numerical_match", false));
     let financial = bool_of(&f.bool("financial_match", false));

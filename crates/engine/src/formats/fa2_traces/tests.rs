@@ -352,3 +352,68 @@ fn run_folder_with_only_turns_csv() {
     assert_eq!(run.files[0].status, FileStatus::PartlyParsed);
     assert_eq!(run.diagnostics.len(), 5);
 }
+
+#[test]
+fn compat_only_fields_are_checked_alike_when_not_kept() {
+    // Wrong types in fields only the compat writer reads: `Doc` does not copy them, and must
+    // warn about them exactly as `Full` does, in the same order.
+    let turn = FULL_TURN
+        .replace(r#""plan_type": "workflow""#, r#""plan_type": 3"#)
+        .replace(
+            r#""tools_used": ["workflow_table_tool"]"#,
+            r#""tools_used": "workflow""#,
+        )
+        .replace(r#""tool_calls": [{"#, r#""tool_calls": {"x": [{"#)
+        .replace(r#""error": null}]"#, r#""error": null}]}"#)
+        .replace(
+            r#""timestamp_start": "2026-01-01 00:00:00.000002""#,
+            r#""timestamp_start": NaN"#,
+        )
+        .replace(
+            r#""timestamp_end": "2026-01-01 00:00:00.000003""#,
+            r#""timestamp_end": true"#,
+        );
+    let plain = FULL_TURN.replace(r#""turn_idx": 0"#, r#""turn_idx": 1"#);
+    let text = trace_json(&[&turn, &plain]);
+    let read = |detail| match read_trace_text("traces/t-1.json", &text, detail) {
+        Ok((conv, diags)) => (
+            conv,
+            diags.iter().map(|d| d.to_string()).collect::<Vec<_>>(),
+        ),
+        Err(d) => panic!("{d:?}"),
+    };
+    let (full, full_diags) = read(ReadDetail::Full);
+    let (doc, doc_diags) = read(ReadDetail::Doc);
+    assert_eq!(
+        full_diags,
+        vec![
+            "traces/t-1.json [turns[0]]: warning: `plan_type` should be a string, got Int(3); ignored",
+            "traces/t-1.json [turns[0]]: warning: `tools_used` should be a list; ignored",
+            "traces/t-1.json [turns[0]]: warning: `tool_calls` should be a list; ignored",
+            "traces/t-1.json [turns[0]]: warning: `timestamp_start` should be a string, got Float(NaN); ignored",
+            "traces/t-1.json [turns[0]]: warning: `timestamp_end` should be a string, got Bool(true); ignored",
+        ]
+    );
+    assert_eq!(doc_diags, full_diags);
+    // Full keeps the good turn's compat fields; Doc keeps none, and the rest is the same.
+    let kept = full.turns[1].fa2.as_ref().expect("full keeps fa2");
+    assert_eq!(kept.plan_type, RawValue::Str("workflow".into()));
+    assert_eq!(kept.tools_used, vec!["workflow_table_tool".to_string()]);
+    assert_eq!(kept.tool_calls.len(), 1);
+    assert_eq!(
+        kept.timestamp_end,
+        RawValue::Str("2026-01-01 00:00:00.000003".into())
+    );
+    let bad = full.turns[0].fa2.as_ref().expect("full keeps fa2");
+    assert_eq!(
+        (&bad.plan_type, &bad.timestamp_start),
+        (&RawValue::Null, &RawValue::Null)
+    );
+    assert!(bad.tools_used.is_empty() && bad.tool_calls.is_empty());
+    let mut stripped = full.clone();
+    stripped.fa2 = None;
+    for t in &mut stripped.turns {
+        t.fa2 = None;
+    }
+    assert_eq!(doc, stripped);
+}
