@@ -84,12 +84,21 @@ fn list_files(path: &Path) -> Result<Listing> {
             let e = e.with_context(|| format!("cannot list {}", dir.display()))?;
             let ft = e.file_type()?;
             let name = e.file_name();
+            // A trace folder lists tens of thousands of names: no formatting machinery, and
+            // the lossy conversion only for a name that is not UTF-8.
+            let text = match name.to_str() {
+                Some(t) => std::borrow::Cow::Borrowed(t),
+                None => name.to_string_lossy(),
+            };
+            let mut rel = String::with_capacity(prefix.len() + text.len() + 1);
+            rel.push_str(&prefix);
+            rel.push_str(&text);
             if ft.is_dir() {
-                prefixes.push(format!("{prefix}{}/", name.to_string_lossy()));
+                rel.push('/');
+                prefixes.push(rel);
                 dirs.push(e.path());
                 stack.push(dirs.len() - 1);
             } else if ft.is_file() {
-                let rel = format!("{prefix}{}", name.to_string_lossy());
                 files.push(Listed { rel, dir: d, name });
             }
         }
