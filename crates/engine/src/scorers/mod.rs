@@ -245,13 +245,13 @@ pub fn score_qa_run_parallel(run: QaRun, cfg: &ScoreConfig, threads: usize) -> S
         );
         turns
     });
-    let Some(mut scored) = scored else {
+    let Some(scored) = scored else {
         return score_qa_run(run, cfg);
     };
-    let mut rest = scored.drain(1..).collect::<Vec<_>>();
-    let mut turns = scored.pop().unwrap_or_default();
-    for part in &mut rest {
-        turns.append(part);
+    let mut parts = scored.into_iter();
+    let mut turns = parts.next().unwrap_or_default();
+    for mut part in parts {
+        turns.append(&mut part);
     }
     ScoredQaRun {
         run,
