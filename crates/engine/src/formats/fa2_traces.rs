@@ -184,12 +184,14 @@ impl<'a, 'j> Fields<'a, 'j, '_, '_> {
     /// [`Self::opt_str`] when `keep`; else the same check and warning, and `Null` (no copy of
     /// a string that would be dropped).
     fn opt_str_if(&mut self, keep: bool, key: &str) -> RawValue {
-        match obj_get(self.obj, key) {
-            Some(PyVal::Str(s)) if !keep && !s.starts_with('\0') => RawValue::Null,
-            _ => match self.opt_str(key) {
-                v if keep => v,
-                _ => RawValue::Null,
-            },
+        if !keep && obj_get(self.obj, key).is_some_and(|v| v.as_text().is_some()) {
+            return RawValue::Null;
+        }
+        let v = self.opt_str(key);
+        if keep {
+            v
+        } else {
+            RawValue::Null
         }
     }
 
@@ -586,7 +588,7 @@ fn lower_turn(
             record: Some(index as u32),
         },
         validator_logs,
-        fa2: (detail == ReadDetail::Full).then(|| Box::new(extra)),
+        fa2: keep.then(|| Box::new(extra)),
     }
 }
 

@@ -152,6 +152,13 @@ impl<'a> PyVal<'a> {
         }
     }
 
+    /// A string that reads as text: `None` for anything else, and for the marker strings that
+    /// stand for Python's `NaN` / `Infinity` (they start with NUL; [`Self::raw`] reads them as
+    /// floats).
+    pub(crate) fn as_text(&self) -> Option<&'a str> {
+        self.as_str().filter(|s| !s.starts_with('\0'))
+    }
+
     /// `pyrepr::raw_from_py_json` of the equal `Value`.
     pub(crate) fn raw(&self) -> RawValue {
         match self {
@@ -160,11 +167,11 @@ impl<'a> PyVal<'a> {
             PyVal::I64(i) => RawValue::Int(*i),
             PyVal::U64(u) => RawValue::from_u64(*u),
             PyVal::F64(f) => RawValue::Float(*f),
-            // Marker strings (non-finite floats) start with NUL: let pyrepr decide.
-            PyVal::Str(s) if s.starts_with('\0') => {
-                crate::pyrepr::raw_from_py_json(&serde_json::Value::String(s.to_string()))
-            }
-            PyVal::Str(s) => RawValue::Str(s.to_string()),
+            PyVal::Str(_) => match self.as_text() {
+                Some(text) => RawValue::Str(text.to_string()),
+                // A marker string (a non-finite float): let pyrepr decide.
+                None => crate::pyrepr::raw_from_py_json(&self.to_value()),
+            },
             PyVal::Arr(_) | PyVal::Obj(_) => crate::pyrepr::raw_from_py_json(&self.to_value()),
         }
     }
