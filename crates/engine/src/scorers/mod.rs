@@ -224,15 +224,15 @@ pub fn score_qa_run_parallel(run: QaRun, cfg: &ScoreConfig, threads: usize) -> S
     if threads == 1 || total < 4096 {
         return score_qa_run(run, cfg);
     }
-    let parts = split_by_turns(&run.conversations, threads);
-    let scored = crate::parallel::map_on_threads(&parts, threads, |range| {
+    let parts = split_by_turns(&run.conversations, total, threads);
+    let scored = crate::parallel::map_on_threads(&parts, threads, |(range, turns_in_part)| {
         // The first part's vector is the result: sized for every turn, so the other parts are
         // appended to it without growing (fresh memory is slow to touch on the machines this
         // runs on; one copy of the later parts is all the join costs).
         let capacity = if range.start == 0 {
             total
         } else {
-            run.conversations.get(range.clone()).map_or(0, count_turns)
+            *turns_in_part
         };
         let mut turns = Vec::with_capacity(capacity);
         score_conversations(
@@ -260,31 +260,26 @@ pub fn score_qa_run_parallel(run: QaRun, cfg: &ScoreConfig, threads: usize) -> S
     }
 }
 
-/// The turns of `convs`.
-#[cfg(not(target_arch = "wasm32"))]
-fn count_turns(convs: &[crate::model::QaConversation]) -> usize {
-    convs.iter().map(|c| c.turns.len()).sum()
-}
-
-/// `convs` cut into at most `parts` contiguous, non-empty ranges of about as many turns each.
+/// `convs` (of `total` turns) cut into at most `parts` contiguous, non-empty ranges of about as
+/// many turns each, with the turns in each.
 #[cfg(not(target_arch = "wasm32"))]
 fn split_by_turns(
     convs: &[crate::model::QaConversation],
+    total: usize,
     parts: usize,
-) -> Vec<std::ops::Range<usize>> {
-    let total = count_turns(convs);
+) -> Vec<(std::ops::Range<usize>, usize)> {
     let per_part = total.div_ceil(parts.max(1)).max(1);
     let mut out = Vec::with_capacity(parts);
     let (mut start, mut in_part) = (0, 0);
     for (i, c) in convs.iter().enumerate() {
         in_part += c.turns.len();
         if in_part >= per_part {
-            out.push(start..i + 1);
+            out.push((start..i + 1, in_part));
             (start, in_part) = (i + 1, 0);
         }
     }
     if start < convs.len() {
-        out.push(start..convs.len());
+        out.push((start..convs.len(), in_part));
     }
     out
 }
@@ -433,27 +428,33 @@ mod tests {
 
     #[test]
     fn conversations_split_into_contiguous_parts_of_about_as_many_turns() {
-        let convs = |lens: &[usize]| -> Vec<crate::model::QaConversation> {
-            lens.iter()
+        // The ranges of conversations of `lens` turns cut into `parts`; the turns counted in
+        // each part must be the turns in its range.
+        let split = |lens: &[usize], parts: usize| -> Vec<std::ops::Range<usize>> {
+            let convs: Vec<crate::model::QaConversation> = lens
+                .iter()
                 .map(|&n| crate::model::QaConversation {
                     turns: vec![QaTurn::default(); n],
                     ..Default::default()
                 })
-                .collect()
+                .collect();
+            let cut = split_by_turns(&convs, lens.iter().sum(), parts);
+            for (range, turns) in &cut {
+                assert_eq!(
+                    *turns,
+                    lens[range.clone()].iter().sum::<usize>(),
+                    "{lens:?}"
+                );
+            }
+            cut.into_iter().map(|(range, _)| range).collect()
         };
-        assert_eq!(split_by_turns(&convs(&[]), 2), vec![]);
-        assert_eq!(split_by_turns(&convs(&[0, 0]), 2), vec![0..2]);
-        assert_eq!(split_by_turns(&convs(&[2, 2, 2, 2]), 2), vec![0..2, 2..4]);
-        assert_eq!(
-            split_by_turns(&convs(&[2, 2, 2, 2, 0]), 2),
-            vec![0..2, 2..4, 4..5]
-        );
-        assert_eq!(
-            split_by_turns(&convs(&[1, 1, 1]), 5),
-            vec![0..1, 1..2, 2..3]
-        );
-        assert_eq!(split_by_turns(&convs(&[1, 10, 1]), 2), vec![0..2, 2..3]);
-        assert_eq!(split_by_turns(&convs(&[3, 3, 3]), 0), vec![0..3]);
+        assert_eq!(split(&[], 2), vec![]);
+        assert_eq!(split(&[0, 0], 2), vec![0..2]);
+        assert_eq!(split(&[2, 2, 2, 2], 2), vec![0..2, 2..4]);
+        assert_eq!(split(&[2, 2, 2, 2, 0], 2), vec![0..2, 2..4, 4..5]);
+        assert_eq!(split(&[1, 1, 1], 5), vec![0..1, 1..2, 2..3]);
+        assert_eq!(split(&[1, 10, 1], 2), vec![0..2, 2..3]);
+        assert_eq!(split(&[3, 3, 3], 0), vec![0..3]);
     }
 
     #[test]
