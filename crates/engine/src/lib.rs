@@ -1,28 +1,37 @@
 //! evalboard's scoring engine: pure Rust, no I/O, no clock, no DOM; the same code runs natively
 //! (CLI) and in wasm32 (dashboard).
 //!
-//! Pipeline: [`input::RunInput`] → detect format ([`formats`]) → canonical [`model`] → score
-//! ([`scorers`], versioned) → [`aggregate`] → typed output DTOs.
+//! Input is a set of files ([`input::RunInput`]). [`family::detect_family`] says which family a
+//! run belongs to; each family is one folder with the same stages ([`numeric_qa`], [`codegen`],
+//! [`evalset`]: sniff → read → model → score → aggregate → views → compare), reached through one
+//! dispatch, [`run`]. Shared pieces sit outside the families: [`input`], [`diag`],
+//! [`accounting`] (every file's status), [`compare`] (paired statistics), [`run_meta`] (what a
+//! run is), [`pyrepr`] (CPython's number and string formatting).
 
-pub mod aggregate;
+pub mod accounting;
 pub mod codegen;
 pub mod compare;
 pub mod diag;
 pub mod evalset;
-pub mod formats;
+pub mod family;
 pub mod input;
-pub mod model;
-pub mod number;
+pub mod numeric_qa;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod parallel;
-pub mod pipeline;
-pub mod program;
 pub mod pyrepr;
-pub mod qa_compare;
 pub mod run_meta;
-pub mod scorers;
-pub mod validate;
-pub mod views;
 
 pub use diag::{Diagnostic, Severity};
 pub use input::{InputFile, RunInput};
+
+// The numeric QA family's modules under the paths consumers used before the family folders.
+pub use numeric_qa::aggregate;
+pub use numeric_qa::answer as number;
+pub use numeric_qa::compare as qa_compare;
+pub use numeric_qa::finqa_program as program;
+pub use numeric_qa::formats;
+pub use numeric_qa::model;
+pub use numeric_qa::read as pipeline;
+pub use numeric_qa::score as scorers;
+pub use numeric_qa::validate;
+pub use numeric_qa::views;

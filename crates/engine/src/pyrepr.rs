@@ -15,7 +15,7 @@ mod tables;
 
 use std::cmp::Ordering;
 
-use crate::model::RawValue;
+use crate::numeric_qa::model::RawValue;
 
 // ---------------------------------------------------------------------------------------------
 // float repr
@@ -432,7 +432,7 @@ pub fn py_isspace(c: char) -> bool {
 
 /// Python's `s.strip()` (no argument).
 pub fn py_strip(s: &str) -> &str {
-    crate::number::trim_by(s, py_isspace)
+    crate::numeric_qa::answer::trim_by(s, py_isspace)
 }
 
 /// The digit value of a Unicode decimal digit (category Nd), as Python's `float()` sees it.

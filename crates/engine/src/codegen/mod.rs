@@ -8,9 +8,11 @@
 //! Originally scored entries are shown as they were and aggregated, never re-scored (they hold
 //! no code). See docs/codegen.md for the trace format and the doc-v1 / ise547 divergences.
 
+pub mod compare;
 pub mod dto;
 pub mod model;
-pub mod pairing;
+// Transitional: the old name of [`compare`] until every consumer uses the new one.
+pub use self::compare as pairing;
 pub mod patterns;
 pub mod pyre;
 pub mod pystr;
@@ -22,9 +24,9 @@ pub mod views;
 
 use serde::{Deserialize, Serialize};
 
+pub use self::compare::{compare_runs, pair_messages, CodegenComparison};
 pub use dto::{MetricsEntry, MetricsSummaryFile, Summary};
 pub use model::{CodegenMessage, DataFile, EvalInputs, ExecutionResult, RecoveryAttempt, Tokens};
-pub use pairing::{compare_runs, pair_messages, CodegenComparison};
 pub use read::{file_reports, read_codegen_run, sniff, CodegenFileKind};
 pub use score::{
     calculate_evaluation_metrics, classify_error, lower, CodegenConfig, Profile, Weights,

@@ -10,7 +10,7 @@ use super::model::{CodegenMessage, DataFile, ExecutionResult, RecoveryAttempt, T
 use super::summary::EntryScores;
 use super::{CodegenRun, CodegenSession, OriginalEntry, OriginalMetrics, OriginalSummary};
 use crate::diag::line_of_offset;
-use crate::model::{FileStatus, InputFileReport};
+use crate::numeric_qa::model::{FileStatus, InputFileReport};
 use crate::{Diagnostic, InputFile};
 
 /// What a file of a code-generation run is.
@@ -932,7 +932,7 @@ pub fn file_reports(files: &[InputFile], diagnostics: &[Diagnostic]) -> Vec<Inpu
                         .filter(|d| d.file == f.path)
                         .cloned()
                         .collect();
-                    crate::pipeline::status_of(&mine)
+                    crate::accounting::status_of(&mine)
                 }
             };
             InputFileReport {

@@ -4,10 +4,13 @@
 //! prediction shapes, eval summaries, training metrics and run manifests into [`EvalRun`] →
 //! [`score::score_run`] applies `answer_correctness@v1` (or `@v1-extract`) and builds the
 //! seed system's scorecard → [`dto`] writes `scorecard.json` / `predictions.jsonl` →
-//! [`pairing::compare_runs`] pairs two scored runs item by item for [`crate::compare`].
+//! [`compare::compare_runs`] pairs two scored runs item by item for [`crate::compare`].
 
+pub mod compare;
 pub mod dto;
-pub mod pairing;
+pub mod meta;
+// Transitional: the old name of [`compare`] until every consumer uses the new one.
+pub use self::compare as pairing;
 pub(crate) mod pyfloat;
 pub mod read;
 pub mod score;
@@ -17,9 +20,9 @@ pub mod validate;
 use serde::{Deserialize, Serialize};
 
 use crate::diag::Diagnostic;
-use crate::model::{InputFileReport, SourceRef};
+use crate::numeric_qa::model::{InputFileReport, SourceRef};
 
-pub use pairing::compare_runs;
+pub use self::compare::compare_runs;
 pub use read::{read_eval_items, read_evalset_run, EvalItemsRead};
 pub use score::{
     answers_match, compute_primary_score, compute_scorecard, extract_answer, extract_score,

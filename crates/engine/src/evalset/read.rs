@@ -16,7 +16,7 @@ use super::{
 };
 use crate::diag::{Diagnostic, Severity};
 use crate::input::InputFile;
-use crate::model::{FileStatus, InputFileReport, SourceRef};
+use crate::numeric_qa::model::{FileStatus, InputFileReport, SourceRef};
 
 /// An eval set read from one file.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -73,7 +73,7 @@ pub fn read_evalset_run(files: &[InputFile], attached_evalset: Option<&[EvalItem
         let kind = sniff(path, &f.bytes);
         let n_records = match kind {
             None => {
-                run.files.push(report(
+                run.files.push(InputFileReport::new(
                     f,
                     None,
                     FileStatus::Skipped,
@@ -291,21 +291,6 @@ fn run_name(run: &EvalRun) -> String {
         }
     }
     "run".into()
-}
-
-fn report(
-    f: &InputFile,
-    kind: Option<EvalsetFileKind>,
-    status: FileStatus,
-    reason: Option<String>,
-) -> InputFileReport {
-    InputFileReport {
-        path: f.path.clone(),
-        bytes: f.bytes.len() as u64,
-        format: kind.map(|k| k.label().to_string()),
-        status,
-        reason,
-    }
 }
 
 fn dedup_items(items: Vec<EvalItem>, diags: &mut Vec<Diagnostic>) -> Vec<EvalItem> {

@@ -91,7 +91,7 @@ pub fn compare(baseline: &ReportRun, candidate: &ReportRun, opts: &CompareOption
             c.stats = Some(compare_pairs(pair_qa(b, k), opts));
         }
         (ReportRun::Evalset(b, _), ReportRun::Evalset(k, _)) => {
-            let r = evalset::pairing::compare_runs(b, k, opts);
+            let r = evalset::compare_runs(b, k, opts);
             c.note = r.per_item_unavailable;
             c.stats = Some(r.stats);
         }

@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use crate::diag::Diagnostic;
-use crate::model::{Features, RawValue};
-use crate::program::py_float_repr;
+use crate::numeric_qa::finqa_program::py_float_repr;
+use crate::numeric_qa::model::{Features, RawValue};
 
 /// A dataset file, read.
 #[derive(Debug, Clone, Default, PartialEq)]

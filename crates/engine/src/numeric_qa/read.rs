@@ -1,197 +1,21 @@
-//! The front of the pipeline: classify every file of a run folder by content, read it into the
-//! canonical model, join a ConvFinQA dataset, and account for every file (parsed / partly parsed /
-//! skipped with a reason).
+//! Reading a numeric QA run: every file of the folder classified ([`super::sniff`]), read into the
+//! canonical model, a ConvFinQA dataset joined, and every file accounted for (parsed / partly
+//! parsed / skipped with a reason).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use crate::diag::{line_of_offset, Diagnostic, Severity};
-use crate::formats::{convfinqa, fa2_results, fa2_traces, qa_jsonl};
+pub use crate::accounting::LoadError;
+use crate::accounting::{status_of, FileStatus, InputFileReport};
+use crate::diag::{Diagnostic, Severity};
+pub use crate::family::{detect_family, family_of_votes, family_vote, Family};
 use crate::input::{InputFile, RunInput};
-use crate::model::{
-    FileStatus, InputFileReport, QaConversation, QaRun, QaTurn, RawValue, ReadDetail, SourceRef,
-    TurnError,
+use crate::numeric_qa::formats::{convfinqa, fa2_results, fa2_traces, qa_jsonl};
+use crate::numeric_qa::model::{
+    QaConversation, QaRun, QaTurn, RawValue, ReadDetail, SourceRef, TurnError,
 };
-
-/// What a file was recognised as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileKind {
-    Fa2Trace,
-    Fa2Results,
-    QaJsonl,
-    Fa2TurnsCsv,
-    /// A CSV the original system wrote next to its traces (summary, errors, validation).
-    OriginalCsv,
-    /// A JSON file the original system wrote with aggregate scores or run metadata.
-    OriginalJson,
-    ConvFinQaDataset,
-}
-
-impl FileKind {
-    /// A file a numeric QA run is read from (its vote in [`family_vote`]).
-    fn is_numeric_qa(self) -> bool {
-        matches!(
-            self,
-            FileKind::Fa2Trace | FileKind::Fa2Results | FileKind::QaJsonl | FileKind::Fa2TurnsCsv
-        )
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            FileKind::Fa2Trace => "fa2-trace",
-            FileKind::Fa2Results => "fa2-results",
-            FileKind::QaJsonl => "qa-jsonl",
-            FileKind::Fa2TurnsCsv => "fa2-turns-csv",
-            FileKind::OriginalCsv => "original-csv",
-            FileKind::OriginalJson => "original-json",
-            FileKind::ConvFinQaDataset => "convfinqa-dataset",
-        }
-    }
-}
-
-/// The file as text, or why it cannot be read at all (before looking at its format).
-fn text_of(f: &InputFile) -> Result<&str, String> {
-    if f.bytes.is_empty() {
-        return Err("empty file (0 bytes)".into());
-    }
-    std::str::from_utf8(&f.bytes).map_err(|e| {
-        let at = e.valid_up_to();
-        not_utf8_reason(at as u64, line_of_offset(&f.bytes, at))
-    })
-}
-
-fn not_utf8_reason(offset: u64, line: u32) -> String {
-    format!("not UTF-8 text (invalid byte at offset {offset}, line {line})")
-}
-
-/// Whether a file name or path names a JSONL file (`.jsonl`, `.ndjson`, any case).
-pub fn is_jsonl_name(name: &str) -> bool {
-    let ends_with = |suffix: &str| {
-        name.len() >= suffix.len()
-            && name
-                .as_bytes()
-                .get(name.len() - suffix.len()..)
-                .is_some_and(|end| end.eq_ignore_ascii_case(suffix.as_bytes()))
-    };
-    ends_with(".jsonl") || ends_with(".ndjson")
-}
-
-const ORIGINAL_JSON_NAMES: &[&str] = &[
-    "statistics.json",
-    "config.json",
-    "aggregate_metrics.json",
-    "metadata.json",
-    "comparison_report.json",
-];
-
-/// Classifies a file by content (and, where content is ambiguous, by name).
-pub fn classify(f: &InputFile) -> Result<FileKind, String> {
-    classify_text(f).map(|(kind, _)| kind)
-}
-
-/// [`classify`], with the file's text (validated once, for the reader).
-fn classify_text(f: &InputFile) -> Result<(FileKind, &str), String> {
-    let text = text_of(f)?;
-    kind_of(f).map(|kind| (kind, text))
-}
-
-/// The kind of a file that is UTF-8 text.
-fn kind_of(f: &InputFile) -> Result<FileKind, String> {
-    let name = f.file_name().to_ascii_lowercase();
-    let b = &f.bytes[..];
-    if is_jsonl_name(&name) {
-        if qa_jsonl::looks_like_qa_jsonl(b) {
-            return Ok(FileKind::QaJsonl);
-        }
-        return Err("JSONL without conversation_id/turn_idx fields: not a numeric QA run".into());
-    }
-    if name.ends_with(".json") {
-        if fa2_traces::looks_like_trace(b) {
-            return Ok(FileKind::Fa2Trace);
-        }
-        if fa2_results::looks_like_results(b) {
-            return Ok(FileKind::Fa2Results);
-        }
-        if convfinqa::looks_like_dataset(b) {
-            return Ok(FileKind::ConvFinQaDataset);
-        }
-        if ORIGINAL_JSON_NAMES.iter().any(|n| name.ends_with(n)) {
-            return Ok(FileKind::OriginalJson);
-        }
-        // A trace folder's JSON that does not sniff as a trace is still read as one, so the
-        // trace reader can say what is wrong with it.
-        if f.path.contains("traces/") {
-            return Ok(FileKind::Fa2Trace);
-        }
-        return Err("JSON file of an unknown shape (not a trace, results.json or dataset)".into());
-    }
-    if name.ends_with(".csv") {
-        if name == "turns.csv" || name.ends_with("_turns.csv") {
-            return Ok(FileKind::Fa2TurnsCsv);
-        }
-        if ["summary.csv", "errors.csv", "validation.csv"]
-            .iter()
-            .any(|n| name.ends_with(n))
-        {
-            return Ok(FileKind::OriginalCsv);
-        }
-        return Err("CSV that is not one of summary/turns/errors/validation.csv".into());
-    }
-    if name.starts_with('.') {
-        return Err("hidden file".into());
-    }
-    Err("not an evaluation file (expected .json, .jsonl or .csv)".into())
-}
-
-/// Why nothing in the folder could be scored.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoadError {
-    pub message: String,
-    pub files: Vec<InputFileReport>,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-impl std::fmt::Display for LoadError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-fn report(
-    f: &InputFile,
-    kind: Option<FileKind>,
-    status: FileStatus,
-    reason: Option<String>,
-) -> InputFileReport {
-    InputFileReport {
-        path: f.path.clone(),
-        bytes: f.bytes.len() as u64,
-        format: kind.map(|k| k.label().to_string()),
-        status,
-        reason,
-    }
-}
-
-/// Status of a file that was read, from the diagnostics its reader returned: parsed, or partly
-/// parsed with the number of errors and the first one as the reason.
-pub(crate) fn status_of(diags: &[Diagnostic]) -> (FileStatus, Option<String>) {
-    let errors: Vec<&Diagnostic> = diags
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .collect();
-    match errors.first() {
-        None => (FileStatus::Parsed, None),
-        Some(first) => (
-            FileStatus::PartlyParsed,
-            Some(format!(
-                "{} problem{}; first: {}",
-                errors.len(),
-                if errors.len() == 1 { "" } else { "s" },
-                first.message
-            )),
-        ),
-    }
-}
+pub use crate::numeric_qa::sniff::{classify, is_jsonl_name, FileKind};
+use crate::numeric_qa::sniff::{classify_text, not_utf8_reason};
 
 /// What one file of a run folder held, once classified and read. Reading a file depends on no
 /// other file, so a native caller may read files on several threads ([`read_file`]) and then
@@ -238,7 +62,7 @@ fn read_classified<'a>(
         Ok(k) => k,
         Err(reason) => {
             return FileRead {
-                report: report(f, None, FileStatus::Skipped, Some(reason)),
+                report: InputFileReport::new(f, None, FileStatus::Skipped, Some(reason)),
                 diagnostics: Vec::new(),
                 content: FileContent::Nothing,
             }
@@ -261,7 +85,7 @@ fn read_classified<'a>(
             }),
         FileKind::Fa2TurnsCsv => {
             return FileRead {
-                report: report(f, Some(kind), FileStatus::Parsed, None),
+                report: InputFileReport::new(f, Some(kind.label()), FileStatus::Parsed, None),
                 diagnostics: Vec::new(),
                 content: FileContent::TurnsCsv {
                     file: Cow::Borrowed(f),
@@ -441,7 +265,7 @@ pub struct OwnedRead {
 pub fn read_file_owned(f: InputFile, detail: ReadDetail) -> OwnedRead {
     let classified = classify_text(&f);
     let vote = match &classified {
-        Ok((kind, _)) => vote_of_text(&f, Ok(*kind)),
+        Ok((kind, _)) => crate::family::vote_of_text(&f, Ok(*kind)),
         // Unreadable, or of no numeric QA kind: the (rare) full vote.
         Err(_) => family_vote(&f),
     };
@@ -748,72 +572,6 @@ fn materialize_failed_conversations(convs: &mut [QaConversation]) {
             conv.turns = (0..n).map(|i| failed_turn(conv, i)).collect();
         }
     }
-}
-
-/// The three run families evalboard reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
-    /// Multi-turn numeric QA (seed 000): traces, results.json, QA JSONL.
-    NumericQa,
-    /// Pandas code-generation chats (seed 001): chat_history metrics, code-gen trace JSONL.
-    Codegen,
-    /// Answer-correctness eval sets (seed 004): predictions, eval sets, summaries.
-    Evalset,
-}
-
-impl Family {
-    pub fn name(self) -> &'static str {
-        match self {
-            Family::NumericQa => "numeric-qa",
-            Family::Codegen => "codegen",
-            Family::Evalset => "evalset",
-        }
-    }
-}
-
-/// Which family recognises one file, by content (`None`: no family, or not readable text).
-pub fn family_vote(f: &InputFile) -> Option<Family> {
-    text_of(f).ok()?;
-    vote_of_text(f, kind_of(f))
-}
-
-/// [`family_vote`] of a file known to be UTF-8 text, given its kind.
-fn vote_of_text(f: &InputFile, kind: Result<FileKind, String>) -> Option<Family> {
-    if kind.is_ok_and(FileKind::is_numeric_qa) {
-        Some(Family::NumericQa)
-    } else if crate::codegen::sniff(&f.path, &f.bytes).is_some() {
-        Some(Family::Codegen)
-    } else if crate::evalset::sniff(&f.path, &f.bytes).is_some() {
-        Some(Family::Evalset)
-    } else {
-        None
-    }
-}
-
-/// The family of a run folder from its files' [`family_vote`]s: the family that recognises the
-/// most files (numeric QA on a tie, and when nothing is recognised so its reader can explain
-/// why).
-pub fn family_of_votes(votes: impl IntoIterator<Item = Option<Family>>) -> Family {
-    let (mut qa, mut cg, mut ev) = (0usize, 0usize, 0usize);
-    for v in votes.into_iter().flatten() {
-        match v {
-            Family::NumericQa => qa += 1,
-            Family::Codegen => cg += 1,
-            Family::Evalset => ev += 1,
-        }
-    }
-    if cg > qa && cg >= ev {
-        Family::Codegen
-    } else if ev > qa && ev > cg {
-        Family::Evalset
-    } else {
-        Family::NumericQa
-    }
-}
-
-/// Which family a run folder belongs to, by content (see [`family_of_votes`]).
-pub fn detect_family(input: &RunInput) -> Family {
-    family_of_votes(input.files.iter().map(family_vote))
 }
 
 /// [`load_qa_run`] reading files on `threads` native threads (the CLI and benches; wasm has one

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::compare::{compare_pairs, CompareOptions, FlipCounts, PairedComparison, PairedItem};
-use crate::scorers::{answer_text, ScoredQaRun, TurnScore};
+use crate::numeric_qa::score::{answer_text, ScoredQaRun, TurnScore};
 
 /// The scorers a comparison can judge turns by, default first.
 pub const QA_COMPARE_SCORERS: &[&str] = &[
@@ -241,8 +241,8 @@ pub fn compare_qa_runs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{QaConversation, QaRun, QaTurn, RawValue};
-    use crate::scorers::{score_qa_run, ScoreConfig};
+    use crate::numeric_qa::model::{QaConversation, QaRun, QaTurn, RawValue};
+    use crate::numeric_qa::score::{score_qa_run, ScoreConfig};
 
     /// (conversation id, failure, [(expected, predicted)]).
     type Conv<'a> = (&'a str, Option<&'a str>, &'a [(&'a str, Option<&'a str>)]);

@@ -5,15 +5,15 @@
 //! `generate_summary_statistics`) of varshav2801/financial-agent-2 (`src/evaluation/`), byte for
 //! byte under CPython 3.11: Python float repr, `True`/`False`, `x or ""` fields, `\r\n` rows,
 //! `str(dict)` error contexts, `json.dump(indent=2)` with first-seen key order. The turn flags are
-//! recomputed with [`crate::scorers::fa2`] from the expected/actual answers, never copied from the
+//! recomputed with [`crate::numeric_qa::score::fa2`] from the expected/actual answers, never copied from the
 //! stored flags. Every quirk is listed in `docs/fa2-compat.md`.
 
 use serde::{Deserialize, Serialize};
 
 use crate::diag::Diagnostic;
-use crate::model::{QaConversation, QaRun, QaTurn, RawValue};
+use crate::numeric_qa::model::{QaConversation, QaRun, QaTurn, RawValue};
+use crate::numeric_qa::score::fa2::{calculate_accuracy, logic_recall};
 use crate::pyrepr::{csv_row, py_csv_cell, py_float_repr, py_str, py_truthy, PyObj};
-use crate::scorers::fa2::{calculate_accuracy, logic_recall};
 
 /// The four statistics.json keys that no recomputation can reproduce. Each `None` falls back to
 /// the value in the run's original `statistics.json`, else JSON null.

@@ -12,7 +12,7 @@ use serde_json::value::RawValue as JsonRaw;
 use super::pyval::BStr;
 use super::Src;
 use crate::diag::Diagnostic;
-use crate::model::{
+use crate::numeric_qa::model::{
     Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, SourceRef,
     Tokens, TurnError,
 };
@@ -460,7 +460,7 @@ impl QaJsonlReader {
                     .iter()
                     .map(|op| PlanStep {
                         tool: "compute".into(),
-                        operation: Some(crate::model::plan_word(op)),
+                        operation: Some(crate::numeric_qa::model::plan_word(op)),
                     })
                     .collect(),
             }),

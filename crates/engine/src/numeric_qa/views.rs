@@ -4,10 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::aggregate::doc::{self, Statistics};
-use crate::model::{QaConversation, QaTurn, RawValue};
-use crate::program;
-use crate::scorers::{answer_text, Profile, ScoredQaRun, TurnScore};
+use crate::numeric_qa::aggregate::doc::{self, Statistics};
+use crate::numeric_qa::finqa_program as program;
+use crate::numeric_qa::model::{QaConversation, QaTurn, RawValue};
+use crate::numeric_qa::score::{answer_text, Profile, ScoredQaRun, TurnScore};
 
 /// One of the seed document's diagnostic readings, computed from the gap between two variants.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

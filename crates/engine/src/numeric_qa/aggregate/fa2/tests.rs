@@ -2,7 +2,9 @@
 //! `crates/engine/tests/fa2.rs`).
 
 use super::*;
-use crate::model::{Features, Plan, PlanStep, QaConversation, QaTurn, Tokens, TurnError};
+use crate::numeric_qa::model::{
+    Features, Plan, PlanStep, QaConversation, QaTurn, Tokens, TurnError,
+};
 
 fn s(x: &str) -> RawValue {
     RawValue::Str(x.to_string())
@@ -227,7 +229,7 @@ fn empty_runs_give_nulls_and_notes_not_crashes() {
 fn options_override_the_original_statistics() {
     let run = QaRun {
         conversations: vec![foreign_conversation()],
-        original: crate::model::OriginalFiles {
+        original: crate::numeric_qa::model::OriginalFiles {
             json: vec![(
                 "statistics.json".into(),
                 serde_json::json!({"run_id": "orig", "timestamp": "t0", "sample_size": 5, "random_seed": 1}),

@@ -20,8 +20,8 @@ use super::pyval::{entries_where, obj_get, with_py_json, Obj, PyVal};
 use super::Src;
 use crate::diag::{line_of_offset, Diagnostic};
 use crate::input::RunInput;
-use crate::model::trace_key;
-use crate::model::{
+use crate::numeric_qa::model::trace_key;
+use crate::numeric_qa::model::{
     Fa2ToolCall, Fa2TraceExtra, Fa2TurnExtra, Fa2ValidatorLog, Features, FileStatus,
     InputFileReport, OriginalFiles, OriginalTurnScores, QaConversation, QaRun, QaTurn, RawValue,
     ReadDetail, SourceRef, Tokens, TurnError,
@@ -366,10 +366,11 @@ fn lower_trace(path: &str, obj: &Obj<'_>, detail: ReadDetail, ctx: &mut Ctx<'_>)
 
     // The top-level fields the compat writer reads, verbatim.
     let fa2 = (detail == ReadDetail::Full).then(|| {
-        let fields: Vec<(Cow<'static, str>, RawValue)> =
-            entries_where(obj, |k| crate::model::FA2_TRACE_FIELDS.contains(&k))
-                .map(|(k, v)| (trace_key(k), v.raw()))
-                .collect();
+        let fields: Vec<(Cow<'static, str>, RawValue)> = entries_where(obj, |k| {
+            crate::numeric_qa::model::FA2_TRACE_FIELDS.contains(&k)
+        })
+        .map(|(k, v)| (trace_key(k), v.raw()))
+        .collect();
         Box::new(Fa2TraceExtra { fields })
     });
 

@@ -6,13 +6,13 @@
 
 use std::borrow::Cow;
 
-use crate::model::plan_word;
+use crate::numeric_qa::model::plan_word;
 
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::diag::{line_of_offset, Diagnostic};
-use crate::model::{
+use crate::numeric_qa::model::{
     Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, SourceRef,
     Tokens, TurnError,
 };

@@ -417,7 +417,7 @@ mod tests {
     fn canon(v: &PyVal<'_>) -> String {
         match v {
             PyVal::Obj(entries) => {
-                let parts: Vec<String> = crate::formats::pyval::entries(entries)
+                let parts: Vec<String> = crate::numeric_qa::formats::pyval::entries(entries)
                     .map(|(k, v)| format!("{k:?}:{}", canon(v)))
                     .collect();
                 format!("{{{}}}", parts.join(","))

@@ -1,7 +1,7 @@
 //! doc-v1 answer scorers: exact, numerical, soft, unit-agnostic, sign-agnostic, general match.
 //!
 //! One call, [`score_answer`], gives all six verdicts for a turn. Let `v(x)` be an answer's value
-//! with its percent mark applied (see [`crate::number`]) and `d = |v(e) − v(a)|` for expected `e`
+//! with its percent mark applied (see [`crate::numeric_qa::answer`]) and `d = |v(e) − v(a)|` for expected `e`
 //! and actual (predicted) `a`; `within(x, t)` means `|t − x| ≤ rel·|t|` or `|t − x| < abs`:
 //!
 //! | scorer | rule |
@@ -20,16 +20,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::RawValue;
-use crate::number::{parse_answer_ref, text_eq, MissReason, Number, ParsedRef};
-use crate::scorers::logic;
+use crate::numeric_qa::answer::{parse_answer_ref, text_eq, MissReason, Number, ParsedRef};
+use crate::numeric_qa::model::RawValue;
+use crate::numeric_qa::score::logic;
 
 /// The profile's base version label.
 pub const VERSION: &str = "doc-v1";
 
 /// Every scorer of the doc-v1 profile: `(name, description)`. The six answer scorers come first;
 /// their version is [`DocTolerances::version_label`]. The reasoning scorers (from
-/// [`crate::scorers::logic`]) follow; their version is always [`VERSION`]. Use [`scorer_id`] to
+/// [`crate::numeric_qa::score::logic`]) follow; their version is always [`VERSION`]. Use [`scorer_id`] to
 /// build a full `name@version`.
 pub const SCORERS: &[(&str, &str)] = &[
     (
@@ -697,7 +697,7 @@ mod tests {
             assert!(!desc.is_empty());
             assert_eq!(v.flag(name).is_some(), i < N_ANSWER_SCORERS, "{name}");
         }
-        let logic_names: Vec<&str> = crate::scorers::logic::SCORERS
+        let logic_names: Vec<&str> = crate::numeric_qa::score::logic::SCORERS
             .iter()
             .map(|(n, _)| *n)
             .collect();

@@ -167,7 +167,7 @@ fn key_chars(s: &str) -> impl Iterator<Item = char> + '_ {
 
 /// Normalises one operation name into zero (blank name), one or two operations.
 pub fn normalize_op<'a>(op: &'a str) -> impl Iterator<Item = Op<'a>> {
-    let trimmed = crate::number::trim_by(op, char::is_whitespace);
+    let trimmed = crate::numeric_qa::answer::trim_by(op, char::is_whitespace);
     let (expansion, other): (&'static [Op<'static>], Option<Op<'a>>) = match lookup(trimmed) {
         Some(ops) => (ops, None),
         None if trimmed.is_empty() => (&[], None),
@@ -184,7 +184,7 @@ fn lookup(name: &str) -> Option<&'static [Op<'static>]> {
     let mut buf = [0u8; CAP];
     let mut n = 0;
     let mut prev_sep = false;
-    for b in crate::number::trim_by(name, char::is_whitespace).bytes() {
+    for b in crate::numeric_qa::answer::trim_by(name, char::is_whitespace).bytes() {
         if !b.is_ascii() {
             // Rare: Unicode spaces or case. Same result, slower.
             return VOCABULARY

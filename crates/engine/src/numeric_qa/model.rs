@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::accounting::{FileStatus, InputFileReport};
 use crate::diag::Diagnostic;
 
 /// An answer or value exactly as the source recorded it.
@@ -352,26 +353,6 @@ pub struct OriginalFiles {
     pub json: Vec<(String, serde_json::Value)>,
     /// Relative paths of original CSVs that were read (summary.csv, errors.csv, validation.csv...).
     pub csv: Vec<String>,
-}
-
-/// How one input file was handled. Nothing is dropped silently: every file gets one of these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FileStatus {
-    Parsed,
-    PartlyParsed,
-    Skipped,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct InputFileReport {
-    pub path: String,
-    pub bytes: u64,
-    /// The format it was recognised as (`fa2-trace`, `fa2-results`, `qa-jsonl`, `convfinqa-dataset`...).
-    pub format: Option<String>,
-    pub status: FileStatus,
-    /// Why the file was skipped or only partly parsed.
-    pub reason: Option<String>,
 }
 
 /// A multi-turn numeric QA run, read and joined, ready to score.

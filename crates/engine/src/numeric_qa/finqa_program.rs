@@ -16,7 +16,7 @@ mod syntax;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::RawValue;
+use crate::numeric_qa::model::RawValue;
 
 pub use pyfloat::{py_float, py_float_repr, py_int, py_round};
 pub use syntax::{operations, operations_iter, parse, tokenize};

@@ -7,7 +7,7 @@
 //! `|e - a| < 1e-5`, `"(3.2)"` is not a number, the soft match forgives the sign, `round()` is
 //! Python's half-even on the binary value, and so on.
 
-use crate::model::RawValue;
+use crate::numeric_qa::model::RawValue;
 use crate::pyrepr::{py_float_parse, py_round, py_strip};
 
 /// Name and version of the accuracy scorer (the version is the source commit it reproduces).

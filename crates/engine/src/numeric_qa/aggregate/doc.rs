@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{FileStatus, QaConversation};
-use crate::scorers::{doc::DocTolerances, Profile, ScoredQaRun, TurnScore};
+use crate::numeric_qa::model::{FileStatus, QaConversation};
+use crate::numeric_qa::score::{doc::DocTolerances, Profile, ScoredQaRun, TurnScore};
 
 /// A running mean that merges (ripgrep-style mergeable stats).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -33,7 +33,7 @@
 
 use std::fmt;
 
-use crate::model::RawValue;
+use crate::numeric_qa::model::RawValue;
 
 /// A parsed answer (owned form).
 #[derive(Debug, Clone, PartialEq)]

@@ -9,8 +9,8 @@ pub mod logic;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{QaRun, QaTurn, RawValue};
-use crate::program;
+use crate::numeric_qa::finqa_program as program;
+use crate::numeric_qa::model::{QaRun, QaTurn, RawValue};
 
 /// Which family of rules scores the run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -264,7 +264,7 @@ pub fn score_qa_run_parallel(run: QaRun, cfg: &ScoreConfig, threads: usize) -> S
 /// many turns each, with the turns in each.
 #[cfg(not(target_arch = "wasm32"))]
 fn split_by_turns(
-    convs: &[crate::model::QaConversation],
+    convs: &[crate::numeric_qa::model::QaConversation],
     total: usize,
     parts: usize,
 ) -> Vec<(std::ops::Range<usize>, usize)> {
@@ -325,7 +325,8 @@ pub fn answer_text(v: Option<&RawValue>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{pipeline, InputFile, RunInput};
+    use crate::numeric_qa::read as pipeline;
+    use crate::{InputFile, RunInput};
 
     fn run(text: &str) -> QaRun {
         let input = RunInput::new(
@@ -431,9 +432,9 @@ mod tests {
         // The ranges of conversations of `lens` turns cut into `parts`; the turns counted in
         // each part must be the turns in its range.
         let split = |lens: &[usize], parts: usize| -> Vec<std::ops::Range<usize>> {
-            let convs: Vec<crate::model::QaConversation> = lens
+            let convs: Vec<crate::numeric_qa::model::QaConversation> = lens
                 .iter()
-                .map(|&n| crate::model::QaConversation {
+                .map(|&n| crate::numeric_qa::model::QaConversation {
                     turns: vec![QaTurn::default(); n],
                     ..Default::default()
                 })

@@ -7,7 +7,7 @@ pub(crate) mod pyval;
 pub mod qa_jsonl;
 
 use crate::diag::Diagnostic;
-use crate::model::QaConversation;
+use crate::numeric_qa::model::QaConversation;
 
 /// Input for a JSON parse: text already known to be UTF-8 (serde_json then skips re-validating
 /// every string), or bytes (validated by the parse).

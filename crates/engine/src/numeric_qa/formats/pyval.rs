@@ -17,7 +17,7 @@ use bumpalo::Bump;
 use serde::de::{Deserialize, Deserializer, Visitor};
 
 use super::Src;
-use crate::model::RawValue;
+use crate::numeric_qa::model::RawValue;
 
 /// A JSON string borrowed from the input when it has no escapes.
 pub(crate) struct BStr<'a>(pub(crate) Cow<'a, str>);

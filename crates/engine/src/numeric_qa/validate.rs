@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use crate::diag::{Diagnostic, Severity};
-use crate::formats::convfinqa::read_dataset;
-use crate::program::{execute, Dialect};
+use crate::numeric_qa::finqa_program::{execute, Dialect};
+use crate::numeric_qa::formats::convfinqa::read_dataset;
 
 /// Options for [`validate_dataset_with`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

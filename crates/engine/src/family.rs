@@ -1,0 +1,93 @@
+//! Which family a run belongs to: every file votes by content ([`family_vote`]), and the
+//! family that recognises the most files wins ([`family_of_votes`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::input::{InputFile, RunInput};
+use crate::numeric_qa;
+
+/// The run families evalboard reads. The serde names are the names the family travels under
+/// everywhere (protocol, JSON outputs, CLI text): [`Family::name`] gives the same string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum Family {
+    /// Multi-turn numeric QA: traces, results.json, QA JSONL, ConvFinQA datasets.
+    #[serde(rename = "numeric-qa")]
+    NumericQa,
+    /// Pandas code-generation chats: chat_history metrics, code-generation trace JSONL.
+    #[serde(rename = "codegen")]
+    Codegen,
+    /// Answer-correctness eval sets: predictions, eval sets, summaries.
+    #[serde(rename = "evalset")]
+    Evalset,
+}
+
+impl Family {
+    /// Every family, in registry order.
+    pub const ALL: [Family; 3] = [Family::NumericQa, Family::Codegen, Family::Evalset];
+
+    /// The family's name (its serde name).
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::NumericQa => "numeric-qa",
+            Family::Codegen => "codegen",
+            Family::Evalset => "evalset",
+        }
+    }
+
+    /// What the family is, for people.
+    pub fn label(self) -> &'static str {
+        match self {
+            Family::NumericQa => "numeric QA",
+            Family::Codegen => "code generation",
+            Family::Evalset => "eval set",
+        }
+    }
+}
+
+/// Which family recognises one file, by content (`None`: no family, or not readable text).
+pub fn family_vote(f: &InputFile) -> Option<Family> {
+    numeric_qa::sniff::text_of(f).ok()?;
+    vote_of_text(f, numeric_qa::sniff::kind_of(f))
+}
+
+/// [`family_vote`] of a file known to be UTF-8 text, given its numeric QA kind.
+pub(crate) fn vote_of_text(
+    f: &InputFile,
+    kind: Result<numeric_qa::sniff::FileKind, String>,
+) -> Option<Family> {
+    if kind.is_ok_and(numeric_qa::sniff::FileKind::is_numeric_qa) {
+        Some(Family::NumericQa)
+    } else if crate::codegen::sniff(&f.path, &f.bytes).is_some() {
+        Some(Family::Codegen)
+    } else if crate::evalset::sniff(&f.path, &f.bytes).is_some() {
+        Some(Family::Evalset)
+    } else {
+        None
+    }
+}
+
+/// The family of a run folder from its files' [`family_vote`]s: the family that recognises the
+/// most files (numeric QA on a tie, and when nothing is recognised so its reader can explain
+/// why).
+pub fn family_of_votes(votes: impl IntoIterator<Item = Option<Family>>) -> Family {
+    let (mut qa, mut cg, mut ev) = (0usize, 0usize, 0usize);
+    for v in votes.into_iter().flatten() {
+        match v {
+            Family::NumericQa => qa += 1,
+            Family::Codegen => cg += 1,
+            Family::Evalset => ev += 1,
+        }
+    }
+    if cg > qa && cg >= ev {
+        Family::Codegen
+    } else if ev > qa && ev > cg {
+        Family::Evalset
+    } else {
+        Family::NumericQa
+    }
+}
+
+/// Which family a run folder belongs to, by content (see [`family_of_votes`]).
+pub fn detect_family(input: &RunInput) -> Family {
+    family_of_votes(input.files.iter().map(family_vote))
+}
