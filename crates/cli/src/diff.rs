@@ -6,8 +6,6 @@
 //! (`answer_correctness@v1`, or `v1-extract` with `--profile v1-extract`), code-generation
 //! messages keyed `[session_id, message_index]` (judged by execution success).
 
-use std::path::Path;
-
 use anyhow::{bail, Context, Result};
 use evalboard_engine::compare::{CompareOptions, Flip, PairedComparison, PairedItem};
 use evalboard_engine::formats::convfinqa;
@@ -19,7 +17,7 @@ use evalboard_engine::scorers::{self, ScoreConfig};
 use evalboard_engine::{codegen, evalset, RunInput};
 use serde_json::{json, Value};
 
-use crate::args::Args;
+use crate::cli::DiffArgs;
 use crate::fsio;
 
 /// A comparison, whatever the family.
@@ -42,52 +40,25 @@ enum Loaded {
     Codegen(Vec<codegen::ScoredRun>),
 }
 
-pub fn run(argv: &[String]) -> Result<u8> {
-    let a = Args::parse(
-        argv,
-        &[
-            "profile",
-            "scorer",
-            "dataset",
-            "fail-on-regression",
-            "resamples",
-            "seed",
-        ],
-        &["json"],
-    )?;
-    if a.positional.len() < 2 {
-        bail!(
-            "diff needs two run folders: <BASELINE> <CANDIDATE> (or more, for a series: \
-             each run is compared with the one before it)"
-        );
-    }
-    let max_regressions: Option<u64> = match a.value("fail-on-regression") {
-        None => None,
-        Some(n) => Some(
-            n.parse()
-                .with_context(|| format!("--fail-on-regression wants a count, got {n:?}"))?,
-        ),
+pub fn run(a: DiffArgs) -> Result<u8> {
+    let max_regressions = a.fail_on_regression;
+    let opts = CompareOptions {
+        resamples: a.resamples,
+        seed: a.seed,
     };
-    let mut opts = CompareOptions::default();
-    if let Some(r) = a.value("resamples") {
-        opts.resamples = r.parse().with_context(|| format!("--resamples {r:?}"))?;
-    }
-    if let Some(s) = a.value("seed") {
-        opts.seed = s.parse().with_context(|| format!("--seed {s:?}"))?;
-    }
-    let inputs: Vec<RunInput> = a
-        .positional
+    let runs = a.runs();
+    let inputs: Vec<RunInput> = runs
         .iter()
-        .map(|d| fsio::read_run(Path::new(d)))
+        .map(|d| fsio::read_run(d))
         .collect::<Result<_>>()?;
     let families: Vec<Family> = inputs.iter().map(pipeline::detect_family).collect();
     let fb = families.first().copied().unwrap_or(Family::NumericQa);
     if let Some(i) = families.iter().position(|f| *f != fb) {
         bail!(
             "{} is a {} run but {} is a {} run: only runs of one family compare",
-            a.positional.first().map_or("", String::as_str),
+            a.baseline.display(),
             family_name(fb),
-            a.positional.get(i).map_or("", String::as_str),
+            runs[i].display(),
             family_name(families.get(i).copied().unwrap_or(fb))
         );
     }
@@ -101,12 +72,12 @@ pub fn run(argv: &[String]) -> Result<u8> {
     }
 
     if let [diff] = diffs.as_slice() {
-        if a.flag("json") {
+        if a.json {
             println!("{}", serde_json::to_string_pretty(&to_json(diff))?);
         } else {
             print!("{}", human(diff, true));
         }
-    } else if a.flag("json") {
+    } else if a.json {
         let out = json!({
             "runs": diffs.iter().map(|d| &d.baseline).chain(diffs.last().map(|d| &d.candidate)).collect::<Vec<_>>(),
             "steps": diffs.iter().map(to_json).collect::<Vec<Value>>(),
@@ -139,14 +110,15 @@ pub fn run(argv: &[String]) -> Result<u8> {
 }
 
 /// Reads and scores every run; `None` (exit 2) when a numeric QA run cannot be read.
-fn load_all(family: Family, inputs: &[RunInput], a: &Args) -> Result<Option<Loaded>> {
+fn load_all(family: Family, inputs: &[RunInput], a: &DiffArgs) -> Result<Option<Loaded>> {
     Ok(Some(match family {
         Family::NumericQa => {
-            let dataset = match a.value("dataset") {
+            let dataset = match &a.dataset {
                 None => None,
-                Some(p) => {
+                Some(path) => {
+                    let p: &str = &path.display().to_string();
                     let bytes =
-                        std::fs::read(p).with_context(|| format!("cannot read dataset {p}"))?;
+                        std::fs::read(path).with_context(|| format!("cannot read dataset {p}"))?;
                     match convfinqa::read_dataset(p, &bytes) {
                         Ok(ds) => Some(ds),
                         Err(diags) => {
@@ -158,7 +130,7 @@ fn load_all(family: Family, inputs: &[RunInput], a: &Args) -> Result<Option<Load
                     }
                 }
             };
-            let scorer = a.value("scorer").unwrap_or(match a.value("profile") {
+            let scorer = a.scorer.as_deref().unwrap_or(match a.profile.as_deref() {
                 Some("financial-agent-2" | "fa2") => "numerical_match@financial-agent-2",
                 _ => "numerical_match@doc-v1",
             });
@@ -194,13 +166,14 @@ fn load_all(family: Family, inputs: &[RunInput], a: &Args) -> Result<Option<Load
         }
         Family::Evalset => {
             let scorer = crate::score::evalset_scorer(
-                a.value("profile").or(a.value("scorer")).unwrap_or("v1"),
+                a.profile.as_deref().or(a.scorer.as_deref()).unwrap_or("v1"),
             )?;
-            let attached = match a.value("dataset") {
+            let attached = match &a.dataset {
                 None => None,
-                Some(p) => {
+                Some(path) => {
+                    let p: &str = &path.display().to_string();
                     let bytes =
-                        std::fs::read(p).with_context(|| format!("cannot read eval set {p}"))?;
+                        std::fs::read(path).with_context(|| format!("cannot read eval set {p}"))?;
                     let read = evalset::read_eval_items(p, &bytes);
                     for d in &read.diagnostics {
                         eprintln!("{d}");

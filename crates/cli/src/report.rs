@@ -3,12 +3,12 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use evalboard_report::html::{
     render_report, FileProvenance, HtmlOptions, Provenance, ReportInput, ReportRun,
 };
 
-use crate::args::Args;
+use crate::cli::ReportArgs;
 use crate::fsio;
 use crate::score::{self, Scored};
 
@@ -48,9 +48,9 @@ fn rfc3339(secs: i64) -> String {
 }
 
 /// The generation time: `--generated-at`, else `SOURCE_DATE_EPOCH` (reproducible builds), else now.
-fn generated_at(a: &Args) -> String {
-    if let Some(t) = a.value("generated-at") {
-        return t.to_string();
+fn generated_at(a: &ReportArgs) -> String {
+    if let Some(t) = &a.generated_at {
+        return t.clone();
     }
     if let Some(secs) = std::env::var("SOURCE_DATE_EPOCH")
         .ok()
@@ -65,42 +65,30 @@ fn generated_at(a: &Args) -> String {
     rfc3339(now)
 }
 
-pub fn run(argv: &[String]) -> Result<u8> {
-    let mut takes_value = score::SETTING_OPTIONS.to_vec();
-    takes_value.extend(["out", "baseline", "title", "max-rows", "generated-at"]);
-    let a = Args::parse(argv, &takes_value, &[])?;
-    if a.positional.is_empty() {
-        bail!("report needs at least one RUN_DIR");
-    }
-    let Some(out) = a.value("out") else {
-        bail!("report needs -o/--out FILE.html");
-    };
-    let settings = score::settings(&a)?;
-    let mut options = HtmlOptions {
-        title: a.value("title").map(str::to_string),
+pub fn run(a: ReportArgs) -> Result<u8> {
+    let out = &a.out.display().to_string();
+    let settings = score::settings(&a.settings)?;
+    let options = HtmlOptions {
+        title: a.title.clone(),
+        max_table_rows: a.max_rows,
         ..Default::default()
     };
-    if let Some(n) = a.value("max-rows") {
-        options.max_table_rows = n
-            .parse()
-            .with_context(|| format!("--max-rows {n:?} is not a count"))?;
-    }
     let mut files = Vec::new();
-    let mut load = |dir: &str| -> Result<Option<Scored>> {
-        let input = fsio::read_run(Path::new(dir))?;
+    let mut load = |dir: &Path| -> Result<Option<Scored>> {
+        let input = fsio::read_run(dir)?;
         for f in &input.files {
             files.push(FileProvenance::of(&input.name, &f.path, &f.bytes));
         }
-        score::load_scored(dir, &input, &settings)
+        score::load_scored(&dir.display().to_string(), &input, &settings)
     };
     let mut scored = Vec::new();
-    for dir in &a.positional {
+    for dir in &a.runs {
         match load(dir)? {
             Some(s) => scored.push(s),
             None => return Ok(2),
         }
     }
-    let baseline = match a.value("baseline") {
+    let baseline = match &a.baseline {
         Some(dir) => match load(dir)? {
             Some(s) => Some(s),
             None => return Ok(2),
@@ -124,7 +112,7 @@ pub fn run(argv: &[String]) -> Result<u8> {
         },
         options,
     });
-    std::fs::write(out, &html).with_context(|| format!("cannot write {out}"))?;
+    std::fs::write(&a.out, &html).with_context(|| format!("cannot write {out}"))?;
     eprintln!("wrote {out} ({} bytes)", html.len());
     Ok(0)
 }

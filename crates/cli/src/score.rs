@@ -1,6 +1,6 @@
 //! `evalboard score`: load → score → aggregate → write, for one or more run folders.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use evalboard_engine::formats::convfinqa;
@@ -9,7 +9,7 @@ use evalboard_engine::pipeline::{self, Family, LoadError};
 use evalboard_engine::scorers::{self, PriceTable, Profile, ScoreConfig};
 use evalboard_engine::{codegen, evalset, RunInput};
 
-use crate::args::Args;
+use crate::cli::{ScoreArgs, SettingsArgs};
 use crate::fsio;
 
 /// The files of one scored run, in the selected profile.
@@ -25,17 +25,6 @@ fn pct(v: Option<f64>) -> String {
         .unwrap_or_else(|| "n/a".into())
 }
 
-fn parse_gate(s: &str) -> Result<(String, f64)> {
-    let (k, v) = s
-        .split_once('=')
-        .with_context(|| format!("--fail-under wants METRIC=VALUE, got {s:?}"))?;
-    let v: f64 = v
-        .trim()
-        .parse()
-        .with_context(|| format!("--fail-under {k}: {v:?} is not a number"))?;
-    Ok((k.trim().to_string(), v))
-}
-
 /// The scoring settings shared by `score` and `report`: profile, tolerances, prices, dataset,
 /// and the bytes of the files they came from (for the report's provenance).
 pub(crate) struct Settings {
@@ -46,33 +35,28 @@ pub(crate) struct Settings {
     pub setting_files: Vec<(String, Vec<u8>)>,
 }
 
-/// The options [`settings`] reads (they take a value).
-pub(crate) const SETTING_OPTIONS: &[&str] = &["dataset", "profile", "prices", "rel-tol", "abs-tol"];
-
 /// Reads the scoring settings from parsed arguments.
-pub(crate) fn settings(a: &Args) -> Result<Settings> {
-    let profile_arg = a.value("profile").unwrap_or("doc").to_string();
+pub(crate) fn settings(a: &SettingsArgs) -> Result<Settings> {
+    let profile_arg = a.profile.clone();
     let profile = Profile::parse(&profile_arg).unwrap_or(Profile::Doc);
     let mut cfg = ScoreConfig {
         profile,
         ..Default::default()
     };
     let mut setting_files = Vec::new();
-    if let Some(x) = a.value("rel-tol") {
-        cfg.tolerances.rel = x.parse().with_context(|| format!("--rel-tol {x:?}"))?;
-    }
-    if let Some(x) = a.value("abs-tol") {
-        cfg.tolerances.abs = x.parse().with_context(|| format!("--abs-tol {x:?}"))?;
-    }
-    if let Some(p) = a.value("prices") {
-        let bytes = std::fs::read(p).with_context(|| format!("cannot read price table {p}"))?;
+    cfg.tolerances.rel = a.rel_tol;
+    cfg.tolerances.abs = a.abs_tol;
+    if let Some(path) = &a.prices {
+        let p: &str = &path.display().to_string();
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read price table {p}"))?;
         cfg.prices = PriceTable::from_json(&bytes).map_err(|e| anyhow::anyhow!("{e} ({p})"))?;
         setting_files.push((p.to_string(), bytes));
     }
-    let dataset = match a.value("dataset") {
+    let dataset = match &a.dataset {
         None => None,
-        Some(p) => {
-            let bytes = std::fs::read(p).with_context(|| format!("cannot read dataset {p}"))?;
+        Some(path) => {
+            let p: &str = &path.display().to_string();
+            let bytes = std::fs::read(path).with_context(|| format!("cannot read dataset {p}"))?;
             let ds = match convfinqa::read_dataset(p, &bytes) {
                 Ok(ds) => {
                     for d in &ds.diagnostics {
@@ -128,8 +112,9 @@ pub(crate) fn load_scored(dir: &str, input: &RunInput, s: &Settings) -> Result<O
 
 /// [`load_scored`] for a run on disk, streamed when it is a numeric QA run ([`fsio::load_run`]).
 /// Also returns the run's name.
-fn load_scored_path(dir: &str, s: &Settings) -> Result<Option<(Scored, String)>> {
-    match fsio::load_run(Path::new(dir), read_detail(s))? {
+fn load_scored_path(path: &Path, s: &Settings) -> Result<Option<(Scored, String)>> {
+    let dir: &str = &path.display().to_string();
+    match fsio::load_run(path, read_detail(s))? {
         fsio::Loaded::Qa { name, reads } => {
             check_qa_profile(s)?;
             let run = pipeline::assemble_qa_run(&name, reads, s.dataset.as_ref());
@@ -188,22 +173,12 @@ fn score_qa(dir: &str, run: Result<QaRun, LoadError>, s: &Settings) -> Option<Sc
     )))
 }
 
-pub fn run(argv: &[String]) -> Result<u8> {
-    let mut takes_value = SETTING_OPTIONS.to_vec();
-    takes_value.extend(["out", "fail-under"]);
-    let a = Args::parse(argv, &takes_value, &["json"])?;
-    if a.positional.is_empty() {
-        bail!("score needs at least one RUN_DIR");
-    }
-    let gates: Vec<(String, f64)> = a
-        .values("fail-under")
-        .into_iter()
-        .map(parse_gate)
-        .collect::<Result<_>>()?;
-    let settings = settings(&a)?;
+pub fn run(a: ScoreArgs) -> Result<u8> {
+    let gates = a.fail_under;
+    let settings = settings(&a.settings)?;
 
     let mut outputs = Vec::new();
-    for dir in &a.positional {
+    for dir in &a.runs {
         let Some((scored, name)) = load_scored_path(dir, &settings)? else {
             return Ok(2);
         };
@@ -214,7 +189,7 @@ pub fn run(argv: &[String]) -> Result<u8> {
         });
     }
 
-    if a.flag("json") {
+    if a.json {
         let v = if outputs.len() == 1 {
             outputs[0].statistics.clone()
         } else {
@@ -222,8 +197,7 @@ pub fn run(argv: &[String]) -> Result<u8> {
         };
         println!("{}", serde_json::to_string_pretty(&v)?);
     }
-    if let Some(out) = a.value("out") {
-        let out = PathBuf::from(out);
+    if let Some(out) = &a.out {
         let several = outputs.len() > 1;
         for (i, o) in outputs.iter().enumerate() {
             let dir = if several {
@@ -237,7 +211,7 @@ pub fn run(argv: &[String]) -> Result<u8> {
             eprintln!("wrote {} files to {}", o.files.len(), dir.display());
         }
     }
-    if !a.flag("json") && a.value("out").is_none() {
+    if !a.json && a.out.is_none() {
         for o in &outputs {
             println!("{}", o.name);
             let w = o.table.iter().map(|(k, _)| k.len()).max().unwrap_or(0);

@@ -1,14 +1,14 @@
 //! `evalboard validate <FILE>`: check a ConvFinQA dataset by executing every turn_program, or an
 //! answer-correctness eval set (JSONL) for schema, unique ids, size and composition.
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use evalboard_engine::evalset::validate::{
     validate_evalset, EvalsetValidateReport, DEFAULT_MIN_ITEMS,
 };
 use evalboard_engine::evalset::{sniff, EvalsetFileKind};
 use evalboard_engine::validate::{validate_dataset, ValidateReport};
 
-use crate::args::Args;
+use crate::cli::ValidateArgs;
 
 fn human(r: &ValidateReport) -> String {
     let mut out = format!(
@@ -44,24 +44,16 @@ fn human(r: &ValidateReport) -> String {
     out
 }
 
-pub fn run(argv: &[String]) -> Result<u8> {
-    let a = Args::parse(argv, &["min-items"], &["json"])?;
-    let [path] = a.positional.as_slice() else {
-        bail!("validate needs exactly one FILE");
-    };
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {path}"))?;
+pub fn run(a: ValidateArgs) -> Result<u8> {
+    let path: &str = &a.file.display().to_string();
+    let bytes = std::fs::read(&a.file).with_context(|| format!("cannot read {path}"))?;
     let is_evalset = path.ends_with(".jsonl")
-        || a.value("min-items").is_some()
+        || a.min_items.is_some()
         || matches!(sniff(path, &bytes), Some(EvalsetFileKind::EvalSet));
     if is_evalset {
-        let min_items = match a.value("min-items") {
-            None => DEFAULT_MIN_ITEMS,
-            Some(n) => n
-                .parse()
-                .with_context(|| format!("--min-items wants a count, got {n:?}"))?,
-        };
+        let min_items = a.min_items.unwrap_or(DEFAULT_MIN_ITEMS);
         let report = validate_evalset(path, &bytes, min_items);
-        if a.flag("json") {
+        if a.json {
             println!("{}", serde_json::to_string_pretty(&report)?);
         } else {
             print!("{}", human_evalset(&report));
@@ -69,7 +61,7 @@ pub fn run(argv: &[String]) -> Result<u8> {
         return Ok(report.exit_code().clamp(0, 2) as u8);
     }
     let report = validate_dataset(path, &bytes);
-    if a.flag("json") {
+    if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         print!("{}", human(&report));

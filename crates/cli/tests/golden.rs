@@ -277,3 +277,121 @@ fn validate_reports_mismatches_with_exit_1() {
         eprintln!("note: ../shared/data absent; skipping the ConvFinQA validate check");
     }
 }
+
+/// The command line itself (clap): help for every command, usage errors exit 2 naming the
+/// argument, and a path that is not UTF-8 is an ordinary error rather than a panic.
+mod usage {
+    use super::{evalboard, fixtures};
+
+    #[test]
+    fn help_for_every_command_exits_0_and_names_its_flags() {
+        let dir = fixtures();
+        for (cmd, flags) in [
+            (
+                "score",
+                &[
+                    "--dataset",
+                    "--profile",
+                    "--prices",
+                    "--rel-tol",
+                    "--abs-tol",
+                    "--out",
+                    "--json",
+                    "--fail-under",
+                ][..],
+            ),
+            ("validate", &["--json", "--min-items"][..]),
+            (
+                "diff",
+                &[
+                    "--profile",
+                    "--scorer",
+                    "--dataset",
+                    "--json",
+                    "--fail-on-regression",
+                ][..],
+            ),
+            (
+                "report",
+                &[
+                    "--baseline",
+                    "--profile",
+                    "--dataset",
+                    "--prices",
+                    "--title",
+                    "--max-rows",
+                    "--generated-at",
+                    "-o, --out",
+                ][..],
+            ),
+        ] {
+            let (code, out, err) = evalboard(&[cmd, "--help"], &dir);
+            assert_eq!(code, 0, "{cmd} --help: {err}");
+            for flag in flags {
+                assert!(out.contains(flag), "{cmd} --help lacks {flag}:\n{out}");
+            }
+            let (code, sub, _) = evalboard(&["help", cmd], &dir);
+            assert_eq!((code, &sub), (0, &out), "evalboard help {cmd}");
+        }
+        for top in [&["--help"][..], &["help"], &[]] {
+            let (code, out, _) = evalboard(top, &dir);
+            assert_eq!(code, 0, "{top:?}");
+            for cmd in ["score", "validate", "diff", "report"] {
+                assert!(out.contains(cmd), "{top:?} lacks {cmd}:\n{out}");
+            }
+        }
+        let (code, out, _) = evalboard(&["--version"], &dir);
+        assert_eq!(code, 0);
+        assert_eq!(out, format!("evalboard {}\n", env!("CARGO_PKG_VERSION")));
+    }
+
+    #[test]
+    fn usage_errors_exit_2_naming_the_argument() {
+        let dir = fixtures().join("cli_jsonl_nasty");
+        for (args, named) in [
+            (&["score", "input", "--bogus"][..], "--bogus"),
+            (&["report", "input", "-o", "x.html", "--json"], "--json"),
+            (&["score", "input", "--rel-tol", "abc"], "--rel-tol"),
+            (&["score", "input", "--abs-tol=abc"], "--abs-tol"),
+            (&["score", "input", "--fail-under", "nope"], "--fail-under"),
+            (&["validate", "x.jsonl", "--min-items=-3"], "--min-items"),
+            (
+                &["diff", "a", "b", "--fail-on-regression", "x"],
+                "--fail-on-regression",
+            ),
+            (
+                &["report", "input", "--max-rows", "1.5", "-o", "x.html"],
+                "--max-rows",
+            ),
+            (&["report", "input"], "--out"),
+            (&["diff", "input"], "<CANDIDATE>"),
+            (&["score", "input", "--out"], "--out"),
+            (&["frobnicate"], "frobnicate"),
+        ] {
+            let (code, out, err) = evalboard(args, &dir);
+            assert_eq!(code, 2, "{args:?}: {err}");
+            assert!(out.is_empty(), "{args:?} printed to stdout: {out}");
+            assert!(
+                err.contains(named),
+                "{args:?}: stderr does not name {named}: {err}"
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_that_is_not_utf8_is_an_ordinary_error() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_evalboard"))
+            .arg("score")
+            .arg(OsStr::from_bytes(b"run\xff"))
+            .current_dir(fixtures())
+            .output()
+            .expect("run evalboard");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("evalboard: error: cannot read run"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

@@ -1,0 +1,205 @@
+//! The command line as typed structs: every command and option, parsed once in `main` by clap.
+//! The doc comments are the `--help` text; the commands read fields, never option names.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand};
+use evalboard_engine::compare::{DEFAULT_RESAMPLES, DEFAULT_SEED};
+use evalboard_engine::evalset::validate::DEFAULT_MIN_ITEMS;
+use evalboard_engine::scorers::doc::DocTolerances;
+use evalboard_report::html::HtmlOptions;
+
+/// evalboard — score LLM evaluation runs.
+///
+/// Reads run folders from disk, scores them with the same engine the dashboard runs in the
+/// browser, writes outputs and gates CI. Run `evalboard <COMMAND> --help` for a command's options.
+#[derive(Debug, Parser)]
+#[command(
+    name = "evalboard",
+    version,
+    after_help = "Exit codes: 0 ok, 1 a gate failed, 2 unusable input."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Re-score every turn of run folders and write or print their statistics.
+    ///
+    /// Re-scores every turn from the raw traces and writes statistics.json, summary.csv,
+    /// turns.csv, errors.csv, validation.csv into --out (one subfolder per run when several runs
+    /// are given); without --out prints a summary table; --json prints statistics.json (an array
+    /// for several runs). Numeric QA, code-generation and answer-correctness runs are told apart
+    /// by their files' content.
+    Score(ScoreArgs),
+    /// Score run folders like `score` and write one self-contained HTML report.
+    ///
+    /// Scores the runs like `score` and writes one self-contained HTML file (styles, SVG charts,
+    /// data and a small script inline; no external requests) with every chart, breakdown, the
+    /// error analysis, the per-item table, the comparison with --baseline (regressions first),
+    /// the settings and the input files' SHA-256.
+    Report(ReportArgs),
+    /// Check a ConvFinQA dataset (JSON) or an answer-correctness eval set (JSONL).
+    ///
+    /// For a ConvFinQA dataset, executes every turn_program and reports mismatches against
+    /// executed_answers (exit 1 on any mismatch or invalid item); for an eval set (JSONL) checks
+    /// required fields, unique ids, --min-items and its composition by section, category and
+    /// difficulty.
+    Validate(ValidateArgs),
+    /// Compare runs of one family item by item and gate on regressions.
+    ///
+    /// Compares two runs of one family item by item: flips, McNemar exact p, a paired bootstrap
+    /// 95% CI; exits 1 when regressions exceed --fail-on-regression N. Three or more runs are a
+    /// series: each run is compared with the one before it.
+    Diff(DiffArgs),
+}
+
+/// The scoring settings `score` and `report` share.
+#[derive(Debug, Args)]
+pub struct SettingsArgs {
+    /// ConvFinQA dataset to attach to numeric QA runs.
+    #[arg(long, value_name = "FILE")]
+    pub dataset: Option<PathBuf>,
+    /// Scoring profile: doc or financial-agent-2 (numeric QA), doc-v1 or ise547
+    /// (code generation), v1 or v1-extract (eval sets).
+    #[arg(long, value_name = "P", default_value = "doc")]
+    pub profile: String,
+    /// Price table (JSON, e.g. {"gpt-4o": {"input_per_mtok": 2.5, "output_per_mtok": 10}}) for
+    /// the cost per correct answer.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+    /// Relative tolerance of a numerical match.
+    #[arg(long, value_name = "X", default_value_t = DocTolerances::default().rel)]
+    pub rel_tol: f64,
+    /// Absolute tolerance of a numerical match.
+    #[arg(long, value_name = "X", default_value_t = DocTolerances::default().abs)]
+    pub abs_tol: f64,
+}
+
+/// `evalboard score`.
+#[derive(Debug, Args)]
+#[command(args_override_self = true)]
+pub struct ScoreArgs {
+    /// Run folders to score.
+    #[arg(value_name = "RUN_DIR", required = true)]
+    pub runs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+    /// Write the output files here (one subfolder per run when several runs are given).
+    #[arg(short = 'o', long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print statistics.json (an array for several runs).
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 when this statistics.json metric (0–1 scale) is below VALUE or null; repeatable.
+    #[arg(long, value_name = "METRIC=VALUE", value_parser = parse_gate)]
+    pub fail_under: Vec<(String, f64)>,
+}
+
+/// `evalboard report`.
+#[derive(Debug, Args)]
+#[command(args_override_self = true)]
+pub struct ReportArgs {
+    /// Run folders to report on.
+    #[arg(value_name = "RUN_DIR", required = true)]
+    pub runs: Vec<PathBuf>,
+    /// Run folder every run is compared with.
+    #[arg(long, value_name = "RUN_DIR")]
+    pub baseline: Option<PathBuf>,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+    /// Title of the report.
+    #[arg(long, value_name = "T")]
+    pub title: Option<String>,
+    /// Most rows of the per-item table.
+    #[arg(long, value_name = "N", default_value_t = HtmlOptions::default().max_table_rows)]
+    pub max_rows: usize,
+    /// Generation time written into the report [default: SOURCE_DATE_EPOCH, else now].
+    #[arg(long, value_name = "TIME")]
+    pub generated_at: Option<String>,
+    /// The HTML file to write.
+    #[arg(short = 'o', long, value_name = "FILE.html")]
+    pub out: PathBuf,
+}
+
+/// `evalboard validate`.
+#[derive(Debug, Args)]
+#[command(args_override_self = true)]
+pub struct ValidateArgs {
+    /// A ConvFinQA dataset (JSON) or an eval set (JSONL).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
+    #[arg(long, value_name = "N", help = min_items_help())]
+    pub min_items: Option<usize>,
+}
+
+/// `evalboard diff`.
+#[derive(Debug, Args)]
+#[command(args_override_self = true)]
+pub struct DiffArgs {
+    /// Baseline run folder.
+    #[arg(value_name = "BASELINE")]
+    pub baseline: PathBuf,
+    /// Candidate run folder, compared with the baseline.
+    #[arg(value_name = "CANDIDATE")]
+    pub candidate: PathBuf,
+    /// More run folders: a series, each run compared with the one before it.
+    #[arg(value_name = "MORE")]
+    pub more: Vec<PathBuf>,
+    /// Profile: financial-agent-2 judges numeric QA turns by numerical_match@financial-agent-2;
+    /// for eval sets v1 (the default) or v1-extract.
+    #[arg(long, value_name = "P")]
+    pub profile: Option<String>,
+    /// Scorer id judging numeric QA turns [default: numerical_match@doc-v1]; for eval sets, the
+    /// scorer when --profile is not given.
+    #[arg(long, value_name = "S")]
+    pub scorer: Option<String>,
+    /// ConvFinQA dataset (numeric QA) or eval set (JSONL) to attach to the runs.
+    #[arg(long, value_name = "FILE")]
+    pub dataset: Option<PathBuf>,
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 when more than N items regressed (in any step of a series).
+    #[arg(long, value_name = "N")]
+    pub fail_on_regression: Option<u64>,
+    /// Paired-bootstrap resamples.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_RESAMPLES)]
+    pub resamples: u32,
+    /// Seed of the paired bootstrap.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+}
+
+impl DiffArgs {
+    /// Every run folder, in command-line order.
+    pub fn runs(&self) -> Vec<&Path> {
+        [&self.baseline, &self.candidate]
+            .into_iter()
+            .chain(&self.more)
+            .map(PathBuf::as_path)
+            .collect()
+    }
+}
+
+/// `--fail-under METRIC=VALUE`.
+fn parse_gate(s: &str) -> Result<(String, f64), String> {
+    let (k, v) = s
+        .split_once('=')
+        .ok_or_else(|| "expected METRIC=VALUE".to_string())?;
+    let v: f64 = v
+        .trim()
+        .parse()
+        .map_err(|_| format!("{k}: {v:?} is not a number"))?;
+    Ok((k.trim().to_string(), v))
+}
+
+/// `--min-items` has no clap default (giving it matters), so its help names the default.
+fn min_items_help() -> String {
+    format!("Fewest items an eval set must have [default: {DEFAULT_MIN_ITEMS}]; giving it treats FILE as an eval set")
+}
