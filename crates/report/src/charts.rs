@@ -20,6 +20,8 @@
 //!   labels are truncated with "…" and keep their full text in a `<title>` tooltip.
 //! - Every [`Chart`] carries a one-sentence `alt` and a `table` (header row + rows) with the same
 //!   data as text. Empty or all-missing data gives a valid "No data" SVG; NaN/±inf are skipped.
+//!   A chart set (numeric QA, codegen, comparisons) hands out [`NamedChart`]s: a chart with a
+//!   stable key and title.
 
 mod axis;
 mod font;
@@ -35,6 +37,7 @@ use std::rc::Rc;
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use serde::{Deserialize, Serialize};
 
 use axis::Format;
 use svg::{SvgBackend, Tooltips};
@@ -97,6 +100,39 @@ pub struct Chart {
     pub alt: String,
     /// The data as a table: a header row, then one row per data point. Plain (unescaped) text.
     pub table: Vec<Vec<String>>,
+}
+
+/// A chart with a stable key (for tabs, anchors and tests) and its title.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NamedChart {
+    pub key: String,
+    pub title: String,
+    pub svg: String,
+    pub alt: String,
+    pub table: Vec<Vec<String>>,
+}
+
+/// `c` under a key and title, as the chart sets hand it to views and reports.
+pub(crate) fn named(key: &str, title: &str, c: Chart) -> NamedChart {
+    NamedChart {
+        key: key.into(),
+        title: title.into(),
+        svg: c.svg,
+        alt: c.alt,
+        table: c.table,
+    }
+}
+
+/// The chart sets' default options: 640 × 320 pixels in `theme`, values as percent or not.
+pub(crate) fn opts(theme: Theme, percent: bool) -> ChartOptions {
+    ChartOptions {
+        style: ChartStyle {
+            width: 640,
+            height: 320,
+            theme,
+        },
+        percent,
+    }
 }
 
 // ---- shared drawing context -------------------------------------------------------------------

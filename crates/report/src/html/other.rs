@@ -10,8 +10,8 @@ use super::build::{card, h, int, json_text, num, p, pct, table, Cell, Head, Row,
 use super::qa::{capped_note, diagnostics, figure, filter_box};
 use super::HtmlOptions;
 use crate::charts::{bar_chart, Theme};
+use crate::charts::{named, opts, NamedChart};
 use crate::families::{codegen_statistics, evalset_statistics};
-use crate::qa_charts::{named, opts, NamedChart};
 
 fn chart(
     key: &str,

@@ -12,9 +12,10 @@ use serde_json::Value;
 use super::build::{card, h, int, kv_table, num, p, pct, table, Cell, Head, Row, TableOpts};
 use super::encode::{base64, escape_html, gzip};
 use super::HtmlOptions;
+use crate::charts::NamedChart;
 use crate::charts::Theme;
 use crate::outputs::qa_outputs;
-use crate::qa_charts::{qa_charts, NamedChart};
+use crate::qa_charts::qa_charts;
 
 /// Headline keys per profile (the CLI's summary table), with their labels.
 fn headline_keys(profile: Profile) -> &'static [(&'static str, &'static str)] {
