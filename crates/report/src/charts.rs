@@ -24,8 +24,12 @@
 //!   stable key and title.
 
 mod axis;
+mod bar;
+mod dual_axis;
 mod font;
-mod plot;
+mod frame;
+mod histogram;
+mod line;
 mod radar;
 mod svg;
 pub(crate) use svg::escape;
@@ -43,10 +47,10 @@ use axis::Format;
 use svg::{SvgBackend, Tooltips};
 use theme::{Palette, Role};
 
-pub use plot::{
-    bar_chart, category_line_chart, dual_axis_line_chart, grouped_bar_chart, histogram, line_chart,
-    XValues, YSeries,
-};
+pub use bar::{bar_chart, grouped_bar_chart};
+pub use dual_axis::{dual_axis_line_chart, XValues, YSeries};
+pub use histogram::histogram;
+pub use line::{category_line_chart, line_chart};
 pub use radar::radar_chart;
 pub use theme::{theme_css, Theme};
 
