@@ -7,8 +7,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::axis::{fmt_value, Format, LinearAxis};
 use super::font;
 use super::frame::{
-    build, cell, draw_categories, draw_mesh, finite, label, layout, min_max, plural, too_small,
-    value_label, value_range, value_ticks_target, Bottom, Chart2d, Layout, Spec,
+    cell, draw_categories, finite, label, min_max, or_default, plot, plural, value_label,
+    value_range, value_ticks_target, Bottom, Chart2d, Layout, Spec,
 };
 use super::theme::Role;
 use super::{
@@ -32,14 +32,7 @@ pub fn bar_chart(
         .map(|(l, v)| (clean_label(l), finite(*v)))
         .collect();
     let format = opts.format().shared(bars.iter().filter_map(|b| b.1));
-    let mut table = vec![vec![
-        "Label".to_string(),
-        if y_label.is_empty() {
-            "Value".to_string()
-        } else {
-            y_label.clone()
-        },
-    ]];
+    let mut table = vec![vec!["Label".to_string(), or_default(&y_label, "Value")]];
     table.extend(bars.iter().map(|(l, v)| vec![l.clone(), cell(*v, format)]));
     let Some((lo, hi)) = min_max(bars.iter().filter_map(|b| b.1)) else {
         return no_data(&title, opts, table);
@@ -50,18 +43,14 @@ pub fn bar_chart(
         let spec = Spec {
             x: LinearAxis::bare(0.0, bars.len() as f64),
             y: LinearAxis::nice(lo, hi, value_ticks_target(body), format),
-            y2: None,
             x_desc: String::new(),
             y_desc: y_label.clone(),
-            y2_desc: String::new(),
             bottom: Bottom::Categories(bars.iter().map(|b| b.0.clone()).collect()),
+            y2: None,
         };
-        let l = layout(ctx, body, &spec);
-        if too_small(&l) {
+        let Some((chart, l)) = plot(ctx, root, body, &spec)? else {
             return Ok(());
-        }
-        let mut chart = build(root, body, &spec, &l)?;
-        draw_mesh(ctx, &mut chart, &spec, &l)?;
+        };
         let slot = f64::from(l.plot.width()) / bars.len() as f64;
         // Bars fill 70 % of their slot, at most 72 px.
         let pad = ((1.0 - (slot * 0.7).min(72.0) / slot) / 2.0).clamp(0.0, 0.5);
@@ -204,18 +193,14 @@ pub fn grouped_bar_chart(
         let spec = Spec {
             x: LinearAxis::bare(0.0, groups.len() as f64),
             y: LinearAxis::nice(lo, hi, value_ticks_target(body), format),
-            y2: None,
             x_desc: String::new(),
             y_desc: y_label.clone(),
-            y2_desc: String::new(),
             bottom: Bottom::Categories(groups.clone()),
+            y2: None,
         };
-        let l = layout(ctx, body, &spec);
-        if too_small(&l) {
+        let Some((chart, l)) = plot(ctx, root, body, &spec)? else {
             return Ok(());
-        }
-        let mut chart = build(root, body, &spec, &l)?;
-        draw_mesh(ctx, &mut chart, &spec, &l)?;
+        };
         let slot = f64::from(l.plot.width()) / groups.len() as f64;
         let n = series.len().max(1) as f64;
         // The group's bars fill 80 % of the slot; each bar at most 40 px.

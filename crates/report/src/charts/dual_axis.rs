@@ -7,8 +7,8 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 use super::axis::{fmt_value, Format, LinearAxis};
 use super::frame::{
-    build, cell, draw_categories, draw_mesh, finite, layout, min_max, plural, too_small,
-    value_range, value_ticks_target, x_ticks_target, Bottom, Layout, Spec, TICK,
+    cell, draw_categories, draw_mesh, finite, min_max, open, or_default, plural, value_range,
+    value_ticks_target, x_ticks_target, Bottom, Layout, Spec, TICK,
 };
 use super::line::draw_line_series;
 use super::theme::Role;
@@ -93,17 +93,10 @@ pub fn dual_axis_line_chart(
     let (l_desc, r_desc) = (clean_label(left.y_label), clean_label(right.y_label));
     let n = x.len();
     let at = |s: &YSeries, i: usize| finite(s.values.get(i).copied().flatten());
-    let or = |s: &str, d: &str| {
-        if s.is_empty() {
-            d.to_string()
-        } else {
-            s.to_string()
-        }
-    };
     let mut table = vec![vec![
-        or(&x_label, "x"),
-        or(&l_name, "left"),
-        or(&r_name, "right"),
+        or_default(&x_label, "x"),
+        or_default(&l_name, "left"),
+        or_default(&r_name, "right"),
     ]];
     for i in 0..n {
         table.push(vec![
@@ -131,22 +124,22 @@ pub fn dual_axis_line_chart(
     let alt = format!(
         "Dual-axis line chart {}: {} by {} on the left ({}) and {} on the right ({}), {} point{}.",
         quoted(&title),
-        or(&l_name, "left series"),
-        or(&x_label, "x"),
+        or_default(&l_name, "left series"),
+        or_default(&x_label, "x"),
         range_text(l_range, lf),
-        or(&r_name, "right series"),
+        or_default(&r_name, "right series"),
         range_text(r_range, rf),
         n,
         plural(n)
     );
     let legend = vec![
         LegendItem {
-            name: format!("{} (left axis)", or(&l_name, "left")),
+            name: format!("{} (left axis)", or_default(&l_name, "left")),
             role: Role::Series(0),
             mark: Mark::LineCircle,
         },
         LegendItem {
-            name: format!("{} (right axis)", or(&r_name, "right")),
+            name: format!("{} (right axis)", or_default(&r_name, "right")),
             role: Role::Series(1),
             mark: Mark::LineSquare,
         },
@@ -174,24 +167,17 @@ pub fn dual_axis_line_chart(
         let spec = Spec {
             x: x_axis,
             y,
-            y2: Some(y2),
             x_desc: x_label.clone(),
             y_desc: l_desc.clone(),
-            y2_desc: r_desc.clone(),
             bottom,
+            y2: Some((y2.clone(), r_desc.clone())),
         };
-        let l = layout(ctx, body, &spec);
-        if too_small(&l) {
+        let Some((chart, l)) = open(ctx, root, body, &spec)? else {
             return Ok(());
-        }
-        let chart = build(root, body, &spec, &l)?;
-        let y2 = spec
-            .y2
-            .clone()
-            .unwrap_or_else(|| LinearAxis::bare(0.0, 1.0));
+        };
         let mut dual = chart.set_secondary_coord(spec.x.clone(), y2);
         draw_mesh(ctx, &mut dual, &spec, &l)?;
-        draw_right_axis(ctx, &mut dual, &spec.y2_desc, &l)?;
+        draw_right_axis(ctx, &mut dual, &r_desc, &l)?;
         let lpx: Vec<_> = lp
             .iter()
             .map(|p| p.map(|p| dual.backend_coord(&p)))

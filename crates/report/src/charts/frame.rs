@@ -1,9 +1,10 @@
-//! The Cartesian frame every chart kind draws in: a [`Spec`] of axes and titles is laid out
-//! ([`layout`]: label areas sized from measured tick labels; category labels drawn horizontally,
-//! truncated to their slot, or, when slots are narrow, rotated and truncated to at most 30 % of
-//! the chart height), built into a plotters chart ([`build`]) and given its axes, ticks, grid
-//! lines and axis titles ([`draw_mesh`]). Also the value helpers the chart kinds share (missing
-//! and non-finite values, ranges, table cells).
+//! The Cartesian frame every chart kind draws in, written once: a [`Spec`] of axes and titles
+//! is laid out (label areas sized from measured tick labels; category labels drawn
+//! horizontally, truncated to their slot, or, when slots are narrow, rotated and truncated to at
+//! most 30 % of the chart height), built into a plotters chart and given its axes, ticks, grid
+//! lines and axis titles. A chart kind calls [`plot`] (or [`open`] then [`draw_mesh`] for a
+//! second value axis) and draws its data. Also the value helpers the chart kinds share (missing
+//! and non-finite values, ranges, table cells, default titles).
 
 use plotters::prelude::*;
 use plotters::style::colors::TRANSPARENT;
@@ -13,6 +14,17 @@ use super::axis::{fmt_value, typeset_minus, Format, LinearAxis};
 use super::font;
 use super::theme::Role;
 use super::{Area, Ctx, DrawResult, Rect, LABEL_PX, TICK_PX, VALUE_PX};
+
+// ---- values -----------------------------------------------------------------------------------
+
+/// A `title`, or `default` when it is empty (table headers, alt text).
+pub(super) fn or_default(title: &str, default: &str) -> String {
+    if title.is_empty() {
+        default.to_string()
+    } else {
+        title.to_string()
+    }
+}
 
 /// A finite value or nothing.
 pub(super) fn finite(v: Option<f64>) -> Option<f64> {
@@ -29,6 +41,7 @@ pub(super) fn label(v: f64, format: Format) -> String {
     typeset_minus(fmt_value(v, format))
 }
 
+/// The smallest and largest finite value, or `None` when there is none.
 pub(super) fn min_max(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
     values
         .into_iter()
@@ -52,6 +65,7 @@ pub(super) fn value_range(lo: f64, hi: f64, format: Format, include_zero: bool) 
     (lo, hi)
 }
 
+/// "s" unless `n` is 1.
 pub(super) fn plural(n: usize) -> &'static str {
     if n == 1 {
         ""
@@ -72,14 +86,15 @@ pub(super) enum Bottom {
     Points(Vec<String>),
 }
 
+/// A plot's axes and axis titles (an empty title is not drawn).
 pub(super) struct Spec {
     pub(super) x: LinearAxis,
     pub(super) y: LinearAxis,
-    pub(super) y2: Option<LinearAxis>,
     pub(super) x_desc: String,
     pub(super) y_desc: String,
-    pub(super) y2_desc: String,
     pub(super) bottom: Bottom,
+    /// The right value axis and its title, for a dual-axis chart.
+    pub(super) y2: Option<(LinearAxis, String)>,
 }
 
 /// Where things go, in absolute pixels.
@@ -108,12 +123,13 @@ fn axis_label_width(axis: &LinearAxis) -> i32 {
         .unwrap_or(0)
 }
 
-pub(super) fn layout(ctx: &Ctx, body: Rect, spec: &Spec) -> Layout {
+fn layout(ctx: &Ctx, body: Rect, spec: &Spec) -> Layout {
     let desc = |s: &str| if s.is_empty() { 0 } else { DESC_W };
     let left_w = axis_label_width(&spec.y) + 2 * TICK + 4 + desc(&spec.y_desc);
-    let right_w = spec.y2.as_ref().map_or(0, |a| {
-        axis_label_width(a) + 2 * TICK + 4 + desc(&spec.y2_desc)
-    });
+    let right_w = spec
+        .y2
+        .as_ref()
+        .map_or(0, |(a, d)| axis_label_width(a) + 2 * TICK + 4 + desc(d));
     let last_x_half = spec
         .x
         .labels()
@@ -174,15 +190,50 @@ pub(super) fn layout(ctx: &Ctx, body: Rect, spec: &Spec) -> Layout {
 }
 
 /// The plot is too small to draw anything useful in (tiny chart, many legend rows).
-pub(super) fn too_small(l: &Layout) -> bool {
+fn too_small(l: &Layout) -> bool {
     l.plot.width() < 24 || l.plot.height() < 24
+}
+
+/// A built chart and where its parts went, or `None` when the plot is too small to draw in.
+pub(super) type Opened<'a, 'b> =
+    Result<Option<(Chart2d<'a, 'b>, Layout)>, DrawingAreaErrorKind<std::fmt::Error>>;
+
+/// Lays `spec` out in `body` and builds its plotters chart, axes not drawn yet (a dual-axis chart
+/// sets its secondary coordinates first, then calls [`draw_mesh`]).
+pub(super) fn open<'a, 'b>(
+    ctx: &Ctx,
+    root: &'a Area<'b>,
+    body: Rect,
+    spec: &Spec,
+) -> Opened<'a, 'b> {
+    let l = layout(ctx, body, spec);
+    if too_small(&l) {
+        return Ok(None);
+    }
+    let chart = build(root, body, spec, &l)?;
+    Ok(Some((chart, l)))
+}
+
+/// The frame of a chart with one value axis: [`open`], then the axes, grid lines, tick labels
+/// and axis titles drawn ([`draw_mesh`]), ready for the data.
+pub(super) fn plot<'a, 'b>(
+    ctx: &Ctx,
+    root: &'a Area<'b>,
+    body: Rect,
+    spec: &Spec,
+) -> Opened<'a, 'b> {
+    let Some((mut chart, l)) = open(ctx, root, body, spec)? else {
+        return Ok(None);
+    };
+    draw_mesh(ctx, &mut chart, spec, &l)?;
+    Ok(Some((chart, l)))
 }
 
 pub(super) type Chart2d<'a, 'b> =
     ChartContext<'a, super::svg::SvgBackend<'b>, Cartesian2d<LinearAxis, LinearAxis>>;
 
 /// Builds the plotters chart for `spec` in `body` (axes are drawn by [`draw_mesh`]).
-pub(super) fn build<'a, 'b>(
+fn build<'a, 'b>(
     root: &'a Area<'b>,
     body: Rect,
     spec: &Spec,

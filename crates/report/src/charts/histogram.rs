@@ -4,8 +4,8 @@ use plotters::prelude::*;
 
 use super::axis::{Format, LinearAxis};
 use super::frame::{
-    build, draw_mesh, layout, min_max, plural, too_small, value_label, value_ticks_target,
-    x_ticks_target, Bottom, Spec,
+    min_max, or_default, plot, plural, value_label, value_ticks_target, x_ticks_target, Bottom,
+    Spec,
 };
 use super::theme::Role;
 use super::{clean_label, no_data, quoted, render, Chart, ChartOptions};
@@ -26,11 +26,7 @@ pub fn histogram(
     let bins = bins.clamp(1, 200);
     let finite_values: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
     let skipped = values.len() - finite_values.len();
-    let x_head = if x_label.is_empty() {
-        "Bin".to_string()
-    } else {
-        x_label.clone()
-    };
+    let x_head = or_default(&x_label, "Bin");
     let Some((lo, hi)) = min_max(finite_values.iter().copied()) else {
         return no_data(&title, opts, vec![vec![x_head, "Count".to_string()]]);
     };
@@ -87,18 +83,14 @@ pub fn histogram(
         let spec = Spec {
             x: LinearAxis::nice(lo, hi, x_ticks_target(body), format),
             y: LinearAxis::nice(0.0, max_count, value_ticks_target(body), Format::Count),
-            y2: None,
             x_desc: x_label.clone(),
             y_desc: "Count".to_string(),
-            y2_desc: String::new(),
             bottom: Bottom::Ticks,
+            y2: None,
         };
-        let l = layout(ctx, body, &spec);
-        if too_small(&l) {
+        let Some((chart, _)) = plot(ctx, root, body, &spec)? else {
             return Ok(());
-        }
-        let mut chart = build(root, body, &spec, &l)?;
-        draw_mesh(ctx, &mut chart, &spec, &l)?;
+        };
         let colour = ctx.color(Role::Series(0));
         for (i, &c) in counts.iter().enumerate() {
             if c == 0 {

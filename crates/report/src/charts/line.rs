@@ -5,8 +5,8 @@ use plotters::prelude::*;
 
 use super::axis::{fmt_value, Format, LinearAxis};
 use super::frame::{
-    build, cell, draw_categories, draw_mesh, finite, layout, min_max, plural, too_small,
-    value_range, value_ticks_target, x_ticks_target, Bottom, Spec,
+    cell, draw_categories, finite, min_max, or_default, plot, plural, value_range,
+    value_ticks_target, x_ticks_target, Bottom, Spec,
 };
 use super::theme::Role;
 use super::{
@@ -147,17 +147,10 @@ pub fn line_chart(
             (clean_label(name), pts)
         })
         .collect();
-    let or = |s: &str, d: &str| {
-        if s.is_empty() {
-            d.to_string()
-        } else {
-            s.to_string()
-        }
-    };
     let mut table = vec![vec![
         "Series".to_string(),
-        or(&x_label, "x"),
-        or(&y_label, "y"),
+        or_default(&x_label, "x"),
+        or_default(&y_label, "y"),
     ]];
     for (name, pts) in &series {
         for (x, y) in pts {
@@ -194,18 +187,14 @@ pub fn line_chart(
         let spec = Spec {
             x: LinearAxis::nice(x_lo, x_hi, x_ticks_target(body), Format::Number),
             y: LinearAxis::nice(y_lo, y_hi, value_ticks_target(body), format),
-            y2: None,
             x_desc: x_label.clone(),
             y_desc: y_label.clone(),
-            y2_desc: String::new(),
             bottom: Bottom::Ticks,
+            y2: None,
         };
-        let l = layout(ctx, body, &spec);
-        if too_small(&l) {
+        let Some((chart, _)) = plot(ctx, root, body, &spec)? else {
             return Ok(());
-        }
-        let mut chart = build(root, body, &spec, &l)?;
-        draw_mesh(ctx, &mut chart, &spec, &l)?;
+        };
         for (i, (_, pts)) in series.iter().enumerate() {
             let px: Vec<Option<(i32, i32)>> =
                 pts.iter().map(|p| Some(chart.backend_coord(p))).collect();
@@ -271,11 +260,7 @@ pub fn category_line_chart(
     let names: Vec<String> = series.iter().map(|s| clean_label(&s.0)).collect();
     let n = labels.len();
     let at = |s: usize, i: usize| finite(series.get(s).and_then(|x| x.1.get(i).copied().flatten()));
-    let mut head = vec![if x_label.is_empty() {
-        "x".to_string()
-    } else {
-        x_label.clone()
-    }];
+    let mut head = vec![or_default(&x_label, "x")];
     head.extend(names.iter().cloned());
     let mut table = vec![head];
     for (i, l) in labels.iter().enumerate() {
@@ -328,18 +313,14 @@ pub fn category_line_chart(
         let spec = Spec {
             x: LinearAxis::bare(-0.5, n as f64 - 0.5),
             y: LinearAxis::nice(lo, hi, value_ticks_target(body), format),
-            y2: None,
             x_desc: x_label.clone(),
             y_desc: y_label.clone(),
-            y2_desc: String::new(),
             bottom: Bottom::Points(labels.clone()),
+            y2: None,
         };
-        let l = layout(ctx, body, &spec);
-        if too_small(&l) {
+        let Some((chart, l)) = plot(ctx, root, body, &spec)? else {
             return Ok(());
-        }
-        let mut chart = build(root, body, &spec, &l)?;
-        draw_mesh(ctx, &mut chart, &spec, &l)?;
+        };
         for s in 0..series.len() {
             let px: Vec<Option<(i32, i32)>> = (0..n)
                 .map(|i| at(s, i).map(|v| chart.backend_coord(&(i as f64, v))))
