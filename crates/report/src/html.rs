@@ -12,6 +12,7 @@ mod assets;
 mod build;
 mod compare;
 mod encode;
+mod meta;
 mod other;
 mod qa;
 mod series;
@@ -26,7 +27,8 @@ use serde_json::{json, Value};
 
 pub use compare::{compare, pair_qa, Comparison};
 pub use encode::{base64, csp_hash, escape_html, gzip, json_for_script, sha256_hex};
-pub use series::{report_run_meta, series, Series};
+pub use meta::report_run_meta;
+pub use series::{series, Series};
 
 use build::{h, int, kv_table, p, table, Cell, Row, TableOpts};
 
@@ -279,7 +281,7 @@ pub fn render_report(input: &ReportInput) -> String {
             "<section id=\"comparison\"><h2 class=\"eb-first\">Comparison with the baseline</h2>\n",
         );
         if the_series.is_none() {
-            series::loss_figure(&mut body, &loss_runs);
+            meta::loss_figure(&mut body, &loss_runs);
         }
         for (i, c) in comparisons.iter().enumerate() {
             compare::section(&mut body, i, c, o);

@@ -6,8 +6,10 @@ use std::fmt::Write as _;
 use evalboard_engine::{codegen, evalset, Diagnostic};
 use serde_json::Value;
 
-use super::build::{card, h, int, json_text, num, p, pct, table, Cell, Head, Row, TableOpts};
-use super::qa::{capped_note, diagnostics, figure, filter_box};
+use super::build::{
+    capped_note, card, diagnostics, figure, filter_box, h, int, json_text, num, p, pct, table,
+    Cell, Head, Row, TableOpts,
+};
 use super::HtmlOptions;
 use crate::charts::{bar_chart, Theme};
 use crate::charts::{named, opts, NamedChart};
