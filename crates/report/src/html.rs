@@ -10,10 +10,11 @@
 
 mod assets;
 mod build;
+mod codegen;
 mod compare;
 mod encode;
+mod evalset;
 mod meta;
-mod other;
 mod qa;
 mod series;
 
@@ -21,7 +22,7 @@ use std::fmt::Write as _;
 
 use evalboard_engine::compare::CompareOptions;
 use evalboard_engine::scorers::ScoredQaRun;
-use evalboard_engine::{codegen, evalset, Diagnostic};
+use evalboard_engine::Diagnostic;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -37,8 +38,8 @@ use build::{h, int, kv_table, p, table, Cell, Row, TableOpts};
 pub enum ReportRun<'a> {
     Qa(&'a ScoredQaRun),
     /// The scored run and the diagnostics of reading it.
-    Evalset(&'a evalset::ScoredRun, &'a [Diagnostic]),
-    Codegen(&'a codegen::ScoredRun),
+    Evalset(&'a evalboard_engine::evalset::ScoredRun, &'a [Diagnostic]),
+    Codegen(&'a evalboard_engine::codegen::ScoredRun),
 }
 
 impl ReportRun<'_> {
@@ -311,8 +312,8 @@ pub fn render_report(input: &ReportInput) -> String {
         );
         let stats = match r {
             ReportRun::Qa(s) => qa::section(&mut body, i, s, o),
-            ReportRun::Evalset(s, d) => other::evalset_section(&mut body, i, s, d, o),
-            ReportRun::Codegen(s) => other::codegen_section(&mut body, i, s, o),
+            ReportRun::Evalset(s, d) => evalset::section(&mut body, i, s, d, o),
+            ReportRun::Codegen(s) => codegen::section(&mut body, i, s, o),
         };
         data_runs.push(json!({"name": r.name(), "family": r.family(), "statistics": stats}));
         body.push_str("</section>\n");
@@ -508,7 +509,7 @@ fn runs_table(out: &mut String, runs: &[ReportRun]) {
     out.push_str("</section>\n");
 }
 
-fn codegen_overall(s: &codegen::ScoredRun) -> Option<f64> {
+fn codegen_overall(s: &evalboard_engine::codegen::ScoredRun) -> Option<f64> {
     crate::families::codegen_statistics(s)
         .get("average_overall_score")
         .and_then(Value::as_f64)

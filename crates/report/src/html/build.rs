@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::encode::{base64, escape_html, gzip};
 use super::HtmlOptions;
-use crate::charts::NamedChart;
+use crate::charts::{bar_chart, named, opts, NamedChart, Theme};
 
 /// One table cell.
 #[derive(Debug, Clone, Default)]
@@ -253,6 +253,19 @@ pub(crate) fn figure(out: &mut String, c: &NamedChart) {
         out.push_str("</details>");
     }
     out.push_str("</figure>\n");
+}
+
+/// A light-themed bar chart under `key`, written as a [`figure`].
+pub(crate) fn bar_figure(
+    out: &mut String,
+    key: &str,
+    title: &str,
+    y_label: &str,
+    bars: &[(String, Option<f64>)],
+    percent: bool,
+) {
+    let chart = bar_chart(title, y_label, bars, &opts(Theme::Light, percent));
+    figure(out, &named(key, title, chart));
 }
 
 /// The diagnostics list (capped).
