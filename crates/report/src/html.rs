@@ -510,7 +510,7 @@ fn runs_table(out: &mut String, runs: &[ReportRun]) {
 }
 
 fn codegen_overall(s: &evalboard_engine::codegen::ScoredRun) -> Option<f64> {
-    crate::families::codegen_statistics(s)
+    crate::codegen_statistics(s)
         .get("average_overall_score")
         .and_then(Value::as_f64)
 }

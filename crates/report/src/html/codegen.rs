@@ -11,7 +11,7 @@ use super::build::{
     Head, Row, TableOpts,
 };
 use super::HtmlOptions;
-use crate::families::codegen_statistics;
+use crate::codegen_statistics;
 
 /// Scalar fields of a JSON object as (key, text, number) in order.
 fn scalars(v: &Value) -> Vec<(String, String, Option<f64>)> {

@@ -9,7 +9,7 @@ use super::build::{
     Cell, Row, TableOpts,
 };
 use super::HtmlOptions;
-use crate::families::evalset_statistics;
+use crate::evalset_statistics;
 
 /// The eval-set section of run `idx`; returns its statistics value.
 pub(crate) fn section(
