@@ -398,7 +398,7 @@ fn overview(st: &CodegenState, dark: bool, v: &mut CodegenView) {
             t,
         ));
     }
-    v.exports = evalboard_report::families::codegen_files(&st.scored)
+    v.exports = evalboard_report::codegen_files(&st.scored)
         .into_iter()
         .map(|(path, _)| path)
         .collect();
@@ -763,7 +763,7 @@ pub fn download_name(path: &str) -> String {
 
 /// One output file of the run under the current settings: (download name, text).
 pub fn export(st: &CodegenState, file: &str) -> Result<(String, String), String> {
-    evalboard_report::families::codegen_files(&st.scored)
+    evalboard_report::codegen_files(&st.scored)
         .into_iter()
         .find(|(path, _)| path == file)
         .map(|(path, text)| (download_name(&path), text))

@@ -22,7 +22,7 @@ pub fn export_run(
     }
     let s = evalset?;
     Some(
-        evalboard_report::families::evalset_files(s)
+        evalboard_report::evalset_files(s)
             .into_iter()
             .find(|(name, _)| name == file)
             .map(|(_, text)| text)

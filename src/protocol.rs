@@ -139,8 +139,8 @@ pub struct ChartDto {
     pub table: Vec<Vec<String>>,
 }
 
-impl From<evalboard_report::qa_charts::NamedChart> for ChartDto {
-    fn from(c: evalboard_report::qa_charts::NamedChart) -> Self {
+impl From<evalboard_report::charts::NamedChart> for ChartDto {
+    fn from(c: evalboard_report::charts::NamedChart) -> Self {
         ChartDto {
             key: c.key,
             title: c.title,

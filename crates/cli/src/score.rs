@@ -357,7 +357,7 @@ fn score_codegen(input: &RunInput, profile: &str) -> Result<Scored> {
 /// The outputs of a scored code-generation run.
 fn codegen_outputs(scored: codegen::ScoredRun, name: &str) -> Outputs {
     let profile = scored.profile;
-    let statistics = evalboard_report::families::codegen_statistics(&scored);
+    let statistics = evalboard_report::codegen_statistics(&scored);
     let mut table = vec![
         ("family".to_string(), "codegen".to_string()),
         ("profile".to_string(), profile.name().to_string()),
@@ -376,7 +376,7 @@ fn codegen_outputs(scored: codegen::ScoredRun, name: &str) -> Outputs {
     }
     Outputs {
         name: name.to_string(),
-        files: evalboard_report::families::codegen_files(&scored),
+        files: evalboard_report::codegen_files(&scored),
         statistics,
         table,
     }
@@ -413,7 +413,7 @@ fn score_evalset(input: &RunInput, profile: &str) -> Result<Scored> {
 /// The outputs of a scored eval-set run.
 fn evalset_outputs(scored: evalset::ScoredRun, name: &str) -> Outputs {
     let scorer = scored.scorer;
-    let statistics = evalboard_report::families::evalset_statistics(&scored);
+    let statistics = evalboard_report::evalset_statistics(&scored);
     let mut table = vec![
         ("family".to_string(), "evalset".to_string()),
         ("scorer".to_string(), scorer.id().to_string()),
@@ -431,7 +431,7 @@ fn evalset_outputs(scored: evalset::ScoredRun, name: &str) -> Outputs {
     }
     Outputs {
         name: name.to_string(),
-        files: evalboard_report::families::evalset_files(&scored),
+        files: evalboard_report::evalset_files(&scored),
         statistics,
         table,
     }

@@ -20,10 +20,16 @@
 //!   labels are truncated with "…" and keep their full text in a `<title>` tooltip.
 //! - Every [`Chart`] carries a one-sentence `alt` and a `table` (header row + rows) with the same
 //!   data as text. Empty or all-missing data gives a valid "No data" SVG; NaN/±inf are skipped.
+//!   A chart set (numeric QA, codegen, comparisons) hands out [`NamedChart`]s: a chart with a
+//!   stable key and title.
 
 mod axis;
+mod bar;
+mod dual_axis;
 mod font;
-mod plot;
+mod frame;
+mod histogram;
+mod line;
 mod radar;
 mod svg;
 pub(crate) use svg::escape;
@@ -35,15 +41,16 @@ use std::rc::Rc;
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use serde::{Deserialize, Serialize};
 
 use axis::Format;
 use svg::{SvgBackend, Tooltips};
 use theme::{Palette, Role};
 
-pub use plot::{
-    bar_chart, category_line_chart, dual_axis_line_chart, grouped_bar_chart, histogram, line_chart,
-    XValues, YSeries,
-};
+pub use bar::{bar_chart, grouped_bar_chart};
+pub use dual_axis::{dual_axis_line_chart, XValues, YSeries};
+pub use histogram::histogram;
+pub use line::{category_line_chart, line_chart};
 pub use radar::radar_chart;
 pub use theme::{theme_css, Theme};
 
@@ -97,6 +104,39 @@ pub struct Chart {
     pub alt: String,
     /// The data as a table: a header row, then one row per data point. Plain (unescaped) text.
     pub table: Vec<Vec<String>>,
+}
+
+/// A chart with a stable key (for tabs, anchors and tests) and its title.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NamedChart {
+    pub key: String,
+    pub title: String,
+    pub svg: String,
+    pub alt: String,
+    pub table: Vec<Vec<String>>,
+}
+
+/// `c` under a key and title, as the chart sets hand it to views and reports.
+pub(crate) fn named(key: &str, title: &str, c: Chart) -> NamedChart {
+    NamedChart {
+        key: key.into(),
+        title: title.into(),
+        svg: c.svg,
+        alt: c.alt,
+        table: c.table,
+    }
+}
+
+/// The chart sets' default options: 640 × 320 pixels in `theme`, values as percent or not.
+pub(crate) fn opts(theme: Theme, percent: bool) -> ChartOptions {
+    ChartOptions {
+        style: ChartStyle {
+            width: 640,
+            height: 320,
+            theme,
+        },
+        percent,
+    }
 }
 
 // ---- shared drawing context -------------------------------------------------------------------

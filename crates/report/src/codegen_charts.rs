@@ -1,4 +1,4 @@
-//! The code-generation chart set (seed 001): component scores, score distributions, the recovery
+//! The code-generation chart set: component scores, score distributions, the recovery
 //! funnel by error class, and breakdowns by model and by session. One function, so the
 //! dashboard's worker and any report draw the same SVG for the same run.
 
@@ -8,9 +8,9 @@ use evalboard_engine::codegen::views::{
 use evalboard_engine::codegen::MetricsSummaryFile;
 
 use crate::charts::{
-    bar_chart, grouped_bar_chart, histogram, radar_chart, ChartOptions, ChartStyle, Theme,
+    bar_chart, grouped_bar_chart, histogram, named, radar_chart, ChartOptions, ChartStyle,
+    NamedChart, Theme,
 };
-use crate::qa_charts::{named, NamedChart};
 
 /// Bins of the score histograms (scores are 0..1: tenths).
 pub const SCORE_BINS: usize = 10;

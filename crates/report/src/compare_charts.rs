@@ -4,8 +4,7 @@
 
 use evalboard_engine::run_meta::{fmt_int, fmt_loss};
 
-use crate::charts::{category_line_chart, escape, line_chart, Theme};
-use crate::qa_charts::{named, opts, NamedChart};
+use crate::charts::{category_line_chart, escape, line_chart, named, opts, NamedChart, Theme};
 
 /// The training loss curves of `runs` (name, `(step, loss)` in step order) on one chart, key
 /// `loss_curve`; `None` when no run has a point. A run with a single logged step is drawn as a

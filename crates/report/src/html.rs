@@ -10,9 +10,11 @@
 
 mod assets;
 mod build;
+mod codegen;
 mod compare;
 mod encode;
-mod other;
+mod evalset;
+mod meta;
 mod qa;
 mod series;
 
@@ -20,13 +22,14 @@ use std::fmt::Write as _;
 
 use evalboard_engine::compare::CompareOptions;
 use evalboard_engine::scorers::ScoredQaRun;
-use evalboard_engine::{codegen, evalset, Diagnostic};
+use evalboard_engine::Diagnostic;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 pub use compare::{compare, pair_qa, Comparison};
 pub use encode::{base64, csp_hash, escape_html, gzip, json_for_script, sha256_hex};
-pub use series::{report_run_meta, series, Series};
+pub use meta::report_run_meta;
+pub use series::{series, Series};
 
 use build::{h, int, kv_table, p, table, Cell, Row, TableOpts};
 
@@ -35,8 +38,8 @@ use build::{h, int, kv_table, p, table, Cell, Row, TableOpts};
 pub enum ReportRun<'a> {
     Qa(&'a ScoredQaRun),
     /// The scored run and the diagnostics of reading it.
-    Evalset(&'a evalset::ScoredRun, &'a [Diagnostic]),
-    Codegen(&'a codegen::ScoredRun),
+    Evalset(&'a evalboard_engine::evalset::ScoredRun, &'a [Diagnostic]),
+    Codegen(&'a evalboard_engine::codegen::ScoredRun),
 }
 
 impl ReportRun<'_> {
@@ -279,7 +282,7 @@ pub fn render_report(input: &ReportInput) -> String {
             "<section id=\"comparison\"><h2 class=\"eb-first\">Comparison with the baseline</h2>\n",
         );
         if the_series.is_none() {
-            series::loss_figure(&mut body, &loss_runs);
+            meta::loss_figure(&mut body, &loss_runs);
         }
         for (i, c) in comparisons.iter().enumerate() {
             compare::section(&mut body, i, c, o);
@@ -309,8 +312,8 @@ pub fn render_report(input: &ReportInput) -> String {
         );
         let stats = match r {
             ReportRun::Qa(s) => qa::section(&mut body, i, s, o),
-            ReportRun::Evalset(s, d) => other::evalset_section(&mut body, i, s, d, o),
-            ReportRun::Codegen(s) => other::codegen_section(&mut body, i, s, o),
+            ReportRun::Evalset(s, d) => evalset::section(&mut body, i, s, d, o),
+            ReportRun::Codegen(s) => codegen::section(&mut body, i, s, o),
         };
         data_runs.push(json!({"name": r.name(), "family": r.family(), "statistics": stats}));
         body.push_str("</section>\n");
@@ -506,8 +509,8 @@ fn runs_table(out: &mut String, runs: &[ReportRun]) {
     out.push_str("</section>\n");
 }
 
-fn codegen_overall(s: &codegen::ScoredRun) -> Option<f64> {
-    crate::families::codegen_statistics(s)
+fn codegen_overall(s: &evalboard_engine::codegen::ScoredRun) -> Option<f64> {
+    crate::codegen_statistics(s)
         .get("average_overall_score")
         .and_then(Value::as_f64)
 }

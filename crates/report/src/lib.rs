@@ -3,12 +3,16 @@
 
 pub mod charts;
 pub mod codegen_charts;
+mod codegen_files;
 pub mod compare_charts;
 pub mod csvs;
-pub mod families;
+mod evalset_files;
 pub mod html;
 pub mod outputs;
 pub mod qa_charts;
+
+pub use codegen_files::{codegen_files, codegen_statistics};
+pub use evalset_files::{evalset_files, evalset_statistics};
 
 use evalboard_engine::aggregate::doc::Statistics;
 

@@ -3,43 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use evalboard_engine::aggregate::doc::{Breakdown, Statistics, TurnKey};
-use serde::{Deserialize, Serialize};
-
 use crate::charts::{
-    bar_chart, dual_axis_line_chart, Chart, ChartOptions, ChartStyle, Theme, XValues, YSeries,
+    bar_chart, dual_axis_line_chart, named, opts, NamedChart, Theme, XValues, YSeries,
 };
-
-/// A chart with a stable key (for tabs, anchors and tests) and its title.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NamedChart {
-    pub key: String,
-    pub title: String,
-    pub svg: String,
-    pub alt: String,
-    pub table: Vec<Vec<String>>,
-}
-
-pub(crate) fn named(key: &str, title: &str, c: Chart) -> NamedChart {
-    NamedChart {
-        key: key.into(),
-        title: title.into(),
-        svg: c.svg,
-        alt: c.alt,
-        table: c.table,
-    }
-}
-
-pub(crate) fn opts(theme: Theme, percent: bool) -> ChartOptions {
-    ChartOptions {
-        style: ChartStyle {
-            width: 640,
-            height: 320,
-            theme,
-        },
-        percent,
-    }
-}
+use evalboard_engine::aggregate::doc::{Breakdown, Statistics, TurnKey};
 
 fn breakdown_bars(m: &BTreeMap<String, Breakdown>) -> Vec<(String, Option<f64>)> {
     m.iter()

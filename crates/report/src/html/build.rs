@@ -1,10 +1,13 @@
-//! Small HTML building blocks shared by the report's sections. Every input-derived string goes
-//! through [`escape_html`]; only [`Cell::html`] takes markup, and it is only ever built here
-//! from escaped parts.
+//! Small HTML building blocks shared by the report's sections: tables, cards, headings, number
+//! formats, chart figures, filter boxes, capped-table notes and the diagnostics list. Every
+//! input-derived string goes through [`escape_html`]; only [`Cell::html`] takes markup, and it is
+//! only ever built here from escaped parts.
 
 use std::fmt::Write as _;
 
-use super::encode::escape_html;
+use super::encode::{base64, escape_html, gzip};
+use super::HtmlOptions;
+use crate::charts::{bar_chart, named, opts, NamedChart, Theme};
 
 /// One table cell.
 #[derive(Debug, Clone, Default)]
@@ -225,6 +228,110 @@ pub fn json_text(v: &serde_json::Value) -> String {
         serde_json::Value::Number(n) => n.to_string(),
         other => other.to_string(),
     }
+}
+
+/// Writes one chart as a figure with its data table folded below.
+pub(crate) fn figure(out: &mut String, c: &NamedChart) {
+    let _ = write!(
+        out,
+        "<figure class=\"eb-chart\" data-chart=\"{}\">{}",
+        escape_html(&c.key),
+        c.svg
+    );
+    let _ = write!(out, "<figcaption>{}</figcaption>", escape_html(&c.alt));
+    if let Some((head, rows)) = c.table.split_first() {
+        out.push_str("<details><summary>Data</summary>");
+        let heads: Vec<Head> = head.iter().map(|s| (s.as_str(), false)).collect();
+        let rows: Vec<Row> = rows
+            .iter()
+            .map(|r| Row {
+                cells: r.iter().map(|s| Cell::text(s)).collect(),
+                ..Default::default()
+            })
+            .collect();
+        table(out, &heads, &rows, TableOpts::default());
+        out.push_str("</details>");
+    }
+    out.push_str("</figure>\n");
+}
+
+/// A light-themed bar chart under `key`, written as a [`figure`].
+pub(crate) fn bar_figure(
+    out: &mut String,
+    key: &str,
+    title: &str,
+    y_label: &str,
+    bars: &[(String, Option<f64>)],
+    percent: bool,
+) {
+    let chart = bar_chart(title, y_label, bars, &opts(Theme::Light, percent));
+    figure(out, &named(key, title, chart));
+}
+
+/// The diagnostics list (capped).
+pub(crate) fn diagnostics(
+    out: &mut String,
+    diags: &[evalboard_engine::Diagnostic],
+    o: &HtmlOptions,
+) {
+    if diags.is_empty() {
+        p(out, "eb-muted", "No diagnostics.");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<details><summary>{} diagnostic(s)</summary><ul class=\"eb-mono\">",
+        int(diags.len() as u64)
+    );
+    for d in diags.iter().take(o.max_diagnostics) {
+        let _ = writeln!(out, "<li>{}</li>", escape_html(&d.to_string()));
+    }
+    out.push_str("</ul></details>\n");
+    if diags.len() > o.max_diagnostics {
+        p(
+            out,
+            "eb-note",
+            &format!(
+                "Showing the first {} of {} diagnostics.",
+                int(o.max_diagnostics as u64),
+                int(diags.len() as u64)
+            ),
+        );
+    }
+}
+
+/// The filter controls above an items table (hidden until the script shows them).
+pub(crate) fn filter_box(out: &mut String, table_id: &str, verdicts: &[(&str, &str)]) {
+    let _ = write!(
+        out,
+        "<div class=\"eb-tools\" data-eb-filter=\"{}\" hidden><input type=\"search\" placeholder=\"Filter rows…\" aria-label=\"Filter rows\">",
+        escape_html(table_id)
+    );
+    if !verdicts.is_empty() {
+        out.push_str("<select aria-label=\"Verdict\"><option value=\"\">All verdicts</option>");
+        for (v, label) in verdicts {
+            let _ = write!(out, "<option value=\"{v}\">{}</option>", escape_html(label));
+        }
+        out.push_str("</select>");
+    }
+    out.push_str("<output></output></div>\n");
+}
+
+/// A capped-table note with the full CSV as an embedded gzip download.
+pub(crate) fn capped_note(out: &mut String, shown: usize, total: usize, file: &str, csv: &str) {
+    let gz = gzip(csv.as_bytes());
+    let _ = writeln!(
+        out,
+        "<p class=\"eb-note\" data-capped=\"{total}\">The table shows the first {} of {} rows. \
+         The full data is embedded in this file as a compressed CSV ({} KB): \
+         <a class=\"eb-dl\" download=\"{}.gz\" href=\"data:application/gzip;base64,{}\">Download {}.gz</a></p>",
+        int(shown as u64),
+        int(total as u64),
+        int(gz.len().div_ceil(1024) as u64),
+        escape_html(file),
+        base64(&gz),
+        escape_html(file),
+    );
 }
 
 #[cfg(test)]

@@ -12,8 +12,9 @@ use evalboard_engine::run_meta::{side_by_side, MetaRow};
 use evalboard_engine::scorers::{answer_text, ScoredQaRun};
 use serde::Serialize;
 
-use super::build::{card, int, kv_table, num, p, pct, table, Cell, Row, TableOpts};
+use super::build::{card, filter_box, int, kv_table, num, p, pct, table, Cell, Row, TableOpts};
 use super::encode::escape_html;
+use super::meta::{meta_table, report_run_meta};
 use super::{HtmlOptions, ReportRun};
 
 /// One candidate-vs-baseline comparison, as the report shows it.
@@ -74,10 +75,7 @@ pub fn compare(baseline: &ReportRun, candidate: &ReportRun, opts: &CompareOption
         candidate: candidate.name().to_string(),
         note: None,
         stats: None,
-        meta: side_by_side(&[
-            &super::series::report_run_meta(baseline),
-            &super::series::report_run_meta(candidate),
-        ]),
+        meta: side_by_side(&[&report_run_meta(baseline), &report_run_meta(candidate)]),
     };
     match (baseline, candidate) {
         (ReportRun::Qa(b), ReportRun::Qa(k)) => {
@@ -170,7 +168,7 @@ pub(crate) fn section_with_id(out: &mut String, id: &str, c: &Comparison, o: &Ht
     }
     if !c.meta.is_empty() {
         out.push_str("<details class=\"eb-meta-details\" open><summary>Run metadata (≠ marks a difference)</summary>");
-        super::series::meta_table(out, &[&c.baseline, &c.candidate], &c.meta);
+        meta_table(out, &[&c.baseline, &c.candidate], &c.meta);
         out.push_str("</details>\n");
     }
     let Some(s) = &c.stats else {
@@ -280,7 +278,7 @@ pub(crate) fn section_with_id(out: &mut String, id: &str, c: &Comparison, o: &Ht
         })
         .collect();
     let id = format!("{id}-table");
-    super::qa::filter_box(
+    filter_box(
         out,
         &id,
         &[("regressed", "Regressed"), ("improved", "Improved")],

@@ -9,12 +9,15 @@ use evalboard_engine::scorers::{Profile, ScoredQaRun};
 use evalboard_engine::views::{self, ItemQuery};
 use serde_json::Value;
 
-use super::build::{card, h, int, kv_table, num, p, pct, table, Cell, Head, Row, TableOpts};
-use super::encode::{base64, escape_html, gzip};
+use super::build::{
+    capped_note, card, diagnostics, figure, filter_box, h, int, kv_table, num, p, pct, table, Cell,
+    Head, Row, TableOpts,
+};
+use super::encode::escape_html;
 use super::HtmlOptions;
 use crate::charts::Theme;
 use crate::outputs::qa_outputs;
-use crate::qa_charts::{qa_charts, NamedChart};
+use crate::qa_charts::qa_charts;
 
 /// Headline keys per profile (the CLI's summary table), with their labels.
 fn headline_keys(profile: Profile) -> &'static [(&'static str, &'static str)] {
@@ -39,31 +42,6 @@ fn headline_keys(profile: Profile) -> &'static [(&'static str, &'static str)] {
             ("error_rate", "Error rate"),
         ],
     }
-}
-
-/// Writes one chart as a figure with its data table folded below.
-pub(crate) fn figure(out: &mut String, c: &NamedChart) {
-    let _ = write!(
-        out,
-        "<figure class=\"eb-chart\" data-chart=\"{}\">{}",
-        escape_html(&c.key),
-        c.svg
-    );
-    let _ = write!(out, "<figcaption>{}</figcaption>", escape_html(&c.alt));
-    if let Some((head, rows)) = c.table.split_first() {
-        out.push_str("<details><summary>Data</summary>");
-        let heads: Vec<Head> = head.iter().map(|s| (s.as_str(), false)).collect();
-        let rows: Vec<Row> = rows
-            .iter()
-            .map(|r| Row {
-                cells: r.iter().map(|s| Cell::text(s)).collect(),
-                ..Default::default()
-            })
-            .collect();
-        table(out, &heads, &rows, TableOpts::default());
-        out.push_str("</details>");
-    }
-    out.push_str("</figure>\n");
 }
 
 fn breakdown_table(out: &mut String, title: &str, m: &BTreeMap<String, Breakdown>) {
@@ -378,72 +356,6 @@ pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredQaRun, o: &HtmlOpt
     h(out, 3, &id("items"), "Items");
     items_table(out, idx, s, &outputs, o);
     outputs.statistics
-}
-
-/// The diagnostics list (capped).
-pub(crate) fn diagnostics(
-    out: &mut String,
-    diags: &[evalboard_engine::Diagnostic],
-    o: &HtmlOptions,
-) {
-    if diags.is_empty() {
-        p(out, "eb-muted", "No diagnostics.");
-        return;
-    }
-    let _ = writeln!(
-        out,
-        "<details><summary>{} diagnostic(s)</summary><ul class=\"eb-mono\">",
-        int(diags.len() as u64)
-    );
-    for d in diags.iter().take(o.max_diagnostics) {
-        let _ = writeln!(out, "<li>{}</li>", escape_html(&d.to_string()));
-    }
-    out.push_str("</ul></details>\n");
-    if diags.len() > o.max_diagnostics {
-        p(
-            out,
-            "eb-note",
-            &format!(
-                "Showing the first {} of {} diagnostics.",
-                int(o.max_diagnostics as u64),
-                int(diags.len() as u64)
-            ),
-        );
-    }
-}
-
-/// The filter controls above an items table (hidden until the script shows them).
-pub(crate) fn filter_box(out: &mut String, table_id: &str, verdicts: &[(&str, &str)]) {
-    let _ = write!(
-        out,
-        "<div class=\"eb-tools\" data-eb-filter=\"{}\" hidden><input type=\"search\" placeholder=\"Filter rows…\" aria-label=\"Filter rows\">",
-        escape_html(table_id)
-    );
-    if !verdicts.is_empty() {
-        out.push_str("<select aria-label=\"Verdict\"><option value=\"\">All verdicts</option>");
-        for (v, label) in verdicts {
-            let _ = write!(out, "<option value=\"{v}\">{}</option>", escape_html(label));
-        }
-        out.push_str("</select>");
-    }
-    out.push_str("<output></output></div>\n");
-}
-
-/// A capped-table note with the full CSV as an embedded gzip download.
-pub(crate) fn capped_note(out: &mut String, shown: usize, total: usize, file: &str, csv: &str) {
-    let gz = gzip(csv.as_bytes());
-    let _ = writeln!(
-        out,
-        "<p class=\"eb-note\" data-capped=\"{total}\">The table shows the first {} of {} rows. \
-         The full data is embedded in this file as a compressed CSV ({} KB): \
-         <a class=\"eb-dl\" download=\"{}.gz\" href=\"data:application/gzip;base64,{}\">Download {}.gz</a></p>",
-        int(shown as u64),
-        int(total as u64),
-        int(gz.len().div_ceil(1024) as u64),
-        escape_html(file),
-        base64(&gz),
-        escape_html(file),
-    );
 }
 
 fn items_table(

@@ -1,7 +1,6 @@
-//! Run metadata side by side, the loss-curve overlay and the series section of the report (three
-//! or more runs of one family in order, e.g. successive training stages): each headline metric
-//! across the runs (table + chart), flips and statistics per consecutive pair, then every step's
-//! changed items, regressions first.
+//! The series section of the report (three or more runs of one family in order, e.g. successive
+//! training stages): each headline metric across the runs (table + chart), flips and statistics
+//! per consecutive pair, then every step's changed items, regressions first.
 
 use std::fmt::Write as _;
 
@@ -10,71 +9,13 @@ use evalboard_engine::compare::CompareOptions;
 use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
 use serde::Serialize;
 
-use super::build::{h, int, num, p, pct, table, Cell, Head, Row, TableOpts};
-use super::compare::{compare, Comparison};
+use super::build::{figure, h, int, num, p, pct, table, Cell, Head, Row, TableOpts};
+use super::compare::{compare, section_with_id, Comparison};
 use super::encode::escape_html;
-use super::qa::figure;
+use super::meta::{loss_figure, meta_table, report_run_meta};
 use super::{HtmlOptions, ReportRun};
 use crate::charts::Theme;
-use crate::compare_charts::{loss_curve_chart, series_metrics_chart};
-
-/// What a run is (model, eval set, config, status, durations …) and its loss curve.
-pub fn report_run_meta(r: &ReportRun) -> RunMeta {
-    match r {
-        ReportRun::Qa(s) => run_meta::qa_meta(s),
-        ReportRun::Evalset(s, _) => s.meta.clone(),
-        ReportRun::Codegen(_) => RunMeta::default(),
-    }
-}
-
-/// The metadata of `runs` side by side; differing rows are marked in a column of their own
-/// ("≠ differs"), not only by colour.
-pub(crate) fn meta_table(out: &mut String, names: &[&str], rows: &[MetaRow]) {
-    if rows.is_empty() {
-        return;
-    }
-    let mut heads: Vec<Head> = vec![("Field", false)];
-    heads.extend(names.iter().map(|n| (*n, false)));
-    heads.push(("", false));
-    let body: Vec<Row> = rows
-        .iter()
-        .map(|r| {
-            let mut cells = vec![Cell::text(&r.label)];
-            cells.extend(
-                r.values
-                    .iter()
-                    .map(|v| Cell::long(v.as_deref().unwrap_or("—"))),
-            );
-            cells.push(Cell::text(if r.differs { "≠ differs" } else { "same" }));
-            Row {
-                class: r.differs.then_some("eb-differs"),
-                verdict: Some(if r.differs { "differs" } else { "same" }),
-                cells,
-            }
-        })
-        .collect();
-    table(
-        out,
-        &heads,
-        &body,
-        TableOpts {
-            class: "eb-meta",
-            scroll: true,
-            ..Default::default()
-        },
-    );
-}
-
-/// The loss curves of `runs` overlaid, when any of them carries training metrics.
-pub(crate) fn loss_figure(out: &mut String, runs: &[(&str, &RunMeta)]) {
-    let curves: Vec<(&str, &[(u64, f64)])> = runs
-        .iter()
-        .map(|(n, m)| (*n, m.loss_curve.as_slice()))
-        .collect();
-    if let Some(c) = loss_curve_chart(&curves, Theme::Light) {
-        figure(out, &c);
-    }
-}
+use crate::compare_charts::series_metrics_chart;
 
 /// A series: the runs in order and every consecutive comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -266,7 +207,7 @@ pub(crate) fn section(out: &mut String, s: &Series, loss: &[(&str, &RunMeta)], o
     let names: Vec<&str> = s.runs.iter().map(String::as_str).collect();
     meta_table(out, &names, &s.meta);
     for (i, c) in s.steps.iter().enumerate() {
-        super::compare::section_with_id(out, &format!("ser{i}"), c, o);
+        section_with_id(out, &format!("ser{i}"), c, o);
     }
     out.push_str("</section>\n");
 }

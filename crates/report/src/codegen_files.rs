@@ -1,6 +1,7 @@
-//! Output files of the code-generation and eval-set families, shared by the CLI and the app.
+//! Output files of a scored code-generation run and the statistics `--json` prints for it,
+//! shared by the CLI and the app.
 
-use evalboard_engine::{codegen, evalset};
+use evalboard_engine::codegen;
 use serde_json::{json, Value};
 
 fn pretty<T: serde::Serialize>(v: &T) -> String {
@@ -10,7 +11,7 @@ fn pretty<T: serde::Serialize>(v: &T) -> String {
 }
 
 /// Files written for a scored code-generation run: per session `<session>/metrics.json` (the
-/// seed system's entry schema) and `<session>/metrics_summary.json`, and for sessions that were
+/// original system's entry schema) and `<session>/metrics_summary.json`, and for sessions that were
 /// only originally scored, `<session>/metrics_summary.json` recomputed from their entries.
 pub fn codegen_files(s: &codegen::ScoredRun) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -61,39 +62,6 @@ pub fn codegen_statistics(s: &codegen::ScoredRun) -> Value {
                 }
             }
         }
-    }
-    v
-}
-
-/// Files written for a scored eval-set run: `scorecard.json` (when per-item predictions exist)
-/// and `predictions.jsonl` in the seed's per-item schema.
-pub fn evalset_files(s: &evalset::ScoredRun) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    if let Some(card) = evalset::dto::ScorecardFile::from_scored(s) {
-        out.push(("scorecard.json".to_string(), card.to_json_pretty()));
-    }
-    if !s.items.is_empty() {
-        out.push((
-            "predictions.jsonl".to_string(),
-            evalset::dto::predictions_jsonl(s),
-        ));
-    }
-    out
-}
-
-/// The statistics object printed by `--json` for an eval-set run: the scorecard keys, verdict,
-/// and the reason per-item data is unavailable when it is.
-pub fn evalset_statistics(s: &evalset::ScoredRun) -> Value {
-    let mut v = evalset::dto::ScorecardFile::from_scored(s)
-        .and_then(|c| serde_json::to_value(c).ok())
-        .unwrap_or_else(|| json!({}));
-    if let Value::Object(m) = &mut v {
-        m.insert("run_name".into(), json!(s.name));
-        m.insert("family".into(), json!("evalset"));
-        m.insert("scorer".into(), json!(s.scorer.id()));
-        m.entry("verdict").or_insert(json!(s.verdict.as_str()));
-        m.insert("verdict_reason".into(), json!(s.verdict_reason));
-        m.insert("per_item_unavailable".into(), json!(s.per_item_unavailable));
     }
     v
 }
