@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use web_sys::{DragEvent, HtmlInputElement};
 
 use crate::edge;
-use crate::ui::app::use_store;
+use crate::ui::store::use_store;
 
 fn has_files(ev: &DragEvent) -> bool {
     ev.data_transfer()

@@ -638,6 +638,11 @@ impl Default for Store {
     }
 }
 
+/// Gets the app state (provided by [`crate::ui::App`]).
+pub fn use_store() -> Store {
+    use_context::<Store>().unwrap_or_default()
+}
+
 /// The stored eval-set settings, `"<scorer id> <threshold>"` (plain text: the page carries no
 /// JSON codec, docs/dashboard.md § Size).
 pub fn evalset_opts_from_text(s: &str) -> Option<(AnswerScorer, f64)> {

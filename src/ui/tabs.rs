@@ -4,7 +4,6 @@
 use leptos::prelude::*;
 use web_sys::KeyboardEvent;
 
-use crate::ui::app::use_store;
 use crate::ui::breakdowns::BreakdownsView;
 use crate::ui::complexity::ComplexityView;
 use crate::ui::errors::ErrorsView;
@@ -16,7 +15,7 @@ use crate::ui::overview::OverviewView;
 use crate::ui::route::Tab;
 use crate::ui::settings::SettingsView;
 use crate::ui::sidebar::stage_label;
-use crate::ui::store::{RunStatus, Store};
+use crate::ui::store::{use_store, RunStatus, Store};
 use crate::ui::widgets::ProgressBar;
 
 #[component]
