@@ -3,6 +3,7 @@
 
 pub mod codegen;
 pub mod families;
+pub mod format;
 pub mod protocol;
 pub mod ui;
 pub mod warmup;

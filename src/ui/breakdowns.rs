@@ -7,8 +7,8 @@ use leptos::prelude::*;
 
 use evalboard_engine::aggregate::doc::Breakdown;
 
+use crate::format;
 use crate::protocol::ChartDto;
-use crate::ui::format;
 use crate::ui::store::use_store;
 use crate::ui::widgets::{Chart, RateBar};
 

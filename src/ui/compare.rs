@@ -10,9 +10,9 @@ use leptos::prelude::*;
 
 use evalboard_engine::compare::{DiffKind, Flip};
 
+use crate::format;
 use crate::protocol::{CompareQuery, CompareRow, CompareView as View, Request, SeriesView};
 use crate::ui::client;
-use crate::ui::format;
 use crate::ui::store::{use_store, Store};
 use crate::ui::widgets::{Chart, DataTable};
 

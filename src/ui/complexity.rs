@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use leptos::prelude::*;
 
-use crate::ui::format;
+use crate::format;
 use crate::ui::overview::chart_home;
 use crate::ui::route::Tab;
 use crate::ui::store::use_store;

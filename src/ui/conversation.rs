@@ -7,9 +7,9 @@ use leptos::prelude::*;
 
 use evalboard_engine::views::{ConversationTurn, ConversationView};
 
+use crate::format;
 use crate::protocol::Request;
 use crate::ui::client;
-use crate::ui::format;
 use crate::ui::store::use_store;
 use crate::ui::widgets::{Drawer, Verdict};
 

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::format;
+use crate::format;
 use crate::ui::overview::chart_home;
 use crate::ui::route::Tab;
 use crate::ui::store::use_store;

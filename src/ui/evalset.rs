@@ -4,9 +4,9 @@
 
 use leptos::prelude::*;
 
+use crate::format;
 use crate::protocol::{EvalsetItemRow, EvalsetView, GroupRow};
 use crate::ui::browser::lower;
-use crate::ui::format;
 use crate::ui::store::use_store;
 use crate::ui::widgets::{MetricCard, RateBar, Verdict};
 

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use evalboard_engine::diag::Severity;
 use evalboard_engine::model::FileStatus;
 
-use crate::ui::format;
+use crate::format;
 use crate::ui::store::{use_store, RunStatus};
 
 #[component]

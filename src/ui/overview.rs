@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::format;
+use crate::format;
 use crate::ui::route::Tab;
 use crate::ui::store::{use_store, OverviewData};
 use crate::ui::widgets::{Chart, MetricCard};

@@ -4,12 +4,12 @@
 use leptos::prelude::*;
 use web_sys::KeyboardEvent;
 
+use crate::format;
 use crate::ui::breakdowns::BreakdownsView;
 use crate::ui::complexity::ComplexityView;
 use crate::ui::errors::ErrorsView;
 use crate::ui::export::ExportView;
 use crate::ui::files::FilesView;
-use crate::ui::format;
 use crate::ui::items::ItemsView;
 use crate::ui::overview::OverviewView;
 use crate::ui::route::Tab;

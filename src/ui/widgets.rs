@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::format;
 use crate::protocol::ChartDto;
-use crate::ui::format;
 use crate::ui::store::use_store;
 
 #[component]
