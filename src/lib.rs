@@ -20,4 +20,6 @@ pub mod codegen_worker;
 #[cfg(target_arch = "wasm32")]
 pub mod exports;
 #[cfg(target_arch = "wasm32")]
+pub mod js_error;
+#[cfg(target_arch = "wasm32")]
 pub mod worker;

@@ -35,6 +35,8 @@ pub mod items;
 #[cfg(target_arch = "wasm32")]
 pub mod overview;
 #[cfg(target_arch = "wasm32")]
+pub mod picked_files;
+#[cfg(target_arch = "wasm32")]
 pub mod saved;
 #[cfg(target_arch = "wasm32")]
 pub mod settings;
