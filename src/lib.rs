@@ -9,9 +9,6 @@ pub mod ui;
 pub mod warmup;
 
 #[cfg(target_arch = "wasm32")]
-pub mod edge;
-
-#[cfg(target_arch = "wasm32")]
 pub mod charts;
 #[cfg(target_arch = "wasm32")]
 pub mod codegen_host;

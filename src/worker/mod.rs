@@ -1,6 +1,8 @@
 //! The Web Worker: owns the engine and every scored run, answers the page's requests.
 //! Reading and scoring happen here so the page never freezes.
 
+pub mod browser_files;
+
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -16,7 +18,6 @@ use evalboard_engine::views;
 use evalboard_engine::{InputFile, RunInput};
 
 use crate::charts;
-use crate::edge;
 use crate::families;
 use crate::protocol::{self, Request, Response, RunId, RunInfo};
 use evalboard_report::html::{
@@ -448,7 +449,7 @@ pub(crate) fn read_buffers(
     let mut taken = new_taken(paths.len());
     let mut problems = Vec::new();
     for (i, path) in paths.into_iter().enumerate() {
-        match edge::read_source(&sources.get(i as u32), &mut |_| {}) {
+        match browser_files::read_source(&sources.get(i as u32), &mut |_| {}) {
             Ok(bytes) => taken.push(i, InputFile::new(path, bytes)),
             Err(reason) => problems.push(format!("{path}: {reason}")),
         }
@@ -460,8 +461,8 @@ pub(crate) fn read_buffers(
 
 /// The files of a `Load`, read here from their `File`s: `paths[i]` with the bytes of the i-th
 /// source. Small files are read [`READ_AHEAD_FILES`] at a time, big ones a slice ahead
-/// ([`edge::read_whole`]), and a JSONL file over [`STREAM_ABOVE_BYTES`] that reads as QA JSONL
-/// is streamed ([`stream_jsonl`]).
+/// ([`browser_files::read_whole`]), and a JSONL file over [`STREAM_ABOVE_BYTES`] that reads as
+/// QA JSONL is streamed ([`stream_jsonl`]).
 pub(crate) async fn read_files(
     scope: &DedicatedWorkerGlobalScope,
     run_id: RunId,
@@ -491,7 +492,7 @@ pub(crate) async fn read_files(
     for (i, path) in paths.into_iter().enumerate() {
         while next_ahead < i + READ_AHEAD_FILES && next_ahead < sizes.len() {
             if small(next_ahead) {
-                if let Some(read) = edge::start_read(&sources.get(next_ahead as u32)) {
+                if let Some(read) = browser_files::start_read(&sources.get(next_ahead as u32)) {
                     ahead.push_back((next_ahead, read));
                 }
             }
@@ -504,7 +505,7 @@ pub(crate) async fn read_files(
             _ => None,
         };
         let read = if let Some(read) = started {
-            edge::finish_read(read).await
+            browser_files::finish_read(read).await
         } else {
             if pipeline::is_jsonl_name(&path) && size > STREAM_ABOVE_BYTES {
                 let big = BigFile {
@@ -514,7 +515,7 @@ pub(crate) async fn read_files(
                     index: i,
                     bytes_before,
                 };
-                let stream = if edge::has_sha256() && size <= BROWSER_HASH_MAX_BYTES {
+                let stream = if browser_files::has_sha256() && size <= BROWSER_HASH_MAX_BYTES {
                     parse_while_browser_hashes(&mut progress, &big, &mut taken).await
                 } else {
                     stream_jsonl(&progress, &big, &mut taken).await
@@ -534,7 +535,7 @@ pub(crate) async fn read_files(
                 }
             }
             let mut on_slice = |read: u64| progress.at(i, bytes_before + read);
-            edge::read_whole(&source, &mut on_slice).await
+            browser_files::read_whole(&source, &mut on_slice).await
         };
         match read {
             Ok(bytes) => taken.push(i, InputFile::new(path, bytes)),
@@ -547,7 +548,7 @@ pub(crate) async fn read_files(
         // Another family's reader needs every file whole: the streamed ones are read again,
         // whole (as the CLI does).
         for s in std::mem::take(&mut taken.streamed) {
-            match edge::read_whole(&sources.get(s.index as u32), &mut |_| {}).await {
+            match browser_files::read_whole(&sources.get(s.index as u32), &mut |_| {}).await {
                 Ok(bytes) => taken.push(s.index, InputFile::new(s.path, bytes)),
                 Err(reason) => progress.problems.push(format!("{}: {reason}", s.path)),
             }
@@ -573,12 +574,12 @@ async fn parse_while_browser_hashes(
     if !big.source.is_instance_of::<web_sys::Blob>() {
         return Ok(None);
     }
-    let whole = edge::read_into_js(big.source, &mut |read| {
+    let whole = browser_files::read_into_js(big.source, &mut |read| {
         rp.at(big.index, big.bytes_before + read)
     })
     .await?;
     let t_hash = now();
-    let digest = edge::start_sha256(&whole);
+    let digest = browser_files::start_sha256(&whole);
     taken.hash_ms += now() - t_hash;
     let progress = |done: u64| rp.parsing(big.bytes_before + done);
     progress(0);
@@ -611,7 +612,7 @@ async fn parse_while_browser_hashes(
     taken.parse_ms += now() - t_parse;
     let t_hash = now();
     let provenance = match digest {
-        Some(d) => edge::finish_sha256(d).await.ok(),
+        Some(d) => browser_files::finish_sha256(d).await.ok(),
         None => None,
     }
     .map(|sha| FileProvenance::from_digest(big.run_name, big.path, u64::from(n), &sha))
@@ -635,7 +636,7 @@ async fn stream_jsonl(
     big: &BigFile<'_>,
     taken: &mut Taken,
 ) -> Result<Option<Streamed>, String> {
-    let Some(slices) = edge::BlobSlices::new(big.source, STREAM_BLOCK_BYTES) else {
+    let Some(slices) = browser_files::BlobSlices::new(big.source, STREAM_BLOCK_BYTES) else {
         return Ok(None);
     };
     let mut slices = slices?;
