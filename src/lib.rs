@@ -20,3 +20,6 @@ pub mod exports;
 pub mod js_error;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tidy;
