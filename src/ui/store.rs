@@ -638,7 +638,7 @@ impl Default for Store {
     }
 }
 
-/// Gets the app state (provided by [`crate::ui::App`]).
+/// Gets the app state (provided as context by the app shell, `App` in `ui/app.rs`).
 pub fn use_store() -> Store {
     use_context::<Store>().unwrap_or_default()
 }
