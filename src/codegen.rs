@@ -17,11 +17,11 @@ use evalboard_engine::RunInput;
 use evalboard_report::charts::Theme;
 use evalboard_report::codegen_charts::{codegen_charts, CodegenChartInput};
 
+use crate::format::{dec, int, pct, NONE};
 use crate::protocol::{
     ChartDto, CodegenAttempt, CodegenFilter, CodegenMessageView, CodegenQuery, CodegenRow,
     CodegenScore, CodegenView,
 };
-use crate::ui::format::{dec, int, pct, NONE};
 
 /// Rows per items page when the query does not say, and the most in one answer.
 pub const ITEMS_PAGE: u32 = 200;

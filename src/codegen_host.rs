@@ -12,7 +12,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
 
 use crate::protocol::{self, Request, Response, RunId};
-use crate::worker::post;
+use crate::worker::runtime::{post, to_buffers};
 use evalboard_engine::InputFile;
 
 /// The code-generation worker's loader (Trunk's `data-loader-shim`), next to this worker's.
@@ -198,7 +198,7 @@ pub fn load(
             return;
         }
     };
-    let buffers = crate::worker::to_buffers(files);
+    let buffers = to_buffers(files);
     forward(&Array::of2(&bytes, &buffers).into(), Some(buffers));
 }
 

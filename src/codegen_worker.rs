@@ -17,10 +17,10 @@ use crate::codegen::{self, CodegenState};
 use crate::codegen_host::READY;
 use crate::families;
 use crate::protocol::{Request, Response, RunId, RunInfo};
-use crate::worker::{
+use crate::worker::intake::provenance;
+use crate::worker::runtime::{
     decode_or_report, input_files, keep_and_announce, listen, no_run, now, post, post_compare,
-    post_export, post_load_failed, post_series, provenance, report_response, wasm_memory_bytes,
-    Kept,
+    post_export, post_load_failed, post_series, report_response, wasm_memory_bytes, Kept,
 };
 
 type Entry = Kept<CodegenState>;

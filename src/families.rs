@@ -5,7 +5,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use evalboard_engine::aggregate::doc;
 use evalboard_engine::codegen;
-use evalboard_engine::compare::{self, CompareOptions, Flip, PairedItem};
+use evalboard_engine::compare::{self, CompareOptions, PairedItem};
 use evalboard_engine::evalset::{self, AnswerScorer, EvalRun, ScoredRun, ScoringOptions};
 use evalboard_engine::scorers::{answer_text, ScoredQaRun};
 use evalboard_engine::RunInput;
@@ -16,8 +16,8 @@ use evalboard_report::compare_charts;
 
 use crate::codegen::CodegenState;
 use crate::protocol::{
-    CompareQuery, CompareRow, CompareView, EvalsetItemRow, EvalsetView, ExtractFlip, GroupRow,
-    MetricDelta, SeriesView, ValidationDto,
+    series_metrics, CompareQuery, CompareRow, CompareView, EvalsetItemRow, EvalsetView,
+    ExtractFlip, GroupRow, MetricDelta, SeriesView, ValidationDto,
 };
 
 /// Rows per compare page when the query does not say.
@@ -332,40 +332,6 @@ pub fn series_view(sides: &[Side], step: usize, q: &CompareQuery, dark: bool) ->
     }
 }
 
-/// Each headline metric across the runs of a series, from its consecutive comparisons: run 0
-/// from the first step's baseline, run `i + 1` from step `i`'s candidate.
-pub fn series_metrics(steps: &[CompareView]) -> Vec<(String, Vec<Option<f64>>)> {
-    let Some(first) = steps.first() else {
-        return Vec::new();
-    };
-    first
-        .metrics
-        .iter()
-        .map(|m| {
-            let mut values = vec![m.baseline];
-            values.extend(steps.iter().map(|s| {
-                s.metrics
-                    .iter()
-                    .find(|x| x.key == m.key)
-                    .and_then(|x| x.candidate)
-            }));
-            (m.label.clone(), values)
-        })
-        .collect()
-}
-
-pub fn flip_slug(f: Flip) -> &'static str {
-    match f {
-        Flip::Regressed => "regressed",
-        Flip::Improved => "improved",
-        Flip::UnchangedCorrect => "unchanged_correct",
-        Flip::UnchangedWrong => "unchanged_wrong",
-        Flip::OnlyInBaseline => "only_in_baseline",
-        Flip::OnlyInCandidate => "only_in_candidate",
-        Flip::Unscored => "unscored",
-    }
-}
-
 /// Per-item extras (category, question) by joined key.
 type Extras = HashMap<Vec<String>, (Option<String>, Option<String>)>;
 
@@ -615,7 +581,7 @@ pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
     let mut pairs: Vec<&PairedItem> = stats
         .pairs
         .iter()
-        .filter(|p| q.flip.as_deref().is_none_or(|f| flip_slug(p.flip()) == f))
+        .filter(|p| q.flip.as_deref().is_none_or(|f| p.flip().slug() == f))
         .filter(|p| {
             q.category
                 .as_deref()
@@ -650,6 +616,7 @@ pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use evalboard_engine::compare::Flip;
     use evalboard_engine::pipeline;
     use evalboard_engine::scorers::{score_qa_run, ScoreConfig};
     use evalboard_engine::InputFile;
@@ -785,7 +752,7 @@ mod tests {
         );
         assert_eq!(v.error, None);
         assert_eq!((v.flips.regressed, v.flips.improved), (2, 1), "{v:?}");
-        let flips: Vec<_> = v.rows.iter().map(|r| flip_slug(r.flip)).collect();
+        let flips: Vec<_> = v.rows.iter().map(|r| r.flip.slug()).collect();
         assert_eq!(flips, ["regressed", "regressed", "improved"]);
         assert_eq!(v.rows[0].key, "c1 · 0");
         assert_eq!(v.rows[0].candidate_answer.as_deref(), Some("<b>12</b>"));

@@ -3,12 +3,10 @@
 
 pub mod codegen;
 pub mod families;
+pub mod format;
 pub mod protocol;
 pub mod ui;
 pub mod warmup;
-
-#[cfg(target_arch = "wasm32")]
-pub mod edge;
 
 #[cfg(target_arch = "wasm32")]
 pub mod charts;
@@ -19,4 +17,9 @@ pub mod codegen_worker;
 #[cfg(target_arch = "wasm32")]
 pub mod exports;
 #[cfg(target_arch = "wasm32")]
+pub mod js_error;
+#[cfg(target_arch = "wasm32")]
 pub mod worker;
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod tidy;

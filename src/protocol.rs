@@ -419,6 +419,29 @@ pub struct SeriesView {
     pub meta: Vec<evalboard_engine::run_meta::MetaRow>,
 }
 
+/// Each headline metric across the runs of a series, from its consecutive comparisons: run 0
+/// from the first step's baseline, run `i + 1` from step `i`'s candidate. The worker charts it
+/// and the page tabulates it.
+pub fn series_metrics(steps: &[CompareView]) -> Vec<(String, Vec<Option<f64>>)> {
+    let Some(first) = steps.first() else {
+        return Vec::new();
+    };
+    first
+        .metrics
+        .iter()
+        .map(|m| {
+            let mut values = vec![m.baseline];
+            values.extend(steps.iter().map(|s| {
+                s.metrics
+                    .iter()
+                    .find(|x| x.key == m.key)
+                    .and_then(|x| x.candidate)
+            }));
+            (m.label.clone(), values)
+        })
+        .collect()
+}
+
 /// Which screen of a code-generation run the page wants.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum CodegenQuery {

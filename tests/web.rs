@@ -372,7 +372,7 @@ fn settings_numbers_parse_as_rust_would() {
         let rust = s
             .parse::<f64>()
             .ok()
-            .filter(|_| evalboard_app::ui::format::is_decimal(s));
+            .filter(|_| evalboard_app::format::is_decimal(s));
         assert_eq!(
             parse_number(s).map(f64::to_bits),
             rust.map(f64::to_bits),

@@ -1,7 +1,7 @@
 //! Browser tests run inside a dedicated worker (where `crypto.subtle` and the worker's global
 //! scope are what the readers meet): the worker's reading of a `Load`'s files, an
-//! `ArrayBuffer` the page held ([`evalboard_app::edge::read_source`]) and the asynchronous
-//! readers a drop's `File`s go through (`read_whole`, `BlobSlices`, `start_read`,
+//! `ArrayBuffer` the page held ([`evalboard_app::worker::browser_files::read_source`]) and the
+//! asynchronous readers a drop's `File`s go through (`read_whole`, `BlobSlices`, `start_read`,
 //! `read_into_js`).
 #![cfg(target_arch = "wasm32")]
 
@@ -10,7 +10,7 @@ use wasm_bindgen::JsValue;
 use wasm_bindgen_test::*;
 use web_sys::Blob;
 
-use evalboard_app::edge::{
+use evalboard_app::worker::browser_files::{
     finish_read, finish_sha256, has_sha256, read_into_js, read_source, read_whole, start_read,
     start_sha256, BlobSlices,
 };

@@ -16,11 +16,6 @@ use crate::ui::store::{RunStatus, Store};
 use crate::ui::tabs::{RunHeader, TabBar, TabPanels};
 use crate::ui::widgets::{LoadProgress, Notices};
 
-/// Gets the app state (provided by [`App`]).
-pub fn use_store() -> Store {
-    use_context::<Store>().unwrap_or_default()
-}
-
 fn current_hash() -> String {
     window().location().hash().unwrap_or_default()
 }

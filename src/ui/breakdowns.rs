@@ -7,9 +7,9 @@ use leptos::prelude::*;
 
 use evalboard_engine::aggregate::doc::Breakdown;
 
+use crate::format;
 use crate::protocol::ChartDto;
-use crate::ui::app::use_store;
-use crate::ui::format;
+use crate::ui::store::use_store;
 use crate::ui::widgets::{Chart, RateBar};
 
 #[component]

@@ -7,7 +7,7 @@
 /// A number typed by the user, read as `f64::from_str` would (a finite-looking decimal; `None`
 /// otherwise, including `inf` and `nan`) but parsed by the browser.
 pub fn parse_number(s: &str) -> Option<f64> {
-    crate::ui::format::is_decimal(s).then(|| js_sys::Number::parse_float(s))
+    crate::format::is_decimal(s).then(|| js_sys::Number::parse_float(s))
 }
 
 /// Unicode lowercase by the browser (`String.prototype.toLowerCase`: the same default case

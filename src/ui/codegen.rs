@@ -8,14 +8,14 @@
 use leptos::html;
 use leptos::prelude::*;
 
+use crate::format;
 use crate::protocol::{
     CodegenAttempt, CodegenFilter, CodegenMessageView, CodegenQuery, CodegenRow, CodegenScore,
     CodegenView, Request, RunId,
 };
-use crate::ui::app::use_store;
 use crate::ui::client;
-use crate::ui::format;
 use crate::ui::items::ROW_H;
+use crate::ui::store::use_store;
 use crate::ui::widgets::{Chart, DataTable, Drawer, MetricCard};
 
 /// Rows asked for at a time, and rows rendered beyond the visible ones.

@@ -10,11 +10,10 @@ use leptos::prelude::*;
 
 use evalboard_engine::compare::{DiffKind, Flip};
 
+use crate::format;
 use crate::protocol::{CompareQuery, CompareRow, CompareView as View, Request, SeriesView};
-use crate::ui::app::use_store;
 use crate::ui::client;
-use crate::ui::format;
-use crate::ui::store::Store;
+use crate::ui::store::{use_store, Store};
 use crate::ui::widgets::{Chart, DataTable};
 
 const FLIPS: [(&str, &str); 7] = [
@@ -197,7 +196,7 @@ fn series_body(store: Store, v: SeriesView) -> impl IntoView {
     let n_steps = v.steps.len();
     let name = |s: &View| format!("{} → {}", s.baseline, s.candidate);
     let overview = (n_steps > 1).then(|| {
-        let metrics = crate::families::series_metrics(&v.steps);
+        let metrics = crate::protocol::series_metrics(&v.steps);
         let mut head = vec!["Run".to_string()];
         head.extend(metrics.iter().map(|m| m.0.clone()));
         let rows = v
@@ -407,7 +406,7 @@ fn row(r: CompareRow) -> impl IntoView {
     };
     let question = r.question.clone().unwrap_or_default();
     view! {
-        <tr data-flip=crate::families::flip_slug(r.flip)>
+        <tr data-flip=r.flip.slug()>
             <th scope="row" class="eb-mono">{r.key}</th>
             <td><span class=cls>{flip_label(r.flip)}</span></td>
             <td>{r.category.unwrap_or_default()}</td>

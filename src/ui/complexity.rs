@@ -5,10 +5,10 @@ use std::collections::BTreeSet;
 
 use leptos::prelude::*;
 
-use crate::ui::app::use_store;
-use crate::ui::format;
+use crate::format;
 use crate::ui::overview::chart_home;
 use crate::ui::route::Tab;
+use crate::ui::store::use_store;
 use crate::ui::widgets::{Chart, RateBar};
 
 #[component]

@@ -7,10 +7,10 @@ use leptos::prelude::*;
 
 use evalboard_engine::views::{ConversationTurn, ConversationView};
 
+use crate::format;
 use crate::protocol::Request;
-use crate::ui::app::use_store;
 use crate::ui::client;
-use crate::ui::format;
+use crate::ui::store::use_store;
 use crate::ui::widgets::{Drawer, Verdict};
 
 #[component]

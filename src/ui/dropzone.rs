@@ -7,8 +7,8 @@ use leptos::html;
 use leptos::prelude::*;
 use web_sys::{DragEvent, HtmlInputElement};
 
-use crate::edge;
-use crate::ui::app::use_store;
+use crate::ui::picked_files;
+use crate::ui::store::use_store;
 
 fn has_files(ev: &DragEvent) -> bool {
     ev.data_transfer()
@@ -50,10 +50,10 @@ pub fn DropTarget(children: Children) -> impl IntoView {
                 store.dragging.set(false);
                 let Some(dt) = ev.data_transfer() else { return };
                 // Entries must be taken now: the DataTransfer is emptied after this handler.
-                let items = edge::drop_items(&dt);
+                let items = picked_files::drop_items(&dt);
                 if items.is_empty() { return; }
                 leptos::task::spawn_local(async move {
-                    let (files, problems) = edge::collect(items).await;
+                    let (files, problems) = picked_files::collect(items).await;
                     store.load_files(files, problems);
                 });
             }
@@ -85,7 +85,7 @@ pub fn PickButtons(#[prop(optional)] large: bool) -> impl IntoView {
     let folder_ref = NodeRef::<html::Input>::new();
     let files_ref = NodeRef::<html::Input>::new();
     let on_change = move |input: HtmlInputElement| {
-        let files = edge::input_files(&input);
+        let files = picked_files::input_files(&input);
         // Clear so picking the same folder again fires `change` again.
         input.set_value("");
         store.load_files(files, Vec::new());

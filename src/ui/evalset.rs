@@ -4,10 +4,10 @@
 
 use leptos::prelude::*;
 
+use crate::format;
 use crate::protocol::{EvalsetItemRow, EvalsetView, GroupRow};
-use crate::ui::app::use_store;
 use crate::ui::browser::lower;
-use crate::ui::format;
+use crate::ui::store::use_store;
 use crate::ui::widgets::{MetricCard, RateBar, Verdict};
 
 fn current_view() -> Memo<Option<EvalsetView>> {

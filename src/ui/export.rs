@@ -4,8 +4,8 @@
 use leptos::prelude::*;
 
 use crate::protocol::{Request, RunId};
-use crate::ui::app::use_store;
 use crate::ui::client;
+use crate::ui::store::use_store;
 
 const FILES: &[(&str, &str)] = &[
     (

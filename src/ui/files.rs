@@ -6,9 +6,8 @@ use leptos::prelude::*;
 use evalboard_engine::diag::Severity;
 use evalboard_engine::model::FileStatus;
 
-use crate::ui::app::use_store;
-use crate::ui::format;
-use crate::ui::store::RunStatus;
+use crate::format;
+use crate::ui::store::{use_store, RunStatus};
 
 #[component]
 pub fn FilesView() -> impl IntoView {

@@ -13,11 +13,10 @@ use web_sys::KeyboardEvent;
 
 use evalboard_engine::views::{ItemFilter, ItemPage, ItemQuery, ItemRow, SortKey};
 
+use crate::format;
 use crate::protocol::{ReqId, Request, RunId};
-use crate::ui::app::use_store;
 use crate::ui::client;
-use crate::ui::format;
-use crate::ui::store::Store;
+use crate::ui::store::{use_store, Store};
 
 /// Row height in px (must match `.eb-grid__row` in main.css).
 pub const ROW_H: f64 = 32.0;

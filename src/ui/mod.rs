@@ -1,7 +1,6 @@
-//! The dashboard UI (Leptos, client-side). Pure helpers (formatting, URL hash, drop grouping)
+//! The dashboard UI (Leptos, client-side). Pure helpers (URL hash, drop grouping)
 //! compile everywhere and are tested natively; the views compile for wasm32 only.
 
-pub mod format;
 pub mod load_plan;
 pub mod route;
 
@@ -35,6 +34,8 @@ pub mod files;
 pub mod items;
 #[cfg(target_arch = "wasm32")]
 pub mod overview;
+#[cfg(target_arch = "wasm32")]
+pub mod picked_files;
 #[cfg(target_arch = "wasm32")]
 pub mod saved;
 #[cfg(target_arch = "wasm32")]

@@ -4,10 +4,9 @@
 
 use leptos::prelude::*;
 
-use crate::ui::app::use_store;
-use crate::ui::format;
+use crate::format;
 use crate::ui::route::Tab;
-use crate::ui::store::OverviewData;
+use crate::ui::store::{use_store, OverviewData};
 use crate::ui::widgets::{Chart, MetricCard};
 
 /// The view a worker chart belongs on, by its key; unknown keys show on the Overview.

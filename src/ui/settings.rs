@@ -15,8 +15,8 @@ use evalboard_engine::codegen::{self, Weights};
 use evalboard_engine::evalset::AnswerScorer;
 use evalboard_engine::scorers::{ModelPrice, PriceTable, Profile, ScoreConfig};
 
-use crate::ui::app::use_store;
 use crate::ui::browser;
+use crate::ui::store::use_store;
 
 #[derive(Debug, Clone, PartialEq)]
 struct PriceRow {

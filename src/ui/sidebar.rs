@@ -5,11 +5,10 @@ use leptos::html;
 use leptos::prelude::*;
 use web_sys::KeyboardEvent;
 
+use crate::format;
 use crate::protocol::RunId;
-use crate::ui::app::use_store;
 use crate::ui::dropzone::PickButtons;
-use crate::ui::format;
-use crate::ui::store::{RunEntry, RunStatus};
+use crate::ui::store::{use_store, RunEntry, RunStatus};
 use crate::ui::widgets::ProgressBar;
 
 #[component]

@@ -10,10 +10,10 @@ use evalboard_engine::scorers::ScoreConfig;
 use evalboard_engine::views::{ConversationView, ItemPage, Overview};
 use evalboard_engine::Diagnostic;
 
-use crate::edge::{self, PickedFile};
 use crate::protocol::{ChartDto, ReqId, Request, Response, RunId, RunInfo};
 use crate::ui::client;
 use crate::ui::load_plan::{plan_runs, unique_name};
+use crate::ui::picked_files::{self, PickedFile};
 use crate::ui::route::Route;
 use crate::ui::saved;
 
@@ -444,7 +444,7 @@ impl Store {
         let mut sources = Vec::with_capacity(picked.len());
         for (rel, pf) in &picked {
             paths.push(rel.clone());
-            sources.push(edge::file_source(pf));
+            sources.push(picked_files::file_source(pf));
         }
         client::send_load(
             &Request::Load {
@@ -469,7 +469,7 @@ impl Store {
     }
 
     async fn fetch_demo(&self) -> Result<(), String> {
-        let bytes = edge::fetch_bytes("demo/manifest.json").await?;
+        let bytes = picked_files::fetch_bytes("demo/manifest.json").await?;
         let text = String::from_utf8_lossy(&js_sys::Uint8Array::new(&bytes).to_vec()).into_owned();
         let runs = saved::demo_manifest(&text).map_err(|e| format!("demo/manifest.json: {e}"))?;
         for run in runs {
@@ -484,7 +484,7 @@ impl Store {
             let mut buffers = Vec::new();
             for (n, f) in run.files.iter().enumerate() {
                 let url = format!("demo/{}/{}", run.name, f);
-                let buf = edge::fetch_bytes(&url).await?;
+                let buf = picked_files::fetch_bytes(&url).await?;
                 paths.push(f.clone());
                 buffers.push(buf.into());
                 self.set_status(id, |s| {
@@ -636,6 +636,11 @@ impl Default for Store {
     fn default() -> Self {
         Store::new()
     }
+}
+
+/// Gets the app state (provided as context by the app shell, `App` in `ui/app.rs`).
+pub fn use_store() -> Store {
+    use_context::<Store>().unwrap_or_default()
 }
 
 /// The stored eval-set settings, `"<scorer id> <threshold>"` (plain text: the page carries no

@@ -4,19 +4,18 @@
 use leptos::prelude::*;
 use web_sys::KeyboardEvent;
 
-use crate::ui::app::use_store;
+use crate::format;
 use crate::ui::breakdowns::BreakdownsView;
 use crate::ui::complexity::ComplexityView;
 use crate::ui::errors::ErrorsView;
 use crate::ui::export::ExportView;
 use crate::ui::files::FilesView;
-use crate::ui::format;
 use crate::ui::items::ItemsView;
 use crate::ui::overview::OverviewView;
 use crate::ui::route::Tab;
 use crate::ui::settings::SettingsView;
 use crate::ui::sidebar::stage_label;
-use crate::ui::store::{RunStatus, Store};
+use crate::ui::store::{use_store, RunStatus, Store};
 use crate::ui::widgets::ProgressBar;
 
 #[component]

@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
+use crate::format;
 use crate::protocol::ChartDto;
-use crate::ui::app::use_store;
-use crate::ui::format;
+use crate::ui::store::use_store;
 
 #[component]
 pub fn ProgressBar(value: f64, #[prop(into)] label: String) -> impl IntoView {

@@ -52,6 +52,22 @@ pub enum Flip {
     Unscored,
 }
 
+impl Flip {
+    /// The class's name as it is serialised (`unchanged_correct`): the value of a flip filter
+    /// and of the dashboard's `data-flip` attribute.
+    pub fn slug(&self) -> &'static str {
+        match self {
+            Flip::Regressed => "regressed",
+            Flip::Improved => "improved",
+            Flip::UnchangedCorrect => "unchanged_correct",
+            Flip::UnchangedWrong => "unchanged_wrong",
+            Flip::OnlyInBaseline => "only_in_baseline",
+            Flip::OnlyInCandidate => "only_in_candidate",
+            Flip::Unscored => "unscored",
+        }
+    }
+}
+
 /// Counts per flip class. Counts add, so per-shard counts merge into the whole.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FlipCounts {

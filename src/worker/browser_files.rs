@@ -1,197 +1,22 @@
-//! The browser edge: the only module that touches browser File objects and fetches bytes.
+//! The worker's readers of browser files: the `File`s and `ArrayBuffer`s a `Load` carries are
+//! read here, in the worker, so no byte of a drop touches the page's thread.
 //!
-//! Drops are collected synchronously inside the drop handler (DataTransferItems die after the
-//! first await), folders are walked with directory readers (`readEntries` returns batches: loop
-//! until an empty one). The page hands the `File` objects to the worker, which reads their
-//! bytes ([`read_whole`], [`BlobSlices`], [`start_read`]: `Blob.arrayBuffer()`) — never as a
-//! JS string.
+//! A `File` is read with `Blob.arrayBuffer()` ([`read_whole`], [`BlobSlices`], [`start_read`],
+//! [`read_into_js`]) — never as a JS string; big files a slice ahead, so the browser reads the
+//! next slice while the worker works on this one. The browser's SHA-256 ([`start_sha256`])
+//! hashes a big file off the worker's thread.
 
-use js_sys::{Array, ArrayBuffer, Function, Promise, Reflect, Uint8Array};
+use js_sys::{ArrayBuffer, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{
-    Blob, DataTransfer, File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry,
-    HtmlInputElement,
-};
+use web_sys::Blob;
 
-use crate::ui::load_plan::normalize;
+use crate::js_error::js_err;
 
 /// Files above this size are read in slices of this size (progress per slice, bounded memory
 /// spikes in the browser's blob reader).
 const SLICE_BYTES: u64 = 16 * 1024 * 1024;
-
-/// A file the user handed to the page, with its path relative to the drop (`run/traces/a.json`).
-#[derive(Clone)]
-pub struct PickedFile {
-    pub path: String,
-    file: File,
-}
-
-impl PickedFile {
-    pub fn size(&self) -> u64 {
-        let s = self.file.size();
-        if s.is_finite() && s > 0.0 {
-            s as u64
-        } else {
-            0
-        }
-    }
-}
-
-/// What a drop carried, grabbed before any await.
-pub enum DropItem {
-    Entry(FileSystemEntry),
-    File(File),
-}
-
-/// The synchronous half of a drop: the entries (folders and files) or, when the browser gives
-/// no entries (a DataTransfer built in script), the plain files.
-pub fn drop_items(dt: &DataTransfer) -> Vec<DropItem> {
-    let mut out = Vec::new();
-    let items = dt.items();
-    for i in 0..items.length() {
-        let Some(item) = items.get(i) else { continue };
-        if item.kind() != "file" {
-            continue;
-        }
-        match item.webkit_get_as_entry() {
-            Ok(Some(entry)) => out.push(DropItem::Entry(entry)),
-            _ => {
-                if let Ok(Some(f)) = item.get_as_file() {
-                    out.push(DropItem::File(f));
-                }
-            }
-        }
-    }
-    if out.is_empty() {
-        if let Some(files) = dt.files() {
-            for i in 0..files.length() {
-                if let Some(f) = files.get(i) {
-                    out.push(DropItem::File(f));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The path a plain File carries: `webkitRelativePath` when set (folder inputs, scripted drops),
-/// else its name.
-fn file_path(f: &File) -> String {
-    let rel = Reflect::get(f, &JsValue::from_str("webkitRelativePath"))
-        .ok()
-        .and_then(|v| v.as_string())
-        .unwrap_or_default();
-    if rel.is_empty() {
-        f.name()
-    } else {
-        normalize(&rel)
-    }
-}
-
-/// Walks the dropped entries (recursively into folders) and returns every file with its path.
-/// Unreadable entries are reported in the second list as `path: reason`.
-pub async fn collect(items: Vec<DropItem>) -> (Vec<PickedFile>, Vec<String>) {
-    let mut files = Vec::new();
-    let mut problems = Vec::new();
-    let mut stack: Vec<FileSystemEntry> = Vec::new();
-    for item in items {
-        match item {
-            DropItem::File(f) => files.push(PickedFile {
-                path: file_path(&f),
-                file: f,
-            }),
-            DropItem::Entry(e) => stack.push(e),
-        }
-    }
-    // Every file's `File` is asked for at once and awaited after the walk: the browser answers
-    // each in its own process, and one at a time a trace folder's thousands of files waited on
-    // every round trip.
-    let mut opening = Vec::new();
-    while let Some(entry) = stack.pop() {
-        let path = normalize(&entry.full_path());
-        if entry.is_directory() {
-            let dir: FileSystemDirectoryEntry = entry.unchecked_into();
-            match read_dir(&dir).await {
-                Ok(children) => stack.extend(children),
-                Err(e) => problems.push(format!("{path}: cannot list folder ({e})")),
-            }
-        } else if entry.is_file() {
-            let fe: FileSystemFileEntry = entry.unchecked_into();
-            opening.push((path, entry_file(&fe)));
-        }
-    }
-    for (path, file) in opening {
-        match JsFuture::from(file).await {
-            Ok(f) => files.push(PickedFile {
-                path,
-                file: f.unchecked_into(),
-            }),
-            Err(e) => problems.push(format!("{path}: cannot open ({})", js_err(e))),
-        }
-    }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    (files, problems)
-}
-
-fn js_err(e: JsValue) -> String {
-    if let Some(s) = e.as_string() {
-        return s;
-    }
-    Reflect::get(&e, &JsValue::from_str("message"))
-        .ok()
-        .and_then(|m| m.as_string())
-        .unwrap_or_else(|| "unknown error".into())
-}
-
-/// Every entry of a folder: `readEntries` until it returns an empty batch.
-async fn read_dir(dir: &FileSystemDirectoryEntry) -> Result<Vec<FileSystemEntry>, String> {
-    let reader = dir.create_reader();
-    let mut out = Vec::new();
-    loop {
-        let p = Promise::new(&mut |resolve: Function, reject: Function| {
-            if let Err(e) = reader.read_entries_with_callback_and_callback(&resolve, &reject) {
-                let _ = reject.call1(&JsValue::NULL, &e);
-            }
-        });
-        let batch: Array = JsFuture::from(p).await.map_err(js_err)?.unchecked_into();
-        if batch.length() == 0 {
-            break;
-        }
-        out.extend(batch.iter().map(|e| e.unchecked_into::<FileSystemEntry>()));
-    }
-    Ok(out)
-}
-
-/// Asks for a file entry's `File` (the promise resolves to it).
-fn entry_file(fe: &FileSystemFileEntry) -> Promise {
-    Promise::new(&mut |resolve: Function, reject: Function| {
-        fe.file_with_callback_and_callback(&resolve, &reject);
-    })
-}
-
-/// The files of a file input (folder inputs give `webkitRelativePath`).
-pub fn input_files(input: &HtmlInputElement) -> Vec<PickedFile> {
-    let mut out = Vec::new();
-    if let Some(list) = input.files() {
-        for i in 0..list.length() {
-            if let Some(f) = list.get(i) {
-                out.push(PickedFile {
-                    path: file_path(&f),
-                    file: f,
-                });
-            }
-        }
-    }
-    out
-}
-
-/// What a `Load` carries for one file: the `File` itself for a drop or a picker (the worker
-/// reads it), or an `ArrayBuffer` the page already holds (the demo's fetched assets).
-pub fn file_source(pf: &PickedFile) -> JsValue {
-    pf.file.clone().into()
-}
 
 /// The bytes of a `Load` source the page already held (an `ArrayBuffer`: the demo's fetched
 /// assets, the warm-up), copied out, calling `progress` once. A `File` is read with
@@ -407,23 +232,5 @@ pub async fn finish_read(read: JsFuture) -> Result<Vec<u8>, String> {
     let buf = read.await.map_err(js_err)?;
     buf.dyn_into::<ArrayBuffer>()
         .map(|b| Uint8Array::new(&b).to_vec())
-        .map_err(|_| "not an ArrayBuffer".to_string())
-}
-
-/// Fetches one of the page's own assets (relative URL) as bytes.
-pub async fn fetch_bytes(url: &str) -> Result<ArrayBuffer, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let resp: web_sys::Response = JsFuture::from(window.fetch_with_str(url))
-        .await
-        .map_err(js_err)?
-        .dyn_into()
-        .map_err(|_| "not a Response".to_string())?;
-    if !resp.ok() {
-        return Err(format!("{url}: HTTP {}", resp.status()));
-    }
-    let buf = JsFuture::from(resp.array_buffer().map_err(js_err)?)
-        .await
-        .map_err(js_err)?;
-    buf.dyn_into::<ArrayBuffer>()
         .map_err(|_| "not an ArrayBuffer".to_string())
 }

@@ -1,5 +1,6 @@
 //! Number and text formatting for the dashboard: one place decides how a rate, a count, a cost
-//! or a missing value looks, so every view agrees. Pure (tested natively).
+//! or a missing value looks, so every view agrees (the page's views and the workers' view
+//! models both use it). Pure (tested natively).
 
 /// Shown for an aggregate that does not exist (`None`), never a fake 0.
 pub const NONE: &str = "—";

@@ -1,0 +1,316 @@
+//! What both Web Workers do alike (the main worker and the code-generation worker): listen for
+//! the page's messages and decode them, post responses, keep a loaded run and announce it, hand
+//! files between the workers as buffers, and the answers both give the same way (no such run, a
+//! failed load, an export, a comparison, a series, the HTML report).
+
+use js_sys::{Array, ArrayBuffer, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+use evalboard_engine::pipeline;
+use evalboard_engine::InputFile;
+use evalboard_report::html::{
+    render_report, FileProvenance, HtmlOptions, Provenance, ReportInput, ReportRun,
+};
+
+use crate::families;
+use crate::protocol::{self, Request, Response, RunId, RunInfo};
+
+/// A loaded run of a family whose state the worker keeps as its family's reader and scorer
+/// made it: eval sets in the main worker, code-generation runs in the code-generation worker.
+pub(crate) struct Kept<S> {
+    pub id: RunId,
+    pub name: String,
+    pub demo: bool,
+    pub state: S,
+    pub load_ms: f64,
+    /// Input file names, sizes and SHA-256, for the HTML report's provenance.
+    pub provenance: Vec<evalboard_report::html::FileProvenance>,
+}
+
+/// Keeps the run `(id, name, demo)` with its `state` in `runs` (in place of a run with its id)
+/// and tells the page it loaded, with `info`; its load took from `t0` until now.
+pub(crate) fn keep_and_announce<S>(
+    scope: &DedicatedWorkerGlobalScope,
+    runs: &mut Vec<Kept<S>>,
+    (id, name, demo): (RunId, String, bool),
+    state: S,
+    t0: f64,
+    provenance: Vec<evalboard_report::html::FileProvenance>,
+    info: fn(&Kept<S>) -> RunInfo,
+) {
+    let e = Kept {
+        id,
+        name,
+        demo,
+        state,
+        load_ms: now() - t0,
+        provenance,
+    };
+    let i = info(&e);
+    runs.retain(|r| r.id != id);
+    runs.push(e);
+    post(scope, &Response::Loaded { info: i });
+}
+
+pub(crate) fn no_run(scope: &DedicatedWorkerGlobalScope, req: u64, run_id: RunId) {
+    post(
+        scope,
+        &Response::Error {
+            req: Some(req),
+            message: format!("no run {run_id}"),
+        },
+    );
+}
+
+pub(crate) fn now() -> f64 {
+    js_sys::Reflect::get(&js_sys::global(), &"performance".into())
+        .ok()
+        .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
+        .map(|p| p.now())
+        .unwrap_or(0.0)
+}
+
+pub(crate) fn post(scope: &DedicatedWorkerGlobalScope, r: &Response) {
+    if QUIET.with(|q| q.get()) {
+        return;
+    }
+    match protocol::encode(r) {
+        Ok(bytes) => {
+            // Transfer the copy's buffer: the page takes it without a second copy.
+            let msg = Uint8Array::from(bytes.as_slice());
+            let _ = scope.post_message_with_transfer(&msg, &Array::of1(&msg.buffer()));
+        }
+        Err(e) => web_sys::console::error_1(&format!("worker: cannot encode response: {e}").into()),
+    }
+}
+
+/// Size of this worker's wasm linear memory (its high-water mark).
+pub(crate) fn wasm_memory_bytes() -> Option<u64> {
+    wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .ok()
+        .and_then(|m| m.buffer().dyn_into::<ArrayBuffer>().ok())
+        .map(|b| b.byte_length() as u64)
+}
+
+thread_local! {
+    /// Set while the warm-up runs: [`post`] sends nothing.
+    pub(crate) static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Sets up a worker: panics go to the console, every message to `on_message`.
+pub(crate) fn listen(
+    on_message: impl Fn(&DedicatedWorkerGlobalScope, MessageEvent) + 'static,
+) -> DedicatedWorkerGlobalScope {
+    console_error_panic_hook::set_once();
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let s2 = scope.clone();
+    let cb = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| on_message(&s2, e));
+    scope.set_onmessage(Some(cb.as_ref().unchecked_ref()));
+    cb.forget();
+    scope
+}
+
+/// Tells the page that run `run_id` could not be loaded, with its load report.
+pub(crate) fn post_load_failed(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    name: String,
+    err: pipeline::LoadError,
+) {
+    post(
+        scope,
+        &Response::LoadFailed {
+            run_id,
+            name,
+            error: err.message,
+            files: err.files,
+            diagnostics: err.diagnostics,
+        },
+    );
+}
+
+/// A page message: a request, and the transferred buffers of a `Load`.
+pub(crate) fn decode(data: &JsValue) -> Result<(Request, Array), String> {
+    // Messages are either the request's bytes, or [bytes, [ArrayBuffer...]] for Load.
+    let (msg, buffers) = if Array::is_array(data) {
+        let arr: &Array = data.unchecked_ref();
+        (
+            arr.get(0),
+            arr.get(1)
+                .dyn_into::<Array>()
+                .unwrap_or_else(|_| Array::new()),
+        )
+    } else {
+        (data.clone(), Array::new())
+    };
+    let bytes = msg
+        .dyn_into::<Uint8Array>()
+        .map_err(|_| "unrecognised message (not a Uint8Array)".to_string())?;
+    protocol::decode(&bytes.to_vec())
+        .map(|r| (r, buffers))
+        .map_err(|e| format!("bad request: {e}"))
+}
+
+/// [`decode`], telling the page when a message cannot be read.
+pub(crate) fn decode_or_report(
+    scope: &DedicatedWorkerGlobalScope,
+    data: &JsValue,
+) -> Option<(Request, Array)> {
+    match decode(data) {
+        Ok(r) => Some(r),
+        Err(message) => {
+            post(scope, &Response::Error { req: None, message });
+            None
+        }
+    }
+}
+
+/// The files of a `Load` the main worker forwards ([`to_buffers`]): `paths[i]` with the bytes of
+/// the i-th buffer.
+pub(crate) fn input_files(paths: Vec<String>, buffers: &Array) -> Vec<InputFile> {
+    paths
+        .into_iter()
+        .enumerate()
+        .map(|(i, path)| {
+            let bytes = buffers
+                .get(i as u32)
+                .dyn_into::<ArrayBuffer>()
+                .map(|b| Uint8Array::new(&b).to_vec())
+                .unwrap_or_default();
+            InputFile::new(path, bytes)
+        })
+        .collect()
+}
+
+/// The files as transferable buffers, to hand a run on to the code-generation worker.
+pub(crate) fn to_buffers(files: &[InputFile]) -> Array {
+    files
+        .iter()
+        .map(|f| JsValue::from(Uint8Array::from(f.bytes.as_slice()).buffer()))
+        .collect()
+}
+
+/// The single-file HTML report of `run` (compared with `baseline`), with the input files'
+/// provenance, as the `Export` response that downloads it.
+pub(crate) fn report_response(
+    req: crate::protocol::ReqId,
+    run_id: RunId,
+    name: &str,
+    run: (ReportRun, &[FileProvenance]),
+    baseline: Option<(ReportRun, &[FileProvenance])>,
+    generated_at: String,
+) -> Response {
+    let mut files = run.1.to_vec();
+    if let Some((_, b)) = &baseline {
+        files.extend(b.iter().cloned());
+    }
+    let text = render_report(&ReportInput {
+        runs: vec![run.0],
+        baseline: baseline.map(|b| b.0),
+        provenance: Provenance {
+            generated_at,
+            generator: "evalboard dashboard".into(),
+            files,
+        },
+        options: HtmlOptions::default(),
+    });
+    Response::Export {
+        req,
+        run_id,
+        file: report_file_name(name),
+        text,
+    }
+}
+
+/// Posts an output file (download name, text), or why it cannot be made.
+pub(crate) fn post_export(
+    scope: &DedicatedWorkerGlobalScope,
+    req: crate::protocol::ReqId,
+    run_id: RunId,
+    file: Result<(String, String), String>,
+) {
+    post(
+        scope,
+        &match file {
+            Ok((file, text)) => Response::Export {
+                req,
+                run_id,
+                file,
+                text,
+            },
+            Err(message) => Response::Error {
+                req: Some(req),
+                message,
+            },
+        },
+    );
+}
+
+/// Posts the comparison of two runs, or which of them is missing.
+pub(crate) fn post_compare(
+    scope: &DedicatedWorkerGlobalScope,
+    req: crate::protocol::ReqId,
+    (baseline, candidate): (RunId, RunId),
+    sides: (Option<families::Side>, Option<families::Side>),
+    query: &crate::protocol::CompareQuery,
+) {
+    match sides {
+        (Some(b), Some(c)) => post(
+            scope,
+            &Response::Compare {
+                req,
+                view: Box::new(families::compare_view(&b, &c, query)),
+            },
+        ),
+        (None, _) => no_run(scope, req, baseline),
+        (_, None) => no_run(scope, req, candidate),
+    }
+}
+
+/// Posts a series of runs (two or more: consecutive comparisons, metadata, charts), or which
+/// run is missing.
+pub(crate) fn post_series(
+    scope: &DedicatedWorkerGlobalScope,
+    req: crate::protocol::ReqId,
+    sides: Result<Vec<families::Side>, RunId>,
+    step: u32,
+    query: &crate::protocol::CompareQuery,
+    dark: bool,
+) {
+    match sides {
+        Ok(sides) if sides.len() >= 2 => post(
+            scope,
+            &Response::Series {
+                req,
+                view: Box::new(families::series_view(&sides, step as usize, query, dark)),
+            },
+        ),
+        Ok(_) => post(
+            scope,
+            &Response::Error {
+                req: Some(req),
+                message: "a comparison needs two runs or more".into(),
+            },
+        ),
+        Err(id) => no_run(scope, req, id),
+    }
+}
+
+/// `evalboard-report-<run>.html`, with the run name made safe for a file name.
+fn report_file_name(run: &str) -> String {
+    let safe: String = run
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(60)
+        .collect();
+    format!("evalboard-report-{safe}.html")
+}
