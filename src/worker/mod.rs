@@ -498,7 +498,7 @@ fn report(
     // Any loaded run as (report run, its name, its files' provenance).
     let find = |id: RunId| -> Option<(ReportRun<'_>, &str, &[FileProvenance])> {
         if let Some(r) = st.runs.iter().find(|r| r.id == id) {
-            return Some((ReportRun::Qa(&r.scored), &r.name, &r.provenance));
+            return Some((ReportRun::NumericQa(&r.scored), &r.name, &r.provenance));
         }
         st.evalsets.iter().find(|e| e.id == id).map(|e| {
             (

@@ -6,85 +6,109 @@
 //! (`answer_correctness@v1`, or `v1-extract` with `--profile v1-extract`), code-generation
 //! messages keyed `[session_id, message_index]` (judged by execution success).
 
-use anyhow::{bail, Context, Result};
-use evalboard_engine::compare::{CompareOptions, Flip, PairedComparison, PairedItem};
-use evalboard_engine::formats::convfinqa;
-use evalboard_engine::model::ReadDetail;
-use evalboard_engine::pipeline::{self, Family};
-use evalboard_engine::qa_compare::{self, FailedItem};
+use anyhow::{bail, Result};
+use evalboard_engine::compare::{CompareOptions, Flip, PairedItem};
+use evalboard_engine::family::{detect_family, Family};
+use evalboard_engine::numeric_qa::score::doc::DocTolerances;
+use evalboard_engine::run::{self, CompareError, CompareSettings, RunComparison, ScoredRun};
 use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
-use evalboard_engine::scorers::{self, ScoreConfig};
-use evalboard_engine::{codegen, evalset, RunInput};
+use evalboard_engine::RunInput;
 use serde_json::{json, Value};
 
-use crate::cli::DiffArgs;
+use crate::cli::{DiffArgs, SettingsArgs};
 use crate::fsio;
+use crate::score;
 
-/// A comparison, whatever the family.
+/// A comparison of two consecutive runs, with their metadata side by side.
 struct Diff {
-    family: &'static str,
-    baseline: String,
-    candidate: String,
-    scorer: String,
-    stats: PairedComparison,
-    failed_items: Vec<FailedItem>,
-    note: Option<String>,
-    /// Baseline and candidate metadata side by side.
+    cmp: RunComparison,
     meta: Vec<MetaRow>,
 }
 
-/// Every run of the command line, scored once.
-enum Loaded {
-    Qa(Vec<scorers::ScoredQaRun>, String),
-    Evalset(Vec<evalset::ScoredRun>),
-    Codegen(Vec<codegen::ScoredRun>),
+impl std::ops::Deref for Diff {
+    type Target = RunComparison;
+    fn deref(&self) -> &RunComparison {
+        &self.cmp
+    }
 }
 
 pub fn run(a: DiffArgs) -> Result<u8> {
     let max_regressions = a.fail_on_regression;
-    let opts = CompareOptions {
-        resamples: a.resamples,
-        seed: a.seed,
+    let compare = CompareSettings {
+        qa_scorer: a.scorer.clone(),
+        opts: CompareOptions {
+            resamples: a.resamples,
+            seed: a.seed,
+        },
     };
     let runs = a.runs();
     let inputs: Vec<RunInput> = runs
         .iter()
         .map(|d| fsio::read_run(d))
         .collect::<Result<_>>()?;
-    let families: Vec<Family> = inputs.iter().map(pipeline::detect_family).collect();
+    let families: Vec<Family> = inputs.iter().map(detect_family).collect();
     let fb = families.first().copied().unwrap_or(Family::NumericQa);
     if let Some(i) = families.iter().position(|f| *f != fb) {
         bail!(
-            "{} is a {} run but {} is a {} run: only runs of one family compare",
-            a.baseline.display(),
-            family_name(fb),
-            runs[i].display(),
-            family_name(families.get(i).copied().unwrap_or(fb))
+            "{}",
+            CompareError::FamilyMismatch {
+                baseline: a.baseline.display().to_string(),
+                baseline_family: fb,
+                candidate: runs[i].display().to_string(),
+                candidate_family: families[i],
+            }
         );
     }
-    let loaded = match load_all(fb, &inputs, &a)? {
-        Some(l) => l,
-        None => return Ok(2),
+    // An eval-set scorer may be named by --scorer when --profile is not given.
+    let profile = match (&a.profile, fb) {
+        (Some(p), _) => p.clone(),
+        (None, Family::Evalset) => a.scorer.clone().unwrap_or_else(|| "doc".into()),
+        (None, _) => "doc".into(),
     };
+    let settings = score::settings(&SettingsArgs {
+        dataset: a.dataset.clone(),
+        profile,
+        prices: None,
+        rel_tol: DocTolerances::default().rel,
+        abs_tol: DocTolerances::default().abs,
+    })?;
+    let mut scored: Vec<ScoredRun> = Vec::new();
+    for (dir, input) in runs.iter().zip(&inputs) {
+        match score::load_scored(&dir.display().to_string(), input, &settings)? {
+            Some(s) => scored.push(s),
+            None => return Ok(2),
+        }
+    }
+    let metas: Vec<(String, RunMeta)> = scored
+        .iter()
+        .map(|s| (s.as_ref().name().to_string(), s.as_ref().meta()))
+        .collect();
     let mut diffs = Vec::new();
-    for i in 1..inputs.len() {
-        diffs.push(pair_diff(&loaded, i - 1, i, &opts)?);
+    for (pair, meta) in scored.windows(2).zip(metas.windows(2)) {
+        let cmp = run::compare(pair[0].as_ref(), pair[1].as_ref(), &compare)?;
+        for w in &cmp.warnings {
+            eprintln!("warning: {w}");
+        }
+        diffs.push(Diff {
+            cmp,
+            meta: run_meta::side_by_side(&[&meta[0].1, &meta[1].1]),
+        });
     }
 
     if let [diff] = diffs.as_slice() {
         if a.json {
-            println!("{}", serde_json::to_string_pretty(&to_json(diff))?);
+            println!("{}", serde_json::to_string_pretty(&diff.to_json())?);
         } else {
             print!("{}", human(diff, true));
         }
     } else if a.json {
         let out = json!({
             "runs": diffs.iter().map(|d| &d.baseline).chain(diffs.last().map(|d| &d.candidate)).collect::<Vec<_>>(),
-            "steps": diffs.iter().map(to_json).collect::<Vec<Value>>(),
+            "steps": diffs.iter().map(|d| d.to_json()).collect::<Vec<Value>>(),
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print!("{}", human_series(&diffs, &run_metas(&loaded)));
+        print!("{}", human_series(&diffs, &metas));
     }
     for d in &diffs {
         if let Some(note) = &d.note {
@@ -107,270 +131,6 @@ pub fn run(a: DiffArgs) -> Result<u8> {
         }
     }
     Ok(code)
-}
-
-/// Reads and scores every run; `None` (exit 2) when a numeric QA run cannot be read.
-fn load_all(family: Family, inputs: &[RunInput], a: &DiffArgs) -> Result<Option<Loaded>> {
-    Ok(Some(match family {
-        Family::NumericQa => {
-            let dataset = match &a.dataset {
-                None => None,
-                Some(path) => {
-                    let p: &str = &path.display().to_string();
-                    let bytes =
-                        std::fs::read(path).with_context(|| format!("cannot read dataset {p}"))?;
-                    match convfinqa::read_dataset(p, &bytes) {
-                        Ok(ds) => Some(ds),
-                        Err(diags) => {
-                            for d in &diags {
-                                eprintln!("{d}");
-                            }
-                            bail!("the dataset {p} is unusable");
-                        }
-                    }
-                }
-            };
-            let scorer = a.scorer.as_deref().unwrap_or(match a.profile.as_deref() {
-                Some("financial-agent-2" | "fa2") => "numerical_match@financial-agent-2",
-                _ => "numerical_match@doc-v1",
-            });
-            let mut runs = Vec::new();
-            for input in inputs {
-                // Scores and turns are compared, never the compat-only trace fields.
-                match pipeline::load_qa_run_parallel(
-                    input,
-                    dataset.as_ref(),
-                    crate::fsio::threads(),
-                    ReadDetail::Doc,
-                ) {
-                    Ok(run) => {
-                        for d in &run.diagnostics {
-                            eprintln!("{}/{d}", input.name);
-                        }
-                        runs.push(scorers::score_qa_run_parallel(
-                            run,
-                            &ScoreConfig::default(),
-                            crate::fsio::threads(),
-                        ));
-                    }
-                    Err(e) => {
-                        for d in &e.diagnostics {
-                            eprintln!("{}/{d}", input.name);
-                        }
-                        eprintln!("evalboard: error: {}: {}", input.name, e.message);
-                        return Ok(None);
-                    }
-                }
-            }
-            Loaded::Qa(runs, scorer.to_string())
-        }
-        Family::Evalset => {
-            let scorer = crate::score::evalset_scorer(
-                a.profile.as_deref().or(a.scorer.as_deref()).unwrap_or("v1"),
-            )?;
-            let attached = match &a.dataset {
-                None => None,
-                Some(path) => {
-                    let p: &str = &path.display().to_string();
-                    let bytes =
-                        std::fs::read(path).with_context(|| format!("cannot read eval set {p}"))?;
-                    let read = evalset::read_eval_items(p, &bytes);
-                    for d in &read.diagnostics {
-                        eprintln!("{d}");
-                    }
-                    if read.items.is_empty() {
-                        bail!("the eval set {p} has no usable items");
-                    }
-                    Some(read.items)
-                }
-            };
-            let score = |input: &RunInput| {
-                let run = evalset::read_evalset_run(&input.files, attached.as_deref());
-                for d in &run.diagnostics {
-                    eprintln!("{}/{d}", input.name);
-                }
-                let mut s = evalset::score_run(
-                    &run,
-                    &evalset::ScoringOptions {
-                        scorer,
-                        ..Default::default()
-                    },
-                );
-                s.name = input.name.clone();
-                s
-            };
-            Loaded::Evalset(inputs.iter().map(score).collect())
-        }
-        Family::Codegen => {
-            let cfg = codegen::CodegenConfig::default();
-            Loaded::Codegen(
-                inputs
-                    .iter()
-                    .map(|i| {
-                        let s = codegen::read_codegen_run(&i.name, &i.files).score(&cfg);
-                        for d in &s.diagnostics {
-                            eprintln!("{}/{d}", s.name);
-                        }
-                        s
-                    })
-                    .collect(),
-            )
-        }
-    }))
-}
-
-/// Metadata of every loaded run (code-generation runs have none).
-fn run_metas(l: &Loaded) -> Vec<(String, RunMeta)> {
-    match l {
-        Loaded::Qa(runs, _) => runs
-            .iter()
-            .map(|r| (r.run.name.clone(), run_meta::qa_meta(r)))
-            .collect(),
-        Loaded::Evalset(runs) => runs
-            .iter()
-            .map(|r| (r.name.clone(), r.meta.clone()))
-            .collect(),
-        Loaded::Codegen(runs) => runs
-            .iter()
-            .map(|r| (r.name.clone(), RunMeta::default()))
-            .collect(),
-    }
-}
-
-/// Run `i` (baseline) against run `j` (candidate).
-fn pair_diff(l: &Loaded, i: usize, j: usize, opts: &CompareOptions) -> Result<Diff> {
-    let metas = run_metas(l);
-    let meta = match (metas.get(i), metas.get(j)) {
-        (Some(b), Some(c)) => run_meta::side_by_side(&[&b.1, &c.1]),
-        _ => Vec::new(),
-    };
-    let missing = || anyhow::anyhow!("no run {i} or {j}");
-    Ok(match l {
-        Loaded::Qa(runs, scorer) => {
-            let (b, c) = runs.get(i).zip(runs.get(j)).ok_or_else(missing)?;
-            let cmp = qa_compare::compare_qa_runs(b, c, scorer, opts)?;
-            Diff {
-                family: "numeric_qa",
-                baseline: cmp.baseline,
-                candidate: cmp.candidate,
-                scorer: cmp.scorer,
-                stats: cmp.stats,
-                failed_items: cmp.failed_items,
-                note: None,
-                meta,
-            }
-        }
-        Loaded::Evalset(runs) => {
-            let (b, c) = runs.get(i).zip(runs.get(j)).ok_or_else(missing)?;
-            let cmp = evalset::compare_runs(b, c, opts);
-            let failed_items = [("baseline", b), ("candidate", c)]
-                .into_iter()
-                .flat_map(|(side, run)| {
-                    run.items.iter().filter_map(move |it| {
-                        it.reason.as_ref().map(|why| FailedItem {
-                            key: vec![it.item_id.clone()],
-                            run: side.into(),
-                            reason: why.to_string(),
-                        })
-                    })
-                })
-                .collect();
-            Diff {
-                family: "evalset",
-                baseline: cmp.baseline,
-                candidate: cmp.candidate,
-                scorer: cmp.scorer,
-                stats: cmp.stats,
-                failed_items,
-                note: cmp.per_item_unavailable,
-                meta,
-            }
-        }
-        Loaded::Codegen(runs) => {
-            let (b, c) = runs.get(i).zip(runs.get(j)).ok_or_else(missing)?;
-            let cmp = codegen::compare_runs(b, c, opts);
-            Diff {
-                family: "codegen",
-                baseline: cmp.baseline,
-                candidate: cmp.candidate,
-                scorer: codegen::pairing::JUDGED_BY.into(),
-                note: cmp.per_item_unavailable,
-                stats: cmp.stats,
-                failed_items: Vec::new(),
-                meta,
-            }
-        }
-    })
-}
-
-fn family_name(f: Family) -> &'static str {
-    match f {
-        Family::NumericQa => "numeric QA",
-        Family::Codegen => "code-generation",
-        Family::Evalset => "eval-set",
-    }
-}
-
-/// Numeric key parts (turn and message indices) print as JSON numbers.
-fn key_json(key: &[String], numeric_tail: bool) -> Value {
-    Value::Array(
-        key.iter()
-            .enumerate()
-            .map(|(i, k)| match (numeric_tail && i > 0, k.parse::<u64>()) {
-                (true, Ok(n)) => json!(n),
-                _ => json!(k),
-            })
-            .collect(),
-    )
-}
-
-fn to_json(d: &Diff) -> Value {
-    let numeric_tail = d.family != "evalset";
-    let keys = |f: Flip| -> Vec<Value> {
-        d.stats
-            .pairs
-            .iter()
-            .filter(|p| p.flip() == f)
-            .map(|p| key_json(&p.key, numeric_tail))
-            .collect()
-    };
-    let only: Vec<Value> = d
-        .stats
-        .pairs
-        .iter()
-        .filter(|p| matches!(p.flip(), Flip::OnlyInBaseline | Flip::OnlyInCandidate))
-        .map(|p| key_json(&p.key, numeric_tail))
-        .collect();
-    let failed: Vec<Value> = d
-        .failed_items
-        .iter()
-        .map(|f| json!({"key": key_json(&f.key, numeric_tail), "run": f.run, "reason": f.reason}))
-        .collect();
-    let f = &d.stats.flips;
-    json!({
-        "baseline": d.baseline,
-        "candidate": d.candidate,
-        "family": d.family,
-        "scorer": d.scorer,
-        "n_items": d.stats.n_paired,
-        "baseline_accuracy": d.stats.baseline_accuracy,
-        "candidate_accuracy": d.stats.candidate_accuracy,
-        "accuracy_delta": d.stats.accuracy_delta,
-        "mcnemar_exact_p": d.stats.mcnemar_p,
-        "bootstrap_ci": {
-            "low": d.stats.bootstrap.low,
-            "high": d.stats.bootstrap.high,
-            "resamples": d.stats.bootstrap.resamples,
-            "seed": d.stats.bootstrap.seed,
-        },
-        "regressed": keys(Flip::Regressed),
-        "improved": keys(Flip::Improved),
-        "both_correct": f.unchanged_correct,
-        "both_wrong": f.unchanged_wrong,
-        "only_in_one": only,
-        "failed_items": failed,
-        "per_item_unavailable": d.note,
-    })
 }
 
 fn pct(x: Option<f64>) -> String {
@@ -486,7 +246,7 @@ fn human_series(diffs: &[Diff], metas: &[(String, RunMeta)]) -> String {
         "series of {} runs: {} ({}, judged by {})\n",
         names.len(),
         names.join(" → "),
-        first.map_or("", |d| d.family),
+        first.map_or("", |d| d.family.name()),
         first.map_or("", |d| d.scorer.as_str()),
     );
     let acc: Vec<String> = diffs

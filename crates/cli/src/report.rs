@@ -4,21 +4,12 @@
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use evalboard_report::html::{
-    render_report, FileProvenance, HtmlOptions, Provenance, ReportInput, ReportRun,
-};
+use evalboard_report::html::{render_report, FileProvenance, HtmlOptions, Provenance, ReportInput};
 
 use crate::cli::ReportArgs;
 use crate::fsio;
-use crate::score::{self, Scored};
-
-fn as_report_run(s: &Scored) -> ReportRun<'_> {
-    match s {
-        Scored::Qa(r) => ReportRun::Qa(r),
-        Scored::Codegen(r) => ReportRun::Codegen(r),
-        Scored::Evalset(r, d) => ReportRun::Evalset(r, d),
-    }
-}
+use crate::score;
+use evalboard_engine::run::ScoredRun;
 
 /// Days since 1970-01-01 → (year, month, day) in the proleptic Gregorian calendar
 /// (Howard Hinnant's `civil_from_days`).
@@ -74,7 +65,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         ..Default::default()
     };
     let mut files = Vec::new();
-    let mut load = |dir: &Path| -> Result<Option<Scored>> {
+    let mut load = |dir: &Path| -> Result<Option<ScoredRun>> {
         let input = fsio::read_run(dir)?;
         for f in &input.files {
             files.push(FileProvenance::of(&input.name, &f.path, &f.bytes));
@@ -103,8 +94,8 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         files.push(FileProvenance::of("(settings)", &name, bytes));
     }
     let html = render_report(&ReportInput {
-        runs: scored.iter().map(as_report_run).collect(),
-        baseline: baseline.as_ref().map(as_report_run),
+        runs: scored.iter().map(ScoredRun::as_ref).collect(),
+        baseline: baseline.as_ref().map(ScoredRun::as_ref),
         provenance: Provenance {
             generated_at: generated_at(&a),
             generator: format!("evalboard report (CLI {})", env!("CARGO_PKG_VERSION")),

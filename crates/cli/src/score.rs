@@ -1,13 +1,14 @@
-//! `evalboard score`: load → score → aggregate → write, for one or more run folders.
+//! `evalboard score`: load → score → aggregate → write, for one or more run folders, through the
+//! engine's one dispatch (`evalboard_engine::run`).
 
+use std::cell::OnceCell;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use evalboard_engine::formats::convfinqa;
-use evalboard_engine::model::{QaRun, ReadDetail};
-use evalboard_engine::pipeline::{self, Family, LoadError};
-use evalboard_engine::scorers::{self, PriceTable, Profile, ScoreConfig};
-use evalboard_engine::{codegen, evalset, RunInput};
+use evalboard_engine::family::Family;
+use evalboard_engine::run::{self, ReadOptions, ReadRun, Reference, RunRef, ScoredRun};
+use evalboard_engine::scorers::{PriceTable, Profile};
+use evalboard_engine::{accounting, RunInput};
 
 use crate::cli::{ScoreArgs, SettingsArgs};
 use crate::fsio;
@@ -20,134 +21,130 @@ struct Outputs {
     table: Vec<(String, String)>,
 }
 
-fn pct(v: Option<f64>) -> String {
-    v.map(|x| format!("{:.1}%", x * 100.0))
-        .unwrap_or_else(|| "n/a".into())
-}
-
-/// The scoring settings shared by `score` and `report`: profile, tolerances, prices, dataset,
-/// and the bytes of the files they came from (for the report's provenance).
+/// The scoring settings shared by `score` and `report`: the profile as named, the engine's
+/// settings, the `--dataset` file (read as the reference data of the family that uses it), and
+/// the bytes of the files they came from (for the report's provenance).
 pub(crate) struct Settings {
-    pub profile_arg: String,
-    pub cfg: ScoreConfig,
-    pub dataset: Option<convfinqa::Dataset>,
+    pub profile: String,
+    pub engine: run::Settings,
+    /// (path, bytes) of `--dataset`.
+    dataset: Option<(String, Vec<u8>)>,
+    /// The dataset as each family read it, once (index: `Family::ALL`).
+    references: [OnceCell<Option<Reference>>; 3],
     /// (path, bytes) of `--dataset` and `--prices`.
     pub setting_files: Vec<(String, Vec<u8>)>,
 }
 
 /// Reads the scoring settings from parsed arguments.
 pub(crate) fn settings(a: &SettingsArgs) -> Result<Settings> {
-    let profile_arg = a.profile.clone();
-    let profile = Profile::parse(&profile_arg).unwrap_or(Profile::Doc);
-    let mut cfg = ScoreConfig {
-        profile,
-        ..Default::default()
-    };
+    let mut engine = run::Settings::default();
+    engine.numeric_qa.tolerances.rel = a.rel_tol;
+    engine.numeric_qa.tolerances.abs = a.abs_tol;
     let mut setting_files = Vec::new();
-    cfg.tolerances.rel = a.rel_tol;
-    cfg.tolerances.abs = a.abs_tol;
     if let Some(path) = &a.prices {
         let p: &str = &path.display().to_string();
         let bytes = std::fs::read(path).with_context(|| format!("cannot read price table {p}"))?;
-        cfg.prices = PriceTable::from_json(&bytes).map_err(|e| anyhow::anyhow!("{e} ({p})"))?;
+        engine.numeric_qa.prices =
+            PriceTable::from_json(&bytes).map_err(|e| anyhow::anyhow!("{e} ({p})"))?;
         setting_files.push((p.to_string(), bytes));
     }
     let dataset = match &a.dataset {
         None => None,
         Some(path) => {
-            let p: &str = &path.display().to_string();
+            let p = path.display().to_string();
             let bytes = std::fs::read(path).with_context(|| format!("cannot read dataset {p}"))?;
-            let ds = match convfinqa::read_dataset(p, &bytes) {
-                Ok(ds) => {
-                    for d in &ds.diagnostics {
-                        eprintln!("{d}");
-                    }
-                    ds
-                }
-                Err(diags) => {
-                    for d in &diags {
-                        eprintln!("{d}");
-                    }
-                    bail!("the dataset {p} is unusable");
-                }
-            };
-            setting_files.push((p.to_string(), bytes));
-            Some(ds)
+            setting_files.push((p.clone(), bytes.clone()));
+            Some((p, bytes))
         }
     };
     Ok(Settings {
-        profile_arg,
-        cfg,
+        profile: a.profile.clone(),
+        engine,
         dataset,
+        references: Default::default(),
         setting_files,
     })
 }
 
-/// A scored run of any family.
-pub(crate) enum Scored {
-    Qa(scorers::ScoredQaRun),
-    Codegen(codegen::ScoredRun),
-    /// The scored run and the diagnostics of reading it.
-    Evalset(Box<evalset::ScoredRun>, Vec<evalboard_engine::Diagnostic>),
+impl Settings {
+    /// The engine settings for a run of `family`, with the named profile applied.
+    pub(crate) fn for_family(&self, family: Family) -> Result<run::Settings> {
+        let mut s = self.engine.clone();
+        s.set_profile(family, &self.profile)?;
+        Ok(s)
+    }
+
+    /// How a run is read before its family is known (the profile decides what a numeric QA
+    /// run keeps).
+    fn read_options(&self) -> ReadOptions {
+        let profile = Profile::parse(&self.profile).unwrap_or(Profile::Doc);
+        ReadOptions::for_profile(profile, fsio::threads())
+    }
+
+    /// `--dataset` as `family`'s reference data, read on first use (its diagnostics printed
+    /// once); `None` without `--dataset` or for a family that takes none.
+    pub(crate) fn reference(&self, family: Family) -> Result<Option<&Reference>> {
+        let Some((path, bytes)) = &self.dataset else {
+            return Ok(None);
+        };
+        let slot = Family::ALL.iter().position(|f| *f == family).unwrap_or(0);
+        if let Some(r) = self.references[slot].get() {
+            return Ok(r.as_ref());
+        }
+        let read = match Reference::read(family, path, bytes) {
+            Ok(r) => r,
+            Err(e) => {
+                for d in &e.diagnostics {
+                    eprintln!("{d}");
+                }
+                anyhow::bail!("{}", e.message);
+            }
+        };
+        let reference = read.map(|(r, diags)| {
+            for d in &diags {
+                eprintln!("{d}");
+            }
+            r
+        });
+        Ok(self.references[slot].get_or_init(|| reference).as_ref())
+    }
 }
 
-/// Detects the family of one run folder and scores it, printing diagnostics to stderr.
-/// `Ok(None)` when the run is unusable (already reported; exit code 2).
-pub(crate) fn load_scored(dir: &str, input: &RunInput, s: &Settings) -> Result<Option<Scored>> {
-    match pipeline::detect_family(input) {
-        Family::NumericQa => {
-            check_qa_profile(s)?;
-            let run = pipeline::load_qa_run_parallel(
-                input,
-                s.dataset.as_ref(),
-                crate::fsio::threads(),
-                read_detail(s),
-            );
-            Ok(score_qa(dir, run, s))
-        }
-        Family::Codegen => score_codegen(input, &s.profile_arg).map(Some),
-        Family::Evalset => score_evalset(input, &s.profile_arg).map(Some),
-    }
+/// Reads and scores one run folder already in memory, printing its diagnostics and skipped
+/// files to stderr. `Ok(None)` when the run is unusable (already reported; exit code 2).
+pub(crate) fn load_scored(dir: &str, input: &RunInput, s: &Settings) -> Result<Option<ScoredRun>> {
+    let family = evalboard_engine::family::detect_family(input);
+    let settings = s.for_family(family)?;
+    let read = run::read_as(family, input, s.reference(family)?, s.read_options());
+    Ok(score_read(dir, read, &settings))
 }
 
 /// [`load_scored`] for a run on disk, streamed when it is a numeric QA run ([`fsio::load_run`]).
-/// Also returns the run's name.
-fn load_scored_path(path: &Path, s: &Settings) -> Result<Option<(Scored, String)>> {
+fn load_scored_path(path: &Path, s: &Settings) -> Result<Option<ScoredRun>> {
     let dir: &str = &path.display().to_string();
-    match fsio::load_run(path, read_detail(s))? {
+    match fsio::load_run(path, s.read_options().detail)? {
         fsio::Loaded::Qa { name, reads } => {
-            check_qa_profile(s)?;
-            let run = pipeline::assemble_qa_run(&name, reads, s.dataset.as_ref());
-            Ok(score_qa(dir, run, s).map(|scored| (scored, name)))
+            let settings = s.for_family(Family::NumericQa)?;
+            let dataset = match s.reference(Family::NumericQa)? {
+                Some(Reference::ConvFinQa(ds)) => Some(ds),
+                _ => None,
+            };
+            let read = evalboard_engine::pipeline::assemble_qa_run(&name, reads, dataset)
+                .map(ReadRun::NumericQa);
+            Ok(score_read(dir, read, &settings))
         }
-        fsio::Loaded::Other(input) => {
-            Ok(load_scored(dir, &input, s)?.map(|scored| (scored, input.name)))
-        }
+        fsio::Loaded::Other(input) => load_scored(dir, &input, s),
     }
 }
 
-/// What a numeric QA run is read with: the doc profile does not write the compat-only trace
-/// fields, and not keeping them halves a trace folder's model.
-fn read_detail(s: &Settings) -> ReadDetail {
-    match s.cfg.profile {
-        Profile::Doc => ReadDetail::Doc,
-        Profile::Fa2 => ReadDetail::Full,
-    }
-}
-
-fn check_qa_profile(s: &Settings) -> Result<()> {
-    if Profile::parse(&s.profile_arg).is_none() {
-        bail!(
-            "unknown profile {:?} for a numeric QA run (doc, financial-agent-2)",
-            s.profile_arg
-        );
-    }
-    Ok(())
-}
-
-/// Scores a loaded numeric QA run, printing its diagnostics and skipped files to stderr.
-fn score_qa(dir: &str, run: Result<QaRun, LoadError>, s: &Settings) -> Option<Scored> {
-    let run = match run {
+/// Scores a read run, printing what reading it found (diagnostics, skipped files) to stderr;
+/// `None` when nothing of it was usable.
+fn score_read(
+    dir: &str,
+    read: Result<ReadRun, accounting::LoadError>,
+    settings: &run::Settings,
+) -> Option<ScoredRun> {
+    let read = match read {
         Ok(r) => r,
         Err(e) => {
             for f in &e.files {
@@ -162,15 +159,48 @@ fn score_qa(dir: &str, run: Result<QaRun, LoadError>, s: &Settings) -> Option<Sc
             return None;
         }
     };
-    for d in &run.diagnostics {
+    let scored = run::score(read, settings, fsio::threads());
+    let r = scored.as_ref();
+    for d in r.diagnostics() {
         eprintln!("{dir}/{d}");
     }
-    print_skipped(dir, &run.files);
-    Some(Scored::Qa(scorers::score_qa_run_parallel(
-        run,
-        &s.cfg,
-        crate::fsio::threads(),
-    )))
+    print_skipped(dir, scored.files());
+    if let Some(why) = r.note() {
+        eprintln!("{dir}: {why}");
+    }
+    Some(scored)
+}
+
+/// Every file the run's reader skipped, with the reason, so that nothing is left out silently.
+fn print_skipped(run: &str, files: &[accounting::InputFileReport]) {
+    for f in files {
+        if let (accounting::FileStatus::Skipped, Some(r)) = (f.status, &f.reason) {
+            eprintln!("{run}/{}: skipped: {r}", f.path);
+        }
+    }
+}
+
+/// The outputs and summary table of a scored run.
+fn outputs(run: RunRef) -> Outputs {
+    let out = evalboard_report::run_outputs(run);
+    let mut table = vec![
+        ("family".to_string(), run.family().label().to_string()),
+        ("profile".to_string(), run.profile()),
+        ("size".to_string(), run.size()),
+    ];
+    for m in run.headline_metrics() {
+        if out.statistics.get(m.key).is_some_and(|v| !v.is_null())
+            || m.shown == evalboard_engine::headline::Shown::Percent
+        {
+            table.push((m.key.to_string(), m.show(&out.statistics)));
+        }
+    }
+    Outputs {
+        name: run.name().to_string(),
+        statistics: out.statistics,
+        files: out.files,
+        table,
+    }
 }
 
 pub fn run(a: ScoreArgs) -> Result<u8> {
@@ -179,14 +209,10 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
 
     let mut outputs = Vec::new();
     for dir in &a.runs {
-        let Some((scored, name)) = load_scored_path(dir, &settings)? else {
+        let Some(scored) = load_scored_path(dir, &settings)? else {
             return Ok(2);
         };
-        outputs.push(match scored {
-            Scored::Qa(s) => score_one(s),
-            Scored::Codegen(s) => codegen_outputs(s, &name),
-            Scored::Evalset(s, _) => evalset_outputs(*s, &name),
-        });
+        outputs.push(self::outputs(scored.as_ref()));
     }
 
     if a.json {
@@ -252,187 +278,5 @@ fn unique_name(outputs: &[Outputs], i: usize) -> String {
         name.clone()
     } else {
         format!("{name}-{}", same_before + 1)
-    }
-}
-
-fn score_one(scored: scorers::ScoredQaRun) -> Outputs {
-    let name = scored.run.name.clone();
-    let cfg = &scored.config;
-    let out = evalboard_report::outputs::qa_outputs(&scored);
-    let get = |k: &str| out.statistics.get(k).and_then(|v| v.as_f64());
-    let keys: &[&str] = match cfg.profile {
-        Profile::Doc => &[
-            "numerical_accuracy",
-            "exact_match_accuracy",
-            "soft_match_accuracy",
-            "unit_agnostic_accuracy",
-            "sign_agnostic_accuracy",
-            "general_match_accuracy",
-            "conversation_level_accuracy",
-            "avg_logic_recall",
-            "error_rate",
-        ],
-        Profile::Fa2 => &[
-            "numerical_accuracy",
-            "financial_accuracy",
-            "soft_match_accuracy",
-            "conversation_level_accuracy",
-            "avg_logic_recall",
-            "error_rate",
-        ],
-    };
-    let mut table: Vec<(String, String)> = vec![
-        ("profile".into(), cfg.profile.name().into()),
-        (
-            "conversations".into(),
-            out.statistics
-                .get("total_conversations")
-                .map(|v| v.to_string())
-                .unwrap_or_default(),
-        ),
-        (
-            "turns".into(),
-            out.statistics
-                .get("total_turns")
-                .map(|v| v.to_string())
-                .unwrap_or_default(),
-        ),
-    ];
-    for k in keys {
-        table.push(((*k).into(), pct(get(k))));
-    }
-    table.push((
-        "cost_per_correct_answer".into(),
-        get("cost_per_correct_answer")
-            .map(|x| format!("{x:.0} tokens"))
-            .unwrap_or_else(|| "n/a".into()),
-    ));
-    Outputs {
-        name,
-        statistics: out.statistics,
-        files: out
-            .files
-            .into_iter()
-            .map(|(n, t)| (n.to_string(), t))
-            .collect(),
-        table,
-    }
-}
-
-fn print_diagnostics(run: &str, diags: &[evalboard_engine::Diagnostic]) {
-    for d in diags {
-        eprintln!("{run}/{d}");
-    }
-}
-
-/// Every file the run's reader skipped, with the reason, so that nothing is left out silently.
-fn print_skipped(run: &str, files: &[evalboard_engine::model::InputFileReport]) {
-    for f in files {
-        if let (evalboard_engine::model::FileStatus::Skipped, Some(r)) = (f.status, &f.reason) {
-            eprintln!("{run}/{}: skipped: {r}", f.path);
-        }
-    }
-}
-
-/// A code-generation run (seed 001): re-scores trace messages, recomputes summaries.
-fn score_codegen(input: &RunInput, profile: &str) -> Result<Scored> {
-    let profile = match profile {
-        "doc" | "doc-v1" => codegen::Profile::DocV1,
-        "ise547" => codegen::Profile::Ise547,
-        p => bail!("unknown profile {p:?} for a code-generation run (doc-v1, ise547)"),
-    };
-    let cfg = codegen::CodegenConfig {
-        profile,
-        ..Default::default()
-    };
-    let scored = codegen::read_codegen_run(&input.name, &input.files).score(&cfg);
-    print_diagnostics(&input.name, &scored.diagnostics);
-    print_skipped(
-        &input.name,
-        &codegen::file_reports(&input.files, &scored.diagnostics),
-    );
-    Ok(Scored::Codegen(scored))
-}
-
-/// The outputs of a scored code-generation run.
-fn codegen_outputs(scored: codegen::ScoredRun, name: &str) -> Outputs {
-    let profile = scored.profile;
-    let statistics = evalboard_report::codegen_statistics(&scored);
-    let mut table = vec![
-        ("family".to_string(), "codegen".to_string()),
-        ("profile".to_string(), profile.name().to_string()),
-        ("sessions".to_string(), scored.sessions.len().to_string()),
-    ];
-    for k in [
-        "average_overall_score",
-        "average_understanding_score",
-        "average_coverage_score",
-        "average_recovery_score",
-        "recovery_success_rate",
-    ] {
-        if let Some(v) = statistics.get(k).and_then(|v| v.as_f64()) {
-            table.push((k.to_string(), format!("{v:.3}")));
-        }
-    }
-    Outputs {
-        name: name.to_string(),
-        files: evalboard_report::codegen_files(&scored),
-        statistics,
-        table,
-    }
-}
-
-/// The eval-set scorer a `--profile` names: `doc` (the default) is `answer_correctness@v1`.
-pub(crate) fn evalset_scorer(profile: &str) -> Result<evalset::AnswerScorer> {
-    match profile {
-        "doc" => Ok(evalset::AnswerScorer::V1),
-        p => evalset::AnswerScorer::from_id(p)
-            .with_context(|| format!("unknown profile {p:?} for an eval-set run (v1, v1-extract)")),
-    }
-}
-
-/// An answer-correctness run (seed 004): scorecard and per-item predictions.
-fn score_evalset(input: &RunInput, profile: &str) -> Result<Scored> {
-    let scorer = evalset_scorer(profile)?;
-    let run = evalset::read_evalset_run(&input.files, None);
-    print_diagnostics(&input.name, &run.diagnostics);
-    print_skipped(&input.name, &run.files);
-    let scored = evalset::score_run(
-        &run,
-        &evalset::ScoringOptions {
-            scorer,
-            ..Default::default()
-        },
-    );
-    if let Some(why) = &scored.per_item_unavailable {
-        eprintln!("{}: {why}", input.name);
-    }
-    Ok(Scored::Evalset(Box::new(scored), run.diagnostics))
-}
-
-/// The outputs of a scored eval-set run.
-fn evalset_outputs(scored: evalset::ScoredRun, name: &str) -> Outputs {
-    let scorer = scored.scorer;
-    let statistics = evalboard_report::evalset_statistics(&scored);
-    let mut table = vec![
-        ("family".to_string(), "evalset".to_string()),
-        ("scorer".to_string(), scorer.id().to_string()),
-    ];
-    for k in [
-        "n_items",
-        "n_scored",
-        "n_skipped",
-        "primary_score",
-        "verdict",
-    ] {
-        if let Some(v) = statistics.get(k) {
-            table.push((k.to_string(), v.to_string()));
-        }
-    }
-    Outputs {
-        name: name.to_string(),
-        files: evalboard_report::evalset_files(&scored),
-        statistics,
-        table,
     }
 }

@@ -197,10 +197,11 @@ fn three_runs_make_a_series_with_the_diff_numbers() {
         &root,
     );
     let diff: serde_json::Value = serde_json::from_slice(&d.stdout).unwrap();
-    // (`report` names eval-set runs as `score` does, from the predictions file; `diff` by folder.)
+    // Every command names a run by its folder (the engine's one read).
+    assert_eq!(series["runs"], diff["runs"]);
     assert_eq!(
         series["runs"],
-        serde_json::json!(["post_stage_a", "post_stage_b", "post_stage_c"])
+        serde_json::json!(["stage_a", "stage_b", "stage_c"])
     );
     assert_eq!(diff["runs"].as_array().unwrap().len(), 3);
     for i in 0..2 {

@@ -44,6 +44,12 @@ impl Family {
     }
 }
 
+impl std::fmt::Display for Family {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// Which family recognises one file, by content (`None`: no family, or not readable text).
 pub fn family_vote(f: &InputFile) -> Option<Family> {
     numeric_qa::sniff::text_of(f).ok()?;

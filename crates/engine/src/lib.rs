@@ -14,11 +14,13 @@ pub mod compare;
 pub mod diag;
 pub mod evalset;
 pub mod family;
+pub mod headline;
 pub mod input;
 pub mod numeric_qa;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod parallel;
 pub mod pyrepr;
+pub mod run;
 pub mod run_meta;
 
 pub use diag::{Diagnostic, Severity};

@@ -21,44 +21,18 @@ mod series;
 use std::fmt::Write as _;
 
 use evalboard_engine::compare::CompareOptions;
-use evalboard_engine::scorers::ScoredQaRun;
-use evalboard_engine::Diagnostic;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-pub use compare::{compare, pair_qa, Comparison};
+pub use compare::{compare, Comparison};
 pub use encode::{base64, csp_hash, escape_html, gzip, json_for_script, sha256_hex};
 pub use meta::report_run_meta;
 pub use series::{series, Series};
 
 use build::{h, int, kv_table, p, table, Cell, Row, TableOpts};
 
-/// A scored run of any family.
-#[derive(Debug, Clone, Copy)]
-pub enum ReportRun<'a> {
-    Qa(&'a ScoredQaRun),
-    /// The scored run and the diagnostics of reading it.
-    Evalset(&'a evalboard_engine::evalset::ScoredRun, &'a [Diagnostic]),
-    Codegen(&'a evalboard_engine::codegen::ScoredRun),
-}
-
-impl ReportRun<'_> {
-    pub fn name(&self) -> &str {
-        match self {
-            ReportRun::Qa(s) => &s.run.name,
-            ReportRun::Evalset(s, _) => &s.name,
-            ReportRun::Codegen(s) => &s.name,
-        }
-    }
-    /// `numeric-qa`, `evalset` or `codegen`.
-    pub fn family(&self) -> &'static str {
-        match self {
-            ReportRun::Qa(_) => "numeric-qa",
-            ReportRun::Evalset(..) => "evalset",
-            ReportRun::Codegen(_) => "codegen",
-        }
-    }
-}
+/// A scored run of any family, as the report takes it: the engine's one run type.
+pub use evalboard_engine::run::RunRef as ReportRun;
 
 /// One input file: which run it belongs to, its path, size and SHA-256.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -311,7 +285,7 @@ pub fn render_report(input: &ReportInput) -> String {
             r.family()
         );
         let stats = match r {
-            ReportRun::Qa(s) => qa::section(&mut body, i, s, o),
+            ReportRun::NumericQa(s) => qa::section(&mut body, i, s, o),
             ReportRun::Evalset(s, d) => evalset::section(&mut body, i, s, d, o),
             ReportRun::Codegen(s) => codegen::section(&mut body, i, s, o),
         };
@@ -325,7 +299,7 @@ pub fn render_report(input: &ReportInput) -> String {
     for r in input.runs.iter().chain(input.baseline.iter()) {
         let _ = writeln!(body, "<h3>{}</h3>", escape_html(r.name()));
         match r {
-            ReportRun::Qa(s) => qa::settings(&mut body, s),
+            ReportRun::NumericQa(s) => qa::settings(&mut body, s),
             ReportRun::Evalset(s, _) => kv_table(
                 &mut body,
                 &[
@@ -442,17 +416,30 @@ pub fn render_report(input: &ReportInput) -> String {
 }
 
 /// A comparison's numbers for the data block.
+/// The keys and values of `evalboard diff --json` (the engine's one comparison), then the
+/// report's own: its note, the flip counts and the bootstrap as computed.
 fn comparison_json(c: &Comparison) -> Value {
-    json!({
-        "baseline": c.baseline,
-        "candidate": c.candidate,
-        "note": c.note,
-        "flips": c.stats.as_ref().map(|s| s.flips),
-        "n_paired": c.stats.as_ref().map(|s| s.n_paired),
-        "accuracy_delta": c.stats.as_ref().and_then(|s| s.accuracy_delta),
-        "mcnemar_p": c.stats.as_ref().map(|s| s.mcnemar_p),
-        "bootstrap": c.stats.as_ref().map(|s| &s.bootstrap),
-    })
+    let mut v = match &c.summary {
+        Some(Value::Object(m)) => m.clone(),
+        _ => serde_json::Map::new(),
+    };
+    v.insert("baseline".into(), json!(c.baseline));
+    v.insert("candidate".into(), json!(c.candidate));
+    v.insert("note".into(), json!(c.note));
+    v.insert("flips".into(), json!(c.stats.as_ref().map(|s| s.flips)));
+    v.insert(
+        "n_paired".into(),
+        json!(c.stats.as_ref().map(|s| s.n_paired)),
+    );
+    v.insert(
+        "mcnemar_p".into(),
+        json!(c.stats.as_ref().map(|s| s.mcnemar_p)),
+    );
+    v.insert(
+        "bootstrap".into(),
+        json!(c.stats.as_ref().map(|s| &s.bootstrap)),
+    );
+    Value::Object(v)
 }
 
 /// The several-runs summary table.
@@ -463,7 +450,7 @@ fn runs_table(out: &mut String, runs: &[ReportRun]) {
         .enumerate()
         .map(|(i, r)| {
             let (items, headline, label) = match r {
-                ReportRun::Qa(s) => {
+                ReportRun::NumericQa(s) => {
                     let st = evalboard_engine::aggregate::doc::statistics(s);
                     (st.total_turns, st.numerical_accuracy, "numerical accuracy")
                 }
@@ -482,7 +469,7 @@ fn runs_table(out: &mut String, runs: &[ReportRun]) {
             Row {
                 cells: vec![
                     Cell::html(link, None),
-                    Cell::text(r.family()),
+                    Cell::text(r.family().name()),
                     Cell::num(&int(items), Some(items as f64)),
                     Cell::num(&build::pct(headline), headline),
                     Cell::text(label),

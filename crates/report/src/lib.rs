@@ -23,3 +23,37 @@ pub fn statistics_json(stats: &Statistics) -> String {
     s.push('\n');
     s
 }
+
+/// The output files of a scored run of any family, and its statistics as a value (for `--json`
+/// and `--fail-under`): one function for the CLI's `--out` and the dashboard's Export.
+pub fn run_outputs(run: evalboard_engine::run::RunRef) -> RunFiles {
+    use evalboard_engine::run::RunRef;
+    match run {
+        RunRef::NumericQa(s) => {
+            let out = outputs::qa_outputs(s);
+            RunFiles {
+                statistics: out.statistics,
+                files: out
+                    .files
+                    .into_iter()
+                    .map(|(n, t)| (n.to_string(), t))
+                    .collect(),
+            }
+        }
+        RunRef::Codegen(s) => RunFiles {
+            statistics: codegen_statistics(s),
+            files: codegen_files(s),
+        },
+        RunRef::Evalset(s, _) => RunFiles {
+            statistics: evalset_statistics(s),
+            files: evalset_files(s),
+        },
+    }
+}
+
+/// What [`run_outputs`] gives: the statistics and every file's (name, text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunFiles {
+    pub statistics: serde_json::Value,
+    pub files: Vec<(String, String)>,
+}

@@ -674,6 +674,30 @@ fn py_max(v: &[f64]) -> Option<f64> {
     Some(rest.iter().fold(*first, |m, x| if *x > m { *x } else { m }))
 }
 
+/// The headline metrics of an eval-set run (keys of its scorecard statistics), in display order.
+pub const HEADLINE: [crate::headline::Metric; 5] = {
+    use crate::headline::{Metric, Shown::AsRecorded};
+    const fn field(key: &'static str, label: &'static str, definition: &'static str) -> Metric {
+        Metric {
+            key,
+            label,
+            shown: AsRecorded,
+            definition,
+        }
+    }
+    [
+        field("n_items", "Items", "Items in the eval set (or predicted, when no set is attached)."),
+        field("n_scored", "Scored", "Items with a prediction the scorer could judge."),
+        field("n_skipped", "Skipped", "Items without a usable prediction (not counted as correct)."),
+        field(
+            "primary_score",
+            "Primary score",
+            "Share of scored items whose answer matches the expected answer under the selected scorer.",
+        ),
+        field("verdict", "Verdict", "Pass or fail of the primary score against the pass threshold."),
+    ]
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::compare::{compare_pairs, CompareOptions, FlipCounts, PairedComparison, PairedItem};
-use crate::numeric_qa::score::{answer_text, ScoredQaRun, TurnScore};
+use crate::numeric_qa::model::{QaConversation, QaTurn};
+use crate::numeric_qa::score::{answer_text, Profile, ScoredQaRun, TurnScore};
 
 /// The scorers a comparison can judge turns by, default first.
 pub const QA_COMPARE_SCORERS: &[&str] = &[
@@ -72,6 +73,10 @@ pub struct QaRunComparison {
     /// the failure reason.
     pub failed_items: Vec<FailedItem>,
     pub by_group: Vec<GroupComparison>,
+    /// Keys seen more than once in one run (the first turn is compared).
+    pub warnings: Vec<String>,
+    /// Why the numbers need a second look (the runs were scored under different profiles).
+    pub note: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -89,6 +94,7 @@ pub enum QaCompareError {
     UnknownScorer(String),
 }
 
+#[derive(Clone)]
 struct Side<'a> {
     verdict: bool,
     expected: String,
@@ -97,11 +103,67 @@ struct Side<'a> {
     groups: [(&'static str, String); 4],
 }
 
+/// The primary scorer of a profile: what a comparison judges turns by unless told otherwise.
+pub fn default_scorer(profile: Profile) -> &'static str {
+    match profile {
+        Profile::Doc => "numerical_match@doc-v1",
+        Profile::Fa2 => "numerical_match@financial-agent-2",
+    }
+}
+
+/// What a turn's answer reads as in a comparison: the answer, or the failure of its
+/// conversation when the turn has none.
+fn shown_answer(conv: &QaConversation, turn: &QaTurn) -> String {
+    match (&conv.failure, &turn.predicted) {
+        (Some(f), None) => failed_answer(f),
+        _ => answer_text(turn.predicted.as_ref()),
+    }
+}
+
+fn failed_answer(reason: &str) -> String {
+    format!("(conversation failed: {reason})")
+}
+
+fn groups_of(conv: &QaConversation) -> [(&'static str, String); 4] {
+    let flag = |b: Option<bool>| match b {
+        Some(true) => "true".to_string(),
+        Some(false) => "false".to_string(),
+        None => "unknown".to_string(),
+    };
+    [
+        ("has_type2_question", flag(conv.features.has_type2_question)),
+        (
+            "has_non_numeric_values",
+            flag(conv.features.has_non_numeric_values),
+        ),
+        (
+            "has_duplicate_columns",
+            flag(conv.features.has_duplicate_columns),
+        ),
+        (
+            "conversation_type",
+            conv.conversation_type
+                .clone()
+                .unwrap_or_else(|| "unknown".into()),
+        ),
+    ]
+}
+
+/// One run's turns by (conversation id, turn index), with the warnings of keys seen twice
+/// (the first is compared) and the conversations that failed as a whole.
+struct Sides<'a> {
+    turns: BTreeMap<(&'a str, u32), Side<'a>>,
+    failed: BTreeMap<&'a str, (&'a str, &'a QaConversation)>,
+}
+
 fn sides<'a>(
     run: &'a ScoredQaRun,
+    which: &str,
     scorer: &str,
-) -> Result<BTreeMap<(String, u32), Side<'a>>, QaCompareError> {
-    let mut out = BTreeMap::new();
+    warnings: &mut Vec<String>,
+) -> Result<Sides<'a>, QaCompareError> {
+    let mut turns = BTreeMap::new();
+    let mut dup: BTreeMap<(&'a str, u32), u32> = BTreeMap::new();
     for t in &run.turns {
         let verdict =
             turn_verdict(t, scorer).ok_or_else(|| QaCompareError::UnknownScorer(scorer.into()))?;
@@ -111,53 +173,72 @@ fn sides<'a>(
         let Some(turn) = conv.turns.get(t.turn as usize) else {
             continue;
         };
-        let flag = |b: Option<bool>| match b {
-            Some(true) => "true".to_string(),
-            Some(false) => "false".to_string(),
-            None => "unknown".to_string(),
-        };
-        // The first occurrence of a (conversation, turn) key wins, as in the readers.
-        out.entry((conv.id.clone(), turn.turn_idx))
-            .or_insert_with(|| Side {
+        let key = (conv.id.as_str(), turn.turn_idx);
+        if turns.contains_key(&key) {
+            *dup.entry(key).or_insert(1) += 1;
+            continue;
+        }
+        turns.insert(
+            key,
+            Side {
                 verdict,
                 expected: turn.expected.display(),
-                answer: answer_text(turn.predicted.as_ref()),
+                answer: shown_answer(conv, turn),
                 failure: conv.failure.as_deref(),
-                groups: [
-                    ("has_type2_question", flag(conv.features.has_type2_question)),
-                    (
-                        "has_non_numeric_values",
-                        flag(conv.features.has_non_numeric_values),
-                    ),
-                    (
-                        "has_duplicate_columns",
-                        flag(conv.features.has_duplicate_columns),
-                    ),
-                    (
-                        "conversation_type",
-                        conv.conversation_type
-                            .clone()
-                            .unwrap_or_else(|| "unknown".into()),
-                    ),
-                ],
-            });
+                groups: groups_of(conv),
+            },
+        );
     }
-    Ok(out)
+    for ((conv, turn), n) in dup {
+        warnings.push(format!(
+            "{which} {}: conversation {conv:?} turn {turn} appears {n} times; the first is compared",
+            run.run.name
+        ));
+    }
+    let failed = run
+        .run
+        .conversations
+        .iter()
+        .filter_map(|c| Some((c.id.as_str(), (c.failure.as_deref()?, c))))
+        .collect();
+    Ok(Sides { turns, failed })
+}
+
+/// The side of a key a run has no turn for: a wrong turn when the run's conversation failed as
+/// a whole (every turn of it failed), else absent.
+fn missing_side<'a>(s: &Sides<'a>, conv: &str, other: &Side<'a>) -> Option<Side<'a>> {
+    let (reason, c) = s.failed.get(conv)?;
+    Some(Side {
+        verdict: false,
+        expected: other.expected.clone(),
+        answer: failed_answer(reason),
+        failure: Some(reason),
+        groups: groups_of(c),
+    })
 }
 
 /// Pairs `baseline` and `candidate` turn by turn and computes flips, McNemar's exact p and the
 /// paired bootstrap CI of the accuracy difference, overall and per turn index and feature.
+///
+/// The rules (docs/scoring.md, "Comparing two runs"): turns pair on (conversation id, turn
+/// index), in conversation-id then numeric turn order; each turn is judged by `scorer`, or by
+/// the baseline's profile's primary scorer when `None` ([`default_scorer`]); a (conversation,
+/// turn) key seen twice in one run is a warning and its first turn is compared; a turn of a
+/// conversation that failed as a whole is a wrong turn, also when the failed run has no record
+/// of that turn while the other run has one, and it is listed in `failed_items`.
 pub fn compare_qa_runs(
     baseline: &ScoredQaRun,
     candidate: &ScoredQaRun,
-    scorer: &str,
+    scorer: Option<&str>,
     opts: &CompareOptions,
 ) -> Result<QaRunComparison, QaCompareError> {
+    let asked = scorer.unwrap_or(default_scorer(baseline.config.profile));
     let scorer =
-        canonical_scorer(scorer).ok_or_else(|| QaCompareError::UnknownScorer(scorer.into()))?;
-    let b = sides(baseline, scorer)?;
-    let c = sides(candidate, scorer)?;
-    let mut keys: Vec<&(String, u32)> = b.keys().chain(c.keys()).collect();
+        canonical_scorer(asked).ok_or_else(|| QaCompareError::UnknownScorer(asked.into()))?;
+    let mut warnings = Vec::new();
+    let b = sides(baseline, "baseline", scorer, &mut warnings)?;
+    let c = sides(candidate, "candidate", scorer, &mut warnings)?;
+    let mut keys: Vec<(&str, u32)> = b.turns.keys().chain(c.turns.keys()).copied().collect();
     keys.sort();
     keys.dedup();
 
@@ -165,10 +246,14 @@ pub fn compare_qa_runs(
     let mut failed_items = Vec::new();
     let mut groups: BTreeMap<(String, String), Vec<PairedItem>> = BTreeMap::new();
     for k in keys {
-        let (bs, cs) = (b.get(k), c.get(k));
-        let key = vec![k.0.clone(), k.1.to_string()];
-        for (name, s) in [("baseline", bs), ("candidate", cs)] {
-            if let Some(reason) = s.and_then(|s| s.failure) {
+        let (bs, cs) = match (b.turns.get(&k), c.turns.get(&k)) {
+            (Some(x), None) => (Some(x.clone()), missing_side(&c, k.0, x)),
+            (None, Some(y)) => (missing_side(&b, k.0, y), Some(y.clone())),
+            (x, y) => (x.cloned(), y.cloned()),
+        };
+        let key = vec![k.0.to_string(), k.1.to_string()];
+        for (name, s) in [("baseline", &bs), ("candidate", &cs)] {
+            if let Some(reason) = s.as_ref().and_then(|s| s.failure) {
                 failed_items.push(FailedItem {
                     key: key.clone(),
                     run: name.into(),
@@ -178,17 +263,17 @@ pub fn compare_qa_runs(
         }
         let item = PairedItem {
             key,
-            baseline: bs.map(|s| s.verdict),
-            candidate: cs.map(|s| s.verdict),
-            expected: bs.or(cs).map(|s| s.expected.clone()),
-            baseline_answer: bs.map(|s| s.answer.clone()),
-            candidate_answer: cs.map(|s| s.answer.clone()),
+            baseline: bs.as_ref().map(|s| s.verdict),
+            candidate: cs.as_ref().map(|s| s.verdict),
+            expected: bs.as_ref().or(cs.as_ref()).map(|s| s.expected.clone()),
+            baseline_answer: bs.as_ref().map(|s| s.answer.clone()),
+            candidate_answer: cs.as_ref().map(|s| s.answer.clone()),
         };
         groups
             .entry(("turn_idx".into(), format!("{:>6}", k.1)))
             .or_default()
             .push(item.clone());
-        if let Some(s) = bs.or(cs) {
+        if let Some(s) = bs.as_ref().or(cs.as_ref()) {
             for (dim, g) in &s.groups {
                 groups
                     .entry(((*dim).into(), g.clone()))
@@ -228,6 +313,13 @@ pub fn compare_qa_runs(
         };
         k(x).cmp(&k(y))
     });
+    let note = (baseline.config.profile != candidate.config.profile).then(|| {
+        format!(
+            "The runs were scored under different profiles ({} vs {}); both are judged by {scorer}.",
+            baseline.config.profile.name(),
+            candidate.config.profile.name()
+        )
+    });
     Ok(QaRunComparison {
         baseline: baseline.run.name.clone(),
         candidate: candidate.run.name.clone(),
@@ -235,6 +327,8 @@ pub fn compare_qa_runs(
         stats,
         failed_items,
         by_group,
+        warnings,
+        note,
     })
 }
 
@@ -295,8 +389,13 @@ mod tests {
                 ("c4", None, &[("2", Some("2"))]),
             ],
         );
-        let cmp =
-            compare_qa_runs(&base, &cand, "numerical_match@doc-v1", &Default::default()).unwrap();
+        let cmp = compare_qa_runs(
+            &base,
+            &cand,
+            Some("numerical_match@doc-v1"),
+            &Default::default(),
+        )
+        .unwrap();
         let f = cmp.stats.flips;
         assert_eq!(
             (
@@ -327,7 +426,7 @@ mod tests {
         let base = run("b", &[("c", None, &[("10%", Some("10"))])]);
         let cand = run("c", &[("c", None, &[("10%", Some("0.1"))])]);
         let by = |s| {
-            compare_qa_runs(&base, &cand, s, &Default::default())
+            compare_qa_runs(&base, &cand, Some(s), &Default::default())
                 .unwrap()
                 .stats
                 .flips
@@ -335,7 +434,7 @@ mod tests {
         assert_eq!(by("numerical_match@doc-v1").improved, 1);
         assert_eq!(by("general_match").unchanged_correct, 1);
         assert!(matches!(
-            compare_qa_runs(&base, &cand, "nope", &Default::default()),
+            compare_qa_runs(&base, &cand, Some("nope"), &Default::default()),
             Err(QaCompareError::UnknownScorer(_))
         ));
     }

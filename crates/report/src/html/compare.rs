@@ -1,16 +1,15 @@
 //! The comparison section: a candidate run against the baseline, regressions first
 //! (flips, McNemar exact p, paired bootstrap CI, answer diffs).
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use evalboard_engine::compare::{
-    compare_pairs, diff_text, CompareOptions, DiffKind, Flip, PairedComparison, PairedItem,
+    diff_text, CompareOptions, DiffKind, Flip, PairedComparison, PairedItem,
 };
-use evalboard_engine::evalset;
+use evalboard_engine::run::{self, CompareSettings};
 use evalboard_engine::run_meta::{side_by_side, MetaRow};
-use evalboard_engine::scorers::{answer_text, ScoredQaRun};
 use serde::Serialize;
+use serde_json::Value;
 
 use super::build::{card, filter_box, int, kv_table, num, p, pct, table, Cell, Row, TableOpts};
 use super::encode::escape_html;
@@ -22,53 +21,18 @@ use super::{HtmlOptions, ReportRun};
 pub struct Comparison {
     pub baseline: String,
     pub candidate: String,
-    /// Why the runs could not be compared item by item (different families, no per-item data).
+    /// Why the runs could not be compared item by item (different families, no per-item data),
+    /// and what to keep in mind (different profiles, keys seen twice).
     pub note: Option<String>,
     pub stats: Option<PairedComparison>,
     /// Baseline and candidate metadata side by side.
     pub meta: Vec<MetaRow>,
+    /// The comparison as `evalboard diff --json` prints it (the engine's one comparison).
+    pub summary: Option<Value>,
 }
 
-/// Pairs two numeric-QA runs by (conversation id, turn index). Correctness is each run's own
-/// profile verdict.
-pub fn pair_qa(baseline: &ScoredQaRun, candidate: &ScoredQaRun) -> Vec<PairedItem> {
-    type Side = (bool, String, String);
-    let mut by_key: BTreeMap<(String, u32), (Option<Side>, Option<Side>)> = BTreeMap::new();
-    for (which, s) in [(0, baseline), (1, candidate)] {
-        for t in &s.turns {
-            let Some(c) = s.run.conversations.get(t.conv as usize) else {
-                continue;
-            };
-            let Some(turn) = c.turns.get(t.turn as usize) else {
-                continue;
-            };
-            let side = (
-                t.correct(s.config.profile),
-                turn.expected.display(),
-                answer_text(turn.predicted.as_ref()),
-            );
-            let e = by_key.entry((c.id.clone(), turn.turn_idx)).or_default();
-            if which == 0 {
-                e.0 = Some(side);
-            } else {
-                e.1 = Some(side);
-            }
-        }
-    }
-    by_key
-        .into_iter()
-        .map(|((conv, turn), (b, c))| PairedItem {
-            key: vec![conv, turn.to_string()],
-            baseline: b.as_ref().map(|x| x.0),
-            candidate: c.as_ref().map(|x| x.0),
-            expected: b.as_ref().or(c.as_ref()).map(|x| x.1.clone()),
-            baseline_answer: b.map(|x| x.2),
-            candidate_answer: c.map(|x| x.2),
-        })
-        .collect()
-}
-
-/// Compares `candidate` with `baseline` when both are of a family with per-item verdicts.
+/// Compares `candidate` with `baseline` through the engine's one comparison
+/// ([`evalboard_engine::run::compare`]), judged as `evalboard diff` judges them.
 pub fn compare(baseline: &ReportRun, candidate: &ReportRun, opts: &CompareOptions) -> Comparison {
     let mut c = Comparison {
         baseline: baseline.name().to_string(),
@@ -76,33 +40,25 @@ pub fn compare(baseline: &ReportRun, candidate: &ReportRun, opts: &CompareOption
         note: None,
         stats: None,
         meta: side_by_side(&[&report_run_meta(baseline), &report_run_meta(candidate)]),
+        summary: None,
     };
-    match (baseline, candidate) {
-        (ReportRun::Qa(b), ReportRun::Qa(k)) => {
-            if b.config.profile != k.config.profile {
-                c.note = Some(format!(
-                    "The runs were scored under different profiles ({} vs {}).",
-                    b.config.profile.name(),
-                    k.config.profile.name()
-                ));
-            }
-            c.stats = Some(compare_pairs(pair_qa(b, k), opts));
-        }
-        (ReportRun::Evalset(b, _), ReportRun::Evalset(k, _)) => {
-            let r = evalset::compare_runs(b, k, opts);
-            c.note = r.per_item_unavailable;
+    let settings = CompareSettings {
+        qa_scorer: None,
+        opts: opts.clone(),
+    };
+    match run::compare(*baseline, *candidate, &settings) {
+        Ok(r) => {
+            let notes: Vec<&str> = r
+                .note
+                .iter()
+                .chain(r.warnings.iter())
+                .map(String::as_str)
+                .collect();
+            c.note = (!notes.is_empty()).then(|| notes.join(" "));
+            c.summary = Some(r.to_json());
             c.stats = Some(r.stats);
         }
-        _ => {
-            c.note = Some(format!(
-                "{} ({}) and {} ({}) are not runs of the same kind with per-item verdicts; \
-                 no item-level comparison.",
-                baseline.name(),
-                baseline.family(),
-                candidate.name(),
-                candidate.family()
-            ));
-        }
+        Err(e) => c.note = Some(format!("{e}; no item-level comparison.")),
     }
     c
 }

@@ -12,7 +12,7 @@ use crate::compare_charts::loss_curve_chart;
 /// What a run is (model, eval set, config, status, durations …) and its loss curve.
 pub fn report_run_meta(r: &ReportRun) -> RunMeta {
     match r {
-        ReportRun::Qa(s) => run_meta::qa_meta(s),
+        ReportRun::NumericQa(s) => run_meta::qa_meta(s),
         ReportRun::Evalset(s, _) => s.meta.clone(),
         ReportRun::Codegen(_) => RunMeta::default(),
     }

@@ -32,7 +32,7 @@ pub struct Series {
 /// The headline metrics of a run, as (label, value); fractions.
 fn headline(r: &ReportRun) -> Vec<(String, Option<f64>)> {
     match r {
-        ReportRun::Qa(s) => {
+        ReportRun::NumericQa(s) => {
             let st = doc::statistics(s);
             vec![
                 ("Numerical accuracy".into(), st.numerical_accuracy),
@@ -55,7 +55,10 @@ fn headline(r: &ReportRun) -> Vec<(String, Option<f64>)> {
 /// eval sets; `None` otherwise.
 pub fn series(runs: &[ReportRun], opts: &CompareOptions) -> Option<Series> {
     let family = runs.first()?.family();
-    if runs.len() < 3 || family == "codegen" || runs.iter().any(|r| r.family() != family) {
+    if runs.len() < 3
+        || family == evalboard_engine::family::Family::Codegen
+        || runs.iter().any(|r| r.family() != family)
+    {
         return None;
     }
     let per_run: Vec<Vec<(String, Option<f64>)>> = runs.iter().map(headline).collect();
@@ -75,7 +78,7 @@ pub fn series(runs: &[ReportRun], opts: &CompareOptions) -> Option<Series> {
     let metas: Vec<RunMeta> = runs.iter().map(report_run_meta).collect();
     let refs: Vec<&RunMeta> = metas.iter().collect();
     Some(Series {
-        family,
+        family: family.name(),
         runs: runs.iter().map(|r| r.name().to_string()).collect(),
         metrics,
         steps: runs

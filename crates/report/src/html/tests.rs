@@ -72,7 +72,7 @@ fn between<'a>(s: &'a str, open: &str, close: &str) -> &'a str {
 #[test]
 fn csp_hashes_match_the_inline_blocks() {
     let s = xss_run();
-    let html = render(vec![ReportRun::Qa(&s)], None, HtmlOptions::default());
+    let html = render(vec![ReportRun::NumericQa(&s)], None, HtmlOptions::default());
     let css = between(&html, "<style>", "</style>");
     let js = between(&html, "<script>", "</script>");
     let csp = between(&html, "Content-Security-Policy\" content=\"", "\"");
@@ -98,7 +98,7 @@ fn csp_hashes_match_the_inline_blocks() {
 #[test]
 fn input_text_is_escaped_everywhere() {
     let s = xss_run();
-    let html = render(vec![ReportRun::Qa(&s)], None, HtmlOptions::default());
+    let html = render(vec![ReportRun::NumericQa(&s)], None, HtmlOptions::default());
     for raw in [
         "<script>alert",
         "<img src=x",
@@ -135,7 +135,7 @@ fn headline_numbers_equal_statistics_json() {
             line("b", 1, "q", "7", "n/a"),
         ],
     );
-    let html = render(vec![ReportRun::Qa(&s)], None, HtmlOptions::default());
+    let html = render(vec![ReportRun::NumericQa(&s)], None, HtmlOptions::default());
     let stats = crate::outputs::qa_outputs(&s).statistics;
     let data = between(&html, "id=\"eb-data\">", "</script>");
     let v: serde_json::Value = serde_json::from_str(data).unwrap();
@@ -162,7 +162,7 @@ fn large_tables_are_capped_with_an_embedded_download() {
         .collect();
     let s = jsonl_run("big", &lines);
     let html = render(
-        vec![ReportRun::Qa(&s)],
+        vec![ReportRun::NumericQa(&s)],
         None,
         HtmlOptions {
             max_table_rows: 10,
@@ -174,7 +174,7 @@ fn large_tables_are_capped_with_an_embedded_download() {
     assert!(html.contains("data-capped=\"30\""));
     let href = between(&html, "href=\"data:application/gzip;base64,", "\"");
     assert!(!href.is_empty());
-    let full = render(vec![ReportRun::Qa(&s)], None, HtmlOptions::default());
+    let full = render(vec![ReportRun::NumericQa(&s)], None, HtmlOptions::default());
     assert!(!full.contains("data-capped"));
 }
 
@@ -197,16 +197,16 @@ fn comparison_lists_regressions_first() {
         ],
     );
     let c = compare(
-        &ReportRun::Qa(&base),
-        &ReportRun::Qa(&cand),
+        &ReportRun::NumericQa(&base),
+        &ReportRun::NumericQa(&cand),
         &CompareOptions::default(),
     );
     let st = c.stats.as_ref().unwrap();
     assert_eq!((st.flips.regressed, st.flips.improved), (1, 1));
     assert_eq!(st.n_paired, 3);
     let html = render(
-        vec![ReportRun::Qa(&cand)],
-        Some(ReportRun::Qa(&base)),
+        vec![ReportRun::NumericQa(&cand)],
+        Some(ReportRun::NumericQa(&base)),
         HtmlOptions::default(),
     );
     let t = between(&html, "id=\"cmp0-table\"", "</table>");
@@ -221,8 +221,8 @@ fn comparison_lists_regressions_first() {
 #[test]
 fn deterministic_and_empty_run_is_valid() {
     let s = jsonl_run("one", &[line("a", 0, "q", "1", "1")]);
-    let a = render(vec![ReportRun::Qa(&s)], None, HtmlOptions::default());
-    let b = render(vec![ReportRun::Qa(&s)], None, HtmlOptions::default());
+    let a = render(vec![ReportRun::NumericQa(&s)], None, HtmlOptions::default());
+    let b = render(vec![ReportRun::NumericQa(&s)], None, HtmlOptions::default());
     assert_eq!(a, b);
     let none = render(vec![], None, HtmlOptions::default());
     assert!(none.starts_with("<!DOCTYPE html>"));

@@ -1,3 +1,94 @@
-//! Aggregates: fold scored turns into run statistics (mergeable, deterministic order).
+//! Aggregates: fold scored turns into run statistics (mergeable, deterministic order), and the
+//! family's headline metrics.
 pub mod doc;
 pub mod fa2;
+
+use crate::headline::{Metric, Shown::Percent};
+use crate::numeric_qa::score::Profile;
+
+const fn rate(key: &'static str, label: &'static str, definition: &'static str) -> Metric {
+    Metric {
+        key,
+        label,
+        shown: Percent,
+        definition,
+    }
+}
+
+const NUMERICAL: Metric = rate(
+    "numerical_accuracy",
+    "Numerical accuracy",
+    "Share of turns whose answer equals the expected number within the tolerances.",
+);
+const CONVERSATION: Metric = rate(
+    "conversation_level_accuracy",
+    "Conversation-level",
+    "Share of conversations with every turn numerically correct.",
+);
+const RECALL: Metric = rate(
+    "avg_logic_recall",
+    "Logic recall",
+    "Mean share of the expected program's operations found in the agent's plan.",
+);
+const ERRORS: Metric = rate(
+    "error_rate",
+    "Error rate",
+    "Share of turns that recorded an error (tool failure, timeout, parse error).",
+);
+
+/// The headline metrics of a numeric QA run under `profile`, in display order.
+pub fn headline(profile: Profile) -> &'static [Metric] {
+    match profile {
+        Profile::Doc => &HEADLINE_DOC,
+        Profile::Fa2 => &HEADLINE_FA2,
+    }
+}
+
+const HEADLINE_DOC: [Metric; 9] = [
+    NUMERICAL,
+    rate(
+        "exact_match_accuracy",
+        "Exact match",
+        "Share of turns whose answer equals the expected value exactly, after normalising the text.",
+    ),
+    rate(
+        "soft_match_accuracy",
+        "Soft match (±1%)",
+        "Share of turns within 1% of the expected number.",
+    ),
+    rate(
+        "unit_agnostic_accuracy",
+        "Unit-agnostic",
+        "Share of turns correct once a ×100 / ÷100 scale (percent vs fraction) is allowed.",
+    ),
+    rate(
+        "sign_agnostic_accuracy",
+        "Sign-agnostic",
+        "Share of turns correct once the sign is ignored.",
+    ),
+    rate(
+        "general_match_accuracy",
+        "General match",
+        "Share of turns accepted by any of the doc scorers.",
+    ),
+    CONVERSATION,
+    RECALL,
+    ERRORS,
+];
+
+const HEADLINE_FA2: [Metric; 6] = [
+    NUMERICAL,
+    rate(
+        "financial_accuracy",
+        "Financial accuracy",
+        "The financial-agent-2 system's financial match: numbers equal after its unit and rounding rules.",
+    ),
+    rate(
+        "soft_match_accuracy",
+        "Soft match",
+        "The financial-agent-2 system's soft match (relative tolerance).",
+    ),
+    CONVERSATION,
+    RECALL,
+    ERRORS,
+];

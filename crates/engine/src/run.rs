@@ -1,0 +1,579 @@
+//! The registry: the one place that answers "which family is this run, and what do I do with
+//! it?". Every consumer — `evalboard score`/`diff`/`report`, the dashboard's workers and the
+//! report crate — reads, scores, describes and compares runs through these functions, so they
+//! give the same numbers for the same runs.
+//!
+//! detect ([`crate::family::detect_family`]) → [`read`] (files → [`ReadRun`]) →
+//! [`score`] (under [`Settings`] → [`ScoredRun`]) → [`RunRef::headline_metrics`], [`RunRef::meta`] →
+//! [`compare`] (two runs of one family → [`RunComparison`]). A new family is one folder plus
+//! one arm in each `match` of this module.
+
+use serde_json::{json, Value};
+
+use crate::accounting::{InputFileReport, LoadError};
+use crate::codegen::{self, CodegenConfig, CodegenRun};
+use crate::compare::{CompareOptions, Flip, PairedComparison};
+use crate::diag::Diagnostic;
+use crate::evalset::{self, AnswerScorer, EvalItem, EvalRun, ScoringOptions};
+use crate::family::{detect_family, Family};
+use crate::headline::Metric;
+use crate::input::RunInput;
+use crate::numeric_qa::compare::{FailedItem, GroupComparison};
+use crate::numeric_qa::formats::convfinqa;
+use crate::numeric_qa::model::{QaRun, ReadDetail};
+use crate::numeric_qa::score::{Profile, ScoreConfig, ScoredQaRun};
+use crate::run_meta::RunMeta;
+
+/// How runs of every family are scored.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    /// Numeric QA: profile, tolerances, prices.
+    pub numeric_qa: ScoreConfig,
+    pub codegen: CodegenConfig,
+    pub evalset: ScoringOptions,
+}
+
+/// A profile name that the family does not know.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown profile {name:?} for {article} {family} run ({known})", article = article(*family), family = family.label(), known = profile_names(*family))]
+pub struct UnknownProfile {
+    pub family: Family,
+    pub name: String,
+}
+
+fn article(f: Family) -> &'static str {
+    match f {
+        Family::Evalset => "an",
+        _ => "a",
+    }
+}
+
+/// The profile names a family accepts on a command line.
+pub fn profile_names(family: Family) -> &'static str {
+    match family {
+        Family::NumericQa => "doc, financial-agent-2",
+        Family::Codegen => "doc-v1, ise547",
+        Family::Evalset => "v1, v1-extract",
+    }
+}
+
+impl Settings {
+    /// Applies a profile named on a command line (`doc` is every family's default) to the
+    /// settings of `family`.
+    pub fn set_profile(&mut self, family: Family, name: &str) -> Result<(), UnknownProfile> {
+        let unknown = || UnknownProfile {
+            family,
+            name: name.to_string(),
+        };
+        match family {
+            Family::NumericQa => {
+                self.numeric_qa.profile = Profile::parse(name).ok_or_else(unknown)?
+            }
+            Family::Codegen => {
+                self.codegen.profile = match name {
+                    "doc" | "doc-v1" => codegen::Profile::DocV1,
+                    "ise547" => codegen::Profile::Ise547,
+                    _ => return Err(unknown()),
+                }
+            }
+            Family::Evalset => {
+                self.evalset.scorer = match name {
+                    "doc" => AnswerScorer::V1,
+                    n => AnswerScorer::from_id(n).ok_or_else(unknown)?,
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Reference data given beside the runs (`--dataset`): the items the runs answered.
+#[derive(Debug, Clone)]
+pub enum Reference {
+    /// A ConvFinQA dataset, joined to numeric QA runs on conversation id + turn index.
+    ConvFinQa(convfinqa::Dataset),
+    /// An eval set, attached to eval-set runs by item id.
+    EvalSet(Vec<EvalItem>),
+}
+
+/// Reference data that could not be used, with the diagnostics of reading it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnusableReference {
+    pub message: String,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Reference {
+    /// Reads `bytes` as the reference data of `family`'s runs; the diagnostics of a usable
+    /// file come back beside it. `Ok(None)`: the family takes no reference data.
+    pub fn read(
+        family: Family,
+        path: &str,
+        bytes: &[u8],
+    ) -> Result<Option<(Reference, Vec<Diagnostic>)>, UnusableReference> {
+        match family {
+            Family::NumericQa => match convfinqa::read_dataset(path, bytes) {
+                Ok(mut ds) => {
+                    let diags = std::mem::take(&mut ds.diagnostics);
+                    Ok(Some((Reference::ConvFinQa(ds), diags)))
+                }
+                Err(diagnostics) => Err(UnusableReference {
+                    message: format!("the dataset {path} is unusable"),
+                    diagnostics,
+                }),
+            },
+            Family::Evalset => {
+                let read = evalset::read_eval_items(path, bytes);
+                if read.items.is_empty() {
+                    return Err(UnusableReference {
+                        message: format!("the eval set {path} has no usable items"),
+                        diagnostics: read.diagnostics,
+                    });
+                }
+                Ok(Some((Reference::EvalSet(read.items), read.diagnostics)))
+            }
+            Family::Codegen => Ok(None),
+        }
+    }
+}
+
+/// How much of a run to read and on how many threads (natively; wasm reads on one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOptions {
+    pub detail: ReadDetail,
+    pub threads: usize,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        ReadOptions {
+            detail: ReadDetail::Full,
+            threads: 1,
+        }
+    }
+}
+
+impl ReadOptions {
+    /// What the numeric QA profile needs kept: the doc profile writes no compat-only trace
+    /// field, and not keeping them halves a trace folder's model.
+    pub fn for_profile(profile: Profile, threads: usize) -> ReadOptions {
+        ReadOptions {
+            detail: match profile {
+                Profile::Doc => ReadDetail::Doc,
+                Profile::Fa2 => ReadDetail::Full,
+            },
+            threads,
+        }
+    }
+}
+
+/// A run read into its family's model, not yet scored.
+#[derive(Debug, Clone)]
+pub enum ReadRun {
+    NumericQa(QaRun),
+    /// The run and its files' accounting.
+    Codegen(CodegenRun, Vec<InputFileReport>),
+    Evalset(EvalRun),
+}
+
+impl ReadRun {
+    pub fn family(&self) -> Family {
+        match self {
+            ReadRun::NumericQa(_) => Family::NumericQa,
+            ReadRun::Codegen(..) => Family::Codegen,
+            ReadRun::Evalset(_) => Family::Evalset,
+        }
+    }
+}
+
+/// Reads a run of the family its files say ([`detect_family`]). `reference` is used when it
+/// belongs to that family. `Err` only when nothing of the run is usable.
+pub fn read(
+    input: &RunInput,
+    reference: Option<&Reference>,
+    opts: ReadOptions,
+) -> Result<ReadRun, LoadError> {
+    read_as(detect_family(input), input, reference, opts)
+}
+
+/// [`read`] for a run whose family is already known.
+pub fn read_as(
+    family: Family,
+    input: &RunInput,
+    reference: Option<&Reference>,
+    opts: ReadOptions,
+) -> Result<ReadRun, LoadError> {
+    match family {
+        Family::NumericQa => {
+            let dataset = match reference {
+                Some(Reference::ConvFinQa(ds)) => Some(ds),
+                _ => None,
+            };
+            read_qa(input, dataset, opts).map(ReadRun::NumericQa)
+        }
+        Family::Codegen => {
+            let run = codegen::read_codegen_run(&input.name, &input.files);
+            let files = codegen::file_reports(&input.files, &run.diagnostics);
+            Ok(ReadRun::Codegen(run, files))
+        }
+        Family::Evalset => {
+            let attached = match reference {
+                Some(Reference::EvalSet(items)) => Some(items.as_slice()),
+                _ => None,
+            };
+            let mut run = evalset::read_evalset_run(&input.files, attached);
+            run.name = input.name.clone();
+            Ok(ReadRun::Evalset(run))
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn read_qa(
+    input: &RunInput,
+    dataset: Option<&convfinqa::Dataset>,
+    opts: ReadOptions,
+) -> Result<QaRun, LoadError> {
+    crate::numeric_qa::read::load_qa_run_parallel(input, dataset, opts.threads.max(1), opts.detail)
+}
+
+#[cfg(target_arch = "wasm32")]
+fn read_qa(
+    input: &RunInput,
+    dataset: Option<&convfinqa::Dataset>,
+    _opts: ReadOptions,
+) -> Result<QaRun, LoadError> {
+    crate::numeric_qa::read::load_qa_run(input, dataset)
+}
+
+/// A scored run of any family: what every consumer holds.
+#[derive(Debug, Clone)]
+pub enum ScoredRun {
+    NumericQa(ScoredQaRun),
+    /// The scored run and its files' accounting.
+    Codegen(codegen::ScoredRun, Vec<InputFileReport>),
+    /// The run as read (items, predictions, summaries, files, diagnostics) and its scoring.
+    Evalset(Box<EvalRun>, Box<evalset::ScoredRun>),
+}
+
+/// Scores a read run under `settings` (on `threads` native threads where the family can use
+/// them).
+pub fn score(read: ReadRun, settings: &Settings, threads: usize) -> ScoredRun {
+    match read {
+        ReadRun::NumericQa(run) => {
+            ScoredRun::NumericQa(score_qa(run, &settings.numeric_qa, threads))
+        }
+        ReadRun::Codegen(run, files) => ScoredRun::Codegen(run.score(&settings.codegen), files),
+        ReadRun::Evalset(run) => {
+            let mut scored = evalset::score_run(&run, &settings.evalset);
+            scored.name = run.name.clone();
+            ScoredRun::Evalset(Box::new(run), Box::new(scored))
+        }
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn score_qa(run: QaRun, cfg: &ScoreConfig, threads: usize) -> ScoredQaRun {
+    crate::numeric_qa::score::score_qa_run_parallel(run, cfg, threads.max(1))
+}
+
+#[cfg(target_arch = "wasm32")]
+fn score_qa(run: QaRun, cfg: &ScoreConfig, _threads: usize) -> ScoredQaRun {
+    crate::numeric_qa::score::score_qa_run(run, cfg)
+}
+
+impl ScoredRun {
+    /// The run as every describing and comparing function takes it.
+    pub fn as_ref(&self) -> RunRef<'_> {
+        match self {
+            ScoredRun::NumericQa(s) => RunRef::NumericQa(s),
+            ScoredRun::Codegen(s, _) => RunRef::Codegen(s),
+            ScoredRun::Evalset(r, s) => RunRef::Evalset(s, &r.diagnostics),
+        }
+    }
+
+    /// Every input file with its status (parsed, partly parsed, skipped with a reason).
+    pub fn files(&self) -> &[InputFileReport] {
+        match self {
+            ScoredRun::NumericQa(s) => &s.run.files,
+            ScoredRun::Codegen(_, files) => files,
+            ScoredRun::Evalset(r, _) => &r.files,
+        }
+    }
+}
+
+/// A scored run of any family, borrowed: what the describing and comparing functions take, so
+/// a consumer that keeps a family's scored run in its own state (the dashboard's workers) uses
+/// the same functions as one that holds a [`ScoredRun`].
+#[derive(Debug, Clone, Copy)]
+pub enum RunRef<'a> {
+    NumericQa(&'a ScoredQaRun),
+    Codegen(&'a codegen::ScoredRun),
+    /// The scored run and the diagnostics of reading it.
+    Evalset(&'a evalset::ScoredRun, &'a [Diagnostic]),
+}
+
+impl<'a> RunRef<'a> {
+    pub fn family(&self) -> Family {
+        match self {
+            RunRef::NumericQa(_) => Family::NumericQa,
+            RunRef::Codegen(_) => Family::Codegen,
+            RunRef::Evalset(..) => Family::Evalset,
+        }
+    }
+
+    pub fn name(&self) -> &'a str {
+        match self {
+            RunRef::NumericQa(s) => &s.run.name,
+            RunRef::Codegen(s) => &s.name,
+            RunRef::Evalset(s, _) => &s.name,
+        }
+    }
+
+    /// The diagnostics of reading (and, for code generation, scoring) the run.
+    pub fn diagnostics(&self) -> &'a [Diagnostic] {
+        match self {
+            RunRef::NumericQa(s) => &s.run.diagnostics,
+            RunRef::Codegen(s) => &s.diagnostics,
+            RunRef::Evalset(_, d) => d,
+        }
+    }
+
+    /// The profile (or scorer) the run was scored under, by name.
+    pub fn profile(&self) -> String {
+        match self {
+            RunRef::NumericQa(s) => s.config.profile.name().to_string(),
+            RunRef::Codegen(s) => s.profile.name().to_string(),
+            RunRef::Evalset(s, _) => s.scorer.id().to_string(),
+        }
+    }
+
+    /// How big the run is, in its family's units (`12 conversations, 38 turns`).
+    pub fn size(&self) -> String {
+        let n =
+            |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
+        match self {
+            RunRef::NumericQa(s) => format!(
+                "{}, {}",
+                n(s.run.conversations.len(), "conversation", "conversations"),
+                n(s.turns.len(), "turn", "turns")
+            ),
+            RunRef::Codegen(s) => format!(
+                "{}, {}",
+                n(s.sessions.len(), "session", "sessions"),
+                n(
+                    s.sessions.iter().map(|x| x.entries.len()).sum(),
+                    "message",
+                    "messages"
+                )
+            ),
+            RunRef::Evalset(s, _) => n(s.items.len(), "item", "items"),
+        }
+    }
+
+    /// Why the run has no per-item results, when it has none.
+    pub fn note(&self) -> Option<&'a str> {
+        match self {
+            RunRef::Evalset(s, _) => s.per_item_unavailable.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// What the run is (model, dataset, config …), for side-by-side tables.
+    pub fn meta(&self) -> RunMeta {
+        match self {
+            RunRef::NumericQa(s) => crate::numeric_qa::meta::qa_meta(s),
+            RunRef::Codegen(_) => RunMeta::default(),
+            RunRef::Evalset(s, _) => s.meta.clone(),
+        }
+    }
+
+    /// The run's headline metrics, in display order (its family's table; their values are
+    /// keys of the run's statistics).
+    pub fn headline_metrics(&self) -> &'static [Metric] {
+        match self {
+            RunRef::NumericQa(s) => crate::numeric_qa::aggregate::headline(s.config.profile),
+            RunRef::Codegen(_) => &codegen::summary::HEADLINE,
+            RunRef::Evalset(..) => &evalset::score::HEADLINE,
+        }
+    }
+}
+
+/// How two runs are compared.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CompareSettings {
+    /// The numeric QA scorer that judges turns (`None`: the baseline profile's primary scorer).
+    pub qa_scorer: Option<String>,
+    pub opts: CompareOptions,
+}
+
+/// Why two runs cannot be compared.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompareError {
+    #[error("{baseline} is {} {} run but {candidate} is {} {} run: only runs of one family compare",
+        article(*baseline_family), baseline_family.label(), article(*candidate_family), candidate_family.label())]
+    FamilyMismatch {
+        baseline: String,
+        baseline_family: Family,
+        candidate: String,
+        candidate_family: Family,
+    },
+    #[error(transparent)]
+    Scorer(#[from] crate::numeric_qa::compare::QaCompareError),
+}
+
+/// A baseline-vs-candidate comparison of two runs of one family: the same value in
+/// `evalboard diff --json`, the dashboard's Compare tab and the HTML report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunComparison {
+    pub family: Family,
+    pub baseline: String,
+    pub candidate: String,
+    /// What judged each item (`name@version`).
+    pub scorer: String,
+    pub stats: PairedComparison,
+    /// Items that failed as a whole in either run (counted wrong), with the reason.
+    pub failed_items: Vec<FailedItem>,
+    /// Why the item-level numbers need a second look (no per-item data, different profiles).
+    pub note: Option<String>,
+    /// Problems found while pairing (a key seen twice in one run).
+    pub warnings: Vec<String>,
+    /// Flips per group (numeric QA: per turn index and conversation feature).
+    pub by_group: Vec<GroupComparison>,
+}
+
+/// Compares `candidate` with `baseline` item by item under the family's one set of rules
+/// (docs/scoring.md, "Comparing two runs").
+pub fn compare(
+    baseline: RunRef,
+    candidate: RunRef,
+    settings: &CompareSettings,
+) -> Result<RunComparison, CompareError> {
+    let opts = &settings.opts;
+    match (baseline, candidate) {
+        (RunRef::NumericQa(b), RunRef::NumericQa(c)) => {
+            let r = crate::numeric_qa::compare::compare_qa_runs(
+                b,
+                c,
+                settings.qa_scorer.as_deref(),
+                opts,
+            )?;
+            Ok(RunComparison {
+                family: Family::NumericQa,
+                baseline: r.baseline,
+                candidate: r.candidate,
+                scorer: r.scorer,
+                stats: r.stats,
+                failed_items: r.failed_items,
+                note: None,
+                warnings: r.warnings.into_iter().chain(r.note).collect(),
+                by_group: r.by_group,
+            })
+        }
+        (RunRef::Evalset(b, _), RunRef::Evalset(c, _)) => {
+            let r = evalset::compare_runs(b, c, opts);
+            let failed_items = [("baseline", b), ("candidate", c)]
+                .into_iter()
+                .flat_map(|(side, run)| {
+                    run.items.iter().filter_map(move |it| {
+                        it.reason.as_ref().map(|why| FailedItem {
+                            key: vec![it.item_id.clone()],
+                            run: side.into(),
+                            reason: why.to_string(),
+                        })
+                    })
+                })
+                .collect();
+            Ok(RunComparison {
+                family: Family::Evalset,
+                baseline: r.baseline,
+                candidate: r.candidate,
+                scorer: r.scorer,
+                stats: r.stats,
+                failed_items,
+                note: r.per_item_unavailable,
+                warnings: Vec::new(),
+                by_group: Vec::new(),
+            })
+        }
+        (RunRef::Codegen(b), RunRef::Codegen(c)) => {
+            let r = codegen::compare_runs(b, c, opts);
+            Ok(RunComparison {
+                family: Family::Codegen,
+                baseline: r.baseline,
+                candidate: r.candidate,
+                scorer: codegen::compare::JUDGED_BY.into(),
+                stats: r.stats,
+                failed_items: Vec::new(),
+                note: r.per_item_unavailable,
+                warnings: Vec::new(),
+                by_group: Vec::new(),
+            })
+        }
+        (b, c) => Err(CompareError::FamilyMismatch {
+            baseline: b.name().to_string(),
+            baseline_family: b.family(),
+            candidate: c.name().to_string(),
+            candidate_family: c.family(),
+        }),
+    }
+}
+
+impl RunComparison {
+    /// Keys whose parts after the first are indices (turn, message) print them as numbers.
+    fn key_json(&self, key: &[String]) -> Value {
+        let numeric_tail = self.family != Family::Evalset;
+        Value::Array(
+            key.iter()
+                .enumerate()
+                .map(|(i, k)| match (numeric_tail && i > 0, k.parse::<u64>()) {
+                    (true, Ok(n)) => json!(n),
+                    _ => json!(k),
+                })
+                .collect(),
+        )
+    }
+
+    /// The comparison as `evalboard diff --json` prints it and the HTML report embeds it
+    /// (README: the keys of `diff --json`).
+    pub fn to_json(&self) -> Value {
+        let keys = |f: &dyn Fn(Flip) -> bool| -> Vec<Value> {
+            self.stats
+                .pairs
+                .iter()
+                .filter(|p| f(p.flip()))
+                .map(|p| self.key_json(&p.key))
+                .collect()
+        };
+        let failed: Vec<Value> = self
+            .failed_items
+            .iter()
+            .map(|f| json!({"key": self.key_json(&f.key), "run": f.run, "reason": f.reason}))
+            .collect();
+        let s = &self.stats;
+        json!({
+            "baseline": self.baseline,
+            "candidate": self.candidate,
+            "family": self.family,
+            "scorer": self.scorer,
+            "n_items": s.n_paired,
+            "baseline_accuracy": s.baseline_accuracy,
+            "candidate_accuracy": s.candidate_accuracy,
+            "accuracy_delta": s.accuracy_delta,
+            "mcnemar_exact_p": s.mcnemar_p,
+            "bootstrap_ci": {
+                "low": s.bootstrap.low,
+                "high": s.bootstrap.high,
+                "resamples": s.bootstrap.resamples,
+                "seed": s.bootstrap.seed,
+            },
+            "regressed": keys(&|f| f == Flip::Regressed),
+            "improved": keys(&|f| f == Flip::Improved),
+            "both_correct": s.flips.unchanged_correct,
+            "both_wrong": s.flips.unchanged_wrong,
+            "only_in_one": keys(&|f| matches!(f, Flip::OnlyInBaseline | Flip::OnlyInCandidate)),
+            "failed_items": failed,
+            "per_item_unavailable": self.note,
+        })
+    }
+}
