@@ -7,7 +7,8 @@ use evalboard_engine::aggregate::doc;
 use evalboard_engine::codegen;
 use evalboard_engine::compare::{self, CompareOptions, PairedItem};
 use evalboard_engine::evalset::{self, AnswerScorer, EvalRun, ScoredRun, ScoringOptions};
-use evalboard_engine::scorers::{answer_text, ScoredQaRun};
+use evalboard_engine::run::{self, CompareSettings, RunRef};
+use evalboard_engine::scorers::ScoredQaRun;
 use evalboard_engine::RunInput;
 
 use evalboard_engine::run_meta::{self, RunMeta};
@@ -335,82 +336,19 @@ pub fn series_view(sides: &[Side], step: usize, q: &CompareQuery, dark: bool) ->
 /// Per-item extras (category, question) by joined key.
 type Extras = HashMap<Vec<String>, (Option<String>, Option<String>)>;
 
-fn qa_pairs_side(s: &ScoredQaRun, extras: &mut Extras) -> Vec<(Vec<String>, bool, String)> {
-    s.turns
-        .iter()
-        .filter_map(|t| {
-            let conv = s.run.conversations.get(t.conv as usize)?;
-            let turn = conv.turns.get(t.turn as usize)?;
-            let key = vec![conv.id.clone(), turn.turn_idx.to_string()];
-            extras
-                .entry(key.clone())
-                .or_insert_with(|| (conv.conversation_type.clone(), Some(turn.question.clone())));
-            let answer = match &conv.failure {
-                Some(f) if turn.predicted.is_none() => format!("(conversation failed: {f})"),
-                _ => answer_text(turn.predicted.as_ref()),
-            };
-            Some((key, t.answer.numerical_match, answer))
-        })
-        .collect()
-}
-
-fn qa_pairs(b: &ScoredQaRun, c: &ScoredQaRun, extras: &mut Extras) -> Vec<PairedItem> {
-    let expected: HashMap<Vec<String>, String> = [b, c]
-        .iter()
-        .flat_map(|s| {
-            s.turns.iter().filter_map(|t| {
-                let conv = s.run.conversations.get(t.conv as usize)?;
-                let turn = conv.turns.get(t.turn as usize)?;
-                Some((
-                    vec![conv.id.clone(), turn.turn_idx.to_string()],
-                    answer_text(Some(&turn.expected)),
-                ))
-            })
-        })
-        .collect();
-    let mut by_key: std::collections::BTreeMap<Vec<String>, PairedItem> = Default::default();
-    for (key, ok, ans) in qa_pairs_side(b, extras) {
-        let p = by_key.entry(key.clone()).or_default();
-        p.key = key;
-        p.baseline = Some(ok);
-        p.baseline_answer = Some(ans);
+/// The conversation type and question of every turn of a numeric QA run, by joined key.
+fn qa_extras(s: &ScoredQaRun, extras: &mut Extras) {
+    for t in &s.turns {
+        let Some(conv) = s.run.conversations.get(t.conv as usize) else {
+            continue;
+        };
+        let Some(turn) = conv.turns.get(t.turn as usize) else {
+            continue;
+        };
+        extras
+            .entry(vec![conv.id.clone(), turn.turn_idx.to_string()])
+            .or_insert_with(|| (conv.conversation_type.clone(), Some(turn.question.clone())));
     }
-    for (key, ok, ans) in qa_pairs_side(c, extras) {
-        let p = by_key.entry(key.clone()).or_default();
-        p.key = key;
-        p.candidate = Some(ok);
-        p.candidate_answer = Some(ans);
-    }
-    // A conversation that failed as a whole (e.g. an evaluation timeout) on one side, with no
-    // turn records there, fails every turn the other side has for it.
-    let failures = |s: &ScoredQaRun| -> HashMap<String, String> {
-        s.run
-            .conversations
-            .iter()
-            .filter_map(|c| Some((c.id.clone(), c.failure.clone()?)))
-            .collect()
-    };
-    let (fb, fc) = (failures(b), failures(c));
-    by_key
-        .into_values()
-        .map(|mut p| {
-            p.expected = expected.get(&p.key).cloned();
-            let conv = p.key.first().cloned().unwrap_or_default();
-            if p.baseline.is_none() {
-                if let Some(f) = fb.get(&conv) {
-                    p.baseline = Some(false);
-                    p.baseline_answer = Some(format!("(conversation failed: {f})"));
-                }
-            }
-            if p.candidate.is_none() {
-                if let Some(f) = fc.get(&conv) {
-                    p.candidate = Some(false);
-                    p.candidate_answer = Some(format!("(conversation failed: {f})"));
-                }
-            }
-            p
-        })
-        .collect()
 }
 
 fn qa_metrics(b: &ScoredQaRun, c: &ScoredQaRun) -> Vec<MetricDelta> {
@@ -463,7 +401,7 @@ fn codegen_metrics(b: &CodegenState, c: &CodegenState) -> Vec<MetricDelta> {
 
 /// Baseline vs candidate: deltas, flips, McNemar, bootstrap CI and the rows the query asks for
 /// ("regressions first": by flip class, then key).
-pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
+pub fn compare_view<'a>(base: &'a Side, cand: &'a Side, q: &CompareQuery) -> CompareView {
     let opts = CompareOptions::default();
     let mut extras: Extras = HashMap::new();
     let mut view = CompareView {
@@ -488,18 +426,49 @@ pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
         n_rows: 0,
         rows: Vec::new(),
     };
-    let stats = match (base, cand) {
+    // Which runs, as the engine's one comparison takes them.
+    let as_run = |side: &'a Side| -> Option<RunRef<'a>> {
+        match side {
+            Side::Qa(_, s) => Some(RunRef::NumericQa(s)),
+            Side::Evalset(_, st) => Some(RunRef::Evalset(st.headline(), &st.run.diagnostics)),
+            Side::Codegen(_, st) => Some(RunRef::Codegen(&st.scored)),
+            Side::Elsewhere(..) => None,
+        }
+    };
+    let settings = CompareSettings {
+        qa_scorer: None,
+        opts: opts.clone(),
+    };
+    let cmp = match (as_run(base), as_run(cand)) {
+        (Some(b), Some(c)) => run::compare(b, c, &settings).map_err(|e| e.to_string()),
+        _ => Err(format!(
+            "{} is a {} run and {} is a {} run: only runs of the same family can be compared",
+            base.name(),
+            base.family(),
+            cand.name(),
+            cand.family()
+        )),
+    };
+    let mut cmp = match cmp {
+        Ok(c) => c,
+        Err(e) => {
+            view.error = Some(e);
+            return view;
+        }
+    };
+    match (base, cand) {
         (Side::Qa(_, b), Side::Qa(_, c)) => {
-            view.judged_by =
-                "turns joined on conversation id + turn index, judged by numerical_match@doc-v1; \
-                 turns of failed conversations (e.g. evaluation timeouts) count as wrong"
-                    .into();
+            view.judged_by = format!(
+                "turns joined on conversation id + turn index, judged by {}; turns of failed \
+                 conversations (e.g. evaluation timeouts) count as wrong",
+                cmp.scorer
+            );
             view.metrics = qa_metrics(b, c);
-            compare::compare_pairs(qa_pairs(b, c, &mut extras), &opts)
+            qa_extras(b, &mut extras);
+            qa_extras(c, &mut extras);
         }
         (Side::Evalset(_, b), Side::Evalset(_, c)) => {
-            let (hb, hc) = (b.headline(), c.headline());
-            view.judged_by = format!("items joined on id, judged by {}", hb.scorer.id());
+            view.judged_by = format!("items joined on id, judged by {}", cmp.scorer);
             view.metrics = vec![
                 MetricDelta {
                     key: "primary_score".into(),
@@ -527,15 +496,12 @@ pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
                     });
                 }
             }
-            let rc = evalset::compare_runs(hb, hc, &opts);
-            view.per_item_unavailable = rc.per_item_unavailable;
-            rc.stats
         }
         (Side::Codegen(_, b), Side::Codegen(_, c)) => {
             view.judged_by = format!(
                 "messages joined on session id + message index, judged by {} (the delivered \
                  code ran); re-scored trace messages only",
-                codegen::pairing::JUDGED_BY
+                cmp.scorer
             );
             view.metrics = codegen_metrics(b, c);
             for st in [b, c] {
@@ -545,25 +511,21 @@ pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
                         .or_insert_with(|| (Some(m.model.clone()), Some(m.question.clone())));
                 }
             }
-            let mut rc = codegen::compare_runs(&b.scored, &c.scored, &opts);
-            view.per_item_unavailable = rc.per_item_unavailable;
             // The pairing carries the question as `expected`; here it has its own column.
-            for p in &mut rc.stats.pairs {
+            for p in &mut cmp.stats.pairs {
                 p.expected = None;
             }
-            rc.stats
         }
-        _ => {
-            view.error = Some(format!(
-                "{} is a {} run and {} is a {} run: only runs of the same family can be compared",
-                base.name(),
-                base.family(),
-                cand.name(),
-                cand.family()
-            ));
-            return view;
-        }
-    };
+        _ => {}
+    }
+    let notes: Vec<&str> = cmp
+        .note
+        .iter()
+        .chain(&cmp.warnings)
+        .map(String::as_str)
+        .collect();
+    view.per_item_unavailable = (!notes.is_empty()).then(|| notes.join(" "));
+    let stats = cmp.stats;
     view.flips = stats.flips;
     view.n_paired = stats.n_paired;
     view.baseline_accuracy = stats.baseline_accuracy;
@@ -588,7 +550,8 @@ pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
                 .is_none_or(|want| extras.get(&p.key).and_then(|e| e.0.as_deref()) == Some(want))
         })
         .collect();
-    pairs.sort_by(|a, b| a.flip().cmp(&b.flip()).then_with(|| a.key.cmp(&b.key)));
+    // Regressions first; within a class, the comparison's own item order (numeric turns).
+    pairs.sort_by_key(|p| p.flip());
     view.n_rows = pairs.len();
     let limit = if q.limit == 0 { COMPARE_PAGE } else { q.limit };
     view.rows = pairs
