@@ -155,8 +155,8 @@ pub struct DiffArgs {
     /// for eval sets v1 (the default) or v1-extract.
     #[arg(long, value_name = "P")]
     pub profile: Option<String>,
-    /// Scorer id judging numeric QA turns [default: numerical_match@doc-v1]; for eval sets, the
-    /// scorer when --profile is not given.
+    /// Scorer id judging numeric QA turns (default: the profile's primary scorer,
+    /// numerical_match@doc-v1 under doc); for eval sets, the scorer when --profile is not given.
     #[arg(long, value_name = "S")]
     pub scorer: Option<String>,
     /// ConvFinQA dataset (numeric QA) or eval set (JSONL) to attach to the runs.

@@ -94,7 +94,7 @@ fn nasty_qa_pair(root: &Path) -> (PathBuf, PathBuf) {
     // A value right at the doc profile's tolerance but not the compat one's.
     base.push(turn("c5", 0, "1.0", "1.005"));
     cand.push(turn("c5", 0, "1.0", "1.0"));
-    let mut write = |name: &str, lines: &[String]| {
+    let write = |name: &str, lines: &[String]| {
         let d = root.join(name);
         std::fs::create_dir_all(&d).unwrap();
         std::fs::write(d.join("run.jsonl"), lines.join("\n") + "\n").unwrap();
@@ -297,4 +297,58 @@ fn eval_sets_and_code_generation_agree_across_diff_worker_and_report() {
         numbers(&diff)
     );
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Every headline metric of every family's table is a key of the statistics `score --json`
+/// prints for a run of that family (the CLI's table, the report's cards and docs/scoring.md
+/// read the same table).
+#[test]
+fn headline_metrics_are_statistics_keys() {
+    use evalboard_engine::family::Family;
+    use evalboard_engine::{codegen, evalset, numeric_qa};
+    let cases: [(Family, PathBuf, &str, &[evalboard_engine::headline::Metric]); 4] = [
+        (
+            Family::NumericQa,
+            fixtures().join("cli_jsonl_nasty/input"),
+            "doc",
+            numeric_qa::aggregate::headline(Profile::Doc),
+        ),
+        (
+            Family::NumericQa,
+            fixtures().join("cli_jsonl_nasty/input"),
+            "financial-agent-2",
+            numeric_qa::aggregate::headline(Profile::Fa2),
+        ),
+        (
+            Family::Codegen,
+            fixtures().join("codegen_ok_chat_history"),
+            "doc-v1",
+            &codegen::summary::HEADLINE,
+        ),
+        (
+            Family::Evalset,
+            fixtures().join("evalset_m45_vs_m46/runs/m46_control"),
+            "v1",
+            &evalset::score::HEADLINE,
+        ),
+    ];
+    for (family, dir, profile, table) in cases {
+        let (code, out, err) = evalboard(&[
+            "score",
+            dir.to_str().unwrap(),
+            "--profile",
+            profile,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{family}: {err}");
+        let stats: Value = serde_json::from_str(&out).unwrap();
+        for m in table {
+            assert!(
+                stats.get(m.key).is_some(),
+                "{family} {profile}: no {} in {stats}",
+                m.key
+            );
+            assert!(!m.definition.is_empty() && !m.label.is_empty());
+        }
+    }
 }

@@ -172,8 +172,8 @@ impl ReadOptions {
 pub enum ReadRun {
     NumericQa(QaRun),
     /// The run and its files' accounting.
-    Codegen(CodegenRun, Vec<InputFileReport>),
-    Evalset(EvalRun),
+    Codegen(Box<CodegenRun>, Vec<InputFileReport>),
+    Evalset(Box<EvalRun>),
 }
 
 impl ReadRun {
@@ -214,7 +214,7 @@ pub fn read_as(
         Family::Codegen => {
             let run = codegen::read_codegen_run(&input.name, &input.files);
             let files = codegen::file_reports(&input.files, &run.diagnostics);
-            Ok(ReadRun::Codegen(run, files))
+            Ok(ReadRun::Codegen(Box::new(run), files))
         }
         Family::Evalset => {
             let attached = match reference {
@@ -223,7 +223,7 @@ pub fn read_as(
             };
             let mut run = evalset::read_evalset_run(&input.files, attached);
             run.name = input.name.clone();
-            Ok(ReadRun::Evalset(run))
+            Ok(ReadRun::Evalset(Box::new(run)))
         }
     }
 }
@@ -267,7 +267,7 @@ pub fn score(read: ReadRun, settings: &Settings, threads: usize) -> ScoredRun {
         ReadRun::Evalset(run) => {
             let mut scored = evalset::score_run(&run, &settings.evalset);
             scored.name = run.name.clone();
-            ScoredRun::Evalset(Box::new(run), Box::new(scored))
+            ScoredRun::Evalset(run, Box::new(scored))
         }
     }
 }

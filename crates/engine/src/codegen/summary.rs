@@ -184,6 +184,46 @@ pub fn summarize(entries: &[EntryScores], opts: &SummaryOptions, p: Profile) -> 
     }
 }
 
+/// The headline metrics of a code-generation run (keys of its metrics summary), in display order.
+pub const HEADLINE: [crate::headline::Metric; 5] = {
+    use crate::headline::{Metric, Shown::Decimals};
+    const fn score(key: &'static str, label: &'static str, definition: &'static str) -> Metric {
+        Metric {
+            key,
+            label,
+            shown: Decimals(3),
+            definition,
+        }
+    }
+    [
+        score(
+            "average_overall_score",
+            "Overall score",
+            "Mean of every message's weighted overall score (0–1) over the six components.",
+        ),
+        score(
+            "average_understanding_score",
+            "Prompt understanding",
+            "Mean share of the prompt's requirements the code addresses.",
+        ),
+        score(
+            "average_coverage_score",
+            "Requirement coverage",
+            "Mean share of the requested outputs the code produces.",
+        ),
+        score(
+            "average_recovery_score",
+            "Error recovery",
+            "Mean score of the attempts that followed a failed execution.",
+        ),
+        score(
+            "recovery_success_rate",
+            "Recovery success rate",
+            "Share of failed executions fixed within the allowed attempts.",
+        ),
+    ]
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,43 +430,3 @@ mod tests {
         check(serde_json::json!(true), true);
     }
 }
-
-/// The headline metrics of a code-generation run (keys of its metrics summary), in display order.
-pub const HEADLINE: [crate::headline::Metric; 5] = {
-    use crate::headline::{Metric, Shown::Decimals};
-    const fn score(key: &'static str, label: &'static str, definition: &'static str) -> Metric {
-        Metric {
-            key,
-            label,
-            shown: Decimals(3),
-            definition,
-        }
-    }
-    [
-        score(
-            "average_overall_score",
-            "Overall score",
-            "Mean of every message's weighted overall score (0–1) over the six components.",
-        ),
-        score(
-            "average_understanding_score",
-            "Prompt understanding",
-            "Mean share of the prompt's requirements the code addresses.",
-        ),
-        score(
-            "average_coverage_score",
-            "Requirement coverage",
-            "Mean share of the requested outputs the code produces.",
-        ),
-        score(
-            "average_recovery_score",
-            "Error recovery",
-            "Mean score of the attempts that followed a failed execution.",
-        ),
-        score(
-            "recovery_success_rate",
-            "Recovery success rate",
-            "Share of failed executions fixed within the allowed attempts.",
-        ),
-    ]
-};

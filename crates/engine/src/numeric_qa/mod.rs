@@ -6,7 +6,8 @@
 //! join, file accounting; per-format readers in [`formats`]) → [`score`] (named, versioned
 //! scorers over [`answer`] parsing and the [`finqa_program`] language) → [`aggregate`]
 //! (`doc::Statistics`; the financial-agent-2 writer) → [`views`] (what the dashboard and the
-//! report show) → [`compare`] (the one pairing of two runs) → [`outputs`]; [`validate`] checks a
+//! report show) → [`compare`] (the one pairing of two runs); output files are written by the report
+//! crate (`evalboard_report::outputs`). [`validate`] checks a
 //! ConvFinQA dataset; [`meta`] describes a run for comparisons.
 
 pub mod aggregate;
