@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use evalboard_engine::aggregate::doc::Breakdown;
-use evalboard_engine::scorers::{Profile, ScoredQaRun};
+use evalboard_engine::scorers::ScoredQaRun;
 use evalboard_engine::views::{self, ItemQuery};
 use serde_json::Value;
 
@@ -18,31 +18,6 @@ use super::HtmlOptions;
 use crate::charts::Theme;
 use crate::outputs::qa_outputs;
 use crate::qa_charts::qa_charts;
-
-/// Headline keys per profile (the CLI's summary table), with their labels.
-fn headline_keys(profile: Profile) -> &'static [(&'static str, &'static str)] {
-    match profile {
-        Profile::Doc => &[
-            ("numerical_accuracy", "Numerical accuracy"),
-            ("exact_match_accuracy", "Exact match"),
-            ("soft_match_accuracy", "Soft match (±1%)"),
-            ("unit_agnostic_accuracy", "Unit-agnostic"),
-            ("sign_agnostic_accuracy", "Sign-agnostic"),
-            ("general_match_accuracy", "General match"),
-            ("conversation_level_accuracy", "Conversation-level"),
-            ("avg_logic_recall", "Logic recall"),
-            ("error_rate", "Error rate"),
-        ],
-        Profile::Fa2 => &[
-            ("numerical_accuracy", "Numerical accuracy"),
-            ("financial_accuracy", "Financial accuracy"),
-            ("soft_match_accuracy", "Soft match"),
-            ("conversation_level_accuracy", "Conversation-level"),
-            ("avg_logic_recall", "Logic recall"),
-            ("error_rate", "Error rate"),
-        ],
-    }
-}
 
 fn breakdown_table(out: &mut String, title: &str, m: &BTreeMap<String, Breakdown>) {
     if m.is_empty() {
@@ -118,9 +93,13 @@ pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredQaRun, o: &HtmlOpt
             false,
         );
     }
-    for (i, (k, label)) in headline_keys(s.config.profile).iter().enumerate() {
-        let v = st.get(*k).and_then(Value::as_f64);
-        card(out, k, label, &pct(v), v.map(|x| x.to_string()), i == 0);
+    // The family's headline table (engine::headline), as the CLI prints it.
+    for (i, m) in evalboard_engine::numeric_qa::aggregate::headline(s.config.profile)
+        .iter()
+        .enumerate()
+    {
+        let v = st.get(m.key).and_then(Value::as_f64);
+        card(out, m.key, m.label, &pct(v), v.map(|x| x.to_string()), i == 0);
     }
     let cpc = st.get("cost_per_correct_answer").and_then(Value::as_f64);
     card(
