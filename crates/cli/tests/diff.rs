@@ -3,11 +3,11 @@
 //! two code-generation traces (`tests/fixtures/codegen_diff`).
 //! Outputs are compared with `tests/fixtures/cli_diff/expected/` (`UPDATE_EXPECT=1` rewrites).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    evalboard_test_support::workspace_root()
 }
 
 fn evalboard(args: &[&str]) -> (i32, String, String) {
@@ -24,17 +24,8 @@ fn evalboard(args: &[&str]) -> (i32, String, String) {
 }
 
 fn golden(name: &str, actual: &str) {
-    let path = root().join("tests/fixtures/cli_diff/expected").join(name);
-    if std::env::var_os("UPDATE_EXPECT").is_some_and(|v| v != "0") {
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("missing {}; run with UPDATE_EXPECT=1", path.display()));
-    assert_eq!(
-        actual, expected,
-        "{name} differs (UPDATE_EXPECT=1 to accept)"
-    );
+    let path = evalboard_test_support::fixture("cli_diff/expected").join(name);
+    evalboard_test_support::expect_file(&path, actual);
 }
 
 #[test]

@@ -1,48 +1,21 @@
 //! Golden tests of the real `evalboard` binary on the fixture folders in `tests/fixtures/cli_*`.
 //!
 //! Each fixture has a `cmd` file (the arguments, run from the fixture folder) and an `expected/`
-//! folder: every output file, plus `stderr.txt` (diagnostics) and `exit_code`. With
-//! `UPDATE_EXPECT=1` the test rewrites `expected/` instead of comparing.
+//! folder: every output file, plus `stderr.txt` (diagnostics) and `exit_code`, compared by
+//! `evalboard_test_support::expect_dir` (`UPDATE_EXPECT=1` rewrites `expected/`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use evalboard_test_support::expect_dir;
+
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+    evalboard_test_support::fixture("")
 }
 
-fn update() -> bool {
-    std::env::var_os("UPDATE_EXPECT").is_some_and(|v| v != "0")
-}
-
-struct Outcome {
-    files: Vec<(String, String)>,
-}
-
-/// Every file under `dir`, named by its path relative to it (`/`-separated), sorted.
-fn walk(dir: &Path, prefix: &str, out: &mut Vec<(String, String)>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    for n in names {
-        let p = dir.join(&n);
-        if p.is_dir() {
-            walk(&p, &format!("{prefix}{n}/"), out);
-        } else {
-            out.push((
-                format!("{prefix}{n}"),
-                std::fs::read_to_string(&p).unwrap_or_default(),
-            ));
-        }
-    }
-}
-
-fn run_fixture(dir: &Path) -> Outcome {
+/// Every output file of `evalboard <cmd> --out <tmp>` run in `dir` (relative path, text), then
+/// `stderr.txt` and `exit_code`.
+fn run_fixture(dir: &Path) -> Vec<(String, String)> {
     let cmd = std::fs::read_to_string(dir.join("cmd")).expect("cmd file");
     let args: Vec<&str> = cmd.split_whitespace().collect();
     let out_dir = std::env::temp_dir().join(format!(
@@ -58,8 +31,14 @@ fn run_fixture(dir: &Path) -> Outcome {
         .current_dir(dir)
         .output()
         .expect("run evalboard");
-    let mut files = Vec::new();
-    walk(&out_dir, "", &mut files);
+    let mut files: Vec<(String, String)> = if out_dir.exists() {
+        evalboard_test_support::read_folder(&out_dir)
+            .into_iter()
+            .map(|(rel, bytes)| (rel, String::from_utf8_lossy(&bytes).into_owned()))
+            .collect()
+    } else {
+        Vec::new()
+    };
     let stderr = String::from_utf8_lossy(&output.stderr)
         .lines()
         .filter(|l| !l.starts_with("wrote "))
@@ -71,7 +50,7 @@ fn run_fixture(dir: &Path) -> Outcome {
         format!("{}\n", output.status.code().unwrap_or(-1)),
     ));
     let _ = std::fs::remove_dir_all(&out_dir);
-    Outcome { files }
+    files
 }
 
 #[test]
@@ -84,46 +63,9 @@ fn cli_fixtures_match_expected_outputs() {
         .collect();
     dirs.sort();
     assert!(!dirs.is_empty(), "no cli fixtures found");
-    let mut failures = Vec::new();
     for dir in &dirs {
-        let got = run_fixture(dir);
-        let expected_dir = dir.join("expected");
-        if update() {
-            let _ = std::fs::remove_dir_all(&expected_dir);
-            std::fs::create_dir_all(&expected_dir).unwrap();
-            for (name, text) in &got.files {
-                let path = expected_dir.join(name);
-                std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-                std::fs::write(path, text).unwrap();
-            }
-            continue;
-        }
-        let mut expected = Vec::new();
-        walk(&expected_dir, "", &mut expected);
-        let mut want: Vec<String> = expected.into_iter().map(|(n, _)| n).collect();
-        want.sort();
-        let mut have: Vec<String> = got.files.iter().map(|(n, _)| n.clone()).collect();
-        have.sort();
-        if want != have {
-            failures.push(format!(
-                "{}: files differ: expected {want:?}, got {have:?}",
-                dir.display()
-            ));
-            continue;
-        }
-        for (name, text) in &got.files {
-            let exp = std::fs::read_to_string(expected_dir.join(name)).unwrap_or_default();
-            if &exp != text {
-                failures.push(format!(
-                    "{}/{name} differs (rerun with UPDATE_EXPECT=1 to accept):\n--- expected\n{}\n--- got\n{}",
-                    dir.display(),
-                    exp.chars().take(1500).collect::<String>(),
-                    text.chars().take(1500).collect::<String>()
-                ));
-            }
-        }
+        expect_dir(&dir.join("expected"), &run_fixture(dir));
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
 fn evalboard(args: &[&str], cwd: &Path) -> (i32, String, String) {
@@ -264,8 +206,7 @@ fn validate_reports_mismatches_with_exit_1() {
     assert_eq!(v["program_mismatches"][0]["turn_idx"], 1);
     assert_eq!(v["program_mismatches"][0]["program"], "subtract(5, 2)");
     let _ = std::fs::remove_file(&tmp);
-    let shared = fixtures().join("../../../shared/data/convfinqa/convfinqa_dataset.json");
-    if shared.is_file() {
+    if let Some(shared) = evalboard_test_support::shared_data("convfinqa/convfinqa_dataset.json") {
         let (code, out, _) = evalboard(
             &["validate", shared.to_str().unwrap(), "--json"],
             &fixtures(),
@@ -273,8 +214,6 @@ fn validate_reports_mismatches_with_exit_1() {
         assert_eq!(code, 0, "{}", &out[..out.len().min(2000)]);
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["programs_checked"], 1490);
-    } else {
-        eprintln!("note: ../shared/data absent; skipping the ConvFinQA validate check");
     }
 }
 

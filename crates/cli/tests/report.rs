@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+    evalboard_test_support::fixture("")
 }
 
 fn evalboard(args: &[&str], cwd: &Path) -> Output {
@@ -54,19 +54,7 @@ fn xss_fixture_with_baseline_matches_the_golden_report() {
     );
     let html = std::fs::read_to_string(&out).unwrap();
     let _ = std::fs::remove_file(&out);
-    let expected = dir.join("expected/report.html");
-    if std::env::var_os("UPDATE_EXPECT").is_some_and(|v| v != "0") {
-        std::fs::create_dir_all(expected.parent().unwrap()).unwrap();
-        std::fs::write(&expected, &html).unwrap();
-    } else {
-        let want = std::fs::read_to_string(&expected)
-            .expect("expected/report.html (regenerate with UPDATE_EXPECT=1)");
-        assert!(
-            html == want,
-            "report.html differs from {} (regenerate with UPDATE_EXPECT=1)",
-            expected.display()
-        );
-    }
+    evalboard_test_support::expect_file(&dir.join("expected/report.html"), &html);
     // Nothing input-derived appears unescaped.
     for raw in [
         "<script>alert",

@@ -1,10 +1,13 @@
 //! Code-generation runs (seed 001): the golden vectors of the seed system's
-//! `calculate_evaluation_metrics` and its example chat_history (from ../shared/data, skipped when
-//! absent), and the fixture folders tests/fixtures/codegen_* (UPDATE_EXPECT=1 regenerates).
+//! `calculate_evaluation_metrics` and its example chat_history (from ../shared/data, see
+//! `test_support::shared_data`), and the fixture folders tests/fixtures/codegen_* (UPDATE_EXPECT=1
+//! regenerates).
 #![cfg_attr(not(feature = "python-syntax"), allow(unused_imports, dead_code))]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use evalboard_test_support as test_support;
 
 use evalboard_engine::codegen::read::read_data_file;
 use evalboard_engine::codegen::{
@@ -13,50 +16,13 @@ use evalboard_engine::codegen::{
 };
 use evalboard_engine::InputFile;
 
-fn shared_data() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"));
-    if p.is_dir() {
-        Some(p)
-    } else {
-        println!(
-            "note: {} is absent; skipping the shared-data codegen checks",
-            p.display()
-        );
-        None
-    }
-}
-
-fn fixtures_root() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures"))
-}
-
-/// Every file under `dir` as (relative path, bytes), skipping `expected/`.
+/// Every file under `dir` except its `expected/` folder, as run-folder inputs.
 fn load_folder(dir: &Path) -> Vec<InputFile> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<InputFile>) {
-        let Ok(rd) = std::fs::read_dir(dir) else {
-            return;
-        };
-        let mut entries: Vec<_> = rd.filter_map(Result::ok).map(|e| e.path()).collect();
-        entries.sort();
-        for p in entries {
-            let rel = p
-                .strip_prefix(root)
-                .unwrap_or(&p)
-                .to_string_lossy()
-                .replace('\\', "/");
-            if rel == "expected" || rel.starts_with("expected/") {
-                continue;
-            }
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else if let Ok(bytes) = std::fs::read(&p) {
-                out.push(InputFile::new(rel, bytes));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out
+    test_support::read_folder(dir)
+        .into_iter()
+        .filter(|(rel, _)| !rel.starts_with("expected/"))
+        .map(|(rel, bytes)| InputFile::new(rel, bytes))
+        .collect()
 }
 
 fn from_json<T: serde::de::DeserializeOwned>(v: &serde_json::Value, what: &str) -> T {
@@ -67,8 +33,10 @@ fn from_json<T: serde::de::DeserializeOwned>(v: &serde_json::Value, what: &str) 
 #[cfg(feature = "python-syntax")]
 #[test]
 fn golden_calculate_evaluation_metrics_ise547() {
-    let Some(data) = shared_data() else { return };
-    let path = data.join("golden/ise547_calculate_evaluation_metrics.json");
+    let Some(path) = test_support::shared_data("golden/ise547_calculate_evaluation_metrics.json")
+    else {
+        return;
+    };
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let golden: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
     let csv = golden["csv_file_contents"].as_str().unwrap_or_default();
@@ -135,7 +103,7 @@ fn oracle_inputs(i: &serde_json::Value, csv_files: &serde_json::Value, name: &st
 #[cfg(feature = "python-syntax")]
 #[test]
 fn oracle_cases_ise547() {
-    let path = fixtures_root().join("codegen_oracle/ise547_cases.jsonl");
+    let path = test_support::fixture("codegen_oracle/ise547_cases.jsonl");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut lines = text.lines();
     let header: serde_json::Value = serde_json::from_str(lines.next().unwrap_or_default())
@@ -167,8 +135,9 @@ fn oracle_cases_ise547() {
 
 #[test]
 fn example_chat_history_summary_recomputes_exactly() {
-    let Some(data) = shared_data() else { return };
-    let dir = data.join("ise547");
+    let Some(dir) = test_support::shared_data("ise547") else {
+        return;
+    };
     let files = load_folder(&dir);
     let run = read_codegen_run("ise547", &files);
     assert!(run.diagnostics.is_empty(), "{:?}", run.diagnostics);
@@ -269,7 +238,6 @@ fn check_fixture(dir: &Path) -> usize {
         .unwrap_or_default();
     let files = load_folder(dir);
     let run = read_codegen_run(&name, &files);
-    let update = std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1");
     let mut checked = 0;
     for profile in [Profile::Ise547, Profile::DocV1] {
         let cfg = CodegenConfig {
@@ -284,34 +252,9 @@ fn check_fixture(dir: &Path) -> usize {
                 scored.diagnostics
             );
         }
-        let expected_dir = dir.join("expected").join(profile.name());
-        let rendered = render(&scored);
-        if update {
-            let _ = std::fs::remove_dir_all(&expected_dir);
-        }
-        for (rel, text) in &rendered {
-            let path = expected_dir.join(rel);
-            if update {
-                if let Some(parent) = path.parent() {
-                    std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
-                }
-                std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            } else {
-                let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-                    panic!(
-                        "{}: {e} (run with UPDATE_EXPECT=1 to create it)",
-                        path.display()
-                    )
-                });
-                assert_eq!(
-                    text,
-                    &want,
-                    "{} differs (UPDATE_EXPECT=1 regenerates)",
-                    path.display()
-                );
-            }
-            checked += 1;
-        }
+        let rendered: Vec<(String, String)> = render(&scored).into_iter().collect();
+        test_support::expect_dir(&dir.join("expected").join(profile.name()), &rendered);
+        checked += rendered.len();
     }
     checked
 }
@@ -320,7 +263,7 @@ fn check_fixture(dir: &Path) -> usize {
 #[cfg(feature = "python-syntax")]
 #[test]
 fn fixture_folders() {
-    let root = fixtures_root();
+    let root = test_support::fixture("");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .map(|rd| {
             rd.filter_map(Result::ok)

@@ -1,9 +1,7 @@
 //! doc-v1 scorers: properties on random inputs, the worked examples in docs/scoring.md, and real data.
 //!
-//! The real-data tests read `../shared/data` (relative to the workspace root) and skip with a note
-//! when it is absent.
-
-use std::path::PathBuf;
+//! The real-data tests read `../shared/data` (beside the repository) through
+//! `evalboard_test_support::shared_data`.
 
 use evalboard_engine::model::RawValue;
 use evalboard_engine::number::{parse_answer, Number, Parsed};
@@ -421,37 +419,19 @@ fn logic_examples_in_the_docs_match_the_code() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Real data (skipped when ../shared/data is absent).
+// Real data in ../shared/data (see `evalboard_test_support::shared_data`).
 
-fn shared_data() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "note: {} is absent; skipping real-data checks",
-            dir.display()
-        );
-        None
-    }
-}
-
-fn read_json(path: PathBuf) -> Option<serde_json::Value> {
-    match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).ok(),
-        Err(_) => {
-            eprintln!("note: {} is absent; skipping", path.display());
-            None
-        }
-    }
+fn read_json(rel: &str) -> Option<serde_json::Value> {
+    let path = evalboard_test_support::shared_data(rel)?;
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{e}: {}", path.display()));
+    Some(serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{e}: {}", path.display())))
 }
 
 /// Every ConvFinQA answer reads as a number or yes/no; the dataset's written answers are scored
 /// against its executed answers with pinned counts.
 #[test]
 fn convfinqa_answers_parse_and_match_their_executed_answers() {
-    let Some(dir) = shared_data() else { return };
-    let Some(data) = read_json(dir.join("convfinqa/convfinqa_dataset.json")) else {
+    let Some(data) = read_json("convfinqa/convfinqa_dataset.json") else {
         return;
     };
     let empty = Vec::new();
@@ -503,8 +483,7 @@ fn convfinqa_answers_parse_and_match_their_executed_answers() {
 /// where doc-v1 deliberately counts `percentage_change` as subtract + divide.
 #[test]
 fn logic_recall_against_financial_agent2_golden_cases() {
-    let Some(dir) = shared_data() else { return };
-    let Some(cases) = read_json(dir.join("golden/financial_agent2_logic_recall.json")) else {
+    let Some(cases) = read_json("golden/financial_agent2_logic_recall.json") else {
         return;
     };
     let empty = Vec::new();

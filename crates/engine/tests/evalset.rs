@@ -1,6 +1,6 @@
 //! Eval-set family end to end: golden vectors of the seed system's scoring, fixture folders
 //! with expected outputs (regenerate with `UPDATE_EXPECT=1`), and data tests on the real tunix-rt
-//! files in `../shared/data` when present (skipped with a note otherwise).
+//! files in `../shared/data` (see `evalboard_test_support::shared_data`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -16,46 +16,10 @@ use evalboard_engine::evalset::{
 use evalboard_engine::InputFile;
 use serde_json::{json, Value};
 
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data");
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
-
-fn shared(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(SHARED).join(rel);
-    if p.exists() {
-        Some(p)
-    } else {
-        println!("note: {} not present; skipping this data test", p.display());
-        None
-    }
-}
+use evalboard_test_support::{expect_file, fixture, shared_data as shared};
 
 fn input(path: &Path, rel: &str) -> InputFile {
     InputFile::new(rel, fs::read(path).unwrap())
-}
-
-fn update() -> bool {
-    std::env::var_os("UPDATE_EXPECT").is_some_and(|v| v == "1")
-}
-
-/// Compares `actual` with the file at `path`, or rewrites it under `UPDATE_EXPECT=1`.
-fn expect_file(path: &Path, actual: &str) {
-    if update() {
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, actual).unwrap();
-        return;
-    }
-    let want = fs::read_to_string(path).unwrap_or_else(|_| {
-        panic!(
-            "missing {}; run with UPDATE_EXPECT=1 to create it",
-            path.display()
-        )
-    });
-    assert_eq!(
-        actual,
-        want,
-        "{} differs (UPDATE_EXPECT=1 regenerates it)",
-        path.display()
-    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -97,7 +61,7 @@ fn check_golden(golden: &Value) -> usize {
 
 #[test]
 fn golden_vectors_checked_in() {
-    let path = Path::new(FIXTURES).join("evalset_golden/tunix_scoring.json");
+    let path = fixture("evalset_golden/tunix_scoring.json");
     let golden: Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
     let n = check_golden(&golden);
     assert_eq!(n, 12);
@@ -119,28 +83,10 @@ fn golden_vectors_shared_data() {
 
 /// Every file under `dir`, as run-folder inputs with `/` paths relative to `dir`, sorted.
 fn folder(dir: &Path) -> Vec<InputFile> {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<InputFile>) {
-        let mut entries: Vec<_> = fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .collect();
-        entries.sort();
-        for p in entries {
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                let rel = p
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push(InputFile::new(rel, fs::read(&p).unwrap()));
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(dir, dir, &mut out);
-    out
+    evalboard_test_support::read_folder(dir)
+        .into_iter()
+        .map(|(rel, bytes)| InputFile::new(rel, bytes))
+        .collect()
 }
 
 /// What reading a run folder gave: identity, counts, the original entry, every diagnostic and
@@ -335,7 +281,7 @@ fn check_fixture(dir: &Path) {
 
 #[test]
 fn fixtures() {
-    let mut dirs: Vec<PathBuf> = fs::read_dir(FIXTURES)
+    let mut dirs: Vec<PathBuf> = fs::read_dir(fixture(""))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| {
@@ -362,11 +308,13 @@ fn eval_v2() -> Option<Vec<EvalItem>> {
     Some(r.items)
 }
 
+/// Files under `../shared/data/tunix-rt` (the caller has checked it is present).
 fn real_run(files: &[&str], set: &[EvalItem]) -> EvalRun {
+    let root = shared("tunix-rt").expect("checked by the caller");
     let inputs: Vec<InputFile> = files
         .iter()
         .map(|f| {
-            let p = Path::new(SHARED).join("tunix-rt").join(f);
+            let p = root.join(f);
             input(&p, f.rsplit('/').next().unwrap())
         })
         .collect();

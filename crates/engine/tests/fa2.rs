@@ -2,8 +2,8 @@
 //!
 //! - `tests/fixtures/fa2_pyrepr/python_vectors.json`: CPython 3.11 outputs for float repr, round,
 //!   float(), str repr, json.dumps and csv rows (set `FA2_PYREPR_VECTORS` to check a bigger file);
-//! - `../shared/data/golden/financial_agent2_*.json`: vectors from the original functions (skipped
-//!   with a note when absent);
+//! - `../shared/data/golden/financial_agent2_*.json`: vectors from the original functions (see
+//!   `evalboard_test_support::shared_data`);
 //! - `tests/fixtures/fa2_*/input` → `expected`: the compat writer reproduces the original files byte
 //!   for byte (`UPDATE_EXPECT=1` rewrites `expected/`).
 
@@ -13,13 +13,7 @@ use evalboard_engine::pyrepr::{
     csv_row, parse_py_json, py_float_parse, py_float_repr, py_round, py_str_repr, py_strip, PyObj,
 };
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn shared_data() -> PathBuf {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data")).to_path_buf()
-}
+use evalboard_test_support::{fixture, shared_data};
 
 fn f64_of(v: &serde_json::Value) -> f64 {
     f64::from_bits(v.as_u64().expect("u64 bits"))
@@ -33,7 +27,7 @@ fn same_float(a: f64, b: f64) -> bool {
 fn pyrepr_matches_python_vectors() {
     let path = std::env::var("FA2_PYREPR_VECTORS")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| repo_root().join("tests/fixtures/fa2_pyrepr/python_vectors.json"));
+        .unwrap_or_else(|_| fixture("fa2_pyrepr/python_vectors.json"));
     let bytes = std::fs::read(&path).expect("python vectors");
     let v: serde_json::Value = serde_json::from_slice(&bytes).expect("vectors json");
     let mut failures = Vec::new();
@@ -215,22 +209,20 @@ fn check_logic_recall_vectors(bytes: &[u8], label: &str) -> usize {
 
 #[test]
 fn golden_calculate_accuracy() {
-    let path = shared_data().join("golden/financial_agent2_calculate_accuracy.json");
-    let Ok(bytes) = std::fs::read(&path) else {
-        println!("note: {} absent, golden vectors skipped", path.display());
+    let Some(path) = shared_data("golden/financial_agent2_calculate_accuracy.json") else {
         return;
     };
+    let bytes = std::fs::read(&path).unwrap();
     let n = check_accuracy_vectors(&bytes, "golden");
     println!("{n} golden calculate_accuracy vectors");
 }
 
 #[test]
 fn golden_logic_recall() {
-    let path = shared_data().join("golden/financial_agent2_logic_recall.json");
-    let Ok(bytes) = std::fs::read(&path) else {
-        println!("note: {} absent, golden vectors skipped", path.display());
+    let Some(path) = shared_data("golden/financial_agent2_logic_recall.json") else {
         return;
     };
+    let bytes = std::fs::read(&path).unwrap();
     let n = check_logic_recall_vectors(&bytes, "golden");
     println!("{n} golden logic_recall vectors");
 }
@@ -239,7 +231,7 @@ fn golden_logic_recall() {
 /// thousands of expected/actual pairs: formats, percents, signs, scales, ties, non-finite values.
 #[test]
 fn python_generated_scoring_vectors() {
-    let dir = repo_root().join("tests/fixtures/fa2_scoring");
+    let dir = fixture("fa2_scoring");
     let n = check_accuracy_vectors(
         &std::fs::read(dir.join("accuracy_vectors.json")).unwrap(),
         "accuracy_vectors",
@@ -262,25 +254,10 @@ use evalboard_engine::model::QaRun;
 
 /// Every file under `dir`, as the engine receives a dropped folder (relative `/` paths).
 fn read_folder(dir: &Path) -> RunInput {
-    fn walk(root: &Path, dir: &Path, out: &mut Vec<InputFile>) {
-        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
-        entries.sort_by_key(|e| e.path());
-        for e in entries {
-            let p = e.path();
-            if p.is_dir() {
-                walk(root, &p, out);
-            } else {
-                let rel = p
-                    .strip_prefix(root)
-                    .unwrap()
-                    .to_string_lossy()
-                    .replace('\\', "/");
-                out.push(InputFile::new(rel, std::fs::read(&p).unwrap()));
-            }
-        }
-    }
-    let mut files = Vec::new();
-    walk(dir, dir, &mut files);
+    let files = evalboard_test_support::read_folder(dir)
+        .into_iter()
+        .map(|(rel, bytes)| InputFile::new(rel, bytes))
+        .collect();
     RunInput::new(dir.file_name().unwrap().to_string_lossy(), files)
 }
 
@@ -301,26 +278,14 @@ fn outputs_as_files(run: &QaRun, out: &Fa2Outputs) -> Vec<(&'static str, String)
 /// Reads `<fixture>/input`, writes the compat outputs and compares them with `<fixture>/expected`
 /// byte for byte (`UPDATE_EXPECT=1` rewrites expected/).
 fn check_fixture(name: &str) {
-    let dir = repo_root().join("tests/fixtures").join(name);
+    let dir = fixture(name);
     let run = read_run_folder(&read_folder(&dir.join("input")));
     let out = write_outputs(&run, &Fa2Options::default());
-    let update = std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1");
-    let mut mismatches = Vec::new();
-    for (file, got) in outputs_as_files(&run, &out) {
-        let path = dir.join("expected").join(file);
-        if update {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, &got).unwrap();
-            continue;
-        }
-        let want = std::fs::read_to_string(&path).unwrap_or_default();
-        if got != want {
-            mismatches.push(format!(
-                "{name}/expected/{file} differs\n--- want\n{want}\n--- got\n{got}"
-            ));
-        }
-    }
-    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    let files: Vec<(String, String)> = outputs_as_files(&run, &out)
+        .into_iter()
+        .map(|(file, text)| (file.to_string(), text))
+        .collect();
+    evalboard_test_support::expect_dir(&dir.join("expected"), &files);
 }
 
 /// The acceptance fixture: a run folder written by the original system's own code.
@@ -340,7 +305,7 @@ fn fixture_fa2_nasty() {
 fn fixture_fa2_turns_csv_only() {
     check_fixture("fa2_turns_csv_only");
     // That turns.csv has no falsy answers, so it reproduces itself.
-    let dir = repo_root().join("tests/fixtures/fa2_turns_csv_only");
+    let dir = fixture("fa2_turns_csv_only");
     assert_eq!(
         std::fs::read(dir.join("input/turns.csv")).unwrap(),
         std::fs::read(dir.join("expected/turns.csv")).unwrap()
@@ -351,11 +316,9 @@ fn fixture_fa2_turns_csv_only() {
 /// and statistics.json value for value without the original (the four unreproducible keys aside).
 #[test]
 fn shared_simulated_run_reproduces_its_files() {
-    let dir = shared_data().join("financial-agent-2/simulated_eval_run");
-    if !dir.exists() {
-        println!("note: {} absent, skipped", dir.display());
+    let Some(dir) = shared_data("financial-agent-2/simulated_eval_run") else {
         return;
-    }
+    };
     let input = read_folder(&dir);
     let run = read_run_folder(&input);
     assert!(run.diagnostics.is_empty(), "{:?}", run.diagnostics);
@@ -526,11 +489,11 @@ fn doc_detail_drops_only_the_compat_fields() {
     };
     let mut dirs: Vec<PathBuf> = ["fa2_simulated", "fa2_nasty", "cli_bad_input"]
         .iter()
-        .map(|n| repo_root().join("tests/fixtures").join(n).join("input"))
+        .map(|n| fixture(n).join("input"))
         .collect();
-    dirs.push(shared_data().join("financial-agent-2/simulated_eval_run"));
+    dirs.extend(shared_data("financial-agent-2/simulated_eval_run"));
     let mut with_traces = 0;
-    for dir in dirs.iter().filter(|d| d.exists()) {
+    for dir in &dirs {
         let input = read_folder(dir);
         let full = load(&input, ReadDetail::Full);
         let lean = load(&input, ReadDetail::Doc);

@@ -1,7 +1,5 @@
 //! Data-driven tests of the program language, the ConvFinQA reader and the validator against the
-//! real files in ../shared/data (skipped with a note when absent), plus property tests.
-
-use std::path::PathBuf;
+//! real files in ../shared/data (see `evalboard_test_support::shared_data`), plus property tests.
 
 use evalboard_engine::formats::convfinqa::{dataset_index, looks_like_dataset, read_dataset};
 use evalboard_engine::model::RawValue;
@@ -13,21 +11,13 @@ use evalboard_engine::validate::validate_dataset;
 use proptest::prelude::*;
 use serde_json::Value;
 
-fn shared_data(rel: &str) -> Option<PathBuf> {
-    let path =
-        PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data")).join(rel);
-    if path.exists() {
-        Some(path)
-    } else {
-        println!("note: {} not found, test skipped", path.display());
-        None
-    }
-}
+use evalboard_test_support::shared_data;
 
+/// `../shared/data/<rel>` parsed as JSON (see `evalboard_test_support::shared_data`).
 fn load_json(rel: &str) -> Option<Value> {
     let path = shared_data(rel)?;
-    let bytes = std::fs::read(&path).ok()?;
-    serde_json::from_slice(&bytes).ok()
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{e}: {}", path.display()));
+    Some(serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{e}: {}", path.display())))
 }
 
 /// The golden vectors' `[flag, result]` pair as an outcome.

@@ -17,23 +17,15 @@ use evalboard_report::html::{series, ReportRun};
 const RUNS: [&str; 3] = ["sft_lr1e-5", "sft_lr3e-5", "m44_final"];
 
 fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/loss_curve")
+    evalboard_test_support::fixture("loss_curve")
 }
 
 fn load(name: &str) -> ScoredRun {
-    let dir = fixture().join("runs").join(name);
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    paths.sort();
-    let files: Vec<InputFile> = paths
-        .iter()
-        .map(|p| {
-            let rel = format!("{name}/{}", p.file_name().unwrap().to_string_lossy());
-            InputFile::new(rel, std::fs::read(p).unwrap())
-        })
-        .collect();
+    let files: Vec<InputFile> =
+        evalboard_test_support::read_folder(&fixture().join("runs").join(name))
+            .into_iter()
+            .map(|(rel, bytes)| InputFile::new(format!("{name}/{rel}"), bytes))
+            .collect();
     let mut run = evalset::read_evalset_run(&files, None);
     assert!(run.diagnostics.is_empty(), "{name}: {:?}", run.diagnostics);
     run.name = name.to_string();
@@ -41,18 +33,7 @@ fn load(name: &str) -> ScoredRun {
 }
 
 fn golden(file: &str, actual: &str) {
-    let path = fixture().join("expected").join(file);
-    if std::env::var_os("UPDATE_EXPECT").is_some_and(|v| v != "0") {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, actual).unwrap();
-        return;
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("missing {}; run with UPDATE_EXPECT=1", path.display()));
-    assert_eq!(
-        actual, expected,
-        "{file} differs (UPDATE_EXPECT=1 to accept)"
-    );
+    evalboard_test_support::expect_file(&fixture().join("expected").join(file), actual);
 }
 
 fn table_text(t: &[Vec<String>]) -> String {
