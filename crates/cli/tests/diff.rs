@@ -1,7 +1,7 @@
 //! `evalboard diff` and the eval-set `validate` on real runs: the demo's gpt-4o vs o3 (numeric
 //! QA, with whole-conversation evaluation timeouts), tunix m45 vs m46 on eval_v2 (eval set), and
-//! two code-generation traces (`tests/fixtures/codegen_diff`).
-//! Outputs are compared with `tests/fixtures/cli_diff/expected/` (`UPDATE_EXPECT=1` rewrites).
+//! two code-generation traces (`tests/fixtures/codegen/diff`).
+//! Outputs are compared with `tests/fixtures/cli/diff/expected/` (`UPDATE_EXPECT=1` rewrites).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -24,7 +24,7 @@ fn evalboard(args: &[&str]) -> (i32, String, String) {
 }
 
 fn golden(name: &str, actual: &str) {
-    let path = evalboard_test_support::fixture("cli_diff/expected").join(name);
+    let path = evalboard_test_support::fixture("cli/diff/expected").join(name);
     evalboard_test_support::expect_file(&path, actual);
 }
 
@@ -32,8 +32,8 @@ fn golden(name: &str, actual: &str) {
 fn codegen_traces_pair_by_session_and_message() {
     let (code, out, err) = evalboard(&[
         "diff",
-        "tests/fixtures/codegen_diff/baseline",
-        "tests/fixtures/codegen_diff/candidate",
+        "tests/fixtures/codegen/diff/baseline",
+        "tests/fixtures/codegen/diff/candidate",
         "--json",
     ]);
     assert_eq!(code, 0, "{err}");
@@ -53,8 +53,8 @@ fn codegen_traces_pair_by_session_and_message() {
     // The human summary lists each regression with its question and both outcomes.
     let (_, text, _) = evalboard(&[
         "diff",
-        "tests/fixtures/codegen_diff/baseline",
-        "tests/fixtures/codegen_diff/candidate",
+        "tests/fixtures/codegen/diff/baseline",
+        "tests/fixtures/codegen/diff/candidate",
     ]);
     assert!(
         text.contains("What is the average salary by department? | executed · overall"),
@@ -105,7 +105,7 @@ fn numeric_qa_gpt4o_vs_o3() {
 
 #[test]
 fn eval_set_m45_vs_m46_extract() {
-    let runs = "tests/fixtures/evalset_m45_vs_m46/runs";
+    let runs = "tests/fixtures/evalset/ok/m45_vs_m46/runs";
     let (code, out, err) = evalboard(&[
         "diff",
         &format!("{runs}/m45_m44_baseline"),
@@ -113,7 +113,7 @@ fn eval_set_m45_vs_m46_extract() {
         "--profile",
         "v1-extract",
         "--dataset",
-        "tests/fixtures/evalset_m45_vs_m46/attached_evalset.jsonl",
+        "tests/fixtures/evalset/ok/m45_vs_m46/attached_evalset.jsonl",
         "--json",
     ]);
     assert_eq!(code, 0, "{err}");
@@ -122,7 +122,7 @@ fn eval_set_m45_vs_m46_extract() {
     // The same numbers as the engine's golden comparison of this 12-item slice.
     let engine: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(root().join(
-            "tests/fixtures/evalset_m45_vs_m46/expected/compare.m45_m44_baseline.m46_control.extract.json",
+            "tests/fixtures/evalset/ok/m45_vs_m46/expected/compare.m45_m44_baseline.m46_control.extract.json",
         ))
         .unwrap(),
     )
@@ -140,7 +140,7 @@ fn families_must_match() {
     let (code, _, err) = evalboard(&[
         "diff",
         "demo/gpt-4o",
-        "tests/fixtures/evalset_m45_vs_m46/runs/m46_control",
+        "tests/fixtures/evalset/ok/m45_vs_m46/runs/m46_control",
     ]);
     assert_eq!(code, 2);
     assert!(err.contains("only runs of one family compare"), "{err}");
@@ -148,7 +148,7 @@ fn families_must_match() {
 
 #[test]
 fn validate_eval_set_composition_and_min_items() {
-    let dir = root().join("tests/fixtures/cli_diff");
+    let dir = root().join("tests/fixtures/cli/diff");
     let set = dir.join("evalset.jsonl");
     std::fs::write(
         &set,
@@ -179,7 +179,7 @@ fn validate_eval_set_composition_and_min_items() {
 
     let (code, out, _) = evalboard(&[
         "validate",
-        "tests/fixtures/evalset_m45_vs_m46/attached_evalset.jsonl",
+        "tests/fixtures/evalset/ok/m45_vs_m46/attached_evalset.jsonl",
     ]);
     assert!(code == 0 || code == 1, "{out}");
     assert!(out.contains("items"));
@@ -188,7 +188,7 @@ fn validate_eval_set_composition_and_min_items() {
 /// The two-run human output shows the runs' metadata side by side (≠ marks a difference).
 #[test]
 fn human_output_shows_run_metadata() {
-    let runs = "tests/fixtures/loss_curve/runs";
+    let runs = "tests/fixtures/evalset/ok/loss_curve/runs";
     let (code, out, err) = evalboard(&[
         "diff",
         &format!("{runs}/sft_lr1e-5"),
@@ -217,7 +217,7 @@ fn human_output_shows_run_metadata() {
 /// diffs of each pair; --fail-on-regression gates on every step.
 #[test]
 fn series_of_three_runs() {
-    let dir = "tests/fixtures/evalset_m45_stages";
+    let dir = "tests/fixtures/evalset/ok/m45_stages";
     let run = |s: &str| format!("{dir}/runs/stage_{s}");
     let set = format!("{dir}/attached_evalset.jsonl");
     let common = ["--profile", "v1-extract", "--dataset", &set];

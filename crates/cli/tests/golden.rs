@@ -1,6 +1,7 @@
-//! Golden tests of the real `evalboard` binary on the fixture folders in `tests/fixtures/cli_*`.
+//! Golden tests of the real `evalboard` binary on the fixture folders in `tests/fixtures/cli/`.
 //!
-//! Each fixture has a `cmd` file (the arguments, run from the fixture folder) and an `expected/`
+//! Each fixture with a `cmd` file (the arguments, run from the fixture folder, so its paths are
+//! relative to it) has an `expected/`
 //! folder: every output file, plus `stderr.txt` (diagnostics) and `exit_code`, compared by
 //! `evalboard_test_support::expect_dir` (`UPDATE_EXPECT=1` rewrites `expected/`).
 
@@ -55,7 +56,7 @@ fn run_fixture(dir: &Path) -> Vec<(String, String)> {
 
 #[test]
 fn cli_fixtures_match_expected_outputs() {
-    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures())
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures().join("cli"))
         .expect("fixtures dir")
         .filter_map(|e| e.ok())
         .map(|e| e.path())
@@ -83,7 +84,7 @@ fn evalboard(args: &[&str], cwd: &Path) -> (i32, String, String) {
 
 #[test]
 fn fail_under_gates_and_exit_codes() {
-    let dir = fixtures().join("cli_jsonl_nasty");
+    let dir = fixtures().join("cli/jsonl_nasty");
     let (code, _, err) = evalboard(
         &["score", "input", "--fail-under", "numerical_accuracy=0.99"],
         &dir,
@@ -126,8 +127,8 @@ fn json_prints_an_array_for_several_runs_in_argument_order() {
     let (code, out, err) = evalboard(
         &[
             "score",
-            "cli_jsonl_nasty/input",
-            "fa2_simulated/input",
+            "cli/jsonl_nasty/input",
+            "numeric_qa/ok/fa2_simulated/input",
             "--json",
         ],
         &dir,
@@ -143,8 +144,8 @@ fn json_prints_an_array_for_several_runs_in_argument_order() {
     let (code, _, err) = evalboard(
         &[
             "score",
-            "cli_jsonl_nasty/input",
-            "fa2_simulated/input",
+            "cli/jsonl_nasty/input",
+            "numeric_qa/ok/fa2_simulated/input",
             "--out",
             out_dir.to_str().unwrap(),
         ],
@@ -158,7 +159,7 @@ fn json_prints_an_array_for_several_runs_in_argument_order() {
 
 #[test]
 fn compat_profile_reproduces_the_original_files_byte_for_byte() {
-    let dir = fixtures().join("fa2_simulated");
+    let dir = fixtures().join("numeric_qa/ok/fa2_simulated");
     let out_dir = std::env::temp_dir().join(format!("evalboard-fa2-{}", std::process::id()));
     let (code, _, err) = evalboard(
         &[
@@ -286,7 +287,7 @@ mod usage {
 
     #[test]
     fn usage_errors_exit_2_naming_the_argument() {
-        let dir = fixtures().join("cli_jsonl_nasty");
+        let dir = fixtures().join("cli/jsonl_nasty");
         for (args, named) in [
             (&["score", "input", "--bogus"][..], "--bogus"),
             (&["report", "input", "-o", "x.html", "--json"], "--json"),

@@ -31,7 +31,7 @@ fn data_block(html: &str) -> serde_json::Value {
 
 #[test]
 fn xss_fixture_with_baseline_matches_the_golden_report() {
-    let dir = fixtures().join("report_xss");
+    let dir = fixtures().join("report/xss");
     let out = tmp("golden.html");
     let o = evalboard(
         &[
@@ -81,22 +81,20 @@ fn xss_fixture_with_baseline_matches_the_golden_report() {
 fn embedded_statistics_equal_score_json() {
     let root = fixtures();
     for (dir, extra) in [
-        ("report_xss/input", vec![]),
-        ("ui_xss", vec![]),
+        ("report/xss/input", vec![]),
+        ("ui/ui_xss", vec![]),
         (
-            "cli_jsonl_nasty/input",
-            vec!["--prices", "cli_jsonl_nasty/prices.json"],
+            "cli/jsonl_nasty/input",
+            vec!["--prices", "cli/jsonl_nasty/prices.json"],
         ),
         (
-            "cli_fa2_simulated_doc/input",
+            "numeric_qa/ok/fa2_simulated/input",
             vec!["--profile", "financial-agent-2"],
         ),
-        ("codegen_ok_trace", vec![]),
-        ("evalset_m45_vs_m46/runs/m46_control", vec![]),
+        ("codegen/ok/trace/input", vec![]),
+        ("evalset/ok/m45_vs_m46/runs/m46_control", vec![]),
     ] {
-        if !root.join(dir).exists() {
-            continue;
-        }
+        assert!(root.join(dir).is_dir(), "{dir}");
         let mut args = vec!["score", dir, "--json"];
         args.extend(&extra);
         let s = evalboard(&args, &root);
@@ -128,7 +126,7 @@ fn embedded_statistics_equal_score_json() {
 fn bad_invocations_exit_2() {
     let root = fixtures();
     let out = tmp("bad.html");
-    let o = evalboard(&["report", "ui_xss"], &root);
+    let o = evalboard(&["report", "ui/ui_xss"], &root);
     assert_eq!(o.status.code(), Some(2), "missing -o");
     let o = evalboard(&["report", "-o", out.to_str().unwrap()], &root);
     assert_eq!(o.status.code(), Some(2), "no run");
@@ -145,7 +143,7 @@ fn bad_invocations_exit_2() {
 #[test]
 fn three_runs_make_a_series_with_the_diff_numbers() {
     let root = fixtures();
-    let run = |s: &str| format!("evalset_m45_stages/runs/stage_{s}");
+    let run = |s: &str| format!("evalset/ok/m45_stages/runs/stage_{s}");
     let out = tmp("series.html");
     let (a, b, c) = (run("a"), run("b"), run("c"));
     let r = evalboard(

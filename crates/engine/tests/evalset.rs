@@ -3,7 +3,7 @@
 //! files in `../shared/data` (see `evalboard_test_support::shared_data`).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use evalboard_engine::compare::{mcnemar_exact_p, CompareOptions, Flip};
 use evalboard_engine::evalset::dto::{predictions_jsonl, ScorecardFile};
@@ -16,7 +16,7 @@ use evalboard_engine::evalset::{
 use evalboard_engine::InputFile;
 use serde_json::{json, Value};
 
-use evalboard_test_support::{expect_file, fixture, shared_data as shared};
+use evalboard_test_support::{cases, expect_file, fixture, shared_data as shared, Case};
 
 fn input(path: &Path, rel: &str) -> InputFile {
     InputFile::new(rel, fs::read(path).unwrap())
@@ -61,7 +61,7 @@ fn check_golden(golden: &Value) -> usize {
 
 #[test]
 fn golden_vectors_checked_in() {
-    let path = fixture("evalset_golden/tunix_scoring.json");
+    let path = fixture("vectors/evalset/tunix_scoring.json");
     let golden: Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
     let n = check_golden(&golden);
     assert_eq!(n, 12);
@@ -206,9 +206,11 @@ fn scorecard_text(scored: &ScoredRun) -> String {
     }
 }
 
-/// A fixture: `runs/<name>/` run folders, optional `attached_evalset.jsonl`, optional
-/// `pairs.txt` (`baseline candidate` per line); outputs in `expected/`.
-fn check_fixture(dir: &Path) {
+/// A case `evalset/{ok,err}/<case>/`: `runs/<name>/` run folders, optional
+/// `attached_evalset.jsonl`, optional `pairs.txt` (`baseline candidate` per line); outputs in
+/// `expected/`. The runs of an ok/ case read without diagnostics; an err/ case gives some.
+fn check_case(case: &Case) {
+    let dir = case.dir.as_path();
     let attached: Option<Vec<EvalItem>> = {
         let p = dir.join("attached_evalset.jsonl");
         p.exists().then(|| {
@@ -225,8 +227,10 @@ fn check_fixture(dir: &Path) {
     let exp = dir.join("expected");
     let mut scored_v1 = Vec::new();
     let mut scored_x = Vec::new();
+    let mut n_diagnostics = 0;
     for name in &names {
         let mut run = read_evalset_run(&folder(&dir.join("runs").join(name)), attached.as_deref());
+        n_diagnostics += run.diagnostics.len();
         expect_file(&exp.join(format!("{name}.read.txt")), &read_text(&run));
         run.name = name.clone();
         let v1 = score_run(&run, &ScoringOptions::default());
@@ -257,6 +261,12 @@ fn check_fixture(dir: &Path) {
         scored_v1.push(v1);
         scored_x.push(x);
     }
+    assert_eq!(
+        n_diagnostics == 0,
+        case.ok,
+        "{}: an ok/ case reads cleanly, an err/ case gives diagnostics",
+        case.name
+    );
     let pairs = dir.join("pairs.txt");
     if pairs.exists() {
         let find = |v: &[ScoredRun], n: &str| v.iter().position(|r| r.name == n).unwrap();
@@ -281,19 +291,10 @@ fn check_fixture(dir: &Path) {
 
 #[test]
 fn fixtures() {
-    let mut dirs: Vec<PathBuf> = fs::read_dir(fixture(""))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("evalset_"))
-                && p.join("runs").is_dir()
-        })
-        .collect();
-    dirs.sort();
-    assert!(dirs.len() >= 8, "fixture folders: {dirs:?}");
-    for d in &dirs {
-        check_fixture(d);
+    let cases = cases("evalset");
+    assert!(cases.len() >= 9, "evalset cases: {cases:?}");
+    for case in &cases {
+        check_case(case);
     }
 }
 

@@ -1,10 +1,10 @@
 //! financial-agent-2 compatibility: Python vectors, golden scoring vectors, and run-folder fixtures.
 //!
-//! - `tests/fixtures/fa2_pyrepr/python_vectors.json`: CPython 3.11 outputs for float repr, round,
+//! - `tests/fixtures/vectors/numeric_qa/python_vectors.json`: CPython 3.11 outputs for float repr, round,
 //!   float(), str repr, json.dumps and csv rows (set `FA2_PYREPR_VECTORS` to check a bigger file);
 //! - `../shared/data/golden/financial_agent2_*.json`: vectors from the original functions (see
 //!   `evalboard_test_support::shared_data`);
-//! - `tests/fixtures/fa2_*/input` → `expected`: the compat writer reproduces the original files byte
+//! - `tests/fixtures/numeric_qa/{ok,err}/*/input` → `expected`: the compat writer reproduces the original files byte
 //!   for byte (`UPDATE_EXPECT=1` rewrites `expected/`).
 
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use evalboard_engine::pyrepr::{
     csv_row, parse_py_json, py_float_parse, py_float_repr, py_round, py_str_repr, py_strip, PyObj,
 };
 
-use evalboard_test_support::{fixture, shared_data};
+use evalboard_test_support::{cases, fixture, shared_data, Case};
 
 fn f64_of(v: &serde_json::Value) -> f64 {
     f64::from_bits(v.as_u64().expect("u64 bits"))
@@ -27,7 +27,7 @@ fn same_float(a: f64, b: f64) -> bool {
 fn pyrepr_matches_python_vectors() {
     let path = std::env::var("FA2_PYREPR_VECTORS")
         .map(PathBuf::from)
-        .unwrap_or_else(|_| fixture("fa2_pyrepr/python_vectors.json"));
+        .unwrap_or_else(|_| fixture("vectors/numeric_qa/python_vectors.json"));
     let bytes = std::fs::read(&path).expect("python vectors");
     let v: serde_json::Value = serde_json::from_slice(&bytes).expect("vectors json");
     let mut failures = Vec::new();
@@ -231,7 +231,7 @@ fn golden_logic_recall() {
 /// thousands of expected/actual pairs: formats, percents, signs, scales, ties, non-finite values.
 #[test]
 fn python_generated_scoring_vectors() {
-    let dir = fixture("fa2_scoring");
+    let dir = fixture("vectors/numeric_qa");
     let n = check_accuracy_vectors(
         &std::fs::read(dir.join("accuracy_vectors.json")).unwrap(),
         "accuracy_vectors",
@@ -275,37 +275,42 @@ fn outputs_as_files(run: &QaRun, out: &Fa2Outputs) -> Vec<(&'static str, String)
     ]
 }
 
-/// Reads `<fixture>/input`, writes the compat outputs and compares them with `<fixture>/expected`
-/// byte for byte (`UPDATE_EXPECT=1` rewrites expected/).
-fn check_fixture(name: &str) {
-    let dir = fixture(name);
-    let run = read_run_folder(&read_folder(&dir.join("input")));
+/// A case `numeric_qa/{ok,err}/<name>/`: reads `input/`, writes the compat outputs and compares
+/// them with `expected/` byte for byte (`UPDATE_EXPECT=1` rewrites expected/). An ok/ case reads
+/// cleanly; an err/ case gives diagnostics (`expected/diagnostics.txt`).
+fn check_case(case: &Case) {
+    let run = read_run_folder(&read_folder(&case.dir.join("input")));
     let out = write_outputs(&run, &Fa2Options::default());
+    let clean = run.diagnostics.is_empty() && out.diagnostics.is_empty();
+    assert_eq!(
+        clean, case.ok,
+        "{}: an ok/ case reads cleanly, an err/ case gives diagnostics",
+        case.name
+    );
     let files: Vec<(String, String)> = outputs_as_files(&run, &out)
         .into_iter()
         .map(|(file, text)| (file.to_string(), text))
         .collect();
-    evalboard_test_support::expect_dir(&dir.join("expected"), &files);
+    evalboard_test_support::expect_dir(&case.dir.join("expected"), &files);
 }
 
-/// The acceptance fixture: a run folder written by the original system's own code.
+/// Every case: `fa2_simulated` (a run folder written by the original system's own code),
+/// `fa2_nasty` (hand-made nasty cases, expected files written by the original writer code),
+/// `fa2_turns_csv_only` (a folder with only the writer's turns.csv is scored from it).
 #[test]
-fn fixture_fa2_simulated() {
-    check_fixture("fa2_simulated");
+fn numeric_qa_cases() {
+    let cases = cases("numeric_qa");
+    assert!(cases.len() >= 3, "{cases:?}");
+    for case in &cases {
+        check_case(case);
+    }
 }
 
-/// Hand-made nasty cases, expected files written by the original writer code.
+/// A folder with only the writer's turns.csv: that turns.csv has no falsy answers, so it
+/// reproduces itself.
 #[test]
-fn fixture_fa2_nasty() {
-    check_fixture("fa2_nasty");
-}
-
-/// A folder with only the writer's turns.csv is scored from it.
-#[test]
-fn fixture_fa2_turns_csv_only() {
-    check_fixture("fa2_turns_csv_only");
-    // That turns.csv has no falsy answers, so it reproduces itself.
-    let dir = fixture("fa2_turns_csv_only");
+fn turns_csv_only_reproduces_its_turns_csv() {
+    let dir = fixture("numeric_qa/err/fa2_turns_csv_only");
     assert_eq!(
         std::fs::read(dir.join("input/turns.csv")).unwrap(),
         std::fs::read(dir.join("expected/turns.csv")).unwrap()
@@ -456,7 +461,7 @@ mod properties {
 
         #[test]
         fn mutated_traces_never_panic(cut in 0usize..9851, byte in any::<u8>()) {
-            let base = include_bytes!("../../../tests/fixtures/fa2_simulated/input/traces/1499cdf3-e676-4158-ada8-1039d2c4e711.json");
+            let base = include_bytes!("../../../tests/fixtures/numeric_qa/ok/fa2_simulated/input/traces/1499cdf3-e676-4158-ada8-1039d2c4e711.json");
             let mut bytes = base.to_vec();
             if cut < bytes.len() {
                 bytes[cut] = byte;
@@ -487,10 +492,14 @@ fn doc_detail_drops_only_the_compat_fields() {
             .collect();
         assemble_qa_run(&input.name, reads, None).expect("readable")
     };
-    let mut dirs: Vec<PathBuf> = ["fa2_simulated", "fa2_nasty", "cli_bad_input"]
-        .iter()
-        .map(|n| fixture(n).join("input"))
-        .collect();
+    let mut dirs: Vec<PathBuf> = [
+        "numeric_qa/ok/fa2_simulated",
+        "numeric_qa/err/fa2_nasty",
+        "cli/bad_input",
+    ]
+    .iter()
+    .map(|n| fixture(n).join("input"))
+    .collect();
     dirs.extend(shared_data("financial-agent-2/simulated_eval_run"));
     let mut with_traces = 0;
     for dir in &dirs {
@@ -514,6 +523,6 @@ fn doc_detail_drops_only_the_compat_fields() {
             dir.display()
         );
     }
-    // fa2_simulated and fa2_nasty (cli_bad_input's traces are all unreadable).
+    // fa2_simulated and fa2_nasty (cli/bad_input's traces are all unreadable).
     assert!(with_traces >= 2);
 }

@@ -1,8 +1,8 @@
-//! Golden tests of the comparison views' data on `tests/fixtures/loss_curve` (two eval-set runs
+//! Golden tests of the comparison views' data on `tests/fixtures/evalset/ok/loss_curve` (two eval-set runs
 //! with 300-step training metrics, and one whose metrics hold a single line, as the real tunix-rt
 //! files do): the loss-curve chart's alt text and data table, the run metadata side by side, and
 //! the series (metrics across runs, flips per consecutive pair). Expected outputs are in
-//! `tests/fixtures/loss_curve/expected/`; `UPDATE_EXPECT=1` rewrites them.
+//! `tests/fixtures/evalset/ok/loss_curve/expected/`; `UPDATE_EXPECT=1` rewrites them.
 
 use std::path::{Path, PathBuf};
 
@@ -17,7 +17,7 @@ use evalboard_report::html::{series, ReportRun};
 const RUNS: [&str; 3] = ["sft_lr1e-5", "sft_lr3e-5", "m44_final"];
 
 fn fixture() -> PathBuf {
-    evalboard_test_support::fixture("loss_curve")
+    evalboard_test_support::fixture("evalset/ok/loss_curve")
 }
 
 fn load(name: &str) -> ScoredRun {
