@@ -1,9 +1,9 @@
 //! SVG chart tests: snapshots (byte-identical natively and in wasm), escaping, empty and NaN input.
 //!
 //! Snapshots live in `tests/snapshots/charts/`; regenerate them with `UPDATE_EXPECT=1 cargo test
-//! -p evalboard-report --test charts`. The same tests run under wasm32 (node, no DOM):
+//! -p evalboard-report --test it charts::`. The same tests run under wasm32 (node, no DOM):
 //! `CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner cargo test
-//! -p evalboard-report --target wasm32-unknown-unknown --test charts`, comparing against the same
+//! -p evalboard-report --target wasm32-unknown-unknown --test it`, comparing against the same
 //! files, which proves the SVG is identical on both targets. Set `EVALBOARD_CHARTS_DIR=/tmp/charts`
 //! to also write every sample SVG there for looking at.
 
@@ -314,7 +314,7 @@ macro_rules! snapshots {
     ($($name:literal),* $(,)?) => {
         /// (name, checked-in snapshot text), compiled in so wasm tests can compare too.
         const SNAPSHOTS: &[(&str, &str)] = &[
-            $(($name, include_str!(concat!("snapshots/charts/", $name, ".svg")))),*
+            $(($name, include_str!(concat!("../snapshots/charts/", $name, ".svg")))),*
         ];
     };
 }

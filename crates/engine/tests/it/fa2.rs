@@ -461,7 +461,7 @@ mod properties {
 
         #[test]
         fn mutated_traces_never_panic(cut in 0usize..9851, byte in any::<u8>()) {
-            let base = include_bytes!("../../../tests/fixtures/numeric_qa/ok/fa2_simulated/input/traces/1499cdf3-e676-4158-ada8-1039d2c4e711.json");
+            let base = include_bytes!("../../../../tests/fixtures/numeric_qa/ok/fa2_simulated/input/traces/1499cdf3-e676-4158-ada8-1039d2c4e711.json");
             let mut bytes = base.to_vec();
             if cut < bytes.len() {
                 bytes[cut] = byte;

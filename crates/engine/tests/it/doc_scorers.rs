@@ -9,7 +9,7 @@ use evalboard_engine::scorers::doc::{score_answer, score_numbers, AnswerVerdict,
 use evalboard_engine::scorers::logic;
 use proptest::prelude::*;
 
-const SCORING_MD: &str = include_str!("../../../docs/scoring.md");
+const SCORING_MD: &str = include_str!("../../../../docs/scoring.md");
 
 fn flags(v: &AnswerVerdict) -> [bool; 6] {
     [
