@@ -777,29 +777,30 @@ mod tests {
 
     const XSS: &str = "<img src=x onerror=alert(1)>";
 
-    fn fixture(dir: &str) -> RunInput {
+    /// The run folder `input/` of the case `tests/fixtures/codegen/<case>`.
+    fn fixture(case: &str) -> RunInput {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures")
-            .join(dir);
+            .join("tests/fixtures/codegen")
+            .join(case)
+            .join("input");
         let mut files = Vec::new();
         let mut stack = vec![root.clone()];
         while let Some(d) = stack.pop() {
             for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
                 let p = e.path();
                 if p.is_dir() {
-                    if p.file_name().is_some_and(|n| n != "expected") {
-                        stack.push(p);
-                    }
+                    stack.push(p);
                 } else if let (Ok(rel), Ok(bytes)) = (p.strip_prefix(&root), std::fs::read(&p)) {
                     files.push(InputFile::new(rel.to_string_lossy().to_string(), bytes));
                 }
             }
         }
-        RunInput::new(dir, files)
+        assert!(!files.is_empty(), "no files under {}", root.display());
+        RunInput::new(case, files)
     }
 
-    fn state(dir: &str) -> CodegenState {
-        load_codegen(&fixture(dir), &CodegenConfig::default()).expect("usable")
+    fn state(case: &str) -> CodegenState {
+        load_codegen(&fixture(case), &CodegenConfig::default()).expect("usable")
     }
 
     fn card_value(v: &CodegenView, key: &str) -> String {
@@ -812,7 +813,7 @@ mod tests {
 
     #[test]
     fn trace_overview_matches_the_sessions_summaries() {
-        let st = state("codegen_ok_trace");
+        let st = state("ok/trace");
         let v = view(&st, &CodegenQuery::Overview { dark: false });
         assert_eq!(v.note, None);
         assert_eq!(card_value(&v, "messages"), "8");
@@ -846,7 +847,7 @@ mod tests {
 
     #[test]
     fn items_filter_and_page() {
-        let st = state("codegen_ok_trace");
+        let st = state("ok/trace");
         let all = view(
             &st,
             &CodegenQuery::Items {
@@ -910,7 +911,7 @@ mod tests {
 
     #[test]
     fn message_detail_has_code_attempts_and_details() {
-        let st = state("codegen_ok_trace");
+        let st = state("ok/trace");
         // Session 0, message 2: fixed on the second attempt.
         let v = view(
             &st,
@@ -945,7 +946,7 @@ mod tests {
 
     #[test]
     fn chat_history_is_as_originally_scored_and_says_so() {
-        let st = state("codegen_ok_chat_history");
+        let st = state("ok/chat_history");
         assert!(st.originals_only());
         let v = view(&st, &CodegenQuery::Overview { dark: true });
         assert_eq!(v.note.as_deref(), Some(NOT_RECORDED));
@@ -978,7 +979,7 @@ mod tests {
 
     #[test]
     fn malformed_input_is_reported_and_unusable_input_fails() {
-        let st = state("codegen_err_malformed");
+        let st = state("err/malformed");
         assert!(st.scored.diagnostics.iter().any(|d| d.file == "trace.jsonl"
             && d.line == Some(2)
             && d.severity == evalboard_engine::diag::Severity::Error));
@@ -1002,7 +1003,7 @@ mod tests {
 
     #[test]
     fn rescoring_follows_the_settings() {
-        let mut st = state("codegen_ok_trace");
+        let mut st = state("ok/trace");
         let before = st.headline();
         st.rescore(&CodegenConfig {
             weights: cg::Weights {

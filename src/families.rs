@@ -738,7 +738,7 @@ mod tests {
 
     fn codegen_run(dir: &str) -> CodegenState {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/codegen_diff")
+            .join("tests/fixtures/codegen/diff")
             .join(dir);
         let files = ["traces.jsonl", "employees.csv"]
             .iter()
@@ -758,7 +758,7 @@ mod tests {
         );
         assert_eq!(v.error, None);
         assert_eq!(v.family, "codegen");
-        // tests/fixtures/cli_diff/expected/codegen_baseline_vs_candidate.json
+        // tests/fixtures/cli/diff/expected/codegen_baseline_vs_candidate.json
         assert_eq!((v.flips.regressed, v.flips.improved, v.n_paired), (1, 1, 8));
         assert_eq!(v.mcnemar_p, 1.0);
         assert_eq!((v.ci_low, v.ci_high), (Some(-0.375), Some(0.375)));

@@ -46,12 +46,12 @@ fn qa(name: &str, results: &str) -> evalboard_engine::scorers::ScoredQaRun {
 fn evalset(name: &str) -> families::EvalsetState {
     let mut inp = input(
         name,
-        &format!("tests/fixtures/evalset_m45_vs_m46/runs/{name}"),
+        &format!("tests/fixtures/evalset/ok/m45_vs_m46/runs/{name}"),
         &["eval_summary.json", &format!("{name}_predictions.jsonl")],
     );
     inp.files.push(InputFile::new(
         "attached_evalset.jsonl",
-        std::fs::read(root().join("tests/fixtures/evalset_m45_vs_m46/attached_evalset.jsonl"))
+        std::fs::read(root().join("tests/fixtures/evalset/ok/m45_vs_m46/attached_evalset.jsonl"))
             .expect("eval set"),
     ));
     families::load_evalset(&inp).expect("the eval-set run loads")
@@ -304,7 +304,7 @@ fn responses() -> Vec<Response> {
         evalboard_app::codegen::load_codegen(
             &input(
                 dir,
-                &format!("tests/fixtures/codegen_diff/{dir}"),
+                &format!("tests/fixtures/codegen/diff/{dir}"),
                 &["traces.jsonl", "employees.csv"],
             ),
             &Default::default(),

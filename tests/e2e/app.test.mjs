@@ -86,7 +86,7 @@ test('demo workspace loads, shows headline numbers, and is removable in one clic
 test('a dropped run folder matches the CLI: headline numbers and turns.csv', async () => {
   const { page, rec, context } = await open();
   await waitRun(page, 'gpt-4o');
-  const dir = path.join(FIXTURES, 'ui_gpt4o_mini');
+  const dir = path.join(FIXTURES, 'ui', 'ui_gpt4o_mini');
   await dropFiles(page, DROP, folderPayload(dir));
   await waitRun(page, 'ui_gpt4o_mini');
   const s = cliStats(dir);
@@ -105,7 +105,7 @@ test('a dropped run folder matches the CLI: headline numbers and turns.csv', asy
   }
   await shot(page, '06-export');
   // Several folders at once: each becomes a run.
-  await dropFiles(page, DROP, [...folderPayload(path.join(root, 'demo', 'o3')), ...folderPayload(path.join(FIXTURES, 'ui_xss'))]);
+  await dropFiles(page, DROP, [...folderPayload(path.join(root, 'demo', 'o3')), ...folderPayload(path.join(FIXTURES, 'ui', 'ui_xss'))]);
   await page.waitForFunction(() => [...document.querySelectorAll('.eb-run__name')].map((e) => e.textContent).join('|').includes('o3 (2)'));
   await page.waitForFunction(() => [...document.querySelectorAll('.eb-run__name')].some((e) => e.textContent === 'ui_xss'));
   await waitRun(page, 'o3 (2)');
@@ -118,7 +118,7 @@ test('the load report lists every file and diagnostic; a bad file is reported, n
   const { page, rec, context } = await open();
   await waitRun(page, 'gpt-4o');
   const files = [
-    ...folderPayload(path.join(FIXTURES, 'ui_xss')).map((f) => ({ ...f, path: f.path.replace('ui_xss/', 'mixed/') })),
+    ...folderPayload(path.join(FIXTURES, 'ui', 'ui_xss')).map((f) => ({ ...f, path: f.path.replace('ui_xss/', 'mixed/') })),
     { path: 'mixed/notes.txt', b64: Buffer.from('hello').toString('base64') },
     { path: 'mixed/broken.json', b64: Buffer.from('{"oops": [1, 2').toString('base64') },
   ];
@@ -226,7 +226,7 @@ test('changing a tolerance re-scores live and matches the CLI with the same tole
 test('untrusted text renders as text: an XSS payload in a question and an answer fires nothing', async () => {
   const { page, rec, context } = await open();
   await waitRun(page, 'gpt-4o');
-  await dropFiles(page, DROP, folderPayload(path.join(FIXTURES, 'ui_xss')));
+  await dropFiles(page, DROP, folderPayload(path.join(FIXTURES, 'ui', 'ui_xss')));
   await waitRun(page, 'ui_xss');
   await page.click('#eb-tab-items');
   await page.waitForSelector('.eb-grid__row');
@@ -322,7 +322,7 @@ test('a real folder drag (entries API, recursive) and the folder/file pickers lo
   const cdp = await context.newCDPSession(page);
   const data = {
     items: [],
-    files: [path.join(root, 'demo', 'simulated_eval_run'), path.join(FIXTURES, 'ui_gpt4o_mini')],
+    files: [path.join(root, 'demo', 'simulated_eval_run'), path.join(FIXTURES, 'ui', 'ui_gpt4o_mini')],
     dragOperationsMask: 1,
   };
   for (const type of ['dragEnter', 'dragOver']) {
@@ -340,17 +340,17 @@ test('a real folder drag (entries API, recursive) and the folder/file pickers lo
   await page.waitForSelector('[data-table="files"] >> text=traces/');
   await page.waitForFunction(() => [...document.querySelectorAll('.eb-run__name')].some((e) => e.textContent === 'ui_gpt4o_mini'));
   // "Pick folder": a directory input (webkitRelativePath), cleared after use so it can be picked again.
-  await page.setInputFiles('.eb-sidebar .eb-pick__folder', path.join(FIXTURES, 'ui_xss'));
+  await page.setInputFiles('.eb-sidebar .eb-pick__folder', path.join(FIXTURES, 'ui', 'ui_xss'));
   await waitRun(page, 'ui_xss');
   assert.equal(await page.locator('.eb-sidebar .eb-pick__folder').inputValue(), '');
-  await page.setInputFiles('.eb-sidebar .eb-pick__folder', path.join(FIXTURES, 'ui_xss'));
+  await page.setInputFiles('.eb-sidebar .eb-pick__folder', path.join(FIXTURES, 'ui', 'ui_xss'));
   await waitRun(page, 'ui_xss (2)');
   // "Pick files": loose files become one run.
   await page.setInputFiles('.eb-sidebar .eb-pick__files', [
-    path.join(FIXTURES, 'ui_gpt4o_mini', 'results.json'), path.join(FIXTURES, 'ui_gpt4o_mini', 'model_eval_dataset.json'),
+    path.join(FIXTURES, 'ui', 'ui_gpt4o_mini', 'results.json'), path.join(FIXTURES, 'ui', 'ui_gpt4o_mini', 'model_eval_dataset.json'),
   ]);
   await waitRun(page, 'dropped files');
-  assert.equal(await metric(page, 'numerical_accuracy'), pct(cliStats(path.join(FIXTURES, 'ui_gpt4o_mini')).numerical_accuracy));
+  assert.equal(await metric(page, 'numerical_accuracy'), pct(cliStats(path.join(FIXTURES, 'ui', 'ui_gpt4o_mini')).numerical_accuracy));
   // Rename and remove.
   await page.dblclick('.eb-run--current .eb-run__select');
   await page.fill('.eb-run__rename', 'mini, picked');

@@ -38,7 +38,7 @@ async function shot(page, name, fullPage = false) {
   await page.screenshot({ path: path.join(outDir, `codegen-${name}.png`), fullPage });
 }
 
-/** A fixture folder without its expected outputs, copied to a temp folder named `name`. */
+/** A fixture run folder (a case's `input/`, without expected outputs), copied to a temp folder named `name`. */
 function fixtureCopy(rel, name) {
   const src = path.join(FIXTURES, rel);
   const dst = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'eb-cg-')), name);
@@ -88,8 +88,8 @@ async function waitCodegenRun(page, name) {
 }
 
 test('code-generation trace: headline = CLI, charts, items, message drawer, re-score, export, compare', async () => {
-  const base = fixtureCopy('codegen_ok_trace', 'codegen_ok_trace');
-  const cand = fixtureCopy(path.join('codegen_diff', 'candidate'), 'candidate');
+  const base = fixtureCopy(path.join('codegen', 'ok', 'trace', 'input'), 'codegen_ok_trace');
+  const cand = fixtureCopy(path.join('codegen', 'diff', 'candidate'), 'candidate');
   const stats = cliStats(base);
   const summaries = stats.sessions.map((s) => s.metrics_summary.summary);
   const { files: cliFiles, entries } = cliEntries(base);
@@ -243,7 +243,7 @@ test('chat_history (real ISE547 data): as originally scored, headline = CLI, cod
 });
 
 test('malformed code-generation input: every bad entry in the load report with file and line; unusable input fails cleanly', async () => {
-  const bad = fixtureCopy('codegen_err_malformed', 'codegen_err_malformed');
+  const bad = fixtureCopy(path.join('codegen', 'err', 'malformed', 'input'), 'codegen_err_malformed');
   const { page, rec, context } = await openPage(browser);
   await page.goto(srv.url);
   await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });

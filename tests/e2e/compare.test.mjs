@@ -235,7 +235,7 @@ test('a series of three eval-set runs (m45 stages a → b → c): live re-scorin
 });
 
 test('two runs with training metrics: the loss-curve overlay and the run metadata side by side (light and dark), and the report', async () => {
-  const runs = path.join(root, 'tests', 'fixtures', 'loss_curve', 'runs');
+  const runs = path.join(root, 'tests', 'fixtures', 'evalset', 'ok', 'loss_curve', 'runs');
   const { page, rec, context } = await openPage(browser);
   await page.goto(`${srv.url}#tab=compare`);
   await page.waitForSelector('.eb-sidebar');
@@ -250,7 +250,7 @@ test('two runs with training metrics: the loss-curve overlay and the run metadat
   assert.ok((svg.match(/<polyline/g) || []).length >= 2, 'one line per run');
   for (const t of ['>Step<', '>Loss<', '>sft_lr1e-5<', '>sft_lr3e-5<']) assert.ok(svg.includes(t), t);
   const alt = await chart.locator('.eb-chart__svg').getAttribute('aria-label');
-  const golden = fs.readFileSync(path.join(root, 'tests', 'fixtures', 'loss_curve', 'expected', 'loss_curve.txt'), 'utf8');
+  const golden = fs.readFileSync(path.join(root, 'tests', 'fixtures', 'evalset', 'ok', 'loss_curve', 'expected', 'loss_curve.txt'), 'utf8');
   // The same chart as the report crate's golden (that one also has the single-point run).
   assert.match(alt, /^Line chart “Training loss by step”: training loss against step for 2 runs; final loss sft_lr1e-5 0\.6448 at step 300/);
   // The data table (inside a closed <details>): the same rows as the golden table.

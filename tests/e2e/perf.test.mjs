@@ -214,7 +214,7 @@ test('a big QA JSONL in a folder that reads as an eval-set run: read again whole
   const dir = path.join(outDir, 'mixed100k');
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  const fixture = path.join(root, 'tests', 'fixtures', 'evalset_failed_run');
+  const fixture = path.join(root, 'tests', 'fixtures', 'evalset', 'ok', 'failed_run');
   for (const f of ['runs/m39_failed/predictions.jsonl', 'runs/m39_failed/run_manifest.json', 'attached_evalset.jsonl']) {
     fs.copyFileSync(path.join(fixture, f), path.join(dir, path.basename(f)));
   }

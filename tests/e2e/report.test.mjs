@@ -65,8 +65,8 @@ function assertHeadline(got, stats) {
 }
 
 test('numeric-QA report: offline, clean, same numbers as the CLI, sortable and filterable', async () => {
-  const dir = path.join(FIXTURES, 'ui_gpt4o_mini');
-  const prices = path.join(FIXTURES, 'cli_jsonl_nasty', 'prices.json');
+  const dir = path.join(FIXTURES, 'ui', 'ui_gpt4o_mini');
+  const prices = path.join(FIXTURES, 'cli', 'jsonl_nasty', 'prices.json');
   const file = report('gpt4o_mini', [dir, '--prices', prices]);
   const { page, rec, context } = await openReport(file);
   const stats = cliStats(dir, ['--prices', prices]);
@@ -101,7 +101,7 @@ test('numeric-QA report: offline, clean, same numbers as the CLI, sortable and f
 });
 
 test('without scripts the tables are complete and the controls stay hidden', async () => {
-  const dir = path.join(FIXTURES, 'ui_gpt4o_mini');
+  const dir = path.join(FIXTURES, 'ui', 'ui_gpt4o_mini');
   const file = report('noscript', [dir]);
   const { page, rec, context } = await openReport(file, { javaScriptEnabled: false });
   assert.equal(await page.locator('#run0-items-table tbody tr').count(), cliStats(dir).total_turns);
@@ -114,10 +114,10 @@ test('XSS corpus in questions, answers, ids and file/folder names: nothing execu
   // The run folder itself is named with a payload.
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-xss-'));
   const evil = path.join(tmp, '<img src=x onerror=alert("dir")>');
-  fs.cpSync(path.join(FIXTURES, 'report_xss', 'input'), evil, { recursive: true });
-  fs.cpSync(path.join(FIXTURES, 'ui_xss'), path.join(tmp, 'ui_xss<svg onload=alert(1)>'), { recursive: true });
+  fs.cpSync(path.join(FIXTURES, 'report', 'xss', 'input'), evil, { recursive: true });
+  fs.cpSync(path.join(FIXTURES, 'ui', 'ui_xss'), path.join(tmp, 'ui_xss<svg onload=alert(1)>'), { recursive: true });
   const file = report('xss', [evil, path.join(tmp, 'ui_xss<svg onload=alert(1)>'),
-    '--baseline', path.join(FIXTURES, 'report_xss', 'baseline')]);
+    '--baseline', path.join(FIXTURES, 'report', 'xss', 'baseline')]);
   const { page, rec, context } = await openReport(file);
   await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
   // Hover and click every table cell a payload could have turned into a handler.
@@ -147,7 +147,7 @@ test('XSS corpus in questions, answers, ids and file/folder names: nothing execu
 });
 
 test('eval-set and code-generation reports: scorecards, comparison, same numbers as the CLI', async () => {
-  const runs = path.join(FIXTURES, 'evalset_m45_vs_m46', 'runs');
+  const runs = path.join(FIXTURES, 'evalset', 'ok', 'm45_vs_m46', 'runs');
   const cand = path.join(runs, 'm46_control');
   const file = report('evalset', [cand, '--baseline', path.join(runs, 'm45_m44_baseline')]);
   let { page, rec, context } = await openReport(file);
@@ -156,7 +156,7 @@ test('eval-set and code-generation reports: scorecards, comparison, same numbers
   assertClean(rec, file);
   await context.close();
 
-  const cg = path.join(FIXTURES, 'codegen_ok_trace');
+  const cg = path.join(FIXTURES, 'codegen', 'ok', 'trace', 'input');
   const file2 = report('codegen', [cg]);
   ({ page, rec, context } = await openReport(file2));
   const cgStats = cliStats(cg);
@@ -201,7 +201,7 @@ test('a 10k-turn run gives a report under 10 MB; a capped table embeds the full 
 
 test('prints to a clean multi-page PDF (rendered with pdftoppm)', async (t) => {
   const file = path.join(OUT, 'xss.html');
-  const src = fs.existsSync(file) ? file : report('print', [path.join(FIXTURES, 'ui_gpt4o_mini')]);
+  const src = fs.existsSync(file) ? file : report('print', [path.join(FIXTURES, 'ui', 'ui_gpt4o_mini')]);
   const { page, context } = await openReport(src);
   const pdf = path.join(OUT, 'report.pdf');
   await page.pdf({ path: pdf, format: 'A4', printBackground: true });
@@ -224,7 +224,7 @@ test('firefox-esr renders the report headlessly (smoke test)', async (t) => {
     t.skip('firefox-esr absent (apt-get install firefox-esr)');
     return;
   }
-  const file = report('firefox', [path.join(FIXTURES, 'ui_gpt4o_mini')]);
+  const file = report('firefox', [path.join(FIXTURES, 'ui', 'ui_gpt4o_mini')]);
   const png = path.join(OUT, 'firefox.png');
   fs.rmSync(png, { force: true });
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-ff-'));
@@ -244,7 +244,7 @@ test('dashboard: Download report gives the same statistics as the CLI', async (t
   try {
     const { page, rec, context } = await openPage(browser);
     await page.goto(srv.url);
-    const dir = path.join(FIXTURES, 'ui_gpt4o_mini');
+    const dir = path.join(FIXTURES, 'ui', 'ui_gpt4o_mini');
     await page.waitForSelector('.eb-app');
     await dropFiles(page, '.eb-app', folderPayload(dir));
     await page.waitForFunction(() => document.querySelector('.eb-runhead__title')?.textContent.trim().startsWith('ui_gpt4o_mini')

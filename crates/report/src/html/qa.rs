@@ -99,7 +99,14 @@ pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredQaRun, o: &HtmlOpt
         .enumerate()
     {
         let v = st.get(m.key).and_then(Value::as_f64);
-        card(out, m.key, m.label, &pct(v), v.map(|x| x.to_string()), i == 0);
+        card(
+            out,
+            m.key,
+            m.label,
+            &pct(v),
+            v.map(|x| x.to_string()),
+            i == 0,
+        );
     }
     let cpc = st.get("cost_per_correct_answer").and_then(Value::as_f64);
     card(

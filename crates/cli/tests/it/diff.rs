@@ -1,0 +1,259 @@
+//! `evalboard diff` and the eval-set `validate` on real runs: the demo's gpt-4o vs o3 (numeric
+//! QA, with whole-conversation evaluation timeouts), tunix m45 vs m46 on eval_v2 (eval set), and
+//! two code-generation traces (`tests/fixtures/codegen/diff`).
+//! Outputs are compared with `tests/fixtures/cli/diff/expected/` (`UPDATE_EXPECT=1` rewrites).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn root() -> PathBuf {
+    evalboard_test_support::workspace_root()
+}
+
+fn evalboard(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_evalboard"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run evalboard");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn golden(name: &str, actual: &str) {
+    let path = evalboard_test_support::fixture("cli/diff/expected").join(name);
+    evalboard_test_support::expect_file(&path, actual);
+}
+
+#[test]
+fn codegen_traces_pair_by_session_and_message() {
+    let (code, out, err) = evalboard(&[
+        "diff",
+        "tests/fixtures/codegen/diff/baseline",
+        "tests/fixtures/codegen/diff/candidate",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["family"], "codegen");
+    assert_eq!(v["scorer"], "execution_success");
+    assert_eq!(v["n_items"], 8);
+    assert_eq!(
+        v["regressed"],
+        serde_json::json!([["11111111-1111-1111-1111-111111111111", 0]])
+    );
+    assert_eq!(
+        v["improved"],
+        serde_json::json!([["11111111-1111-1111-1111-111111111111", 3]])
+    );
+    golden("codegen_baseline_vs_candidate.json", &out);
+    // The human summary lists each regression with its question and both outcomes.
+    let (_, text, _) = evalboard(&[
+        "diff",
+        "tests/fixtures/codegen/diff/baseline",
+        "tests/fixtures/codegen/diff/candidate",
+    ]);
+    assert!(
+        text.contains("What is the average salary by department? | executed · overall"),
+        "{text}"
+    );
+}
+
+#[test]
+fn numeric_qa_gpt4o_vs_o3() {
+    let (code, out, _) = evalboard(&["diff", "demo/gpt-4o", "demo/o3", "--json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["scorer"], "numerical_match@doc-v1");
+    assert_eq!(v["n_items"], 48);
+    assert_eq!(v["regressed"].as_array().unwrap().len(), 5);
+    assert_eq!(v["improved"].as_array().unwrap().len(), 0);
+    // McNemar exact: b = 5, c = 0 → p = 2 · C(5,0) / 2^5 = 0.0625.
+    assert_eq!(v["mcnemar_exact_p"], 0.0625);
+    // Evaluation timeouts are failed items, counted wrong, and name their run.
+    let failed = v["failed_items"].as_array().unwrap();
+    assert!(failed
+        .iter()
+        .any(|f| f["reason"].as_str().unwrap().contains("timeout")));
+    assert_eq!(
+        v["regressed"][1],
+        serde_json::json!(["Single_CE/2010/page_134.pdf-2", 0])
+    );
+    golden("gpt4o_vs_o3.json", &out);
+
+    let (code, _, err) = evalboard(&[
+        "diff",
+        "demo/gpt-4o",
+        "demo/o3",
+        "--fail-on-regression",
+        "4",
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("5 regressions > 4"));
+    let (code, _, _) = evalboard(&[
+        "diff",
+        "demo/gpt-4o",
+        "demo/o3",
+        "--fail-on-regression",
+        "5",
+    ]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn eval_set_m45_vs_m46_extract() {
+    let runs = "tests/fixtures/evalset/ok/m45_vs_m46/runs";
+    let (code, out, err) = evalboard(&[
+        "diff",
+        &format!("{runs}/m45_m44_baseline"),
+        &format!("{runs}/m46_control"),
+        "--profile",
+        "v1-extract",
+        "--dataset",
+        "tests/fixtures/evalset/ok/m45_vs_m46/attached_evalset.jsonl",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["scorer"], "answer_correctness@v1-extract");
+    // The same numbers as the engine's golden comparison of this 12-item slice.
+    let engine: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join(
+            "tests/fixtures/evalset/ok/m45_vs_m46/expected/compare.m45_m44_baseline.m46_control.extract.json",
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(v["improved"].as_array().unwrap().len(), 5);
+    assert_eq!(v["regressed"].as_array().unwrap().len(), 2);
+    assert_eq!(v["mcnemar_exact_p"], engine["mcnemar_p"]);
+    assert_eq!(v["bootstrap_ci"]["low"], engine["bootstrap"]["low"]);
+    assert_eq!(v["bootstrap_ci"]["high"], engine["bootstrap"]["high"]);
+    golden("m45_vs_m46_extract.json", &out);
+}
+
+#[test]
+fn families_must_match() {
+    let (code, _, err) = evalboard(&[
+        "diff",
+        "demo/gpt-4o",
+        "tests/fixtures/evalset/ok/m45_vs_m46/runs/m46_control",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("only runs of one family compare"), "{err}");
+}
+
+#[test]
+fn validate_eval_set_composition_and_min_items() {
+    let dir = root().join("tests/fixtures/cli/diff");
+    let set = dir.join("evalset.jsonl");
+    std::fs::write(
+        &set,
+        concat!(
+            "{\"id\": \"a\", \"prompt\": \"1+1\", \"expected_answer\": \"2\", \"section\": \"core\", \"category\": \"arithmetic\", \"difficulty\": \"easy\"}\n",
+            "{\"id\": \"a\", \"prompt\": \"2+2\", \"expected_answer\": \"4\", \"section\": \"weird\", \"difficulty\": \"easy\"}\n",
+            "not json\n",
+            "{\"id\": \"c\", \"prompt\": \"\", \"expected_answer\": \"4\"}\n",
+        ),
+    )
+    .unwrap();
+    let set = set.to_string_lossy().into_owned();
+    let (code, out, _) = evalboard(&["validate", &set, "--json", "--min-items", "2"]);
+    let _ = std::fs::remove_file(&set);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let errors: Vec<String> = v["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| format!("{}: {}", e["line"], e["message"]))
+        .collect();
+    assert!(errors.iter().any(|e| e.starts_with("3: ")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains("duplicate")), "{errors:?}");
+    assert!(errors.iter().any(|e| e.contains("prompt")), "{errors:?}");
+    assert!(!v["warnings"].as_array().unwrap().is_empty());
+    assert_eq!(v["composition"]["section"]["core"], 1);
+
+    let (code, out, _) = evalboard(&[
+        "validate",
+        "tests/fixtures/evalset/ok/m45_vs_m46/attached_evalset.jsonl",
+    ]);
+    assert!(code == 0 || code == 1, "{out}");
+    assert!(out.contains("items"));
+}
+
+/// The two-run human output shows the runs' metadata side by side (≠ marks a difference).
+#[test]
+fn human_output_shows_run_metadata() {
+    let runs = "tests/fixtures/evalset/ok/loss_curve/runs";
+    let (code, out, err) = evalboard(&[
+        "diff",
+        &format!("{runs}/sft_lr1e-5"),
+        &format!("{runs}/sft_lr3e-5"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("  ≠ Config "), "{out}");
+    assert!(
+        out.contains("    Model                  google/gemma-2b"),
+        "{out}"
+    );
+    golden("loss_curve_pair.txt", &out);
+    // numeric QA: models, failed conversations, model time.
+    let (_, out, _) = evalboard(&["diff", "demo/gpt-4o", "demo/o3"]);
+    assert!(
+        out.contains("  ≠ Model                  gpt-4o | o3"),
+        "{out}"
+    );
+    assert!(
+        out.contains("2 of 12 conversations failed: Evaluation timeout (300s)"),
+        "{out}"
+    );
+}
+
+/// Three runs: consecutive-pair summaries (human and --json), the same numbers as two-run
+/// diffs of each pair; --fail-on-regression gates on every step.
+#[test]
+fn series_of_three_runs() {
+    let dir = "tests/fixtures/evalset/ok/m45_stages";
+    let run = |s: &str| format!("{dir}/runs/stage_{s}");
+    let set = format!("{dir}/attached_evalset.jsonl");
+    let common = ["--profile", "v1-extract", "--dataset", &set];
+    let mut args = vec!["diff".to_string(), run("a"), run("b"), run("c")];
+    args.extend(common.iter().map(|s| s.to_string()));
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = evalboard(&argv);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.starts_with("series of 3 runs: stage_a → stage_b → stage_c"),
+        "{out}"
+    );
+    golden("series_m45_stages.txt", &out);
+
+    let mut json_argv = argv.clone();
+    json_argv.push("--json");
+    let (code, out, _) = evalboard(&json_argv);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["runs"],
+        serde_json::json!(["stage_a", "stage_b", "stage_c"])
+    );
+    for (i, (b, c)) in [("a", "b"), ("b", "c")].into_iter().enumerate() {
+        let mut pair = vec!["diff".to_string(), run(b), run(c), "--json".into()];
+        pair.extend(common.iter().map(|s| s.to_string()));
+        let pair: Vec<&str> = pair.iter().map(String::as_str).collect();
+        let (_, two, _) = evalboard(&pair);
+        let two: serde_json::Value = serde_json::from_str(&two).unwrap();
+        assert_eq!(v["steps"][i], two, "step {i} equals the two-run diff");
+    }
+    golden("series_m45_stages.json", &out);
+
+    let mut gate = argv.clone();
+    gate.extend(["--fail-on-regression", "0"]);
+    let (code, _, err) = evalboard(&gate);
+    assert_eq!(code, 1);
+    assert!(err.contains("in stage_a → stage_b"), "{err}");
+}

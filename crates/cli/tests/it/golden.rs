@@ -1,0 +1,337 @@
+//! Golden tests of the real `evalboard` binary on the fixture folders in `tests/fixtures/cli/`.
+//!
+//! Each fixture with a `cmd` file (the arguments, run from the fixture folder, so its paths are
+//! relative to it) has an `expected/`
+//! folder: every output file, plus `stderr.txt` (diagnostics) and `exit_code`, compared by
+//! `evalboard_test_support::expect_dir` (`UPDATE_EXPECT=1` rewrites `expected/`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use evalboard_test_support::expect_dir;
+
+fn fixtures() -> PathBuf {
+    evalboard_test_support::fixture("")
+}
+
+/// Every output file of `evalboard <cmd> --out <tmp>` run in `dir` (relative path, text), then
+/// `stderr.txt` and `exit_code`.
+fn run_fixture(dir: &Path) -> Vec<(String, String)> {
+    let cmd = std::fs::read_to_string(dir.join("cmd")).expect("cmd file");
+    let args: Vec<&str> = cmd.split_whitespace().collect();
+    let out_dir = std::env::temp_dir().join(format!(
+        "evalboard-golden-{}-{}",
+        std::process::id(),
+        dir.file_name().unwrap().to_string_lossy()
+    ));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let output = Command::new(env!("CARGO_BIN_EXE_evalboard"))
+        .args(&args)
+        .arg("--out")
+        .arg(&out_dir)
+        .current_dir(dir)
+        .output()
+        .expect("run evalboard");
+    let mut files: Vec<(String, String)> = if out_dir.exists() {
+        evalboard_test_support::read_folder(&out_dir)
+            .into_iter()
+            .map(|(rel, bytes)| (rel, String::from_utf8_lossy(&bytes).into_owned()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let stderr = String::from_utf8_lossy(&output.stderr)
+        .lines()
+        .filter(|l| !l.starts_with("wrote "))
+        .map(|l| format!("{l}\n"))
+        .collect::<String>();
+    files.push(("stderr.txt".into(), stderr));
+    files.push((
+        "exit_code".into(),
+        format!("{}\n", output.status.code().unwrap_or(-1)),
+    ));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    files
+}
+
+#[test]
+fn cli_fixtures_match_expected_outputs() {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(fixtures().join("cli"))
+        .expect("fixtures dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.join("cmd").is_file())
+        .collect();
+    dirs.sort();
+    assert!(!dirs.is_empty(), "no cli fixtures found");
+    for dir in &dirs {
+        expect_dir(&dir.join("expected"), &run_fixture(dir));
+    }
+}
+
+fn evalboard(args: &[&str], cwd: &Path) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_evalboard"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run evalboard");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn fail_under_gates_and_exit_codes() {
+    let dir = fixtures().join("cli/jsonl_nasty");
+    let (code, _, err) = evalboard(
+        &["score", "input", "--fail-under", "numerical_accuracy=0.99"],
+        &dir,
+    );
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("FAIL input: numerical_accuracy"), "{err}");
+    let (code, _, err) = evalboard(
+        &[
+            "score",
+            "input",
+            "--fail-under",
+            "numerical_accuracy=0.1",
+            "--fail-under=exact_match_accuracy=0.1",
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    // A null metric fails its gate: nothing is fully correct here, so cost per correct is null…
+    let (code, _, err) = evalboard(
+        &["score", "input", "--fail-under", "avg_logic_recall=0.0"],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = evalboard(&["score", "input", "--fail-under", "nope=1"], &dir);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("unknown metric"), "{err}");
+    let (code, _, err) = evalboard(&["score", "does-not-exist"], &dir);
+    assert_eq!(code, 2);
+    assert!(err.contains("does-not-exist"), "{err}");
+    let empty = std::env::temp_dir().join(format!("evalboard-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).unwrap();
+    let (code, _, err) = evalboard(&["score", empty.to_str().unwrap()], &dir);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("the folder is empty"), "{err}");
+}
+
+#[test]
+fn json_prints_an_array_for_several_runs_in_argument_order() {
+    let dir = fixtures();
+    let (code, out, err) = evalboard(
+        &[
+            "score",
+            "cli/jsonl_nasty/input",
+            "numeric_qa/ok/fa2_simulated/input",
+            "--json",
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let arr = v.as_array().expect("array");
+    assert_eq!(arr.len(), 2);
+    assert_eq!(arr[0]["total_conversations"], 4);
+    assert_eq!(arr[1]["total_turns"], 9);
+    // --out gets one subfolder per run (same folder names get a suffix).
+    let out_dir = std::env::temp_dir().join(format!("evalboard-multi-{}", std::process::id()));
+    let (code, _, err) = evalboard(
+        &[
+            "score",
+            "cli/jsonl_nasty/input",
+            "numeric_qa/ok/fa2_simulated/input",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out_dir.join("input/statistics.json").is_file());
+    assert!(out_dir.join("input-2/turns.csv").is_file());
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn compat_profile_reproduces_the_original_files_byte_for_byte() {
+    let dir = fixtures().join("numeric_qa/ok/fa2_simulated");
+    let out_dir = std::env::temp_dir().join(format!("evalboard-fa2-{}", std::process::id()));
+    let (code, _, err) = evalboard(
+        &[
+            "score",
+            "input",
+            "--profile",
+            "financial-agent-2",
+            "--out",
+            out_dir.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{err}");
+    for f in [
+        "statistics.json",
+        "summary.csv",
+        "turns.csv",
+        "errors.csv",
+        "validation.csv",
+    ] {
+        let want = std::fs::read(dir.join("input").join(f)).unwrap();
+        let got = std::fs::read(out_dir.join(f)).unwrap();
+        assert!(want == got, "{f} differs from the original");
+    }
+    let _ = std::fs::remove_dir_all(&out_dir);
+}
+
+#[test]
+fn validate_reports_mismatches_with_exit_1() {
+    let tmp = std::env::temp_dir().join(format!("evalboard-val-{}.json", std::process::id()));
+    std::fs::write(
+        &tmp,
+        r#"{"dev": [{"id": "a", "doc": {"pre_text": [], "post_text": [], "table": [["", "2019"], ["x", "1"]]},
+          "dialogue": {"conv_questions": ["q1", "q2"], "conv_answers": ["3", "2"],
+                       "turn_program": ["add(1, 2)", "subtract(5, 2)"], "executed_answers": [3.0, 2.0],
+                       "qa_split": [false, false]},
+          "features": {"num_dialogue_turns": 2, "has_type2_question": false,
+                       "has_duplicate_columns": false, "has_non_numeric_values": false}}]}"#,
+    )
+    .unwrap();
+    let (code, out, _) = evalboard(&["validate", tmp.to_str().unwrap(), "--json"], &fixtures());
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["programs_checked"], 2);
+    assert_eq!(v["program_mismatches"][0]["turn_idx"], 1);
+    assert_eq!(v["program_mismatches"][0]["program"], "subtract(5, 2)");
+    let _ = std::fs::remove_file(&tmp);
+    if let Some(shared) = evalboard_test_support::shared_data("convfinqa/convfinqa_dataset.json") {
+        let (code, out, _) = evalboard(
+            &["validate", shared.to_str().unwrap(), "--json"],
+            &fixtures(),
+        );
+        assert_eq!(code, 0, "{}", &out[..out.len().min(2000)]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["programs_checked"], 1490);
+    }
+}
+
+/// The command line itself (clap): help for every command, usage errors exit 2 naming the
+/// argument, and a path that is not UTF-8 is an ordinary error rather than a panic.
+mod usage {
+    use super::{evalboard, fixtures};
+
+    #[test]
+    fn help_for_every_command_exits_0_and_names_its_flags() {
+        let dir = fixtures();
+        for (cmd, flags) in [
+            (
+                "score",
+                &[
+                    "--dataset",
+                    "--profile",
+                    "--prices",
+                    "--rel-tol",
+                    "--abs-tol",
+                    "--out",
+                    "--json",
+                    "--fail-under",
+                ][..],
+            ),
+            ("validate", &["--json", "--min-items"][..]),
+            (
+                "diff",
+                &[
+                    "--profile",
+                    "--scorer",
+                    "--dataset",
+                    "--json",
+                    "--fail-on-regression",
+                ][..],
+            ),
+            (
+                "report",
+                &[
+                    "--baseline",
+                    "--profile",
+                    "--dataset",
+                    "--prices",
+                    "--title",
+                    "--max-rows",
+                    "--generated-at",
+                    "-o, --out",
+                ][..],
+            ),
+        ] {
+            let (code, out, err) = evalboard(&[cmd, "--help"], &dir);
+            assert_eq!(code, 0, "{cmd} --help: {err}");
+            for flag in flags {
+                assert!(out.contains(flag), "{cmd} --help lacks {flag}:\n{out}");
+            }
+            let (code, sub, _) = evalboard(&["help", cmd], &dir);
+            assert_eq!((code, &sub), (0, &out), "evalboard help {cmd}");
+        }
+        for top in [&["--help"][..], &["help"], &[]] {
+            let (code, out, _) = evalboard(top, &dir);
+            assert_eq!(code, 0, "{top:?}");
+            for cmd in ["score", "validate", "diff", "report"] {
+                assert!(out.contains(cmd), "{top:?} lacks {cmd}:\n{out}");
+            }
+        }
+        let (code, out, _) = evalboard(&["--version"], &dir);
+        assert_eq!(code, 0);
+        assert_eq!(out, format!("evalboard {}\n", env!("CARGO_PKG_VERSION")));
+    }
+
+    #[test]
+    fn usage_errors_exit_2_naming_the_argument() {
+        let dir = fixtures().join("cli/jsonl_nasty");
+        for (args, named) in [
+            (&["score", "input", "--bogus"][..], "--bogus"),
+            (&["report", "input", "-o", "x.html", "--json"], "--json"),
+            (&["score", "input", "--rel-tol", "abc"], "--rel-tol"),
+            (&["score", "input", "--abs-tol=abc"], "--abs-tol"),
+            (&["score", "input", "--fail-under", "nope"], "--fail-under"),
+            (&["validate", "x.jsonl", "--min-items=-3"], "--min-items"),
+            (
+                &["diff", "a", "b", "--fail-on-regression", "x"],
+                "--fail-on-regression",
+            ),
+            (
+                &["report", "input", "--max-rows", "1.5", "-o", "x.html"],
+                "--max-rows",
+            ),
+            (&["report", "input"], "--out"),
+            (&["diff", "input"], "<CANDIDATE>"),
+            (&["score", "input", "--out"], "--out"),
+            (&["frobnicate"], "frobnicate"),
+        ] {
+            let (code, out, err) = evalboard(args, &dir);
+            assert_eq!(code, 2, "{args:?}: {err}");
+            assert!(out.is_empty(), "{args:?} printed to stdout: {out}");
+            assert!(
+                err.contains(named),
+                "{args:?}: stderr does not name {named}: {err}"
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_that_is_not_utf8_is_an_ordinary_error() {
+        use std::ffi::OsStr;
+        use std::os::unix::ffi::OsStrExt;
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_evalboard"))
+            .arg("score")
+            .arg(OsStr::from_bytes(b"run\xff"))
+            .current_dir(fixtures())
+            .output()
+            .expect("run evalboard");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains("evalboard: error: cannot read run"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}

@@ -1,0 +1,6 @@
+//! The CLI's integration tests, one binary: each runs the real `evalboard` binary on the fixtures.
+
+mod diff;
+mod golden;
+mod one_answer;
+mod report;

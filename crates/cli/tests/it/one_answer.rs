@@ -1,0 +1,354 @@
+//! One engine, one answer: the same two runs compared by `evalboard diff --json`, by the
+//! dashboard worker's Compare view (its native code) and in the HTML report's embedded data
+//! give the same paired counts, accuracies, McNemar p, bootstrap CI and regressions, in the same
+//! order — for nasty numeric QA pairs (failed conversations on one side, duplicate keys, turn
+//! indices ≥ 10, items in one run only, a non-default profile) and for the other two families.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use evalboard_app::families::{self, Side};
+use evalboard_app::protocol::CompareQuery;
+use evalboard_engine::codegen::CodegenConfig;
+use evalboard_engine::compare::Flip;
+use evalboard_engine::pipeline;
+use evalboard_engine::scorers::{score_qa_run, Profile, ScoreConfig};
+use evalboard_engine::{InputFile, RunInput};
+use serde_json::{json, Value};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+fn evalboard(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new(env!("CARGO_BIN_EXE_evalboard"))
+        .args(args)
+        .output()
+        .expect("run evalboard");
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+fn read_dir(dir: &Path) -> RunInput {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<InputFile>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
+        entries.sort_by_key(|e| e.path());
+        for e in entries {
+            let p = e.path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else {
+                let rel = p
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push(InputFile::new(rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(dir, dir, &mut files);
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    RunInput::new(name, files)
+}
+
+/// One QA JSONL turn.
+fn turn(conv: &str, idx: u32, expected: &str, predicted: &str) -> String {
+    json!({"conversation_id": conv, "turn_idx": idx, "question": format!("q{idx}"),
+           "expected": expected, "predicted": predicted, "model": "m"})
+    .to_string()
+}
+
+/// Writes two numeric QA runs with every nasty case into `root/{base,cand}`.
+fn nasty_qa_pair(root: &Path) -> (PathBuf, PathBuf) {
+    let mut base = Vec::new();
+    let mut cand = Vec::new();
+    // Twelve turns: indices 10 and 11 must sort after 2. Some flip each way.
+    for i in 0..12u32 {
+        let e = format!("{}", 100 + i);
+        base.push(turn("c1", i, &e, if i % 3 == 0 { "0" } else { &e }));
+        cand.push(turn(
+            "c1",
+            i,
+            &e,
+            if i % 4 == 0 || i == 10 { "0" } else { &e },
+        ));
+    }
+    // A duplicate (conversation, turn) key in the baseline.
+    base.push(turn("c1", 5, "105", "1"));
+    // c2 failed as a whole in the baseline (one marker line); the candidate has three turns.
+    base.push(
+        json!({"conversation_id": "c2", "turn_idx": 0, "conversation_error": "Evaluation timeout (300s)"})
+            .to_string(),
+    );
+    for i in 0..3u32 {
+        cand.push(turn("c2", i, "7", if i == 1 { "8" } else { "7" }));
+    }
+    // c3 only in the candidate; c4 only in the baseline.
+    cand.push(turn("c3", 0, "1", "1"));
+    base.push(turn("c4", 0, "2", "3"));
+    // A value right at the doc profile's tolerance but not the compat one's.
+    base.push(turn("c5", 0, "1.0", "1.005"));
+    cand.push(turn("c5", 0, "1.0", "1.0"));
+    let write = |name: &str, lines: &[String]| {
+        let d = root.join(name);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("run.jsonl"), lines.join("\n") + "\n").unwrap();
+        d
+    };
+    (write("base", &base), write("cand", &cand))
+}
+
+/// The numbers every consumer must agree on, from a `diff --json` shaped object.
+fn numbers(v: &Value) -> Value {
+    json!({
+        "n_items": v["n_items"],
+        "baseline_accuracy": v["baseline_accuracy"],
+        "candidate_accuracy": v["candidate_accuracy"],
+        "mcnemar_exact_p": v["mcnemar_exact_p"],
+        "bootstrap_ci": [v["bootstrap_ci"]["low"], v["bootstrap_ci"]["high"]],
+        "regressed": v["regressed"],
+        "improved": v["improved"],
+        "both_correct": v["both_correct"],
+        "both_wrong": v["both_wrong"],
+        "scorer": v["scorer"],
+    })
+}
+
+/// The same numbers from the worker's Compare view (rows come regressions first, and keys are
+/// joined with " · " there).
+fn view_numbers(base: &Side, cand: &Side, scorer: &Value, numeric_tail: bool) -> Value {
+    let all = CompareQuery {
+        limit: usize::MAX,
+        ..Default::default()
+    };
+    let v = families::compare_view(base, cand, &all);
+    assert!(v.error.is_none(), "{:?}", v.error);
+    let keys = |f: Flip| -> Vec<Value> {
+        v.rows
+            .iter()
+            .filter(|r| r.flip == f)
+            .map(|r| {
+                Value::Array(
+                    r.key
+                        .split(" · ")
+                        .enumerate()
+                        .map(|(i, k)| match (numeric_tail && i > 0, k.parse::<u64>()) {
+                            (true, Ok(n)) => json!(n),
+                            _ => json!(k),
+                        })
+                        .collect(),
+                )
+            })
+            .collect()
+    };
+    json!({
+        "n_items": v.n_paired,
+        "baseline_accuracy": v.baseline_accuracy,
+        "candidate_accuracy": v.candidate_accuracy,
+        "mcnemar_exact_p": v.mcnemar_p,
+        "bootstrap_ci": [v.ci_low, v.ci_high],
+        "regressed": keys(Flip::Regressed),
+        "improved": keys(Flip::Improved),
+        "both_correct": v.flips.unchanged_correct,
+        "both_wrong": v.flips.unchanged_wrong,
+        "scorer": scorer,
+    })
+}
+
+/// `diff --json` and the report's embedded comparison of `base` → `cand` (extra CLI args
+/// for both), checked equal; the diff object comes back.
+fn cli_and_report(base: &Path, cand: &Path, extra: &[&str], tmp: &Path) -> Value {
+    let (b, c) = (base.to_str().unwrap(), cand.to_str().unwrap());
+    let mut args = vec!["diff", b, c, "--json"];
+    args.extend(extra);
+    let (code, out, err) = evalboard(&args);
+    assert_eq!(code, 0, "{err}");
+    let diff: Value = serde_json::from_str(&out).unwrap();
+
+    let html = tmp.join(format!(
+        "{}-{}.html",
+        base.file_name().unwrap().to_string_lossy(),
+        extra.join("")
+    ));
+    let h = html.to_str().unwrap();
+    let mut args = vec!["report", c, "--baseline", b, "-o", h];
+    args.extend(extra);
+    let (code, _, err) = evalboard(&args);
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    let start = page.find("id=\"eb-data\">").unwrap() + "id=\"eb-data\">".len();
+    let end = start + page[start..].find("</script>").unwrap();
+    let data: Value = serde_json::from_str(&page[start..end]).unwrap();
+    let embedded = &data["comparisons"][0];
+    // Every key of diff --json is in the report's data, with the same value.
+    for (k, v) in diff.as_object().unwrap() {
+        assert_eq!(
+            &embedded[k], v,
+            "report eb-data {k} differs from diff --json"
+        );
+    }
+    diff
+}
+
+#[test]
+fn numeric_qa_nasty_pairs_agree_across_diff_worker_and_report() {
+    let tmp = std::env::temp_dir().join(format!("eb-one-answer-{}", std::process::id()));
+    let (base, cand) = nasty_qa_pair(&tmp);
+    for (profile, extra) in [
+        (Profile::Doc, &[][..]),
+        (Profile::Fa2, &["--profile", "financial-agent-2"][..]),
+    ] {
+        let diff = cli_and_report(&base, &cand, extra, &tmp);
+        // The worker scores with its settings, then compares (natively, the same code).
+        let cfg = ScoreConfig {
+            profile,
+            ..Default::default()
+        };
+        let score =
+            |d: &Path| score_qa_run(pipeline::load_qa_run(&read_dir(d), None).unwrap(), &cfg);
+        let (b, c) = (score(&base), score(&cand));
+        let (sb, sc) = (Side::Qa("base", &b), Side::Qa("cand", &c));
+        assert_eq!(
+            view_numbers(&sb, &sc, &diff["scorer"], true),
+            numbers(&diff),
+            "{profile:?}"
+        );
+        // The rules, pinned: turn 10 after turn 2; the failed conversation's three turns are
+        // wrong in the baseline and listed; c3 and c4 in one run only.
+        let regressed: Vec<&Value> = diff["regressed"].as_array().unwrap().iter().collect();
+        assert!(regressed.windows(2).all(|w| {
+            (w[0][0].as_str(), w[0][1].as_u64()) <= (w[1][0].as_str(), w[1][1].as_u64())
+        }));
+        let failed = diff["failed_items"].as_array().unwrap();
+        assert_eq!(failed.len(), 3, "{failed:?}");
+        assert!(failed
+            .iter()
+            .all(|f| f["run"] == "baseline" && f["key"][0] == "c2"));
+        assert_eq!(
+            diff["only_in_one"],
+            json!([["c3", 0], ["c4", 0]]),
+            "{profile:?}"
+        );
+        let expect_scorer = match profile {
+            Profile::Doc => "numerical_match@doc-v1",
+            Profile::Fa2 => "numerical_match@financial-agent-2",
+        };
+        assert_eq!(diff["scorer"], expect_scorer);
+    }
+    let (code, _, err) = evalboard(&["diff", base.to_str().unwrap(), cand.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(
+        err.contains("conversation \"c1\" turn 5 appears 2 times; the first is compared"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+#[test]
+fn eval_sets_and_code_generation_agree_across_diff_worker_and_report() {
+    let tmp = std::env::temp_dir().join(format!("eb-one-answer-fam-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+
+    let runs = fixtures().join("evalset/ok/m45_vs_m46/runs");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&runs)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    names.sort();
+    let (b, c) = (&names[0], &names[1]);
+    let diff = cli_and_report(b, c, &[], &tmp);
+    let (eb, ec) = (
+        families::load_evalset(&read_dir(b)).unwrap(),
+        families::load_evalset(&read_dir(c)).unwrap(),
+    );
+    assert_eq!(
+        view_numbers(
+            &Side::Evalset("b", &eb),
+            &Side::Evalset("c", &ec),
+            &diff["scorer"],
+            false
+        ),
+        numbers(&diff)
+    );
+
+    let cg = fixtures().join("codegen/diff");
+    let (b, c) = (cg.join("baseline"), cg.join("candidate"));
+    let diff = cli_and_report(&b, &c, &[], &tmp);
+    let cfg = CodegenConfig::default();
+    let (gb, gc) = (
+        evalboard_app::codegen::load_codegen(&read_dir(&b), &cfg).unwrap(),
+        evalboard_app::codegen::load_codegen(&read_dir(&c), &cfg).unwrap(),
+    );
+    assert!(diff["n_items"].as_u64().unwrap() > 0);
+    assert_eq!(
+        view_numbers(
+            &Side::Codegen("b", &gb),
+            &Side::Codegen("c", &gc),
+            &diff["scorer"],
+            true
+        ),
+        numbers(&diff)
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Every headline metric of every family's table is a key of the statistics `score --json`
+/// prints for a run of that family (the CLI's table, the report's cards and docs/scoring.md
+/// read the same table).
+#[test]
+fn headline_metrics_are_statistics_keys() {
+    use evalboard_engine::family::Family;
+    use evalboard_engine::{codegen, evalset, numeric_qa};
+    let cases: [(Family, PathBuf, &str, &[evalboard_engine::headline::Metric]); 4] = [
+        (
+            Family::NumericQa,
+            fixtures().join("cli/jsonl_nasty/input"),
+            "doc",
+            numeric_qa::aggregate::headline(Profile::Doc),
+        ),
+        (
+            Family::NumericQa,
+            fixtures().join("cli/jsonl_nasty/input"),
+            "financial-agent-2",
+            numeric_qa::aggregate::headline(Profile::Fa2),
+        ),
+        (
+            Family::Codegen,
+            fixtures().join("codegen/ok/chat_history/input"),
+            "doc-v1",
+            &codegen::summary::HEADLINE,
+        ),
+        (
+            Family::Evalset,
+            fixtures().join("evalset/ok/m45_vs_m46/runs/m46_control"),
+            "v1",
+            &evalset::score::HEADLINE,
+        ),
+    ];
+    for (family, dir, profile, table) in cases {
+        let (code, out, err) = evalboard(&[
+            "score",
+            dir.to_str().unwrap(),
+            "--profile",
+            profile,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{family}: {err}");
+        let stats: Value = serde_json::from_str(&out).unwrap();
+        for m in table {
+            assert!(
+                stats.get(m.key).is_some(),
+                "{family} {profile}: no {} in {stats}",
+                m.key
+            );
+            assert!(!m.definition.is_empty() && !m.label.is_empty());
+        }
+    }
+}

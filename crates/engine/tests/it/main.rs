@@ -1,0 +1,11 @@
+//! The engine's integration tests, one binary (one link of the engine and the Python parser):
+//! each module was its own test target. Golden files and `../shared/data` go through
+//! `evalboard_test_support` (see the README's testing note). proptest keeps the seeds of past
+//! failures in `tests/proptest-regressions/<module>.txt` (its default place beside a `main.rs`).
+
+mod codegen;
+mod doc_scorers;
+mod evalset;
+mod fa2;
+mod program;
+mod readers_prop;
