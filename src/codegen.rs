@@ -1,4 +1,4 @@
-//! The worker's view of code-generation runs (seed 001): the run read once, re-scored under the
+//! The worker's view of code-generation runs: the run read once, re-scored under the
 //! current settings, and answered one screen at a time (overview cards, charts and tables; a page
 //! of messages; one message with its code and every score's details). Pure (no browser types),
 //! so it is tested natively; the code-generation worker only stores the state and posts views.

@@ -1,4 +1,4 @@
-//! The main worker's side of the code-generation worker. Code-generation runs (seed 001) are
+//! The main worker's side of the code-generation worker. Code-generation runs are
 //! scored in a second worker, started on the first such drop: it carries the Python parser
 //! (~0.5 MB gzipped) that no other family needs, so the page's initial load does not pay for
 //! it. The main worker forwards page messages about those runs to it unchanged and posts its

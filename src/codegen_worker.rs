@@ -1,4 +1,4 @@
-//! The code-generation worker (seed 001): a second Web Worker, started by the main worker on the
+//! The code-generation worker: a second Web Worker, started by the main worker on the
 //! first code-generation drop (`codegen_host`). It carries the Python parser for syntax
 //! validity, owns every code-generation run, and answers the page's requests about them one
 //! screen at a time; its answers reach the page through the main worker unchanged.

@@ -1,4 +1,4 @@
-//! The worker's views of eval-set runs (seed 004) and of run comparisons. Pure (no browser
+//! The worker's views of eval-set runs and of run comparisons. Pure (no browser
 //! types), so it is tested natively; the worker only stores the state and posts the views.
 
 use std::collections::{BTreeSet, HashMap};

@@ -81,7 +81,7 @@ pub enum Request {
         run_id: RunId,
         file: String,
     },
-    /// Everything about one eval-set run (seed 004): scorecard, groups, items, flips.
+    /// Everything about one eval-set run: scorecard, groups, items, flips.
     Evalset {
         req: ReqId,
         run_id: RunId,
@@ -120,7 +120,7 @@ pub enum Request {
         baseline: Option<RunId>,
         generated_at: String,
     },
-    /// One screen of a code-generation run (seed 001): overview, a page of messages, or one
+    /// One screen of a code-generation run: overview, a page of messages, or one
     /// message. Answered with `Response::Codegen`.
     Codegen {
         req: ReqId,
@@ -313,7 +313,7 @@ pub struct ValidationDto {
     pub composition: Vec<(String, Vec<(String, u64)>)>,
 }
 
-/// An eval-set run (seed 004) as the page shows it.
+/// An eval-set run as the page shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EvalsetView {
     pub name: String,

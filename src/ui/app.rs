@@ -126,7 +126,7 @@ pub fn App() -> impl IntoView {
                 store.overview_req.set_value(req);
                 client::send(&Request::Overview { req, run_id, dark });
             }
-            // Eval-set runs (seed 004) have their own view.
+            // Eval-set runs have their own view.
             Some((run_id, family)) if family == "evalset" => client::send(&Request::Evalset {
                 req: client::next_req(),
                 run_id,

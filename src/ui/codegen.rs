@@ -1,4 +1,4 @@
-//! Code-generation runs (seed 001): the overview (headline cards, component scores, score
+//! Code-generation runs: the overview (headline cards, component scores, score
 //! distributions, the recovery funnel by error class, breakdowns by model and by session, as
 //! originally scored vs re-scored), the virtualised message table with its filters, the message
 //! drawer (the code with line numbers as text, the result, every score with its details, the

@@ -1,4 +1,4 @@
-//! Eval-set runs (seed 004): the scorecard, group tables with bars, the `@v1` vs `@v1-extract`
+//! Eval-set runs: the scorecard, group tables with bars, the `@v1` vs `@v1-extract`
 //! flips, the eval summary "as originally scored", the eval-set validation report, and every item
 //! as text.
 

@@ -21,7 +21,7 @@ const FILES: &[(&str, &str)] = &[
     ),
 ];
 
-/// An eval-set run's files (seed 004).
+/// An eval-set run's files.
 const EVALSET_FILES: &[(&str, &str)] = &[
     (
         "scorecard.json",

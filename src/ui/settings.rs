@@ -337,7 +337,7 @@ pub fn SettingsView() -> impl IntoView {
     }
 }
 
-/// The eval-set family (seed 004): the headline scorer and the verdict's pass threshold (0–1).
+/// The eval-set family: the headline scorer and the verdict's pass threshold (0–1).
 /// Every eval-set run is re-scored on change; a threshold that is not a number in 0–1 is
 /// refused with a notice.
 #[component]

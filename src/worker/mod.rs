@@ -39,7 +39,7 @@ struct Run {
     provenance: Vec<evalboard_report::html::FileProvenance>,
 }
 
-/// An eval-set run (seed 004).
+/// An eval-set run.
 type EvalsetEntry = Kept<families::EvalsetState>;
 
 #[derive(Default)]

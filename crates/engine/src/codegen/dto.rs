@@ -1,4 +1,4 @@
-//! Output DTOs with the seed 001 system's exact key names and key order: one `metrics.json` entry
+//! Output DTOs with the ISE547 system's exact key names and key order: one `metrics.json` entry
 //! ([`MetricsEntry`]) and `metrics_summary.json` ([`MetricsSummaryFile`]). Output formats are
 //! contracts: these types change only on purpose.
 

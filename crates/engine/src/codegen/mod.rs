@@ -1,4 +1,4 @@
-//! Code-generation runs (seed 001, ISE547): reading, re-scoring, metrics.json/metrics_summary.json.
+//! Code-generation runs (ISE547): reading, re-scoring, metrics.json/metrics_summary.json.
 //!
 //! Pipeline: run folder files → [`read_codegen_run`] ([`CodegenRun`]: sessions with the
 //! originally scored `metrics.json` entries, and re-scorable trace messages) →

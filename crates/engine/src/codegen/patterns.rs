@@ -1,4 +1,4 @@
-//! The seed 001 system's pattern tables (Python regex sources, kept verbatim because some of them
+//! The ISE547 system's pattern tables (Python regex sources, kept verbatim because some of them
 //! are written into `safety_issues[].pattern`), compiled once per use by [`super::pyre`].
 
 use super::pyre::{Flags, Regex, Text};

@@ -1,4 +1,4 @@
-//! A small backtracking matcher for the subset of Python `re` syntax that the seed 001 system's
+//! A small backtracking matcher for the subset of Python `re` syntax that the ISE547 system's
 //! metric patterns use, with Python's semantics (leftmost match, greedy backtracking, `findall`).
 //!
 //! Supported: literals and `\`-escaped punctuation, `.`, `^`, `$`, `\s \S \d \D \w \W \b \B`,

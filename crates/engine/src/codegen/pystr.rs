@@ -1,4 +1,4 @@
-//! Python `str` semantics the seed 001 metrics depend on: `isspace`, `strip`, `lower`, `len`.
+//! Python `str` semantics the ISE547 metrics depend on: `isspace`, `strip`, `lower`, `len`.
 
 /// Python's `str.isspace()` for one char (also what `\s` and `strip()` use): Unicode White_Space
 /// plus the information separators U+001C..U+001F.

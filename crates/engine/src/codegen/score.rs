@@ -1,4 +1,4 @@
-//! Scoring of one code-generation message under two profiles: `ise547` (the seed 001 system's
+//! Scoring of one code-generation message under two profiles: `ise547` (the ISE547 system's
 //! `calculate_evaluation_metrics`, quirks included, float operations in the same order) and
 //! `doc-v1` (the seed document's definitions; see docs/codegen.md for every divergence).
 

@@ -1,4 +1,4 @@
-//! Answer-correctness eval sets (seed 004, tunix-rt): eval sets, predictions, scorecards.
+//! Answer-correctness eval sets (tunix-rt): eval sets, predictions, scorecards.
 //!
 //! Pipeline for this family: [`sniff()`] each file → [`read_evalset_run`] lowers eval sets, the four
 //! prediction shapes, eval summaries, training metrics and run manifests into [`EvalRun`] →

@@ -1,4 +1,4 @@
-//! Code-generation runs (seed 001): the golden vectors of the seed system's
+//! Code-generation runs: the golden vectors of the seed system's
 //! `calculate_evaluation_metrics` and its example chat_history (from ../shared/data, see
 //! `test_support::shared_data`), and the cases tests/fixtures/codegen/{ok,err}/* (UPDATE_EXPECT=1
 //! regenerates).

@@ -1,6 +1,6 @@
 //! financial-agent-2 run folder reader: traces/*.json (TraceRecord) into the canonical model.
 //!
-//! The seed 000 system (varshav2801/financial-agent-2, `src/evaluation/`) writes one
+//! The financial-agent-2 system (varshav2801/financial-agent-2, `src/evaluation/`) writes one
 //! `traces/<trace_id>.json` per conversation (a pydantic `TraceRecord` dumped with
 //! `json.dump(indent=2, default=str)`) plus `summary.csv`, `turns.csv`, `errors.csv`,
 //! `validation.csv` and `statistics.json`. This module lowers:

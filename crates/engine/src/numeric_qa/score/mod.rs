@@ -97,7 +97,7 @@ pub struct ScoreConfig {
     pub profile: Profile,
     pub tolerances: doc::DocTolerances,
     pub prices: PriceTable,
-    /// How code-generation runs (seed 001) are scored; numeric QA scoring ignores it.
+    /// How code-generation runs are scored; numeric QA scoring ignores it.
     #[serde(default)]
     pub codegen: crate::codegen::CodegenConfig,
 }
