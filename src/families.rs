@@ -518,13 +518,7 @@ pub fn compare_view<'a>(base: &'a Side, cand: &'a Side, q: &CompareQuery) -> Com
         }
         _ => {}
     }
-    let notes: Vec<&str> = cmp
-        .note
-        .iter()
-        .chain(&cmp.warnings)
-        .map(String::as_str)
-        .collect();
-    view.per_item_unavailable = (!notes.is_empty()).then(|| notes.join(" "));
+    view.per_item_unavailable = cmp.notes();
     let stats = cmp.stats;
     view.flips = stats.flips;
     view.n_paired = stats.n_paired;

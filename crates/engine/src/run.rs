@@ -520,6 +520,18 @@ pub fn compare(
 }
 
 impl RunComparison {
+    /// Everything a reader of the numbers should see beside them — why per-item results are
+    /// missing, then the pairing's warnings — as one text; `None` when there is nothing to say.
+    pub fn notes(&self) -> Option<String> {
+        let notes: Vec<&str> = self
+            .note
+            .iter()
+            .chain(&self.warnings)
+            .map(String::as_str)
+            .collect();
+        (!notes.is_empty()).then(|| notes.join(" "))
+    }
+
     /// Keys whose parts after the first are indices (turn, message) print them as numbers.
     fn key_json(&self, key: &[String]) -> Value {
         let numeric_tail = self.family != Family::Evalset;

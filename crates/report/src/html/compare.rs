@@ -48,13 +48,7 @@ pub fn compare(baseline: &ReportRun, candidate: &ReportRun, opts: &CompareOption
     };
     match run::compare(*baseline, *candidate, &settings) {
         Ok(r) => {
-            let notes: Vec<&str> = r
-                .note
-                .iter()
-                .chain(r.warnings.iter())
-                .map(String::as_str)
-                .collect();
-            c.note = (!notes.is_empty()).then(|| notes.join(" "));
+            c.note = r.notes();
             c.summary = Some(r.to_json());
             c.stats = Some(r.stats);
         }
