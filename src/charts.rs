@@ -1,6 +1,6 @@
 //! Charts for the dashboard: drawn by the report crate (the same SVG as the offline report).
 
-use evalboard_engine::aggregate::doc::Statistics;
+use evalboard_engine::numeric_qa::aggregate::doc::Statistics;
 use evalboard_report::charts::Theme;
 
 use crate::protocol::ChartDto;

@@ -1,5 +1,5 @@
-//! The worker's view of code-generation runs: the run read once, re-scored under the
-//! current settings, and answered one screen at a time (overview cards, charts and tables; a page
+//! The code-generation worker's screens of a run (the engine's [`Loaded`]), answered one at a
+//! time (overview cards, charts and tables; a page
 //! of messages; one message with its code and every score's details). Pure (no browser types),
 //! so it is tested natively; the code-generation worker only stores the state and posts views.
 
@@ -8,12 +8,8 @@ use evalboard_engine::codegen::views::{
     self, component_means, component_scores, Message, Source, COMPONENTS,
 };
 use evalboard_engine::codegen::{
-    self as cg, lower, CodegenConfig, CodegenRun, EntryScores, MetricsEntry, MetricsSummaryFile,
-    Profile, ScoredRun,
+    lower, CodegenConfig, EntryScores, Loaded, MetricsEntry, MetricsSummaryFile, Profile,
 };
-use evalboard_engine::model::InputFileReport;
-use evalboard_engine::pipeline::LoadError;
-use evalboard_engine::RunInput;
 use evalboard_report::charts::Theme;
 use evalboard_report::codegen_charts::{codegen_charts, CodegenChartInput};
 
@@ -34,70 +30,6 @@ pub const NOT_RECORDED: &str = "Code was not recorded: metrics.json holds scores
     messages are shown as originally scored by the system that wrote them; Settings change how \
     they are aggregated, not the scores.";
 
-/// A code-generation run as the worker keeps it.
-pub struct CodegenState {
-    pub name: String,
-    pub run: CodegenRun,
-    pub files: Vec<InputFileReport>,
-    pub cfg: CodegenConfig,
-    pub scored: ScoredRun,
-    pub messages: Vec<Message>,
-}
-
-/// Reads and scores a code-generation run; `Err` when it has no message and no summary.
-pub fn load_codegen(input: &RunInput, cfg: &CodegenConfig) -> Result<CodegenState, LoadError> {
-    let run = cg::read_codegen_run(&input.name, &input.files);
-    let scored = run.score(cfg);
-    let messages = views::messages(&run, &scored, cfg);
-    let files = cg::file_reports(&input.files, &scored.diagnostics);
-    let has_summary = run.sessions.iter().any(|s| s.original_summary.is_some());
-    if messages.is_empty() && !has_summary {
-        return Err(LoadError {
-            message: "no usable code-generation message: no trace line and no metrics.json entry \
-                    could be read (see the diagnostics)"
-                .into(),
-            files,
-            diagnostics: scored.diagnostics,
-        });
-    }
-    Ok(CodegenState {
-        name: input.name.clone(),
-        run,
-        files,
-        cfg: *cfg,
-        scored,
-        messages,
-    })
-}
-
-impl CodegenState {
-    /// Re-scores under new settings.
-    pub fn rescore(&mut self, cfg: &CodegenConfig) {
-        self.cfg = *cfg;
-        self.scored = self.run.score(cfg);
-        self.messages = views::messages(&self.run, &self.scored, cfg);
-    }
-
-    /// The summary of every message (re-scored where possible, else as originally scored).
-    pub fn summary(&self) -> MetricsSummaryFile {
-        views::run_summary(&self.name, &self.messages, self.cfg.profile)
-    }
-
-    /// The run list's headline: the mean overall score.
-    pub fn headline(&self) -> Option<f64> {
-        self.summary().summary.average_overall_score
-    }
-
-    pub fn n_sessions(&self) -> usize {
-        self.run.sessions.len()
-    }
-
-    /// Nothing in the run can be re-scored (chat_history folders).
-    pub fn originals_only(&self) -> bool {
-        self.messages.iter().all(|m| m.source == Source::Original)
-    }
-}
-
 fn score3(x: Option<f64>) -> String {
     dec(x, 3)
 }
@@ -115,9 +47,9 @@ fn clip(s: &str) -> String {
     }
 }
 
-fn empty_view(st: &CodegenState) -> CodegenView {
+fn empty_view(st: &Loaded) -> CodegenView {
     CodegenView {
-        name: st.name.clone(),
+        name: st.run.name.clone(),
         profile: st.cfg.profile.name().to_string(),
         note: st.originals_only().then(|| NOT_RECORDED.to_string()),
         cards: Vec::new(),
@@ -136,7 +68,7 @@ fn empty_view(st: &CodegenState) -> CodegenView {
 }
 
 /// One screen of the run.
-pub fn view(st: &CodegenState, q: &CodegenQuery) -> CodegenView {
+pub fn view(st: &Loaded, q: &CodegenQuery) -> CodegenView {
     let mut v = empty_view(st);
     match q {
         CodegenQuery::Overview { dark } => overview(st, *dark, &mut v),
@@ -221,7 +153,7 @@ fn summary_json(s: &MetricsSummaryFile) -> serde_json::Value {
 
 /// "As originally scored vs re-scored": the written metrics_summary.json (when the run has exactly
 /// one), the summary recomputed from the original entries, and the re-scored trace messages.
-fn original_table(st: &CodegenState) -> Option<Vec<Vec<String>>> {
+fn original_table(st: &Loaded) -> Option<Vec<Vec<String>>> {
     let (orig, re) = views::original_and_rescored(&st.run, &st.scored, st.cfg.profile);
     let written: Vec<&serde_json::Value> = st
         .run
@@ -260,7 +192,7 @@ fn original_table(st: &CodegenState) -> Option<Vec<Vec<String>>> {
     Some(rows)
 }
 
-fn overview(st: &CodegenState, dark: bool, v: &mut CodegenView) {
+fn overview(st: &Loaded, dark: bool, v: &mut CodegenView) {
     let p = st.cfg.profile;
     let sum = st.summary();
     let s = &sum.summary;
@@ -283,7 +215,7 @@ fn overview(st: &CodegenState, dark: bool, v: &mut CodegenView) {
         card(
             "sessions",
             "Sessions",
-            int(st.n_sessions() as u64),
+            int(st.run.sessions.len() as u64),
             "chat sessions".into(),
         ),
         card(
@@ -434,7 +366,7 @@ fn distinct<'a>(xs: impl Iterator<Item = &'a str>) -> Vec<String> {
     out
 }
 
-fn items(st: &CodegenState, f: &CodegenFilter, offset: u32, limit: u32, v: &mut CodegenView) {
+fn items(st: &Loaded, f: &CodegenFilter, offset: u32, limit: u32, v: &mut CodegenView) {
     v.models = distinct(st.messages.iter().map(|m| m.model.as_str()));
     v.sessions = distinct(st.messages.iter().map(|m| m.session_id.as_str()));
     v.classes = views::funnel(&st.messages)
@@ -655,7 +587,7 @@ fn details(e: &MetricsEntry, key: &str) -> Vec<(String, String)> {
     }
 }
 
-fn message(st: &CodegenState, session: u32, index: u32) -> Option<CodegenMessageView> {
+fn message(st: &Loaded, session: u32, index: u32) -> Option<CodegenMessageView> {
     let m = st
         .messages
         .iter()
@@ -756,24 +688,12 @@ fn message(st: &CodegenState, session: u32, index: u32) -> Option<CodegenMessage
     Some(v)
 }
 
-/// The name a downloaded output file gets (`<session>/metrics.json` → `<session>-metrics.json`).
-pub fn download_name(path: &str) -> String {
-    path.replace('/', "-")
-}
-
-/// One output file of the run under the current settings: (download name, text).
-pub fn export(st: &CodegenState, file: &str) -> Result<(String, String), String> {
-    evalboard_report::codegen_files(&st.scored)
-        .into_iter()
-        .find(|(path, _)| path == file)
-        .map(|(path, text)| (download_name(&path), text))
-        .ok_or_else(|| format!("unknown export {file:?}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use evalboard_engine::InputFile;
+    use evalboard_engine::family::Family;
+    use evalboard_engine::run::{self, ReadOptions, ScoredRun, Settings};
+    use evalboard_engine::{InputFile, RunInput};
 
     const XSS: &str = "<img src=x onerror=alert(1)>";
 
@@ -799,8 +719,26 @@ mod tests {
         RunInput::new(case, files)
     }
 
-    fn state(case: &str) -> CodegenState {
-        load_codegen(&fixture(case), &CodegenConfig::default()).expect("usable")
+    fn state(case: &str) -> Loaded {
+        let read = run::read_as(
+            Family::Codegen,
+            &fixture(case),
+            None,
+            ReadOptions::default(),
+        )
+        .expect("usable");
+        match run::score(read, &Settings::default(), 1) {
+            ScoredRun::Codegen(l) => *l,
+            _ => unreachable!("a code-generation run"),
+        }
+    }
+
+    fn headline(st: &Loaded) -> Option<f64> {
+        run::RunRef::Codegen(st).headline_value()
+    }
+
+    fn export(st: &Loaded, file: &str) -> Result<(String, String), String> {
+        crate::exports::export(run::RunRef::Codegen(st), file)
     }
 
     fn card_value(v: &CodegenView, key: &str) -> String {
@@ -963,7 +901,7 @@ mod tests {
             .original_summary
             .as_ref()
             .and_then(|s| s.summary.average_overall_score);
-        assert_eq!(st.headline(), sum);
+        assert_eq!(headline(&st), sum);
         let m = view(
             &st,
             &CodegenQuery::Message {
@@ -994,9 +932,8 @@ mod tests {
                 format!("{{\"question\":\"{XSS}\",\"code\":5,\"execution_result\":{{}}}}\n"),
             )],
         );
-        let err = load_codegen(&bad, &CodegenConfig::default())
-            .err()
-            .expect("fails");
+        let err =
+            run::read_as(Family::Codegen, &bad, None, ReadOptions::default()).expect_err("fails");
         assert!(err.diagnostics.iter().any(|d| d.line == Some(1)));
         assert_eq!(err.files.len(), 1);
     }
@@ -1004,9 +941,9 @@ mod tests {
     #[test]
     fn rescoring_follows_the_settings() {
         let mut st = state("ok/trace");
-        let before = st.headline();
+        let before = headline(&st);
         st.rescore(&CodegenConfig {
-            weights: cg::Weights {
+            weights: evalboard_engine::codegen::Weights {
                 correctness: 1.0,
                 quality: 0.0,
                 performance: 0.0,
@@ -1014,11 +951,11 @@ mod tests {
                 coverage: 0.0,
                 recovery: 0.0,
             },
-            ..CodegenConfig::default()
+            ..Default::default()
         });
         let correctness = st.summary().summary.average_correctness_score;
-        assert_eq!(st.headline(), correctness);
-        assert_ne!(st.headline(), before);
+        assert_eq!(headline(&st), correctness);
+        assert_ne!(headline(&st), before);
         st.rescore(&CodegenConfig::ise547());
         assert_eq!(
             view(&st, &CodegenQuery::Overview { dark: false }).profile,

@@ -1,287 +1,50 @@
-//! The worker's views of eval-set runs and of run comparisons. Pure (no browser
-//! types), so it is tested natively; the worker only stores the state and posts the views.
+//! The worker's comparison views: two runs (or a series) of any family through the engine's one
+//! comparison ([`run::compare`]), paged and filtered for the Compare tab. Family-agnostic: what
+//! a family adds (how items are judged, its headline rates, each item's category and question)
+//! comes with the engine's comparison. Pure (no browser types), so it is tested natively.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
-use evalboard_engine::aggregate::doc;
-use evalboard_engine::codegen;
-use evalboard_engine::compare::{self, CompareOptions, PairedItem};
-use evalboard_engine::evalset::{self, AnswerScorer, EvalRun, ScoredRun, ScoringOptions};
+use evalboard_engine::compare::{self, CompareOptions, ItemContexts, PairedItem};
+use evalboard_engine::family::Family;
 use evalboard_engine::run::{self, CompareSettings, RunRef};
-use evalboard_engine::scorers::ScoredQaRun;
-use evalboard_engine::RunInput;
-
 use evalboard_engine::run_meta::{self, RunMeta};
 use evalboard_report::charts::Theme;
 use evalboard_report::compare_charts;
 
-use crate::codegen::CodegenState;
-use crate::protocol::{
-    series_metrics, CompareQuery, CompareRow, CompareView, EvalsetItemRow, EvalsetView,
-    ExtractFlip, GroupRow, MetricDelta, SeriesView, ValidationDto,
-};
+use crate::protocol::{series_metrics, CompareQuery, CompareRow, CompareView, SeriesView};
 
 /// Rows per compare page when the query does not say.
 pub const COMPARE_PAGE: usize = 200;
 
-/// An eval-set run as the worker keeps it: read once, scored under both scorers.
-pub struct EvalsetState {
-    pub run: EvalRun,
-    pub v1: ScoredRun,
-    pub extract: ScoredRun,
-    pub validation: Vec<ValidationDto>,
-    /// Which of the two is the headline (Settings).
-    pub scorer: AnswerScorer,
-}
-
-impl EvalsetState {
-    /// The headline scorer's result.
-    pub fn headline(&self) -> &ScoredRun {
-        match self.scorer {
-            AnswerScorer::V1 => &self.v1,
-            AnswerScorer::V1Extract => &self.extract,
-        }
-    }
-
-    /// Scores again under new settings (headline scorer, pass threshold).
-    pub fn rescore(&mut self, opts: &ScoringOptions) {
-        (self.v1, self.extract) = score_both(&self.run, opts.pass_threshold);
-        self.scorer = opts.scorer;
-    }
-}
-
-fn score_both(run: &EvalRun, pass_threshold: f64) -> (ScoredRun, ScoredRun) {
-    let score = |scorer| {
-        evalset::score_run(
-            run,
-            &ScoringOptions {
-                scorer,
-                pass_threshold,
-            },
-        )
-    };
-    (score(AnswerScorer::V1), score(AnswerScorer::V1Extract))
-}
-
-/// Reads and scores an eval-set run under the default settings.
-pub fn load_evalset(input: &RunInput) -> Result<EvalsetState, String> {
-    load_evalset_with(input, &ScoringOptions::default())
-}
-
-/// Reads and scores an eval-set run; `Err` when it has neither items nor predictions.
-pub fn load_evalset_with(input: &RunInput, opts: &ScoringOptions) -> Result<EvalsetState, String> {
-    let mut run = evalset::read_evalset_run(&input.files, None);
-    if run.items.is_empty() && run.predictions.is_empty() && run.summaries.is_empty() {
-        return Err("no eval set, predictions or eval summary could be read".into());
-    }
-    run.name = input.name.clone();
-    let (v1, extract) = score_both(&run, opts.pass_threshold);
-    let validation = input
-        .files
-        .iter()
-        .filter(|f| evalset::sniff(&f.path, &f.bytes) == Some(evalset::EvalsetFileKind::EvalSet))
-        .map(|f| {
-            validation_dto(
-                &f.path,
-                evalset::validate_evalset(&f.path, &f.bytes, evalset::validate::DEFAULT_MIN_ITEMS),
-            )
-        })
-        .collect();
-    Ok(EvalsetState {
-        run,
-        v1,
-        extract,
-        validation,
-        scorer: opts.scorer,
-    })
-}
-
-fn validation_dto(file: &str, r: evalset::EvalsetValidateReport) -> ValidationDto {
-    let line = |f: &evalset::validate::EvalsetFinding| match f.line {
-        Some(l) => format!("line {l}: {}", f.message),
-        None => f.message.clone(),
-    };
-    let dim = |name: &str, m: &std::collections::BTreeMap<String, u64>| {
-        (
-            name.to_string(),
-            m.iter().map(|(k, v)| (k.clone(), *v)).collect::<Vec<_>>(),
-        )
-    };
-    ValidationDto {
-        file: file.to_string(),
-        items: r.items,
-        errors: r.errors.iter().map(line).collect(),
-        warnings: r.warnings.iter().map(line).collect(),
-        composition: vec![
-            dim("section", &r.composition.section),
-            dim("category", &r.composition.category),
-            dim("difficulty", &r.composition.difficulty),
-        ],
-    }
-}
-
-fn primary(s: &ScoredRun) -> Option<f64> {
-    s.scorecard.as_ref().and_then(|c| c.primary_score)
-}
-
-pub fn primary_score(st: &EvalsetState) -> Option<f64> {
-    primary(st.headline())
-}
-
-/// Everything the eval-set overview and items table show.
-pub fn evalset_view(st: &EvalsetState) -> EvalsetView {
-    let s = st.headline();
-    let prompts: HashMap<&str, &str> = st
-        .run
-        .items
-        .iter()
-        .map(|i| (i.id.as_str(), i.prompt.as_str()))
-        .collect();
-    let items: Vec<EvalsetItemRow> = s
-        .items
-        .iter()
-        .map(|i| EvalsetItemRow {
-            id: i.item_id.clone(),
-            prompt: prompts
-                .get(i.item_id.as_str())
-                .map(|p| p.to_string())
-                .unwrap_or_default(),
-            expected: i.expected.clone(),
-            predicted: i.predicted.clone(),
-            extracted: st
-                .extract
-                .items
-                .iter()
-                .find(|e| e.item_id == i.item_id)
-                .and_then(|e| e.extracted.clone()),
-            correct: i.is_correct(),
-            reason: i.reason.clone(),
-            original_correct: i.original_correct,
-            section: i.section.clone(),
-            category: i.category.clone(),
-            difficulty: i.difficulty.clone(),
-        })
-        .collect();
-    let card = s.scorecard.as_ref();
-    let group = |name: &str,
-                 means: Option<&Vec<(String, f64)>>,
-                 key: fn(&EvalsetItemRow) -> Option<&String>| {
-        let rows = means
-            .map(|m| {
-                m.iter()
-                    .map(|(g, score)| {
-                        let members = items
-                            .iter()
-                            .filter(|i| key(i) == Some(g) && i.correct.is_some());
-                        let (n, ok) = members.fold((0, 0), |(n, ok), i| {
-                            (n + 1, ok + u64::from(i.correct == Some(true)))
-                        });
-                        GroupRow {
-                            name: g.clone(),
-                            n_scored: n,
-                            n_correct: ok,
-                            score: *score,
-                        }
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .unwrap_or_default();
-        (name.to_string(), rows)
-    };
-    let groups = vec![
-        group("section", card.map(|c| &c.section_scores), |i| {
-            i.section.as_ref()
-        }),
-        group("category", card.map(|c| &c.category_scores), |i| {
-            i.category.as_ref()
-        }),
-        group("difficulty", card.map(|c| &c.difficulty_scores), |i| {
-            i.difficulty.as_ref()
-        }),
-    ];
-    let extract_by_id: HashMap<&str, &evalset::ItemScore> = st
-        .extract
-        .items
-        .iter()
-        .map(|i| (i.item_id.as_str(), i))
-        .collect();
-    let extract_flips = st
-        .v1
-        .items
-        .iter()
-        .filter_map(|a| {
-            let b = extract_by_id.get(a.item_id.as_str())?;
-            (a.is_correct() != b.is_correct()).then(|| ExtractFlip {
-                id: a.item_id.clone(),
-                v1: a.is_correct(),
-                extract: b.is_correct(),
-                predicted: a.predicted.clone(),
-                extracted: b.extracted.clone(),
-                expected: a.expected.clone(),
-            })
-        })
-        .collect();
-    EvalsetView {
-        name: s.name.clone(),
-        model: st.run.model.clone(),
-        scorer: s.scorer.id().to_string(),
-        n_items: card.map_or(items.len() as u64, |c| c.n_items),
-        n_scored: card.map_or(0, |c| c.n_scored),
-        n_skipped: card.map_or(0, |c| c.n_skipped),
-        primary_score: card.and_then(|c| c.primary_score),
-        stddev: card.and_then(|c| c.stddev),
-        min_score: card.and_then(|c| c.min_score),
-        max_score: card.and_then(|c| c.max_score),
-        verdict: s.verdict.as_str().to_string(),
-        verdict_reason: s.verdict_reason.clone(),
-        per_item_unavailable: s.per_item_unavailable.clone(),
-        run_failure: s.run_failure.clone(),
-        groups,
-        items,
-        v1_score: primary(&st.v1),
-        v1_extract_score: primary(&st.extract),
-        extract_flips,
-        original: s.original.clone(),
-        original_agreement: s.original_agreement.clone(),
-        validation: st.validation.clone(),
-    }
-}
-
-/// One side of a comparison.
+/// One side of a comparison: a run this worker holds, under the name the page knows it by, or
+/// a run another worker holds (only its name and family are known here).
+#[derive(Clone, Copy)]
 pub enum Side<'a> {
-    Qa(&'a str, &'a ScoredQaRun),
-    Evalset(&'a str, &'a EvalsetState),
-    Codegen(&'a str, &'a CodegenState),
-    /// A run another worker holds: only its name and family are known here.
-    Elsewhere(&'a str, &'static str),
+    Run(&'a str, RunRef<'a>),
+    Elsewhere(&'a str, Family),
 }
 
-impl Side<'_> {
-    fn name(&self) -> &str {
+impl<'a> Side<'a> {
+    fn name(&self) -> &'a str {
         match self {
-            Side::Qa(n, _) | Side::Evalset(n, _) | Side::Codegen(n, _) | Side::Elsewhere(n, _) => n,
+            Side::Run(n, _) | Side::Elsewhere(n, _) => n,
         }
     }
-    fn family(&self) -> &'static str {
-        match self {
-            Side::Qa(..) => "numeric-qa",
-            Side::Evalset(..) => "evalset",
-            Side::Codegen(..) => "codegen",
-            Side::Elsewhere(_, f) => f,
-        }
-    }
-}
 
-impl Side<'_> {
+    fn family(&self) -> Family {
+        match self {
+            Side::Run(_, r) => r.family(),
+            Side::Elsewhere(_, f) => *f,
+        }
+    }
+
     /// What the run is (model, eval set, config, status, durations …) and its loss curve.
     pub fn meta(&self) -> RunMeta {
-        if let Side::Qa(_, s) = self {
-            return run_meta::qa_meta(s);
+        match self {
+            Side::Run(_, r) => r.meta(),
+            Side::Elsewhere(..) => RunMeta::default(),
         }
-        if let Side::Evalset(_, st) = self {
-            return st.headline().meta.clone();
-        }
-        RunMeta::default()
     }
 }
 
@@ -333,81 +96,14 @@ pub fn series_view(sides: &[Side], step: usize, q: &CompareQuery, dark: bool) ->
     }
 }
 
-/// Per-item extras (category, question) by joined key.
-type Extras = HashMap<Vec<String>, (Option<String>, Option<String>)>;
-
-/// The conversation type and question of every turn of a numeric QA run, by joined key.
-fn qa_extras(s: &ScoredQaRun, extras: &mut Extras) {
-    for t in &s.turns {
-        let Some(conv) = s.run.conversations.get(t.conv as usize) else {
-            continue;
-        };
-        let Some(turn) = conv.turns.get(t.turn as usize) else {
-            continue;
-        };
-        extras
-            .entry(vec![conv.id.clone(), turn.turn_idx.to_string()])
-            .or_insert_with(|| (conv.conversation_type.clone(), Some(turn.question.clone())));
-    }
-}
-
-fn qa_metrics(b: &ScoredQaRun, c: &ScoredQaRun) -> Vec<MetricDelta> {
-    let (sb, sc) = (doc::statistics(b), doc::statistics(c));
-    let m = |key: &str, label: &str, f: fn(&doc::Statistics) -> Option<f64>| MetricDelta {
-        key: key.into(),
-        label: label.into(),
-        baseline: f(&sb),
-        candidate: f(&sc),
-    };
-    vec![
-        m("numerical_accuracy", "Numerical accuracy", |s| {
-            s.numerical_accuracy
-        }),
-        m("exact_match_accuracy", "Exact match", |s| {
-            s.exact_match_accuracy
-        }),
-        m(
-            "conversation_level_accuracy",
-            "Conversation-level accuracy",
-            |s| s.conversation_level_accuracy,
-        ),
-        m("error_rate", "Error rate", |s| s.error_rate),
-    ]
-}
-
-fn codegen_metrics(b: &CodegenState, c: &CodegenState) -> Vec<MetricDelta> {
-    let (sb, sc) = (b.summary().summary, c.summary().summary);
-    let m = |key: &str, label: &str, f: fn(&codegen::Summary) -> Option<f64>| MetricDelta {
-        key: key.into(),
-        label: label.into(),
-        baseline: f(&sb),
-        candidate: f(&sc),
-    };
-    let exec = |s: &codegen::Summary| {
-        (s.total_questions > 0).then(|| s.successful_executions as f64 / s.total_questions as f64)
-    };
-    vec![
-        m("execution_success_rate", "Execution success", exec),
-        m(
-            "average_overall_score",
-            "Mean overall score (0–1 as %)",
-            |s| s.average_overall_score,
-        ),
-        m("recovery_success_rate", "Recovery rate", |s| {
-            s.recovery_success_rate
-        }),
-    ]
-}
-
 /// Baseline vs candidate: deltas, flips, McNemar, bootstrap CI and the rows the query asks for
-/// ("regressions first": by flip class, then key).
-pub fn compare_view<'a>(base: &'a Side, cand: &'a Side, q: &CompareQuery) -> CompareView {
+/// ("regressions first": by flip class, then the comparison's item order).
+pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
     let opts = CompareOptions::default();
-    let mut extras: Extras = HashMap::new();
     let mut view = CompareView {
         baseline: base.name().to_string(),
         candidate: cand.name().to_string(),
-        family: base.family().to_string(),
+        family: base.family(),
         judged_by: String::new(),
         metrics: Vec::new(),
         flips: Default::default(),
@@ -426,99 +122,36 @@ pub fn compare_view<'a>(base: &'a Side, cand: &'a Side, q: &CompareQuery) -> Com
         n_rows: 0,
         rows: Vec::new(),
     };
-    // Which runs, as the engine's one comparison takes them.
-    let as_run = |side: &'a Side| -> Option<RunRef<'a>> {
-        match side {
-            Side::Qa(_, s) => Some(RunRef::NumericQa(s)),
-            Side::Evalset(_, st) => Some(RunRef::Evalset(st.headline(), &st.run.diagnostics)),
-            Side::Codegen(_, st) => Some(RunRef::Codegen(&st.scored)),
-            Side::Elsewhere(..) => None,
-        }
-    };
     let settings = CompareSettings {
         qa_scorer: None,
-        opts: opts.clone(),
+        opts,
     };
-    let cmp = match (as_run(base), as_run(cand)) {
-        (Some(b), Some(c)) => run::compare(b, c, &settings).map_err(|e| e.to_string()),
-        _ => Err(format!(
-            "{} is a {} run and {} is a {} run: only runs of the same family can be compared",
-            base.name(),
-            base.family(),
-            cand.name(),
-            cand.family()
-        )),
-    };
-    let mut cmp = match cmp {
-        Ok(c) => c,
-        Err(e) => {
-            view.error = Some(e);
+    let (b, c) = match (base, cand) {
+        (Side::Run(_, b), Side::Run(_, c)) => (b, c),
+        _ => {
+            view.error = Some(format!(
+                "{} is a {} run and {} is a {} run: only runs of the same family can be compared",
+                base.name(),
+                base.family().label(),
+                cand.name(),
+                cand.family().label()
+            ));
             return view;
         }
     };
-    match (base, cand) {
-        (Side::Qa(_, b), Side::Qa(_, c)) => {
-            view.judged_by = format!(
-                "turns joined on conversation id + turn index, judged by {}; turns of failed \
-                 conversations (e.g. evaluation timeouts) count as wrong",
-                cmp.scorer
-            );
-            view.metrics = qa_metrics(b, c);
-            qa_extras(b, &mut extras);
-            qa_extras(c, &mut extras);
+    let cmp = match run::compare(*b, *c, &settings) {
+        Ok(c) => c,
+        Err(e) => {
+            view.error = Some(e.to_string());
+            return view;
         }
-        (Side::Evalset(_, b), Side::Evalset(_, c)) => {
-            view.judged_by = format!("items joined on id, judged by {}", cmp.scorer);
-            view.metrics = vec![
-                MetricDelta {
-                    key: "primary_score".into(),
-                    label: "Primary score (answer_correctness@v1)".into(),
-                    baseline: primary(&b.v1),
-                    candidate: primary(&c.v1),
-                },
-                MetricDelta {
-                    key: "primary_score_extract".into(),
-                    label: "Primary score (@v1-extract)".into(),
-                    baseline: primary(&b.extract),
-                    candidate: primary(&c.extract),
-                },
-            ];
-            for st in [b, c] {
-                for i in &st.headline().items {
-                    extras.entry(vec![i.item_id.clone()]).or_insert_with(|| {
-                        let prompt = st
-                            .run
-                            .items
-                            .iter()
-                            .find(|e| e.id == i.item_id)
-                            .map(|e| e.prompt.clone());
-                        (i.category.clone().or_else(|| i.section.clone()), prompt)
-                    });
-                }
-            }
-        }
-        (Side::Codegen(_, b), Side::Codegen(_, c)) => {
-            view.judged_by = format!(
-                "messages joined on session id + message index, judged by {} (the delivered \
-                 code ran); re-scored trace messages only",
-                cmp.scorer
-            );
-            view.metrics = codegen_metrics(b, c);
-            for st in [b, c] {
-                for m in &st.messages {
-                    extras
-                        .entry(vec![m.session_id.clone(), m.index.to_string()])
-                        .or_insert_with(|| (Some(m.model.clone()), Some(m.question.clone())));
-                }
-            }
-            // The pairing carries the question as `expected`; here it has its own column.
-            for p in &mut cmp.stats.pairs {
-                p.expected = None;
-            }
-        }
-        _ => {}
-    }
+    };
+    let mut context = ItemContexts::new();
+    b.item_context(&mut context);
+    c.item_context(&mut context);
     view.per_item_unavailable = cmp.notes();
+    view.judged_by = cmp.judged_by;
+    view.metrics = cmp.metrics;
     let stats = cmp.stats;
     view.flips = stats.flips;
     view.n_paired = stats.n_paired;
@@ -528,9 +161,9 @@ pub fn compare_view<'a>(base: &'a Side, cand: &'a Side, q: &CompareQuery) -> Com
     view.mcnemar_p = stats.mcnemar_p;
     view.ci_low = stats.bootstrap.low;
     view.ci_high = stats.bootstrap.high;
-    view.categories = extras
+    view.categories = context
         .values()
-        .filter_map(|(c, _)| c.clone())
+        .filter_map(|x| x.category.clone())
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -539,9 +172,9 @@ pub fn compare_view<'a>(base: &'a Side, cand: &'a Side, q: &CompareQuery) -> Com
         .iter()
         .filter(|p| q.flip.as_deref().is_none_or(|f| p.flip().slug() == f))
         .filter(|p| {
-            q.category
-                .as_deref()
-                .is_none_or(|want| extras.get(&p.key).and_then(|e| e.0.as_deref()) == Some(want))
+            q.category.as_deref().is_none_or(|want| {
+                context.get(&p.key).and_then(|x| x.category.as_deref()) == Some(want)
+            })
         })
         .collect();
     // Regressions first; within a class, the comparison's own item order (numeric turns).
@@ -552,15 +185,19 @@ pub fn compare_view<'a>(base: &'a Side, cand: &'a Side, q: &CompareQuery) -> Com
         .into_iter()
         .take(limit)
         .map(|p| {
-            let (category, question) = extras.get(&p.key).cloned().unwrap_or_default();
+            let ctx = context.get(&p.key).cloned().unwrap_or_default();
             let a = p.baseline_answer.as_deref().unwrap_or("");
             let b = p.candidate_answer.as_deref().unwrap_or("");
             CompareRow {
                 key: p.key.join(" · "),
                 flip: p.flip(),
-                category,
-                question,
-                expected: p.expected.clone(),
+                // A pairing that carries the question as the expected value shows it once.
+                expected: p
+                    .expected
+                    .clone()
+                    .filter(|e| ctx.question.as_ref() != Some(e)),
+                category: ctx.category,
+                question: ctx.question,
                 baseline_answer: p.baseline_answer.clone(),
                 candidate_answer: p.candidate_answer.clone(),
                 diff: compare::diff_text(a, b),
@@ -574,21 +211,29 @@ pub fn compare_view<'a>(base: &'a Side, cand: &'a Side, q: &CompareQuery) -> Com
 mod tests {
     use super::*;
     use evalboard_engine::compare::Flip;
-    use evalboard_engine::pipeline;
-    use evalboard_engine::scorers::{score_qa_run, ScoreConfig};
-    use evalboard_engine::InputFile;
+    use evalboard_engine::evalset::views::evalset_view;
+    use evalboard_engine::evalset::{self, AnswerScorer, ScoringOptions};
+    use evalboard_engine::run::{ReadOptions, ScoredRun, Settings};
+    use evalboard_engine::{InputFile, RunInput};
 
-    fn qa(name: &str, lines: &[&str]) -> ScoredQaRun {
+    fn scored(family: Family, input: RunInput, settings: &Settings) -> ScoredRun {
+        let read = run::read_as(family, &input, None, ReadOptions::default()).expect("readable");
+        run::score(read, settings, 1)
+    }
+
+    fn qa(name: &str, lines: &[&str]) -> ScoredRun {
         let input = RunInput::new(
             name.to_string(),
             vec![InputFile::new(format!("{name}/a.jsonl"), lines.join("\n"))],
         );
-        let run =
-            pipeline::load_qa_run_with_progress(&input, None, &mut |_, _| {}).expect("readable");
-        score_qa_run(run, &ScoreConfig::default())
+        scored(Family::NumericQa, input, &Settings::default())
     }
 
-    fn ev(name: &str, items: &str, preds: &str) -> EvalsetState {
+    fn ev(name: &str, items: &str, preds: &str) -> ScoredRun {
+        ev_with(name, items, preds, &Settings::default())
+    }
+
+    fn ev_with(name: &str, items: &str, preds: &str, settings: &Settings) -> ScoredRun {
         let input = RunInput::new(
             name.to_string(),
             vec![
@@ -596,7 +241,15 @@ mod tests {
                 InputFile::new(format!("{name}/{name}_predictions.jsonl"), preds),
             ],
         );
-        load_evalset(&input).expect("readable")
+        scored(Family::Evalset, input, settings)
+    }
+
+    fn side<'a>(name: &'a str, r: &'a ScoredRun) -> Side<'a> {
+        Side::Run(name, r.as_ref())
+    }
+
+    fn primary_score(r: &ScoredRun) -> Option<f64> {
+        r.as_ref().headline_value()
     }
 
     #[test]
@@ -616,17 +269,15 @@ mod tests {
         let s2 = ev("s2", &items, &preds("3", "4", "Rome"));
         let mut s3 = ev("s3", &items, &preds("2", "4", "Paris"));
         // The last stage carries training metrics (one line, as the real files do).
-        s3.run.training_metrics = vec![evalset::TrainingMetricPoint {
-            step: Some(414),
-            loss: Some(0.857),
-            ..Default::default()
-        }];
-        s3.rescore(&ScoringOptions::default());
-        let sides = [
-            Side::Evalset("s1", &s1),
-            Side::Evalset("s2", &s2),
-            Side::Evalset("s3", &s3),
-        ];
+        if let ScoredRun::Evalset(run, _) = &mut s3 {
+            run.training_metrics = vec![evalset::TrainingMetricPoint {
+                step: Some(414),
+                loss: Some(0.857),
+                ..Default::default()
+            }];
+        }
+        s3.rescore(&Settings::default());
+        let sides = [side("s1", &s1), side("s2", &s2), side("s3", &s3)];
         let v = series_view(&sides, 1, &CompareQuery::default(), true);
         assert_eq!(v.runs, ["s1", "s2", "s3"]);
         assert_eq!(v.step, 1);
@@ -669,12 +320,19 @@ mod tests {
         let items = r#"{"id":"a","prompt":"p","expected_answer":"4"}"#;
         let mut st = ev("r", items, r#"{"id":"a","prediction":"Answer: 4"}"#);
         assert_eq!(primary_score(&st), Some(0.0));
-        st.rescore(&ScoringOptions {
-            scorer: AnswerScorer::V1Extract,
-            pass_threshold: 0.5,
-        });
+        let settings = Settings {
+            evalset: ScoringOptions {
+                scorer: AnswerScorer::V1Extract,
+                pass_threshold: 0.5,
+            },
+            ..Settings::default()
+        };
+        st.rescore(&settings);
         assert_eq!(primary_score(&st), Some(1.0));
-        let v = evalset_view(&st);
+        let ScoredRun::Evalset(run, s) = &st else {
+            panic!("an eval-set run")
+        };
+        let v = evalset_view(run, s);
         assert_eq!(v.scorer, "answer_correctness@v1-extract");
         assert_eq!(v.verdict, "pass");
         assert!(
@@ -702,11 +360,7 @@ mod tests {
                 r#"{"conversation_id":"c2","turn_idx":0,"conversation_error":"timeout"}"#,
             ],
         );
-        let v = compare_view(
-            &Side::Qa("b", &b),
-            &Side::Qa("c", &c),
-            &CompareQuery::default(),
-        );
+        let v = compare_view(&side("b", &b), &side("c", &c), &CompareQuery::default());
         assert_eq!(v.error, None);
         assert_eq!((v.flips.regressed, v.flips.improved), (2, 1), "{v:?}");
         let flips: Vec<_> = v.rows.iter().map(|r| r.flip.slug()).collect();
@@ -719,8 +373,8 @@ mod tests {
             .unwrap_or("")
             .contains("timeout"));
         let only = compare_view(
-            &Side::Qa("b", &b),
-            &Side::Qa("c", &c),
+            &side("b", &b),
+            &side("c", &c),
             &CompareQuery {
                 flip: Some("improved".into()),
                 ..Default::default()
@@ -730,7 +384,7 @@ mod tests {
         assert!(v.mcnemar_p > 0.0 && v.mcnemar_p <= 1.0);
     }
 
-    fn codegen_run(dir: &str) -> CodegenState {
+    fn codegen_run(dir: &str) -> ScoredRun {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/codegen/diff")
             .join(dir);
@@ -738,20 +392,23 @@ mod tests {
             .iter()
             .map(|f| InputFile::new(*f, std::fs::read(root.join(f)).unwrap_or_default()))
             .collect();
-        crate::codegen::load_codegen(&RunInput::new(dir, files), &Default::default())
-            .expect("readable")
+        scored(
+            Family::Codegen,
+            RunInput::new(dir, files),
+            &Settings::default(),
+        )
     }
 
     #[test]
     fn codegen_comparison_pairs_messages_like_the_cli() {
         let (b, c) = (codegen_run("baseline"), codegen_run("candidate"));
         let v = compare_view(
-            &Side::Codegen("baseline", &b),
-            &Side::Codegen("candidate", &c),
+            &side("baseline", &b),
+            &side("candidate", &c),
             &CompareQuery::default(),
         );
         assert_eq!(v.error, None);
-        assert_eq!(v.family, "codegen");
+        assert_eq!(v.family, Family::Codegen);
         // tests/fixtures/cli/diff/expected/codegen_baseline_vs_candidate.json
         assert_eq!((v.flips.regressed, v.flips.improved, v.n_paired), (1, 1, 8));
         assert_eq!(v.mcnemar_p, 1.0);
@@ -765,8 +422,8 @@ mod tests {
         // The category of a pair is the baseline's model.
         assert_eq!(v.categories, ["gpt-4", "llama-3.3-70b"]);
         let mixed = compare_view(
-            &Side::Codegen("baseline", &b),
-            &Side::Elsewhere("qa", "numeric-qa"),
+            &side("baseline", &b),
+            &Side::Elsewhere("qa", Family::NumericQa),
             &CompareQuery::default(),
         );
         assert!(mixed.error.is_some());
@@ -800,7 +457,10 @@ mod tests {
             ]
             .join("\n"),
         );
-        let v = evalset_view(&base);
+        let ScoredRun::Evalset(run, s) = &base else {
+            panic!("an eval-set run")
+        };
+        let v = evalset_view(run, s);
         assert_eq!((v.n_items, v.n_scored), (3, 3));
         assert_eq!(v.items.len(), 3);
         assert_eq!(v.items[0].prompt, "2+2?");
@@ -811,25 +471,21 @@ mod tests {
         assert_eq!(v.validation.len(), 1);
         assert!(!v.validation[0].warnings.is_empty() || !v.validation[0].errors.is_empty());
         let c = compare_view(
-            &Side::Evalset("base", &base),
-            &Side::Evalset("cand", &cand),
+            &side("base", &base),
+            &side("cand", &cand),
             &CompareQuery::default(),
         );
         assert_eq!((c.flips.regressed, c.flips.improved), (1, 1));
         assert_eq!(c.rows[0].key, "a");
         assert_eq!(c.rows[0].category.as_deref(), Some("math"));
         assert_eq!(c.categories, ["geo", "math"]);
+        let q = qa(
+            "q",
+            &[r#"{"conversation_id":"c","turn_idx":0,"question":"q","expected":1,"predicted":1}"#],
+        );
         let mixed = compare_view(
-            &Side::Evalset("base", &base),
-            &Side::Qa(
-                "q",
-                &qa(
-                    "q",
-                    &[
-                        r#"{"conversation_id":"c","turn_idx":0,"question":"q","expected":1,"predicted":1}"#,
-                    ],
-                ),
-            ),
+            &side("base", &base),
+            &side("q", &q),
             &CompareQuery::default(),
         );
         assert!(mixed.error.is_some());

@@ -2,6 +2,7 @@
 //! Web Worker that owns the engine and the Leptos UI.
 
 pub mod codegen;
+pub mod exports;
 pub mod families;
 pub mod format;
 pub mod protocol;
@@ -14,8 +15,6 @@ pub mod charts;
 pub mod codegen_host;
 #[cfg(target_arch = "wasm32")]
 pub mod codegen_worker;
-#[cfg(target_arch = "wasm32")]
-pub mod exports;
 #[cfg(target_arch = "wasm32")]
 pub mod js_error;
 #[cfg(target_arch = "wasm32")]

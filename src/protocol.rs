@@ -17,10 +17,16 @@
 
 use serde::{Deserialize, Serialize};
 
-use evalboard_engine::model::InputFileReport;
-use evalboard_engine::scorers::ScoreConfig;
-use evalboard_engine::views::{ConversationView, ItemPage, ItemQuery, Overview};
+use evalboard_engine::accounting::InputFileReport;
+use evalboard_engine::family::Family;
+use evalboard_engine::numeric_qa::views::{ConversationView, ItemPage, ItemQuery, Overview};
+use evalboard_engine::run::Settings;
 use evalboard_engine::Diagnostic;
+
+pub use evalboard_engine::compare::MetricDelta;
+pub use evalboard_engine::evalset::views::{
+    EvalsetItemRow, EvalsetView, ExtractFlip, GroupRow, ValidationDto,
+};
 
 pub type RunId = u32;
 pub type ReqId = u64;
@@ -52,9 +58,9 @@ pub enum Request {
         #[serde(default)]
         demo: bool,
     },
-    /// Re-score every run with new settings.
+    /// Re-score every run of every family with new settings (answered with `Rescored`).
     Configure {
-        config: ScoreConfig,
+        settings: Settings,
     },
     Remove {
         run_id: RunId,
@@ -104,12 +110,6 @@ pub enum Request {
         query: CompareQuery,
         dark: bool,
     },
-    /// The eval-set family's headline scorer and pass threshold: every eval-set run is re-scored
-    /// (answered with `Rescored`).
-    ConfigureEvalset {
-        scorer: evalboard_engine::evalset::AnswerScorer,
-        pass_threshold: f64,
-    },
     /// The single-file offline HTML report of a run, compared with `baseline` when given. The
     /// page supplies the generation time (the worker reads no clock for reports). Answered with
     /// `Response::Export` (file `evalboard-report-<run>.html`).
@@ -157,30 +157,23 @@ pub struct RunInfo {
     pub run_id: RunId,
     pub name: String,
     pub demo: bool,
-    pub family: String,
+    pub family: Family,
+    /// Conversations (numeric QA) or sessions (code generation); 0 for an eval set.
     pub n_conversations: usize,
+    /// Turns, messages or items.
     pub n_turns: usize,
     pub files: Vec<InputFileReport>,
     pub diagnostics: Vec<Diagnostic>,
-    /// Numerical accuracy under the current settings, for the run list.
-    pub numerical_accuracy: Option<f64>,
+    /// The number the run is listed by, under the current settings
+    /// ([`evalboard_engine::run::RunRef::headline_value`]).
+    pub headline: Option<f64>,
     /// Milliseconds the worker spent reading + scoring (performance.now(), worker side).
     pub load_ms: f64,
     /// Size of the worker's wasm linear memory after loading (its high-water mark).
     pub wasm_memory_bytes: Option<u64>,
-    /// An eval-set run's primary score (numeric QA runs use `numerical_accuracy`).
-    #[serde(default)]
-    pub primary_score: Option<f64>,
     /// Where `load_ms` went: (stage, ms) for copying, hashing, parsing, scoring.
     #[serde(default)]
     pub stage_ms: Vec<(String, f64)>,
-}
-
-impl RunInfo {
-    /// The run's headline rate for the run list.
-    pub fn headline(&self) -> Option<f64> {
-        self.numerical_accuracy.or(self.primary_score)
-    }
 }
 
 /// Worker → page.
@@ -264,85 +257,6 @@ pub enum Response {
     },
 }
 
-/// A group mean of a scorecard (section, category or difficulty) with its counts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GroupRow {
-    pub name: String,
-    pub n_scored: u64,
-    pub n_correct: u64,
-    pub score: f64,
-}
-
-/// One eval-set item as scored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EvalsetItemRow {
-    pub id: String,
-    pub prompt: String,
-    pub expected: Option<String>,
-    pub predicted: Option<String>,
-    /// What `answer_correctness@v1-extract` compared.
-    pub extracted: Option<String>,
-    pub correct: Option<bool>,
-    pub reason: Option<String>,
-    pub original_correct: Option<f64>,
-    pub section: Option<String>,
-    pub category: Option<String>,
-    pub difficulty: Option<String>,
-}
-
-/// An item whose verdict differs between `@v1` and `@v1-extract`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ExtractFlip {
-    pub id: String,
-    pub v1: Option<bool>,
-    pub extract: Option<bool>,
-    pub predicted: Option<String>,
-    pub extracted: Option<String>,
-    pub expected: Option<String>,
-}
-
-/// `evalboard validate` of one dropped eval set file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ValidationDto {
-    pub file: String,
-    pub items: u64,
-    /// `line N: message` (or just the message).
-    pub errors: Vec<String>,
-    pub warnings: Vec<String>,
-    /// (dimension, [(label, count)]).
-    pub composition: Vec<(String, Vec<(String, u64)>)>,
-}
-
-/// An eval-set run as the page shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EvalsetView {
-    pub name: String,
-    pub model: Option<String>,
-    /// The scorer of the headline (`answer_correctness@v1` or `@v1-extract`).
-    pub scorer: String,
-    pub n_items: u64,
-    pub n_scored: u64,
-    pub n_skipped: u64,
-    pub primary_score: Option<f64>,
-    pub stddev: Option<f64>,
-    pub min_score: Option<f64>,
-    pub max_score: Option<f64>,
-    pub verdict: String,
-    pub verdict_reason: String,
-    pub per_item_unavailable: Option<String>,
-    pub run_failure: Option<String>,
-    /// (dimension, rows): section, category, difficulty.
-    pub groups: Vec<(String, Vec<GroupRow>)>,
-    pub items: Vec<EvalsetItemRow>,
-    pub v1_score: Option<f64>,
-    pub v1_extract_score: Option<f64>,
-    pub extract_flips: Vec<ExtractFlip>,
-    /// The eval_summary.json entry that scored this run originally.
-    pub original: Option<evalboard_engine::evalset::SummaryEntry>,
-    pub original_agreement: Option<evalboard_engine::evalset::score::OriginalAgreement>,
-    pub validation: Vec<ValidationDto>,
-}
-
 /// Which paired items to list.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompareQuery {
@@ -352,15 +266,6 @@ pub struct CompareQuery {
     /// Most rows returned (0 = the default page).
     #[serde(default)]
     pub limit: usize,
-}
-
-/// A headline metric in both runs.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct MetricDelta {
-    pub key: String,
-    pub label: String,
-    pub baseline: Option<f64>,
-    pub candidate: Option<f64>,
 }
 
 /// One paired item with the word-level diff of the two answers.
@@ -381,7 +286,7 @@ pub struct CompareRow {
 pub struct CompareView {
     pub baseline: String,
     pub candidate: String,
-    pub family: String,
+    pub family: Family,
     /// How items are joined and judged.
     pub judged_by: String,
     pub metrics: Vec<MetricDelta>,

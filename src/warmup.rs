@@ -97,8 +97,8 @@ pub fn warm_up_jsonl(turns: usize) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use evalboard_engine::scorers::{score_qa_run, ScoreConfig};
-    use evalboard_engine::{pipeline, InputFile, RunInput};
+    use evalboard_engine::numeric_qa::score::{score_qa_run, ScoreConfig};
+    use evalboard_engine::{numeric_qa::read, InputFile, RunInput};
 
     #[test]
     fn the_warm_up_run_is_read_whole_and_reaches_every_scorer() {
@@ -109,7 +109,7 @@ mod tests {
                 warm_up_jsonl(500),
             )],
         );
-        let run = pipeline::load_qa_run(&input, None).expect("readable");
+        let run = read::load_qa_run(&input, None).expect("readable");
         assert!(run.diagnostics.is_empty(), "{:?}", run.diagnostics);
         assert_eq!(run.n_turns(), 500);
         let t = score_qa_run(run, &ScoreConfig::default()).turns;

@@ -11,9 +11,14 @@ use evalboard_app::families::{self, Side};
 use evalboard_app::protocol::{
     self, ChartDto, CompareQuery, EvalsetView, Request, Response, RunInfo,
 };
-use evalboard_engine::scorers::{score_qa_run, ModelPrice, PriceTable, Profile, ScoreConfig};
-use evalboard_engine::views::{self, ItemFilter, ItemQuery, SortKey};
-use evalboard_engine::{pipeline, InputFile, RunInput};
+use evalboard_engine::evalset::views::evalset_view;
+use evalboard_engine::family::Family;
+use evalboard_engine::numeric_qa::score::{
+    score_qa_run, ModelPrice, PriceTable, Profile, ScoreConfig,
+};
+use evalboard_engine::numeric_qa::views::{self, ItemFilter, ItemQuery, SortKey};
+use evalboard_engine::run::{self, ReadOptions, ScoredRun, Settings};
+use evalboard_engine::{numeric_qa::read, InputFile, RunInput};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -30,8 +35,8 @@ fn input(name: &str, dir: &str, files: &[&str]) -> RunInput {
     RunInput::new(name, files)
 }
 
-fn qa(name: &str, results: &str) -> evalboard_engine::scorers::ScoredQaRun {
-    let run = pipeline::load_qa_run(
+fn qa(name: &str, results: &str) -> evalboard_engine::numeric_qa::score::ScoredQaRun {
+    let run = read::load_qa_run(
         &input(
             name,
             &format!("demo/{name}"),
@@ -43,7 +48,12 @@ fn qa(name: &str, results: &str) -> evalboard_engine::scorers::ScoredQaRun {
     score_qa_run(run, &ScoreConfig::default())
 }
 
-fn evalset(name: &str) -> families::EvalsetState {
+fn scored(family: Family, input: &RunInput) -> ScoredRun {
+    let read = run::read_as(family, input, None, ReadOptions::default()).expect("the run loads");
+    run::score(read, &Settings::default(), 1)
+}
+
+fn evalset(name: &str) -> ScoredRun {
     let mut inp = input(
         name,
         &format!("tests/fixtures/evalset/ok/m45_vs_m46/runs/{name}"),
@@ -54,7 +64,7 @@ fn evalset(name: &str) -> families::EvalsetState {
         std::fs::read(root().join("tests/fixtures/evalset/ok/m45_vs_m46/attached_evalset.jsonl"))
             .expect("eval set"),
     ));
-    families::load_evalset(&inp).expect("the eval-set run loads")
+    scored(Family::Evalset, &inp)
 }
 
 /// The variant's name; exhaustive, so a new variant needs a sample before this compiles.
@@ -92,11 +102,10 @@ fn request_variant(r: &Request) -> &'static str {
         Request::Compare { .. } => "Compare",
         Request::Report { .. } => "Report",
         Request::Series { .. } => "Series",
-        Request::ConfigureEvalset { .. } => "ConfigureEvalset",
         Request::Codegen { .. } => "Codegen",
     }
 }
-const REQUEST_VARIANTS: usize = 13;
+const REQUEST_VARIANTS: usize = 12;
 
 /// Encodes, decodes and compares: the decoded value prints the same (`Debug` shows every field)
 /// and encodes to the same bytes.
@@ -127,24 +136,26 @@ fn chart() -> ChartDto {
 fn responses() -> Vec<Response> {
     let gpt = qa("gpt-4o", "gpt_4o_results.json");
     let o3 = qa("o3", "o3_results.json");
-    let info = |run_id, s: &evalboard_engine::scorers::ScoredQaRun| RunInfo {
+    let info = |run_id, s: &evalboard_engine::numeric_qa::score::ScoredQaRun| RunInfo {
         run_id,
         name: s.run.name.clone(),
         demo: true,
-        family: "numeric-qa".into(),
+        family: Family::NumericQa,
         n_conversations: s.run.conversations.len(),
         n_turns: s.turns.len(),
         files: s.run.files.clone(),
         diagnostics: s.run.diagnostics.clone(),
-        numerical_accuracy: evalboard_engine::aggregate::doc::statistics(s).numerical_accuracy,
+        headline: evalboard_engine::numeric_qa::aggregate::doc::statistics(s).numerical_accuracy,
         load_ms: 12.5,
         wasm_memory_bytes: Some(1 << 24),
-        primary_score: None,
         stage_ms: vec![("parse".into(), 8.5), ("score".into(), 4.0)],
     };
     let base = evalset("m45_m44_baseline");
     let cand = evalset("m46_control");
-    let ev_view = families::evalset_view(&base);
+    let ev_view = match &base {
+        ScoredRun::Evalset(r, s) => evalset_view(r, s),
+        _ => unreachable!("an eval-set run"),
+    };
     assert!(!ev_view.items.is_empty() && ev_view.original.is_some());
     let mut empty_ev = ev_view.clone();
     empty_ev.items.clear();
@@ -153,14 +164,14 @@ fn responses() -> Vec<Response> {
     empty_ev.original_agreement = None;
     empty_ev.primary_score = None;
     let ev_cmp = families::compare_view(
-        &Side::Evalset("m45", &base),
-        &Side::Evalset("m46", &cand),
+        &Side::Run("m45", base.as_ref()),
+        &Side::Run("m46", cand.as_ref()),
         &CompareQuery::default(),
     );
     assert!(!ev_cmp.rows.is_empty());
     let qa_cmp = families::compare_view(
-        &Side::Qa("gpt-4o", &gpt),
-        &Side::Qa("o3", &o3),
+        &Side::Run("gpt-4o", run::RunRef::NumericQa(&gpt)),
+        &Side::Run("o3", run::RunRef::NumericQa(&o3)),
         &CompareQuery {
             flip: Some("regressed".into()),
             category: None,
@@ -168,8 +179,8 @@ fn responses() -> Vec<Response> {
         },
     );
     let mixed = families::compare_view(
-        &Side::Qa("gpt-4o", &gpt),
-        &Side::Evalset("m46", &cand),
+        &Side::Run("gpt-4o", run::RunRef::NumericQa(&gpt)),
+        &Side::Run("m46", cand.as_ref()),
         &CompareQuery::default(),
     );
     assert!(mixed.error.is_some());
@@ -209,10 +220,9 @@ fn responses() -> Vec<Response> {
         },
         Response::Loaded {
             info: RunInfo {
-                family: "evalset".into(),
-                numerical_accuracy: None,
+                family: Family::Evalset,
+                headline: Some(0.5),
                 wasm_memory_bytes: None,
-                primary_score: Some(0.5),
                 ..info(2, &o3)
             },
         },
@@ -285,9 +295,9 @@ fn responses() -> Vec<Response> {
     // A series: metadata side by side, the metrics chart, one step's comparison.
     let series = families::series_view(
         &[
-            Side::Evalset("m45", &base),
-            Side::Evalset("m46", &cand),
-            Side::Evalset("m45 again", &base),
+            Side::Run("m45", base.as_ref()),
+            Side::Run("m46", cand.as_ref()),
+            Side::Run("m45 again", base.as_ref()),
         ],
         1,
         &CompareQuery::default(),
@@ -301,29 +311,31 @@ fn responses() -> Vec<Response> {
     // Code-generation screens of a real trace fixture (overview, a page of messages, one message)
     // and a code-generation comparison.
     let cg = |dir: &str| {
-        evalboard_app::codegen::load_codegen(
+        scored(
+            Family::Codegen,
             &input(
                 dir,
                 &format!("tests/fixtures/codegen/diff/{dir}"),
                 &["traces.jsonl", "employees.csv"],
             ),
-            &Default::default(),
         )
-        .expect("the codegen fixture loads")
     };
     let (cg_base, cg_cand) = (cg("baseline"), cg("candidate"));
     for query in codegen_queries() {
         out.push(Response::Codegen {
             req: 17,
             run_id: 5,
-            view: Box::new(evalboard_app::codegen::view(&cg_base, &query)),
+            view: Box::new(match &cg_base {
+                ScoredRun::Codegen(l) => evalboard_app::codegen::view(l, &query),
+                _ => unreachable!("a code-generation run"),
+            }),
         });
     }
     out.push(Response::Compare {
         req: 18,
         view: Box::new(families::compare_view(
-            &Side::Codegen("baseline", &cg_base),
-            &Side::Codegen("candidate", &cg_cand),
+            &Side::Run("baseline", cg_base.as_ref()),
+            &Side::Run("candidate", cg_cand.as_ref()),
             &CompareQuery::default(),
         )),
     });
@@ -367,9 +379,9 @@ fn codegen_queries() -> Vec<evalboard_app::protocol::CodegenQuery> {
 }
 
 /// A run with no readable turns (every aggregate `None`).
-fn qa_empty() -> evalboard_engine::scorers::ScoredQaRun {
+fn qa_empty() -> evalboard_engine::numeric_qa::score::ScoredQaRun {
     score_qa_run(
-        evalboard_engine::model::QaRun::default(),
+        evalboard_engine::numeric_qa::model::QaRun::default(),
         &ScoreConfig::default(),
     )
 }
@@ -377,7 +389,7 @@ fn qa_empty() -> evalboard_engine::scorers::ScoredQaRun {
 fn requests() -> Vec<Request> {
     let config = ScoreConfig {
         profile: Profile::Fa2,
-        tolerances: evalboard_engine::scorers::doc::DocTolerances {
+        tolerances: evalboard_engine::numeric_qa::score::doc::DocTolerances {
             rel: 0.02,
             ..Default::default()
         },
@@ -390,7 +402,14 @@ fn requests() -> Vec<Request> {
                 },
             )],
         },
-        codegen: Default::default(),
+    };
+    let settings = Settings {
+        numeric_qa: config,
+        evalset: evalboard_engine::evalset::ScoringOptions {
+            scorer: evalboard_engine::evalset::AnswerScorer::V1Extract,
+            pass_threshold: 0.75,
+        },
+        ..Settings::default()
     };
     vec![
         Request::Load {
@@ -399,9 +418,9 @@ fn requests() -> Vec<Request> {
             paths: vec!["x/y.json".into(), "z.jsonl".into()],
             demo: true,
         },
-        Request::Configure { config },
+        Request::Configure { settings },
         Request::Configure {
-            config: ScoreConfig::default(),
+            settings: Settings::default(),
         },
         Request::Remove { run_id: 4 },
         Request::Overview {
@@ -477,10 +496,6 @@ fn requests() -> Vec<Request> {
             step: 1,
             query: CompareQuery::default(),
             dark: false,
-        },
-        Request::ConfigureEvalset {
-            scorer: evalboard_engine::evalset::AnswerScorer::V1Extract,
-            pass_threshold: 0.75,
         },
     ]
     .into_iter()

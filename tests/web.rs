@@ -11,9 +11,10 @@ use evalboard_app::protocol::{self, ChartDto, Request, Response, RunInfo};
 use evalboard_app::ui::route::{Route, Tab};
 use evalboard_app::ui::store::{RunEntry, RunStatus, Store};
 use evalboard_app::ui::widgets::{Chart, DataTable, MetricCard};
-use evalboard_engine::scorers::{self, ScoreConfig};
-use evalboard_engine::views::{self, ItemFilter, ItemQuery, SortKey};
-use evalboard_engine::{pipeline, InputFile, RunInput};
+use evalboard_engine::numeric_qa::score::{self, ScoreConfig};
+use evalboard_engine::numeric_qa::views::{self, ItemFilter, ItemQuery, SortKey};
+use evalboard_engine::run::Settings;
+use evalboard_engine::{numeric_qa::read, InputFile, RunInput};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -21,7 +22,7 @@ const XSS: &str = "<img src=x onerror=alert(1)>";
 
 /// A small canonical-JSONL run: 3 conversations, 6 turns, one XSS payload in a question and one
 /// in an answer.
-fn scored() -> evalboard_engine::scorers::ScoredQaRun {
+fn scored() -> evalboard_engine::numeric_qa::score::ScoredQaRun {
     let lines = [
         format!(r#"{{"conversation_id":"c1","turn_idx":0,"question":"what is {XSS}?","expected":10,"predicted":10,"model":"m1","prompt_tokens":100,"completion_tokens":10}}"#),
         r#"{"conversation_id":"c1","turn_idx":1,"question":"and then?","expected":"5%","predicted":0.05,"model":"m1","prompt_tokens":90,"completion_tokens":12}"#.to_string(),
@@ -34,8 +35,8 @@ fn scored() -> evalboard_engine::scorers::ScoredQaRun {
         "t",
         vec![InputFile::new("turns.jsonl", lines.join("\n").into_bytes())],
     );
-    let run = pipeline::load_qa_run(&input, None).expect("the run loads");
-    scorers::score_qa_run(run, &ScoreConfig::default())
+    let run = read::load_qa_run(&input, None).expect("the run loads");
+    score::score_qa_run(run, &ScoreConfig::default())
 }
 
 fn round_trip(r: &Response) -> Response {
@@ -123,7 +124,7 @@ fn items_conversation_and_load_round_trip() {
             query: q.clone(),
         },
         Request::Configure {
-            config: ScoreConfig::default(),
+            settings: Default::default(),
         },
         Request::Export {
             req: 3,
@@ -210,15 +211,14 @@ fn load_report_lists_files_and_diagnostics() {
         run_id: 1,
         name: "t".into(),
         demo: false,
-        family: "numeric-qa".into(),
+        family: evalboard_engine::family::Family::NumericQa,
         n_conversations: s.run.conversations.len(),
         n_turns: s.turns.len(),
         files: s.run.files.clone(),
         diagnostics: s.run.diagnostics.clone(),
-        numerical_accuracy: None,
+        headline: None,
         load_ms: 12.0,
         wasm_memory_bytes: None,
-        primary_score: None,
         stage_ms: vec![("parse".into(), 8.0), ("score".into(), 4.0)],
     };
     let host = mount(move || {
@@ -255,7 +255,27 @@ fn load_report_lists_files_and_diagnostics() {
 #[wasm_bindgen_test]
 fn saved_settings_keep_serde_json_shape_both_ways() {
     use evalboard_app::ui::saved::{config_from_json, config_to_json};
-    use evalboard_engine::scorers::{doc::DocTolerances, ModelPrice, PriceTable, Profile};
+    use evalboard_engine::numeric_qa::score::{
+        doc::DocTolerances, ModelPrice, PriceTable, Profile,
+    };
+    // The stored shape: the numeric QA settings as serde writes them, the code-generation
+    // settings under `codegen`.
+    #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+    struct Stored {
+        #[serde(flatten)]
+        numeric_qa: ScoreConfig,
+        #[serde(default)]
+        codegen: evalboard_engine::codegen::CodegenConfig,
+    }
+    let stored = |s: &Settings| Stored {
+        numeric_qa: s.numeric_qa.clone(),
+        codegen: s.codegen,
+    };
+    let settings = |numeric_qa: ScoreConfig, codegen| Settings {
+        numeric_qa,
+        codegen,
+        ..Settings::default()
+    };
     let config = ScoreConfig {
         profile: Profile::Fa2,
         tolerances: DocTolerances {
@@ -272,37 +292,43 @@ fn saved_settings_keep_serde_json_shape_both_ways() {
                 },
             )],
         },
-        codegen: evalboard_engine::codegen::CodegenConfig {
-            profile: evalboard_engine::codegen::Profile::Ise547,
-            weights: evalboard_engine::codegen::Weights {
-                correctness: 0.5,
-                quality: 0.1,
-                performance: 0.1,
-                understanding: 0.1,
-                coverage: 0.1,
-                recovery: 0.1,
-            },
-            max_recovery_attempts: 3,
-        },
     };
-    for c in [config, ScoreConfig::default()] {
+    let codegen = evalboard_engine::codegen::CodegenConfig {
+        profile: evalboard_engine::codegen::Profile::Ise547,
+        weights: evalboard_engine::codegen::Weights {
+            correctness: 0.5,
+            quality: 0.1,
+            performance: 0.1,
+            understanding: 0.1,
+            coverage: 0.1,
+            recovery: 0.1,
+        },
+        max_recovery_attempts: 3,
+    };
+    for c in [settings(config, codegen), Settings::default()] {
         // What earlier builds stored (serde_json) loads, and what the page stores reads back
         // through serde_json as the same settings.
-        let old = serde_json::to_string(&c).expect("json");
+        let old = serde_json::to_string(&stored(&c)).expect("json");
         assert_eq!(config_from_json(&old).as_ref(), Some(&c), "{old}");
         let new = config_to_json(&c).expect("stringify");
         assert_eq!(
-            serde_json::from_str::<ScoreConfig>(&new).expect("serde reads it"),
-            c
+            serde_json::from_str::<Stored>(&new).expect("serde reads it"),
+            stored(&c)
         );
         assert_eq!(config_from_json(&new).as_ref(), Some(&c));
     }
+    // Settings stored before code-generation runs existed load with its defaults.
+    let before = serde_json::to_string(&ScoreConfig::default()).expect("json");
+    assert_eq!(config_from_json(&before), Some(Settings::default()));
     // Missing tolerances take their defaults, as with serde; a wrong shape is None.
     let partial =
         config_from_json(r#"{"profile":"doc","tolerances":{"rel":0.05},"prices":{"models":[]}}"#)
             .expect("partial tolerances");
-    assert_eq!(partial.tolerances.rel, 0.05);
-    assert_eq!(partial.tolerances.abs, DocTolerances::default().abs);
+    assert_eq!(partial.numeric_qa.tolerances.rel, 0.05);
+    assert_eq!(
+        partial.numeric_qa.tolerances.abs,
+        DocTolerances::default().abs
+    );
     for bad in [
         "",
         "{",
@@ -406,7 +432,7 @@ fn browser_lowercase_is_rusts() {
 }
 
 /// A code-generation trace whose question, code, error and model carry the XSS payload.
-fn codegen_state() -> evalboard_app::codegen::CodegenState {
+fn codegen_state() -> evalboard_engine::codegen::Loaded {
     let line = serde_json::json!({
         "session_id": "s1",
         "model": format!("m{XSS}"),
@@ -419,7 +445,18 @@ fn codegen_state() -> evalboard_app::codegen::CodegenState {
         "cg",
         vec![InputFile::new("t.jsonl", line.to_string().into_bytes())],
     );
-    evalboard_app::codegen::load_codegen(&input, &Default::default()).expect("usable")
+    use evalboard_engine::run::{self, ReadOptions, ScoredRun};
+    let read = run::read_as(
+        evalboard_engine::family::Family::Codegen,
+        &input,
+        None,
+        ReadOptions::default(),
+    )
+    .expect("usable");
+    match run::score(read, &Default::default(), 1) {
+        ScoredRun::Codegen(l) => *l,
+        _ => unreachable!("a code-generation run"),
+    }
 }
 
 #[wasm_bindgen_test]

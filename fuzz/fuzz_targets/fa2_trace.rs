@@ -1,5 +1,5 @@
 //! Fuzz: financial-agent-2 trace reader never panics.
 #![no_main]
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let _ = evalboard_engine::formats::fa2_traces::read_trace("traces/x.json", data);
+    let _ = evalboard_engine::numeric_qa::formats::fa2_traces::read_trace("traces/x.json", data);
 });

@@ -1,6 +1,6 @@
 //! Fuzz: a whole run folder (split into files at 0xFF bytes) loads and scores without panicking.
 #![no_main]
-use evalboard_engine::{pipeline, scorers, InputFile, RunInput};
+use evalboard_engine::{numeric_qa::read, numeric_qa::score, InputFile, RunInput};
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let names = ["traces/a.json", "results.json", "run.jsonl", "turns.csv", "dataset.json"];
@@ -9,8 +9,8 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
         .zip(names.iter().cycle())
         .map(|(bytes, name)| InputFile::new(*name, bytes.to_vec()))
         .collect();
-    if let Ok(run) = pipeline::load_qa_run(&RunInput::new("fuzz", files), None) {
-        let scored = scorers::score_qa_run(run, &scorers::ScoreConfig::default());
-        let _ = evalboard_engine::aggregate::doc::statistics(&scored);
+    if let Ok(run) = read::load_qa_run(&RunInput::new("fuzz", files), None) {
+        let scored = score::score_qa_run(run, &score::ScoreConfig::default());
+        let _ = evalboard_engine::numeric_qa::aggregate::doc::statistics(&scored);
     }
 });

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use evalboard_engine::evalset::score::DEFAULT_PASS_THRESHOLD;
+use evalboard_engine::family::Family;
 
 use crate::protocol::Request;
 use crate::ui::client;
@@ -68,16 +68,9 @@ pub fn App() -> impl IntoView {
     if let Err(e) = client::start(move |r| store.apply(r)) {
         store.notify(e, true);
     }
-    let config = store.config.get_untracked();
-    if config != Default::default() {
-        client::send(&Request::Configure { config });
-    }
-    let (scorer, pass_threshold) = store.evalset_opts.get_untracked();
-    if (scorer, pass_threshold) != (Default::default(), DEFAULT_PASS_THRESHOLD) {
-        client::send(&Request::ConfigureEvalset {
-            scorer,
-            pass_threshold,
-        });
+    let settings = store.settings.get_untracked();
+    if settings != Default::default() {
+        client::send(&Request::Configure { settings });
     }
     if !Store::demo_dismissed() {
         store.load_demo();
@@ -112,7 +105,7 @@ pub fn App() -> impl IntoView {
     // Overview of the current run: refetched on a new run, new settings or a theme change.
     let current_loaded = Memo::new(move |_| {
         store.current().and_then(|r| match &r.status {
-            RunStatus::Loaded(i) => Some((r.id, i.family.clone())),
+            RunStatus::Loaded(i) => Some((r.id, i.family)),
             _ => None,
         })
     });
@@ -121,13 +114,13 @@ pub fn App() -> impl IntoView {
         let dark = store.dark.get();
         store.rescored.track();
         match id {
-            Some((run_id, family)) if family == "numeric-qa" => {
+            Some((run_id, Family::NumericQa)) => {
                 let req = client::next_req();
                 store.overview_req.set_value(req);
                 client::send(&Request::Overview { req, run_id, dark });
             }
             // Eval-set runs have their own view.
-            Some((run_id, family)) if family == "evalset" => client::send(&Request::Evalset {
+            Some((run_id, Family::Evalset)) => client::send(&Request::Evalset {
                 req: client::next_req(),
                 run_id,
             }),

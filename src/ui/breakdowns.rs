@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use leptos::prelude::*;
 
-use evalboard_engine::aggregate::doc::Breakdown;
+use evalboard_engine::numeric_qa::aggregate::doc::Breakdown;
 
 use crate::format;
 use crate::protocol::ChartDto;

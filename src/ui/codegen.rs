@@ -8,6 +8,8 @@
 use leptos::html;
 use leptos::prelude::*;
 
+use evalboard_engine::family::Family;
+
 use crate::format;
 use crate::protocol::{
     CodegenAttempt, CodegenFilter, CodegenMessageView, CodegenQuery, CodegenRow, CodegenScore,
@@ -375,7 +377,7 @@ pub fn CodegenDrawer() -> impl IntoView {
     let target = Memo::new(move |_| {
         let item = store.route.with(|r| r.item)?;
         let run = store.current()?;
-        run.info().filter(|i| i.family == "codegen")?;
+        run.info().filter(|i| i.family == Family::Codegen)?;
         Some((run.id, item.0, item.1))
     });
     let query = Memo::new(move |_| {

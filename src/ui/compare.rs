@@ -8,6 +8,8 @@
 
 use leptos::prelude::*;
 
+use evalboard_engine::family::Family;
+
 use evalboard_engine::compare::{DiffKind, Flip};
 
 use crate::format;
@@ -39,15 +41,15 @@ fn flip_label(f: Flip) -> &'static str {
 }
 
 /// Loaded runs as (id, name, family).
-fn loaded(store: Store) -> Vec<(u32, String, String)> {
+fn loaded(store: Store) -> Vec<(u32, String, Family)> {
     store.runs.with(|rs| {
         rs.iter()
-            .filter_map(|r| r.info().map(|i| (r.id, r.name.clone(), i.family.clone())))
+            .filter_map(|r| r.info().map(|i| (r.id, r.name.clone(), i.family)))
             .collect()
     })
 }
 
-type Run = (u32, String, String);
+type Run = (u32, String, Family);
 
 /// The runs compared, in order: from the URL (`base`, `cand`, `also`…), else the first loaded
 /// run vs the current one (or the next run of its family). Names not loaded are left out.
@@ -146,10 +148,10 @@ pub fn CompareView() -> impl IntoView {
         let (Some(s), rs) = (series.get_untracked(), runs.get_untracked()) else {
             return;
         };
-        let family = s.first().map(|r| r.2.clone()).unwrap_or_default();
+        let family = s.first().map(|r| r.2);
         let next = rs
             .iter()
-            .find(|r| r.2 == family && !s.iter().any(|x| x.0 == r.0))
+            .find(|r| Some(r.2) == family && !s.iter().any(|x| x.0 == r.0))
             .or_else(|| rs.first())
             .map(|r| r.1.clone());
         if let Some(n) = next {

@@ -30,7 +30,7 @@ pub fn ComplexityView() -> impl IntoView {
         let by_turn: Vec<_> = turns
             .into_iter()
             .map(|t| {
-                let k = evalboard_engine::aggregate::doc::TurnKey(t);
+                let k = evalboard_engine::numeric_qa::aggregate::doc::TurnKey(t);
                 (
                     t,
                     s.accuracy_by_turn_number.get(&k).copied(),

@@ -5,7 +5,9 @@
 
 use leptos::prelude::*;
 
-use evalboard_engine::views::{ConversationTurn, ConversationView};
+use evalboard_engine::family::Family;
+
+use evalboard_engine::numeric_qa::views::{ConversationTurn, ConversationView};
 
 use crate::format;
 use crate::protocol::Request;
@@ -19,7 +21,7 @@ pub fn ConversationDrawer() -> impl IntoView {
     let target = Memo::new(move |_| {
         let item = store.route.with(|r| r.item)?;
         let run = store.current()?;
-        run.info().filter(|i| i.family == "numeric-qa")?;
+        run.info().filter(|i| i.family == Family::NumericQa)?;
         Some((run.id, item.0, item.1))
     });
     // Fetch on open, on another conversation, and after re-scoring.

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use evalboard_engine::family::Family;
+
 use crate::protocol::{Request, RunId};
 use crate::ui::client;
 use crate::ui::store::use_store;
@@ -40,28 +42,34 @@ pub fn ExportView() -> impl IntoView {
     let evalset = Memo::new(move |_| {
         store
             .current()
-            .and_then(|r| r.info().map(|i| i.family == "evalset"))
+            .and_then(|r| r.info().map(|i| i.family == Family::Evalset))
             .unwrap_or(false)
     });
     let codegen = Memo::new(move |_| {
         store
             .current()
-            .and_then(|r| r.info().map(|i| i.family == "codegen"))
+            .and_then(|r| r.info().map(|i| i.family == Family::Codegen))
             .unwrap_or(false)
     });
     let settings = move || {
         if evalset.get() {
-            return store
-                .evalset_opts
-                .with(|(scorer, t)| format!("scorer {} · pass threshold {t}", scorer.id()));
+            return store.settings.with(|s| {
+                let e = &s.evalset;
+                format!(
+                    "scorer {} · pass threshold {}",
+                    e.scorer.id(),
+                    e.pass_threshold
+                )
+            });
         }
-        store.config.with(|c| {
+        store.settings.with(|s| {
+            let c = &s.numeric_qa;
             if codegen.get() {
-                let w = &c.codegen.weights;
+                let w = &s.codegen.weights;
                 return format!(
                     "profile {} · max {} recovery attempts · weights {}/{}/{}/{}/{}/{}",
-                    c.codegen.profile.name(),
-                    c.codegen.max_recovery_attempts,
+                    s.codegen.profile.name(),
+                    s.codegen.max_recovery_attempts,
                     w.correctness,
                     w.quality,
                     w.performance,

@@ -3,8 +3,8 @@
 
 use leptos::prelude::*;
 
+use evalboard_engine::accounting::FileStatus;
 use evalboard_engine::diag::Severity;
-use evalboard_engine::model::FileStatus;
 
 use crate::format;
 use crate::ui::store::{use_store, RunStatus};

@@ -11,7 +11,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::KeyboardEvent;
 
-use evalboard_engine::views::{ItemFilter, ItemPage, ItemQuery, ItemRow, SortKey};
+use evalboard_engine::numeric_qa::views::{ItemFilter, ItemPage, ItemQuery, ItemRow, SortKey};
 
 use crate::format;
 use crate::protocol::{ReqId, Request, RunId};

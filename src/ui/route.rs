@@ -1,7 +1,7 @@
 //! The view state that lives in the URL hash (run, tab, item filters and sort, open item), so a
 //! link reopens the same view. Pure: parse/format are tested natively.
 
-use evalboard_engine::views::{ItemFilter, SortKey};
+use evalboard_engine::numeric_qa::views::{ItemFilter, SortKey};
 
 /// The dashboard's tabs, in display order.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]

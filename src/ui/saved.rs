@@ -1,15 +1,18 @@
 //! The page's two JSON texts — the scoring settings it keeps in localStorage and the demo
 //! manifest — read and written through the browser's own `JSON`, so the page's wasm carries no
 //! JSON codec (worker replies are postcard, see `protocol.rs`; docs/dashboard.md § Size). The
-//! stored settings keep the shape serde writes for `ScoreConfig`, so settings saved by earlier
-//! builds still load (tests/web.rs checks both directions against serde_json).
+//! stored settings are the numeric QA `ScoreConfig` as serde writes it with the code-generation
+//! settings under `codegen`, the shape earlier builds stored, so their settings still load
+//! (tests/web.rs checks both directions against serde_json). The eval-set settings are kept
+//! apart, as text (`ui/store.rs`).
 
 use js_sys::{Array, Object, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 
 use evalboard_engine::codegen::{self, CodegenConfig, Weights};
-use evalboard_engine::scorers::doc::DocTolerances;
-use evalboard_engine::scorers::{ModelPrice, PriceTable, Profile, ScoreConfig};
+use evalboard_engine::numeric_qa::score::doc::DocTolerances;
+use evalboard_engine::numeric_qa::score::{ModelPrice, PriceTable, Profile, ScoreConfig};
+use evalboard_engine::run::Settings;
 
 fn get(o: &JsValue, key: &str) -> Option<JsValue> {
     Reflect::get(o, &JsValue::from_str(key))
@@ -36,7 +39,7 @@ fn object(fields: &[(&str, JsValue)]) -> JsValue {
 /// Settings from their stored JSON (`{"profile": "doc", "tolerances": {...}, "prices":
 /// {"models": [["gpt-4o", {"input_per_mtok": 2.5, "output_per_mtok": 10}]]}}`); `None` when it
 /// is not that shape. A missing tolerance takes its default, as with serde.
-pub fn config_from_json(text: &str) -> Option<ScoreConfig> {
+pub fn config_from_json(text: &str) -> Option<Settings> {
     let v = JSON::parse(text).ok()?;
     let profile = Profile::parse(&get(&v, "profile")?.as_string()?)?;
     let t = get(&v, "tolerances")?;
@@ -79,16 +82,20 @@ pub fn config_from_json(text: &str) -> Option<ScoreConfig> {
             }
         }
     };
-    Some(ScoreConfig {
-        profile,
-        tolerances,
-        prices: PriceTable { models },
+    Some(Settings {
+        numeric_qa: ScoreConfig {
+            profile,
+            tolerances,
+            prices: PriceTable { models },
+        },
         codegen,
+        ..Settings::default()
     })
 }
 
 /// Settings as JSON, in the shape [`config_from_json`] reads.
-pub fn config_to_json(c: &ScoreConfig) -> Option<String> {
+pub fn config_to_json(s: &Settings) -> Option<String> {
+    let c = &s.numeric_qa;
     let t = &c.tolerances;
     let models: Array = c
         .prices
@@ -114,7 +121,7 @@ pub fn config_to_json(c: &ScoreConfig) -> Option<String> {
         ),
         ("prices", object(&[("models", models.into())])),
         ("codegen", {
-            let g = &c.codegen;
+            let g = &s.codegen;
             let w = &g.weights;
             object(&[
                 ("profile", g.profile.name().into()),

@@ -1,6 +1,6 @@
 //! Settings: scoring profile, answer tolerances and the price table; for eval sets the headline
 //! scorer and the pass threshold. Edits are validated as you type and sent to the worker
-//! (Configure, ConfigureEvalset) after a short pause or on change; every run is re-scored and
+//! (Configure) after a short pause or on change; every run is re-scored and
 //! every view updates. Settings are remembered in this browser.
 //! Settings: scoring profile, answer tolerances and the price table, and for code-generation
 //! runs their profile, recovery attempts and overall-score weights. Edits are validated as you
@@ -13,7 +13,11 @@ use leptos::prelude::*;
 
 use evalboard_engine::codegen::{self, Weights};
 use evalboard_engine::evalset::AnswerScorer;
-use evalboard_engine::scorers::{ModelPrice, PriceTable, Profile, ScoreConfig};
+use evalboard_engine::evalset::ScoringOptions;
+use evalboard_engine::numeric_qa::score::{ModelPrice, PriceTable, Profile};
+use evalboard_engine::run::Settings;
+
+use evalboard_engine::family::Family;
 
 use crate::ui::browser;
 use crate::ui::store::use_store;
@@ -57,7 +61,8 @@ fn num_text(x: f64) -> String {
 }
 
 impl Draft {
-    fn from_config(c: &ScoreConfig) -> Draft {
+    fn from_config(s: &Settings) -> Draft {
+        let c = &s.numeric_qa;
         let prices: Vec<PriceRow> = c
             .prices
             .models
@@ -70,21 +75,21 @@ impl Draft {
                 output: num_text(p.output_per_mtok),
             })
             .collect();
-        let mut w = c.codegen.weights;
+        let mut w = s.codegen.weights;
         Draft {
             profile: c.profile,
             rel: num_text(c.tolerances.rel),
             abs: num_text(c.tolerances.abs),
             next_id: prices.len() as u32,
             prices,
-            cg_profile: c.codegen.profile,
-            cg_attempts: c.codegen.max_recovery_attempts.to_string(),
+            cg_profile: s.codegen.profile,
+            cg_attempts: s.codegen.max_recovery_attempts.to_string(),
             cg_weights: WEIGHTS.map(|(_, f)| num_text(*f(&mut w))),
         }
     }
 
     /// The config this draft describes, or the problems that stop it.
-    fn to_config(&self, base: &ScoreConfig) -> Result<ScoreConfig, Vec<String>> {
+    fn to_config(&self, base: &Settings) -> Result<Settings, Vec<String>> {
         let mut errs = Vec::new();
         let num = |s: &str, what: &str, errs: &mut Vec<String>| -> f64 {
             match browser::parse_number(s.trim()) {
@@ -95,7 +100,8 @@ impl Draft {
                 }
             }
         };
-        let mut cfg = base.clone();
+        let mut settings = base.clone();
+        let cfg = &mut settings.numeric_qa;
         cfg.profile = self.profile;
         cfg.tolerances.rel = num(&self.rel, "Relative tolerance", &mut errs);
         cfg.tolerances.abs = num(&self.abs, "Absolute tolerance", &mut errs);
@@ -124,19 +130,20 @@ impl Draft {
             ));
         }
         cfg.prices = PriceTable { models };
-        cfg.codegen.profile = self.cg_profile;
+        let cg = &mut settings.codegen;
+        cg.profile = self.cg_profile;
         match self.cg_attempts.trim().parse::<u32>() {
-            Ok(n) if n <= 10 => cfg.codegen.max_recovery_attempts = n,
+            Ok(n) if n <= 10 => cg.max_recovery_attempts = n,
             _ => errs.push(format!(
                 "Max recovery attempts must be a whole number from 0 to 10 (got “{}”)",
                 self.cg_attempts.trim()
             )),
         }
         for ((label, field), text) in WEIGHTS.iter().zip(&self.cg_weights) {
-            *field(&mut cfg.codegen.weights) = num(text, &format!("Weight of {label}"), &mut errs);
+            *field(&mut cg.weights) = num(text, &format!("Weight of {label}"), &mut errs);
         }
         if errs.is_empty() {
-            Ok(cfg)
+            Ok(settings)
         } else {
             Err(errs)
         }
@@ -146,8 +153,8 @@ impl Draft {
 #[component]
 pub fn SettingsView() -> impl IntoView {
     let store = use_store();
-    let draft = RwSignal::new(Draft::from_config(&store.config.get_untracked()));
-    let check = Memo::new(move |_| draft.with(|d| d.to_config(&store.config.get_untracked())));
+    let draft = RwSignal::new(Draft::from_config(&store.settings.get_untracked()));
+    let check = Memo::new(move |_| draft.with(|d| d.to_config(&store.settings.get_untracked())));
     let timer: StoredValue<Option<TimeoutHandle>> = StoredValue::new(None);
     // Apply valid edits after a pause.
     Effect::new(move |_| {
@@ -157,7 +164,7 @@ pub fn SettingsView() -> impl IntoView {
         }
         let h = set_timeout_with_handle(
             move || {
-                if store.config.get_untracked() != cfg {
+                if store.settings.get_untracked() != cfg {
                     store.configure(cfg);
                 }
             },
@@ -188,7 +195,7 @@ pub fn SettingsView() -> impl IntoView {
     let has_codegen = Memo::new(move |_| {
         store.runs.with(|rs| {
             rs.iter()
-                .any(|r| r.info().is_some_and(|i| i.family == "codegen"))
+                .any(|r| r.info().is_some_and(|i| i.family == Family::Codegen))
         })
     });
     let cg_radio = move |p: codegen::Profile, hint: &'static str| {
@@ -329,7 +336,7 @@ pub fn SettingsView() -> impl IntoView {
                     }.into_any(),
                 }}
                 <button type="button" class="eb-btn eb-btn--small" on:click=move |_| {
-                    let d = ScoreConfig::default();
+                    let d = Settings::default();
                     draft.set(Draft::from_config(&d));
                 }>"Reset to defaults"</button>
             </div>
@@ -344,7 +351,8 @@ pub fn SettingsView() -> impl IntoView {
 fn EvalsetSettings() -> impl IntoView {
     let store = use_store();
     let apply = move |scorer: Option<String>, threshold: Option<String>| {
-        let (cur_scorer, cur_t) = store.evalset_opts.get_untracked();
+        let cur = store.settings.get_untracked();
+        let (cur_scorer, cur_t) = (cur.evalset.scorer, cur.evalset.pass_threshold);
         let scorer = scorer
             .and_then(|s| AnswerScorer::from_id(&s))
             .unwrap_or(cur_scorer);
@@ -357,10 +365,17 @@ fn EvalsetSettings() -> impl IntoView {
             }
         };
         if (scorer, t) != (cur_scorer, cur_t) {
-            store.configure_evalset(scorer, t);
+            let mut settings = cur.clone();
+            settings.evalset = ScoringOptions {
+                scorer,
+                pass_threshold: t,
+            };
+            store.configure(settings);
         }
     };
-    let (scorer, threshold) = store.evalset_opts.get_untracked();
+    let (scorer, threshold) = store
+        .settings
+        .with_untracked(|s| (s.evalset.scorer, s.evalset.pass_threshold));
     view! {
         <section class="eb-section" data-section="evalset-settings">
             <h2 class="eb-section__title">"Eval sets (answer correctness)"</h2>

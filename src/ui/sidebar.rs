@@ -3,6 +3,8 @@
 
 use leptos::html;
 use leptos::prelude::*;
+
+use evalboard_engine::family::Family;
 use web_sys::KeyboardEvent;
 
 use crate::format;
@@ -134,15 +136,15 @@ fn RunItem(id: RunId) -> impl IntoView {
 fn status_view(r: &RunEntry) -> AnyView {
     match &r.status {
         RunStatus::Loaded(info) => view! {
-            {if info.family == "codegen" {
-                view! { <span class="eb-run__acc" title="Mean overall score (0–1) under the current settings">{format::dec(info.headline(), 3)}</span> }.into_any()
+            {if info.family == Family::Codegen {
+                view! { <span class="eb-run__acc" title="Mean overall score (0–1) under the current settings">{format::dec(info.headline, 3)}</span> }.into_any()
             } else {
-                view! { <span class="eb-run__acc" title="Numerical accuracy under the current settings">{format::pct(info.headline())}</span> }.into_any()
+                view! { <span class="eb-run__acc" title="Numerical accuracy under the current settings">{format::pct(info.headline)}</span> }.into_any()
             }}
             <span class="eb-run__counts">
-                {if info.family == "evalset" {
+                {if info.family == Family::Evalset {
                     format!("eval set · {}", format::plural(info.n_turns as u64, "item", "items"))
-                } else if info.family == "codegen" {
+                } else if info.family == Family::Codegen {
                     format!("code gen · {}", format::plural(info.n_turns as u64, "message", "messages"))
                 } else {
                     format!("{} · {}", format::plural(info.n_conversations as u64, "conv", "convs"), format::plural(info.n_turns as u64, "turn", "turns"))

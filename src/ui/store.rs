@@ -3,11 +3,10 @@
 
 use leptos::prelude::*;
 
-use evalboard_engine::evalset::score::DEFAULT_PASS_THRESHOLD;
-use evalboard_engine::evalset::AnswerScorer;
-use evalboard_engine::model::InputFileReport;
-use evalboard_engine::scorers::ScoreConfig;
-use evalboard_engine::views::{ConversationView, ItemPage, Overview};
+use evalboard_engine::accounting::InputFileReport;
+use evalboard_engine::evalset::{AnswerScorer, ScoringOptions};
+use evalboard_engine::numeric_qa::views::{ConversationView, ItemPage, Overview};
+use evalboard_engine::run::Settings;
 use evalboard_engine::Diagnostic;
 
 use crate::protocol::{ChartDto, ReqId, Request, Response, RunId, RunInfo};
@@ -112,7 +111,8 @@ pub struct Notice {
 pub struct Store {
     pub runs: RwSignal<Vec<RunEntry>>,
     pub route: RwSignal<Route>,
-    pub config: RwSignal<ScoreConfig>,
+    /// How runs of every family are scored (Settings).
+    pub settings: RwSignal<Settings>,
     /// Bumped whenever the worker re-scored (new settings): views refetch.
     pub rescored: RwSignal<u64>,
     pub overview: RwSignal<Option<OverviewData>>,
@@ -133,8 +133,6 @@ pub struct Store {
     /// The latest series / comparison (answer to `series_req`).
     pub series: RwSignal<Option<crate::protocol::SeriesView>>,
     pub series_req: StoredValue<ReqId>,
-    /// Eval-set headline scorer and pass threshold (Settings).
-    pub evalset_opts: RwSignal<(AnswerScorer, f64)>,
     /// The latest code-generation screen (each view keeps the id of its own request).
     pub codegen: RwSignal<Option<(ReqId, crate::protocol::CodegenView)>>,
     next_run: StoredValue<RunId>,
@@ -164,13 +162,21 @@ pub fn storage_set(key: &str, value: Option<&str>) {
 
 impl Store {
     pub fn new() -> Store {
-        let config = storage_get(CONFIG_KEY)
+        let mut settings = storage_get(CONFIG_KEY)
             .and_then(|s| saved::config_from_json(&s))
             .unwrap_or_default();
+        if let Some((scorer, pass_threshold)) =
+            storage_get(EVALSET_KEY).and_then(|s| evalset_opts_from_text(&s))
+        {
+            settings.evalset = ScoringOptions {
+                scorer,
+                pass_threshold,
+            };
+        }
         Store {
             runs: RwSignal::new(Vec::new()),
             route: RwSignal::new(Route::default()),
-            config: RwSignal::new(config),
+            settings: RwSignal::new(settings),
             rescored: RwSignal::new(0),
             overview: RwSignal::new(None),
             items: RwSignal::new(None),
@@ -186,11 +192,6 @@ impl Store {
             compare_req: StoredValue::new(0),
             series: RwSignal::new(None),
             series_req: StoredValue::new(0),
-            evalset_opts: RwSignal::new(
-                storage_get(EVALSET_KEY)
-                    .and_then(|s| evalset_opts_from_text(&s))
-                    .unwrap_or((AnswerScorer::V1, DEFAULT_PASS_THRESHOLD)),
-            ),
             codegen: RwSignal::new(None),
             next_run: StoredValue::new(0),
             next_notice: StoredValue::new(0),
@@ -584,7 +585,7 @@ impl Store {
     }
 
     /// Shows the Items tab with a filter.
-    pub fn show_items(&self, f: impl FnOnce(&mut evalboard_engine::views::ItemFilter)) {
+    pub fn show_items(&self, f: impl FnOnce(&mut evalboard_engine::numeric_qa::views::ItemFilter)) {
         self.route.update(|r| {
             r.filter = Default::default();
             f(&mut r.filter);
@@ -599,27 +600,18 @@ impl Store {
             .with(|o| o.as_ref().filter(|o| o.run_id == id).cloned())
     }
 
-    /// Sends new settings to the worker (it re-scores every run) and remembers them.
-    pub fn configure(&self, config: ScoreConfig) {
-        if let Some(s) = saved::config_to_json(&config) {
+    /// Sends new settings to the workers (they re-score every run) and remembers them.
+    pub fn configure(&self, settings: Settings) {
+        if let Some(s) = saved::config_to_json(&settings) {
             storage_set(CONFIG_KEY, Some(&s));
         }
-        self.config.set(config.clone());
-        client::send(&Request::Configure { config });
-    }
-
-    /// Sends the eval-set headline scorer and pass threshold (every eval-set run is re-scored)
-    /// and remembers them.
-    pub fn configure_evalset(&self, scorer: AnswerScorer, pass_threshold: f64) {
+        let e = &settings.evalset;
         storage_set(
             EVALSET_KEY,
-            Some(&format!("{} {pass_threshold}", scorer.id())),
+            Some(&format!("{} {}", e.scorer.id(), e.pass_threshold)),
         );
-        self.evalset_opts.set((scorer, pass_threshold));
-        client::send(&Request::ConfigureEvalset {
-            scorer,
-            pass_threshold,
-        });
+        self.settings.set(settings.clone());
+        client::send(&Request::Configure { settings });
     }
 
     /// Asks the worker for one export of the current run; the response triggers the download.

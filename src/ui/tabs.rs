@@ -4,6 +4,8 @@
 use leptos::prelude::*;
 use web_sys::KeyboardEvent;
 
+use evalboard_engine::family::Family;
+
 use crate::format;
 use crate::ui::breakdowns::BreakdownsView;
 use crate::ui::complexity::ComplexityView;
@@ -28,12 +30,12 @@ pub fn RunHeader() -> impl IntoView {
         run.with(|r| {
             let r = r.as_ref()?;
             let i = r.info()?;
-            let mut parts = if i.family == "evalset" {
+            let mut parts = if i.family == Family::Evalset {
                 vec![
                     "eval set".to_string(),
                     format::plural(i.n_turns as u64, "item", "items"),
                 ]
-            } else if i.family == "codegen" {
+            } else if i.family == Family::Codegen {
                 vec![
                     "code generation".to_string(),
                     format::plural(i.n_conversations as u64, "session", "sessions"),
@@ -59,7 +61,7 @@ pub fn RunHeader() -> impl IntoView {
     };
     // Numeric QA runs are scored under a profile, eval-set runs by an answer scorer,
     // code-generation runs under their own profile.
-    let family_is = move |f: &'static str| {
+    let family_is = move |f: Family| {
         run.with(|r| {
             r.as_ref()
                 .and_then(|r| r.info())
@@ -67,13 +69,15 @@ pub fn RunHeader() -> impl IntoView {
         })
     };
     let profile = move || {
-        if family_is("evalset") {
-            store.evalset_opts.with(|o| o.0.id())
-        } else if family_is("codegen") {
-            store.config.with(|c| c.codegen.profile.name())
-        } else {
-            store.config.with(|c| c.profile.name())
-        }
+        store.settings.with(|s| {
+            if family_is(Family::Evalset) {
+                s.evalset.scorer.id()
+            } else if family_is(Family::Codegen) {
+                s.codegen.profile.name()
+            } else {
+                s.numeric_qa.profile.name()
+            }
+        })
     };
     view! {
         <div class="eb-runhead">
@@ -85,7 +89,7 @@ pub fn RunHeader() -> impl IntoView {
             </h1>
             <div class="eb-runhead__facts">{facts}</div>
             <div class="eb-runhead__profile" title="Scoring profile (change it in Settings)">
-                {move || if family_is("evalset") { "scorer: " } else { "profile: " }} <code>{profile}</code>
+                {move || if family_is(Family::Evalset) { "scorer: " } else { "profile: " }} <code>{profile}</code>
             </div>
         </div>
     }
@@ -109,7 +113,7 @@ pub fn TabBar() -> impl IntoView {
     let other_family = Memo::new(move |_| {
         store
             .current()
-            .and_then(|r| r.info().map(|i| i.family != "numeric-qa"))
+            .and_then(|r| r.info().map(|i| i.family != Family::NumericQa))
             .unwrap_or(false)
     });
     let shown = move |t: Tab| {
@@ -249,23 +253,27 @@ fn tab_view(t: Tab) -> AnyView {
     let family = untrack(move || {
         store
             .current()
-            .and_then(|r| r.info().map(|i| i.family.clone()))
-            .unwrap_or_default()
+            .and_then(|r| r.info().map(|i| i.family))
+            .unwrap_or(Family::NumericQa)
     });
-    let elsewhere = match family.as_str() {
-        "codegen" => "A code-generation run shows its scores, distributions, recovery funnel and breakdowns by model and session on Overview, and every message on Items.",
+    let elsewhere = match family {
+        Family::Codegen => "A code-generation run shows its scores, distributions, recovery funnel and breakdowns by model and session on Overview, and every message on Items.",
         _ => "An eval-set run shows its scorecard, groups and flips on Overview, and every item on Items.",
     };
-    match (family.as_str(), t) {
-        ("codegen", Tab::Overview) => {
+    match (family, t) {
+        (Family::Codegen, Tab::Overview) => {
             return view! { <crate::ui::codegen::CodegenOverview/> }.into_any()
         }
-        ("codegen", Tab::Items) => return view! { <crate::ui::codegen::CodegenItems/> }.into_any(),
-        ("evalset", Tab::Overview) => {
+        (Family::Codegen, Tab::Items) => {
+            return view! { <crate::ui::codegen::CodegenItems/> }.into_any()
+        }
+        (Family::Evalset, Tab::Overview) => {
             return view! { <crate::ui::evalset::EvalsetOverview/> }.into_any()
         }
-        ("evalset", Tab::Items) => return view! { <crate::ui::evalset::EvalsetItems/> }.into_any(),
-        ("codegen" | "evalset", Tab::Complexity | Tab::Breakdowns | Tab::Errors) => {
+        (Family::Evalset, Tab::Items) => {
+            return view! { <crate::ui::evalset::EvalsetItems/> }.into_any()
+        }
+        (Family::Codegen | Family::Evalset, Tab::Complexity | Tab::Breakdowns | Tab::Errors) => {
             return view! {
                 <div class="eb-state">
                     <p>{format!("This view is for multi-turn numeric QA runs. {elsewhere}")}</p>

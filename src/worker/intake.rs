@@ -7,7 +7,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
 
-use evalboard_engine::pipeline;
+use evalboard_engine::numeric_qa::read;
 use evalboard_engine::{InputFile, RunInput};
 use evalboard_report::html::FileProvenance;
 
@@ -34,7 +34,7 @@ pub(crate) struct Taken {
     /// Read whole, with their position among the `Load`'s sources ([`Taken::push`]).
     files: Vec<(usize, InputFile)>,
     /// The family each of `files` votes for, taken once as it came in.
-    votes: Vec<Option<pipeline::Family>>,
+    votes: Vec<Option<evalboard_engine::family::Family>>,
     /// Big JSONL files read as they streamed in.
     pub streamed: Vec<Streamed>,
     /// When the reading started (`now()`), and the milliseconds spent reading bytes, hashing
@@ -59,7 +59,7 @@ struct BigFile<'a> {
 pub(crate) struct Streamed {
     pub index: usize,
     pub path: String,
-    pub read: pipeline::OwnedRead,
+    pub read: read::OwnedRead,
     pub provenance: FileProvenance,
 }
 
@@ -232,7 +232,9 @@ pub(crate) async fn read_files(
         let read = if let Some(read) = started {
             browser_files::finish_read(read).await
         } else {
-            if pipeline::is_jsonl_name(&path) && size > STREAM_ABOVE_BYTES {
+            if evalboard_engine::numeric_qa::sniff::is_jsonl_name(&path)
+                && size > STREAM_ABOVE_BYTES
+            {
                 let big = BigFile {
                     run_name,
                     path: &path,
@@ -269,7 +271,7 @@ pub(crate) async fn read_files(
         bytes_before += size;
         progress.at(i + 1, bytes_before);
     }
-    if !taken.streamed.is_empty() && taken.family() != pipeline::Family::NumericQa {
+    if !taken.streamed.is_empty() && taken.family() != evalboard_engine::family::Family::NumericQa {
         // Another family's reader needs every file whole: the streamed ones are read again,
         // whole (as the CLI does).
         for s in std::mem::take(&mut taken.streamed) {
@@ -318,7 +320,7 @@ async fn parse_while_browser_hashes(
     };
     let t_parse = now();
     copy(0, &mut buf);
-    let Some(mut stream) = pipeline::QaJsonlStream::start(big.path, &buf) else {
+    let Some(mut stream) = read::QaJsonlStream::start(big.path, &buf) else {
         return Ok(None);
     };
     let mut at = buf.len() as u32;
@@ -352,7 +354,7 @@ async fn parse_while_browser_hashes(
     }))
 }
 
-/// Streams a big JSONL `File` through [`pipeline::QaJsonlStream`] and the provenance hasher,
+/// Streams a big JSONL `File` through [`read::QaJsonlStream`] and the provenance hasher,
 /// [`STREAM_BLOCK_BYTES`] at a time, the next block read by the browser meanwhile: the worker
 /// never holds the file whole. `Ok(None)` when the source is not a `File` or its first block
 /// does not read as QA JSONL (the caller reads it whole).
@@ -372,7 +374,7 @@ async fn stream_jsonl(
         return Ok(None);
     };
     let t_parse = now();
-    let Some(mut stream) = pipeline::QaJsonlStream::start(big.path, head) else {
+    let Some(mut stream) = read::QaJsonlStream::start(big.path, head) else {
         return Ok(None);
     };
     let t_hash = now();
@@ -405,10 +407,10 @@ async fn stream_jsonl(
 }
 
 impl Taken {
-    /// The family the files vote for ([`pipeline::family_of_votes`]; a streamed file votes as
+    /// The family the files vote for ([`evalboard_engine::family::family_of_votes`]; a streamed file votes as
     /// it read).
-    pub(crate) fn family(&self) -> pipeline::Family {
-        pipeline::family_of_votes(
+    pub(crate) fn family(&self) -> evalboard_engine::family::Family {
+        evalboard_engine::family::family_of_votes(
             self.votes
                 .iter()
                 .copied()
@@ -418,7 +420,8 @@ impl Taken {
 
     /// Takes in the file at `index` of the `Load`'s sources, with its family vote.
     fn push(&mut self, index: usize, file: InputFile) {
-        self.votes.push(pipeline::family_vote(&file));
+        self.votes
+            .push(evalboard_engine::family::family_vote(&file));
         self.files.push((index, file));
     }
 

@@ -5,6 +5,7 @@
 pub mod browser_files;
 pub(crate) mod intake;
 pub(crate) mod runtime;
+pub(crate) mod store;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -13,108 +14,28 @@ use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-use evalboard_engine::aggregate::doc;
-use evalboard_engine::pipeline;
-use evalboard_engine::scorers::{self, ScoreConfig, ScoredQaRun};
-use evalboard_engine::views;
+use evalboard_engine::evalset::views::evalset_view;
+use evalboard_engine::family::Family;
+use evalboard_engine::numeric_qa::{read, score, views};
+use evalboard_engine::run::{self, ReadOptions, ScoredRun};
 
 use crate::charts;
-use crate::families;
-use crate::protocol::{Request, Response, RunId, RunInfo};
-use evalboard_report::html::{FileProvenance, ReportRun};
+use crate::protocol::{ReqId, Request, Response, RunId};
+use evalboard_report::html::FileProvenance;
 use intake::{all_buffers, provenance, read_buffers, read_files, Taken};
 use runtime::{
-    decode_or_report, keep_and_announce, listen, no_run, now, post, post_compare, post_export,
-    post_load_failed, post_series, report_response, wasm_memory_bytes, Kept, QUIET,
+    decode_or_report, listen, no_run, now, post, post_load_failed, post_progress, QUIET,
 };
+use store::{Kept, RunStore};
 
-struct Run {
-    id: RunId,
-    name: String,
-    demo: bool,
-    scored: ScoredQaRun,
-    load_ms: f64,
-    stage_ms: Vec<(String, f64)>,
-    /// Input file names, sizes and SHA-256, for the HTML report's provenance.
-    provenance: Vec<evalboard_report::html::FileProvenance>,
-}
+type State = RunStore;
 
-/// An eval-set run.
-type EvalsetEntry = Kept<families::EvalsetState>;
-
-#[derive(Default)]
-struct State {
-    config: ScoreConfig,
-    runs: Vec<Run>,
-    evalsets: Vec<EvalsetEntry>,
-    /// The eval-set family's headline scorer and pass threshold.
-    evalset_opts: evalboard_engine::evalset::ScoringOptions,
-}
-
-/// Names of the runs among `ids` that the code-generation worker holds (it answers comparisons
-/// of its own runs; here they are known by name only).
-fn elsewhere(ids: &[RunId]) -> Vec<(RunId, String)> {
+/// The runs the code-generation worker holds, by name (it answers comparisons of its own runs;
+/// here they are one side of a comparison with another family at most).
+fn elsewhere(ids: &[RunId]) -> Vec<(RunId, String, Family)> {
     ids.iter()
-        .filter_map(|id| Some((*id, crate::codegen_host::run_name(*id)?)))
+        .filter_map(|id| Some((*id, crate::codegen_host::run_name(*id)?, Family::Codegen)))
         .collect()
-}
-
-/// Any loaded run, as one side of a comparison; a code-generation run (from [`elsewhere`]) is a
-/// side with its name and family only, so mixing it with another family says "different
-/// families" rather than "no run".
-fn side<'a>(
-    st: &'a State,
-    elsewhere: &'a [(RunId, String)],
-    id: RunId,
-) -> Option<families::Side<'a>> {
-    if let Some(r) = st.runs.iter().find(|r| r.id == id) {
-        return Some(families::Side::Qa(&r.name, &r.scored));
-    }
-    if let Some(e) = st.evalsets.iter().find(|r| r.id == id) {
-        return Some(families::Side::Evalset(&e.name, &e.state));
-    }
-    elsewhere
-        .iter()
-        .find(|(i, _)| *i == id)
-        .map(|(_, n)| families::Side::Elsewhere(n, "codegen"))
-}
-
-fn evalset_info(e: &EvalsetEntry) -> RunInfo {
-    let run = &e.state.run;
-    RunInfo {
-        run_id: e.id,
-        name: e.name.clone(),
-        demo: e.demo,
-        family: "evalset".into(),
-        n_conversations: 0,
-        n_turns: e.state.headline().items.len(),
-        files: run.files.clone(),
-        diagnostics: run.diagnostics.clone(),
-        numerical_accuracy: None,
-        load_ms: e.load_ms,
-        stage_ms: Vec::new(),
-        wasm_memory_bytes: None,
-        primary_score: families::primary_score(&e.state),
-    }
-}
-
-fn info(run: &Run) -> RunInfo {
-    let stats = doc::statistics(&run.scored);
-    RunInfo {
-        run_id: run.id,
-        name: run.name.clone(),
-        demo: run.demo,
-        family: "numeric-qa".into(),
-        n_conversations: run.scored.run.conversations.len(),
-        n_turns: run.scored.turns.len(),
-        files: run.scored.run.files.clone(),
-        diagnostics: run.scored.run.diagnostics.clone(),
-        numerical_accuracy: stats.numerical_accuracy,
-        load_ms: run.load_ms,
-        stage_ms: run.stage_ms.clone(),
-        wasm_memory_bytes: wasm_memory_bytes(),
-        primary_score: None,
-    }
 }
 
 /// Entry point of the worker binary.
@@ -140,7 +61,7 @@ fn warm_up(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>) {
     QUIET.with(|q| q.set(true));
     handle_request(scope, state, load, buffers, &JsValue::UNDEFINED);
     QUIET.with(|q| q.set(false));
-    state.borrow_mut().runs.retain(|r| r.id != WARM_UP_ID);
+    state.borrow_mut().remove(WARM_UP_ID);
 }
 
 fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: MessageEvent) {
@@ -207,7 +128,7 @@ fn load(
     let (hash_streamed_ms, parse_streamed_ms) = (taken.hash_ms, taken.parse_ms);
     let family = taken.family();
     let (input, indexes, streamed) = taken.into_input(name.clone());
-    if family == pipeline::Family::Codegen {
+    if family == Family::Codegen {
         crate::codegen_host::load(scope, (run_id, name, demo), &input.files);
         return;
     }
@@ -233,87 +154,28 @@ fn load(
     }
     provenance.sort_by_key(|(i, _)| *i);
     let provenance: Vec<FileProvenance> = provenance.into_iter().map(|(_, p)| p).collect();
-    post(
+    post_progress(
         scope,
-        &Response::Progress {
-            run_id,
-            stage: "parsing".into(),
-            done: streamed_bytes,
-            total: total_bytes.max(1),
-        },
+        run_id,
+        "parsing",
+        (streamed_bytes, total_bytes.max(1)),
     );
     let t_parse = now();
-    if family == pipeline::Family::Evalset {
-        match families::load_evalset_with(&input, &st.evalset_opts) {
-            Ok(state) => keep_and_announce(
-                scope,
-                &mut st.evalsets,
-                (run_id, name, demo),
-                state,
-                t0,
-                provenance,
-                evalset_info,
-            ),
-            Err(error) => {
-                let run = evalboard_engine::evalset::read_evalset_run(&input.files, None);
-                let err = pipeline::LoadError {
-                    message: error,
-                    files: run.files,
-                    diagnostics: run.diagnostics,
-                };
-                post_load_failed(scope, run_id, name, err)
-            }
-        }
-        return;
-    }
-    let mut last = now();
-    let mut progress = |done_files: u64, done_bytes: u64| {
-        let t = now();
-        if t - last > 100.0 || done_files == n_files {
-            last = t;
-            post(
-                scope,
-                &Response::Progress {
-                    run_id,
-                    stage: "parsing".into(),
-                    done: streamed_bytes + done_bytes,
-                    total: total_bytes.max(1),
-                },
-            );
-        }
+    let scored = if family == Family::NumericQa {
+        let sizes = (n_files, streamed_bytes, total_bytes);
+        let stages = (&mut stage_ms, parse_streamed_ms);
+        read_and_score_qa(scope, st, run_id, (&input, streamed_reads), sizes, stages)
+    } else {
+        run::read_as(family, &input, None, ReadOptions::default()).map(|read| {
+            let scored = run::score(read, &st.settings, 1);
+            stage_ms.push(("parse + score".into(), now() - t_parse));
+            scored
+        })
     };
-    match pipeline::load_qa_run_with_reads(&input, streamed_reads, None, &mut progress) {
-        Ok(run) => {
-            stage_ms.push(("parse".into(), now() - t_parse + parse_streamed_ms));
-            let t_score = now();
-            post(
-                scope,
-                &Response::Progress {
-                    run_id,
-                    stage: "scoring".into(),
-                    done: 0,
-                    total: 1,
-                },
-            );
-            let mut last = now();
-            let scored =
-                scorers::score_qa_run_with_progress(run, &st.config, 2048, &mut |done, total| {
-                    let t = now();
-                    if t - last > 100.0 {
-                        last = t;
-                        post(
-                            scope,
-                            &Response::Progress {
-                                run_id,
-                                stage: "scoring".into(),
-                                done,
-                                total: total.max(1),
-                            },
-                        );
-                    }
-                });
-            stage_ms.push(("score".into(), now() - t_score));
-            let run = Run {
+    match scored {
+        Ok(scored) => st.keep(
+            scope,
+            Kept {
                 id: run_id,
                 name,
                 demo,
@@ -321,95 +183,96 @@ fn load(
                 load_ms: now() - t0,
                 stage_ms,
                 provenance,
-            };
-            let i = info(&run);
-            st.runs.retain(|r| r.id != run_id);
-            st.runs.push(run);
-            post(scope, &Response::Loaded { info: i });
-        }
+            },
+        ),
         Err(err) => post_load_failed(scope, run_id, name, err),
+    }
+}
+
+/// Reads a numeric QA run (its big JSONL files already streamed) and scores it, posting
+/// progress as it goes; the parse and score times go to `stage_ms`.
+fn read_and_score_qa(
+    scope: &DedicatedWorkerGlobalScope,
+    st: &State,
+    run_id: RunId,
+    (input, streamed_reads): (&evalboard_engine::RunInput, Vec<read::FileRead<'static>>),
+    (n_files, streamed_bytes, total_bytes): (u64, u64, u64),
+    (stage_ms, parse_streamed_ms): (&mut Vec<(String, f64)>, f64),
+) -> Result<ScoredRun, evalboard_engine::accounting::LoadError> {
+    let t_parse = now();
+    let mut last = now();
+    let mut progress = |done_files: u64, done_bytes: u64| {
+        let t = now();
+        if t - last > 100.0 || done_files == n_files {
+            last = t;
+            post_progress(
+                scope,
+                run_id,
+                "parsing",
+                (streamed_bytes + done_bytes, total_bytes.max(1)),
+            );
+        }
+    };
+    let run = read::load_qa_run_with_reads(input, streamed_reads, None, &mut progress)?;
+    stage_ms.push(("parse".into(), now() - t_parse + parse_streamed_ms));
+    let t_score = now();
+    post_progress(scope, run_id, "scoring", (0, 1));
+    let mut last = now();
+    let scored = score::score_qa_run_with_progress(
+        run,
+        &st.settings.numeric_qa,
+        2048,
+        &mut |done, total| {
+            let t = now();
+            if t - last > 100.0 {
+                last = t;
+                post_progress(scope, run_id, "scoring", (done, total.max(1)));
+            }
+        },
+    );
+    stage_ms.push(("score".into(), now() - t_score));
+    Ok(ScoredRun::NumericQa(scored))
+}
+
+/// A numeric QA run's scoring, or why there is none.
+fn qa(st: &State, run_id: RunId) -> Option<&score::ScoredQaRun> {
+    match st.get(run_id).map(|r| &r.scored) {
+        Some(ScoredRun::NumericQa(s)) => Some(s),
+        _ => None,
     }
 }
 
 /// Every request but `Load`.
 #[inline(never)]
 fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
+    let ids: Vec<RunId> = match &req {
+        Request::Compare {
+            baseline,
+            candidate,
+            ..
+        } => vec![*baseline, *candidate],
+        Request::Series { runs, .. } => runs.clone(),
+        _ => Vec::new(),
+    };
+    let Some(req) = st.answer(scope, req, &elsewhere(&ids)) else {
+        return;
+    };
+    let missing = |req: ReqId, run_id: RunId| no_run(scope, req, run_id);
     match req {
-        // Answered by [`load`].
-        Request::Load { .. } => {}
-        Request::Configure { config } => {
-            st.config = config.clone();
-            let mut infos = Vec::new();
-            for r in st.runs.iter_mut() {
-                let run = std::mem::take(&mut r.scored.run);
-                r.scored = scorers::score_qa_run(run, &config);
-                infos.push(info(r));
-            }
-            post(scope, &Response::Rescored { runs: infos });
-        }
-        Request::Remove { run_id } => {
-            st.runs.retain(|r| r.id != run_id);
-            st.evalsets.retain(|r| r.id != run_id);
-        }
-        Request::Evalset { req, run_id } => match st.evalsets.iter().find(|r| r.id == run_id) {
-            Some(e) => post(
+        Request::Evalset { req, run_id } => match st.get(run_id).map(|r| &r.scored) {
+            Some(ScoredRun::Evalset(run, s)) => post(
                 scope,
                 &Response::Evalset {
                     req,
                     run_id,
-                    view: Box::new(families::evalset_view(&e.state)),
+                    view: Box::new(evalset_view(run, s)),
                 },
             ),
-            None => no_run(scope, req, run_id),
+            _ => missing(req, run_id),
         },
-        Request::Compare {
-            req,
-            baseline,
-            candidate,
-            query,
-        } => {
-            let other = elsewhere(&[baseline, candidate]);
-            post_compare(
-                scope,
-                req,
-                (baseline, candidate),
-                (side(st, &other, baseline), side(st, &other, candidate)),
-                &query,
-            );
-        }
-        Request::Series {
-            req,
-            runs,
-            step,
-            query,
-            dark,
-        } => {
-            let other = elsewhere(&runs);
-            let sides: Result<Vec<_>, RunId> = runs
-                .iter()
-                .map(|id| side(st, &other, *id).ok_or(*id))
-                .collect();
-            post_series(scope, req, sides, step, &query, dark);
-        }
-        Request::ConfigureEvalset {
-            scorer,
-            pass_threshold,
-        } => {
-            st.evalset_opts = evalboard_engine::evalset::ScoringOptions {
-                scorer,
-                pass_threshold,
-            };
-            let opts = st.evalset_opts.clone();
-            let mut infos = Vec::new();
-            for e in st.evalsets.iter_mut() {
-                e.state.rescore(&opts);
-                infos.push(evalset_info(e));
-            }
-            post(scope, &Response::Rescored { runs: infos });
-        }
-        Request::Overview { req, run_id, dark } => match st.runs.iter().find(|r| r.id == run_id) {
-            Some(r) => {
-                let overview = views::overview(&r.scored, 10);
+        Request::Overview { req, run_id, dark } => match qa(st, run_id) {
+            Some(s) => {
+                let overview = views::overview(s, 10);
                 let charts = charts::qa_charts(&overview.stats, dark);
                 post(
                     scope,
@@ -421,106 +284,39 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                     },
                 );
             }
-            None => post(
-                scope,
-                &Response::Error {
-                    req: Some(req),
-                    message: format!("no run {run_id}"),
-                },
-            ),
+            None => missing(req, run_id),
         },
-        Request::Items { req, run_id, query } => match st.runs.iter().find(|r| r.id == run_id) {
-            Some(r) => post(
+        Request::Items { req, run_id, query } => match qa(st, run_id) {
+            Some(s) => post(
                 scope,
                 &Response::Items {
                     req,
                     run_id,
-                    page: views::items(&r.scored, &query),
+                    page: views::items(s, &query),
                 },
             ),
-            None => post(
+            None => missing(req, run_id),
+        },
+        Request::Conversation { req, run_id, conv } => match qa(st, run_id) {
+            Some(s) => post(
                 scope,
-                &Response::Error {
-                    req: Some(req),
-                    message: format!("no run {run_id}"),
+                &Response::Conversation {
+                    req,
+                    run_id,
+                    view: views::conversation(s, conv),
                 },
             ),
+            None => missing(req, run_id),
         },
-        Request::Conversation { req, run_id, conv } => {
-            match st.runs.iter().find(|r| r.id == run_id) {
-                Some(r) => post(
-                    scope,
-                    &Response::Conversation {
-                        req,
-                        run_id,
-                        view: views::conversation(&r.scored, conv),
-                    },
-                ),
-                None => post(
-                    scope,
-                    &Response::Error {
-                        req: Some(req),
-                        message: format!("no run {run_id}"),
-                    },
-                ),
-            }
-        }
-        Request::Report {
-            req,
-            run_id,
-            baseline,
-            generated_at,
-        } => post(scope, &report(st, req, run_id, baseline, generated_at)),
         // Answered by the code-generation worker when it holds the run.
-        Request::Codegen { req, run_id, .. } => no_run(scope, req, run_id),
-        Request::Export { req, run_id, file } => match crate::exports::export_run(
-            st.runs.iter().find(|r| r.id == run_id).map(|r| &r.scored),
-            st.evalsets
-                .iter()
-                .find(|e| e.id == run_id)
-                .map(|e| e.state.headline()),
-            &file,
-        ) {
-            Some(made) => post_export(scope, req, run_id, made.map(|text| (file, text))),
-            None => no_run(scope, req, run_id),
-        },
+        Request::Codegen { req, run_id, .. } => missing(req, run_id),
+        // Answered by [`load`] and the run store.
+        Request::Load { .. }
+        | Request::Configure { .. }
+        | Request::Remove { .. }
+        | Request::Compare { .. }
+        | Request::Series { .. }
+        | Request::Export { .. }
+        | Request::Report { .. } => {}
     }
-}
-
-/// The HTML report of run `run_id` (vs `baseline`), as an `Export` response.
-fn report(
-    st: &State,
-    req: crate::protocol::ReqId,
-    run_id: RunId,
-    baseline: Option<RunId>,
-    generated_at: String,
-) -> Response {
-    // Any loaded run as (report run, its name, its files' provenance).
-    let find = |id: RunId| -> Option<(ReportRun<'_>, &str, &[FileProvenance])> {
-        if let Some(r) = st.runs.iter().find(|r| r.id == id) {
-            return Some((ReportRun::NumericQa(&r.scored), &r.name, &r.provenance));
-        }
-        st.evalsets.iter().find(|e| e.id == id).map(|e| {
-            (
-                ReportRun::Evalset(e.state.headline(), &e.state.run.diagnostics),
-                e.name.as_str(),
-                e.provenance.as_slice(),
-            )
-        })
-    };
-    let Some((run, name, prov)) = find(run_id) else {
-        return Response::Error {
-            req: Some(req),
-            message: format!("no run {run_id}"),
-        };
-    };
-    let base = baseline.filter(|b| *b != run_id).and_then(find);
-    report_response(
-        req,
-        run_id,
-        name,
-        (run, prov),
-        base.map(|(r, _, p)| (r, p)),
-        generated_at,
-    )
 }

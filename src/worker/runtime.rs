@@ -1,5 +1,5 @@
 //! What both Web Workers do alike (the main worker and the code-generation worker): listen for
-//! the page's messages and decode them, post responses, keep a loaded run and announce it, hand
+//! the page's messages and decode them, post responses, hand
 //! files between the workers as buffers, and the answers both give the same way (no such run, a
 //! failed load, an export, a comparison, a series, the HTML report).
 
@@ -8,50 +8,30 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-use evalboard_engine::pipeline;
 use evalboard_engine::InputFile;
 use evalboard_report::html::{
     render_report, FileProvenance, HtmlOptions, Provenance, ReportInput, ReportRun,
 };
 
 use crate::families;
-use crate::protocol::{self, Request, Response, RunId, RunInfo};
+use crate::protocol::{self, Request, Response, RunId};
 
-/// A loaded run of a family whose state the worker keeps as its family's reader and scorer
-/// made it: eval sets in the main worker, code-generation runs in the code-generation worker.
-pub(crate) struct Kept<S> {
-    pub id: RunId,
-    pub name: String,
-    pub demo: bool,
-    pub state: S,
-    pub load_ms: f64,
-    /// Input file names, sizes and SHA-256, for the HTML report's provenance.
-    pub provenance: Vec<evalboard_report::html::FileProvenance>,
-}
-
-/// Keeps the run `(id, name, demo)` with its `state` in `runs` (in place of a run with its id)
-/// and tells the page it loaded, with `info`; its load took from `t0` until now.
-pub(crate) fn keep_and_announce<S>(
+/// Tells the page how far loading run `run_id` has come in `stage`.
+pub(crate) fn post_progress(
     scope: &DedicatedWorkerGlobalScope,
-    runs: &mut Vec<Kept<S>>,
-    (id, name, demo): (RunId, String, bool),
-    state: S,
-    t0: f64,
-    provenance: Vec<evalboard_report::html::FileProvenance>,
-    info: fn(&Kept<S>) -> RunInfo,
+    run_id: RunId,
+    stage: &str,
+    (done, total): (u64, u64),
 ) {
-    let e = Kept {
-        id,
-        name,
-        demo,
-        state,
-        load_ms: now() - t0,
-        provenance,
-    };
-    let i = info(&e);
-    runs.retain(|r| r.id != id);
-    runs.push(e);
-    post(scope, &Response::Loaded { info: i });
+    post(
+        scope,
+        &Response::Progress {
+            run_id,
+            stage: stage.into(),
+            done,
+            total,
+        },
+    );
 }
 
 pub(crate) fn no_run(scope: &DedicatedWorkerGlobalScope, req: u64, run_id: RunId) {
@@ -118,7 +98,7 @@ pub(crate) fn post_load_failed(
     scope: &DedicatedWorkerGlobalScope,
     run_id: RunId,
     name: String,
-    err: pipeline::LoadError,
+    err: evalboard_engine::accounting::LoadError,
 ) {
     post(
         scope,

@@ -18,10 +18,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use evalboard_engine::aggregate::doc;
-use evalboard_engine::model::ReadDetail;
-use evalboard_engine::pipeline;
-use evalboard_engine::scorers::{self, ScoreConfig};
+use evalboard_engine::numeric_qa::aggregate::doc;
+use evalboard_engine::numeric_qa::model::ReadDetail;
+use evalboard_engine::numeric_qa::read;
+use evalboard_engine::numeric_qa::score::{self, ScoreConfig};
 
 /// SplitMix64: tiny deterministic PRNG so generated runs are identical everywhere.
 struct Rng(u64);
@@ -234,7 +234,7 @@ fn time(path: &Path, mode: Mode) -> Result<(), String> {
             let t0 = Instant::now();
             let run =
                 // As the dashboard's worker reads (every field kept).
-                pipeline::load_qa_run_parallel(&input, None, threads, ReadDetail::Full)
+                read::load_qa_run_parallel(&input, None, threads, ReadDetail::Full)
                     .map_err(|e| e.message)?;
             (run, read_s, t0, input_bytes, threads, "in-memory")
         }
@@ -246,7 +246,7 @@ fn time(path: &Path, mode: Mode) -> Result<(), String> {
             let evalboard_cli::fsio::Loaded::Qa { name, reads } = loaded else {
                 return Err(format!("{}: not a numeric QA run", path.display()));
             };
-            let run = pipeline::assemble_qa_run(&name, reads, None).map_err(|e| e.message)?;
+            let run = read::assemble_qa_run(&name, reads, None).map_err(|e| e.message)?;
             (
                 run,
                 0.0,
@@ -259,7 +259,7 @@ fn time(path: &Path, mode: Mode) -> Result<(), String> {
     };
     let t_parse = t0.elapsed().as_secs_f64();
     // Scored on as many threads as it was parsed (one is what the wasm worker does).
-    let scored = scorers::score_qa_run_parallel(run, &ScoreConfig::default(), threads);
+    let scored = score::score_qa_run_parallel(run, &ScoreConfig::default(), threads);
     let t_score = t0.elapsed().as_secs_f64() - t_parse;
     let stats = doc::statistics(&scored);
     let total = t0.elapsed().as_secs_f64();
@@ -326,12 +326,12 @@ fn main() {
             },
         ),
         ["sizes"] => {
-            use evalboard_engine::model::*;
+            use evalboard_engine::numeric_qa::model::*;
             println!(
                 "QaTurn {} QaConversation {} TurnScore {} RawValue {} Fa2TurnExtra {}",
                 std::mem::size_of::<QaTurn>(),
                 std::mem::size_of::<QaConversation>(),
-                std::mem::size_of::<scorers::TurnScore>(),
+                std::mem::size_of::<score::TurnScore>(),
                 std::mem::size_of::<RawValue>(),
                 std::mem::size_of::<Fa2TurnExtra>()
             );

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand};
 use evalboard_engine::compare::{DEFAULT_RESAMPLES, DEFAULT_SEED};
 use evalboard_engine::evalset::validate::DEFAULT_MIN_ITEMS;
-use evalboard_engine::scorers::doc::DocTolerances;
+use evalboard_engine::numeric_qa::score::doc::DocTolerances;
 use evalboard_report::html::HtmlOptions;
 
 /// evalboard — score LLM evaluation runs.

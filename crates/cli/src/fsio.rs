@@ -6,8 +6,9 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use evalboard_engine::model::ReadDetail;
-use evalboard_engine::pipeline::{self, Family, FileRead, OwnedRead};
+use evalboard_engine::family::Family;
+use evalboard_engine::numeric_qa::model::ReadDetail;
+use evalboard_engine::numeric_qa::read::{self, FileRead, OwnedRead};
 use evalboard_engine::{InputFile, RunInput};
 
 /// A run's display name: its folder (or file) name.
@@ -130,7 +131,7 @@ thread_local! {
 }
 
 /// Loads `path` for scoring: streamed as numeric QA, on every core, when its files vote so
-/// ([`pipeline::family_of_votes`], the rule [`pipeline::detect_family`] applies); else read
+/// ([`evalboard_engine::family::family_of_votes`], the rule [`evalboard_engine::family::detect_family`] applies); else read
 /// again whole for the other family's reader. `detail`: what the numeric QA readers keep
 /// ([`ReadDetail::Doc`] when only the doc profile will score it).
 pub fn load_run(path: &Path, detail: ReadDetail) -> Result<Loaded> {
@@ -149,7 +150,7 @@ pub fn load_run(path: &Path, detail: ReadDetail) -> Result<Loaded> {
         reads.push(read);
         votes.push(vote);
     }
-    if pipeline::family_of_votes(votes) != Family::NumericQa {
+    if evalboard_engine::family::family_of_votes(votes) != Family::NumericQa {
         return Ok(Loaded::Other(read_run(path)?));
     }
     Ok(Loaded::Qa {
@@ -164,7 +165,7 @@ pub fn threads() -> usize {
 }
 
 /// Reads one file of a run folder through this thread's reused buffer: a big QA JSONL file in
-/// blocks ([`pipeline::QaJsonlStream`]), any other file whole ([`pipeline::read_file_owned`]).
+/// blocks ([`read::QaJsonlStream`]), any other file whole ([`read::read_file_owned`]).
 fn read_one(
     f: &Listed,
     folders: &Folders,
@@ -174,9 +175,11 @@ fn read_one(
     let mut buf = BUFFER.with(|b| b.take());
     buf.clear();
     let mut file = folders.open_file(f)?;
-    if pipeline::is_jsonl_name(rel) && file.metadata()?.len() > KEEP_BUFFER_BYTES as u64 {
+    if evalboard_engine::numeric_qa::sniff::is_jsonl_name(rel)
+        && file.metadata()?.len() > KEEP_BUFFER_BYTES as u64
+    {
         (&mut file).take(BLOCK_BYTES).read_to_end(&mut buf)?;
-        if let Some(mut stream) = pipeline::QaJsonlStream::start(rel, &buf) {
+        if let Some(mut stream) = read::QaJsonlStream::start(rel, &buf) {
             loop {
                 buf.clear();
                 if (&mut file).take(BLOCK_BYTES).read_to_end(&mut buf)? == 0 {
@@ -194,7 +197,7 @@ fn read_one(
         read,
         vote,
         bytes_back,
-    } = pipeline::read_file_owned(InputFile::new(rel, buf), detail);
+    } = read::read_file_owned(InputFile::new(rel, buf), detail);
     if let Some(b) = bytes_back.filter(|b| b.capacity() <= KEEP_BUFFER_BYTES) {
         BUFFER.with(|c| c.replace(b));
     }

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use evalboard_engine::family::Family;
+use evalboard_engine::numeric_qa::score::{PriceTable, Profile};
 use evalboard_engine::run::{self, ReadOptions, ReadRun, Reference, RunRef, ScoredRun};
-use evalboard_engine::scorers::{PriceTable, Profile};
 use evalboard_engine::{accounting, RunInput};
 
 use crate::cli::{ScoreArgs, SettingsArgs};
@@ -129,7 +129,7 @@ fn load_scored_path(path: &Path, s: &Settings) -> Result<Option<ScoredRun>> {
                 Some(Reference::ConvFinQa(ds)) => Some(ds),
                 _ => None,
             };
-            let read = evalboard_engine::pipeline::assemble_qa_run(&name, reads, dataset)
+            let read = evalboard_engine::numeric_qa::read::assemble_qa_run(&name, reads, dataset)
                 .map(ReadRun::NumericQa);
             Ok(score_read(dir, read, &settings))
         }

@@ -6,7 +6,7 @@ use evalboard_engine::evalset::validate::{
     validate_evalset, EvalsetValidateReport, DEFAULT_MIN_ITEMS,
 };
 use evalboard_engine::evalset::{sniff, EvalsetFileKind};
-use evalboard_engine::validate::{validate_dataset, ValidateReport};
+use evalboard_engine::numeric_qa::validate::{validate_dataset, ValidateReport};
 
 use crate::cli::ValidateArgs;
 

@@ -7,6 +7,26 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A headline metric (a 0–1 rate or score) in both runs of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MetricDelta {
+    pub key: String,
+    pub label: String,
+    pub baseline: Option<f64>,
+    pub candidate: Option<f64>,
+}
+
+/// What a reader sees beside a paired item's verdicts: a group to filter by (category, model)
+/// and what was asked.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ItemContext {
+    pub category: Option<String>,
+    pub question: Option<String>,
+}
+
+/// Item contexts by join key; the first run to name a key sets its context.
+pub type ItemContexts = std::collections::HashMap<Vec<String>, ItemContext>;
+
 /// One item present in at least one of two runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PairedItem {

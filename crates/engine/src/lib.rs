@@ -25,15 +25,3 @@ pub mod run_meta;
 
 pub use diag::{Diagnostic, Severity};
 pub use input::{InputFile, RunInput};
-
-// The numeric QA family's modules under the paths consumers used before the family folders.
-pub use numeric_qa::aggregate;
-pub use numeric_qa::answer as number;
-pub use numeric_qa::compare as qa_compare;
-pub use numeric_qa::finqa_program as program;
-pub use numeric_qa::formats;
-pub use numeric_qa::model;
-pub use numeric_qa::read as pipeline;
-pub use numeric_qa::score as scorers;
-pub use numeric_qa::validate;
-pub use numeric_qa::views;

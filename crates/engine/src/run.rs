@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::accounting::{InputFileReport, LoadError};
 use crate::codegen::{self, CodegenConfig, CodegenRun};
-use crate::compare::{CompareOptions, Flip, PairedComparison};
+use crate::compare::{CompareOptions, Flip, ItemContexts, MetricDelta, PairedComparison};
 use crate::diag::Diagnostic;
 use crate::evalset::{self, AnswerScorer, EvalItem, EvalRun, ScoringOptions};
 use crate::family::{detect_family, Family};
@@ -25,7 +25,7 @@ use crate::numeric_qa::score::{Profile, ScoreConfig, ScoredQaRun};
 use crate::run_meta::RunMeta;
 
 /// How runs of every family are scored.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Settings {
     /// Numeric QA: profile, tolerances, prices.
     pub numeric_qa: ScoreConfig,
@@ -214,6 +214,15 @@ pub fn read_as(
         Family::Codegen => {
             let run = codegen::read_codegen_run(&input.name, &input.files);
             let files = codegen::file_reports(&input.files, &run.diagnostics);
+            if !run.is_usable() {
+                return Err(LoadError {
+                    message: "no usable code-generation message: no trace line and no \
+                              metrics.json entry could be read (see the diagnostics)"
+                        .into(),
+                    files,
+                    diagnostics: run.diagnostics,
+                });
+            }
             Ok(ReadRun::Codegen(Box::new(run), files))
         }
         Family::Evalset => {
@@ -223,6 +232,14 @@ pub fn read_as(
             };
             let mut run = evalset::read_evalset_run(&input.files, attached);
             run.name = input.name.clone();
+            if !run.is_usable() {
+                return Err(LoadError {
+                    message: "no eval set, predictions or eval summary could be read".into(),
+                    files: run.files,
+                    diagnostics: run.diagnostics,
+                });
+            }
+            run.validation = evalset::views::validation(&input.files);
             Ok(ReadRun::Evalset(Box::new(run)))
         }
     }
@@ -247,11 +264,13 @@ fn read_qa(
 }
 
 /// A scored run of any family: what every consumer holds.
+// One per loaded run: the unboxed numeric QA variant costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum ScoredRun {
     NumericQa(ScoredQaRun),
-    /// The scored run and its files' accounting.
-    Codegen(codegen::ScoredRun, Vec<InputFileReport>),
+    /// The run as read, scored, with its files' accounting and messages.
+    Codegen(Box<codegen::Loaded>),
     /// The run as read (items, predictions, summaries, files, diagnostics) and its scoring.
     Evalset(Box<EvalRun>, Box<evalset::ScoredRun>),
 }
@@ -263,7 +282,11 @@ pub fn score(read: ReadRun, settings: &Settings, threads: usize) -> ScoredRun {
         ReadRun::NumericQa(run) => {
             ScoredRun::NumericQa(score_qa(run, &settings.numeric_qa, threads))
         }
-        ReadRun::Codegen(run, files) => ScoredRun::Codegen(run.score(&settings.codegen), files),
+        ReadRun::Codegen(run, files) => ScoredRun::Codegen(Box::new(codegen::Loaded::new(
+            *run,
+            files,
+            &settings.codegen,
+        ))),
         ReadRun::Evalset(run) => {
             let mut scored = evalset::score_run(&run, &settings.evalset);
             scored.name = run.name.clone();
@@ -287,8 +310,8 @@ impl ScoredRun {
     pub fn as_ref(&self) -> RunRef<'_> {
         match self {
             ScoredRun::NumericQa(s) => RunRef::NumericQa(s),
-            ScoredRun::Codegen(s, _) => RunRef::Codegen(s),
-            ScoredRun::Evalset(r, s) => RunRef::Evalset(s, &r.diagnostics),
+            ScoredRun::Codegen(l) => RunRef::Codegen(l),
+            ScoredRun::Evalset(r, s) => RunRef::Evalset(r, s),
         }
     }
 
@@ -296,8 +319,24 @@ impl ScoredRun {
     pub fn files(&self) -> &[InputFileReport] {
         match self {
             ScoredRun::NumericQa(s) => &s.run.files,
-            ScoredRun::Codegen(_, files) => files,
+            ScoredRun::Codegen(l) => &l.files,
             ScoredRun::Evalset(r, _) => &r.files,
+        }
+    }
+
+    /// Scores the run again under new settings (the dashboard's Settings).
+    pub fn rescore(&mut self, settings: &Settings) {
+        match self {
+            ScoredRun::NumericQa(s) => {
+                let run = std::mem::take(&mut s.run);
+                *s = crate::numeric_qa::score::score_qa_run(run, &settings.numeric_qa);
+            }
+            ScoredRun::Codegen(l) => l.rescore(&settings.codegen),
+            ScoredRun::Evalset(r, s) => {
+                let mut scored = evalset::score_run(r, &settings.evalset);
+                scored.name = r.name.clone();
+                **s = scored;
+            }
         }
     }
 }
@@ -308,9 +347,9 @@ impl ScoredRun {
 #[derive(Debug, Clone, Copy)]
 pub enum RunRef<'a> {
     NumericQa(&'a ScoredQaRun),
-    Codegen(&'a codegen::ScoredRun),
-    /// The scored run and the diagnostics of reading it.
-    Evalset(&'a evalset::ScoredRun, &'a [Diagnostic]),
+    Codegen(&'a codegen::Loaded),
+    /// The run as read and its scoring.
+    Evalset(&'a EvalRun, &'a evalset::ScoredRun),
 }
 
 impl<'a> RunRef<'a> {
@@ -325,8 +364,8 @@ impl<'a> RunRef<'a> {
     pub fn name(&self) -> &'a str {
         match self {
             RunRef::NumericQa(s) => &s.run.name,
-            RunRef::Codegen(s) => &s.name,
-            RunRef::Evalset(s, _) => &s.name,
+            RunRef::Codegen(l) => &l.scored.name,
+            RunRef::Evalset(_, s) => &s.name,
         }
     }
 
@@ -334,8 +373,8 @@ impl<'a> RunRef<'a> {
     pub fn diagnostics(&self) -> &'a [Diagnostic] {
         match self {
             RunRef::NumericQa(s) => &s.run.diagnostics,
-            RunRef::Codegen(s) => &s.diagnostics,
-            RunRef::Evalset(_, d) => d,
+            RunRef::Codegen(l) => &l.scored.diagnostics,
+            RunRef::Evalset(r, _) => &r.diagnostics,
         }
     }
 
@@ -343,8 +382,8 @@ impl<'a> RunRef<'a> {
     pub fn profile(&self) -> String {
         match self {
             RunRef::NumericQa(s) => s.config.profile.name().to_string(),
-            RunRef::Codegen(s) => s.profile.name().to_string(),
-            RunRef::Evalset(s, _) => s.scorer.id().to_string(),
+            RunRef::Codegen(l) => l.scored.profile.name().to_string(),
+            RunRef::Evalset(_, s) => s.scorer.id().to_string(),
         }
     }
 
@@ -358,23 +397,23 @@ impl<'a> RunRef<'a> {
                 n(s.run.conversations.len(), "conversation", "conversations"),
                 n(s.turns.len(), "turn", "turns")
             ),
-            RunRef::Codegen(s) => format!(
+            RunRef::Codegen(l) => format!(
                 "{}, {}",
-                n(s.sessions.len(), "session", "sessions"),
+                n(l.scored.sessions.len(), "session", "sessions"),
                 n(
-                    s.sessions.iter().map(|x| x.entries.len()).sum(),
+                    l.scored.sessions.iter().map(|x| x.entries.len()).sum(),
                     "message",
                     "messages"
                 )
             ),
-            RunRef::Evalset(s, _) => n(s.items.len(), "item", "items"),
+            RunRef::Evalset(_, s) => n(s.items.len(), "item", "items"),
         }
     }
 
     /// Why the run has no per-item results, when it has none.
     pub fn note(&self) -> Option<&'a str> {
         match self {
-            RunRef::Evalset(s, _) => s.per_item_unavailable.as_deref(),
+            RunRef::Evalset(_, s) => s.per_item_unavailable.as_deref(),
             _ => None,
         }
     }
@@ -384,7 +423,37 @@ impl<'a> RunRef<'a> {
         match self {
             RunRef::NumericQa(s) => crate::numeric_qa::meta::qa_meta(s),
             RunRef::Codegen(_) => RunMeta::default(),
-            RunRef::Evalset(s, _) => s.meta.clone(),
+            RunRef::Evalset(_, s) => s.meta.clone(),
+        }
+    }
+
+    /// The number the run is listed by: numerical accuracy (numeric QA), the mean overall
+    /// score (code generation), the primary score (eval set).
+    pub fn headline_value(&self) -> Option<f64> {
+        match self {
+            RunRef::NumericQa(s) => {
+                crate::numeric_qa::aggregate::doc::statistics(s).numerical_accuracy
+            }
+            RunRef::Codegen(l) => l.summary().summary.average_overall_score,
+            RunRef::Evalset(_, s) => s.scorecard.as_ref().and_then(|c| c.primary_score),
+        }
+    }
+
+    /// (groups, items): conversations and turns, sessions and messages, none and items.
+    pub fn counts(&self) -> (usize, usize) {
+        match self {
+            RunRef::NumericQa(s) => (s.run.conversations.len(), s.turns.len()),
+            RunRef::Codegen(l) => (l.run.sessions.len(), l.messages.len()),
+            RunRef::Evalset(_, s) => (0, s.items.len()),
+        }
+    }
+
+    /// The category and question of each of the run's items, by comparison key.
+    pub fn item_context(&self, out: &mut ItemContexts) {
+        match self {
+            RunRef::NumericQa(s) => crate::numeric_qa::compare::item_context(s, out),
+            RunRef::Codegen(l) => codegen::compare::item_context(l, out),
+            RunRef::Evalset(r, s) => evalset::compare::item_context(r, s, out),
         }
     }
 
@@ -431,6 +500,10 @@ pub struct RunComparison {
     pub candidate: String,
     /// What judged each item (`name@version`).
     pub scorer: String,
+    /// How items are joined and judged, in a sentence.
+    pub judged_by: String,
+    /// The family's headline rates in both runs.
+    pub metrics: Vec<MetricDelta>,
     pub stats: PairedComparison,
     /// Items that failed as a whole in either run (counted wrong), with the reason.
     pub failed_items: Vec<FailedItem>,
@@ -462,6 +535,8 @@ pub fn compare(
                 family: Family::NumericQa,
                 baseline: r.baseline,
                 candidate: r.candidate,
+                judged_by: crate::numeric_qa::compare::judged_by(&r.scorer),
+                metrics: crate::numeric_qa::compare::metrics(b, c),
                 scorer: r.scorer,
                 stats: r.stats,
                 failed_items: r.failed_items,
@@ -470,7 +545,7 @@ pub fn compare(
                 by_group: r.by_group,
             })
         }
-        (RunRef::Evalset(b, _), RunRef::Evalset(c, _)) => {
+        (RunRef::Evalset(br, b), RunRef::Evalset(cr, c)) => {
             let r = evalset::compare_runs(b, c, opts);
             let failed_items = [("baseline", b), ("candidate", c)]
                 .into_iter()
@@ -488,6 +563,8 @@ pub fn compare(
                 family: Family::Evalset,
                 baseline: r.baseline,
                 candidate: r.candidate,
+                judged_by: evalset::compare::judged_by(&r.scorer),
+                metrics: evalset::compare::metrics((br, b), (cr, c)),
                 scorer: r.scorer,
                 stats: r.stats,
                 failed_items,
@@ -497,11 +574,13 @@ pub fn compare(
             })
         }
         (RunRef::Codegen(b), RunRef::Codegen(c)) => {
-            let r = codegen::compare_runs(b, c, opts);
+            let r = codegen::compare_runs(&b.scored, &c.scored, opts);
             Ok(RunComparison {
                 family: Family::Codegen,
                 baseline: r.baseline,
                 candidate: r.candidate,
+                judged_by: codegen::compare::judged_by(codegen::compare::JUDGED_BY),
+                metrics: codegen::compare::metrics(b, c),
                 scorer: codegen::compare::JUDGED_BY.into(),
                 stats: r.stats,
                 failed_items: Vec::new(),

@@ -190,10 +190,6 @@ pub(crate) fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
         .and_then(Value::as_str)
 }
 
-// Transitional: the family builders under their old paths until every consumer asks the family.
-pub use crate::evalset::meta::{evalset_meta, loss_curve};
-pub use crate::numeric_qa::meta::qa_meta;
-
 #[cfg(test)]
 mod tests {
     use super::*;

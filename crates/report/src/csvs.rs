@@ -2,9 +2,9 @@
 //! document's column names plus one boolean column per scorer. Booleans are `true`/`false`, empty
 //! cells mean "not available", line ends are `\n`.
 
-use evalboard_engine::aggregate::doc::{conversation_type, Mean};
-use evalboard_engine::model::{QaConversation, QaTurn, RawValue};
-use evalboard_engine::scorers::{ScoredQaRun, TurnScore};
+use evalboard_engine::numeric_qa::aggregate::doc::{conversation_type, Mean};
+use evalboard_engine::numeric_qa::model::{QaConversation, QaTurn, RawValue};
+use evalboard_engine::numeric_qa::score::{ScoredQaRun, TurnScore};
 
 fn writer() -> csv::Writer<Vec<u8>> {
     csv::WriterBuilder::new()

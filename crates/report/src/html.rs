@@ -26,7 +26,6 @@ use serde_json::{json, Value};
 
 pub use compare::{compare, Comparison};
 pub use encode::{base64, csp_hash, escape_html, gzip, json_for_script, sha256_hex};
-pub use meta::report_run_meta;
 pub use series::{series, Series};
 
 use build::{h, int, kv_table, p, table, Cell, Row, TableOpts};
@@ -203,7 +202,7 @@ pub fn render_report(input: &ReportInput) -> String {
     let the_series = series(&ordered, &o.compare);
     let metas: Vec<(String, evalboard_engine::run_meta::RunMeta)> = ordered
         .iter()
-        .map(|r| (r.name().to_string(), report_run_meta(r)))
+        .map(|r| (r.name().to_string(), r.meta()))
         .collect();
     let loss_runs: Vec<(&str, &evalboard_engine::run_meta::RunMeta)> =
         metas.iter().map(|(n, m)| (n.as_str(), m)).collect();
@@ -211,7 +210,7 @@ pub fn render_report(input: &ReportInput) -> String {
     let mut body = String::with_capacity(1 << 16);
     body.push_str("<div class=\"eb-wrap\">\n<header class=\"eb-head\">");
     let _ = write!(body, "<h1>{}</h1>", escape_html(&title));
-    let engine = evalboard_engine::aggregate::doc::ENGINE_VERSION;
+    let engine = evalboard_engine::numeric_qa::aggregate::doc::ENGINE_VERSION;
     p(
         &mut body,
         "eb-sub",
@@ -286,8 +285,8 @@ pub fn render_report(input: &ReportInput) -> String {
         );
         let stats = match r {
             ReportRun::NumericQa(s) => qa::section(&mut body, i, s, o),
-            ReportRun::Evalset(s, d) => evalset::section(&mut body, i, s, d, o),
-            ReportRun::Codegen(s) => codegen::section(&mut body, i, s, o),
+            ReportRun::Evalset(r, s) => evalset::section(&mut body, i, s, &r.diagnostics, o),
+            ReportRun::Codegen(l) => codegen::section(&mut body, i, &l.scored, o),
         };
         data_runs.push(json!({"name": r.name(), "family": r.family(), "statistics": stats}));
         body.push_str("</section>\n");
@@ -300,18 +299,18 @@ pub fn render_report(input: &ReportInput) -> String {
         let _ = writeln!(body, "<h3>{}</h3>", escape_html(r.name()));
         match r {
             ReportRun::NumericQa(s) => qa::settings(&mut body, s),
-            ReportRun::Evalset(s, _) => kv_table(
+            ReportRun::Evalset(_, s) => kv_table(
                 &mut body,
                 &[
                     ("Family".into(), "eval set".into()),
                     ("Scorer".into(), s.scorer.id().into()),
                 ],
             ),
-            ReportRun::Codegen(s) => kv_table(
+            ReportRun::Codegen(l) => kv_table(
                 &mut body,
                 &[
                     ("Family".into(), "code generation".into()),
-                    ("Profile".into(), s.profile.name().into()),
+                    ("Profile".into(), l.scored.profile.name().into()),
                 ],
             ),
         }
@@ -451,17 +450,21 @@ fn runs_table(out: &mut String, runs: &[ReportRun]) {
         .map(|(i, r)| {
             let (items, headline, label) = match r {
                 ReportRun::NumericQa(s) => {
-                    let st = evalboard_engine::aggregate::doc::statistics(s);
+                    let st = evalboard_engine::numeric_qa::aggregate::doc::statistics(s);
                     (st.total_turns, st.numerical_accuracy, "numerical accuracy")
                 }
-                ReportRun::Evalset(s, _) => (
+                ReportRun::Evalset(_, s) => (
                     s.items.len() as u64,
                     s.scorecard.as_ref().and_then(|c| c.primary_score),
                     "primary score",
                 ),
-                ReportRun::Codegen(s) => (
-                    s.sessions.iter().map(|x| x.entries.len() as u64).sum(),
-                    codegen_overall(s),
+                ReportRun::Codegen(l) => (
+                    l.scored
+                        .sessions
+                        .iter()
+                        .map(|x| x.entries.len() as u64)
+                        .sum(),
+                    codegen_overall(&l.scored),
                     "average overall score",
                 ),
             };

@@ -14,7 +14,7 @@ pub mod qa_charts;
 pub use codegen_files::{codegen_files, codegen_statistics};
 pub use evalset_files::{evalset_files, evalset_statistics};
 
-use evalboard_engine::aggregate::doc::Statistics;
+use evalboard_engine::numeric_qa::aggregate::doc::Statistics;
 
 /// statistics.json of the doc profile: pretty-printed, keys in DTO order, trailing newline.
 pub fn statistics_json(stats: &Statistics) -> String {
@@ -40,11 +40,11 @@ pub fn run_outputs(run: evalboard_engine::run::RunRef) -> RunFiles {
                     .collect(),
             }
         }
-        RunRef::Codegen(s) => RunFiles {
-            statistics: codegen_statistics(s),
-            files: codegen_files(s),
+        RunRef::Codegen(l) => RunFiles {
+            statistics: codegen_statistics(&l.scored),
+            files: codegen_files(&l.scored),
         },
-        RunRef::Evalset(s, _) => RunFiles {
+        RunRef::Evalset(_, s) => RunFiles {
             statistics: evalset_statistics(s),
             files: evalset_files(s),
         },

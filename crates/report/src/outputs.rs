@@ -1,8 +1,8 @@
 //! The output files of a scored numeric-QA run under its profile — one function, used by the CLI
 //! (`--out`, `--json`) and the dashboard (Export), so both always write the same bytes.
 
-use evalboard_engine::aggregate::{doc, fa2};
-use evalboard_engine::scorers::{Profile, ScoredQaRun};
+use evalboard_engine::numeric_qa::aggregate::{doc, fa2};
+use evalboard_engine::numeric_qa::score::{Profile, ScoredQaRun};
 
 use crate::csvs;
 

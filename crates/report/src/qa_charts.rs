@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::charts::{
     bar_chart, dual_axis_line_chart, named, opts, NamedChart, Theme, XValues, YSeries,
 };
-use evalboard_engine::aggregate::doc::{Breakdown, Statistics, TurnKey};
+use evalboard_engine::numeric_qa::aggregate::doc::{Breakdown, Statistics, TurnKey};
 
 fn breakdown_bars(m: &BTreeMap<String, Breakdown>) -> Vec<(String, Option<f64>)> {
     m.iter()

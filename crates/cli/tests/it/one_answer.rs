@@ -9,12 +9,18 @@ use std::process::Command;
 
 use evalboard_app::families::{self, Side};
 use evalboard_app::protocol::CompareQuery;
-use evalboard_engine::codegen::CodegenConfig;
 use evalboard_engine::compare::Flip;
-use evalboard_engine::pipeline;
-use evalboard_engine::scorers::{score_qa_run, Profile, ScoreConfig};
+use evalboard_engine::family::Family;
+use evalboard_engine::numeric_qa::score::Profile;
+use evalboard_engine::run::{self, ReadOptions, ScoredRun, Settings};
 use evalboard_engine::{InputFile, RunInput};
 use serde_json::{json, Value};
+
+/// A run folder read and scored as the dashboard's workers do (one thread).
+fn worker_run(family: Family, dir: &Path, settings: &Settings) -> ScoredRun {
+    let read = run::read_as(family, &read_dir(dir), None, ReadOptions::default()).unwrap();
+    run::score(read, settings, 1)
+}
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
@@ -205,14 +211,13 @@ fn numeric_qa_nasty_pairs_agree_across_diff_worker_and_report() {
     ] {
         let diff = cli_and_report(&base, &cand, extra, &tmp);
         // The worker scores with its settings, then compares (natively, the same code).
-        let cfg = ScoreConfig {
-            profile,
-            ..Default::default()
-        };
-        let score =
-            |d: &Path| score_qa_run(pipeline::load_qa_run(&read_dir(d), None).unwrap(), &cfg);
-        let (b, c) = (score(&base), score(&cand));
-        let (sb, sc) = (Side::Qa("base", &b), Side::Qa("cand", &c));
+        let mut settings = Settings::default();
+        settings.numeric_qa.profile = profile;
+        let (b, c) = (
+            worker_run(Family::NumericQa, &base, &settings),
+            worker_run(Family::NumericQa, &cand, &settings),
+        );
+        let (sb, sc) = (Side::Run("base", b.as_ref()), Side::Run("cand", c.as_ref()));
         assert_eq!(
             view_numbers(&sb, &sc, &diff["scorer"], true),
             numbers(&diff),
@@ -264,14 +269,15 @@ fn eval_sets_and_code_generation_agree_across_diff_worker_and_report() {
     names.sort();
     let (b, c) = (&names[0], &names[1]);
     let diff = cli_and_report(b, c, &[], &tmp);
+    let settings = Settings::default();
     let (eb, ec) = (
-        families::load_evalset(&read_dir(b)).unwrap(),
-        families::load_evalset(&read_dir(c)).unwrap(),
+        worker_run(Family::Evalset, b, &settings),
+        worker_run(Family::Evalset, c, &settings),
     );
     assert_eq!(
         view_numbers(
-            &Side::Evalset("b", &eb),
-            &Side::Evalset("c", &ec),
+            &Side::Run("b", eb.as_ref()),
+            &Side::Run("c", ec.as_ref()),
             &diff["scorer"],
             false
         ),
@@ -281,16 +287,15 @@ fn eval_sets_and_code_generation_agree_across_diff_worker_and_report() {
     let cg = fixtures().join("codegen/diff");
     let (b, c) = (cg.join("baseline"), cg.join("candidate"));
     let diff = cli_and_report(&b, &c, &[], &tmp);
-    let cfg = CodegenConfig::default();
     let (gb, gc) = (
-        evalboard_app::codegen::load_codegen(&read_dir(&b), &cfg).unwrap(),
-        evalboard_app::codegen::load_codegen(&read_dir(&c), &cfg).unwrap(),
+        worker_run(Family::Codegen, &b, &settings),
+        worker_run(Family::Codegen, &c, &settings),
     );
     assert!(diff["n_items"].as_u64().unwrap() > 0);
     assert_eq!(
         view_numbers(
-            &Side::Codegen("b", &gb),
-            &Side::Codegen("c", &gc),
+            &Side::Run("b", gb.as_ref()),
+            &Side::Run("c", gc.as_ref()),
             &diff["scorer"],
             true
         ),

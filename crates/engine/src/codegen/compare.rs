@@ -6,9 +6,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::compare::{compare_pairs, CompareOptions, PairedComparison, PairedItem};
+use crate::compare::{
+    compare_pairs, CompareOptions, ItemContext, ItemContexts, MetricDelta, PairedComparison,
+    PairedItem,
+};
 
-use super::{MetricsEntry, ScoredRun};
+use super::{Loaded, MetricsEntry, ScoredRun, Summary};
 
 /// What judges a pair: the delivered code ran without an error.
 pub const JUDGED_BY: &str = "execution_success";
@@ -88,6 +91,50 @@ pub fn compare_runs(
         candidate: candidate.name.clone(),
         per_item_unavailable: stats.pairs.is_empty().then(|| NO_MESSAGES.to_string()),
         stats,
+    }
+}
+
+/// How two code-generation runs' messages are joined and judged, in a sentence.
+pub fn judged_by(scorer: &str) -> String {
+    format!(
+        "messages joined on session id + message index, judged by {scorer} (the delivered \
+         code ran); re-scored trace messages only"
+    )
+}
+
+/// Execution success, the mean overall score and the recovery rate of both runs.
+pub fn metrics(b: &Loaded, c: &Loaded) -> Vec<MetricDelta> {
+    let (sb, sc) = (b.summary().summary, c.summary().summary);
+    let m = |key: &str, label: &str, f: fn(&Summary) -> Option<f64>| MetricDelta {
+        key: key.into(),
+        label: label.into(),
+        baseline: f(&sb),
+        candidate: f(&sc),
+    };
+    let exec = |s: &Summary| {
+        (s.total_questions > 0).then(|| s.successful_executions as f64 / s.total_questions as f64)
+    };
+    vec![
+        m("execution_success_rate", "Execution success", exec),
+        m(
+            "average_overall_score",
+            "Mean overall score (0–1 as %)",
+            |s| s.average_overall_score,
+        ),
+        m("recovery_success_rate", "Recovery rate", |s| {
+            s.recovery_success_rate
+        }),
+    ]
+}
+
+/// The model (category) and question of every message, by `[session id, message index]`.
+pub fn item_context(run: &Loaded, out: &mut ItemContexts) {
+    for m in &run.messages {
+        out.entry(vec![m.session_id.clone(), m.index.to_string()])
+            .or_insert_with(|| ItemContext {
+                category: Some(m.model.clone()),
+                question: Some(m.question.clone()),
+            });
     }
 }
 

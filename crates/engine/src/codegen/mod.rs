@@ -12,12 +12,12 @@ pub mod compare;
 pub mod dto;
 pub mod model;
 // Transitional: the old name of [`compare`] until every consumer uses the new one.
-pub use self::compare as pairing;
 pub mod patterns;
 pub mod pyre;
 pub mod pystr;
 pub mod read;
 pub mod score;
+pub mod sniff;
 pub mod summary;
 pub mod syntax;
 pub mod views;
@@ -27,14 +27,62 @@ use serde::{Deserialize, Serialize};
 pub use self::compare::{compare_runs, pair_messages, CodegenComparison};
 pub use dto::{MetricsEntry, MetricsSummaryFile, Summary};
 pub use model::{CodegenMessage, DataFile, EvalInputs, ExecutionResult, RecoveryAttempt, Tokens};
-pub use read::{file_reports, read_codegen_run, sniff, CodegenFileKind};
+pub use read::{file_reports, read_codegen_run};
 pub use score::{
     calculate_evaluation_metrics, classify_error, lower, CodegenConfig, Profile, Weights,
 };
+pub use sniff::{sniff, CodegenFileKind};
 pub use summary::{summarize, EntryScores, SummaryOptions};
 pub use syntax::{check_syntax, SyntaxValidity, PARSER_AVAILABLE};
 
+use crate::accounting::InputFileReport;
 use crate::Diagnostic;
+
+/// A code-generation run as every consumer keeps it: read once, scored under `cfg`, with its
+/// files' accounting and its messages (re-scored trace messages, else the `metrics.json`
+/// entries as originally scored).
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub run: CodegenRun,
+    pub cfg: CodegenConfig,
+    pub scored: ScoredRun,
+    pub files: Vec<InputFileReport>,
+    pub messages: Vec<views::Message>,
+}
+
+impl Loaded {
+    /// Scores `run` under `cfg`.
+    pub fn new(run: CodegenRun, files: Vec<InputFileReport>, cfg: &CodegenConfig) -> Loaded {
+        let scored = run.score(cfg);
+        let messages = views::messages(&run, &scored, cfg);
+        Loaded {
+            run,
+            cfg: *cfg,
+            scored,
+            files,
+            messages,
+        }
+    }
+
+    /// Scores again under new settings.
+    pub fn rescore(&mut self, cfg: &CodegenConfig) {
+        self.cfg = *cfg;
+        self.scored = self.run.score(cfg);
+        self.messages = views::messages(&self.run, &self.scored, cfg);
+    }
+
+    /// The summary of every message (re-scored where possible, else as originally scored).
+    pub fn summary(&self) -> MetricsSummaryFile {
+        views::run_summary(&self.run.name, &self.messages, self.cfg.profile)
+    }
+
+    /// Nothing in the run can be re-scored (chat_history folders).
+    pub fn originals_only(&self) -> bool {
+        self.messages
+            .iter()
+            .all(|m| m.source == views::Source::Original)
+    }
+}
 
 /// A code-generation run folder, read.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,6 +156,16 @@ pub struct ScoredSession {
 }
 
 impl CodegenRun {
+    /// The run holds something to show: a trace message, an original `metrics.json` entry or
+    /// an original summary.
+    pub fn is_usable(&self) -> bool {
+        self.sessions.iter().any(|s| {
+            !s.messages.is_empty()
+                || s.original_summary.is_some()
+                || s.original.as_ref().is_some_and(|o| !o.entries.is_empty())
+        })
+    }
+
     pub fn data_file(&self, path: &str) -> Option<&DataFile> {
         self.data_files.iter().find(|d| d.path == path)
     }

@@ -4,8 +4,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::score::{ItemScore, ScoredRun};
-use crate::compare::{compare_pairs, CompareOptions, PairedComparison, PairedItem};
+use super::score::{score_run, AnswerScorer, ItemScore, ScoredRun, ScoringOptions};
+use super::EvalRun;
+use crate::compare::{
+    compare_pairs, CompareOptions, ItemContext, ItemContexts, MetricDelta, PairedComparison,
+    PairedItem,
+};
 
 /// A baseline-vs-candidate comparison of two eval-set runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -64,6 +68,66 @@ pub fn compare_runs(
         scorer: baseline.scorer.id().to_string(),
         stats: compare_pairs(pair_items(baseline, candidate), opts),
         per_item_unavailable: unavailable,
+    }
+}
+
+/// How two eval-set runs' items are joined and judged, in a sentence.
+pub fn judged_by(scorer: &str) -> String {
+    format!("items joined on id, judged by {scorer}")
+}
+
+/// The primary score of a run under `scorer` (the run's own scoring when it used that scorer).
+fn primary_under(run: &EvalRun, scored: &ScoredRun, scorer: AnswerScorer) -> Option<f64> {
+    let primary = |s: &ScoredRun| s.scorecard.as_ref().and_then(|c| c.primary_score);
+    if scored.scorer == scorer {
+        return primary(scored);
+    }
+    primary(&score_run(
+        run,
+        &ScoringOptions {
+            scorer,
+            ..ScoringOptions::default()
+        },
+    ))
+}
+
+/// The primary score of both runs under both answer scorers.
+pub fn metrics(b: (&EvalRun, &ScoredRun), c: (&EvalRun, &ScoredRun)) -> Vec<MetricDelta> {
+    [
+        (
+            AnswerScorer::V1,
+            "primary_score",
+            "Primary score (answer_correctness@v1)",
+        ),
+        (
+            AnswerScorer::V1Extract,
+            "primary_score_extract",
+            "Primary score (@v1-extract)",
+        ),
+    ]
+    .into_iter()
+    .map(|(scorer, key, label)| MetricDelta {
+        key: key.into(),
+        label: label.into(),
+        baseline: primary_under(b.0, b.1, scorer),
+        candidate: primary_under(c.0, c.1, scorer),
+    })
+    .collect()
+}
+
+/// The category (else section) and prompt of every scored item, by `[item id]`.
+pub fn item_context(run: &EvalRun, scored: &ScoredRun, out: &mut ItemContexts) {
+    let prompts: std::collections::HashMap<&str, &str> = run
+        .items
+        .iter()
+        .map(|i| (i.id.as_str(), i.prompt.as_str()))
+        .collect();
+    for i in &scored.items {
+        out.entry(vec![i.item_id.clone()])
+            .or_insert_with(|| ItemContext {
+                category: i.category.clone().or_else(|| i.section.clone()),
+                question: prompts.get(i.item_id.as_str()).map(|p| p.to_string()),
+            });
     }
 }
 

@@ -10,17 +10,18 @@ pub mod compare;
 pub mod dto;
 pub mod meta;
 // Transitional: the old name of [`compare`] until every consumer uses the new one.
-pub use self::compare as pairing;
 pub(crate) mod pyfloat;
 pub mod read;
 pub mod score;
 pub mod sniff;
 pub mod validate;
+pub mod views;
 
 use serde::{Deserialize, Serialize};
 
+use crate::accounting::InputFileReport;
 use crate::diag::Diagnostic;
-use crate::numeric_qa::model::{InputFileReport, SourceRef};
+use crate::numeric_qa::model::SourceRef;
 
 pub use self::compare::compare_runs;
 pub use read::{read_eval_items, read_evalset_run, EvalItemsRead};
@@ -220,9 +221,17 @@ pub struct EvalRun {
     pub prediction_files: Vec<String>,
     pub files: Vec<InputFileReport>,
     pub diagnostics: Vec<Diagnostic>,
+    /// `evalboard validate` of every eval-set file among the inputs, in input order.
+    #[serde(skip)]
+    pub validation: Vec<views::ValidationDto>,
 }
 
 impl EvalRun {
+    /// The run holds something to show: eval-set items, predictions or an eval summary.
+    pub fn is_usable(&self) -> bool {
+        !(self.items.is_empty() && self.predictions.is_empty() && self.summaries.is_empty())
+    }
+
     /// The summary entry that scored this run originally: the only entry of the only summary,
     /// else the entry whose recorded `output_file` names one of this run's prediction files (by
     /// file name or `_`-separated suffix), else the entry named like the run.

@@ -14,9 +14,10 @@ use super::{
     EvalItem, EvalRun, EvalSummary, EvalsetFileKind, Prediction, RunManifest, SummaryEntry,
     SummarySection, TrainingMetricPoint,
 };
+use crate::accounting::{FileStatus, InputFileReport};
 use crate::diag::{Diagnostic, Severity};
 use crate::input::InputFile;
-use crate::numeric_qa::model::{FileStatus, InputFileReport, SourceRef};
+use crate::numeric_qa::model::SourceRef;
 
 /// An eval set read from one file.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -52,7 +52,7 @@ impl AnswerScorer {
 /// The pass threshold the seed judge used: a run passes only when every item is correct.
 pub const DEFAULT_PASS_THRESHOLD: f64 = 1.0;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScoringOptions {
     pub scorer: AnswerScorer,
     /// A run that did not fail passes when `primary_score >= pass_threshold`.

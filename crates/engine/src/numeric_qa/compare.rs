@@ -10,7 +10,11 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::compare::{compare_pairs, CompareOptions, FlipCounts, PairedComparison, PairedItem};
+use crate::compare::{
+    compare_pairs, CompareOptions, FlipCounts, ItemContext, ItemContexts, MetricDelta,
+    PairedComparison, PairedItem,
+};
+use crate::numeric_qa::aggregate::doc;
 use crate::numeric_qa::model::{QaConversation, QaTurn};
 use crate::numeric_qa::score::{answer_text, Profile, ScoredQaRun, TurnScore};
 
@@ -330,6 +334,56 @@ pub fn compare_qa_runs(
         warnings,
         note,
     })
+}
+
+/// How two numeric QA runs' turns are joined and judged, in a sentence.
+pub fn judged_by(scorer: &str) -> String {
+    format!(
+        "turns joined on conversation id + turn index, judged by {scorer}; turns of failed \
+         conversations (e.g. evaluation timeouts) count as wrong"
+    )
+}
+
+/// The headline rates of both runs, side by side.
+pub fn metrics(b: &ScoredQaRun, c: &ScoredQaRun) -> Vec<MetricDelta> {
+    let (sb, sc) = (doc::statistics(b), doc::statistics(c));
+    let m = |key: &str, label: &str, f: fn(&doc::Statistics) -> Option<f64>| MetricDelta {
+        key: key.into(),
+        label: label.into(),
+        baseline: f(&sb),
+        candidate: f(&sc),
+    };
+    vec![
+        m("numerical_accuracy", "Numerical accuracy", |s| {
+            s.numerical_accuracy
+        }),
+        m("exact_match_accuracy", "Exact match", |s| {
+            s.exact_match_accuracy
+        }),
+        m(
+            "conversation_level_accuracy",
+            "Conversation-level accuracy",
+            |s| s.conversation_level_accuracy,
+        ),
+        m("error_rate", "Error rate", |s| s.error_rate),
+    ]
+}
+
+/// The conversation type (category) and question of every turn, by `[conversation id, turn]`.
+pub fn item_context(s: &ScoredQaRun, out: &mut ItemContexts) {
+    for t in &s.turns {
+        let Some(conv) = s.run.conversations.get(t.conv as usize) else {
+            continue;
+        };
+        let Some(turn) = conv.turns.get(t.turn as usize) else {
+            continue;
+        };
+        out.entry(vec![conv.id.clone(), turn.turn_idx.to_string()])
+            .or_insert_with(|| ItemContext {
+                category: conv.conversation_type.clone(),
+                question: Some(turn.question.clone()),
+            });
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::accounting::{FileStatus, InputFileReport};
+use crate::accounting::InputFileReport;
 use crate::diag::Diagnostic;
 
 /// An answer or value exactly as the source recorded it.

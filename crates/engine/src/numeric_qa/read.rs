@@ -5,17 +5,15 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-pub use crate::accounting::LoadError;
-use crate::accounting::{status_of, FileStatus, InputFileReport};
+use crate::accounting::{status_of, FileStatus, InputFileReport, LoadError};
 use crate::diag::{Diagnostic, Severity};
-pub use crate::family::{detect_family, family_of_votes, family_vote, Family};
+use crate::family::{family_vote, Family};
 use crate::input::{InputFile, RunInput};
 use crate::numeric_qa::formats::{convfinqa, fa2_results, fa2_traces, qa_jsonl};
 use crate::numeric_qa::model::{
     QaConversation, QaRun, QaTurn, RawValue, ReadDetail, SourceRef, TurnError,
 };
-pub use crate::numeric_qa::sniff::{classify, is_jsonl_name, FileKind};
-use crate::numeric_qa::sniff::{classify_text, not_utf8_reason};
+use crate::numeric_qa::sniff::{classify_text, is_jsonl_name, not_utf8_reason, FileKind};
 
 /// What one file of a run folder held, once classified and read. Reading a file depends on no
 /// other file, so a native caller may read files on several threads ([`read_file`]) and then
@@ -175,7 +173,7 @@ pub struct QaJsonlStream {
 
 impl QaJsonlStream {
     /// Starts reading `path` with its first bytes, `head`: the whole file or at least its first
-    /// 8 KiB. `None` when the file would not be read as QA JSONL ([`classify`]); the caller reads
+    /// 8 KiB. `None` when the file would not be read as QA JSONL ([`super::sniff::classify`]); the caller reads
     /// it whole with [`read_file`] instead.
     pub fn start(path: &str, head: &[u8]) -> Option<QaJsonlStream> {
         if !is_jsonl_name(path) || head.is_empty() || !qa_jsonl::looks_like_qa_jsonl(head) {

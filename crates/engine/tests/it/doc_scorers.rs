@@ -3,10 +3,12 @@
 //! The real-data tests read `../shared/data` (beside the repository) through
 //! `evalboard_test_support::shared_data`.
 
-use evalboard_engine::model::RawValue;
-use evalboard_engine::number::{parse_answer, Number, Parsed};
-use evalboard_engine::scorers::doc::{score_answer, score_numbers, AnswerVerdict, DocTolerances};
-use evalboard_engine::scorers::logic;
+use evalboard_engine::numeric_qa::answer::{parse_answer, Number, Parsed};
+use evalboard_engine::numeric_qa::model::RawValue;
+use evalboard_engine::numeric_qa::score::doc::{
+    score_answer, score_numbers, AnswerVerdict, DocTolerances,
+};
+use evalboard_engine::numeric_qa::score::logic;
 use proptest::prelude::*;
 
 const SCORING_MD: &str = include_str!("../../../../docs/scoring.md");

@@ -6,8 +6,8 @@ use std::fs;
 use std::path::Path;
 
 use evalboard_engine::compare::{mcnemar_exact_p, CompareOptions, Flip};
+use evalboard_engine::evalset::compare::{compare_runs, RunComparison};
 use evalboard_engine::evalset::dto::{predictions_jsonl, ScorecardFile};
-use evalboard_engine::evalset::pairing::{compare_runs, RunComparison};
 use evalboard_engine::evalset::{
     answers_match, compute_primary_score, compute_scorecard, read_eval_items, read_evalset_run,
     score_run, sniff, validate_evalset, AnswerScorer, EvalItem, EvalRun, EvalsetFileKind, ScoreRow,
@@ -468,7 +468,7 @@ fn real_m45_curriculum_series() {
         // The same consecutive comparisons through the series helper.
         let series = evalboard_engine::compare::compare_series(
             &scored,
-            evalboard_engine::evalset::pairing::pair_items,
+            evalboard_engine::evalset::compare::pair_items,
             &CompareOptions::default(),
         );
         assert_eq!(

@@ -132,12 +132,12 @@ fn pyrepr_matches_python_vectors() {
 // ---------------------------------------------------------------------------------------------
 // Scoring vectors
 
-use evalboard_engine::model::RawValue;
-use evalboard_engine::pyrepr::raw_from_py_json;
-use evalboard_engine::scorers::fa2::{
+use evalboard_engine::numeric_qa::model::RawValue;
+use evalboard_engine::numeric_qa::score::fa2::{
     calculate_accuracy, calculate_accuracy_py, logic_recall, parse_ground_truth_operations,
     PyRaised,
 };
+use evalboard_engine::pyrepr::raw_from_py_json;
 
 /// Checks `calculate_accuracy` vectors `{expected, actual, numerical, financial, soft_match}`
 /// (or `raises`); returns the number checked.
@@ -247,10 +247,10 @@ fn python_generated_scoring_vectors() {
 // ---------------------------------------------------------------------------------------------
 // Run-folder fixtures: input/ → expected/
 
-use evalboard_engine::aggregate::fa2::{write_outputs, Fa2Options, Fa2Outputs};
-use evalboard_engine::formats::fa2_traces::read_run_folder;
 use evalboard_engine::input::{InputFile, RunInput};
-use evalboard_engine::model::QaRun;
+use evalboard_engine::numeric_qa::aggregate::fa2::{write_outputs, Fa2Options, Fa2Outputs};
+use evalboard_engine::numeric_qa::formats::fa2_traces::read_run_folder;
+use evalboard_engine::numeric_qa::model::QaRun;
 
 /// Every file under `dir`, as the engine receives a dropped folder (relative `/` paths).
 fn read_folder(dir: &Path) -> RunInput {
@@ -416,11 +416,11 @@ fn differential_runs_from_env() {
 // Properties: round trips, and no input makes the profile panic.
 
 mod properties {
-    use evalboard_engine::aggregate::fa2::{write_outputs, Fa2Options};
-    use evalboard_engine::formats::fa2_traces::{read_trace, read_turns_csv};
-    use evalboard_engine::model::{QaRun, RawValue};
+    use evalboard_engine::numeric_qa::aggregate::fa2::{write_outputs, Fa2Options};
+    use evalboard_engine::numeric_qa::formats::fa2_traces::{read_trace, read_turns_csv};
+    use evalboard_engine::numeric_qa::model::{QaRun, RawValue};
+    use evalboard_engine::numeric_qa::score::fa2::calculate_accuracy;
     use evalboard_engine::pyrepr::{py_float_parse, py_float_repr, py_round};
-    use evalboard_engine::scorers::fa2::calculate_accuracy;
     use proptest::prelude::*;
 
     proptest! {
@@ -479,10 +479,10 @@ mod properties {
 /// and file reports are the same, and so are the doc profile's statistics.
 #[test]
 fn doc_detail_drops_only_the_compat_fields() {
-    use evalboard_engine::aggregate::doc;
-    use evalboard_engine::model::ReadDetail;
-    use evalboard_engine::pipeline::{assemble_qa_run, read_file_owned};
-    use evalboard_engine::scorers::{score_qa_run, ScoreConfig};
+    use evalboard_engine::numeric_qa::aggregate::doc;
+    use evalboard_engine::numeric_qa::model::ReadDetail;
+    use evalboard_engine::numeric_qa::read::{assemble_qa_run, read_file_owned};
+    use evalboard_engine::numeric_qa::score::{score_qa_run, ScoreConfig};
 
     let load = |input: &RunInput, detail: ReadDetail| {
         let reads = input

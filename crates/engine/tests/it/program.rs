@@ -1,13 +1,15 @@
 //! Data-driven tests of the program language, the ConvFinQA reader and the validator against the
 //! real files in ../shared/data (see `evalboard_test_support::shared_data`), plus property tests.
 
-use evalboard_engine::formats::convfinqa::{dataset_index, looks_like_dataset, read_dataset};
-use evalboard_engine::model::RawValue;
-use evalboard_engine::program::{
+use evalboard_engine::numeric_qa::finqa_program::{
     equal_program, equal_program_tokens, execute, execute_tokens, operations, parse, tokenize,
     Dialect, ExecOutcome,
 };
-use evalboard_engine::validate::validate_dataset;
+use evalboard_engine::numeric_qa::formats::convfinqa::{
+    dataset_index, looks_like_dataset, read_dataset,
+};
+use evalboard_engine::numeric_qa::model::RawValue;
+use evalboard_engine::numeric_qa::validate::validate_dataset;
 use proptest::prelude::*;
 use serde_json::Value;
 

@@ -1,9 +1,9 @@
 //! Property tests: arbitrary and mutated bytes into the QA readers and the whole pipeline never
 //! panic, and every file is accounted for.
 
-use evalboard_engine::formats::{fa2_results, qa_jsonl};
-use evalboard_engine::model::FileStatus;
-use evalboard_engine::{pipeline, scorers, InputFile, RunInput};
+use evalboard_engine::accounting::FileStatus;
+use evalboard_engine::numeric_qa::formats::{fa2_results, qa_jsonl};
+use evalboard_engine::{numeric_qa::read, numeric_qa::score, InputFile, RunInput};
 use proptest::prelude::*;
 
 const JSONL: &str = concat!(
@@ -39,11 +39,11 @@ fn mutate(base: &[u8], edits: &[(usize, u8, u8)]) -> Vec<u8> {
 
 fn load_and_score(files: Vec<InputFile>) {
     let n = files.len();
-    match pipeline::load_qa_run(&RunInput::new("prop", files), None) {
+    match read::load_qa_run(&RunInput::new("prop", files), None) {
         Ok(run) => {
             assert_eq!(run.files.len(), n, "every file is accounted for");
-            let scored = scorers::score_qa_run(run, &scorers::ScoreConfig::default());
-            let stats = evalboard_engine::aggregate::doc::statistics(&scored);
+            let scored = score::score_qa_run(run, &score::ScoreConfig::default());
+            let stats = evalboard_engine::numeric_qa::aggregate::doc::statistics(&scored);
             for v in [
                 stats.numerical_accuracy,
                 stats.exact_match_accuracy,
@@ -54,7 +54,7 @@ fn load_and_score(files: Vec<InputFile>) {
             {
                 assert!((0.0..=1.0).contains(&v), "rate out of range: {v}");
             }
-            let _ = evalboard_engine::views::items(&scored, &Default::default());
+            let _ = evalboard_engine::numeric_qa::views::items(&scored, &Default::default());
         }
         Err(e) => assert_eq!(e.files.len(), n, "every file is accounted for"),
     }
@@ -107,7 +107,7 @@ fn bad_files_are_reported_with_reasons() {
             b"{\"conversation_id\":\"c9\",\"turn_idx\":0}\n{oops\n".to_vec(),
         ),
     ];
-    let run = pipeline::load_qa_run(&RunInput::new("r", files), None).expect("usable");
+    let run = read::load_qa_run(&RunInput::new("r", files), None).expect("usable");
     let status = |p: &str| {
         run.files
             .iter()
@@ -139,9 +139,9 @@ fn bad_files_are_reported_with_reasons() {
 
 #[test]
 fn empty_folder_is_unusable_with_a_message() {
-    let e = pipeline::load_qa_run(&RunInput::new("r", vec![]), None).unwrap_err();
+    let e = read::load_qa_run(&RunInput::new("r", vec![]), None).unwrap_err();
     assert_eq!(e.message, "the folder is empty");
-    let e = pipeline::load_qa_run(
+    let e = read::load_qa_run(
         &RunInput::new("r", vec![InputFile::new("a.json", Vec::new())]),
         None,
     )
@@ -152,7 +152,7 @@ fn empty_folder_is_unusable_with_a_message() {
 
 #[test]
 fn failed_conversations_count_as_wrong_turns() {
-    let run = pipeline::load_qa_run(
+    let run = read::load_qa_run(
         &RunInput::new(
             "r",
             vec![InputFile::new("results.json", RESULTS.as_bytes().to_vec())],
@@ -166,8 +166,8 @@ fn failed_conversations_count_as_wrong_turns() {
         .turns
         .iter()
         .all(|t| t.error.as_ref().is_some_and(|e| e.error_type == "Timeout")));
-    let scored = scorers::score_qa_run(run, &Default::default());
-    let stats = evalboard_engine::aggregate::doc::statistics(&scored);
+    let scored = score::score_qa_run(run, &Default::default());
+    let stats = evalboard_engine::numeric_qa::aggregate::doc::statistics(&scored);
     assert_eq!(stats.total_turns, 5);
     assert_eq!(stats.failed_conversations, 1);
     assert_eq!(stats.error_types.get("Timeout"), Some(&3));

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::build::{card, filter_box, int, kv_table, num, p, pct, table, Cell, Row, TableOpts};
 use super::encode::escape_html;
-use super::meta::{meta_table, report_run_meta};
+use super::meta::meta_table;
 use super::{HtmlOptions, ReportRun};
 
 /// One candidate-vs-baseline comparison, as the report shows it.
@@ -39,7 +39,7 @@ pub fn compare(baseline: &ReportRun, candidate: &ReportRun, opts: &CompareOption
         candidate: candidate.name().to_string(),
         note: None,
         stats: None,
-        meta: side_by_side(&[&report_run_meta(baseline), &report_run_meta(candidate)]),
+        meta: side_by_side(&[&baseline.meta(), &candidate.meta()]),
         summary: None,
     };
     let settings = CompareSettings {

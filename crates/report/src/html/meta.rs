@@ -1,22 +1,12 @@
-//! Run metadata in the report: what a run is ([`report_run_meta`]), the metadata of several runs
+//! Run metadata in the report: what a run is, the metadata of several runs
 //! side by side, and their training loss curves overlaid. Shared by the comparison and series
 //! sections and the page's embedded data.
 
-use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
+use evalboard_engine::run_meta::{MetaRow, RunMeta};
 
 use super::build::{figure, table, Cell, Head, Row, TableOpts};
-use super::ReportRun;
 use crate::charts::Theme;
 use crate::compare_charts::loss_curve_chart;
-
-/// What a run is (model, eval set, config, status, durations …) and its loss curve.
-pub fn report_run_meta(r: &ReportRun) -> RunMeta {
-    match r {
-        ReportRun::NumericQa(s) => run_meta::qa_meta(s),
-        ReportRun::Evalset(s, _) => s.meta.clone(),
-        ReportRun::Codegen(_) => RunMeta::default(),
-    }
-}
 
 /// The metadata of `runs` side by side; differing rows are marked in a column of their own
 /// ("≠ differs"), not only by colour.

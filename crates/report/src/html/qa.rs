@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use evalboard_engine::aggregate::doc::Breakdown;
-use evalboard_engine::scorers::ScoredQaRun;
-use evalboard_engine::views::{self, ItemQuery};
+use evalboard_engine::numeric_qa::aggregate::doc::Breakdown;
+use evalboard_engine::numeric_qa::score::ScoredQaRun;
+use evalboard_engine::numeric_qa::views::{self, ItemQuery};
 use serde_json::Value;
 
 use super::build::{
@@ -460,7 +460,7 @@ pub(crate) fn settings(out: &mut String, s: &ScoredQaRun) {
             ),
         ],
     );
-    let stats = evalboard_engine::aggregate::doc::statistics(s);
+    let stats = evalboard_engine::numeric_qa::aggregate::doc::statistics(s);
     if !stats.scorers.is_empty() {
         let rows: Vec<Row> = stats
             .scorers

@@ -4,15 +4,15 @@
 
 use std::fmt::Write as _;
 
-use evalboard_engine::aggregate::doc;
 use evalboard_engine::compare::CompareOptions;
+use evalboard_engine::numeric_qa::aggregate::doc;
 use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
 use serde::Serialize;
 
 use super::build::{figure, h, int, num, p, pct, table, Cell, Head, Row, TableOpts};
 use super::compare::{compare, section_with_id, Comparison};
 use super::encode::escape_html;
-use super::meta::{loss_figure, meta_table, report_run_meta};
+use super::meta::{loss_figure, meta_table};
 use super::{HtmlOptions, ReportRun};
 use crate::charts::Theme;
 use crate::compare_charts::series_metrics_chart;
@@ -43,7 +43,7 @@ fn headline(r: &ReportRun) -> Vec<(String, Option<f64>)> {
                 ),
             ]
         }
-        ReportRun::Evalset(s, _) => vec![(
+        ReportRun::Evalset(_, s) => vec![(
             format!("Primary score ({})", s.scorer.id()),
             s.scorecard.as_ref().and_then(|c| c.primary_score),
         )],
@@ -75,7 +75,7 @@ pub fn series(runs: &[ReportRun], opts: &CompareOptions) -> Option<Series> {
                 .collect()
         })
         .unwrap_or_default();
-    let metas: Vec<RunMeta> = runs.iter().map(report_run_meta).collect();
+    let metas: Vec<RunMeta> = runs.iter().map(|r| r.meta()).collect();
     let refs: Vec<&RunMeta> = metas.iter().collect();
     Some(Series {
         family: family.name(),
@@ -221,7 +221,7 @@ mod tests {
     use evalboard_engine::evalset::{self, ScoringOptions};
     use evalboard_engine::InputFile;
 
-    fn run(name: &str, answers: &[&str]) -> evalset::ScoredRun {
+    fn run(name: &str, answers: &[&str]) -> (evalset::EvalRun, evalset::ScoredRun) {
         let set = "{\"id\":\"a\",\"prompt\":\"p\",\"expected_answer\":\"1\"}\n\
                    {\"id\":\"b\",\"prompt\":\"p\",\"expected_answer\":\"2\"}\n";
         let preds: String = ["a", "b"]
@@ -241,7 +241,8 @@ mod tests {
             None,
         );
         r.name = name.into();
-        evalset::score_run(&r, &ScoringOptions::default())
+        let s = evalset::score_run(&r, &ScoringOptions::default());
+        (r, s)
     }
 
     #[test]
@@ -251,11 +252,10 @@ mod tests {
             run("b", &["1", "x"]),
             run("c", &["y", "2"]),
         );
-        let d: [evalboard_engine::Diagnostic; 0] = [];
         let runs = [
-            ReportRun::Evalset(&a, &d),
-            ReportRun::Evalset(&b, &d),
-            ReportRun::Evalset(&c, &d),
+            ReportRun::Evalset(&a.0, &a.1),
+            ReportRun::Evalset(&b.0, &b.1),
+            ReportRun::Evalset(&c.0, &c.1),
         ];
         let s = series(&runs, &CompareOptions::default()).unwrap();
         assert_eq!(s.runs, ["a", "b", "c"]);
@@ -277,7 +277,7 @@ mod tests {
         assert_eq!(flips, [(1, 0), (1, 1)]);
         assert!(series(&runs[..2], &CompareOptions::default()).is_none());
         let mut html = String::new();
-        let metas: Vec<RunMeta> = runs.iter().map(report_run_meta).collect();
+        let metas: Vec<RunMeta> = runs.iter().map(|r| r.meta()).collect();
         let loss: Vec<(&str, &RunMeta)> = vec![("a", &metas[0]), ("b", &metas[1])];
         section(&mut html, &s, &loss, &HtmlOptions::default());
         assert!(html.contains("id=\"series-steps-table\""));

@@ -1,8 +1,8 @@
 //! Tests of the whole report: CSP hashes match the inline blocks, input text is escaped
 //! everywhere, headline numbers equal statistics.json, capping, comparison order.
 
-use evalboard_engine::pipeline;
-use evalboard_engine::scorers::{score_qa_run, ScoreConfig, ScoredQaRun};
+use evalboard_engine::numeric_qa::read;
+use evalboard_engine::numeric_qa::score::{score_qa_run, ScoreConfig, ScoredQaRun};
 use evalboard_engine::{InputFile, RunInput};
 
 use super::*;
@@ -15,7 +15,7 @@ fn jsonl_run(name: &str, lines: &[String]) -> ScoredQaRun {
         name.to_string(),
         vec![InputFile::new("run.jsonl", text.into_bytes())],
     );
-    let run = pipeline::load_qa_run(&input, None).expect("loads");
+    let run = read::load_qa_run(&input, None).expect("loads");
     score_qa_run(run, &ScoreConfig::default())
 }
 

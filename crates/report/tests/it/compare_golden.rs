@@ -21,6 +21,10 @@ fn fixture() -> PathBuf {
 }
 
 fn load(name: &str) -> ScoredRun {
+    evalset::score_run(&read(name), &ScoringOptions::default())
+}
+
+fn read(name: &str) -> evalset::EvalRun {
     let files: Vec<InputFile> =
         evalboard_test_support::read_folder(&fixture().join("runs").join(name))
             .into_iter()
@@ -29,7 +33,7 @@ fn load(name: &str) -> ScoredRun {
     let mut run = evalset::read_evalset_run(&files, None);
     assert!(run.diagnostics.is_empty(), "{name}: {:?}", run.diagnostics);
     run.name = name.to_string();
-    evalset::score_run(&run, &ScoringOptions::default())
+    run
 }
 
 fn golden(file: &str, actual: &str) {
@@ -96,8 +100,12 @@ fn metadata_side_by_side_and_series() {
     }
     golden("meta.txt", &meta);
 
-    let d: [evalboard_engine::Diagnostic; 0] = [];
-    let report_runs: Vec<ReportRun> = runs.iter().map(|r| ReportRun::Evalset(r, &d)).collect();
+    let read: Vec<evalset::EvalRun> = RUNS.iter().map(|n| read(n)).collect();
+    let report_runs: Vec<ReportRun> = read
+        .iter()
+        .zip(&runs)
+        .map(|(r, s)| ReportRun::Evalset(r, s))
+        .collect();
     let s = series(&report_runs, &CompareOptions::default()).unwrap();
     let mut out = format!("runs\t{}\n", s.runs.join("\t"));
     for (label, values) in &s.metrics {

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::numeric_qa::model::{FileStatus, QaConversation};
+use crate::accounting::FileStatus;
+use crate::numeric_qa::model::QaConversation;
 use crate::numeric_qa::score::{doc::DocTolerances, Profile, ScoredQaRun, TurnScore};
 
 /// A running mean that merges (ripgrep-style mergeable stats).

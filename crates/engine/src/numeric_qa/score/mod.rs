@@ -97,9 +97,6 @@ pub struct ScoreConfig {
     pub profile: Profile,
     pub tolerances: doc::DocTolerances,
     pub prices: PriceTable,
-    /// How code-generation runs are scored; numeric QA scoring ignores it.
-    #[serde(default)]
-    pub codegen: crate::codegen::CodegenConfig,
 }
 
 /// The verdicts of one turn under the selected profile.

@@ -1,0 +1,179 @@
+//! The run store both workers keep: every loaded run as the engine's scored run
+//! ([`evalboard_engine::run::ScoredRun`]) with what the dashboard adds (the name the page knows
+//! it by, load time and stages, its files' provenance), and the answers that are the same for
+//! every family: re-scoring under new settings, removing, comparing, series, exports and the
+//! HTML report. A family's own screens (a conversation, a code-generation message) are answered
+//! by the worker that holds it.
+
+use web_sys::DedicatedWorkerGlobalScope;
+
+use evalboard_engine::family::Family;
+use evalboard_engine::run::{RunRef, ScoredRun, Settings};
+use evalboard_report::html::FileProvenance;
+
+use crate::families::Side;
+use crate::protocol::{ReqId, Request, Response, RunId, RunInfo};
+use crate::worker::runtime::{
+    no_run, post, post_compare, post_export, post_series, report_response, wasm_memory_bytes,
+};
+
+/// A loaded run as a worker keeps it.
+pub(crate) struct Kept {
+    pub id: RunId,
+    pub name: String,
+    pub demo: bool,
+    pub scored: ScoredRun,
+    /// Milliseconds from the request to the scored run, and where they went.
+    pub load_ms: f64,
+    pub stage_ms: Vec<(String, f64)>,
+    /// Input file names, sizes and SHA-256, for the HTML report's provenance.
+    pub provenance: Vec<FileProvenance>,
+}
+
+impl Kept {
+    pub fn run(&self) -> RunRef<'_> {
+        self.scored.as_ref()
+    }
+
+    /// What the page lists about the run.
+    pub fn info(&self) -> RunInfo {
+        let run = self.run();
+        let (n_conversations, n_turns) = run.counts();
+        RunInfo {
+            run_id: self.id,
+            name: self.name.clone(),
+            demo: self.demo,
+            family: run.family(),
+            n_conversations,
+            n_turns,
+            files: self.scored.files().to_vec(),
+            diagnostics: run.diagnostics().to_vec(),
+            headline: run.headline_value(),
+            load_ms: self.load_ms,
+            wasm_memory_bytes: wasm_memory_bytes(),
+            stage_ms: self.stage_ms.clone(),
+        }
+    }
+}
+
+/// Every run a worker holds, and the settings they are scored under.
+#[derive(Default)]
+pub(crate) struct RunStore {
+    pub settings: Settings,
+    runs: Vec<Kept>,
+}
+
+impl RunStore {
+    pub fn get(&self, id: RunId) -> Option<&Kept> {
+        self.runs.iter().find(|r| r.id == id)
+    }
+
+    /// Keeps `run` in place of any run with its id and tells the page it loaded.
+    pub fn keep(&mut self, scope: &DedicatedWorkerGlobalScope, run: Kept) {
+        let info = run.info();
+        self.runs.retain(|r| r.id != run.id);
+        self.runs.push(run);
+        post(scope, &Response::Loaded { info });
+    }
+
+    pub fn remove(&mut self, id: RunId) {
+        self.runs.retain(|r| r.id != id);
+    }
+
+    /// Run `id` as one side of a comparison: held here, else known by name to another worker
+    /// (`elsewhere`, with that worker's family).
+    fn side<'a>(&'a self, elsewhere: &'a [(RunId, String, Family)], id: RunId) -> Option<Side<'a>> {
+        if let Some(r) = self.get(id) {
+            return Some(Side::Run(&r.name, r.run()));
+        }
+        elsewhere
+            .iter()
+            .find(|(i, ..)| *i == id)
+            .map(|(_, n, f)| Side::Elsewhere(n, *f))
+    }
+
+    /// Answers what every family answers alike; gives any other request back.
+    pub fn answer(
+        &mut self,
+        scope: &DedicatedWorkerGlobalScope,
+        req: Request,
+        elsewhere: &[(RunId, String, Family)],
+    ) -> Option<Request> {
+        match req {
+            Request::Configure { settings } => {
+                self.settings = settings;
+                for r in &mut self.runs {
+                    r.scored.rescore(&self.settings);
+                }
+                let runs: Vec<RunInfo> = self.runs.iter().map(Kept::info).collect();
+                post(scope, &Response::Rescored { runs });
+            }
+            Request::Remove { run_id } => self.remove(run_id),
+            Request::Compare {
+                req,
+                baseline,
+                candidate,
+                query,
+            } => post_compare(
+                scope,
+                req,
+                (baseline, candidate),
+                (
+                    self.side(elsewhere, baseline),
+                    self.side(elsewhere, candidate),
+                ),
+                &query,
+            ),
+            Request::Series {
+                req,
+                runs,
+                step,
+                query,
+                dark,
+            } => {
+                let sides: Result<Vec<_>, RunId> = runs
+                    .iter()
+                    .map(|id| self.side(elsewhere, *id).ok_or(*id))
+                    .collect();
+                post_series(scope, req, sides, step, &query, dark);
+            }
+            Request::Export { req, run_id, file } => match self.get(run_id) {
+                Some(r) => post_export(scope, req, run_id, crate::exports::export(r.run(), &file)),
+                None => no_run(scope, req, run_id),
+            },
+            Request::Report {
+                req,
+                run_id,
+                baseline,
+                generated_at,
+            } => post(scope, &self.report(req, run_id, baseline, generated_at)),
+            other => return Some(other),
+        }
+        None
+    }
+
+    /// The HTML report of run `run_id` (vs `baseline`), as an `Export` response.
+    fn report(
+        &self,
+        req: ReqId,
+        run_id: RunId,
+        baseline: Option<RunId>,
+        generated_at: String,
+    ) -> Response {
+        let Some(run) = self.get(run_id) else {
+            return Response::Error {
+                req: Some(req),
+                message: format!("no run {run_id}"),
+            };
+        };
+        let base = baseline.filter(|b| *b != run_id).and_then(|b| self.get(b));
+        report_response(
+            req,
+            run_id,
+            &run.name,
+            (run.run(), &run.provenance),
+            base.map(|b| (b.run(), b.provenance.as_slice())),
+            generated_at,
+        )
+    }
+}
