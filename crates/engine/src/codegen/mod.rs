@@ -92,6 +92,10 @@ pub struct ScoredRun {
     pub profile: Profile,
     pub sessions: Vec<ScoredSession>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The run-level summary, as the dashboard shows it: [`views::run_summary`] over every
+    /// message of the run ([`views::messages`]: each session's re-scored trace messages, else
+    /// its `metrics.json` entries as originally scored). `None` when the run has no message.
+    pub summary: Option<MetricsSummaryFile>,
 }
 
 /// One session, scored.
@@ -171,12 +175,18 @@ impl CodegenRun {
                 original_summary,
             });
         }
-        ScoredRun {
+        let mut scored = ScoredRun {
             name: self.name.clone(),
             profile: cfg.profile,
             sessions,
             diagnostics,
+            summary: None,
+        };
+        let messages = views::messages(self, &scored, cfg);
+        if !messages.is_empty() {
+            scored.summary = Some(views::run_summary(&self.name, &messages, cfg.profile));
         }
+        scored
     }
 }
 
