@@ -4,6 +4,8 @@
 
 use leptos::prelude::*;
 
+use evalboard_engine::evalset::AnswerScorer;
+
 use crate::format;
 use crate::protocol::{EvalsetItemRow, EvalsetView, GroupRow};
 use crate::ui::browser::lower;
@@ -60,10 +62,10 @@ fn overview(v: EvalsetView) -> impl IntoView {
                 <MetricCard key="verdict" label="Verdict" value=v.verdict.to_ascii_uppercase() sub=verdict_sub/>
                 {if v.scorer.ends_with("-extract") {
                     view! { <MetricCard key="v1" label="Without answer extraction" value=format::pct(v.v1_score)
-                        sub=format!("answer_correctness@v1 · {} flips", n_flips)/> }
+                        sub=format!("{} · {} flips", AnswerScorer::V1.id(), n_flips)/> }
                 } else {
                     view! { <MetricCard key="v1_extract" label="With answer extraction" value=format::pct(v.v1_extract_score)
-                        sub=format!("answer_correctness@v1-extract · {} flips", n_flips)/> }
+                        sub=format!("{} · {} flips", AnswerScorer::V1Extract.id(), n_flips)/> }
                 }}
             </div>
             <div class="eb-grid2">

@@ -5,8 +5,9 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Parser, Subcommand};
 use evalboard_engine::compare::{DEFAULT_RESAMPLES, DEFAULT_SEED};
-use evalboard_engine::evalset::validate::DEFAULT_MIN_ITEMS;
-use evalboard_engine::numeric_qa::score::doc::DocTolerances;
+use evalboard_engine::evalset::{self, validate::DEFAULT_MIN_ITEMS};
+use evalboard_engine::numeric_qa::compare::{default_scorer, QA_COMPARE_SCORERS};
+use evalboard_engine::numeric_qa::score::{doc::DocTolerances, Profile};
 use evalboard_report::html::HtmlOptions;
 
 /// evalboard — score LLM evaluation runs.
@@ -151,13 +152,11 @@ pub struct DiffArgs {
     /// More run folders: a series, each run compared with the one before it.
     #[arg(value_name = "MORE")]
     pub more: Vec<PathBuf>,
-    /// Profile: financial-agent-2 judges numeric QA turns by numerical_match@financial-agent-2;
-    /// for eval sets v1 (the default) or v1-extract.
-    #[arg(long, value_name = "P")]
+    /// Profile: which scorer judges the items (help: [`diff_profile_help`]).
+    #[arg(long, value_name = "P", help = diff_profile_help())]
     pub profile: Option<String>,
-    /// Scorer id judging numeric QA turns (default: the profile's primary scorer,
-    /// numerical_match@doc-v1 under doc); for eval sets, the scorer when --profile is not given.
-    #[arg(long, value_name = "S")]
+    /// Scorer id judging the items (help: [`scorer_help`]).
+    #[arg(long, value_name = "S", help = scorer_help(false), long_help = scorer_help(true))]
     pub scorer: Option<String>,
     /// ConvFinQA dataset (numeric QA) or eval set (JSONL) to attach to the runs.
     #[arg(long, value_name = "FILE")]
@@ -197,6 +196,34 @@ fn parse_gate(s: &str) -> Result<(String, f64), String> {
         .parse()
         .map_err(|_| format!("{k}: {v:?} is not a number"))?;
     Ok((k.trim().to_string(), v))
+}
+
+/// `diff --profile`: the scorers it picks, by their ids in the scorer table.
+fn diff_profile_help() -> String {
+    format!(
+        "Profile: financial-agent-2 judges numeric QA turns by {}; for eval sets {} (the default) or {}",
+        default_scorer(Profile::Fa2),
+        evalset::score::V1.version(),
+        evalset::score::V1_EXTRACT.version(),
+    )
+}
+
+/// `diff --scorer`: the default from the scorer table, and with `all` every scorer it accepts.
+fn scorer_help(all: bool) -> String {
+    let short = format!(
+        "Scorer id judging numeric QA turns (default: the profile's primary scorer, {} under doc); for eval sets, the scorer when --profile is not given",
+        default_scorer(Profile::Doc),
+    );
+    if !all {
+        return short;
+    }
+    let qa: Vec<&str> = QA_COMPARE_SCORERS.iter().map(|s| s.id).collect();
+    format!(
+        "{short}.\n\nNumeric QA: {} (a doc-v1 scorer also by its bare name). Eval sets: {}, {}.",
+        qa.join(", "),
+        evalset::score::V1.id,
+        evalset::score::V1_EXTRACT.id,
+    )
 }
 
 /// `--min-items` has no clap default (giving it matters), so its help names the default.

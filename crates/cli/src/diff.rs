@@ -1,14 +1,15 @@
 //! `evalboard diff <BASELINE> <CANDIDATE>`: per-item comparison of two runs of the same family,
 //! with McNemar's exact test and a paired bootstrap CI; gates on the number of regressions.
 //!
-//! Items: numeric QA turns keyed `[conversation_id, turn_idx]` (judged by
-//! `numerical_match@doc-v1` unless `--scorer` picks another), eval-set items keyed `[id]`
-//! (`answer_correctness@v1`, or `v1-extract` with `--profile v1-extract`), code-generation
-//! messages keyed `[session_id, message_index]` (judged by execution success).
+//! Items: numeric QA turns keyed `[conversation_id, turn_idx]` (judged by the profile's primary
+//! scorer unless `--scorer` picks one of `numeric_qa::compare::QA_COMPARE_SCORERS`), eval-set
+//! items keyed `[id]` (judged by the eval-set scorer `--profile` names, `v1` by default),
+//! code-generation messages keyed `[session_id, message_index]` (judged by execution success).
 
 use anyhow::{bail, Result};
 use evalboard_engine::compare::{CompareOptions, Flip, PairedItem};
 use evalboard_engine::family::{detect_family, Family};
+use evalboard_engine::numeric_qa::compare::{canonical_scorer, QaCompareError};
 use evalboard_engine::numeric_qa::score::doc::DocTolerances;
 use evalboard_engine::run::{self, CompareError, CompareSettings, RunComparison, ScoredRun};
 use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
@@ -58,6 +59,15 @@ pub fn run(a: DiffArgs) -> Result<u8> {
                 candidate_family: families[i],
             }
         );
+    }
+    // A numeric QA scorer is checked against the table before any run is read.
+    if let (Family::NumericQa, Some(s)) = (fb, &a.scorer) {
+        if canonical_scorer(s).is_none() {
+            bail!(
+                "{}",
+                CompareError::Scorer(QaCompareError::UnknownScorer(s.clone()))
+            );
+        }
     }
     // An eval-set scorer may be named by --scorer when --profile is not given.
     let profile = match (&a.profile, fb) {

@@ -1,9 +1,12 @@
 //! Headline metrics: the numbers a run is summed up by, one table per family (and profile),
 //! each entry naming the key it has in the run's statistics, a label, how it prints and what it
 //! means. The CLI's summary table, the report's cards and `docs/scoring.md` read the tables;
-//! [`crate::run::RunRef::headline_metrics`] picks a run's.
+//! [`crate::run::RunRef::headline_metrics`] picks a run's, [`all`] lists every table.
 
 use serde_json::Value;
+
+use crate::family::Family;
+use crate::scorer_table::md_cell;
 
 /// How a metric prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,4 +48,63 @@ impl Metric {
             (Shown::AsRecorded, Some(v)) => v.to_string(),
         }
     }
+}
+
+/// One family's headline table: under a profile when the family's tables differ by profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Table {
+    pub family: Family,
+    /// The profile the table belongs to (`doc`, `financial-agent-2`); `None` when the family has
+    /// one table for every profile.
+    pub profile: Option<&'static str>,
+    pub metrics: &'static [Metric],
+}
+
+/// Every family's headline tables, families in registry order.
+pub fn all() -> Vec<Table> {
+    use crate::numeric_qa::score::Profile;
+    let qa = |p: Profile| Table {
+        family: Family::NumericQa,
+        profile: Some(p.name()),
+        metrics: crate::numeric_qa::aggregate::headline(p),
+    };
+    vec![
+        qa(Profile::Doc),
+        qa(Profile::Fa2),
+        Table {
+            family: Family::Codegen,
+            profile: None,
+            metrics: &crate::codegen::summary::HEADLINE,
+        },
+        Table {
+            family: Family::Evalset,
+            profile: None,
+            metrics: &crate::evalset::score::HEADLINE,
+        },
+    ]
+}
+
+/// The headline tables of docs/scoring.md: one `###` heading and key | label | definition table
+/// per family (and profile).
+pub fn markdown() -> String {
+    let mut out = String::new();
+    for t in all() {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        match t.profile {
+            Some(p) => out.push_str(&format!("### {} (`{p}` profile)\n\n", t.family.label())),
+            None => out.push_str(&format!("### {}\n\n", t.family.label())),
+        }
+        out.push_str("| key | label | definition |\n|---|---|---|\n");
+        for m in t.metrics {
+            out.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                m.key,
+                md_cell(m.label),
+                md_cell(m.definition)
+            ));
+        }
+    }
+    out
 }

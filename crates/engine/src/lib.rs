@@ -22,6 +22,7 @@ pub mod parallel;
 pub mod pyrepr;
 pub mod run;
 pub mod run_meta;
+pub mod scorer_table;
 
 pub use diag::{Diagnostic, Severity};
 pub use input::{InputFile, RunInput};

@@ -28,8 +28,9 @@ pub fn codegen_files(s: &codegen::ScoredRun) -> Vec<(String, String)> {
 }
 
 /// The statistics object printed by `--json` for a code-generation run: one entry per session
-/// with its summary; with a single session its summary's keys are also at the top level, so
-/// `--fail-under` can gate on them.
+/// with its summary, and the keys of the run-level summary at the top level (the engine's
+/// [`codegen::ScoredRun::summary`], the dashboard's overview: for one session it is that
+/// session's summary), so `--fail-under` can gate on them.
 pub fn codegen_statistics(s: &codegen::ScoredRun) -> Value {
     let sessions: Vec<Value> = s
         .sessions
@@ -50,16 +51,10 @@ pub fn codegen_statistics(s: &codegen::ScoredRun) -> Value {
         "sessions": sessions,
         "diagnostics": s.diagnostics.len(),
     });
-    if let [only] = s.sessions.as_slice() {
-        let sum = only.summary.as_ref().or(only.original_summary.as_ref());
-        if let Some(Value::Object(m)) = sum
-            .and_then(|x| serde_json::to_value(x).ok())
-            .and_then(|x| x.get("summary").cloned())
-        {
-            if let Value::Object(top) = &mut v {
-                for (k, val) in m {
-                    top.entry(k).or_insert(val);
-                }
+    if let (Some(sum), Value::Object(top)) = (&s.summary, &mut v) {
+        if let Ok(Value::Object(m)) = serde_json::to_value(&sum.summary) {
+            for (k, val) in m {
+                top.entry(k).or_insert(val);
             }
         }
     }

@@ -1,10 +1,13 @@
 //! The doc profile's CSVs: summary.csv, turns.csv, errors.csv, validation.csv, with the seed
-//! document's column names plus one boolean column per scorer. Booleans are `true`/`false`, empty
+//! document's column names plus one column per scorer (named as the scorer table names it). Booleans are `true`/`false`, empty
 //! cells mean "not available", line ends are `\n`.
 
 use evalboard_engine::numeric_qa::aggregate::doc::{conversation_type, Mean};
+use evalboard_engine::numeric_qa::aggregate::{ERRORS_HEADER, VALIDATION_HEADER};
 use evalboard_engine::numeric_qa::model::{QaConversation, QaTurn, RawValue};
-use evalboard_engine::numeric_qa::score::{ScoredQaRun, TurnScore};
+use evalboard_engine::numeric_qa::score::{
+    doc, logic, ScoredQaRun, TurnScore, OPERATIONS_PER_TURN,
+};
 
 fn writer() -> csv::Writer<Vec<u8>> {
     csv::WriterBuilder::new()
@@ -65,17 +68,17 @@ pub const TURNS_HEADER: &[&str] = &[
     "completion_tokens",
     "turn_latency_ms",
     "plan_steps",
-    "exact_match",
-    "numerical_match",
-    "soft_match",
-    "unit_agnostic_match",
-    "sign_agnostic_match",
-    "general_match",
-    "logic_recall",
-    "logic_precision",
-    "logic_f1",
-    "logic_order_score",
-    "operations_per_turn",
+    doc::EXACT.name(),
+    doc::NUMERICAL.name(),
+    doc::SOFT.name(),
+    doc::UNIT_AGNOSTIC.name(),
+    doc::SIGN_AGNOSTIC.name(),
+    doc::GENERAL.name(),
+    logic::RECALL.name(),
+    logic::PRECISION.name(),
+    logic::F1.name(),
+    logic::ORDER.name(),
+    OPERATIONS_PER_TURN.name(),
     "ground_truth_program",
     "error_occurred",
     "error_type",
@@ -258,21 +261,6 @@ pub fn summary_csv(s: &ScoredQaRun) -> String {
     finish(w)
 }
 
-pub const ERRORS_HEADER: &[&str] = &[
-    "trace_id",
-    "conversation_id",
-    "turn_idx",
-    "question",
-    "expected_answer",
-    "error_type",
-    "error_message",
-    "has_type2_question",
-    "has_non_numeric_values",
-    "plan_steps",
-    "operations_per_turn",
-    "error_context",
-];
-
 pub fn errors_csv(s: &ScoredQaRun) -> String {
     let mut w = writer();
     let _ = w.write_record(ERRORS_HEADER);
@@ -302,17 +290,6 @@ pub fn errors_csv(s: &ScoredQaRun) -> String {
     }
     finish(w)
 }
-
-pub const VALIDATION_HEADER: &[&str] = &[
-    "trace_id",
-    "conversation_id",
-    "turn_idx",
-    "retry_number",
-    "valid",
-    "confidence",
-    "failed_steps",
-    "issues",
-];
 
 /// Validator logs, when the run recorded them (financial-agent-2 traces); otherwise the header.
 pub fn validation_csv(s: &ScoredQaRun) -> String {

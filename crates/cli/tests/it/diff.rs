@@ -62,6 +62,31 @@ fn codegen_traces_pair_by_session_and_message() {
     );
 }
 
+/// `--scorer` takes the numeric QA comparison scorers of the engine's table, by id or (doc-v1)
+/// by bare name; any other name is unusable input, named with the table's ids before a run is
+/// read.
+#[test]
+fn numeric_qa_scorer_comes_from_the_table() {
+    use evalboard_engine::numeric_qa::compare::QA_COMPARE_SCORERS;
+    let (code, out, err) = evalboard(&[
+        "diff",
+        "demo/gpt-4o",
+        "demo/o3",
+        "--json",
+        "--scorer",
+        "general_match",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["scorer"], "general_match@doc-v1");
+    let (code, out, err) = evalboard(&["diff", "demo/gpt-4o", "demo/o3", "--scorer", "nope"]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(err.contains("unknown scorer \"nope\""), "{err}");
+    for s in QA_COMPARE_SCORERS {
+        assert!(err.contains(s.id), "{err}");
+    }
+}
+
 #[test]
 fn numeric_qa_gpt4o_vs_o3() {
     let (code, out, _) = evalboard(&["diff", "demo/gpt-4o", "demo/o3", "--json"]);

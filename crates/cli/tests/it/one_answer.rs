@@ -306,12 +306,12 @@ fn eval_sets_and_code_generation_agree_across_diff_worker_and_report() {
 
 /// Every headline metric of every family's table is a key of the statistics `score --json`
 /// prints for a run of that family (the CLI's table, the report's cards and docs/scoring.md
-/// read the same table).
+/// read the same table); for code generation, a run of one session and a run of several.
 #[test]
 fn headline_metrics_are_statistics_keys() {
     use evalboard_engine::family::Family;
     use evalboard_engine::{codegen, evalset, numeric_qa};
-    let cases: [(Family, PathBuf, &str, &[evalboard_engine::headline::Metric]); 4] = [
+    let cases: [(Family, PathBuf, &str, &[evalboard_engine::headline::Metric]); 6] = [
         (
             Family::NumericQa,
             fixtures().join("cli/jsonl_nasty/input"),
@@ -328,6 +328,18 @@ fn headline_metrics_are_statistics_keys() {
             Family::Codegen,
             fixtures().join("codegen/ok/chat_history/input"),
             "doc-v1",
+            &codegen::summary::HEADLINE,
+        ),
+        (
+            Family::Codegen,
+            fixtures().join("codegen/ok/trace/input"),
+            "doc-v1",
+            &codegen::summary::HEADLINE,
+        ),
+        (
+            Family::Codegen,
+            fixtures().join("codegen/ok/trace/input"),
+            "ise547",
             &codegen::summary::HEADLINE,
         ),
         (
@@ -354,6 +366,45 @@ fn headline_metrics_are_statistics_keys() {
                 m.key
             );
             assert!(!m.definition.is_empty() && !m.label.is_empty());
+        }
+    }
+}
+
+/// `score --json` on a code-generation run carries the dashboard's run-level summary (the
+/// overview's numbers) at its top level, for a run of one session and a run of several, and
+/// its statistics list every session.
+#[test]
+fn codegen_score_json_carries_the_dashboards_run_summary() {
+    use evalboard_engine::codegen::Profile as CgProfile;
+    for (dir, sessions) in [
+        ("codegen/ok/chat_history/input", 1),
+        ("codegen/ok/trace/input", 2),
+    ] {
+        let dir = fixtures().join(dir);
+        for profile in [CgProfile::DocV1, CgProfile::Ise547] {
+            let (code, out, err) = evalboard(&[
+                "score",
+                dir.to_str().unwrap(),
+                "--profile",
+                profile.name(),
+                "--json",
+            ]);
+            assert_eq!(code, 0, "{err}");
+            let stats: Value = serde_json::from_str(&out).unwrap();
+            assert_eq!(stats["sessions"].as_array().unwrap().len(), sessions);
+            let mut settings = Settings::default();
+            settings.codegen.profile = profile;
+            let ScoredRun::Codegen(run) = worker_run(Family::Codegen, &dir, &settings) else {
+                panic!("a code-generation run");
+            };
+            let dashboard = run.summary();
+            let Value::Object(summary) = serde_json::to_value(&dashboard.summary).unwrap() else {
+                panic!("a summary object");
+            };
+            assert!(summary.contains_key("average_overall_score"));
+            for (k, v) in summary {
+                assert_eq!(stats[&k], v, "{} {}: {k}", dir.display(), profile.name());
+            }
         }
     }
 }

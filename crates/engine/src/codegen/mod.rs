@@ -73,7 +73,10 @@ impl Loaded {
 
     /// The summary of every message (re-scored where possible, else as originally scored).
     pub fn summary(&self) -> MetricsSummaryFile {
-        views::run_summary(&self.run.name, &self.messages, self.cfg.profile)
+        match &self.scored.summary {
+            Some(s) => s.clone(),
+            None => views::run_summary(&self.run.name, &self.messages, self.cfg.profile),
+        }
     }
 
     /// Nothing in the run can be re-scored (chat_history folders).
@@ -140,6 +143,10 @@ pub struct ScoredRun {
     pub profile: Profile,
     pub sessions: Vec<ScoredSession>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The run-level summary, as the dashboard shows it: [`views::run_summary`] over every
+    /// message of the run ([`views::messages`]: each session's re-scored trace messages, else
+    /// its `metrics.json` entries as originally scored). `None` when the run has no message.
+    pub summary: Option<MetricsSummaryFile>,
 }
 
 /// One session, scored.
@@ -229,12 +236,18 @@ impl CodegenRun {
                 original_summary,
             });
         }
-        ScoredRun {
+        let mut scored = ScoredRun {
             name: self.name.clone(),
             profile: cfg.profile,
             sessions,
             diagnostics,
+            summary: None,
+        };
+        let messages = views::messages(self, &scored, cfg);
+        if !messages.is_empty() {
+            scored.summary = Some(views::run_summary(&self.name, &messages, cfg.profile));
         }
+        scored
     }
 }
 

@@ -94,21 +94,13 @@ fn primary_under(run: &EvalRun, scored: &ScoredRun, scorer: AnswerScorer) -> Opt
 /// The primary score of both runs under both answer scorers.
 pub fn metrics(b: (&EvalRun, &ScoredRun), c: (&EvalRun, &ScoredRun)) -> Vec<MetricDelta> {
     [
-        (
-            AnswerScorer::V1,
-            "primary_score",
-            "Primary score (answer_correctness@v1)",
-        ),
-        (
-            AnswerScorer::V1Extract,
-            "primary_score_extract",
-            "Primary score (@v1-extract)",
-        ),
+        (AnswerScorer::V1, "primary_score"),
+        (AnswerScorer::V1Extract, "primary_score_extract"),
     ]
     .into_iter()
-    .map(|(scorer, key, label)| MetricDelta {
+    .map(|(scorer, key)| MetricDelta {
         key: key.into(),
-        label: label.into(),
+        label: format!("Primary score ({})", scorer.id()),
         baseline: primary_under(b.0, b.1, scorer),
         candidate: primary_under(c.0, c.1, scorer),
     })

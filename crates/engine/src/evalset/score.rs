@@ -15,6 +15,8 @@ use serde_json::Value;
 
 use super::pyfloat::{py_float, py_json_key, py_str, py_strip, py_truthy};
 use super::{EvalItem, EvalRun, Prediction, SummaryEntry};
+use crate::family::Family;
+use crate::scorer_table::Scorer;
 
 /// Which answer comparison scores an item.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -29,23 +31,49 @@ pub enum AnswerScorer {
     V1Extract,
 }
 
+/// `answer_correctness@v1`.
+pub const V1: Scorer = Scorer::new(
+    "answer_correctness@v1",
+    Family::Evalset,
+    "The whole prediction equals the expected answer after stripping whitespace and lower-casing both.",
+    ["Answer", "answer", "true"],
+);
+/// `answer_correctness@v1-extract`. In an example, `\n` stands for a line break.
+pub const V1_EXTRACT: Scorer = Scorer::new(
+    "answer_correctness@v1-extract",
+    Family::Evalset,
+    "As v1, on the answer extracted from the prediction (after `Answer:`, else its last non-blank line).",
+    ["Paris", "The capital is Paris.\\nAnswer: paris", "true"],
+);
+
+/// The eval-set scorers, in [`AnswerScorer::ALL`] order.
+pub const SCORERS: [Scorer; 2] = [V1, V1_EXTRACT];
+
 impl AnswerScorer {
-    pub fn id(self) -> &'static str {
+    /// Every answer scorer, in [`SCORERS`] order.
+    pub const ALL: [AnswerScorer; 2] = [AnswerScorer::V1, AnswerScorer::V1Extract];
+
+    /// The scorer's entry in the scorer table.
+    pub fn scorer(self) -> &'static Scorer {
         match self {
-            AnswerScorer::V1 => "answer_correctness@v1",
-            AnswerScorer::V1Extract => "answer_correctness@v1-extract",
+            AnswerScorer::V1 => &V1,
+            AnswerScorer::V1Extract => &V1_EXTRACT,
         }
     }
+
+    /// `name@version` (its serde name too).
+    pub fn id(self) -> &'static str {
+        self.scorer().id
+    }
+
     /// Accepts the full id or its version part (`v1`, `v1-extract`).
     pub fn from_id(s: &str) -> Option<AnswerScorer> {
         let v = s.trim();
-        let v = v.strip_prefix("answer_correctness").unwrap_or(v);
+        let v = v.strip_prefix(V1.name()).unwrap_or(v);
         let v = v.strip_prefix('@').unwrap_or(v);
-        match v {
-            "v1" => Some(AnswerScorer::V1),
-            "v1-extract" => Some(AnswerScorer::V1Extract),
-            _ => None,
-        }
+        AnswerScorer::ALL
+            .into_iter()
+            .find(|a| a.scorer().version() == v)
     }
 }
 
@@ -703,6 +731,27 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// Every scorer's example in the scorer table, scored: the verdict the table gives.
+    #[test]
+    fn examples_in_the_table_are_what_the_scorers_give() {
+        for s in AnswerScorer::ALL {
+            let e = &s.scorer().example;
+            let predicted = e.predicted.replace("\\n", "\n");
+            let compared = match s {
+                AnswerScorer::V1 => predicted.as_str(),
+                AnswerScorer::V1Extract => extract_answer(&predicted).text,
+            };
+            let got = answers_match(e.expected, compared);
+            assert_eq!(got.to_string(), e.verdict, "{}", s.id());
+        }
+        // The extract example is one v1 alone gets wrong.
+        let e = &V1_EXTRACT.example;
+        assert!(!answers_match(
+            e.expected,
+            &e.predicted.replace("\\n", "\n")
+        ));
+    }
+
     fn check_match(expected: &str, predicted: &str, correct: bool) {
         assert_eq!(
             answers_match(expected, predicted),
@@ -762,8 +811,12 @@ mod tests {
 
     #[test]
     fn scorer_ids_round_trip() {
-        for s in [AnswerScorer::V1, AnswerScorer::V1Extract] {
+        for (s, entry) in AnswerScorer::ALL.into_iter().zip(&SCORERS) {
+            assert_eq!(s.scorer(), entry);
             assert_eq!(AnswerScorer::from_id(s.id()), Some(s));
+            assert_eq!(AnswerScorer::from_id(entry.version()), Some(s));
+            // The serde name (the protocol's and the JSON outputs') is the table's id.
+            assert_eq!(serde_json::to_value(s).unwrap(), json!(entry.id));
         }
         assert_eq!(
             AnswerScorer::from_id("v1-extract"),

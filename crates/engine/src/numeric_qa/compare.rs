@@ -1,8 +1,8 @@
 //! Run comparison for multi-turn numeric QA runs: pairs two scored runs turn by turn on
 //! (conversation id, turn index) and hands the pairs to [`crate::compare`].
 //!
-//! Each turn is judged by one answer scorer, `numerical_match@doc-v1` unless the caller picks
-//! another ([`QA_COMPARE_SCORERS`]). Turns of a conversation that failed as a whole (e.g. an
+//! Each turn is judged by one answer scorer, the profile's primary scorer ([`default_scorer`])
+//! unless the caller picks another ([`QA_COMPARE_SCORERS`]). Turns of a conversation that failed as a whole (e.g. an
 //! evaluation timeout) are real, wrong turns here, as in the doc profile's statistics; they are
 //! also listed as `failed_items` so a reader can tell them from wrong answers.
 
@@ -14,41 +14,53 @@ use crate::compare::{
     compare_pairs, CompareOptions, FlipCounts, ItemContext, ItemContexts, MetricDelta,
     PairedComparison, PairedItem,
 };
-use crate::numeric_qa::aggregate::doc;
+use crate::numeric_qa::aggregate::doc as statistics;
 use crate::numeric_qa::model::{QaConversation, QaTurn};
-use crate::numeric_qa::score::{answer_text, Profile, ScoredQaRun, TurnScore};
+use crate::numeric_qa::score::{answer_text, doc, fa2, Profile, ScoredQaRun, TurnScore};
+use crate::scorer_table::Scorer;
 
-/// The scorers a comparison can judge turns by, default first.
-pub const QA_COMPARE_SCORERS: &[&str] = &[
-    "numerical_match@doc-v1",
-    "exact_match@doc-v1",
-    "soft_match@doc-v1",
-    "unit_agnostic_match@doc-v1",
-    "sign_agnostic_match@doc-v1",
-    "general_match@doc-v1",
-    "numerical_match@financial-agent-2",
-    "financial_match@financial-agent-2",
-    "soft_match@financial-agent-2",
+/// The scorers a comparison can judge turns by, default first: the doc profile's answer
+/// scorers, then financial-agent-2's (entries of the scorer table).
+pub const QA_COMPARE_SCORERS: [&Scorer; 9] = [
+    &doc::NUMERICAL,
+    &doc::EXACT,
+    &doc::SOFT,
+    &doc::UNIT_AGNOSTIC,
+    &doc::SIGN_AGNOSTIC,
+    &doc::GENERAL,
+    &fa2::NUMERICAL,
+    &fa2::FINANCIAL,
+    &fa2::SOFT,
 ];
 
-/// The verdict of `scorer` (a name from [`QA_COMPARE_SCORERS`], with or without its `@version`
-/// for the doc scorers) on one scored turn; `None` for an unknown scorer.
+/// The verdict of `scorer` (an id from [`QA_COMPARE_SCORERS`], or a doc-v1 scorer's bare name)
+/// on one scored turn; `None` for an unknown scorer.
 pub fn turn_verdict(t: &TurnScore, scorer: &str) -> Option<bool> {
-    match scorer {
-        "numerical_match@financial-agent-2" => Some(t.fa2.numerical),
-        "financial_match@financial-agent-2" => Some(t.fa2.financial),
-        "soft_match@financial-agent-2" => Some(t.fa2.soft_match),
-        s => t.answer.flag(s.strip_suffix("@doc-v1").unwrap_or(s)),
+    verdict_of(t, canonical_scorer(scorer)?)
+}
+
+/// The verdict of one of [`QA_COMPARE_SCORERS`] on one scored turn.
+fn verdict_of(t: &TurnScore, s: &Scorer) -> Option<bool> {
+    if s.version() == doc::VERSION {
+        t.answer.flag(s.name())
+    } else {
+        t.fa2.flag(s.id)
     }
 }
 
-/// The full `name@version` of a comparison scorer (`numerical_match` → `numerical_match@doc-v1`);
-/// `None` when it is not one of [`QA_COMPARE_SCORERS`].
-pub fn canonical_scorer(s: &str) -> Option<&'static str> {
+/// The comparison scorer `s` names: its full `name@version`, or a doc-v1 scorer's bare name
+/// (`numerical_match` is `numerical_match@doc-v1`); `None` when it is not one of
+/// [`QA_COMPARE_SCORERS`].
+pub fn canonical_scorer(s: &str) -> Option<&'static Scorer> {
     QA_COMPARE_SCORERS
-        .iter()
-        .find(|full| **full == s || full.strip_suffix("@doc-v1") == Some(s))
-        .copied()
+        .into_iter()
+        .find(|full| full.id == s || (full.version() == doc::VERSION && full.name() == s))
+}
+
+/// The ids of [`QA_COMPARE_SCORERS`], comma-separated.
+fn compare_scorer_list() -> String {
+    let ids: Vec<&str> = QA_COMPARE_SCORERS.iter().map(|s| s.id).collect();
+    ids.join(", ")
 }
 
 /// Flip counts and accuracies of one group of paired turns (e.g. turn 2, or
@@ -94,7 +106,7 @@ pub struct FailedItem {
 /// Why a comparison cannot be made.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum QaCompareError {
-    #[error("unknown scorer {0:?} (one of {list})", list = QA_COMPARE_SCORERS.join(", "))]
+    #[error("unknown scorer {0:?} (one of {list})", list = compare_scorer_list())]
     UnknownScorer(String),
 }
 
@@ -110,8 +122,8 @@ struct Side<'a> {
 /// The primary scorer of a profile: what a comparison judges turns by unless told otherwise.
 pub fn default_scorer(profile: Profile) -> &'static str {
     match profile {
-        Profile::Doc => "numerical_match@doc-v1",
-        Profile::Fa2 => "numerical_match@financial-agent-2",
+        Profile::Doc => doc::NUMERICAL.id,
+        Profile::Fa2 => fa2::NUMERICAL.id,
     }
 }
 
@@ -163,14 +175,14 @@ struct Sides<'a> {
 fn sides<'a>(
     run: &'a ScoredQaRun,
     which: &str,
-    scorer: &str,
+    scorer: &Scorer,
     warnings: &mut Vec<String>,
 ) -> Result<Sides<'a>, QaCompareError> {
     let mut turns = BTreeMap::new();
     let mut dup: BTreeMap<(&'a str, u32), u32> = BTreeMap::new();
     for t in &run.turns {
         let verdict =
-            turn_verdict(t, scorer).ok_or_else(|| QaCompareError::UnknownScorer(scorer.into()))?;
+            verdict_of(t, scorer).ok_or_else(|| QaCompareError::UnknownScorer(scorer.id.into()))?;
         let Some(conv) = run.run.conversations.get(t.conv as usize) else {
             continue;
         };
@@ -319,15 +331,16 @@ pub fn compare_qa_runs(
     });
     let note = (baseline.config.profile != candidate.config.profile).then(|| {
         format!(
-            "The runs were scored under different profiles ({} vs {}); both are judged by {scorer}.",
+            "The runs were scored under different profiles ({} vs {}); both are judged by {}.",
             baseline.config.profile.name(),
-            candidate.config.profile.name()
+            candidate.config.profile.name(),
+            scorer.id
         )
     });
     Ok(QaRunComparison {
         baseline: baseline.run.name.clone(),
         candidate: candidate.run.name.clone(),
-        scorer: scorer.to_string(),
+        scorer: scorer.id.to_string(),
         stats,
         failed_items,
         by_group,
@@ -346,8 +359,8 @@ pub fn judged_by(scorer: &str) -> String {
 
 /// The headline rates of both runs, side by side.
 pub fn metrics(b: &ScoredQaRun, c: &ScoredQaRun) -> Vec<MetricDelta> {
-    let (sb, sc) = (doc::statistics(b), doc::statistics(c));
-    let m = |key: &str, label: &str, f: fn(&doc::Statistics) -> Option<f64>| MetricDelta {
+    let (sb, sc) = (statistics::statistics(b), statistics::statistics(c));
+    let m = |key: &str, label: &str, f: fn(&statistics::Statistics) -> Option<f64>| MetricDelta {
         key: key.into(),
         label: label.into(),
         baseline: f(&sb),
@@ -491,5 +504,28 @@ mod tests {
             compare_qa_runs(&base, &cand, Some("nope"), &Default::default()),
             Err(QaCompareError::UnknownScorer(_))
         ));
+    }
+
+    #[test]
+    fn compare_scorers_resolve_by_id_and_by_doc_name() {
+        for s in QA_COMPARE_SCORERS {
+            assert_eq!(canonical_scorer(s.id), Some(s));
+        }
+        let id = |s: &str| canonical_scorer(s).map(|s| s.id);
+        assert_eq!(id("numerical_match"), Some("numerical_match@doc-v1"));
+        assert_eq!(id("financial_match"), None);
+        assert_eq!(id("logic_recall@doc-v1"), None);
+        assert_eq!(default_scorer(Profile::Doc), "numerical_match@doc-v1");
+        assert_eq!(
+            default_scorer(Profile::Fa2),
+            "numerical_match@financial-agent-2"
+        );
+        assert_eq!(
+            QaCompareError::UnknownScorer("x".into()).to_string(),
+            "unknown scorer \"x\" (one of numerical_match@doc-v1, exact_match@doc-v1, \
+             soft_match@doc-v1, unit_agnostic_match@doc-v1, sign_agnostic_match@doc-v1, \
+             general_match@doc-v1, numerical_match@financial-agent-2, \
+             financial_match@financial-agent-2, soft_match@financial-agent-2)"
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! FinQA program language: parse, execute against a table, operations, equivalence (owner: program helper).
+//! FinQA program language: parse, execute against a table, operations, equivalence.
 //!
 //! A FinQA/ConvFinQA program is a list of steps like `subtract(60.94, 25.14), divide(#0, 25.14)`,
 //! where `#N` is the result of step N; ConvFinQA also allows a bare value (`60.94`, `const_100`).
@@ -64,8 +64,9 @@ impl Op {
         Op::TableAverage,
     ];
 
-    /// The name used in programs: `add`, `table_average`...
-    pub fn name(self) -> &'static str {
+    /// The name used in programs: `add`, `table_average`... The one spelling of the operations'
+    /// names: the reasoning scorers' vocabulary and the compatibility logic recall read it.
+    pub const fn name(self) -> &'static str {
         match self {
             Op::Add => "add",
             Op::Subtract => "subtract",

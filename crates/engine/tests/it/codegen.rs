@@ -248,6 +248,23 @@ fn check_case(case: &test_support::Case) -> usize {
             case.name,
             scored.diagnostics
         );
+        // The run-level summary covers every session; for one session it is that session's.
+        let sessions: Vec<_> = scored
+            .sessions
+            .iter()
+            .filter_map(|s| s.summary.as_ref().or(s.original_summary.as_ref()))
+            .collect();
+        let total: u64 = sessions.iter().map(|s| s.summary.total_questions).sum();
+        let run_level = scored.summary.as_ref().map(|s| &s.summary);
+        assert_eq!(
+            run_level.map_or(0, |s| s.total_questions),
+            total,
+            "{}",
+            case.name
+        );
+        if let [only] = sessions.as_slice() {
+            assert_eq!(run_level, Some(&only.summary), "{}", case.name);
+        }
         let rendered: Vec<(String, String)> = render(&scored).into_iter().collect();
         test_support::expect_dir(&case.dir.join("expected").join(profile.name()), &rendered);
         checked += rendered.len();

@@ -5,6 +5,7 @@
 
 mod codegen;
 mod doc_scorers;
+mod docs_tables;
 mod evalset;
 mod fa2;
 mod program;

@@ -87,18 +87,6 @@ fn flip_order(f: Flip) -> u8 {
     }
 }
 
-fn flip_label(f: Flip) -> &'static str {
-    match f {
-        Flip::Regressed => "regressed",
-        Flip::Improved => "improved",
-        Flip::UnchangedCorrect => "unchanged_correct",
-        Flip::UnchangedWrong => "unchanged_wrong",
-        Flip::OnlyInBaseline => "only_in_baseline",
-        Flip::OnlyInCandidate => "only_in_candidate",
-        Flip::Unscored => "unscored",
-    }
-}
-
 /// Renders comparison `i`.
 pub(crate) fn section(out: &mut String, i: usize, c: &Comparison, o: &HtmlOptions) {
     section_with_id(out, &format!("cmp{i}"), c, o);
@@ -215,9 +203,9 @@ pub(crate) fn section_with_id(out: &mut String, id: &str, c: &Comparison, o: &Ht
                     Flip::Improved => Some("eb-improved"),
                     _ => None,
                 },
-                verdict: Some(flip_label(flip)),
+                verdict: Some(flip.slug()),
                 cells: vec![
-                    Cell::text(flip_label(flip)),
+                    Cell::text(flip.slug()),
                     Cell::text(&x.key.join(" / ")),
                     Cell::long(x.expected.as_deref().unwrap_or("")),
                     Cell::long(b),
@@ -231,7 +219,10 @@ pub(crate) fn section_with_id(out: &mut String, id: &str, c: &Comparison, o: &Ht
     filter_box(
         out,
         &id,
-        &[("regressed", "Regressed"), ("improved", "Improved")],
+        &[
+            (Flip::Regressed.slug(), "Regressed"),
+            (Flip::Improved.slug(), "Improved"),
+        ],
     );
     if total > rows.len() {
         p(

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::accounting::FileStatus;
 use crate::numeric_qa::model::QaConversation;
-use crate::numeric_qa::score::{doc::DocTolerances, Profile, ScoredQaRun, TurnScore};
+use crate::numeric_qa::score::doc::{DocTolerances, ANSWER_SCORERS};
+use crate::numeric_qa::score::{logic, Profile, ScoredQaRun, TurnScore, OPERATIONS_PER_TURN};
 
 /// A running mean that merges (ripgrep-style mergeable stats).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -183,36 +184,24 @@ impl Acc {
 /// Engine version, written into every output for provenance.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// The doc profile's scorers as statistics.json lists them: the answer scorers under the
+/// tolerances' version label (with the tolerances), then the reasoning scorers and the plan size.
 pub fn scorer_infos(tol: &DocTolerances) -> Vec<ScorerInfo> {
     let label = tol.version_label();
     let mut t = BTreeMap::new();
     t.insert("rel".to_string(), tol.rel);
     t.insert("abs".to_string(), tol.abs);
     t.insert("exact_rel".to_string(), tol.exact_rel);
-    let names = [
-        "exact_match",
-        "numerical_match",
-        "soft_match",
-        "unit_agnostic_match",
-        "sign_agnostic_match",
-        "general_match",
-    ];
-    let mut out: Vec<ScorerInfo> = names
+    let mut out: Vec<ScorerInfo> = ANSWER_SCORERS
         .iter()
-        .map(|n| ScorerInfo {
-            name: format!("{n}@{label}"),
+        .map(|s| ScorerInfo {
+            name: format!("{}@{label}", s.name()),
             tolerances: t.clone(),
         })
         .collect();
-    for n in [
-        "logic_recall",
-        "logic_precision",
-        "logic_f1",
-        "logic_order_score",
-        "operations_per_turn",
-    ] {
+    for s in logic::SCORERS.iter().chain([&OPERATIONS_PER_TURN]) {
         out.push(ScorerInfo {
-            name: format!("{n}@doc-v1"),
+            name: s.id.to_string(),
             tolerances: BTreeMap::new(),
         });
     }

@@ -11,8 +11,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::diag::Diagnostic;
+use crate::numeric_qa::aggregate::{ERRORS_HEADER, VALIDATION_HEADER};
 use crate::numeric_qa::model::{QaConversation, QaRun, QaTurn, RawValue};
-use crate::numeric_qa::score::fa2::{calculate_accuracy, logic_recall};
+use crate::numeric_qa::score::fa2::{self, calculate_accuracy, logic_recall};
 use crate::pyrepr::{csv_row, py_csv_cell, py_float_repr, py_str, py_truthy, PyObj};
 
 /// The four statistics.json keys that no recomputation can reproduce. Each `None` falls back to
@@ -423,41 +424,15 @@ const TURNS_HEADER: [&str; 28] = [
     "validator_valid",
     "validator_confidence",
     "tools_used",
-    "numerical_match",
-    "financial_match",
-    "soft_match",
+    fa2::NUMERICAL.name(),
+    fa2::FINANCIAL.name(),
+    fa2::SOFT.name(),
     "logic_recall",
     "operations_per_turn",
     "ground_truth_program",
     "error_occurred",
     "error_type",
     "error_message",
-];
-
-const VALIDATION_HEADER: [&str; 8] = [
-    "trace_id",
-    "conversation_id",
-    "turn_idx",
-    "retry_number",
-    "valid",
-    "confidence",
-    "failed_steps",
-    "issues",
-];
-
-const ERRORS_HEADER: [&str; 12] = [
-    "trace_id",
-    "conversation_id",
-    "turn_idx",
-    "question",
-    "expected_answer",
-    "error_type",
-    "error_message",
-    "has_type2_question",
-    "has_non_numeric_values",
-    "plan_steps",
-    "operations_per_turn",
-    "error_context",
 ];
 
 fn summary_csv(traces: &[TraceView<'_>]) -> String {

@@ -1,10 +1,39 @@
-//! Aggregates: fold scored turns into run statistics (mergeable, deterministic order), and the
-//! family's headline metrics.
+//! Aggregates: fold scored turns into run statistics (mergeable, deterministic order), the
+//! columns of the CSVs both profiles write alike, and the family's headline metrics.
 pub mod doc;
 pub mod fa2;
 
 use crate::headline::{Metric, Shown::Percent};
 use crate::numeric_qa::score::Profile;
+
+/// The columns of validation.csv, the same in both profiles (financial-agent-2's
+/// `write_validation_log`).
+pub const VALIDATION_HEADER: [&str; 8] = [
+    "trace_id",
+    "conversation_id",
+    "turn_idx",
+    "retry_number",
+    "valid",
+    "confidence",
+    "failed_steps",
+    "issues",
+];
+
+/// The columns of errors.csv, the same in both profiles (financial-agent-2's `write_error_log`).
+pub const ERRORS_HEADER: [&str; 12] = [
+    "trace_id",
+    "conversation_id",
+    "turn_idx",
+    "question",
+    "expected_answer",
+    "error_type",
+    "error_message",
+    "has_type2_question",
+    "has_non_numeric_values",
+    "plan_steps",
+    "operations_per_turn",
+    "error_context",
+];
 
 const fn rate(key: &'static str, label: &'static str, definition: &'static str) -> Metric {
     Metric {

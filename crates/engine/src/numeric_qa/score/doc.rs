@@ -22,58 +22,65 @@ use serde::{Deserialize, Serialize};
 
 use crate::numeric_qa::answer::{parse_answer_ref, text_eq, MissReason, Number, ParsedRef};
 use crate::numeric_qa::model::RawValue;
-use crate::numeric_qa::score::logic;
+use crate::numeric_qa::score::{logic, qa_scorer as answer};
+use crate::scorer_table::Scorer;
 
 /// The profile's base version label.
 pub const VERSION: &str = "doc-v1";
 
-/// Every scorer of the doc-v1 profile: `(name, description)`. The six answer scorers come first;
-/// their version is [`DocTolerances::version_label`]. The reasoning scorers (from
-/// [`crate::numeric_qa::score::logic`]) follow; their version is always [`VERSION`]. Use [`scorer_id`] to
-/// build a full `name@version`.
-pub const SCORERS: &[(&str, &str)] = &[
-    (
-        "exact_match",
-        "Equal up to float noise: |e - a| <= exact_rel * max(1, |e|), percent marks applied.",
-    ),
-    (
-        "numerical_match",
-        "Within tolerance: |e - a| <= rel * |e| or |e - a| < abs, percent marks applied.",
-    ),
-    (
-        "soft_match",
-        "Within relative tolerance only: |e - a| <= rel * |e| (no absolute floor near zero).",
-    ),
-    (
-        "unit_agnostic_match",
-        "Numerical match against e, 100 * e or e / 100: forgives percent-vs-fraction scaling.",
-    ),
-    (
-        "sign_agnostic_match",
-        "Numerical match of |a| against |e|: right magnitude, sign ignored.",
-    ),
-    (
-        "general_match",
-        "Numerical match where a percent mark on either side may be honoured or ignored.",
-    ),
-    logic::RECALL,
-    logic::PRECISION,
-    logic::F1,
-    logic::ORDER,
+pub const EXACT: Scorer = answer(
+    "exact_match@doc-v1",
+    "Equal up to float noise: |e - a| <= exact_rel * max(1, |e|), percent marks applied.",
+    ["\"15.7\"", "15.686274509803921", "false"],
+);
+pub const NUMERICAL: Scorer = answer(
+    "numerical_match@doc-v1",
+    "Within tolerance: |e - a| <= rel * |e| or |e - a| < abs, percent marks applied.",
+    ["\"15.7\"", "15.686274509803921", "true"],
+);
+pub const SOFT: Scorer = answer(
+    "soft_match@doc-v1",
+    "Within relative tolerance only: |e - a| <= rel * |e| (no absolute floor near zero).",
+    ["\"0\"", "0.0001", "false"],
+);
+pub const UNIT_AGNOSTIC: Scorer = answer(
+    "unit_agnostic_match@doc-v1",
+    "Numerical match against e, 100 * e or e / 100: forgives percent-vs-fraction scaling.",
+    ["\"0.1\"", "10", "true"],
+);
+pub const SIGN_AGNOSTIC: Scorer = answer(
+    "sign_agnostic_match@doc-v1",
+    "Numerical match of |a| against |e|: right magnitude, sign ignored.",
+    ["\"-4\"", "4", "true"],
+);
+pub const GENERAL: Scorer = answer(
+    "general_match@doc-v1",
+    "Numerical match where a percent mark on either side may be honoured or ignored.",
+    ["\"10%\"", "10", "true"],
+);
+
+/// The six answer scorers, in [`AnswerVerdict::flags`] order. Their version is
+/// [`DocTolerances::version_label`] ([`VERSION`] under the default tolerances); the reasoning
+/// scorers ([`logic::SCORERS`]) are always [`VERSION`].
+pub const ANSWER_SCORERS: [Scorer; 6] = [
+    EXACT,
+    NUMERICAL,
+    SOFT,
+    UNIT_AGNOSTIC,
+    SIGN_AGNOSTIC,
+    GENERAL,
 ];
 
-/// Number of answer scorers at the start of [`SCORERS`].
-const N_ANSWER_SCORERS: usize = 6;
-
 /// The full id (`name@version`) of a doc-v1 scorer under these tolerances; `None` for a name that
-/// is not in [`SCORERS`].
+/// is not an answer scorer's or a reasoning scorer's.
 pub fn scorer_id(name: &str, tol: &DocTolerances) -> Option<String> {
-    let idx = SCORERS.iter().position(|(n, _)| *n == name)?;
-    Some(if idx < N_ANSWER_SCORERS {
-        format!("{name}@{}", tol.version_label())
-    } else {
-        format!("{name}@{VERSION}")
-    })
+    if ANSWER_SCORERS.iter().any(|s| s.name() == name) {
+        return Some(format!("{name}@{}", tol.version_label()));
+    }
+    logic::SCORERS
+        .iter()
+        .find(|s| s.name() == name)
+        .map(|s| s.id.to_string())
 }
 
 /// Tolerances of the answer scorers. Non-default values change the version label, so scores
@@ -194,17 +201,22 @@ pub struct AnswerVerdict {
 }
 
 impl AnswerVerdict {
+    /// The six flags, in [`ANSWER_SCORERS`] order.
+    pub fn flags(&self) -> [bool; 6] {
+        [
+            self.exact_match,
+            self.numerical_match,
+            self.soft_match,
+            self.unit_agnostic_match,
+            self.sign_agnostic_match,
+            self.general_match,
+        ]
+    }
+
     /// The verdict of an answer scorer by name (`"soft_match"`); `None` for other names.
     pub fn flag(&self, name: &str) -> Option<bool> {
-        Some(match name {
-            "exact_match" => self.exact_match,
-            "numerical_match" => self.numerical_match,
-            "soft_match" => self.soft_match,
-            "unit_agnostic_match" => self.unit_agnostic_match,
-            "sign_agnostic_match" => self.sign_agnostic_match,
-            "general_match" => self.general_match,
-            _ => return None,
-        })
+        let i = ANSWER_SCORERS.iter().position(|s| s.name() == name)?;
+        self.flags().get(i).copied()
     }
 
     fn all(b: bool) -> AnswerVerdict {
@@ -347,17 +359,23 @@ mod tests {
         }
     }
 
-    /// `flags` is six characters, one per scorer in [`SCORERS`] order (exact, numerical, soft,
-    /// unit-agnostic, sign-agnostic, general): `1` true, `0` false.
+    /// `flags` is six characters, one per scorer in [`ANSWER_SCORERS`] order (exact, numerical,
+    /// soft, unit-agnostic, sign-agnostic, general): `1` true, `0` false.
     fn check(expected: &str, predicted: &str, flags: &str) {
         let v = score_answer(
             &val(expected),
             Some(&val(predicted)),
             &DocTolerances::default(),
         );
-        let got: String = SCORERS[..N_ANSWER_SCORERS]
+        let got: String = ANSWER_SCORERS
             .iter()
-            .map(|(n, _)| if v.flag(n) == Some(true) { '1' } else { '0' })
+            .map(|s| {
+                if v.flag(s.name()) == Some(true) {
+                    '1'
+                } else {
+                    '0'
+                }
+            })
             .collect();
         assert_eq!(
             got, flags,
@@ -691,20 +709,18 @@ mod tests {
             Some("logic_recall@doc-v1")
         );
         assert_eq!(scorer_id("nope", &d), None);
-        // Every answer scorer has a verdict flag, and the reasoning scorers are logic's.
-        let v = AnswerVerdict::default();
-        for (i, (name, desc)) in SCORERS.iter().enumerate() {
-            assert!(!desc.is_empty());
-            assert_eq!(v.flag(name).is_some(), i < N_ANSWER_SCORERS, "{name}");
+        // Every answer scorer has a verdict flag, in flag order; the reasoning scorers have none.
+        let v = AnswerVerdict {
+            sign_agnostic_match: true,
+            ..AnswerVerdict::default()
+        };
+        for (i, s) in ANSWER_SCORERS.iter().enumerate() {
+            assert_eq!(s.version(), VERSION, "{}", s.id);
+            assert_eq!(v.flag(s.name()), Some(i == 4), "{}", s.id);
         }
-        let logic_names: Vec<&str> = crate::numeric_qa::score::logic::SCORERS
-            .iter()
-            .map(|(n, _)| *n)
-            .collect();
-        let tail: Vec<&str> = SCORERS[N_ANSWER_SCORERS..]
-            .iter()
-            .map(|(n, _)| *n)
-            .collect();
-        assert_eq!(tail, logic_names);
+        assert!(v.flags()[4]);
+        for s in crate::numeric_qa::score::logic::SCORERS {
+            assert_eq!(v.flag(s.name()), None, "{}", s.id);
+        }
     }
 }

@@ -7,13 +7,30 @@
 //! `|e - a| < 1e-5`, `"(3.2)"` is not a number, the soft match forgives the sign, `round()` is
 //! Python's half-even on the binary value, and so on.
 
+use crate::numeric_qa::finqa_program::Op as FinqaOp;
 use crate::numeric_qa::model::RawValue;
+use crate::numeric_qa::score::qa_scorer as flag;
 use crate::pyrepr::{py_float_parse, py_round, py_strip};
+use crate::scorer_table::Scorer;
 
-/// Name and version of the accuracy scorer (the version is the source commit it reproduces).
-pub const ACCURACY_SCORER: &str = "fa2.calculate_accuracy@6737f6a";
-/// Name and version of the logic recall scorer.
-pub const LOGIC_RECALL_SCORER: &str = "fa2.logic_recall@6737f6a";
+pub const NUMERICAL: Scorer = flag(
+    "numerical_match@financial-agent-2",
+    "The financial-agent-2 system's numerical match: |e - a| < 1e-5 after its own number reading.",
+    ["\"15.7\"", "15.686274509803921", "false"],
+);
+pub const FINANCIAL: Scorer = flag(
+    "financial_match@financial-agent-2",
+    "The financial-agent-2 system's financial match: within 1 %, or equal once one side is scaled by 100 or both are rounded.",
+    ["\"0.157\"", "15.7", "true"],
+);
+pub const SOFT: Scorer = flag(
+    "soft_match@financial-agent-2",
+    "The financial-agent-2 system's soft match: within 1 %, or equal up to sign or a 100x scale, or within 5 % when one side alone has a percent mark.",
+    ["\"-4\"", "4", "true"],
+);
+
+/// The three flags [`calculate_accuracy`] returns, in [`Fa2Verdict::flags`] order.
+pub const SCORERS: [Scorer; 3] = [NUMERICAL, FINANCIAL, SOFT];
 
 /// The tracker's `epsilon`.
 const EPSILON: f64 = 1e-5;
@@ -24,6 +41,20 @@ pub struct Fa2Verdict {
     pub numerical: bool,
     pub financial: bool,
     pub soft_match: bool,
+}
+
+impl Fa2Verdict {
+    /// The three flags, in [`SCORERS`] order.
+    pub fn flags(&self) -> [bool; 3] {
+        [self.numerical, self.financial, self.soft_match]
+    }
+
+    /// The verdict of the scorer with this id (`financial_match@financial-agent-2`); `None` for
+    /// another id.
+    pub fn flag(&self, id: &str) -> Option<bool> {
+        let i = SCORERS.iter().position(|s| s.id == id)?;
+        self.flags().get(i).copied()
+    }
 }
 
 /// Python raised (`ValueError`/`TypeError` are caught by the original and give all-false flags;
@@ -343,7 +374,13 @@ fn has_percent(v: &RawValue) -> bool {
 }
 
 /// The operation patterns the tracker counts, in its order.
-const GT_OPERATIONS: [&str; 5] = ["add", "subtract", "divide", "multiply", "exp"];
+const GT_OPERATIONS: [&str; 5] = [
+    FinqaOp::Add.name(),
+    FinqaOp::Subtract.name(),
+    FinqaOp::Divide.name(),
+    FinqaOp::Multiply.name(),
+    FinqaOp::Exp.name(),
+];
 
 /// `_parse_ground_truth_operations`: for each of add, subtract, divide, multiply, exp (in that
 /// order, not program order) as many copies as `"{op}("` occurs in the program text. Other FinQA

@@ -11,30 +11,42 @@
 //! | `logic_recall` | `overlap / \|G\|` | 1.0 if `P` is empty, else 0.0 | 0.0 (or 1.0 if `G` is empty) |
 //! | `logic_precision` | `overlap / \|P\|` | 0.0 (or 1.0 if `P` is empty) | 1.0 if `G` is empty, else 0.0 |
 //! | `logic_f1` | `2·R·P / (R + P)`, 0.0 when `R + P = 0` | | |
-//! | `logic_order` | `LCS(G, P) / max(\|G\|, \|P\|)` | 1.0 when both are empty | |
+//! | `logic_order_score` | `LCS(G, P) / max(\|G\|, \|P\|)` | 1.0 when both are empty | |
 //!
 //! `overlap` is the order-insensitive multiset intersection size. Every score is `None` when
 //! there is no ground-truth program or the plan is unknown: not computable, never a fake 0.
 
+use crate::numeric_qa::finqa_program::Op as FinqaOp;
+use crate::numeric_qa::score::qa_scorer as reasoning;
+use crate::scorer_table::Scorer;
+
 /// The reasoning scorers' version: tolerances do not affect them.
 pub const VERSION: &str = "doc-v1";
 
-pub(crate) const RECALL: (&str, &str) = (
-    "logic_recall",
+pub const RECALL: Scorer = reasoning(
+    "logic_recall@doc-v1",
     "Share of the ground-truth program's operations found in the plan (multiset overlap).",
+    ["subtract, divide", "subtract", "0.5"],
 );
-pub(crate) const PRECISION: (&str, &str) = (
-    "logic_precision",
+pub const PRECISION: Scorer = reasoning(
+    "logic_precision@doc-v1",
     "Share of the plan's compute operations found in the ground-truth program.",
+    ["add", "add, lookup", "0.5"],
 );
-pub(crate) const F1: (&str, &str) = ("logic_f1", "Harmonic mean of logic recall and precision.");
-pub(crate) const ORDER: (&str, &str) = (
-    "logic_order",
+pub const F1: Scorer = reasoning(
+    "logic_f1@doc-v1",
+    "Harmonic mean of logic recall and precision.",
+    ["add, add, divide", "add, divide", "0.8"],
+);
+pub const ORDER: Scorer = reasoning(
+    "logic_order_score@doc-v1",
     "Longest common subsequence of the operation sequences over the longer one's length.",
+    ["subtract, divide", "divide, subtract", "0.5"],
 );
 
-/// The reasoning scorers: `(name, description)`; each is `name@doc-v1`.
-pub const SCORERS: &[(&str, &str)] = &[RECALL, PRECISION, F1, ORDER];
+/// The reasoning scorers, in [`LogicScores`] order; each is `name@`[`VERSION`]. An example's
+/// sides are the ground-truth program's operations and the plan's.
+pub const SCORERS: [Scorer; 4] = [RECALL, PRECISION, F1, ORDER];
 
 /// The four reasoning scores of one turn; all `None` when not computable.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -48,16 +60,8 @@ pub struct LogicScores {
 /// A normalised operation.
 #[derive(Debug, Clone, Copy)]
 pub enum Op<'a> {
-    Add,
-    Subtract,
-    Multiply,
-    Divide,
-    Exp,
-    Greater,
-    TableMax,
-    TableMin,
-    TableSum,
-    TableAverage,
+    /// One of the ten FinQA operations.
+    Finqa(FinqaOp),
     /// An operation this vocabulary does not know, trimmed as written. It still counts towards
     /// its side's length, and it matches an `Other` with the same normalised spelling.
     Other(&'a str),
@@ -67,16 +71,7 @@ impl<'a> Op<'a> {
     /// The canonical (FinQA) name; an unknown operation's name as written.
     pub fn name(&self) -> &'a str {
         match self {
-            Op::Add => "add",
-            Op::Subtract => "subtract",
-            Op::Multiply => "multiply",
-            Op::Divide => "divide",
-            Op::Exp => "exp",
-            Op::Greater => "greater",
-            Op::TableMax => "table_max",
-            Op::TableMin => "table_min",
-            Op::TableSum => "table_sum",
-            Op::TableAverage => "table_average",
+            Op::Finqa(op) => op.name(),
             Op::Other(s) => s,
         }
     }
@@ -85,63 +80,57 @@ impl<'a> Op<'a> {
 impl PartialEq for Op<'_> {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
+            (Op::Finqa(a), Op::Finqa(b)) => a == b,
             (Op::Other(a), Op::Other(b)) => key_chars(a).eq(key_chars(b)),
-            (Op::Other(_), _) | (_, Op::Other(_)) => false,
-            _ => std::mem::discriminant(self) == std::mem::discriminant(other),
+            _ => false,
         }
     }
 }
 
-/// Spellings (in normalised form) and what they stand for.
-const VOCABULARY: &[(&str, &[Op<'static>])] = &[
-    ("add", &[Op::Add]),
-    ("addition", &[Op::Add]),
-    ("plus", &[Op::Add]),
-    ("subtract", &[Op::Subtract]),
-    ("subtraction", &[Op::Subtract]),
-    ("sub", &[Op::Subtract]),
-    ("minus", &[Op::Subtract]),
-    ("difference", &[Op::Subtract]),
-    ("diff", &[Op::Subtract]),
-    ("multiply", &[Op::Multiply]),
-    ("multiplication", &[Op::Multiply]),
-    ("mul", &[Op::Multiply]),
-    ("times", &[Op::Multiply]),
-    ("product", &[Op::Multiply]),
-    ("divide", &[Op::Divide]),
-    ("division", &[Op::Divide]),
-    ("div", &[Op::Divide]),
-    ("ratio", &[Op::Divide]),
-    ("quotient", &[Op::Divide]),
-    ("exp", &[Op::Exp]),
-    ("power", &[Op::Exp]),
-    ("pow", &[Op::Exp]),
-    ("exponent", &[Op::Exp]),
-    ("exponentiation", &[Op::Exp]),
-    ("greater", &[Op::Greater]),
-    ("greater_than", &[Op::Greater]),
-    ("gt", &[Op::Greater]),
-    ("table_max", &[Op::TableMax]),
-    ("max", &[Op::TableMax]),
-    ("maximum", &[Op::TableMax]),
-    ("table_min", &[Op::TableMin]),
-    ("min", &[Op::TableMin]),
-    ("minimum", &[Op::TableMin]),
-    ("table_sum", &[Op::TableSum]),
-    ("sum", &[Op::TableSum]),
-    ("table_average", &[Op::TableAverage]),
-    ("table_avg", &[Op::TableAverage]),
-    ("table_mean", &[Op::TableAverage]),
-    ("average", &[Op::TableAverage]),
-    ("avg", &[Op::TableAverage]),
-    ("mean", &[Op::TableAverage]),
-    ("percentage", &[Op::Divide]),
-    ("percent", &[Op::Divide]),
-    ("pct", &[Op::Divide]),
-    ("percentage_change", &[Op::Subtract, Op::Divide]),
-    ("percent_change", &[Op::Subtract, Op::Divide]),
-    ("pct_change", &[Op::Subtract, Op::Divide]),
-];
+/// Other spellings (in normalised form) and the FinQA operations they stand for; a FinQA
+/// operation's own name ([`FinqaOp::name`]) stands for itself.
+const VOCABULARY: &[(&str, &[FinqaOp])] = {
+    use FinqaOp::*;
+    &[
+        ("addition", &[Add]),
+        ("plus", &[Add]),
+        ("subtraction", &[Subtract]),
+        ("sub", &[Subtract]),
+        ("minus", &[Subtract]),
+        ("difference", &[Subtract]),
+        ("diff", &[Subtract]),
+        ("multiplication", &[Multiply]),
+        ("mul", &[Multiply]),
+        ("times", &[Multiply]),
+        ("product", &[Multiply]),
+        ("division", &[Divide]),
+        ("div", &[Divide]),
+        ("ratio", &[Divide]),
+        ("quotient", &[Divide]),
+        ("power", &[Exp]),
+        ("pow", &[Exp]),
+        ("exponent", &[Exp]),
+        ("exponentiation", &[Exp]),
+        ("greater_than", &[Greater]),
+        ("gt", &[Greater]),
+        ("max", &[TableMax]),
+        ("maximum", &[TableMax]),
+        ("min", &[TableMin]),
+        ("minimum", &[TableMin]),
+        ("sum", &[TableSum]),
+        ("table_avg", &[TableAverage]),
+        ("table_mean", &[TableAverage]),
+        ("average", &[TableAverage]),
+        ("avg", &[TableAverage]),
+        ("mean", &[TableAverage]),
+        ("percentage", &[Divide]),
+        ("percent", &[Divide]),
+        ("pct", &[Divide]),
+        ("percentage_change", &[Subtract, Divide]),
+        ("percent_change", &[Subtract, Divide]),
+        ("pct_change", &[Subtract, Divide]),
+    ]
+};
 
 /// An operation name's normalised spelling: trimmed, lowercased, with every run of spaces,
 /// `-` and `_` turned into one `_` (`"Percentage-Change"` → `percentage_change`).
@@ -168,18 +157,18 @@ fn key_chars(s: &str) -> impl Iterator<Item = char> + '_ {
 /// Normalises one operation name into zero (blank name), one or two operations.
 pub fn normalize_op<'a>(op: &'a str) -> impl Iterator<Item = Op<'a>> {
     let trimmed = crate::numeric_qa::answer::trim_by(op, char::is_whitespace);
-    let (expansion, other): (&'static [Op<'static>], Option<Op<'a>>) = match lookup(trimmed) {
+    let (expansion, other): (&'static [FinqaOp], Option<Op<'a>>) = match lookup(trimmed) {
         Some(ops) => (ops, None),
         None if trimmed.is_empty() => (&[], None),
         None => (&[], Some(Op::Other(trimmed))),
     };
-    expansion.iter().copied().chain(other)
+    expansion.iter().map(|op| Op::Finqa(*op)).chain(other)
 }
 
-/// Finds a name in [`VOCABULARY`]: normalises an ASCII name like [`key_chars`] into a stack
-/// buffer (every spelling there is short ASCII, so a longer name is simply not in it) and
-/// compares bytes.
-fn lookup(name: &str) -> Option<&'static [Op<'static>]> {
+/// Finds a name among the FinQA operations' names and in [`VOCABULARY`]: normalises an ASCII
+/// name like [`key_chars`] into a stack buffer (every spelling there is short ASCII, so a longer
+/// name is simply not in it) and compares bytes.
+fn lookup(name: &str) -> Option<&'static [FinqaOp]> {
     const CAP: usize = 24;
     let mut buf = [0u8; CAP];
     let mut n = 0;
@@ -187,10 +176,8 @@ fn lookup(name: &str) -> Option<&'static [Op<'static>]> {
     for b in crate::numeric_qa::answer::trim_by(name, char::is_whitespace).bytes() {
         if !b.is_ascii() {
             // Rare: Unicode spaces or case. Same result, slower.
-            return VOCABULARY
-                .iter()
-                .find(|(spelling, _)| key_chars(name).eq(spelling.chars()))
-                .map(|(_, ops)| *ops);
+            return spellings()
+                .find_map(|(spelling, ops)| key_chars(name).eq(spelling.chars()).then_some(ops));
         }
         let sep = matches!(b, b' ' | b'-' | b'_') || b.is_ascii_whitespace();
         if sep && prev_sep {
@@ -203,12 +190,20 @@ fn lookup(name: &str) -> Option<&'static [Op<'static>]> {
     }
     let key = buf.get(..n)?;
     // The first byte rules out most spellings without a slice comparison (a call in wasm).
-    VOCABULARY
-        .iter()
-        .find(|(spelling, _)| {
-            spelling.as_bytes().first() == key.first() && spelling.as_bytes() == key
-        })
-        .map(|(_, ops)| *ops)
+    spellings().find_map(|(spelling, ops)| {
+        (spelling.as_bytes().first() == key.first() && spelling.as_bytes() == key).then_some(ops)
+    })
+}
+
+/// Every known spelling and what it stands for: the FinQA operations' own names first, then
+/// [`VOCABULARY`].
+fn spellings() -> impl Iterator<Item = (&'static str, &'static [FinqaOp])> {
+    let all: &'static [FinqaOp] = &FinqaOp::ALL;
+    let own = (0..all.len()).filter_map(move |i| {
+        let op = all.get(i..=i)?;
+        Some((op.first()?.name(), op))
+    });
+    own.chain(VOCABULARY.iter().copied())
 }
 
 /// Normalises a sequence of operation names, keeping order (expansions in place; blank names
@@ -501,16 +496,23 @@ mod tests {
     }
 
     #[test]
-    fn every_vocabulary_spelling_is_normalised_and_unique() {
-        for (i, (spelling, ops)) in VOCABULARY.iter().enumerate() {
+    fn every_spelling_is_normalised_and_unique() {
+        let all: Vec<_> = spellings().collect();
+        assert_eq!(all.len(), FinqaOp::ALL.len() + VOCABULARY.len());
+        for (i, (spelling, ops)) in all.iter().enumerate() {
             assert!(key_chars(spelling).eq(spelling.chars()), "{spelling}");
             assert!(spelling.is_ascii() && spelling.len() <= 24, "{spelling}");
             assert_eq!(lookup(spelling), Some(*ops));
             assert!(!ops.is_empty());
             assert!(
-                VOCABULARY.iter().skip(i + 1).all(|(s, _)| s != spelling),
+                all.iter().skip(i + 1).all(|(s, _)| s != spelling),
                 "{spelling} twice"
             );
+        }
+        for op in FinqaOp::ALL {
+            assert_eq!(lookup(op.name()), Some(&[op][..]));
+            let upper = op.name().to_uppercase();
+            assert_eq!(normalize_op(&upper).collect::<Vec<_>>(), [Op::Finqa(op)]);
         }
     }
 

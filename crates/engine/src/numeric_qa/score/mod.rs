@@ -9,8 +9,42 @@ pub mod logic;
 
 use serde::{Deserialize, Serialize};
 
+use crate::family::Family;
 use crate::numeric_qa::finqa_program as program;
 use crate::numeric_qa::model::{QaRun, QaTurn, RawValue};
+use crate::scorer_table::Scorer;
+
+/// A numeric QA entry of the scorer table; `example` is expected, predicted, verdict.
+const fn qa_scorer(id: &'static str, measures: &'static str, example: [&'static str; 3]) -> Scorer {
+    Scorer::new(id, Family::NumericQa, measures, example)
+}
+
+/// The size of a turn's plan, listed with the doc profile's scorers in statistics.json.
+pub const OPERATIONS_PER_TURN: Scorer = qa_scorer(
+    "operations_per_turn@doc-v1",
+    "Compute steps in the turn's plan (as recorded when the plan itself is not in the source).",
+    ["(none)", "subtract, divide", "2"],
+);
+
+/// Every numeric QA scorer: the doc profile's ([`doc::ANSWER_SCORERS`], [`logic::SCORERS`],
+/// [`OPERATIONS_PER_TURN`], in statistics.json's order), then financial-agent-2's
+/// ([`fa2::SCORERS`]).
+pub const SCORERS: &[Scorer] = &[
+    doc::EXACT,
+    doc::NUMERICAL,
+    doc::SOFT,
+    doc::UNIT_AGNOSTIC,
+    doc::SIGN_AGNOSTIC,
+    doc::GENERAL,
+    logic::RECALL,
+    logic::PRECISION,
+    logic::F1,
+    logic::ORDER,
+    OPERATIONS_PER_TURN,
+    fa2::NUMERICAL,
+    fa2::FINANCIAL,
+    fa2::SOFT,
+];
 
 /// Which family of rules scores the run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -354,6 +388,52 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn the_table_lists_every_group_once_in_order() {
+        let groups: Vec<Scorer> = doc::ANSWER_SCORERS
+            .into_iter()
+            .chain(logic::SCORERS)
+            .chain([OPERATIONS_PER_TURN])
+            .chain(fa2::SCORERS)
+            .collect();
+        assert_eq!(SCORERS, &groups[..]);
+    }
+
+    /// Every scorer's example, scored: the verdict the table gives.
+    #[test]
+    fn examples_in_the_table_are_what_the_scorers_give() {
+        let answer =
+            |text: &str| RawValue::from_json(&serde_json::from_str(text).expect("a JSON answer"));
+        fn ops(text: &str) -> Vec<&str> {
+            text.split(',')
+                .map(str::trim)
+                .filter(|o| !o.is_empty())
+                .collect()
+        }
+        for s in SCORERS {
+            let e = &s.example;
+            let got = if let Some(i) = logic::SCORERS.iter().position(|x| x == s) {
+                let l = logic::score(Some(&ops(e.expected)), Some(&ops(e.predicted)));
+                let v = [l.recall, l.precision, l.f1, l.order][i].expect("computable");
+                format!("{}", (v * 1000.0).round() / 1000.0)
+            } else if *s == OPERATIONS_PER_TURN {
+                ops(e.predicted).len().to_string()
+            } else if let Some(v) =
+                fa2::calculate_accuracy(&answer(e.expected), Some(&answer(e.predicted))).flag(s.id)
+            {
+                v.to_string()
+            } else {
+                let v = doc::score_answer(
+                    &answer(e.expected),
+                    Some(&answer(e.predicted)),
+                    &doc::DocTolerances::default(),
+                );
+                v.flag(s.name()).expect("an answer scorer").to_string()
+            };
+            assert_eq!(got, e.verdict, "{}: {e:?}", s.id);
+        }
     }
 
     fn check(text: &str, every: usize, calls: usize) {
