@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use evalboard_engine::family::Family;
-use evalboard_engine::run::{self, ReadOptions, ScoredRun};
+use evalboard_engine::run::{self, FamilySet, ReadOptions, ScoredRun};
 use evalboard_engine::RunInput;
 
 use crate::codegen;
@@ -22,7 +22,10 @@ use crate::worker::runtime::{
 };
 use crate::worker::store::{Kept, RunStore};
 
-type State = RunStore;
+/// The family this worker reads and scores.
+const FAMILIES: FamilySet = Family::Codegen.bit();
+
+type State = RunStore<FAMILIES>;
 
 /// Entry point of the code-generation worker binary.
 pub fn start() {
@@ -47,9 +50,15 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             let input = RunInput::new(name.clone(), input_files(paths, &buffers));
             let provenance = provenance(scope, run_id, &input);
             post_progress(scope, run_id, "scoring", (0, 1));
-            match run::read_as(Family::Codegen, &input, None, ReadOptions::default()) {
-                Ok(read) => {
-                    let scored = run::score(read, &st.settings, 1);
+            let settings = &st.settings;
+            match run::load_in::<FAMILIES>(
+                Family::Codegen,
+                &input,
+                (None, ReadOptions::default()),
+                settings,
+                1,
+            ) {
+                Ok(scored) => {
                     let kept = Kept {
                         id: run_id,
                         name,

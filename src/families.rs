@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use evalboard_engine::compare::{self, CompareOptions, ItemContexts, PairedItem};
 use evalboard_engine::family::Family;
-use evalboard_engine::run::{self, CompareSettings, RunRef};
+use evalboard_engine::run::{self, CompareSettings, FamilySet, RunRef, ALL_FAMILIES};
 use evalboard_engine::run_meta::{self, RunMeta};
 use evalboard_report::charts::Theme;
 use evalboard_report::compare_charts;
@@ -52,6 +52,16 @@ impl<'a> Side<'a> {
 /// (rows only for `step`, per `q`), run metadata side by side, the loss-curve overlay and, for
 /// three or more runs, the headline metrics across the series.
 pub fn series_view(sides: &[Side], step: usize, q: &CompareQuery, dark: bool) -> SeriesView {
+    series_view_in::<ALL_FAMILIES>(sides, step, q, dark)
+}
+
+/// [`series_view`] for runs of the families in `FAMILIES` (a worker's family set).
+pub fn series_view_in<const FAMILIES: FamilySet>(
+    sides: &[Side],
+    step: usize,
+    q: &CompareQuery,
+    dark: bool,
+) -> SeriesView {
     let step = step.min(sides.len().saturating_sub(2));
     let quiet = CompareQuery {
         limit: 1,
@@ -61,9 +71,9 @@ pub fn series_view(sides: &[Side], step: usize, q: &CompareQuery, dark: bool) ->
         .windows(2)
         .enumerate()
         .filter_map(|(i, w)| match w {
-            [b, c] if i == step => Some(compare_view(b, c, q)),
+            [b, c] if i == step => Some(compare_view_in::<FAMILIES>(b, c, q)),
             [b, c] => {
-                let mut v = compare_view(b, c, &quiet);
+                let mut v = compare_view_in::<FAMILIES>(b, c, &quiet);
                 v.rows.clear();
                 Some(v)
             }
@@ -99,6 +109,15 @@ pub fn series_view(sides: &[Side], step: usize, q: &CompareQuery, dark: bool) ->
 /// Baseline vs candidate: deltas, flips, McNemar, bootstrap CI and the rows the query asks for
 /// ("regressions first": by flip class, then the comparison's item order).
 pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
+    compare_view_in::<ALL_FAMILIES>(base, cand, q)
+}
+
+/// [`compare_view`] for runs of the families in `FAMILIES` (a worker's family set).
+pub fn compare_view_in<const FAMILIES: FamilySet>(
+    base: &Side,
+    cand: &Side,
+    q: &CompareQuery,
+) -> CompareView {
     let opts = CompareOptions::default();
     let mut view = CompareView {
         baseline: base.name().to_string(),
@@ -139,7 +158,7 @@ pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
             return view;
         }
     };
-    let cmp = match run::compare(*b, *c, &settings) {
+    let cmp = match run::compare_in::<FAMILIES>(*b, *c, &settings) {
         Ok(c) => c,
         Err(e) => {
             view.error = Some(e.to_string());
@@ -147,8 +166,8 @@ pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
         }
     };
     let mut context = ItemContexts::new();
-    b.item_context(&mut context);
-    c.item_context(&mut context);
+    b.item_context_in::<FAMILIES>(&mut context);
+    c.item_context_in::<FAMILIES>(&mut context);
     view.per_item_unavailable = cmp.notes();
     view.judged_by = cmp.judged_by;
     view.metrics = cmp.metrics;

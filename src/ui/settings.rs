@@ -164,8 +164,15 @@ pub fn SettingsView() -> impl IntoView {
         }
         let h = set_timeout_with_handle(
             move || {
-                if store.settings.get_untracked() != cfg {
-                    store.configure(cfg);
+                // The draft holds the numeric QA and code-generation settings; the eval-set
+                // ones (set apart, below) are whatever they are now.
+                let now = store.settings.get_untracked();
+                let next = Settings {
+                    evalset: now.evalset.clone(),
+                    ..cfg
+                };
+                if now != next {
+                    store.configure(next);
                 }
             },
             Duration::from_millis(300),

@@ -17,7 +17,7 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 use evalboard_engine::evalset::views::evalset_view;
 use evalboard_engine::family::Family;
 use evalboard_engine::numeric_qa::{read, score, views};
-use evalboard_engine::run::{self, ReadOptions, ScoredRun};
+use evalboard_engine::run::{self, FamilySet, ReadOptions, ScoredRun};
 
 use crate::charts;
 use crate::protocol::{ReqId, Request, Response, RunId};
@@ -28,7 +28,10 @@ use runtime::{
 };
 use store::{Kept, RunStore};
 
-type State = RunStore;
+/// The families this worker reads and scores (code generation goes to its own worker).
+const FAMILIES: FamilySet = Family::NumericQa.bit() | Family::Evalset.bit();
+
+type State = RunStore<FAMILIES>;
 
 /// The runs the code-generation worker holds, by name (it answers comparisons of its own runs;
 /// here they are one side of a comparison with another family at most).
@@ -166,11 +169,15 @@ fn load(
         let stages = (&mut stage_ms, parse_streamed_ms);
         read_and_score_qa(scope, st, run_id, (&input, streamed_reads), sizes, stages)
     } else {
-        run::read_as(family, &input, None, ReadOptions::default()).map(|read| {
-            let scored = run::score(read, &st.settings, 1);
-            stage_ms.push(("parse + score".into(), now() - t_parse));
-            scored
-        })
+        let scored = run::load_in::<FAMILIES>(
+            family,
+            &input,
+            (None, ReadOptions::default()),
+            &st.settings,
+            1,
+        );
+        stage_ms.push(("parse + score".into(), now() - t_parse));
+        scored
     };
     match scored {
         Ok(scored) => st.keep(

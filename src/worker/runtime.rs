@@ -10,8 +10,10 @@ use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use evalboard_engine::InputFile;
 use evalboard_report::html::{
-    render_report, FileProvenance, HtmlOptions, Provenance, ReportInput, ReportRun,
+    render_report_in, FileProvenance, HtmlOptions, Provenance, ReportInput, ReportRun,
 };
+
+use evalboard_engine::run::FamilySet;
 
 use crate::families;
 use crate::protocol::{self, Request, Response, RunId};
@@ -175,7 +177,7 @@ pub(crate) fn to_buffers(files: &[InputFile]) -> Array {
 
 /// The single-file HTML report of `run` (compared with `baseline`), with the input files'
 /// provenance, as the `Export` response that downloads it.
-pub(crate) fn report_response(
+pub(crate) fn report_response<const FAMILIES: FamilySet>(
     req: crate::protocol::ReqId,
     run_id: RunId,
     name: &str,
@@ -187,7 +189,7 @@ pub(crate) fn report_response(
     if let Some((_, b)) = &baseline {
         files.extend(b.iter().cloned());
     }
-    let text = render_report(&ReportInput {
+    let text = render_report_in::<FAMILIES>(&ReportInput {
         runs: vec![run.0],
         baseline: baseline.map(|b| b.0),
         provenance: Provenance {
@@ -230,7 +232,7 @@ pub(crate) fn post_export(
 }
 
 /// Posts the comparison of two runs, or which of them is missing.
-pub(crate) fn post_compare(
+pub(crate) fn post_compare<const FAMILIES: FamilySet>(
     scope: &DedicatedWorkerGlobalScope,
     req: crate::protocol::ReqId,
     (baseline, candidate): (RunId, RunId),
@@ -242,7 +244,7 @@ pub(crate) fn post_compare(
             scope,
             &Response::Compare {
                 req,
-                view: Box::new(families::compare_view(&b, &c, query)),
+                view: Box::new(families::compare_view_in::<FAMILIES>(&b, &c, query)),
             },
         ),
         (None, _) => no_run(scope, req, baseline),
@@ -252,7 +254,7 @@ pub(crate) fn post_compare(
 
 /// Posts a series of runs (two or more: consecutive comparisons, metadata, charts), or which
 /// run is missing.
-pub(crate) fn post_series(
+pub(crate) fn post_series<const FAMILIES: FamilySet>(
     scope: &DedicatedWorkerGlobalScope,
     req: crate::protocol::ReqId,
     sides: Result<Vec<families::Side>, RunId>,
@@ -265,7 +267,12 @@ pub(crate) fn post_series(
             scope,
             &Response::Series {
                 req,
-                view: Box::new(families::series_view(&sides, step as usize, query, dark)),
+                view: Box::new(families::series_view_in::<FAMILIES>(
+                    &sides,
+                    step as usize,
+                    query,
+                    dark,
+                )),
             },
         ),
         Ok(_) => post(

@@ -8,7 +8,7 @@
 use web_sys::DedicatedWorkerGlobalScope;
 
 use evalboard_engine::family::Family;
-use evalboard_engine::run::{RunRef, ScoredRun, Settings};
+use evalboard_engine::run::{FamilySet, RunRef, ScoredRun, Settings};
 use evalboard_report::html::FileProvenance;
 
 use crate::families::Side;
@@ -35,8 +35,8 @@ impl Kept {
         self.scored.as_ref()
     }
 
-    /// What the page lists about the run.
-    pub fn info(&self) -> RunInfo {
+    /// What the page lists about the run (of a family in `FAMILIES`).
+    pub fn info<const FAMILIES: FamilySet>(&self) -> RunInfo {
         let run = self.run();
         let (n_conversations, n_turns) = run.counts();
         RunInfo {
@@ -48,7 +48,7 @@ impl Kept {
             n_turns,
             files: self.scored.files().to_vec(),
             diagnostics: run.diagnostics().to_vec(),
-            headline: run.headline_value(),
+            headline: run.headline_value_in::<FAMILIES>(),
             load_ms: self.load_ms,
             wasm_memory_bytes: wasm_memory_bytes(),
             stage_ms: self.stage_ms.clone(),
@@ -56,21 +56,22 @@ impl Kept {
     }
 }
 
-/// Every run a worker holds, and the settings they are scored under.
+/// Every run a worker holds, of the families in `FAMILIES` (the others' scorers are not
+/// compiled into the worker), and the settings they are scored under.
 #[derive(Default)]
-pub(crate) struct RunStore {
+pub(crate) struct RunStore<const FAMILIES: FamilySet> {
     pub settings: Settings,
     runs: Vec<Kept>,
 }
 
-impl RunStore {
+impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
     pub fn get(&self, id: RunId) -> Option<&Kept> {
         self.runs.iter().find(|r| r.id == id)
     }
 
     /// Keeps `run` in place of any run with its id and tells the page it loaded.
     pub fn keep(&mut self, scope: &DedicatedWorkerGlobalScope, run: Kept) {
-        let info = run.info();
+        let info = run.info::<FAMILIES>();
         self.runs.retain(|r| r.id != run.id);
         self.runs.push(run);
         post(scope, &Response::Loaded { info });
@@ -103,9 +104,9 @@ impl RunStore {
             Request::Configure { settings } => {
                 self.settings = settings;
                 for r in &mut self.runs {
-                    r.scored.rescore(&self.settings);
+                    r.scored.rescore_in::<FAMILIES>(&self.settings);
                 }
-                let runs: Vec<RunInfo> = self.runs.iter().map(Kept::info).collect();
+                let runs: Vec<RunInfo> = self.runs.iter().map(Kept::info::<FAMILIES>).collect();
                 post(scope, &Response::Rescored { runs });
             }
             Request::Remove { run_id } => self.remove(run_id),
@@ -114,7 +115,7 @@ impl RunStore {
                 baseline,
                 candidate,
                 query,
-            } => post_compare(
+            } => post_compare::<FAMILIES>(
                 scope,
                 req,
                 (baseline, candidate),
@@ -135,10 +136,15 @@ impl RunStore {
                     .iter()
                     .map(|id| self.side(elsewhere, *id).ok_or(*id))
                     .collect();
-                post_series(scope, req, sides, step, &query, dark);
+                post_series::<FAMILIES>(scope, req, sides, step, &query, dark);
             }
             Request::Export { req, run_id, file } => match self.get(run_id) {
-                Some(r) => post_export(scope, req, run_id, crate::exports::export(r.run(), &file)),
+                Some(r) => post_export(
+                    scope,
+                    req,
+                    run_id,
+                    crate::exports::export_in::<FAMILIES>(r.run(), &file),
+                ),
                 None => no_run(scope, req, run_id),
             },
             Request::Report {
@@ -167,7 +173,7 @@ impl RunStore {
             };
         };
         let base = baseline.filter(|b| *b != run_id).and_then(|b| self.get(b));
-        report_response(
+        report_response::<FAMILIES>(
             req,
             run_id,
             &run.name,

@@ -25,6 +25,11 @@ impl Family {
     /// Every family, in registry order.
     pub const ALL: [Family; 3] = [Family::NumericQa, Family::Codegen, Family::Evalset];
 
+    /// The family as one bit of a family set ([`crate::run::FamilySet`]).
+    pub const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+
     /// The family's name (its serde name).
     pub fn name(self) -> &'static str {
         match self {

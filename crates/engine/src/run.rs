@@ -196,6 +196,29 @@ pub fn read(
     read_as(detect_family(input), input, reference, opts)
 }
 
+/// A set of families, as bits ([`Family::bit`]): the families a consumer reads and scores
+/// ([`load_in`], [`ScoredRun::rescore_in`]). The other families' readers and scorers are
+/// compiled out of that consumer: the dashboard's main worker carries no code-generation scorer
+/// (and no Python parser), which the code-generation worker carries alone.
+pub type FamilySet = u8;
+
+/// Every family.
+pub const ALL_FAMILIES: FamilySet =
+    Family::NumericQa.bit() | Family::Codegen.bit() | Family::Evalset.bit();
+
+/// `family` is in `set`.
+pub const fn has(set: FamilySet, family: Family) -> bool {
+    set & family.bit() != 0
+}
+
+fn not_here(family: Family) -> LoadError {
+    LoadError {
+        message: format!("{} runs are not read here", family.label()),
+        files: Vec::new(),
+        diagnostics: Vec::new(),
+    }
+}
+
 /// [`read`] for a run whose family is already known.
 pub fn read_as(
     family: Family,
@@ -203,15 +226,36 @@ pub fn read_as(
     reference: Option<&Reference>,
     opts: ReadOptions,
 ) -> Result<ReadRun, LoadError> {
+    read_in::<ALL_FAMILIES>(family, input, reference, opts)
+}
+
+/// Reads and scores a run of a family in `FAMILIES`; `Err` for another family.
+pub fn load_in<const FAMILIES: FamilySet>(
+    family: Family,
+    input: &RunInput,
+    (reference, opts): (Option<&Reference>, ReadOptions),
+    settings: &Settings,
+    threads: usize,
+) -> Result<ScoredRun, LoadError> {
+    let read = read_in::<FAMILIES>(family, input, reference, opts)?;
+    score_in::<FAMILIES>(read, settings, threads).ok_or_else(|| not_here(family))
+}
+
+fn read_in<const FAMILIES: FamilySet>(
+    family: Family,
+    input: &RunInput,
+    reference: Option<&Reference>,
+    opts: ReadOptions,
+) -> Result<ReadRun, LoadError> {
     match family {
-        Family::NumericQa => {
+        Family::NumericQa if has(FAMILIES, Family::NumericQa) => {
             let dataset = match reference {
                 Some(Reference::ConvFinQa(ds)) => Some(ds),
                 _ => None,
             };
             read_qa(input, dataset, opts).map(ReadRun::NumericQa)
         }
-        Family::Codegen => {
+        Family::Codegen if has(FAMILIES, Family::Codegen) => {
             let run = codegen::read_codegen_run(&input.name, &input.files);
             let files = codegen::file_reports(&input.files, &run.diagnostics);
             if !run.is_usable() {
@@ -225,7 +269,7 @@ pub fn read_as(
             }
             Ok(ReadRun::Codegen(Box::new(run), files))
         }
-        Family::Evalset => {
+        Family::Evalset if has(FAMILIES, Family::Evalset) => {
             let attached = match reference {
                 Some(Reference::EvalSet(items)) => Some(items.as_slice()),
                 _ => None,
@@ -242,6 +286,7 @@ pub fn read_as(
             run.validation = evalset::views::validation(&input.files);
             Ok(ReadRun::Evalset(Box::new(run)))
         }
+        other => Err(not_here(other)),
     }
 }
 
@@ -278,21 +323,34 @@ pub enum ScoredRun {
 /// Scores a read run under `settings` (on `threads` native threads where the family can use
 /// them).
 pub fn score(read: ReadRun, settings: &Settings, threads: usize) -> ScoredRun {
-    match read {
-        ReadRun::NumericQa(run) => {
+    let family = read.family();
+    match score_in::<ALL_FAMILIES>(read, settings, threads) {
+        Some(scored) => scored,
+        // Every family is scored here.
+        None => unreachable!("{family} is one of every family"),
+    }
+}
+
+/// [`score`] for the families in `FAMILIES`; `None` for another family's run.
+fn score_in<const FAMILIES: FamilySet>(
+    read: ReadRun,
+    settings: &Settings,
+    threads: usize,
+) -> Option<ScoredRun> {
+    Some(match read {
+        ReadRun::NumericQa(run) if has(FAMILIES, Family::NumericQa) => {
             ScoredRun::NumericQa(score_qa(run, &settings.numeric_qa, threads))
         }
-        ReadRun::Codegen(run, files) => ScoredRun::Codegen(Box::new(codegen::Loaded::new(
-            *run,
-            files,
-            &settings.codegen,
-        ))),
-        ReadRun::Evalset(run) => {
+        ReadRun::Codegen(run, files) if has(FAMILIES, Family::Codegen) => ScoredRun::Codegen(
+            Box::new(codegen::Loaded::new(*run, files, &settings.codegen)),
+        ),
+        ReadRun::Evalset(run) if has(FAMILIES, Family::Evalset) => {
             let mut scored = evalset::score_run(&run, &settings.evalset);
             scored.name = run.name.clone();
             ScoredRun::Evalset(run, Box::new(scored))
         }
-    }
+        _ => return None,
+    })
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -326,17 +384,24 @@ impl ScoredRun {
 
     /// Scores the run again under new settings (the dashboard's Settings).
     pub fn rescore(&mut self, settings: &Settings) {
+        self.rescore_in::<ALL_FAMILIES>(settings);
+    }
+
+    /// [`ScoredRun::rescore`] for a run of a family in `FAMILIES`; another family's run is
+    /// left as it is.
+    pub fn rescore_in<const FAMILIES: FamilySet>(&mut self, settings: &Settings) {
         match self {
-            ScoredRun::NumericQa(s) => {
+            ScoredRun::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
                 let run = std::mem::take(&mut s.run);
                 *s = crate::numeric_qa::score::score_qa_run(run, &settings.numeric_qa);
             }
-            ScoredRun::Codegen(l) => l.rescore(&settings.codegen),
-            ScoredRun::Evalset(r, s) => {
+            ScoredRun::Codegen(l) if has(FAMILIES, Family::Codegen) => l.rescore(&settings.codegen),
+            ScoredRun::Evalset(r, s) if has(FAMILIES, Family::Evalset) => {
                 let mut scored = evalset::score_run(r, &settings.evalset);
                 scored.name = r.name.clone();
                 **s = scored;
             }
+            _ => {}
         }
     }
 }
@@ -430,12 +495,22 @@ impl<'a> RunRef<'a> {
     /// The number the run is listed by: numerical accuracy (numeric QA), the mean overall
     /// score (code generation), the primary score (eval set).
     pub fn headline_value(&self) -> Option<f64> {
+        self.headline_value_in::<ALL_FAMILIES>()
+    }
+
+    /// [`RunRef::headline_value`] for a run of a family in `FAMILIES`; `None` for another.
+    pub fn headline_value_in<const FAMILIES: FamilySet>(&self) -> Option<f64> {
         match self {
-            RunRef::NumericQa(s) => {
+            RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
                 crate::numeric_qa::aggregate::doc::statistics(s).numerical_accuracy
             }
-            RunRef::Codegen(l) => l.summary().summary.average_overall_score,
-            RunRef::Evalset(_, s) => s.scorecard.as_ref().and_then(|c| c.primary_score),
+            RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => {
+                l.summary().summary.average_overall_score
+            }
+            RunRef::Evalset(_, s) if has(FAMILIES, Family::Evalset) => {
+                s.scorecard.as_ref().and_then(|c| c.primary_score)
+            }
+            _ => None,
         }
     }
 
@@ -450,10 +525,22 @@ impl<'a> RunRef<'a> {
 
     /// The category and question of each of the run's items, by comparison key.
     pub fn item_context(&self, out: &mut ItemContexts) {
+        self.item_context_in::<ALL_FAMILIES>(out)
+    }
+
+    /// [`RunRef::item_context`] for a run of a family in `FAMILIES`; nothing for another.
+    pub fn item_context_in<const FAMILIES: FamilySet>(&self, out: &mut ItemContexts) {
         match self {
-            RunRef::NumericQa(s) => crate::numeric_qa::compare::item_context(s, out),
-            RunRef::Codegen(l) => codegen::compare::item_context(l, out),
-            RunRef::Evalset(r, s) => evalset::compare::item_context(r, s, out),
+            RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
+                crate::numeric_qa::compare::item_context(s, out)
+            }
+            RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => {
+                codegen::compare::item_context(l, out)
+            }
+            RunRef::Evalset(r, s) if has(FAMILIES, Family::Evalset) => {
+                evalset::compare::item_context(r, s, out)
+            }
+            _ => {}
         }
     }
 
@@ -489,6 +576,9 @@ pub enum CompareError {
     },
     #[error(transparent)]
     Scorer(#[from] crate::numeric_qa::compare::QaCompareError),
+    /// The runs' family is not among those this consumer compares.
+    #[error("{} runs are not compared here", .0.label())]
+    NotHere(Family),
 }
 
 /// A baseline-vs-candidate comparison of two runs of one family: the same value in
@@ -522,9 +612,19 @@ pub fn compare(
     candidate: RunRef,
     settings: &CompareSettings,
 ) -> Result<RunComparison, CompareError> {
+    compare_in::<ALL_FAMILIES>(baseline, candidate, settings)
+}
+
+/// [`compare`] for runs of the families in `FAMILIES`; two runs of another family are
+/// [`CompareError::NotHere`].
+pub fn compare_in<const FAMILIES: FamilySet>(
+    baseline: RunRef,
+    candidate: RunRef,
+    settings: &CompareSettings,
+) -> Result<RunComparison, CompareError> {
     let opts = &settings.opts;
     match (baseline, candidate) {
-        (RunRef::NumericQa(b), RunRef::NumericQa(c)) => {
+        (RunRef::NumericQa(b), RunRef::NumericQa(c)) if has(FAMILIES, Family::NumericQa) => {
             let r = crate::numeric_qa::compare::compare_qa_runs(
                 b,
                 c,
@@ -545,7 +645,7 @@ pub fn compare(
                 by_group: r.by_group,
             })
         }
-        (RunRef::Evalset(br, b), RunRef::Evalset(cr, c)) => {
+        (RunRef::Evalset(br, b), RunRef::Evalset(cr, c)) if has(FAMILIES, Family::Evalset) => {
             let r = evalset::compare_runs(b, c, opts);
             let failed_items = [("baseline", b), ("candidate", c)]
                 .into_iter()
@@ -573,7 +673,7 @@ pub fn compare(
                 by_group: Vec::new(),
             })
         }
-        (RunRef::Codegen(b), RunRef::Codegen(c)) => {
+        (RunRef::Codegen(b), RunRef::Codegen(c)) if has(FAMILIES, Family::Codegen) => {
             let r = codegen::compare_runs(&b.scored, &c.scored, opts);
             Ok(RunComparison {
                 family: Family::Codegen,
@@ -589,6 +689,7 @@ pub fn compare(
                 by_group: Vec::new(),
             })
         }
+        (b, c) if b.family() == c.family() => Err(CompareError::NotHere(b.family())),
         (b, c) => Err(CompareError::FamilyMismatch {
             baseline: b.name().to_string(),
             baseline_family: b.family(),

@@ -21,6 +21,8 @@ mod series;
 use std::fmt::Write as _;
 
 use evalboard_engine::compare::CompareOptions;
+use evalboard_engine::family::Family;
+use evalboard_engine::run::{has, FamilySet, ALL_FAMILIES};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -178,6 +180,13 @@ pub fn content_security_policy(css: &str, js: &str) -> String {
 
 /// The report as one HTML document.
 pub fn render_report(input: &ReportInput) -> String {
+    render_report_in::<ALL_FAMILIES>(input)
+}
+
+/// [`render_report`] for runs of the families in `FAMILIES` (a consumer's family set,
+/// [`evalboard_engine::run::FamilySet`]: a dashboard worker links only its own families'
+/// sections); another family's run gets its header and no section.
+pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> String {
     let o = &input.options;
     let names: Vec<&str> = input.runs.iter().map(|r| r.name()).collect();
     let title = o
@@ -188,7 +197,7 @@ pub fn render_report(input: &ReportInput) -> String {
         Some(b) => input
             .runs
             .iter()
-            .map(|r| compare(b, r, &o.compare))
+            .map(|r| compare::compare_in::<FAMILIES>(b, r, &o.compare))
             .collect(),
         None => Vec::new(),
     };
@@ -199,7 +208,7 @@ pub fn render_report(input: &ReportInput) -> String {
         .chain(input.runs.iter())
         .copied()
         .collect();
-    let the_series = series(&ordered, &o.compare);
+    let the_series = series::series_in::<FAMILIES>(&ordered, &o.compare);
     let metas: Vec<(String, evalboard_engine::run_meta::RunMeta)> = ordered
         .iter()
         .map(|r| (r.name().to_string(), r.meta()))
@@ -263,7 +272,7 @@ pub fn render_report(input: &ReportInput) -> String {
         body.push_str("</section>\n");
     }
     if input.runs.len() > 1 {
-        runs_table(&mut body, &input.runs);
+        runs_table::<FAMILIES>(&mut body, &input.runs);
     }
 
     let mut data_runs = Vec::new();
@@ -284,9 +293,16 @@ pub fn render_report(input: &ReportInput) -> String {
             r.family()
         );
         let stats = match r {
-            ReportRun::NumericQa(s) => qa::section(&mut body, i, s, o),
-            ReportRun::Evalset(r, s) => evalset::section(&mut body, i, s, &r.diagnostics, o),
-            ReportRun::Codegen(l) => codegen::section(&mut body, i, &l.scored, o),
+            ReportRun::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
+                qa::section(&mut body, i, s, o)
+            }
+            ReportRun::Evalset(r, s) if has(FAMILIES, Family::Evalset) => {
+                evalset::section(&mut body, i, s, &r.diagnostics, o)
+            }
+            ReportRun::Codegen(l) if has(FAMILIES, Family::Codegen) => {
+                codegen::section(&mut body, i, &l.scored, o)
+            }
+            _ => Value::Null,
         };
         data_runs.push(json!({"name": r.name(), "family": r.family(), "statistics": stats}));
         body.push_str("</section>\n");
@@ -298,21 +314,24 @@ pub fn render_report(input: &ReportInput) -> String {
     for r in input.runs.iter().chain(input.baseline.iter()) {
         let _ = writeln!(body, "<h3>{}</h3>", escape_html(r.name()));
         match r {
-            ReportRun::NumericQa(s) => qa::settings(&mut body, s),
-            ReportRun::Evalset(_, s) => kv_table(
+            ReportRun::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
+                qa::settings(&mut body, s)
+            }
+            ReportRun::Evalset(_, s) if has(FAMILIES, Family::Evalset) => kv_table(
                 &mut body,
                 &[
-                    ("Family".into(), "eval set".into()),
+                    ("Family".into(), Family::Evalset.label().into()),
                     ("Scorer".into(), s.scorer.id().into()),
                 ],
             ),
-            ReportRun::Codegen(l) => kv_table(
+            ReportRun::Codegen(l) if has(FAMILIES, Family::Codegen) => kv_table(
                 &mut body,
                 &[
-                    ("Family".into(), "code generation".into()),
+                    ("Family".into(), Family::Codegen.label().into()),
                     ("Profile".into(), l.scored.profile.name().into()),
                 ],
             ),
+            _ => {}
         }
     }
     body.push_str("</section>\n");
@@ -442,23 +461,23 @@ fn comparison_json(c: &Comparison) -> Value {
 }
 
 /// The several-runs summary table.
-fn runs_table(out: &mut String, runs: &[ReportRun]) {
+fn runs_table<const FAMILIES: FamilySet>(out: &mut String, runs: &[ReportRun]) {
     out.push_str("<section id=\"runs\"><h2 id=\"runs-h\" class=\"eb-nobreak\">Runs</h2>\n");
     let rows: Vec<Row> = runs
         .iter()
         .enumerate()
         .map(|(i, r)| {
             let (items, headline, label) = match r {
-                ReportRun::NumericQa(s) => {
+                ReportRun::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
                     let st = evalboard_engine::numeric_qa::aggregate::doc::statistics(s);
                     (st.total_turns, st.numerical_accuracy, "numerical accuracy")
                 }
-                ReportRun::Evalset(_, s) => (
+                ReportRun::Evalset(_, s) if has(FAMILIES, Family::Evalset) => (
                     s.items.len() as u64,
                     s.scorecard.as_ref().and_then(|c| c.primary_score),
                     "primary score",
                 ),
-                ReportRun::Codegen(l) => (
+                ReportRun::Codegen(l) if has(FAMILIES, Family::Codegen) => (
                     l.scored
                         .sessions
                         .iter()
@@ -467,6 +486,7 @@ fn runs_table(out: &mut String, runs: &[ReportRun]) {
                     codegen_overall(&l.scored),
                     "average overall score",
                 ),
+                _ => (0, None, ""),
             };
             let link = format!("<a href=\"#run{i}\">{}</a>", escape_html(r.name()));
             Row {

@@ -27,9 +27,23 @@ pub fn statistics_json(stats: &Statistics) -> String {
 /// The output files of a scored run of any family, and its statistics as a value (for `--json`
 /// and `--fail-under`): one function for the CLI's `--out` and the dashboard's Export.
 pub fn run_outputs(run: evalboard_engine::run::RunRef) -> RunFiles {
-    use evalboard_engine::run::RunRef;
-    match run {
-        RunRef::NumericQa(s) => {
+    use evalboard_engine::run::ALL_FAMILIES;
+    match run_outputs_in::<ALL_FAMILIES>(run) {
+        Some(files) => files,
+        // Every family has its outputs here.
+        None => unreachable!("{} is one of every family", run.family()),
+    }
+}
+
+/// [`run_outputs`] for a run of a family in `FAMILIES` (a consumer's family set,
+/// [`evalboard_engine::run::FamilySet`]); `None` for another family's run.
+pub fn run_outputs_in<const FAMILIES: evalboard_engine::run::FamilySet>(
+    run: evalboard_engine::run::RunRef,
+) -> Option<RunFiles> {
+    use evalboard_engine::family::Family;
+    use evalboard_engine::run::{has, RunRef};
+    Some(match run {
+        RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
             let out = outputs::qa_outputs(s);
             RunFiles {
                 statistics: out.statistics,
@@ -40,15 +54,16 @@ pub fn run_outputs(run: evalboard_engine::run::RunRef) -> RunFiles {
                     .collect(),
             }
         }
-        RunRef::Codegen(l) => RunFiles {
+        RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => RunFiles {
             statistics: codegen_statistics(&l.scored),
             files: codegen_files(&l.scored),
         },
-        RunRef::Evalset(_, s) => RunFiles {
+        RunRef::Evalset(_, s) if has(FAMILIES, Family::Evalset) => RunFiles {
             statistics: evalset_statistics(s),
             files: evalset_files(s),
         },
-    }
+        _ => return None,
+    })
 }
 
 /// What [`run_outputs`] gives: the statistics and every file's (name, text).

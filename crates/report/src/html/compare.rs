@@ -34,6 +34,15 @@ pub struct Comparison {
 /// Compares `candidate` with `baseline` through the engine's one comparison
 /// ([`evalboard_engine::run::compare`]), judged as `evalboard diff` judges them.
 pub fn compare(baseline: &ReportRun, candidate: &ReportRun, opts: &CompareOptions) -> Comparison {
+    compare_in::<{ run::ALL_FAMILIES }>(baseline, candidate, opts)
+}
+
+/// [`compare`] for runs of the families in `FAMILIES` (a consumer's family set).
+pub fn compare_in<const FAMILIES: run::FamilySet>(
+    baseline: &ReportRun,
+    candidate: &ReportRun,
+    opts: &CompareOptions,
+) -> Comparison {
     let mut c = Comparison {
         baseline: baseline.name().to_string(),
         candidate: candidate.name().to_string(),
@@ -46,7 +55,7 @@ pub fn compare(baseline: &ReportRun, candidate: &ReportRun, opts: &CompareOption
         qa_scorer: None,
         opts: opts.clone(),
     };
-    match run::compare(*baseline, *candidate, &settings) {
+    match run::compare_in::<FAMILIES>(*baseline, *candidate, &settings) {
         Ok(r) => {
             c.note = r.notes();
             c.summary = Some(r.to_json());

@@ -5,12 +5,14 @@
 use std::fmt::Write as _;
 
 use evalboard_engine::compare::CompareOptions;
+use evalboard_engine::family::Family;
 use evalboard_engine::numeric_qa::aggregate::doc;
+use evalboard_engine::run::{has, FamilySet, ALL_FAMILIES};
 use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
 use serde::Serialize;
 
 use super::build::{figure, h, int, num, p, pct, table, Cell, Head, Row, TableOpts};
-use super::compare::{compare, section_with_id, Comparison};
+use super::compare::{compare_in, section_with_id, Comparison};
 use super::encode::escape_html;
 use super::meta::{loss_figure, meta_table};
 use super::{HtmlOptions, ReportRun};
@@ -30,9 +32,9 @@ pub struct Series {
 }
 
 /// The headline metrics of a run, as (label, value); fractions.
-fn headline(r: &ReportRun) -> Vec<(String, Option<f64>)> {
+fn headline<const FAMILIES: FamilySet>(r: &ReportRun) -> Vec<(String, Option<f64>)> {
     match r {
-        ReportRun::NumericQa(s) => {
+        ReportRun::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
             let st = doc::statistics(s);
             vec![
                 ("Numerical accuracy".into(), st.numerical_accuracy),
@@ -43,17 +45,25 @@ fn headline(r: &ReportRun) -> Vec<(String, Option<f64>)> {
                 ),
             ]
         }
-        ReportRun::Evalset(_, s) => vec![(
+        ReportRun::Evalset(_, s) if has(FAMILIES, Family::Evalset) => vec![(
             format!("Primary score ({})", s.scorer.id()),
             s.scorecard.as_ref().and_then(|c| c.primary_score),
         )],
-        ReportRun::Codegen(_) => Vec::new(),
+        _ => Vec::new(),
     }
 }
 
 /// The series of `runs` (in order) when there are at least three runs, all numeric QA or all
 /// eval sets; `None` otherwise.
 pub fn series(runs: &[ReportRun], opts: &CompareOptions) -> Option<Series> {
+    series_in::<ALL_FAMILIES>(runs, opts)
+}
+
+/// [`series`] for runs of the families in `FAMILIES` (a consumer's family set).
+pub fn series_in<const FAMILIES: FamilySet>(
+    runs: &[ReportRun],
+    opts: &CompareOptions,
+) -> Option<Series> {
     let family = runs.first()?.family();
     if runs.len() < 3
         || family == evalboard_engine::family::Family::Codegen
@@ -61,7 +71,7 @@ pub fn series(runs: &[ReportRun], opts: &CompareOptions) -> Option<Series> {
     {
         return None;
     }
-    let per_run: Vec<Vec<(String, Option<f64>)>> = runs.iter().map(headline).collect();
+    let per_run: Vec<Vec<(String, Option<f64>)>> = runs.iter().map(headline::<FAMILIES>).collect();
     let metrics = per_run
         .first()
         .map(|first| {
@@ -84,7 +94,7 @@ pub fn series(runs: &[ReportRun], opts: &CompareOptions) -> Option<Series> {
         steps: runs
             .windows(2)
             .filter_map(|w| match w {
-                [a, b] => Some(compare(a, b, opts)),
+                [a, b] => Some(compare_in::<FAMILIES>(a, b, opts)),
                 _ => None,
             })
             .collect(),
