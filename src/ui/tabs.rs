@@ -32,12 +32,12 @@ pub fn RunHeader() -> impl IntoView {
             let i = r.info()?;
             let mut parts = if i.family == Family::Evalset {
                 vec![
-                    "eval set".to_string(),
+                    Family::Evalset.label().to_string(),
                     format::plural(i.n_turns as u64, "item", "items"),
                 ]
             } else if i.family == Family::Codegen {
                 vec![
-                    "code generation".to_string(),
+                    Family::Codegen.label().to_string(),
                     format::plural(i.n_conversations as u64, "session", "sessions"),
                     format::plural(i.n_turns as u64, "message", "messages"),
                 ]

@@ -69,3 +69,14 @@ pub fn line_of_offset(bytes: &[u8], offset: usize) -> u32 {
     let end = offset.min(bytes.len());
     1 + bytes[..end].iter().filter(|&&b| b == b'\n').count() as u32
 }
+
+/// Where a record came from, for diagnostics and deep links.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceRef {
+    /// Relative path inside the run folder (shared by every record of the file).
+    pub file: std::sync::Arc<str>,
+    /// 1-based line (JSONL, CSV) when the format has lines.
+    pub line: Option<u32>,
+    /// 0-based record index inside a JSON array, when the format has records.
+    pub record: Option<u32>,
+}

@@ -74,7 +74,7 @@ pub fn all() -> Vec<Table> {
         Table {
             family: Family::Codegen,
             profile: None,
-            metrics: &crate::codegen::summary::HEADLINE,
+            metrics: &crate::codegen::aggregate::HEADLINE,
         },
         Table {
             family: Family::Evalset,

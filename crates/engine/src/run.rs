@@ -549,7 +549,7 @@ impl<'a> RunRef<'a> {
     pub fn headline_metrics(&self) -> &'static [Metric] {
         match self {
             RunRef::NumericQa(s) => crate::numeric_qa::aggregate::headline(s.config.profile),
-            RunRef::Codegen(_) => &codegen::summary::HEADLINE,
+            RunRef::Codegen(_) => &codegen::aggregate::HEADLINE,
             RunRef::Evalset(..) => &evalset::score::HEADLINE,
         }
     }

@@ -46,7 +46,7 @@ pub fn codegen_statistics(s: &codegen::ScoredRun) -> Value {
         .collect();
     let mut v = json!({
         "run_name": s.name,
-        "family": "codegen",
+        "family": evalboard_engine::family::Family::Codegen,
         "profile": s.profile.name(),
         "sessions": sessions,
         "diagnostics": s.diagnostics.len(),

@@ -28,7 +28,10 @@ pub fn evalset_statistics(s: &evalset::ScoredRun) -> Value {
         .unwrap_or_else(|| json!({}));
     if let Value::Object(m) = &mut v {
         m.insert("run_name".into(), json!(s.name));
-        m.insert("family".into(), json!("evalset"));
+        m.insert(
+            "family".into(),
+            json!(evalboard_engine::family::Family::Evalset),
+        );
         m.insert("scorer".into(), json!(s.scorer.id()));
         m.entry("verdict").or_insert(json!(s.verdict.as_str()));
         m.insert("verdict_reason".into(), json!(s.verdict_reason));

@@ -328,19 +328,19 @@ fn headline_metrics_are_statistics_keys() {
             Family::Codegen,
             fixtures().join("codegen/ok/chat_history/input"),
             "doc-v1",
-            &codegen::summary::HEADLINE,
+            &codegen::aggregate::HEADLINE,
         ),
         (
             Family::Codegen,
             fixtures().join("codegen/ok/trace/input"),
             "doc-v1",
-            &codegen::summary::HEADLINE,
+            &codegen::aggregate::HEADLINE,
         ),
         (
             Family::Codegen,
             fixtures().join("codegen/ok/trace/input"),
             "ise547",
-            &codegen::summary::HEADLINE,
+            &codegen::aggregate::HEADLINE,
         ),
         (
             Family::Evalset,

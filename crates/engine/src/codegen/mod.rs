@@ -8,6 +8,7 @@
 //! Originally scored entries are shown as they were and aggregated, never re-scored (they hold
 //! no code). See docs/codegen.md for the trace format and the doc-v1 / ise547 divergences.
 
+pub mod aggregate;
 pub mod compare;
 pub mod dto;
 pub mod model;
@@ -18,13 +19,13 @@ pub mod pystr;
 pub mod read;
 pub mod score;
 pub mod sniff;
-pub mod summary;
 pub mod syntax;
 pub mod views;
 
 use serde::{Deserialize, Serialize};
 
 pub use self::compare::{compare_runs, pair_messages, CodegenComparison};
+pub use aggregate::{summarize, EntryScores, SummaryOptions};
 pub use dto::{MetricsEntry, MetricsSummaryFile, Summary};
 pub use model::{CodegenMessage, DataFile, EvalInputs, ExecutionResult, RecoveryAttempt, Tokens};
 pub use read::{file_reports, read_codegen_run};
@@ -32,7 +33,6 @@ pub use score::{
     calculate_evaluation_metrics, classify_error, lower, CodegenConfig, Profile, Weights,
 };
 pub use sniff::{sniff, CodegenFileKind};
-pub use summary::{summarize, EntryScores, SummaryOptions};
 pub use syntax::{check_syntax, SyntaxValidity, PARSER_AVAILABLE};
 
 use crate::accounting::InputFileReport;

@@ -5,10 +5,10 @@
 
 use std::collections::BTreeMap;
 
+use super::aggregate::EntryScores;
 use super::dto::{MetricsEntry, MetricsSummaryFile};
 use super::model::{CodegenMessage, DataFile, ExecutionResult, RecoveryAttempt, Tokens};
 use super::sniff::{file_name, sniff, strip_bom, CodegenFileKind};
-use super::summary::EntryScores;
 use super::{CodegenRun, CodegenSession, OriginalEntry, OriginalMetrics, OriginalSummary};
 use crate::accounting::{FileStatus, InputFileReport};
 use crate::diag::line_of_offset;

@@ -3,8 +3,8 @@
 //! originally scored), the run-level summary, the six component means, the recovery funnel by
 //! error class, and breakdowns by model and by session. Pure and deterministic.
 
+use super::aggregate::{summarize, EntryScores, SummaryOptions};
 use super::score::{classify_error, lower, ERROR_CLASSES};
-use super::summary::{summarize, EntryScores, SummaryOptions};
 use super::{CodegenConfig, CodegenRun, MetricsSummaryFile, Profile, ScoredRun};
 
 /// The six component scores: key (as in `EntryScores` / the summary's `average_<key>_score`)

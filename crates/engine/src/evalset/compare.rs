@@ -100,7 +100,15 @@ pub fn metrics(b: (&EvalRun, &ScoredRun), c: (&EvalRun, &ScoredRun)) -> Vec<Metr
     .into_iter()
     .map(|(scorer, key)| MetricDelta {
         key: key.into(),
-        label: format!("Primary score ({})", scorer.id()),
+        // The second label names the version alone: a chart legend cut to its first words
+        // still tells the two apart.
+        label: match scorer {
+            AnswerScorer::V1 => format!("Primary score ({})", scorer.id()),
+            AnswerScorer::V1Extract => format!(
+                "Primary score (@{})",
+                scorer.id().rsplit('@').next().unwrap_or_default()
+            ),
+        },
         baseline: primary_under(b.0, b.1, scorer),
         candidate: primary_under(c.0, c.1, scorer),
     })

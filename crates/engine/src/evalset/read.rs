@@ -15,9 +15,9 @@ use super::{
     SummarySection, TrainingMetricPoint,
 };
 use crate::accounting::{FileStatus, InputFileReport};
+use crate::diag::SourceRef;
 use crate::diag::{Diagnostic, Severity};
 use crate::input::InputFile;
-use crate::numeric_qa::model::SourceRef;
 
 /// An eval set read from one file.
 #[derive(Debug, Clone, Default, PartialEq)]

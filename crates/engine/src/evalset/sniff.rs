@@ -5,9 +5,62 @@
 //! tried in order and the first JSON object among them decides. The path is not used to decide
 //! (content wins); it is accepted so callers can sniff any file uniformly.
 
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::EvalsetFileKind;
+/// What a file of this family was recognised as, by content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EvalsetFileKind {
+    /// Eval set JSONL: `{id, prompt, expected_answer, section?, category?, difficulty?}`.
+    EvalSet,
+    /// The judge's prediction contract: `{id | trace_id, prediction}`.
+    Predictions,
+    /// Research eval output: `{id, prompt, expected_answer, predicted_answer, ..., correct}`.
+    ResearchPredictions,
+    /// Observer (error-detector) output: `{id, prompt, expected_answer, generated_answer, ...}`;
+    /// its `correct` grades the observer's label, not the answer.
+    ObserverPredictions,
+    /// Trace format: `{trace_version, prompt, final_answer, steps[], meta{eval_id, model, ...}}`.
+    TracePredictions,
+    /// The per-item artifact schema: `{item_id, expected, predicted, correctness, eval_time_ms}`.
+    ItemPredictions,
+    /// `eval_summary.json`: a research batch summary or a submission summary.
+    EvalSummary,
+    /// Training `metrics.jsonl`: `{step, loss, timestamp, metrics{...}}`.
+    TrainingMetrics,
+    /// A run manifest: `{run_version | run_id, model_id, dataset, eval_set, config_path, ...}`.
+    RunManifest,
+}
+
+impl EvalsetFileKind {
+    /// The label used in file reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            EvalsetFileKind::EvalSet => "evalset",
+            EvalsetFileKind::Predictions => "evalset-predictions",
+            EvalsetFileKind::ResearchPredictions => "evalset-research-predictions",
+            EvalsetFileKind::ObserverPredictions => "evalset-observer-predictions",
+            EvalsetFileKind::TracePredictions => "evalset-trace-predictions",
+            EvalsetFileKind::ItemPredictions => "evalset-item-predictions",
+            EvalsetFileKind::EvalSummary => "evalset-summary",
+            EvalsetFileKind::TrainingMetrics => "training-metrics",
+            EvalsetFileKind::RunManifest => "run-manifest",
+        }
+    }
+
+    /// Files that carry per-item predictions.
+    pub fn is_predictions(self) -> bool {
+        matches!(
+            self,
+            EvalsetFileKind::Predictions
+                | EvalsetFileKind::ResearchPredictions
+                | EvalsetFileKind::ObserverPredictions
+                | EvalsetFileKind::TracePredictions
+                | EvalsetFileKind::ItemPredictions
+        )
+    }
+}
 
 /// How many non-blank lines are tried before giving up on a JSONL file whose first lines are
 /// broken.

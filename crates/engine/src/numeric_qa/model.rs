@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::accounting::InputFileReport;
-use crate::diag::Diagnostic;
+use crate::diag::{Diagnostic, SourceRef};
 
 /// An answer or value exactly as the source recorded it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -67,17 +67,6 @@ impl RawValue {
             RawValue::Str(s) => s.clone(),
         }
     }
-}
-
-/// Where a record came from, for diagnostics and deep links.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SourceRef {
-    /// Relative path inside the run folder (shared by every record of the file).
-    pub file: std::sync::Arc<str>,
-    /// 1-based line (JSONL, CSV) when the format has lines.
-    pub line: Option<u32>,
-    /// 0-based record index inside a JSON array, when the format has records.
-    pub record: Option<u32>,
 }
 
 /// Dataset features of a conversation (ConvFinQA `features`).

@@ -6,13 +6,12 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::accounting::{status_of, FileStatus, InputFileReport, LoadError};
+use crate::diag::SourceRef;
 use crate::diag::{Diagnostic, Severity};
 use crate::family::{family_vote, Family};
 use crate::input::{InputFile, RunInput};
 use crate::numeric_qa::formats::{convfinqa, fa2_results, fa2_traces, qa_jsonl};
-use crate::numeric_qa::model::{
-    QaConversation, QaRun, QaTurn, RawValue, ReadDetail, SourceRef, TurnError,
-};
+use crate::numeric_qa::model::{QaConversation, QaRun, QaTurn, RawValue, ReadDetail, TurnError};
 use crate::numeric_qa::sniff::{classify_text, is_jsonl_name, not_utf8_reason, FileKind};
 
 /// What one file of a run folder held, once classified and read. Reading a file depends on no

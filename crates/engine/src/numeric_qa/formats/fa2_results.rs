@@ -11,10 +11,11 @@ use crate::numeric_qa::model::plan_word;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::diag::SourceRef;
 use crate::diag::{line_of_offset, Diagnostic};
 use crate::numeric_qa::model::{
-    Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, SourceRef,
-    Tokens, TurnError,
+    Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, Tokens,
+    TurnError,
 };
 
 /// Cheap content sniff: a JSON array whose first object has `example_id` and `turns` or `error`.

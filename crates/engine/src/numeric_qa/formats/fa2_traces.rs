@@ -19,13 +19,13 @@ use std::sync::Arc;
 use super::pyval::{entries_where, obj_get, with_py_json, Obj, PyVal};
 use super::Src;
 use crate::accounting::{FileStatus, InputFileReport};
+use crate::diag::SourceRef;
 use crate::diag::{line_of_offset, Diagnostic};
 use crate::input::RunInput;
 use crate::numeric_qa::model::trace_key;
 use crate::numeric_qa::model::{
     Fa2ToolCall, Fa2TraceExtra, Fa2TurnExtra, Fa2ValidatorLog, Features, OriginalFiles,
-    OriginalTurnScores, QaConversation, QaRun, QaTurn, RawValue, ReadDetail, SourceRef, Tokens,
-    TurnError,
+    OriginalTurnScores, QaConversation, QaRun, QaTurn, RawValue, ReadDetail, Tokens, TurnError,
 };
 use crate::pyrepr::parse_py_json;
 

@@ -12,9 +12,10 @@ use serde_json::value::RawValue as JsonRaw;
 use super::pyval::BStr;
 use super::Src;
 use crate::diag::Diagnostic;
+use crate::diag::SourceRef;
 use crate::numeric_qa::model::{
-    Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, SourceRef,
-    Tokens, TurnError,
+    Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, Tokens,
+    TurnError,
 };
 
 /// Cheap content sniff: the first non-empty line is a JSON object with `conversation_id` and
