@@ -63,22 +63,23 @@ try {
     };
     // Response variants: 0 Ready, 1 Progress, 2 Loaded, 3 LoadFailed.
     const TYPES = ['ready', 'progress', 'loaded', 'load_failed'];
+    // RunInfo.family: the Family enum's variant index (engine::family::Family, declaration order).
+    const FAMILIES = ['numeric-qa', 'codegen', 'evalset'];
     const decode = (bytes) => {
       const r = reader(bytes);
       const type = TYPES[r.varint()] || 'other';
       if (type !== 'loaded') return { type };
       const info = {
-        run_id: r.varint(), name: r.str(), demo: r.bool(), family: r.str(),
+        run_id: r.varint(), name: r.str(), demo: r.bool(), family: FAMILIES[r.varint()],
         n_conversations: r.varint(), n_turns: r.varint(),
       };
       // files: InputFileReport { path, bytes, format?, status, reason? }
       r.vec(() => [r.str(), r.varint(), r.opt(r.str), r.varint(), r.opt(r.str)]);
       // diagnostics: Diagnostic { severity, file, line?, record?, message }
       r.vec(() => [r.varint(), r.str(), r.opt(r.varint), r.opt(r.str), r.str()]);
-      info.numerical_accuracy = r.opt(r.f64);
+      info.headline = r.opt(r.f64);
       info.load_ms = r.f64();
       info.wasm_memory_bytes = r.opt(r.varint);
-      info.primary_score = r.opt(r.f64);
       // stage_ms: Vec<(String, f64)>
       info.stage_ms = r.vec(() => [r.str(), r.f64()]);
       return { type, info };

@@ -151,7 +151,8 @@ impl From<evalboard_report::charts::NamedChart> for ChartDto {
     }
 }
 
-/// What the page needs to list a run.
+/// What the page needs to list a run. bench/wasm.mjs decodes a `Loaded` by hand, field by field
+/// in this order: a change here changes it there.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunInfo {
     pub run_id: RunId,
