@@ -269,3 +269,28 @@ test('malformed code-generation input: every bad entry in the load report with f
   assertClean(rec);
   await context.close();
 });
+
+test('code nested thousands of levels deep (4,500 unary minuses, 300 parentheses): invalid syntax, not a dead worker', async () => {
+  const line = (code) => JSON.stringify({ session_id: 's', model: 'm', question: 'q', code, execution_result: { type: 'number', data: 1 } });
+  const text = [line(`x = ${'-'.repeat(4500)}1`), line(`y = ${'('.repeat(300)}1${')'.repeat(300)}`), line('z = 1 + 2')].join('\n') + '\n';
+  const { page, rec, context } = await openPage(browser);
+  await page.goto(srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  await dropFiles(page, DROP, [{ path: 'deep_code/trace.jsonl', b64: Buffer.from(text).toString('base64') }]);
+  await waitCodegenRun(page, 'deep_code');
+  // The same numbers as the CLI, which reports the two deep lines as invalid Python.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-deep-'));
+  fs.mkdirSync(path.join(dir, 'deep_code'));
+  fs.writeFileSync(path.join(dir, 'deep_code', 'trace.jsonl'), text);
+  const stats = cliStats(path.join(dir, 'deep_code'));
+  assert.equal(await metric(page, 'average_overall_score'), stats.average_overall_score.toFixed(3));
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-deep-out-'));
+  cli(['score', path.join(dir, 'deep_code'), '--out', out]);
+  const entries = JSON.parse(fs.readFileSync(path.join(out, 's', 'metrics.json'), 'utf8'));
+  assert.deepEqual(entries.map((e) => e.code_correctness.syntax_valid), [false, false, true]);
+  // The other runs stay usable: the demo's numeric QA run still answers.
+  await page.click('.eb-sidebar >> text=gpt-4o');
+  await page.waitForSelector('[data-metric="numerical_accuracy"]');
+  assertClean(rec);
+  await context.close();
+});

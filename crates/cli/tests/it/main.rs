@@ -2,5 +2,6 @@
 
 mod diff;
 mod golden;
+mod hostile;
 mod one_answer;
 mod report;

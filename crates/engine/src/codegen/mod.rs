@@ -12,6 +12,7 @@ pub mod aggregate;
 pub mod compare;
 pub mod dto;
 pub mod model;
+pub mod nesting;
 // Transitional: the old name of [`compare`] until every consumer uses the new one.
 pub mod patterns;
 pub mod pyre;

@@ -107,6 +107,26 @@ fn parse(code: &str) -> SyntaxCheck {
             }],
         }
     };
+    // The parser recurses once per nesting level: code past CPython's own limits is refused
+    // before it runs, as CPython refuses it.
+    match super::nesting::too_deep(code) {
+        Some(super::nesting::TooDeep::Brackets { offset }) => {
+            return invalid(offset, false, "too many nested parentheses".into());
+        }
+        Some(super::nesting::TooDeep::Operators { offset }) => {
+            let (line, _) = locate(code, offset, false);
+            return SyntaxCheck {
+                validity: SyntaxValidity::Invalid,
+                errors: vec![SyntaxErrorDto::Bare(BareSyntaxError {
+                    message: format!(
+                        "nested deeper than {} operators at line {line} (CPython: RecursionError)",
+                        super::nesting::MAX_OPERATORS
+                    ),
+                })],
+            };
+        }
+        None => {}
+    }
     match rustpython_parser::parse(code, Mode::Module, "<unknown>") {
         Ok(ast::Mod::Module(m)) => match targets::first_invalid(&m.body) {
             Some((offset, msg)) => invalid(offset, false, msg),
