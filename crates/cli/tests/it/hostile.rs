@@ -2,20 +2,8 @@
 //! clean exit and a diagnostic, never an abort. The inputs are made here (a million levels of
 //! nesting is a megabyte each) under a temporary folder.
 
+use super::evalboard;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn evalboard(args: &[&Path]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_evalboard"))
-        .args(args)
-        .output()
-        .expect("run evalboard");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
-}
 
 fn run_folder(root: &Path, name: &str, files: &[(&str, String)]) -> PathBuf {
     let dir = root.join(name);

@@ -4,8 +4,8 @@
 //! order — for nasty numeric QA pairs (failed conversations on one side, duplicate keys, turn
 //! indices ≥ 10, items in one run only, a non-default profile) and for the other two families.
 
+use super::evalboard;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use evalboard_app::families::{self, Side};
 use evalboard_app::protocol::CompareQuery;
@@ -24,18 +24,6 @@ fn worker_run(family: Family, dir: &Path, settings: &Settings) -> ScoredRun {
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
-}
-
-fn evalboard(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_evalboard"))
-        .args(args)
-        .output()
-        .expect("run evalboard");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
 }
 
 fn read_dir(dir: &Path) -> RunInput {
