@@ -7,9 +7,10 @@
 use std::fs;
 use std::path::Path;
 
+use evalboard_engine::evallog::archive::{Archive, Limits};
 use evalboard_engine::evallog::{self, EvalLogRead, EvalLogRun, Headline, SampleKey, Tool};
 use evalboard_engine::{InputFile, Severity};
-use evalboard_test_support::shared_data;
+use evalboard_test_support::{cases, expect_file, fixture, read_folder, shared_data};
 
 const TOL: f64 = 1e-9;
 
@@ -185,4 +186,167 @@ fn lm_eval_generated_run() {
     assert_eq!(check_headlines(run).len(), 10);
     let h = headline(run, "arith_gen/exact_match[strict-match]/exact_match");
     assert_eq!((h.recorded, h.n), (Some(0.6), 5));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Derived fixtures (tests/fixtures/evallog/make_fixtures.py)
+// ---------------------------------------------------------------------------------------------
+
+/// A case's read as text: runs (headlines, samples), file statuses, diagnostics.
+fn snapshot(read: &Result<EvalLogRead, evalboard_engine::accounting::LoadError>) -> String {
+    let mut out = String::new();
+    let (runs, files, diags) = match read {
+        Ok(r) => (&r.runs[..], &r.files, &r.diagnostics),
+        Err(e) => (&[][..], &e.files, &e.diagnostics),
+    };
+    for run in runs {
+        out += &format!(
+            "run {:?} status={:?} task={:?} model={:?} samples={}\n",
+            run.tool,
+            run.status,
+            run.task,
+            run.model,
+            run.samples.len()
+        );
+        for h in &run.headlines {
+            out += &format!(
+                "  {} recorded={:?} recomputed={:?} n={}\n",
+                h.key.label(),
+                h.recorded,
+                h.recomputed,
+                h.n
+            );
+        }
+        for s in &run.samples {
+            let scores: Vec<String> = s
+                .scores
+                .iter()
+                .map(|e| format!("{}={:?}->{:?}", e.score_name(), e.value, e.reading))
+                .collect();
+            out += &format!("  {:?} error={:?} {}\n", s.key, s.error, scores.join(" "));
+        }
+    }
+    for f in files {
+        out += &format!(
+            "file {} {:?} {:?} {:?}\n",
+            f.path, f.format, f.status, f.reason
+        );
+    }
+    for d in diags {
+        out += &format!("{d}\n");
+    }
+    out
+}
+
+#[test]
+fn fixture_cases() {
+    for case in cases("evallog") {
+        let files: Vec<InputFile> = read_folder(&case.dir.join("input"))
+            .into_iter()
+            .map(|(p, b)| InputFile::new(p, b))
+            .collect();
+        let read = evallog::read(&files);
+        if case.ok {
+            let r = read
+                .as_ref()
+                .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+            assert!(
+                r.diagnostics.is_empty(),
+                "{}: {:?}",
+                case.name,
+                r.diagnostics
+            );
+            for run in &r.runs {
+                check_headlines(run);
+            }
+        } else {
+            let diags = match &read {
+                Ok(r) => &r.diagnostics,
+                Err(e) => &e.diagnostics,
+            };
+            assert!(
+                !diags.is_empty(),
+                "{}: an err case gives diagnostics",
+                case.name
+            );
+        }
+        expect_file(&case.dir.join("expected/read.txt"), &snapshot(&read));
+    }
+}
+
+fn fixture_bytes(case: &str) -> Vec<u8> {
+    fs::read(fixture(&format!("evallog/{case}/input/arith.eval"))).unwrap()
+}
+
+#[test]
+fn truncation_at_every_byte_never_panics() {
+    for case in ["ok/zstd_multiframe", "ok/deflate_stored_zip64"] {
+        let bytes = fixture_bytes(case);
+        for cut in 0..bytes.len() {
+            let f = InputFile::new("cut.eval", bytes[..cut].to_vec());
+            // Errors or partial runs are both fine; a panic fails the test.
+            let _ = evallog::read(&[f]);
+        }
+    }
+}
+
+#[test]
+fn every_byte_flipped_never_panics() {
+    let bytes = fixture_bytes("ok/zstd_multiframe");
+    for at in 0..bytes.len() {
+        let mut b = bytes.clone();
+        b[at] ^= 0xFF;
+        let _ = evallog::read(&[InputFile::new("flip.eval", b)]);
+    }
+}
+
+#[test]
+fn output_cap_refuses_members_instead_of_allocating() {
+    let bytes = fixture_bytes("ok/zstd_multiframe");
+    // Full caps: every member reads.
+    let archive = Archive::parse(&bytes, Limits::default()).unwrap();
+    for e in &archive.entries {
+        archive.read(e).unwrap();
+    }
+    // An absolute cap below the header's size: that member is refused, not decompressed.
+    let tight = Limits {
+        absolute: 1000,
+        ..Limits::default()
+    };
+    let archive = Archive::parse(&bytes, tight).unwrap();
+    let header = archive.get("header.json").unwrap();
+    let err = archive.read(header).unwrap_err();
+    assert!(err.contains("exceeds the cap"), "{err}");
+    // The bomb fixture: a few KB of zstd that would inflate to 64 MiB, over input × 1100.
+    let bomb = fixture_bytes("err/bomb_member");
+    let archive = Archive::parse(&bomb, Limits::default()).unwrap();
+    assert!(archive.cap() < 64 << 20);
+    let member = archive.get("samples/bomb_epoch_1.json").unwrap();
+    assert_eq!(member.uncompressed_size, 0xFFFF_FFF0);
+    assert!(archive
+        .read(member)
+        .unwrap_err()
+        .contains("exceeds the cap"));
+}
+
+#[test]
+fn duplicate_members_resolve_to_the_last_entry() {
+    let bytes = fixture_bytes("err/duplicate_member");
+    let archive = Archive::parse(&bytes, Limits::default()).unwrap();
+    assert_eq!(archive.duplicates, ["samples/b_epoch_1.json"]);
+    let read = evallog::read(&[InputFile::new("d.eval", bytes)]).unwrap();
+    let b = read.runs[0]
+        .samples
+        .iter()
+        .find(|s| matches!(&s.key, SampleKey::Inspect { id, .. } if id.label() == "b"))
+        .unwrap();
+    // The appended (last) entry says "I"; the first one said "C".
+    assert_eq!(
+        b.scores
+            .iter()
+            .find(|e| e.scorer == "match")
+            .unwrap()
+            .reading,
+        Some(0.0)
+    );
 }
