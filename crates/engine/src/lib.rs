@@ -12,6 +12,7 @@ pub mod accounting;
 pub mod codegen;
 pub mod compare;
 pub mod diag;
+pub mod evallog;
 pub mod evalset;
 pub mod family;
 pub mod headline;

@@ -1,0 +1,521 @@
+//! A bounded zip reader for Inspect `.eval` logs: the central directory (end-of-central-directory
+//! record, zip64 when present), members stored (method 0), deflated (8, `miniz_oxide`) or zstd
+//! (93, multi-frame, `ruzstd`). Pure Rust, no recursion, no indexing on offsets read from the
+//! input (every slice goes through `get`), and no allocation sized by a declared size alone:
+//! every member's output is capped by [`Limits`] (the archive's real size × a ratio, and an
+//! absolute cap), so a member that would inflate past the cap is an error, not an allocation.
+
+use std::collections::BTreeMap;
+
+/// The output caps of one archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Output bytes allowed per input byte of the whole archive (deflate's own maximum ratio is
+    /// about 1032:1; zstd on repetitive JSON logs stays far below).
+    pub ratio: u64,
+    /// Output bytes allowed for one member and for all members together, whatever the ratio.
+    pub absolute: u64,
+    /// Central-directory entries read at most.
+    pub max_entries: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            ratio: 1100,
+            absolute: 1 << 30,
+            max_entries: 1_000_000,
+        }
+    }
+}
+
+impl Limits {
+    /// Output bytes allowed for an archive of `input_len` bytes (per member and in total).
+    pub fn cap_for(&self, input_len: usize) -> u64 {
+        (input_len as u64)
+            .saturating_mul(self.ratio)
+            .min(self.absolute)
+    }
+}
+
+/// Compression of one member.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Stored,
+    Deflate,
+    Zstd,
+    Other(u16),
+}
+
+impl Method {
+    fn of(code: u16) -> Method {
+        match code {
+            0 => Method::Stored,
+            8 => Method::Deflate,
+            93 => Method::Zstd,
+            other => Method::Other(other),
+        }
+    }
+    pub fn label(&self) -> String {
+        match self {
+            Method::Stored => "stored".into(),
+            Method::Deflate => "deflate".into(),
+            Method::Zstd => "zstd".into(),
+            Method::Other(m) => format!("method {m}"),
+        }
+    }
+}
+
+/// One central-directory entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub name: String,
+    pub method: Method,
+    pub flags: u16,
+    pub crc32: u32,
+    pub compressed_size: u64,
+    /// As declared; never used to size an allocation beyond the cap.
+    pub uncompressed_size: u64,
+    pub local_header_offset: u64,
+}
+
+/// A parsed archive: its entries in central-directory order, and what was odd about it.
+#[derive(Debug, Clone)]
+pub struct Archive<'a> {
+    bytes: &'a [u8],
+    pub entries: Vec<Entry>,
+    /// Member names that appear more than once (the last entry wins, as Inspect reads them).
+    pub duplicates: Vec<String>,
+    /// Problems with the directory that did not stop reading (entries skipped, zip64 fields missing).
+    pub warnings: Vec<String>,
+    cap: u64,
+    /// Output bytes handed out so far (all members together stay under `cap`).
+    spent: std::cell::Cell<u64>,
+}
+
+const EOCD_SIG: u32 = 0x0605_4b50;
+const ZIP64_LOCATOR_SIG: u32 = 0x0706_4b50;
+const ZIP64_EOCD_SIG: u32 = 0x0606_4b50;
+const CDH_SIG: u32 = 0x0201_4b50;
+const LFH_SIG: u32 = 0x0403_4b50;
+
+fn u16_at(b: &[u8], at: usize) -> Option<u16> {
+    let s = b.get(at..at.checked_add(2)?)?;
+    Some(u16::from_le_bytes([
+        s.first().copied()?,
+        s.get(1).copied()?,
+    ]))
+}
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    let s: [u8; 4] = b.get(at..at.checked_add(4)?)?.try_into().ok()?;
+    Some(u32::from_le_bytes(s))
+}
+fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+    let s: [u8; 8] = b.get(at..at.checked_add(8)?)?.try_into().ok()?;
+    Some(u64::from_le_bytes(s))
+}
+fn usize_of(v: u64) -> Option<usize> {
+    usize::try_from(v).ok()
+}
+
+/// Where the central directory is, from the end records.
+struct Directory {
+    offset: u64,
+    size: u64,
+    entries: u64,
+}
+
+fn find_eocd(b: &[u8]) -> Option<usize> {
+    // The record is 22 bytes plus a comment of at most 65535 bytes, at the end of the file.
+    let last = b.len().checked_sub(22)?;
+    let first = last.saturating_sub(65_535);
+    (first..=last)
+        .rev()
+        .find(|&at| u32_at(b, at) == Some(EOCD_SIG))
+}
+
+fn directory(b: &[u8]) -> Result<Directory, String> {
+    let eocd = find_eocd(b).ok_or_else(|| {
+        "no end-of-central-directory record (not a zip archive, or truncated)".to_string()
+    })?;
+    let field16 = |off: usize| u16_at(b, eocd + off).ok_or("truncated end record");
+    let field32 = |off: usize| u32_at(b, eocd + off).ok_or("truncated end record");
+    let mut entries = u64::from(field16(10)?);
+    let mut size = u64::from(field32(12)?);
+    let mut offset = u64::from(field32(16)?);
+    let needs64 = entries == 0xFFFF || size == 0xFFFF_FFFF || offset == 0xFFFF_FFFF;
+    // A zip64 locator sits just before the end record when the writer used zip64 (Inspect's
+    // streamed members are written with force_zip64).
+    let locator = eocd
+        .checked_sub(20)
+        .filter(|&at| u32_at(b, at) == Some(ZIP64_LOCATOR_SIG));
+    if let Some(loc) = locator {
+        let rec = u64_at(b, loc + 8)
+            .and_then(usize_of)
+            .ok_or("bad zip64 locator")?;
+        if u32_at(b, rec) == Some(ZIP64_EOCD_SIG) {
+            entries = u64_at(b, rec + 32).ok_or("truncated zip64 end record")?;
+            size = u64_at(b, rec + 40).ok_or("truncated zip64 end record")?;
+            offset = u64_at(b, rec + 48).ok_or("truncated zip64 end record")?;
+        } else if needs64 {
+            return Err("zip64 locator points at no zip64 end record".into());
+        }
+    } else if needs64 {
+        return Err("end record says zip64 but there is no zip64 locator".into());
+    }
+    Ok(Directory {
+        offset,
+        size,
+        entries,
+    })
+}
+
+impl<'a> Archive<'a> {
+    /// Reads the central directory of `bytes`. `Err` when there is no usable directory at all.
+    pub fn parse(bytes: &'a [u8], limits: Limits) -> Result<Archive<'a>, String> {
+        let dir = directory(bytes)?;
+        let start = usize_of(dir.offset).ok_or("central directory offset out of range")?;
+        let size = usize_of(dir.size).ok_or("central directory size out of range")?;
+        let cd = start
+            .checked_add(size)
+            .and_then(|end| bytes.get(start..end))
+            .ok_or_else(|| {
+                format!(
+                    "central directory ({size} bytes at offset {start}) lies outside the file ({} bytes)",
+                    bytes.len()
+                )
+            })?;
+        let mut warnings = Vec::new();
+        // Every entry takes at least 46 bytes: the declared count cannot make us loop longer.
+        let max_by_size = cd.len() / 46;
+        let declared = usize_of(dir.entries).unwrap_or(usize::MAX);
+        if declared > max_by_size {
+            warnings.push(format!(
+                "central directory declares {declared} entries but has room for {max_by_size}"
+            ));
+        }
+        let want = declared.min(max_by_size).min(limits.max_entries);
+        let mut entries = Vec::with_capacity(want.min(4096));
+        let mut at = 0usize;
+        for i in 0..want {
+            match entry_at(cd, at) {
+                Ok((entry, next)) => {
+                    entries.push(entry);
+                    at = next;
+                }
+                Err(e) => {
+                    warnings.push(format!(
+                        "central directory entry {i}: {e}; later entries skipped"
+                    ));
+                    break;
+                }
+            }
+        }
+        if entries.is_empty() && want > 0 {
+            return Err(warnings.join("; "));
+        }
+        let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+        for e in &entries {
+            *seen.entry(e.name.as_str()).or_default() += 1;
+        }
+        let duplicates = seen
+            .into_iter()
+            .filter(|(_, n)| *n > 1)
+            .map(|(name, _)| name.to_string())
+            .collect();
+        Ok(Archive {
+            bytes,
+            entries,
+            duplicates,
+            warnings,
+            cap: limits.cap_for(bytes.len()),
+            spent: std::cell::Cell::new(0),
+        })
+    }
+
+    /// The entry a name resolves to: the **last** one with that name (Inspect's rule for
+    /// re-run samples appended under the same name).
+    pub fn get(&self, name: &str) -> Option<&Entry> {
+        self.entries.iter().rev().find(|e| e.name == name)
+    }
+
+    /// Names in central-directory order, each once (at its last position's entry).
+    pub fn names(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for e in &self.entries {
+            if seen.insert(e.name.as_str()) {
+                out.push(e.name.as_str());
+            }
+        }
+        out
+    }
+
+    /// The output cap of one member (and of all members together).
+    pub fn cap(&self) -> u64 {
+        self.cap
+    }
+
+    /// The decompressed bytes of `entry`, checked against its CRC-32 and the caps.
+    pub fn read(&self, entry: &Entry) -> Result<Vec<u8>, String> {
+        let remaining = self.cap.saturating_sub(self.spent.get());
+        let data = self.data_of(entry)?;
+        if entry.flags & 1 != 0 {
+            return Err("encrypted member".into());
+        }
+        let out = match entry.method {
+            Method::Stored => {
+                if data.len() as u64 > remaining {
+                    return Err(over_cap(remaining));
+                }
+                data.to_vec()
+            }
+            Method::Deflate => inflate(data, remaining)?,
+            Method::Zstd => unzstd(data, remaining)?,
+            Method::Other(m) => return Err(format!("unsupported compression method {m}")),
+        };
+        self.spent
+            .set(self.spent.get().saturating_add(out.len() as u64));
+        if out.len() as u64 != entry.uncompressed_size {
+            return Err(format!(
+                "member decompresses to {} bytes, the directory says {}",
+                out.len(),
+                entry.uncompressed_size
+            ));
+        }
+        let crc = crc32(&out);
+        if crc != entry.crc32 {
+            return Err(format!(
+                "CRC-32 mismatch (computed {crc:08x}, recorded {:08x})",
+                entry.crc32
+            ));
+        }
+        Ok(out)
+    }
+
+    /// The member's compressed bytes, located through its local header.
+    fn data_of(&self, entry: &Entry) -> Result<&'a [u8], String> {
+        let b = self.bytes;
+        let lh = usize_of(entry.local_header_offset).ok_or("local header offset out of range")?;
+        if u32_at(b, lh) != Some(LFH_SIG) {
+            return Err(format!("no local header at offset {lh}"));
+        }
+        let name_len = u16_at(b, lh + 26).ok_or("truncated local header")?;
+        let extra_len = u16_at(b, lh + 28).ok_or("truncated local header")?;
+        let start = lh + 30 + usize::from(name_len) + usize::from(extra_len);
+        let len = usize_of(entry.compressed_size).ok_or("compressed size out of range")?;
+        start
+            .checked_add(len)
+            .and_then(|end| b.get(start..end))
+            .ok_or_else(|| {
+                format!(
+                    "member data ({len} bytes at offset {start}) runs past the end of the file ({} bytes): truncated archive",
+                    b.len()
+                )
+            })
+    }
+}
+
+fn over_cap(cap: u64) -> String {
+    format!("member output exceeds the cap of {cap} bytes (input size × ratio, absolute cap); not decompressed")
+}
+
+fn entry_at(cd: &[u8], at: usize) -> Result<(Entry, usize), String> {
+    if u32_at(cd, at) != Some(CDH_SIG) {
+        return Err("bad signature".into());
+    }
+    let f16 = |off: usize| u16_at(cd, at + off).ok_or("truncated entry");
+    let f32_ = |off: usize| u32_at(cd, at + off).ok_or("truncated entry");
+    let flags = f16(8)?;
+    let method = Method::of(f16(10)?);
+    let crc32 = f32_(16)?;
+    let mut compressed_size = u64::from(f32_(20)?);
+    let mut uncompressed_size = u64::from(f32_(24)?);
+    let name_len = usize::from(f16(28)?);
+    let extra_len = usize::from(f16(30)?);
+    let comment_len = usize::from(f16(32)?);
+    let mut local_header_offset = u64::from(f32_(42)?);
+    let name_start = at + 46;
+    let name = cd
+        .get(name_start..name_start + name_len)
+        .ok_or("truncated name")?;
+    let name = String::from_utf8_lossy(name).into_owned();
+    let extra = cd
+        .get(name_start + name_len..name_start + name_len + extra_len)
+        .ok_or("truncated extra field")?;
+    // Zip64 extended information: the 64-bit values, in this order, of the fields set to all ones.
+    let mut x = 0usize;
+    while x + 4 <= extra.len() {
+        let id = u16_at(extra, x).unwrap_or(0);
+        let len = usize::from(u16_at(extra, x + 2).unwrap_or(0));
+        let body = extra.get(x + 4..x + 4 + len).unwrap_or(&[]);
+        if id == 0x0001 {
+            let mut p = 0usize;
+            let mut take = |field: &mut u64| -> Result<(), String> {
+                if *field == 0xFFFF_FFFF {
+                    *field = u64_at(body, p).ok_or("zip64 extra field too short")?;
+                    p += 8;
+                }
+                Ok(())
+            };
+            take(&mut uncompressed_size)?;
+            take(&mut compressed_size)?;
+            take(&mut local_header_offset)?;
+        }
+        x += 4 + len;
+    }
+    let next = name_start + name_len + extra_len + comment_len;
+    Ok((
+        Entry {
+            name,
+            method,
+            flags,
+            crc32,
+            compressed_size,
+            uncompressed_size,
+            local_header_offset,
+        },
+        next,
+    ))
+}
+
+fn inflate(data: &[u8], cap: u64) -> Result<Vec<u8>, String> {
+    let limit = usize_of(cap).unwrap_or(usize::MAX);
+    miniz_oxide::inflate::decompress_to_vec_with_limit(data, limit).map_err(|e| match e.status {
+        miniz_oxide::inflate::TINFLStatus::HasMoreOutput => over_cap(cap),
+        status => format!("deflate stream is corrupt or truncated ({status:?})"),
+    })
+}
+
+const ZSTD_MAGIC: u32 = 0xFD2F_B528;
+
+/// A zstd frame's window size from its header (RFC 8878 §3.1.1.1), so that a header declaring a
+/// window larger than the cap is refused before the decoder reserves it.
+fn zstd_window(frame: &[u8]) -> Option<u64> {
+    let desc = *frame.get(4)?;
+    let single_segment = desc & 0x20 != 0;
+    if !single_segment {
+        let w = *frame.get(5)?;
+        let log = 10 + u64::from(w >> 3);
+        let base = 1u64 << log;
+        return Some(base + (base / 8) * u64::from(w & 7));
+    }
+    let dict_bytes = [0usize, 1, 2, 4][usize::from(desc & 3)];
+    let at = 5 + dict_bytes;
+    Some(match desc >> 6 {
+        0 => u64::from(*frame.get(at)?),
+        1 => u64::from(u16_at(frame, at)?) + 256,
+        2 => u64::from(u32_at(frame, at)?),
+        _ => u64_at(frame, at)?,
+    })
+}
+
+fn unzstd(data: &[u8], cap: u64) -> Result<Vec<u8>, String> {
+    use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
+    let mut out: Vec<u8> = Vec::new();
+    let mut src: &[u8] = data;
+    let mut decoder = FrameDecoder::new();
+    let mut frames = 0usize;
+    // Each pass consumes at least one frame header (≥ 6 bytes), so this ends.
+    while !src.is_empty() {
+        let magic = u32_at(src, 0).ok_or("truncated zstd frame header")?;
+        if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
+            // Skippable frame: magic, 4-byte length, payload.
+            let len = u32_at(src, 4).ok_or("truncated skippable frame")?;
+            let skip = 8usize.saturating_add(len as usize);
+            src = src.get(skip..).ok_or("truncated skippable frame")?;
+            continue;
+        }
+        if magic != ZSTD_MAGIC {
+            return Err(format!(
+                "not a zstd frame after frame {frames} (magic {magic:08x})"
+            ));
+        }
+        let window = zstd_window(src).ok_or("truncated zstd frame header")?;
+        if window > cap.max(1 << 20) {
+            return Err(format!(
+                "zstd frame declares a {window}-byte window, over the cap of {cap} bytes"
+            ));
+        }
+        decoder
+            .reset(&mut src)
+            .map_err(|e| format!("zstd frame {frames}: {e}"))?;
+        loop {
+            let finished = decoder
+                .decode_blocks(&mut src, BlockDecodingStrategy::UptoBytes(1 << 20))
+                .map_err(|e| format!("zstd frame {frames} is corrupt or truncated: {e}"))?;
+            if let Some(chunk) = decoder.collect() {
+                if (out.len() as u64).saturating_add(chunk.len() as u64) > cap {
+                    return Err(over_cap(cap));
+                }
+                out.extend_from_slice(&chunk);
+            }
+            if finished {
+                break;
+            }
+            // A frame whose block stream has no more input cannot finish.
+            if src.is_empty() {
+                return Err(format!("zstd frame {frames} is truncated"));
+            }
+        }
+        frames += 1;
+    }
+    if frames == 0 {
+        return Err("empty zstd stream".into());
+    }
+    Ok(out)
+}
+
+/// CRC-32 (IEEE, reflected), as zip records it.
+pub fn crc32(data: &[u8]) -> u32 {
+    const fn table() -> [u32; 256] {
+        let mut t = [0u32; 256];
+        let mut i = 0;
+        while i < 256 {
+            let mut c = i as u32;
+            let mut k = 0;
+            while k < 8 {
+                c = if c & 1 != 0 {
+                    0xEDB8_8320 ^ (c >> 1)
+                } else {
+                    c >> 1
+                };
+                k += 1;
+            }
+            t[i] = c;
+            i += 1;
+        }
+        t
+    }
+    static TABLE: [u32; 256] = table();
+    let mut c = 0xFFFF_FFFFu32;
+    for &b in data {
+        c = TABLE[((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8);
+    }
+    c ^ 0xFFFF_FFFF
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crc_of_known_string() {
+        assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        for len in 0..64 {
+            let b: Vec<u8> = (0..len).map(|i| (i * 37 % 251) as u8).collect();
+            assert!(Archive::parse(&b, Limits::default()).is_err());
+        }
+    }
+
+    #[test]
+    fn zstd_window_of_single_segment_frame() {
+        // magic, descriptor: FCS flag 0, single segment, then 1-byte content size 5.
+        let f = [0x28, 0xB5, 0x2F, 0xFD, 0x20, 5];
+        assert_eq!(zstd_window(&f), Some(5));
+    }
+}

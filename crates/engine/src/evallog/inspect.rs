@@ -1,0 +1,725 @@
+//! Inspect AI logs (FORMATS.md §1): the `.eval` zip (header, samples, summaries, journal) and the
+//! `.json` log (one `EvalLog` with samples inline), current and 2024 shapes (v1 `score`, metric
+//! `options`, no `completion`, `results.sample_reductions`). Headline numbers are recomputed from
+//! the samples as Inspect computes them: each score name's epochs reduced per sample id by the
+//! entry's reducer, then `accuracy`/`mean` (mean), `stderr` (sample std, ddof 1, over √n; 0
+//! below two values), `std`, `var` over the reduced values, unscored (NaN) values skipped.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::archive::{Archive, Limits};
+use super::json::{self, compact, finite, inspect_value_to_float, message_text, string, uint};
+use super::model::{
+    EvalLogRun, Headline, MetricKey, RecordedMetric, Sample, SampleId, SampleKey, ScoreEntry,
+    Tokens, Tool,
+};
+use crate::diag::Diagnostic;
+use crate::input::InputFile;
+
+/// The parts of an `EvalLog` (or `LogStart`) read here; everything else is skipped unparsed.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct RawLog {
+    version: Option<Value>,
+    status: Option<Value>,
+    eval: Option<Value>,
+    plan: Option<Value>,
+    results: Option<Value>,
+    stats: Option<Value>,
+    error: Option<Value>,
+    samples: Option<Vec<RawSample>>,
+}
+
+/// An `EvalSample` (or `EvalSampleSummary`, or a chunked sample's `sample.json` shell): the
+/// fields the item table needs; `events`, `messages`, `store`, attachments are skipped.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct RawSample {
+    id: Value,
+    epoch: Value,
+    input: Value,
+    target: Value,
+    output: Value,
+    scores: Value,
+    /// v1 (2024-05..07): a single `Score`.
+    score: Value,
+    metadata: Value,
+    model_usage: Value,
+    total_time: Value,
+    error: Value,
+}
+
+/// Reads an Inspect `.eval` archive.
+pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let path = file.path.as_str();
+    let mut diags = Vec::new();
+    let archive = Archive::parse(&file.bytes, Limits::default())
+        .map_err(|e| vec![Diagnostic::error(path, None, e)])?;
+    for w in &archive.warnings {
+        diags.push(Diagnostic::warning(path, None, w.clone()));
+    }
+    for name in &archive.duplicates {
+        diags.push(
+            Diagnostic::warning(
+                path,
+                None,
+                "member name appears more than once; the last entry is read (Inspect's rule for re-run samples)",
+            )
+            .with_record(name.clone()),
+        );
+    }
+    let member = |name: &str, diags: &mut Vec<Diagnostic>| -> Option<Vec<u8>> {
+        let entry = archive.get(name)?;
+        match archive.read(entry) {
+            Ok(b) => Some(b),
+            Err(e) => {
+                diags.push(Diagnostic::error(path, None, e).with_record(name.to_string()));
+                None
+            }
+        }
+    };
+    let parse_log = |name: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>| -> Option<RawLog> {
+        match json::parse::<RawLog>(bytes) {
+            Ok(h) => Some(h),
+            Err(e) => {
+                diags.push(
+                    Diagnostic::error(
+                        path,
+                        Some(e.line() as u32),
+                        format!("not an Inspect log header: {e}"),
+                    )
+                    .with_record(name.to_string()),
+                );
+                None
+            }
+        }
+    };
+    let header = match member("header.json", &mut diags) {
+        Some(b) => parse_log("header.json", &b, &mut diags),
+        None => None,
+    };
+    let header = match header {
+        Some(h) => h,
+        None => {
+            let start = member("_journal/start.json", &mut diags)
+                .and_then(|b| parse_log("_journal/start.json", &b, &mut diags));
+            match start {
+                Some(mut s) => {
+                    diags.push(Diagnostic::warning(
+                        path,
+                        None,
+                        "no usable header.json (run in progress or crashed): header from _journal/start.json, no recorded results",
+                    ));
+                    s.status.get_or_insert(Value::String("started".into()));
+                    s
+                }
+                None => {
+                    diags.push(Diagnostic::error(
+                        path,
+                        None,
+                        "neither header.json nor _journal/start.json could be read: not a usable Inspect log",
+                    ));
+                    return Err(diags);
+                }
+            }
+        }
+    };
+
+    // Samples: monolith members `samples/<id>_epoch_<n>.json` and chunked shells
+    // `samples/<id>_epoch_<n>/sample.json`; the other chunk parts are not read yet.
+    let mut raw: Vec<(String, RawSample)> = Vec::new();
+    let mut chunk_parts = 0usize;
+    for name in archive.names() {
+        let Some(rest) = name.strip_prefix("samples/") else {
+            continue;
+        };
+        let is_monolith = !rest.contains('/') && rest.ends_with(".json");
+        let is_shell = rest.ends_with("/sample.json") && rest.matches('/').count() == 1;
+        if !is_monolith && !is_shell {
+            chunk_parts += 1;
+            continue;
+        }
+        let Some(bytes) = member(name, &mut diags) else {
+            continue;
+        };
+        match json::parse::<RawSample>(&bytes) {
+            Ok(s) => raw.push((name.to_string(), s)),
+            Err(e) => diags.push(
+                Diagnostic::error(
+                    path,
+                    Some(e.line() as u32),
+                    format!("sample does not parse: {e}"),
+                )
+                .with_record(name.to_string()),
+            ),
+        }
+    }
+    if chunk_parts > 0 {
+        diags.push(Diagnostic {
+            severity: crate::diag::Severity::Info,
+            ..Diagnostic::warning(
+                path,
+                None,
+                format!("{chunk_parts} chunked-sample parts (messages, events, calls) not read; each sample's sample.json is"),
+            )
+        });
+    }
+    if raw.is_empty() {
+        // No sample members (log_samples off, or none flushed yet): the summaries carry the
+        // scores and inputs, but not the model's output.
+        let mut names: Vec<String> = Vec::new();
+        if archive.get("summaries.json").is_some() {
+            names.push("summaries.json".into());
+        } else {
+            let mut journal: Vec<(u64, &str)> = archive
+                .names()
+                .into_iter()
+                .filter_map(|n| {
+                    let k = n
+                        .strip_prefix("_journal/summaries/")?
+                        .strip_suffix(".json")?;
+                    Some((k.parse().ok()?, n))
+                })
+                .collect();
+            journal.sort();
+            names.extend(journal.into_iter().map(|(_, n)| n.to_string()));
+        }
+        let mut by_key: BTreeMap<(String, String), (String, RawSample)> = BTreeMap::new();
+        for name in &names {
+            let Some(bytes) = member(name, &mut diags) else {
+                continue;
+            };
+            match json::parse::<Vec<RawSample>>(&bytes) {
+                Ok(list) => {
+                    for s in list {
+                        // De-duplicated by (id, epoch), last wins (`_dedupe_summaries`).
+                        let k = (compact(&s.id), compact(&s.epoch));
+                        by_key.insert(k, (name.clone(), s));
+                    }
+                }
+                Err(e) => diags.push(
+                    Diagnostic::error(
+                        path,
+                        Some(e.line() as u32),
+                        format!("summaries do not parse: {e}"),
+                    )
+                    .with_record(name.clone()),
+                ),
+            }
+        }
+        if !by_key.is_empty() {
+            diags.push(Diagnostic::warning(
+                path,
+                None,
+                "no sample members: samples read from the summaries (no model output text)",
+            ));
+        }
+        raw.extend(by_key.into_values());
+    }
+    let run = lower(path, header, raw, &mut diags);
+    Ok((run, diags))
+}
+
+/// Reads an Inspect `.json` log.
+pub fn read_json(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let path = file.path.as_str();
+    let mut diags = Vec::new();
+    let mut log: RawLog = json::parse(&file.bytes).map_err(|e| {
+        vec![Diagnostic::error(
+            path,
+            Some(e.line() as u32),
+            format!("not an Inspect JSON log: {e}"),
+        )]
+    })?;
+    if log.eval.is_none() {
+        return Err(vec![Diagnostic::error(
+            path,
+            None,
+            "no `eval` object: not an Inspect log",
+        )]);
+    }
+    let samples = log.samples.take().unwrap_or_default();
+    let raw = samples
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| (format!("samples[{i}]"), s))
+        .collect();
+    let run = lower(path, log, raw, &mut diags);
+    Ok((run, diags))
+}
+
+/// One `results.scores[]` entry.
+struct ScoreSpec {
+    name: String,
+    scorer: String,
+    reducer: Option<String>,
+    metrics: Vec<(String, Option<f64>)>,
+}
+
+fn score_specs(results: &Value) -> Vec<ScoreSpec> {
+    let metrics_of = |m: &Value| -> Vec<(String, Option<f64>)> {
+        m.as_object()
+            .map(|o| {
+                o.iter()
+                    .map(|(k, v)| (k.clone(), v.get("value").and_then(finite)))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    if let Some(scores) = results.get("scores").and_then(Value::as_array) {
+        return scores
+            .iter()
+            .map(|s| {
+                let name = s.get("name").and_then(string).unwrap_or_default();
+                ScoreSpec {
+                    scorer: s
+                        .get("scorer")
+                        .and_then(string)
+                        .unwrap_or_else(|| name.clone()),
+                    name,
+                    reducer: s.get("reducer").and_then(string),
+                    metrics: s.get("metrics").map(metrics_of).unwrap_or_default(),
+                }
+            })
+            .collect();
+    }
+    // v1: one scorer as `results.scorer` + `results.metrics`.
+    match results
+        .get("scorer")
+        .and_then(|s| s.get("name"))
+        .and_then(string)
+    {
+        Some(name) => vec![ScoreSpec {
+            scorer: name.clone(),
+            name,
+            reducer: None,
+            metrics: results.get("metrics").map(metrics_of).unwrap_or_default(),
+        }],
+        None => Vec::new(),
+    }
+}
+
+fn metric_key(spec: &ScoreSpec, metric: &str) -> MetricKey {
+    MetricKey {
+        group: String::new(),
+        scorer: if spec.name == spec.scorer {
+            spec.name.clone()
+        } else {
+            format!("{}:{}", spec.scorer, spec.name)
+        },
+        variant: spec.reducer.clone(),
+        metric: metric.to_string(),
+    }
+}
+
+fn lower(
+    path: &str,
+    log: RawLog,
+    raw: Vec<(String, RawSample)>,
+    diags: &mut Vec<Diagnostic>,
+) -> EvalLogRun {
+    let eval = log.eval.unwrap_or(Value::Null);
+    let get = |k: &str| eval.get(k).and_then(string);
+    let model = get("model");
+    let results = log.results.unwrap_or(Value::Null);
+    let specs = score_specs(&results);
+    let mut config = BTreeMap::new();
+    for (section, v) in [
+        ("eval.config", eval.get("config")),
+        (
+            "eval.model_generate_config",
+            eval.get("model_generate_config"),
+        ),
+        ("eval.task_args", eval.get("task_args")),
+        ("eval.revision", eval.get("revision")),
+        ("plan", log.plan.as_ref()),
+        ("stats", log.stats.as_ref()),
+        ("error", log.error.as_ref()),
+    ] {
+        if let Some(v) = v.filter(|v| !v.is_null()) {
+            config.insert(section.to_string(), compact(v));
+        }
+    }
+    let mut recorded = Vec::new();
+    for spec in &specs {
+        let stderr = spec
+            .metrics
+            .iter()
+            .find(|(m, _)| m == "stderr")
+            .and_then(|(_, v)| *v);
+        for (m, v) in &spec.metrics {
+            recorded.push(RecordedMetric {
+                key: metric_key(spec, m),
+                value: *v,
+                stderr: if m == "stderr" { None } else { stderr },
+            });
+        }
+    }
+    let primary = match results.get("headline") {
+        Some(h) if h.is_object() => {
+            let s = |k: &str| h.get(k).and_then(string);
+            let score = s("score").unwrap_or_default();
+            let scorer = s("scorer").unwrap_or_else(|| score.clone());
+            Some(MetricKey {
+                group: String::new(),
+                scorer: if score == scorer {
+                    score
+                } else {
+                    format!("{scorer}:{score}")
+                },
+                variant: s("reducer"),
+                metric: s("metric").unwrap_or_default(),
+            })
+        }
+        _ => specs
+            .first()
+            .and_then(|s| s.metrics.first().map(|(m, _)| metric_key(s, m))),
+    };
+    // v1 samples put their single score under a placeholder, named after the first scorer on read.
+    let v1_scorer = specs
+        .first()
+        .map(|s| s.scorer.clone())
+        .unwrap_or_else(|| "88F74D2C".to_string());
+    let mut samples: Vec<Sample> = raw
+        .into_iter()
+        .filter_map(|(record, s)| {
+            lower_sample(path, &record, s, model.as_deref(), &v1_scorer, diags)
+        })
+        .collect();
+    samples.sort_by_key(|s| sort_key(&s.key));
+    let epochs = eval
+        .get("config")
+        .and_then(|c| c.get("epochs"))
+        .and_then(uint)
+        .unwrap_or(1);
+    let headlines = recompute(&specs, &samples, epochs);
+    EvalLogRun {
+        tool: Tool::InspectAi,
+        tool_version: eval
+            .get("packages")
+            .and_then(|p| p.get("inspect_ai"))
+            .and_then(string),
+        format_version: log.version.as_ref().and_then(Value::as_i64),
+        files: vec![path.to_string()],
+        status: log.status.as_ref().and_then(string),
+        task: get("task"),
+        task_version: eval.get("task_version").and_then(|v| match v {
+            Value::Null => None,
+            v => string(v).or_else(|| Some(compact(v))),
+        }),
+        model,
+        dataset: eval
+            .get("dataset")
+            .and_then(|d| d.get("name"))
+            .and_then(string),
+        eval_id: get("eval_id"),
+        run_id: get("run_id"),
+        created: get("created"),
+        config,
+        recorded,
+        headlines,
+        primary,
+        samples,
+    }
+}
+
+fn sort_key(k: &SampleKey) -> (u32, String) {
+    match k {
+        SampleKey::Inspect { id, epoch } => (*epoch, id.sort_key()),
+        _ => (0, String::new()),
+    }
+}
+
+fn lower_sample(
+    path: &str,
+    record: &str,
+    s: RawSample,
+    model: Option<&str>,
+    v1_scorer: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Sample> {
+    let id = match &s.id {
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => SampleId::Int(i),
+            None => SampleId::Str(n.to_string()),
+        },
+        Value::String(x) => SampleId::Str(x.clone()),
+        other => {
+            diags.push(
+                Diagnostic::error(
+                    path,
+                    None,
+                    format!("sample without a usable id ({})", compact(other)),
+                )
+                .with_record(record.to_string()),
+            );
+            return None;
+        }
+    };
+    let epoch = uint(&s.epoch)
+        .and_then(|e| u32::try_from(e).ok())
+        .unwrap_or(1);
+    let input = match &s.input {
+        Value::String(x) => Some(x.clone()),
+        Value::Array(msgs) => {
+            let texts: Vec<String> = msgs
+                .iter()
+                .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+                .filter_map(|m| m.get("content").and_then(message_text))
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n\n"))
+        }
+        _ => None,
+    };
+    let target = match &s.target {
+        Value::Array(items) => items.iter().filter_map(string).collect(),
+        v => string(v).into_iter().collect(),
+    };
+    let output = match s.output.get("completion").and_then(Value::as_str) {
+        Some(c) => Some(c.to_string()),
+        // Old logs omit `completion`: the text of the first choice's message.
+        None => s
+            .output
+            .get("choices")
+            .and_then(|c| c.get(0))
+            .and_then(|c| c.get("message"))
+            .and_then(|m| m.get("content"))
+            .and_then(message_text),
+    };
+    let mut scores = Vec::new();
+    let mut push_score = |scorer: &str, score: &Value| {
+        let answer = score.get("answer").and_then(string);
+        let explanation = score.get("explanation").and_then(string);
+        let value = score.get("value").unwrap_or(&Value::Null);
+        match value.as_object() {
+            Some(dict) => {
+                for (k, v) in dict {
+                    let value = json::recorded(v);
+                    scores.push(ScoreEntry {
+                        scorer: scorer.to_string(),
+                        key: Some(k.clone()),
+                        reading: inspect_value_to_float(&value),
+                        value,
+                        answer: answer.clone(),
+                        explanation: explanation.clone(),
+                    });
+                }
+            }
+            None => {
+                let value = json::recorded(value);
+                scores.push(ScoreEntry {
+                    scorer: scorer.to_string(),
+                    key: None,
+                    reading: inspect_value_to_float(&value),
+                    value,
+                    answer,
+                    explanation,
+                });
+            }
+        }
+    };
+    if let Some(map) = s.scores.as_object() {
+        for (name, score) in map {
+            push_score(name, score);
+        }
+    } else if s.score.is_object() {
+        push_score(v1_scorer, &s.score);
+    }
+    let usage = s.model_usage.as_object();
+    let pick = |field: &str| -> Option<u64> {
+        let usage = usage?;
+        match model.and_then(|m| usage.get(m)) {
+            Some(u) => u.get(field).and_then(uint),
+            None => {
+                let vals: Vec<u64> = usage
+                    .values()
+                    .filter_map(|u| u.get(field).and_then(uint))
+                    .collect();
+                (!vals.is_empty()).then(|| vals.iter().sum())
+            }
+        }
+    };
+    let tokens = Tokens {
+        input: pick("input_tokens"),
+        output: pick("output_tokens"),
+        total: pick("total_tokens"),
+        reasoning: pick("reasoning_tokens"),
+        cache_read: pick("input_tokens_cache_read"),
+        cache_write: pick("input_tokens_cache_write"),
+    };
+    let costs: Vec<f64> = usage
+        .map(|u| {
+            u.values()
+                .filter_map(|u| u.get("total_cost").and_then(finite))
+                .collect()
+        })
+        .unwrap_or_default();
+    let error = match &s.error {
+        Value::String(e) => Some(e.clone()),
+        Value::Object(e) => e
+            .get("message")
+            .and_then(string)
+            .or(Some(compact(&s.error))),
+        _ => None,
+    };
+    let metadata = s
+        .metadata
+        .as_object()
+        .map(|o| o.iter().map(|(k, v)| (k.clone(), compact(v))).collect())
+        .unwrap_or_default();
+    Some(Sample {
+        key: SampleKey::Inspect { id, epoch },
+        input,
+        target,
+        output,
+        scores,
+        tokens,
+        cost: (!costs.is_empty()).then(|| costs.iter().sum()),
+        latency: finite(&s.total_time),
+        error,
+        metadata,
+        source: format!("{path}#{record}"),
+    })
+}
+
+/// Inspect's epoch reducers (`inspect_ai/scorer/_reducer/reducer.py`) over the readings of one
+/// sample's epochs; `None` when every epoch is unscored or the reducer is not reproduced.
+fn reduce(reducer: &str, values: &[f64]) -> Result<Option<f64>, String> {
+    if values.is_empty() {
+        return Ok(None);
+    }
+    let n = values.len() as f64;
+    Ok(Some(match reducer {
+        "mean" => values.iter().sum::<f64>() / n,
+        "max" => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        "median" => {
+            let mut v = values.to_vec();
+            v.sort_by(f64::total_cmp);
+            let mid = v.len() / 2;
+            match (
+                v.len() % 2,
+                v.get(mid),
+                mid.checked_sub(1).and_then(|i| v.get(i)),
+            ) {
+                (1, Some(m), _) => *m,
+                (_, Some(a), Some(b)) => (a + b) / 2.0,
+                _ => return Ok(None),
+            }
+        }
+        "mode" => {
+            // The first most common value (Python's statistics.mode).
+            let mut best = (0usize, 0.0f64);
+            for v in values {
+                let count = values.iter().filter(|w| *w == v).count();
+                if count > best.0 {
+                    best = (count, *v);
+                }
+            }
+            best.1
+        }
+        other => return Err(format!("reducer `{other}` is not recomputed")),
+    }))
+}
+
+/// Inspect's metrics over reduced values (`inspect_ai/scorer/_metrics/`).
+fn metric(name: &str, values: &[f64]) -> Result<Option<f64>, String> {
+    let n = values.len() as f64;
+    let mean = || values.iter().sum::<f64>() / n;
+    let var = || {
+        let m = mean();
+        values.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (n - 1.0)
+    };
+    if values.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(match name {
+        "accuracy" | "mean" => mean(),
+        // np.std(ddof=1) / sqrt(n); Inspect returns 0 below two values.
+        "stderr" if values.len() < 2 => 0.0,
+        "stderr" => var().sqrt() / n.sqrt(),
+        "std" | "var" if values.len() < 2 => 0.0,
+        "std" => var().sqrt(),
+        "var" => var(),
+        other => return Err(format!("metric `{other}` is not recomputed")),
+    }))
+}
+
+fn recompute(specs: &[ScoreSpec], samples: &[Sample], epochs: u64) -> Vec<Headline> {
+    let mut out = Vec::new();
+    for spec in specs {
+        // Readings per sample id, in epoch order; samples without this score (errors) are skipped.
+        let mut by_id: BTreeMap<&SampleId, Vec<f64>> = BTreeMap::new();
+        for s in samples {
+            let SampleKey::Inspect { id, .. } = &s.key else {
+                continue;
+            };
+            let entry = s.scores.iter().find(|e| {
+                e.scorer == spec.scorer && e.score_name() == spec.name
+                    || (spec.scorer == spec.name && e.scorer == spec.name && e.key.is_none())
+            });
+            if let Some(e) = entry {
+                let slot = by_id.entry(id).or_default();
+                if let Some(r) = e.reading {
+                    slot.push(r);
+                }
+            }
+        }
+        // No reducer recorded (old logs): Inspect's default, `mean` (identity for one epoch).
+        let reducer = spec.reducer.clone().unwrap_or_else(|| "mean".to_string());
+        let reduced: Result<Vec<f64>, String> = by_id
+            .values()
+            .map(|v| reduce(&reducer, v))
+            .filter_map(|r| r.transpose())
+            .collect();
+        for (m, recorded) in &spec.metrics {
+            let (recomputed, note, n) = match &reduced {
+                Ok(vals) => match metric(m, vals) {
+                    Ok(v) => (v, None, vals.len() as u64),
+                    Err(e) => (None, Some(e), vals.len() as u64),
+                },
+                Err(e) => (None, Some(e.clone()), 0),
+            };
+            let note = note.or_else(|| {
+                (epochs > 1 && spec.reducer.is_none()).then(|| {
+                    "no reducer recorded: epochs reduced by mean (Inspect's default)".to_string()
+                })
+            });
+            out.push(Headline {
+                key: metric_key(spec, m),
+                recorded: *recorded,
+                recomputed,
+                n,
+                note,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_like_inspect() {
+        // reduced values 0.5, 0, 0.5 (the generated arith log): 1/3 ± 1/6.
+        let v = [0.5, 0.0, 0.5];
+        assert!((metric("accuracy", &v).unwrap().unwrap() - 1.0 / 3.0).abs() < 1e-12);
+        assert!((metric("stderr", &v).unwrap().unwrap() - 1.0 / 6.0).abs() < 1e-12);
+        assert_eq!(metric("stderr", &[1.0]).unwrap(), Some(0.0));
+        assert_eq!(metric("accuracy", &[]).unwrap(), None);
+        assert!(metric("f1", &v).is_err());
+    }
+
+    #[test]
+    fn reducers() {
+        assert_eq!(reduce("max", &[0.0, 1.0]).unwrap(), Some(1.0));
+        assert_eq!(reduce("median", &[0.0, 1.0, 0.5]).unwrap(), Some(0.5));
+        assert_eq!(reduce("mode", &[0.0, 1.0, 1.0]).unwrap(), Some(1.0));
+        assert_eq!(reduce("mean", &[]).unwrap(), None);
+        assert!(reduce("pass_at_2", &[1.0]).is_err());
+    }
+}

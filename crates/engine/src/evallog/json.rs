@@ -1,0 +1,216 @@
+//! JSON as Python writes it: `json.dumps` (and pydantic with `ser_json_inf_nan="constants"`)
+//! writes bare `NaN`, `Infinity` and `-Infinity` tokens, which serde_json rejects. Before parsing,
+//! such tokens outside strings are replaced by marker strings (the bytes are copied only when a
+//! token is present); [`non_finite`] recognises a marker, so a NaN reads as "unscored", never 0.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::model::RecordedValue;
+
+const MARK: &str = "\u{1}evalboard-non-finite:";
+
+/// `bytes` with bare non-finite tokens replaced by marker strings; borrowed when there are none.
+pub fn lenient(bytes: &[u8]) -> Cow<'_, [u8]> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut i = 0usize;
+    let mut copied = 0usize;
+    while let Some(&b) = bytes.get(i) {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            i += 1;
+            continue;
+        }
+        let token: Option<&str> = match b {
+            b'"' => {
+                in_string = true;
+                None
+            }
+            b'N' if bytes.get(i..i + 3) == Some(b"NaN") => Some("NaN"),
+            b'I' if bytes.get(i..i + 8) == Some(b"Infinity") => Some("Infinity"),
+            b'-' if bytes.get(i..i + 9) == Some(b"-Infinity") => Some("-Infinity"),
+            _ => None,
+        };
+        match token {
+            Some(t) => {
+                let o = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 64));
+                o.extend_from_slice(bytes.get(copied..i).unwrap_or(&[]));
+                o.extend_from_slice(b"\"\\u0001evalboard-non-finite:");
+                o.extend_from_slice(t.as_bytes());
+                o.push(b'"');
+                i += t.len();
+                copied = i;
+            }
+            None => i += 1,
+        }
+    }
+    match out {
+        None => Cow::Borrowed(bytes),
+        Some(mut o) => {
+            o.extend_from_slice(bytes.get(copied..).unwrap_or(&[]));
+            Cow::Owned(o)
+        }
+    }
+}
+
+/// Parses Python-written JSON (bare non-finite tokens allowed).
+pub fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
+    serde_json::from_slice(&lenient(bytes))
+}
+
+/// The token a marker string stands for (`NaN`, `Infinity`, `-Infinity`).
+pub fn non_finite(v: &Value) -> Option<&str> {
+    v.as_str().and_then(|s| s.strip_prefix(MARK))
+}
+
+/// A finite number, or `None` (null, NaN, infinite, not a number).
+pub fn finite(v: &Value) -> Option<f64> {
+    v.as_f64().filter(|x| x.is_finite())
+}
+
+/// A finite number, also from a numeric string (lm-eval writes some numbers as strings).
+pub fn finite_lenient(v: &Value) -> Option<f64> {
+    finite(v).or_else(|| {
+        v.as_str()
+            .and_then(|s| s.trim().parse::<f64>().ok())
+            .filter(|x| x.is_finite())
+    })
+}
+
+pub fn uint(v: &Value) -> Option<u64> {
+    v.as_u64().or_else(|| {
+        v.as_f64()
+            .filter(|x| *x >= 0.0 && x.fract() == 0.0)
+            .map(|x| x as u64)
+    })
+}
+
+pub fn string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) if non_finite(v).is_none() => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// Compact JSON text (markers written back as their tokens' names in strings).
+pub fn compact(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// A recorded score value. Dicts are split by the caller; a nested dict becomes its JSON text.
+pub fn recorded(v: &Value) -> RecordedValue {
+    // Depth is bounded by serde_json's own recursion limit (128) on the parsed tree.
+    match v {
+        Value::Null => RecordedValue::Null,
+        Value::Bool(b) => RecordedValue::Bool(*b),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => RecordedValue::Int(i),
+            None => RecordedValue::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(s) => match non_finite(v) {
+            Some(t) => RecordedValue::NonFinite(t.to_string()),
+            None => RecordedValue::Str(s.clone()),
+        },
+        Value::Array(items) => RecordedValue::List(items.iter().map(recorded).collect()),
+        Value::Object(_) => RecordedValue::Str(compact(v)),
+    }
+}
+
+/// Inspect's `value_to_float()` (`inspect_ai/scorer/_metric.py`): numbers and bools as floats;
+/// `C` = 1, `P` = 0.5, `I` = `N` = 0; `yes`/`true` = 1, `no`/`false` = 0 (lower-cased); finite
+/// numeric strings as numbers; anything else 0 (the tool warns). Unscored (`NaN`, infinities,
+/// null) is `None`, never 0.
+pub fn inspect_value_to_float(v: &RecordedValue) -> Option<f64> {
+    match v {
+        RecordedValue::Null | RecordedValue::NonFinite(_) => None,
+        RecordedValue::Bool(b) => Some(if *b { 1.0 } else { 0.0 }),
+        RecordedValue::Int(i) => Some(*i as f64),
+        RecordedValue::Float(f) => f.is_finite().then_some(*f),
+        RecordedValue::Str(s) => Some(match s.as_str() {
+            "C" => 1.0,
+            "P" => 0.5,
+            "I" | "N" => 0.0,
+            other => {
+                let lower = other.to_lowercase();
+                match lower.as_str() {
+                    "yes" | "true" => 1.0,
+                    "no" | "false" => 0.0,
+                    _ => lower
+                        .trim()
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|x| x.is_finite())
+                        .unwrap_or(0.0),
+                }
+            }
+        }),
+        RecordedValue::List(_) => Some(0.0),
+    }
+}
+
+/// Text of a chat message or content (Inspect `ChatMessageBase.text`): a string, or the `text`
+/// items of a content list joined by newlines.
+pub fn message_text(content: &Value) -> Option<String> {
+    match content {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(items) => {
+            let texts: Vec<&str> = items
+                .iter()
+                .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|c| c.get("text").and_then(Value::as_str))
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_tokens_outside_strings_only() {
+        let v: Value =
+            parse(br#"{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN \" Infinity", "d": 1}"#)
+                .unwrap();
+        assert_eq!(non_finite(&v["a"]), Some("NaN"));
+        assert_eq!(non_finite(&v["b"][0]), Some("Infinity"));
+        assert_eq!(non_finite(&v["b"][1]), Some("-Infinity"));
+        assert_eq!(v["c"], "NaN \" Infinity");
+        assert_eq!(v["d"], 1);
+        assert!(matches!(lenient(b"{\"x\": 1}"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn value_to_float_like_inspect() {
+        let s = |x: &str| inspect_value_to_float(&RecordedValue::Str(x.into()));
+        assert_eq!(s("C"), Some(1.0));
+        assert_eq!(s("P"), Some(0.5));
+        assert_eq!(s("I"), Some(0.0));
+        assert_eq!(s("N"), Some(0.0));
+        assert_eq!(s("Yes"), Some(1.0));
+        assert_eq!(s("FALSE"), Some(0.0));
+        assert_eq!(s("0.25"), Some(0.25));
+        assert_eq!(s("nan"), Some(0.0));
+        assert_eq!(s("whatever"), Some(0.0));
+        assert_eq!(
+            inspect_value_to_float(&RecordedValue::NonFinite("NaN".into())),
+            None
+        );
+        assert_eq!(
+            inspect_value_to_float(&RecordedValue::Bool(true)),
+            Some(1.0)
+        );
+    }
+}

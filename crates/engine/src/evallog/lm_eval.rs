@@ -1,0 +1,534 @@
+//! lm-evaluation-harness (FORMATS.md §2): one `results_<date>.json` with the
+//! `samples_<task>_<date>.jsonl` files of the same folder and date is one run. Rows are keyed
+//! `(task, doc_id, filter)` (a task with two filters lists every doc twice); responses are
+//! stringified. Recomputed: every `mean`-aggregated metric per task and filter (mean, and its
+//! stderr = sample std (ddof 1) / √n as `lm_eval.api.metrics.mean_stderr`), and a group's value
+//! as the size-weighted mean of its tasks with the pooled stderr (`pooled_sample_stderr`).
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::json::{self, compact, finite, finite_lenient, string};
+use super::model::{
+    EvalLogRun, Headline, MetricKey, RecordedMetric, RecordedValue, Sample, SampleKey, ScoreEntry,
+    Tokens, Tool,
+};
+use crate::diag::Diagnostic;
+use crate::input::InputFile;
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+/// The date id of a results file (`results_<date>.json` → `<date>`).
+fn date_of(results: &InputFile) -> Option<&str> {
+    results
+        .file_name()
+        .strip_prefix("results_")?
+        .strip_suffix(".json")
+}
+
+/// The task of a samples file of `date` (`samples_<task>_<date>.jsonl` → `<task>`).
+fn task_of<'a>(samples: &'a InputFile, date: &str) -> Option<&'a str> {
+    samples
+        .file_name()
+        .strip_prefix("samples_")?
+        .strip_suffix(".jsonl")?
+        .strip_suffix(date)?
+        .strip_suffix('_')
+}
+
+/// The samples files that belong to `results`: same folder, same date id.
+pub fn samples_of<'a>(results: &InputFile, samples: &[&'a InputFile]) -> Vec<&'a InputFile> {
+    let Some(date) = date_of(results) else {
+        return Vec::new();
+    };
+    samples
+        .iter()
+        .copied()
+        .filter(|s| dir_of(&s.path) == dir_of(&results.path) && task_of(s, date).is_some())
+        .collect()
+}
+
+/// One task's aggregation settings from `configs[task]`.
+struct TaskConfig {
+    /// Filter names in `filter_list` order (`none` when there is no list).
+    filters: Vec<String>,
+    /// metric → aggregation (`mean`, `f1`, …) from `metric_list`.
+    aggregation: BTreeMap<String, String>,
+}
+
+fn task_config(configs: &Value, task: &str) -> TaskConfig {
+    let c = configs.get(task).unwrap_or(&Value::Null);
+    let mut filters: Vec<String> = c
+        .get("filter_list")
+        .and_then(Value::as_array)
+        .map(|l| {
+            l.iter()
+                .filter_map(|f| f.get("name").and_then(string))
+                .collect()
+        })
+        .unwrap_or_default();
+    if filters.is_empty() {
+        filters.push("none".into());
+    }
+    let aggregation = c
+        .get("metric_list")
+        .and_then(Value::as_array)
+        .map(|l| {
+            l.iter()
+                .filter_map(|m| {
+                    let name = m.get("metric").and_then(string)?;
+                    let agg = m
+                        .get("aggregation")
+                        .and_then(string)
+                        .unwrap_or_else(|| "mean".into());
+                    Some((name, agg))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    TaskConfig {
+        filters,
+        aggregation,
+    }
+}
+
+/// Reads one run: `results` and its samples files.
+pub fn read_run(
+    results: &InputFile,
+    samples_files: &[&InputFile],
+) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let path = results.path.as_str();
+    let mut diags = Vec::new();
+    let top: Value = json::parse(&results.bytes).map_err(|e| {
+        vec![Diagnostic::error(
+            path,
+            Some(e.line() as u32),
+            format!("not an lm-eval results file: {e}"),
+        )]
+    })?;
+    let Some(res) = top.get("results").and_then(Value::as_object) else {
+        return Err(vec![Diagnostic::error(
+            path,
+            None,
+            "no `results` object: not an lm-eval results file",
+        )]);
+    };
+    let configs = top.get("configs").cloned().unwrap_or(Value::Null);
+    let groups: Map<String, Value> = top
+        .get("groups")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+
+    // Recorded: "<metric>,<filter>" and "<metric>_stderr,<filter>" per task or group.
+    let mut recorded = Vec::new();
+    for (task, entry) in res {
+        let Some(o) = entry.as_object() else { continue };
+        for (k, v) in o {
+            let Some((metric, filter)) = k.split_once(',') else {
+                continue;
+            };
+            if metric.ends_with("_stderr") {
+                continue;
+            }
+            recorded.push(RecordedMetric {
+                key: MetricKey {
+                    group: task.clone(),
+                    scorer: metric.to_string(),
+                    variant: Some(filter.to_string()),
+                    metric: metric.to_string(),
+                },
+                value: finite_lenient(v).filter(|_| !v.is_string()),
+                stderr: o.get(&format!("{metric}_stderr,{filter}")).and_then(finite),
+            });
+        }
+    }
+
+    let date = date_of(results).unwrap_or_default();
+    let mut samples = Vec::new();
+    for f in samples_files {
+        let task = task_of(f, date).unwrap_or_default().to_string();
+        let cfg = task_config(&configs, &task);
+        read_samples(f, &task, &cfg, &mut samples, &mut diags);
+    }
+    samples.sort_by(|a, b| a.key.cmp(&b.key));
+
+    // Recompute per task, filter and mean-aggregated metric.
+    let mut headlines = Vec::new();
+    let mut task_stats: BTreeMap<(String, String, String), TaskStat> = BTreeMap::new();
+    for r in &recorded {
+        let task = &r.key.group;
+        if groups.contains_key(task) || !res.contains_key(task) {
+            continue;
+        }
+        let filter = r.key.variant.clone().unwrap_or_default();
+        let cfg = task_config(&configs, task);
+        let agg = cfg
+            .aggregation
+            .get(&r.key.scorer)
+            .cloned()
+            .unwrap_or_else(|| "mean".into());
+        let values: Vec<f64> = samples
+            .iter()
+            .filter(|s| matches!(&s.key, SampleKey::LmEval { task: t, filter: f, .. } if t == task && *f == filter))
+            .filter_map(|s| s.scores.iter().find(|e| e.scorer == r.key.scorer))
+            .filter_map(|e| e.reading)
+            .collect();
+        let n = values.len() as u64;
+        let (mean, stderr, note) = if agg != "mean" {
+            (
+                None,
+                None,
+                Some(format!("aggregation `{agg}` is not recomputed")),
+            )
+        } else if values.is_empty() {
+            (
+                None,
+                None,
+                Some("no sample rows for this task and filter".to_string()),
+            )
+        } else {
+            let (m, se) = mean_stderr(&values);
+            task_stats.insert(
+                (task.clone(), r.key.scorer.clone(), filter.clone()),
+                (m, se, n),
+            );
+            (Some(m), se, None)
+        };
+        headlines.push(Headline {
+            key: r.key.clone(),
+            recorded: r.value,
+            recomputed: mean,
+            n,
+            note: note.clone(),
+        });
+        headlines.push(Headline {
+            key: MetricKey {
+                metric: format!("{}_stderr", r.key.scorer),
+                ..r.key.clone()
+            },
+            recorded: r.stderr,
+            recomputed: stderr,
+            n,
+            note,
+        });
+    }
+    // Groups: the size-weighted mean of their tasks' recomputed values, pooled stderr.
+    let subtasks = top.get("group_subtasks").and_then(Value::as_object);
+    for r in recorded
+        .iter()
+        .filter(|r| groups.contains_key(&r.key.group))
+    {
+        let filter = r.key.variant.clone().unwrap_or_default();
+        let members: Vec<TaskStat> = subtasks
+            .and_then(|s| s.get(&r.key.group))
+            .and_then(Value::as_array)
+            .map(|l| {
+                l.iter()
+                    .filter_map(Value::as_str)
+                    .filter_map(|t| {
+                        task_stats.get(&(t.to_string(), r.key.scorer.clone(), filter.clone()))
+                    })
+                    .copied()
+                    .collect()
+            })
+            .unwrap_or_default();
+        let (value, stderr, n) = pooled(&members);
+        let note = Some(
+            "group: size-weighted mean of its tasks (weight_by_size), pooled stderr".to_string(),
+        );
+        headlines.push(Headline {
+            key: r.key.clone(),
+            recorded: r.value,
+            recomputed: value,
+            n,
+            note: note.clone(),
+        });
+        headlines.push(Headline {
+            key: MetricKey {
+                metric: format!("{}_stderr", r.key.scorer),
+                ..r.key.clone()
+            },
+            recorded: r.stderr,
+            recomputed: stderr,
+            n,
+            note,
+        });
+    }
+
+    let mut config = BTreeMap::new();
+    for k in [
+        "config",
+        "versions",
+        "n-shot",
+        "n-samples",
+        "task_hashes",
+        "configs",
+    ] {
+        if let Some(v) = top.get(k) {
+            config.insert(k.to_string(), compact(v));
+        }
+    }
+    let cfg = top.get("config");
+    let model = top
+        .get("model_name")
+        .and_then(string)
+        .or_else(|| {
+            let args = cfg?.get("model_args")?;
+            ["model", "pretrained", "path", "engine"]
+                .iter()
+                .find_map(|k| args.get(*k).and_then(string))
+        })
+        .or_else(|| cfg?.get("model").and_then(string));
+    let tasks: Vec<&String> = res.keys().filter(|t| !groups.contains_key(*t)).collect();
+    let primary = recorded.first().map(|r| r.key.clone());
+    let run = EvalLogRun {
+        tool: Tool::LmEvaluationHarness,
+        tool_version: top.get("lm_eval_version").and_then(string),
+        format_version: None,
+        files: std::iter::once(path.to_string())
+            .chain(samples_files.iter().map(|f| f.path.clone()))
+            .collect(),
+        status: None,
+        task: Some(groups.keys().next().cloned().unwrap_or_else(|| {
+            tasks
+                .iter()
+                .map(|t| t.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        })),
+        task_version: None,
+        model: model.clone(),
+        dataset: None,
+        eval_id: Some(format!(
+            "{}/{}",
+            top.get("model_name_sanitized")
+                .and_then(string)
+                .or(model)
+                .unwrap_or_default(),
+            date
+        )),
+        run_id: None,
+        created: top.get("date").and_then(string),
+        config,
+        recorded,
+        headlines,
+        primary,
+        samples,
+    };
+    Ok((run, diags))
+}
+
+/// A task's recomputed (mean, stderr, n) for one metric and filter.
+type TaskStat = (f64, Option<f64>, u64);
+
+/// Mean and `mean_stderr` (sample std with ddof 1 over √n; `None` below two values).
+fn mean_stderr(values: &[f64]) -> (f64, Option<f64>) {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let se = (values.len() > 1).then(|| {
+        let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0);
+        (var / n).sqrt()
+    });
+    (mean, se)
+}
+
+/// lm-eval's group aggregation with `weight_by_size`: Σ nᵢ·mᵢ / Σ nᵢ, and
+/// `pooled_sample_stderr`: √(Σ (nᵢ−1)·seᵢ²·nᵢ / (Σ nᵢ − k) / Σ nᵢ).
+fn pooled(members: &[TaskStat]) -> (Option<f64>, Option<f64>, u64) {
+    let total: u64 = members.iter().map(|m| m.2).sum();
+    if members.is_empty() || total == 0 {
+        return (None, None, 0);
+    }
+    let t = total as f64;
+    let mean = members.iter().map(|(m, _, n)| m * *n as f64).sum::<f64>() / t;
+    let denom = t - members.len() as f64;
+    let se = members
+        .iter()
+        .map(|(_, se, n)| se.map(|se| (*n as f64 - 1.0) * se * se * *n as f64))
+        .sum::<Option<f64>>()
+        .filter(|_| denom > 0.0)
+        .map(|s| (s / denom / t).sqrt());
+    (Some(mean), se, total)
+}
+
+fn read_samples(
+    f: &InputFile,
+    task: &str,
+    cfg: &TaskConfig,
+    out: &mut Vec<Sample>,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let path = f.path.as_str();
+    // Before v0.4.7 rows carry no `filter`: they come in filter_list order, each block in doc order.
+    let mut block = 0usize;
+    let mut last_doc: Option<i64> = None;
+    for (i, line) in f.bytes.split(|&b| b == b'\n').enumerate() {
+        let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let row: Value = match json::parse(line) {
+            Ok(v) => v,
+            Err(e) => {
+                diags.push(Diagnostic::error(
+                    path,
+                    Some(line_no),
+                    format!("line does not parse: {e}"),
+                ));
+                continue;
+            }
+        };
+        let Some(doc_id) = row.get("doc_id").and_then(Value::as_i64) else {
+            diags.push(Diagnostic::error(
+                path,
+                Some(line_no),
+                "row without an integer doc_id",
+            ));
+            continue;
+        };
+        let filter = match row.get("filter").and_then(string) {
+            Some(f) => f,
+            None => {
+                if last_doc.is_some_and(|d| doc_id <= d) {
+                    block += 1;
+                }
+                cfg.filters
+                    .get(block)
+                    .cloned()
+                    .unwrap_or_else(|| format!("filter#{block}"))
+            }
+        };
+        last_doc = Some(doc_id);
+        let args = row.get("arguments");
+        let arg = |i: usize, j: usize| -> Option<&Value> {
+            match args? {
+                Value::Object(o) => o.get(&format!("gen_args_{i}"))?.get(format!("arg_{j}")),
+                Value::Array(a) => a.get(i)?.get(j),
+                _ => None,
+            }
+        };
+        let input = arg(0, 0).and_then(string);
+        let target_raw = row.get("target").and_then(string);
+        let filtered = row.get("filtered_resps");
+        let is_mc = filtered
+            .and_then(|f| f.get(0))
+            .is_some_and(|first| first.is_array());
+        let output = if is_mc {
+            // Multiple choice: the choice with the highest log-likelihood.
+            let lls: Vec<Option<f64>> = filtered
+                .and_then(Value::as_array)
+                .map(|l| {
+                    l.iter()
+                        .map(|c| c.get(0).and_then(finite_lenient))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let best = lls
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| v.map(|v| (i, v)))
+                .fold(None::<(usize, f64)>, |acc, (i, v)| match acc {
+                    Some((_, b)) if b >= v => acc,
+                    _ => Some((i, v)),
+                });
+            best.and_then(|(i, _)| arg(i, 1).and_then(string).map(|s| s.trim().to_string()))
+        } else {
+            filtered
+                .and_then(|f| f.get(0))
+                .and_then(string)
+                .or_else(|| {
+                    row.get("resps")
+                        .and_then(|r| r.get(0))
+                        .and_then(|r| r.get(0))
+                        .and_then(string)
+                })
+        };
+        let mut target: Vec<String> = target_raw.clone().into_iter().collect();
+        if is_mc {
+            if let Some(choice) = target_raw
+                .as_deref()
+                .and_then(|t| t.trim().parse::<usize>().ok())
+                .and_then(|i| arg(i, 1))
+                .and_then(string)
+            {
+                target = vec![choice.trim().to_string()];
+            }
+        }
+        let metric_names: Vec<String> = match row.get("metrics").and_then(Value::as_array) {
+            Some(l) => l.iter().filter_map(string).collect(),
+            None => cfg.aggregation.keys().cloned().collect(),
+        };
+        let scores = metric_names
+            .iter()
+            .filter_map(|m| {
+                let v = row.get(m)?;
+                let value = json::recorded(v);
+                let reading = match &value {
+                    RecordedValue::Int(i) => Some(*i as f64),
+                    RecordedValue::Float(x) if x.is_finite() => Some(*x),
+                    RecordedValue::Bool(b) => Some(f64::from(u8::from(*b))),
+                    _ => None,
+                };
+                Some(ScoreEntry {
+                    scorer: m.clone(),
+                    key: None,
+                    value,
+                    reading,
+                    answer: None,
+                    explanation: None,
+                })
+            })
+            .collect();
+        let mut metadata = BTreeMap::new();
+        for k in ["doc", "doc_hash", "prompt_hash", "target_hash"] {
+            if let Some(v) = row.get(k) {
+                metadata.insert(k.to_string(), compact(v));
+            }
+        }
+        out.push(Sample {
+            key: SampleKey::LmEval {
+                task: task.to_string(),
+                doc_id,
+                filter,
+            },
+            input,
+            target,
+            output,
+            scores,
+            tokens: Tokens::default(),
+            cost: None,
+            latency: None,
+            error: None,
+            metadata,
+            source: format!("{path}:{line_no}"),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_and_pooling() {
+        let (m, se) = mean_stderr(&[1.0, 0.0, 1.0, 1.0, 0.0]);
+        assert!((m - 0.6).abs() < 1e-12);
+        assert!((se.unwrap() - 0.244_948_974_278_317_83).abs() < 1e-12);
+        let (gm, gse, n) = pooled(&[(m, se, 5)]);
+        assert_eq!(n, 5);
+        assert!((gm.unwrap() - 0.6).abs() < 1e-12);
+        assert!((gse.unwrap() - se.unwrap()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn file_names() {
+        let r = InputFile::new("m/results_2026-11-25T20-38-20.5.json", "{}");
+        let s = InputFile::new("m/samples_arith_gen_2026-11-25T20-38-20.5.jsonl", "");
+        assert_eq!(task_of(&s, date_of(&r).unwrap()), Some("arith_gen"));
+        assert_eq!(samples_of(&r, &[&s]).len(), 1);
+    }
+}

@@ -1,0 +1,34 @@
+//! Evaluation logs of other tools (issue 16), read as those tools write them: Inspect AI (`.eval`
+//! zip and `.json`), lm-evaluation-harness (`results_*.json` + `samples_*.jsonl`); promptfoo,
+//! OpenAI Evals and HELM files are recognised (`sniff`) but not read yet. Not yet registered in
+//! [`crate::run`] / [`crate::family::Family`].
+//!
+//! Pipeline:
+//! 1. [`sniff`]: each file's kind by content ([`sniff::EvalLogFileKind`]).
+//! 2. [`read`]: one run per log (an lm-eval results file with its samples files is one run);
+//!    every file accounted for ([`crate::accounting`]); bad input is [`crate::diag::Diagnostic`]s,
+//!    `Err` only when nothing is usable.
+//!    - [`archive`]: a bounded zip reader (central directory, zip64, stored / deflate / zstd
+//!      members, output capped by input size × ratio and an absolute cap) for `.eval` files;
+//!    - [`json`]: Python-written JSON (bare `NaN`/`Infinity` read as unscored), Inspect's
+//!      `value_to_float`;
+//!    - per format: [`inspect`], [`lm_eval`].
+//! 3. [`model`]: the canonical run and samples (samples keyed as the tool keys them, every
+//!    score as recorded plus its 0–1 reading) and the headline numbers, each recorded metric beside
+//!    the same number recomputed from the samples the way the tool computes it
+//!    ([`model::Headline`]: `recorded`, `recomputed`).
+
+pub mod archive;
+pub mod inspect;
+pub mod json;
+pub mod lm_eval;
+pub mod model;
+pub mod read;
+pub mod sniff;
+
+pub use model::{
+    EvalLogRun, Headline, MetricKey, RecordedMetric, RecordedValue, Sample, SampleId, SampleKey,
+    ScoreEntry, Tokens, Tool,
+};
+pub use read::{read, EvalLogRead};
+pub use sniff::{sniff, EvalLogFileKind};

@@ -1,0 +1,109 @@
+//! What kind of evaluation-tool file a file is, by content (the name only breaks ties where the
+//! tool itself names files: lm-eval's `results_*` / `samples_*`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::input::InputFile;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EvalLogFileKind {
+    /// Inspect `.eval` zip (`PK\x03\x04`).
+    InspectEval,
+    /// Inspect `.json` log (an object with `version`, `eval`, …).
+    InspectJson,
+    /// lm-evaluation-harness `results_<date>.json`.
+    LmEvalResults,
+    /// lm-evaluation-harness `samples_<task>_<date>.jsonl`.
+    LmEvalSamples,
+    /// promptfoo `-o x.json` output (`evalId`, `results.version`).
+    PromptfooJson,
+    /// promptfoo `-o x.jsonl` output (rows with `promptIdx`, `testIdx`).
+    PromptfooJsonl,
+    /// OpenAI Evals record JSONL (`{"spec": …}`, events, `final_report`).
+    OpenaiEvalsJsonl,
+    /// A file of a HELM run folder (`run_spec.json`, `scenario_state.json`, …).
+    HelmRunFile,
+}
+
+impl EvalLogFileKind {
+    pub fn label(&self) -> &'static str {
+        match self {
+            EvalLogFileKind::InspectEval => "inspect-eval",
+            EvalLogFileKind::InspectJson => "inspect-json",
+            EvalLogFileKind::LmEvalResults => "lm-eval-results",
+            EvalLogFileKind::LmEvalSamples => "lm-eval-samples",
+            EvalLogFileKind::PromptfooJson => "promptfoo-json",
+            EvalLogFileKind::PromptfooJsonl => "promptfoo-jsonl",
+            EvalLogFileKind::OpenaiEvalsJsonl => "openai-evals-jsonl",
+            EvalLogFileKind::HelmRunFile => "helm-run-file",
+        }
+    }
+}
+
+fn has(hay: &[u8], needle: &str) -> bool {
+    memchr::memmem::find(hay, needle.as_bytes()).is_some()
+}
+
+/// The kind of `f`, or `None` when it is none of these tools' files.
+pub fn sniff(f: &InputFile) -> Option<EvalLogFileKind> {
+    let b = f.bytes.as_slice();
+    if b.starts_with(b"PK\x03\x04") {
+        let head = b.get(..b.len().min(1 << 16)).unwrap_or(b);
+        return (f.path.ends_with(".eval") || has(head, "_journal/") || has(b, "header.json"))
+            .then_some(EvalLogFileKind::InspectEval);
+    }
+    let name = f.file_name();
+    let text = {
+        let start = b
+            .iter()
+            .position(|c| !c.is_ascii_whitespace())
+            .unwrap_or(b.len());
+        b.get(start..).unwrap_or(&[])
+    };
+    let head = text.get(..text.len().min(1 << 16)).unwrap_or(text);
+    if matches!(
+        name,
+        "run_spec.json" | "scenario_state.json" | "per_instance_stats.json" | "scenario.json"
+    ) && text.starts_with(b"{")
+        || name == "per_instance_stats.json" && text.starts_with(b"[")
+    {
+        return Some(EvalLogFileKind::HelmRunFile);
+    }
+    let first_line = head.split(|&c| c == b'\n').next().unwrap_or(&[]);
+    if text.starts_with(b"{") {
+        // Line-oriented formats first: their first line is a whole object.
+        if name.ends_with(".jsonl") || first_line.ends_with(b"}") {
+            if has(first_line, "\"doc_id\"")
+                && (has(first_line, "\"filtered_resps\"") || has(first_line, "\"resps\""))
+            {
+                return Some(EvalLogFileKind::LmEvalSamples);
+            }
+            if has(first_line, "\"promptIdx\"") && has(first_line, "\"testIdx\"") {
+                return Some(EvalLogFileKind::PromptfooJsonl);
+            }
+            if first_line.starts_with(b"{\"spec\"")
+                || first_line.starts_with(b"{\"final_report\"")
+                || has(first_line, "\"event_id\"") && has(first_line, "\"run_id\"")
+            {
+                return Some(EvalLogFileKind::OpenaiEvalsJsonl);
+            }
+        }
+        if has(head, "\"evalId\"") && has(b, "\"results\"") {
+            return Some(EvalLogFileKind::PromptfooJson);
+        }
+        if has(head, "\"version\"")
+            && has(head, "\"eval\"")
+            && (has(head, "\"plan\"") || has(head, "\"task\""))
+        {
+            return Some(EvalLogFileKind::InspectJson);
+        }
+        if has(b, "\"results\"")
+            && has(b, "\"configs\"")
+            && (has(b, "\"n-shot\"") || has(b, "\"versions\""))
+        {
+            return Some(EvalLogFileKind::LmEvalResults);
+        }
+    }
+    None
+}

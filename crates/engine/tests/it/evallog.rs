@@ -1,0 +1,352 @@
+//! Other tools' evaluation logs (`engine::evallog`): every real file under
+//! `../shared/data/eval-formats/` that a reader covers is read, and its recomputed headline numbers
+//! must equal the ones the log recorded (within 1e-9); the derived fixtures under
+//! `tests/fixtures/evallog/{ok,err}/` (written by `make_fixtures.py`) cover the archive's edge
+//! cases (zstd and deflate members, truncation, a bomb-like member, duplicates, no header, NaN).
+
+use std::fs;
+use std::path::Path;
+
+use evalboard_engine::evallog::archive::{Archive, Limits};
+use evalboard_engine::evallog::{self, EvalLogRead, EvalLogRun, Headline, SampleKey, Tool};
+use evalboard_engine::{InputFile, Severity};
+use evalboard_test_support::{cases, expect_file, fixture, read_folder, shared_data};
+
+const TOL: f64 = 1e-9;
+
+fn input(path: &Path, rel: &str) -> InputFile {
+    InputFile::new(rel, fs::read(path).unwrap())
+}
+
+fn read_shared(rels: &[&str]) -> Option<EvalLogRead> {
+    let mut files = Vec::new();
+    for rel in rels {
+        let path = shared_data(&format!("eval-formats/{rel}"))?;
+        files.push(input(&path, rel));
+    }
+    Some(evallog::read(&files).unwrap_or_else(|e| panic!("{rels:?}: {e}: {:?}", e.diagnostics)))
+}
+
+/// Every headline with a recorded number is recomputed and agrees; returns them for the
+/// per-file numbers below.
+fn check_headlines(run: &EvalLogRun) -> Vec<&Headline> {
+    let mut checked = Vec::new();
+    for h in &run.headlines {
+        println!(
+            "{:?} {}: recorded {:?} recomputed {:?} (n={}) {}",
+            run.files,
+            h.key.label(),
+            h.recorded,
+            h.recomputed,
+            h.n,
+            h.note.as_deref().unwrap_or("")
+        );
+        if h.recorded.is_some() {
+            assert!(
+                h.agrees(TOL),
+                "{:?}: {} recorded {:?} recomputed {:?} ({:?})",
+                run.files,
+                h.key.label(),
+                h.recorded,
+                h.recomputed,
+                h.note
+            );
+            checked.push(h);
+        }
+    }
+    assert!(!checked.is_empty(), "{:?}: no headline checked", run.files);
+    checked
+}
+
+fn headline<'a>(run: &'a EvalLogRun, label: &str) -> &'a Headline {
+    run.headlines
+        .iter()
+        .find(|h| h.key.label() == label)
+        .unwrap_or_else(|| panic!("no headline {label} in {:?}", run.files))
+}
+
+fn no_errors(read: &EvalLogRead) {
+    let errors: Vec<_> = read
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+#[test]
+fn inspect_generated_eval_zstd() {
+    let Some(read) = read_shared(&[
+        "inspect_ai/generated-0.3.285/2026-11-25T20-36-08-00-00_arith_BQpM8JFfU92qzZe9tDU2Q9.eval",
+    ]) else {
+        return;
+    };
+    no_errors(&read);
+    let run = &read.runs[0];
+    assert_eq!(run.tool, Tool::InspectAi);
+    assert_eq!(run.tool_version.as_deref(), Some("0.3.285"));
+    assert_eq!(run.samples.len(), 8);
+    let checked = check_headlines(run);
+    assert_eq!(checked.len(), 16);
+    let h = headline(run, "match[mean]/accuracy");
+    assert_eq!(h.recorded, Some(0.3333333333333333));
+    assert_eq!(h.n, 3);
+    let h = headline(run, "closeness[mean]/stderr");
+    assert!((h.recomputed.unwrap() - 0.1324023858785942).abs() < TOL);
+    assert_eq!(
+        run.primary.as_ref().map(|k| k.label()).as_deref(),
+        Some("match[mean]/accuracy")
+    );
+    // Sorted like Inspect: epoch, then int ids (zero-filled) before string ids.
+    let first: Vec<String> = run
+        .samples
+        .iter()
+        .take(4)
+        .map(|s| match &s.key {
+            SampleKey::Inspect { id, epoch } => format!("{}@{epoch}", id.label()),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(first, ["2@1", "add@1", "boom@1", "mul@1"]);
+    // `boom` errored: error kept, no scores; `2` has a NaN closeness in one epoch: unscored.
+    let boom = run.samples.iter().find(|s| s.error.is_some()).unwrap();
+    assert!(boom.scores.is_empty());
+    assert!(run
+        .samples
+        .iter()
+        .flat_map(|s| &s.scores)
+        .any(|e| e.scorer == "closeness" && e.reading.is_none()));
+}
+
+#[test]
+fn inspect_generated_json_with_nan() {
+    let Some(read) = read_shared(&[
+        "inspect_ai/generated-0.3.285/2026-11-25T20-36-12-00-00_arith_VVWPBMGtpotgvVsouiGCU7.json",
+    ]) else {
+        return;
+    };
+    no_errors(&read);
+    let run = &read.runs[0];
+    assert_eq!(run.samples.len(), 8);
+    assert_eq!(check_headlines(run).len(), 16);
+}
+
+#[test]
+fn inspect_chunked_eval() {
+    let Some(read) =
+        read_shared(&["inspect_ai/generated-0.3.285/chunked-parts/arith-chunked.eval"])
+    else {
+        return;
+    };
+    no_errors(&read);
+    let run = &read.runs[0];
+    assert_eq!(run.samples.len(), 8);
+    assert_eq!(check_headlines(run).len(), 16);
+}
+
+#[test]
+fn inspect_fixture_logs() {
+    for (rel, checked, samples) in [
+        ("inspect_ai/log_streaming.eval", 2, 4),
+        (
+            "inspect_ai/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval",
+            2,
+            10,
+        ),
+        ("inspect_ai/mmlu-summary-choices.eval", 2, 1),
+        ("inspect_ai/log_message_deduplication.eval", 2, 1),
+        ("inspect_ai/log_formats.json", 2, 1),
+        ("inspect_ai/2025-05-12T20-28-13-04-00_popularity.json", 2, 3),
+    ] {
+        let Some(read) = read_shared(&[rel]) else {
+            return;
+        };
+        no_errors(&read);
+        let run = &read.runs[0];
+        assert_eq!(run.samples.len(), samples, "{rel}");
+        assert_eq!(check_headlines(run).len(), checked, "{rel}");
+    }
+}
+
+#[test]
+fn lm_eval_generated_run() {
+    let dir = "lm-evaluation-harness/generated-0.4.13/toy-lookup-v1";
+    let Some(read) = read_shared(&[
+        &format!("{dir}/results_2026-11-25T20-38-20.566618.json"),
+        &format!("{dir}/samples_arith_gen_2026-11-25T20-38-20.566618.jsonl"),
+        &format!("{dir}/samples_arith_mc_2026-11-25T20-38-20.566618.jsonl"),
+    ]) else {
+        return;
+    };
+    no_errors(&read);
+    assert_eq!(read.runs.len(), 1);
+    let run = &read.runs[0];
+    assert_eq!(run.tool, Tool::LmEvaluationHarness);
+    assert_eq!(run.samples.len(), 15);
+    assert_eq!(check_headlines(run).len(), 10);
+    let h = headline(run, "arith_gen/exact_match[strict-match]/exact_match");
+    assert_eq!((h.recorded, h.n), (Some(0.6), 5));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Derived fixtures (tests/fixtures/evallog/make_fixtures.py)
+// ---------------------------------------------------------------------------------------------
+
+/// A case's read as text: runs (headlines, samples), file statuses, diagnostics.
+fn snapshot(read: &Result<EvalLogRead, evalboard_engine::accounting::LoadError>) -> String {
+    let mut out = String::new();
+    let (runs, files, diags) = match read {
+        Ok(r) => (&r.runs[..], &r.files, &r.diagnostics),
+        Err(e) => (&[][..], &e.files, &e.diagnostics),
+    };
+    for run in runs {
+        out += &format!(
+            "run {:?} status={:?} task={:?} model={:?} samples={}\n",
+            run.tool,
+            run.status,
+            run.task,
+            run.model,
+            run.samples.len()
+        );
+        for h in &run.headlines {
+            out += &format!(
+                "  {} recorded={:?} recomputed={:?} n={}\n",
+                h.key.label(),
+                h.recorded,
+                h.recomputed,
+                h.n
+            );
+        }
+        for s in &run.samples {
+            let scores: Vec<String> = s
+                .scores
+                .iter()
+                .map(|e| format!("{}={:?}->{:?}", e.score_name(), e.value, e.reading))
+                .collect();
+            out += &format!("  {:?} error={:?} {}\n", s.key, s.error, scores.join(" "));
+        }
+    }
+    for f in files {
+        out += &format!(
+            "file {} {:?} {:?} {:?}\n",
+            f.path, f.format, f.status, f.reason
+        );
+    }
+    for d in diags {
+        out += &format!("{d}\n");
+    }
+    out
+}
+
+#[test]
+fn fixture_cases() {
+    for case in cases("evallog") {
+        let files: Vec<InputFile> = read_folder(&case.dir.join("input"))
+            .into_iter()
+            .map(|(p, b)| InputFile::new(p, b))
+            .collect();
+        let read = evallog::read(&files);
+        if case.ok {
+            let r = read
+                .as_ref()
+                .unwrap_or_else(|e| panic!("{}: {e}", case.name));
+            assert!(
+                r.diagnostics.is_empty(),
+                "{}: {:?}",
+                case.name,
+                r.diagnostics
+            );
+            for run in &r.runs {
+                check_headlines(run);
+            }
+        } else {
+            let diags = match &read {
+                Ok(r) => &r.diagnostics,
+                Err(e) => &e.diagnostics,
+            };
+            assert!(
+                !diags.is_empty(),
+                "{}: an err case gives diagnostics",
+                case.name
+            );
+        }
+        expect_file(&case.dir.join("expected/read.txt"), &snapshot(&read));
+    }
+}
+
+fn fixture_bytes(case: &str) -> Vec<u8> {
+    fs::read(fixture(&format!("evallog/{case}/input/arith.eval"))).unwrap()
+}
+
+#[test]
+fn truncation_at_every_byte_never_panics() {
+    for case in ["ok/zstd_multiframe", "ok/deflate_stored_zip64"] {
+        let bytes = fixture_bytes(case);
+        for cut in 0..bytes.len() {
+            let f = InputFile::new("cut.eval", bytes[..cut].to_vec());
+            // Errors or partial runs are both fine; a panic fails the test.
+            let _ = evallog::read(&[f]);
+        }
+    }
+}
+
+#[test]
+fn every_byte_flipped_never_panics() {
+    let bytes = fixture_bytes("ok/zstd_multiframe");
+    for at in 0..bytes.len() {
+        let mut b = bytes.clone();
+        b[at] ^= 0xFF;
+        let _ = evallog::read(&[InputFile::new("flip.eval", b)]);
+    }
+}
+
+#[test]
+fn output_cap_refuses_members_instead_of_allocating() {
+    let bytes = fixture_bytes("ok/zstd_multiframe");
+    // Full caps: every member reads.
+    let archive = Archive::parse(&bytes, Limits::default()).unwrap();
+    for e in &archive.entries {
+        archive.read(e).unwrap();
+    }
+    // An absolute cap below the header's size: that member is refused, not decompressed.
+    let tight = Limits {
+        absolute: 1000,
+        ..Limits::default()
+    };
+    let archive = Archive::parse(&bytes, tight).unwrap();
+    let header = archive.get("header.json").unwrap();
+    let err = archive.read(header).unwrap_err();
+    assert!(err.contains("exceeds the cap"), "{err}");
+    // The bomb fixture: a few KB of zstd that would inflate to 64 MiB, over input × 1100.
+    let bomb = fixture_bytes("err/bomb_member");
+    let archive = Archive::parse(&bomb, Limits::default()).unwrap();
+    assert!(archive.cap() < 64 << 20);
+    let member = archive.get("samples/bomb_epoch_1.json").unwrap();
+    assert_eq!(member.uncompressed_size, 0xFFFF_FFF0);
+    assert!(archive
+        .read(member)
+        .unwrap_err()
+        .contains("exceeds the cap"));
+}
+
+#[test]
+fn duplicate_members_resolve_to_the_last_entry() {
+    let bytes = fixture_bytes("err/duplicate_member");
+    let archive = Archive::parse(&bytes, Limits::default()).unwrap();
+    assert_eq!(archive.duplicates, ["samples/b_epoch_1.json"]);
+    let read = evallog::read(&[InputFile::new("d.eval", bytes)]).unwrap();
+    let b = read.runs[0]
+        .samples
+        .iter()
+        .find(|s| matches!(&s.key, SampleKey::Inspect { id, .. } if id.label() == "b"))
+        .unwrap();
+    // The appended (last) entry says "I"; the first one said "C".
+    assert_eq!(
+        b.scores
+            .iter()
+            .find(|e| e.scorer == "match")
+            .unwrap()
+            .reading,
+        Some(0.0)
+    );
+}
