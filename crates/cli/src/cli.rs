@@ -194,7 +194,9 @@ fn parse_gate(s: &str) -> Result<(String, f64), String> {
     let v: f64 = v
         .trim()
         .parse()
-        .map_err(|_| format!("{k}: {v:?} is not a number"))?;
+        .ok()
+        .filter(|x: &f64| x.is_finite())
+        .ok_or_else(|| format!("{k}: {v:?} is not a finite number"))?;
     Ok((k.trim().to_string(), v))
 }
 

@@ -6,6 +6,7 @@
 //! items keyed `[id]` (judged by the eval-set scorer `--profile` names, `v1` by default),
 //! code-generation messages keyed `[session_id, message_index]` (judged by execution success).
 
+use crate::term::{errln, out};
 use anyhow::{bail, Result};
 use evalboard_engine::compare::{CompareOptions, Flip, PairedItem};
 use evalboard_engine::family::{detect_family, Family};
@@ -97,7 +98,7 @@ pub fn run(a: DiffArgs) -> Result<u8> {
     for (pair, meta) in scored.windows(2).zip(metas.windows(2)) {
         let cmp = run::compare(pair[0].as_ref(), pair[1].as_ref(), &compare)?;
         for w in &cmp.warnings {
-            eprintln!("warning: {w}");
+            errln!("warning: {w}");
         }
         diffs.push(Diff {
             cmp,
@@ -109,7 +110,7 @@ pub fn run(a: DiffArgs) -> Result<u8> {
         if a.json {
             println!("{}", serde_json::to_string_pretty(&diff.to_json())?);
         } else {
-            print!("{}", human(diff, true));
+            out!("{}", human(diff, true));
         }
     } else if a.json {
         let out = json!({
@@ -118,17 +119,17 @@ pub fn run(a: DiffArgs) -> Result<u8> {
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print!("{}", human_series(&diffs, &metas));
+        out!("{}", human_series(&diffs, &metas));
     }
     for d in &diffs {
         if let Some(note) = &d.note {
-            eprintln!("{note}");
+            errln!("{note}");
         }
     }
     let mut code = 0;
     if let Some(n) = max_regressions {
         for d in diffs.iter().filter(|d| d.stats.flips.regressed > n) {
-            eprintln!(
+            errln!(
                 "FAIL {} regressions > {n} (--fail-on-regression){}",
                 d.stats.flips.regressed,
                 if diffs.len() > 1 {

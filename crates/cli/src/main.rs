@@ -8,6 +8,7 @@ mod diff;
 use evalboard_cli::fsio;
 mod report;
 mod score;
+mod term;
 mod validate;
 
 /// mimalloc: a run's model is millions of small allocations, and glibc's malloc spent about a
@@ -45,7 +46,7 @@ fn main() -> ExitCode {
     match code {
         Ok(c) => ExitCode::from(c),
         Err(e) => {
-            eprintln!("evalboard: error: {e:#}");
+            term::errln!("evalboard: error: {e:#}");
             ExitCode::from(2)
         }
     }

@@ -1,6 +1,7 @@
 //! `evalboard report`: score run folders (as `score` does) and write one self-contained HTML
 //! report, optionally comparing every run with a baseline.
 
+use crate::term::errln;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -104,7 +105,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         options,
     });
     std::fs::write(&a.out, &html).with_context(|| format!("cannot write {out}"))?;
-    eprintln!("wrote {out} ({} bytes)", html.len());
+    errln!("wrote {out} ({} bytes)", html.len());
     Ok(0)
 }
 

@@ -1,6 +1,7 @@
 //! `evalboard score`: load → score → aggregate → write, for one or more run folders, through the
 //! engine's one dispatch (`evalboard_engine::run`).
 
+use crate::term::{errln, outln};
 use std::cell::OnceCell;
 use std::path::Path;
 
@@ -95,14 +96,14 @@ impl Settings {
             Ok(r) => r,
             Err(e) => {
                 for d in &e.diagnostics {
-                    eprintln!("{d}");
+                    errln!("{d}");
                 }
                 anyhow::bail!("{}", e.message);
             }
         };
         let reference = read.map(|(r, diags)| {
             for d in &diags {
-                eprintln!("{d}");
+                errln!("{d}");
             }
             r
         });
@@ -149,24 +150,24 @@ fn score_read(
         Err(e) => {
             for f in &e.files {
                 if let Some(r) = &f.reason {
-                    eprintln!("{dir}/{}: skipped: {r}", f.path);
+                    errln!("{dir}/{}: skipped: {r}", f.path);
                 }
             }
             for d in &e.diagnostics {
-                eprintln!("{dir}/{d}");
+                errln!("{dir}/{d}");
             }
-            eprintln!("evalboard: error: {dir}: {}", e.message);
+            errln!("evalboard: error: {dir}: {}", e.message);
             return None;
         }
     };
     let scored = run::score(read, settings, fsio::threads());
     let r = scored.as_ref();
     for d in r.diagnostics() {
-        eprintln!("{dir}/{d}");
+        errln!("{dir}/{d}");
     }
     print_skipped(dir, scored.files());
     if let Some(why) = r.note() {
-        eprintln!("{dir}: {why}");
+        errln!("{dir}: {why}");
     }
     Some(scored)
 }
@@ -175,7 +176,7 @@ fn score_read(
 fn print_skipped(run: &str, files: &[accounting::InputFileReport]) {
     for f in files {
         if let (accounting::FileStatus::Skipped, Some(r)) = (f.status, &f.reason) {
-            eprintln!("{run}/{}: skipped: {r}", f.path);
+            errln!("{run}/{}: skipped: {r}", f.path);
         }
     }
 }
@@ -234,15 +235,15 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
             for (name, text) in &o.files {
                 fsio::write(&dir, name, text)?;
             }
-            eprintln!("wrote {} files to {}", o.files.len(), dir.display());
+            errln!("wrote {} files to {}", o.files.len(), dir.display());
         }
     }
     if !a.json && a.out.is_none() {
         for o in &outputs {
-            println!("{}", o.name);
+            outln!("{}", o.name);
             let w = o.table.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
             for (k, v) in &o.table {
-                println!("  {k:<w$}  {v}");
+                outln!("  {k:<w$}  {v}");
             }
         }
     }
@@ -253,16 +254,16 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
             match o.statistics.get(metric) {
                 None => bail!("--fail-under: unknown metric {metric:?} (a statistics.json key)"),
                 Some(serde_json::Value::Null) => {
-                    eprintln!("FAIL {}: {metric} is null (< {min})", o.name);
+                    errln!("FAIL {}: {metric} is null (< {min})", o.name);
                     failed = true;
                 }
                 Some(v) => match v.as_f64() {
                     None => bail!("--fail-under: metric {metric:?} is not a number"),
                     Some(x) if x < *min => {
-                        eprintln!("FAIL {}: {metric} = {x} < {min}", o.name);
+                        errln!("FAIL {}: {metric} = {x} < {min}", o.name);
                         failed = true;
                     }
-                    Some(x) => eprintln!("ok   {}: {metric} = {x} >= {min}", o.name),
+                    Some(x) => errln!("ok   {}: {metric} = {x} >= {min}", o.name),
                 },
             }
         }

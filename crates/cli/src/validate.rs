@@ -1,6 +1,7 @@
 //! `evalboard validate <FILE>`: check a ConvFinQA dataset by executing every turn_program, or an
 //! answer-correctness eval set (JSONL) for schema, unique ids, size and composition.
 
+use crate::term::out;
 use anyhow::{Context, Result};
 use evalboard_engine::evalset::validate::{
     validate_evalset, EvalsetValidateReport, DEFAULT_MIN_ITEMS,
@@ -56,7 +57,7 @@ pub fn run(a: ValidateArgs) -> Result<u8> {
         if a.json {
             println!("{}", serde_json::to_string_pretty(&report)?);
         } else {
-            print!("{}", human_evalset(&report));
+            out!("{}", human_evalset(&report));
         }
         return Ok(report.exit_code().clamp(0, 2) as u8);
     }
@@ -64,7 +65,7 @@ pub fn run(a: ValidateArgs) -> Result<u8> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", human(&report));
+        out!("{}", human(&report));
     }
     Ok(report.exit_code().clamp(0, 2) as u8)
 }

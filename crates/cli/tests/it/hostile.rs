@@ -64,3 +64,118 @@ fn python_nested_a_million_levels_is_invalid_code_not_a_crash() {
     });
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A conversation that failed as a whole and declares a hundred million turns (a 150-byte file)
+/// counts as [`MAX_DECLARED_TURNS`] wrong turns with a warning: the count sizes no allocation.
+#[test]
+fn declared_turn_counts_size_nothing_beyond_the_cap() {
+    use evalboard_engine::numeric_qa::read::MAX_DECLARED_TURNS;
+    let root = std::env::temp_dir().join(format!("eb-hostile-count-{}", std::process::id()));
+    let cases = [
+        // results.json: the failed conversation has no turn of its own, so its declared count
+        // would decide.
+        (
+            "results",
+            "results.json",
+            r#"[{"example_id":"c1","model":"m","features":{"num_dialogue_turns":100000000},"num_turns":100000000,"turns":[],"error":"timeout"}]"#,
+            MAX_DECLARED_TURNS,
+        ),
+        // A QA JSONL conversation-error line: no turn of its own either.
+        (
+            "jsonl",
+            "run.jsonl",
+            "{\"conversation_id\":\"c1\",\"turn_idx\":0,\"conversation_error\":\"timeout\",\"features\":{\"num_dialogue_turns\":100000000}}\n",
+            MAX_DECLARED_TURNS,
+        ),
+    ];
+    for (name, file, text, turns) in cases {
+        let dir = run_folder(&root, name, &[(file, text.to_string())]);
+        let (code, out, err) = evalboard(&[Path::new("score"), &dir, Path::new("--json")]);
+        assert_eq!(code, 0, "{name}: {err}");
+        let stats: serde_json::Value = serde_json::from_str(&out).expect("statistics");
+        assert_eq!(stats["total_turns"], turns, "{name}: {out}");
+        assert!(
+            err.contains("declares 100000000 turns: counted as 1000 wrong turns"),
+            "{name}: {err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// A gate that is not a finite number would always pass (`x < NaN` is false): it is a usage error.
+#[test]
+fn a_gate_that_is_not_a_number_is_refused() {
+    let run = evalboard_test_support::workspace_root().join("demo/o3");
+    for gate in [
+        "numerical_accuracy=NaN",
+        "numerical_accuracy=nan",
+        "numerical_accuracy=-inf",
+    ] {
+        let (code, _, err) = evalboard(&[
+            Path::new("score"),
+            &run,
+            Path::new("--fail-under"),
+            Path::new(gate),
+        ]);
+        assert_eq!(code, 2, "{gate}: {err}");
+        assert!(err.contains("is not a finite number"), "{gate}: {err}");
+    }
+    let (code, _, err) = evalboard(&[
+        Path::new("score"),
+        &run,
+        Path::new("--fail-under"),
+        Path::new("numerical_accuracy=0.1"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// Terminal control sequences in answers, ids and file names are printed as escapes in every
+/// human-readable output (`diff`, `score`'s table and warnings), never sent to the terminal.
+#[test]
+fn control_sequences_in_runs_are_printed_as_escapes() {
+    let root = std::env::temp_dir().join(format!("eb-hostile-term-{}", std::process::id()));
+    let evil = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m\u{202e}";
+    let line = |id: &str, predicted: &str| {
+        serde_json::json!({
+            "conversation_id": id, "turn_idx": 0, "question": evil,
+            "expected": "1", "predicted": predicted,
+        })
+        .to_string()
+            + "\n"
+    };
+    // The second conversation's id and the file name carry the sequences too.
+    let a = run_folder(
+        &root,
+        "a",
+        &[(
+            "run\u{1b}[31m.jsonl",
+            line("c1", "1") + &line(&format!("c2{evil}"), "1"),
+        )],
+    );
+    let b = run_folder(
+        &root,
+        "b",
+        &[(
+            "run.jsonl",
+            line("c1", &format!("2{evil}")) + &line(&format!("c2{evil}"), "1"),
+        )],
+    );
+    for args in [
+        vec![Path::new("diff"), &a, &b],
+        vec![Path::new("score"), &a, &b],
+        vec![Path::new("validate"), &a],
+    ] {
+        let (_, out, err) = evalboard(&args);
+        for (stream, text) in [("stdout", &out), ("stderr", &err)] {
+            assert!(
+                !text
+                    .chars()
+                    .any(|c| c != '\n' && c != '\t' && (c.is_control() || c == '\u{202e}')),
+                "{args:?} {stream}: {text:?}"
+            );
+        }
+    }
+    let (_, out, _) = evalboard(&[Path::new("diff"), &a, &b]);
+    assert!(out.contains("\\x1b]0;pwned\\x07"), "{out}");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -1,6 +1,6 @@
-//! Evaluation logs of other tools (issue 16), read as those tools write them: Inspect AI (`.eval`
+//! Evaluation logs of other tools, read as those tools write them: Inspect AI (`.eval`
 //! zip and `.json`), lm-evaluation-harness (`results_*.json` + `samples_*.jsonl`); promptfoo,
-//! OpenAI Evals and HELM files are recognised (`sniff`) but not read yet. Not yet registered in
+//! OpenAI Evals and HELM files are recognised (`sniff`) but not read yet. Not registered in
 //! [`crate::run`] / [`crate::family::Family`].
 //!
 //! Pipeline:

@@ -450,7 +450,7 @@ pub fn assemble_qa_run(
         datasets.insert(0, ds);
     }
     join_datasets(&mut convs, &datasets, &mut diags);
-    materialize_failed_conversations(&mut convs);
+    materialize_failed_conversations(&mut convs, &mut diags);
 
     run.conversations = convs;
     run.files = files;
@@ -514,7 +514,7 @@ pub fn join_datasets(
         }
         // Failed conversations get their questions and answers from the dataset.
         if conv.failure.is_some() && conv.turns.is_empty() {
-            for i in 0..conv.expected_turns() as usize {
+            for i in 0..declared_turns(conv, diags) {
                 conv.turns.push(QaTurn {
                     turn_idx: i as u32,
                     question: dc.questions.get(i).cloned().unwrap_or_default(),
@@ -560,12 +560,41 @@ fn failed_turn(conv: &QaConversation, i: usize) -> QaTurn {
     }
 }
 
-/// A conversation that failed as a whole counts as `num_dialogue_turns` wrong turns (doc profile),
-/// each carrying the failure as its error. Turns already filled from a dataset are kept.
-fn materialize_failed_conversations(convs: &mut [QaConversation]) {
+/// The most turns a conversation that failed as a whole is counted as when no dataset says how
+/// many it has: a count declared in the input (`num_turns`, `num_dialogue_turns`) sizes nothing
+/// beyond this. ConvFinQA dialogues have at most a dozen turns.
+pub const MAX_DECLARED_TURNS: usize = 1000;
+
+/// The turn count a conversation declares (`num_turns`, `num_dialogue_turns`), trusted up to
+/// [`MAX_DECLARED_TURNS`]; a larger count is a warning and counts as the cap.
+fn declared_turns(conv: &QaConversation, diags: &mut Vec<Diagnostic>) -> usize {
+    let declared = conv.expected_turns() as usize;
+    if declared <= MAX_DECLARED_TURNS {
+        return declared;
+    }
+    let mut d = Diagnostic::warning(
+        &*conv.source.file,
+        conv.source.line,
+        format!(
+            "conversation {:?} failed and declares {declared} turns: counted as \
+             {MAX_DECLARED_TURNS} wrong turns (no conversation has more)",
+            conv.id
+        ),
+    );
+    if let Some(r) = conv.source.record {
+        d = d.with_record(format!("record {r}"));
+    }
+    diags.push(d);
+    MAX_DECLARED_TURNS
+}
+
+/// A conversation that failed as a whole counts as its declared turns ([`declared_turns`], at
+/// least one), wrong (doc profile), each carrying the failure as its error. Turns already filled
+/// from a dataset are kept.
+fn materialize_failed_conversations(convs: &mut [QaConversation], diags: &mut Vec<Diagnostic>) {
     for conv in convs.iter_mut() {
         if conv.failure.is_some() && conv.turns.is_empty() {
-            let n = conv.expected_turns().max(1) as usize;
+            let n = declared_turns(conv, diags).max(1);
             conv.turns = (0..n).map(|i| failed_turn(conv, i)).collect();
         }
     }
