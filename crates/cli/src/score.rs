@@ -19,6 +19,8 @@ struct Outputs {
     name: String,
     statistics: serde_json::Value,
     files: Vec<(String, String)>,
+    /// What writing the files found, printed beside them.
+    diagnostics: Vec<evalboard_engine::Diagnostic>,
     table: Vec<(String, String)>,
 }
 
@@ -200,6 +202,7 @@ fn outputs(run: RunRef) -> Outputs {
         name: run.name().to_string(),
         statistics: out.statistics,
         files: out.files,
+        diagnostics: out.diagnostics,
         table,
     }
 }
@@ -234,6 +237,9 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
             };
             for (name, text) in &o.files {
                 fsio::write(&dir, name, text)?;
+            }
+            for d in &o.diagnostics {
+                errln!("{}/{d}", dir.display());
             }
             errln!("wrote {} files to {}", o.files.len(), dir.display());
         }

@@ -11,6 +11,7 @@
 pub mod accounting;
 pub mod codegen;
 pub mod compare;
+pub mod csv_cell;
 pub mod diag;
 pub mod evallog;
 pub mod evalset;

@@ -2,6 +2,7 @@
 //! document's column names plus one column per scorer (named as the scorer table names it). Booleans are `true`/`false`, empty
 //! cells mean "not available", line ends are `\n`.
 
+use evalboard_engine::csv_cell::neutralize;
 use evalboard_engine::numeric_qa::aggregate::doc::{conversation_type, Mean};
 use evalboard_engine::numeric_qa::aggregate::{ERRORS_HEADER, VALIDATION_HEADER};
 use evalboard_engine::numeric_qa::model::{QaConversation, QaTurn, RawValue};
@@ -123,7 +124,7 @@ pub fn turns_csv(s: &ScoredQaRun) -> String {
             opt(t.error.as_ref().map(|e| e.message.as_str())),
             opt(a.reason.as_deref()),
         ];
-        let _ = w.write_record(&rec);
+        let _ = w.write_record(rec.iter().map(|c| neutralize(c).into_owned()));
     }
     finish(w)
 }
@@ -256,7 +257,7 @@ pub fn summary_csv(s: &ScoredQaRun) -> String {
             ob(c.features.has_duplicate_columns),
             ob(c.features.has_non_numeric_values),
         ];
-        let _ = w.write_record(&rec);
+        let _ = w.write_record(rec.iter().map(|c| neutralize(c).into_owned()));
     }
     finish(w)
 }
@@ -286,7 +287,7 @@ pub fn errors_csv(s: &ScoredQaRun) -> String {
                 .map(|v| v.to_string())
                 .unwrap_or_default(),
         ];
-        let _ = w.write_record(&rec);
+        let _ = w.write_record(rec.iter().map(|c| neutralize(c).into_owned()));
     }
     finish(w)
 }
@@ -314,7 +315,7 @@ pub fn validation_csv(s: &ScoredQaRun) -> String {
                     join(&log.failed_steps),
                     join(&log.issues),
                 ];
-                let _ = w.write_record(&rec);
+                let _ = w.write_record(rec.iter().map(|c| neutralize(c).into_owned()));
             }
         }
     }

@@ -52,15 +52,18 @@ pub fn run_outputs_in<const FAMILIES: evalboard_engine::run::FamilySet>(
                     .into_iter()
                     .map(|(n, t)| (n.to_string(), t))
                     .collect(),
+                diagnostics: out.diagnostics,
             }
         }
         RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => RunFiles {
             statistics: codegen_statistics(&l.scored),
             files: codegen_files(&l.scored),
+            diagnostics: Vec::new(),
         },
         RunRef::Evalset(_, s) if has(FAMILIES, Family::Evalset) => RunFiles {
             statistics: evalset_statistics(s),
             files: evalset_files(s),
+            diagnostics: Vec::new(),
         },
         _ => return None,
     })
@@ -71,4 +74,6 @@ pub fn run_outputs_in<const FAMILIES: evalboard_engine::run::FamilySet>(
 pub struct RunFiles {
     pub statistics: serde_json::Value,
     pub files: Vec<(String, String)>,
+    /// What writing the files found (the compat profile's CSV cells that start like formulas).
+    pub diagnostics: Vec<evalboard_engine::Diagnostic>,
 }

@@ -10,6 +10,8 @@ use crate::csvs;
 pub struct RunOutputs {
     pub statistics: serde_json::Value,
     pub files: Vec<(&'static str, String)>,
+    /// What writing the files found (the compat profile's CSV cells that start like formulas).
+    pub diagnostics: Vec<evalboard_engine::Diagnostic>,
 }
 
 impl RunOutputs {
@@ -43,6 +45,7 @@ pub fn qa_outputs(s: &ScoredQaRun) -> RunOutputs {
                     ("errors.csv", csvs::errors_csv(s)),
                     ("validation.csv", csvs::validation_csv(s)),
                 ],
+                diagnostics: Vec::new(),
             }
         }
         Profile::Fa2 => {
@@ -58,6 +61,7 @@ pub fn qa_outputs(s: &ScoredQaRun) -> RunOutputs {
                     ("errors.csv", out.errors_csv),
                     ("validation.csv", out.validation_csv),
                 ],
+                diagnostics: out.diagnostics,
             }
         }
     }

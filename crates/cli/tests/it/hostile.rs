@@ -179,3 +179,80 @@ fn control_sequences_in_runs_are_printed_as_escapes() {
     assert!(out.contains("\\x1b]0;pwned\\x07"), "{out}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Answers and ids that a spreadsheet would run as formulas are written with a leading `'` in
+/// every CSV of the doc profile; numbers keep their sign. The financial-agent-2 profile keeps the
+/// original system's bytes and names each such cell in a warning.
+#[test]
+fn csv_cells_that_start_formulas_are_neutralised() {
+    let root = std::env::temp_dir().join(format!("eb-hostile-csv-{}", std::process::id()));
+    let line = |turn: u32, id: &str, predicted: &str| {
+        serde_json::json!({
+            "conversation_id": id, "turn_idx": turn, "question": "=1+1",
+            "expected": "-3.5", "predicted": predicted,
+        })
+        .to_string()
+            + "\n"
+    };
+    let text = line(0, "=HYPERLINK(\"http://evil\",\"x\")", "@SUM(A1)")
+        + &line(1, "=HYPERLINK(\"http://evil\",\"x\")", "-2+3")
+        + &line(2, "=HYPERLINK(\"http://evil\",\"x\")", "-3.5");
+    let run = run_folder(&root, "run", &[("run.jsonl", text)]);
+    let out = root.join("out");
+    let (code, _, err) = evalboard(&[Path::new("score"), &run, Path::new("--out"), &out]);
+    assert_eq!(code, 0, "{err}");
+    let turns = std::fs::read_to_string(out.join("turns.csv")).expect("turns.csv");
+    let mut rows = csv::Reader::from_reader(turns.as_bytes());
+    let header = rows.headers().expect("header").clone();
+    let col = |name: &str| header.iter().position(|h| h == name).expect(name);
+    let cells: Vec<csv::StringRecord> = rows.records().map(|r| r.expect("a row")).collect();
+    for r in &cells {
+        assert!(
+            r[col("conversation_id")].starts_with("'=HYPERLINK"),
+            "{r:?}"
+        );
+        assert_eq!(&r[col("question")], "'=1+1");
+        assert_eq!(
+            &r[col("expected_answer")],
+            "-3.5",
+            "a number keeps its sign"
+        );
+    }
+    let answers: Vec<&str> = cells.iter().map(|r| &r[col("actual_answer")]).collect();
+    assert_eq!(answers, ["'@SUM(A1)", "'-2+3", "-3.5"]);
+    // No file the doc profile writes has a cell that starts a formula.
+    for f in ["summary.csv", "turns.csv", "errors.csv", "validation.csv"] {
+        let text = std::fs::read_to_string(out.join(f)).expect(f);
+        for r in csv::Reader::from_reader(text.as_bytes()).records() {
+            let r = r.expect("a row");
+            assert!(
+                r.iter().all(|c| !evalboard_engine::csv_cell::is_formula(c)),
+                "{f}: {r:?}"
+            );
+        }
+    }
+
+    let compat = root.join("compat");
+    let (code, _, err) = evalboard(&[
+        Path::new("score"),
+        &run,
+        Path::new("--profile"),
+        Path::new("financial-agent-2"),
+        Path::new("--out"),
+        &compat,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let turns = std::fs::read_to_string(compat.join("turns.csv")).expect("turns.csv");
+    assert!(
+        turns.contains("@SUM(A1)") && !turns.contains("'@SUM"),
+        "{turns}"
+    );
+    assert!(
+        err.contains(
+            "turns.csv:2: warning: column conversation_id starts like a spreadsheet formula"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("column actual_answer"), "{err}");
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -4,8 +4,8 @@
 //! [`crate::run`] / [`crate::family::Family`].
 //!
 //! Pipeline:
-//! 1. [`sniff`]: each file's kind by content ([`sniff::EvalLogFileKind`]).
-//! 2. [`read`]: one run per log (an lm-eval results file with its samples files is one run);
+//! 1. [`sniff()`]: each file's kind by content ([`sniff::EvalLogFileKind`]).
+//! 2. [`read()`]: one run per log (an lm-eval results file with its samples files is one run);
 //!    every file accounted for ([`crate::accounting`]); bad input is [`crate::diag::Diagnostic`]s,
 //!    `Err` only when nothing is usable.
 //!    - [`archive`]: a bounded zip reader (central directory, zip64, stored / deflate / zstd

@@ -865,13 +865,82 @@ pub fn write_outputs(run: &QaRun, opts: &Fa2Options) -> Fa2Outputs {
         ));
     }
     let statistics_json = statistics_json(run, &traces, opts, &mut diagnostics);
-    Fa2Outputs {
+    let out = Fa2Outputs {
         statistics_json,
         summary_csv: summary_csv(&traces),
         turns_csv: turns_csv(&traces),
         errors_csv: errors_csv(&traces),
         validation_csv: validation_csv(&traces),
-        diagnostics,
+        diagnostics: Vec::new(),
+    };
+    let mut formulas = FormulaCells::default();
+    for (file, text) in [
+        ("summary.csv", &out.summary_csv),
+        ("turns.csv", &out.turns_csv),
+        ("errors.csv", &out.errors_csv),
+        ("validation.csv", &out.validation_csv),
+    ] {
+        formulas.scan(file, text, &mut diagnostics);
+    }
+    formulas.finish(&mut diagnostics);
+    Fa2Outputs { diagnostics, ..out }
+}
+
+/// The compat CSVs keep the original system's bytes, so a cell a spreadsheet would run as a
+/// formula ([`crate::csv_cell::is_formula`]) is kept, and named in a warning (the first
+/// [`FormulaCells::SHOWN`]; then how many more).
+#[derive(Default)]
+struct FormulaCells {
+    found: usize,
+}
+
+impl FormulaCells {
+    const SHOWN: usize = 20;
+
+    fn scan(&mut self, file: &str, text: &str, diags: &mut Vec<Diagnostic>) {
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .flexible(true)
+            .from_reader(text.as_bytes());
+        let header: Vec<String> = reader
+            .headers()
+            .map(|h| h.iter().map(str::to_string).collect())
+            .unwrap_or_default();
+        for record in reader.records().flatten() {
+            let line = record.position().map(|p| p.line() as u32);
+            for (col, cell) in record.iter().enumerate() {
+                if !crate::csv_cell::is_formula(cell) {
+                    continue;
+                }
+                self.found += 1;
+                if self.found <= Self::SHOWN {
+                    let column = header.get(col).map_or("?", String::as_str);
+                    let shown: String = cell.chars().take(40).collect();
+                    diags.push(Diagnostic::warning(
+                        file,
+                        line,
+                        format!(
+                            "column {column} starts like a spreadsheet formula ({shown:?}); kept \
+                             as the financial-agent-2 system writes it (the doc profile prefixes \
+                             such cells with ')"
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn finish(self, diags: &mut Vec<Diagnostic>) {
+        if self.found > Self::SHOWN {
+            diags.push(Diagnostic::warning(
+                "",
+                None,
+                format!(
+                    "{} more CSV cells start like spreadsheet formulas",
+                    self.found - Self::SHOWN
+                ),
+            ));
+        }
     }
 }
 
