@@ -139,39 +139,10 @@ pub fn clip(s: &str, max: usize) -> String {
     }
 }
 
-/// `s` is a decimal number as `f64::from_str` reads it: an optional sign, digits with at most
-/// one `.` (at least one digit in all), an optional exponent (`e`/`E`, optional sign, digits).
-/// `inf` and `nan`, which `from_str` also takes, are not. The page checks the grammar here and
-/// lets the browser parse (`browser::parse_number`), so it links no float parser.
-pub fn is_decimal(s: &str) -> bool {
-    let b = s.as_bytes();
-    let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
-    let digits = |i: &mut usize| {
-        let start = *i;
-        while b.get(*i).is_some_and(u8::is_ascii_digit) {
-            *i += 1;
-        }
-        *i - start
-    };
-    let mut n = digits(&mut i);
-    if b.get(i) == Some(&b'.') {
-        i += 1;
-        n += digits(&mut i);
-    }
-    if n == 0 {
-        return false;
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        if digits(&mut i) == 0 {
-            return false;
-        }
-    }
-    i == b.len()
-}
+/// `s` is a decimal number as `f64::from_str` reads it (no `inf`, no `nan`). The page checks
+/// the grammar here and lets the browser parse (`browser::parse_number`), so it links no float
+/// parser.
+pub use evalboard_engine::csv_cell::is_decimal;
 
 #[cfg(test)]
 mod tests {

@@ -24,10 +24,16 @@ pub fn neutralize(cell: &str) -> Cow<'_, str> {
     }
 }
 
-/// A decimal number: optional sign, digits with an optional fraction (or a fraction alone), an
-/// optional exponent, an optional `%` (a spreadsheet reads `-21.1%` as a number too). Nothing
-/// else (no spaces, no `inf`, no thousands separators).
+/// A number a spreadsheet reads as one: a decimal number ([`is_decimal`]), optionally with a
+/// trailing `%` (`-21.1%`).
 fn is_number(s: &str) -> bool {
+    is_decimal(s.strip_suffix('%').unwrap_or(s))
+}
+
+/// `s` is a decimal number as `f64::from_str` reads it: an optional sign, digits with at most
+/// one `.` (at least one digit in all), an optional exponent (`e`/`E`, optional sign, digits).
+/// `inf` and `nan`, which `from_str` also takes, are not; nor are spaces or thousands separators.
+pub fn is_decimal(s: &str) -> bool {
     let b = s.as_bytes();
     let mut i = usize::from(matches!(b.first(), Some(b'+' | b'-')));
     let digits = |i: &mut usize| {
@@ -37,13 +43,12 @@ fn is_number(s: &str) -> bool {
         }
         *i - start
     };
-    let whole = digits(&mut i);
-    let mut fraction = 0;
+    let mut n = digits(&mut i);
     if b.get(i) == Some(&b'.') {
         i += 1;
-        fraction = digits(&mut i);
+        n += digits(&mut i);
     }
-    if whole + fraction == 0 {
+    if n == 0 {
         return false;
     }
     if matches!(b.get(i), Some(b'e' | b'E')) {
@@ -54,9 +59,6 @@ fn is_number(s: &str) -> bool {
         if digits(&mut i) == 0 {
             return false;
         }
-    }
-    if b.get(i) == Some(&b'%') {
-        i += 1;
     }
     i == b.len()
 }
