@@ -27,7 +27,7 @@ after(async () => { await browser?.close(); });
 /** Runs `evalboard report` and returns the written file's path. */
 function report(name, args) {
   const out = path.join(OUT, `${name}.html`);
-  cli(['report', ...args, '--generated-at', '2025-01-01T00:00:00Z', '-o', out]);
+  cli(['report', ...args, '--generated-at', '2025-01-01T00:00:00Z', '-o', out, '--force']);
   return out;
 }
 

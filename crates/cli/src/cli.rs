@@ -88,9 +88,13 @@ pub struct ScoreArgs {
     pub runs: Vec<PathBuf>,
     #[command(flatten)]
     pub settings: SettingsArgs,
-    /// Write the output files here (one subfolder per run when several runs are given).
+    /// Write the output files here (one subfolder per run when several runs are given). Never
+    /// into a run folder being read; existing files are kept unless --force.
     #[arg(short = 'o', long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Replace output files that exist already (never a run's input files).
+    #[arg(long)]
+    pub force: bool,
     /// Print statistics.json (an array for several runs).
     #[arg(long)]
     pub json: bool,
@@ -120,9 +124,13 @@ pub struct ReportArgs {
     /// Generation time written into the report [default: SOURCE_DATE_EPOCH, else now].
     #[arg(long, value_name = "TIME")]
     pub generated_at: Option<String>,
-    /// The HTML file to write.
+    /// The HTML file to write (never into a run folder being read; an existing file is kept
+    /// unless --force).
     #[arg(short = 'o', long, value_name = "FILE.html")]
     pub out: PathBuf,
+    /// Replace the HTML file if it exists already.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `evalboard validate`.

@@ -6,8 +6,8 @@
 //! items keyed `[id]` (judged by the eval-set scorer `--profile` names, `v1` by default),
 //! code-generation messages keyed `[session_id, message_index]` (judged by execution success).
 
-use crate::term::{errln, out};
 use anyhow::{bail, Result};
+use evalboard_cli::{errln, out};
 use evalboard_engine::compare::{CompareOptions, Flip, PairedItem};
 use evalboard_engine::family::{detect_family, Family};
 use evalboard_engine::numeric_qa::compare::{canonical_scorer, QaCompareError};

@@ -1,5 +1,7 @@
-//! The only place the CLI touches the file system for input: a run folder (or a single file)
-//! becomes the engine's (relative path, bytes) pairs.
+//! The only place the CLI touches the file system: a run folder (or a single file) becomes the
+//! engine's (relative path, bytes) pairs, and output files are written as a set
+//! ([`OutputSet`]) that never writes over an input, never escapes its folder, and is complete
+//! or absent.
 
 use std::cell::RefCell;
 use std::io::Read;
@@ -31,6 +33,16 @@ struct Listing {
     dirs: Vec<PathBuf>,
     /// Sorted by relative path.
     files: Vec<Listed>,
+}
+
+/// The name of the file evalboard writes beside its outputs: a folder holding it is evalboard's
+/// own output, never read back as a run's input.
+pub const OUTPUTS_MARKER: &str = ".evalboard-outputs";
+
+/// Why an entry of a run folder is not read, printed as `run/path: skipped: reason` (nothing is
+/// left out silently).
+fn report_skipped(run: &Path, rel: &str, reason: &str) {
+    crate::errln!("{}/{rel}: skipped: {reason}", run.display());
 }
 
 struct Listed {
@@ -79,6 +91,15 @@ fn list_files(path: &Path) -> Result<Listing> {
     while let Some(d) = stack.pop() {
         let dir = dirs.get(d).cloned().unwrap_or_default();
         let prefix = prefixes.get(d).cloned().unwrap_or_default();
+        // evalboard's own outputs, written inside a run folder, are not the run's input.
+        if d != 0 && dir.join(OUTPUTS_MARKER).is_file() {
+            report_skipped(
+                path,
+                &prefix,
+                "evalboard's own outputs (an earlier --out), not read as input",
+            );
+            continue;
+        }
         let entries =
             std::fs::read_dir(&dir).with_context(|| format!("cannot list {}", dir.display()))?;
         for e in entries {
@@ -101,6 +122,13 @@ fn list_files(path: &Path) -> Result<Listing> {
                 stack.push(dirs.len() - 1);
             } else if ft.is_file() {
                 files.push(Listed { rel, dir: d, name });
+            } else if ft.is_symlink() {
+                // Not followed: a link can lead out of the folder the user named, or in a loop
+                // (git-annex and DVC caches are links).
+                report_skipped(path, &rel, "a symbolic link (not followed)");
+            } else {
+                // A FIFO is never opened (reading one blocks), nor a socket or a device.
+                report_skipped(path, &rel, "not a regular file (a FIFO, socket or device)");
             }
         }
     }
@@ -285,12 +313,143 @@ fn read_all(listing: &Listing) -> Result<Vec<InputFile>> {
 }
 
 /// Writes `dir/name` (`name` may contain `/`), creating folders as needed.
-pub fn write(dir: &Path, name: &str, text: &str) -> Result<()> {
-    let p = dir.join(name);
-    let parent = p.parent().unwrap_or(dir);
-    std::fs::create_dir_all(parent)
-        .with_context(|| format!("cannot create {}", parent.display()))?;
-    std::fs::write(&p, text).with_context(|| format!("cannot write {}", p.display()))
+/// Output files written as a set. Each file goes to a temporary name in its folder; [`commit`]
+/// renames them all into place once every one is written, so a kill or a full disk leaves the
+/// previous outputs or the new ones, never a mix. It refuses, before writing anything:
+/// - a file name that leaves the output folder (`..`, an absolute path);
+/// - an output folder that is a run folder being read, or a file that is one of the run's input
+///   files (it would be read back as input, or destroy it);
+/// - a file that exists already, unless `force`.
+///
+/// An output folder inside a run folder gets [`OUTPUTS_MARKER`], so reading that run again
+/// skips it.
+///
+/// [`commit`]: OutputSet::commit
+pub struct OutputSet {
+    force: bool,
+    /// The run folders (or files) being read, canonical.
+    inputs: Vec<PathBuf>,
+    /// (final path, temporary path), written.
+    written: Vec<(PathBuf, PathBuf)>,
+    /// Output folders inside a run folder, to mark.
+    marked: Vec<PathBuf>,
+}
+
+impl OutputSet {
+    /// Outputs of the runs at `inputs` (folders or files).
+    pub fn new(inputs: &[PathBuf], force: bool) -> OutputSet {
+        OutputSet {
+            force,
+            inputs: inputs
+                .iter()
+                .filter_map(|p| p.canonicalize().ok())
+                .collect(),
+            written: Vec::new(),
+            marked: Vec::new(),
+        }
+    }
+
+    /// Writes `text` as `dir/name` under its temporary name.
+    pub fn add(&mut self, dir: &Path, name: &str, text: &[u8]) -> Result<()> {
+        let rel = Path::new(name);
+        if rel.is_absolute()
+            || rel
+                .components()
+                .any(|c| !matches!(c, std::path::Component::Normal(_)))
+        {
+            anyhow::bail!("refusing to write {name:?}: it leaves the output folder");
+        }
+        let target = dir.join(rel);
+        let parent = target.parent().unwrap_or(dir).to_path_buf();
+        std::fs::create_dir_all(&parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+        let canonical_parent = parent
+            .canonicalize()
+            .with_context(|| format!("cannot resolve {}", parent.display()))?;
+        let file_name = target.file_name().unwrap_or_default();
+        let canonical = canonical_parent.join(file_name);
+        for input in &self.inputs {
+            if canonical == *input || canonical_parent == *input {
+                anyhow::bail!(
+                    "refusing to write {} into the run {} it reads: the outputs would be read \
+                     back as its input next time (choose another --out)",
+                    target.display(),
+                    input.display()
+                );
+            }
+            if canonical.starts_with(input) && !self.marked.contains(&canonical_parent) {
+                self.marked.push(canonical_parent.clone());
+            }
+        }
+        if target.is_dir() {
+            anyhow::bail!(
+                "refusing to write {}: a folder has that name",
+                target.display()
+            );
+        }
+        if target.exists() && !self.force {
+            anyhow::bail!(
+                "refusing to overwrite {} (it exists; --force replaces it)",
+                target.display()
+            );
+        }
+        let tmp = parent.join(format!(
+            ".{}.evalboard-{}.tmp",
+            file_name.to_string_lossy(),
+            std::process::id()
+        ));
+        std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
+        self.written.push((target, tmp));
+        Ok(())
+    }
+
+    /// Moves every written file into place (and marks output folders inside a run folder).
+    pub fn commit(mut self) -> Result<usize> {
+        for dir in std::mem::take(&mut self.marked) {
+            let marker = dir.join(OUTPUTS_MARKER);
+            std::fs::write(&marker, "evalboard outputs: not read as a run's input\n")
+                .with_context(|| format!("cannot write {}", marker.display()))?;
+        }
+        let written = std::mem::take(&mut self.written);
+        let n = written.len();
+        for (i, (target, tmp)) in written.iter().enumerate() {
+            if let Err(e) = std::fs::rename(tmp, target) {
+                for (_, rest) in written.iter().skip(i) {
+                    let _ = std::fs::remove_file(rest);
+                }
+                return Err(e).with_context(|| format!("cannot write {}", target.display()));
+            }
+        }
+        Ok(n)
+    }
+}
+
+impl Drop for OutputSet {
+    /// Not committed (an error on the way): the temporary files go, the previous outputs stay.
+    fn drop(&mut self) {
+        for (_, tmp) in &self.written {
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
+}
+
+/// A run's subfolder under `--out` when several runs are written: its name as one plain path
+/// component (`..`, `.`, an empty name or separators become `run`-based names).
+pub fn output_folder_name(name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c == '/' || c == '\\' || c.is_control() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect();
+    match clean.trim() {
+        "" | "." | ".." => "run".to_string(),
+        other => other.to_string(),
+    }
 }
 
 #[cfg(test)]
@@ -299,6 +458,22 @@ mod tests {
 
     /// Files are read whole, byte for byte, at every size around the read loop's block sizes,
     /// in nested folders, empty ones included.
+    /// A run's output subfolder is one plain path component, whatever the run's name.
+    #[test]
+    fn output_folder_names_stay_inside_the_output_folder() {
+        for (name, want) in [
+            ("run", "run"),
+            ("..", "run"),
+            (".", "run"),
+            ("", "run"),
+            ("a/../../etc", "a_.._.._etc"),
+            ("C:\\x", "C:_x"),
+            ("tab\there", "tab_here"),
+        ] {
+            assert_eq!(output_folder_name(name), want, "{name:?}");
+        }
+    }
+
     #[test]
     fn files_read_whole_relative_to_their_folder() {
         let root = std::env::temp_dir().join(format!("evalboard-fsio-{}", std::process::id()));

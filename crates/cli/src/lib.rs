@@ -3,3 +3,5 @@
 
 pub mod fsio;
 pub mod memory;
+#[macro_use]
+pub mod term;

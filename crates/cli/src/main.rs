@@ -8,7 +8,6 @@ mod diff;
 use evalboard_cli::fsio;
 mod report;
 mod score;
-mod term;
 mod validate;
 
 /// mimalloc: a run's model is millions of small allocations, and glibc's malloc spent about a
@@ -46,7 +45,7 @@ fn main() -> ExitCode {
     match code {
         Ok(c) => ExitCode::from(c),
         Err(e) => {
-            term::errln!("evalboard: error: {e:#}");
+            evalboard_cli::errln!("evalboard: error: {e:#}");
             ExitCode::from(2)
         }
     }

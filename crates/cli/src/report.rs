@@ -1,7 +1,7 @@
 //! `evalboard report`: score run folders (as `score` does) and write one self-contained HTML
 //! report, optionally comparing every run with a baseline.
 
-use crate::term::errln;
+use evalboard_cli::errln;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -104,7 +104,21 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         },
         options,
     });
-    std::fs::write(&a.out, &html).with_context(|| format!("cannot write {out}"))?;
+    let mut read: Vec<std::path::PathBuf> = a.runs.clone();
+    read.extend(a.baseline.iter().cloned());
+    let mut set = fsio::OutputSet::new(&read, a.force);
+    let dir = a
+        .out
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = a
+        .out
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .with_context(|| format!("{out}: not a file name"))?;
+    set.add(dir, &name, html.as_bytes())?;
+    set.commit()?;
     errln!("wrote {out} ({} bytes)", html.len());
     Ok(0)
 }

@@ -1,7 +1,7 @@
 //! `evalboard score`: load → score → aggregate → write, for one or more run folders, through the
 //! engine's one dispatch (`evalboard_engine::run`).
 
-use crate::term::{errln, outln};
+use evalboard_cli::{errln, outln};
 use std::cell::OnceCell;
 use std::path::Path;
 
@@ -228,7 +228,10 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
         println!("{}", serde_json::to_string_pretty(&v)?);
     }
     if let Some(out) = &a.out {
+        // Every run's files are written, then moved into place together.
         let several = outputs.len() > 1;
+        let mut set = fsio::OutputSet::new(&a.runs, a.force);
+        let mut dirs = Vec::new();
         for (i, o) in outputs.iter().enumerate() {
             let dir = if several {
                 out.join(unique_name(&outputs, i))
@@ -236,8 +239,12 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
                 out.clone()
             };
             for (name, text) in &o.files {
-                fsio::write(&dir, name, text)?;
+                set.add(&dir, name, text.as_bytes())?;
             }
+            dirs.push(dir);
+        }
+        set.commit()?;
+        for (o, dir) in outputs.iter().zip(&dirs) {
             for d in &o.diagnostics {
                 errln!("{}/{d}", dir.display());
             }
@@ -279,10 +286,13 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
 
 /// Subfolder name for run `i`: its folder name, de-duplicated with a numeric suffix.
 fn unique_name(outputs: &[Outputs], i: usize) -> String {
-    let name = &outputs[i].name;
-    let same_before = outputs[..i].iter().filter(|o| &o.name == name).count();
+    let folder = |o: &Outputs| fsio::output_folder_name(&o.name);
+    let Some(name) = outputs.get(i).map(folder) else {
+        return "run".into();
+    };
+    let same_before = outputs.iter().take(i).filter(|o| folder(o) == name).count();
     if same_before == 0 {
-        name.clone()
+        name
     } else {
         format!("{name}-{}", same_before + 1)
     }

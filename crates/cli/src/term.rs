@@ -35,6 +35,7 @@ fn needs_escape(c: char) -> bool {
 }
 
 /// `println!` of human-readable text: control characters escaped ([`text`]).
+#[macro_export]
 macro_rules! outln {
     ($($arg:tt)*) => {
         println!("{}", $crate::term::text(&format!($($arg)*)))
@@ -42,6 +43,7 @@ macro_rules! outln {
 }
 
 /// `print!` of human-readable text: control characters escaped ([`text`]).
+#[macro_export]
 macro_rules! out {
     ($($arg:tt)*) => {
         print!("{}", $crate::term::text(&format!($($arg)*)))
@@ -49,13 +51,12 @@ macro_rules! out {
 }
 
 /// `eprintln!` of human-readable text: control characters escaped ([`text`]).
+#[macro_export]
 macro_rules! errln {
     ($($arg:tt)*) => {
         eprintln!("{}", $crate::term::text(&format!($($arg)*)))
     };
 }
-
-pub(crate) use {errln, out, outln};
 
 #[cfg(test)]
 mod tests {

@@ -1,8 +1,8 @@
 //! `evalboard validate <FILE>`: check a ConvFinQA dataset by executing every turn_program, or an
 //! answer-correctness eval set (JSONL) for schema, unique ids, size and composition.
 
-use crate::term::out;
 use anyhow::{Context, Result};
+use evalboard_cli::out;
 use evalboard_engine::evalset::validate::{
     validate_evalset, EvalsetValidateReport, DEFAULT_MIN_ITEMS,
 };

@@ -4,6 +4,7 @@
 
 use super::evalboard;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 fn run_folder(root: &Path, name: &str, files: &[(&str, String)]) -> PathBuf {
     let dir = root.join(name);
@@ -254,5 +255,146 @@ fn csv_cells_that_start_formulas_are_neutralised() {
         "{err}"
     );
     assert!(err.contains("column actual_answer"), "{err}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+fn qa_run(root: &Path, name: &str) -> PathBuf {
+    let line = |turn: u32, predicted: &str| {
+        serde_json::json!({
+            "conversation_id": "c1", "turn_idx": turn, "question": "q",
+            "expected": "1", "predicted": predicted,
+        })
+        .to_string()
+            + "\n"
+    };
+    run_folder(root, name, &[("run.jsonl", line(0, "1") + &line(1, "2"))])
+}
+
+fn total_turns(run: &Path) -> serde_json::Value {
+    let (code, out, err) = evalboard(&[Path::new("score"), run, Path::new("--json")]);
+    assert_eq!(code, 0, "{err}");
+    let stats: serde_json::Value = serde_json::from_str(&out).expect("statistics");
+    stats["total_turns"].clone()
+}
+
+/// The user's files: outputs never land on or in a run being read, never replace a file without
+/// --force, never escape --out, and written inside a run folder are not read back as its input.
+#[test]
+fn outputs_never_overwrite_or_feed_the_runs_they_come_from() {
+    let root = std::env::temp_dir().join(format!("eb-hostile-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let run = qa_run(&root, "run");
+    let before = std::fs::read(run.join("run.jsonl")).expect("run.jsonl");
+    let score = |args: &[&Path]| {
+        let mut all = vec![Path::new("score")];
+        all.extend_from_slice(args);
+        evalboard(&all)
+    };
+
+    // Into the run folder itself: refused, nothing written.
+    let (code, _, err) = score(&[&run, Path::new("--out"), &run]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("refusing to write") && err.contains("into the run"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&run).expect("the run").count(),
+        1,
+        "nothing written"
+    );
+
+    // A report over the run's own data file: refused, the file intact.
+    let (code, _, err) = evalboard(&[
+        Path::new("report"),
+        &run,
+        Path::new("-o"),
+        &run.join("run.jsonl"),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        std::fs::read(run.join("run.jsonl")).expect("run.jsonl"),
+        before
+    );
+
+    // Inside the run folder: written and marked, and not read back (2 turns, not 2 + 2).
+    let inside = run.join("out");
+    let (code, _, err) = score(&[&run, Path::new("--out"), &inside]);
+    assert_eq!(code, 0, "{err}");
+    assert!(inside.join(".evalboard-outputs").is_file());
+    assert!(inside.join("turns.csv").is_file());
+    assert_eq!(total_turns(&run), 2);
+    let (_, _, err) = score(&[&run]);
+    assert!(
+        err.contains("out/: skipped: evalboard's own outputs"),
+        "{err}"
+    );
+
+    // Existing outputs are kept unless --force.
+    let out = root.join("out");
+    assert_eq!(score(&[&run, Path::new("--out"), &out]).0, 0);
+    let (code, _, err) = score(&[&run, Path::new("--out"), &out]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(
+        score(&[&run, Path::new("--out"), &out, Path::new("--force")]).0,
+        0
+    );
+    // No temporary file is left behind.
+    let names: Vec<String> = std::fs::read_dir(&out)
+        .expect("out")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+
+    // Two runs with the same folder name get two folders.
+    let other = qa_run(&root.join("elsewhere"), "run");
+    let many = root.join("many");
+    let (code, _, err) = score(&[&run, &other, Path::new("--out"), &many]);
+    assert_eq!(code, 0, "{err}");
+    let mut made: Vec<String> = std::fs::read_dir(&many)
+        .expect("many")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    made.sort();
+    assert_eq!(made, ["run", "run-2"]);
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Symbolic links and FIFOs in a run folder are listed as skipped with their reason; a FIFO is
+/// never opened (reading one would block).
+#[cfg(unix)]
+#[test]
+fn links_and_fifos_in_a_run_are_skipped_with_a_reason() {
+    let root = std::env::temp_dir().join(format!("eb-hostile-links-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let run = qa_run(&root, "run");
+    std::os::unix::fs::symlink(run.join("run.jsonl"), run.join("link.jsonl")).expect("a link");
+    std::os::unix::fs::symlink(&run, run.join("loop")).expect("a folder link");
+    let fifo = run.join("pipe.jsonl");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let (code, out, err) = evalboard(&[Path::new("score"), &run, Path::new("--json")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("link.jsonl: skipped: a symbolic link (not followed)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("loop: skipped: a symbolic link (not followed)"),
+        "{err}"
+    );
+    if made {
+        assert!(
+            err.contains("pipe.jsonl: skipped: not a regular file"),
+            "{err}"
+        );
+    }
+    let stats: serde_json::Value = serde_json::from_str(&out).expect("statistics");
+    assert_eq!(stats["total_turns"], 2, "the link is not read twice");
     let _ = std::fs::remove_dir_all(&root);
 }
