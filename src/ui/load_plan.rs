@@ -1,11 +1,17 @@
 //! How dropped or picked files become runs: each top-level folder is a run, loose files dropped
-//! together are one run, and run names stay unique. Pure (tested natively).
+//! together are one run, and run names stay unique; evalboard's own output folders inside a run
+//! are not read. Pure (tested natively).
+
+use evalboard_engine::input::OUTPUTS_MARKER;
 
 /// One run to load: its display name and, for each file, (index in the input, path in the run).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlannedRun {
     pub name: String,
     pub files: Vec<(usize, String)>,
+    /// Files of the run not read, relative to it: they sit in a folder evalboard wrote its
+    /// outputs to (`.evalboard-outputs` beside them), which is never a run's input.
+    pub skipped: Vec<String>,
 }
 
 /// Normalises a dropped path: `\` → `/`, no leading `/` or `./`, no empty or `.` segments.
@@ -22,19 +28,43 @@ pub fn normalize(path: &str) -> String {
 pub fn plan_runs(paths: &[String]) -> Vec<PlannedRun> {
     let mut folders: Vec<PlannedRun> = Vec::new();
     let mut loose: Vec<(usize, String)> = Vec::new();
+    // Output folders inside a run folder (`run/out/` of `run/out/.evalboard-outputs`).
+    let outputs: Vec<String> = paths
+        .iter()
+        .map(|p| normalize(p))
+        .filter_map(|p| {
+            let folder = p.strip_suffix(OUTPUTS_MARKER)?;
+            (folder.ends_with('/') && folder.trim_end_matches('/').contains('/'))
+                .then(|| folder.to_string())
+        })
+        .collect();
     for (i, raw) in paths.iter().enumerate() {
         let p = normalize(raw);
         if p.is_empty() {
             continue;
         }
+        let own_output = outputs.iter().any(|o| p.starts_with(o.as_str()));
         match p.split_once('/') {
-            Some((top, rest)) => match folders.iter_mut().find(|r| r.name == top) {
-                Some(r) => r.files.push((i, rest.to_string())),
-                None => folders.push(PlannedRun {
-                    name: top.to_string(),
-                    files: vec![(i, rest.to_string())],
-                }),
-            },
+            Some((top, rest)) => {
+                let run = match folders.iter().position(|r| r.name == top) {
+                    Some(k) => k,
+                    None => {
+                        folders.push(PlannedRun {
+                            name: top.to_string(),
+                            files: Vec::new(),
+                            skipped: Vec::new(),
+                        });
+                        folders.len() - 1
+                    }
+                };
+                if let Some(r) = folders.get_mut(run) {
+                    if own_output {
+                        r.skipped.push(rest.to_string());
+                    } else {
+                        r.files.push((i, rest.to_string()));
+                    }
+                }
+            }
             None => loose.push((i, p)),
         }
     }
@@ -44,7 +74,11 @@ pub fn plan_runs(paths: &[String]) -> Vec<PlannedRun> {
             [(_, only)] => stem(only).to_string(),
             _ => "dropped files".to_string(),
         };
-        folders.push(PlannedRun { name, files: loose });
+        folders.push(PlannedRun {
+            name,
+            files: loose,
+            skipped: Vec::new(),
+        });
     }
     folders
 }
@@ -82,9 +116,39 @@ mod tests {
             .map(|(n, f)| PlannedRun {
                 name: n.to_string(),
                 files: f.iter().map(|(i, p)| (*i, p.to_string())).collect(),
+                skipped: Vec::new(),
             })
             .collect();
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn evalboards_own_outputs_inside_a_run_are_not_its_input() {
+        let paths: Vec<String> = [
+            "run/run.jsonl",
+            "run/out/.evalboard-outputs",
+            "run/out/turns.csv",
+            "run/outside/turns.csv",
+            "out/.evalboard-outputs",
+            "out/turns.csv",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let plan = plan_runs(&paths);
+        let run = plan.iter().find(|r| r.name == "run").expect("run");
+        assert_eq!(
+            run.files,
+            [
+                (0, "run.jsonl".to_string()),
+                (3, "outside/turns.csv".to_string())
+            ]
+        );
+        assert_eq!(run.skipped, ["out/.evalboard-outputs", "out/turns.csv"]);
+        // An output folder dropped as a run of its own is that run (the user chose it).
+        let out = plan.iter().find(|r| r.name == "out").expect("out");
+        assert_eq!(out.files.len(), 2);
+        assert!(out.skipped.is_empty());
     }
 
     #[test]

@@ -415,12 +415,18 @@ impl Store {
                 .collect();
             let bytes_total: u64 = picked.iter().map(|(_, f)| f.size()).sum();
             let (id, name) = self.new_run(&pr.name, false, picked.len() as u64, bytes_total);
-            if !problems.is_empty() {
-                let mine: Vec<String> = problems
+            if !problems.is_empty() || !pr.skipped.is_empty() {
+                let mut mine: Vec<String> = problems
                     .iter()
                     .filter(|p| p.starts_with(&format!("{}/", pr.name)))
                     .cloned()
                     .collect();
+                mine.extend(pr.skipped.iter().map(|f| {
+                    format!(
+                        "{}/{f}: skipped: evalboard's own outputs (an earlier --out), not read as input",
+                        pr.name
+                    )
+                }));
                 self.runs.update(|rs| {
                     if let Some(r) = rs.iter_mut().find(|r| r.id == id) {
                         r.read_problems = mine;

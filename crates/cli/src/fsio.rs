@@ -35,9 +35,7 @@ struct Listing {
     files: Vec<Listed>,
 }
 
-/// The name of the file evalboard writes beside its outputs: a folder holding it is evalboard's
-/// own output, never read back as a run's input.
-pub const OUTPUTS_MARKER: &str = ".evalboard-outputs";
+pub use evalboard_engine::input::OUTPUTS_MARKER;
 
 /// Why an entry of a run folder is not read, printed as `run/path: skipped: reason` (nothing is
 /// left out silently).

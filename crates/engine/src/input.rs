@@ -36,3 +36,8 @@ impl RunInput {
         }
     }
 }
+
+/// The file evalboard writes beside the outputs it writes (`evalboard score --out`): a folder
+/// holding it, inside a run folder, is evalboard's own output and never read as the run's input
+/// (the CLI's folder listing and the dashboard's drop both skip it, saying so).
+pub const OUTPUTS_MARKER: &str = ".evalboard-outputs";
