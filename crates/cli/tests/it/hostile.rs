@@ -398,3 +398,99 @@ fn links_and_fifos_in_a_run_are_skipped_with_a_reason() {
     assert_eq!(stats["total_turns"], 2, "the link is not read twice");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A code-generation trace whose first line is truncated is still a trace: the bad line is a
+/// diagnostic with its line, the others are read.
+#[test]
+fn a_truncated_first_line_does_not_drop_a_trace() {
+    let root = std::env::temp_dir().join(format!("eb-hostile-trace-{}", std::process::id()));
+    let line = serde_json::json!({
+        "session_id": "s", "model": "m", "question": "q", "code": "x = 1",
+        "execution_result": {"type": "number", "data": 1},
+    })
+    .to_string();
+    let run = run_folder(
+        &root,
+        "trace",
+        &[(
+            "trace.jsonl",
+            format!("{{\"question\": \"q\", \"co\n{line}\n{line}\n"),
+        )],
+    );
+    let (code, out, err) = evalboard(&[Path::new("score"), &run]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("trace.jsonl:1: error: malformed JSON"),
+        "{err}"
+    );
+    assert!(
+        out.contains("code generation") && out.contains("2 messages"),
+        "{out}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Copies `src` to `dst` with a UTF-8 byte-order mark before every file's bytes.
+fn copy_with_bom(src: &Path, dst: &Path) {
+    for (rel, bytes) in evalboard_test_support::read_folder(src) {
+        let path = dst.join(&rel);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("a folder");
+        let mut with = b"\xEF\xBB\xBF".to_vec();
+        with.extend_from_slice(&bytes);
+        std::fs::write(path, with).expect("a file");
+    }
+}
+
+/// A UTF-8 byte-order mark (Windows tools write one) is read past in every format: each run
+/// scores the same with one before every file as without.
+#[test]
+fn a_byte_order_mark_is_accepted_in_every_format() {
+    let root = std::env::temp_dir().join(format!("eb-hostile-bom-{}", std::process::id()));
+    let ws = evalboard_test_support::workspace_root();
+    let fixtures = ws.join("tests/fixtures");
+    let runs = [
+        (
+            ws.join("demo/o3"),
+            &["total_turns", "numerical_accuracy"][..],
+        ),
+        (
+            fixtures.join("numeric_qa/ok/fa2_simulated/input"),
+            &[
+                "total_turns",
+                "numerical_accuracy",
+                "conversation_level_accuracy",
+            ][..],
+        ),
+        (
+            fixtures.join("evalset/ok/m45_vs_m46/runs/m46_control"),
+            &["n_items", "n_scored", "primary_score"][..],
+        ),
+        (
+            fixtures.join("codegen/ok/trace/input"),
+            &["average_overall_score", "total_questions"][..],
+        ),
+        (
+            fixtures.join("codegen/ok/chat_history/input"),
+            &["average_overall_score"][..],
+        ),
+    ];
+    for (i, (run, keys)) in runs.iter().enumerate() {
+        let bom = root.join(format!("run{i}"));
+        copy_with_bom(run, &bom);
+        let stats = |dir: &Path| {
+            let (code, out, err) = evalboard(&[Path::new("score"), dir, Path::new("--json")]);
+            assert_eq!(code, 0, "{}: {err}", dir.display());
+            (
+                serde_json::from_str::<serde_json::Value>(&out).expect("json"),
+                err,
+            )
+        };
+        let (want, _) = stats(run);
+        let (got, err) = stats(&bom);
+        for k in *keys {
+            assert!(!want[k].is_null(), "{}: {k} missing", run.display());
+            assert_eq!(got[k], want[k], "{}: {k}; stderr: {err}", run.display());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -369,6 +369,7 @@ fn json_error(
 
 /// Reads `metrics.json`.
 pub fn read_metrics_json(path: &str, bytes: &[u8]) -> (Option<OriginalMetrics>, Vec<Diagnostic>) {
+    let bytes = strip_bom(bytes);
     let mut diags = Vec::new();
     let (spans, problems) = match array_element_spans(bytes) {
         Ok(x) => x,

@@ -57,22 +57,28 @@ pub fn sniff(path: &str, bytes: &[u8]) -> Option<CodegenFileKind> {
     }
 }
 
-/// The first non-blank line is a JSON object with `question`, `code` and `execution_result`.
+/// How many non-blank lines are tried before a file is given up as not a trace: a broken or
+/// truncated first line does not decide alone.
+const SNIFF_LINES: usize = 5;
+
+/// The first of the first [`SNIFF_LINES`] non-blank lines that is a JSON object decides: a trace
+/// message has `question`, `code` and `execution_result`.
 fn is_trace_line(bytes: &[u8]) -> bool {
-    let Some(line) = bytes
+    bytes
         .split(|&b| b == b'\n')
-        .find(|l| l.iter().any(|b| !b.is_ascii_whitespace()))
-    else {
-        return false;
-    };
-    match serde_json::from_slice::<serde_json::Value>(line) {
-        Ok(serde_json::Value::Object(o)) => {
-            o.contains_key("question")
-                && o.contains_key("code")
-                && o.contains_key("execution_result")
-        }
-        _ => false,
-    }
+        .filter(|l| l.iter().any(|b| !b.is_ascii_whitespace()))
+        .take(SNIFF_LINES)
+        .find_map(
+            |line| match serde_json::from_slice::<serde_json::Value>(line) {
+                Ok(serde_json::Value::Object(o)) => Some(
+                    o.contains_key("question")
+                        && o.contains_key("code")
+                        && o.contains_key("execution_result"),
+                ),
+                _ => None,
+            },
+        )
+        .unwrap_or(false)
 }
 
 #[cfg(test)]
@@ -102,6 +108,13 @@ mod tests {
         let line = r#"{"question": "q", "code": "c", "execution_result": {"type": "number"}}"#;
         check("t.jsonl", &format!("\n{line}\n{line}"), Some(TraceJsonl));
         check("t.jsonl", "{\"question\": \"q\"}", None);
+        // A truncated first line does not hide the file's other lines.
+        check(
+            "t.jsonl",
+            &format!("{{\"question\": \"q\", \"co\n{line}\n"),
+            Some(TraceJsonl),
+        );
+        check("t.jsonl", "{ broken\n{ broken\n{ broken\n", None);
         check("t.jsonl", "", None);
         check("data.csv", "a,b\n1,2", None);
     }

@@ -12,7 +12,9 @@ use crate::family::{family_vote, Family};
 use crate::input::{InputFile, RunInput};
 use crate::numeric_qa::formats::{convfinqa, fa2_results, fa2_traces, qa_jsonl};
 use crate::numeric_qa::model::{QaConversation, QaRun, QaTurn, RawValue, ReadDetail, TurnError};
-use crate::numeric_qa::sniff::{classify_text, is_jsonl_name, not_utf8_reason, FileKind};
+use crate::numeric_qa::sniff::{
+    classify_text, is_jsonl_name, not_utf8_reason, without_bom, FileKind,
+};
 
 /// What one file of a run folder held, once classified and read. Reading a file depends on no
 /// other file, so a native caller may read files on several threads ([`read_file`]) and then
@@ -71,10 +73,12 @@ fn read_classified<'a>(
             content = FileContent::Trace(Box::new(c));
             d
         }),
-        FileKind::Fa2Results => fa2_results::read_results(&f.path, &f.bytes).map(|(c, d)| {
-            content = FileContent::Conversations(c);
-            d
-        }),
+        FileKind::Fa2Results => {
+            fa2_results::read_results(&f.path, text.as_bytes()).map(|(c, d)| {
+                content = FileContent::Conversations(c);
+                d
+            })
+        }
         FileKind::QaJsonl => qa_jsonl::read_qa_jsonl_text_with_progress(&f.path, text, progress)
             .map(|(c, d)| {
                 content = FileContent::Conversations(c);
@@ -86,16 +90,16 @@ fn read_classified<'a>(
                 diagnostics: Vec::new(),
                 content: FileContent::TurnsCsv {
                     file: Cow::Borrowed(f),
-                    trace_order: fa2_traces::trace_order_from_csv(&f.bytes),
+                    trace_order: fa2_traces::trace_order_from_csv(without_bom(&f.bytes)),
                 },
             };
         }
-        FileKind::ConvFinQaDataset => convfinqa::read_dataset(&f.path, &f.bytes).map(|ds| {
+        FileKind::ConvFinQaDataset => convfinqa::read_dataset(&f.path, text.as_bytes()).map(|ds| {
             let d = ds.diagnostics.clone();
             content = FileContent::Dataset(ds);
             d
         }),
-        FileKind::OriginalJson => match crate::pyrepr::parse_py_json(&f.bytes) {
+        FileKind::OriginalJson => match crate::pyrepr::parse_py_json(text.as_bytes()) {
             Ok(v) => {
                 content = FileContent::OriginalJson(v);
                 Ok(Vec::new())
@@ -109,7 +113,7 @@ fn read_classified<'a>(
         FileKind::OriginalCsv => {
             content = FileContent::OriginalCsv {
                 trace_order: (f.file_name() == "summary.csv")
-                    .then(|| fa2_traces::trace_order_from_csv(&f.bytes)),
+                    .then(|| fa2_traces::trace_order_from_csv(without_bom(&f.bytes))),
             };
             Ok(Vec::new())
         }
@@ -396,7 +400,7 @@ pub fn assemble_qa_run(
             continue;
         };
         if turns_is_source {
-            let (c, d) = fa2_traces::read_turns_csv(&f.path, &f.bytes);
+            let (c, d) = fa2_traces::read_turns_csv(&f.path, without_bom(&f.bytes));
             let (mut status, mut reason) = status_of(&d);
             if c.is_empty() {
                 status = FileStatus::Skipped;

@@ -42,15 +42,24 @@ impl FileKind {
     }
 }
 
-/// The file as text, or why it cannot be read at all (before looking at its format).
+/// The file as text, without a leading UTF-8 byte-order mark (Windows tools write one; every
+/// format reads the same with or without it), or why it cannot be read at all (before looking
+/// at its format).
 pub(crate) fn text_of(f: &InputFile) -> Result<&str, String> {
     if f.bytes.is_empty() {
         return Err("empty file (0 bytes)".into());
     }
-    std::str::from_utf8(&f.bytes).map_err(|e| {
-        let at = e.valid_up_to();
-        not_utf8_reason(at as u64, line_of_offset(&f.bytes, at))
-    })
+    std::str::from_utf8(&f.bytes)
+        .map(|t| t.strip_prefix('\u{feff}').unwrap_or(t))
+        .map_err(|e| {
+            let at = e.valid_up_to();
+            not_utf8_reason(at as u64, line_of_offset(&f.bytes, at))
+        })
+}
+
+/// `b` without a leading UTF-8 byte-order mark.
+pub(crate) fn without_bom(b: &[u8]) -> &[u8] {
+    b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b)
 }
 
 pub(crate) fn not_utf8_reason(offset: u64, line: u32) -> String {
@@ -91,7 +100,7 @@ pub(crate) fn classify_text(f: &InputFile) -> Result<(FileKind, &str), String> {
 /// The kind of a file that is UTF-8 text.
 pub(crate) fn kind_of(f: &InputFile) -> Result<FileKind, String> {
     let name = f.file_name().to_ascii_lowercase();
-    let b = &f.bytes[..];
+    let b = without_bom(&f.bytes);
     if is_jsonl_name(&name) {
         if qa_jsonl::looks_like_qa_jsonl(b) {
             return Ok(FileKind::QaJsonl);
