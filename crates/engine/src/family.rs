@@ -55,9 +55,14 @@ impl std::fmt::Display for Family {
     }
 }
 
-/// Which family recognises one file, by content (`None`: no family, or not readable text).
+/// Which family recognises one file, by content (`None`: no family, or not readable text). A
+/// QA JSONL file with bytes that are not UTF-8 is still numeric QA: it is read line by line.
 pub fn family_vote(f: &InputFile) -> Option<Family> {
-    numeric_qa::sniff::text_of(f).ok()?;
+    if numeric_qa::sniff::text_of(f).is_err() {
+        return (numeric_qa::sniff::is_jsonl_name(&f.path)
+            && numeric_qa::formats::qa_jsonl::looks_like_qa_jsonl(&f.bytes))
+        .then_some(Family::NumericQa);
+    }
     vote_of_text(f, numeric_qa::sniff::kind_of(f))
 }
 

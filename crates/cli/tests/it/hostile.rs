@@ -494,3 +494,36 @@ fn a_byte_order_mark_is_accepted_in_every_format() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// One byte that is not UTF-8 spoils its line, not its file: the other lines of a QA JSONL are
+/// read, and the bad line is named.
+#[test]
+fn a_bad_byte_costs_its_line_not_the_file() {
+    let root = std::env::temp_dir().join(format!("eb-hostile-utf8-{}", std::process::id()));
+    let dir = root.join("run");
+    std::fs::create_dir_all(&dir).expect("a folder");
+    let mut bytes = Vec::new();
+    for i in 0..5 {
+        bytes.extend_from_slice(
+            serde_json::json!({
+                "conversation_id": format!("c{i}"), "turn_idx": 0, "question": "q",
+                "expected": "1", "predicted": "1",
+            })
+            .to_string()
+            .as_bytes(),
+        );
+        bytes.push(b'\n');
+    }
+    // A Latin-1 é on the last line.
+    bytes.extend_from_slice(b"{\"conversation_id\":\"c9\",\"turn_idx\":0,\"question\":\"caf\xe9\",\"expected\":\"1\",\"predicted\":\"1\"}\n");
+    std::fs::write(dir.join("run.jsonl"), &bytes).expect("run.jsonl");
+    let (code, out, err) = evalboard(&[Path::new("score"), &dir, Path::new("--json")]);
+    assert_eq!(code, 0, "{err}");
+    let stats: serde_json::Value = serde_json::from_str(&out).expect("statistics");
+    assert_eq!(stats["total_turns"], 5, "{out}");
+    assert!(
+        err.contains("run.jsonl:6: error: not UTF-8 text (invalid byte at offset"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
+}

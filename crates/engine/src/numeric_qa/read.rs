@@ -48,7 +48,19 @@ enum FileContent<'a> {
 
 /// Classifies and reads one file. `progress(bytes_done)` is called while big files are read.
 pub fn read_file<'a>(f: &'a InputFile, progress: &mut dyn FnMut(u64)) -> FileRead<'a> {
+    if let Some(owned) = read_lines_despite_bad_bytes(f) {
+        return owned.read;
+    }
     read_classified(f, classify_text(f), ReadDetail::Full, progress)
+}
+
+/// A QA JSONL file with bytes that are not UTF-8 is read line by line, as it is when streamed:
+/// the lines with bad bytes are diagnostics, the others are read. `None` for any other file.
+fn read_lines_despite_bad_bytes(f: &InputFile) -> Option<OwnedRead> {
+    if std::str::from_utf8(&f.bytes).is_ok() {
+        return None;
+    }
+    QaJsonlStream::start(&f.path, &f.bytes).map(QaJsonlStream::finish)
 }
 
 fn read_classified<'a>(
@@ -201,31 +213,40 @@ impl QaJsonlStream {
     /// The file's read, once every block was fed (no bytes to give back: the caller kept its
     /// blocks).
     pub fn finish(self) -> OwnedRead {
-        if let Some((at, line)) = self.reader.first_invalid_utf8() {
-            let read = FileRead {
-                report: InputFileReport {
-                    path: self.path,
-                    bytes: self.bytes as u64,
-                    format: None,
-                    status: FileStatus::Skipped,
-                    reason: Some(not_utf8_reason(at, line)),
-                },
-                diagnostics: Vec::new(),
-                content: FileContent::Nothing,
-            };
-            // Not readable text: no family recognises it (as [`family_vote`]).
-            return OwnedRead {
-                read,
-                vote: None,
-                bytes_back: None,
-            };
-        }
+        // Bytes that are not UTF-8 spoil their line, not the file: that line is a diagnostic
+        // (it does not parse), and the first such byte is named.
+        let invalid = self.reader.first_invalid_utf8();
         let report = report_of(&self.path, self.bytes, FileKind::QaJsonl);
         let mut content = FileContent::Nothing;
-        let read = self.reader.finish().map(|(c, d)| {
-            content = FileContent::Conversations(c);
-            d
-        });
+        let path = self.path.clone();
+        // Named first among its line's diagnostics: the cause before the parse error.
+        let note = |d: &mut Vec<Diagnostic>| {
+            if let Some((at, line)) = invalid {
+                let before = d
+                    .iter()
+                    .position(|x| x.line.is_some_and(|l| l >= line))
+                    .unwrap_or(d.len());
+                d.insert(
+                    before,
+                    Diagnostic::error(
+                        path.as_str(),
+                        Some(line),
+                        format!("{}; the line is skipped", not_utf8_reason(at, line)),
+                    ),
+                );
+            }
+        };
+        let read = match self.reader.finish() {
+            Ok((c, mut d)) => {
+                content = FileContent::Conversations(c);
+                note(&mut d);
+                Ok(d)
+            }
+            Err(mut d) => {
+                note(&mut d);
+                Err(d)
+            }
+        };
         OwnedRead {
             read: settle(report, read, content),
             vote: Some(Family::NumericQa),
@@ -264,6 +285,9 @@ pub struct OwnedRead {
 /// See [`OwnedRead`]. `detail`: what the readers keep ([`ReadDetail::Doc`] when only the doc
 /// profile will score the run).
 pub fn read_file_owned(f: InputFile, detail: ReadDetail) -> OwnedRead {
+    if let Some(owned) = read_lines_despite_bad_bytes(&f) {
+        return owned;
+    }
     let classified = classify_text(&f);
     let vote = match &classified {
         Ok((kind, _)) => crate::family::vote_of_text(&f, Ok(*kind)),
@@ -706,12 +730,17 @@ mod stream_tests {
         let run = whole("run.jsonl", &cases[0].1).expect("readable");
         assert_eq!(run.conversations.len(), 76);
         assert_eq!(run.diagnostics.len(), 1, "{:?}", run.diagnostics);
-        let bad = whole("sub/bad.jsonl", &cases[1].1).unwrap_err();
-        assert!(bad.files[0]
-            .reason
-            .as_deref()
-            .unwrap_or("")
-            .contains("not UTF-8"));
+        // Two bytes that are not UTF-8 cost their line, not the file.
+        let bad = whole("sub/bad.jsonl", &cases[1].1).expect("read line by line");
+        let turns = |r: &QaRun| r.conversations.iter().map(|c| c.turns.len()).sum::<usize>();
+        assert_eq!(turns(&bad), turns(&run) - 1);
+        assert!(
+            bad.diagnostics.iter().any(|d| d
+                .message
+                .contains("not UTF-8 text (invalid byte at offset 9000")),
+            "{:?}",
+            bad.diagnostics
+        );
     }
 
     /// A folder some of whose files were streamed loads as the same folder read whole: the
