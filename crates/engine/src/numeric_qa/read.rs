@@ -48,16 +48,29 @@ enum FileContent<'a> {
 
 /// Classifies and reads one file. `progress(bytes_done)` is called while big files are read.
 pub fn read_file<'a>(f: &'a InputFile, progress: &mut dyn FnMut(u64)) -> FileRead<'a> {
-    if let Some(owned) = read_lines_despite_bad_bytes(f) {
-        return owned.read;
-    }
-    read_classified(f, classify_text(f), ReadDetail::Full, progress)
+    read_file_detail(f, ReadDetail::Full, progress)
 }
 
-/// A QA JSONL file with bytes that are not UTF-8 is read line by line, as it is when streamed:
-/// the lines with bad bytes are diagnostics, the others are read. `None` for any other file.
+/// [`read_file`], keeping what `detail` asks for.
+fn read_file_detail<'a>(
+    f: &'a InputFile,
+    detail: ReadDetail,
+    progress: &mut dyn FnMut(u64),
+) -> FileRead<'a> {
+    let classified = classify_text(f);
+    if classified.is_err() {
+        if let Some(owned) = read_lines_despite_bad_bytes(f) {
+            return owned.read;
+        }
+    }
+    read_classified(f, classified, detail, progress)
+}
+
+/// A QA JSONL file with bytes that are not UTF-8 (a file [`classify_text`] refused) is read line
+/// by line, as it is when streamed: the lines with bad bytes are diagnostics, the others are
+/// read. `None` for any other file.
 fn read_lines_despite_bad_bytes(f: &InputFile) -> Option<OwnedRead> {
-    if std::str::from_utf8(&f.bytes).is_ok() {
+    if f.bytes.is_empty() || std::str::from_utf8(&f.bytes).is_ok() {
         return None;
     }
     QaJsonlStream::start(&f.path, &f.bytes).map(QaJsonlStream::finish)
@@ -285,10 +298,12 @@ pub struct OwnedRead {
 /// See [`OwnedRead`]. `detail`: what the readers keep ([`ReadDetail::Doc`] when only the doc
 /// profile will score the run).
 pub fn read_file_owned(f: InputFile, detail: ReadDetail) -> OwnedRead {
-    if let Some(owned) = read_lines_despite_bad_bytes(&f) {
-        return owned;
-    }
     let classified = classify_text(&f);
+    if classified.is_err() {
+        if let Some(owned) = read_lines_despite_bad_bytes(&f) {
+            return owned;
+        }
+    }
     let vote = match &classified {
         Ok((kind, _)) => crate::family::vote_of_text(&f, Ok(*kind)),
         // Unreadable, or of no numeric QA kind: the (rare) full vote.
@@ -639,7 +654,7 @@ pub fn load_qa_run_parallel(
     detail: ReadDetail,
 ) -> Result<QaRun, LoadError> {
     fn read<'a>(f: &'a InputFile, detail: ReadDetail) -> FileRead<'a> {
-        read_classified(f, classify_text(f), detail, &mut |_| {})
+        read_file_detail(f, detail, &mut |_| {})
     }
     if threads <= 1 || input.files.len() <= 1 {
         let reads = input.files.iter().map(|f| read(f, detail)).collect();
@@ -741,6 +756,37 @@ mod stream_tests {
             "{:?}",
             bad.diagnostics
         );
+    }
+
+    /// Every reading path takes a file with bad bytes line by line: read whole, on threads.
+    #[test]
+    fn every_path_reads_a_file_with_bad_bytes_line_by_line() {
+        let mut bytes = (0..4)
+            .map(|i| line(i, 0, "") + "\n")
+            .collect::<String>()
+            .into_bytes();
+        bytes.extend_from_slice(
+            b"{\"conversation_id\":\"c9\",\"turn_idx\":0,\"question\":\"caf\xe9\"}\n",
+        );
+        let input = RunInput::new(
+            "r",
+            vec![
+                InputFile::new("r/a.jsonl", bytes.clone()),
+                InputFile::new("r/b.jsonl", line(7, 0, "") + "\n"),
+            ],
+        );
+        let turns = |r: &QaRun| r.conversations.iter().map(|c| c.turns.len()).sum::<usize>();
+        let whole = load_qa_run(&input, None).expect("readable");
+        assert_eq!(turns(&whole), 5);
+        #[cfg(not(target_arch = "wasm32"))]
+        for threads in [1, 2] {
+            let run =
+                load_qa_run_parallel(&input, None, threads, ReadDetail::Full).expect("readable");
+            assert_eq!(run, whole, "{threads} thread(s)");
+        }
+        let owned = read_file_owned(InputFile::new("r/a.jsonl", bytes), ReadDetail::Full);
+        assert_eq!(owned.vote, Some(Family::NumericQa));
+        assert_eq!(owned.read.report.status, FileStatus::PartlyParsed);
     }
 
     /// A folder some of whose files were streamed loads as the same folder read whole: the
