@@ -23,7 +23,7 @@ fn run_name(path: &Path) -> String {
 /// Reads `path` recursively. A single file becomes a one-file run named after the file.
 pub fn read_run(path: &Path) -> Result<RunInput> {
     let name = run_name(path);
-    let files = read_all(&list_files(path)?)?;
+    let files = read_all(path, &list_files(path)?)?;
     Ok(RunInput::new(name, files))
 }
 
@@ -165,16 +165,20 @@ pub fn load_run(path: &Path, detail: ReadDetail) -> Result<Loaded> {
     let folders = Folders::open(&listing);
     let streamed = evalboard_engine::parallel::map_on_threads(&listing.files, threads(), |f| {
         read_one(f, &folders, detail)
-            .with_context(|| format!("cannot read {}", listing.path(f).display()))
     })
     .ok_or_else(|| anyhow::anyhow!("a file-reading thread panicked"))?;
-    // One pass into the two vectors the caller needs (a big folder's reads are megabytes).
+    // One pass into the two vectors the caller needs (a big folder's reads are megabytes). A
+    // file that cannot be read is skipped with its reason; the others are the run.
     let mut reads = Vec::with_capacity(streamed.len());
     let mut votes = Vec::with_capacity(streamed.len());
-    for r in streamed {
-        let (read, vote) = r?;
-        reads.push(read);
-        votes.push(vote);
+    for (r, f) in streamed.into_iter().zip(&listing.files) {
+        match r {
+            Ok((read, vote)) => {
+                reads.push(read);
+                votes.push(vote);
+            }
+            Err(e) => report_skipped(path, &f.rel, &format!("cannot be read ({e})")),
+        }
     }
     if evalboard_engine::family::family_of_votes(votes) != Family::NumericQa {
         return Ok(Loaded::Other(read_run(path)?));
@@ -290,27 +294,30 @@ fn read_to_end(file: &mut std::fs::File, buf: &mut Vec<u8>) -> std::io::Result<(
 }
 
 /// Reads every file, on [`threads`] threads (a trace folder is tens of thousands of small files).
-fn read_all(listing: &Listing) -> Result<Vec<InputFile>> {
+/// Every listed file, whole; a file that cannot be read is skipped with its reason.
+fn read_all(path: &Path, listing: &Listing) -> Result<Vec<InputFile>> {
     let folders = Folders::open(listing);
-    evalboard_engine::parallel::map_on_threads(&listing.files, threads(), |f| {
+    let read = evalboard_engine::parallel::map_on_threads(&listing.files, threads(), |f| {
         let mut bytes = Vec::new();
-        folders
-            .open_file(f)
-            .and_then(|mut file| {
-                // Held whole: sized to the file (+1, so the end-of-file read needs no growth).
-                let size = file.metadata().map_or(0, |m| m.len());
-                bytes.reserve_exact(usize::try_from(size).unwrap_or(0).saturating_add(1));
-                read_to_end(&mut file, &mut bytes)
-            })
-            .with_context(|| format!("cannot read {}", listing.path(f).display()))?;
-        Ok(InputFile::new(f.rel.clone(), bytes))
+        folders.open_file(f).and_then(|mut file| {
+            // Held whole: sized to the file (+1, so the end-of-file read needs no growth).
+            let size = file.metadata().map_or(0, |m| m.len());
+            bytes.reserve_exact(usize::try_from(size).unwrap_or(0).saturating_add(1));
+            read_to_end(&mut file, &mut bytes)
+        })?;
+        Ok::<_, std::io::Error>(InputFile::new(f.rel.clone(), bytes))
     })
-    .ok_or_else(|| anyhow::anyhow!("a file-reading thread panicked"))?
-    .into_iter()
-    .collect()
+    .ok_or_else(|| anyhow::anyhow!("a file-reading thread panicked"))?;
+    let mut files = Vec::with_capacity(read.len());
+    for (r, f) in read.into_iter().zip(&listing.files) {
+        match r {
+            Ok(file) => files.push(file),
+            Err(e) => report_skipped(path, &f.rel, &format!("cannot be read ({e})")),
+        }
+    }
+    Ok(files)
 }
 
-/// Writes `dir/name` (`name` may contain `/`), creating folders as needed.
 /// Output files written as a set. Each file goes to a temporary name in its folder; [`commit`]
 /// renames them all into place once every one is written, so a kill or a full disk leaves the
 /// previous outputs or the new ones, never a mix. It refuses, before writing anything:
@@ -509,15 +516,24 @@ mod tests {
         let one = list_files(&root.join("a/f0.bin")).unwrap();
         assert_eq!(one.files.len(), 1);
         assert_eq!(one.files[0].rel, "f0.bin");
-        assert_eq!(read_all(&one).unwrap()[0].bytes.len(), 0);
+        assert_eq!(read_all(&root, &one).unwrap()[0].bytes.len(), 0);
         // Files held whole are not padded to a read block (a trace folder is 28k small files).
-        for file in read_all(&listing).unwrap() {
+        for file in read_all(&root, &listing).unwrap() {
             assert!(
                 file.bytes.capacity() <= file.bytes.len() + 1,
                 "{}",
                 file.path
             );
         }
+        // A file that cannot be read (here: gone between listing and reading) is skipped with
+        // its reason; the other files are read (one bad file used to fail the whole run).
+        let listing = list_files(&root).unwrap();
+        std::fs::remove_file(root.join("a/f0.bin")).unwrap();
+        let files = read_all(&root, &listing).unwrap();
+        assert_eq!(files.len(), listing.files.len() - 1);
+        assert!(files.iter().all(|f| f.path != "a/f0.bin"));
+        let loaded = load_run(&root, ReadDetail::Full);
+        assert!(loaded.is_ok(), "one unreadable file does not fail the run");
         std::fs::remove_dir_all(&root).unwrap();
     }
 }
