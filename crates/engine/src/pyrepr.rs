@@ -697,31 +697,42 @@ fn marker_float(s: &str) -> Option<f64> {
 /// come back as marker strings that [`raw_from_py_json`] and [`PyObj::from_json`] turn into floats.
 /// Line numbers in errors are those of the original text.
 pub fn parse_py_json(bytes: &[u8]) -> Result<serde_json::Value, serde_json::Error> {
-    match serde_json::from_slice(bytes) {
-        Ok(v) => Ok(v),
-        Err(first) => {
-            let Some(rewritten) = rewrite_nonfinite(bytes) else {
-                return Err(first);
-            };
-            serde_json::from_slice(&rewritten)
-        }
+    from_py_json(bytes)
+}
+
+/// [`parse_py_json`] into any type: strict JSON first; only when that fails are the bare
+/// non-finite tokens rewritten ([`without_nonfinite_tokens`]) and the text parsed again.
+pub fn from_py_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
+    serde_json::from_slice(bytes).or_else(|first| match without_nonfinite_tokens(bytes) {
+        std::borrow::Cow::Owned(rewritten) => serde_json::from_slice(&rewritten),
+        std::borrow::Cow::Borrowed(_) => Err(first),
+    })
+}
+
+/// The token (`NaN`, `Infinity`, `-Infinity`) a marker string of [`from_py_json`] stands for.
+pub fn nonfinite_token(s: &str) -> Option<&'static str> {
+    match s {
+        NAN_MARKER => Some("NaN"),
+        INF_MARKER => Some("Infinity"),
+        NEG_INF_MARKER => Some("-Infinity"),
+        _ => None,
     }
 }
 
-/// Replaces `NaN`, `Infinity`, `-Infinity` outside strings by marker strings; `None` if none found.
-fn rewrite_nonfinite(bytes: &[u8]) -> Option<Vec<u8>> {
+/// `bytes` with `NaN`, `Infinity`, `-Infinity` outside strings replaced by marker strings;
+/// borrowed (no copy) when there are none.
+fn without_nonfinite_tokens(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     let tokens: [(&[u8], &str); 3] = [
         (b"-Infinity", NEG_INF_MARKER),
         (b"Infinity", INF_MARKER),
         (b"NaN", NAN_MARKER),
     ];
-    let mut out = Vec::with_capacity(bytes.len() + 64);
+    let mut out: Option<Vec<u8>> = None;
+    let mut copied = 0usize;
     let mut in_string = false;
     let mut escaped = false;
-    let mut found = false;
-    let mut i = 0;
-    'outer: while i < bytes.len() {
-        let b = bytes[i];
+    let mut i = 0usize;
+    while let Some(&b) = bytes.get(i) {
         if in_string {
             if escaped {
                 escaped = false;
@@ -730,28 +741,35 @@ fn rewrite_nonfinite(bytes: &[u8]) -> Option<Vec<u8>> {
             } else if b == b'"' {
                 in_string = false;
             }
-            out.push(b);
             i += 1;
             continue;
         }
         if b == b'"' {
             in_string = true;
-        } else {
-            for (tok, marker) in tokens {
-                if bytes[i..].starts_with(tok) {
-                    out.push(b'"');
-                    out.extend_from_slice(marker.replace('\0', "\\u0000").as_bytes());
-                    out.push(b'"');
-                    i += tok.len();
-                    found = true;
-                    continue 'outer;
-                }
-            }
+            i += 1;
+            continue;
         }
-        out.push(b);
-        i += 1;
+        let rest = bytes.get(i..).unwrap_or_default();
+        match tokens.iter().find(|(tok, _)| rest.starts_with(tok)) {
+            Some((tok, marker)) => {
+                let o = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 64));
+                o.extend_from_slice(bytes.get(copied..i).unwrap_or_default());
+                o.push(b'"');
+                o.extend_from_slice(marker.replace('\0', "\\u0000").as_bytes());
+                o.push(b'"');
+                i += tok.len();
+                copied = i;
+            }
+            None => i += 1,
+        }
     }
-    found.then_some(out)
+    match out {
+        None => std::borrow::Cow::Borrowed(bytes),
+        Some(mut o) => {
+            o.extend_from_slice(bytes.get(copied..).unwrap_or_default());
+            std::borrow::Cow::Owned(o)
+        }
+    }
 }
 
 /// Lowers a JSON value read with [`parse_py_json`] into a [`RawValue`] (markers become floats;

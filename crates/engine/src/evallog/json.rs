@@ -1,75 +1,21 @@
 //! JSON as Python writes it: `json.dumps` (and pydantic with `ser_json_inf_nan="constants"`)
-//! writes bare `NaN`, `Infinity` and `-Infinity` tokens, which serde_json rejects. Before parsing,
-//! such tokens outside strings are replaced by marker strings (the bytes are copied only when a
-//! token is present); [`non_finite`] recognises a marker, so a NaN reads as "unscored", never 0.
-
-use std::borrow::Cow;
+//! writes bare `NaN`, `Infinity` and `-Infinity` tokens, which serde_json rejects. They are read
+//! as marker strings by the project's one Python-JSON reader ([`crate::pyrepr::from_py_json`]);
+//! [`non_finite`] recognises a marker, so a NaN reads as "unscored", never 0.
 
 use serde_json::Value;
 
 use super::model::RecordedValue;
 
-const MARK: &str = "\u{1}evalboard-non-finite:";
-
-/// `bytes` with bare non-finite tokens replaced by marker strings; borrowed when there are none.
-pub fn lenient(bytes: &[u8]) -> Cow<'_, [u8]> {
-    let mut out: Option<Vec<u8>> = None;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut i = 0usize;
-    let mut copied = 0usize;
-    while let Some(&b) = bytes.get(i) {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-            i += 1;
-            continue;
-        }
-        let token: Option<&str> = match b {
-            b'"' => {
-                in_string = true;
-                None
-            }
-            b'N' if bytes.get(i..i + 3) == Some(b"NaN") => Some("NaN"),
-            b'I' if bytes.get(i..i + 8) == Some(b"Infinity") => Some("Infinity"),
-            b'-' if bytes.get(i..i + 9) == Some(b"-Infinity") => Some("-Infinity"),
-            _ => None,
-        };
-        match token {
-            Some(t) => {
-                let o = out.get_or_insert_with(|| Vec::with_capacity(bytes.len() + 64));
-                o.extend_from_slice(bytes.get(copied..i).unwrap_or(&[]));
-                o.extend_from_slice(b"\"\\u0001evalboard-non-finite:");
-                o.extend_from_slice(t.as_bytes());
-                o.push(b'"');
-                i += t.len();
-                copied = i;
-            }
-            None => i += 1,
-        }
-    }
-    match out {
-        None => Cow::Borrowed(bytes),
-        Some(mut o) => {
-            o.extend_from_slice(bytes.get(copied..).unwrap_or(&[]));
-            Cow::Owned(o)
-        }
-    }
-}
-
-/// Parses Python-written JSON (bare non-finite tokens allowed).
+/// Parses Python-written JSON (bare non-finite tokens allowed;
+/// [`crate::pyrepr::from_py_json`]).
 pub fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
-    serde_json::from_slice(&lenient(bytes))
+    crate::pyrepr::from_py_json(bytes)
 }
 
 /// The token a marker string stands for (`NaN`, `Infinity`, `-Infinity`).
 pub fn non_finite(v: &Value) -> Option<&str> {
-    v.as_str().and_then(|s| s.strip_prefix(MARK))
+    v.as_str().and_then(crate::pyrepr::nonfinite_token)
 }
 
 /// A finite number, or `None` (null, NaN, infinite, not a number).
@@ -189,7 +135,6 @@ mod tests {
         assert_eq!(non_finite(&v["b"][1]), Some("-Infinity"));
         assert_eq!(v["c"], "NaN \" Infinity");
         assert_eq!(v["d"], 1);
-        assert!(matches!(lenient(b"{\"x\": 1}"), Cow::Borrowed(_)));
     }
 
     #[test]
