@@ -701,7 +701,7 @@ pub fn parse_py_json(bytes: &[u8]) -> Result<serde_json::Value, serde_json::Erro
 }
 
 /// [`parse_py_json`] into any type: strict JSON first; only when that fails are the bare
-/// non-finite tokens rewritten ([`without_nonfinite_tokens`]) and the text parsed again.
+/// non-finite tokens rewritten (outside strings, into marker strings) and the text parsed again.
 pub fn from_py_json<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
     serde_json::from_slice(bytes).or_else(|first| match without_nonfinite_tokens(bytes) {
         std::borrow::Cow::Owned(rewritten) => serde_json::from_slice(&rewritten),
