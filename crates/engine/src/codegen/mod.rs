@@ -54,8 +54,7 @@ pub struct Loaded {
 impl Loaded {
     /// Scores `run` under `cfg`.
     pub fn new(run: CodegenRun, files: Vec<InputFileReport>, cfg: &CodegenConfig) -> Loaded {
-        let scored = run.score(cfg);
-        let messages = views::messages(&run, &scored, cfg);
+        let (scored, messages) = run.score_with_messages(cfg);
         Loaded {
             run,
             cfg: *cfg,
@@ -68,8 +67,7 @@ impl Loaded {
     /// Scores again under new settings.
     pub fn rescore(&mut self, cfg: &CodegenConfig) {
         self.cfg = *cfg;
-        self.scored = self.run.score(cfg);
-        self.messages = views::messages(&self.run, &self.scored, cfg);
+        (self.scored, self.messages) = self.run.score_with_messages(cfg);
     }
 
     /// The summary of every message (re-scored where possible, else as originally scored).
@@ -182,6 +180,12 @@ impl CodegenRun {
     /// over; scoring adds its own (attempts dropped, original summary disagreeing with its
     /// entries).
     pub fn score(&self, cfg: &CodegenConfig) -> ScoredRun {
+        self.score_with_messages(cfg).0
+    }
+
+    /// [`CodegenRun::score`], with the run's messages ([`views::messages`]) that the run-level
+    /// summary is computed from, for a caller that keeps them ([`Loaded`]).
+    pub fn score_with_messages(&self, cfg: &CodegenConfig) -> (ScoredRun, Vec<views::Message>) {
         let mut diagnostics = self.diagnostics.clone();
         if let Err(e) = cfg.validate() {
             diagnostics.push(Diagnostic::error(&self.name, None, e));
@@ -248,7 +252,7 @@ impl CodegenRun {
         if !messages.is_empty() {
             scored.summary = Some(views::run_summary(&self.name, &messages, cfg.profile));
         }
-        scored
+        (scored, messages)
     }
 }
 
