@@ -435,10 +435,10 @@ const TURNS_HEADER: [&str; 28] = [
     "error_message",
 ];
 
-fn summary_csv(traces: &[TraceView<'_>]) -> String {
-    let mut out = csv_row(&SUMMARY_HEADER);
+fn summary_csv(traces: &[TraceView<'_>], formulas: &mut FormulaCells) -> String {
+    let mut out = CompatCsv::new("summary.csv", &SUMMARY_HEADER, formulas);
     for t in traces {
-        out.push_str(&csv_row(&[
+        out.row(&[
             t.trace_id.clone(),
             t.conv.id.clone(),
             py_csv_cell(&t.conversation_type),
@@ -468,13 +468,13 @@ fn summary_csv(traces: &[TraceView<'_>]) -> String {
             py_csv_cell(&t.timestamp_end),
             bool_text(t.has_type2_question),
             bool_text(t.has_non_numeric_values),
-        ]));
+        ]);
     }
-    out
+    out.finish()
 }
 
-fn turns_csv(traces: &[TraceView<'_>]) -> String {
-    let mut out = csv_row(&TURNS_HEADER);
+fn turns_csv(traces: &[TraceView<'_>], formulas: &mut FormulaCells) -> String {
+    let mut out = CompatCsv::new("turns.csv", &TURNS_HEADER, formulas);
     for t in traces {
         for v in &t.turns {
             let turn = v.turn;
@@ -493,7 +493,7 @@ fn turns_csv(traces: &[TraceView<'_>]) -> String {
                 Some(r) if r != 0.0 => py_float_repr(r),
                 _ => String::new(),
             };
-            out.push_str(&csv_row(&[
+            out.row(&[
                 t.trace_id.clone(),
                 t.conv.id.clone(),
                 turn.turn_idx.to_string(),
@@ -522,20 +522,20 @@ fn turns_csv(traces: &[TraceView<'_>]) -> String {
                 bool_text(v.error_occurred),
                 v.error_type(),
                 v.error_message(),
-            ]));
+            ]);
         }
     }
-    out
+    out.finish()
 }
 
-fn validation_csv(traces: &[TraceView<'_>]) -> String {
-    let mut out = csv_row(&VALIDATION_HEADER);
+fn validation_csv(traces: &[TraceView<'_>], formulas: &mut FormulaCells) -> String {
+    let mut out = CompatCsv::new("validation.csv", &VALIDATION_HEADER, formulas);
     for t in traces {
         for v in &t.turns {
             for log in &v.turn.validator_logs {
                 let failed: Vec<String> = log.failed_steps.iter().map(py_str).collect();
                 let issues: Vec<String> = log.issues.iter().map(py_str).collect();
-                out.push_str(&csv_row(&[
+                out.row(&[
                     t.trace_id.clone(),
                     t.conv.id.clone(),
                     v.turn.turn_idx.to_string(),
@@ -544,15 +544,15 @@ fn validation_csv(traces: &[TraceView<'_>]) -> String {
                     py_csv_cell(&log.confidence),
                     failed.join(","),
                     issues.join("; "),
-                ]));
+                ]);
             }
         }
     }
-    out
+    out.finish()
 }
 
-fn errors_csv(traces: &[TraceView<'_>]) -> String {
-    let mut out = csv_row(&ERRORS_HEADER);
+fn errors_csv(traces: &[TraceView<'_>], formulas: &mut FormulaCells) -> String {
+    let mut out = CompatCsv::new("errors.csv", &ERRORS_HEADER, formulas);
     for t in traces {
         for v in t.turns.iter().filter(|v| v.error_occurred) {
             let turn = v.turn;
@@ -562,7 +562,7 @@ fn errors_csv(traces: &[TraceView<'_>]) -> String {
                 .and_then(|e| e.context.as_ref())
                 .map(|c| PyObj::from_json(c).repr())
                 .unwrap_or_else(|| "{}".to_string());
-            out.push_str(&csv_row(&[
+            out.row(&[
                 t.trace_id.clone(),
                 t.conv.id.clone(),
                 turn.turn_idx.to_string(),
@@ -575,10 +575,10 @@ fn errors_csv(traces: &[TraceView<'_>]) -> String {
                 v.plan_steps.text(),
                 v.scores.operations_per_turn.to_string(),
                 context,
-            ]));
+            ]);
         }
     }
-    out
+    out.finish()
 }
 
 /// Increments a count in an insertion-ordered map (a Python `defaultdict(int)`).
@@ -865,72 +865,52 @@ pub fn write_outputs(run: &QaRun, opts: &Fa2Options) -> Fa2Outputs {
         ));
     }
     let statistics_json = statistics_json(run, &traces, opts, &mut diagnostics);
-    let out = Fa2Outputs {
-        statistics_json,
-        summary_csv: summary_csv(&traces),
-        turns_csv: turns_csv(&traces),
-        errors_csv: errors_csv(&traces),
-        validation_csv: validation_csv(&traces),
-        diagnostics: Vec::new(),
-    };
     let mut formulas = FormulaCells::default();
-    for (file, text) in [
-        ("summary.csv", &out.summary_csv),
-        ("turns.csv", &out.turns_csv),
-        ("errors.csv", &out.errors_csv),
-        ("validation.csv", &out.validation_csv),
-    ] {
-        formulas.scan(file, text, &mut diagnostics);
-    }
+    let summary_csv = summary_csv(&traces, &mut formulas);
+    let turns_csv = turns_csv(&traces, &mut formulas);
+    let errors_csv = errors_csv(&traces, &mut formulas);
+    let validation_csv = validation_csv(&traces, &mut formulas);
     formulas.finish(&mut diagnostics);
-    Fa2Outputs { diagnostics, ..out }
+    Fa2Outputs {
+        statistics_json,
+        summary_csv,
+        turns_csv,
+        errors_csv,
+        validation_csv,
+        diagnostics,
+    }
 }
 
 /// The compat CSVs keep the original system's bytes, so a cell a spreadsheet would run as a
 /// formula ([`crate::csv_cell::is_formula`]) is kept, and named in a warning (the first
-/// [`FormulaCells::SHOWN`]; then how many more).
+/// [`FormulaCells::SHOWN`]; then how many more), noted as the rows are written ([`CompatCsv`]).
 #[derive(Default)]
 struct FormulaCells {
     found: usize,
+    shown: Vec<Diagnostic>,
 }
 
 impl FormulaCells {
     const SHOWN: usize = 20;
 
-    fn scan(&mut self, file: &str, text: &str, diags: &mut Vec<Diagnostic>) {
-        let mut reader = csv::ReaderBuilder::new()
-            .has_headers(true)
-            .flexible(true)
-            .from_reader(text.as_bytes());
-        let header: Vec<String> = reader
-            .headers()
-            .map(|h| h.iter().map(str::to_string).collect())
-            .unwrap_or_default();
-        for record in reader.records().flatten() {
-            let line = record.position().map(|p| p.line() as u32);
-            for (col, cell) in record.iter().enumerate() {
-                if !crate::csv_cell::is_formula(cell) {
-                    continue;
-                }
-                self.found += 1;
-                if self.found <= Self::SHOWN {
-                    let column = header.get(col).map_or("?", String::as_str);
-                    let shown: String = cell.chars().take(40).collect();
-                    diags.push(Diagnostic::warning(
-                        file,
-                        line,
-                        format!(
-                            "column {column} starts like a spreadsheet formula ({shown:?}); kept \
-                             as the financial-agent-2 system writes it (the doc profile prefixes \
-                             such cells with ')"
-                        ),
-                    ));
-                }
-            }
+    fn note(&mut self, file: &str, line: u32, column: &str, cell: &str) {
+        self.found += 1;
+        if self.found <= Self::SHOWN {
+            let shown: String = cell.chars().take(40).collect();
+            self.shown.push(Diagnostic::warning(
+                file,
+                Some(line),
+                format!(
+                    "column {column} starts like a spreadsheet formula ({shown:?}); kept as the \
+                     financial-agent-2 system writes it (the doc profile prefixes such cells \
+                     with ')"
+                ),
+            ));
         }
     }
 
     fn finish(self, diags: &mut Vec<Diagnostic>) {
+        diags.extend(self.shown);
         if self.found > Self::SHOWN {
             diags.push(Diagnostic::warning(
                 "",
@@ -942,6 +922,53 @@ impl FormulaCells {
             ));
         }
     }
+}
+
+/// One compat CSV as it is written: a header, then rows through Python's `csv.writer` rules
+/// ([`csv_row`]), each cell that starts like a formula noted with the line its row starts on.
+struct CompatCsv<'a> {
+    file: &'static str,
+    header: &'a [&'a str],
+    text: String,
+    /// The line the next row starts on (1-based; the header is line 1).
+    line: u32,
+    formulas: &'a mut FormulaCells,
+}
+
+impl<'a> CompatCsv<'a> {
+    fn new(file: &'static str, header: &'a [&'a str], formulas: &'a mut FormulaCells) -> Self {
+        let text = csv_row(header);
+        let line = 1 + lines_in(&text);
+        CompatCsv {
+            file,
+            header,
+            text,
+            line,
+            formulas,
+        }
+    }
+
+    fn row<S: AsRef<str>>(&mut self, cells: &[S]) {
+        for (col, cell) in cells.iter().enumerate() {
+            if crate::csv_cell::is_formula(cell.as_ref()) {
+                let column = self.header.get(col).copied().unwrap_or("?");
+                self.formulas
+                    .note(self.file, self.line, column, cell.as_ref());
+            }
+        }
+        let row = csv_row(cells);
+        self.line = self.line.saturating_add(lines_in(&row));
+        self.text.push_str(&row);
+    }
+
+    fn finish(self) -> String {
+        self.text
+    }
+}
+
+/// Line ends (`\n`) in `text`, as a CSV reader counts lines.
+fn lines_in(text: &str) -> u32 {
+    u32::try_from(memchr::memchr_iter(b'\n', text.as_bytes()).count()).unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]
