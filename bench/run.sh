@@ -62,6 +62,10 @@ for n in rows:
 print("peak memory target (<= 2x input) applies to the streamed rows: that is how the CLI loads a run")
 PY
 
+echo "== the CLI's peak memory against its input (issue 18: score and diff within 2x their inputs' total size)"
+cargo build --release --locked -p evalboard-cli -q
+python3 bench/cli_memory.py target/release/evalboard "$OUT/run1m.jsonl" | tee "$OUT/cli-memory.jsonl"
+
 echo "== wasm (the dashboard's worker, headless Chromium) against native one thread: 4 rounds of 2 native runs (4 KB pages, as the CLI runs), 2 with huge pages allowed, and 3 wasm loads (each into a fresh worker)"
 if [ -d dist ]; then
   # Interleaved rounds, because this machine's speed drifts by ±30 % from minute to minute and

@@ -8,18 +8,41 @@
 
 use anyhow::{bail, Result};
 use evalboard_cli::{errln, out};
-use evalboard_engine::compare::{CompareOptions, Flip, PairedItem};
-use evalboard_engine::family::{detect_family, Family};
+use evalboard_engine::compare::{CompareOptions, Flip, PairTexts, PairedItem};
+use evalboard_engine::family::Family;
 use evalboard_engine::numeric_qa::compare::{canonical_scorer, QaCompareError};
 use evalboard_engine::numeric_qa::score::doc::DocTolerances;
 use evalboard_engine::run::{self, CompareError, CompareSettings, RunComparison, ScoredRun};
 use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
-use evalboard_engine::RunInput;
 use serde_json::{json, Value};
 
 use crate::cli::{DiffArgs, SettingsArgs};
-use crate::fsio;
 use crate::score;
+
+/// The settings `diff` scores runs of `family` with: a numeric QA `--scorer` is checked against
+/// the table, and an eval-set scorer may be named by `--scorer` when `--profile` is not given.
+fn diff_settings(a: &DiffArgs, family: Family) -> Result<score::Settings> {
+    if let (Family::NumericQa, Some(s)) = (family, &a.scorer) {
+        if canonical_scorer(s).is_none() {
+            bail!(
+                "{}",
+                CompareError::Scorer(QaCompareError::UnknownScorer(s.clone()))
+            );
+        }
+    }
+    let profile = match (&a.profile, family) {
+        (Some(p), _) => p.clone(),
+        (None, Family::Evalset) => a.scorer.clone().unwrap_or_else(|| "doc".into()),
+        (None, _) => "doc".into(),
+    };
+    score::settings(&SettingsArgs {
+        dataset: a.dataset.clone(),
+        profile,
+        prices: None,
+        rel_tol: DocTolerances::default().rel,
+        abs_tol: DocTolerances::default().abs,
+    })
+}
 
 /// A comparison of two consecutive runs, with their metadata side by side.
 struct Diff {
@@ -41,54 +64,43 @@ pub fn run(a: DiffArgs) -> Result<u8> {
         opts: CompareOptions {
             resamples: a.resamples,
             seed: a.seed,
+            // diff prints the changed items only.
+            texts: PairTexts::Changed,
         },
     };
     let runs = a.runs();
-    let inputs: Vec<RunInput> = runs
-        .iter()
-        .map(|d| fsio::read_run(d))
-        .collect::<Result<_>>()?;
-    let families: Vec<Family> = inputs.iter().map(detect_family).collect();
-    let fb = families.first().copied().unwrap_or(Family::NumericQa);
-    if let Some(i) = families.iter().position(|f| *f != fb) {
-        bail!(
-            "{}",
-            CompareError::FamilyMismatch {
-                baseline: a.baseline.display().to_string(),
-                baseline_family: fb,
-                candidate: runs[i].display().to_string(),
-                candidate_family: families[i],
+    // One run is read at a time and scored before the next is read, so `diff` holds the
+    // scored runs and at most one run's bytes, never every input whole (issue 18: within 2×
+    // the inputs' size). The family of the first run decides the settings; a run of another
+    // family is refused when it is read.
+    let mut scored: Vec<ScoredRun> = Vec::new();
+    let mut settings = None;
+    let mut fb = Family::NumericQa;
+    for dir in &runs {
+        let loaded = score::load_path(dir, a.profile.as_deref().unwrap_or("doc"))?;
+        let s = match settings.take() {
+            Some(s) => s,
+            None => {
+                fb = loaded.family;
+                diff_settings(&a, fb)?
             }
-        );
-    }
-    // A numeric QA scorer is checked against the table before any run is read.
-    if let (Family::NumericQa, Some(s)) = (fb, &a.scorer) {
-        if canonical_scorer(s).is_none() {
+        };
+        if loaded.family != fb {
             bail!(
                 "{}",
-                CompareError::Scorer(QaCompareError::UnknownScorer(s.clone()))
+                CompareError::FamilyMismatch {
+                    baseline: a.baseline.display().to_string(),
+                    baseline_family: fb,
+                    candidate: dir.display().to_string(),
+                    candidate_family: loaded.family,
+                }
             );
         }
-    }
-    // An eval-set scorer may be named by --scorer when --profile is not given.
-    let profile = match (&a.profile, fb) {
-        (Some(p), _) => p.clone(),
-        (None, Family::Evalset) => a.scorer.clone().unwrap_or_else(|| "doc".into()),
-        (None, _) => "doc".into(),
-    };
-    let settings = score::settings(&SettingsArgs {
-        dataset: a.dataset.clone(),
-        profile,
-        prices: None,
-        rel_tol: DocTolerances::default().rel,
-        abs_tol: DocTolerances::default().abs,
-    })?;
-    let mut scored: Vec<ScoredRun> = Vec::new();
-    for (dir, input) in runs.iter().zip(&inputs) {
-        match score::load_scored(&dir.display().to_string(), input, &settings)? {
-            Some(s) => scored.push(s),
+        match loaded.score(&s)? {
+            Some(run) => scored.push(run),
             None => return Ok(2),
         }
+        settings = Some(s);
     }
     let metas: Vec<(String, RunMeta)> = scored
         .iter()

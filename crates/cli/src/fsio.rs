@@ -356,6 +356,17 @@ impl OutputSet {
 
     /// Writes `text` as `dir/name` under its temporary name.
     pub fn add(&mut self, dir: &Path, name: &str, text: &[u8]) -> Result<()> {
+        self.add_with(dir, name, |w| w.write_all(text))
+    }
+
+    /// Writes `dir/name` under its temporary name with `write`, through a buffer: a big file
+    /// goes to disk as it is made, never whole in memory.
+    pub fn add_with(
+        &mut self,
+        dir: &Path,
+        name: &str,
+        write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> Result<()> {
         let rel = Path::new(name);
         if rel.is_absolute()
             || rel
@@ -403,8 +414,14 @@ impl OutputSet {
             file_name.to_string_lossy(),
             std::process::id()
         ));
-        std::fs::write(&tmp, text).with_context(|| format!("cannot write {}", tmp.display()))?;
-        self.written.push((target, tmp));
+        // Listed first, so that a failed write's partial file is removed with the others.
+        self.written.push((target, tmp.clone()));
+        let written = std::fs::File::create(&tmp).and_then(|file| {
+            let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
+            write(&mut out)?;
+            out.into_inner().map_err(|e| e.into_error())?.sync_all()
+        });
+        written.with_context(|| format!("cannot write {}", tmp.display()))?;
         Ok(())
     }
 

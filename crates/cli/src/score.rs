@@ -14,11 +14,14 @@ use evalboard_engine::{accounting, RunInput};
 use crate::cli::{ScoreArgs, SettingsArgs};
 use crate::fsio;
 
-/// The files of one scored run, in the selected profile.
+/// What `score` keeps of one scored run once its files are written: its statistics, summary
+/// table and where its files went. The run's model and the files' texts are gone by then, so
+/// scoring several runs holds one run at a time.
 struct Outputs {
     name: String,
     statistics: serde_json::Value,
-    files: Vec<(String, String)>,
+    /// The output folder and the number of files written there (with `--out`).
+    written: Option<(std::path::PathBuf, usize)>,
     /// What writing the files found, printed beside them.
     diagnostics: Vec<evalboard_engine::Diagnostic>,
     table: Vec<(String, String)>,
@@ -36,6 +39,13 @@ pub(crate) struct Settings {
     references: [OnceCell<Option<Reference>>; 3],
     /// (path, bytes) of `--dataset` and `--prices`.
     pub setting_files: Vec<(String, Vec<u8>)>,
+}
+
+/// How a run is read before its family is known (the profile decides what a numeric QA run
+/// keeps).
+fn read_options(profile: &str) -> ReadOptions {
+    let profile = Profile::parse(profile).unwrap_or(Profile::Doc);
+    ReadOptions::for_profile(profile, fsio::threads())
 }
 
 /// Reads the scoring settings from parsed arguments.
@@ -77,11 +87,8 @@ impl Settings {
         Ok(s)
     }
 
-    /// How a run is read before its family is known (the profile decides what a numeric QA
-    /// run keeps).
     fn read_options(&self) -> ReadOptions {
-        let profile = Profile::parse(&self.profile).unwrap_or(Profile::Doc);
-        ReadOptions::for_profile(profile, fsio::threads())
+        read_options(&self.profile)
     }
 
     /// `--dataset` as `family`'s reference data, read on first use (its diagnostics printed
@@ -122,22 +129,53 @@ pub(crate) fn load_scored(dir: &str, input: &RunInput, s: &Settings) -> Result<O
     Ok(score_read(dir, read, &settings))
 }
 
-/// [`load_scored`] for a run on disk, streamed when it is a numeric QA run ([`fsio::load_run`]).
-fn load_scored_path(path: &Path, s: &Settings) -> Result<Option<ScoredRun>> {
-    let dir: &str = &path.display().to_string();
-    match fsio::load_run(path, s.read_options().detail)? {
-        fsio::Loaded::Qa { name, reads } => {
-            let settings = s.for_family(Family::NumericQa)?;
-            let dataset = match s.reference(Family::NumericQa)? {
-                Some(Reference::ConvFinQa(ds)) => Some(ds),
-                _ => None,
-            };
-            let read = evalboard_engine::numeric_qa::read::assemble_qa_run(&name, reads, dataset)
-                .map(ReadRun::NumericQa);
-            Ok(score_read(dir, read, &settings))
+/// A run on disk, read for scoring (streamed when it is a numeric QA run), with its family.
+pub(crate) struct LoadedRun {
+    dir: String,
+    pub family: Family,
+    loaded: fsio::Loaded,
+}
+
+/// Reads the run at `path` ([`fsio::load_run`]); `profile` (as named by `--profile`) decides
+/// what a numeric QA reader keeps.
+pub(crate) fn load_path(path: &Path, profile: &str) -> Result<LoadedRun> {
+    let detail = read_options(profile).detail;
+    let loaded = fsio::load_run(path, detail)?;
+    let family = match &loaded {
+        fsio::Loaded::Qa { .. } => Family::NumericQa,
+        fsio::Loaded::Other(input) => evalboard_engine::family::detect_family(input),
+    };
+    Ok(LoadedRun {
+        dir: path.display().to_string(),
+        family,
+        loaded,
+    })
+}
+
+impl LoadedRun {
+    /// Scores the run ([`load_scored`]); the bytes read are gone when it returns.
+    pub(crate) fn score(self, s: &Settings) -> Result<Option<ScoredRun>> {
+        let dir: &str = &self.dir;
+        match self.loaded {
+            fsio::Loaded::Qa { name, reads } => {
+                let settings = s.for_family(Family::NumericQa)?;
+                let dataset = match s.reference(Family::NumericQa)? {
+                    Some(Reference::ConvFinQa(ds)) => Some(ds),
+                    _ => None,
+                };
+                let read =
+                    evalboard_engine::numeric_qa::read::assemble_qa_run(&name, reads, dataset)
+                        .map(ReadRun::NumericQa);
+                Ok(score_read(dir, read, &settings))
+            }
+            fsio::Loaded::Other(input) => load_scored(dir, &input, s),
         }
-        fsio::Loaded::Other(input) => load_scored(dir, &input, s),
     }
+}
+
+/// [`load_scored`] for a run on disk, streamed when it is a numeric QA run.
+fn load_scored_path(path: &Path, s: &Settings) -> Result<Option<ScoredRun>> {
+    load_path(path, &s.profile)?.score(s)
 }
 
 /// Scores a read run, printing what reading it found (diagnostics, skipped files) to stderr;
@@ -183,41 +221,75 @@ fn print_skipped(run: &str, files: &[accounting::InputFileReport]) {
     }
 }
 
-/// The outputs and summary table of a scored run.
-fn outputs(run: RunRef) -> Outputs {
-    let out = evalboard_report::run_outputs(run);
+/// The summary table of a scored run (family, profile, size and its headline metrics).
+fn table(run: RunRef, statistics: &serde_json::Value) -> Vec<(String, String)> {
     let mut table = vec![
         ("family".to_string(), run.family().label().to_string()),
         ("profile".to_string(), run.profile()),
         ("size".to_string(), run.size()),
     ];
     for m in run.headline_metrics() {
-        if out.statistics.get(m.key).is_some_and(|v| !v.is_null())
+        if statistics.get(m.key).is_some_and(|v| !v.is_null())
             || m.shown == evalboard_engine::headline::Shown::Percent
         {
-            table.push((m.key.to_string(), m.show(&out.statistics)));
+            table.push((m.key.to_string(), m.show(statistics)));
         }
     }
-    Outputs {
-        name: run.name().to_string(),
-        statistics: out.statistics,
-        files: out.files,
-        diagnostics: out.diagnostics,
-        table,
+    table
+}
+
+/// Scores the runs one at a time; with `--out`, each run's files are made one at a time and
+/// written (under temporary names) as they are made. Peak memory is then one run's model and
+/// its largest file, not every run and every text at once.
+fn score_each(
+    a: &ScoreArgs,
+    settings: &Settings,
+    set: &mut fsio::OutputSet,
+) -> Result<Option<Vec<Outputs>>> {
+    let several = a.runs.len() > 1;
+    let mut outputs: Vec<Outputs> = Vec::new();
+    for dir in &a.runs {
+        let Some(scored) = load_scored_path(dir, settings)? else {
+            return Ok(None);
+        };
+        let run = scored.as_ref();
+        let plan = evalboard_report::run_output_plan(run);
+        let table = table(run, &plan.statistics);
+        let name = run.name().to_string();
+        let written = match &a.out {
+            Some(out) => {
+                let folder = if several {
+                    out.join(unique_name(outputs.iter().map(|o| o.name.as_str()), &name))
+                } else {
+                    out.clone()
+                };
+                let n = plan.files.len();
+                for (file, write) in plan.files {
+                    set.add_with(&folder, &file, write)?;
+                }
+                Some((folder, n))
+            }
+            None => None,
+        };
+        outputs.push(Outputs {
+            name,
+            statistics: plan.statistics,
+            written,
+            diagnostics: plan.diagnostics,
+            table,
+        });
     }
+    Ok(Some(outputs))
 }
 
 pub fn run(a: ScoreArgs) -> Result<u8> {
-    let gates = a.fail_under;
+    let gates = a.fail_under.clone();
     let settings = settings(&a.settings)?;
-
-    let mut outputs = Vec::new();
-    for dir in &a.runs {
-        let Some(scored) = load_scored_path(dir, &settings)? else {
-            return Ok(2);
-        };
-        outputs.push(self::outputs(scored.as_ref()));
-    }
+    // Every run's files are written under temporary names, then moved into place together.
+    let mut set = fsio::OutputSet::new(&a.runs, a.force);
+    let Some(outputs) = score_each(&a, &settings, &mut set)? else {
+        return Ok(2);
+    };
 
     if a.json {
         let v = if outputs.len() == 1 {
@@ -227,28 +299,14 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
         };
         println!("{}", serde_json::to_string_pretty(&v)?);
     }
-    if let Some(out) = &a.out {
-        // Every run's files are written, then moved into place together.
-        let several = outputs.len() > 1;
-        let mut set = fsio::OutputSet::new(&a.runs, a.force);
-        let mut dirs = Vec::new();
-        for (i, o) in outputs.iter().enumerate() {
-            let dir = if several {
-                out.join(unique_name(&outputs, i))
-            } else {
-                out.clone()
-            };
-            for (name, text) in &o.files {
-                set.add(&dir, name, text.as_bytes())?;
-            }
-            dirs.push(dir);
-        }
+    if a.out.is_some() {
         set.commit()?;
-        for (o, dir) in outputs.iter().zip(&dirs) {
+        for o in &outputs {
+            let Some((dir, n)) = &o.written else { continue };
             for d in &o.diagnostics {
                 errln!("{}/{d}", dir.display());
             }
-            errln!("wrote {} files to {}", o.files.len(), dir.display());
+            errln!("wrote {n} files to {}", dir.display());
         }
     }
     if !a.json && a.out.is_none() {
@@ -284,16 +342,16 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
     Ok(if failed { 1 } else { 0 })
 }
 
-/// Subfolder name for run `i`: its folder name, de-duplicated with a numeric suffix.
-fn unique_name(outputs: &[Outputs], i: usize) -> String {
-    let folder = |o: &Outputs| fsio::output_folder_name(&o.name);
-    let Some(name) = outputs.get(i).map(folder) else {
-        return "run".into();
-    };
-    let same_before = outputs.iter().take(i).filter(|o| folder(o) == name).count();
+/// Subfolder name for a run: its folder name, de-duplicated with a numeric suffix against the
+/// runs before it.
+fn unique_name<'a>(before: impl Iterator<Item = &'a str>, name: &str) -> String {
+    let folder = fsio::output_folder_name(name);
+    let same_before = before
+        .filter(|o| fsio::output_folder_name(o) == folder)
+        .count();
     if same_before == 0 {
-        name
+        folder
     } else {
-        format!("{name}-{}", same_before + 1)
+        format!("{folder}-{}", same_before + 1)
     }
 }

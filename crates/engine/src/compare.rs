@@ -319,11 +319,12 @@ pub fn paired_bootstrap_ci(pairs: &[(bool, bool)], resamples: u32, seed: u64) ->
     ci
 }
 
-/// Resampling settings for [`compare_pairs`].
+/// Resampling settings for [`compare_pairs`], and which pairs keep their texts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompareOptions {
     pub resamples: u32,
     pub seed: u64,
+    pub texts: PairTexts,
 }
 
 impl Default for CompareOptions {
@@ -331,6 +332,31 @@ impl Default for CompareOptions {
         CompareOptions {
             resamples: DEFAULT_RESAMPLES,
             seed: DEFAULT_SEED,
+            texts: PairTexts::All,
+        }
+    }
+}
+
+/// Which pairs carry their texts (expected value, both answers).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PairTexts {
+    /// Every pair: the dashboard lists and filters all of them.
+    #[default]
+    All,
+    /// Only the pairs whose verdict changed or that one run lacks: the CLI prints no others,
+    /// and two 1M-turn runs' unchanged texts were ~half of `diff`'s memory.
+    Changed,
+}
+
+impl PairTexts {
+    /// Whether a pair that flipped this way keeps its texts.
+    pub fn keeps(self, flip: Flip) -> bool {
+        match self {
+            PairTexts::All => true,
+            PairTexts::Changed => !matches!(
+                flip,
+                Flip::UnchangedCorrect | Flip::UnchangedWrong | Flip::Unscored
+            ),
         }
     }
 }
@@ -355,6 +381,11 @@ pub struct PairedComparison {
 
 /// Flips, McNemar and the bootstrap CI over the items scored in both runs.
 pub fn compare_pairs(mut pairs: Vec<PairedItem>, opts: &CompareOptions) -> PairedComparison {
+    if opts.texts != PairTexts::All {
+        for p in pairs.iter_mut().filter(|p| !opts.texts.keeps(p.flip())) {
+            (p.expected, p.baseline_answer, p.candidate_answer) = (None, None, None);
+        }
+    }
     pairs.sort_by(|a, b| a.key.cmp(&b.key));
     let flips = FlipCounts::of(&pairs);
     let both: Vec<(bool, bool)> = pairs

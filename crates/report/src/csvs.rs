@@ -10,15 +10,18 @@ use evalboard_engine::numeric_qa::score::{
     doc, logic, ScoredQaRun, TurnScore, OPERATIONS_PER_TURN,
 };
 
-fn writer() -> csv::Writer<Vec<u8>> {
+fn writer<W: std::io::Write>(out: W) -> csv::Writer<W> {
     csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new())
+        .from_writer(out)
 }
 
-fn finish(w: csv::Writer<Vec<u8>>) -> String {
-    match w.into_inner() {
-        Ok(bytes) => String::from_utf8(bytes).unwrap_or_default(),
+/// A CSV written into memory, as text.
+fn to_text(write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> String {
+    let mut bytes = Vec::new();
+    match write(&mut bytes) {
+        // Every cell is a Rust string: the bytes are UTF-8.
+        Ok(()) => String::from_utf8(bytes).unwrap_or_default(),
         Err(_) => String::new(),
     }
 }
@@ -88,8 +91,14 @@ pub const TURNS_HEADER: &[&str] = &[
 ];
 
 pub fn turns_csv(s: &ScoredQaRun) -> String {
-    let mut w = writer();
-    let _ = w.write_record(TURNS_HEADER);
+    to_text(|out| write_turns_csv(s, out))
+}
+
+/// [`turns_csv`] written to `out` as it is made (the CLI writes a 1M-turn run's CSVs straight to
+/// their files).
+pub fn write_turns_csv(s: &ScoredQaRun, out: impl std::io::Write) -> std::io::Result<()> {
+    let mut w = writer(out);
+    w.write_record(TURNS_HEADER)?;
     for ts in &s.turns {
         let Some((c, t)) = turn_of(s, ts) else {
             continue;
@@ -124,9 +133,9 @@ pub fn turns_csv(s: &ScoredQaRun) -> String {
             opt(t.error.as_ref().map(|e| e.message.as_str())),
             opt(a.reason.as_deref()),
         ];
-        let _ = w.write_record(rec.iter().map(|c| neutralize(c).into_owned()));
+        w.write_record(rec.iter().map(|c| neutralize(c).into_owned()))?;
     }
-    finish(w)
+    w.flush()
 }
 
 pub const SUMMARY_HEADER: &[&str] = &[
@@ -177,6 +186,11 @@ struct ConvAcc {
 }
 
 pub fn summary_csv(s: &ScoredQaRun) -> String {
+    to_text(|out| write_summary_csv(s, out))
+}
+
+/// [`summary_csv`] written to `out` as it is made.
+pub fn write_summary_csv(s: &ScoredQaRun, out: impl std::io::Write) -> std::io::Result<()> {
     let mut accs: Vec<ConvAcc> = s
         .run
         .conversations
@@ -220,8 +234,8 @@ pub fn summary_csv(s: &ScoredQaRun) -> String {
             *acc.latency.get_or_insert(0.0) += x;
         }
     }
-    let mut w = writer();
-    let _ = w.write_record(SUMMARY_HEADER);
+    let mut w = writer(out);
+    w.write_record(SUMMARY_HEADER)?;
     for (c, acc) in s.run.conversations.iter().zip(&accs) {
         let first_err = c.turns.iter().find(|t| t.error.is_some());
         let all_correct = c.failure.is_none() && acc.n > 0 && acc.numerical.sum == acc.n as f64;
@@ -257,13 +271,13 @@ pub fn summary_csv(s: &ScoredQaRun) -> String {
             ob(c.features.has_duplicate_columns),
             ob(c.features.has_non_numeric_values),
         ];
-        let _ = w.write_record(rec.iter().map(|c| neutralize(c).into_owned()));
+        w.write_record(rec.iter().map(|c| neutralize(c).into_owned()))?;
     }
-    finish(w)
+    w.flush()
 }
 
 pub fn errors_csv(s: &ScoredQaRun) -> String {
-    let mut w = writer();
+    let mut w = writer(Vec::new());
     let _ = w.write_record(ERRORS_HEADER);
     for ts in &s.turns {
         let Some((c, t)) = turn_of(s, ts) else {
@@ -289,12 +303,15 @@ pub fn errors_csv(s: &ScoredQaRun) -> String {
         ];
         let _ = w.write_record(rec.iter().map(|c| neutralize(c).into_owned()));
     }
-    finish(w)
+    w.into_inner()
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .unwrap_or_default()
 }
 
 /// Validator logs, when the run recorded them (financial-agent-2 traces); otherwise the header.
 pub fn validation_csv(s: &ScoredQaRun) -> String {
-    let mut w = writer();
+    let mut w = writer(Vec::new());
     let _ = w.write_record(VALIDATION_HEADER);
     for c in &s.run.conversations {
         for t in &c.turns {
@@ -319,5 +336,8 @@ pub fn validation_csv(s: &ScoredQaRun) -> String {
             }
         }
     }
-    finish(w)
+    w.into_inner()
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .unwrap_or_default()
 }

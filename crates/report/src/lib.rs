@@ -27,9 +27,14 @@ pub fn statistics_json(stats: &Statistics) -> String {
 /// The output files of a scored run of any family, and its statistics as a value (for `--json`
 /// and `--fail-under`): one function for the CLI's `--out` and the dashboard's Export.
 pub fn run_outputs(run: evalboard_engine::run::RunRef) -> RunFiles {
+    run_output_plan(run).collect()
+}
+
+/// [`run_outputs`] before any file's text is made ([`RunOutputPlan`]).
+pub fn run_output_plan(run: evalboard_engine::run::RunRef<'_>) -> RunOutputPlan<'_> {
     use evalboard_engine::run::ALL_FAMILIES;
-    match run_outputs_in::<ALL_FAMILIES>(run) {
-        Some(files) => files,
+    match run_output_plan_in::<ALL_FAMILIES>(run) {
+        Some(plan) => plan,
         // Every family has its outputs here.
         None => unreachable!("{} is one of every family", run.family()),
     }
@@ -40,33 +45,71 @@ pub fn run_outputs(run: evalboard_engine::run::RunRef) -> RunFiles {
 pub fn run_outputs_in<const FAMILIES: evalboard_engine::run::FamilySet>(
     run: evalboard_engine::run::RunRef,
 ) -> Option<RunFiles> {
+    run_output_plan_in::<FAMILIES>(run).map(RunOutputPlan::collect)
+}
+
+/// [`run_output_plan`] for a run of a family in `FAMILIES`; `None` for another family's run.
+pub fn run_output_plan_in<const FAMILIES: evalboard_engine::run::FamilySet>(
+    run: evalboard_engine::run::RunRef<'_>,
+) -> Option<RunOutputPlan<'_>> {
     use evalboard_engine::family::Family;
     use evalboard_engine::run::{has, RunRef};
+    // The small families make their files together; each function hands one over.
+    let made = |files: Vec<(String, String)>| -> Vec<(String, outputs::WriteFile<'_>)> {
+        files
+            .into_iter()
+            .map(|(n, t)| (n, outputs::file_of(t)))
+            .collect()
+    };
     Some(match run {
         RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
-            let out = outputs::qa_outputs(s);
-            RunFiles {
-                statistics: out.statistics,
-                files: out
+            let plan = outputs::qa_output_plan(s);
+            RunOutputPlan {
+                statistics: plan.statistics,
+                files: plan
                     .files
                     .into_iter()
-                    .map(|(n, t)| (n.to_string(), t))
+                    .map(|(n, make)| (n.to_string(), make))
                     .collect(),
-                diagnostics: out.diagnostics,
+                diagnostics: plan.diagnostics,
             }
         }
-        RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => RunFiles {
+        RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => RunOutputPlan {
             statistics: codegen_statistics(&l.scored),
-            files: codegen_files(&l.scored),
+            files: made(codegen_files(&l.scored)),
             diagnostics: Vec::new(),
         },
-        RunRef::Evalset(_, s) if has(FAMILIES, Family::Evalset) => RunFiles {
+        RunRef::Evalset(_, s) if has(FAMILIES, Family::Evalset) => RunOutputPlan {
             statistics: evalset_statistics(s),
-            files: evalset_files(s),
+            files: made(evalset_files(s)),
             diagnostics: Vec::new(),
         },
         _ => return None,
     })
+}
+
+/// A scored run's outputs before any file is made: the statistics, what writing found, and
+/// each file as (name, a function that writes it). The CLI writes each file straight to disk,
+/// so the texts never sit in memory beside the run (`score` stays within 2× its input).
+pub struct RunOutputPlan<'a> {
+    pub statistics: serde_json::Value,
+    pub files: Vec<(String, outputs::WriteFile<'a>)>,
+    pub diagnostics: Vec<evalboard_engine::Diagnostic>,
+}
+
+impl RunOutputPlan<'_> {
+    /// Every file made.
+    pub fn collect(self) -> RunFiles {
+        RunFiles {
+            statistics: self.statistics,
+            files: self
+                .files
+                .into_iter()
+                .map(|(n, write)| (n, outputs::text_of(write)))
+                .collect(),
+            diagnostics: self.diagnostics,
+        }
+    }
 }
 
 /// What [`run_outputs`] gives: the statistics and every file's (name, text).

@@ -110,13 +110,26 @@ pub enum QaCompareError {
     UnknownScorer(String),
 }
 
-#[derive(Clone)]
+/// One run's side of a paired turn. It borrows the run: the texts a pair shows are made once,
+/// when the pair is built (a 1M-turn comparison used to hold every text three times).
+#[derive(Clone, Copy)]
 struct Side<'a> {
     verdict: bool,
-    expected: String,
-    answer: String,
+    conv: &'a QaConversation,
+    /// The turn; `None` for a turn of a conversation that failed as a whole in this run and has
+    /// no record of the turn (counted wrong).
+    turn: Option<&'a QaTurn>,
     failure: Option<&'a str>,
-    groups: [(&'static str, String); 4],
+}
+
+impl Side<'_> {
+    fn answer(&self) -> String {
+        match (self.turn, self.failure) {
+            (Some(turn), _) => shown_answer(self.conv, turn),
+            (None, Some(reason)) => failed_answer(reason),
+            (None, None) => String::new(),
+        }
+    }
 }
 
 /// The primary scorer of a profile: what a comparison judges turns by unless told otherwise.
@@ -127,8 +140,6 @@ pub fn default_scorer(profile: Profile) -> &'static str {
     }
 }
 
-/// What a turn's answer reads as in a comparison: the answer, or the failure of its
-/// conversation when the turn has none.
 fn shown_answer(conv: &QaConversation, turn: &QaTurn) -> String {
     match (&conv.failure, &turn.predicted) {
         (Some(f), None) => failed_answer(f),
@@ -140,11 +151,12 @@ fn failed_answer(reason: &str) -> String {
     format!("(conversation failed: {reason})")
 }
 
-fn groups_of(conv: &QaConversation) -> [(&'static str, String); 4] {
+/// The conversation-level groups a turn belongs to: (dimension, group).
+fn groups_of(conv: &QaConversation) -> [(&'static str, &str); 4] {
     let flag = |b: Option<bool>| match b {
-        Some(true) => "true".to_string(),
-        Some(false) => "false".to_string(),
-        None => "unknown".to_string(),
+        Some(true) => "true",
+        Some(false) => "false",
+        None => "unknown",
     };
     [
         ("has_type2_question", flag(conv.features.has_type2_question)),
@@ -158,78 +170,100 @@ fn groups_of(conv: &QaConversation) -> [(&'static str, String); 4] {
         ),
         (
             "conversation_type",
-            conv.conversation_type
-                .clone()
-                .unwrap_or_else(|| "unknown".into()),
+            conv.conversation_type.as_deref().unwrap_or("unknown"),
         ),
     ]
 }
 
-/// One run's turns by (conversation id, turn index), with the warnings of keys seen twice
-/// (the first is compared) and the conversations that failed as a whole.
+/// One run's turns sorted by (conversation id, turn index), each key once (the first turn of
+/// a key seen twice, with a warning), and the conversations that failed as a whole. The order
+/// is indices into the run's turns: 4 bytes a turn (a 1M-turn side of (key, side) pairs was
+/// 64 MB).
 struct Sides<'a> {
-    turns: BTreeMap<(&'a str, u32), Side<'a>>,
+    run: &'a ScoredQaRun,
+    scorer: &'a Scorer,
+    order: Vec<u32>,
     failed: BTreeMap<&'a str, (&'a str, &'a QaConversation)>,
+}
+
+/// The conversation and turn of `run.turns[i]`.
+fn locate(run: &ScoredQaRun, i: u32) -> Option<(&QaConversation, &QaTurn, &TurnScore)> {
+    let t = run.turns.get(i as usize)?;
+    let conv = run.run.conversations.get(t.conv as usize)?;
+    Some((conv, conv.turns.get(t.turn as usize)?, t))
+}
+
+impl<'a> Sides<'a> {
+    /// The key and side at position `at` of the order.
+    fn at(&self, at: usize) -> Option<((&'a str, u32), Side<'a>)> {
+        let (conv, turn, t) = locate(self.run, *self.order.get(at)?)?;
+        let side = Side {
+            verdict: verdict_of(t, self.scorer).unwrap_or(false),
+            conv,
+            turn: Some(turn),
+            failure: conv.failure.as_deref(),
+        };
+        Some(((conv.id.as_str(), turn.turn_idx), side))
+    }
 }
 
 fn sides<'a>(
     run: &'a ScoredQaRun,
     which: &str,
-    scorer: &Scorer,
+    scorer: &'a Scorer,
     warnings: &mut Vec<String>,
 ) -> Result<Sides<'a>, QaCompareError> {
-    let mut turns = BTreeMap::new();
-    let mut dup: BTreeMap<(&'a str, u32), u32> = BTreeMap::new();
-    for t in &run.turns {
-        let verdict =
-            verdict_of(t, scorer).ok_or_else(|| QaCompareError::UnknownScorer(scorer.id.into()))?;
-        let Some(conv) = run.run.conversations.get(t.conv as usize) else {
-            continue;
-        };
-        let Some(turn) = conv.turns.get(t.turn as usize) else {
-            continue;
-        };
-        let key = (conv.id.as_str(), turn.turn_idx);
-        if turns.contains_key(&key) {
-            *dup.entry(key).or_insert(1) += 1;
-            continue;
+    let mut s = Sides {
+        run,
+        scorer,
+        order: Vec::with_capacity(run.turns.len()),
+        failed: BTreeMap::new(),
+    };
+    for (i, t) in run.turns.iter().enumerate() {
+        verdict_of(t, scorer).ok_or_else(|| QaCompareError::UnknownScorer(scorer.id.into()))?;
+        let Ok(i) = u32::try_from(i) else { break };
+        if locate(run, i).is_some() {
+            s.order.push(i);
         }
-        turns.insert(
-            key,
-            Side {
-                verdict,
-                expected: turn.expected.display(),
-                answer: shown_answer(conv, turn),
-                failure: conv.failure.as_deref(),
-                groups: groups_of(conv),
-            },
-        );
     }
+    let key = |i: u32| locate(run, i).map(|(conv, turn, _)| (conv.id.as_str(), turn.turn_idx));
+    // A stable sort keeps a repeated key's turns in run order: the first one stays.
+    let mut order = std::mem::take(&mut s.order);
+    order.sort_by(|&x, &y| key(x).cmp(&key(y)));
+    let mut dup: BTreeMap<(&'a str, u32), u32> = BTreeMap::new();
+    order.dedup_by(|later, first| {
+        let k = key(*first);
+        let same = k == key(*later);
+        if let (true, Some(k)) = (same, k) {
+            *dup.entry(k).or_insert(1) += 1;
+        }
+        same
+    });
     for ((conv, turn), n) in dup {
         warnings.push(format!(
             "{which} {}: conversation {conv:?} turn {turn} appears {n} times; the first is compared",
             run.run.name
         ));
     }
-    let failed = run
+    s.order = order;
+    s.failed = run
         .run
         .conversations
         .iter()
         .filter_map(|c| Some((c.id.as_str(), (c.failure.as_deref()?, c))))
         .collect();
-    Ok(Sides { turns, failed })
+    Ok(s)
 }
 
 /// The side of a key a run has no turn for: a wrong turn when the run's conversation failed as
 /// a whole (every turn of it failed), else absent.
-fn missing_side<'a>(s: &Sides<'a>, conv: &str, other: &Side<'a>) -> Option<Side<'a>> {
+fn missing_side<'a>(s: &Sides<'a>, conv: &str) -> Option<Side<'a>> {
     let (reason, c) = s.failed.get(conv)?;
     Some(Side {
         verdict: false,
-        expected: other.expected.clone(),
-        answer: failed_answer(reason),
+        conv: c,
+        turn: None,
         failure: Some(reason),
-        groups: groups_of(c),
     })
 }
 
@@ -254,18 +288,32 @@ pub fn compare_qa_runs(
     let mut warnings = Vec::new();
     let b = sides(baseline, "baseline", scorer, &mut warnings)?;
     let c = sides(candidate, "candidate", scorer, &mut warnings)?;
-    let mut keys: Vec<(&str, u32)> = b.turns.keys().chain(c.turns.keys()).copied().collect();
-    keys.sort();
-    keys.dedup();
-
-    let mut pairs = Vec::with_capacity(keys.len());
+    let mut pairs = Vec::with_capacity(b.order.len().max(c.order.len()));
     let mut failed_items = Vec::new();
-    let mut groups: BTreeMap<(String, String), Vec<PairedItem>> = BTreeMap::new();
-    for k in keys {
-        let (bs, cs) = match (b.turns.get(&k), c.turns.get(&k)) {
-            (Some(x), None) => (Some(x.clone()), missing_side(&c, k.0, x)),
-            (None, Some(y)) => (missing_side(&b, k.0, y), Some(y.clone())),
-            (x, y) => (x.cloned(), y.cloned()),
+    // Flip counts per group, counted as the pairs are made (no pair is held twice).
+    let mut groups: BTreeMap<(&'static str, &str), FlipCounts> = BTreeMap::new();
+    let mut by_turn: BTreeMap<u32, FlipCounts> = BTreeMap::new();
+    // Both sides are sorted by key: one merge pass pairs them.
+    let (mut i, mut j) = (0, 0);
+    loop {
+        let (k, bs, cs) = match (b.at(i), c.at(j)) {
+            (None, None) => break,
+            (Some((kb, x)), Some((kc, y))) if kb == kc => {
+                (i, j) = (i + 1, j + 1);
+                (kb, Some(x), Some(y))
+            }
+            (Some((kb, x)), Some((kc, _))) if kb < kc => {
+                i += 1;
+                (kb, Some(x), missing_side(&c, kb.0))
+            }
+            (Some((kb, x)), None) => {
+                i += 1;
+                (kb, Some(x), missing_side(&c, kb.0))
+            }
+            (_, Some((kc, y))) => {
+                j += 1;
+                (kc, missing_side(&b, kc.0), Some(y))
+            }
         };
         let key = vec![k.0.to_string(), k.1.to_string()];
         for (name, s) in [("baseline", &bs), ("candidate", &cs)] {
@@ -277,37 +325,48 @@ pub fn compare_qa_runs(
                 });
             }
         }
-        let item = PairedItem {
+        let mut item = PairedItem {
             key,
             baseline: bs.as_ref().map(|s| s.verdict),
             candidate: cs.as_ref().map(|s| s.verdict),
-            expected: bs.as_ref().or(cs.as_ref()).map(|s| s.expected.clone()),
-            baseline_answer: bs.as_ref().map(|s| s.answer.clone()),
-            candidate_answer: cs.as_ref().map(|s| s.answer.clone()),
+            expected: None,
+            baseline_answer: None,
+            candidate_answer: None,
         };
-        groups
-            .entry(("turn_idx".into(), format!("{:>6}", k.1)))
-            .or_default()
-            .push(item.clone());
+        let flip = item.flip();
+        if opts.texts.keeps(flip) {
+            item.expected = [bs, cs]
+                .iter()
+                .flatten()
+                .find_map(|s| s.turn)
+                .map(|t| t.expected.display());
+            item.baseline_answer = bs.as_ref().map(Side::answer);
+            item.candidate_answer = cs.as_ref().map(Side::answer);
+        }
+        by_turn.entry(k.1).or_default().count(flip);
         if let Some(s) = bs.as_ref().or(cs.as_ref()) {
-            for (dim, g) in &s.groups {
-                groups
-                    .entry(((*dim).into(), g.clone()))
-                    .or_default()
-                    .push(item.clone());
+            for g in groups_of(s.conv) {
+                groups.entry(g).or_default().count(flip);
             }
         }
         pairs.push(item);
     }
+    // Ordered by dimension, then group: `turn_idx` sorts after the conversation features, its
+    // groups in numeric order.
     let by_group = groups
         .into_iter()
-        .map(|((dimension, group), items)| {
-            let flips = FlipCounts::of(&items);
+        .map(|((dimension, group), flips)| (dimension, group.to_string(), flips))
+        .chain(
+            by_turn
+                .into_iter()
+                .map(|(turn, flips)| ("turn_idx", turn.to_string(), flips)),
+        )
+        .map(|(dimension, group, flips)| {
             let n = flips.n_paired();
             let acc = |x: u64| (n > 0).then(|| x as f64 / n as f64);
             GroupComparison {
-                group: group.trim_start().to_string(),
-                dimension,
+                group,
+                dimension: dimension.to_string(),
                 baseline_accuracy: acc(flips.regressed + flips.unchanged_correct),
                 candidate_accuracy: acc(flips.improved + flips.unchanged_correct),
                 n_paired: n,
@@ -317,17 +376,19 @@ pub fn compare_qa_runs(
         .collect();
     let mut stats = compare_pairs(pairs, opts);
     // compare_pairs orders keys as strings; order turns numerically within a conversation.
+    let turn_key = |p: &PairedItem| -> u32 {
+        p.key
+            .get(1)
+            .and_then(|t| t.parse::<u32>().ok())
+            .unwrap_or(0)
+    };
+    fn conv_key(p: &PairedItem) -> &str {
+        p.key.first().map(String::as_str).unwrap_or_default()
+    }
     stats.pairs.sort_by(|x, y| {
-        let k = |p: &PairedItem| {
-            (
-                p.key.first().cloned().unwrap_or_default(),
-                p.key
-                    .get(1)
-                    .and_then(|t| t.parse::<u32>().ok())
-                    .unwrap_or(0),
-            )
-        };
-        k(x).cmp(&k(y))
+        conv_key(x)
+            .cmp(conv_key(y))
+            .then_with(|| turn_key(x).cmp(&turn_key(y)))
     });
     let note = (baseline.config.profile != candidate.config.profile).then(|| {
         format!(
@@ -402,6 +463,7 @@ pub fn item_context(s: &ScoredQaRun, out: &mut ItemContexts) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::Flip;
     use crate::numeric_qa::model::{QaConversation, QaRun, QaTurn, RawValue};
     use crate::numeric_qa::score::{score_qa_run, ScoreConfig};
 
@@ -486,6 +548,60 @@ mod tests {
             .unwrap();
         assert_eq!(t0.n_paired, 3);
         assert_eq!(t0.baseline_accuracy, Some(2.0 / 3.0));
+    }
+
+    #[test]
+    fn changed_texts_only_keeps_every_number_and_the_changed_items_texts() {
+        let base = run(
+            "base",
+            &[
+                ("c1", None, &[("10", Some("10")), ("5", Some("5"))]),
+                ("c2", None, &[("3", Some("4"))]),
+                ("c0", None, &[("7", Some("7")), ("7", Some("7"))]),
+            ],
+        );
+        let cand = run(
+            "cand",
+            &[
+                ("c2", None, &[("3", Some("3"))]),
+                ("c1", None, &[("10", Some("11")), ("5", Some("5"))]),
+                ("c9", None, &[("1", Some("1"))]),
+            ],
+        );
+        let scorer = Some("numerical_match@doc-v1");
+        let all = compare_qa_runs(&base, &cand, scorer, &Default::default()).unwrap();
+        let lean = CompareOptions {
+            texts: crate::compare::PairTexts::Changed,
+            ..Default::default()
+        };
+        let changed = compare_qa_runs(&base, &cand, scorer, &lean).unwrap();
+        assert_eq!(all.by_group, changed.by_group);
+        assert_eq!(all.stats.flips, changed.stats.flips);
+        assert_eq!(all.stats.bootstrap, changed.stats.bootstrap);
+        let keys = |c: &QaRunComparison| -> Vec<String> {
+            c.stats.pairs.iter().map(|p| p.key.join("/")).collect()
+        };
+        // Merged in key order whatever order the runs list them in.
+        assert_eq!(keys(&all), ["c0/0", "c0/1", "c1/0", "c1/1", "c2/0", "c9/0"]);
+        assert_eq!(keys(&all), keys(&changed));
+        for (a, c) in all.stats.pairs.iter().zip(&changed.stats.pairs) {
+            assert_eq!((a.baseline, a.candidate), (c.baseline, c.candidate));
+            if matches!(a.flip(), Flip::UnchangedCorrect | Flip::UnchangedWrong) {
+                assert!(a.expected.is_some() && a.baseline_answer.is_some());
+                assert_eq!((&c.expected, &c.baseline_answer), (&None, &None));
+            } else {
+                assert_eq!(a, c, "a changed item keeps its texts");
+            }
+        }
+        let regressed = changed
+            .stats
+            .pairs
+            .iter()
+            .find(|p| p.flip() == Flip::Regressed);
+        assert_eq!(
+            regressed.map(|p| (p.key.join("/"), p.candidate_answer.clone())),
+            Some(("c1/0".into(), Some("11".into())))
+        );
     }
 
     #[test]
