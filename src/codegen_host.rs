@@ -84,33 +84,37 @@ fn ensure_started(scope: &DedicatedWorkerGlobalScope) -> Result<(), String> {
     });
     w.set_onmessage(Some(cb.as_ref().unchecked_ref()));
     cb.forget();
-    // It could not start (or stopped): its runs fail instead of waiting for ever.
+    // It could not start, or it stopped (a panic or a stack overflow in the Python parser
+    // ends its script): it is ended, its runs are named to the page, and the next
+    // code-generation drop starts a new one. Nothing waits for ever.
     let page = scope.clone();
-    let on_error = Closure::<dyn Fn(web_sys::Event)>::new(move |_e: web_sys::Event| {
-        let (ready, runs) = HOST.with(|h| {
-            let h = h.borrow();
-            (h.ready, h.runs.clone())
+    let on_error = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
+        e.prevent_default();
+        let message = crate::js_error::worker_error(&e, "its script could not run");
+        let (worker, ready, runs) = HOST.with(|h| {
+            let mut h = h.borrow_mut();
+            h.queue.clear();
+            let ready = std::mem::replace(&mut h.ready, false);
+            (h.worker.take(), ready, std::mem::take(&mut h.runs))
         });
-        let error = "the code-generation worker could not start or stopped".to_string();
-        if !ready {
-            for (run_id, name) in runs {
-                post(
-                    &page,
-                    &Response::LoadFailed {
-                        run_id,
-                        name,
-                        error: error.clone(),
-                        files: Vec::new(),
-                        diagnostics: Vec::new(),
-                    },
-                );
-            }
-        } else {
+        if let Some(w) = worker {
+            w.terminate();
+        }
+        if ready {
+            let runs = runs.into_iter().map(|(id, _)| id).collect();
+            post(&page, &Response::WorkerStopped { runs, message });
+            return;
+        }
+        let error = format!("the code-generation worker could not start: {message}");
+        for (run_id, name) in runs {
             post(
                 &page,
-                &Response::Error {
-                    req: None,
-                    message: error,
+                &Response::LoadFailed {
+                    run_id,
+                    name,
+                    error: error.clone(),
+                    files: Vec::new(),
+                    diagnostics: Vec::new(),
                 },
             );
         }

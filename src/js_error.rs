@@ -13,3 +13,13 @@ pub fn js_err(e: JsValue) -> String {
         .and_then(|m| m.as_string())
         .unwrap_or_else(|| "unknown error".into())
 }
+
+/// What an `error` event on a `Worker` says: the uncaught error's message (a wasm trap, a stack
+/// overflow), or `fallback` when it carries none (the worker's script could not load).
+pub fn worker_error(e: &web_sys::Event, fallback: &str) -> String {
+    use wasm_bindgen::JsCast;
+    e.dyn_ref::<web_sys::ErrorEvent>()
+        .map(|e| e.message())
+        .filter(|m| !m.is_empty())
+        .unwrap_or_else(|| fallback.into())
+}

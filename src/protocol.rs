@@ -256,6 +256,14 @@ pub enum Response {
         bytes_total: u64,
         problems: Vec<String>,
     },
+    /// The code-generation worker stopped (a crash in it): the runs it held, by id, are gone
+    /// from it. The page fails the one it was working on and loads the others again; the next
+    /// code-generation `Load` starts a new worker. (Last, so the variant numbers
+    /// bench/wasm.mjs decodes stay put.)
+    WorkerStopped {
+        runs: Vec<RunId>,
+        message: String,
+    },
 }
 
 /// Which paired items to list.

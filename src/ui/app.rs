@@ -65,7 +65,7 @@ pub fn App() -> impl IntoView {
         cb.forget();
     }
 
-    if let Err(e) = client::start(move |r| store.apply(r)) {
+    if let Err(e) = client::start(move |r| store.apply(r), move |s| store.worker_stopped(s)) {
         store.notify(e, true);
     }
     let settings = store.settings.get_untracked();

@@ -157,7 +157,7 @@ fn status_view(r: &RunEntry) -> AnyView {
             })}
         }
         .into_any(),
-        RunStatus::Failed { .. } => view! { <span class="eb-run__failed">"could not be loaded"</span> }.into_any(),
+        RunStatus::Failed { error, .. } => view! { <span class="eb-run__failed" title=error.clone()>"could not be loaded"</span> }.into_any(),
         _ => {
             let label = stage_label(&r.status);
             let p = r.progress().unwrap_or(0.0);

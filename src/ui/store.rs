@@ -137,6 +137,10 @@ pub struct Store {
     pub codegen: RwSignal<Option<(ReqId, crate::protocol::CodegenView)>>,
     next_run: StoredValue<RunId>,
     next_notice: StoredValue<u64>,
+    /// The run the workers last reported reading or scoring: the one a crash is blamed on.
+    active: StoredValue<Option<RunId>>,
+    /// Runs being loaded again into a restarted worker (views are asked again once they are).
+    reloading: StoredValue<Vec<RunId>>,
 }
 
 const DEMO_DISMISSED_KEY: &str = "evalboard.demo-dismissed";
@@ -195,6 +199,8 @@ impl Store {
             codegen: RwSignal::new(None),
             next_run: StoredValue::new(0),
             next_notice: StoredValue::new(0),
+            active: StoredValue::new(None),
+            reloading: StoredValue::new(Vec::new()),
         }
     }
 
@@ -235,6 +241,7 @@ impl Store {
                 bytes_total,
                 problems,
             } => {
+                self.active.set_value(Some(run_id));
                 if !problems.is_empty() {
                     self.runs.update(|rs| {
                         if let Some(r) = rs.iter_mut().find(|r| r.id == run_id) {
@@ -258,11 +265,14 @@ impl Store {
                 stage,
                 done,
                 total,
-            } => self.set_status(run_id, |s| {
-                if !matches!(s, RunStatus::Loaded(_) | RunStatus::Failed { .. }) {
-                    *s = RunStatus::Working { stage, done, total };
-                }
-            }),
+            } => {
+                self.active.set_value(Some(run_id));
+                self.set_status(run_id, |s| {
+                    if !matches!(s, RunStatus::Loaded(_) | RunStatus::Failed { .. }) {
+                        *s = RunStatus::Working { stage, done, total };
+                    }
+                })
+            }
             Response::Loaded { info } => {
                 let run_id = info.run_id;
                 if !self.has_run(run_id) {
@@ -271,6 +281,7 @@ impl Store {
                     return;
                 }
                 self.set_status(run_id, |s| *s = RunStatus::Loaded(Box::new(info)));
+                self.settled(run_id);
             }
             Response::LoadFailed {
                 run_id,
@@ -278,13 +289,20 @@ impl Store {
                 files,
                 diagnostics,
                 ..
-            } => self.set_status(run_id, |s| {
-                *s = RunStatus::Failed {
-                    error,
-                    files,
-                    diagnostics,
-                }
-            }),
+            } => {
+                self.set_status(run_id, |s| {
+                    *s = RunStatus::Failed {
+                        error,
+                        files,
+                        diagnostics,
+                    }
+                });
+                self.settled(run_id);
+            }
+            Response::WorkerStopped { runs, message } => {
+                let again = self.runs_stopped(&runs, "The code-generation worker", &message, true);
+                client::send_again(&again);
+            }
             Response::Rescored { runs } => {
                 self.runs.update(|rs| {
                     for info in runs {
@@ -339,6 +357,101 @@ impl Store {
     fn has_run(&self, run_id: RunId) -> bool {
         self.runs
             .with_untracked(|rs| rs.iter().any(|r| r.id == run_id))
+    }
+
+    /// A run finished loading (or failed): it is no longer the active one, and when it was
+    /// loaded again after a worker restart, the views on screen are asked again.
+    fn settled(&self, run_id: RunId) {
+        if self.active.get_value() == Some(run_id) {
+            self.active.set_value(None);
+        }
+        let was_reloading = self.reloading.try_update_value(|r| {
+            let before = r.len();
+            r.retain(|id| *id != run_id);
+            before != r.len()
+        });
+        if was_reloading == Some(true) {
+            self.rescored.update(|n| *n += 1);
+        }
+    }
+
+    /// The page's worker stopped (a crash in the engine): the run it was working on fails with
+    /// the reason, and every other run is loaded again into a new worker, so the page stays
+    /// usable. A worker that never started is not started again.
+    pub fn worker_stopped(&self, stopped: client::Stopped) {
+        self.worker_ready.set(false);
+        let all: Vec<RunId> = self
+            .runs
+            .with_untracked(|rs| rs.iter().map(|r| r.id).collect());
+        let again = self.runs_stopped(
+            &all,
+            "The dashboard's worker",
+            &stopped.message,
+            stopped.was_ready,
+        );
+        if stopped.was_ready {
+            if let Err(e) = client::restart(&again) {
+                self.notify(e, true);
+            }
+        }
+    }
+
+    /// Marks the runs in `held` after their worker (`who`) stopped with `why`: the one it was
+    /// working on, and every busy run when it is not `restartable`, fails with the reason; the
+    /// others are loaded again when their `Load` was kept, else they fail. Returns the runs to
+    /// load again.
+    fn runs_stopped(&self, held: &[RunId], who: &str, why: &str, restartable: bool) -> Vec<RunId> {
+        let culprit = self.active.get_value().filter(|id| held.contains(id));
+        self.active.set_value(None);
+        let mut again = Vec::new();
+        let mut failed = Vec::new();
+        self.runs.update(|rs| {
+            for r in rs.iter_mut().filter(|r| held.contains(&r.id)) {
+                let blamed = Some(r.id) == culprit && r.is_busy();
+                let error = if blamed {
+                    format!(
+                        "{who} stopped while reading or scoring this run ({why}). The other \
+                         runs were loaded again. `evalboard score` reads the same files natively \
+                         and names the problem."
+                    )
+                } else if !restartable {
+                    format!("{who} could not start ({why}). Drop the run again to retry.")
+                } else if client::can_reload(r.id) {
+                    r.status = RunStatus::Reading {
+                        files_done: 0,
+                        files_total: 0,
+                        bytes_done: 0,
+                        bytes_total: 0,
+                    };
+                    again.push(r.id);
+                    continue;
+                } else {
+                    format!(
+                        "{who} stopped ({why}), and this run's files were not kept: drop them again."
+                    )
+                };
+                failed.push(r.name.clone());
+                r.status = RunStatus::Failed {
+                    error,
+                    files: Vec::new(),
+                    diagnostics: Vec::new(),
+                };
+            }
+        });
+        self.reloading
+            .update_value(|r| r.extend(again.iter().copied()));
+        let mut note = format!("{who} stopped ({why}).");
+        if !failed.is_empty() {
+            note.push_str(&format!(" Could not be loaded: {}.", failed.join(", ")));
+        }
+        if !again.is_empty() {
+            note.push_str(&format!(
+                " Loading {} again.",
+                crate::format::plural(again.len() as u64, "run", "runs")
+            ));
+        }
+        self.notify(note, true);
+        again
     }
 
     fn set_status(&self, run_id: RunId, f: impl FnOnce(&mut RunStatus)) {

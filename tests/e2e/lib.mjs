@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { before, after } from 'node:test';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '../..');
@@ -94,6 +95,33 @@ export async function dropFiles(page, selector, files) {
       el.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
     }
   }, { selector, files });
+}
+
+/**
+ * The dist/ app served under /evalboard/ and one browser, for a test file: started before its
+ * tests, closed after. `h.srv` and `h.browser` are set once the tests run.
+ */
+export function withApp() {
+  const h = {};
+  before(async () => {
+    if (!fs.existsSync(path.join(root, 'dist', 'index.html'))) throw new Error('build dist/ first: trunk build --release');
+    h.srv = await serve(undefined, '/evalboard/');
+    h.browser = await launch();
+  });
+  after(async () => {
+    await h.browser?.close();
+    h.srv?.close();
+  });
+  return h;
+}
+
+/** Waits until the numeric-QA run `name` is on screen with its headline cards. */
+export async function waitRun(page, name, timeout = 60000) {
+  await page.waitForFunction(
+    (n) => document.querySelector('.eb-runhead__title')?.textContent.trim().startsWith(n)
+      && document.querySelector('[data-metric="numerical_accuracy"]'),
+    name, { timeout },
+  );
 }
 
 // ---- dashboard helpers (tests/e2e/app.test.mjs) ----
