@@ -29,6 +29,61 @@ const READ_AHEAD_FILES: usize = 32;
 /// ... when they are at most this big.
 const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
 
+/// The most memory a WebAssembly module (32-bit) can have: 65,536 pages of 64 KiB. Browsers
+/// give it no more, whatever the machine has.
+const WASM_MEMORY_MAX: u64 = 4 << 30;
+/// The worker's memory per byte of a run's files, at most: the run's model and scores take
+/// 1.05× (100k turns) to 1.28× (1M turns) a QA JSONL's size in the worker, measured as the
+/// growth of its memory (docs/performance.md, session 11); the rest is room for the file's
+/// slices being read and the views built from the run.
+const MEMORY_PER_INPUT_BYTE: f64 = 1.5;
+
+/// Why a run of `total` bytes is refused before a byte of it is read: scoring it would need
+/// more memory than WebAssembly can have beside what this worker holds already. `None` when it
+/// fits. A run that does not fit would otherwise fail late, when an allocation fails and the
+/// worker stops; the CLI streams the same files on native memory.
+pub(crate) fn memory_refusal(total: u64) -> Option<String> {
+    let in_use = memory_in_use();
+    let need = (total as f64 * MEMORY_PER_INPUT_BYTE) as u64;
+    let free = WASM_MEMORY_MAX.saturating_sub(in_use);
+    if need <= free {
+        return None;
+    }
+    let held = if in_use >= 256 << 20 {
+        format!(
+            ", and the runs loaded so far hold {} of it (reloading the page frees it)",
+            crate::format::bytes(in_use)
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "This run is {size}: too big to score in the browser. The dashboard's engine runs in \
+         WebAssembly, which a browser gives at most 4 GB of memory{held}; scoring a run takes \
+         up to {MEMORY_PER_INPUT_BYTE}× its size ({need}). Nothing of it was read. Score it with \
+         the command-line tool, which streams it: `evalboard score <folder or file>`.",
+        size = crate::format::bytes(total),
+        need = crate::format::bytes(need),
+    ))
+}
+
+/// The worker's memory now (WebAssembly memory only grows).
+fn memory_in_use() -> u64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        core::arch::wasm32::memory_size(0) as u64 * 65536
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0
+    }
+}
+
+/// The total size of a `Load`'s sources.
+pub(crate) fn sources_size(sources: &Array) -> u64 {
+    sources.iter().map(|s| source_size(&s)).sum()
+}
+
 /// The files of a `Load` as the worker took them in.
 pub(crate) struct Taken {
     /// Read whole, with their position among the `Load`'s sources ([`Taken::push`]).

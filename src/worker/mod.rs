@@ -93,7 +93,18 @@ fn handle_request(
             paths,
             demo,
         } => {
-            if all_buffers(&buffers) {
+            if let Some(error) = intake::memory_refusal(intake::sources_size(&buffers)) {
+                post(
+                    scope,
+                    &Response::LoadFailed {
+                        run_id,
+                        name,
+                        error,
+                        files: Vec::new(),
+                        diagnostics: Vec::new(),
+                    },
+                );
+            } else if all_buffers(&buffers) {
                 let taken = read_buffers(scope, run_id, paths, &buffers);
                 load(scope, &mut state.borrow_mut(), (run_id, name, demo), taken);
             } else {
