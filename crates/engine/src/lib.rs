@@ -18,6 +18,7 @@ pub mod evalset;
 pub mod family;
 pub mod headline;
 pub mod input;
+pub mod json_keys;
 pub mod numeric_qa;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod parallel;

@@ -527,3 +527,56 @@ fn a_bad_byte_costs_its_line_not_the_file() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A repeated JSON key costs nothing and is never silent: the QA JSONL line is read with the
+/// key's last value (it used to be skipped), a trace's repeated field is read the same way, and
+/// each repeat is printed with its file and line.
+#[test]
+fn a_repeated_key_keeps_its_last_value_and_is_named() {
+    let root = std::env::temp_dir().join(format!("eb-hostile-dupkey-{}", std::process::id()));
+    let jsonl = concat!(
+        "{\"conversation_id\": \"c1\", \"turn_idx\": 0, \"expected\": \"1\", \"predicted\": \"1\"}\n",
+        "{\"conversation_id\": \"c1\", \"turn_idx\": 1, \"expected\": \"2\", \"predicted\": \"9\", \"predicted\": \"2\"}\n",
+    );
+    let dir = run_folder(&root, "jsonl", &[("run.jsonl", jsonl.to_string())]);
+    let (code, out, err) = evalboard(&[Path::new("score"), &dir, Path::new("--json")]);
+    assert_eq!(code, 0, "{err}");
+    let stats: serde_json::Value = serde_json::from_str(&out).expect("statistics");
+    assert_eq!(stats["total_turns"], 2, "{out}");
+    assert_eq!(
+        stats["numerical_accuracy"], 1.0,
+        "the last value is scored: {out}"
+    );
+    assert!(
+        err.contains(
+            "run.jsonl:2: warning: duplicate key \"predicted\" in the top-level object; the last value is used"
+        ),
+        "{err}"
+    );
+
+    let ws = evalboard_test_support::workspace_root();
+    let trace_rel = "traces/1499cdf3-e676-4158-ada8-1039d2c4e711.json";
+    let src = ws.join("tests/fixtures/numeric_qa/ok/fa2_simulated/input");
+    let trace = std::fs::read_to_string(src.join(trace_rel)).expect("trace");
+    let trace = trace.replacen(
+        "\"turn_idx\": 0,",
+        "\"turn_idx\": 0,\n      \"turn_idx\": 7,\n      \"turn_idx\": 0,",
+        1,
+    );
+    let dir = root.join("trace");
+    std::fs::create_dir_all(dir.join("traces")).expect("a folder");
+    std::fs::write(dir.join(trace_rel), trace).expect("trace");
+    let (code, out, err) = evalboard(&[Path::new("score"), &dir, Path::new("--json")]);
+    assert_eq!(code, 0, "{err}");
+    let stats: serde_json::Value = serde_json::from_str(&out).expect("statistics");
+    assert_eq!(stats["total_turns"], 5, "{out}");
+    for line in [26, 27] {
+        assert!(
+            err.contains(&format!(
+                "{trace_rel}:{line}: warning: duplicate key \"turn_idx\" in the object at turns[0]; the last value is used"
+            )),
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

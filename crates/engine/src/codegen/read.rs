@@ -404,6 +404,15 @@ pub fn read_metrics_json(path: &str, bytes: &[u8]) -> (Option<OriginalMetrics>, 
             );
             continue;
         }
+        let repeats: Vec<_> = crate::json_keys::duplicate_keys(slice)
+            .into_iter()
+            .map(|d| d.within(&format!("[{idx}]")))
+            .collect();
+        diags.extend(
+            crate::json_keys::warnings(path, slice, line, &repeats)
+                .into_iter()
+                .map(|d| d.with_record(record.clone())),
+        );
         let typed = match serde_json::from_value::<MetricsEntry>(raw.clone()) {
             Ok(t) => Some(t),
             Err(err) => {
@@ -456,6 +465,7 @@ pub fn read_metrics_summary(
         ));
         return (None, diags);
     }
+    crate::json_keys::warn_duplicates(&mut diags, path, bytes, 1);
     let typed = match serde_json::from_value::<MetricsSummaryFile>(raw.clone()) {
         Ok(t) => Some(t),
         Err(e) => {
@@ -811,6 +821,7 @@ pub fn read_trace(
             ));
             continue;
         };
+        crate::json_keys::warn_duplicates(&mut diags, path, raw_line, line_no);
         let mut l = Line {
             path,
             line: line_no,
@@ -998,8 +1009,13 @@ mod tests {
         let (msgs, diags) = read_trace("t.jsonl", text.as_bytes(), "t");
         let lines: Vec<u32> = msgs.iter().map(|m| m.line).collect();
         assert_eq!(lines, vec![1, 3, 5]);
-        assert_eq!(diags.len(), 1);
+        assert_eq!(diags.len(), 2);
         assert_eq!(diags[0].line, Some(4));
+        // Line 5 repeats `execution_result`: the last value is read, with a warning.
+        assert_eq!(
+            diags[1].to_string(),
+            "t.jsonl:5: warning: duplicate key \"execution_result\" in the top-level object; the last value is used"
+        );
         assert_eq!(msgs[1].execution_time, Some(0.5));
         assert_eq!(msgs[1].tokens.map(|t| t.total), Some(Some(7)));
         // execution_time falls back to execution_result.execution_time.

@@ -127,7 +127,9 @@ fn read_classified<'a>(
         FileKind::OriginalJson => match crate::pyrepr::parse_py_json(text.as_bytes()) {
             Ok(v) => {
                 content = FileContent::OriginalJson(v);
-                Ok(Vec::new())
+                let mut diags = Vec::new();
+                crate::json_keys::warn_duplicates(&mut diags, &f.path, text.as_bytes(), 1);
+                Ok(diags)
             }
             Err(e) => Err(vec![Diagnostic::error(
                 &f.path,

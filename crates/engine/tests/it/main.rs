@@ -6,6 +6,7 @@
 mod codegen;
 mod doc_scorers;
 mod docs_tables;
+mod duplicate_keys;
 mod evallog;
 mod evalset;
 mod fa2;

@@ -327,7 +327,16 @@ fn read_trace_from(
         Ok((conv, ctx.diags))
     });
     match lowered {
-        Ok(r) => r,
+        Ok((Ok((conv, mut diags)), repeats)) => {
+            diags.extend(crate::json_keys::warnings(
+                path,
+                src.as_bytes(),
+                1,
+                &repeats,
+            ));
+            Ok((conv, diags))
+        }
+        Ok((Err(diags), _)) => Err(diags),
         Err(e) => {
             let line = u32::try_from(e.line()).ok().filter(|&l| l > 0);
             Err(vec![Diagnostic::error(
@@ -1040,6 +1049,12 @@ pub fn read_run_folder(input: &RunInput) -> QaRun {
             "statistics.json" | "config.json" if !is_under_traces(&f.path) => {
                 match parse_py_json(&f.bytes) {
                     Ok(v) => {
+                        crate::json_keys::warn_duplicates(
+                            &mut run.diagnostics,
+                            &f.path,
+                            &f.bytes,
+                            1,
+                        );
                         original.json.push((f.path.clone(), v));
                         let fmt = (name == "statistics.json").then_some(FORMAT_STATISTICS);
                         reports.push(report(
