@@ -12,6 +12,7 @@ pub mod accounting;
 pub mod codegen;
 pub mod compare;
 pub mod csv_cell;
+pub mod csv_rows;
 pub mod diag;
 pub mod evallog;
 pub mod evalset;

@@ -211,6 +211,21 @@ pub fn read_data_file(f: &InputFile) -> (DataFile, Vec<Diagnostic>) {
     let mut record = csv::ByteRecord::new();
     let columns = match rdr.read_byte_record(&mut record) {
         Ok(true) => {
+            // A header is one line: one that runs on has a quoted name with a line break, or a
+            // stray quote that swallowed rows. pandas reads it the same way, so the columns are
+            // kept as read, and the lines named.
+            let lines = crate::csv_rows::lines_spanned(bytes, 0, rdr.position().byte());
+            if lines > 1 {
+                diags.push(Diagnostic::warning(
+                    &f.path,
+                    Some(1),
+                    format!(
+                        "the header runs on to line {lines}: a quoted column name holds a line \
+                         break, or a quote is stray (then rows were read as column names); \
+                         columns kept as pandas reads them"
+                    ),
+                ));
+            }
             let names: Result<Vec<String>, _> = record
                 .iter()
                 .map(|field| String::from_utf8(field.to_vec()))
@@ -984,6 +999,12 @@ mod tests {
             assert_eq!(diags.len(), n_diags, "{diags:?}");
         };
         check(b"name,age\nA,1\n", Some(&["name", "age"]), 0);
+        // A stray quote in the header swallows the rows: kept as pandas reads it, and named.
+        check(
+            b"name,\"age\nA,1\nB,2\n",
+            Some(&["name", "age\nA,1\nB,2\n"]),
+            1,
+        );
         check(b"\xEF\xBB\xBF\"a,b\",c\r\n1,2\r\n", Some(&["a,b", "c"]), 0);
         check(b"", None, 1);
         check(b"\xff\xfe,a\n", None, 1);

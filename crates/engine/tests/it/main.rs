@@ -12,3 +12,4 @@ mod evalset;
 mod fa2;
 mod program;
 mod readers_prop;
+mod turns_csv;
