@@ -372,16 +372,21 @@ fn well_formed(line: &[u8]) -> bool {
     }
 }
 
+/// Quotes at the start of a field tried as the stray one, per line at most (each try reads the
+/// line again: a hostile line of a million `,"` costs a few readings, not a million).
+const STRAY_TRIES: usize = 16;
+
 /// `line` read on its own as a row of `n` fields: as written when it is [`well_formed`], else
 /// without the one quote at the start of a field whose removal leaves a well-formed row of `n`
-/// fields (the first such); `None` when neither is.
+/// fields (the first such among the first [`STRAY_TRIES`]); `None` when neither is.
 fn line_alone(line: &[u8], n: usize) -> Option<Alone> {
     if well_formed(line) {
         let row = parse_line(line).filter(|r| r.len() == n)?;
         return Some(Alone { row, stray: None });
     }
-    let starts =
-        memchr::memchr_iter(b'"', line).filter(|&i| i == 0 || line.get(i - 1) == Some(&b','));
+    let starts = memchr::memchr_iter(b'"', line)
+        .filter(|&i| i == 0 || line.get(i - 1) == Some(&b','))
+        .take(STRAY_TRIES);
     for i in starts {
         let mut without = line.get(..i).unwrap_or_default().to_vec();
         without.extend_from_slice(line.get(i + 1..).unwrap_or_default());
@@ -513,6 +518,16 @@ mod tests {
         assert_eq!(rows, ["2: 1|2|3", "3: 4|5|6"]);
         assert_eq!(diags.len(), 1, "{diags:?}");
         assert!(diags[0].starts_with("t.csv:1: error: a quote in the header runs on to line 3"));
+    }
+
+    #[test]
+    fn hostile_lines_cost_a_bounded_number_of_readings() {
+        let line = ",\"".repeat(200_000);
+        assert!(line_alone(line.as_bytes(), 3).is_none());
+        let text = format!("a,b,c\n{line}\n1,2,3\n");
+        let (rows, diags) = read(&text);
+        assert_eq!(rows, ["3: 1|2|3"]);
+        assert_eq!(diags.len(), 1, "{diags:?}");
     }
 
     #[test]

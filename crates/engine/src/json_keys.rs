@@ -55,7 +55,7 @@ impl DuplicateKey {
 
     /// `duplicate key "answer" in the object at turns[2]; the last value is used`.
     pub fn message(&self) -> String {
-        let key = serde_json::to_string(&self.key).unwrap_or_default();
+        let key = serde_json::to_string(shortened(&self.key).as_ref()).unwrap_or_default();
         if self.object.is_empty() {
             format!("duplicate key {key} in the top-level object; the last value is used")
         } else {
@@ -86,7 +86,26 @@ enum Kind<'a> {
     Array { index: usize },
 }
 
-/// Every key of `text` that repeats an earlier key of the same object, in file order.
+/// Repeated keys listed per text at most (the scan stops at one more, which [`warnings`] turns
+/// into a note that there are more): a hostile file of millions of repeats costs no more.
+pub const LISTED: usize = 1000;
+
+/// Segments of an object's path shown at most (the innermost; `…` for the rest).
+const PATH_SEGMENTS: usize = 16;
+
+/// Characters of a key shown at most in a message (`…` for the rest).
+const KEY_CHARS: usize = 80;
+
+/// `key`, cut to [`KEY_CHARS`] characters.
+fn shortened(key: &str) -> std::borrow::Cow<'_, str> {
+    match key.char_indices().nth(KEY_CHARS) {
+        Some((at, _)) => std::borrow::Cow::Owned(format!("{}…", key.get(..at).unwrap_or(key))),
+        None => std::borrow::Cow::Borrowed(key),
+    }
+}
+
+/// Every key of `text` that repeats an earlier key of the same object, in file order; at most
+/// [`LISTED`] + 1 of them (the scan stops there).
 ///
 /// `text` should be JSON that parsed (Python's bare `NaN`/`Infinity` tokens are fine: anything
 /// outside strings other than brackets, commas and colons is skipped). On other text the scan
@@ -143,6 +162,9 @@ pub fn duplicate_keys(text: &[u8]) -> Vec<DuplicateKey> {
                         key: String::from_utf8_lossy(&key).into_owned(),
                         object: path_of(&frames, &keys),
                     });
+                    if out.len() > LISTED {
+                        return out;
+                    }
                 }
                 keys.push(key);
             }
@@ -210,10 +232,14 @@ fn unescape(quoted: &[u8]) -> Option<Cow<'static, [u8]>> {
 }
 
 /// The path of the innermost open object: `turns[2].tool_calls[0]`, a key that is not a plain
-/// name as `["a b"]`.
+/// name as `["a b"]`; its last [`PATH_SEGMENTS`] segments (after `…`) when deeper.
 fn path_of(frames: &[Frame<'_>], keys: &[Cow<'_, [u8]>]) -> String {
+    let from = frames.len().saturating_sub(PATH_SEGMENTS + 1);
     let mut path = String::new();
-    for pair in frames.windows(2) {
+    if from > 0 {
+        path.push('…');
+    }
+    for pair in frames.get(from..).unwrap_or_default().windows(2) {
         let [parent, child] = pair else { continue };
         match &parent.kind {
             Kind::Array { index } => path.push_str(&format!("[{index}]")),
@@ -222,13 +248,13 @@ fn path_of(frames: &[Frame<'_>], keys: &[Cow<'_, [u8]>]) -> String {
                     .keys_from
                     .checked_sub(1)
                     .and_then(|k| keys.get(k))
-                    .map(|k| String::from_utf8_lossy(k).into_owned())
+                    .map(|k| shortened(&String::from_utf8_lossy(k)).into_owned())
                     .unwrap_or_default();
                 let plain = !key.is_empty()
                     && !key.starts_with(|c: char| c.is_ascii_digit())
                     && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
                 if plain {
-                    if !path.is_empty() {
+                    if !path.is_empty() && !path.ends_with('…') {
                         path.push('.');
                     }
                     path.push_str(&key);
@@ -244,7 +270,8 @@ fn path_of(frames: &[Frame<'_>], keys: &[Cow<'_, [u8]>]) -> String {
 }
 
 /// The warnings for `duplicates` found in `text` of `file`, each on its line: `first_line` is the
-/// line `text` starts on (1 for a whole file, the line number for a JSONL line).
+/// line `text` starts on (1 for a whole file, the line number for a JSONL line). Past [`LISTED`],
+/// one warning says that more are not listed.
 pub fn warnings(
     file: &str,
     text: &[u8],
@@ -254,17 +281,30 @@ pub fn warnings(
     // The offsets come in file order: lines are counted once, incrementally.
     let mut line = first_line;
     let mut counted_to = 0usize;
-    duplicates
+    let mut line_of = |offset: usize| {
+        let to = offset.clamp(counted_to, text.len());
+        let seen = text.get(counted_to..to).unwrap_or_default();
+        let newlines = memchr::memchr_iter(b'\n', seen).count();
+        line = line.saturating_add(u32::try_from(newlines).unwrap_or(u32::MAX));
+        counted_to = to;
+        line
+    };
+    let mut out: Vec<Diagnostic> = duplicates
         .iter()
-        .map(|d| {
-            let to = d.offset.clamp(counted_to, text.len());
-            let newlines =
-                memchr::memchr_iter(b'\n', text.get(counted_to..to).unwrap_or_default()).count();
-            line = line.saturating_add(u32::try_from(newlines).unwrap_or(u32::MAX));
-            counted_to = to;
-            Diagnostic::warning(file, Some(line), d.message())
-        })
-        .collect()
+        .take(LISTED)
+        .map(|d| Diagnostic::warning(file, Some(line_of(d.offset)), d.message()))
+        .collect();
+    if let Some(d) = duplicates.get(LISTED) {
+        out.push(Diagnostic::warning(
+            file,
+            Some(line_of(d.offset)),
+            format!(
+                "more than {LISTED} duplicate keys: the others, from here on, are not listed \
+                 (the last value of each is used)"
+            ),
+        ));
+    }
+    out
 }
 
 /// [`duplicate_keys`] of `text` pushed onto `diags` as [`warnings`].
@@ -436,6 +476,33 @@ mod tests {
         }
         let deep = "[".repeat(1_000_000) + "{\"a\":1,\"a\":2}";
         assert_eq!(duplicate_keys(deep.as_bytes()).len(), 1);
+    }
+
+    #[test]
+    fn hostile_repeats_are_bounded() {
+        // A million repeats: the scan stops after LISTED + 1, and one warning says so.
+        let text = format!("{{{}\"a\": 0}}", "\"a\": 0,\n".repeat(1_000_000));
+        let found = duplicate_keys(text.as_bytes());
+        assert_eq!(found.len(), LISTED + 1);
+        let d = warnings("f.json", text.as_bytes(), 1, &found);
+        assert_eq!(d.len(), LISTED + 1);
+        assert_eq!(d[LISTED].line, Some(LISTED as u32 + 2));
+        assert!(d[LISTED]
+            .message
+            .starts_with("more than 1000 duplicate keys"));
+        // Deep nesting with a repeat at every level: paths keep their innermost segments.
+        let deep = "{\"k\": 1, \"k\": 1, \"b\": ".repeat(100_000) + "0" + &"}".repeat(100_000);
+        let found = duplicate_keys(deep.as_bytes());
+        assert_eq!(found.len(), LISTED + 1);
+        assert_eq!(
+            found[LISTED].object,
+            format!("…{}", vec!["b"; 16].join("."))
+        );
+        // A long key is cut in messages.
+        let long = "x".repeat(10_000);
+        let text = format!("{{\"{long}\": 1, \"{long}\": 2}}");
+        let m = duplicate_keys(text.as_bytes())[0].message();
+        assert!(m.len() < 200 && m.contains("x…\""), "{m}");
     }
 
     #[test]
