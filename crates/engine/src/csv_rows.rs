@@ -9,7 +9,7 @@
 //! fields, and the rows in between are gone without a word.
 //!
 //! **The rule** ([`CsvRows`]). A record that spans several lines is checked against those lines,
-//! each read on its own ([`line_alone`]: as written, or without one stray quote at the start of
+//! each read on its own (`line_alone`: as written, or without one stray quote at the start of
 //! a field). When two or more of them are whole rows on their own (the header's number of
 //! fields), or the record has the wrong number of fields and one of them is a whole row, the
 //! record is a merge: an error names its lines and the column where the quote opened, and the
