@@ -57,8 +57,12 @@ pub(crate) fn settings(a: &SettingsArgs) -> Result<Settings> {
     if let Some(path) = &a.prices {
         let p: &str = &path.display().to_string();
         let bytes = std::fs::read(path).with_context(|| format!("cannot read price table {p}"))?;
-        engine.numeric_qa.prices =
-            PriceTable::from_json(&bytes).map_err(|e| anyhow::anyhow!("{e} ({p})"))?;
+        let (prices, diags) =
+            PriceTable::from_json(p, &bytes).map_err(|e| anyhow::anyhow!("{e} ({p})"))?;
+        for d in &diags {
+            errln!("{d}");
+        }
+        engine.numeric_qa.prices = prices;
         setting_files.push((p.to_string(), bytes));
     }
     let dataset = match &a.dataset {

@@ -12,12 +12,14 @@ pub mod accounting;
 pub mod codegen;
 pub mod compare;
 pub mod csv_cell;
+pub mod csv_rows;
 pub mod diag;
 pub mod evallog;
 pub mod evalset;
 pub mod family;
 pub mod headline;
 pub mod input;
+pub mod json_keys;
 pub mod numeric_qa;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod parallel;

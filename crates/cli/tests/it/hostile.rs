@@ -527,3 +527,114 @@ fn a_bad_byte_costs_its_line_not_the_file() {
     );
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// A repeated JSON key costs nothing and is never silent: the QA JSONL line is read with the
+/// key's last value (it used to be skipped), a trace's repeated field is read the same way, and
+/// each repeat is printed with its file and line.
+#[test]
+fn a_repeated_key_keeps_its_last_value_and_is_named() {
+    let root = std::env::temp_dir().join(format!("eb-hostile-dupkey-{}", std::process::id()));
+    let jsonl = concat!(
+        "{\"conversation_id\": \"c1\", \"turn_idx\": 0, \"expected\": \"1\", \"predicted\": \"1\"}\n",
+        "{\"conversation_id\": \"c1\", \"turn_idx\": 1, \"expected\": \"2\", \"predicted\": \"9\", \"predicted\": \"2\"}\n",
+    );
+    let dir = run_folder(&root, "jsonl", &[("run.jsonl", jsonl.to_string())]);
+    let (code, out, err) = evalboard(&[Path::new("score"), &dir, Path::new("--json")]);
+    assert_eq!(code, 0, "{err}");
+    let stats: serde_json::Value = serde_json::from_str(&out).expect("statistics");
+    assert_eq!(stats["total_turns"], 2, "{out}");
+    assert_eq!(
+        stats["numerical_accuracy"], 1.0,
+        "the last value is scored: {out}"
+    );
+    assert!(
+        err.contains(
+            "run.jsonl:2: warning: duplicate key \"predicted\" in the top-level object; the last value is used"
+        ),
+        "{err}"
+    );
+
+    let ws = evalboard_test_support::workspace_root();
+    let trace_rel = "traces/1499cdf3-e676-4158-ada8-1039d2c4e711.json";
+    let src = ws.join("tests/fixtures/numeric_qa/ok/fa2_simulated/input");
+    let trace = std::fs::read_to_string(src.join(trace_rel)).expect("trace");
+    let trace = trace.replacen(
+        "\"turn_idx\": 0,",
+        "\"turn_idx\": 0,\n      \"turn_idx\": 7,\n      \"turn_idx\": 0,",
+        1,
+    );
+    let dir = root.join("trace");
+    std::fs::create_dir_all(dir.join("traces")).expect("a folder");
+    std::fs::write(dir.join(trace_rel), trace).expect("trace");
+    let (code, out, err) = evalboard(&[Path::new("score"), &dir, Path::new("--json")]);
+    assert_eq!(code, 0, "{err}");
+    let stats: serde_json::Value = serde_json::from_str(&out).expect("statistics");
+    assert_eq!(stats["total_turns"], 5, "{out}");
+    for line in [26, 27] {
+        assert!(
+            err.contains(&format!(
+                "{trace_rel}:{line}: warning: duplicate key \"turn_idx\" in the object at turns[0]; the last value is used"
+            )),
+            "{err}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Two stray opening quotes in one column of a `turns.csv` used to merge the four rows from one
+/// to the other into one row with the header's number of fields: 1 turn, no word. Now the
+/// merge is reported with its lines and the rows are read one by one.
+#[test]
+fn stray_quotes_in_turns_csv_cost_no_row_and_are_named() {
+    let root = std::env::temp_dir().join(format!("eb-hostile-quotes-{}", std::process::id()));
+    let ws = evalboard_test_support::workspace_root();
+    let fixture = ws.join("tests/fixtures/numeric_qa/ok/fa2_simulated/input/turns.csv");
+    let text = std::fs::read_to_string(fixture).expect("turns.csv");
+    let header = text.lines().next().expect("a header");
+    let row = |i: usize, stray: bool| {
+        header
+            .split(',')
+            .map(|c| match c {
+                "trace_id" => "t1".to_string(),
+                "conversation_id" => "c1".to_string(),
+                "turn_idx" => i.to_string(),
+                "question" if stray => format!("\"what was it in year {i}?"),
+                "question" => format!("what was it in year {i}?"),
+                "expected_answer" | "actual_answer" => format!("{}", 10 + i),
+                "validator_valid" | "numerical_match" | "financial_match" | "soft_match" => {
+                    "True".to_string()
+                }
+                "error_occurred" => "False".to_string(),
+                "error_type" | "error_message" => String::new(),
+                _ => "1".to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let csv = [
+        header.to_string(),
+        row(0, true),
+        row(1, false),
+        row(2, false),
+        row(3, true),
+    ]
+    .join("\n")
+        + "\n";
+    let dir = run_folder(&root, "run", &[("turns.csv", csv)]);
+    let (code, out, err) = evalboard(&[Path::new("score"), &dir, Path::new("--json")]);
+    assert_eq!(code, 0, "{err}");
+    let stats: serde_json::Value = serde_json::from_str(&out).expect("statistics");
+    assert_eq!(stats["total_turns"], 4, "{out}");
+    assert_eq!(
+        stats["input_files"]["partly_parsed"][0]["path"], "turns.csv",
+        "{out}"
+    );
+    for want in [
+        "turns.csv:2: error: lines 2–5 were read as one row: a quote opened in `question` on line 2 closes only on line 5 (a stray quote?); the lines are read one by one (4 of 4 are rows)",
+        "turns.csv:2: warning: stray quote at the start of `question`; the line is read without it",
+        "turns.csv:5: warning: stray quote at the start of `question`; the line is read without it",
+    ] {
+        assert!(err.contains(want), "{want}\n{err}");
+    }
+    let _ = std::fs::remove_dir_all(&root);
+}

@@ -211,6 +211,21 @@ pub fn read_data_file(f: &InputFile) -> (DataFile, Vec<Diagnostic>) {
     let mut record = csv::ByteRecord::new();
     let columns = match rdr.read_byte_record(&mut record) {
         Ok(true) => {
+            // A header is one line: one that runs on has a quoted name with a line break, or a
+            // stray quote that swallowed rows. pandas reads it the same way, so the columns are
+            // kept as read, and the lines named.
+            let lines = crate::csv_rows::lines_spanned(bytes, 0, rdr.position().byte());
+            if lines > 1 {
+                diags.push(Diagnostic::warning(
+                    &f.path,
+                    Some(1),
+                    format!(
+                        "the header runs on to line {lines}: a quoted column name holds a line \
+                         break, or a quote is stray (then rows were read as column names); \
+                         columns kept as pandas reads them"
+                    ),
+                ));
+            }
             let names: Result<Vec<String>, _> = record
                 .iter()
                 .map(|field| String::from_utf8(field.to_vec()))
@@ -404,6 +419,15 @@ pub fn read_metrics_json(path: &str, bytes: &[u8]) -> (Option<OriginalMetrics>, 
             );
             continue;
         }
+        let repeats: Vec<_> = crate::json_keys::duplicate_keys(slice)
+            .into_iter()
+            .map(|d| d.within(&format!("[{idx}]")))
+            .collect();
+        diags.extend(
+            crate::json_keys::warnings(path, slice, line, &repeats)
+                .into_iter()
+                .map(|d| d.with_record(record.clone())),
+        );
         let typed = match serde_json::from_value::<MetricsEntry>(raw.clone()) {
             Ok(t) => Some(t),
             Err(err) => {
@@ -456,6 +480,7 @@ pub fn read_metrics_summary(
         ));
         return (None, diags);
     }
+    crate::json_keys::warn_duplicates(&mut diags, path, bytes, 1);
     let typed = match serde_json::from_value::<MetricsSummaryFile>(raw.clone()) {
         Ok(t) => Some(t),
         Err(e) => {
@@ -811,6 +836,7 @@ pub fn read_trace(
             ));
             continue;
         };
+        crate::json_keys::warn_duplicates(&mut diags, path, raw_line, line_no);
         let mut l = Line {
             path,
             line: line_no,
@@ -973,6 +999,12 @@ mod tests {
             assert_eq!(diags.len(), n_diags, "{diags:?}");
         };
         check(b"name,age\nA,1\n", Some(&["name", "age"]), 0);
+        // A stray quote in the header swallows the rows: kept as pandas reads it, and named.
+        check(
+            b"name,\"age\nA,1\nB,2\n",
+            Some(&["name", "age\nA,1\nB,2\n"]),
+            1,
+        );
         check(b"\xEF\xBB\xBF\"a,b\",c\r\n1,2\r\n", Some(&["a,b", "c"]), 0);
         check(b"", None, 1);
         check(b"\xff\xfe,a\n", None, 1);
@@ -998,8 +1030,13 @@ mod tests {
         let (msgs, diags) = read_trace("t.jsonl", text.as_bytes(), "t");
         let lines: Vec<u32> = msgs.iter().map(|m| m.line).collect();
         assert_eq!(lines, vec![1, 3, 5]);
-        assert_eq!(diags.len(), 1);
+        assert_eq!(diags.len(), 2);
         assert_eq!(diags[0].line, Some(4));
+        // Line 5 repeats `execution_result`: the last value is read, with a warning.
+        assert_eq!(
+            diags[1].to_string(),
+            "t.jsonl:5: warning: duplicate key \"execution_result\" in the top-level object; the last value is used"
+        );
         assert_eq!(msgs[1].execution_time, Some(0.5));
         assert_eq!(msgs[1].tokens.map(|t| t.total), Some(Some(7)));
         // execution_time falls back to execution_result.execution_time.

@@ -82,7 +82,12 @@ pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<
         }
     };
     let parse_log = |name: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>| -> Option<RawLog> {
-        match json::parse::<RawLog>(bytes) {
+        let at = json::At {
+            path,
+            line: 1,
+            member: Some(name),
+        };
+        match json::parse::<RawLog>(bytes, at, diags) {
             Ok(h) => Some(h),
             Err(e) => {
                 diags.push(
@@ -145,7 +150,12 @@ pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<
         let Some(bytes) = member(name, &mut diags) else {
             continue;
         };
-        match json::parse::<RawSample>(&bytes) {
+        let at = json::At {
+            path,
+            line: 1,
+            member: Some(name),
+        };
+        match json::parse::<RawSample>(&bytes, at, &mut diags) {
             Ok(s) => raw.push((name.to_string(), s)),
             Err(e) => diags.push(
                 Diagnostic::error(
@@ -192,7 +202,12 @@ pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<
             let Some(bytes) = member(name, &mut diags) else {
                 continue;
             };
-            match json::parse::<Vec<RawSample>>(&bytes) {
+            let at = json::At {
+                path,
+                line: 1,
+                member: Some(name),
+            };
+            match json::parse::<Vec<RawSample>>(&bytes, at, &mut diags) {
                 Ok(list) => {
                     for s in list {
                         // De-duplicated by (id, epoch), last wins (`_dedupe_summaries`).
@@ -227,7 +242,12 @@ pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<
 pub fn read_json(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
     let path = file.path.as_str();
     let mut diags = Vec::new();
-    let mut log: RawLog = json::parse(&file.bytes).map_err(|e| {
+    let at = json::At {
+        path,
+        line: 1,
+        member: None,
+    };
+    let mut log: RawLog = json::parse(&file.bytes, at, &mut diags).map_err(|e| {
         vec![Diagnostic::error(
             path,
             Some(e.line() as u32),

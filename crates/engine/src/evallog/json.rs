@@ -6,11 +6,33 @@
 use serde_json::Value;
 
 use super::model::RecordedValue;
+use crate::diag::Diagnostic;
+
+/// Where parsed text sits, for the warnings about its repeated keys.
+pub struct At<'a> {
+    /// The input file.
+    pub path: &'a str,
+    /// The line the text starts on (a JSONL line's number; 1 for a file or an archive member).
+    pub line: u32,
+    /// The archive member, when the text is one.
+    pub member: Option<&'a str>,
+}
 
 /// Parses Python-written JSON (bare non-finite tokens allowed;
-/// [`crate::pyrepr::from_py_json`]).
-pub fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, serde_json::Error> {
-    crate::pyrepr::from_py_json(bytes)
+/// [`crate::json_keys::from_py_json`]): an object's repeated key keeps its last value, and each
+/// repeat is a warning in `diags`.
+pub fn parse<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    at: At<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<T, serde_json::Error> {
+    let (value, repeats) = crate::json_keys::from_py_json(bytes)?;
+    let warnings = crate::json_keys::warnings(at.path, bytes, at.line, &repeats);
+    diags.extend(warnings.into_iter().map(|d| match at.member {
+        Some(m) => d.with_record(m),
+        None => d,
+    }));
+    Ok(value)
 }
 
 /// The token a marker string stands for (`NaN`, `Infinity`, `-Infinity`).
@@ -127,9 +149,13 @@ mod tests {
 
     #[test]
     fn non_finite_tokens_outside_strings_only() {
-        let v: Value =
-            parse(br#"{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN \" Infinity", "d": 1}"#)
-                .unwrap();
+        let at = At {
+            path: "f.json",
+            line: 1,
+            member: None,
+        };
+        let text = br#"{"a": NaN, "b": [Infinity, -Infinity], "c": "NaN \" Infinity", "d": 1}"#;
+        let v: Value = parse(text, at, &mut Vec::new()).unwrap();
         assert_eq!(non_finite(&v["a"]), Some("NaN"));
         assert_eq!(non_finite(&v["b"][0]), Some("Infinity"));
         assert_eq!(non_finite(&v["b"][1]), Some("-Infinity"));

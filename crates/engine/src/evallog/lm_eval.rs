@@ -102,7 +102,12 @@ pub fn read_run(
 ) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
     let path = results.path.as_str();
     let mut diags = Vec::new();
-    let top: Value = json::parse(&results.bytes).map_err(|e| {
+    let at = json::At {
+        path,
+        line: 1,
+        member: None,
+    };
+    let top: Value = json::parse(&results.bytes, at, &mut diags).map_err(|e| {
         vec![Diagnostic::error(
             path,
             Some(e.line() as u32),
@@ -371,7 +376,12 @@ fn read_samples(
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let row: Value = match json::parse(line) {
+        let at = json::At {
+            path,
+            line: line_no,
+            member: None,
+        };
+        let row: Value = match json::parse(line, at, diags) {
             Ok(v) => v,
             Err(e) => {
                 diags.push(Diagnostic::error(

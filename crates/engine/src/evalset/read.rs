@@ -407,7 +407,10 @@ pub(crate) fn jsonl_objects(path: &str, bytes: &[u8], diags: &mut Vec<Diagnostic
             }
         };
         match serde_json::from_str::<Value>(text) {
-            Ok(Value::Object(obj)) => out.objects.push((line_no, obj)),
+            Ok(Value::Object(obj)) => {
+                crate::json_keys::warn_duplicates(diags, path, raw, line_no);
+                out.objects.push((line_no, obj));
+            }
             Ok(other) => {
                 diags.push(Diagnostic::error(
                     path,
@@ -828,7 +831,10 @@ fn read_document(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Map<String, Value>> {
     match serde_json::from_slice::<Value>(strip_bom(bytes)) {
-        Ok(Value::Object(o)) => Some(o),
+        Ok(Value::Object(o)) => {
+            crate::json_keys::warn_duplicates(diags, path, bytes, 1);
+            Some(o)
+        }
         Ok(other) => {
             diags.push(Diagnostic::error(
                 path,

@@ -37,6 +37,9 @@ enum FileContent<'a> {
     TurnsCsv {
         file: Cow<'a, InputFile>,
         trace_order: Vec<String>,
+        /// What reading the order found: reported only when the turns are not read (reading
+        /// them reports the same).
+        order_diags: Vec<Diagnostic>,
     },
     Dataset(convfinqa::Dataset),
     OriginalJson(serde_json::Value),
@@ -110,12 +113,15 @@ fn read_classified<'a>(
                 d
             }),
         FileKind::Fa2TurnsCsv => {
+            let (trace_order, order_diags) =
+                fa2_traces::trace_order_from_csv(&f.path, without_bom(&f.bytes));
             return FileRead {
                 report: InputFileReport::new(f, Some(kind.label()), FileStatus::Parsed, None),
                 diagnostics: Vec::new(),
                 content: FileContent::TurnsCsv {
                     file: Cow::Borrowed(f),
-                    trace_order: fa2_traces::trace_order_from_csv(without_bom(&f.bytes)),
+                    trace_order,
+                    order_diags,
                 },
             };
         }
@@ -127,7 +133,9 @@ fn read_classified<'a>(
         FileKind::OriginalJson => match crate::pyrepr::parse_py_json(text.as_bytes()) {
             Ok(v) => {
                 content = FileContent::OriginalJson(v);
-                Ok(Vec::new())
+                let mut diags = Vec::new();
+                crate::json_keys::warn_duplicates(&mut diags, &f.path, text.as_bytes(), 1);
+                Ok(diags)
             }
             Err(e) => Err(vec![Diagnostic::error(
                 &f.path,
@@ -136,11 +144,14 @@ fn read_classified<'a>(
             )]),
         },
         FileKind::OriginalCsv => {
-            content = FileContent::OriginalCsv {
-                trace_order: (f.file_name() == "summary.csv")
-                    .then(|| fa2_traces::trace_order_from_csv(without_bom(&f.bytes))),
-            };
-            Ok(Vec::new())
+            let mut diags = Vec::new();
+            let trace_order = (f.file_name() == "summary.csv").then(|| {
+                let (order, d) = fa2_traces::trace_order_from_csv(&f.path, without_bom(&f.bytes));
+                diags = d;
+                order
+            });
+            content = FileContent::OriginalCsv { trace_order };
+            Ok(diags)
         }
     };
     settle(report_of(&f.path, f.bytes.len(), kind), read, content)
@@ -269,14 +280,18 @@ impl QaJsonlStream {
 }
 
 impl FileContent<'_> {
-    /// The content owning everything it holds, or a turns.csv's trace order when the content
-    /// still needs its file's bytes.
-    fn detach(self) -> Result<FileContent<'static>, Vec<String>> {
+    /// The content owning everything it holds, or a turns.csv's trace order (and what reading
+    /// it found) when the content still needs its file's bytes.
+    fn detach(self) -> Result<FileContent<'static>, (Vec<String>, Vec<Diagnostic>)> {
         Ok(match self {
             FileContent::Nothing => FileContent::Nothing,
             FileContent::Trace(c) => FileContent::Trace(c),
             FileContent::Conversations(c) => FileContent::Conversations(c),
-            FileContent::TurnsCsv { trace_order, .. } => return Err(trace_order),
+            FileContent::TurnsCsv {
+                trace_order,
+                order_diags,
+                ..
+            } => return Err((trace_order, order_diags)),
             FileContent::Dataset(d) => FileContent::Dataset(d),
             FileContent::OriginalJson(v) => FileContent::OriginalJson(v),
             FileContent::OriginalCsv { trace_order } => FileContent::OriginalCsv { trace_order },
@@ -316,10 +331,11 @@ pub fn read_file_owned(f: InputFile, detail: ReadDetail) -> OwnedRead {
     } = read_classified(&f, classified, detail, &mut |_| {});
     let (content, bytes_back) = match content.detach() {
         Ok(content) => (content, Some(f.bytes)),
-        Err(trace_order) => (
+        Err((trace_order, order_diags)) => (
             FileContent::TurnsCsv {
                 file: Cow::Owned(f),
                 trace_order,
+                order_diags,
             },
             None,
         ),
@@ -401,7 +417,7 @@ pub fn assemble_qa_run(
         .count();
     let mut trace_convs: Vec<QaConversation> = Vec::with_capacity(n_traces);
     let mut other_convs: Vec<QaConversation> = Vec::new();
-    let mut turns_csv: Vec<(usize, Cow<InputFile>)> = Vec::new();
+    let mut turns_csv: Vec<(usize, Cow<InputFile>, Vec<Diagnostic>)> = Vec::new();
     let mut in_folder_datasets: Vec<convfinqa::Dataset> = Vec::new();
     let mut files = Vec::with_capacity(reads.len());
     let mut diags = Vec::new();
@@ -415,9 +431,13 @@ pub fn assemble_qa_run(
             FileContent::Nothing => {}
             FileContent::Trace(c) => trace_convs.push(*c),
             FileContent::Conversations(c) => other_convs.extend(c),
-            FileContent::TurnsCsv { file, trace_order } => {
+            FileContent::TurnsCsv {
+                file,
+                trace_order,
+                order_diags,
+            } => {
                 trace_order_from_turns = trace_order;
-                turns_csv.push((files.len(), file));
+                turns_csv.push((files.len(), file, order_diags));
             }
             FileContent::Dataset(ds) => in_folder_datasets.push(ds),
             FileContent::OriginalJson(v) => run.original.json.push((path.clone(), v)),
@@ -434,7 +454,7 @@ pub fn assemble_qa_run(
 
     // turns.csv is the source only when the folder has no traces (it is the same data, flattened).
     let turns_is_source = trace_convs.is_empty() && other_convs.is_empty();
-    for (file_idx, f) in turns_csv {
+    for (file_idx, f, order_diags) in turns_csv {
         let Some(r) = files.get_mut(file_idx) else {
             continue;
         };
@@ -453,6 +473,7 @@ pub fn assemble_qa_run(
             r.format = Some("original-csv".into());
             r.reason = Some("kept as originally scored; the traces are the source".into());
             run.original.csv.push(r.path.clone());
+            diags.extend(order_diags);
         }
     }
     if trace_order.is_empty() {

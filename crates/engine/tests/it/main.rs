@@ -6,8 +6,10 @@
 mod codegen;
 mod doc_scorers;
 mod docs_tables;
+mod duplicate_keys;
 mod evallog;
 mod evalset;
 mod fa2;
 mod program;
 mod readers_prop;
+mod turns_csv;

@@ -84,6 +84,7 @@ pub fn read_dataset(path: &str, bytes: &[u8]) -> Result<Dataset, Vec<Diagnostic>
         }
     };
     let mut diagnostics = Vec::new();
+    crate::json_keys::warn_duplicates(&mut diagnostics, path, bytes, 1);
     let arrays = match top_level_arrays(path, &root, &mut diagnostics) {
         Ok(arrays) => arrays,
         Err(message) => return Err(vec![Diagnostic::error(path, None, message)]),

@@ -130,6 +130,7 @@ pub fn read_results(
         }
     };
     let mut diags = Vec::new();
+    crate::json_keys::warn_duplicates(&mut diags, path, bytes, 1);
     let mut out = Vec::with_capacity(entries.len());
     for (i, raw) in entries.into_iter().enumerate() {
         let rec = format!("entry {i}");

@@ -19,8 +19,9 @@ use std::sync::Arc;
 use super::pyval::{entries_where, obj_get, with_py_json, Obj, PyVal};
 use super::Src;
 use crate::accounting::{FileStatus, InputFileReport};
+use crate::csv_rows::CsvRows;
+use crate::diag::Diagnostic;
 use crate::diag::SourceRef;
-use crate::diag::{line_of_offset, Diagnostic};
 use crate::input::RunInput;
 use crate::numeric_qa::model::trace_key;
 use crate::numeric_qa::model::{
@@ -327,7 +328,16 @@ fn read_trace_from(
         Ok((conv, ctx.diags))
     });
     match lowered {
-        Ok(r) => r,
+        Ok((Ok((conv, mut diags)), repeats)) => {
+            diags.extend(crate::json_keys::warnings(
+                path,
+                src.as_bytes(),
+                1,
+                &repeats,
+            ));
+            Ok((conv, diags))
+        }
+        Ok((Err(diags), _)) => Err(diags),
         Err(e) => {
             let line = u32::try_from(e.line()).ok().filter(|&l| l > 0);
             Err(vec![Diagnostic::error(
@@ -716,26 +726,18 @@ fn kind_default(kind: ColKind) -> RawValue {
 /// used), `conversation_type`, features, validator logs, tool calls and `error_context`. Cells
 /// are typed by column: `actual_answer`, `logic_recall` and the optional strings read an empty
 /// cell as None (the writer wrote `x or ""`, so an answer of 0.0 also became empty). Rows with the
-/// wrong number of fields are skipped with a diagnostic; bad cells get the model default.
+/// wrong number of fields are skipped with a diagnostic; rows a stray quote merged are read line
+/// by line again, with diagnostics naming the lines ([`crate::csv_rows`]); bad cells get the
+/// model default.
 pub fn read_turns_csv(path: &str, bytes: &[u8]) -> (Vec<QaConversation>, Vec<Diagnostic>) {
     let file: Arc<str> = path.into();
     let mut diags = Vec::new();
     let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(true)
-        .from_reader(body);
-    let headers: Vec<String> = match reader.headers() {
-        Ok(h) => h.iter().map(str::to_string).collect(),
-        Err(e) => {
-            diags.push(Diagnostic::error(
-                path,
-                Some(1),
-                format!("unreadable header: {e}"),
-            ));
-            return (Vec::new(), diags);
-        }
+    // Rows checked against their lines: a stray quote cannot merge rows silently (csv_rows).
+    let Some(mut rows) = CsvRows::new(path, body, &mut diags) else {
+        return (Vec::new(), diags);
     };
+    let headers: Vec<String> = rows.header().iter().map(str::to_string).collect();
     let col = |name: &str| headers.iter().position(|h| h == name);
     for required in ["turn_idx", "expected_answer"] {
         if col(required).is_none() {
@@ -760,40 +762,7 @@ pub fn read_turns_csv(path: &str, bytes: &[u8]) -> (Vec<QaConversation>, Vec<Dia
     let mut group_index: std::collections::HashMap<String, usize> =
         std::collections::HashMap::new();
     let mut record = csv::StringRecord::new();
-    // csv counts records, not newlines inside quoted fields, and a record's byte offset can
-    // point at the `\n` ending the previous line: lines come from the offset of the first byte
-    // after any line terminator.
-    let line_at = |byte: u64| {
-        let mut at = usize::try_from(byte).unwrap_or(usize::MAX).min(body.len());
-        while matches!(body.get(at), Some(b'\r' | b'\n')) {
-            at += 1;
-        }
-        line_of_offset(body, at)
-    };
-    loop {
-        let start = reader.position().byte();
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => {
-                let line = line_at(e.position().map_or(start, |p| p.byte()));
-                diags.push(Diagnostic::error(path, Some(line), format!("bad CSV: {e}")));
-                break;
-            }
-        }
-        let line = line_at(record.position().map_or(start, |p| p.byte()));
-        if record.len() != headers.len() {
-            diags.push(Diagnostic::error(
-                path,
-                Some(line),
-                format!(
-                    "row has {} fields, the header has {}; row skipped",
-                    record.len(),
-                    headers.len()
-                ),
-            ));
-            continue;
-        }
+    while let Some(line) = rows.next_row(&mut diags, &mut record) {
         let mut cell = |name: &str| -> RawValue {
             let kind = col_kind(name);
             let Some(text) = col(name).and_then(|i| record.get(i)) else {
@@ -948,29 +917,29 @@ fn csv_turn(file: &Arc<str>, line: u32, cell: &mut dyn FnMut(&str) -> RawValue) 
 }
 
 /// The `trace_id` column of the writer's `summary.csv` (or `turns.csv`), in file order without
-/// repeats: the order in which the original writer held its traces.
-pub fn trace_order_from_csv(bytes: &[u8]) -> Vec<String> {
+/// repeats: the order in which the original writer held its traces. Rows are read as
+/// [`read_turns_csv`] reads them ([`crate::csv_rows`]: rows a stray quote merged are read line by
+/// line again); the diagnostics are the file's `path`'s.
+pub fn trace_order_from_csv(path: &str, bytes: &[u8]) -> (Vec<String>, Vec<Diagnostic>) {
     let body = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
-    let mut reader = csv::ReaderBuilder::new()
-        .has_headers(true)
-        .flexible(true)
-        .from_reader(body);
-    let Some(col) = reader
-        .headers()
-        .ok()
-        .and_then(|h| h.iter().position(|c| c == "trace_id"))
-    else {
-        return Vec::new();
+    let mut diags = Vec::new();
+    let Some(mut rows) = CsvRows::new(path, body, &mut diags) else {
+        return (Vec::new(), diags);
+    };
+    let Some(col) = rows.header().iter().position(|c| c == "trace_id") else {
+        return (Vec::new(), diags);
     };
     let mut out: Vec<String> = Vec::new();
-    for rec in reader.records().flatten() {
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut rec = csv::StringRecord::new();
+    while rows.next_row(&mut diags, &mut rec).is_some() {
         if let Some(id) = rec.get(col) {
-            if !id.is_empty() && !out.iter().any(|o| o == id) {
+            if !id.is_empty() && seen.insert(id.to_string()) {
                 out.push(id.to_string());
             }
         }
     }
-    out
+    (out, diags)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1001,6 +970,7 @@ pub fn read_run_folder(input: &RunInput) -> QaRun {
     let mut turns_csv: Option<&crate::input::InputFile> = None;
     let mut order: Vec<String> = Vec::new();
     let mut order_from_turns: Vec<String> = Vec::new();
+    let mut turns_order_diags: Vec<Diagnostic> = Vec::new();
     let mut reports = Vec::new();
     let mut original = OriginalFiles::default();
 
@@ -1040,6 +1010,12 @@ pub fn read_run_folder(input: &RunInput) -> QaRun {
             "statistics.json" | "config.json" if !is_under_traces(&f.path) => {
                 match parse_py_json(&f.bytes) {
                     Ok(v) => {
+                        crate::json_keys::warn_duplicates(
+                            &mut run.diagnostics,
+                            &f.path,
+                            &f.bytes,
+                            1,
+                        );
                         original.json.push((f.path.clone(), v));
                         let fmt = (name == "statistics.json").then_some(FORMAT_STATISTICS);
                         reports.push(report(
@@ -1060,20 +1036,25 @@ pub fn read_run_folder(input: &RunInput) -> QaRun {
                 }
             }
             "turns.csv" if looks_like_turns_csv(&f.bytes) => {
-                order_from_turns = trace_order_from_csv(&f.bytes);
+                // Its problems are reported by whichever reads it: `read_turns_csv` below, or
+                // this order alone when the traces are the source.
+                (order_from_turns, turns_order_diags) = trace_order_from_csv(&f.path, &f.bytes);
                 turns_csv = Some(f);
                 original.csv.push(f.path.clone());
             }
             "summary.csv" | "errors.csv" | "validation.csv" => {
+                let mut status = FileStatus::Parsed;
+                let mut reason = Some("kept as originally scored".to_string());
                 if name == "summary.csv" {
-                    order = trace_order_from_csv(&f.bytes);
+                    let diags;
+                    (order, diags) = trace_order_from_csv(&f.path, &f.bytes);
+                    if let (FileStatus::PartlyParsed, why) = crate::accounting::status_of(&diags) {
+                        (status, reason) = (FileStatus::PartlyParsed, why);
+                    }
+                    run.diagnostics.extend(diags);
                 }
                 original.csv.push(f.path.clone());
-                reports.push(report(
-                    Some(FORMAT_ORIGINAL_CSV),
-                    FileStatus::Parsed,
-                    Some("kept as originally scored".to_string()),
-                ));
+                reports.push(report(Some(FORMAT_ORIGINAL_CSV), status, reason));
             }
             _ => {
                 let reason = if name.ends_with(".json") {
@@ -1114,6 +1095,7 @@ pub fn read_run_folder(input: &RunInput) -> QaRun {
                 status: FileStatus::Parsed,
                 reason: Some("kept as originally scored; the traces are the source".to_string()),
             });
+            run.diagnostics.extend(turns_order_diags);
         }
     }
 

@@ -3,7 +3,8 @@
 //!
 //! It gives exactly what serde_json reads (the same number kinds, the same correctly rounded
 //! floats, the same strings; every object entry in file order, so a repeated key's last value
-//! wins as in `serde_json::Map`) or `None`, in which case the caller parses again the slow way
+//! wins as in `serde_json::Map`, and whether any object repeated a key, so that the reader scans
+//! for them ([`crate::json_keys`]) only then) or `None`, in which case the caller parses again the slow way
 //! (`pyrepr::parse_py_json`: serde_json, plus Python's `NaN`/`Infinity`), which also words the
 //! error. `None` is returned for anything it does not take on itself: malformed JSON, control
 //! characters in strings, lone surrogates, integers beyond 64 bits, floats out of range, nesting
@@ -23,8 +24,17 @@ use super::pyval::PyVal;
 /// Deeper nesting is left to serde_json (its own limit is 128).
 const MAX_DEPTH: u32 = 100;
 
-/// The tree of `text`, or `None` when the slow path must decide (see the module docs).
-pub(crate) fn parse<'a>(text: &'a str, bump: &'a Bump) -> Option<PyVal<'a>> {
+/// The tree of `text` and whether an object in it repeats a key, or `None` when the slow path
+/// must decide (see the module docs).
+pub(crate) fn parse<'a>(text: &'a str, bump: &'a Bump) -> Option<(PyVal<'a>, bool)> {
+    thread_local! {
+        /// The repeated-key table and its last stamp, kept from file to file (see
+        /// [`Parser::repeats_a_key`]).
+        static KEY_TABLE: std::cell::Cell<(Vec<u16>, u16)> = const {
+            std::cell::Cell::new((Vec::new(), 0))
+        };
+    }
+    let (key_slots, stamp) = KEY_TABLE.with(std::cell::Cell::take);
     let mut p = Parser {
         s: text,
         b: text.as_bytes(),
@@ -34,11 +44,16 @@ pub(crate) fn parse<'a>(text: &'a str, bump: &'a Bump) -> Option<PyVal<'a>> {
         entries: Vec::with_capacity(64),
         items: Vec::with_capacity(16),
         unescaped: String::new(),
+        repeated_key: false,
+        key_slots,
+        stamp,
     };
     p.ws();
-    let v = p.value()?;
+    let v = p.value();
     p.ws();
-    (p.i == p.b.len()).then_some(v)
+    let whole = p.i == p.b.len();
+    KEY_TABLE.with(|t| t.set((std::mem::take(&mut p.key_slots), p.stamp)));
+    v.filter(|_| whole).map(|v| (v, p.repeated_key))
 }
 
 struct Parser<'a> {
@@ -53,6 +68,14 @@ struct Parser<'a> {
     items: Vec<PyVal<'a>>,
     /// A string with escapes, decoded (then copied into the arena).
     unescaped: String,
+    /// Whether an object read so far repeats a key.
+    repeated_key: bool,
+    /// [`Parser::repeats_a_key`]'s table: per slot, the stamp of the last object with a key
+    /// there ([`KEY_SLOTS`] slots, made at the first object that needs them, then kept for the
+    /// thread's next files).
+    key_slots: Vec<u16>,
+    /// The stamp of the object being checked.
+    stamp: u16,
 }
 
 /// The powers of ten that are exact doubles.
@@ -77,6 +100,40 @@ fn string_stops(w: u64) -> u64 {
     zero_bytes(w ^ (ONES * u64::from(b'"')))
         | zero_bytes(w ^ (ONES * u64::from(b'\\')))
         | (w.wrapping_sub(ONES * 0x20) & !w & HIGHS)
+}
+
+/// Slots of the repeated-key table: a power of two, and several times an object's usual number
+/// of keys, so that distinct keys seldom share one.
+const KEY_SLOTS: usize = 1024;
+
+/// Objects of up to this many keys compare them pairwise (cheaper than hashing so few).
+const PAIRWISE_KEYS: usize = 8;
+
+/// 8 bytes of `b` from `at` as a little-endian word (0 past the end).
+#[inline(always)]
+fn word_at(b: &[u8], at: usize) -> u64 {
+    b.get(at..at.wrapping_add(8))
+        .and_then(|w| <[u8; 8]>::try_from(w).ok())
+        .map_or(0, u64::from_le_bytes)
+}
+
+/// The slot of `key` in the repeated-key table: a hash of its length and its first and last 8
+/// bytes (all of a key of up to 16 bytes).
+#[inline(always)]
+fn key_slot(key: &str) -> usize {
+    let b = key.as_bytes();
+    let n = b.len();
+    let (head, tail) = if n >= 8 {
+        (word_at(b, 0), word_at(b, n - 8))
+    } else {
+        let short = b
+            .iter()
+            .enumerate()
+            .fold(0u64, |w, (i, &c)| w | u64::from(c) << (8 * i));
+        (short, 0)
+    };
+    let h = (head ^ tail.rotate_left(29) ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> (64 - KEY_SLOTS.trailing_zeros())) as usize
 }
 
 impl<'a> Parser<'a> {
@@ -187,9 +244,61 @@ impl<'a> Parser<'a> {
             p.entries.push((key, v));
             Some(())
         })?;
+        if !self.repeated_key {
+            self.repeated_key = self.repeats_a_key(start);
+        }
         let entries = self.bump.alloc_slice_copy(self.entries.get(start..)?);
         self.entries.truncate(start);
         Some(PyVal::Obj(entries))
+    }
+
+    /// Whether the object whose entries start at `start` repeats a key. On the trace reader's hot
+    /// path (every object of every trace file), so: a few keys are compared pairwise; more go
+    /// through a table of slots by [`key_slot`], and only a key whose slot this object already
+    /// took is compared with the earlier keys (stamps tell this object's slots from those of
+    /// earlier objects, so the table is not cleared per object); an object of more keys than
+    /// the table has slots takes a hash set.
+    fn repeats_a_key(&mut self, start: usize) -> bool {
+        use super::pyval::same_key;
+        let entries = self.entries.get(start..).unwrap_or_default();
+        let earlier_has = |i: usize, k: &str| {
+            entries
+                .get(..i)
+                .unwrap_or_default()
+                .iter()
+                .any(|(k2, _)| same_key(k, k2))
+        };
+        if entries.len() <= PAIRWISE_KEYS {
+            return entries
+                .iter()
+                .enumerate()
+                .any(|(i, (k, _))| earlier_has(i, k));
+        }
+        if entries.len() > KEY_SLOTS / 4 {
+            let mut seen = std::collections::HashSet::with_capacity(entries.len());
+            return !entries.iter().all(|(k, _)| seen.insert(*k));
+        }
+        if self.key_slots.len() != KEY_SLOTS {
+            self.key_slots = vec![0; KEY_SLOTS];
+        }
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.key_slots.fill(0);
+            self.stamp = 1;
+        }
+        let stamp = self.stamp;
+        let slots = &mut self.key_slots;
+        for (i, (k, _)) in entries.iter().enumerate() {
+            match slots.get_mut(key_slot(k)) {
+                Some(slot) if *slot != stamp => *slot = stamp,
+                _ => {
+                    if earlier_has(i, k) {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
     }
 
     fn array(&mut self) -> Option<PyVal<'a>> {
@@ -433,8 +542,13 @@ mod tests {
     /// The contract: a tree from the fast path is the one serde_json reads.
     fn agrees(text: &str) -> Option<()> {
         let bump = Bump::new();
-        let fast = parse(text, &bump)?;
+        let (fast, repeated_key) = parse(text, &bump)?;
         let short: String = text.chars().take(300).collect();
+        assert_eq!(
+            repeated_key,
+            !crate::json_keys::duplicate_keys(text.as_bytes()).is_empty(),
+            "the parser and the scan disagree on repeated keys: {short:?}"
+        );
         match serde_json::from_str::<serde_json::Value>(text) {
             Ok(slow) => assert!(
                 canon(&fast) == canon(&PyVal::from_value(&slow, &bump)),
@@ -461,7 +575,8 @@ mod tests {
     #[test]
     fn repeated_keys_are_all_kept_in_file_order() {
         let bump = Bump::new();
-        let v = parse(r#"{"a": 1, "b": [], "a": "two"}"#, &bump).unwrap();
+        let (v, repeated) = parse(r#"{"a": 1, "b": [], "a": "two"}"#, &bump).unwrap();
+        assert!(repeated);
         let PyVal::Obj(entries) = v else {
             panic!("{v:?}")
         };
@@ -470,11 +585,43 @@ mod tests {
         assert_eq!(v.get("a"), Some(&PyVal::Str("two")));
     }
 
+    /// The repeated-key flag, at every object size (pairwise, the slot table, the hash set),
+    /// agrees with the scan (`agrees` checks it), for repeats near and far, nested, escaped.
+    #[test]
+    fn repeated_keys_are_noted_at_every_object_size() {
+        for n in [2, 3, 8, 9, 40, 255, 256, 257, 2000] {
+            let keys: Vec<String> = (0..n).map(|i| format!("key_number_{i}")).collect();
+            let object = |keys: &[String]| {
+                let body: Vec<String> = keys.iter().map(|k| format!("\"{k}\": 1")).collect();
+                format!("{{{}}}", body.join(", "))
+            };
+            fast(&object(&keys));
+            let pairs = [(0, n - 1), (n / 2 - 1, n / 2), (n - 2, n - 1)];
+            for (a, b) in pairs {
+                let mut repeated = keys.clone();
+                repeated[b] = repeated[a].clone();
+                let text = object(&repeated);
+                fast(&text);
+                assert!(parse(&text, &Bump::new()).unwrap().1, "{n} keys, {a} = {b}");
+                // The same object nested, and with the repeat spelled with an escape.
+                fast(&format!("[{{\"x\": {text}}}, {}]", object(&keys)));
+                let escaped = text.replacen("\"key", "\"\\u006bey", 2);
+                fast(&escaped);
+            }
+        }
+        // Many objects in one file: the table's stamps never confuse one object with another.
+        let row = |i: usize| {
+            format!("{{\"a{}\": 1, \"b\": 2, \"c\": 3, \"d\": 4, \"e\": 5, \"f\": 6, \"g\": 7, \"h\": 8, \"i\": 9}}", i % 3)
+        };
+        let rows: Vec<String> = (0..70_000).map(row).collect();
+        fast(&format!("[{}]", rows.join(",")));
+    }
+
     #[test]
     fn escaped_strings_are_decoded_into_the_arena() {
         let bump = Bump::new();
         let text = String::from(r#"["a\nb", "plain", "\u00e9\ud83d\ude00"]"#);
-        let v = parse(&text, &bump).unwrap();
+        let (v, _) = parse(&text, &bump).unwrap();
         assert_eq!(
             v.as_array().unwrap(),
             [

@@ -180,7 +180,7 @@ impl<'a> PyVal<'a> {
 /// `a == b`, with the lengths and the last bytes compared first: an object's keys are short and
 /// many share a length, and this spares a `memcmp` call for nearly every key that differs.
 #[inline(always)]
-fn same_key(a: &str, b: &str) -> bool {
+pub(crate) fn same_key(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     a.len() == b.len() && a.last() == b.last() && a == b
 }
@@ -228,15 +228,19 @@ pub(crate) fn entries_where<'v, 'a>(
 }
 
 /// Parses JSON like `pyrepr::parse_py_json` (bare `NaN`/`Infinity` accepted as marker strings)
-/// into a borrowed tree and hands it to `f`. Errors are those of `parse_py_json`.
+/// into a borrowed tree and hands it to `f`; returns what `f` returns and the keys that objects
+/// repeat ([`crate::json_keys`]: the tree keeps each repeat, [`PyVal::get`] the last value).
+/// Errors are those of `parse_py_json`.
 ///
-/// Well-formed JSON text takes [`super::fastjson`]; anything else (bytes that are not UTF-8,
+/// Well-formed JSON text takes [`super::fastjson`] (which notes repeated keys as it reads, so the
+/// text is scanned for them only when there are some); anything else (bytes that are not UTF-8,
 /// Python's non-finite tokens, malformed JSON and its error message) goes through
-/// `parse_py_json`. The tree is built in this thread's arena, emptied again afterwards.
+/// `parse_py_json`, and the scan. The tree is built in this thread's arena, emptied again
+/// afterwards.
 pub(crate) fn with_py_json<'s, R>(
     src: impl Into<Src<'s>>,
     f: impl FnOnce(&PyVal<'_>) -> R,
-) -> Result<R, serde_json::Error> {
+) -> Result<(R, Vec<crate::json_keys::DuplicateKey>), serde_json::Error> {
     thread_local! {
         static ARENA: RefCell<Bump> = RefCell::new(Bump::new());
     }
@@ -249,11 +253,20 @@ pub(crate) fn with_py_json<'s, R>(
             Src::Text(text) => Some(text),
             Src::Bytes(bytes) => std::str::from_utf8(bytes).ok(),
         };
-        if let Some(v) = text.and_then(|t| super::fastjson::parse(t, bump)) {
-            return Ok(f(&v));
+        if let Some((v, repeated_key)) = text.and_then(|t| super::fastjson::parse(t, bump)) {
+            let r = f(&v);
+            let repeats = if repeated_key {
+                crate::json_keys::duplicate_keys(bytes)
+            } else {
+                Vec::new()
+            };
+            return Ok((r, repeats));
         }
         let v = crate::pyrepr::parse_py_json(bytes)?;
-        Ok(f(&PyVal::from_value(&v, bump)))
+        Ok((
+            f(&PyVal::from_value(&v, bump)),
+            crate::json_keys::duplicate_keys(bytes),
+        ))
     };
     ARENA.with(|cell| match cell.try_borrow_mut() {
         Ok(mut bump) => {
@@ -281,8 +294,13 @@ mod tests {
             (v.to_value(), v.raw(), v.get("k").map(PyVal::raw))
         });
         match (want, got) {
-            (Ok(w), Ok((value, raw, k))) => {
+            (Ok(w), Ok(((value, raw, k), repeats))) => {
                 assert_eq!(value, w, "{text}");
+                assert_eq!(
+                    repeats,
+                    crate::json_keys::duplicate_keys(text.as_bytes()),
+                    "{text}"
+                );
                 assert_eq!(
                     format!("{:?}", raw),
                     format!("{:?}", crate::pyrepr::raw_from_py_json(&w)),
@@ -296,7 +314,7 @@ mod tests {
                 let bump = Bump::new();
                 if let (PyVal::Obj(_), serde_json::Value::Object(m)) = (
                     &with_py_json(text.as_bytes(), |v| v.to_value())
-                        .map(|v| PyVal::from_value(&v, &bump))
+                        .map(|(v, _)| PyVal::from_value(&v, &bump))
                         .unwrap_or(PyVal::Null),
                     &w,
                 ) {
@@ -306,6 +324,7 @@ mod tests {
                             .collect(),
                         _ => Vec::new(),
                     })
+                    .map(|(keys, _)| keys)
                     .unwrap_or_default();
                     let want_keys: Vec<String> = m
                         .iter()
@@ -355,7 +374,7 @@ mod tests {
     fn invalid_utf8_errors_like_value() {
         let bytes = b"{\"k\": \"\xff\"}";
         let want = crate::pyrepr::parse_py_json(bytes).map(|_| ());
-        let got = with_py_json(&bytes[..], |_| ());
+        let got = with_py_json(&bytes[..], |_| ()).map(|(r, _)| r);
         assert_eq!(
             want.map_err(|e| e.to_string()),
             got.map_err(|e| e.to_string())

@@ -13,6 +13,7 @@ use super::pyval::BStr;
 use super::Src;
 use crate::diag::Diagnostic;
 use crate::diag::SourceRef;
+use crate::json_keys::{self, Checked};
 use crate::numeric_qa::model::{
     Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, Tokens,
     TurnError,
@@ -131,12 +132,14 @@ impl<'de> Deserialize<'de> for Answer {
             ) -> Result<Self::Value, D2::Error> {
                 d.deserialize_any(V)
             }
+            // Arrays and objects refuse a repeated key inside them as the line's own fields do
+            // (the line is then read again with the last values: see `read_line`).
             fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                let v = serde_json::Value::deserialize(SeqAccessDeserializer::new(seq))?;
+                let Checked(v) = Checked::deserialize(SeqAccessDeserializer::new(seq))?;
                 Ok(Some(RawValue::from_json(&v)))
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                let v = serde_json::Value::deserialize(MapAccessDeserializer::new(map))?;
+                let Checked(v) = Checked::deserialize(MapAccessDeserializer::new(map))?;
                 Ok(Some(RawValue::from_json(&v)))
             }
         }
@@ -267,7 +270,42 @@ pub struct QaJsonlReader {
     diags: Vec<Diagnostic>,
     n_ok: usize,
     n_bad: usize,
+    repeats: RepeatedKeys,
     first_invalid_utf8: Option<(u64, u32)>,
+}
+
+/// The lines with repeated keys: each listed (up to [`RepeatedKeys::LISTED`] lines), then counted.
+#[derive(Default)]
+struct RepeatedKeys {
+    lines: usize,
+}
+
+impl RepeatedKeys {
+    const LISTED: usize = 1000;
+
+    /// Warns of the repeated keys of `line` (line number `line_no`).
+    fn note(&mut self, diags: &mut Vec<Diagnostic>, path: &str, line_no: u32, line: Src<'_>) {
+        self.lines += 1;
+        if self.lines <= Self::LISTED {
+            json_keys::warn_duplicates(diags, path, line.as_bytes(), line_no);
+        }
+    }
+
+    /// The count of the lines not listed.
+    fn finish(&self, diags: &mut Vec<Diagnostic>, path: &str) {
+        if self.lines > Self::LISTED {
+            diags.push(Diagnostic::warning(
+                path,
+                None,
+                format!(
+                    "{} more lines with duplicate keys not listed ({} in total; the last value \
+                     of each key is used)",
+                    self.lines - Self::LISTED,
+                    self.lines
+                ),
+            ));
+        }
+    }
 }
 
 impl QaJsonlReader {
@@ -283,6 +321,7 @@ impl QaJsonlReader {
             diags: Vec::new(),
             n_ok: 0,
             n_bad: 0,
+            repeats: RepeatedKeys::default(),
             first_invalid_utf8: None,
         }
     }
@@ -385,18 +424,39 @@ impl QaJsonlReader {
         if raw_line.is_blank() {
             return;
         }
+        // A repeated key: serde's `duplicate field` error (nothing is paid on the other lines),
+        // then the line read again with the last values (json_keys).
+        let merged: String;
         let line: Line = match raw_line.parse() {
             Ok(l) => l,
             Err(e) => {
-                self.n_bad += 1;
-                if self.n_bad <= 1000 {
-                    self.diags.push(Diagnostic::error(
-                        path,
-                        Some(line_no),
-                        format!("line skipped: {e}"),
-                    ));
+                let retried = if json_keys::is_duplicate_field(&e) {
+                    match json_keys::last_wins_text(raw_line.as_bytes()) {
+                        Ok(text) => {
+                            merged = text;
+                            self.repeats.note(&mut self.diags, path, line_no, raw_line);
+                            Src::Text(&merged).parse::<Line>()
+                        }
+                        // Malformed further on: that is the error to report.
+                        Err(syntax) => Err(syntax),
+                    }
+                } else {
+                    Err(e)
+                };
+                match retried {
+                    Ok(l) => l,
+                    Err(e) => {
+                        self.n_bad += 1;
+                        if self.n_bad <= 1000 {
+                            self.diags.push(Diagnostic::error(
+                                path,
+                                Some(line_no),
+                                format!("line skipped: {e}"),
+                            ));
+                        }
+                        return;
+                    }
                 }
-                return;
             }
         };
         if line.turn_idx < 0 || line.turn_idx > u32::MAX as i64 {
@@ -465,9 +525,16 @@ impl QaJsonlReader {
                     })
                     .collect(),
             }),
-            (None, Some(p)) => serde_json::from_str::<serde_json::Value>(p.get())
-                .ok()
-                .and_then(|v| super::fa2_results::plan_from(Some(&v))),
+            (None, Some(p)) => {
+                // Kept raw, so not seen by the line's own check: a repeat in it is reported
+                // here (with its place in the line).
+                if !json_keys::duplicate_keys(p.get().as_bytes()).is_empty() {
+                    self.repeats.note(&mut self.diags, path, line_no, raw_line);
+                }
+                serde_json::from_str::<serde_json::Value>(p.get())
+                    .ok()
+                    .and_then(|v| super::fa2_results::plan_from(Some(&v)))
+            }
             (None, None) => None,
         };
         let error = match (&line.error_type, &line.error_message) {
@@ -522,9 +589,11 @@ impl QaJsonlReader {
             mut diags,
             n_ok,
             n_bad,
+            repeats,
             ..
         } = self;
         let path = path.as_str();
+        repeats.finish(&mut diags, path);
         if n_bad > 1000 {
             diags.push(Diagnostic::error(
                 path,
@@ -628,6 +697,54 @@ mod tests {
     }
 
     #[test]
+    fn repeated_keys_keep_the_last_value_with_a_warning() {
+        let text = concat!(
+            "{\"conversation_id\":\"c\",\"turn_idx\":0,\"expected\":1,\"predicted\":1}\n",
+            "{\"conversation_id\":\"c\",\"turn_idx\":1,\"predicted\":\"first\",\"expected\":2,\"predicted\":\"last\"}\n",
+            "{\"conversation_id\":\"c\",\"turn_idx\":2,\"expected\":3,\"features\":{\"num_dialogue_turns\":3,\"num_dialogue_turns\":4}}\n",
+            "{\"conversation_id\":\"c\",\"turn_idx\":3,\"expected\":4,\"plan\":{\"steps\":[{\"tool\":\"compute\",\"operation\":\"add\",\"operation\":\"divide\"}]}}\n",
+            "{\"conversation_id\":\"c\",\"turn_idx\":4,\"expected\":{\"v\":1,\"v\":2}}\n",
+            "{\"conversation_id\":\"c\",\"turn_idx\":5,\"expected\":6,\"expected\":7,\"turn_idx\":x}\n",
+        );
+        let (convs, diags) = read_qa_jsonl("run.jsonl", text.as_bytes()).unwrap();
+        let turns = &convs[0].turns;
+        assert_eq!(turns.len(), 5, "no turn is lost but the malformed one");
+        assert_eq!(turns[1].predicted, Some(RawValue::Str("last".into())));
+        assert_eq!(turns[1].expected, RawValue::Int(2));
+        assert_eq!(convs[0].features.num_dialogue_turns, Some(4));
+        let plan = turns[3].plan.as_ref().unwrap();
+        assert_eq!(plan.steps[0].operation.as_deref(), Some("divide"));
+        assert_eq!(turns[4].expected, RawValue::Str("{\"v\":2}".into()));
+        let shown: Vec<String> = diags.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            [
+                "run.jsonl:2: warning: duplicate key \"predicted\" in the top-level object; the last value is used",
+                "run.jsonl:3: warning: duplicate key \"num_dialogue_turns\" in the object at features; the last value is used",
+                "run.jsonl:4: warning: duplicate key \"operation\" in the object at plan.steps[0]; the last value is used",
+                "run.jsonl:5: warning: duplicate key \"v\" in the object at expected; the last value is used",
+                "run.jsonl:6: error: line skipped: expected value at line 1 column 74",
+            ],
+        );
+    }
+
+    #[test]
+    fn repeated_keys_are_listed_up_to_a_cap() {
+        let line = "{\"conversation_id\":\"c\",\"turn_idx\":0,\"expected\":1,\"expected\":2}\n";
+        let text = line.repeat(RepeatedKeys::LISTED + 5);
+        let (convs, diags) = read_qa_jsonl("run.jsonl", text.as_bytes()).unwrap();
+        assert_eq!(convs[0].turns.len(), RepeatedKeys::LISTED + 5);
+        assert_eq!(
+            diags.len(),
+            RepeatedKeys::LISTED + 2,
+            "and the turn_idx warning"
+        );
+        assert!(diags.iter().any(|d| d
+            .message
+            .starts_with("5 more lines with duplicate keys not listed (1005")));
+    }
+
+    #[test]
     fn reads_lines_and_reports_bad_ones() {
         let text = concat!(
             "{\"conversation_id\":\"c1\",\"turn_idx\":0,\"question\":\"q\",\"expected\":\"12.5%\",\"predicted\":0.125,\"plan_operations\":[\"divide\"],\"total_tokens\":10}\n",
@@ -683,7 +800,9 @@ mod tests {
                 "{{\"conversation_id\":\"c\",\"turn_idx\":0,\"expected\":{a},\"predicted\":{a}}}"
             );
             let (convs, diags) = read_qa_jsonl("a.jsonl", text.as_bytes()).unwrap();
-            assert!(diags.is_empty(), "{a}: {diags:?}");
+            // The object with a repeated key: a warning for each answer, the last value kept.
+            let repeats = if a.contains("\"b\": 3") { 2 } else { 0 };
+            assert_eq!(diags.len(), repeats, "{a}: {diags:?}");
             let want = RawValue::from_json(&serde_json::from_str(a).unwrap());
             assert_eq!(convs[0].turns[0].expected, want, "{a}");
             assert_eq!(convs[0].turns[0].predicted, Some(want), "{a}");

@@ -9,6 +9,7 @@ pub mod logic;
 
 use serde::{Deserialize, Serialize};
 
+use crate::diag::Diagnostic;
 use crate::family::Family;
 use crate::numeric_qa::finqa_program as program;
 use crate::numeric_qa::model::{QaRun, QaTurn, RawValue};
@@ -92,8 +93,9 @@ impl PriceTable {
         self.models.iter().find(|(m, _)| m == model).map(|(_, p)| p)
     }
     /// Parses `{"gpt-4o": {"input_per_mtok": 2.5, "output_per_mtok": 10}, ...}` (also accepts
-    /// `input`/`output` as key names). Errors name the offending model.
-    pub fn from_json(bytes: &[u8]) -> Result<PriceTable, String> {
+    /// `input`/`output` as key names) from the file `path`. Errors name the offending model; a
+    /// repeated key keeps its last value, with a warning ([`crate::json_keys`]).
+    pub fn from_json(path: &str, bytes: &[u8]) -> Result<(PriceTable, Vec<Diagnostic>), String> {
         let v: serde_json::Value =
             serde_json::from_slice(bytes).map_err(|e| format!("price table is not JSON: {e}"))?;
         let obj = v
@@ -121,7 +123,9 @@ impl PriceTable {
                 }
             }
         }
-        Ok(PriceTable { models })
+        let mut diags = Vec::new();
+        crate::json_keys::warn_duplicates(&mut diags, path, bytes, 1);
+        Ok((PriceTable { models }, diags))
     }
 }
 
