@@ -4,9 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
 import {
   openPage, outsideRequests, folderPayload, dropFiles, root, outDir,
-  cliStats, pct, metric, dropGenerated, withApp, waitRun,
+  cliStats, pct, metric, dropGenerated, withApp, waitRun, osDrop,
 } from './lib.mjs';
 
 const DROP = '.eb-app';
@@ -138,4 +140,62 @@ test('a worker that stops is noticed: its run says why, the worker restarts, the
   assert.deepEqual(rec.dialogs, [], 'dialogs');
   assert.deepEqual(outsideRequests(rec, app.srv.origin), [], 'requests outside the origin');
   await context.close();
+});
+
+/** Writes a QA JSONL of about `bytes` bytes block by block (never one string: V8 caps a string
+ * at ~512 MB): 20,000 distinct turns, repeated with a block number in every conversation id. */
+function writeBigJsonl(file, bytes) {
+  const block = [];
+  for (let i = 0; i < 20000; i++) {
+    const v = (i * 7919) % 10007;
+    const predicted = i % 3 === 0 ? v + 1 : v;
+    block.push(`{"conversation_id":"B@/page_${i >> 2}","turn_idx":${i & 3},"question":"what was the change in net revenue from 2016 to 2017? (#${i})",`
+      + `"expected":"${v}","predicted":${predicted},"model":"synthetic-1","plan_operations":["subtract"],"ground_truth_program":"subtract(${v}, 1)","prompt_tokens":1200,"completion_tokens":150}`);
+  }
+  const text = block.join('\n') + '\n';
+  const fd = fs.openSync(file, 'w');
+  let written = 0;
+  for (let b = 0; written < bytes; b++) {
+    const chunk = text.replaceAll('B@', `B${b}`);
+    fs.writeSync(fd, chunk);
+    written += Buffer.byteLength(chunk);
+  }
+  fs.closeSync(fd);
+}
+
+test('a 4.3 GB JSONL is refused before reading, naming the wasm memory limit and the CLI; a 1.5 GB one loads and matches the CLI', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-big-'));
+  try {
+    const { page, rec, context } = await open();
+    await waitRun(page, 'gpt-4o');
+    // Sparse: 4.3 GB that take no disk. Nothing of it is read, so its bytes do not matter.
+    const huge = path.join(dir, 'huge.jsonl');
+    fs.writeFileSync(huge, '');
+    fs.truncateSync(huge, Math.round(4.3 * 2 ** 30));
+    await osDrop(context, page, [huge]);
+    await page.waitForFunction(() => [...document.querySelectorAll('.eb-run')]
+      .some((r) => r.textContent.includes('huge') && r.querySelector('.eb-run__failed')), null, { timeout: 30000 });
+    await page.click('.eb-run >> text=huge');
+    const error = await page.locator('.eb-state--error').innerText();
+    assert.match(error, /This run is 4\.3 GB: too big to score in the browser/);
+    assert.match(error, /WebAssembly, which a browser gives at most 4 GB of memory/);
+    assert.match(error, /Nothing of it was read/);
+    assert.match(error, /evalboard score/);
+    await shot(page, 'hostile-03-too-big');
+
+    const big = path.join(dir, 'big.jsonl');
+    writeBigJsonl(big, 1.5 * 2 ** 30);
+    await osDrop(context, page, [big]);
+    await waitRun(page, 'big', 300000);
+    const s = cliStats(big);
+    assert.equal(await metric(page, 'numerical_accuracy'), pct(s.numerical_accuracy));
+    const head = await page.locator('.eb-runhead').innerText();
+    assert.match(head, new RegExp(s.total_turns.toLocaleString('en-US')), 'every turn is in');
+    await shot(page, 'hostile-04-1.5GB');
+    assert.deepEqual(rec.pageErrors, [], 'page errors');
+    assert.deepEqual(rec.consoleErrors, [], 'console errors');
+    await context.close();
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
