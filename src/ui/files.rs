@@ -48,6 +48,7 @@ pub fn FilesView() -> impl IntoView {
             count(FileStatus::Skipped),
         );
         let problems = r.read_problems.clone();
+        let problems_empty = problems.is_empty();
         view! {
             <div class="eb-files">
                 {error.map(|e| view! { <div class="eb-callout eb-callout--error" role="alert"><strong>"Not loaded: "</strong>{e}</div> })}
@@ -99,7 +100,13 @@ pub fn FilesView() -> impl IntoView {
                 <section class="eb-section" aria-labelledby="eb-diags-title">
                     <h2 class="eb-section__title" id="eb-diags-title">"Diagnostics"</h2>
                     {if diags.is_empty() {
-                        view! { <p class="eb-muted">"None: every record read cleanly."</p> }.into_any()
+                        // "Read cleanly" only when nothing was left out: skipped files are not clean.
+                        let text = if skipped > 0 || !problems_empty {
+                            "None in the files that were read; the skipped files are listed above with their reasons."
+                        } else {
+                            "None: every record read cleanly."
+                        };
+                        view! { <p class="eb-muted">{text}</p> }.into_any()
                     } else {
                         view! {
                             <div class="eb-scroll-x">

@@ -199,3 +199,34 @@ test('a 4.3 GB JSONL is refused before reading, naming the wasm memory limit and
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the hostile corpus (tests/hostile/, also run by the CLI): every case ends as a run with its diagnostics or an explained failure, and the page stays usable', async () => {
+  const corpus = path.join(root, 'tests', 'hostile');
+  const { cases } = JSON.parse(fs.readFileSync(path.join(corpus, 'cases.json'), 'utf8'));
+  const { page, rec, context } = await open();
+  await waitRun(page, 'gpt-4o');
+  for (const c of cases) {
+    await dropFiles(page, DROP, folderPayload(path.join(corpus, 'runs', c.run)));
+    await page.waitForFunction((n) => [...document.querySelectorAll('.eb-run')].some((r) =>
+      r.querySelector('.eb-run__name')?.textContent.trim() === n
+      && (r.querySelector('.eb-run__acc') || r.querySelector('.eb-run__failed'))), c.run, { timeout: 60000 });
+    const failed = await page.evaluate((n) => !![...document.querySelectorAll('.eb-run')].find((r) =>
+      r.querySelector('.eb-run__name')?.textContent.trim() === n).querySelector('.eb-run__failed'), c.run);
+    assert.equal(failed, c.outcome === 'failed', `${c.run}: ${c.about}`);
+    await page.click(`.eb-run__name >> text="${c.run}"`);
+    let said = failed ? await page.locator('.eb-state--error').innerText() : '';
+    await page.click('#eb-tab-files');
+    await page.waitForSelector('[data-table="files"]');
+    said += await page.locator('main').innerText();
+    for (const s of c.says) assert.ok(said.includes(s), `${c.run}: the page does not say ${JSON.stringify(s)}:\n${said.slice(0, 2000)}`);
+  }
+  await shot(page, 'hostile-05-corpus');
+  // Still usable: the demo run shows its numbers, as the CLI computes them.
+  await page.click('.eb-run__name >> text="gpt-4o"');
+  await page.click('#eb-tab-overview');
+  await waitRun(page, 'gpt-4o');
+  assert.deepEqual(rec.pageErrors, [], 'page errors');
+  assert.deepEqual(rec.consoleErrors, [], 'console errors');
+  assert.deepEqual(rec.dialogs, [], 'dialogs: model output never runs');
+  await context.close();
+});

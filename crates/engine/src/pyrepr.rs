@@ -683,7 +683,8 @@ const NAN_MARKER: &str = "\u{0}evalboard:py-float:NaN";
 const INF_MARKER: &str = "\u{0}evalboard:py-float:Infinity";
 const NEG_INF_MARKER: &str = "\u{0}evalboard:py-float:-Infinity";
 
-fn marker_float(s: &str) -> Option<f64> {
+/// The float a marker string of [`from_py_json`] stands for.
+pub(crate) fn marker_float(s: &str) -> Option<f64> {
     match s {
         NAN_MARKER => Some(f64::NAN),
         INF_MARKER => Some(f64::INFINITY),
@@ -721,7 +722,7 @@ pub fn nonfinite_token(s: &str) -> Option<&'static str> {
 
 /// `bytes` with `NaN`, `Infinity`, `-Infinity` outside strings replaced by marker strings;
 /// borrowed (no copy) when there are none.
-fn without_nonfinite_tokens(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+pub(crate) fn without_nonfinite_tokens(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     let tokens: [(&[u8], &str); 3] = [
         (b"-Infinity", NEG_INF_MARKER),
         (b"Infinity", INF_MARKER),

@@ -3,6 +3,7 @@
 mod diff;
 mod golden;
 mod hostile;
+mod hostile_corpus;
 mod one_answer;
 mod report;
 

@@ -114,11 +114,19 @@ impl<'de> Deserialize<'de> for Answer {
             fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
                 Ok(Some(RawValue::Float(v)))
             }
+            // A bare NaN / Infinity as Python's json.dump writes it (read through
+            // `pyrepr`'s marker strings: see `read_line`) is that float.
             fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Some(RawValue::Str(v.to_string())))
+                Ok(Some(match crate::pyrepr::marker_float(v) {
+                    Some(x) => RawValue::Float(x),
+                    None => RawValue::Str(v.to_string()),
+                }))
             }
             fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-                Ok(Some(RawValue::Str(v)))
+                Ok(Some(match crate::pyrepr::marker_float(&v) {
+                    Some(x) => RawValue::Float(x),
+                    None => RawValue::Str(v),
+                }))
             }
             fn visit_unit<E>(self) -> Result<Self::Value, E> {
                 Ok(None)
@@ -425,8 +433,11 @@ impl QaJsonlReader {
             return;
         }
         // A repeated key: serde's `duplicate field` error (nothing is paid on the other lines),
-        // then the line read again with the last values (json_keys).
+        // then the line read again with the last values (json_keys). A bare NaN / Infinity
+        // (Python's json.dump writes them for non-finite floats): the line read again as
+        // Python reads it (`pyrepr`), the answer being that float.
         let merged: String;
+        let rewritten: std::borrow::Cow<'_, [u8]>;
         let line: Line = match raw_line.parse() {
             Ok(l) => l,
             Err(e) => {
@@ -441,7 +452,11 @@ impl QaJsonlReader {
                         Err(syntax) => Err(syntax),
                     }
                 } else {
-                    Err(e)
+                    rewritten = crate::pyrepr::without_nonfinite_tokens(raw_line.as_bytes());
+                    match &rewritten {
+                        std::borrow::Cow::Owned(text) => Src::Bytes(text).parse::<Line>(),
+                        std::borrow::Cow::Borrowed(_) => Err(e),
+                    }
                 };
                 match retried {
                     Ok(l) => l,
@@ -677,6 +692,29 @@ mod tests {
             assert_eq!(text_lines, want, "{text:?}");
             assert_eq!(byte_lines, want, "{text:?}");
         }
+    }
+
+    #[test]
+    fn bare_nan_and_infinity_are_read_as_python_reads_them() {
+        let text = concat!(
+            "{\"conversation_id\":\"c\",\"turn_idx\":0,\"question\":\"NaN in text\",\"expected\":\"1\",\"predicted\":NaN}\n",
+            "{\"conversation_id\":\"c\",\"turn_idx\":1,\"question\":\"q\",\"expected\":\"1\",\"predicted\":-Infinity}\n",
+            "{\"conversation_id\":\"c\",\"turn_idx\":2,\"question\":\"q\",\"expected\":Infinity,\"predicted\":1}\n",
+            "{\"conversation_id\":\"c\",\"turn_idx\":3,\"question\":\"q\",\"expected\":\"1\",\"predicted\":NaNx}\n",
+        );
+        let (convs, diags) = read_qa_jsonl("run.jsonl", text.as_bytes()).expect("read");
+        let turns = &convs[0].turns;
+        assert_eq!(turns.len(), 3, "{diags:?}");
+        assert!(matches!(turns[0].predicted, Some(RawValue::Float(x)) if x.is_nan()));
+        assert_eq!(
+            turns[0].question, "NaN in text",
+            "a token inside a string stays text"
+        );
+        assert_eq!(turns[1].predicted, Some(RawValue::Float(f64::NEG_INFINITY)));
+        assert_eq!(turns[2].expected, RawValue::Float(f64::INFINITY));
+        // Not a token Python writes: the line is still an error, and named.
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert_eq!(diags[0].line, Some(4));
     }
 
     #[test]

@@ -1,0 +1,111 @@
+//! The shared hostile-input corpus (tests/hostile/cases.json, written by make_corpus.py), through
+//! every command: each case ends as a run with its diagnostics or as an unusable run that says so
+//! (exit 2), never a crash, and the problem is named on stderr. The browser test
+//! (tests/e2e/hostile.test.mjs) drops the same folders.
+
+use std::path::{Path, PathBuf};
+
+use crate::evalboard;
+
+struct Case {
+    run: String,
+    loads: bool,
+    says: Vec<String>,
+}
+
+fn corpus() -> (PathBuf, Vec<Case>) {
+    let root = evalboard_test_support::workspace_root().join("tests/hostile");
+    let text = std::fs::read_to_string(root.join("cases.json")).expect("tests/hostile/cases.json");
+    let v: serde_json::Value = serde_json::from_str(&text).expect("cases.json is JSON");
+    let cases = v["cases"]
+        .as_array()
+        .expect("a case list")
+        .iter()
+        .map(|c| Case {
+            run: c["run"].as_str().expect("run").to_string(),
+            loads: c["outcome"] == "run",
+            says: c["says"]
+                .as_array()
+                .expect("says")
+                .iter()
+                .map(|s| s.as_str().expect("text").to_string())
+                .collect(),
+        })
+        .collect();
+    (root.join("runs"), cases)
+}
+
+/// What a crash looks like from outside: a panic (101), an abort (134), a signal (no code).
+fn crashed(code: i32) -> bool {
+    !matches!(code, 0..=2)
+}
+
+/// Human output never carries a raw control character (an escape sequence would drive the
+/// terminal), whatever the run holds.
+fn no_raw_controls(text: &str) -> bool {
+    !text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t' || ('\u{202a}'..='\u{202e}').contains(&c))
+}
+
+#[test]
+fn every_hostile_case_is_a_run_with_diagnostics_or_an_explained_failure() {
+    let (runs, cases) = corpus();
+    assert!(cases.len() >= 10, "the corpus has its cases");
+    let out = std::env::temp_dir().join(format!("eb-hostile-corpus-{}", std::process::id()));
+    for c in &cases {
+        let dir = runs.join(&c.run);
+        assert!(
+            dir.is_dir(),
+            "{}: run python3 tests/hostile/make_corpus.py",
+            c.run
+        );
+        let (code, stdout, stderr) = evalboard(&[Path::new("score"), &dir, Path::new("--json")]);
+        assert!(
+            !crashed(code),
+            "{}: score crashed ({code}): {stderr}",
+            c.run
+        );
+        assert_eq!(code, if c.loads { 0 } else { 2 }, "{}: {stderr}", c.run);
+        for s in &c.says {
+            assert!(
+                stderr.contains(s.as_str()),
+                "{}: stderr lacks {s:?}:\n{stderr}",
+                c.run
+            );
+        }
+        assert!(
+            no_raw_controls(&stderr),
+            "{}: raw control characters on stderr",
+            c.run
+        );
+        if c.loads {
+            let stats: serde_json::Value = serde_json::from_str(&stdout).expect("statistics");
+            assert!(stats.is_object(), "{}", c.run);
+        }
+        // The human summary, the output files, the report and a comparison with itself.
+        let (code, stdout, stderr) = evalboard(&[Path::new("score"), &dir]);
+        assert!(
+            !crashed(code) && no_raw_controls(&stdout),
+            "{}: {stderr}",
+            c.run
+        );
+        let o = out.join(&c.run);
+        let (code, _, stderr) = evalboard(&[Path::new("score"), &dir, Path::new("--out"), &o]);
+        assert!(!crashed(code), "{}: score --out: {stderr}", c.run);
+        let html = out.join(format!("{}.html", c.run));
+        let (code, _, stderr) = evalboard(&[Path::new("report"), &dir, Path::new("-o"), &html]);
+        assert!(!crashed(code), "{}: report: {stderr}", c.run);
+        if c.loads {
+            assert!(html.is_file(), "{}: report wrote nothing: {stderr}", c.run);
+        }
+        let (code, stdout, stderr) = evalboard(&[Path::new("diff"), &dir, &dir]);
+        assert!(!crashed(code), "{}: diff: {stderr}", c.run);
+        assert!(
+            no_raw_controls(&stdout) && no_raw_controls(&stderr),
+            "{}: diff",
+            c.run
+        );
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

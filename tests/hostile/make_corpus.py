@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Writes the hostile-input corpus: one run folder per case under tests/hostile/runs/, and
+cases.json, which says what each case must end as. The CLI's tests (crates/cli/tests/it/
+hostile_corpus.rs) and the browser's (tests/e2e/hostile.test.mjs) both read cases.json and run
+every case; the fuzz harness (crates/fuzz) seeds from the files. Run it again after changing a
+case: `python3 tests/hostile/make_corpus.py`.
+
+Each case: "run" (its folder under runs/), "about", "outcome" ("run": it loads with its
+diagnostics; "failed": nothing in it is usable, and that is said), and "says": text that the
+CLI's stderr and the dashboard's load report (or error) both contain, naming the problem.
+"""
+import json, os, shutil
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNS = os.path.join(HERE, "runs")
+
+
+def qa(conv, turn, expected, predicted, question="what was the change?", **extra):
+    line = {"conversation_id": conv, "turn_idx": turn, "question": question,
+            "expected": expected, "predicted": predicted}
+    line.update(extra)
+    return json.dumps(line)
+
+
+GOOD = [qa("c1", 0, "10", 10), qa("c1", 1, "5%", 0.05), qa("c2", 0, "3", 4)]
+
+CASES = []
+
+
+def case(name, about, outcome, says, files):
+    d = os.path.join(RUNS, name)
+    os.makedirs(d, exist_ok=True)
+    for rel, data in files.items():
+        p = os.path.join(d, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb") as f:
+            f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
+    CASES.append({"run": name, "about": about, "outcome": outcome, "says": says})
+
+
+def lines(*ls):
+    return "\n".join(ls) + "\n"
+
+
+def main():
+    shutil.rmtree(RUNS, ignore_errors=True)
+    case("deep_json", "a JSONL line nested 100,000 arrays deep, between good lines", "run",
+         ["line skipped"],
+         {"run.jsonl": lines(GOOD[0], "[" * 100_000 + "]" * 100_000, GOOD[1], GOOD[2])})
+    case("deep_json_object", "a results.json nested 50,000 objects deep", "failed",
+         ["unknown shape"],
+         {"results.json": '{"a":' * 50_000 + "1" + "}" * 50_000})
+    code_line = lambda code: json.dumps({"session_id": "s", "model": "m", "question": "q", "code": code,
+                                         "execution_result": {"type": "number", "data": 1}})
+    case("python_nesting", "code-generation trace whose code is 4,500 unary minuses and 300 parentheses deep",
+         "run", [],
+         {"trace.jsonl": lines(code_line("x = " + "-" * 4500 + "1"),
+                               code_line("y = " + "(" * 300 + "1" + ")" * 300),
+                               code_line("z = 1 + 2"))})
+    case("inflated_count", "a failed conversation that declares 100 million turns in a 150-byte results.json",
+         "run", ["declares 100000000 turns"],
+         {"results.json": json.dumps([{"example_id": "c1", "model": "m", "num_turns": 100_000_000,
+                                       "features": {"num_dialogue_turns": 100_000_000}, "turns": [], "error": "timeout"}])})
+    case("bad_bytes", "one Latin-1 byte on the last line of a QA JSONL", "run", ["not UTF-8"],
+         {"run.jsonl": lines(GOOD[0], GOOD[1]).encode("utf-8")
+          + b'{"conversation_id":"c2","turn_idx":0,"question":"caf\xe9","expected":"3","predicted":4}\n'})
+    case("duplicate_keys", "a QA JSONL line that repeats a key", "run",
+         ["duplicate key \"predicted\""],
+         {"run.jsonl": lines(GOOD[0], '{"conversation_id":"c1","turn_idx":1,"question":"q","expected":"5","predicted":4,"predicted":5}', GOOD[2])})
+    header = ("trace_id,conversation_id,turn_idx,question,expected_answer,actual_answer,numerical_match,"
+              "error_occurred")
+    case("stray_quotes", "a turns.csv whose two question fields open a quote they never close", "run",
+         ["stray quote"],
+         {"turns.csv": lines(header,
+                             't1,c1,0,"what was it in 2017?,10,10,True,False',
+                             "t1,c1,1,what was it in 2018?,11,11,True,False",
+                             "t1,c1,2,what was it in 2019?,12,12,True,False",
+                             't1,c1,3,"what was it in 2020?,13,13,True,False')})
+    case("control_chars", "answers and ids carrying terminal control sequences and bidi overrides", "run",
+         ["declares 100000000 turns"],
+         {"run.jsonl": lines(qa("c1\x1b]0;pwned\x07", 0, "10", "\x1b[2J\x1b[31m10", question="q\u202etxt.exe"),
+                             qa("c2", 0, "=HYPERLINK(\"http://x\")", "@SUM(1)"),
+                             # A failed conversation whose id is named in a warning.
+                             json.dumps({"conversation_id": "c3\x1b[2J\x1b]0;pwned\x07", "turn_idx": 0,
+                                         "conversation_error": "timeout\x1b[31m",
+                                         "features": {"num_dialogue_turns": 100_000_000}}))})
+    case("truncated", "a results.json cut off in the middle", "failed", ["EOF while parsing"],
+         {"results.json": json.dumps([{"example_id": "c1", "model": "m", "turns": [
+             {"turn_idx": 0, "question": "q", "expected": "1", "predicted": "1"}]}])[:60]})
+    case("bom_and_numbers", "a BOM, NaN, Infinity, 1e999, -0 and a 400-digit number as answers", "run",
+         ["number out of range"],
+         {"run.jsonl": "\ufeff" + lines(
+             '{"conversation_id":"c1","turn_idx":0,"question":"q","expected":"10","predicted":NaN}',
+             '{"conversation_id":"c1","turn_idx":1,"question":"q","expected":"10","predicted":Infinity}',
+             '{"conversation_id":"c1","turn_idx":2,"question":"q","expected":"10","predicted":1e999}',
+             '{"conversation_id":"c1","turn_idx":3,"question":"q","expected":"0","predicted":-0}',
+             '{"conversation_id":"c1","turn_idx":4,"question":"q","expected":"1","predicted":' + "9" * 400 + "}")})
+    case("empty_and_junk", "an empty file, a binary file and a stray quote in a JSON name, beside a good run",
+         "run", ["empty file", "not UTF-8 text"],
+         {"run.jsonl": lines(*GOOD), "empty.jsonl": "", "junk.json": bytes(range(256)) * 4,
+          'we"ird.json': '{"oops": '})
+    case("nothing_usable", "a folder of files no reader takes", "failed", ["not an evaluation file"],
+         {"notes.txt": "hello", "data.bin": b"\x00\x01\x02"})
+    with open(os.path.join(HERE, "cases.json"), "w") as f:
+        json.dump({"about": __doc__.strip().splitlines()[0], "cases": CASES}, f, indent=1, ensure_ascii=True)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
