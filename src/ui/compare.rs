@@ -306,11 +306,7 @@ fn series_body(store: Store, v: SeriesView) -> impl IntoView {
 }
 
 fn p_text(p: f64) -> String {
-    if p < 0.001 {
-        "< 0.001".to_string()
-    } else {
-        format!("{p:.3}")
-    }
+    evalboard_engine::compare::p_value_text(p)
 }
 
 fn signed_pp(x: Option<f64>) -> String {

@@ -44,7 +44,7 @@ test('compare the demo runs: gpt-4o vs o3, regressions first, deep link, text-on
   // Every turn is paired (evaluation timeouts are wrong turns in both): Δcorrect = improved − regressed.
   const correct = (s) => Math.round(s.numerical_accuracy * s.total_turns);
   assert.equal(imp - reg, correct(c) - correct(b));
-  assert.match(await cardValue(page, 'mcnemar_p'), /^(< 0\.001|[01]\.\d{3})$/);
+  assert.match(await cardValue(page, 'mcnemar_p'), /^(< 0\.0001|[01]\.\d{4})$/);
   assert.match(await cardValue(page, 'bootstrap_ci'), /^\[[+-]\d+\.\d pp, [+-]\d+\.\d pp\]$/);
   const order = await flips(page);
   assert.equal(order.filter((f) => f === 'regressed').length, reg);

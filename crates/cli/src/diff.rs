@@ -168,7 +168,7 @@ fn human(d: &Diff, with_meta: bool) -> String {
     let mut out = format!(
         "{} → {} ({}, judged by {})\n  paired items      {}\n  accuracy          {} → {} (Δ {})\n  \
          regressed         {}\n  improved          {}\n  both correct      {}\n  both wrong        {}\n  \
-         only in one run   {}\n  McNemar exact p   {:.4}\n  bootstrap 95% CI  [{}, {}] ({} resamples, seed {})\n",
+         only in one run   {}\n  McNemar exact p   {}\n  bootstrap 95% CI  [{}, {}] ({} resamples, seed {})\n",
         d.baseline,
         d.candidate,
         d.family,
@@ -184,7 +184,7 @@ fn human(d: &Diff, with_meta: bool) -> String {
         f.unchanged_correct,
         f.unchanged_wrong,
         f.only_in_baseline + f.only_in_candidate,
-        s.mcnemar_p,
+        evalboard_engine::compare::p_value_text(s.mcnemar_p),
         s.bootstrap
             .low
             .map(|x| format!("{:+.3}", x))
@@ -296,7 +296,7 @@ fn human_series(diffs: &[Diff], metas: &[(String, RunMeta)]) -> String {
         let s = &d.stats;
         let ci = |x: Option<f64>| x.map_or("n/a".into(), |v| format!("{v:+.3}"));
         out.push_str(&format!(
-            "  {:<4} {:<40} {:>6} {:>9} {:>8} {:>10} {:>10.4}  [{}, {}]\n",
+            "  {:<4} {:<40} {:>6} {:>9} {:>8} {:>10} {:>10}  [{}, {}]\n",
             i + 1,
             one_line(Some(&format!("{} → {}", d.baseline, d.candidate))),
             s.n_paired,
@@ -304,7 +304,7 @@ fn human_series(diffs: &[Diff], metas: &[(String, RunMeta)]) -> String {
             s.flips.improved,
             s.accuracy_delta
                 .map_or("n/a".into(), |x| format!("{:+.1} pp", x * 100.0)),
-            s.mcnemar_p,
+            evalboard_engine::compare::p_value_text(s.mcnemar_p),
             ci(s.bootstrap.low),
             ci(s.bootstrap.high),
         ));

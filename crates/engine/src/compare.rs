@@ -319,6 +319,19 @@ pub fn paired_bootstrap_ci(pairs: &[(bool, bool)], resamples: u32, seed: u64) ->
     ci
 }
 
+/// A p-value as every consumer shows it (the dashboard, the report, the CLI): four decimals,
+/// and "< 0.0001" below that, so one comparison never reads 0.062 in one place and 0.0625 in
+/// another.
+pub fn p_value_text(p: f64) -> String {
+    if p.is_nan() {
+        "n/a".into()
+    } else if p < 0.0001 {
+        "< 0.0001".into()
+    } else {
+        format!("{p:.4}")
+    }
+}
+
 /// Resampling settings for [`compare_pairs`], and which pairs keep their texts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompareOptions {

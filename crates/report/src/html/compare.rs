@@ -11,7 +11,7 @@ use evalboard_engine::run_meta::{side_by_side, MetaRow};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::build::{card, filter_box, int, kv_table, num, p, pct, table, Cell, Row, TableOpts};
+use super::build::{card, filter_box, int, kv_table, p, pct, table, Cell, Row, TableOpts};
 use super::encode::escape_html;
 use super::meta::meta_table;
 use super::{HtmlOptions, ReportRun};
@@ -152,7 +152,7 @@ pub(crate) fn section_with_id(out: &mut String, id: &str, c: &Comparison, o: &Ht
         out,
         "mcnemar_p",
         "McNemar exact p",
-        &num(Some(s.mcnemar_p), 4),
+        &evalboard_engine::compare::p_value_text(s.mcnemar_p),
         Some(s.mcnemar_p.to_string()),
         false,
     );

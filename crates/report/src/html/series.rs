@@ -11,7 +11,7 @@ use evalboard_engine::run::{has, FamilySet, ALL_FAMILIES};
 use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
 use serde::Serialize;
 
-use super::build::{figure, h, int, num, p, pct, table, Cell, Head, Row, TableOpts};
+use super::build::{figure, h, int, p, pct, table, Cell, Head, Row, TableOpts};
 use super::compare::{compare_in, section_with_id, Comparison};
 use super::encode::escape_html;
 use super::meta::{loss_figure, meta_table};
@@ -198,7 +198,10 @@ pub(crate) fn section(out: &mut String, s: &Series, loss: &[(&str, &RunMeta)], o
                     Cell::num(&int(st.n_paired), Some(st.n_paired as f64)),
                     Cell::num(&signed_points(st.accuracy_delta), st.accuracy_delta),
                     Cell::num(&ci, st.bootstrap.low),
-                    Cell::num(&num(Some(st.mcnemar_p), 4), Some(st.mcnemar_p)),
+                    Cell::num(
+                        &evalboard_engine::compare::p_value_text(st.mcnemar_p),
+                        Some(st.mcnemar_p),
+                    ),
                 ],
             }
         })
