@@ -258,6 +258,23 @@ pub fn send_load(req: &Request, sources: Vec<JsValue>) {
             c.loads.push(sent);
         });
     }
+    // No worker (it stopped and could not be started again): the run fails now rather than
+    // wait for ever.
+    let stopped = CLIENT.with(|c| {
+        let c = c.borrow();
+        c.worker.is_none().then(|| c.handlers.clone()).flatten()
+    });
+    if let (Some((on_response, _)), Request::Load { run_id, name, .. }) = (stopped, req) {
+        on_response(Response::LoadFailed {
+            run_id: *run_id,
+            name: name.clone(),
+            error: "The dashboard's worker is not running (it could not start). Reload the page."
+                .into(),
+            files: Vec::new(),
+            diagnostics: Vec::new(),
+        });
+        return;
+    }
     let list: Array = sources.into_iter().collect();
     enqueue(Array::of2(&msg, &list).into());
 }

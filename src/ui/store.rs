@@ -141,7 +141,14 @@ pub struct Store {
     active: StoredValue<Option<RunId>>,
     /// Runs being loaded again into a restarted worker (views are asked again once they are).
     reloading: StoredValue<Vec<RunId>>,
+    /// When workers stopped lately (ms since the epoch): one that keeps stopping is not started
+    /// again, or a request that crashes it would crash every new one, for ever.
+    stops: StoredValue<Vec<f64>>,
 }
+
+/// A worker that stopped this many times within [`STOPS_WINDOW_MS`] is not started again.
+const MAX_STOPS: usize = 3;
+const STOPS_WINDOW_MS: f64 = 60_000.0;
 
 const DEMO_DISMISSED_KEY: &str = "evalboard.demo-dismissed";
 const CONFIG_KEY: &str = "evalboard.config";
@@ -201,6 +208,7 @@ impl Store {
             next_notice: StoredValue::new(0),
             active: StoredValue::new(None),
             reloading: StoredValue::new(Vec::new()),
+            stops: StoredValue::new(Vec::new()),
         }
     }
 
@@ -300,7 +308,9 @@ impl Store {
                 self.settled(run_id);
             }
             Response::WorkerStopped { runs, message } => {
-                let again = self.runs_stopped(&runs, "The code-generation worker", &message, true);
+                let restartable = !self.stopping_often();
+                let who = "The code-generation worker";
+                let again = self.runs_stopped(&runs, who, &message, restartable);
                 client::send_again(&again);
             }
             Response::Rescored { runs } => {
@@ -383,17 +393,27 @@ impl Store {
         let all: Vec<RunId> = self
             .runs
             .with_untracked(|rs| rs.iter().map(|r| r.id).collect());
-        let again = self.runs_stopped(
-            &all,
-            "The dashboard's worker",
-            &stopped.message,
-            stopped.was_ready,
-        );
+        // A new worker is started unless this one never did (it would fail the same way); the
+        // runs go into it unless workers keep stopping (a request that crashes one would crash
+        // every new one): then the runs fail, and the new worker takes new drops.
+        let replay = stopped.was_ready && !self.stopping_often();
+        let again = self.runs_stopped(&all, "The dashboard's worker", &stopped.message, replay);
         if stopped.was_ready {
             if let Err(e) = client::restart(&again) {
                 self.notify(e, true);
             }
         }
+    }
+
+    /// Notes a worker's stop; `true` when workers stopped more than [`MAX_STOPS`] times within
+    /// [`STOPS_WINDOW_MS`].
+    fn stopping_often(&self) -> bool {
+        let now = js_sys::Date::now();
+        self.stops.update_value(|s| {
+            s.retain(|t| now - t < STOPS_WINDOW_MS);
+            s.push(now);
+        });
+        self.stops.with_value(|s| s.len() > MAX_STOPS)
     }
 
     /// Marks the runs in `held` after their worker (`who`) stopped with `why`: the one it was
@@ -415,7 +435,10 @@ impl Store {
                          and names the problem."
                     )
                 } else if !restartable {
-                    format!("{who} could not start ({why}). Drop the run again to retry.")
+                    format!(
+                        "{who} could not start, or kept stopping ({why}). Reload the page and \
+                         drop the run again; `evalboard score` reads the same files natively."
+                    )
                 } else if client::can_reload(r.id) {
                     r.status = RunStatus::Reading {
                         files_done: 0,
