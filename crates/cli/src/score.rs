@@ -213,7 +213,25 @@ fn score_read(
     if let Some(why) = r.note() {
         errln!("{dir}: {why}");
     }
+    if let ScoredRun::EvalLog(l) = &scored {
+        warn_mismatches(dir, l);
+    }
     Some(scored)
+}
+
+/// A warning for every headline number an eval log recorded that its samples do not give
+/// when recomputed: the score, both values and the file.
+fn warn_mismatches(dir: &str, l: &evalboard_engine::evallog::ScoredLog) {
+    let show = |v: Option<f64>| v.map_or("nothing".to_string(), |x| x.to_string());
+    for m in evalboard_engine::evallog::score::mismatches(&l.log.run) {
+        errln!(
+            "warning: {dir}/{}: {} recorded {} but recomputed {} from the samples",
+            m.file,
+            m.metric,
+            show(m.recorded),
+            show(m.recomputed)
+        );
+    }
 }
 
 /// Every file the run's reader skipped, with the reason, so that nothing is left out silently.

@@ -190,6 +190,21 @@ pub fn card(
     );
 }
 
+/// One card per count in `statistics` (`n/a` when absent), none of them the main one.
+pub fn count_cards(out: &mut String, statistics: &serde_json::Value, keys: &[&str]) {
+    for k in keys {
+        let v = statistics.get(*k).and_then(serde_json::Value::as_u64);
+        card(
+            out,
+            k,
+            k,
+            &v.map_or("n/a".into(), int),
+            v.map(|x| x.to_string()),
+            false,
+        );
+    }
+}
+
 pub fn h(out: &mut String, level: u8, id: &str, text: &str) {
     let _ = writeln!(
         out,

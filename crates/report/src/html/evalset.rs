@@ -5,8 +5,8 @@ use evalboard_engine::{evalset, Diagnostic};
 use serde_json::Value;
 
 use super::build::{
-    bar_figure, capped_note, card, diagnostics, filter_box, h, int, json_text, num, p, pct, table,
-    Cell, Row, TableOpts,
+    bar_figure, capped_note, card, count_cards, diagnostics, filter_box, h, json_text, num, p, pct,
+    table, Cell, Row, TableOpts,
 };
 use super::HtmlOptions;
 use crate::evalset_statistics;
@@ -23,17 +23,7 @@ pub(crate) fn section(
     let id = |part: &str| format!("run{idx}-{part}");
     h(out, 3, &id("headline"), "Scorecard");
     out.push_str("<div class=\"eb-cards\">\n");
-    for k in ["n_items", "n_scored", "n_skipped"] {
-        let v = st.get(k).and_then(Value::as_u64);
-        card(
-            out,
-            k,
-            k,
-            &v.map_or("n/a".into(), int),
-            v.map(|x| x.to_string()),
-            false,
-        );
-    }
+    count_cards(out, &st, &["n_items", "n_scored", "n_skipped"]);
     for (k, main) in [
         ("primary_score", true),
         ("stddev", false),

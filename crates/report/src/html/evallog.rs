@@ -1,0 +1,75 @@
+//! The eval-log section of the report (minimal for now): the headline cards and every headline
+//! number recomputed beside the one the log recorded, then the diagnostics. No items table yet.
+
+use evalboard_engine::evallog::ScoredLog;
+use serde_json::Value;
+
+use super::build::{card, count_cards, diagnostics, h, int, num, p, table, Cell, Row, TableOpts};
+use super::HtmlOptions;
+use crate::evallog_statistics;
+
+/// The eval-log section of run `idx`; returns its statistics value.
+pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredLog, o: &HtmlOptions) -> Value {
+    let st = evallog_statistics(s);
+    let id = |part: &str| format!("run{idx}-{part}");
+    h(out, 3, &id("headline"), "Headline");
+    out.push_str("<div class=\"eb-cards\">\n");
+    for (k, main) in [("headline_score", true), ("headline_recorded", false)] {
+        let v = st.get(k).and_then(Value::as_f64);
+        card(out, k, k, &num(v, 4), v.map(|x| x.to_string()), main);
+    }
+    count_cards(out, &st, &["n_samples", "n_errors", "n_mismatches"]);
+    out.push_str("</div>\n");
+    let run = &s.log.run;
+    p(
+        out,
+        "eb-muted",
+        &format!(
+            "{} log{}; items judged by {}.",
+            run.tool.label(),
+            run.tool_version
+                .as_deref()
+                .map(|v| format!(" (version {v})"))
+                .unwrap_or_default(),
+            s.verdict_by
+                .as_ref()
+                .map(|k| k.label())
+                .unwrap_or_else(|| "no score (the log names none)".into())
+        ),
+    );
+    h(out, 3, &id("scores"), "Recorded and recomputed");
+    let rows: Vec<Row> = run
+        .headlines
+        .iter()
+        .map(|hl| Row {
+            cells: vec![
+                Cell::text(&hl.key.label()),
+                Cell::num(&num(hl.recomputed, 6), hl.recomputed),
+                Cell::num(&num(hl.recorded, 6), hl.recorded),
+                Cell::num(&int(hl.n), Some(hl.n as f64)),
+                Cell::text(hl.note.as_deref().unwrap_or("")),
+            ],
+            ..Default::default()
+        })
+        .collect();
+    table(
+        out,
+        &[
+            ("Metric", false),
+            ("Recomputed", true),
+            ("Recorded", true),
+            ("n", true),
+            ("Note", false),
+        ],
+        &rows,
+        TableOpts {
+            id: Some(&id("scores-table")),
+            class: "",
+            sortable: true,
+            scroll: true,
+        },
+    );
+    h(out, 3, &id("diagnostics"), "Diagnostics");
+    diagnostics(out, &s.log.diagnostics, o);
+    st
+}
