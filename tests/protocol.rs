@@ -85,9 +85,10 @@ fn response_variant(r: &Response) -> &'static str {
         Response::Series { .. } => "Series",
         Response::Codegen { .. } => "Codegen",
         Response::Reading { .. } => "Reading",
+        Response::WorkerStopped { .. } => "WorkerStopped",
     }
 }
-const RESPONSE_VARIANTS: usize = 15;
+const RESPONSE_VARIANTS: usize = 16;
 
 fn request_variant(r: &Request) -> &'static str {
     match r {
@@ -240,6 +241,10 @@ fn responses() -> Vec<Response> {
             runs: vec![info(1, &gpt), info(2, &o3)],
         },
         Response::Rescored { runs: vec![] },
+        Response::WorkerStopped {
+            runs: vec![],
+            message: "the code-generation worker stopped".into(),
+        },
         Response::Overview {
             req: 7,
             run_id: 1,
