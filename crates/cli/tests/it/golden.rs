@@ -335,3 +335,61 @@ mod usage {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// `score --json` on an eval log prints, for every headline number, evalboard's recomputed value
+/// beside the one the log recorded; where they differ, stderr names the score, both values and
+/// the file (issue 16's contract).
+#[test]
+fn evallog_score_json_prints_recomputed_beside_recorded() {
+    let dir = fixtures().join("evallog/runs");
+    let score = |v: &serde_json::Value, metric: &str| -> (serde_json::Value, serde_json::Value) {
+        let s = v["scores"]
+            .as_array()
+            .expect("scores")
+            .iter()
+            .find(|s| s["metric"] == metric)
+            .unwrap_or_else(|| panic!("no {metric}"))
+            .clone();
+        (s["recomputed"].clone(), s["recorded"].clone())
+    };
+    let (code, out, err) = evalboard(&["score", "inspect_arith/arith.eval", "--json"], &dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["family"], "eval-log");
+    assert_eq!(v["tool_version"], "0.3.285");
+    for (metric, want) in [
+        ("match[mean]/accuracy", 0.3333333333333333),
+        ("match[mean]/stderr", 0.16666666666666669),
+    ] {
+        assert_eq!(score(&v, metric), (want.into(), want.into()), "{metric}");
+    }
+    assert_eq!(v["n_mismatches"], 0);
+
+    let (code, out, err) = evalboard(&["score", "lm_eval_baseline", "--json"], &dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    for (metric, want) in [
+        ("arith_gen/exact_match[strict-match]/exact_match", 0.6),
+        (
+            "arith_gen/exact_match[strict-match]/exact_match_stderr",
+            0.24494897427831783,
+        ),
+    ] {
+        assert_eq!(score(&v, metric), (want.into(), want.into()), "{metric}");
+    }
+
+    let (code, out, err) = evalboard(&["score", "lm_eval_mismatch", "--json"], &dir);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let m = "arith_gen/exact_match[strict-match]/exact_match";
+    assert_eq!(score(&v, m), (0.8.into(), 0.6.into()));
+    assert!(
+        err.contains(&format!(
+            "lm_eval_mismatch/results_2026-11-25T20-38-20.566618.json: {m} recorded 0.6 but \
+             recomputed 0.8 from the samples"
+        )),
+        "{err}"
+    );
+}
