@@ -393,3 +393,29 @@ fn evallog_score_json_prints_recomputed_beside_recorded() {
         "{err}"
     );
 }
+
+/// `validate` on a log: exit 0 when it is sound, 1 with its structural problems named.
+#[test]
+fn validate_checks_a_logs_structure() {
+    let dir = fixtures().join("evallog");
+    let (code, out, err) = evalboard(&["validate", "runs/inspect_arith/arith.eval"], &dir);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("Inspect AI log (version 0.3.285), 8 samples (header: 8)"),
+        "{out}"
+    );
+    let (code, out, err) = evalboard(
+        &[
+            "validate",
+            "runs/lm_eval_baseline/results_2026-11-25T20-38-20.566618.json",
+            "--json",
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["logs"][0]["samples"], 15);
+    let (code, out, _) = evalboard(&["validate", "err/truncated/input/arith.eval"], &dir);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("no end-of-central-directory record"), "{out}");
+}

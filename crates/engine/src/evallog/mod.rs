@@ -28,6 +28,7 @@ pub mod model;
 pub mod read;
 pub mod score;
 pub mod sniff;
+pub mod validate;
 
 pub use model::{
     EvalLogRun, Headline, MetricKey, RecordedMetric, RecordedValue, Sample, SampleId, SampleKey,

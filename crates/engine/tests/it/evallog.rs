@@ -432,3 +432,36 @@ fn a_consumer_without_the_family_refuses_a_log_naming_the_cli() {
         err.message
     );
 }
+
+/// `validate`: the reader's problems, an unknown format version and a sample count that
+/// disagrees with the header are errors; a clean log has none.
+#[test]
+fn validate_reports_structural_problems() {
+    use evalboard_engine::evallog::validate::validate_logs;
+    let path = fixture("evallog/ok/json_nan/input/arith.json");
+    let text = fs::read_to_string(&path).unwrap();
+    let ok = validate_logs(&[InputFile::new("arith.json", text.clone().into_bytes())]);
+    assert_eq!((ok.errors.len(), ok.exit_code()), (0, 0), "{:?}", ok.errors);
+    assert_eq!(ok.logs[0].declared_samples, Some(4));
+    let edited = text
+        .replacen("\"version\": 2,", "\"version\": 9,", 1)
+        .replacen("\"total_samples\": 4,", "\"total_samples\": 5,", 1);
+    let bad = validate_logs(&[InputFile::new("arith.json", edited.into_bytes())]);
+    let messages: Vec<&str> = bad.errors.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(bad.exit_code(), 1);
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("unknown Inspect log format version 9")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("declares 5 samples") && m.contains("4 were read")),
+        "{messages:?}"
+    );
+    let truncated = validate_logs(&[InputFile::new("arith.eval", fixture_bytes("err/truncated"))]);
+    assert_eq!(truncated.exit_code(), 1);
+    assert!(truncated.errors.iter().all(|d| d.file == "arith.eval"));
+}
