@@ -223,10 +223,16 @@ fn score_read(
 /// when recomputed: the score, both values and the file.
 fn warn_mismatches(dir: &str, l: &evalboard_engine::evallog::ScoredLog) {
     let show = |v: Option<f64>| v.map_or("nothing".to_string(), |x| x.to_string());
+    // A run given as one file is that file.
+    let single = Path::new(dir).is_file();
     for m in evalboard_engine::evallog::score::mismatches(&l.log.run) {
+        let file = if single {
+            dir.to_string()
+        } else {
+            format!("{dir}/{}", m.file)
+        };
         errln!(
-            "warning: {dir}/{}: {} recorded {} but recomputed {} from the samples",
-            m.file,
+            "warning: {file}: {} recorded {} but recomputed {} from the samples",
             m.metric,
             show(m.recorded),
             show(m.recomputed)
