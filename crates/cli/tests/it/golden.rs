@@ -419,3 +419,48 @@ fn validate_checks_a_logs_structure() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("no end-of-central-directory record"), "{out}");
 }
+
+/// A folder of several logs is several runs: `score` prints one statistics object per log
+/// (`--json` an array), `--out` one subfolder each; a file of no log is skipped with its reason.
+#[test]
+fn a_folder_of_several_logs_is_one_run_per_log() {
+    let runs = fixtures().join("evallog/runs");
+    let dir = std::env::temp_dir().join(format!("evalboard-logs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(runs.join("inspect_arith/arith.eval"), dir.join("a.eval")).unwrap();
+    for e in std::fs::read_dir(runs.join("lm_eval_baseline")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(dir.join("notes.txt"), "not a log").unwrap();
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = evalboard(&["score", d, "--json"], &fixtures());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let arr = v.as_array().expect("one object per log");
+    assert_eq!(arr.len(), 2);
+    assert_eq!(arr[0]["tool"], "Inspect AI");
+    assert_eq!(arr[1]["tool"], "lm-evaluation-harness");
+    assert_eq!(arr[1]["n_samples"], 15);
+    assert!(
+        err.contains("notes.txt: skipped: not a log of a supported evaluation tool"),
+        "{err}"
+    );
+    let out_dir = dir.join("out");
+    let (code, _, err) = evalboard(
+        &["score", d, "--out", out_dir.to_str().unwrap()],
+        &fixtures(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(out_dir
+        .join(format!("{name}_a.eval/statistics.json"))
+        .is_file());
+    assert!(out_dir
+        .join(format!(
+            "{name}_results_2026-11-25T20-38-20.566618.json/items.csv"
+        ))
+        .is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}

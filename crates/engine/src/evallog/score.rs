@@ -76,6 +76,70 @@ pub fn read_log(input: &RunInput) -> Result<LoadedLog, LoadError> {
     })
 }
 
+/// A folder of several logs as one input per log (an Inspect log alone; an lm-eval results file
+/// with its samples files), named `folder/file`; files of no log go with the first. One log (or
+/// none) gives `input` back whole.
+pub fn split_logs(input: RunInput) -> Vec<RunInput> {
+    use super::sniff::EvalLogFileKind as K;
+    let kinds: Vec<Option<K>> = input.files.iter().map(super::sniff).collect();
+    let samples: Vec<&crate::input::InputFile> = input
+        .files
+        .iter()
+        .zip(&kinds)
+        .filter(|(_, k)| **k == Some(K::LmEvalSamples))
+        .map(|(f, _)| f)
+        .collect();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, (f, k)) in input.files.iter().zip(&kinds).enumerate() {
+        match k {
+            Some(K::InspectEval | K::InspectJson) => groups.push(vec![i]),
+            Some(K::LmEvalResults) => {
+                let mine = super::lm_eval::samples_of(f, &samples);
+                let mut g = vec![i];
+                g.extend(
+                    input
+                        .files
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(j, x)| mine.iter().any(|m| m.path == x.path).then_some(j)),
+                );
+                groups.push(g);
+            }
+            _ => {}
+        }
+    }
+    if groups.len() <= 1 {
+        return vec![input];
+    }
+    let mut claimed = vec![false; input.files.len()];
+    for g in &groups {
+        for &i in g {
+            if let Some(c) = claimed.get_mut(i) {
+                *c = true;
+            }
+        }
+    }
+    let rest: Vec<usize> = (0..input.files.len()).filter(|i| !claimed[*i]).collect();
+    if let Some(first) = groups.first_mut() {
+        first.extend(rest);
+    }
+    let name = input.name;
+    let mut files: Vec<Option<crate::input::InputFile>> =
+        input.files.into_iter().map(Some).collect();
+    groups
+        .into_iter()
+        .map(|g| {
+            let taken: Vec<crate::input::InputFile> = g
+                .iter()
+                .filter_map(|&i| files.get_mut(i).and_then(Option::take))
+                .collect();
+            let first = taken.first().map(|f| f.path.clone()).unwrap_or_default();
+            RunInput::new(format!("{name}/{first}"), taken)
+        })
+        .filter(|r| !r.files.is_empty())
+        .collect()
+}
+
 /// One item judged by the headline score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ItemVerdict {
