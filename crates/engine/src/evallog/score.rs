@@ -189,7 +189,15 @@ pub fn score_log(log: LoadedLog) -> ScoredLog {
 /// The item key of a sample as text parts.
 pub fn key_parts(key: &SampleKey) -> Vec<String> {
     match key {
-        SampleKey::Inspect { id, epoch } => vec![id.label(), epoch.to_string()],
+        // Inspect's `1` and `"1"` are different samples: a string id that reads as an int is
+        // quoted, so the two keys stay apart.
+        SampleKey::Inspect { id, epoch } => {
+            let id = match id {
+                super::SampleId::Str(s) if s.parse::<i64>().is_ok() => format!("{s:?}"),
+                other => other.label(),
+            };
+            vec![id, epoch.to_string()]
+        }
         SampleKey::LmEval {
             task,
             doc_id,

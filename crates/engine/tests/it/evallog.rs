@@ -465,3 +465,25 @@ fn validate_reports_structural_problems() {
     assert_eq!(truncated.exit_code(), 1);
     assert!(truncated.errors.iter().all(|d| d.file == "arith.eval"));
 }
+
+/// Inspect's int id `1` and string id `"1"` are different items (the string one is quoted).
+#[test]
+fn inspect_int_and_string_ids_stay_apart_in_item_keys() {
+    use evalboard_engine::evallog::score::key_parts;
+    use evalboard_engine::evallog::SampleId;
+    let int = key_parts(&SampleKey::Inspect {
+        id: SampleId::Int(1),
+        epoch: 2,
+    });
+    let string = key_parts(&SampleKey::Inspect {
+        id: SampleId::Str("1".into()),
+        epoch: 2,
+    });
+    assert_eq!(int, ["1", "2"]);
+    assert_eq!(string, ["\"1\"", "2"]);
+    let word = key_parts(&SampleKey::Inspect {
+        id: SampleId::Str("add".into()),
+        epoch: 1,
+    });
+    assert_eq!(word, ["add", "1"]);
+}
