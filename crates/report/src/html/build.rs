@@ -315,6 +315,37 @@ pub(crate) fn diagnostics(
     }
 }
 
+/// The verdict filter of an items table judged correct / wrong / unscored.
+pub(crate) const VERDICTS: [(&str, &str); 3] = [
+    ("correct", "Correct"),
+    ("wrong", "Wrong"),
+    ("unscored", "Unscored"),
+];
+
+/// A row's `data-verdict` for [`VERDICTS`].
+pub(crate) fn verdict_slug(c: Option<bool>) -> &'static str {
+    match c {
+        Some(true) => "correct",
+        Some(false) => "wrong",
+        None => "unscored",
+    }
+}
+
+/// An items table: sortable, scrolling, class `eb-items`, id `table_id`.
+pub(crate) fn sortable_items(out: &mut String, table_id: &str, heads: &[Head], rows: &[Row]) {
+    table(
+        out,
+        heads,
+        rows,
+        TableOpts {
+            id: Some(table_id),
+            class: "eb-items",
+            sortable: true,
+            scroll: true,
+        },
+    );
+}
+
 /// The filter controls above an items table (hidden until the script shows them).
 pub(crate) fn filter_box(out: &mut String, table_id: &str, verdicts: &[(&str, &str)]) {
     let _ = write!(

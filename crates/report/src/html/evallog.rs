@@ -1,10 +1,14 @@
-//! The eval-log section of the report (minimal for now): the headline cards and every headline
-//! number recomputed beside the one the log recorded, then the diagnostics. No items table yet.
+//! The eval-log section of the report: the headline cards, every headline number recomputed
+//! beside the one the log recorded, the diagnostics and the samples (capped, with the full
+//! items.csv embedded). No charts or breakdowns yet.
 
 use evalboard_engine::evallog::ScoredLog;
 use serde_json::Value;
 
-use super::build::{card, count_cards, diagnostics, h, int, num, p, table, Cell, Row, TableOpts};
+use super::build::{
+    capped_note, card, count_cards, diagnostics, filter_box, h, int, num, p, sortable_items, table,
+    verdict_slug, Cell, Row, TableOpts, VERDICTS,
+};
 use super::HtmlOptions;
 use crate::evallog_statistics;
 
@@ -71,5 +75,61 @@ pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredLog, o: &HtmlOptio
     );
     h(out, 3, &id("diagnostics"), "Diagnostics");
     diagnostics(out, &s.log.diagnostics, o);
+    items(out, &id("items"), s, o);
     st
+}
+
+/// Every sample (capped at `max_table_rows`): key, verdict by the headline score, input,
+/// target, output, error.
+fn items(out: &mut String, items_id: &str, s: &ScoredLog, o: &HtmlOptions) {
+    h(out, 3, items_id, "Samples");
+    let verdicts: std::collections::HashMap<usize, Option<bool>> =
+        s.items.iter().map(|i| (i.sample, i.correct)).collect();
+    let samples = &s.log.run.samples;
+    let rows: Vec<Row> = samples
+        .iter()
+        .enumerate()
+        .take(o.max_table_rows)
+        .map(|(i, sample)| {
+            let c = verdicts.get(&i).copied().flatten();
+            Row {
+                class: None,
+                verdict: Some(verdict_slug(c)),
+                cells: vec![
+                    Cell::text(
+                        &evalboard_engine::evallog::score::key_parts(&sample.key).join(" · "),
+                    ),
+                    Cell::verdict(c),
+                    Cell::long(sample.input.as_deref().unwrap_or("")),
+                    Cell::long(&sample.target.join(" | ")),
+                    Cell::long(sample.output.as_deref().unwrap_or("")),
+                    Cell::long(sample.error.as_deref().unwrap_or("")),
+                ],
+            }
+        })
+        .collect();
+    let table_id = format!("{items_id}-table");
+    filter_box(out, &table_id, &VERDICTS);
+    if samples.len() > rows.len() {
+        capped_note(
+            out,
+            rows.len(),
+            samples.len(),
+            "items.csv",
+            &crate::evallog_files::items_csv(s),
+        );
+    }
+    sortable_items(
+        out,
+        &table_id,
+        &[
+            ("Sample", false),
+            ("Correct", false),
+            ("Input", false),
+            ("Target", false),
+            ("Output", false),
+            ("Error", false),
+        ],
+        &rows,
+    );
 }

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::build::{
     bar_figure, capped_note, card, count_cards, diagnostics, filter_box, h, json_text, num, p, pct,
-    table, Cell, Row, TableOpts,
+    sortable_items, verdict_slug, Cell, Row, VERDICTS,
 };
 use super::HtmlOptions;
 use crate::evalset_statistics;
@@ -92,11 +92,7 @@ pub(crate) fn section(
             let c = it.is_correct();
             Row {
                 class: None,
-                verdict: Some(match c {
-                    Some(true) => "correct",
-                    Some(false) => "wrong",
-                    None => "unscored",
-                }),
+                verdict: Some(verdict_slug(c)),
                 cells: vec![
                     Cell::text(&it.item_id),
                     Cell::long(it.expected.as_deref().unwrap_or("")),
@@ -113,15 +109,7 @@ pub(crate) fn section(
         })
         .collect();
     let table_id = id("items-table");
-    filter_box(
-        out,
-        &table_id,
-        &[
-            ("correct", "Correct"),
-            ("wrong", "Wrong"),
-            ("unscored", "Unscored"),
-        ],
-    );
+    filter_box(out, &table_id, &VERDICTS);
     if total > rows.len() {
         capped_note(
             out,
@@ -131,8 +119,9 @@ pub(crate) fn section(
             &evalset::dto::predictions_jsonl(s),
         );
     }
-    table(
+    sortable_items(
         out,
+        &table_id,
         &[
             ("Item", false),
             ("Expected", false),
@@ -146,12 +135,6 @@ pub(crate) fn section(
             ("Why", false),
         ],
         &rows,
-        TableOpts {
-            id: Some(&table_id),
-            class: "eb-items",
-            sortable: true,
-            scroll: true,
-        },
     );
     st
 }
