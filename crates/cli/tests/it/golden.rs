@@ -464,3 +464,40 @@ fn a_folder_of_several_logs_is_one_run_per_log() {
         .is_file());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every real Inspect log and lm-eval run in `../shared/data/eval-formats/` that evalboard reads:
+/// `score --json` recomputes every recorded headline number exactly as the tool wrote it (no
+/// mismatch, no warning) and names the headline the items are judged by.
+#[test]
+fn evallog_real_logs_recompute_what_the_tools_recorded() {
+    for rel in [
+        "inspect_ai/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval",
+        "inspect_ai/log_message_deduplication.eval",
+        "inspect_ai/log_streaming.eval",
+        "inspect_ai/mmlu-summary-choices.eval",
+        "inspect_ai/2025-05-12T20-28-13-04-00_popularity.json",
+        "inspect_ai/log_formats.json",
+        "inspect_ai/generated-0.3.285/2026-11-25T20-36-08-00-00_arith_BQpM8JFfU92qzZe9tDU2Q9.eval",
+        "inspect_ai/generated-0.3.285/2026-11-25T20-36-12-00-00_arith_VVWPBMGtpotgvVsouiGCU7.json",
+        "inspect_ai/generated-0.3.285/chunked-parts/arith-chunked.eval",
+        "lm-evaluation-harness/generated-0.4.13/toy-lookup-v1",
+    ] {
+        let Some(path) = evalboard_test_support::shared_data(&format!("eval-formats/{rel}")) else {
+            return;
+        };
+        let (code, out, err) = evalboard(&["score", path.to_str().unwrap(), "--json"], &fixtures());
+        assert_eq!(code, 0, "{rel}: {err}");
+        assert!(!err.contains("warning"), "{rel}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        assert_eq!(v["n_mismatches"], 0, "{rel}");
+        assert!(v["headline_metric"].is_string(), "{rel}");
+        assert_eq!(v["headline_score"], v["headline_recorded"], "{rel}");
+        let scores = v["scores"].as_array().expect("scores");
+        assert!(
+            scores
+                .iter()
+                .any(|s| !s["recorded"].is_null() && s["recorded"] == s["recomputed"]),
+            "{rel}"
+        );
+    }
+}
