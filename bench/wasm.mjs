@@ -64,7 +64,7 @@ try {
     // Response variants: 0 Ready, 1 Progress, 2 Loaded, 3 LoadFailed.
     const TYPES = ['ready', 'progress', 'loaded', 'load_failed'];
     // RunInfo.family: the Family enum's variant index (engine::family::Family, declaration order).
-    const FAMILIES = ['numeric-qa', 'codegen', 'evalset'];
+    const FAMILIES = ['numeric-qa', 'codegen', 'evalset', 'eval-log'];
     const decode = (bytes) => {
       const r = reader(bytes);
       const type = TYPES[r.varint()] || 'other';

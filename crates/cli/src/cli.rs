@@ -137,7 +137,8 @@ pub struct ReportArgs {
 #[derive(Debug, Args)]
 #[command(args_override_self = true)]
 pub struct ValidateArgs {
-    /// A ConvFinQA dataset (JSON) or an eval set (JSONL).
+    /// A ConvFinQA dataset (JSON), an eval set (JSONL), or an evaluation-tool log (Inspect
+    /// `.eval`/`.json`; an lm-eval results file, read with the samples files beside it).
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
     /// Print the report as JSON.
@@ -221,7 +222,7 @@ fn diff_profile_help() -> String {
 /// `diff --scorer`: the default from the scorer table, and with `all` every scorer it accepts.
 fn scorer_help(all: bool) -> String {
     let short = format!(
-        "Scorer id judging numeric QA turns (default: the profile's primary scorer, {} under doc); for eval sets, the scorer when --profile is not given",
+        "Scorer id judging numeric QA turns (default: the profile's primary scorer, {} under doc); for eval sets, the scorer when --profile is not given; for eval logs, the score judging samples (default: the log's headline score)",
         default_scorer(Profile::Doc),
     );
     if !all {
@@ -229,7 +230,7 @@ fn scorer_help(all: bool) -> String {
     }
     let qa: Vec<&str> = QA_COMPARE_SCORERS.iter().map(|s| s.id).collect();
     format!(
-        "{short}.\n\nNumeric QA: {} (a doc-v1 scorer also by its bare name). Eval sets: {}, {}.",
+        "{short}.\n\nNumeric QA: {} (a doc-v1 scorer also by its bare name). Eval sets: {}, {}. Eval logs: a score's label as `score --json` lists it (match[mean]/accuracy, arith_gen/exact_match[strict-match]/exact_match), its scorer (match) or task/metric.",
         qa.join(", "),
         evalset::score::V1.id,
         evalset::score::V1_EXTRACT.id,

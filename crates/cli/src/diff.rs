@@ -4,7 +4,9 @@
 //! Items: numeric QA turns keyed `[conversation_id, turn_idx]` (judged by the profile's primary
 //! scorer unless `--scorer` picks one of `numeric_qa::compare::QA_COMPARE_SCORERS`), eval-set
 //! items keyed `[id]` (judged by the eval-set scorer `--profile` names, `v1` by default),
-//! code-generation messages keyed `[session_id, message_index]` (judged by execution success).
+//! code-generation messages keyed `[session_id, message_index]` (judged by execution success),
+//! eval-log samples keyed as the tool keys them (Inspect `[id, epoch]`, lm-eval `[task, doc_id,
+//! filter]`; judged by the log's headline score unless `--scorer` names another).
 
 use anyhow::{bail, Result};
 use evalboard_cli::{errln, out};

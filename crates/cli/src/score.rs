@@ -175,11 +175,23 @@ impl LoadedRun {
             fsio::Loaded::Other(input) => load_scored(dir, &input, s),
         }
     }
-}
 
-/// [`load_scored`] for a run on disk, streamed when it is a numeric QA run.
-fn load_scored_path(path: &Path, s: &Settings) -> Result<Option<ScoredRun>> {
-    load_path(path, &s.profile)?.score(s)
+    /// [`LoadedRun::score`], with a folder of several evaluation-tool logs scored as one run
+    /// per log (`folder/file`); `Ok(None)` when any of them is unusable (already reported).
+    pub(crate) fn score_logs(self, s: &Settings) -> Result<Option<Vec<ScoredRun>>> {
+        let input = match self.loaded {
+            fsio::Loaded::Other(input) if self.family == Family::EvalLog => input,
+            _ => return Ok(self.score(s)?.map(|r| vec![r])),
+        };
+        let mut runs = Vec::new();
+        for piece in evalboard_engine::evallog::score::split_logs(input) {
+            match load_scored(&self.dir, &piece, s)? {
+                Some(r) => runs.push(r),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(runs))
+    }
 }
 
 /// Scores a read run, printing what reading it found (diagnostics, skipped files) to stderr;
@@ -213,7 +225,31 @@ fn score_read(
     if let Some(why) = r.note() {
         errln!("{dir}: {why}");
     }
+    if let ScoredRun::EvalLog(l) = &scored {
+        warn_mismatches(dir, l);
+    }
     Some(scored)
+}
+
+/// A warning for every headline number an eval log recorded that its samples do not give
+/// when recomputed: the score, both values and the file.
+fn warn_mismatches(dir: &str, l: &evalboard_engine::evallog::ScoredLog) {
+    let show = |v: Option<f64>| v.map_or("nothing".to_string(), |x| x.to_string());
+    // A run given as one file is that file.
+    let single = Path::new(dir).is_file();
+    for m in evalboard_engine::evallog::score::mismatches(&l.log.run) {
+        let file = if single {
+            dir.to_string()
+        } else {
+            format!("{dir}/{}", m.file)
+        };
+        errln!(
+            "warning: {file}: {} recorded {} but recomputed {} from the samples",
+            m.metric,
+            show(m.recorded),
+            show(m.recomputed)
+        );
+    }
 }
 
 /// Every file the run's reader skipped, with the reason, so that nothing is left out silently.
@@ -250,38 +286,40 @@ fn score_each(
     settings: &Settings,
     set: &mut fsio::OutputSet,
 ) -> Result<Option<Vec<Outputs>>> {
-    let several = a.runs.len() > 1;
     let mut outputs: Vec<Outputs> = Vec::new();
     for dir in &a.runs {
-        let Some(scored) = load_scored_path(dir, settings)? else {
+        let Some(runs) = load_path(dir, &settings.profile)?.score_logs(settings)? else {
             return Ok(None);
         };
-        let run = scored.as_ref();
-        let plan = evalboard_report::run_output_plan(run);
-        let table = table(run, &plan.statistics);
-        let name = run.name().to_string();
-        let written = match &a.out {
-            Some(out) => {
-                let folder = if several {
-                    out.join(unique_name(outputs.iter().map(|o| o.name.as_str()), &name))
-                } else {
-                    out.clone()
-                };
-                let n = plan.files.len();
-                for (file, write) in plan.files {
-                    set.add_with(&folder, &file, write)?;
+        let several = a.runs.len() > 1 || runs.len() > 1;
+        for scored in runs {
+            let run = scored.as_ref();
+            let plan = evalboard_report::run_output_plan(run);
+            let table = table(run, &plan.statistics);
+            let name = run.name().to_string();
+            let written = match &a.out {
+                Some(out) => {
+                    let folder = if several {
+                        out.join(unique_name(outputs.iter().map(|o| o.name.as_str()), &name))
+                    } else {
+                        out.clone()
+                    };
+                    let n = plan.files.len();
+                    for (file, write) in plan.files {
+                        set.add_with(&folder, &file, write)?;
+                    }
+                    Some((folder, n))
                 }
-                Some((folder, n))
-            }
-            None => None,
-        };
-        outputs.push(Outputs {
-            name,
-            statistics: plan.statistics,
-            written,
-            diagnostics: plan.diagnostics,
-            table,
-        });
+                None => None,
+            };
+            outputs.push(Outputs {
+                name,
+                statistics: plan.statistics,
+                written,
+                diagnostics: plan.diagnostics,
+                table,
+            });
+        }
     }
     Ok(Some(outputs))
 }

@@ -1,5 +1,7 @@
-//! `evalboard validate <FILE>`: check a ConvFinQA dataset by executing every turn_program, or an
-//! answer-correctness eval set (JSONL) for schema, unique ids, size and composition.
+//! `evalboard validate <FILE>`: check a ConvFinQA dataset by executing every turn_program, an
+//! answer-correctness eval set (JSONL) for schema, unique ids, size and composition, or an
+//! evaluation-tool log (Inspect `.eval`/`.json`, an lm-eval results file with the samples files
+//! beside it) for its structure.
 
 use anyhow::{Context, Result};
 use evalboard_cli::out;
@@ -8,6 +10,9 @@ use evalboard_engine::evalset::validate::{
 };
 use evalboard_engine::evalset::{sniff, EvalsetFileKind};
 use evalboard_engine::numeric_qa::validate::{validate_dataset, ValidateReport};
+
+use evalboard_engine::evallog::{self, validate::LogValidateReport, EvalLogFileKind};
+use evalboard_engine::InputFile;
 
 use crate::cli::ValidateArgs;
 
@@ -48,6 +53,9 @@ fn human(r: &ValidateReport) -> String {
 pub fn run(a: ValidateArgs) -> Result<u8> {
     let path: &str = &a.file.display().to_string();
     let bytes = std::fs::read(&a.file).with_context(|| format!("cannot read {path}"))?;
+    if let Some(kind) = evallog::sniff(&InputFile::new(path, bytes.clone())) {
+        return validate_log(&a, path, bytes, kind);
+    }
     let is_evalset = path.ends_with(".jsonl")
         || a.min_items.is_some()
         || matches!(sniff(path, &bytes), Some(EvalsetFileKind::EvalSet));
@@ -94,6 +102,70 @@ fn human_evalset(r: &EvalsetValidateReport) -> String {
             let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
             out.push_str(&format!("{name}: {}\n", parts.join(", ")));
         }
+    }
+    out
+}
+
+/// `validate` on a log: the file itself, and for an lm-eval results file the `samples_*.jsonl`
+/// files of its folder.
+fn validate_log(a: &ValidateArgs, path: &str, bytes: Vec<u8>, kind: EvalLogFileKind) -> Result<u8> {
+    let mut files = vec![InputFile::new(path, bytes)];
+    if kind == EvalLogFileKind::LmEvalResults {
+        let dir = a
+            .file
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(std::path::Path::new("."));
+        let mut names: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+            .with_context(|| format!("cannot list {}", dir.display()))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("samples_") && n.ends_with(".jsonl"))
+            })
+            .collect();
+        names.sort();
+        for p in names {
+            let b = std::fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?;
+            files.push(InputFile::new(p.display().to_string(), b));
+        }
+    }
+    let report = evallog::validate::validate_logs(&files);
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        out!("{}", human_log(&report));
+    }
+    Ok(report.exit_code().clamp(0, 2) as u8)
+}
+
+fn human_log(r: &LogValidateReport) -> String {
+    let mut out = String::new();
+    for l in &r.logs {
+        out.push_str(&format!(
+            "{}: {} log{}, {} samples{}\n",
+            l.files.first().map(String::as_str).unwrap_or_default(),
+            l.tool.label(),
+            l.tool_version
+                .as_deref()
+                .map(|v| format!(" (version {v})"))
+                .unwrap_or_default(),
+            l.samples,
+            l.declared_samples
+                .map(|d| format!(" (header: {d})"))
+                .unwrap_or_default()
+        ));
+    }
+    out.push_str(&format!(
+        "{} errors, {} warnings\n",
+        r.errors.len(),
+        r.warnings.len()
+    ));
+    for d in r.errors.iter().chain(&r.warnings) {
+        out.push_str(&format!("{d}\n"));
     }
     out
 }

@@ -19,11 +19,20 @@ pub enum Family {
     /// Answer-correctness eval sets: predictions, eval sets, summaries.
     #[serde(rename = "evalset")]
     Evalset,
+    /// Other tools' evaluation logs: Inspect AI `.eval`/`.json`, lm-evaluation-harness results +
+    /// samples. Last, so the others keep their index (`bench/wasm.mjs` decodes it by index).
+    #[serde(rename = "eval-log")]
+    EvalLog,
 }
 
 impl Family {
     /// Every family, in registry order.
-    pub const ALL: [Family; 3] = [Family::NumericQa, Family::Codegen, Family::Evalset];
+    pub const ALL: [Family; 4] = [
+        Family::NumericQa,
+        Family::Codegen,
+        Family::Evalset,
+        Family::EvalLog,
+    ];
 
     /// The family as one bit of a family set ([`crate::run::FamilySet`]).
     pub const fn bit(self) -> u8 {
@@ -36,6 +45,7 @@ impl Family {
             Family::NumericQa => "numeric-qa",
             Family::Codegen => "codegen",
             Family::Evalset => "evalset",
+            Family::EvalLog => "eval-log",
         }
     }
 
@@ -45,6 +55,7 @@ impl Family {
             Family::NumericQa => "numeric QA",
             Family::Codegen => "code generation",
             Family::Evalset => "eval set",
+            Family::EvalLog => "eval log",
         }
     }
 }
@@ -58,6 +69,10 @@ impl std::fmt::Display for Family {
 /// Which family recognises one file, by content (`None`: no family, or not readable text). A
 /// QA JSONL file with bytes that are not UTF-8 is still numeric QA: it is read line by line.
 pub fn family_vote(f: &InputFile) -> Option<Family> {
+    if f.bytes.starts_with(b"PK\x03\x04") {
+        // A zip: an Inspect `.eval` log, or nothing evalboard reads.
+        return evallog_vote(f);
+    }
     if numeric_qa::sniff::text_of(f).is_err() {
         return (numeric_qa::sniff::is_jsonl_name(&f.path)
             && numeric_qa::formats::qa_jsonl::looks_like_qa_jsonl(&f.bytes))
@@ -73,6 +88,8 @@ pub(crate) fn vote_of_text(
 ) -> Option<Family> {
     if kind.is_ok_and(numeric_qa::sniff::FileKind::is_numeric_qa) {
         Some(Family::NumericQa)
+    } else if let Some(v) = evallog_vote(f) {
+        Some(v)
     } else if crate::codegen::sniff(&f.path, &f.bytes).is_some() {
         Some(Family::Codegen)
     } else if crate::evalset::sniff(&f.path, &f.bytes).is_some() {
@@ -82,19 +99,33 @@ pub(crate) fn vote_of_text(
     }
 }
 
+/// [`Family::EvalLog`] for the evaluation-tool files that family reads (Inspect logs, lm-eval
+/// results and samples); the tools it only recognises do not vote yet.
+fn evallog_vote(f: &InputFile) -> Option<Family> {
+    use crate::evallog::EvalLogFileKind as K;
+    matches!(
+        crate::evallog::sniff(f),
+        Some(K::InspectEval | K::InspectJson | K::LmEvalResults | K::LmEvalSamples)
+    )
+    .then_some(Family::EvalLog)
+}
+
 /// The family of a run folder from its files' [`family_vote`]s: the family that recognises the
 /// most files (numeric QA on a tie, and when nothing is recognised so its reader can explain
-/// why).
+/// why; an eval log only when it has more votes than every other family).
 pub fn family_of_votes(votes: impl IntoIterator<Item = Option<Family>>) -> Family {
-    let (mut qa, mut cg, mut ev) = (0usize, 0usize, 0usize);
+    let (mut qa, mut cg, mut ev, mut log) = (0usize, 0usize, 0usize, 0usize);
     for v in votes.into_iter().flatten() {
         match v {
             Family::NumericQa => qa += 1,
             Family::Codegen => cg += 1,
             Family::Evalset => ev += 1,
+            Family::EvalLog => log += 1,
         }
     }
-    if cg > qa && cg >= ev {
+    if log > qa && log > cg && log > ev {
+        Family::EvalLog
+    } else if cg > qa && cg >= ev {
         Family::Codegen
     } else if ev > qa && ev > cg {
         Family::Evalset

@@ -81,6 +81,11 @@ pub fn all() -> Vec<Table> {
             profile: None,
             metrics: &crate::evalset::score::HEADLINE,
         },
+        Table {
+            family: Family::EvalLog,
+            profile: None,
+            metrics: &crate::evallog::score::HEADLINE,
+        },
     ]
 }
 

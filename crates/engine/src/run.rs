@@ -14,6 +14,7 @@ use crate::accounting::{InputFileReport, LoadError};
 use crate::codegen::{self, CodegenConfig, CodegenRun};
 use crate::compare::{CompareOptions, Flip, ItemContexts, MetricDelta, PairedComparison};
 use crate::diag::Diagnostic;
+use crate::evallog;
 use crate::evalset::{self, AnswerScorer, EvalItem, EvalRun, ScoringOptions};
 use crate::family::{detect_family, Family};
 use crate::headline::Metric;
@@ -43,7 +44,7 @@ pub struct UnknownProfile {
 
 fn article(f: Family) -> &'static str {
     match f {
-        Family::Evalset => "an",
+        Family::Evalset | Family::EvalLog => "an",
         _ => "a",
     }
 }
@@ -54,6 +55,7 @@ pub fn profile_names(family: Family) -> &'static str {
         Family::NumericQa => "doc, financial-agent-2",
         Family::Codegen => "doc-v1, ise547",
         Family::Evalset => "v1, v1-extract",
+        Family::EvalLog => "as-recorded",
     }
 }
 
@@ -80,6 +82,12 @@ impl Settings {
                 self.evalset.scorer = match name {
                     "doc" => AnswerScorer::V1,
                     n => AnswerScorer::from_id(n).ok_or_else(unknown)?,
+                }
+            }
+            // A log's scores are the tool's own, as recorded: one profile.
+            Family::EvalLog => {
+                if !matches!(name, "doc" | "as-recorded") {
+                    return Err(unknown());
                 }
             }
         }
@@ -132,7 +140,7 @@ impl Reference {
                 }
                 Ok(Some((Reference::EvalSet(read.items), read.diagnostics)))
             }
-            Family::Codegen => Ok(None),
+            Family::Codegen | Family::EvalLog => Ok(None),
         }
     }
 }
@@ -174,6 +182,8 @@ pub enum ReadRun {
     /// The run and its files' accounting.
     Codegen(Box<CodegenRun>, Vec<InputFileReport>),
     Evalset(Box<EvalRun>),
+    /// An evaluation-tool log (Inspect, lm-eval) with its files' accounting.
+    EvalLog(Box<evallog::LoadedLog>),
 }
 
 impl ReadRun {
@@ -182,6 +192,7 @@ impl ReadRun {
             ReadRun::NumericQa(_) => Family::NumericQa,
             ReadRun::Codegen(..) => Family::Codegen,
             ReadRun::Evalset(_) => Family::Evalset,
+            ReadRun::EvalLog(_) => Family::EvalLog,
         }
     }
 }
@@ -204,7 +215,7 @@ pub type FamilySet = u8;
 
 /// Every family.
 pub const ALL_FAMILIES: FamilySet =
-    Family::NumericQa.bit() | Family::Codegen.bit() | Family::Evalset.bit();
+    Family::NumericQa.bit() | Family::Codegen.bit() | Family::Evalset.bit() | Family::EvalLog.bit();
 
 /// `family` is in `set`.
 pub const fn has(set: FamilySet, family: Family) -> bool {
@@ -212,8 +223,15 @@ pub const fn has(set: FamilySet, family: Family) -> bool {
 }
 
 fn not_here(family: Family) -> LoadError {
+    let message = match family {
+        Family::EvalLog => "eval logs (Inspect AI, lm-evaluation-harness) are not supported in \
+                            the dashboard yet: use the CLI (`evalboard score LOG --json`, \
+                            `evalboard diff A B`)"
+            .to_string(),
+        _ => format!("{} runs are not read here", family.label()),
+    };
     LoadError {
-        message: format!("{} runs are not read here", family.label()),
+        message,
         files: Vec::new(),
         diagnostics: Vec::new(),
     }
@@ -286,6 +304,9 @@ fn read_in<const FAMILIES: FamilySet>(
             run.validation = evalset::views::validation(&input.files);
             Ok(ReadRun::Evalset(Box::new(run)))
         }
+        Family::EvalLog if has(FAMILIES, Family::EvalLog) => {
+            evallog::read_log(input).map(|l| ReadRun::EvalLog(Box::new(l)))
+        }
         other => Err(not_here(other)),
     }
 }
@@ -318,6 +339,8 @@ pub enum ScoredRun {
     Codegen(Box<codegen::Loaded>),
     /// The run as read (items, predictions, summaries, files, diagnostics) and its scoring.
     Evalset(Box<EvalRun>, Box<evalset::ScoredRun>),
+    /// An evaluation-tool log, its items judged by its headline score.
+    EvalLog(Box<evallog::ScoredLog>),
 }
 
 /// Scores a read run under `settings` (on `threads` native threads where the family can use
@@ -349,6 +372,9 @@ fn score_in<const FAMILIES: FamilySet>(
             scored.name = run.name.clone();
             ScoredRun::Evalset(run, Box::new(scored))
         }
+        ReadRun::EvalLog(log) if has(FAMILIES, Family::EvalLog) => {
+            ScoredRun::EvalLog(Box::new(evallog::score_log(*log)))
+        }
         _ => return None,
     })
 }
@@ -370,6 +396,7 @@ impl ScoredRun {
             ScoredRun::NumericQa(s) => RunRef::NumericQa(s),
             ScoredRun::Codegen(l) => RunRef::Codegen(l),
             ScoredRun::Evalset(r, s) => RunRef::Evalset(r, s),
+            ScoredRun::EvalLog(l) => RunRef::EvalLog(l),
         }
     }
 
@@ -379,6 +406,7 @@ impl ScoredRun {
             ScoredRun::NumericQa(s) => &s.run.files,
             ScoredRun::Codegen(l) => &l.files,
             ScoredRun::Evalset(r, _) => &r.files,
+            ScoredRun::EvalLog(l) => &l.log.files,
         }
     }
 
@@ -401,6 +429,8 @@ impl ScoredRun {
                 scored.name = r.name.clone();
                 **s = scored;
             }
+            // A log's scores are the tool's own: nothing in `Settings` changes them.
+            ScoredRun::EvalLog(_) => {}
             _ => {}
         }
     }
@@ -415,6 +445,7 @@ pub enum RunRef<'a> {
     Codegen(&'a codegen::Loaded),
     /// The run as read and its scoring.
     Evalset(&'a EvalRun, &'a evalset::ScoredRun),
+    EvalLog(&'a evallog::ScoredLog),
 }
 
 impl<'a> RunRef<'a> {
@@ -423,6 +454,7 @@ impl<'a> RunRef<'a> {
             RunRef::NumericQa(_) => Family::NumericQa,
             RunRef::Codegen(_) => Family::Codegen,
             RunRef::Evalset(..) => Family::Evalset,
+            RunRef::EvalLog(_) => Family::EvalLog,
         }
     }
 
@@ -431,6 +463,7 @@ impl<'a> RunRef<'a> {
             RunRef::NumericQa(s) => &s.run.name,
             RunRef::Codegen(l) => &l.scored.name,
             RunRef::Evalset(_, s) => &s.name,
+            RunRef::EvalLog(l) => &l.log.name,
         }
     }
 
@@ -440,6 +473,7 @@ impl<'a> RunRef<'a> {
             RunRef::NumericQa(s) => &s.run.diagnostics,
             RunRef::Codegen(l) => &l.scored.diagnostics,
             RunRef::Evalset(r, _) => &r.diagnostics,
+            RunRef::EvalLog(l) => &l.log.diagnostics,
         }
     }
 
@@ -449,6 +483,7 @@ impl<'a> RunRef<'a> {
             RunRef::NumericQa(s) => s.config.profile.name().to_string(),
             RunRef::Codegen(l) => l.scored.profile.name().to_string(),
             RunRef::Evalset(_, s) => s.scorer.id().to_string(),
+            RunRef::EvalLog(_) => "as-recorded".to_string(),
         }
     }
 
@@ -472,6 +507,7 @@ impl<'a> RunRef<'a> {
                 )
             ),
             RunRef::Evalset(_, s) => n(s.items.len(), "item", "items"),
+            RunRef::EvalLog(l) => l.size(),
         }
     }
 
@@ -489,6 +525,7 @@ impl<'a> RunRef<'a> {
             RunRef::NumericQa(s) => crate::numeric_qa::meta::qa_meta(s),
             RunRef::Codegen(_) => RunMeta::default(),
             RunRef::Evalset(_, s) => s.meta.clone(),
+            RunRef::EvalLog(l) => evallog::score::meta(&l.log),
         }
     }
 
@@ -510,6 +547,7 @@ impl<'a> RunRef<'a> {
             RunRef::Evalset(_, s) if has(FAMILIES, Family::Evalset) => {
                 s.scorecard.as_ref().and_then(|c| c.primary_score)
             }
+            RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => l.headline_value(),
             _ => None,
         }
     }
@@ -520,6 +558,7 @@ impl<'a> RunRef<'a> {
             RunRef::NumericQa(s) => (s.run.conversations.len(), s.turns.len()),
             RunRef::Codegen(l) => (l.run.sessions.len(), l.messages.len()),
             RunRef::Evalset(_, s) => (0, s.items.len()),
+            RunRef::EvalLog(l) => (0, l.log.run.samples.len()),
         }
     }
 
@@ -540,6 +579,9 @@ impl<'a> RunRef<'a> {
             RunRef::Evalset(r, s) if has(FAMILIES, Family::Evalset) => {
                 evalset::compare::item_context(r, s, out)
             }
+            RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => {
+                evallog::compare::item_context(l, out)
+            }
             _ => {}
         }
     }
@@ -551,6 +593,7 @@ impl<'a> RunRef<'a> {
             RunRef::NumericQa(s) => crate::numeric_qa::aggregate::headline(s.config.profile),
             RunRef::Codegen(_) => &codegen::aggregate::HEADLINE,
             RunRef::Evalset(..) => &evalset::score::HEADLINE,
+            RunRef::EvalLog(_) => &evallog::score::HEADLINE,
         }
     }
 }
@@ -558,7 +601,8 @@ impl<'a> RunRef<'a> {
 /// How two runs are compared.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CompareSettings {
-    /// The numeric QA scorer that judges turns (`None`: the baseline profile's primary scorer).
+    /// The numeric QA scorer that judges turns (`None`: the baseline profile's primary scorer);
+    /// for eval logs, the score that judges items (`None`: the baseline's headline score).
     pub qa_scorer: Option<String>,
     pub opts: CompareOptions,
 }
@@ -576,6 +620,9 @@ pub enum CompareError {
     },
     #[error(transparent)]
     Scorer(#[from] crate::numeric_qa::compare::QaCompareError),
+    /// An eval-log `--scorer` that names none of the baseline's scores.
+    #[error("{0}")]
+    UnknownScore(String),
     /// The runs' family is not among those this consumer compares.
     #[error("{} runs are not compared here", .0.label())]
     NotHere(Family),
@@ -686,6 +733,23 @@ pub fn compare_in<const FAMILIES: FamilySet>(
                 failed_items: Vec::new(),
                 note: r.per_item_unavailable,
                 warnings: Vec::new(),
+                by_group: Vec::new(),
+            })
+        }
+        (RunRef::EvalLog(b), RunRef::EvalLog(c)) if has(FAMILIES, Family::EvalLog) => {
+            let r = evallog::compare::compare_logs(b, c, settings.qa_scorer.as_deref(), opts)
+                .map_err(CompareError::UnknownScore)?;
+            Ok(RunComparison {
+                family: Family::EvalLog,
+                baseline: r.baseline,
+                candidate: r.candidate,
+                judged_by: evallog::compare::judged_by(&r.scorer),
+                metrics: evallog::compare::metrics(b, c),
+                scorer: r.scorer,
+                stats: r.stats,
+                failed_items: Vec::new(),
+                note: r.note,
+                warnings: r.warnings,
                 by_group: Vec::new(),
             })
         }

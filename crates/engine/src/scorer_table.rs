@@ -90,6 +90,8 @@ pub fn of_family(family: Family) -> &'static [Scorer] {
         Family::NumericQa => crate::numeric_qa::score::SCORERS,
         Family::Codegen => &[],
         Family::Evalset => &crate::evalset::score::SCORERS,
+        // A log's scores are the tool's own, read as recorded: no evalboard scorer yet.
+        Family::EvalLog => &[],
     }
 }
 

@@ -13,6 +13,7 @@ mod build;
 mod codegen;
 mod compare;
 mod encode;
+mod evallog;
 mod evalset;
 mod meta;
 mod qa;
@@ -302,6 +303,9 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
             ReportRun::Codegen(l) if has(FAMILIES, Family::Codegen) => {
                 codegen::section(&mut body, i, &l.scored, o)
             }
+            ReportRun::EvalLog(l) if has(FAMILIES, Family::EvalLog) => {
+                evallog::section(&mut body, i, l, o)
+            }
             _ => Value::Null,
         };
         data_runs.push(json!({"name": r.name(), "family": r.family(), "statistics": stats}));
@@ -329,6 +333,17 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
                 &[
                     ("Family".into(), Family::Codegen.label().into()),
                     ("Profile".into(), l.scored.profile.name().into()),
+                ],
+            ),
+            ReportRun::EvalLog(l) if has(FAMILIES, Family::EvalLog) => kv_table(
+                &mut body,
+                &[
+                    ("Family".into(), Family::EvalLog.label().into()),
+                    ("Tool".into(), l.log.run.tool.label().into()),
+                    (
+                        "Judged by".into(),
+                        l.verdict_by.as_ref().map(|k| k.label()).unwrap_or_default(),
+                    ),
                 ],
             ),
             _ => {}
@@ -485,6 +500,11 @@ fn runs_table<const FAMILIES: FamilySet>(out: &mut String, runs: &[ReportRun]) {
                         .sum(),
                     codegen_overall(&l.scored),
                     "average overall score",
+                ),
+                ReportRun::EvalLog(l) if has(FAMILIES, Family::EvalLog) => (
+                    l.log.run.samples.len() as u64,
+                    l.headline_value(),
+                    "headline score",
                 ),
                 _ => (0, None, ""),
             };

@@ -6,12 +6,14 @@ pub mod codegen_charts;
 mod codegen_files;
 pub mod compare_charts;
 pub mod csvs;
+mod evallog_files;
 mod evalset_files;
 pub mod html;
 pub mod outputs;
 pub mod qa_charts;
 
 pub use codegen_files::{codegen_files, codegen_statistics};
+pub use evallog_files::{evallog_files, evallog_statistics};
 pub use evalset_files::{evalset_files, evalset_statistics};
 
 use evalboard_engine::numeric_qa::aggregate::doc::Statistics;
@@ -82,6 +84,11 @@ pub fn run_output_plan_in<const FAMILIES: evalboard_engine::run::FamilySet>(
         RunRef::Evalset(_, s) if has(FAMILIES, Family::Evalset) => RunOutputPlan {
             statistics: evalset_statistics(s),
             files: made(evalset_files(s)),
+            diagnostics: Vec::new(),
+        },
+        RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => RunOutputPlan {
+            statistics: evallog_statistics(l),
+            files: made(evallog_files(l)),
             diagnostics: Vec::new(),
         },
         _ => return None,

@@ -282,3 +282,76 @@ fn series_of_three_runs() {
     assert_eq!(code, 1);
     assert!(err.contains("in stage_a → stage_b"), "{err}");
 }
+
+/// Two lm-eval runs of one task pair on (task, doc_id, filter) and are judged by the first
+/// task's first metric under its first filter (`tests/fixtures/evallog/make_diff_fixtures.py`:
+/// doc 0 regressed, doc 1 improved).
+#[test]
+fn eval_log_lm_eval_pair_on_the_tools_key() {
+    let runs = "tests/fixtures/evallog/runs";
+    let (code, out, err) = evalboard(&[
+        "diff",
+        &format!("{runs}/lm_eval_baseline"),
+        &format!("{runs}/lm_eval_candidate"),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["family"], "eval-log");
+    assert_eq!(
+        v["scorer"],
+        "arith_gen/exact_match[strict-match]/exact_match"
+    );
+    assert_eq!(v["n_items"], 5);
+    assert_eq!(
+        v["regressed"],
+        serde_json::json!([["arith_gen", 0, "strict-match"]])
+    );
+    assert_eq!(
+        v["improved"],
+        serde_json::json!([["arith_gen", 1, "strict-match"]])
+    );
+    assert_eq!(
+        (v["both_correct"].clone(), v["both_wrong"].clone()),
+        (2.into(), 1.into())
+    );
+    assert_eq!(v["mcnemar_exact_p"], 1.0);
+    golden("lm_eval_baseline_vs_candidate.json", &out);
+    // `--scorer` picks another score: the flexible-extract filter is unchanged.
+    let (code, out, err) = evalboard(&[
+        "diff",
+        &format!("{runs}/lm_eval_baseline"),
+        &format!("{runs}/lm_eval_candidate"),
+        "--json",
+        "--scorer",
+        "arith_gen/exact_match[flexible-extract]/exact_match",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["n_items"], 5);
+    assert_eq!(v["regressed"], serde_json::json!([]));
+    let (code, _, err) = evalboard(&[
+        "diff",
+        &format!("{runs}/lm_eval_baseline"),
+        &format!("{runs}/lm_eval_candidate"),
+        "--scorer",
+        "nope",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no score \"nope\""), "{err}");
+}
+
+/// An Inspect log compared with itself pairs every (sample id, epoch) with a verdict; errored
+/// samples have none and are not paired.
+#[test]
+fn eval_log_inspect_pairs_on_id_and_epoch() {
+    let log = "tests/fixtures/evallog/runs/inspect_arith/arith.eval";
+    let (code, out, err) = evalboard(&["diff", log, log, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["scorer"], "match[mean]/accuracy");
+    // 8 samples (4 ids × 2 epochs), `boom` errored in both epochs.
+    assert_eq!(v["n_items"], 6);
+    assert_eq!(v["both_correct"], 2);
+    assert_eq!(v["both_wrong"], 4);
+}

@@ -335,3 +335,169 @@ mod usage {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+/// `score --json` on an eval log prints, for every headline number, evalboard's recomputed value
+/// beside the one the log recorded; where they differ, stderr names the score, both values and
+/// the file (issue 16's contract).
+#[test]
+fn evallog_score_json_prints_recomputed_beside_recorded() {
+    let dir = fixtures().join("evallog/runs");
+    let score = |v: &serde_json::Value, metric: &str| -> (serde_json::Value, serde_json::Value) {
+        let s = v["scores"]
+            .as_array()
+            .expect("scores")
+            .iter()
+            .find(|s| s["metric"] == metric)
+            .unwrap_or_else(|| panic!("no {metric}"))
+            .clone();
+        (s["recomputed"].clone(), s["recorded"].clone())
+    };
+    let (code, out, err) = evalboard(&["score", "inspect_arith/arith.eval", "--json"], &dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["family"], "eval-log");
+    assert_eq!(v["tool_version"], "0.3.285");
+    for (metric, want) in [
+        ("match[mean]/accuracy", 0.3333333333333333),
+        ("match[mean]/stderr", 0.16666666666666669),
+    ] {
+        assert_eq!(score(&v, metric), (want.into(), want.into()), "{metric}");
+    }
+    assert_eq!(v["n_mismatches"], 0);
+
+    let (code, out, err) = evalboard(&["score", "lm_eval_baseline", "--json"], &dir);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.is_empty(), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    for (metric, want) in [
+        ("arith_gen/exact_match[strict-match]/exact_match", 0.6),
+        (
+            "arith_gen/exact_match[strict-match]/exact_match_stderr",
+            0.24494897427831783,
+        ),
+    ] {
+        assert_eq!(score(&v, metric), (want.into(), want.into()), "{metric}");
+    }
+
+    let (code, out, err) = evalboard(&["score", "lm_eval_mismatch", "--json"], &dir);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let m = "arith_gen/exact_match[strict-match]/exact_match";
+    assert_eq!(score(&v, m), (0.8.into(), 0.6.into()));
+    assert!(
+        err.contains(&format!(
+            "lm_eval_mismatch/results_2026-11-25T20-38-20.566618.json: {m} recorded 0.6 but \
+             recomputed 0.8 from the samples"
+        )),
+        "{err}"
+    );
+}
+
+/// `validate` on a log: exit 0 when it is sound, 1 with its structural problems named.
+#[test]
+fn validate_checks_a_logs_structure() {
+    let dir = fixtures().join("evallog");
+    let (code, out, err) = evalboard(&["validate", "runs/inspect_arith/arith.eval"], &dir);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("Inspect AI log (version 0.3.285), 8 samples (header: 8)"),
+        "{out}"
+    );
+    let (code, out, err) = evalboard(
+        &[
+            "validate",
+            "runs/lm_eval_baseline/results_2026-11-25T20-38-20.566618.json",
+            "--json",
+        ],
+        &dir,
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["logs"][0]["samples"], 15);
+    let (code, out, _) = evalboard(&["validate", "err/truncated/input/arith.eval"], &dir);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("no end-of-central-directory record"), "{out}");
+}
+
+/// A folder of several logs is several runs: `score` prints one statistics object per log
+/// (`--json` an array), `--out` one subfolder each; a file of no log is skipped with its reason.
+#[test]
+fn a_folder_of_several_logs_is_one_run_per_log() {
+    let runs = fixtures().join("evallog/runs");
+    let dir = std::env::temp_dir().join(format!("evalboard-logs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(runs.join("inspect_arith/arith.eval"), dir.join("a.eval")).unwrap();
+    for e in std::fs::read_dir(runs.join("lm_eval_baseline")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, dir.join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(dir.join("notes.txt"), "not a log").unwrap();
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = evalboard(&["score", d, "--json"], &fixtures());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let arr = v.as_array().expect("one object per log");
+    assert_eq!(arr.len(), 2);
+    assert_eq!(arr[0]["tool"], "Inspect AI");
+    assert_eq!(arr[1]["tool"], "lm-evaluation-harness");
+    assert_eq!(arr[1]["n_samples"], 15);
+    assert!(
+        err.contains("notes.txt: skipped: not a log of a supported evaluation tool"),
+        "{err}"
+    );
+    let out_dir = dir.join("out");
+    let (code, _, err) = evalboard(
+        &["score", d, "--out", out_dir.to_str().unwrap()],
+        &fixtures(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(out_dir
+        .join(format!("{name}_a.eval/statistics.json"))
+        .is_file());
+    assert!(out_dir
+        .join(format!(
+            "{name}_results_2026-11-25T20-38-20.566618.json/items.csv"
+        ))
+        .is_file());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every real Inspect log and lm-eval run in `../shared/data/eval-formats/` that evalboard reads:
+/// `score --json` recomputes every recorded headline number exactly as the tool wrote it (no
+/// mismatch, no warning) and names the headline the items are judged by.
+#[test]
+fn evallog_real_logs_recompute_what_the_tools_recorded() {
+    for rel in [
+        "inspect_ai/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval",
+        "inspect_ai/log_message_deduplication.eval",
+        "inspect_ai/log_streaming.eval",
+        "inspect_ai/mmlu-summary-choices.eval",
+        "inspect_ai/2025-05-12T20-28-13-04-00_popularity.json",
+        "inspect_ai/log_formats.json",
+        "inspect_ai/generated-0.3.285/2026-11-25T20-36-08-00-00_arith_BQpM8JFfU92qzZe9tDU2Q9.eval",
+        "inspect_ai/generated-0.3.285/2026-11-25T20-36-12-00-00_arith_VVWPBMGtpotgvVsouiGCU7.json",
+        "inspect_ai/generated-0.3.285/chunked-parts/arith-chunked.eval",
+        "lm-evaluation-harness/generated-0.4.13/toy-lookup-v1",
+    ] {
+        let Some(path) = evalboard_test_support::shared_data(&format!("eval-formats/{rel}")) else {
+            return;
+        };
+        let (code, out, err) = evalboard(&["score", path.to_str().unwrap(), "--json"], &fixtures());
+        assert_eq!(code, 0, "{rel}: {err}");
+        assert!(!err.contains("warning"), "{rel}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        assert_eq!(v["n_mismatches"], 0, "{rel}");
+        assert!(v["headline_metric"].is_string(), "{rel}");
+        assert_eq!(v["headline_score"], v["headline_recorded"], "{rel}");
+        let scores = v["scores"].as_array().expect("scores");
+        assert!(
+            scores
+                .iter()
+                .any(|s| !s["recorded"].is_null() && s["recorded"] == s["recomputed"]),
+            "{rel}"
+        );
+    }
+}

@@ -292,6 +292,36 @@ fn eval_sets_and_code_generation_agree_across_diff_worker_and_report() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+/// Two lm-eval logs of one task: `diff --json`, the report's embedded comparison and the
+/// worker's Compare view (natively) give the same numbers.
+#[test]
+fn eval_logs_agree_across_diff_worker_and_report() {
+    let tmp = std::env::temp_dir().join(format!("eb-one-answer-log-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let runs = fixtures().join("evallog/runs");
+    let (b, c) = (
+        runs.join("lm_eval_baseline"),
+        runs.join("lm_eval_candidate"),
+    );
+    let diff = cli_and_report(&b, &c, &[], &tmp);
+    let settings = Settings::default();
+    let (lb, lc) = (
+        worker_run(Family::EvalLog, &b, &settings),
+        worker_run(Family::EvalLog, &c, &settings),
+    );
+    assert_eq!(diff["n_items"], 5);
+    assert_eq!(
+        view_numbers(
+            &Side::Run("b", lb.as_ref()),
+            &Side::Run("c", lc.as_ref()),
+            &diff["scorer"],
+            true
+        ),
+        numbers(&diff)
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 /// Every headline metric of every family's table is a key of the statistics `score --json`
 /// prints for a run of that family (the CLI's table, the report's cards and docs/scoring.md
 /// read the same table); for code generation, a run of one session and a run of several.
@@ -299,7 +329,7 @@ fn eval_sets_and_code_generation_agree_across_diff_worker_and_report() {
 fn headline_metrics_are_statistics_keys() {
     use evalboard_engine::family::Family;
     use evalboard_engine::{codegen, evalset, numeric_qa};
-    let cases: [(Family, PathBuf, &str, &[evalboard_engine::headline::Metric]); 6] = [
+    let cases: [(Family, PathBuf, &str, &[evalboard_engine::headline::Metric]); 8] = [
         (
             Family::NumericQa,
             fixtures().join("cli/jsonl_nasty/input"),
@@ -335,6 +365,18 @@ fn headline_metrics_are_statistics_keys() {
             fixtures().join("evalset/ok/m45_vs_m46/runs/m46_control"),
             "v1",
             &evalset::score::HEADLINE,
+        ),
+        (
+            Family::EvalLog,
+            fixtures().join("evallog/runs/inspect_arith/arith.eval"),
+            "doc",
+            &evalboard_engine::evallog::score::HEADLINE,
+        ),
+        (
+            Family::EvalLog,
+            fixtures().join("evallog/runs/lm_eval_baseline"),
+            "as-recorded",
+            &evalboard_engine::evallog::score::HEADLINE,
         ),
     ];
     for (family, dir, profile, table) in cases {

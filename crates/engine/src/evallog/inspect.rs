@@ -423,6 +423,7 @@ fn lower(
             .and_then(|p| p.get("inspect_ai"))
             .and_then(string),
         format_version: log.version.as_ref().and_then(Value::as_i64),
+        declared_samples: results.get("total_samples").and_then(uint),
         files: vec![path.to_string()],
         status: log.status.as_ref().and_then(string),
         task: get("task"),

@@ -294,6 +294,7 @@ pub fn read_run(
         tool: Tool::LmEvaluationHarness,
         tool_version: top.get("lm_eval_version").and_then(string),
         format_version: None,
+        declared_samples: None,
         files: std::iter::once(path.to_string())
             .chain(samples_files.iter().map(|f| f.path.clone()))
             .collect(),

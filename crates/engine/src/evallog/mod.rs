@@ -1,7 +1,8 @@
 //! Evaluation logs of other tools, read as those tools write them: Inspect AI (`.eval`
 //! zip and `.json`), lm-evaluation-harness (`results_*.json` + `samples_*.jsonl`); promptfoo,
-//! OpenAI Evals and HELM files are recognised (`sniff`) but not read yet. Not registered in
-//! [`crate::run`] / [`crate::family::Family`].
+//! OpenAI Evals and HELM files are recognised (`sniff`) but not read yet. Registered as
+//! [`crate::family::Family::EvalLog`] in [`crate::run`] ([`score`]: a log as one run, its items
+//! judged by the headline score; [`compare`]: pairing on the tool's item key).
 //!
 //! Pipeline:
 //! 1. [`sniff()`]: each file's kind by content ([`sniff::EvalLogFileKind`]).
@@ -19,16 +20,20 @@
 //!    ([`model::Headline`]: `recorded`, `recomputed`).
 
 pub mod archive;
+pub mod compare;
 pub mod inspect;
 pub mod json;
 pub mod lm_eval;
 pub mod model;
 pub mod read;
+pub mod score;
 pub mod sniff;
+pub mod validate;
 
 pub use model::{
     EvalLogRun, Headline, MetricKey, RecordedMetric, RecordedValue, Sample, SampleId, SampleKey,
     ScoreEntry, Tokens, Tool,
 };
 pub use read::{read, EvalLogRead};
+pub use score::{read_log, score_log, LoadedLog, ScoredLog};
 pub use sniff::{sniff, EvalLogFileKind};

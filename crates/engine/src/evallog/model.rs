@@ -39,6 +39,9 @@ pub struct EvalLogRun {
     pub tool_version: Option<String>,
     /// The log's own format version (Inspect `version`), when it has one.
     pub format_version: Option<i64>,
+    /// How many samples the log's header says it holds (Inspect `results.total_samples`: samples
+    /// × epochs), when it says.
+    pub declared_samples: Option<u64>,
     /// The input files this run was read from (relative paths).
     pub files: Vec<String>,
     /// The tool's run status (`success`, `started`, `error`, …) when recorded.

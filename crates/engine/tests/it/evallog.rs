@@ -350,3 +350,140 @@ fn duplicate_members_resolve_to_the_last_entry() {
         Some(0.0)
     );
 }
+
+// ---------------------------------------------------------------------------------------------
+// Registration (`Family::EvalLog` in `engine::run`)
+// ---------------------------------------------------------------------------------------------
+
+fn run_input(rel: &str) -> evalboard_engine::RunInput {
+    let dir = fixture(&format!("evallog/runs/{rel}"));
+    let files = read_folder(&dir)
+        .into_iter()
+        .map(|(p, b)| InputFile::new(p, b))
+        .collect();
+    evalboard_engine::RunInput::new(rel, files)
+}
+
+#[test]
+fn logs_are_detected_as_the_eval_log_family() {
+    use evalboard_engine::family::{detect_family, Family};
+    for rel in ["inspect_arith", "lm_eval_baseline"] {
+        assert_eq!(detect_family(&run_input(rel)), Family::EvalLog, "{rel}");
+    }
+    let json = fixture("evallog/ok/json_nan/input");
+    let files = read_folder(&json)
+        .into_iter()
+        .map(|(p, b)| InputFile::new(p, b))
+        .collect();
+    assert_eq!(
+        detect_family(&evalboard_engine::RunInput::new("json", files)),
+        Family::EvalLog
+    );
+    assert_eq!(Family::EvalLog.name(), "eval-log");
+    assert_eq!(
+        serde_json::to_value(Family::EvalLog).unwrap(),
+        serde_json::json!("eval-log")
+    );
+    assert_eq!(Family::ALL.last(), Some(&Family::EvalLog));
+}
+
+#[test]
+fn registry_reads_scores_and_compares_logs() {
+    use evalboard_engine::run::{self, CompareSettings, ReadOptions, Settings};
+    let load = |rel: &str| {
+        let read = run::read(&run_input(rel), None, ReadOptions::default()).expect("reads");
+        run::score(read, &Settings::default(), 1)
+    };
+    let b = load("lm_eval_baseline");
+    let c = load("lm_eval_candidate");
+    assert_eq!(b.as_ref().headline_value(), Some(0.6));
+    assert_eq!(b.as_ref().counts(), (0, 15));
+    let cmp = run::compare(b.as_ref(), c.as_ref(), &CompareSettings::default()).expect("compares");
+    assert_eq!(cmp.stats.n_paired, 5);
+    assert_eq!(
+        (cmp.stats.flips.regressed, cmp.stats.flips.improved),
+        (1, 1)
+    );
+    let i = load("inspect_arith");
+    assert!(matches!(
+        run::compare(b.as_ref(), i.as_ref(), &CompareSettings::default()),
+        Ok(ref r) if !r.warnings.is_empty()
+    ));
+}
+
+/// The dashboard's workers do not carry the family yet: a dropped log is refused with a message
+/// that names the CLI, never a panic.
+#[test]
+fn a_consumer_without_the_family_refuses_a_log_naming_the_cli() {
+    use evalboard_engine::family::Family;
+    use evalboard_engine::run::{self, FamilySet, ReadOptions, Settings};
+    const MAIN_WORKER: FamilySet = Family::NumericQa.bit() | Family::Evalset.bit();
+    let err = run::load_in::<MAIN_WORKER>(
+        Family::EvalLog,
+        &run_input("inspect_arith"),
+        (None, ReadOptions::default()),
+        &Settings::default(),
+        1,
+    )
+    .expect_err("not read here");
+    assert!(
+        err.message.contains("not supported in the dashboard yet") && err.message.contains("CLI"),
+        "{}",
+        err.message
+    );
+}
+
+/// `validate`: the reader's problems, an unknown format version and a sample count that
+/// disagrees with the header are errors; a clean log has none.
+#[test]
+fn validate_reports_structural_problems() {
+    use evalboard_engine::evallog::validate::validate_logs;
+    let path = fixture("evallog/ok/json_nan/input/arith.json");
+    let text = fs::read_to_string(&path).unwrap();
+    let ok = validate_logs(&[InputFile::new("arith.json", text.clone().into_bytes())]);
+    assert_eq!((ok.errors.len(), ok.exit_code()), (0, 0), "{:?}", ok.errors);
+    assert_eq!(ok.logs[0].declared_samples, Some(4));
+    let edited = text
+        .replacen("\"version\": 2,", "\"version\": 9,", 1)
+        .replacen("\"total_samples\": 4,", "\"total_samples\": 5,", 1);
+    let bad = validate_logs(&[InputFile::new("arith.json", edited.into_bytes())]);
+    let messages: Vec<&str> = bad.errors.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(bad.exit_code(), 1);
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("unknown Inspect log format version 9")),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("declares 5 samples") && m.contains("4 were read")),
+        "{messages:?}"
+    );
+    let truncated = validate_logs(&[InputFile::new("arith.eval", fixture_bytes("err/truncated"))]);
+    assert_eq!(truncated.exit_code(), 1);
+    assert!(truncated.errors.iter().all(|d| d.file == "arith.eval"));
+}
+
+/// Inspect's int id `1` and string id `"1"` are different items (the string one is quoted).
+#[test]
+fn inspect_int_and_string_ids_stay_apart_in_item_keys() {
+    use evalboard_engine::evallog::score::key_parts;
+    use evalboard_engine::evallog::SampleId;
+    let int = key_parts(&SampleKey::Inspect {
+        id: SampleId::Int(1),
+        epoch: 2,
+    });
+    let string = key_parts(&SampleKey::Inspect {
+        id: SampleId::Str("1".into()),
+        epoch: 2,
+    });
+    assert_eq!(int, ["1", "2"]);
+    assert_eq!(string, ["\"1\"", "2"]);
+    let word = key_parts(&SampleKey::Inspect {
+        id: SampleId::Str("add".into()),
+        epoch: 1,
+    });
+    assert_eq!(word, ["add", "1"]);
+}

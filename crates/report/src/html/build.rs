@@ -190,6 +190,21 @@ pub fn card(
     );
 }
 
+/// One card per count in `statistics` (`n/a` when absent), none of them the main one.
+pub fn count_cards(out: &mut String, statistics: &serde_json::Value, keys: &[&str]) {
+    for k in keys {
+        let v = statistics.get(*k).and_then(serde_json::Value::as_u64);
+        card(
+            out,
+            k,
+            k,
+            &v.map_or("n/a".into(), int),
+            v.map(|x| x.to_string()),
+            false,
+        );
+    }
+}
+
 pub fn h(out: &mut String, level: u8, id: &str, text: &str) {
     let _ = writeln!(
         out,
@@ -298,6 +313,37 @@ pub(crate) fn diagnostics(
             ),
         );
     }
+}
+
+/// The verdict filter of an items table judged correct / wrong / unscored.
+pub(crate) const VERDICTS: [(&str, &str); 3] = [
+    ("correct", "Correct"),
+    ("wrong", "Wrong"),
+    ("unscored", "Unscored"),
+];
+
+/// A row's `data-verdict` for [`VERDICTS`].
+pub(crate) fn verdict_slug(c: Option<bool>) -> &'static str {
+    match c {
+        Some(true) => "correct",
+        Some(false) => "wrong",
+        None => "unscored",
+    }
+}
+
+/// An items table: sortable, scrolling, class `eb-items`, id `table_id`.
+pub(crate) fn sortable_items(out: &mut String, table_id: &str, heads: &[Head], rows: &[Row]) {
+    table(
+        out,
+        heads,
+        rows,
+        TableOpts {
+            id: Some(table_id),
+            class: "eb-items",
+            sortable: true,
+            scroll: true,
+        },
+    );
 }
 
 /// The filter controls above an items table (hidden until the script shows them).

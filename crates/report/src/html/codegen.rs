@@ -7,8 +7,8 @@ use evalboard_engine::codegen;
 use serde_json::Value;
 
 use super::build::{
-    bar_figure, capped_note, card, diagnostics, filter_box, h, int, json_text, num, table, Cell,
-    Head, Row, TableOpts,
+    bar_figure, capped_note, card, diagnostics, filter_box, h, int, json_text, num, sortable_items,
+    table, Cell, Head, Row, TableOpts,
 };
 use super::HtmlOptions;
 use crate::codegen_statistics;
@@ -197,16 +197,6 @@ pub(crate) fn section(
         }
         capped_note(out, rows.len(), total, "entries.jsonl", &jsonl);
     }
-    table(
-        out,
-        &heads,
-        &rows,
-        TableOpts {
-            id: Some(&table_id),
-            class: "eb-items",
-            sortable: true,
-            scroll: true,
-        },
-    );
+    sortable_items(out, &table_id, &heads, &rows);
     st
 }

@@ -5,8 +5,8 @@ use evalboard_engine::{evalset, Diagnostic};
 use serde_json::Value;
 
 use super::build::{
-    bar_figure, capped_note, card, diagnostics, filter_box, h, int, json_text, num, p, pct, table,
-    Cell, Row, TableOpts,
+    bar_figure, capped_note, card, count_cards, diagnostics, filter_box, h, json_text, num, p, pct,
+    sortable_items, verdict_slug, Cell, Row, VERDICTS,
 };
 use super::HtmlOptions;
 use crate::evalset_statistics;
@@ -23,17 +23,7 @@ pub(crate) fn section(
     let id = |part: &str| format!("run{idx}-{part}");
     h(out, 3, &id("headline"), "Scorecard");
     out.push_str("<div class=\"eb-cards\">\n");
-    for k in ["n_items", "n_scored", "n_skipped"] {
-        let v = st.get(k).and_then(Value::as_u64);
-        card(
-            out,
-            k,
-            k,
-            &v.map_or("n/a".into(), int),
-            v.map(|x| x.to_string()),
-            false,
-        );
-    }
+    count_cards(out, &st, &["n_items", "n_scored", "n_skipped"]);
     for (k, main) in [
         ("primary_score", true),
         ("stddev", false),
@@ -102,11 +92,7 @@ pub(crate) fn section(
             let c = it.is_correct();
             Row {
                 class: None,
-                verdict: Some(match c {
-                    Some(true) => "correct",
-                    Some(false) => "wrong",
-                    None => "unscored",
-                }),
+                verdict: Some(verdict_slug(c)),
                 cells: vec![
                     Cell::text(&it.item_id),
                     Cell::long(it.expected.as_deref().unwrap_or("")),
@@ -123,15 +109,7 @@ pub(crate) fn section(
         })
         .collect();
     let table_id = id("items-table");
-    filter_box(
-        out,
-        &table_id,
-        &[
-            ("correct", "Correct"),
-            ("wrong", "Wrong"),
-            ("unscored", "Unscored"),
-        ],
-    );
+    filter_box(out, &table_id, &VERDICTS);
     if total > rows.len() {
         capped_note(
             out,
@@ -141,8 +119,9 @@ pub(crate) fn section(
             &evalset::dto::predictions_jsonl(s),
         );
     }
-    table(
+    sortable_items(
         out,
+        &table_id,
         &[
             ("Item", false),
             ("Expected", false),
@@ -156,12 +135,6 @@ pub(crate) fn section(
             ("Why", false),
         ],
         &rows,
-        TableOpts {
-            id: Some(&table_id),
-            class: "eb-items",
-            sortable: true,
-            scroll: true,
-        },
     );
     st
 }

@@ -10,8 +10,8 @@ use evalboard_engine::numeric_qa::views::{self, ItemQuery};
 use serde_json::Value;
 
 use super::build::{
-    capped_note, card, diagnostics, figure, filter_box, h, int, kv_table, num, p, pct, table, Cell,
-    Head, Row, TableOpts,
+    capped_note, card, diagnostics, figure, filter_box, h, int, kv_table, num, p, pct,
+    sortable_items, table, Cell, Head, Row, TableOpts,
 };
 use super::encode::escape_html;
 use super::HtmlOptions;
@@ -418,8 +418,9 @@ fn items_table(
         "eb-print-only eb-muted",
         "Printed copies show at most the first 200 rows of this table.",
     );
-    table(
+    sortable_items(
         out,
+        &table_id,
         &[
             ("Conversation", false),
             ("Turn", true),
@@ -436,12 +437,6 @@ fn items_table(
             ("Why", false),
         ],
         &rows,
-        TableOpts {
-            id: Some(&table_id),
-            class: "eb-items",
-            sortable: true,
-            scroll: true,
-        },
     );
 }
 

@@ -49,6 +49,13 @@ fn headline<const FAMILIES: FamilySet>(r: &ReportRun) -> Vec<(String, Option<f64
             format!("Primary score ({})", s.scorer.id()),
             s.scorecard.as_ref().and_then(|c| c.primary_score),
         )],
+        ReportRun::EvalLog(l) if has(FAMILIES, Family::EvalLog) => vec![(
+            format!(
+                "Headline score ({})",
+                l.verdict_by.as_ref().map(|k| k.label()).unwrap_or_default()
+            ),
+            l.headline_value(),
+        )],
         _ => Vec::new(),
     }
 }

@@ -1,0 +1,388 @@
+//! An evaluation-tool log as a registered run ([`crate::run`]): the log as read
+//! ([`LoadedLog`]), its items judged by the run's headline score ([`ScoredLog`]), the recorded
+//! numbers beside the recomputed ones ([`Mismatch`]), the headline table ([`HEADLINE`]) and the
+//! run's metadata.
+//!
+//! A log is not re-scored: the tool's own scores are read as recorded, and the tool's headline
+//! aggregates are recomputed from them ([`super::model::Headline`]). An item's verdict is the
+//! headline score's 0–1 reading: Inspect — the score named by `results.headline`, else the first
+//! scorer of `results.scores`, per (sample id, epoch); lm-eval — the first task's first metric
+//! under its first filter, per (task, doc_id, filter). Correct = the reading is 1; an errored or
+//! unscored (NaN) sample has no verdict.
+
+use crate::accounting::{FileStatus, InputFileReport, LoadError};
+use crate::diag::Diagnostic;
+use crate::headline::{Metric, Shown};
+use crate::input::RunInput;
+use crate::run_meta::RunMeta;
+
+use super::model::{EvalLogRun, Headline, MetricKey, Sample, SampleKey, Tool};
+
+/// Recorded and recomputed numbers further apart than this are a mismatch.
+pub const TOLERANCE: f64 = 1e-9;
+
+/// A log read as one run: its name, the run, every file's status and the diagnostics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadedLog {
+    pub name: String,
+    pub run: EvalLogRun,
+    pub files: Vec<InputFileReport>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads the logs of `input` as one run ([`super::read`]). A folder holding several logs is
+/// read as its first one (by path), with a warning naming the others: each is scored on its
+/// own. `Err` only when no log could be read.
+pub fn read_log(input: &RunInput) -> Result<LoadedLog, LoadError> {
+    let read = super::read(&input.files)?;
+    let mut diagnostics = read.diagnostics;
+    let mut runs = read.runs;
+    runs.sort_by(|a, b| a.files.cmp(&b.files));
+    let mut runs = runs.into_iter();
+    let Some(run) = runs.next() else {
+        return Err(LoadError {
+            message: "no evaluation-tool log could be read".into(),
+            files: read.files,
+            diagnostics,
+        });
+    };
+    let mut files = read.files;
+    for other in runs {
+        let first = other.files.first().cloned().unwrap_or_default();
+        diagnostics.push(Diagnostic::warning(
+            first.as_str(),
+            None,
+            format!(
+                "a second log in this folder ({} run of {}): only {} is scored here; score each \
+                 log on its own",
+                other.tool.label(),
+                other.task.as_deref().unwrap_or("an unnamed task"),
+                run.files
+                    .first()
+                    .map(String::as_str)
+                    .unwrap_or("the first log"),
+            ),
+        ));
+        for f in files.iter_mut().filter(|f| other.files.contains(&f.path)) {
+            f.status = FileStatus::Skipped;
+            f.reason = Some("another log of the folder is the run scored here".into());
+        }
+    }
+    Ok(LoadedLog {
+        name: input.name.clone(),
+        run,
+        files,
+        diagnostics,
+    })
+}
+
+/// A folder of several logs as one input per log (an Inspect log alone; an lm-eval results file
+/// with its samples files), named `folder/file`; files of no log go with the first. One log (or
+/// none) gives `input` back whole.
+pub fn split_logs(input: RunInput) -> Vec<RunInput> {
+    use super::sniff::EvalLogFileKind as K;
+    let kinds: Vec<Option<K>> = input.files.iter().map(super::sniff).collect();
+    let samples: Vec<&crate::input::InputFile> = input
+        .files
+        .iter()
+        .zip(&kinds)
+        .filter(|(_, k)| **k == Some(K::LmEvalSamples))
+        .map(|(f, _)| f)
+        .collect();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, (f, k)) in input.files.iter().zip(&kinds).enumerate() {
+        match k {
+            Some(K::InspectEval | K::InspectJson) => groups.push(vec![i]),
+            Some(K::LmEvalResults) => {
+                let mine = super::lm_eval::samples_of(f, &samples);
+                let mut g = vec![i];
+                g.extend(
+                    input
+                        .files
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(j, x)| mine.iter().any(|m| m.path == x.path).then_some(j)),
+                );
+                groups.push(g);
+            }
+            _ => {}
+        }
+    }
+    if groups.len() <= 1 {
+        return vec![input];
+    }
+    let mut claimed = vec![false; input.files.len()];
+    for g in &groups {
+        for &i in g {
+            if let Some(c) = claimed.get_mut(i) {
+                *c = true;
+            }
+        }
+    }
+    let rest: Vec<usize> = (0..input.files.len()).filter(|i| !claimed[*i]).collect();
+    if let Some(first) = groups.first_mut() {
+        first.extend(rest);
+    }
+    let name = input.name;
+    let mut files: Vec<Option<crate::input::InputFile>> =
+        input.files.into_iter().map(Some).collect();
+    groups
+        .into_iter()
+        .map(|g| {
+            let taken: Vec<crate::input::InputFile> = g
+                .iter()
+                .filter_map(|&i| files.get_mut(i).and_then(Option::take))
+                .collect();
+            let first = taken.first().map(|f| f.path.clone()).unwrap_or_default();
+            RunInput::new(format!("{name}/{first}"), taken)
+        })
+        .filter(|r| !r.files.is_empty())
+        .collect()
+}
+
+/// One item judged by the headline score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemVerdict {
+    /// The tool's item key as text parts: Inspect `[id, epoch]`, lm-eval `[task, doc_id, filter]`.
+    pub key: Vec<String>,
+    /// Index into the run's samples.
+    pub sample: usize,
+    /// The headline score's 0–1 reading (`None`: unscored or errored).
+    pub reading: Option<f64>,
+    /// `reading == 1`; `None` when there is no reading.
+    pub correct: Option<bool>,
+}
+
+/// A headline number the log recorded that evalboard's recomputation does not reproduce.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mismatch {
+    pub metric: String,
+    pub recorded: Option<f64>,
+    pub recomputed: Option<f64>,
+    /// The log file it was recorded in.
+    pub file: String,
+}
+
+/// A log with its items judged by the headline score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScoredLog {
+    pub log: LoadedLog,
+    /// The score items are judged by (`None`: the log names none and has no score).
+    pub verdict_by: Option<MetricKey>,
+    pub items: Vec<ItemVerdict>,
+}
+
+/// Judges the log's items by its headline score.
+pub fn score_log(log: LoadedLog) -> ScoredLog {
+    let verdict_by = log.run.primary.clone();
+    let items = match &verdict_by {
+        Some(key) => verdicts(&log.run, key),
+        None => Vec::new(),
+    };
+    ScoredLog {
+        log,
+        verdict_by,
+        items,
+    }
+}
+
+/// The item key of a sample as text parts.
+pub fn key_parts(key: &SampleKey) -> Vec<String> {
+    match key {
+        // Inspect's `1` and `"1"` are different samples: a string id that reads as an int is
+        // quoted, so the two keys stay apart.
+        SampleKey::Inspect { id, epoch } => {
+            let id = match id {
+                super::SampleId::Str(s) if s.parse::<i64>().is_ok() => format!("{s:?}"),
+                other => other.label(),
+            };
+            vec![id, epoch.to_string()]
+        }
+        SampleKey::LmEval {
+            task,
+            doc_id,
+            filter,
+        } => vec![task.clone(), doc_id.to_string(), filter.clone()],
+        SampleKey::Promptfoo {
+            test,
+            prompt,
+            repeat,
+        } => vec![test.clone(), prompt.clone(), repeat.to_string()],
+        SampleKey::OpenaiEvals { sample_id } => vec![sample_id.clone()],
+        SampleKey::Helm {
+            instance,
+            perturbation,
+            trial,
+        } => vec![
+            instance.clone(),
+            perturbation.clone().unwrap_or_default(),
+            trial.to_string(),
+        ],
+    }
+}
+
+/// Whether `sample` belongs to the slice `key` is computed over (lm-eval: its task and filter).
+fn in_slice(sample: &Sample, key: &MetricKey) -> bool {
+    match &sample.key {
+        SampleKey::LmEval { task, filter, .. } => {
+            *task == key.group && key.variant.as_deref().is_none_or(|v| v == filter)
+        }
+        _ => true,
+    }
+}
+
+/// The reading of `key`'s score in `sample`: Inspect names a score `scorer` or `scorer:key`.
+fn reading_of(sample: &Sample, key: &MetricKey) -> Option<f64> {
+    if sample.error.is_some() {
+        return None;
+    }
+    sample
+        .scores
+        .iter()
+        .find(|e| {
+            let name = e.score_name();
+            key.scorer == name
+                || key.scorer == e.scorer
+                || key
+                    .scorer
+                    .split_once(':')
+                    .is_some_and(|(s, n)| s == e.scorer && n == name)
+        })
+        .and_then(|e| e.reading)
+        .filter(|r| r.is_finite())
+}
+
+/// Every sample of `key`'s slice, judged by its score.
+pub fn verdicts(run: &EvalLogRun, key: &MetricKey) -> Vec<ItemVerdict> {
+    run.samples
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| in_slice(s, key))
+        .map(|(i, s)| {
+            let reading = reading_of(s, key);
+            ItemVerdict {
+                key: key_parts(&s.key),
+                sample: i,
+                reading,
+                correct: reading.map(|r| r == 1.0),
+            }
+        })
+        .collect()
+}
+
+/// The headline numbers whose recorded value the recomputation does not reproduce (within
+/// [`TOLERANCE`]); a number the log did not record is no mismatch.
+pub fn mismatches(run: &EvalLogRun) -> Vec<Mismatch> {
+    let file = run.files.first().cloned().unwrap_or_default();
+    run.headlines
+        .iter()
+        .filter(|h| h.recorded.is_some() && !h.agrees(TOLERANCE))
+        .map(|h| Mismatch {
+            metric: h.key.label(),
+            recorded: h.recorded,
+            recomputed: h.recomputed,
+            file: file.clone(),
+        })
+        .collect()
+}
+
+/// The headline of `key` (the same metric's recorded and recomputed value).
+pub fn headline_of<'a>(run: &'a EvalLogRun, key: &MetricKey) -> Option<&'a Headline> {
+    run.headlines.iter().find(|h| h.key == *key)
+}
+
+impl ScoredLog {
+    /// The headline score recomputed from the samples (else as recorded).
+    pub fn headline_value(&self) -> Option<f64> {
+        let key = self.verdict_by.as_ref()?;
+        let h = headline_of(&self.log.run, key)?;
+        h.recomputed.or(h.recorded)
+    }
+
+    /// How big the run is: samples (and, for Inspect, epochs are part of the count).
+    pub fn size(&self) -> String {
+        let n = self.log.run.samples.len();
+        format!("{n} sample{}", if n == 1 { "" } else { "s" })
+    }
+
+    /// Samples that errored.
+    pub fn n_errors(&self) -> usize {
+        self.log
+            .run
+            .samples
+            .iter()
+            .filter(|s| s.error.is_some())
+            .count()
+    }
+}
+
+/// The eval-log headline table: keys of the statistics (`evalboard score --json`).
+pub const HEADLINE: [Metric; 6] = [
+    Metric {
+        key: "headline_score",
+        label: "Headline score",
+        shown: Shown::Decimals(4),
+        definition: "The log's headline metric (Inspect `results.headline`, else the first \
+                     scorer's first metric; lm-eval the first task's first metric under its first \
+                     filter), recomputed from the samples the way the tool computes it.",
+    },
+    Metric {
+        key: "headline_recorded",
+        label: "Headline score (recorded)",
+        shown: Shown::Decimals(4),
+        definition: "The same metric as the log itself recorded it.",
+    },
+    Metric {
+        key: "accuracy",
+        label: "Accuracy",
+        shown: Shown::Percent,
+        definition: "Share of the items with a verdict whose headline score reads 1 (the verdict \
+                     `diff` pairs).",
+    },
+    Metric {
+        key: "n_samples",
+        label: "Samples",
+        shown: Shown::AsRecorded,
+        definition: "Samples read (Inspect: one per sample and epoch; lm-eval: one per task, \
+                     document and filter).",
+    },
+    Metric {
+        key: "n_errors",
+        label: "Errored samples",
+        shown: Shown::AsRecorded,
+        definition: "Samples the tool recorded an error for (no verdict).",
+    },
+    Metric {
+        key: "n_mismatches",
+        label: "Recorded ≠ recomputed",
+        shown: Shown::AsRecorded,
+        definition: "Headline numbers the log recorded that the recomputation from its samples \
+                     does not reproduce (each one is a warning).",
+    },
+];
+
+/// What the log is, for side-by-side tables.
+pub fn meta(log: &LoadedLog) -> RunMeta {
+    let r = &log.run;
+    let mut m = RunMeta::default();
+    m.put("model", r.model.clone());
+    m.put("dataset", r.dataset.clone().or_else(|| r.task.clone()));
+    m.put("items", Some(r.samples.len().to_string()));
+    m.put("status", r.status.clone());
+    m.put("started", r.created.clone());
+    m.put(
+        "command",
+        Some(match &r.tool_version {
+            Some(v) => format!("{} {v}", r.tool.label()),
+            None => r.tool.label().to_string(),
+        }),
+    );
+    m.put(
+        "scorer",
+        r.primary
+            .as_ref()
+            .map(MetricKey::label)
+            .or_else(|| (r.tool == Tool::LmEvaluationHarness).then(|| "no metric recorded".into())),
+    );
+    m
+}

@@ -1,0 +1,203 @@
+//! Output files of an evaluation-tool log (Inspect, lm-eval) and the statistics `--json` prints
+//! for it, shared by the CLI and the app: `statistics.json` (the run, its headline numbers
+//! recomputed beside the recorded ones, the mismatches) and `items.csv` (one row per sample).
+
+use evalboard_engine::csv_cell::neutralize;
+use evalboard_engine::evallog::model::RecordedValue;
+use evalboard_engine::evallog::score::{key_parts, mismatches};
+use evalboard_engine::evallog::ScoredLog;
+use evalboard_engine::family::Family;
+use serde::Serialize;
+use serde_json::Value;
+
+/// One headline number: recomputed by evalboard and as the log recorded it.
+#[derive(Serialize)]
+struct ScoreDto {
+    metric: String,
+    group: String,
+    scorer: String,
+    variant: Option<String>,
+    name: String,
+    recomputed: Option<f64>,
+    recorded: Option<f64>,
+    n: u64,
+    agrees: bool,
+    note: Option<String>,
+}
+
+#[derive(Serialize)]
+struct MismatchDto {
+    metric: String,
+    recorded: Option<f64>,
+    recomputed: Option<f64>,
+    file: String,
+}
+
+/// statistics.json of a log: keys in this order.
+#[derive(Serialize)]
+struct StatisticsDto {
+    run_name: String,
+    family: Family,
+    tool: String,
+    tool_version: Option<String>,
+    format_version: Option<i64>,
+    files: Vec<String>,
+    status: Option<String>,
+    task: Option<String>,
+    model: Option<String>,
+    dataset: Option<String>,
+    eval_id: Option<String>,
+    created: Option<String>,
+    headline_metric: Option<String>,
+    headline_score: Option<f64>,
+    headline_recorded: Option<f64>,
+    accuracy: Option<f64>,
+    n_items: usize,
+    n_correct: usize,
+    n_unscored: usize,
+    n_samples: usize,
+    n_errors: usize,
+    n_mismatches: usize,
+    scores: Vec<ScoreDto>,
+    mismatches: Vec<MismatchDto>,
+}
+
+/// The statistics object `--json` prints for a log (and statistics.json).
+pub fn evallog_statistics(s: &ScoredLog) -> Value {
+    let run = &s.log.run;
+    let scores = run
+        .headlines
+        .iter()
+        .map(|h| ScoreDto {
+            metric: h.key.label(),
+            group: h.key.group.clone(),
+            scorer: h.key.scorer.clone(),
+            variant: h.key.variant.clone(),
+            name: h.key.metric.clone(),
+            recomputed: h.recomputed,
+            recorded: h.recorded,
+            n: h.n,
+            agrees: h.recorded.is_none() || h.agrees(evalboard_engine::evallog::score::TOLERANCE),
+            note: h.note.clone(),
+        })
+        .collect();
+    let mismatches: Vec<MismatchDto> = mismatches(run)
+        .into_iter()
+        .map(|m| MismatchDto {
+            metric: m.metric,
+            recorded: m.recorded,
+            recomputed: m.recomputed,
+            file: m.file,
+        })
+        .collect();
+    let judged: Vec<bool> = s.items.iter().filter_map(|i| i.correct).collect();
+    let n_correct = judged.iter().filter(|c| **c).count();
+    let recorded = s
+        .verdict_by
+        .as_ref()
+        .and_then(|k| evalboard_engine::evallog::score::headline_of(run, k))
+        .and_then(|h| h.recorded);
+    let dto = StatisticsDto {
+        run_name: s.log.name.clone(),
+        family: Family::EvalLog,
+        tool: run.tool.label().to_string(),
+        tool_version: run.tool_version.clone(),
+        format_version: run.format_version,
+        files: run.files.clone(),
+        status: run.status.clone(),
+        task: run.task.clone(),
+        model: run.model.clone(),
+        dataset: run.dataset.clone(),
+        eval_id: run.eval_id.clone(),
+        created: run.created.clone(),
+        headline_metric: s.verdict_by.as_ref().map(|k| k.label()),
+        headline_score: s.headline_value(),
+        headline_recorded: recorded,
+        accuracy: (!judged.is_empty()).then(|| n_correct as f64 / judged.len() as f64),
+        n_items: s.items.len(),
+        n_correct,
+        n_unscored: s.items.len() - judged.len(),
+        n_samples: run.samples.len(),
+        n_errors: s.n_errors(),
+        n_mismatches: mismatches.len(),
+        scores,
+        mismatches,
+    };
+    serde_json::to_value(dto).unwrap_or(Value::Null)
+}
+
+/// A recorded score value as one cell.
+fn value_text(v: &RecordedValue) -> String {
+    match v {
+        RecordedValue::Null => String::new(),
+        RecordedValue::Bool(b) => b.to_string(),
+        RecordedValue::Int(i) => i.to_string(),
+        RecordedValue::Float(f) => crate::csvs::num(*f),
+        RecordedValue::Str(s) => s.clone(),
+        RecordedValue::NonFinite(s) => s.clone(),
+        RecordedValue::List(l) => l.iter().map(value_text).collect::<Vec<_>>().join(";"),
+    }
+}
+
+/// items.csv: one row per sample (key, verdict by the headline score, input, target, output,
+/// error, every score as `name=value (reading)`), cells through [`neutralize`].
+pub fn items_csv(s: &ScoredLog) -> String {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    let _ = w.write_record([
+        "key",
+        "correct",
+        "headline_reading",
+        "input",
+        "target",
+        "output",
+        "error",
+        "scores",
+        "source",
+    ]);
+    let verdict: std::collections::HashMap<usize, &evalboard_engine::evallog::score::ItemVerdict> =
+        s.items.iter().map(|i| (i.sample, i)).collect();
+    for (i, sample) in s.log.run.samples.iter().enumerate() {
+        let v = verdict.get(&i);
+        let scores = sample
+            .scores
+            .iter()
+            .map(|e| {
+                let reading = e.reading.map(crate::csvs::num).unwrap_or_default();
+                format!("{}={} ({reading})", e.score_name(), value_text(&e.value))
+            })
+            .collect::<Vec<_>>()
+            .join("; ");
+        let rec = [
+            key_parts(&sample.key).join("/"),
+            v.and_then(|v| v.correct)
+                .map(|c| c.to_string())
+                .unwrap_or_default(),
+            v.and_then(|v| v.reading)
+                .map(crate::csvs::num)
+                .unwrap_or_default(),
+            sample.input.clone().unwrap_or_default(),
+            sample.target.join(" | "),
+            sample.output.clone().unwrap_or_default(),
+            sample.error.clone().unwrap_or_default(),
+            scores,
+            sample.source.clone(),
+        ];
+        let _ = w.write_record(rec.iter().map(|c| neutralize(c).into_owned()));
+    }
+    w.into_inner()
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .unwrap_or_default()
+}
+
+/// Files written for a log: statistics.json and items.csv.
+pub fn evallog_files(s: &ScoredLog) -> Vec<(String, String)> {
+    let mut stats = serde_json::to_string_pretty(&evallog_statistics(s)).unwrap_or_default();
+    stats.push('\n');
+    vec![
+        ("statistics.json".to_string(), stats),
+        ("items.csv".to_string(), items_csv(s)),
+    ]
+}

@@ -1,0 +1,135 @@
+//! The eval-log section of the report: the headline cards, every headline number recomputed
+//! beside the one the log recorded, the diagnostics and the samples (capped, with the full
+//! items.csv embedded). No charts or breakdowns yet.
+
+use evalboard_engine::evallog::ScoredLog;
+use serde_json::Value;
+
+use super::build::{
+    capped_note, card, count_cards, diagnostics, filter_box, h, int, num, p, sortable_items, table,
+    verdict_slug, Cell, Row, TableOpts, VERDICTS,
+};
+use super::HtmlOptions;
+use crate::evallog_statistics;
+
+/// The eval-log section of run `idx`; returns its statistics value.
+pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredLog, o: &HtmlOptions) -> Value {
+    let st = evallog_statistics(s);
+    let id = |part: &str| format!("run{idx}-{part}");
+    h(out, 3, &id("headline"), "Headline");
+    out.push_str("<div class=\"eb-cards\">\n");
+    for (k, main) in [("headline_score", true), ("headline_recorded", false)] {
+        let v = st.get(k).and_then(Value::as_f64);
+        card(out, k, k, &num(v, 4), v.map(|x| x.to_string()), main);
+    }
+    count_cards(out, &st, &["n_samples", "n_errors", "n_mismatches"]);
+    out.push_str("</div>\n");
+    let run = &s.log.run;
+    p(
+        out,
+        "eb-muted",
+        &format!(
+            "{} log{}; items judged by {}.",
+            run.tool.label(),
+            run.tool_version
+                .as_deref()
+                .map(|v| format!(" (version {v})"))
+                .unwrap_or_default(),
+            s.verdict_by
+                .as_ref()
+                .map(|k| k.label())
+                .unwrap_or_else(|| "no score (the log names none)".into())
+        ),
+    );
+    h(out, 3, &id("scores"), "Recorded and recomputed");
+    let rows: Vec<Row> = run
+        .headlines
+        .iter()
+        .map(|hl| Row {
+            cells: vec![
+                Cell::text(&hl.key.label()),
+                Cell::num(&num(hl.recomputed, 6), hl.recomputed),
+                Cell::num(&num(hl.recorded, 6), hl.recorded),
+                Cell::num(&int(hl.n), Some(hl.n as f64)),
+                Cell::text(hl.note.as_deref().unwrap_or("")),
+            ],
+            ..Default::default()
+        })
+        .collect();
+    table(
+        out,
+        &[
+            ("Metric", false),
+            ("Recomputed", true),
+            ("Recorded", true),
+            ("n", true),
+            ("Note", false),
+        ],
+        &rows,
+        TableOpts {
+            id: Some(&id("scores-table")),
+            class: "",
+            sortable: true,
+            scroll: true,
+        },
+    );
+    h(out, 3, &id("diagnostics"), "Diagnostics");
+    diagnostics(out, &s.log.diagnostics, o);
+    items(out, &id("items"), s, o);
+    st
+}
+
+/// Every sample (capped at `max_table_rows`): key, verdict by the headline score, input,
+/// target, output, error.
+fn items(out: &mut String, items_id: &str, s: &ScoredLog, o: &HtmlOptions) {
+    h(out, 3, items_id, "Samples");
+    let verdicts: std::collections::HashMap<usize, Option<bool>> =
+        s.items.iter().map(|i| (i.sample, i.correct)).collect();
+    let samples = &s.log.run.samples;
+    let rows: Vec<Row> = samples
+        .iter()
+        .enumerate()
+        .take(o.max_table_rows)
+        .map(|(i, sample)| {
+            let c = verdicts.get(&i).copied().flatten();
+            Row {
+                class: None,
+                verdict: Some(verdict_slug(c)),
+                cells: vec![
+                    Cell::text(
+                        &evalboard_engine::evallog::score::key_parts(&sample.key).join(" · "),
+                    ),
+                    Cell::verdict(c),
+                    Cell::long(sample.input.as_deref().unwrap_or("")),
+                    Cell::long(&sample.target.join(" | ")),
+                    Cell::long(sample.output.as_deref().unwrap_or("")),
+                    Cell::long(sample.error.as_deref().unwrap_or("")),
+                ],
+            }
+        })
+        .collect();
+    let table_id = format!("{items_id}-table");
+    filter_box(out, &table_id, &VERDICTS);
+    if samples.len() > rows.len() {
+        capped_note(
+            out,
+            rows.len(),
+            samples.len(),
+            "items.csv",
+            &crate::evallog_files::items_csv(s),
+        );
+    }
+    sortable_items(
+        out,
+        &table_id,
+        &[
+            ("Sample", false),
+            ("Correct", false),
+            ("Input", false),
+            ("Target", false),
+            ("Output", false),
+            ("Error", false),
+        ],
+        &rows,
+    );
+}
