@@ -205,7 +205,9 @@ test('the hostile corpus (tests/hostile/, also run by the CLI): every case ends 
   const { cases } = JSON.parse(fs.readFileSync(path.join(corpus, 'cases.json'), 'utf8'));
   const { page, rec, context } = await open();
   await waitRun(page, 'gpt-4o');
-  for (const c of cases) {
+  for (const c0 of cases) {
+    // Where the dashboard ends differently from the CLI (a family it does not open yet).
+    const c = { ...c0, ...(c0.browser || {}) };
     await dropFiles(page, DROP, folderPayload(path.join(corpus, 'runs', c.run)));
     await page.waitForFunction((n) => [...document.querySelectorAll('.eb-run')].some((r) =>
       r.querySelector('.eb-run__name')?.textContent.trim() === n

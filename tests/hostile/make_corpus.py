@@ -27,7 +27,9 @@ GOOD = [qa("c1", 0, "10", 10), qa("c1", 1, "5%", 0.05), qa("c2", 0, "3", 4)]
 CASES = []
 
 
-def case(name, about, outcome, says, files):
+def case(name, about, outcome, says, files, browser=None):
+    """`browser`: what the dashboard ends with where it differs from the CLI (its outcome and
+    says), e.g. for a family the dashboard does not open yet."""
     d = os.path.join(RUNS, name)
     os.makedirs(d, exist_ok=True)
     for rel, data in files.items():
@@ -35,7 +37,10 @@ def case(name, about, outcome, says, files):
         os.makedirs(os.path.dirname(p), exist_ok=True)
         with open(p, "wb") as f:
             f.write(data if isinstance(data, bytes) else data.encode("utf-8"))
-    CASES.append({"run": name, "about": about, "outcome": outcome, "says": says})
+    entry = {"run": name, "about": about, "outcome": outcome, "says": says}
+    if browser:
+        entry["browser"] = browser
+    CASES.append(entry)
 
 
 def lines(*ls):
@@ -101,6 +106,13 @@ def main():
           'we"ird.json': '{"oops": '})
     case("nothing_usable", "a folder of files no reader takes", "failed", ["not an evaluation file"],
          {"notes.txt": "hello", "data.bin": b"\x00\x01\x02"})
+    fixtures = os.path.join(HERE, "..", "fixtures", "evallog", "err")
+    read = lambda case_name: open(os.path.join(fixtures, case_name, "input", "arith.eval"), "rb").read()
+    not_here = {"outcome": "failed", "says": ["not supported in the dashboard yet"]}
+    case("eval_zip_bomb", "an Inspect .eval whose sample member inflates past the archive's cap", "run",
+         ["exceeds the cap"], {"arith.eval": read("bomb_member")}, browser=not_here)
+    case("eval_truncated", "an Inspect .eval cut off before its central directory", "failed",
+         ["no end-of-central-directory record"], {"arith.eval": read("truncated")}, browser=not_here)
     with open(os.path.join(HERE, "cases.json"), "w") as f:
         json.dump({"about": __doc__.strip().splitlines()[0], "cases": CASES}, f, indent=1, ensure_ascii=True)
         f.write("\n")
