@@ -199,10 +199,11 @@ fn main() -> ExitCode {
     let hangs: u64 = reports.iter().map(|r| r.hangs).sum();
     let elapsed = started.elapsed().as_secs_f64();
     println!(
-        "{:<16} {runs:>9} {:>9.1} {crashes:>8} {hangs:>6} {:>10} {elapsed:>8.1}",
+        "{:<16} {runs:>9} {:>9.1} {crashes:>8} {hangs:>6} {:>10} {:>6}ms {elapsed:>8.1}",
         "total",
         runs as f64 / elapsed.max(1e-9),
-        reports.iter().map(|r| r.new_seeds).sum::<u64>()
+        reports.iter().map(|r| r.new_seeds).sum::<u64>(),
+        reports.iter().map(|r| r.slowest_ms).max().unwrap_or(0)
     );
     for r in &reports {
         for note in &r.notes {

@@ -44,6 +44,8 @@ pub struct TargetReport {
     pub crashes: u64,
     pub hangs: u64,
     pub restarts: u32,
+    /// The slowest execution, in milliseconds (how far below the hang limit the target stayed).
+    pub slowest_ms: u64,
     /// Distinct crash / hang keys (panic location, stack overflow, allocation failure, …).
     pub keys: BTreeSet<String>,
     /// Files saved (`crash-*`, `hang-*`), relative to the output folder.
@@ -71,6 +73,7 @@ impl TargetReport {
             "crashes": self.crashes,
             "hangs": self.hangs,
             "restarts": self.restarts,
+            "slowest_ms": self.slowest_ms,
             "distinct": self.keys.iter().collect::<Vec<_>>(),
             "saved": self.saved,
             "notes": self.notes,
@@ -93,20 +96,21 @@ pub fn run_all(opts: &Options) -> Vec<TargetReport> {
 
 pub fn header() -> String {
     format!(
-        "{:<16} {:>9} {:>9} {:>8} {:>6} {:>10} {:>8}",
-        "target", "runs", "execs/s", "crashes", "hangs", "new seeds", "seconds"
+        "{:<16} {:>9} {:>9} {:>8} {:>6} {:>10} {:>8} {:>8}",
+        "target", "runs", "execs/s", "crashes", "hangs", "new seeds", "slowest", "seconds"
     )
 }
 
 pub fn row(r: &TargetReport) -> String {
     format!(
-        "{:<16} {:>9} {:>9.1} {:>8} {:>6} {:>10} {:>8.1}{}",
+        "{:<16} {:>9} {:>9.1} {:>8} {:>6} {:>10} {:>6}ms {:>8.1}{}",
         r.name,
         r.runs,
         r.execs_per_sec(),
         r.crashes,
         r.hangs,
         r.new_seeds,
+        r.slowest_ms,
         r.seconds,
         if r.keys.is_empty() {
             String::new()
@@ -314,6 +318,10 @@ fn hear(line: &str, heard: &mut Heard, report: &mut TargetReport, target: &str) 
             if hash != "-" {
                 report.saved.push(format!("{target}/{kind}-{hash}"));
             }
+        }
+        Some("slowest") => {
+            let ms = parts.next().and_then(|x| x.parse().ok()).unwrap_or(0);
+            report.slowest_ms = report.slowest_ms.max(ms);
         }
         Some("done") => heard.done = true,
         _ => {}

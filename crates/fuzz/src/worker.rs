@@ -5,7 +5,8 @@
 //! process with [`HANG_EXIT`] when one execution runs past the hang limit.
 //!
 //! Protocol (stdout, one line each): `seeds N`, `stat RUNS NEW_SEEDS`, `finding KIND HASH KEY`
-//! (HASH `-` when the input was not saved: the same key was saved often enough), `done`.
+//! (HASH `-` when the input was not saved: the same key was saved often enough), `slowest MS
+//! HASH` (a new slowest execution; from 100 ms on its input is kept as `slowest`), `done`.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -216,6 +217,7 @@ struct Loop<'a> {
     saved_seeds: usize,
     deadline: Option<Instant>,
     runs: u64,
+    slowest: Duration,
 }
 
 fn fuzz_loop(args: &WorkerArgs, shared: &Shared) {
@@ -276,6 +278,7 @@ fn fuzz_loop(args: &WorkerArgs, shared: &Shared) {
             .seconds
             .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
         runs: 0,
+        slowest: Duration::ZERO,
     };
 
     // Every seed once, as it is: the real files must pass before their mutants mean anything.
@@ -359,8 +362,23 @@ impl Loop<'_> {
         self.shared
             .busy_since
             .store(self.shared.now_ms() + 1, Ordering::SeqCst);
+        let t0 = Instant::now();
         let result = std::panic::catch_unwind(AssertUnwindSafe(|| (target.run)(input, &self.ctx)));
+        let took = t0.elapsed();
         self.shared.busy_since.store(0, Ordering::SeqCst);
+        if took > self.slowest {
+            // The slowest input so far, kept: how close a target came to the hang limit, and
+            // the input to profile when it came close.
+            self.slowest = took;
+            say(&format!(
+                "slowest {} {:016x}",
+                took.as_millis(),
+                input.hash()
+            ));
+            if took >= Duration::from_millis(100) {
+                let _ = std::fs::write(self.args.dir.join("slowest"), &encoded);
+            }
+        }
         self.runs += 1;
         self.shared.runs.store(self.runs, Ordering::SeqCst);
         match (result, take_panic()) {
