@@ -20,7 +20,7 @@ use super::pyval::{entries_where, obj_get, with_py_json, Obj, PyVal};
 use super::Src;
 use crate::accounting::{FileStatus, InputFileReport};
 use crate::diag::SourceRef;
-use crate::diag::{line_of_offset, Diagnostic};
+use crate::diag::{Diagnostic, LineCursor};
 use crate::input::RunInput;
 use crate::numeric_qa::model::trace_key;
 use crate::numeric_qa::model::{
@@ -763,12 +763,13 @@ pub fn read_turns_csv(path: &str, bytes: &[u8]) -> (Vec<QaConversation>, Vec<Dia
     // csv counts records, not newlines inside quoted fields, and a record's byte offset can
     // point at the `\n` ending the previous line: lines come from the offset of the first byte
     // after any line terminator.
-    let line_at = |byte: u64| {
+    let mut lines = LineCursor::new(body);
+    let mut line_at = |byte: u64| {
         let mut at = usize::try_from(byte).unwrap_or(usize::MAX).min(body.len());
         while matches!(body.get(at), Some(b'\r' | b'\n')) {
             at += 1;
         }
-        line_of_offset(body, at)
+        lines.line_of(at)
     };
     loop {
         let start = reader.position().byte();
