@@ -44,7 +44,7 @@ pub fn run(input: &Input, ctx: &Ctx) -> Verdict {
     let run_dir = env.scratch.join("run");
     let _ = std::fs::remove_dir_all(&env.scratch);
     if std::fs::create_dir_all(&run_dir).is_err() {
-        return Verdict::Ok(0);
+        return Verdict::Ok(Vec::new());
     }
     let written = write_folder(&run_dir, &files);
     let mut s = Sig::default();

@@ -303,8 +303,12 @@ fn replay(
         Ok(Ok((verdict, took))) => {
             let secs = took.as_secs_f64();
             match verdict {
-                Verdict::Ok(sig) => {
-                    println!("{}: ok in {secs:.3}s (signature {sig:016x})", target.name);
+                Verdict::Ok(features) => {
+                    println!(
+                        "{}: ok in {secs:.3}s ({} features)",
+                        target.name,
+                        features.len()
+                    );
                     ExitCode::SUCCESS
                 }
                 Verdict::Crash(m) => {

@@ -1,7 +1,7 @@
 //! The fuzz targets: every reader and parser of the engine, whole run folders through the run
 //! registry and the report writers, and the CLI end to end. A target takes one input and
-//! returns a [`Verdict`]: `Ok` with a signature of what happened (outcome, diagnostic kinds,
-//! counts; a new signature keeps the input as a seed), or a failed check. Panics are caught by
+//! returns a [`Verdict`]: `Ok` with the features of what happened (outcomes, diagnostic kinds,
+//! counts; a new feature keeps the input as a seed), or a failed check. Panics are caught by
 //! the worker around the call.
 
 use evalboard_engine::codegen::{self, pyre::Text};
@@ -23,8 +23,8 @@ use crate::seeds::{SeedFile, SeedFolder, Seeds};
 /// What one execution found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
-    /// Ran to the end; the signature of what it saw.
-    Ok(u64),
+    /// Ran to the end; the features of what it saw ([`Sig`]).
+    Ok(Vec<u64>),
     /// A check failed without a panic (a child `evalboard` crashed, whole ≠ streamed read).
     Crash(String),
     /// A child `evalboard` ran past the time limit.
@@ -127,6 +127,17 @@ pub fn find(name: &str) -> Option<&'static Target> {
     TARGETS.iter().find(|t| t.name == name)
 }
 
+/// What most targets share: listed, no extra hang slack, no seeds of their own.
+const PLAIN: Target = Target {
+    name: "",
+    about: "",
+    wants: Wants::Files(|_| false),
+    builtin: &[],
+    run: |_, _| Verdict::Ok(Vec::new()),
+    hidden: false,
+    slack_secs: 0,
+};
+
 const TARGETS: &[Target] = &[
     Target {
         name: "fa2_trace",
@@ -136,8 +147,7 @@ const TARGETS: &[Target] = &[
         }),
         builtin: &[b"{\"trace_id\": \"t\", \"turns\": []}"],
         run: fa2_trace,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "fa2_results",
@@ -145,8 +155,7 @@ const TARGETS: &[Target] = &[
         wants: Wants::Files(|f| fa2_results::looks_like_results(&f.bytes)),
         builtin: &[b"[{\"example_id\": \"e\", \"turns\": []}]"],
         run: fa2_results_target,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "turns_csv",
@@ -156,8 +165,7 @@ const TARGETS: &[Target] = &[
         }),
         builtin: &[b"trace_id,turn_idx\nt,0\n"],
         run: turns_csv,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "qa_jsonl",
@@ -168,8 +176,7 @@ const TARGETS: &[Target] = &[
         }),
         builtin: &[b"{\"conversation_id\": \"c\", \"turn_index\": 0, \"expected\": 1, \"predicted\": 1}\n"],
         run: qa_jsonl_target,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "convfinqa",
@@ -179,8 +186,7 @@ const TARGETS: &[Target] = &[
         }),
         builtin: &[b"{\"dev\": []}"],
         run: convfinqa_target,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "answer",
@@ -195,8 +201,7 @@ const TARGETS: &[Target] = &[
             b"yes\nYes.",
         ],
         run: answer_target,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "finqa_program",
@@ -209,8 +214,7 @@ const TARGETS: &[Target] = &[
             b"greater(const_100, 5)\nexp(2, 3)\n",
         ],
         run: finqa_target,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "codegen_files",
@@ -222,8 +226,7 @@ const TARGETS: &[Target] = &[
         }),
         builtin: &[b"{\"question\": \"q\", \"code\": \"x = 1\", \"execution_result\": {\"type\": \"number\", \"data\": 1}}\n"],
         run: codegen_files,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "python_syntax",
@@ -235,8 +238,7 @@ const TARGETS: &[Target] = &[
             b"x = [[(lambda y: y if y else -y)(z) for z in w] for w in v]",
         ],
         run: python_syntax,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "evalset_files",
@@ -247,8 +249,7 @@ const TARGETS: &[Target] = &[
         }),
         builtin: &[b"{\"id\": \"a\", \"prompt\": \"p\", \"expected_answer\": \"x\"}\n"],
         run: evalset_files,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "inspect_eval",
@@ -256,8 +257,7 @@ const TARGETS: &[Target] = &[
         wants: Wants::Files(|f| f.name.ends_with(".eval") || f.bytes.starts_with(b"PK\x03\x04")),
         builtin: &[b"PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"],
         run: inspect_eval,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "inspect_json",
@@ -268,8 +268,7 @@ const TARGETS: &[Target] = &[
         }),
         builtin: &[b"{\"version\": 2, \"status\": \"success\", \"eval\": {}, \"samples\": []}"],
         run: inspect_json,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "evallog_folder",
@@ -279,70 +278,69 @@ const TARGETS: &[Target] = &[
                 evallog::sniff(&InputFile::new(p.clone(), b.clone())).is_some()
             })
         }),
-        builtin: &[],
         run: evallog_folder,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "run_numeric_qa",
         about: "numeric QA run folders: run::read + score (both profiles), the CLI's streamed \
                 reads against the whole-folder read, report outputs, HTML, compare",
         wants: Wants::Folders(|f| family_of(&f.files) == Family::NumericQa),
-        builtin: &[],
         run: run_folder,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "run_codegen",
         about: "code-generation run folders: run::read + score, report outputs, HTML, compare",
         wants: Wants::Folders(|f| family_of(&f.files) == Family::Codegen),
-        builtin: &[],
         run: run_folder,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "run_evalset",
         about: "eval-set run folders: run::read + score, report outputs, HTML, compare",
         wants: Wants::Folders(|f| family_of(&f.files) == Family::Evalset),
-        builtin: &[],
         run: run_folder,
-        hidden: false,
-        slack_secs: 0,
+        ..PLAIN
     },
     Target {
         name: "cli",
         about: "the CLI end to end: the folder written to disk, loaded in-process by \
                 evalboard_cli::fsio, and `evalboard score|validate|report|diff` run on it",
         wants: Wants::Folders(|_| true),
-        builtin: &[],
         run: cli_target::run,
-        hidden: false,
         slack_secs: 5,
+        ..PLAIN
     },
     Target {
         name: "selftest",
         about: "the harness's own check: first byte P panics, A aborts, S overflows the stack, \
                 O allocates 64 GiB, H hangs",
-        wants: Wants::Files(|_| false),
         builtin: &[b"P", b"A", b"S", b"O", b"H", b"ok"],
         run: selftest,
         hidden: true,
-        slack_secs: 0,
+        ..PLAIN
     },
 ];
 
-/// A signature of an execution: what the novelty check compares. Built from outcomes,
-/// counts bucketed by powers of two, and the kinds of diagnostics (their message with the
-/// variable parts dropped), so that a new kind of diagnostic keeps its input.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct Sig(Fnv);
+/// What an execution saw, as features: each outcome, flag and count (bucketed by powers of
+/// two) at its place in the target (the n-th call), and each kind of diagnostic. An input is
+/// kept as a seed when it shows a feature no earlier input showed: a cheap stand-in for new
+/// coverage (a hash of the whole set would call nearly every input new, as combinations of
+/// diagnostics are endless).
+#[derive(Debug, Default, Clone)]
+pub struct Sig {
+    at: u64,
+    features: Vec<u64>,
+}
 
 impl Sig {
     pub fn tag(&mut self, t: u64) {
-        self.0.write_u64(t);
+        self.at += 1;
+        let mut h = Fnv::default();
+        h.write_u64(self.at);
+        h.write_u64(t);
+        self.features.push(h.0);
     }
 
     pub fn flag(&mut self, b: bool) {
@@ -355,12 +353,7 @@ impl Sig {
 
     pub fn diags(&mut self, d: &[Diagnostic]) {
         self.count(d.len());
-        let mut kinds: Vec<u64> = d.iter().map(diag_kind).collect();
-        kinds.sort_unstable();
-        kinds.dedup();
-        for k in kinds {
-            self.tag(k);
-        }
+        self.features.extend(d.iter().map(diag_kind));
     }
 
     pub fn result<T, E>(&mut self, r: &Result<T, E>) {
@@ -368,32 +361,40 @@ impl Sig {
     }
 
     pub fn done(self) -> Verdict {
-        Verdict::Ok(self.0 .0)
+        Verdict::Ok(self.features)
     }
 }
 
-/// A diagnostic's kind: severity and the first letters of its message, digits and quoted
-/// text left out (they vary with the input, the kind does not).
+/// A diagnostic's kind: its severity, its first word and its length as a power of two. Coarse
+/// on purpose: messages carry ids and values from the input (`trace <id> has no turns`), and any
+/// finer reading (more words, letters) made nearly every mutant "new" and filled the corpus with
+/// renamed copies of one finding.
 fn diag_kind(d: &Diagnostic) -> u64 {
     let mut h = Fnv::default();
+    h.write(b"diagnostic");
     h.write_u64(d.severity as u64);
-    let mut quoted = false;
-    let mut kept = 0;
-    for c in d.message.bytes() {
-        if c == b'`' || c == b'"' {
-            quoted = !quoted;
-            continue;
-        }
-        if quoted || !c.is_ascii_alphabetic() {
-            continue;
-        }
-        h.write(&[c]);
-        kept += 1;
-        if kept == 32 {
-            break;
-        }
-    }
+    h.write(
+        d.message
+            .split_whitespace()
+            .next()
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    h.write_u64(u64::from(usize::BITS - d.message.len().leading_zeros()));
     h.0
+}
+
+/// A number's class (the value itself would make every input new).
+fn number_class(x: Option<f64>) -> u64 {
+    match x {
+        None => 0,
+        Some(v) if v.is_nan() => 1,
+        Some(v) if v.is_infinite() => 2,
+        Some(0.0) => 3,
+        Some(v) if v < 0.0 => 4,
+        Some(v) if v.fract() == 0.0 => 5,
+        Some(_) => 6,
+    }
 }
 
 fn bytes_of(input: &Input) -> &[u8] {
@@ -570,7 +571,7 @@ fn answer_target(input: &Input, _: &Ctx) -> Verdict {
         (raw(a), raw(b)),
         (RawValue::Str(a.into()), RawValue::Str(b.into())),
     ] {
-        s.tag(answer::parse_answer(&ea).value().map_or(0, f64::to_bits));
+        s.tag(number_class(answer::parse_answer(&ea).value()));
         let v = qa_score::doc::score_answer(&ea, Some(&eb), &Default::default());
         for f in v.flags() {
             s.flag(f);
@@ -814,25 +815,21 @@ fn evalset_files(input: &Input, _: &Ctx) -> Verdict {
 }
 
 fn inspect_eval(input: &Input, _: &Ctx) -> Verdict {
-    let f = InputFile::new("log.eval", bytes_of(input).to_vec());
-    let mut s = Sig::default();
-    s.tag(evallog::sniff(&f).map_or(99, |k| k as u64));
-    match evallog::inspect::read_eval(&f) {
-        Ok((run, d)) => {
-            s.tag(1);
-            s.count(run.samples.len());
-            s.diags(&d);
-        }
-        Err(d) => s.diags(&d),
-    }
-    s.done()
+    inspect_log("log.eval", input, evallog::inspect::read_eval)
 }
 
 fn inspect_json(input: &Input, _: &Ctx) -> Verdict {
-    let f = InputFile::new("log.json", bytes_of(input).to_vec());
+    inspect_log("log.json", input, evallog::inspect::read_json)
+}
+
+type LogRead = Result<(evallog::EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>>;
+
+/// One Inspect log named `name` through `read` (the `.eval` or the `.json` reader).
+fn inspect_log(name: &str, input: &Input, read: fn(&InputFile) -> LogRead) -> Verdict {
+    let f = InputFile::new(name, bytes_of(input).to_vec());
     let mut s = Sig::default();
     s.tag(evallog::sniff(&f).map_or(99, |k| k as u64));
-    match evallog::inspect::read_json(&f) {
+    match read(&f) {
         Ok((run, d)) => {
             s.tag(1);
             s.count(run.samples.len());
@@ -1012,15 +1009,15 @@ fn selftest(input: &Input, _: &Ctx) -> Verdict {
     match bytes_of(input).first() {
         Some(b'P') => panic!("selftest: a panic"),
         Some(b'A') => std::process::abort(),
-        Some(b'S') => Verdict::Ok(recurse(0)),
+        Some(b'S') => Verdict::Ok(vec![recurse(0)]),
         Some(b'O') => {
             // Past the worker's address-space limit: the allocator fails, Rust aborts.
             let v: Vec<u8> = Vec::with_capacity(std::hint::black_box(64usize << 30));
-            Verdict::Ok(std::hint::black_box(v).capacity() as u64)
+            Verdict::Ok(vec![std::hint::black_box(v).capacity() as u64])
         }
         Some(b'H') => loop {
             std::thread::sleep(std::time::Duration::from_millis(50));
         },
-        _ => Verdict::Ok(0),
+        _ => Verdict::Ok(Vec::new()),
     }
 }

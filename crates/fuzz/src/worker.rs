@@ -27,8 +27,10 @@ pub const HANG_EXIT: i32 = 77;
 /// Inputs saved per distinct crash (or hang) key: enough to compare, not thousands of copies of
 /// one shallow bug.
 const SAVED_PER_KEY: usize = 3;
-/// Inputs kept in memory as seeds at most (new ones then replace random earlier finds).
+/// Inputs kept in memory as seeds at most, and their bytes at most (new ones then replace
+/// random earlier finds): the worker stays well inside its address-space limit.
 const MAX_CORPUS: usize = 20_000;
+const MAX_CORPUS_BYTES: usize = 512 << 20;
 /// New seeds written to `<out>/<target>/corpus` at most per worker, and their size limit.
 const MAX_SAVED_SEEDS: usize = 500;
 const MAX_SAVED_SEED_BYTES: usize = 256 << 10;
@@ -287,12 +289,13 @@ fn fuzz_loop(args: &WorkerArgs, shared: &Shared) {
         if !lp.budget_left() {
             return;
         }
-        if let Some(sig) = lp.exec(input) {
-            lp.seen.insert(sig);
+        if let Some(features) = lp.exec(input) {
+            lp.seen.extend(features);
         }
     }
     let _ = std::fs::create_dir_all(&corpus_dir);
     let mut rng = Rng::new(args.seed);
+    let mut corpus_bytes: usize = corpus.iter().map(Input::len).sum();
     while lp.budget_left() {
         // A third of the time a parent among the inputs found in this run (they reached
         // something new), else any.
@@ -330,16 +333,23 @@ fn fuzz_loop(args: &WorkerArgs, shared: &Shared) {
                 Input::Folder(folder)
             }
         };
-        if let Some(sig) = lp.exec(&child) {
-            if lp.seen.insert(sig) {
+        if let Some(features) = lp.exec(&child) {
+            // Every feature goes into the set (no short cut): the next input is new only for
+            // what this one did not show.
+            let new = features.into_iter().filter(|f| lp.seen.insert(*f)).count();
+            if new > 0 {
                 lp.keep(&child, &corpus_dir);
-                if corpus.len() < MAX_CORPUS {
+                corpus_bytes += child.len();
+                if corpus.len() < MAX_CORPUS && corpus_bytes <= MAX_CORPUS_BYTES {
                     corpus.push(child);
-                } else {
+                } else if corpus.len() > n_seeds {
                     let at = rng.range(n_seeds, corpus.len() - 1);
                     if let Some(slot) = corpus.get_mut(at) {
+                        corpus_bytes = corpus_bytes.saturating_sub(slot.len());
                         *slot = child;
                     }
+                } else {
+                    corpus_bytes = corpus_bytes.saturating_sub(child.len());
                 }
             }
         }
@@ -352,8 +362,8 @@ impl Loop<'_> {
             && self.deadline.is_none_or(|d| Instant::now() < d)
     }
 
-    /// Runs the target on `input`; the signature when it passed, `None` when it was a finding.
-    fn exec(&mut self, input: &Input) -> Option<u64> {
+    /// Runs the target on `input`; its features when it passed, `None` when it was a finding.
+    fn exec(&mut self, input: &Input) -> Option<Vec<u64>> {
         let encoded = input.encode();
         if let Some(f) = &self.current {
             write_current(f, &encoded);
@@ -390,7 +400,7 @@ impl Loop<'_> {
             (Ok(Verdict::Hang(message)), None) => {
                 self.finding("hang", &key_of(&message), &message, &encoded, input)
             }
-            (Ok(Verdict::Ok(sig)), None) => return Some(sig),
+            (Ok(Verdict::Ok(features)), None) => return Some(features),
         }
         None
     }
