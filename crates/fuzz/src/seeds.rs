@@ -1,7 +1,7 @@
 //! Seeds: the real files the project tests with (`tests/fixtures/**`), the reference data beside
 //! the project (`../shared/data/**`, absent on CI: skipped), the hostile corpus
 //! (`tests/hostile/**`, when present), and what earlier runs kept (`<out>/<target>/corpus`).
-//! Every file is a single-file seed; every folder of them (up to [`MAX_FOLDER_FILES`] files) is
+//! Every file is a single-file seed; every folder of them (up to 64 files) is
 //! a folder seed, as a user would drop it.
 
 use std::path::{Path, PathBuf};

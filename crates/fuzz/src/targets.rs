@@ -365,21 +365,20 @@ impl Sig {
     }
 }
 
-/// A diagnostic's kind: its severity, its first word and its length as a power of two. Coarse
-/// on purpose: messages carry ids and values from the input (`trace <id> has no turns`), and any
+/// A diagnostic's kind: its severity, its first word of letters only and its length as a power
+/// of two. Coarse on purpose: messages carry ids and values from the input (`trace <id> has no
+/// turns`, `<n> more bad lines not listed`), and any
 /// finer reading (more words, letters) made nearly every mutant "new" and filled the corpus with
 /// renamed copies of one finding.
 fn diag_kind(d: &Diagnostic) -> u64 {
     let mut h = Fnv::default();
     h.write(b"diagnostic");
     h.write_u64(d.severity as u64);
-    h.write(
-        d.message
-            .split_whitespace()
-            .next()
-            .unwrap_or_default()
-            .as_bytes(),
-    );
+    let first_word = d
+        .message
+        .split_whitespace()
+        .find(|w| w.bytes().all(|c| c.is_ascii_alphabetic()));
+    h.write(first_word.unwrap_or_default().as_bytes());
     h.write_u64(u64::from(usize::BITS - d.message.len().leading_zeros()));
     h.0
 }
@@ -487,16 +486,11 @@ fn qa_jsonl_target(input: &Input, _: &Ctx) -> Verdict {
         }
         Err(d) => s.diags(d),
     }
-    // The same bytes fed in pieces cut at places chosen by the input's hash (so a replay
-    // cuts them the same way), as the CLI and the dashboard's worker stream big files.
-    let mut cuts = crate::rng::Rng::new(input.hash());
+    // The same bytes fed in pieces, as the CLI and the dashboard's worker stream big files.
+    let pieces = cut(b, input.hash());
     let mut reader = qa_jsonl::QaJsonlReader::new("run.jsonl");
-    let mut rest = b;
-    while !rest.is_empty() {
-        let n = cuts.small_len(rest.len()).min(rest.len());
-        let (piece, tail) = rest.split_at(n);
+    for piece in &pieces {
         reader.feed(piece);
-        rest = tail;
     }
     let streamed = reader.finish();
     if streamed != whole {
@@ -506,7 +500,41 @@ fn qa_jsonl_target(input: &Input, _: &Ctx) -> Verdict {
             summary(&streamed)
         ));
     }
+    // The CLI's path for a big file (`numeric_qa::read::QaJsonlStream`, fed its first piece as
+    // the head) against the whole file's read, both assembled into a run.
+    let (head, rest) = pieces.split_first().unwrap_or((&b, &[]));
+    if let Some(mut stream) = qa_read::QaJsonlStream::start("run.jsonl", head) {
+        for piece in rest {
+            stream.feed(piece);
+        }
+        let streamed = qa_read::assemble_qa_run("fuzz", vec![stream.finish().read], None);
+        let file = InputFile::new("run.jsonl", b.to_vec());
+        let read = qa_read::read_file(&file, &mut |_| {});
+        let whole = qa_read::assemble_qa_run("fuzz", vec![read], None);
+        if streamed != whole {
+            return Verdict::Crash(format!(
+                "qa_jsonl: QaJsonlStream's run differs from read_file's\n whole: {}\n streamed: {}",
+                run_summary(&whole),
+                run_summary(&streamed)
+            ));
+        }
+    }
     s.done()
+}
+
+/// `bytes` cut into pieces at places chosen by `seed` (the input's hash, so a replay cuts them
+/// the same way), as the CLI and the dashboard's worker stream big files.
+fn cut(bytes: &[u8], seed: u64) -> Vec<&[u8]> {
+    let mut rng = crate::rng::Rng::new(seed);
+    let mut pieces = Vec::new();
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let n = rng.small_len(rest.len()).min(rest.len());
+        let (piece, tail) = rest.split_at(n);
+        pieces.push(piece);
+        rest = tail;
+    }
+    pieces
 }
 
 type ConvRead = Result<
@@ -976,25 +1004,29 @@ fn qa_streamed_vs_whole(input: &RunInput, reference: &Option<Reference>) -> Opti
         _ => false,
     };
     (!same).then(|| {
-        let show = |r: &Result<evalboard_engine::numeric_qa::model::QaRun, _>| match r {
-            Ok(run) => format!(
-                "Ok: {} conversations, {} diagnostics: {:?}",
-                run.conversations.len(),
-                run.diagnostics.len(),
-                run.diagnostics
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-            ),
-            Err(e) => format!("Err: {e}"),
-        };
         format!(
             "numeric QA: the file-by-file read (CLI) differs from the whole-folder read\n \
              whole: {}\n file by file: {}",
-            show(&whole),
-            show(&owned)
+            run_summary(&whole),
+            run_summary(&owned)
         )
     })
+}
+
+type RunRead =
+    Result<evalboard_engine::numeric_qa::model::QaRun, evalboard_engine::accounting::LoadError>;
+
+/// A numeric QA run as read, in a line (for a failed check's message).
+fn run_summary(r: &RunRead) -> String {
+    let lines = |d: &[Diagnostic]| d.iter().map(ToString::to_string).collect::<Vec<_>>();
+    match r {
+        Ok(run) => format!(
+            "Ok: {} conversations, diagnostics {:?}",
+            run.conversations.len(),
+            lines(&run.diagnostics)
+        ),
+        Err(e) => format!("Err: {e}: {:?}", lines(&e.diagnostics)),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
