@@ -74,6 +74,9 @@ struct Args {
     /// Internal: run as the worker of --target (started by the supervisor).
     #[arg(long, hide = true)]
     worker: bool,
+    /// Internal: the slowest execution an earlier worker of the target saw, in ms.
+    #[arg(long, hide = true, default_value_t = 0)]
+    slowest_ms: u64,
 }
 
 fn main() -> ExitCode {
@@ -118,6 +121,7 @@ fn main() -> ExitCode {
             stack_kib: args.stack_kib,
             memory_mib: args.memory_mib,
             evalboard,
+            slowest_ms: args.slowest_ms,
         });
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }

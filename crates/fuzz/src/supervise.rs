@@ -182,7 +182,9 @@ fn run_target(opts: &Options, target: &'static Target, share: Option<f64>) -> Ta
             .arg("--stack-kib")
             .arg(opts.stack_kib.to_string())
             .arg("--memory-mib")
-            .arg(opts.memory_mib.to_string());
+            .arg(opts.memory_mib.to_string())
+            .arg("--slowest-ms")
+            .arg(report.slowest_ms.to_string());
         if let Some(s) = seconds_left {
             cmd.arg("--seconds").arg(format!("{:.3}", s.as_secs_f64()));
         }

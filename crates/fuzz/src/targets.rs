@@ -353,7 +353,10 @@ impl Sig {
 
     pub fn diags(&mut self, d: &[Diagnostic]) {
         self.count(d.len());
-        self.features.extend(d.iter().map(diag_kind));
+        let mut kinds: Vec<u64> = d.iter().map(diag_kind).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        self.features.extend(kinds);
     }
 
     pub fn result<T, E>(&mut self, r: &Result<T, E>) {

@@ -48,6 +48,9 @@ pub struct WorkerArgs {
     pub stack_kib: usize,
     pub memory_mib: u64,
     pub evalboard: Option<PathBuf>,
+    /// The slowest execution earlier workers of this target saw (ms): `slowest` is only
+    /// replaced by a slower input.
+    pub slowest_ms: u64,
 }
 
 /// The last panic's (key, message), set by the quiet panic hook. A panic in a thread the
@@ -280,7 +283,7 @@ fn fuzz_loop(args: &WorkerArgs, shared: &Shared) {
             .seconds
             .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0))),
         runs: 0,
-        slowest: Duration::ZERO,
+        slowest: Duration::from_millis(args.slowest_ms),
     };
 
     // Every seed once, as it is: the real files must pass before their mutants mean anything.
