@@ -59,9 +59,10 @@ bench: fetch
 ## Fuzz every reader, run folders and the CLI for FUZZ_SECONDS in all (crates/fuzz; findings and
 ## summary.json in fuzz/out; exit 1 on any crash or hang). The `fuzz` profile is release with
 ## unwinding panics and overflow checks; the CLI is built beside the harness for its `cli` target.
+## Needs only cargo (no setup: no wasm tools, browsers or node).
 FUZZ_SECONDS ?= 1800
 FUZZ_ARGS ?=
-fuzz: fetch
+fuzz:
 	cargo build --locked --profile fuzz -p evalboard-fuzz -p evalboard-cli
 	target/fuzz/evalboard-fuzz --seconds $(FUZZ_SECONDS) $(FUZZ_ARGS)
 
