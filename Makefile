@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/tools/node_modules/.bin:$(PATH)
 CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: serve test setup fetch build dist lint test-native test-wasm test-e2e bench fmt clean-dist
+.PHONY: serve test setup fetch build dist lint test-native test-wasm test-e2e bench fuzz fmt clean-dist
 
 setup:
 	@bash scripts/setup.sh
@@ -55,6 +55,16 @@ test-e2e:
 ## Benchmarks: synthetic 100k/1M-turn runs, native + wasm (headless Chromium) + Python baseline.
 bench: fetch
 	bash bench/run.sh
+
+## Fuzz every reader, run folders and the CLI for FUZZ_SECONDS in all (crates/fuzz; findings and
+## summary.json in fuzz/out; exit 1 on any crash or hang). The `fuzz` profile is release with
+## unwinding panics and overflow checks; the CLI is built beside the harness for its `cli` target.
+## Needs only cargo (no setup: no wasm tools, browsers or node).
+FUZZ_SECONDS ?= 1800
+FUZZ_ARGS ?=
+fuzz:
+	cargo build --locked --profile fuzz -p evalboard-fuzz -p evalboard-cli
+	target/fuzz/evalboard-fuzz --seconds $(FUZZ_SECONDS) $(FUZZ_ARGS)
 
 fmt:
 	cargo fmt --all

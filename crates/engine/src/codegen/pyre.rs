@@ -487,6 +487,7 @@ impl<'t> Matcher<'t> {
             ClassItem::Range(lo, hi) => {
                 (lo..=hi).contains(&c)
                     || (self.flags.ignore_case
+                        && (!hi.is_ascii() || may_fold_to_ascii(c))
                         && case_variants(c).into_iter().any(|v| (lo..=hi).contains(&v)))
             }
             ClassItem::Digit(yes) => is_digit(c) == yes,
@@ -652,12 +653,28 @@ fn case_variants(c: char) -> [char; 3] {
     [l, upper1(c), extra]
 }
 
+/// The only chars outside ASCII with an ASCII char among their case forms ([`lower1`],
+/// [`upper1`], [`case_variants`]): İ (lower i), ı (upper I), ſ (upper S), the Kelvin sign
+/// (lower k). A test checks this against every char.
+const FOLDS_TO_ASCII: [char; 4] = ['\u{130}', '\u{131}', '\u{17f}', '\u{212a}'];
+
+/// Whether `c` may equal some ASCII char when case is ignored. Any other non-ASCII char is
+/// unequal to every ASCII one without a look at the Unicode case tables, which keeps non-ASCII
+/// text as cheap to scan as ASCII: every lead check of every pattern looked them up, and 8 MB
+/// of U+FFFD took 23 s to score (found by evalboard-fuzz).
+fn may_fold_to_ascii(c: char) -> bool {
+    c.is_ascii() || FOLDS_TO_ASCII.contains(&c)
+}
+
 fn chars_eq_ignore_case(p: char, c: char) -> bool {
     if p == c {
         return true;
     }
     if p.is_ascii() && c.is_ascii() {
         return p.eq_ignore_ascii_case(&c);
+    }
+    if (p.is_ascii() && !may_fold_to_ascii(c)) || (c.is_ascii() && !may_fold_to_ascii(p)) {
+        return false;
     }
     lower1(p) == lower1(c) || case_variants(c).contains(&p)
 }
@@ -678,6 +695,66 @@ mod tests {
             re.is_match(&Text::new(text)),
             expected,
             "search({pattern:?}, {text:?})"
+        );
+    }
+
+    /// [`FOLDS_TO_ASCII`] is exactly the non-ASCII chars with an ASCII case form, so skipping
+    /// the case tables for the others changes no comparison.
+    #[test]
+    fn only_four_non_ascii_chars_fold_to_ascii() {
+        let folding: Vec<char> = (0x80..=0x10_FFFF)
+            .filter_map(char::from_u32)
+            .filter(|&c| {
+                [lower1(c), upper1(c)]
+                    .into_iter()
+                    .chain(case_variants(c))
+                    .any(|v| v.is_ascii())
+            })
+            .collect();
+        assert_eq!(folding, FOLDS_TO_ASCII);
+        // The ASCII chars' own case forms reach outside ASCII only through those four.
+        for p in (0u8..0x80).map(char::from) {
+            for v in [lower1(p), upper1(p)].into_iter().chain(case_variants(p)) {
+                assert!(
+                    v.is_ascii() || FOLDS_TO_ASCII.contains(&v),
+                    "{p:?} -> {v:?}"
+                );
+            }
+        }
+        check_match("k", Flags::I, "\u{212a}", true);
+        check_match("[a-z]+", Flags::I, "\u{17f}", true);
+        check_match("S", Flags::I, "\u{17f}", true);
+        check_match("i", Flags::I, "\u{130}", true);
+        check_match("[a-z]", Flags::I, "\u{fffd}\u{e9}", false);
+        check_match("e", Flags::I, "\u{e9}\u{c9}", false);
+    }
+
+    /// Fuzz finding (evalboard-fuzz, python_syntax: 1.3 MB of code that was mostly U+FFFD took
+    /// 3.9 s to score, 8 MB took 23 s): every case-insensitive lead check of a non-ASCII char
+    /// looked up the Unicode case tables. Now such a char costs what an ASCII one does, which
+    /// is what this checks, against the same search through ASCII text (a ratio, so the
+    /// machine's speed does not matter; it was 4x unoptimized and 10x optimized before).
+    #[test]
+    fn case_insensitive_search_through_non_ascii_text_costs_what_ascii_does() {
+        let patterns: Vec<Regex> = ["import", "[a-z_]+\\(", "\\bfor\\s", "k|s|i"]
+            .iter()
+            .map(|p| Regex::new(p, Flags::I).unwrap_or_else(|e| panic!("{p}: {e}")))
+            .collect();
+        let time = |text: &Text| {
+            let t = std::time::Instant::now();
+            for _ in 0..5 {
+                for re in &patterns {
+                    assert!(!re.is_match(text));
+                }
+            }
+            t.elapsed()
+        };
+        let ascii = Text::new(&"~".repeat(400_000));
+        let other = Text::new(&"\u{fffd}".repeat(400_000));
+        let (a, o) = (time(&ascii), time(&other));
+        assert!(
+            o < a * 2 + std::time::Duration::from_millis(50),
+            "{o:?} vs {a:?}"
         );
     }
 

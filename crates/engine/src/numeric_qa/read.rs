@@ -741,6 +741,7 @@ mod stream_tests {
         good.push_str(&line(999, 0, "last line, no newline"));
         let mut bad_utf8 = good.clone().into_bytes();
         bad_utf8.splice(9000..9000, [0xff, 0xfe]);
+        let two_boms = format!("\u{feff}\u{feff}{}\n{}\n", line(0, 0, ""), line(1, 0, ""));
         let mut many_bad = line(0, 0, "");
         many_bad.push('\n');
         for _ in 0..1200 {
@@ -755,6 +756,9 @@ mod stream_tests {
                 "only_bad.jsonl",
                 b"{\"conversation_id\":\"c\",\"turn_idx\":-3}\nnope\n".to_vec(),
             ),
+            // Fuzz finding (evalboard-fuzz, qa_jsonl): the whole-file path removed two marks
+            // (once as text, once as the first line), the stream one.
+            ("two_boms.jsonl", two_boms.clone().into_bytes()),
         ];
         for (path, bytes) in &cases {
             let want = whole(path, bytes);
@@ -763,6 +767,11 @@ mod stream_tests {
                 assert_eq!(got, want, "{path}, blocks of {block}");
             }
         }
+        // One mark is the encoding's; a second is content, and the line is not JSON (Python's
+        // `utf-8-sig` leaves it, and `json.loads` refuses it).
+        let two = whole("two_boms.jsonl", two_boms.as_bytes()).expect("line 2 reads");
+        assert_eq!(two.conversations.len(), 1);
+        assert_eq!(two.diagnostics.first().and_then(|d| d.line), Some(1));
         let run = whole("run.jsonl", &cases[0].1).expect("readable");
         assert_eq!(run.conversations.len(), 76);
         assert_eq!(run.diagnostics.len(), 1, "{:?}", run.diagnostics);

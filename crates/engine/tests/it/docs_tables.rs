@@ -153,7 +153,12 @@ fn paths_named_in_the_docs_exist() {
     }
     // Outputs of runs, not files of the repository (gitignored), and the paths of the systems
     // the docs describe.
-    let not_ours = ["bench/out/", "tests/e2e/out/", "src/evaluation/"];
+    let not_ours = [
+        "bench/out/",
+        "tests/e2e/out/",
+        "fuzz/out/",
+        "src/evaluation/",
+    ];
     let mut missing = Vec::new();
     for doc in &docs {
         let text = std::fs::read_to_string(root.join(doc)).expect("a doc");

@@ -212,29 +212,35 @@ pub fn read_qa_jsonl_with_progress(
     bytes: &[u8],
     progress: &mut dyn FnMut(u64),
 ) -> Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>> {
-    read_blocks(path, Src::Bytes(bytes), progress)
+    read_blocks(Src::Bytes(bytes), QaJsonlReader::new(path), progress)
 }
 
 /// [`read_qa_jsonl_with_progress`] of a file already known to be UTF-8 text (not validated
-/// again: in wasm, validating a 45 MB file takes a third of the time it takes to parse it).
+/// again: in wasm, validating a 45 MB file takes a third of the time it takes to parse it),
+/// whose byte-order mark, if it had one, is already removed (`sniff::text_of`). A U+FEFF left at
+/// its start is content, as Python's `utf-8-sig` leaves a second one: the first line is then not
+/// JSON, as it is when the file is streamed ([`QaJsonlReader`] removes one mark itself).
 pub fn read_qa_jsonl_text_with_progress(
     path: &str,
     text: &str,
     progress: &mut dyn FnMut(u64),
 ) -> Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>> {
-    read_blocks(path, Src::Text(text), progress)
+    let reader = QaJsonlReader {
+        strip_bom: false,
+        ..QaJsonlReader::new(path)
+    };
+    read_blocks(Src::Text(text), reader, progress)
 }
 
 /// Feeds the whole file in blocks of whole lines (so no line is buffered), reporting progress
 /// between blocks.
 fn read_blocks(
-    path: &str,
     src: Src<'_>,
+    mut reader: QaJsonlReader,
     progress: &mut dyn FnMut(u64),
 ) -> Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>> {
     const PROGRESS_EVERY: usize = 1 << 20;
     let bytes = src.as_bytes();
-    let mut reader = QaJsonlReader::new(path);
     let mut start = 0usize;
     while start < bytes.len() {
         let rest = bytes.get(start..).unwrap_or_default();
@@ -280,6 +286,8 @@ pub struct QaJsonlReader {
     n_bad: usize,
     repeats: RepeatedKeys,
     first_invalid_utf8: Option<(u64, u32)>,
+    /// The first line starts after a byte-order mark (false when the caller removed it).
+    strip_bom: bool,
 }
 
 /// The lines with repeated keys: each listed (up to [`RepeatedKeys::LISTED`] lines), then counted.
@@ -331,6 +339,7 @@ impl QaJsonlReader {
             n_bad: 0,
             repeats: RepeatedKeys::default(),
             first_invalid_utf8: None,
+            strip_bom: true,
         }
     }
 
@@ -424,7 +433,7 @@ impl QaJsonlReader {
     fn read_line(&mut self, raw_line: Src<'_>, first: bool) {
         let path = self.path.as_str();
         let line_no = self.line_no;
-        let raw_line = if first {
+        let raw_line = if first && self.strip_bom {
             raw_line.strip_bom()
         } else {
             raw_line
