@@ -116,7 +116,7 @@ impl<'a> CsvRows<'a> {
     }
 
     /// The next row into `out`, and its 1-based line; `None` at the end (or at a record the CSV
-    /// reader cannot read, reported). Problems go to `diags` (see the module docs).
+    /// reader cannot read nor move past, reported; one it moves past is skipped, reported). Problems go to `diags` (see the module docs).
     pub fn next_row(&mut self, diags: &mut Vec<Diagnostic>, out: &mut StringRecord) -> Option<u32> {
         let n = self.header.len();
         loop {
@@ -131,11 +131,18 @@ impl<'a> CsvRows<'a> {
                 Err(e) => {
                     let at = e.position().map_or(before, |p| p.byte());
                     let line = self.line_at(usize::try_from(at).unwrap_or(usize::MAX));
+                    // A record the reader could not take (bytes that are not UTF-8) costs that
+                    // record, not the rest of the file, when the reader has moved past it.
+                    let moved = self.reader.position().byte() > before;
+                    let what = if moved { "; the row is skipped" } else { "" };
                     diags.push(Diagnostic::error(
                         self.path,
                         Some(line),
-                        format!("bad CSV: {e}"),
+                        format!("bad CSV: {e}{what}"),
                     ));
+                    if moved {
+                        continue;
+                    }
                     return None;
                 }
             }

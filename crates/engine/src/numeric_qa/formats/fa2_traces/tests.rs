@@ -334,7 +334,7 @@ fn trace_order_reads_wide_rows_and_many_traces_in_one_pass() {
         bytes.extend(format!("t{},1\r\n", i % 50_000).into_bytes());
     }
     let t = std::time::Instant::now();
-    let order = trace_order_from_csv(&bytes);
+    let (order, _) = trace_order_from_csv("summary.csv", &bytes);
     let took = t.elapsed();
     assert_eq!(order.len(), 50_000);
     assert_eq!(order.first().map(String::as_str), Some("t0"));
