@@ -30,7 +30,7 @@ pub struct LoadedLog {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Reads the logs of `input` as one run ([`super::read`]). A folder holding several logs is
+/// Reads the logs of `input` as one run ([`super::read()`]). A folder holding several logs is
 /// read as its first one (by path), with a warning naming the others: each is scored on its
 /// own. `Err` only when no log could be read.
 pub fn read_log(input: &RunInput) -> Result<LoadedLog, LoadError> {
