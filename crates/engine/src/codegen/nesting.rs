@@ -90,16 +90,22 @@ pub fn too_deep(code: &str) -> Option<TooDeep> {
             }
             b'+' | b'-' | b'~' | b'*' | b'/' | b'%' | b'@' | b'&' | b'|' | b'^' | b'<' | b'>'
             | b'=' | b'!' => {
-                // One operator token: a maximal run of operator characters, except that a run
-                // of `+`, `-` and `~` after an operator is that many prefix operators.
+                // One operator token: a maximal run of operator characters, except that each
+                // `+`, `-` and `~` not right after an operand is a prefix operator of its own.
+                // Past the run's first character the code is after an operator: Python makes
+                // `t---1` `t - (-(-1))` and `x=-1` `x = (-1)` (counting the run after an operand
+                // as one binary operator let `t` and 46,000 `-` through, and the parser's tree
+                // of them overflowed the stack when dropped; found by evalboard-fuzz).
                 let start = i;
+                let mut operand_before = after_operand;
                 while b.get(i).is_some_and(|x| is_operator_byte(*x)) {
-                    if !after_operand && matches!(b.get(i), Some(b'+' | b'-' | b'~')) {
+                    if !operand_before && matches!(b.get(i), Some(b'+' | b'-' | b'~')) {
                         prefix_run += 1;
                         if prefix_run > MAX_OPERATORS {
                             return Some(TooDeep::Operators { offset: i });
                         }
                     }
+                    operand_before = false;
                     i += 1;
                 }
                 let token = b.get(start..i).unwrap_or_default();
@@ -284,6 +290,15 @@ mod tests {
         // Statements reset the count.
         let many = "x = 1 + 1\n".repeat(10 * n);
         assert!(!deep(&many));
+        // Fuzz finding (evalboard-fuzz, python_syntax: a stack overflow): after an operand the
+        // first operator character is binary and every `+`, `-`, `~` after it a prefix, with or
+        // without spaces.
+        assert!(!deep(&format!("t{}1", "-".repeat(n + 1))));
+        assert!(deep(&format!("t{}1", "-".repeat(n + 2))));
+        assert!(deep(&format!("t{}O", "-".repeat(46_563))));
+        assert!(deep(&format!("x={}1", "-".repeat(n + 1))));
+        assert!(deep(&format!("x**{}1", "~".repeat(n + 1))));
+        assert!(!deep(&format!("x = a{}b", "+-".repeat(n / 2))));
     }
 
     #[test]

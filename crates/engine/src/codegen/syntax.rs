@@ -405,6 +405,28 @@ mod tests {
         check("if a:\n    while b:\n        try:\n            pass\n        except E:\n            g() = 1", false);
     }
 
+    /// Fuzz finding (evalboard-fuzz, python_syntax: `t` and 46,563 `-` overflowed a 2 MiB stack
+    /// when the parser's tree of nested negations was dropped): such code is refused before
+    /// the parser runs, on wasm's 1 MiB stack too.
+    #[cfg(feature = "python-syntax")]
+    #[test]
+    fn a_long_run_of_signs_after_an_operand_is_refused_not_parsed() {
+        let run = std::thread::Builder::new().stack_size(1 << 20).spawn(|| {
+            let code = format!("t{}O", "-".repeat(46_563));
+            let got = check_syntax(&code);
+            (got.validity, got.errors)
+        });
+        let (validity, errors) = run
+            .expect("thread starts")
+            .join()
+            .expect("no stack overflow");
+        assert_eq!(validity, SyntaxValidity::Invalid);
+        assert!(
+            matches!(errors.as_slice(), [SyntaxErrorDto::Bare(_)]),
+            "{errors:?}"
+        );
+    }
+
     #[cfg(feature = "python-syntax")]
     #[test]
     fn error_carries_line_message_and_text() {
