@@ -148,6 +148,11 @@ const NESTERS: &[&[u8]] = &[
     b"lambda:",
     b"if 1:\n ",
     b"~",
+    b".a",
+    b"()",
+    b"[0]",
+    b"**-",
+    b"+-",
 ];
 
 /// What a numeric or string value may be replaced with.

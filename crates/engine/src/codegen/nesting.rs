@@ -11,8 +11,9 @@
 pub const MAX_BRACKETS: usize = 200;
 
 /// Operators nested in one expression (a chain of prefix operators, of binary operators between
-/// two separators, of `lambda`s or conditional expressions in one statement) beyond which the
-/// code is refused: within what CPython compiles, and far within what the parser's stack holds.
+/// two separators, of `lambda`s or conditional expressions in one statement, of trailers —
+/// attributes, calls, subscripts — of one primary) beyond which the code is refused: within
+/// what CPython compiles, and far within what the parser's stack holds.
 pub const MAX_OPERATORS: usize = 1000;
 
 /// Why the code nests too deeply, and where.
@@ -32,6 +33,13 @@ pub fn too_deep(code: &str) -> Option<TooDeep> {
     // Bracket depth, and per depth level the binary operators since the last separator.
     let mut depth = 0usize;
     let mut binary = [0usize; MAX_BRACKETS + 1];
+    // Per depth level, the trailers (`.name`, `(…)`, `[…]`) of the primary being read: each
+    // nests the parser's tree one level deeper (`x.a.a…`, `f()()…`, `a[0][0]…` overflowed the
+    // stack when the tree was dropped; found with evalboard-fuzz).
+    let mut trailers = [0usize; MAX_BRACKETS + 1];
+    // The previous significant token was a `.` after an operand: the name after it continues
+    // the primary instead of starting one.
+    let mut after_dot = false;
     // Consecutive prefix operators with no operand between them.
     let mut prefix_run = 0usize;
     // `lambda`s and `if`s in the current logical line.
@@ -48,6 +56,12 @@ pub fn too_deep(code: &str) -> Option<TooDeep> {
             }
             b'\'' | b'"' => {
                 i = skip_string(b, i);
+                if !after_dot {
+                    if let Some(t) = trailers.get_mut(depth) {
+                        *t = 0;
+                    }
+                }
+                after_dot = false;
                 after_operand = true;
                 prefix_run = 0;
                 continue;
@@ -61,17 +75,44 @@ pub fn too_deep(code: &str) -> Option<TooDeep> {
                 keywords = 0;
                 prefix_run = 0;
                 after_operand = false;
+                after_dot = false;
                 if let Some(n) = binary.get_mut(0) {
                     *n = 0;
                 }
+                if let Some(t) = trailers.get_mut(0) {
+                    *t = 0;
+                }
+            }
+            b'.' if after_operand => {
+                if let Some(t) = trailers.get_mut(depth) {
+                    *t += 1;
+                    if *t > MAX_OPERATORS {
+                        return Some(TooDeep::Operators { offset: i });
+                    }
+                }
+                after_dot = true;
+                after_operand = false;
             }
             b'(' | b'[' | b'{' => {
+                // After an operand, `(` and `[` are a call and a subscript of the primary.
+                if after_operand && c != b'{' {
+                    if let Some(t) = trailers.get_mut(depth) {
+                        *t += 1;
+                        if *t > MAX_OPERATORS {
+                            return Some(TooDeep::Operators { offset: i });
+                        }
+                    }
+                }
+                after_dot = false;
                 depth += 1;
                 if depth > MAX_BRACKETS {
                     return Some(TooDeep::Brackets { offset: i });
                 }
                 if let Some(n) = binary.get_mut(depth) {
                     *n = 0;
+                }
+                if let Some(t) = trailers.get_mut(depth) {
+                    *t = 0;
                 }
                 prefix_run = 0;
                 after_operand = false;
@@ -85,21 +126,32 @@ pub fn too_deep(code: &str) -> Option<TooDeep> {
                 if let Some(n) = binary.get_mut(depth) {
                     *n = 0;
                 }
+                if let Some(t) = trailers.get_mut(depth) {
+                    *t = 0;
+                }
                 prefix_run = 0;
                 after_operand = false;
+                after_dot = false;
             }
             b'+' | b'-' | b'~' | b'*' | b'/' | b'%' | b'@' | b'&' | b'|' | b'^' | b'<' | b'>'
             | b'=' | b'!' => {
-                // One operator token: a maximal run of operator characters, except that a run
-                // of `+`, `-` and `~` after an operator is that many prefix operators.
+                // One operator token: a maximal run of operator characters, except that each
+                // `+`, `-` and `~` not right after an operand is a prefix operator of its own.
+                // Past the run's first character the code is after an operator: Python makes
+                // `t---1` `t - (-(-1))` and `x=-1` `x = (-1)` (counting the run after an operand
+                // as one binary operator let `t` and 46,000 `-` through, and the parser's tree
+                // of them overflowed the stack when dropped; found by evalboard-fuzz).
                 let start = i;
+                after_dot = false;
+                let mut operand_before = after_operand;
                 while b.get(i).is_some_and(|x| is_operator_byte(*x)) {
-                    if !after_operand && matches!(b.get(i), Some(b'+' | b'-' | b'~')) {
+                    if !operand_before && matches!(b.get(i), Some(b'+' | b'-' | b'~')) {
                         prefix_run += 1;
                         if prefix_run > MAX_OPERATORS {
                             return Some(TooDeep::Operators { offset: i });
                         }
                     }
+                    operand_before = false;
                     i += 1;
                 }
                 let token = b.get(start..i).unwrap_or_default();
@@ -156,10 +208,16 @@ pub fn too_deep(code: &str) -> Option<TooDeep> {
                         after_operand = false;
                     }
                     _ => {
+                        if !after_dot {
+                            if let Some(t) = trailers.get_mut(depth) {
+                                *t = 0;
+                            }
+                        }
                         after_operand = true;
                         prefix_run = 0;
                     }
                 }
+                after_dot = false;
                 continue;
             }
             _ => {}
@@ -284,6 +342,39 @@ mod tests {
         // Statements reset the count.
         let many = "x = 1 + 1\n".repeat(10 * n);
         assert!(!deep(&many));
+        // Fuzz finding (evalboard-fuzz, python_syntax: a stack overflow): after an operand the
+        // first operator character is binary and every `+`, `-`, `~` after it a prefix, with or
+        // without spaces.
+        assert!(!deep(&format!("t{}1", "-".repeat(n + 1))));
+        assert!(deep(&format!("t{}1", "-".repeat(n + 2))));
+        assert!(deep(&format!("t{}O", "-".repeat(46_563))));
+        assert!(deep(&format!("x={}1", "-".repeat(n + 1))));
+        assert!(deep(&format!("x**{}1", "~".repeat(n + 1))));
+        assert!(!deep(&format!("x = a{}b", "+-".repeat(n / 2))));
+    }
+
+    /// Trailers nest like operators: `x.a.a…`, `f()()…`, `a[0][0]…` past the limit are refused
+    /// (100,000 of them overflowed the stack); chains that are not one primary are not.
+    #[test]
+    fn trailer_chains_past_the_limit() {
+        let n = MAX_OPERATORS;
+        for (head, trailer) in [("x", ".a"), ("f", "()"), ("a", "[0]"), ("'s'", ".upper()")] {
+            let chain = |k: usize| format!("y = {head}{}", trailer.repeat(k));
+            assert!(
+                !deep(&chain(if trailer == ".upper()" { n / 2 } else { n })),
+                "{head}{trailer}"
+            );
+            assert!(deep(&chain(n + 1)), "{head}{trailer}");
+            assert!(deep(&chain(100_000)), "{head}{trailer}");
+        }
+        // Separate primaries and new statements each start again.
+        let many = vec!["df.a.b.c(1)[2]"; n].join(" + ");
+        assert!(!deep(&format!("x = [{}]", vec!["a.b.c"; 2 * n].join(", "))));
+        assert!(!deep(&many));
+        assert!(!deep(&"x = a.b.c.d\n".repeat(2 * n)));
+        assert!(!deep(&format!("x = [{}]", vec!["1.5"; 5000].join(", "))));
+        // Calls inside a call's arguments count in their own level.
+        assert!(!deep(&format!("f({})", vec!["g(1).h"; 2 * n].join(", "))));
     }
 
     #[test]

@@ -405,6 +405,43 @@ mod tests {
         check("if a:\n    while b:\n        try:\n            pass\n        except E:\n            g() = 1", false);
     }
 
+    /// Fuzz finding (evalboard-fuzz, python_syntax: `t` and 46,563 `-` overflowed a 2 MiB stack
+    /// when the parser's tree of nested negations was dropped; long attribute, call and
+    /// subscript chains did the same): such code is refused before the parser runs, on wasm's
+    /// 1 MiB stack too.
+    #[cfg(feature = "python-syntax")]
+    #[test]
+    fn long_operator_and_trailer_chains_are_refused_not_parsed() {
+        let run = std::thread::Builder::new().stack_size(1 << 20).spawn(|| {
+            let refused: Vec<SyntaxCheck> = [
+                format!("t{}O", "-".repeat(46_563)),
+                format!("x{}", ".a".repeat(100_000)),
+                format!("f{}", "()".repeat(100_000)),
+                format!("a{}", "[0]".repeat(100_000)),
+            ]
+            .iter()
+            .map(|code| check_syntax(code))
+            .collect();
+            // At the limit the parser runs, and its tree still fits a 1 MiB stack.
+            let limit = super::super::nesting::MAX_OPERATORS;
+            let at_limit = check_syntax(&format!("x = a{}", ".b".repeat(limit)));
+            (refused, at_limit.validity)
+        });
+        let (refused, at_limit) = run
+            .expect("thread starts")
+            .join()
+            .expect("no stack overflow");
+        for got in refused {
+            assert_eq!(got.validity, SyntaxValidity::Invalid);
+            assert!(
+                matches!(got.errors.as_slice(), [SyntaxErrorDto::Bare(_)]),
+                "{:?}",
+                got.errors
+            );
+        }
+        assert_eq!(at_limit, SyntaxValidity::Valid);
+    }
+
     #[cfg(feature = "python-syntax")]
     #[test]
     fn error_carries_line_message_and_text() {
