@@ -36,7 +36,7 @@ pub(crate) struct Settings {
     /// (path, bytes) of `--dataset`.
     dataset: Option<(String, Vec<u8>)>,
     /// The dataset as each family read it, once (index: `Family::ALL`).
-    references: [OnceCell<Option<Reference>>; 3],
+    references: [OnceCell<Option<Reference>>; Family::ALL.len()],
     /// (path, bytes) of `--dataset` and `--prices`.
     pub setting_files: Vec<(String, Vec<u8>)>,
 }
