@@ -6,7 +6,8 @@
 //! evalboard-fuzz --list
 //! ```
 //!
-//! Exit codes: 0 nothing found, 1 a crash or hang was found (or a replay failed), 2 bad usage.
+//! Exit codes: 0 nothing found, 1 a crash or hang was found (or a replay failed), 2 bad usage or
+//! a target the harness could not run (its output folder or its worker could not be made).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -235,7 +236,18 @@ fn main() -> ExitCode {
     } else {
         println!("summary: {}", path.display());
     }
-    if crashes + hangs > 0 {
+    let broken: Vec<&str> = reports
+        .iter()
+        .filter(|r| r.broken)
+        .map(|r| r.name.as_str())
+        .collect();
+    if !broken.is_empty() {
+        eprintln!(
+            "evalboard-fuzz: the harness could not run {} (see the notes above)",
+            broken.join(", ")
+        );
+        ExitCode::from(2)
+    } else if crashes + hangs > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -51,6 +51,9 @@ pub struct TargetReport {
     /// Files saved (`crash-*`, `hang-*`), relative to the output folder.
     pub saved: Vec<String>,
     pub notes: Vec<String>,
+    /// The harness could not run the target as asked (its folder or its worker could not be
+    /// made): the run exits 2, whatever else it found.
+    pub broken: bool,
 }
 
 impl TargetReport {
@@ -77,6 +80,7 @@ impl TargetReport {
             "distinct": self.keys.iter().collect::<Vec<_>>(),
             "saved": self.saved,
             "notes": self.notes,
+            "broken": self.broken,
         })
     }
 }
@@ -141,6 +145,7 @@ fn run_target(opts: &Options, target: &'static Target, share: Option<f64>) -> Ta
         report
             .notes
             .push(format!("cannot create {}: {e}", dir.display()));
+        report.broken = true;
         return report;
     }
     if target.name == "cli" && opts.evalboard.is_none() {
@@ -208,6 +213,7 @@ fn run_target(opts: &Options, target: &'static Target, share: Option<f64>) -> Ta
             Ok(c) => c,
             Err(e) => {
                 report.notes.push(format!("cannot start a worker: {e}"));
+                report.broken = true;
                 break;
             }
         };

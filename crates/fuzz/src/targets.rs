@@ -498,7 +498,7 @@ fn qa_jsonl_target(input: &Input, _: &Ctx) -> Verdict {
         reader.feed(piece);
     }
     let streamed = reader.finish();
-    if streamed != whole {
+    if !same_read(&streamed, &whole) {
         return Verdict::Crash(format!(
             "qa_jsonl: the streamed read differs from the whole read\n whole: {}\n streamed: {}",
             summary(&whole),
@@ -516,7 +516,7 @@ fn qa_jsonl_target(input: &Input, _: &Ctx) -> Verdict {
         let file = InputFile::new("run.jsonl", b.to_vec());
         let read = qa_read::read_file(&file, &mut |_| {});
         let whole = qa_read::assemble_qa_run("fuzz", vec![read], None);
-        if streamed != whole {
+        if !same_read(&streamed, &whole) {
             return Verdict::Crash(format!(
                 "qa_jsonl: QaJsonlStream's run differs from read_file's\n whole: {}\n streamed: {}",
                 run_summary(&whole),
@@ -1000,14 +1000,7 @@ fn qa_streamed_vs_whole(input: &RunInput, reference: &Option<Reference>) -> Opti
         .map(|f| qa_read::read_file_owned(f, ReadDetail::Full).read)
         .collect();
     let owned = qa_read::assemble_qa_run(&input.name, reads, dataset);
-    // Compared as their debug text: a NaN answer (Python's bare `NaN`) is the same read on
-    // both paths, though `NaN != NaN`.
-    let same = match (&whole, &owned) {
-        (Ok(a), Ok(b)) => a == b || format!("{a:?}") == format!("{b:?}"),
-        (Err(a), Err(b)) => a == b,
-        _ => false,
-    };
-    (!same).then(|| {
+    (!same_read(&whole, &owned)).then(|| {
         format!(
             "numeric QA: the file-by-file read (CLI) differs from the whole-folder read\n \
              whole: {}\n file by file: {}",
@@ -1015,6 +1008,19 @@ fn qa_streamed_vs_whole(input: &RunInput, reference: &Option<Reference>) -> Opti
             run_summary(&owned)
         )
     })
+}
+
+/// Two reads of the same bytes are the same: equal, or (for `Ok`) equal as debug text, because
+/// a NaN answer (Python's bare `NaN`) is the same read on both paths though `NaN != NaN`.
+fn same_read<T: PartialEq + std::fmt::Debug, E: PartialEq>(
+    a: &Result<T, E>,
+    b: &Result<T, E>,
+) -> bool {
+    match (a, b) {
+        (Ok(a), Ok(b)) => a == b || format!("{a:?}") == format!("{b:?}"),
+        (Err(a), Err(b)) => a == b,
+        _ => false,
+    }
 }
 
 type RunRead =

@@ -155,3 +155,26 @@ fn panics_aborts_overflows_allocation_bombs_and_hangs_are_caught_and_saved() {
     assert!(String::from_utf8_lossy(&r.stderr).contains("selftest: a panic"));
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// A target the harness cannot run (here its findings folder cannot be made: a file is in its
+/// place) is not a clean run: the exit code is 2, and summary.json says which target broke.
+#[test]
+fn a_target_the_harness_cannot_run_exits_2() {
+    let out = scratch("broken");
+    std::fs::create_dir_all(&out).expect("scratch folder");
+    std::fs::write(out.join("answer"), "not a folder").expect("blocking file");
+    let o = run(harness().args([
+        "--targets",
+        "answer",
+        "--runs",
+        "3",
+        "--out",
+        out.to_str().expect("utf-8 temp path"),
+    ]));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("could not run answer"));
+    let s = summary(&out);
+    assert_eq!(s["targets"][0]["broken"], true, "{s}");
+    assert_eq!(s["targets"][0]["runs"], 0, "{s}");
+    let _ = std::fs::remove_dir_all(&out);
+}
