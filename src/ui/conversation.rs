@@ -7,7 +7,7 @@ use leptos::prelude::*;
 
 use evalboard_engine::family::Family;
 
-use evalboard_engine::numeric_qa::views::{ConversationTurn, ConversationView};
+use evalboard_engine::numeric_qa::views::{ConversationTurn, ConversationView, TurnWork};
 
 use crate::format;
 use crate::protocol::Request;
@@ -74,6 +74,10 @@ pub fn ConversationDrawer() -> impl IntoView {
 }
 
 fn conversation_body(v: ConversationView, selected_turn: u32) -> impl IntoView {
+    let soft = format!(
+        "Soft (±{})",
+        evalboard_engine::numeric_qa::aggregate::tolerance_percent(v.tolerances.rel)
+    );
     let n = v.turns.len();
     let correct = v.turns.iter().filter(|t| t.row.correct).count();
     let feats = [
@@ -95,7 +99,7 @@ fn conversation_body(v: ConversationView, selected_turn: u32) -> impl IntoView {
         <ol class="eb-turns">
             {v.turns.into_iter().map(|t| {
                 let sel = t.row.turn == selected_turn;
-                turn_card(t, sel)
+                turn_card(t, sel, &soft)
             }).collect_view()}
         </ol>
     }
@@ -106,18 +110,18 @@ fn opt_text(s: Option<String>) -> String {
         .unwrap_or_else(|| format::NONE.into())
 }
 
-fn turn_card(t: ConversationTurn, selected: bool) -> impl IntoView {
+fn turn_card(t: ConversationTurn, selected: bool, soft: &str) -> impl IntoView {
     let r = t.row.clone();
     let verdicts = vec![
-        ("Exact", r.exact_match),
-        ("Numerical", r.numerical_match),
-        ("Soft (±1%)", r.soft_match),
-        ("Unit-agnostic", r.unit_agnostic_match),
-        ("Sign-agnostic", r.sign_agnostic_match),
-        ("General", r.general_match),
-        ("Financial (fa2)", r.financial_match),
-        ("Numerical (fa2)", r.fa2_numerical),
-        ("Soft (fa2)", r.fa2_soft_match),
+        ("Exact".to_string(), r.exact_match),
+        ("Numerical".into(), r.numerical_match),
+        (soft.to_string(), r.soft_match),
+        ("Unit-agnostic".into(), r.unit_agnostic_match),
+        ("Sign-agnostic".into(), r.sign_agnostic_match),
+        ("General".into(), r.general_match),
+        ("Financial (fa2)".into(), r.financial_match),
+        ("Numerical (fa2)".into(), r.fa2_numerical),
+        ("Soft (fa2)".into(), r.fa2_soft_match),
     ];
     // As originally scored vs re-scored, for every verdict the source recorded.
     let compare: Vec<(&str, Option<bool>, bool)> = vec![
@@ -197,6 +201,79 @@ fn turn_card(t: ConversationTurn, selected: bool) -> impl IntoView {
                     <div class="eb-kv__error"><dt>"Error"</dt><dd><span class="eb-mono">{e}</span>{t.error_message.clone().map(|m| view! { <span class="eb-kv__msg">{format!(": {m}")}</span> })}</dd></div>
                 })}
             </dl>
+            {work_section(t.work)}
         </li>
     }
+}
+
+/// What the trace holds of the model's work on the turn: its plan step by step, the tool calls
+/// and their outcome and latency, the validator's verdicts, the call counts. Nothing when the
+/// source recorded none of it.
+fn work_section(w: TurnWork) -> impl IntoView {
+    if w.is_empty() {
+        return None;
+    }
+    let facts: Vec<(&str, String)> = [
+        ("Plan type", w.plan_type),
+        ("Plan complexity", w.plan_complexity),
+        ("LLM calls", w.llm_calls),
+    ]
+    .into_iter()
+    .filter_map(|(k, v)| Some((k, v?)))
+    .collect();
+    let plan = w.plan;
+    let calls = w.tool_calls;
+    let validator = w.validator;
+    Some(view! {
+        <details class="eb-work" open=true>
+            <summary>"The model's work"</summary>
+            {(!facts.is_empty()).then(|| view! {
+                <dl class="eb-kv">
+                    {facts.into_iter().map(|(k, v)| view! { <div><dt>{k}</dt><dd class="eb-mono">{v}</dd></div> }).collect_view()}
+                </dl>
+            })}
+            {(!plan.is_empty()).then(|| view! {
+                <h4 class="eb-work__title">{format!("Plan ({} steps)", plan.len())}</h4>
+                <ol class="eb-work__plan eb-mono">
+                    {plan.into_iter().map(|st| view! { <li>{st}</li> }).collect_view()}
+                </ol>
+            })}
+            {(!calls.is_empty()).then(|| view! {
+                <table class="eb-table eb-table--compact">
+                    <caption class="eb-table__caption">{format!("Tool calls ({})", calls.len())}</caption>
+                    <thead><tr><th scope="col">"#"</th><th scope="col">"Tool"</th><th scope="col">"Succeeded"</th><th scope="col" class="eb-num">"Latency"</th></tr></thead>
+                    <tbody>
+                        {calls.into_iter().enumerate().map(|(i, c)| {
+                            let failed = c.success.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("false"));
+                            view! {
+                                <tr class:eb-work__failed=failed>
+                                    <td class="eb-num">{i + 1}</td>
+                                    <td class="eb-mono">{c.tool}</td>
+                                    <td>{c.success.unwrap_or_else(|| format::NONE.into())}</td>
+                                    <td class="eb-num">{c.latency_ms.map(format::ms).unwrap_or_else(|| format::NONE.into())}</td>
+                                </tr>
+                            }
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            })}
+            {(!validator.is_empty()).then(|| view! {
+                <table class="eb-table eb-table--compact">
+                    <caption class="eb-table__caption">{format!("Validator verdicts ({})", validator.len())}</caption>
+                    <thead><tr><th scope="col">"Retry"</th><th scope="col">"Valid"</th><th scope="col">"Confidence"</th><th scope="col">"Failed steps"</th><th scope="col">"Issues"</th></tr></thead>
+                    <tbody>
+                        {validator.into_iter().map(|v| view! {
+                            <tr>
+                                <td>{v.retry.unwrap_or_else(|| format::NONE.into())}</td>
+                                <td>{v.valid.unwrap_or_else(|| format::NONE.into())}</td>
+                                <td>{v.confidence.unwrap_or_else(|| format::NONE.into())}</td>
+                                <td class="eb-mono">{v.failed_steps.join(", ")}</td>
+                                <td>{v.issues.join(" · ")}</td>
+                            </tr>
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            })}
+        </details>
+    })
 }

@@ -51,6 +51,7 @@ const COLUMNS: &[Column] = &[
     Column { label: "Expected", sort: None, class: "eb-num", title: "Ground truth" },
     Column { label: "Predicted", sort: None, class: "eb-num", title: "The model's answer" },
     Column { label: "Verdict", sort: Some(SortKey::Verdict), class: "", title: "Numerical match under the selected profile" },
+    Column { label: "Why", sort: None, class: "", title: "Why a wrong answer is wrong: the nearest scorer that accepts it, or what is missing" },
     Column { label: "Scorers", sort: None, class: "", title: "E exact · N numerical · S soft · U unit-agnostic · ± sign-agnostic · G general · F financial (fa2)" },
     Column { label: "Orig", sort: None, class: "", title: "The original system's numerical verdict (≠ where the re-scoring differs)" },
     Column { label: "Logic", sort: Some(SortKey::LogicRecall), class: "eb-num", title: "Logic recall" },
@@ -438,6 +439,7 @@ fn row_cells(pos: usize, r: ItemRow) -> impl IntoView {
                 {if r.correct { "correct" } else { "wrong" }}
             </span>
         </div>
+        <div class="eb-grid__cell eb-clip eb-why" role="gridcell" title=r.reason.clone().unwrap_or_default()>{r.reason.clone().unwrap_or_default()}</div>
         <div class="eb-grid__cell eb-chips" role="gridcell">
             {chip(r.exact_match, "E", "exact match")}
             {chip(r.numerical_match, "N", "numerical match")}

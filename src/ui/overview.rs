@@ -2,6 +2,9 @@
 //! recall, cost per correct answer and error rate; the worker's charts; the three diagnostic
 //! readings; disagreements with the original scoring; the first wrong turns.
 
+use evalboard_engine::numeric_qa::aggregate;
+use evalboard_engine::numeric_qa::score::doc::DocTolerances;
+use evalboard_engine::numeric_qa::score::Profile;
 use leptos::prelude::*;
 
 use crate::format;
@@ -18,6 +21,16 @@ pub fn chart_home(key: &str) -> Tab {
         k if k.contains("turn") || k.contains("ops") => Tab::Complexity,
         _ => Tab::Overview,
     }
+}
+
+/// A doc-profile headline metric's label and definition (the engine's table, in the words of
+/// `tol`).
+fn headline_words(key: &str, tol: &DocTolerances) -> (String, String) {
+    aggregate::headline(Profile::Doc)
+        .iter()
+        .find(|m| m.key == key)
+        .map(|m| aggregate::metric_words(m, tol))
+        .unwrap_or_else(|| (key.to_string(), String::new()))
 }
 
 #[component]
@@ -78,50 +91,23 @@ fn overview_body(d: OverviewData) -> impl IntoView {
         format::int(s.correct_conversations),
         format::int(s.total_conversations)
     );
-    let cards = vec![
-        (
-            "numerical_accuracy",
-            "Numerical accuracy",
-            s.numerical_accuracy,
-            "Within tolerance of the expected value (the primary metric)",
-            true,
-        ),
-        (
-            "exact_match_accuracy",
-            "Exact match",
-            s.exact_match_accuracy,
-            "Exactly equal after normalisation",
-            false,
-        ),
-        (
-            "soft_match_accuracy",
-            "Soft match (±1%)",
-            s.soft_match_accuracy,
-            "Within ±1% of the expected value",
-            false,
-        ),
-        (
-            "unit_agnostic_accuracy",
-            "Unit-agnostic",
-            s.unit_agnostic_accuracy,
-            "Also accepts ×100 / ÷100 (percent vs fraction)",
-            false,
-        ),
-        (
-            "sign_agnostic_accuracy",
-            "Sign-agnostic",
-            s.sign_agnostic_accuracy,
-            "Also accepts the right magnitude with the wrong sign",
-            false,
-        ),
-        (
-            "general_match_accuracy",
-            "General match",
-            s.general_match_accuracy,
-            "Flexible match across number formats",
-            false,
-        ),
-    ];
+    // Labels and definitions from the engine's headline table, in the words of the tolerances
+    // the run was scored with ("Soft match (±2%)").
+    let tolerances = s.tolerances();
+    let cards: Vec<_> = [
+        ("numerical_accuracy", s.numerical_accuracy, true),
+        ("exact_match_accuracy", s.exact_match_accuracy, false),
+        ("soft_match_accuracy", s.soft_match_accuracy, false),
+        ("unit_agnostic_accuracy", s.unit_agnostic_accuracy, false),
+        ("sign_agnostic_accuracy", s.sign_agnostic_accuracy, false),
+        ("general_match_accuracy", s.general_match_accuracy, false),
+    ]
+    .into_iter()
+    .map(|(key, v, primary)| {
+        let (label, help) = headline_words(key, &tolerances);
+        (key, label, v, help, primary)
+    })
+    .collect();
     let disagreements = ov.disagreements;
     let orig = ov.originally_scored_turns;
     let charts: Vec<_> = d
@@ -138,14 +124,14 @@ fn overview_body(d: OverviewData) -> impl IntoView {
                     <MetricCard key=key label=label value=format::pct(v) sub=count_of(v) help=help primary=primary/>
                 }).collect_view()}
                 <MetricCard key="conversation_level_accuracy" label="Conversation-level" value=format::pct(s.conversation_level_accuracy)
-                    sub=conv_sub help="Conversations whose every turn is numerically correct"/>
+                    sub=conv_sub help=headline_words("conversation_level_accuracy", &tolerances).1/>
                 <MetricCard key="avg_logic_recall" label="Logic recall" value=format::pct(s.avg_logic_recall)
                     sub=format!("precision {} · F1 {}", format::pct(s.avg_logic_precision), format::pct(s.avg_logic_f1))
-                    help="Share of the ground-truth program's operations that the plan also uses"/>
+                    help=headline_words("avg_logic_recall", &tolerances).1/>
                 <MetricCard key="cost_per_correct_answer" label="Cost per correct answer" value=cost_value sub=cost_sub
                     help="Total tokens (input + output) / conversations with every turn correct"/>
                 <MetricCard key="error_rate" label="Error rate" value=format::pct(s.error_rate) sub=count_of(s.error_rate)
-                    help="Turns where the agent raised an error"/>
+                    help=headline_words("error_rate", &tolerances).1/>
             </div>
 
             <div class="eb-overview__split" class:eb-overview__split--charts=has_charts>

@@ -81,11 +81,14 @@ pub fn MetricCard(
     #[prop(optional)] primary: bool,
     #[prop(optional, into)] key: String,
 ) -> impl IntoView {
+    // The definition stands under the number (not only in a tooltip).
+    let definition = help;
     view! {
-        <div class="eb-card" class:eb-card--primary=primary data-metric=key title=help>
+        <div class="eb-card" class:eb-card--primary=primary data-metric=key>
             <div class="eb-card__label">{label}</div>
             <div class="eb-card__value">{value}</div>
             {(!sub.is_empty()).then(|| view! { <div class="eb-card__sub">{sub}</div> })}
+            {(!definition.is_empty()).then(|| view! { <p class="eb-card__def">{definition}</p> })}
         </div>
     }
 }

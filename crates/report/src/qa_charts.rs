@@ -27,7 +27,13 @@ pub fn qa_charts(s: &Statistics, theme: Theme) -> Vec<NamedChart> {
     let variants = vec![
         ("Exact".to_string(), s.exact_match_accuracy),
         ("Numerical".to_string(), s.numerical_accuracy),
-        ("Soft (±1%)".to_string(), s.soft_match_accuracy),
+        (
+            format!(
+                "Soft (±{})",
+                evalboard_engine::numeric_qa::aggregate::tolerance_percent(s.tolerances().rel)
+            ),
+            s.soft_match_accuracy,
+        ),
         ("Unit-agnostic".to_string(), s.unit_agnostic_accuracy),
         ("Sign-agnostic".to_string(), s.sign_agnostic_accuracy),
         ("General".to_string(), s.general_match_accuracy),

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::numeric_qa::aggregate::doc::{self, Statistics};
 use crate::numeric_qa::finqa_program as program;
 use crate::numeric_qa::model::{QaConversation, QaTurn, RawValue};
+use crate::numeric_qa::score::why::why_wrong;
 use crate::numeric_qa::score::{answer_text, Profile, ScoredQaRun, TurnScore};
 
 /// One of the seed document's diagnostic readings, computed from the gap between two variants.
@@ -32,6 +33,7 @@ pub struct WrongTurn {
     pub question: String,
     pub expected: String,
     pub predicted: String,
+    /// Why the answer is wrong, in words ([`why_wrong`]).
     pub reason: Option<String>,
 }
 
@@ -125,7 +127,7 @@ pub fn overview(s: &ScoredQaRun, n_wrong: usize) -> Overview {
             question: turn.question.clone(),
             expected: turn.expected.display(),
             predicted: answer_text(turn.predicted.as_ref()),
-            reason: t.answer.reason.clone(),
+            reason: why_wrong(c, turn, t, s.config.profile, &s.config.tolerances),
         });
     }
     let mut disagreements = 0;
@@ -224,6 +226,7 @@ pub struct ItemRow {
     pub operations_per_turn: Option<u32>,
     pub tokens: Option<u64>,
     pub error_type: Option<String>,
+    /// Why the answer is wrong, in words ([`why_wrong`]); `None` for a correct one.
     pub reason: Option<String>,
 }
 
@@ -263,7 +266,7 @@ fn row(s: &ScoredQaRun, t: &TurnScore) -> Option<ItemRow> {
         operations_per_turn: t.operations_per_turn,
         tokens: turn.tokens.total(),
         error_type: turn.error.as_ref().map(|e| e.error_type.clone()),
-        reason: t.answer.reason.clone(),
+        reason: why_wrong(c, turn, t, s.config.profile, &s.config.tolerances),
     })
 }
 
@@ -397,6 +400,98 @@ pub struct ConversationTurn {
     pub logic_order: Option<f64>,
     pub original_financial: Option<bool>,
     pub original_soft: Option<bool>,
+    /// What the trace holds of the model's work on this turn.
+    pub work: TurnWork,
+}
+
+/// What a trace holds of the model's work on one turn: every plan step, tool calls and their
+/// outcome, validator verdicts, call counts. Empty for sources that record none (turns.csv).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TurnWork {
+    /// Every plan step in order, as `tool` or `tool: operation`.
+    pub plan: Vec<String>,
+    pub plan_type: Option<String>,
+    pub plan_complexity: Option<String>,
+    pub llm_calls: Option<String>,
+    pub tool_calls: Vec<ToolCallView>,
+    pub validator: Vec<ValidatorView>,
+}
+
+impl TurnWork {
+    pub fn is_empty(&self) -> bool {
+        *self == TurnWork::default()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallView {
+    pub tool: String,
+    /// The recorded outcome (`true`, `false` or as written); `None` when not recorded.
+    pub success: Option<String>,
+    pub latency_ms: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValidatorView {
+    pub retry: Option<String>,
+    pub valid: Option<String>,
+    pub confidence: Option<String>,
+    pub failed_steps: Vec<String>,
+    pub issues: Vec<String>,
+}
+
+/// A recorded value as text; `None` for a missing (null) one.
+fn recorded(v: &RawValue) -> Option<String> {
+    (!matches!(v, RawValue::Null)).then(|| v.display())
+}
+
+fn turn_work(turn: &crate::numeric_qa::model::QaTurn) -> TurnWork {
+    let plan = turn.plan.as_ref().map_or_else(Vec::new, |p| {
+        p.steps
+            .iter()
+            .map(
+                |st| match st.operation.as_deref().filter(|o| !o.is_empty()) {
+                    Some(op) => format!("{}: {op}", st.tool),
+                    None => st.tool.to_string(),
+                },
+            )
+            .collect()
+    });
+    let validator = turn
+        .validator_logs
+        .iter()
+        .map(|v| ValidatorView {
+            retry: recorded(&v.retry_number),
+            valid: recorded(&v.valid),
+            confidence: recorded(&v.confidence),
+            failed_steps: v.failed_steps.iter().map(RawValue::display).collect(),
+            issues: v.issues.iter().map(RawValue::display).collect(),
+        })
+        .collect();
+    let mut work = TurnWork {
+        plan,
+        validator,
+        ..TurnWork::default()
+    };
+    if let Some(x) = &turn.fa2 {
+        work.plan_type = recorded(&x.plan_type);
+        work.plan_complexity = recorded(&x.plan_complexity);
+        work.llm_calls = recorded(&x.turn_llm_calls);
+        work.tool_calls = x
+            .tool_calls
+            .iter()
+            .map(|c| ToolCallView {
+                tool: c.tool_name.clone(),
+                success: recorded(&c.success),
+                latency_ms: match c.latency_ms {
+                    RawValue::Int(i) => Some(i as f64),
+                    RawValue::Float(f) => Some(f),
+                    _ => None,
+                },
+            })
+            .collect();
+    }
+    work
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -410,6 +505,8 @@ pub struct ConversationView {
     pub has_duplicate_columns: Option<bool>,
     pub failure: Option<String>,
     pub source_file: String,
+    /// The tolerances the run was scored with (the verdict chips' labels say them).
+    pub tolerances: crate::numeric_qa::score::doc::DocTolerances,
     pub turns: Vec<ConversationTurn>,
 }
 
@@ -449,6 +546,7 @@ pub fn conversation(s: &ScoredQaRun, conv: u32) -> Option<ConversationView> {
                 logic_order: t.logic.order,
                 original_financial: turn.original.financial_match,
                 original_soft: turn.original.soft_match,
+                work: turn_work(turn),
             })
         })
         .collect();
@@ -462,6 +560,7 @@ pub fn conversation(s: &ScoredQaRun, conv: u32) -> Option<ConversationView> {
         has_duplicate_columns: c.features.has_duplicate_columns,
         failure: c.failure.clone(),
         source_file: c.source.file.to_string(),
+        tolerances: s.config.tolerances,
         turns,
     })
 }

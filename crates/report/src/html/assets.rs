@@ -22,6 +22,7 @@ nav.eb-toc a:hover{text-decoration:underline}
 .eb-cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:10px;margin:10px 0}
 .eb-card{border:1px solid var(--line);border-radius:8px;padding:10px 12px;background:var(--soft)}
 .eb-card .eb-k{font-size:.8rem;color:var(--muted);text-transform:none}
+.eb-card .eb-d{font-size:.72rem;color:var(--muted);margin-top:4px;line-height:1.3}
 .eb-card .eb-v{font-size:1.35rem;font-weight:650;font-variant-numeric:tabular-nums}
 .eb-card.eb-main{border-color:var(--accent)}
 .eb-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(500px,1fr));gap:14px}

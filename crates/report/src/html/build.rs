@@ -173,6 +173,19 @@ pub fn card(
     raw: Option<String>,
     main: bool,
 ) {
+    card_defined(out, key, label, shown, raw, main, "");
+}
+
+/// [`card`] with the metric's definition written under its value (none when empty).
+pub fn card_defined(
+    out: &mut String,
+    key: &str,
+    label: &str,
+    shown: &str,
+    raw: Option<String>,
+    main: bool,
+    definition: &str,
+) {
     let _ = write!(
         out,
         "<div class=\"eb-card{}\" data-metric=\"{}\"",
@@ -182,12 +195,16 @@ pub fn card(
     if let Some(r) = raw {
         let _ = write!(out, " data-value=\"{}\"", escape_html(&r));
     }
-    let _ = writeln!(
+    let _ = write!(
         out,
-        "><div class=\"eb-k\">{}</div><div class=\"eb-v\">{}</div></div>",
+        "><div class=\"eb-k\">{}</div><div class=\"eb-v\">{}</div>",
         escape_html(label),
         escape_html(shown)
     );
+    if !definition.is_empty() {
+        let _ = write!(out, "<div class=\"eb-d\">{}</div>", escape_html(definition));
+    }
+    out.push_str("</div>\n");
 }
 
 /// One card per count in `statistics` (`n/a` when absent), none of them the main one.

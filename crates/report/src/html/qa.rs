@@ -10,8 +10,8 @@ use evalboard_engine::numeric_qa::views::{self, ItemQuery};
 use serde_json::Value;
 
 use super::build::{
-    capped_note, card, diagnostics, figure, filter_box, h, int, kv_table, num, p, pct,
-    sortable_items, table, Cell, Head, Row, TableOpts,
+    capped_note, card, card_defined, diagnostics, figure, filter_box, h, int, kv_table, num, p,
+    pct, sortable_items, table, Cell, Head, Row, TableOpts,
 };
 use super::encode::escape_html;
 use super::HtmlOptions;
@@ -99,13 +99,16 @@ pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredQaRun, o: &HtmlOpt
         .enumerate()
     {
         let v = st.get(m.key).and_then(Value::as_f64);
-        card(
+        let (label, definition) =
+            evalboard_engine::numeric_qa::aggregate::metric_words(m, &s.config.tolerances);
+        card_defined(
             out,
             m.key,
-            m.label,
+            &label,
             &pct(v),
             v.map(|x| x.to_string()),
             i == 0,
+            &definition,
         );
     }
     let cpc = st.get("cost_per_correct_answer").and_then(Value::as_f64);

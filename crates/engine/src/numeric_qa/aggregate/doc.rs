@@ -184,6 +184,20 @@ impl Acc {
 /// Engine version, written into every output for provenance.
 pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
 
+impl Statistics {
+    /// The answer scorers' tolerances the run was scored with (read back from the scorers'
+    /// version label); the defaults when the label names none.
+    pub fn tolerances(&self) -> DocTolerances {
+        self.scorers
+            .iter()
+            .find_map(|sc| {
+                let (_, label) = sc.name.split_once('@')?;
+                DocTolerances::from_version_label(label)
+            })
+            .unwrap_or_default()
+    }
+}
+
 /// The doc profile's scorers as statistics.json lists them: the answer scorers under the
 /// tolerances' version label (with the tolerances), then the reasoning scorers and the plan size.
 pub fn scorer_infos(tol: &DocTolerances) -> Vec<ScorerInfo> {

@@ -4,6 +4,7 @@ pub mod doc;
 pub mod fa2;
 
 use crate::headline::{Metric, Shown::Percent};
+use crate::numeric_qa::score::doc::DocTolerances;
 use crate::numeric_qa::score::Profile;
 
 /// The columns of validation.csv, the same in both profiles (financial-agent-2's
@@ -65,6 +66,46 @@ const ERRORS: Metric = rate(
     "Share of turns that recorded an error (tool failure, timeout, parse error).",
 );
 
+/// A headline metric's label and definition in the words of the tolerances the run was scored
+/// with: "Soft match (±2%)" once the relative tolerance is 2%. Metrics that no tolerance
+/// touches keep their table text.
+pub fn metric_words(m: &Metric, tol: &DocTolerances) -> (String, String) {
+    let rel = tolerance_percent(tol.rel);
+    match m.key {
+        "numerical_accuracy" => (
+            m.label.to_string(),
+            format!(
+                "Share of turns whose answer is within ±{rel} (or {} absolute) of the expected \
+                 number, percent marks applied.",
+                tol.abs
+            ),
+        ),
+        "soft_match_accuracy" if m.label.starts_with("Soft match (") => (
+            format!("Soft match (±{rel})"),
+            format!(
+                "Share of turns within {rel} of the expected number (no absolute floor near zero)."
+            ),
+        ),
+        "unit_agnostic_accuracy" => (
+            m.label.to_string(),
+            format!(
+                "Share of turns within ±{rel} of the expected value, 100× it or 1/100 of it \
+                 (percent vs fraction forgiven)."
+            ),
+        ),
+        "sign_agnostic_accuracy" => (
+            m.label.to_string(),
+            format!("Share of turns within ±{rel} of the expected value once the sign is ignored."),
+        ),
+        _ => (m.label.to_string(), m.definition.to_string()),
+    }
+}
+
+/// A relative tolerance as a percentage (`0.01` → `1%`, `0.025` → `2.5%`).
+pub fn tolerance_percent(rel: f64) -> String {
+    format!("{}%", crate::numeric_qa::score::why::number(rel * 100.0))
+}
+
 /// The headline metrics of a numeric QA run under `profile`, in display order.
 pub fn headline(profile: Profile) -> &'static [Metric] {
     match profile {
@@ -98,7 +139,7 @@ const HEADLINE_DOC: [Metric; 9] = [
     rate(
         "general_match_accuracy",
         "General match",
-        "Share of turns accepted by any of the doc scorers.",
+        "Share of turns within tolerance when a percent mark on either side may be honoured or ignored.",
     ),
     CONVERSATION,
     RECALL,

@@ -6,6 +6,7 @@
 pub mod doc;
 pub mod fa2;
 pub mod logic;
+pub mod why;
 
 use serde::{Deserialize, Serialize};
 
