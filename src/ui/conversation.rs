@@ -216,13 +216,14 @@ fn work_section(w: TurnWork) -> impl IntoView {
     let facts: Vec<(&str, String)> = [
         ("Plan type", w.plan_type),
         ("Plan complexity", w.plan_complexity),
-        ("LLM calls", w.llm_calls),
+        ("LLM calls", w.llm_call_count),
     ]
     .into_iter()
     .filter_map(|(k, v)| Some((k, v?)))
     .collect();
     let plan = w.plan;
     let calls = w.tool_calls;
+    let llm = w.llm_calls;
     let validator = w.validator;
     Some(view! {
         <details class="eb-work" open=true>
@@ -241,18 +242,44 @@ fn work_section(w: TurnWork) -> impl IntoView {
             {(!calls.is_empty()).then(|| view! {
                 <table class="eb-table eb-table--compact">
                     <caption class="eb-table__caption">{format!("Tool calls ({})", calls.len())}</caption>
-                    <thead><tr><th scope="col">"#"</th><th scope="col">"Tool"</th><th scope="col">"Succeeded"</th><th scope="col" class="eb-num">"Latency"</th></tr></thead>
+                    <thead><tr><th scope="col">"#"</th><th scope="col">"Tool"</th><th scope="col">"Params"</th><th scope="col">"Result"</th><th scope="col">"Succeeded"</th><th scope="col" class="eb-num">"Latency"</th></tr></thead>
                     <tbody>
                         {calls.into_iter().enumerate().map(|(i, c)| {
                             let failed = c.success.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("false"));
+                            let result = match (c.result, c.error) {
+                                (r, Some(e)) => format!("{}error: {e}", r.map(|r| format!("{r} · ")).unwrap_or_default()),
+                                (Some(r), None) => r,
+                                (None, None) => format::NONE.into(),
+                            };
                             view! {
                                 <tr class:eb-work__failed=failed>
                                     <td class="eb-num">{i + 1}</td>
                                     <td class="eb-mono">{c.tool}</td>
+                                    <td class="eb-mono eb-work__text">{c.params.unwrap_or_else(|| format::NONE.into())}</td>
+                                    <td class="eb-mono eb-work__text">{result}</td>
                                     <td>{c.success.unwrap_or_else(|| format::NONE.into())}</td>
                                     <td class="eb-num">{c.latency_ms.map(format::ms).unwrap_or_else(|| format::NONE.into())}</td>
                                 </tr>
                             }
+                        }).collect_view()}
+                    </tbody>
+                </table>
+            })}
+            {(!llm.is_empty()).then(|| view! {
+                <table class="eb-table eb-table--compact">
+                    <caption class="eb-table__caption">{format!("LLM calls ({})", llm.len())}</caption>
+                    <thead><tr><th scope="col">"#"</th><th scope="col">"Purpose"</th><th scope="col">"Model"</th><th scope="col" class="eb-num">"Tokens in"</th><th scope="col" class="eb-num">"Tokens out"</th><th scope="col" class="eb-num">"Total"</th><th scope="col" class="eb-num">"Latency"</th></tr></thead>
+                    <tbody>
+                        {llm.into_iter().enumerate().map(|(i, c)| view! {
+                            <tr>
+                                <td class="eb-num">{i + 1}</td>
+                                <td>{c.purpose.unwrap_or_else(|| format::NONE.into())}</td>
+                                <td class="eb-mono">{c.model.unwrap_or_else(|| format::NONE.into())}</td>
+                                <td class="eb-num">{format::opt_int(c.prompt_tokens)}</td>
+                                <td class="eb-num">{format::opt_int(c.completion_tokens)}</td>
+                                <td class="eb-num">{format::opt_int(c.total_tokens)}</td>
+                                <td class="eb-num">{c.latency_ms.map(format::ms).unwrap_or_else(|| format::NONE.into())}</td>
+                            </tr>
                         }).collect_view()}
                     </tbody>
                 </table>

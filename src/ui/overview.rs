@@ -117,8 +117,21 @@ fn overview_body(d: OverviewData) -> impl IntoView {
         .collect();
     let has_charts = !charts.is_empty();
     let first_wrong = ov.first_wrong;
+    let profile = ov.profile;
+    let profile_cards = ov.profile_headline;
     view! {
         <div class="eb-overview">
+            {(!profile_cards.is_empty()).then(|| view! {
+                <section class="eb-section eb-profile-headline" aria-labelledby="eb-profile-headline-title">
+                    <h2 class="eb-section__title" id="eb-profile-headline-title">{format!("Profile {}: the system's own scorers", profile.name())}</h2>
+                    <p class="eb-section__hint">"The verdicts, tables and wrong-turn reasons follow this profile. The cards below it are the doc-v1 accuracy variants, kept for diagnosis."</p>
+                    <div class="eb-cards">
+                        {profile_cards.into_iter().enumerate().map(|(i, m)| view! {
+                            <MetricCard key=format!("{}:{}", profile.name(), m.key) label=m.label value=format::pct(m.value) help=m.definition primary=i == 0/>
+                        }).collect_view()}
+                    </div>
+                </section>
+            })}
             <div class="eb-cards">
                 {cards.into_iter().map(|(key, label, v, help, primary)| view! {
                     <MetricCard key=key label=label value=format::pct(v) sub=count_of(v) help=help primary=primary/>
@@ -219,7 +232,7 @@ fn overview_body(d: OverviewData) -> impl IntoView {
             <p class="eb-footnote">
                 {format!("{} conversations ({} failed as a whole) · {} turns · {} tokens · engine {} · profile {}",
                     format::int(s.total_conversations), format::int(s.failed_conversations), format::int(s.total_turns),
-                    format::opt_int(s.total_tokens), s.engine_version, s.profile)}
+                    format::opt_int(s.total_tokens), s.engine_version, profile.name())}
             </p>
         </div>
     }

@@ -91,7 +91,37 @@ pub fn RunHeader() -> impl IntoView {
             <div class="eb-runhead__profile" title="Scoring profile (change it in Settings)">
                 {move || if family_is(Family::Evalset) { "scorer: " } else { "profile: " }} <code>{profile}</code>
             </div>
+            <CustomSettings/>
         </div>
+    }
+}
+
+/// The current run's family settings that are not the defaults, named on every screen of the
+/// run (they change its numbers), with one click to reset them.
+#[component]
+fn CustomSettings() -> impl IntoView {
+    let store = use_store();
+    let family = Memo::new(move |_| store.current().and_then(|r| r.info().map(|i| i.family)));
+    let changed = Memo::new(move |_| {
+        let f = family.get()?;
+        let list = store.settings.with(|s| s.non_default(f));
+        (!list.is_empty()).then_some((f, list))
+    });
+    move || {
+        changed.get().map(|(f, list)| {
+            view! {
+                <div class="eb-custom" role="note" data-testid="custom-settings">
+                    <span class="eb-badge eb-badge--warn">"Custom settings"</span>
+                    <span class="eb-custom__list">{list.join(" · ")}</span>
+                    <button type="button" class="eb-link" on:click=move |_| {
+                        let reset = store.settings.with_untracked(|s| s.reset(f));
+                        store.configure(reset);
+                        store.notify(format!("{} settings are back at their defaults.", f.label()), false);
+                    }>"Reset to defaults"</button>
+                    <button type="button" class="eb-link" on:click=move |_| store.route.update(|r| r.tab = Tab::Settings)>"Change"</button>
+                </div>
+            }
+        })
     }
 }
 

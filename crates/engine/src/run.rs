@@ -60,6 +60,85 @@ pub fn profile_names(family: Family) -> &'static str {
 }
 
 impl Settings {
+    /// The settings of `family` that differ from the defaults, in words ("relative tolerance
+    /// 2% (default 1%)"), for the badge every screen they affect shows; empty when all are
+    /// defaults. Settings of other families are not listed: they change no number of this one.
+    pub fn non_default(&self, family: Family) -> Vec<String> {
+        let mut out = Vec::new();
+        match family {
+            Family::NumericQa => {
+                let (c, d) = (&self.numeric_qa, ScoreConfig::default());
+                if c.profile != d.profile {
+                    out.push(format!("profile {}", c.profile.name()));
+                }
+                let (t, dt) = (c.tolerances, d.tolerances);
+                let pct = crate::numeric_qa::aggregate::tolerance_percent;
+                if t.rel.to_bits() != dt.rel.to_bits() {
+                    out.push(format!(
+                        "relative tolerance {} (default {})",
+                        pct(t.rel),
+                        pct(dt.rel)
+                    ));
+                }
+                if t.abs.to_bits() != dt.abs.to_bits() {
+                    out.push(format!("absolute tolerance {} (default {})", t.abs, dt.abs));
+                }
+                if t.exact_rel.to_bits() != dt.exact_rel.to_bits() {
+                    out.push(format!(
+                        "exact-match tolerance {:e} (default {:e})",
+                        t.exact_rel, dt.exact_rel
+                    ));
+                }
+                match c.prices.models.len() {
+                    0 => {}
+                    1 => out.push(format!("a price for {}", c.prices.models[0].0)),
+                    n => out.push(format!("prices for {n} models")),
+                }
+            }
+            Family::Codegen => {
+                let (c, d) = (&self.codegen, CodegenConfig::default());
+                if c.profile != d.profile {
+                    out.push(format!("profile {}", c.profile.name()));
+                }
+                if c.max_recovery_attempts != d.max_recovery_attempts {
+                    out.push(format!(
+                        "{} recovery attempts (default {})",
+                        c.max_recovery_attempts, d.max_recovery_attempts
+                    ));
+                }
+                if c.weights != d.weights {
+                    out.push("custom overall-score weights".to_string());
+                }
+            }
+            Family::Evalset => {
+                let (c, d) = (&self.evalset, ScoringOptions::default());
+                if c.scorer != d.scorer {
+                    out.push(format!("scorer {}", c.scorer.id()));
+                }
+                if c.pass_threshold.to_bits() != d.pass_threshold.to_bits() {
+                    out.push(format!(
+                        "pass threshold {} (default {})",
+                        c.pass_threshold, d.pass_threshold
+                    ));
+                }
+            }
+            Family::EvalLog => {}
+        }
+        out
+    }
+
+    /// `self` with the settings of `family` back at their defaults (the others kept).
+    pub fn reset(&self, family: Family) -> Settings {
+        let mut s = self.clone();
+        match family {
+            Family::NumericQa => s.numeric_qa = ScoreConfig::default(),
+            Family::Codegen => s.codegen = CodegenConfig::default(),
+            Family::Evalset => s.evalset = ScoringOptions::default(),
+            Family::EvalLog => {}
+        }
+        s
+    }
+
     /// Applies a profile named on a command line (`doc` is every family's default) to the
     /// settings of `family`.
     pub fn set_profile(&mut self, family: Family, name: &str) -> Result<(), UnknownProfile> {

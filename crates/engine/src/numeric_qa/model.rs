@@ -260,6 +260,8 @@ pub struct Fa2TurnExtra {
     pub validator_confidence: RawValue,
     pub tools_used: Vec<String>,
     pub tool_calls: Vec<Fa2ToolCall>,
+    /// The turn's LLM calls (for the conversation view; no output reads them).
+    pub llm_calls: Vec<Fa2LlmCall>,
     pub logic_recall: RawValue,
     pub operations_per_turn: RawValue,
     pub error_occurred: RawValue,
@@ -281,6 +283,25 @@ pub struct Fa2ToolCall {
     pub tool_name: String,
     pub success: RawValue,
     pub latency_ms: RawValue,
+    /// The call's `params`, `result` and `error` as compact JSON text, cut to
+    /// [`TOOL_TEXT_CAP`] characters (for the conversation view; no output reads them).
+    pub params: Option<String>,
+    pub result: Option<String>,
+    pub error: Option<String>,
+}
+
+/// Most characters of a tool call's params, result or error kept for display.
+pub const TOOL_TEXT_CAP: usize = 300;
+
+/// One LLM call of a turn, as a financial-agent-2 trace records it (`llm_calls`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Fa2LlmCall {
+    pub model: Option<String>,
+    pub purpose: Option<String>,
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub total_tokens: Option<u64>,
+    pub latency_ms: Option<f64>,
 }
 
 /// How much of a run the readers keep.

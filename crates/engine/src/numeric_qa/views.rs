@@ -46,6 +46,19 @@ pub struct Overview {
     pub disagreements: u64,
     /// Turns that carried an original numerical verdict at all.
     pub originally_scored_turns: u64,
+    /// The profile the run is scored under, and (for a profile other than doc, whose numbers
+    /// are `stats`) that profile's headline metrics as its own statistics.json has them.
+    pub profile: Profile,
+    pub profile_headline: Vec<ProfileMetric>,
+}
+
+/// A headline metric of the selected profile: the engine's label and definition, the value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileMetric {
+    pub key: String,
+    pub label: String,
+    pub definition: String,
+    pub value: Option<f64>,
 }
 
 fn pct(x: f64) -> String {
@@ -140,12 +153,34 @@ pub fn overview(s: &ScoredQaRun, n_wrong: usize) -> Overview {
             }
         }
     }
+    let profile = s.config.profile;
+    let profile_headline = match profile {
+        Profile::Doc => Vec::new(),
+        Profile::Fa2 => {
+            let st = crate::numeric_qa::aggregate::fa2::statistics_value(&s.run);
+            crate::numeric_qa::aggregate::headline(profile)
+                .iter()
+                .map(|m| {
+                    let (label, definition) =
+                        crate::numeric_qa::aggregate::metric_words(m, &s.config.tolerances);
+                    ProfileMetric {
+                        key: m.key.to_string(),
+                        label,
+                        definition,
+                        value: st.get(m.key).and_then(serde_json::Value::as_f64),
+                    }
+                })
+                .collect()
+        }
+    };
     Overview {
         stats,
         readings,
         first_wrong,
         disagreements,
         originally_scored_turns: originally,
+        profile,
+        profile_headline,
     }
 }
 
@@ -412,8 +447,11 @@ pub struct TurnWork {
     pub plan: Vec<String>,
     pub plan_type: Option<String>,
     pub plan_complexity: Option<String>,
-    pub llm_calls: Option<String>,
+    /// How many LLM calls the turn recorded (`turn_llm_calls`).
+    pub llm_call_count: Option<String>,
     pub tool_calls: Vec<ToolCallView>,
+    /// The turn's LLM calls as the trace records them.
+    pub llm_calls: Vec<crate::numeric_qa::model::Fa2LlmCall>,
     pub validator: Vec<ValidatorView>,
 }
 
@@ -429,6 +467,10 @@ pub struct ToolCallView {
     /// The recorded outcome (`true`, `false` or as written); `None` when not recorded.
     pub success: Option<String>,
     pub latency_ms: Option<f64>,
+    /// Params, result and error as compact JSON text (cut when long).
+    pub params: Option<String>,
+    pub result: Option<String>,
+    pub error: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -476,7 +518,7 @@ fn turn_work(turn: &crate::numeric_qa::model::QaTurn) -> TurnWork {
     if let Some(x) = &turn.fa2 {
         work.plan_type = recorded(&x.plan_type);
         work.plan_complexity = recorded(&x.plan_complexity);
-        work.llm_calls = recorded(&x.turn_llm_calls);
+        work.llm_call_count = recorded(&x.turn_llm_calls);
         work.tool_calls = x
             .tool_calls
             .iter()
@@ -488,8 +530,12 @@ fn turn_work(turn: &crate::numeric_qa::model::QaTurn) -> TurnWork {
                     RawValue::Float(f) => Some(f),
                     _ => None,
                 },
+                params: c.params.clone(),
+                result: c.result.clone(),
+                error: c.error.clone(),
             })
             .collect();
+        work.llm_calls = x.llm_calls.clone();
     }
     work
 }

@@ -12,4 +12,6 @@ mod evalset;
 mod fa2;
 mod program;
 mod readers_prop;
+mod settings;
 mod turns_csv;
+mod views;

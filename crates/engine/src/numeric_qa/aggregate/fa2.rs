@@ -845,6 +845,14 @@ fn statistics_json(
     dict.json_dump(Some(2))
 }
 
+/// The financial-agent-2 profile's statistics.json of `run` as JSON (only that file: none of the
+/// CSVs), for the numbers a screen shows under that profile; `Null` if it cannot be read back.
+pub fn statistics_value(run: &QaRun) -> serde_json::Value {
+    let traces: Vec<TraceView<'_>> = run.conversations.iter().map(TraceView::new).collect();
+    let text = statistics_json(run, &traces, &Fa2Options::default(), &mut Vec::new());
+    crate::pyrepr::parse_py_json(text.as_bytes()).unwrap_or(serde_json::Value::Null)
+}
+
 /// Writes the five files of the financial-agent-2 writer for a run, in `run.conversations` order
 /// (the reader puts traces in the original writer's order).
 pub fn write_outputs(run: &QaRun, opts: &Fa2Options) -> Fa2Outputs {

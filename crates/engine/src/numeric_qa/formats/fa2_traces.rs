@@ -24,8 +24,9 @@ use crate::diag::Diagnostic;
 use crate::diag::SourceRef;
 use crate::input::RunInput;
 use crate::numeric_qa::model::trace_key;
+use crate::numeric_qa::model::TOOL_TEXT_CAP;
 use crate::numeric_qa::model::{
-    Fa2ToolCall, Fa2TraceExtra, Fa2TurnExtra, Fa2ValidatorLog, Features, OriginalFiles,
+    Fa2LlmCall, Fa2ToolCall, Fa2TraceExtra, Fa2TurnExtra, Fa2ValidatorLog, Features, OriginalFiles,
     OriginalTurnScores, QaConversation, QaRun, QaTurn, RawValue, ReadDetail, Tokens, TurnError,
 };
 use crate::pyrepr::parse_py_json;
@@ -537,6 +538,10 @@ fn lower_turn(
                 _ => Vec::new(),
             }
         },
+        llm_calls: match obj_get(t, "llm_calls") {
+            Some(PyVal::Arr(calls)) if keep => calls.iter().map(lower_llm_call).collect(),
+            _ => Vec::new(),
+        },
         logic_recall: f.opt_float("logic_recall"),
         operations_per_turn: f.int("operations_per_turn", 0),
         error_occurred: f.bool("error_occurred", false),
@@ -630,6 +635,44 @@ fn lower_tool_call(v: &PyVal<'_>) -> Fa2ToolCall {
         },
         success: v.get("success").map(PyVal::raw).unwrap_or_default(),
         latency_ms: v.get("latency_ms").map(PyVal::raw).unwrap_or_default(),
+        params: shown_value(v.get("params")),
+        result: shown_value(v.get("result")),
+        error: shown_value(v.get("error")),
+    }
+}
+
+/// A recorded value as compact JSON text cut to [`TOOL_TEXT_CAP`] characters; `None` when
+/// absent or null.
+fn shown_value(v: Option<&PyVal<'_>>) -> Option<String> {
+    let text = match v? {
+        PyVal::Null => return None,
+        PyVal::Str(s) => s.to_string(),
+        other => other.to_value().to_string(),
+    };
+    let mut cut: String = text.chars().take(TOOL_TEXT_CAP).collect();
+    if text.chars().nth(TOOL_TEXT_CAP).is_some() {
+        cut.push('…');
+    }
+    Some(cut)
+}
+
+fn lower_llm_call(v: &PyVal<'_>) -> Fa2LlmCall {
+    let uint = |k: &str| match v.get(k).map(PyVal::raw) {
+        Some(RawValue::Int(i)) => u64::try_from(i).ok(),
+        _ => None,
+    };
+    let text = |k: &str| v.get(k).and_then(PyVal::as_str).map(str::to_string);
+    Fa2LlmCall {
+        model: text("model"),
+        purpose: text("purpose"),
+        prompt_tokens: uint("prompt_tokens"),
+        completion_tokens: uint("completion_tokens"),
+        total_tokens: uint("total_tokens"),
+        latency_ms: match v.get("latency_ms").map(PyVal::raw) {
+            Some(RawValue::Int(i)) => Some(i as f64),
+            Some(RawValue::Float(x)) => Some(x),
+            _ => None,
+        },
     }
 }
 
@@ -863,6 +906,7 @@ fn csv_turn(file: &Arc<str>, line: u32, cell: &mut dyn FnMut(&str) -> RawValue) 
         validator_confidence: cell("validator_confidence"),
         tools_used,
         tool_calls: Vec::new(),
+        llm_calls: Vec::new(),
         logic_recall: cell("logic_recall"),
         operations_per_turn: cell("operations_per_turn"),
         error_occurred: cell("error_occurred"),
