@@ -136,6 +136,7 @@ pub fn compare_view_in<const FAMILIES: FamilySet>(
         resamples: opts.resamples,
         seed: opts.seed,
         per_item_unavailable: None,
+        reading: None,
         error: None,
         categories: Vec::new(),
         n_rows: 0,
@@ -169,6 +170,7 @@ pub fn compare_view_in<const FAMILIES: FamilySet>(
     b.item_context_in::<FAMILIES>(&mut context);
     c.item_context_in::<FAMILIES>(&mut context);
     view.per_item_unavailable = cmp.notes();
+    view.reading = Some(cmp.reading());
     view.judged_by = cmp.judged_by;
     view.metrics = cmp.metrics;
     let stats = cmp.stats;

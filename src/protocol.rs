@@ -310,6 +310,8 @@ pub struct CompareView {
     pub resamples: u32,
     pub seed: u64,
     pub per_item_unavailable: Option<String>,
+    /// The comparison in one sentence, and which way it reads.
+    pub reading: Option<evalboard_engine::compare::Reading>,
     /// Why the two runs cannot be compared (different families), when so.
     pub error: Option<String>,
     pub categories: Vec<String>,

@@ -6,6 +6,7 @@
 //! rendered as text; run metadata side by side (differences marked) and the training loss
 //! curves overlaid. Everything (runs, step, filters) lives in the URL hash.
 
+use evalboard_engine::compare::Tone;
 use leptos::prelude::*;
 
 use evalboard_engine::family::Family;
@@ -344,7 +345,20 @@ fn body(store: Store, v: View) -> impl IntoView {
     } else {
         format::plural(v.n_rows as u64, "item", "items")
     };
+    let reading = v.reading.clone().map(|r| {
+        let tone = match r.tone {
+            Tone::Worse => "worse",
+            Tone::Better => "better",
+            Tone::Undecided => "undecided",
+            Tone::Same => "same",
+            Tone::Empty => "empty",
+        };
+        view! {
+            <p class=format!("eb-reading-line eb-reading-line--{tone}") role="status" data-tone=tone>{r.text}</p>
+        }
+    });
     view! {
+        {reading}
         <p class="eb-muted">{v.judged_by.clone()}</p>
         {v.per_item_unavailable.clone().map(|w| view! { <div class="eb-state eb-state--quiet">{format!("Per-item diff unavailable: {w}")}</div> })}
         <div class="eb-cards">

@@ -198,6 +198,7 @@ fn human(d: &Diff, with_meta: bool) -> String {
         s.bootstrap.resamples,
         s.bootstrap.seed,
     );
+    out.push_str(&format!("reading: {}\n", d.reading().text));
     if with_meta {
         out.push_str(&meta_lines(&d.meta));
     }

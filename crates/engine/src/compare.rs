@@ -332,6 +332,152 @@ pub fn p_value_text(p: f64) -> String {
     }
 }
 
+/// Which way a comparison reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Tone {
+    /// The candidate is worse, significantly by at least one test.
+    Worse,
+    /// The candidate is better, significantly by at least one test.
+    Better,
+    /// Flips both ways (or a net change) that neither test calls significant.
+    Undecided,
+    /// No item changed its verdict.
+    Same,
+    /// Nothing to compare (no paired items).
+    Empty,
+}
+
+/// A comparison read in one sentence, and which way it reads.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Reading {
+    pub tone: Tone,
+    pub text: String,
+}
+
+/// The comparison of `candidate` with `baseline` in words: how many items got worse and
+/// better, the largest shared cause of the regressions (`causes`: a regressed item's key to why
+/// the candidate failed it, e.g. the conversation's timeout), and whether the change is
+/// significant at 5% by the bootstrap CI and by McNemar's exact test, e.g. "o3 is worse on 5
+/// items (4 of them: Evaluation timeout (300s)) and better on 1, net −4.0 points over 100
+/// paired items; significant at 5% by the bootstrap CI [−0.080, −0.010] but not by McNemar's
+/// p = 0.2188".
+pub fn reading(
+    baseline: &str,
+    candidate: &str,
+    s: &PairedComparison,
+    causes: &dyn Fn(&[String]) -> Option<String>,
+) -> Reading {
+    let f = &s.flips;
+    let n = s.n_paired;
+    if n == 0 {
+        return Reading {
+            tone: Tone::Empty,
+            text: format!(
+                "{candidate} and {baseline} have no item scored in both: nothing to compare \
+                 (the runs share no item keys, or one has no per-item data)."
+            ),
+        };
+    }
+    if f.regressed == 0 && f.improved == 0 {
+        return Reading {
+            tone: Tone::Same,
+            text: format!(
+                "{candidate} and {baseline} agree on every one of the {n} paired items \
+                 ({} correct in both, {} wrong in both).",
+                f.unchanged_correct, f.unchanged_wrong
+            ),
+        };
+    }
+    let items = |k: u64| if k == 1 { "item" } else { "items" };
+    let mut cause_counts: Vec<(String, u64)> = Vec::new();
+    for p in s.pairs.iter().filter(|p| p.flip() == Flip::Regressed) {
+        if let Some(c) = causes(&p.key) {
+            match cause_counts.iter_mut().find(|(k, _)| *k == c) {
+                Some((_, k)) => *k += 1,
+                None => cause_counts.push((c, 1)),
+            }
+        }
+    }
+    cause_counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let cause = match cause_counts.first() {
+        Some((c, k)) if f.regressed > 0 => {
+            let cut: String = c.chars().take(60).collect();
+            if *k == f.regressed {
+                format!(" (all of them: {cut})")
+            } else {
+                format!(" ({k} of them: {cut})")
+            }
+        }
+        _ => String::new(),
+    };
+    let delta = s.accuracy_delta.unwrap_or(0.0);
+    let (worse_first, tone_if_sig) = if delta < 0.0 || (delta == 0.0 && f.regressed > f.improved) {
+        (true, Tone::Worse)
+    } else {
+        (false, Tone::Better)
+    };
+    let moves = if worse_first {
+        format!(
+            "{candidate} is worse on {} {}{cause} and better on {}",
+            f.regressed,
+            items(f.regressed),
+            f.improved
+        )
+    } else {
+        format!(
+            "{candidate} is better on {} {} and worse on {}{cause}",
+            f.improved,
+            items(f.improved),
+            f.regressed
+        )
+    };
+    let net = format!(
+        "net {}{:.1} points over {n} paired items",
+        if delta < 0.0 { "−" } else { "+" },
+        (delta * 100.0).abs()
+    );
+    let ci = &s.bootstrap;
+    let ci_sig = match (ci.low, ci.high) {
+        (Some(l), Some(h)) => Some(l > 0.0 || h < 0.0),
+        _ => None,
+    };
+    let ci_text = match (ci.low, ci.high) {
+        (Some(l), Some(h)) => format!("the bootstrap CI [{}, {}]", signed(l), signed(h)),
+        _ => "the bootstrap CI (not computed)".to_string(),
+    };
+    let p = p_value_text(s.mcnemar_p);
+    let p_sig = s.mcnemar_p < 0.05;
+    let significance = match (ci_sig, p_sig) {
+        (Some(true), true) => format!("significant at 5% by {ci_text} and by McNemar's p = {p}"),
+        (Some(true), false) => {
+            format!("significant at 5% by {ci_text} but not by McNemar's p = {p}")
+        }
+        (_, true) => format!("significant at 5% by McNemar's p = {p} but not by {ci_text}"),
+        (_, false) => format!(
+            "not significant at 5%: {ci_text} includes 0 and McNemar's p = {p} (likely noise)"
+        ),
+    };
+    let tone = if ci_sig == Some(true) || p_sig {
+        tone_if_sig
+    } else {
+        Tone::Undecided
+    };
+    Reading {
+        tone,
+        text: format!("{moves}, {net}; {significance}."),
+    }
+}
+
+/// A difference of rates with its sign (`−0.080`, `+0.010`).
+fn signed(x: f64) -> String {
+    if x < 0.0 {
+        format!("−{:.3}", -x)
+    } else {
+        format!("+{x:.3}")
+    }
+}
+
 /// Resampling settings for [`compare_pairs`], and which pairs keep their texts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompareOptions {
@@ -557,6 +703,68 @@ fn diff_tokens(a: &[&str], b: &[&str]) -> Vec<DiffSpan> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `n` paired items from (baseline, candidate) verdict counts.
+    fn paired(counts: &[((bool, bool), usize)]) -> PairedComparison {
+        let mut pairs = Vec::new();
+        for &((b, c), k) in counts {
+            for _ in 0..k {
+                pairs.push(PairedItem {
+                    key: vec![format!("{:04}", pairs.len())],
+                    baseline: Some(b),
+                    candidate: Some(c),
+                    ..Default::default()
+                });
+            }
+        }
+        compare_pairs(pairs, &CompareOptions::default())
+    }
+
+    #[test]
+    fn a_comparison_reads_in_one_sentence() {
+        let none = |_: &[String]| None;
+        // Worse on 5, 4 of them for one cause; significant by the CI only.
+        let s = paired(&[((true, false), 5), ((true, true), 16), ((false, false), 27)]);
+        let timeouts = |k: &[String]| {
+            (k[0].as_str() < "0004").then(|| "Evaluation timeout (300s)".to_string())
+        };
+        let r = reading("gpt-4o", "o3", &s, &timeouts);
+        assert_eq!(r.tone, Tone::Worse);
+        assert_eq!(
+            r.text,
+            "o3 is worse on 5 items (4 of them: Evaluation timeout (300s)) and better on 0, net \
+             −10.4 points over 48 paired items; significant at 5% by the bootstrap CI [−0.188, \
+             −0.021] but not by McNemar's p = 0.0625."
+        );
+        // Better, significant by both.
+        let s = paired(&[((false, true), 12), ((true, true), 30)]);
+        let r = reading("a", "b", &s, &none);
+        assert_eq!(r.tone, Tone::Better);
+        assert!(
+            r.text
+                .starts_with("b is better on 12 items and worse on 0, net +28.6 points"),
+            "{}",
+            r.text
+        );
+        assert!(r.text.contains("and by McNemar's p = 0.0005"), "{}", r.text);
+        // Both ways, not significant.
+        let s = paired(&[((false, true), 3), ((true, false), 2), ((true, true), 40)]);
+        let r = reading("a", "b", &s, &none);
+        assert_eq!(r.tone, Tone::Undecided);
+        assert!(r.text.contains("not significant at 5%"), "{}", r.text);
+        assert!(r.text.contains("(likely noise)"), "{}", r.text);
+        // No change; nothing paired.
+        let r = reading(
+            "a",
+            "a",
+            &paired(&[((true, true), 3), ((false, false), 1)]),
+            &none,
+        );
+        assert_eq!(r.tone, Tone::Same);
+        assert_eq!(r.text, "a and a agree on every one of the 4 paired items (3 correct in both, 1 wrong in both).");
+        let r = reading("a", "b", &paired(&[]), &none);
+        assert_eq!(r.tone, Tone::Empty);
+    }
 
     #[test]
     fn series_compares_consecutive_runs() {

@@ -731,6 +731,20 @@ pub struct RunComparison {
     pub by_group: Vec<GroupComparison>,
 }
 
+impl RunComparison {
+    /// The comparison in one sentence ([`crate::compare::reading`]); a regression's cause is
+    /// the candidate's failure of the item (or of its conversation) when it failed as a whole.
+    pub fn reading(&self) -> crate::compare::Reading {
+        let causes = |key: &[String]| {
+            self.failed_items
+                .iter()
+                .find(|f| f.run == "candidate" && key.starts_with(&f.key))
+                .map(|f| f.reason.clone())
+        };
+        crate::compare::reading(&self.baseline, &self.candidate, &self.stats, &causes)
+    }
+}
+
 /// Compares `candidate` with `baseline` item by item under the family's one set of rules
 /// (docs/scoring.md, "Comparing two runs").
 pub fn compare(
@@ -886,11 +900,13 @@ impl RunComparison {
             .map(|f| json!({"key": self.key_json(&f.key), "run": f.run, "reason": f.reason}))
             .collect();
         let s = &self.stats;
+        let reading = self.reading();
         json!({
             "baseline": self.baseline,
             "candidate": self.candidate,
             "family": self.family,
             "scorer": self.scorer,
+            "reading": {"tone": reading.tone, "text": reading.text},
             "n_items": s.n_paired,
             "baseline_accuracy": s.baseline_accuracy,
             "candidate_accuracy": s.candidate_accuracy,
