@@ -483,18 +483,7 @@ fn lower_sample(
     let epoch = uint(&s.epoch)
         .and_then(|e| u32::try_from(e).ok())
         .unwrap_or(1);
-    let input = match &s.input {
-        Value::String(x) => Some(x.clone()),
-        Value::Array(msgs) => {
-            let texts: Vec<String> = msgs
-                .iter()
-                .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
-                .filter_map(|m| m.get("content").and_then(message_text))
-                .collect();
-            (!texts.is_empty()).then(|| texts.join("\n\n"))
-        }
-        _ => None,
-    };
+    let input = json::user_text(&s.input);
     let target = match &s.target {
         Value::Array(items) => items.iter().filter_map(string).collect(),
         v => string(v).into_iter().collect(),

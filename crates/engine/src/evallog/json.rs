@@ -143,6 +143,23 @@ pub fn message_text(content: &Value) -> Option<String> {
     }
 }
 
+/// The text of a prompt: a string, or the user messages of a chat (`[{role, content}]`) joined
+/// by blank lines (Inspect's sample input, OpenAI Evals' `sampling.data.prompt`).
+pub fn user_text(prompt: &Value) -> Option<String> {
+    match prompt {
+        Value::String(x) => Some(x.clone()),
+        Value::Array(msgs) => {
+            let texts: Vec<String> = msgs
+                .iter()
+                .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+                .filter_map(|m| m.get("content").and_then(message_text))
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n\n"))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
