@@ -123,22 +123,26 @@ struct Parsed<'a> {
 }
 
 fn parse_file<'a>(f: &'a InputFile, diags: &mut Vec<Diagnostic>) -> Option<Parsed<'a>> {
-    let at = json::At {
-        path: &f.path,
-        line: 1,
-        member: None,
-    };
-    match json::parse::<Value>(&f.bytes, at, diags) {
+    match json::parse_file(f, "JSON", diags) {
         Ok(value) => Some(Parsed { file: f, value }),
-        Err(e) => {
-            diags.push(Diagnostic::error(
-                f.path.as_str(),
-                Some(e.line() as u32),
-                format!("does not parse: {e}"),
-            ));
+        Err(d) => {
+            diags.push(d);
             None
         }
     }
+}
+
+/// A warning that the item `k` comes twice in `file` (at `record`): the first is used.
+fn twice(file: &str, k: &Key, what: &str, record: String) -> Diagnostic {
+    Diagnostic::warning(
+        file,
+        None,
+        format!(
+            "instance {} (train trial {}) {what}; the first is used",
+            k.0, k.2
+        ),
+    )
+    .with_record(record)
 }
 
 type Key = (String, Option<String>, u32);
@@ -249,17 +253,7 @@ pub fn read_run(files: &[&InputFile]) -> Result<(EvalLogRun, Vec<Diagnostic>), V
             continue;
         };
         if stats_of.contains_key(&k) {
-            diags.push(
-                Diagnostic::warning(
-                    pis_path.as_str(),
-                    None,
-                    format!(
-                        "instance {} (train trial {}) appears twice; the first entry is used",
-                        k.0, k.2
-                    ),
-                )
-                .with_record(format!("[{i}]")),
-            );
+            diags.push(twice(&pis_path, &k, "appears twice", format!("[{i}]")));
             continue;
         }
         let list: Vec<Stat> = e
@@ -289,17 +283,12 @@ pub fn read_run(files: &[&InputFile]) -> Result<(EvalLogRun, Vec<Diagnostic>), V
             continue;
         };
         if samples.contains_key(&k) {
-            diags.push(
-                Diagnostic::warning(
-                    state_path.as_str(),
-                    None,
-                    format!(
-                        "instance {} (train trial {}) has two request states; the first is used",
-                        k.0, k.2
-                    ),
-                )
-                .with_record(format!("request_states[{i}]")),
-            );
+            diags.push(twice(
+                &state_path,
+                &k,
+                "has two request states",
+                format!("request_states[{i}]"),
+            ));
             continue;
         }
         let source = format!("{state_path}#request_states[{i}]");

@@ -242,18 +242,8 @@ pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<
 pub fn read_json(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
     let path = file.path.as_str();
     let mut diags = Vec::new();
-    let at = json::At {
-        path,
-        line: 1,
-        member: None,
-    };
-    let mut log: RawLog = json::parse(&file.bytes, at, &mut diags).map_err(|e| {
-        vec![Diagnostic::error(
-            path,
-            Some(e.line() as u32),
-            format!("not an Inspect JSON log: {e}"),
-        )]
-    })?;
+    let mut log: RawLog =
+        json::parse_file(file, "an Inspect JSON log", &mut diags).map_err(|d| vec![d])?;
     if log.eval.is_none() {
         return Err(vec![Diagnostic::error(
             path,

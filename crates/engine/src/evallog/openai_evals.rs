@@ -63,28 +63,8 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
     let mut report: Option<(u32, Value)> = None;
     let mut by_sample: BTreeMap<String, Vec<Event>> = BTreeMap::new();
     let (mut foreign, mut loose) = (0usize, 0usize);
-    for (i, line) in file.bytes.split(|&b| b == b'\n').enumerate() {
-        let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let at = json::At {
-            path,
-            line: line_no,
-            member: None,
-        };
-        let v: Value = match json::parse(line, at, &mut diags) {
-            Ok(v) => v,
-            Err(e) => {
-                diags.push(Diagnostic::error(
-                    path,
-                    Some(line_no),
-                    format!("line does not parse: {e}"),
-                ));
-                continue;
-            }
-        };
-        if let Some(s) = v.get("spec") {
+    json::each_line(file, &mut diags, |line_no, mut v, diags| {
+        if let Some(s) = v.get_mut("spec") {
             if spec.is_some() {
                 diags.push(Diagnostic::warning(
                     path,
@@ -92,11 +72,11 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
                     "a second spec line; the first is used",
                 ));
             } else {
-                spec = Some(s.clone());
+                spec = Some(s.take());
             }
-            continue;
+            return;
         }
-        if let Some(r) = v.get("final_report") {
+        if let Some(r) = v.get_mut("final_report") {
             if report.is_some() {
                 diags.push(Diagnostic::warning(
                     path,
@@ -104,15 +84,15 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
                     "a second final_report line; the last is used",
                 ));
             }
-            report = Some((line_no, r.clone()));
-            continue;
+            report = Some((line_no, r.take()));
+            return;
         }
         let run_id = v.get("run_id").and_then(string);
         let spec_run = spec.as_ref().and_then(|s| s.get("run_id")).and_then(string);
         if let (Some(a), Some(b)) = (&run_id, &spec_run) {
             if a != b {
                 foreign += 1;
-                continue;
+                return;
             }
         }
         let Some(kind) = v.get("type").and_then(string) else {
@@ -121,11 +101,11 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
                 Some(line_no),
                 "line is neither the spec, the final_report nor an event with a `type`",
             ));
-            continue;
+            return;
         };
         let Some(sample_id) = v.get("sample_id").and_then(string) else {
             loose += 1;
-            continue;
+            return;
         };
         let Some(id) = v.get("event_id").and_then(Value::as_i64) else {
             diags.push(Diagnostic::error(
@@ -133,15 +113,15 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
                 Some(line_no),
                 "event without an integer event_id",
             ));
-            continue;
+            return;
         };
         by_sample.entry(sample_id).or_default().push(Event {
             id,
             line: line_no,
             kind,
-            data: v.get("data").cloned().unwrap_or(Value::Null),
+            data: v.get_mut("data").map(Value::take).unwrap_or(Value::Null),
         });
-    }
+    });
     if foreign > 0 {
         diags.push(Diagnostic::warning(
             path,

@@ -69,18 +69,8 @@ struct Row {
 pub fn read_json(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
     let path = file.path.as_str();
     let mut diags = Vec::new();
-    let at = json::At {
-        path,
-        line: 1,
-        member: None,
-    };
-    let top: Value = json::parse(&file.bytes, at, &mut diags).map_err(|e| {
-        vec![Diagnostic::error(
-            path,
-            Some(e.line() as u32),
-            format!("not a promptfoo export: {e}"),
-        )]
-    })?;
+    let top: Value =
+        json::parse_file(file, "a promptfoo export", &mut diags).map_err(|d| vec![d])?;
     let Some(summary) = top.get("results").filter(|r| r.is_object()) else {
         return Err(vec![Diagnostic::error(
             path,
@@ -181,25 +171,9 @@ pub fn read_jsonl(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec
     let path = file.path.as_str();
     let mut diags = Vec::new();
     let mut rows: Vec<(String, u32, Value)> = Vec::new();
-    for (i, line) in file.bytes.split(|&b| b == b'\n').enumerate() {
-        let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let at = json::At {
-            path,
-            line: line_no,
-            member: None,
-        };
-        match json::parse::<Value>(line, at, &mut diags) {
-            Ok(v) => rows.push((format!("{path}:{line_no}"), line_no, v)),
-            Err(e) => diags.push(Diagnostic::error(
-                path,
-                Some(line_no),
-                format!("line does not parse: {e}"),
-            )),
-        }
-    }
+    json::each_line(file, &mut diags, |line_no, v, _| {
+        rows.push((format!("{path}:{line_no}"), line_no, v));
+    });
     if rows.is_empty() {
         diags.push(Diagnostic::error(
             path,
