@@ -9,7 +9,8 @@
 //! error) joined with their `per_instance_stats.json` entry, whose every stat is a score (its
 //! `mean`).
 //!
-//! Headlines: every stat of `stats.json` (unperturbed) that is also a per-instance stat, recomputed
+//! Headlines: every stat of `stats.json` (unperturbed) that is also a per-instance stat (and each
+//! per-instance stat `stats.json` lacks, with nothing recorded), recomputed
 //! as HELM aggregates it (`metrics/metric.py`: per train trial the merged per-instance stats'
 //! mean, then the mean over trials). Stats HELM computes over a whole trial (perplexity,
 //! calibration, `num_instances`) and the perturbation stats (`robustness`, `fairness`: the worst
@@ -99,10 +100,11 @@ fn stat(v: &Value) -> Option<Stat> {
     let n = v.get("name")?;
     let count = v.get("count").and_then(uint).unwrap_or(0);
     let sum = v.get("sum").and_then(finite);
-    let mean = v
-        .get("mean")
-        .and_then(finite)
-        .or_else(|| sum.filter(|_| count > 0).map(|s| s / count as f64));
+    // A recorded mean that is not a number (NaN, which HELM drops before writing) is unscored.
+    let mean = match v.get("mean") {
+        Some(m) => finite(m),
+        None => sum.filter(|_| count > 0).map(|s| s / count as f64),
+    };
     Some(Stat {
         name: StatName {
             name: n.get("name").and_then(string)?,
@@ -386,13 +388,29 @@ pub fn read_run(files: &[&InputFile]) -> Result<(EvalLogRun, Vec<Diagnostic>), V
     };
     let mut recorded = Vec::new();
     let mut headlines = Vec::new();
-    for st in &recorded_stats {
+    let recomputed_only: Vec<Stat> = merged
+        .keys()
+        .filter(|n| !recorded_stats.iter().any(|r| &r.name == **n))
+        .map(|n| Stat {
+            name: (*n).clone(),
+            sum: None,
+            count: 0,
+            mean: None,
+        })
+        .collect();
+    for (st, is_recorded) in recorded_stats
+        .iter()
+        .map(|s| (s, true))
+        .chain(recomputed_only.iter().map(|s| (s, false)))
+    {
         let key = key_of_stat(&st.name);
-        recorded.push(RecordedMetric {
-            key: key.clone(),
-            value: st.mean,
-            stderr: None,
-        });
+        if is_recorded {
+            recorded.push(RecordedMetric {
+                key: key.clone(),
+                value: st.mean,
+                stderr: None,
+            });
+        }
         if st.name.perturbation.is_some() {
             continue;
         }
