@@ -175,7 +175,7 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
                 .filter(|u| u.is_object()),
         );
     }
-    let usage_sums: Vec<(String, Result<(f64, usize), String>)> = report
+    let usage_sums: Vec<(String, UsageSum)> = report
         .as_ref()
         .and_then(|(_, r)| r.as_object())
         .into_iter()
@@ -337,9 +337,12 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
     Ok((run, diags))
 }
 
+/// A `usage_*` sum and the sampling events it covers, or why it cannot be summed.
+type UsageSum = Result<(f64, usize), String>;
+
 /// Σ `usage[field]` as `add_token_usage_to_result` sums it (null = 0); `Err` when a value is not
 /// a number (the tool then writes no `usage_*` keys at all).
-fn usage_sum(usages: &[&Value], field: &str) -> Result<(f64, usize), String> {
+fn usage_sum(usages: &[&Value], field: &str) -> UsageSum {
     if usages.is_empty() {
         return Err("no sampling event records its usage".into());
     }
