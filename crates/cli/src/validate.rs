@@ -117,7 +117,11 @@ fn validate_log(a: &ValidateArgs, path: &str, bytes: Vec<u8>, kind: EvalLogFileK
         }
         _ => false,
     };
-    let own = a.file.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    let own = a
+        .file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
     if matches!(
         kind,
         EvalLogFileKind::LmEvalResults | EvalLogFileKind::HelmRunFile

@@ -362,9 +362,15 @@ fn eval_log_promptfoo_exports_pair_on_test_column_and_repeat() {
     let improved = v["improved"].as_array().unwrap();
     assert_eq!(improved.len(), 1);
     // Column 0 (gpt-5), repeat 0 (key parts that read as numbers are printed as numbers).
-    assert_eq!((improved[0][1].clone(), improved[0][2].clone()), (0.into(), 0.into()));
+    assert_eq!(
+        (improved[0][1].clone(), improved[0][2].clone()),
+        (0.into(), 0.into())
+    );
     assert!(
-        improved[0][0].as_str().unwrap().contains("I speak without a mouth"),
+        improved[0][0]
+            .as_str()
+            .unwrap()
+            .contains("I speak without a mouth"),
         "{out}"
     );
     // One column's pass rate judges that column's rows only.
