@@ -106,11 +106,26 @@ fn human_evalset(r: &EvalsetValidateReport) -> String {
     out
 }
 
-/// `validate` on a log: the file itself, and for an lm-eval results file the `samples_*.jsonl`
-/// files of its folder.
+/// `validate` on a log: the file itself, for an lm-eval results file the `samples_*.jsonl`
+/// files of its folder, for a HELM run file the other files of its run folder.
 fn validate_log(a: &ValidateArgs, path: &str, bytes: Vec<u8>, kind: EvalLogFileKind) -> Result<u8> {
     let mut files = vec![InputFile::new(path, bytes)];
-    if kind == EvalLogFileKind::LmEvalResults {
+    let wanted = |n: &str| match kind {
+        EvalLogFileKind::LmEvalResults => n.starts_with("samples_") && n.ends_with(".jsonl"),
+        EvalLogFileKind::HelmRunFile => {
+            evallog::helm::RUN_FILES.contains(&n) || evallog::helm::SUMMARY_FILES.contains(&n)
+        }
+        _ => false,
+    };
+    let own = a
+        .file
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default();
+    if matches!(
+        kind,
+        EvalLogFileKind::LmEvalResults | EvalLogFileKind::HelmRunFile
+    ) {
         let dir = a
             .file
             .parent()
@@ -124,13 +139,19 @@ fn validate_log(a: &ValidateArgs, path: &str, bytes: Vec<u8>, kind: EvalLogFileK
             .filter(|p| {
                 p.file_name()
                     .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("samples_") && n.ends_with(".jsonl"))
+                    .is_some_and(|n| n != own && wanted(n))
             })
             .collect();
         names.sort();
+        let bare = a.file.parent().is_none_or(|d| d.as_os_str().is_empty());
         for p in names {
             let b = std::fs::read(&p).with_context(|| format!("cannot read {}", p.display()))?;
-            files.push(InputFile::new(p.display().to_string(), b));
+            // Named as the log is (a bare name beside a bare name), so the readers see one folder.
+            let shown = match (bare, p.file_name().and_then(|n| n.to_str())) {
+                (true, Some(n)) => n.to_string(),
+                _ => p.display().to_string(),
+            };
+            files.push(InputFile::new(shown, b));
         }
     }
     let report = evallog::validate::validate_logs(&files);

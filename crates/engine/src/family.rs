@@ -100,14 +100,9 @@ pub(crate) fn vote_of_text(
 }
 
 /// [`Family::EvalLog`] for the evaluation-tool files that family reads (Inspect logs, lm-eval
-/// results and samples); the tools it only recognises do not vote yet.
+/// results and samples, promptfoo exports, OpenAI Evals record files, HELM run files).
 fn evallog_vote(f: &InputFile) -> Option<Family> {
-    use crate::evallog::EvalLogFileKind as K;
-    matches!(
-        crate::evallog::sniff(f),
-        Some(K::InspectEval | K::InspectJson | K::LmEvalResults | K::LmEvalSamples)
-    )
-    .then_some(Family::EvalLog)
+    crate::evallog::sniff(f).map(|_| Family::EvalLog)
 }
 
 /// The family of a run folder from its files' [`family_vote`]s: the family that recognises the

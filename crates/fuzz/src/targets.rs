@@ -272,7 +272,8 @@ const TARGETS: &[Target] = &[
     },
     Target {
         name: "evallog_folder",
-        about: "folders of eval-tool logs (evallog::read: lm-eval results + samples, Inspect)",
+        about: "folders of eval-tool logs (evallog::read: lm-eval results + samples, Inspect, \
+                promptfoo, OpenAI Evals, HELM run folders)",
         wants: Wants::Folders(|f| {
             f.files.iter().any(|(p, b)| {
                 evallog::sniff(&InputFile::new(p.clone(), b.clone())).is_some()

@@ -341,6 +341,53 @@ fn eval_log_lm_eval_pair_on_the_tools_key() {
     assert!(err.contains("no score \"nope\""), "{err}");
 }
 
+/// Two promptfoo exports pair on (test, column, repeat) and are judged by the rows' `success`
+/// (`tests/fixtures/evallog/make_tool_fixtures.py`: the candidate's gpt-5 row of the first riddle
+/// passes).
+#[test]
+fn eval_log_promptfoo_exports_pair_on_test_column_and_repeat() {
+    let runs = "tests/fixtures/evallog/runs";
+    let (code, out, err) = evalboard(&[
+        "diff",
+        &format!("{runs}/promptfoo_baseline"),
+        &format!("{runs}/promptfoo_candidate"),
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["family"], "eval-log");
+    assert_eq!(v["scorer"], "pass/pass_rate");
+    assert_eq!(v["n_items"], 4);
+    assert_eq!(v["regressed"], serde_json::json!([]));
+    let improved = v["improved"].as_array().unwrap();
+    assert_eq!(improved.len(), 1);
+    // Column 0 (gpt-5), repeat 0 (key parts that read as numbers are printed as numbers).
+    assert_eq!(
+        (improved[0][1].clone(), improved[0][2].clone()),
+        (0.into(), 0.into())
+    );
+    assert!(
+        improved[0][0]
+            .as_str()
+            .unwrap()
+            .contains("I speak without a mouth"),
+        "{out}"
+    );
+    // One column's pass rate judges that column's rows only.
+    let (code, out, err) = evalboard(&[
+        "diff",
+        &format!("{runs}/promptfoo_baseline"),
+        &format!("{runs}/promptfoo_candidate"),
+        "--json",
+        "--scorer",
+        "openai:gpt-5-mini: Solve this riddle: {{riddle}}/pass/pass_rate",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["n_items"], 2);
+    assert_eq!(v["improved"], serde_json::json!([]));
+}
+
 /// An Inspect log compared with itself pairs every (sample id, epoch) with a verdict; errored
 /// samples have none and are not paired.
 #[test]

@@ -1,5 +1,6 @@
 //! Pairs two judged logs item by item on the tool's item key (Inspect `(sample id, epoch)`,
-//! lm-eval `(task, doc_id, filter)`) for [`crate::compare`]. Both runs are judged by the
+//! lm-eval `(task, doc_id, filter)`, promptfoo `(test, column, repeat)`, OpenAI Evals
+//! `sample_id`, HELM `(instance, perturbation, train trial)`) for [`crate::compare`]. Both runs are judged by the
 //! baseline's headline score (a candidate that names another headline is judged by the
 //! baseline's, with a warning).
 
@@ -197,14 +198,15 @@ pub fn metrics(b: &ScoredLog, c: &ScoredLog) -> Vec<MetricDelta> {
     ]
 }
 
-/// Each judged item's category (Inspect metadata `subject`/`category`, else the lm-eval task)
+/// Each judged item's category (Inspect metadata `subject`/`category`, the promptfoo column, the
+/// HELM split, else the lm-eval task)
 /// and input, by item key.
 pub fn item_context(s: &ScoredLog, out: &mut ItemContexts) {
     for it in &s.items {
         let Some(sample) = s.log.run.samples.get(it.sample) else {
             continue;
         };
-        let category = ["subject", "category"]
+        let category = ["subject", "category", "column", "split"]
             .iter()
             .find_map(|k| sample.metadata.get(*k))
             .map(|v| v.trim_matches('"').to_string())

@@ -242,18 +242,8 @@ pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<
 pub fn read_json(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
     let path = file.path.as_str();
     let mut diags = Vec::new();
-    let at = json::At {
-        path,
-        line: 1,
-        member: None,
-    };
-    let mut log: RawLog = json::parse(&file.bytes, at, &mut diags).map_err(|e| {
-        vec![Diagnostic::error(
-            path,
-            Some(e.line() as u32),
-            format!("not an Inspect JSON log: {e}"),
-        )]
-    })?;
+    let mut log: RawLog =
+        json::parse_file(file, "an Inspect JSON log", &mut diags).map_err(|d| vec![d])?;
     if log.eval.is_none() {
         return Err(vec![Diagnostic::error(
             path,
@@ -483,18 +473,7 @@ fn lower_sample(
     let epoch = uint(&s.epoch)
         .and_then(|e| u32::try_from(e).ok())
         .unwrap_or(1);
-    let input = match &s.input {
-        Value::String(x) => Some(x.clone()),
-        Value::Array(msgs) => {
-            let texts: Vec<String> = msgs
-                .iter()
-                .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
-                .filter_map(|m| m.get("content").and_then(message_text))
-                .collect();
-            (!texts.is_empty()).then(|| texts.join("\n\n"))
-        }
-        _ => None,
-    };
+    let input = json::user_text(&s.input);
     let target = match &s.target {
         Value::Array(items) => items.iter().filter_map(string).collect(),
         v => string(v).into_iter().collect(),

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::model::RecordedValue;
 use crate::diag::Diagnostic;
+use crate::input::InputFile;
 
 /// Where parsed text sits, for the warnings about its repeated keys.
 pub struct At<'a> {
@@ -33,6 +34,56 @@ pub fn parse<T: serde::de::DeserializeOwned>(
         None => d,
     }));
     Ok(value)
+}
+
+/// Parses a whole file ([`parse`]); `Err` is one error naming what the file is not
+/// (`not {what}: …`), at the line serde_json stopped on.
+pub fn parse_file<T: serde::de::DeserializeOwned>(
+    file: &InputFile,
+    what: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Result<T, Diagnostic> {
+    let at = At {
+        path: &file.path,
+        line: 1,
+        member: None,
+    };
+    parse(&file.bytes, at, diags).map_err(|e| {
+        Diagnostic::error(
+            file.path.as_str(),
+            Some(u32::try_from(e.line()).unwrap_or(u32::MAX)),
+            format!("not {what}: {e}"),
+        )
+    })
+}
+
+/// Each non-blank line of a JSONL file, parsed ([`parse`]), with its 1-based number; a line that
+/// does not parse is an error in `diags` and skipped.
+pub fn each_line(
+    file: &InputFile,
+    diags: &mut Vec<Diagnostic>,
+    mut row: impl FnMut(u32, Value, &mut Vec<Diagnostic>),
+) {
+    let path = file.path.as_str();
+    for (i, line) in file.bytes.split(|&b| b == b'\n').enumerate() {
+        let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let at = At {
+            path,
+            line: line_no,
+            member: None,
+        };
+        match parse::<Value>(line, at, diags) {
+            Ok(v) => row(line_no, v, diags),
+            Err(e) => diags.push(Diagnostic::error(
+                path,
+                Some(line_no),
+                format!("line does not parse: {e}"),
+            )),
+        }
+    }
 }
 
 /// The token a marker string stands for (`NaN`, `Infinity`, `-Infinity`).
@@ -138,6 +189,23 @@ pub fn message_text(content: &Value) -> Option<String> {
                 .filter_map(|c| c.get("text").and_then(Value::as_str))
                 .collect();
             (!texts.is_empty()).then(|| texts.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+/// The text of a prompt: a string, or the user messages of a chat (`[{role, content}]`) joined
+/// by blank lines (Inspect's sample input, OpenAI Evals' `sampling.data.prompt`).
+pub fn user_text(prompt: &Value) -> Option<String> {
+    match prompt {
+        Value::String(x) => Some(x.clone()),
+        Value::Array(msgs) => {
+            let texts: Vec<String> = msgs
+                .iter()
+                .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+                .filter_map(|m| m.get("content").and_then(message_text))
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n\n"))
         }
         _ => None,
     }

@@ -102,18 +102,8 @@ pub fn read_run(
 ) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
     let path = results.path.as_str();
     let mut diags = Vec::new();
-    let at = json::At {
-        path,
-        line: 1,
-        member: None,
-    };
-    let top: Value = json::parse(&results.bytes, at, &mut diags).map_err(|e| {
-        vec![Diagnostic::error(
-            path,
-            Some(e.line() as u32),
-            format!("not an lm-eval results file: {e}"),
-        )]
-    })?;
+    let top: Value =
+        json::parse_file(results, "an lm-eval results file", &mut diags).map_err(|d| vec![d])?;
     let Some(res) = top.get("results").and_then(Value::as_object) else {
         return Err(vec![Diagnostic::error(
             path,
@@ -372,34 +362,14 @@ fn read_samples(
     // Before v0.4.7 rows carry no `filter`: they come in filter_list order, each block in doc order.
     let mut block = 0usize;
     let mut last_doc: Option<i64> = None;
-    for (i, line) in f.bytes.split(|&b| b == b'\n').enumerate() {
-        let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let at = json::At {
-            path,
-            line: line_no,
-            member: None,
-        };
-        let row: Value = match json::parse(line, at, diags) {
-            Ok(v) => v,
-            Err(e) => {
-                diags.push(Diagnostic::error(
-                    path,
-                    Some(line_no),
-                    format!("line does not parse: {e}"),
-                ));
-                continue;
-            }
-        };
+    json::each_line(f, diags, |line_no, row, diags| {
         let Some(doc_id) = row.get("doc_id").and_then(Value::as_i64) else {
             diags.push(Diagnostic::error(
                 path,
                 Some(line_no),
                 "row without an integer doc_id",
             ));
-            continue;
+            return;
         };
         let filter = match row.get("filter").and_then(string) {
             Some(f) => f,
@@ -517,7 +487,7 @@ fn read_samples(
             metadata,
             source: format!("{path}:{line_no}"),
         });
-    }
+    });
 }
 
 #[cfg(test)]

@@ -1,19 +1,20 @@
 //! Evaluation logs of other tools, read as those tools write them: Inspect AI (`.eval`
-//! zip and `.json`), lm-evaluation-harness (`results_*.json` + `samples_*.jsonl`); promptfoo,
-//! OpenAI Evals and HELM files are recognised (`sniff`) but not read yet. Registered as
+//! zip and `.json`), lm-evaluation-harness (`results_*.json` + `samples_*.jsonl`), promptfoo
+//! (`-o x.json` / `.jsonl`), OpenAI Evals (record JSONL), HELM (a run folder). Registered as
 //! [`crate::family::Family::EvalLog`] in [`crate::run`] ([`score`]: a log as one run, its items
 //! judged by the headline score; [`compare`]: pairing on the tool's item key).
 //!
 //! Pipeline:
 //! 1. [`sniff()`]: each file's kind by content ([`sniff::EvalLogFileKind`]).
-//! 2. [`read()`]: one run per log (an lm-eval results file with its samples files is one run);
+//! 2. [`read()`]: one run per log (an lm-eval results file with its samples files is one run, so
+//!    is a HELM run folder);
 //!    every file accounted for ([`crate::accounting`]); bad input is [`crate::diag::Diagnostic`]s,
 //!    `Err` only when nothing is usable.
 //!    - [`archive`]: a bounded zip reader (central directory, zip64, stored / deflate / zstd
 //!      members, output capped by input size × ratio and an absolute cap) for `.eval` files;
 //!    - [`json`]: Python-written JSON (bare `NaN`/`Infinity` read as unscored), Inspect's
 //!      `value_to_float`;
-//!    - per format: [`inspect`], [`lm_eval`].
+//!    - per format: [`inspect`], [`lm_eval`], [`promptfoo`], [`openai_evals`], [`helm`].
 //! 3. [`model`]: the canonical run and samples (samples keyed as the tool keys them, every
 //!    score as recorded plus its 0–1 reading) and the headline numbers, each recorded metric beside
 //!    the same number recomputed from the samples the way the tool computes it
@@ -21,10 +22,13 @@
 
 pub mod archive;
 pub mod compare;
+pub mod helm;
 pub mod inspect;
 pub mod json;
 pub mod lm_eval;
 pub mod model;
+pub mod openai_evals;
+pub mod promptfoo;
 pub mod read;
 pub mod score;
 pub mod sniff;

@@ -1,5 +1,6 @@
-//! Reading a folder of evaluation-tool logs: every file is sniffed, each log (or lm-eval results
-//! file with its samples files) becomes one run, and every file is accounted for.
+//! Reading a folder of evaluation-tool logs: every file is sniffed, each log (an Inspect log, an
+//! lm-eval results file with its samples files, a promptfoo export, an OpenAI Evals record file,
+//! a HELM run folder) becomes one run, and every file is accounted for.
 
 use crate::accounting::{status_of, FileStatus, InputFileReport, LoadError};
 use crate::diag::Diagnostic;
@@ -7,7 +8,7 @@ use crate::input::InputFile;
 
 use super::model::EvalLogRun;
 use super::sniff::{sniff, EvalLogFileKind};
-use super::{inspect, lm_eval};
+use super::{helm, inspect, lm_eval, openai_evals, promptfoo};
 
 /// What a folder of logs gave: the runs, every file's status, and the diagnostics.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,46 +38,48 @@ pub fn read(files: &[InputFile]) -> Result<EvalLogRead, LoadError> {
         .map(|(f, _)| f)
         .collect();
     let mut lm_claimed: Vec<&str> = Vec::new();
+    let mut out = Out {
+        runs: &mut runs,
+        reports: &mut reports,
+        diagnostics: &mut diagnostics,
+    };
     for results in &lm_results {
         let mine = lm_eval::samples_of(results, &lm_samples);
         lm_claimed.extend(mine.iter().map(|f| f.path.as_str()));
-        match lm_eval::read_run(results, &mine) {
-            Ok((run, diags)) => {
-                for f in std::iter::once(*results).chain(mine.iter().copied()) {
-                    let own: Vec<Diagnostic> =
-                        diags.iter().filter(|d| d.file == f.path).cloned().collect();
-                    let (status, reason) = status_of(&own);
-                    reports.push(InputFileReport::new(
-                        f,
-                        Some(label(f, &kinds, files)),
-                        status,
-                        reason,
-                    ));
-                }
-                diagnostics.extend(diags);
-                runs.push(run);
-            }
-            Err(diags) => {
-                for f in std::iter::once(*results).chain(mine.iter().copied()) {
-                    reports.push(InputFileReport::new(
-                        f,
-                        Some(label(f, &kinds, files)),
-                        FileStatus::Skipped,
-                        diags.first().map(|d| d.message.clone()),
-                    ));
-                }
-                diagnostics.extend(diags);
-            }
+        let group: Vec<&InputFile> = std::iter::once(*results).chain(mine).collect();
+        let result = lm_eval::read_run(results, &group[1..]);
+        out.group(&group, result, &kinds, files);
+    }
+    // HELM: the run and summary files of one folder = one run.
+    let mut helm_claimed: Vec<&str> = Vec::new();
+    for group in helm_folders(files, &kinds) {
+        helm_claimed.extend(group.iter().map(|f| f.path.as_str()));
+        let (summaries, read): (Vec<&InputFile>, Vec<&InputFile>) = group
+            .into_iter()
+            .partition(|f| helm::SUMMARY_FILES.contains(&f.file_name()));
+        for f in summaries {
+            out.reports.push(InputFileReport::new(
+                f,
+                Some(EvalLogFileKind::HelmRunFile.label()),
+                FileStatus::Skipped,
+                Some(helm::SUMMARY_SKIP.into()),
+            ));
         }
+        let result = helm::read_run(&read);
+        out.group(&read, result, &kinds, files);
     }
     for (f, kind) in files.iter().zip(&kinds) {
         let result = match kind {
             Some(EvalLogFileKind::InspectEval) => inspect::read_eval(f),
             Some(EvalLogFileKind::InspectJson) => inspect::read_json(f),
+            Some(EvalLogFileKind::PromptfooJson) => promptfoo::read_json(f),
+            Some(EvalLogFileKind::PromptfooJsonl) => promptfoo::read_jsonl(f),
+            Some(EvalLogFileKind::OpenaiEvalsJsonl) => openai_evals::read(f),
             Some(EvalLogFileKind::LmEvalResults) => continue,
+            _ if helm_claimed.contains(&f.path.as_str()) => continue,
             Some(EvalLogFileKind::LmEvalSamples) => {
                 if !lm_claimed.contains(&f.path.as_str()) {
-                    reports.push(InputFileReport::new(
+                    out.reports.push(InputFileReport::new(
                         f,
                         Some(EvalLogFileKind::LmEvalSamples.label()),
                         FileStatus::Skipped,
@@ -85,20 +88,9 @@ pub fn read(files: &[InputFile]) -> Result<EvalLogRead, LoadError> {
                 }
                 continue;
             }
-            Some(other) => {
-                reports.push(InputFileReport::new(
-                    f,
-                    Some(other.label()),
-                    FileStatus::Skipped,
-                    Some(format!(
-                        "{} files are recognised but not read yet",
-                        other.label()
-                    )),
-                ));
-                continue;
-            }
+            Some(EvalLogFileKind::HelmRunFile) => continue,
             None => {
-                reports.push(InputFileReport::new(
+                out.reports.push(InputFileReport::new(
                     f,
                     None,
                     FileStatus::Skipped,
@@ -107,24 +99,7 @@ pub fn read(files: &[InputFile]) -> Result<EvalLogRead, LoadError> {
                 continue;
             }
         };
-        let label = kind.map(|k| k.label());
-        match result {
-            Ok((run, diags)) => {
-                let (status, reason) = status_of(&diags);
-                reports.push(InputFileReport::new(f, label, status, reason));
-                diagnostics.extend(diags);
-                runs.push(run);
-            }
-            Err(diags) => {
-                reports.push(InputFileReport::new(
-                    f,
-                    label,
-                    FileStatus::Skipped,
-                    diags.first().map(|d| d.message.clone()),
-                ));
-                diagnostics.extend(diags);
-            }
-        }
+        out.group(&[f], result, &kinds, files);
     }
     if runs.is_empty() {
         return Err(LoadError {
@@ -140,11 +115,90 @@ pub fn read(files: &[InputFile]) -> Result<EvalLogRead, LoadError> {
     })
 }
 
+type ReadResult = Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>>;
+
+/// Where a read's runs, file reports and diagnostics go.
+struct Out<'a> {
+    runs: &'a mut Vec<EvalLogRun>,
+    reports: &'a mut Vec<InputFileReport>,
+    diagnostics: &'a mut Vec<Diagnostic>,
+}
+
+impl Out<'_> {
+    /// A run read from several files: each file's status from its own diagnostics (all skipped,
+    /// with the first reason, when the run could not be read).
+    fn group(
+        &mut self,
+        group: &[&InputFile],
+        result: ReadResult,
+        kinds: &[Option<EvalLogFileKind>],
+        files: &[InputFile],
+    ) {
+        match result {
+            Ok((run, diags)) => {
+                for f in group {
+                    let own: Vec<Diagnostic> =
+                        diags.iter().filter(|d| d.file == f.path).cloned().collect();
+                    let (status, reason) = status_of(&own);
+                    self.reports.push(InputFileReport::new(
+                        f,
+                        Some(label(f, kinds, files)),
+                        status,
+                        reason,
+                    ));
+                }
+                self.diagnostics.extend(diags);
+                self.runs.push(run);
+            }
+            Err(diags) => {
+                for f in group {
+                    self.reports.push(InputFileReport::new(
+                        f,
+                        Some(label(f, kinds, files)),
+                        FileStatus::Skipped,
+                        diags.first().map(|d| d.message.clone()),
+                    ));
+                }
+                self.diagnostics.extend(diags);
+            }
+        }
+    }
+}
+
+/// The HELM run folders among `files`: per folder holding a file sniffed as a HELM run file,
+/// its run and summary files (`stats.json`, `instances.json`, … are claimed by name there).
+pub fn helm_folders<'a>(
+    files: &'a [InputFile],
+    kinds: &[Option<EvalLogFileKind>],
+) -> Vec<Vec<&'a InputFile>> {
+    let mut dirs: Vec<&str> = files
+        .iter()
+        .zip(kinds)
+        .filter(|(_, k)| **k == Some(EvalLogFileKind::HelmRunFile))
+        .map(|(f, _)| helm::dir_of(&f.path))
+        .collect();
+    dirs.sort_unstable();
+    dirs.dedup();
+    dirs.into_iter()
+        .map(|d| {
+            files
+                .iter()
+                .zip(kinds)
+                .filter(|(f, k)| {
+                    helm::in_run_folder(f, d)
+                        && matches!(k, None | Some(EvalLogFileKind::HelmRunFile))
+                })
+                .map(|(f, _)| f)
+                .collect()
+        })
+        .collect()
+}
+
 fn label(f: &InputFile, kinds: &[Option<EvalLogFileKind>], files: &[InputFile]) -> &'static str {
     files
         .iter()
         .position(|g| std::ptr::eq(g, f))
         .and_then(|i| kinds.get(i).copied().flatten())
         .map(|k| k.label())
-        .unwrap_or("unknown")
+        .unwrap_or(EvalLogFileKind::HelmRunFile.label())
 }

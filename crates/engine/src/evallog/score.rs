@@ -7,8 +7,11 @@
 //! aggregates are recomputed from them ([`super::model::Headline`]). An item's verdict is the
 //! headline score's 0–1 reading: Inspect — the score named by `results.headline`, else the first
 //! scorer of `results.scores`, per (sample id, epoch); lm-eval — the first task's first metric
-//! under its first filter, per (task, doc_id, filter). Correct = the reading is 1; an errored or
-//! unscored (NaN) sample has no verdict.
+//! under its first filter, per (task, doc_id, filter); promptfoo — the row's `success`, per
+//! (test, column, repeat); OpenAI Evals — the `accuracy` of the final report (the `match` event's
+//! `correct`, or the `metrics` events' `accuracy`), per sample id; HELM — the main metric's
+//! per-instance mean, per (instance, perturbation, train trial). Correct = the reading is 1; an
+//! errored or unscored (NaN) sample has no verdict.
 
 use crate::accounting::{FileStatus, InputFileReport, LoadError};
 use crate::diag::Diagnostic;
@@ -76,9 +79,10 @@ pub fn read_log(input: &RunInput) -> Result<LoadedLog, LoadError> {
     })
 }
 
-/// A folder of several logs as one input per log (an Inspect log alone; an lm-eval results file
-/// with its samples files), named `folder/file`; files of no log go with the first. One log (or
-/// none) gives `input` back whole.
+/// A folder of several logs as one input per log (an Inspect log, a promptfoo export or an
+/// OpenAI Evals record file alone; an lm-eval results file with its samples files; a HELM run
+/// folder), named `folder/file`; files of no log go with the first. One log (or none) gives
+/// `input` back whole.
 pub fn split_logs(input: RunInput) -> Vec<RunInput> {
     use super::sniff::EvalLogFileKind as K;
     let kinds: Vec<Option<K>> = input.files.iter().map(super::sniff).collect();
@@ -89,24 +93,32 @@ pub fn split_logs(input: RunInput) -> Vec<RunInput> {
         .filter(|(_, k)| **k == Some(K::LmEvalSamples))
         .map(|(f, _)| f)
         .collect();
+    let index_of = |paths: &[&crate::input::InputFile]| -> Vec<usize> {
+        input
+            .files
+            .iter()
+            .enumerate()
+            .filter_map(|(j, x)| paths.iter().any(|m| m.path == x.path).then_some(j))
+            .collect()
+    };
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, (f, k)) in input.files.iter().zip(&kinds).enumerate() {
         match k {
-            Some(K::InspectEval | K::InspectJson) => groups.push(vec![i]),
+            Some(K::InspectEval | K::InspectJson)
+            | Some(K::PromptfooJson | K::PromptfooJsonl | K::OpenaiEvalsJsonl) => {
+                groups.push(vec![i])
+            }
             Some(K::LmEvalResults) => {
                 let mine = super::lm_eval::samples_of(f, &samples);
                 let mut g = vec![i];
-                g.extend(
-                    input
-                        .files
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(j, x)| mine.iter().any(|m| m.path == x.path).then_some(j)),
-                );
+                g.extend(index_of(&mine));
                 groups.push(g);
             }
             _ => {}
         }
+    }
+    for folder in super::read::helm_folders(&input.files, &kinds) {
+        groups.push(index_of(&folder));
     }
     if groups.len() <= 1 {
         return vec![input];
@@ -143,7 +155,7 @@ pub fn split_logs(input: RunInput) -> Vec<RunInput> {
 /// One item judged by the headline score.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ItemVerdict {
-    /// The tool's item key as text parts: Inspect `[id, epoch]`, lm-eval `[task, doc_id, filter]`.
+    /// The tool's item key as text parts ([`key_parts`]).
     pub key: Vec<String>,
     /// Index into the run's samples.
     pub sample: usize,
@@ -227,6 +239,16 @@ fn in_slice(sample: &Sample, key: &MetricKey) -> bool {
         SampleKey::LmEval { task, filter, .. } => {
             *task == key.group && key.variant.as_deref().is_none_or(|v| v == filter)
         }
+        // promptfoo: a column's headline is computed over that column's rows.
+        SampleKey::Promptfoo { .. } if !key.group.is_empty() => sample
+            .metadata
+            .get("column")
+            .is_some_and(|c| *c == super::json::compact(&key.group.clone().into())),
+        // HELM: a split's headline over that split's instances.
+        SampleKey::Helm { .. } => sample
+            .metadata
+            .get("split")
+            .is_none_or(|s| *s == super::json::compact(&key.group.clone().into())),
         _ => true,
     }
 }
@@ -324,7 +346,9 @@ pub const HEADLINE: [Metric; 6] = [
         shown: Shown::Decimals(4),
         definition: "The log's headline metric (Inspect `results.headline`, else the first \
                      scorer's first metric; lm-eval the first task's first metric under its first \
-                     filter), recomputed from the samples the way the tool computes it.",
+                     filter; promptfoo the pass rate; OpenAI Evals the final report's accuracy; \
+                     HELM the main metric on the test split), recomputed from the samples the way \
+                     the tool computes it.",
     },
     Metric {
         key: "headline_recorded",
@@ -344,7 +368,9 @@ pub const HEADLINE: [Metric; 6] = [
         label: "Samples",
         shown: Shown::AsRecorded,
         definition: "Samples read (Inspect: one per sample and epoch; lm-eval: one per task, \
-                     document and filter).",
+                     document and filter; promptfoo: one per test, column and repeat; OpenAI \
+                     Evals: one per sample id; HELM: one per instance, perturbation and train \
+                     trial).",
     },
     Metric {
         key: "n_errors",
@@ -379,10 +405,10 @@ pub fn meta(log: &LoadedLog) -> RunMeta {
     );
     m.put(
         "scorer",
-        r.primary
-            .as_ref()
-            .map(MetricKey::label)
-            .or_else(|| (r.tool == Tool::LmEvaluationHarness).then(|| "no metric recorded".into())),
+        r.primary.as_ref().map(MetricKey::label).or_else(|| {
+            matches!(r.tool, Tool::LmEvaluationHarness | Tool::Helm)
+                .then(|| "no metric recorded".into())
+        }),
     );
     m
 }

@@ -2,7 +2,9 @@
 //! `../shared/data/eval-formats/` that a reader covers is read, and its recomputed headline numbers
 //! must equal the ones the log recorded (within 1e-9); the derived fixtures under
 //! `tests/fixtures/evallog/{ok,err}/` (written by `make_fixtures.py`) cover the archive's edge
-//! cases (zstd and deflate members, truncation, a bomb-like member, duplicates, no header, NaN).
+//! cases (zstd and deflate members, truncation, a bomb-like member, duplicates, no header, NaN);
+//! those written by `make_tool_fixtures.py` (real promptfoo, OpenAI Evals and HELM files, copied,
+//! cut or edited) cover those readers' malformed inputs.
 
 use std::fs;
 use std::path::Path;
@@ -186,6 +188,183 @@ fn lm_eval_generated_run() {
     assert_eq!(check_headlines(run).len(), 10);
     let h = headline(run, "arith_gen/exact_match[strict-match]/exact_match");
     assert_eq!((h.recorded, h.n), (Some(0.6), 5));
+}
+
+fn keys(run: &EvalLogRun) -> Vec<Vec<String>> {
+    run.samples
+        .iter()
+        .map(|s| evallog::score::key_parts(&s.key))
+        .collect()
+}
+
+#[test]
+fn promptfoo_generated_export_and_jsonl() {
+    let dir = "promptfoo/generated-0.121.20";
+    let Some(read) = read_shared(&[&format!("{dir}/results.json")]) else {
+        return;
+    };
+    no_errors(&read);
+    let run = &read.runs[0];
+    assert_eq!(run.tool, Tool::Promptfoo);
+    assert_eq!(run.tool_version.as_deref(), Some("0.121.20"));
+    assert_eq!(run.format_version, Some(3));
+    assert_eq!(run.samples.len(), 32);
+    // The pass rate and, per column, its pass rate, score, cost and four named metrics.
+    assert_eq!(check_headlines(run).len(), 1 + 4 * 7);
+    let h = headline(run, "pass/pass_rate");
+    assert_eq!((h.recorded, h.recomputed, h.n), (Some(0.5), Some(0.5), 32));
+    let h = headline(run, "toy-bad: chatty/numeric/sum");
+    assert_eq!(h.recomputed, Some(4.0));
+    assert_eq!(run.model.as_deref(), Some("toy-good, toy-bad"));
+    assert_eq!(run.task.as_deref(), Some("arith-mini promptfoo sample"));
+    // --repeat 2: testIdx 0 and 1 are the same test, repeats 0 and 1 of each column.
+    let k = keys(run);
+    assert_eq!(
+        k[0],
+        [
+            r#"addition small {"expected":"4","question":"What is 2+2?"}"#,
+            "0",
+            "0"
+        ]
+    );
+    assert_eq!(k[1][2], "1");
+    assert_eq!(k.iter().filter(|k| k[2] == "1").count(), 16);
+    let mut dedup = k.clone();
+    dedup.sort();
+    dedup.dedup();
+    assert_eq!(dedup.len(), 32, "item keys are unique");
+    // Provider errors (failureReason 2) carry their error; assertion failures do not.
+    let errors: Vec<_> = run.samples.iter().filter(|s| s.error.is_some()).collect();
+    assert_eq!(errors.len(), 8);
+    assert!(errors[0].error.as_deref().unwrap().contains("HTTP 503"));
+    let failed = run
+        .samples
+        .iter()
+        .find(|s| s.error.is_none() && s.scores[0].reading == Some(0.0))
+        .unwrap();
+    assert_eq!(failed.target, ["4"]);
+    assert_eq!(failed.output.as_deref(), Some("5"));
+    assert_eq!(failed.latency, Some(0.005));
+    // The .jsonl form of the same eval: the same items, the same recomputed numbers.
+    let Some(jl) = read_shared(&[&format!("{dir}/results.jsonl")]) else {
+        return;
+    };
+    no_errors(&jl);
+    let jrun = &jl.runs[0];
+    assert_eq!(keys(jrun), k);
+    for h in &run.headlines {
+        assert_eq!(headline(jrun, &h.key.label()).recomputed, h.recomputed);
+    }
+    assert!(jrun.recorded.is_empty());
+}
+
+#[test]
+fn promptfoo_real_export() {
+    let Some(read) = read_shared(&["promptfoo/sample-export.json"]) else {
+        return;
+    };
+    no_errors(&read);
+    let run = &read.runs[0];
+    assert_eq!(run.samples.len(), 4);
+    assert_eq!(check_headlines(run).len(), 1 + 2 * 3);
+    // Reasoning tokens add up to the export's stats; every row is priced.
+    let reasoning: u64 = run.samples.iter().filter_map(|s| s.tokens.reasoning).sum();
+    assert_eq!(reasoning, 576);
+    assert!(run.samples.iter().all(|s| s.cost.is_some()));
+}
+
+#[test]
+fn openai_evals_record_files() {
+    for (rel, samples, checked, accuracy) in [
+        (
+            "openai-evals/generated-HEAD-4bfc1f58/arith-match.jsonl",
+            4,
+            6,
+            "match/accuracy",
+        ),
+        (
+            "openai-evals/generated-HEAD-4bfc1f58/arith-fuzzy.jsonl",
+            4,
+            7,
+            "accuracy/mean",
+        ),
+        (
+            "openai-evals/auto-gpt-benchmarks-2023-04-17_test-match.jsonl",
+            3,
+            1,
+            "match/accuracy",
+        ),
+    ] {
+        let Some(read) = read_shared(&[rel]) else {
+            return;
+        };
+        no_errors(&read);
+        let run = &read.runs[0];
+        assert_eq!(run.tool, Tool::OpenaiEvals);
+        assert_eq!(run.samples.len(), samples, "{rel}");
+        assert_eq!(check_headlines(run).len(), checked, "{rel}");
+        assert_eq!(
+            run.primary.as_ref().map(|k| k.label()).as_deref(),
+            Some(accuracy),
+            "{rel}"
+        );
+        // Sorted by row index; the final_report line came before the events.
+        assert!(keys(run)[0][0].ends_with(".0"), "{rel}");
+    }
+    let read = read_shared(&["openai-evals/generated-HEAD-4bfc1f58/arith-fuzzy.jsonl"]).unwrap();
+    let run = &read.runs[0];
+    assert_eq!(headline(run, "f1_score/mean").recorded, Some(0.625));
+    let s = &run.samples[2];
+    assert_eq!(s.target, ["12", "twelve"]);
+    assert_eq!(s.output.as_deref(), Some("12, I think"));
+    assert_eq!(s.input.as_deref(), Some("What is 3*4?"));
+    assert_eq!((s.tokens.input, s.tokens.output), (Some(10), Some(6)));
+    assert_eq!(run.model.as_deref(), Some("toy-lookup-v1"));
+}
+
+#[test]
+fn helm_generated_run_folder() {
+    let dir = "helm/generated-0.5.16";
+    let names = [
+        "run_spec.json",
+        "scenario.json",
+        "scenario_state.json",
+        "per_instance_stats.json",
+        "stats.json",
+    ];
+    let rels: Vec<String> = names.iter().map(|n| format!("{dir}/{n}")).collect();
+    let rels: Vec<&str> = rels.iter().map(String::as_str).collect();
+    let Some(read) = read_shared(&rels) else {
+        return;
+    };
+    no_errors(&read);
+    assert_eq!(read.runs.len(), 1);
+    assert!(read
+        .files
+        .iter()
+        .all(|f| f.status == evalboard_engine::accounting::FileStatus::Parsed));
+    let run = &read.runs[0];
+    assert_eq!(run.tool, Tool::Helm);
+    assert_eq!(run.samples.len(), 30);
+    assert_eq!(run.model.as_deref(), Some("simple/model1"));
+    // Every per-instance stat of stats.json (19 of 23 unperturbed; perplexity and the like are
+    // computed over a whole trial), recomputed as the mean of the train trials' means.
+    assert_eq!(check_headlines(run).len(), 17);
+    assert_eq!(run.headlines.len(), 19);
+    let h = headline(run, "test/num_prompt_tokens/mean");
+    assert_eq!((h.recorded, h.n), (Some(216.9666666666667), 30));
+    // This scenario has no accuracy stat: no main metric, no verdicts (a warning says so).
+    assert_eq!(run.primary, None);
+    assert!(read
+        .diagnostics
+        .iter()
+        .any(|d| d.message.contains("no main metric")));
+    assert_eq!(
+        keys(run)[0],
+        ["id10".to_string(), String::new(), "0".into()]
+    );
+    assert_eq!(run.samples[0].target, ["15"]);
+    assert_eq!(run.samples[0].tokens.input, Some(217));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -409,6 +588,87 @@ fn registry_reads_scores_and_compares_logs() {
         run::compare(b.as_ref(), i.as_ref(), &CompareSettings::default()),
         Ok(ref r) if !r.warnings.is_empty()
     ));
+}
+
+/// Two promptfoo exports pair on (test, column, repeat) and are judged by `success`
+/// (`make_tool_fixtures.py`: the candidate's gpt-5 row of the first riddle passes).
+#[test]
+fn registry_compares_promptfoo_exports() {
+    use evalboard_engine::family::{detect_family, Family};
+    use evalboard_engine::run::{self, CompareSettings, ReadOptions, Settings};
+    assert_eq!(
+        detect_family(&run_input("promptfoo_baseline")),
+        Family::EvalLog
+    );
+    let load = |rel: &str| {
+        let read = run::read(&run_input(rel), None, ReadOptions::default()).expect("reads");
+        run::score(read, &Settings::default(), 1)
+    };
+    let b = load("promptfoo_baseline");
+    let c = load("promptfoo_candidate");
+    assert_eq!(b.as_ref().headline_value(), Some(0.0));
+    assert_eq!(c.as_ref().headline_value(), Some(0.25));
+    let cmp = run::compare(b.as_ref(), c.as_ref(), &CompareSettings::default()).expect("compares");
+    assert_eq!(cmp.stats.n_paired, 4);
+    assert_eq!(
+        (cmp.stats.flips.regressed, cmp.stats.flips.improved),
+        (0, 1)
+    );
+    assert!(cmp.warnings.is_empty(), "{:?}", cmp.warnings);
+}
+
+/// A folder of several logs of the new tools splits into one input per log: each promptfoo
+/// export and record file alone, a HELM folder whole.
+#[test]
+fn split_logs_keeps_a_helm_folder_together() {
+    use evalboard_engine::evallog::score::split_logs;
+    let mut files = Vec::new();
+    for (case, prefix) in [
+        ("ok/helm_exact_match", "helm/"),
+        ("ok/promptfoo_export", ""),
+        ("ok/openai_evals_fuzzy", ""),
+    ] {
+        for (p, b) in read_folder(&fixture(&format!("evallog/{case}/input"))) {
+            files.push(InputFile::new(format!("{prefix}{p}"), b));
+        }
+    }
+    let pieces = split_logs(evalboard_engine::RunInput::new("mixed", files));
+    let sizes: Vec<usize> = pieces.iter().map(|p| p.files.len()).collect();
+    assert_eq!(
+        sizes,
+        [1, 1, 5],
+        "{:?}",
+        pieces.iter().map(|p| &p.name).collect::<Vec<_>>()
+    );
+}
+
+/// Cut anywhere, the three readers give a run or diagnostics, never a panic.
+#[test]
+fn tool_logs_cut_anywhere_never_panic() {
+    for (case, name) in [
+        ("ok/promptfoo_export", "sample-export.json"),
+        ("ok/openai_evals_fuzzy", "arith-fuzzy.jsonl"),
+        ("ok/helm_exact_match", "per_instance_stats.json"),
+        ("ok/helm_exact_match", "scenario_state.json"),
+    ] {
+        let dir = fixture(&format!("evallog/{case}/input"));
+        let all: Vec<InputFile> = read_folder(&dir)
+            .into_iter()
+            .map(|(p, b)| InputFile::new(p, b))
+            .collect();
+        let bytes = fs::read(dir.join(name)).unwrap();
+        let step = (bytes.len() / 400).max(1);
+        for cut in (0..bytes.len()).step_by(step) {
+            let files: Vec<InputFile> = all
+                .iter()
+                .map(|f| match f.path == name {
+                    true => InputFile::new(name, bytes[..cut].to_vec()),
+                    false => f.clone(),
+                })
+                .collect();
+            let _ = evallog::read(&files);
+        }
+    }
 }
 
 /// The dashboard's workers do not carry the family yet: a dropped log is refused with a message
