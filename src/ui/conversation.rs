@@ -207,12 +207,16 @@ fn turn_card(t: ConversationTurn, selected: bool, soft: &str) -> impl IntoView {
 }
 
 /// What the trace holds of the model's work on the turn: its plan step by step, the tool calls
-/// and their outcome and latency, the validator's verdicts, the call counts. Nothing when the
-/// source recorded none of it.
+/// and their outcome and latency, the LLM calls, the validator's verdicts, the call counts.
+/// Nothing when the source recorded none of it. The tables share one renderer (`work_table`),
+/// so the page's wasm carries one table's code, not three.
 fn work_section(w: TurnWork) -> impl IntoView {
     if w.is_empty() {
         return None;
     }
+    let none = || format::NONE.to_string();
+    let or_none = |v: Option<String>| v.unwrap_or_else(none);
+    let ms = |v: Option<f64>| v.map(format::ms).unwrap_or_else(none);
     let facts: Vec<(&str, String)> = [
         ("Plan type", w.plan_type),
         ("Plan complexity", w.plan_complexity),
@@ -222,9 +226,75 @@ fn work_section(w: TurnWork) -> impl IntoView {
     .filter_map(|(k, v)| Some((k, v?)))
     .collect();
     let plan = w.plan;
-    let calls = w.tool_calls;
-    let llm = w.llm_calls;
-    let validator = w.validator;
+    let calls: Vec<(bool, Vec<String>)> = w
+        .tool_calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let failed = c
+                .success
+                .as_deref()
+                .is_some_and(|s| s.eq_ignore_ascii_case("false"));
+            let result = match (c.result, c.error) {
+                (r, Some(e)) => format!(
+                    "{}error: {e}",
+                    r.map(|r| format!("{r} · ")).unwrap_or_default()
+                ),
+                (Some(r), None) => r,
+                (None, None) => none(),
+            };
+            (
+                failed,
+                vec![
+                    (i + 1).to_string(),
+                    c.tool,
+                    or_none(c.params),
+                    result,
+                    or_none(c.success),
+                    ms(c.latency_ms),
+                ],
+            )
+        })
+        .collect();
+    let llm: Vec<(bool, Vec<String>)> = w
+        .llm_calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| {
+            (
+                false,
+                vec![
+                    (i + 1).to_string(),
+                    or_none(c.purpose),
+                    or_none(c.model),
+                    format::opt_int(c.prompt_tokens),
+                    format::opt_int(c.completion_tokens),
+                    format::opt_int(c.total_tokens),
+                    ms(c.latency_ms),
+                ],
+            )
+        })
+        .collect();
+    let validator: Vec<(bool, Vec<String>)> = w
+        .validator
+        .into_iter()
+        .map(|v| {
+            let invalid = v
+                .valid
+                .as_deref()
+                .is_some_and(|s| s.eq_ignore_ascii_case("false"));
+            (
+                invalid,
+                vec![
+                    or_none(v.retry),
+                    or_none(v.valid),
+                    or_none(v.confidence),
+                    v.failed_steps.join(", "),
+                    v.issues.join(" · "),
+                ],
+            )
+        })
+        .collect();
     Some(view! {
         <details class="eb-work" open=true>
             <summary>"The model's work"</summary>
@@ -239,68 +309,33 @@ fn work_section(w: TurnWork) -> impl IntoView {
                     {plan.into_iter().map(|st| view! { <li>{st}</li> }).collect_view()}
                 </ol>
             })}
-            {(!calls.is_empty()).then(|| view! {
-                <table class="eb-table eb-table--compact">
-                    <caption class="eb-table__caption">{format!("Tool calls ({})", calls.len())}</caption>
-                    <thead><tr><th scope="col">"#"</th><th scope="col">"Tool"</th><th scope="col">"Params"</th><th scope="col">"Result"</th><th scope="col">"Succeeded"</th><th scope="col" class="eb-num">"Latency"</th></tr></thead>
-                    <tbody>
-                        {calls.into_iter().enumerate().map(|(i, c)| {
-                            let failed = c.success.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("false"));
-                            let result = match (c.result, c.error) {
-                                (r, Some(e)) => format!("{}error: {e}", r.map(|r| format!("{r} · ")).unwrap_or_default()),
-                                (Some(r), None) => r,
-                                (None, None) => format::NONE.into(),
-                            };
-                            view! {
-                                <tr class:eb-work__failed=failed>
-                                    <td class="eb-num">{i + 1}</td>
-                                    <td class="eb-mono">{c.tool}</td>
-                                    <td class="eb-mono eb-work__text">{c.params.unwrap_or_else(|| format::NONE.into())}</td>
-                                    <td class="eb-mono eb-work__text">{result}</td>
-                                    <td>{c.success.unwrap_or_else(|| format::NONE.into())}</td>
-                                    <td class="eb-num">{c.latency_ms.map(format::ms).unwrap_or_else(|| format::NONE.into())}</td>
-                                </tr>
-                            }
-                        }).collect_view()}
-                    </tbody>
-                </table>
-            })}
-            {(!llm.is_empty()).then(|| view! {
-                <table class="eb-table eb-table--compact">
-                    <caption class="eb-table__caption">{format!("LLM calls ({})", llm.len())}</caption>
-                    <thead><tr><th scope="col">"#"</th><th scope="col">"Purpose"</th><th scope="col">"Model"</th><th scope="col" class="eb-num">"Tokens in"</th><th scope="col" class="eb-num">"Tokens out"</th><th scope="col" class="eb-num">"Total"</th><th scope="col" class="eb-num">"Latency"</th></tr></thead>
-                    <tbody>
-                        {llm.into_iter().enumerate().map(|(i, c)| view! {
-                            <tr>
-                                <td class="eb-num">{i + 1}</td>
-                                <td>{c.purpose.unwrap_or_else(|| format::NONE.into())}</td>
-                                <td class="eb-mono">{c.model.unwrap_or_else(|| format::NONE.into())}</td>
-                                <td class="eb-num">{format::opt_int(c.prompt_tokens)}</td>
-                                <td class="eb-num">{format::opt_int(c.completion_tokens)}</td>
-                                <td class="eb-num">{format::opt_int(c.total_tokens)}</td>
-                                <td class="eb-num">{c.latency_ms.map(format::ms).unwrap_or_else(|| format::NONE.into())}</td>
-                            </tr>
-                        }).collect_view()}
-                    </tbody>
-                </table>
-            })}
-            {(!validator.is_empty()).then(|| view! {
-                <table class="eb-table eb-table--compact">
-                    <caption class="eb-table__caption">{format!("Validator verdicts ({})", validator.len())}</caption>
-                    <thead><tr><th scope="col">"Retry"</th><th scope="col">"Valid"</th><th scope="col">"Confidence"</th><th scope="col">"Failed steps"</th><th scope="col">"Issues"</th></tr></thead>
-                    <tbody>
-                        {validator.into_iter().map(|v| view! {
-                            <tr>
-                                <td>{v.retry.unwrap_or_else(|| format::NONE.into())}</td>
-                                <td>{v.valid.unwrap_or_else(|| format::NONE.into())}</td>
-                                <td>{v.confidence.unwrap_or_else(|| format::NONE.into())}</td>
-                                <td class="eb-mono">{v.failed_steps.join(", ")}</td>
-                                <td>{v.issues.join(" · ")}</td>
-                            </tr>
-                        }).collect_view()}
-                    </tbody>
-                </table>
-            })}
+            {work_table("Tool calls", &["#", "Tool", "Params", "Result", "Succeeded", "Latency"], calls)}
+            {work_table("LLM calls", &["#", "Purpose", "Model", "Tokens in", "Tokens out", "Total", "Latency"], llm)}
+            {work_table("Validator verdicts", &["Retry", "Valid", "Confidence", "Failed steps", "Issues"], validator)}
         </details>
+    })
+}
+
+/// One table of the model's work: a caption with the row count, header cells, rows of text
+/// (a flagged row is a failed call or an invalid verdict). Nothing for no rows.
+fn work_table(
+    caption: &'static str,
+    heads: &'static [&'static str],
+    rows: Vec<(bool, Vec<String>)>,
+) -> Option<impl IntoView> {
+    (!rows.is_empty()).then(|| {
+        view! {
+            <table class="eb-table eb-table--compact" data-table=caption>
+                <caption class="eb-table__caption">{format!("{caption} ({})", rows.len())}</caption>
+                <thead><tr>{heads.iter().map(|h| view! { <th scope="col">{*h}</th> }).collect_view()}</tr></thead>
+                <tbody>
+                    {rows.into_iter().map(|(flag, cells)| view! {
+                        <tr class:eb-work__failed=flag>
+                            {cells.into_iter().map(|c| view! { <td class="eb-work__text">{c}</td> }).collect_view()}
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        }
     })
 }

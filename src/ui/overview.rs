@@ -2,9 +2,6 @@
 //! recall, cost per correct answer and error rate; the worker's charts; the three diagnostic
 //! readings; disagreements with the original scoring; the first wrong turns.
 
-use evalboard_engine::numeric_qa::aggregate;
-use evalboard_engine::numeric_qa::score::doc::DocTolerances;
-use evalboard_engine::numeric_qa::score::Profile;
 use leptos::prelude::*;
 
 use crate::format;
@@ -21,16 +18,6 @@ pub fn chart_home(key: &str) -> Tab {
         k if k.contains("turn") || k.contains("ops") => Tab::Complexity,
         _ => Tab::Overview,
     }
-}
-
-/// A doc-profile headline metric's label and definition (the engine's table, in the words of
-/// `tol`).
-fn headline_words(key: &str, tol: &DocTolerances) -> (String, String) {
-    aggregate::headline(Profile::Doc)
-        .iter()
-        .find(|m| m.key == key)
-        .map(|m| aggregate::metric_words(m, tol))
-        .unwrap_or_else(|| (key.to_string(), String::new()))
 }
 
 #[component]
@@ -92,8 +79,15 @@ fn overview_body(d: OverviewData) -> impl IntoView {
         format::int(s.total_conversations)
     );
     // Labels and definitions from the engine's headline table, in the words of the tolerances
-    // the run was scored with ("Soft match (±2%)").
-    let tolerances = s.tolerances();
+    // the run was scored with ("Soft match (±2%)"), as the worker sends them.
+    let words = ov.words.clone();
+    let headline_words = move |key: &str| -> (String, String) {
+        words
+            .iter()
+            .find(|(k, _, _)| k == key)
+            .map(|(_, l, d)| (l.clone(), d.clone()))
+            .unwrap_or_else(|| (key.to_string(), String::new()))
+    };
     let cards: Vec<_> = [
         ("numerical_accuracy", s.numerical_accuracy, true),
         ("exact_match_accuracy", s.exact_match_accuracy, false),
@@ -104,7 +98,7 @@ fn overview_body(d: OverviewData) -> impl IntoView {
     ]
     .into_iter()
     .map(|(key, v, primary)| {
-        let (label, help) = headline_words(key, &tolerances);
+        let (label, help) = headline_words(key);
         (key, label, v, help, primary)
     })
     .collect();
@@ -137,14 +131,14 @@ fn overview_body(d: OverviewData) -> impl IntoView {
                     <MetricCard key=key label=label value=format::pct(v) sub=count_of(v) help=help primary=primary/>
                 }).collect_view()}
                 <MetricCard key="conversation_level_accuracy" label="Conversation-level" value=format::pct(s.conversation_level_accuracy)
-                    sub=conv_sub help=headline_words("conversation_level_accuracy", &tolerances).1/>
+                    sub=conv_sub help=headline_words("conversation_level_accuracy").1/>
                 <MetricCard key="avg_logic_recall" label="Logic recall" value=format::pct(s.avg_logic_recall)
                     sub=format!("precision {} · F1 {}", format::pct(s.avg_logic_precision), format::pct(s.avg_logic_f1))
-                    help=headline_words("avg_logic_recall", &tolerances).1/>
+                    help=headline_words("avg_logic_recall").1/>
                 <MetricCard key="cost_per_correct_answer" label="Cost per correct answer" value=cost_value sub=cost_sub
                     help="Total tokens (input + output) / conversations with every turn correct"/>
                 <MetricCard key="error_rate" label="Error rate" value=format::pct(s.error_rate) sub=count_of(s.error_rate)
-                    help=headline_words("error_rate", &tolerances).1/>
+                    help=headline_words("error_rate").1/>
             </div>
 
             <div class="eb-overview__split" class:eb-overview__split--charts=has_charts>

@@ -159,7 +159,7 @@ test('items: sort, filter, open a conversation with the keyboard; state lives in
   await page.click('.eb-grid__sort >> text=Tokens');
   await page.waitForFunction(() => location.hash.includes('sort=tokens') && location.hash.includes('desc=1'));
   await page.waitForTimeout(200);
-  const tokens = await page.locator('.eb-grid__row .eb-grid__cell:nth-child(12)').allInnerTexts();
+  const tokens = await page.locator('.eb-grid__row .eb-grid__cell:nth-child(13)').allInnerTexts();
   const nums = tokens.map((t) => Number(t.replace(/,/g, ''))).filter((n) => !Number.isNaN(n));
   assert.deepEqual(nums, [...nums].sort((a, b) => b - a), 'sorted by tokens, descending');
   // Keyboard: focus the grid, move down, Enter opens the conversation.

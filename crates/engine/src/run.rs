@@ -85,7 +85,7 @@ impl Settings {
                 }
                 if t.exact_rel.to_bits() != dt.exact_rel.to_bits() {
                     out.push(format!(
-                        "exact-match tolerance {:e} (default {:e})",
+                        "exact-match tolerance {} (default {})",
                         t.exact_rel, dt.exact_rel
                     ));
                 }

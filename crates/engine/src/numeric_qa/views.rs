@@ -50,6 +50,9 @@ pub struct Overview {
     /// are `stats`) that profile's headline metrics as its own statistics.json has them.
     pub profile: Profile,
     pub profile_headline: Vec<ProfileMetric>,
+    /// Label and definition of each doc-profile headline metric in the words of the run's
+    /// tolerances ("Soft match (±2%)"), by key: computed here so every screen says the same.
+    pub words: Vec<(String, String, String)>,
 }
 
 /// A headline metric of the selected profile: the engine's label and definition, the value.
@@ -173,6 +176,14 @@ pub fn overview(s: &ScoredQaRun, n_wrong: usize) -> Overview {
                 .collect()
         }
     };
+    let words = crate::numeric_qa::aggregate::headline(Profile::Doc)
+        .iter()
+        .map(|m| {
+            let (label, definition) =
+                crate::numeric_qa::aggregate::metric_words(m, &s.config.tolerances);
+            (m.key.to_string(), label, definition)
+        })
+        .collect();
     Overview {
         stats,
         readings,
@@ -181,6 +192,7 @@ pub fn overview(s: &ScoredQaRun, n_wrong: usize) -> Overview {
         originally_scored_turns: originally,
         profile,
         profile_headline,
+        words,
     }
 }
 
