@@ -175,6 +175,10 @@ pub struct RunInfo {
     /// Where `load_ms` went: (stage, ms) for copying, hashing, parsing, scoring.
     #[serde(default)]
     pub stage_ms: Vec<(String, f64)>,
+    /// The settings of the run's family that are not the defaults, in words
+    /// ([`evalboard_engine::run::Settings::non_default`]), for the header's custom-settings strip.
+    #[serde(default)]
+    pub custom_settings: Vec<String>,
 }
 
 /// Worker → page.

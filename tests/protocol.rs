@@ -150,6 +150,7 @@ fn responses() -> Vec<Response> {
         load_ms: 12.5,
         wasm_memory_bytes: Some(1 << 24),
         stage_ms: vec![("parse".into(), 8.5), ("score".into(), 4.0)],
+        custom_settings: vec!["relative tolerance 2% (default 1%)".into()],
     };
     let base = evalset("m45_m44_baseline");
     let cand = evalset("m46_control");

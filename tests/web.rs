@@ -220,6 +220,7 @@ fn load_report_lists_files_and_diagnostics() {
         load_ms: 12.0,
         wasm_memory_bytes: None,
         stage_ms: vec![("parse".into(), 8.0), ("score".into(), 4.0)],
+        custom_settings: vec![],
     };
     let host = mount(move || {
         let store = Store::new();

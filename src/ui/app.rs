@@ -71,20 +71,11 @@ pub fn App() -> impl IntoView {
     let settings = store.settings.get_untracked();
     if settings != Default::default() {
         // Settings from an earlier visit change numbers: say so, never restore them silently.
-        let changed: Vec<String> = Family::ALL
-            .iter()
-            .flat_map(|&f| settings.non_default(f))
-            .collect();
-        if !changed.is_empty() {
-            store.notify(
-                format!(
-                    "Settings restored from your last visit: {}. Each run shows them in its \
-                     header, with a reset.",
-                    changed.join(" · ")
-                ),
-                false,
-            );
-        }
+        store.notify(
+            "Settings restored from your last visit; each run names them, with a reset."
+                .to_string(),
+            false,
+        );
         client::send(&Request::Configure { settings });
     }
     if !Store::demo_dismissed() {

@@ -149,6 +149,50 @@ fn turn_card(t: ConversationTurn, selected: bool, soft: &str) -> impl IntoView {
             o.join(" → ")
         }
     });
+    // One data-driven list: one element's code on the page, not ten (initial-load budget).
+    let kv: Vec<(&str, String, bool)> = vec![
+        (
+            "Ground-truth program",
+            opt_text(t.ground_truth_program.clone()),
+            true,
+        ),
+        ("Program value", opt_text(t.program_value.clone()), true),
+        (
+            "Executed answer (dataset)",
+            opt_text(t.executed_answer.clone()),
+            true,
+        ),
+        ("Plan operations", opt_text(ops), true),
+        (
+            "Plan steps",
+            opt_text(t.plan_steps.map(|s| s.to_string())),
+            false,
+        ),
+        (
+            "Operations",
+            opt_text(r.operations_per_turn.map(|s| s.to_string())),
+            false,
+        ),
+        (
+            "Logic recall / precision / F1 / order",
+            format!(
+                "{} / {} / {} / {}",
+                format::pct(r.logic_recall),
+                format::pct(t.logic_precision),
+                format::pct(t.logic_f1),
+                format::pct(t.logic_order)
+            ),
+            false,
+        ),
+        ("Tokens", tokens, false),
+        (
+            "Latency",
+            t.latency_ms
+                .map(format::ms)
+                .unwrap_or_else(|| format::NONE.into()),
+            false,
+        ),
+    ];
     view! {
         <li class="eb-turn" class:eb-turn--selected=selected class:eb-turn--wrong=!r.correct
             id=format!("eb-turn-{}", r.turn) data-turn=r.turn_idx>
@@ -187,16 +231,7 @@ fn turn_card(t: ConversationTurn, selected: bool, soft: &str) -> impl IntoView {
                 </table>
             })}
             <dl class="eb-kv">
-                <div><dt>"Ground-truth program"</dt><dd class="eb-mono">{opt_text(t.ground_truth_program.clone())}</dd></div>
-                <div><dt>"Program value"</dt><dd class="eb-mono">{opt_text(t.program_value.clone())}</dd></div>
-                <div><dt>"Executed answer (dataset)"</dt><dd class="eb-mono">{opt_text(t.executed_answer.clone())}</dd></div>
-                <div><dt>"Plan operations"</dt><dd class="eb-mono">{opt_text(ops)}</dd></div>
-                <div><dt>"Plan steps"</dt><dd>{opt_text(t.plan_steps.map(|s| s.to_string()))}</dd></div>
-                <div><dt>"Operations"</dt><dd>{opt_text(r.operations_per_turn.map(|s| s.to_string()))}</dd></div>
-                <div><dt>"Logic recall / precision / F1 / order"</dt><dd>{format!("{} / {} / {} / {}",
-                    format::pct(r.logic_recall), format::pct(t.logic_precision), format::pct(t.logic_f1), format::pct(t.logic_order))}</dd></div>
-                <div><dt>"Tokens"</dt><dd>{tokens}</dd></div>
-                <div><dt>"Latency"</dt><dd>{t.latency_ms.map(format::ms).unwrap_or_else(|| format::NONE.into())}</dd></div>
+                {kv.into_iter().map(|(k, v, mono)| view! { <div><dt>{k}</dt><dd class:eb-mono=mono>{v}</dd></div> }).collect_view()}
                 {r.error_type.clone().map(|e| view! {
                     <div class="eb-kv__error"><dt>"Error"</dt><dd><span class="eb-mono">{e}</span>{t.error_message.clone().map(|m| view! { <span class="eb-kv__msg">{format!(": {m}")}</span> })}</dd></div>
                 })}
@@ -217,15 +252,12 @@ fn work_section(w: TurnWork) -> impl IntoView {
     let none = || format::NONE.to_string();
     let or_none = |v: Option<String>| v.unwrap_or_else(none);
     let ms = |v: Option<f64>| v.map(format::ms).unwrap_or_else(none);
-    let facts: Vec<(&str, String)> = [
-        ("Plan type", w.plan_type),
-        ("Plan complexity", w.plan_complexity),
-        ("LLM calls", w.llm_call_count),
-    ]
-    .into_iter()
-    .filter_map(|(k, v)| Some((k, v?)))
-    .collect();
     let plan = w.plan;
+    let plan_title = match (&w.plan_type, &w.plan_complexity) {
+        (Some(t), Some(c)) => format!("Plan ({} steps, {t}, complexity {c})", plan.len()),
+        (Some(t), None) => format!("Plan ({} steps, {t})", plan.len()),
+        _ => format!("Plan ({} steps)", plan.len()),
+    };
     let calls: Vec<(bool, Vec<String>)> = w
         .tool_calls
         .into_iter()
@@ -298,13 +330,8 @@ fn work_section(w: TurnWork) -> impl IntoView {
     Some(view! {
         <details class="eb-work" open=true>
             <summary>"The model's work"</summary>
-            {(!facts.is_empty()).then(|| view! {
-                <dl class="eb-kv">
-                    {facts.into_iter().map(|(k, v)| view! { <div><dt>{k}</dt><dd class="eb-mono">{v}</dd></div> }).collect_view()}
-                </dl>
-            })}
             {(!plan.is_empty()).then(|| view! {
-                <h4 class="eb-work__title">{format!("Plan ({} steps)", plan.len())}</h4>
+                <h4 class="eb-work__title">{plan_title}</h4>
                 <ol class="eb-work__plan eb-mono">
                     {plan.into_iter().map(|st| view! { <li>{st}</li> }).collect_view()}
                 </ol>

@@ -45,6 +45,32 @@ fn overview(v: EvalsetView) -> impl IntoView {
     let groups = v.groups.clone();
     let flips = v.extract_flips.clone();
     let n_flips = flips.len();
+    // A headline scorer that gives 0% while the other one does not is said where the 0% stands,
+    // with the switch (the whole-output v1 on long outputs of a model that reasons first).
+    let (other, other_score) = if v.scorer.ends_with("-extract") {
+        (AnswerScorer::V1, v.v1_score)
+    } else {
+        (AnswerScorer::V1Extract, v.v1_extract_score)
+    };
+    let zero_note =
+        (v.primary_score == Some(0.0) && other_score.is_some_and(|x| x > 0.0)).then(|| {
+            let store = use_store();
+            view! {
+                <div class="eb-callout" role="note" data-testid="zero-headline">
+                    {format!(
+                        "{} gives this run 0%, {} gives {}. ",
+                        v.scorer,
+                        other.id(),
+                        format::pct(other_score),
+                    )}
+                    <button type="button" class="eb-link" on:click=move |_| {
+                        let mut s = store.settings.get_untracked();
+                        s.evalset.scorer = other;
+                        store.configure(s);
+                    }>{format!("Score with {}", other.id())}</button>
+                </div>
+            }
+        });
     view! {
         <div class="eb-overview eb-evalset">
             {v.run_failure.clone().map(|f| view! {
@@ -68,6 +94,7 @@ fn overview(v: EvalsetView) -> impl IntoView {
                         sub=format!("{} · {} flips", AnswerScorer::V1Extract.id(), n_flips)/> }
                 }}
             </div>
+            {zero_note}
             <div class="eb-grid2">
                 {groups.into_iter().filter(|(_, rows)| !rows.is_empty()).map(|(dim, rows)| group_table(dim, rows)).collect_view()}
             </div>

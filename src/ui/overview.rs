@@ -61,6 +61,17 @@ fn overview_body(d: OverviewData) -> impl IntoView {
         (None, 0) => format!("no fully correct conversation · {total}"),
         (None, _) => total,
     };
+    // Per correct turn too: a run with no fully correct conversation still has a cost per
+    // answer it got right.
+    let per_turn = match (s.cost_per_correct_turn_usd, s.cost_per_correct_turn) {
+        (Some(usd), _) => Some(format!("{} per correct turn", format::usd(Some(usd)))),
+        (None, Some(t)) => Some(format!("{} tok per correct turn", format::tokens(Some(t)))),
+        _ => None,
+    };
+    let cost_sub = match per_turn {
+        Some(p) => format!("{p} · {cost_sub}"),
+        None => cost_sub,
+    };
     let cost_sub = if s.unpriced_models.is_empty() || s.total_tokens.is_none() {
         cost_sub
     } else {
@@ -84,8 +95,8 @@ fn overview_body(d: OverviewData) -> impl IntoView {
     let headline_words = move |key: &str| -> (String, String) {
         words
             .iter()
-            .find(|(k, _, _)| k == key)
-            .map(|(_, l, d)| (l.clone(), d.clone()))
+            .find(|m| m.key == key)
+            .map(|m| (m.label.clone(), m.definition.clone()))
             .unwrap_or_else(|| (key.to_string(), String::new()))
     };
     let cards: Vec<_> = [
@@ -118,7 +129,7 @@ fn overview_body(d: OverviewData) -> impl IntoView {
             {(!profile_cards.is_empty()).then(|| view! {
                 <section class="eb-section eb-profile-headline" aria-labelledby="eb-profile-headline-title">
                     <h2 class="eb-section__title" id="eb-profile-headline-title">{format!("Profile {}: the system's own scorers", profile.name())}</h2>
-                    <p class="eb-section__hint">"The verdicts, tables and wrong-turn reasons follow this profile. The cards below it are the doc-v1 accuracy variants, kept for diagnosis."</p>
+                    <p class="eb-section__hint">"Verdicts and reasons follow this profile; the cards below are the doc-v1 variants."</p>
                     <div class="eb-cards">
                         {profile_cards.into_iter().enumerate().map(|(i, m)| view! {
                             <MetricCard key=format!("{}:{}", profile.name(), m.key) label=m.label value=format::pct(m.value) help=m.definition primary=i == 0/>
@@ -136,7 +147,7 @@ fn overview_body(d: OverviewData) -> impl IntoView {
                     sub=format!("precision {} · F1 {}", format::pct(s.avg_logic_precision), format::pct(s.avg_logic_f1))
                     help=headline_words("avg_logic_recall").1/>
                 <MetricCard key="cost_per_correct_answer" label="Cost per correct answer" value=cost_value sub=cost_sub
-                    help="Total tokens (input + output) / conversations with every turn correct"/>
+                    help="Total tokens (input + output) / conversations with every turn correct; per correct turn: total tokens / turns answered correctly"/>
                 <MetricCard key="error_rate" label="Error rate" value=format::pct(s.error_rate) sub=count_of(s.error_rate)
                     help=headline_words("error_rate").1/>
             </div>

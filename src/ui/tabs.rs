@@ -101,11 +101,11 @@ pub fn RunHeader() -> impl IntoView {
 #[component]
 fn CustomSettings() -> impl IntoView {
     let store = use_store();
-    let family = Memo::new(move |_| store.current().and_then(|r| r.info().map(|i| i.family)));
+    // The worker names them (RunInfo.custom_settings) as it scores the run under them.
     let changed = Memo::new(move |_| {
-        let f = family.get()?;
-        let list = store.settings.with(|s| s.non_default(f));
-        (!list.is_empty()).then_some((f, list))
+        let run = store.current()?;
+        let i = run.info()?;
+        (!i.custom_settings.is_empty()).then(|| (i.family, i.custom_settings.clone()))
     });
     move || {
         changed.get().map(|(f, list)| {
@@ -118,7 +118,6 @@ fn CustomSettings() -> impl IntoView {
                         store.configure(reset);
                         store.notify(format!("{} settings are back at their defaults.", f.label()), false);
                     }>"Reset to defaults"</button>
-                    <button type="button" class="eb-link" on:click=move |_| store.route.update(|r| r.tab = Tab::Settings)>"Change"</button>
                 </div>
             }
         })

@@ -290,8 +290,8 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
         },
         Request::Overview { req, run_id, dark } => match qa(st, run_id) {
             Some(s) => {
-                let overview = views::overview(s, 10);
-                let charts = charts::qa_charts(&overview.stats, dark);
+                let (overview, sizes) = views::overview_with_sizes(s, 10);
+                let charts = charts::qa_charts(&overview.stats, &sizes, dark);
                 post(
                     scope,
                     &Response::Overview {

@@ -35,8 +35,8 @@ impl Kept {
         self.scored.as_ref()
     }
 
-    /// What the page lists about the run (of a family in `FAMILIES`).
-    pub fn info<const FAMILIES: FamilySet>(&self) -> RunInfo {
+    /// What the page lists about the run (of a family in `FAMILIES`), scored under `settings`.
+    pub fn info<const FAMILIES: FamilySet>(&self, settings: &Settings) -> RunInfo {
         let run = self.run();
         let (n_conversations, n_turns) = run.counts();
         RunInfo {
@@ -52,6 +52,7 @@ impl Kept {
             load_ms: self.load_ms,
             wasm_memory_bytes: wasm_memory_bytes(),
             stage_ms: self.stage_ms.clone(),
+            custom_settings: settings.non_default(run.family()),
         }
     }
 }
@@ -71,7 +72,7 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
 
     /// Keeps `run` in place of any run with its id and tells the page it loaded.
     pub fn keep(&mut self, scope: &DedicatedWorkerGlobalScope, run: Kept) {
-        let info = run.info::<FAMILIES>();
+        let info = run.info::<FAMILIES>(&self.settings);
         self.runs.retain(|r| r.id != run.id);
         self.runs.push(run);
         post(scope, &Response::Loaded { info });
@@ -106,7 +107,11 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                 for r in &mut self.runs {
                     r.scored.rescore_in::<FAMILIES>(&self.settings);
                 }
-                let runs: Vec<RunInfo> = self.runs.iter().map(Kept::info::<FAMILIES>).collect();
+                let runs: Vec<RunInfo> = self
+                    .runs
+                    .iter()
+                    .map(|r| r.info::<FAMILIES>(&self.settings))
+                    .collect();
                 post(scope, &Response::Rescored { runs });
             }
             Request::Remove { run_id } => self.remove(run_id),

@@ -276,9 +276,12 @@ test('initial load: wasm + JS + CSS of the first open, measured against the budg
   // size plus a small margin, so a change that adds weight shows here and says what it costs
   // (docs/dashboard.md § Size): 391.3 KB with JSON replies, 294.7 KB once the protocol went
   // binary (postcard) and the page stopped linking a JSON codec, a float parser and Unicode case
-  // tables. Raise the gate with a new Size row, never past the budget.
+  // tables. Raise the gate with a new Size row, never past the budget. Session 12 (issue 17's
+  // explanations: Why column, the model's work, custom-settings strip, the fa2 headline, the
+  // Compare reading, the static shell) raised it to the budget itself: the next page feature
+  // needs a saving first (docs/dashboard.md § Size).
   const BUDGET_KB = 350;
-  const PAGE_GATE_KB = 345;
+  const PAGE_GATE_KB = 350;
   assert.ok(PAGE_GATE_KB <= BUDGET_KB, 'the gate never exceeds the budget');
   assert.ok(page_ <= PAGE_GATE_KB * 1024, `page wasm+JS+CSS is ${kb(page_)} KB gzip (gate ${PAGE_GATE_KB} KB; budget ${BUDGET_KB} KB)`);
   // The two numbers agree with dist/ (nothing else was fetched).

@@ -87,7 +87,7 @@ test('non-default settings are named on the run with a reset; labels follow the 
   // A new visit restores them and says so.
   await page.reload();
   await waitRun(page, 'gpt-4o');
-  await page.waitForFunction(() => document.body.innerText.includes('Settings restored from your last visit: relative tolerance 2%'));
+  await page.waitForFunction(() => document.body.innerText.includes('Settings restored from your last visit'));
   await page.waitForFunction((w) => document.querySelector('[data-metric="numerical_accuracy"] .eb-card__value')?.textContent === w, want);
   // One click resets them: badge gone, labels and numbers back at the defaults.
   await page.click('[data-testid="custom-settings"] >> text=Reset to defaults');
@@ -135,6 +135,27 @@ test('Compare gives a reading in words, coloured by which way it reads, as diff 
   assert.match(text, /^o3 is worse on 5 items \(4 of them: Evaluation timeout \(300s\)\)/);
   assert.equal(await page.getAttribute('.eb-reading-line', 'data-tone'), 'worse');
   await shot(page, 'ux-compare-reading');
+  assertClean(rec);
+  await context.close();
+});
+
+test('numbers explained where they stand: definitions under the cards, cost per correct turn, sample sizes on buckets', async () => {
+  const { page, rec, context } = await open();
+  await waitRun(page, 'gpt-4o');
+  const stats = cliStats(demo('gpt-4o'));
+  // Every headline card carries its definition in view (not only in a tooltip).
+  const cards = await page.locator('.eb-overview > .eb-cards .eb-card').count();
+  assert.equal(await page.locator('.eb-overview > .eb-cards .eb-card .eb-card__def').count(), cards);
+  // Cost per correct answer counts fully correct conversations; per correct turn is beside it.
+  assert.ok(stats.correct_turns > 0 && stats.cost_per_correct_turn > 0);
+  const cost = await page.locator('[data-metric="cost_per_correct_answer"]').innerText();
+  assert.match(cost, /tok per correct turn/);
+  // Buckets carry their sample size; buckets of fewer than 3 turns get no bar.
+  await page.click('#eb-tab-complexity');
+  await page.waitForSelector('[data-chart="accuracy_by_ops"], .eb-chart');
+  const text = await page.locator('#eb-panel-complexity').innerText();
+  assert.match(text, /ops \(n=\d+\)/);
+  assert.doesNotMatch(text, /ops \(n=[12]\)/);
   assertClean(rec);
   await context.close();
 });

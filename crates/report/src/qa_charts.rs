@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use crate::charts::{
     bar_chart, dual_axis_line_chart, named, opts, NamedChart, Theme, XValues, YSeries,
 };
-use evalboard_engine::numeric_qa::aggregate::doc::{Breakdown, Statistics, TurnKey};
+use evalboard_engine::numeric_qa::aggregate::doc::{Breakdown, BucketSizes, Statistics, TurnKey};
 
 fn breakdown_bars(m: &BTreeMap<String, Breakdown>) -> Vec<(String, Option<f64>)> {
     m.iter()
@@ -18,11 +18,20 @@ fn turn_label(k: &TurnKey) -> String {
     k.0.to_string()
 }
 
+/// Buckets with fewer items than this get no point or bar: one or two turns make a 0% or 100%
+/// that reads like a finding.
+pub const MIN_BUCKET: u64 = 3;
+
+/// `label (n=k)`, the bucket's sample size beside its name.
+fn with_n(label: &str, n: u64) -> String {
+    format!("{label} (n={n})")
+}
+
 /// Every chart of the numeric-QA views, in display order. Keys: `accuracy_variants`,
 /// `complexity`, `accuracy_by_ops`, `logic_recall_by_turn`, `by_has_type2_question`,
 /// `by_has_non_numeric_values`, `by_has_duplicate_columns`, `by_conversation_type`, `by_model`,
 /// `error_types`.
-pub fn qa_charts(s: &Statistics, theme: Theme) -> Vec<NamedChart> {
+pub fn qa_charts(s: &Statistics, sizes: &BucketSizes, theme: Theme) -> Vec<NamedChart> {
     let mut out = Vec::new();
     let variants = vec![
         ("Exact".to_string(), s.exact_match_accuracy),
@@ -51,11 +60,13 @@ pub fn qa_charts(s: &Statistics, theme: Theme) -> Vec<NamedChart> {
     ));
 
     // Complexity ceiling: accuracy and average operations by turn number, on two axes.
+    let big = |k: &TurnKey| sizes.by_turn_number.get(k).copied().unwrap_or(0) >= MIN_BUCKET;
     let turns: Vec<TurnKey> = s
         .accuracy_by_turn_number
         .keys()
         .chain(s.avg_operations_by_turn.keys())
         .copied()
+        .filter(|k| sizes.by_turn_number.is_empty() || big(k))
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
@@ -73,7 +84,7 @@ pub fn qa_charts(s: &Statistics, theme: Theme) -> Vec<NamedChart> {
         "Accuracy and operations by turn",
         dual_axis_line_chart(
             "Accuracy and operations by turn",
-            "Turn index (0-based)",
+            &format!("Turn index (0-based; turn indices with n ≥ {MIN_BUCKET} turns)"),
             XValues::Numbers(&xs),
             YSeries {
                 name: "Numerical accuracy",
@@ -90,10 +101,16 @@ pub fn qa_charts(s: &Statistics, theme: Theme) -> Vec<NamedChart> {
             &opts(theme, false),
         ),
     ));
+    let sized =
+        |m: &BTreeMap<TurnKey, u64>, k: &TurnKey, label: String, v: f64| match m.get(k).copied() {
+            Some(n) if n < MIN_BUCKET => None,
+            Some(n) => Some((with_n(&label, n), Some(v))),
+            None => Some((label, Some(v))),
+        };
     let by_ops: Vec<(String, Option<f64>)> = s
         .accuracy_by_operations_per_turn
         .iter()
-        .map(|(k, v)| (format!("{} ops", k.0), Some(*v)))
+        .filter_map(|(k, v)| sized(&sizes.by_operations_per_turn, k, format!("{} ops", k.0), *v))
         .collect();
     out.push(named(
         "accuracy_by_ops",
@@ -108,7 +125,7 @@ pub fn qa_charts(s: &Statistics, theme: Theme) -> Vec<NamedChart> {
     let recall: Vec<(String, Option<f64>)> = s
         .logic_recall_by_turn
         .iter()
-        .map(|(k, v)| (turn_label(k), Some(*v)))
+        .filter_map(|(k, v)| sized(&sizes.logic_recall_by_turn, k, turn_label(k), *v))
         .collect();
     out.push(named(
         "logic_recall_by_turn",

@@ -51,8 +51,9 @@ pub struct Overview {
     pub profile: Profile,
     pub profile_headline: Vec<ProfileMetric>,
     /// Label and definition of each doc-profile headline metric in the words of the run's
-    /// tolerances ("Soft match (±2%)"), by key: computed here so every screen says the same.
-    pub words: Vec<(String, String, String)>,
+    /// tolerances ("Soft match (±2%)"), computed here so every screen says the same (`value`
+    /// unset: the numbers are in `stats`).
+    pub words: Vec<ProfileMetric>,
 }
 
 /// A headline metric of the selected profile: the engine's label and definition, the value.
@@ -70,7 +71,13 @@ fn pct(x: f64) -> String {
 
 /// Builds the overview: statistics, the three readings spelled out, and up to `n_wrong` wrong turns.
 pub fn overview(s: &ScoredQaRun, n_wrong: usize) -> Overview {
-    let stats = doc::statistics(s);
+    overview_with_sizes(s, n_wrong).0
+}
+
+/// [`overview`] and the sample size of each by-turn and by-operations bucket, for the charts
+/// (drawn where the run is: the page never needs the sizes themselves).
+pub fn overview_with_sizes(s: &ScoredQaRun, n_wrong: usize) -> (Overview, doc::BucketSizes) {
+    let (stats, bucket_sizes) = doc::statistics_with_sizes(s);
     let total = s.turns.len() as u64;
     let count = |f: &dyn Fn(&TurnScore) -> bool| s.turns.iter().filter(|t| f(t)).count() as u64;
     let scaling = count(&|t| t.answer.unit_agnostic_match && !t.answer.numerical_match);
@@ -181,10 +188,15 @@ pub fn overview(s: &ScoredQaRun, n_wrong: usize) -> Overview {
         .map(|m| {
             let (label, definition) =
                 crate::numeric_qa::aggregate::metric_words(m, &s.config.tolerances);
-            (m.key.to_string(), label, definition)
+            ProfileMetric {
+                key: m.key.to_string(),
+                label,
+                definition,
+                value: None,
+            }
         })
         .collect();
-    Overview {
+    let overview = Overview {
         stats,
         readings,
         first_wrong,
@@ -193,7 +205,8 @@ pub fn overview(s: &ScoredQaRun, n_wrong: usize) -> Overview {
         profile,
         profile_headline,
         words,
-    }
+    };
+    (overview, bucket_sizes)
 }
 
 fn lookup<'a>(s: &'a ScoredQaRun, t: &TurnScore) -> Option<(&'a QaConversation, &'a QaTurn)> {

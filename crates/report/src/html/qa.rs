@@ -72,7 +72,7 @@ fn breakdown_table(out: &mut String, title: &str, m: &BTreeMap<String, Breakdown
 pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredQaRun, o: &HtmlOptions) -> Value {
     let outputs = qa_outputs(s);
     let st = &outputs.statistics;
-    let ov = views::overview(s, 25);
+    let (ov, sizes) = views::overview_with_sizes(s, 25);
     let id = |part: &str| format!("run{idx}-{part}");
 
     // Headline metrics.
@@ -188,7 +188,7 @@ pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredQaRun, o: &HtmlOpt
     // Charts.
     h(out, 3, &id("charts"), "Charts");
     out.push_str("<div class=\"eb-grid\">\n");
-    for c in qa_charts(&ov.stats, Theme::Light) {
+    for c in qa_charts(&ov.stats, &sizes, Theme::Light) {
         figure(out, &c);
     }
     out.push_str("</div>\n");

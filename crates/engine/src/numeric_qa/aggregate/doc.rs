@@ -94,6 +94,11 @@ pub struct Statistics {
     pub correct_conversations: u64,
     pub cost_per_correct_answer: Option<f64>,
     pub cost_per_correct_answer_usd: Option<f64>,
+    /// Turns numerically correct under the profile.
+    pub correct_turns: u64,
+    /// Total tokens / correct turns (cost per correct answer counts whole conversations).
+    pub cost_per_correct_turn: Option<f64>,
+    pub cost_per_correct_turn_usd: Option<f64>,
     pub total_cost_usd: Option<f64>,
     pub unpriced_models: Vec<String>,
     pub error_rate: Option<f64>,
@@ -109,6 +114,15 @@ pub struct Statistics {
     pub by_model: BTreeMap<String, Breakdown>,
     pub input_files: InputFiles,
     pub scorers: Vec<ScorerInfo>,
+}
+
+/// How many turns each bucket of the by-turn and by-operations readings holds (the charts'
+/// sample sizes; not a statistics.json key).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BucketSizes {
+    pub by_turn_number: BTreeMap<TurnKey, u64>,
+    pub logic_recall_by_turn: BTreeMap<TurnKey, u64>,
+    pub by_operations_per_turn: BTreeMap<TurnKey, u64>,
 }
 
 /// A map key that is a number but serialises as a string, so `"10"` sorts after `"9"`.
@@ -224,6 +238,11 @@ pub fn scorer_infos(tol: &DocTolerances) -> Vec<ScorerInfo> {
 
 /// Builds the doc profile's statistics from a scored run.
 pub fn statistics(s: &ScoredQaRun) -> Statistics {
+    statistics_with_sizes(s).0
+}
+
+/// [`statistics`] and the sample size of each by-turn and by-operations bucket.
+pub fn statistics_with_sizes(s: &ScoredQaRun) -> (Statistics, BucketSizes) {
     let run = &s.run;
     let profile = Profile::Doc;
     let mut numerical = Mean::default();
@@ -340,6 +359,13 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
         (Some(c), n) if n > 0 => Some(c / n as f64),
         _ => None,
     };
+    let correct_turns = numerical.sum.round() as u64;
+    let per_correct_turn = |x: Option<f64>| {
+        x.filter(|_| correct_turns > 0)
+            .map(|x| x / correct_turns as f64)
+    };
+    let cost_per_correct_turn = per_correct_turn(total_tokens.map(|t| t as f64));
+    let cost_per_correct_turn_usd = per_correct_turn(total_cost_usd);
 
     // Breakdowns over conversations.
     let mut groups: [BTreeMap<&str, Acc>; 5] = Default::default();
@@ -400,6 +426,14 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
             .map(|(k, v)| (k.to_string(), v.finish()))
             .collect()
     };
+    let sizes = |m: &BTreeMap<TurnKey, Mean>| -> BTreeMap<TurnKey, u64> {
+        m.iter().map(|(k, v)| (*k, v.n)).collect()
+    };
+    let bucket_sizes = BucketSizes {
+        by_turn_number: sizes(&by_turn),
+        logic_recall_by_turn: sizes(&recall_by_turn),
+        by_operations_per_turn: sizes(&acc_by_ops),
+    };
     let means = |m: BTreeMap<TurnKey, Mean>| -> BTreeMap<TurnKey, f64> {
         m.into_iter()
             .filter_map(|(k, v)| v.get().map(|x| (k, x)))
@@ -427,7 +461,7 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
         }
     }
 
-    Statistics {
+    let stats = Statistics {
         run_name: run.name.clone(),
         profile: profile.name().to_string(),
         engine_version: ENGINE_VERSION.to_string(),
@@ -455,6 +489,9 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
         correct_conversations,
         cost_per_correct_answer: cost_per_correct,
         cost_per_correct_answer_usd: cost_per_correct_usd,
+        correct_turns,
+        cost_per_correct_turn,
+        cost_per_correct_turn_usd,
         total_cost_usd,
         unpriced_models: unpriced,
         error_rate: errors.get(),
@@ -470,7 +507,8 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
         by_model: fin(g_model),
         input_files,
         scorers: scorer_infos(&s.config.tolerances),
-    }
+    };
+    (stats, bucket_sizes)
 }
 
 /// Looks a metric up by its statistics.json key, for `--fail-under METRIC=VALUE`.
