@@ -35,8 +35,8 @@ if ! (wasm-bindgen --version 2>/dev/null | grep -q "$WB_VERSION"); then
   cargo install wasm-bindgen-cli --version "$WB_VERSION"
 fi
 
-if [ ! -x tools/node_modules/.bin/wasm-opt ] || [ ! -d tools/node_modules/playwright-core ]; then
-  log "installing node tools (binaryen $BINARYEN_VERSION, playwright-core) into tools/"
+if [ ! -x tools/node_modules/.bin/wasm-opt ] || [ ! -d tools/node_modules/playwright-core ] || [ ! -d tools/node_modules/terser ] || [ ! -d tools/node_modules/csso ]; then
+  log "installing node tools (binaryen $BINARYEN_VERSION, playwright-core, terser, csso) into tools/"
   (cd tools && npm ci --no-audit --no-fund --loglevel=error)
 fi
 

@@ -201,7 +201,11 @@ pub fn compare_view_in<const FAMILIES: FamilySet>(
     // Regressions first; within a class, the comparison's own item order (numeric turns).
     pairs.sort_by_key(|p| p.flip());
     view.n_rows = pairs.len();
-    let limit = if q.limit == 0 { COMPARE_PAGE } else { q.limit };
+    let limit = if q.limit == 0 {
+        COMPARE_PAGE
+    } else {
+        q.limit.min(COMPARE_PAGE)
+    };
     view.rows = pairs
         .into_iter()
         .take(limit)

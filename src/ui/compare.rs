@@ -13,6 +13,7 @@ use evalboard_engine::family::Family;
 
 use evalboard_engine::compare::{DiffKind, Flip};
 
+use crate::families::COMPARE_PAGE;
 use crate::format;
 use crate::protocol::{CompareQuery, CompareRow, CompareView as View, Request, SeriesView};
 use crate::ui::client;
@@ -82,7 +83,7 @@ pub fn CompareView() -> impl IntoView {
         store.route.with(|r| CompareQuery {
             flip: r.flip.clone(),
             category: r.cat.clone(),
-            limit: 0,
+            limit: store.compare_rows.get(),
         })
     });
     Effect::new(move |_| {
@@ -336,6 +337,7 @@ fn body(store: Store, v: View) -> impl IntoView {
             .update(|r| r.flip = (!s.is_empty()).then_some(s))
     };
     let set_cat = move |s: String| store.route.update(|r| r.cat = (!s.is_empty()).then_some(s));
+    let (more, n_rows) = (v.rows.len() < v.n_rows, v.n_rows);
     let showing = if v.rows.len() < v.n_rows {
         format!(
             "first {} of {} items",
@@ -406,6 +408,16 @@ fn body(store: Store, v: View) -> impl IntoView {
                 <tbody>{v.rows.into_iter().map(row).collect_view()}</tbody>
             </table>
         </div>
+        {more.then(|| view! {
+            <button type="button" class="eb-btn" data-testid="compare-more"
+                on:click=move |_| store.compare_rows.set(COMPARE_PAGE)>{
+                    if n_rows <= COMPARE_PAGE {
+                        format!("Show all {} items", format::int(n_rows as u64))
+                    } else {
+                        format!("Show the first {} of {} items", COMPARE_PAGE, format::int(n_rows as u64))
+                    }
+                }</button>
+        })}
     }
     .into_any()
 }
@@ -424,13 +436,14 @@ fn row(r: CompareRow) -> impl IntoView {
             <td>{r.category.unwrap_or_default()}</td>
             <td class="eb-clip" title=question.clone()>{format::clip(&question, 100)}</td>
             <td class="eb-mono">{r.expected.unwrap_or_default()}</td>
-            <td class="eb-diff">
+            // A long output is clipped to a few lines; focusing it (click or Tab) shows it whole.
+            <td class="eb-diff"><div class="eb-diff__box" tabindex="0" title="Click or Tab into it to read it whole">
                 {r.diff.into_iter().map(|s| match s.kind {
                     DiffKind::Equal => view! { <span>{s.text}</span> }.into_any(),
                     DiffKind::Delete => view! { <del class="eb-diff__del">{s.text}</del> }.into_any(),
                     DiffKind::Insert => view! { <ins class="eb-diff__ins">{s.text}</ins> }.into_any(),
                 }).collect_view()}
-            </td>
+            </div></td>
         </tr>
     }
 }

@@ -91,6 +91,10 @@ impl RunEntry {
     }
 }
 
+/// Rows of a comparison shown at first (regressions come first): a page that stays readable on
+/// long real outputs; the rest on request.
+pub const COMPARE_FIRST_ROWS: usize = 50;
+
 /// The overview of one run under one configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OverviewData {
@@ -133,6 +137,8 @@ pub struct Store {
     /// The latest series / comparison (answer to `series_req`).
     pub series: RwSignal<Option<crate::protocol::SeriesView>>,
     pub series_req: StoredValue<ReqId>,
+    /// Rows the Compare table asks for (the first screenful, then all on request).
+    pub compare_rows: RwSignal<usize>,
     /// The latest code-generation screen (each view keeps the id of its own request).
     pub codegen: RwSignal<Option<(ReqId, crate::protocol::CodegenView)>>,
     next_run: StoredValue<RunId>,
@@ -203,6 +209,7 @@ impl Store {
             compare_req: StoredValue::new(0),
             series: RwSignal::new(None),
             series_req: StoredValue::new(0),
+            compare_rows: RwSignal::new(COMPARE_FIRST_ROWS),
             codegen: RwSignal::new(None),
             next_run: StoredValue::new(0),
             next_notice: StoredValue::new(0),

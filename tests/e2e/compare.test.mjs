@@ -50,7 +50,7 @@ test('compare the demo runs: gpt-4o vs o3, regressions first, deep link, text-on
   assert.equal(order.filter((f) => f === 'regressed').length, reg);
   assert.deepEqual(order, [...order].sort((x, y) => ORDER.indexOf(x) - ORDER.indexOf(y)), 'regressions first');
   // Diffs are text: only span/del/ins inside the diff cells.
-  const tags = await page.locator('.eb-diff *').evaluateAll((es) => [...new Set(es.map((e) => e.tagName))]);
+  const tags = await page.locator('.eb-diff__box *').evaluateAll((es) => [...new Set(es.map((e) => e.tagName))]);
   assert.ok(tags.every((t) => ['SPAN', 'DEL', 'INS'].includes(t)), tags.join());
   await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-demo.png'), fullPage: false });
   // Filter to improvements: kept in the URL, and a fresh page on that link shows the same rows.
@@ -132,6 +132,25 @@ test('eval-set runs: tunix m45 baseline vs m46 control on eval_v2 (scorecard, it
   const regIds = await page.locator('[data-table="compare-items"] tbody tr[data-flip="regressed"] th').allInnerTexts();
   assert.deepEqual(regIds.sort(), [...vb.byId].filter(([id, b]) => b === 1 && vc.byId.get(id) === 0).map(([id]) => id).sort());
   await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-evalset.png') });
+  // Long real outputs are clipped and the first 50 rows shown (regressions first): the page stays
+  // short, a focused cell shows its output whole, and one click shows the rest.
+  const height = await page.evaluate(() => document.scrollingElement.scrollHeight);
+  assert.ok(height <= 8000, `the m45 vs m46 Compare page is ${height} px tall`);
+  const box = page.locator('[data-table="compare-items"] .eb-diff__box >> nth=0');
+  const clipped = await box.evaluate((e) => e.clientHeight);
+  const whole = await box.evaluate((e) => e.scrollHeight);
+  if (whole > clipped) {
+    await box.focus();
+    assert.ok((await box.evaluate((e) => e.clientHeight)) >= whole - 1, 'focus shows the whole output');
+  }
+  const total = want.regressed + want.improved + vb.byId.size; // more than 50 rows in all
+  if (await page.locator('[data-testid="compare-more"]').count()) {
+    const before = await page.locator('[data-table="compare-items"] tbody tr').count();
+    assert.equal(before, 50);
+    await page.click('[data-testid="compare-more"]');
+    await page.waitForFunction((n) => document.querySelectorAll('[data-table="compare-items"] tbody tr').length > n, before);
+  }
+  assert.ok(total > 0);
   console.log(`m45 → m46: ${want.regressed} regressed, ${want.improved} improved; primary ${vb.card.primary_score} → ${vc.card.primary_score}`);
   // A numeric QA run and an eval set cannot be compared: said so, not crashed.
   await page.selectOption('select[name="base"]', 'gpt-4o');

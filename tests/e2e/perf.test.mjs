@@ -112,7 +112,9 @@ test('load test: a 100k-turn JSONL drop keeps the main thread free, shows progre
       dropToSummary: m.summaryAt - m.dropAt,
       progressUpdates: marks.length - 2,
       maxGap: Math.max(...gaps),
-      longtasks: m.longtasks.filter((e) => e.phase === 'load'),
+      // By when the task ran, not when the observer reported it: a task from before the drop
+      // (the demo's last work) can be delivered after it.
+      longtasks: m.longtasks.filter((e) => e.start >= m.dropAt && e.start < m.summaryAt),
       marks: marks.map((t) => Math.round(t - m.dropAt)),
     };
   });
@@ -277,11 +279,11 @@ test('initial load: wasm + JS + CSS of the first open, measured against the budg
   // (docs/dashboard.md § Size): 391.3 KB with JSON replies, 294.7 KB once the protocol went
   // binary (postcard) and the page stopped linking a JSON codec, a float parser and Unicode case
   // tables. Raise the gate with a new Size row, never past the budget. Session 12 (issue 17's
-  // explanations: Why column, the model's work, custom-settings strip, the fa2 headline, the
-  // Compare reading, the static shell) raised it to the budget itself: the next page feature
-  // needs a saving first (docs/dashboard.md § Size).
+  // explanations) brought the page to 349.7 KB, then minified the release glue and CSS
+  // (scripts/minify.mjs) to 346.8 KB: about 3 KB is left below the budget, and the next page
+  // feature needs a saving first (docs/dashboard.md § Size).
   const BUDGET_KB = 350;
-  const PAGE_GATE_KB = 350;
+  const PAGE_GATE_KB = 348;
   assert.ok(PAGE_GATE_KB <= BUDGET_KB, 'the gate never exceeds the budget');
   assert.ok(page_ <= PAGE_GATE_KB * 1024, `page wasm+JS+CSS is ${kb(page_)} KB gzip (gate ${PAGE_GATE_KB} KB; budget ${BUDGET_KB} KB)`);
   // The two numbers agree with dist/ (nothing else was fetched).
