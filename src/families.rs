@@ -12,10 +12,9 @@ use evalboard_engine::run_meta::{self, RunMeta};
 use evalboard_report::charts::Theme;
 use evalboard_report::compare_charts;
 
-use crate::protocol::{series_metrics, CompareQuery, CompareRow, CompareView, SeriesView};
-
-/// Rows per compare page when the query does not say.
-pub const COMPARE_PAGE: usize = 200;
+use crate::protocol::{
+    series_metrics, CompareQuery, CompareRow, CompareView, SeriesView, COMPARE_PAGE,
+};
 
 /// One side of a comparison: a run this worker holds, under the name the page knows it by, or
 /// a run another worker holds (only its name and family are known here).

@@ -270,6 +270,9 @@ pub enum Response {
     },
 }
 
+/// Most rows of a comparison in one reply (and when the query does not say).
+pub const COMPARE_PAGE: usize = 200;
+
 /// Which paired items to list.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CompareQuery {

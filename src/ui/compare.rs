@@ -13,9 +13,10 @@ use evalboard_engine::family::Family;
 
 use evalboard_engine::compare::{DiffKind, Flip};
 
-use crate::families::COMPARE_PAGE;
 use crate::format;
-use crate::protocol::{CompareQuery, CompareRow, CompareView as View, Request, SeriesView};
+use crate::protocol::{
+    CompareQuery, CompareRow, CompareView as View, Request, SeriesView, COMPARE_PAGE,
+};
 use crate::ui::client;
 use crate::ui::store::{use_store, Store};
 use crate::ui::widgets::{Chart, DataTable};
