@@ -341,7 +341,7 @@ fn eval_log_lm_eval_pair_on_the_tools_key() {
     assert!(err.contains("no score \"nope\""), "{err}");
 }
 
-/// Two promptfoo exports pair on (test, column, repeat) and are judged by the rows' `success`
+/// Two promptfoo exports pair on (test, prompt label, repeat) and are judged by the rows' `success`
 /// (`tests/fixtures/evallog/make_tool_fixtures.py`: the candidate's gpt-5 row of the first riddle
 /// passes).
 #[test]
@@ -361,10 +361,15 @@ fn eval_log_promptfoo_exports_pair_on_test_column_and_repeat() {
     assert_eq!(v["regressed"], serde_json::json!([]));
     let improved = v["improved"].as_array().unwrap();
     assert_eq!(improved.len(), 1);
-    // Column 0 (gpt-5), repeat 0 (key parts that read as numbers are printed as numbers).
+    // The gpt-5 column, repeat 0. The export's two columns share one prompt label (one prompt,
+    // two providers), so the key's prompt part is the column label; with one provider it is the
+    // prompt label alone (key parts that read as numbers are printed as numbers).
     assert_eq!(
         (improved[0][1].clone(), improved[0][2].clone()),
-        (0.into(), 0.into())
+        (
+            "openai:gpt-5: Solve this riddle: {{riddle}}".into(),
+            0.into()
+        )
     );
     assert!(
         improved[0][0]

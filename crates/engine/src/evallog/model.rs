@@ -146,7 +146,8 @@ pub enum SampleKey {
         doc_id: i64,
         filter: String,
     },
-    /// promptfoo: the test (description + vars as JSON), the prompt column, the repeat (0-based).
+    /// promptfoo: the test (description + vars as JSON), the prompt's label (the column label
+    /// when two columns share it), the repeat (0-based).
     Promptfoo {
         test: String,
         prompt: String,

@@ -10,9 +10,12 @@
 //! ([`SampleKey::Promptfoo`]) by:
 //! - `test`: the test's identity — `testCase.description` and its `vars` (keys sorted), the
 //!   same in two exports however `--repeat` numbered the rows (`testIdx` counts repeats);
-//! - `prompt`: the column's index (`promptIdx`), stable when a prompt's text or the model
-//!   changes between exports, which is what such a comparison is about (its label is kept in the
-//!   sample's metadata as `column`);
+//! - `prompt`: the column's prompt label (`prompt.label`), never its index or its provider: the
+//!   provider is the run's model, which is what a comparison of two exports changes, and a
+//!   prompt added or moved shifts `promptIdx`. Only when two columns of one export share a
+//!   prompt label (one prompt, several providers) does the key fall back to the column label
+//!   (`provider: prompt`, `#promptIdx` when even that repeats), and when a column has no label,
+//!   to `#promptIdx`. The column label is kept in the sample's metadata as `column`;
 //! - `repeat`: the row's rank among the rows of the same test and column in `testIdx` order
 //!   (`--repeat N` writes no repeat field: each repeat is a new `testIdx`).
 //!
@@ -45,6 +48,8 @@ const FAILURE_ERROR: u64 = 2;
 #[derive(Debug, Default, Clone)]
 struct Column {
     label: String,
+    /// The prompt's own label (without the provider): the item key's `prompt` part.
+    prompt: Option<String>,
     /// The provider's label (else id), for the run's model.
     provider: Option<String>,
     /// `metrics` as recorded (v3 exports only).
@@ -106,8 +111,10 @@ pub fn read_json(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<
             ps.iter()
                 .map(|p| {
                     let provider = p.get("provider").and_then(string);
+                    let prompt = p.get("label").and_then(string);
                     Column {
-                        label: column_label(provider.clone(), p.get("label").and_then(string)),
+                        label: column_label(provider.clone(), prompt.clone()),
+                        prompt,
                         provider,
                         metrics: p.get("metrics").cloned(),
                     }
@@ -467,9 +474,13 @@ fn lower(
                             .filter(|l| !l.is_empty())
                             .or_else(|| p.get("id").and_then(string))
                     });
-                    let prompt = r.get("prompt").and_then(|p| p.get("label"));
+                    let prompt = r
+                        .get("prompt")
+                        .and_then(|p| p.get("label"))
+                        .and_then(string);
                     Column {
-                        label: column_label(provider.clone(), prompt.and_then(string)),
+                        label: column_label(provider.clone(), prompt.clone()),
+                        prompt,
                         provider,
                         metrics: None,
                     }
@@ -500,6 +511,24 @@ fn lower(
             c.label = format!("{} #{i}", c.label).trim_start().to_string();
         }
     }
+    // The item key's prompt part per column: its prompt label where no other column has it.
+    let mut prompt_counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for c in columns.values() {
+        if let Some(p) = c.prompt.as_deref().filter(|p| !p.is_empty()) {
+            *prompt_counts.entry(p).or_default() += 1;
+        }
+    }
+    let key_of: BTreeMap<i64, String> = columns
+        .iter()
+        .map(|(i, c)| {
+            let key = match c.prompt.as_deref().filter(|p| !p.is_empty()) {
+                Some(p) if prompt_counts.get(p) == Some(&1) => p.to_string(),
+                _ if !c.label.is_empty() => c.label.clone(),
+                _ => format!("#{i}"),
+            };
+            (*i, key)
+        })
+        .collect();
     // Repeats: rank among the rows of the same test and column, in testIdx order.
     read.sort_by_key(|r| (r.prompt_idx, r.test_idx));
     let mut rank: BTreeMap<(String, i64), u32> = BTreeMap::new();
@@ -522,8 +551,12 @@ fn lower(
         }
         last = Some((r.prompt_idx, r.test_idx));
         let slot = rank.entry((r.test.clone(), r.prompt_idx)).or_default();
-        if let SampleKey::Promptfoo { repeat, .. } = &mut r.sample.key {
+        if let SampleKey::Promptfoo { repeat, prompt, .. } = &mut r.sample.key {
             *repeat = *slot;
+            *prompt = key_of
+                .get(&r.prompt_idx)
+                .cloned()
+                .unwrap_or_else(|| format!("#{}", r.prompt_idx));
         }
         *slot = slot.saturating_add(1);
         if let Some(c) = columns.get(&r.prompt_idx) {

@@ -79,6 +79,14 @@ pub fn sniff(f: &InputFile) -> Option<EvalLogFileKind> {
             {
                 return Some(EvalLogFileKind::LmEvalSamples);
             }
+            // A whole export written on one line (minified) is not a row of the JSONL form:
+            // it has the summary's `prompts` and `stats` beside its rows.
+            if has(first_line, "\"evalId\"")
+                && has(first_line, "\"prompts\"")
+                && has(first_line, "\"stats\"")
+            {
+                return Some(EvalLogFileKind::PromptfooJson);
+            }
             if has(first_line, "\"promptIdx\"") && has(first_line, "\"testIdx\"") {
                 return Some(EvalLogFileKind::PromptfooJsonl);
             }

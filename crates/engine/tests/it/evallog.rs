@@ -223,7 +223,8 @@ fn promptfoo_generated_export_and_jsonl() {
         k[0],
         [
             r#"addition small {"expected":"4","question":"What is 2+2?"}"#,
-            "0",
+            // Two providers share each prompt label: the key's prompt part is the column's.
+            "toy-good: terse",
             "0"
         ]
     );
@@ -746,4 +747,54 @@ fn inspect_int_and_string_ids_stay_apart_in_item_keys() {
         epoch: 1,
     });
     assert_eq!(word, ["add", "1"]);
+}
+
+/// A promptfoo item is keyed by its prompt's label, never by `promptIdx` nor by the provider:
+/// the same test and prompt pair across two exports although a prompt added in front moved its
+/// column from 0 to 1 and the model changed.
+#[test]
+fn promptfoo_items_key_on_the_prompt_label_not_its_index() {
+    let row = |prompt_idx: u32, provider: &str, label: &str, pass: bool| {
+        serde_json::json!({
+            "testIdx": 0, "promptIdx": prompt_idx, "success": pass, "score": if pass { 1 } else { 0 },
+            "provider": {"id": provider, "label": ""},
+            "prompt": {"raw": "Q: 2+2?", "label": label},
+            "vars": {"q": "2+2"}, "testCase": {"vars": {"q": "2+2"}},
+            "response": {"output": "4"}, "failureReason": if pass { 0 } else { 1 },
+        })
+    };
+    let export = |prompts: serde_json::Value, rows: Vec<serde_json::Value>| {
+        serde_json::json!({"evalId": "e", "results": {"version": 3, "timestamp": "t", "prompts": prompts, "results": rows, "stats": {"successes": 0, "failures": 0, "errors": 0}}})
+            .to_string()
+    };
+    let a = export(
+        serde_json::json!([{"label": "ask", "provider": "openai:gpt-4o"}]),
+        vec![row(0, "openai:gpt-4o", "ask", false)],
+    );
+    let b = export(
+        serde_json::json!([{"label": "other", "provider": "openai:gpt-5"}, {"label": "ask", "provider": "openai:gpt-5"}]),
+        vec![
+            row(0, "openai:gpt-5", "other", true),
+            row(1, "openai:gpt-5", "ask", true),
+        ],
+    );
+    let key_of = |text: &str| {
+        let read = evallog::read(&[InputFile::new("a/results.json", text.as_bytes().to_vec())])
+            .expect("read");
+        assert_eq!(read.runs.len(), 1, "{:?}", read.diagnostics);
+        read.runs[0]
+            .samples
+            .iter()
+            .map(|s| s.key.clone())
+            .collect::<Vec<SampleKey>>()
+    };
+    let (ka, kb) = (key_of(&a), key_of(&b));
+    assert!(
+        matches!(&ka[0], SampleKey::Promptfoo { prompt, .. } if prompt == "ask"),
+        "{ka:?}"
+    );
+    assert!(
+        kb.contains(&ka[0]),
+        "the 'ask' item pairs: {ka:?} vs {kb:?}"
+    );
 }
