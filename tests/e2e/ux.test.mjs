@@ -112,6 +112,8 @@ test('the financial-agent-2 profile shows its own headline, the header and the f
   await page.waitForSelector('[data-metric="financial-agent-2:numerical_accuracy"]');
   await page.waitForFunction((w) => document.querySelector('[data-metric="financial-agent-2:numerical_accuracy"] .eb-card__value')?.textContent === w, pct(fa2.numerical_accuracy));
   assert.equal((await page.locator('[data-metric="financial-agent-2:financial_accuracy"] .eb-card__value').innerText()).trim(), pct(fa2.financial_accuracy));
+  // The run list's number is the profile's too.
+  await page.waitForFunction((w) => document.querySelector('.eb-run--current .eb-run__acc')?.textContent.trim() === w, pct(fa2.numerical_accuracy));
   assert.match(await page.locator('.eb-runhead__profile').innerText(), /financial-agent-2/);
   assert.match(await page.locator('.eb-overview > .eb-footnote').innerText(), /profile financial-agent-2/);
   assert.match(await page.locator('[data-testid="custom-settings"]').innerText(), /profile financial-agent-2/);

@@ -608,8 +608,10 @@ impl<'a> RunRef<'a> {
         }
     }
 
-    /// The number the run is listed by: numerical accuracy (numeric QA), the mean overall
-    /// score (code generation), the primary score (eval set).
+    /// The number the run is listed by: numerical accuracy under the run's profile (numeric QA:
+    /// under financial-agent-2, that system's own, as its statistics.json and the Overview's
+    /// first card have it), the mean overall score (code generation), the primary score (eval
+    /// set).
     pub fn headline_value(&self) -> Option<f64> {
         self.headline_value_in::<ALL_FAMILIES>()
     }
@@ -617,9 +619,12 @@ impl<'a> RunRef<'a> {
     /// [`RunRef::headline_value`] for a run of a family in `FAMILIES`; `None` for another.
     pub fn headline_value_in<const FAMILIES: FamilySet>(&self) -> Option<f64> {
         match self {
-            RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
-                crate::numeric_qa::aggregate::doc::statistics(s).numerical_accuracy
-            }
+            RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => match s.config.profile {
+                Profile::Doc => crate::numeric_qa::aggregate::doc::statistics(s).numerical_accuracy,
+                Profile::Fa2 => crate::numeric_qa::aggregate::fa2::statistics_value(&s.run)
+                    .get("numerical_accuracy")
+                    .and_then(serde_json::Value::as_f64),
+            },
             RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => {
                 l.summary().summary.average_overall_score
             }

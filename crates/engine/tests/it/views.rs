@@ -95,4 +95,11 @@ fn the_fa2_profile_overview_shows_its_own_headline() {
         assert_eq!(m.value, st[&m.key].as_f64(), "{}", m.key);
         assert!(!m.definition.is_empty());
     }
+    // The run list's number follows the profile too (it said the doc accuracy under fa2).
+    let listed = evalboard_engine::run::RunRef::NumericQa(&s).headline_value();
+    assert_eq!(listed, ov.profile_headline[0].value);
+    assert_ne!(
+        listed, ov.stats.numerical_accuracy,
+        "the demo run must tell them apart"
+    );
 }
