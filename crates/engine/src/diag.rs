@@ -120,6 +120,14 @@ pub struct SourceRef {
     pub record: Option<u32>,
 }
 
+/// `text` cut to `max` characters, `…` marking the cut: input quoted in a message.
+pub fn shortened(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => std::borrow::Cow::Owned(format!("{}…", text.get(..at).unwrap_or(text))),
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

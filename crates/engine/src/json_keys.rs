@@ -98,10 +98,7 @@ const KEY_CHARS: usize = 80;
 
 /// `key`, cut to [`KEY_CHARS`] characters.
 fn shortened(key: &str) -> std::borrow::Cow<'_, str> {
-    match key.char_indices().nth(KEY_CHARS) {
-        Some((at, _)) => std::borrow::Cow::Owned(format!("{}…", key.get(..at).unwrap_or(key))),
-        None => std::borrow::Cow::Borrowed(key),
-    }
+    crate::diag::shortened(key, KEY_CHARS)
 }
 
 /// Every key of `text` that repeats an earlier key of the same object, in file order; at most

@@ -56,6 +56,15 @@ impl RawValue {
         matches!(self, RawValue::Null)
     }
 
+    /// The value of a JSON number (an int or a float); `None` for anything else.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            RawValue::Float(f) => Some(*f),
+            RawValue::Int(i) => Some(*i as f64),
+            _ => None,
+        }
+    }
+
     /// Human-readable text (no quotes around strings; `None` for null). For display and the doc
     /// profile's CSVs; the compat profile has its own Python `str()`.
     pub fn display(&self) -> String {

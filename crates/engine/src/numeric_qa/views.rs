@@ -472,8 +472,6 @@ pub struct TurnWork {
     pub plan: Vec<String>,
     pub plan_type: Option<String>,
     pub plan_complexity: Option<String>,
-    /// How many LLM calls the turn recorded (`turn_llm_calls`).
-    pub llm_call_count: Option<String>,
     pub tool_calls: Vec<ToolCallView>,
     /// The turn's LLM calls as the trace records them.
     pub llm_calls: Vec<crate::numeric_qa::model::Fa2LlmCall>,
@@ -509,7 +507,7 @@ pub struct ValidatorView {
 
 /// A recorded value as text; `None` for a missing (null) one.
 fn recorded(v: &RawValue) -> Option<String> {
-    (!matches!(v, RawValue::Null)).then(|| v.display())
+    (!v.is_null()).then(|| v.display())
 }
 
 fn turn_work(turn: &crate::numeric_qa::model::QaTurn) -> TurnWork {
@@ -543,18 +541,13 @@ fn turn_work(turn: &crate::numeric_qa::model::QaTurn) -> TurnWork {
     if let Some(x) = &turn.fa2 {
         work.plan_type = recorded(&x.plan_type);
         work.plan_complexity = recorded(&x.plan_complexity);
-        work.llm_call_count = recorded(&x.turn_llm_calls);
         work.tool_calls = x
             .tool_calls
             .iter()
             .map(|c| ToolCallView {
                 tool: c.tool_name.clone(),
                 success: recorded(&c.success),
-                latency_ms: match c.latency_ms {
-                    RawValue::Int(i) => Some(i as f64),
-                    RawValue::Float(f) => Some(f),
-                    _ => None,
-                },
+                latency_ms: c.latency_ms.as_f64(),
                 params: c.params.clone(),
                 result: c.result.clone(),
                 error: c.error.clone(),

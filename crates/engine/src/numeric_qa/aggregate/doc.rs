@@ -118,7 +118,7 @@ pub struct Statistics {
 
 /// How many turns each bucket of the by-turn and by-operations readings holds (the charts'
 /// sample sizes; not a statistics.json key).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct BucketSizes {
     pub by_turn_number: BTreeMap<TurnKey, u64>,
     pub logic_recall_by_turn: BTreeMap<TurnKey, u64>,

@@ -251,14 +251,6 @@ fn u64_of(v: &RawValue) -> Option<u64> {
     int_of(v).and_then(|i| u64::try_from(i).ok())
 }
 
-fn f64_of(v: &RawValue) -> Option<f64> {
-    match v {
-        RawValue::Float(f) => Some(*f),
-        RawValue::Int(i) => Some(*i as f64),
-        _ => None,
-    }
-}
-
 fn bool_of(v: &RawValue) -> Option<bool> {
     match v {
         RawValue::Bool(b) => Some(*b),
@@ -587,7 +579,7 @@ fn lower_turn(
             completion: u64_of(&extra.completion_tokens),
             total: u64_of(&extra.turn_tokens),
         },
-        latency_ms: f64_of(&extra.turn_latency_ms),
+        latency_ms: extra.turn_latency_ms.as_f64(),
         error: error.map(Box::new),
         original: OriginalTurnScores {
             numerical_match: numerical,
@@ -596,7 +588,7 @@ fn lower_turn(
             unit_agnostic_match: None,
             sign_agnostic_match: None,
             general_match: None,
-            logic_recall: f64_of(&extra.logic_recall),
+            logic_recall: extra.logic_recall.as_f64(),
             operations_per_turn: u32_of(&extra.operations_per_turn),
         },
         source: SourceRef {
@@ -649,18 +641,11 @@ fn shown_value(v: Option<&PyVal<'_>>) -> Option<String> {
         PyVal::Str(s) => s.to_string(),
         other => other.to_value().to_string(),
     };
-    let mut cut: String = text.chars().take(TOOL_TEXT_CAP).collect();
-    if text.chars().nth(TOOL_TEXT_CAP).is_some() {
-        cut.push('…');
-    }
-    Some(cut)
+    Some(crate::diag::shortened(&text, TOOL_TEXT_CAP).into_owned())
 }
 
 fn lower_llm_call(v: &PyVal<'_>) -> Fa2LlmCall {
-    let uint = |k: &str| match v.get(k).map(PyVal::raw) {
-        Some(RawValue::Int(i)) => u64::try_from(i).ok(),
-        _ => None,
-    };
+    let uint = |k: &str| v.get(k).map(PyVal::raw).as_ref().and_then(u64_of);
     let text = |k: &str| v.get(k).and_then(PyVal::as_str).map(str::to_string);
     Fa2LlmCall {
         model: text("model"),
@@ -668,11 +653,7 @@ fn lower_llm_call(v: &PyVal<'_>) -> Fa2LlmCall {
         prompt_tokens: uint("prompt_tokens"),
         completion_tokens: uint("completion_tokens"),
         total_tokens: uint("total_tokens"),
-        latency_ms: match v.get("latency_ms").map(PyVal::raw) {
-            Some(RawValue::Int(i)) => Some(i as f64),
-            Some(RawValue::Float(x)) => Some(x),
-            _ => None,
-        },
+        latency_ms: v.get("latency_ms").and_then(|x| x.raw().as_f64()),
     }
 }
 
@@ -940,13 +921,13 @@ fn csv_turn(file: &Arc<str>, line: u32, cell: &mut dyn FnMut(&str) -> RawValue) 
             completion: u64_of(&extra.completion_tokens),
             total: u64_of(&extra.turn_tokens),
         },
-        latency_ms: f64_of(&extra.turn_latency_ms),
+        latency_ms: extra.turn_latency_ms.as_f64(),
         error: error.map(Box::new),
         original: OriginalTurnScores {
             numerical_match: bool_of(&cell("numerical_match")),
             financial_match: bool_of(&cell("financial_match")),
             soft_match: bool_of(&cell("soft_match")),
-            logic_recall: f64_of(&extra.logic_recall),
+            logic_recall: extra.logic_recall.as_f64(),
             operations_per_turn: u32_of(&extra.operations_per_turn),
             ..OriginalTurnScores::default()
         },

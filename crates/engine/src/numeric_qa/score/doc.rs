@@ -323,16 +323,15 @@ fn missing_reason(side: &str, v: &RawValue, r: MissReason) -> String {
     }
 }
 
+/// Answer text as a reason quotes it: cut to 40 characters, quoted and escaped.
+pub(crate) fn quoted(s: &str) -> String {
+    format!("{:?}", crate::diag::shortened(s, 40))
+}
+
 /// An answer as shown in a reason: strings quoted and cut to 40 characters.
 fn shown(v: &RawValue) -> String {
     match v {
-        RawValue::Str(s) => {
-            let mut cut: String = s.chars().take(40).collect();
-            if s.chars().nth(40).is_some() {
-                cut.push('…');
-            }
-            format!("{cut:?}")
-        }
+        RawValue::Str(s) => quoted(s),
         RawValue::Null => "null".to_string(),
         other => other.display(),
     }

@@ -5,7 +5,7 @@
 
 use crate::numeric_qa::answer::{parse_answer_ref, Number, ParsedRef};
 use crate::numeric_qa::model::{QaConversation, QaTurn, RawValue};
-use crate::numeric_qa::score::doc::DocTolerances;
+use crate::numeric_qa::score::doc::{quoted, DocTolerances};
 use crate::numeric_qa::score::{Profile, TurnScore};
 
 /// Why `turn` of `conv`, scored `score` under `profile` and `tol`, is wrong; `None` when it is
@@ -47,17 +47,12 @@ fn not_compared(reason: &str, conv: &QaConversation, turn: &QaTurn) -> String {
 }
 
 fn error_text(e: &crate::numeric_qa::model::TurnError) -> String {
-    let message: String = e.message.chars().take(80).collect();
-    let cut = if e.message.chars().nth(80).is_some() {
-        "…"
-    } else {
-        ""
-    };
+    let message = crate::diag::shortened(&e.message, 80);
     match (e.error_type.trim(), message.trim()) {
         ("", "") => "an error".to_string(),
         (t, "") => t.to_string(),
-        ("", m) => format!("an error ({m}{cut})"),
-        (t, m) => format!("{t} ({m}{cut})"),
+        ("", m) => format!("an error ({m})"),
+        (t, m) => format!("{t} ({m})"),
     }
 }
 
@@ -276,14 +271,6 @@ fn written(v: &RawValue, n: Number) -> String {
         RawValue::Str(s) => quoted(s.trim()),
         _ => number(n.raw),
     }
-}
-
-fn quoted(s: &str) -> String {
-    let mut cut: String = s.chars().take(40).collect();
-    if s.chars().nth(40).is_some() {
-        cut.push('…');
-    }
-    format!("\"{cut}\"")
 }
 
 /// A number in at most 6 significant digits, without trailing zeros.
