@@ -15,15 +15,10 @@ use evalboard_report::codegen_charts::{codegen_charts, CodegenChartInput};
 
 use crate::format::{dec, int, pct, NONE};
 use crate::protocol::{
-    ChartDto, CodegenAttempt, CodegenFilter, CodegenMessageView, CodegenQuery, CodegenRow,
-    CodegenScore, CodegenView,
+    Block, Cell, ChartDto, Choice, ItemsLayout, ScreenFilter, ScreenItem, ScreenQuery, ScreenRow,
+    ScreenView, Table, TableRow,
 };
-
-/// Rows per items page when the query does not say, and the most in one answer.
-pub const ITEMS_PAGE: u32 = 200;
-const ITEMS_MAX: u32 = 500;
-/// Longest result or error text sent to the page (the rest is cut with a note).
-const MAX_TEXT: usize = 4000;
+use crate::screen::{self, card, clip, group, note, table, text};
 
 /// What the page is told when a chat_history folder is loaded.
 pub const NOT_RECORDED: &str = "Code was not recorded: metrics.json holds scores only. These \
@@ -38,52 +33,31 @@ fn rate(n: u64, d: u64) -> Option<f64> {
     (d > 0).then(|| n as f64 / d as f64)
 }
 
-fn clip(s: &str) -> String {
-    if s.chars().count() <= MAX_TEXT {
-        s.to_string()
-    } else {
-        let head: String = s.chars().take(MAX_TEXT).collect();
-        format!("{head}… (cut at {MAX_TEXT} characters)")
-    }
-}
-
-fn empty_view(st: &Loaded) -> CodegenView {
-    CodegenView {
-        name: st.run.name.clone(),
-        profile: st.cfg.profile.name().to_string(),
-        note: st.originals_only().then(|| NOT_RECORDED.to_string()),
-        cards: Vec::new(),
-        charts: Vec::new(),
-        tables: Vec::new(),
-        exports: Vec::new(),
-        models: Vec::new(),
-        sessions: Vec::new(),
-        classes: Vec::new(),
-        n_messages: st.messages.len() as u64,
-        n_match: 0,
-        offset: 0,
-        rows: Vec::new(),
-        message: None,
-    }
+/// The chart `key` of `charts` as a block (taken: each is shown once).
+fn take_chart(charts: &mut [Option<ChartDto>], key: &str) -> Vec<Block> {
+    charts
+        .iter_mut()
+        .find(|c| c.as_ref().is_some_and(|c| c.key == key))
+        .and_then(Option::take)
+        .map(Block::Chart)
+        .into_iter()
+        .collect()
 }
 
 /// One screen of the run.
-pub fn view(st: &Loaded, q: &CodegenQuery) -> CodegenView {
-    let mut v = empty_view(st);
+pub fn view(st: &Loaded, q: &ScreenQuery) -> ScreenView {
+    let mut v = screen::empty(&st.run.name);
+    v.n_items = st.messages.len() as u64;
     match q {
-        CodegenQuery::Overview { dark } => overview(st, *dark, &mut v),
-        CodegenQuery::Items {
+        ScreenQuery::Overview { dark } => overview(st, *dark, &mut v),
+        ScreenQuery::Items {
             filter,
             offset,
             limit,
         } => items(st, filter, *offset, *limit, &mut v),
-        CodegenQuery::Message { session, index } => v.message = message(st, *session, *index),
+        ScreenQuery::Item { at } => v.item = message(st, at.0, at.1),
     }
     v
-}
-
-fn card(key: &str, label: &str, value: String, sub: String) -> (String, String, String, String) {
-    (key.into(), label.into(), value, sub)
 }
 
 const GROUP_HEAD: [&str; 11] = [
@@ -192,12 +166,12 @@ fn original_table(st: &Loaded) -> Option<Vec<Vec<String>>> {
     Some(rows)
 }
 
-fn overview(st: &Loaded, dark: bool, v: &mut CodegenView) {
+fn overview(st: &Loaded, dark: bool, v: &mut ScreenView) {
     let p = st.cfg.profile;
     let sum = st.summary();
     let s = &sum.summary;
     let n = s.total_questions;
-    v.cards = vec![
+    let cards = vec![
         card(
             "messages",
             "Messages",
@@ -268,7 +242,7 @@ fn overview(st: &Loaded, dark: bool, v: &mut CodegenView) {
     let by_model = views::by_model(&st.messages, p);
     let by_session = views::by_session(&st.messages, p);
     let theme = if dark { Theme::Dark } else { Theme::Light };
-    v.charts = codegen_charts(
+    let mut charts: Vec<Option<ChartDto>> = codegen_charts(
         &CodegenChartInput {
             summary: &sum,
             messages: &st.messages,
@@ -279,15 +253,13 @@ fn overview(st: &Loaded, dark: bool, v: &mut CodegenView) {
         theme,
     )
     .into_iter()
-    .map(ChartDto::from)
+    .map(|c| Some(ChartDto::from(c)))
     .collect();
     let mut components = vec![vec!["Component".to_string(), "Mean score".to_string()]];
     components.push(vec!["Overall".into(), score3(s.average_overall_score)]);
     for ((_, label), m) in COMPONENTS.iter().zip(component_means(&sum)) {
         components.push(vec![label.to_string(), score3(m)]);
     }
-    v.tables
-        .push(("components".into(), "Mean scores".into(), components));
     let mut f = vec![[
         "Error class",
         "First execution failed",
@@ -308,94 +280,162 @@ fn overview(st: &Loaded, dark: bool, v: &mut CodegenView) {
             pct(rate(r.recovered, r.errors)),
         ]);
     }
-    v.tables.push((
-        "recovery_funnel".into(),
-        "Error recovery by error class".into(),
-        f,
+    let pair = |key: &str, blocks: Vec<Block>| group(key, "pair", None, blocks);
+    if st.originals_only() {
+        v.blocks.push(note("not-recorded", "note", NOT_RECORDED));
+    }
+    v.blocks.push(Block::Cards {
+        primary: "average_overall_score".into(),
+        cards,
+    });
+    let mut first = take_chart(&mut charts, "components");
+    first.push(table("components", "Mean scores", components));
+    v.blocks.push(pair("components", first));
+    let mut second = take_chart(&mut charts, "overall_distribution");
+    second.extend(take_chart(&mut charts, "recovery_funnel"));
+    v.blocks.push(pair("distribution", second));
+    v.blocks
+        .push(table("recovery_funnel", "Error recovery by error class", f));
+    let dists: Vec<Block> = charts
+        .iter_mut()
+        .filter(|c| {
+            c.as_ref()
+                .is_some_and(|c| c.key.starts_with("distribution_"))
+        })
+        .filter_map(Option::take)
+        .map(Block::Chart)
+        .collect();
+    v.blocks.push(group(
+        "distributions",
+        "small",
+        Some("Score distributions by component".into()),
+        dists,
     ));
-    v.tables.push((
-        "by_model".into(),
-        "By model".into(),
+    let mut groups = take_chart(&mut charts, "by_model");
+    groups.extend(take_chart(&mut charts, "by_session"));
+    v.blocks.push(pair("groups", groups));
+    v.blocks.push(table(
+        "by_model",
+        "By model",
         group_table("Model", &by_model),
     ));
-    v.tables.push((
-        "by_session".into(),
-        "By session".into(),
+    v.blocks.push(table(
+        "by_session",
+        "By session",
         group_table("Session", &by_session),
     ));
     if let Some(t) = original_table(st) {
-        v.tables.push((
-            "original_vs_rescored".into(),
-            "As originally scored vs re-scored".into(),
+        v.blocks.push(table(
+            "original_vs_rescored",
+            "As originally scored vs re-scored",
             t,
         ));
     }
     v.exports = evalboard_report::codegen_files(&st.scored)
         .into_iter()
-        .map(|(path, _)| path)
+        .map(|(path, _)| {
+            let what = if path.ends_with("metrics_summary.json") {
+                "The session's summary (the seed system's schema)."
+            } else {
+                "The session's entries, one per message (the seed system's schema)."
+            };
+            (path, what.to_string())
+        })
         .collect();
 }
 
-fn matches(m: &Message, f: &CodegenFilter) -> bool {
-    let eq = |want: &Option<String>, have: &str| want.as_deref().is_none_or(|w| w == have);
-    let text = f
-        .text
-        .as_deref()
-        .map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(str::to_lowercase);
-    eq(&f.model, &m.model)
-        && eq(&f.session, &m.session_id)
-        && f.class
-            .as_deref()
+fn matches(m: &Message, f: &ScreenFilter, text: Option<&str>) -> bool {
+    let eq = |name: &str, have: &str| f.choice(name).is_none_or(|w| w == have);
+    eq("model", &m.model)
+        && eq("session", &m.session_id)
+        && f.choice("class")
             .is_none_or(|c| m.error_class.as_deref() == Some(c))
         && text.is_none_or(|t| {
             [&m.question, &m.outcome, &m.model, &m.session_id]
                 .iter()
-                .any(|s| s.to_lowercase().contains(&t))
+                .any(|s| s.to_lowercase().contains(t))
         })
 }
 
-fn distinct<'a>(xs: impl Iterator<Item = &'a str>) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for x in xs {
-        if !out.iter().any(|o| o == x) {
-            out.push(x.to_string());
-        }
-    }
-    out
-}
+const COLUMNS: [(&str, &str); 13] = [
+    ("#", "eb-num eb-muted"),
+    ("Session", "eb-mono"),
+    ("Model", ""),
+    ("Question", ""),
+    ("Result", ""),
+    ("Error class", "eb-mono"),
+    ("Overall", "eb-num"),
+    ("Corr.", "eb-num"),
+    ("Qual.", "eb-num"),
+    ("Perf.", "eb-num"),
+    ("Underst.", "eb-num"),
+    ("Cover.", "eb-num"),
+    ("Recov.", "eb-num"),
+];
 
-fn items(st: &Loaded, f: &CodegenFilter, offset: u32, limit: u32, v: &mut CodegenView) {
-    v.models = distinct(st.messages.iter().map(|m| m.model.as_str()));
-    v.sessions = distinct(st.messages.iter().map(|m| m.session_id.as_str()));
-    v.classes = views::funnel(&st.messages)
-        .into_iter()
-        .map(|r| r.class)
+fn items(st: &Loaded, f: &ScreenFilter, offset: u32, limit: u32, v: &mut ScreenView) {
+    let choice = |name: &str, label: &str, options: Vec<String>| Choice {
+        name: name.into(),
+        label: label.into(),
+        options,
+    };
+    v.layout = ItemsLayout {
+        kind: "codegen".into(),
+        noun: ("message".into(), "messages".into()),
+        columns: COLUMNS
+            .iter()
+            .map(|(l, c)| (l.to_string(), c.to_string()))
+            .collect(),
+        filters: vec![
+            choice(
+                "model",
+                "Model",
+                screen::distinct(st.messages.iter().map(|m| m.model.as_str())),
+            ),
+            choice(
+                "session",
+                "Session",
+                screen::distinct(st.messages.iter().map(|m| m.session_id.as_str())),
+            ),
+            choice(
+                "class",
+                "Error class",
+                views::funnel(&st.messages)
+                    .into_iter()
+                    .map(|r| r.class)
+                    .collect(),
+            ),
+        ],
+        search: "question, result, model or session".into(),
+        footnote: "Click a message (or Enter) for its code, result and every score's details."
+            .into(),
+    };
+    let text = screen::search(f);
+    let hits: Vec<(usize, &Message)> = st
+        .messages
+        .iter()
+        .filter(|m| matches(m, f, text.as_deref()))
+        .enumerate()
         .collect();
-    let hits: Vec<&Message> = st.messages.iter().filter(|m| matches(m, f)).collect();
-    v.n_match = hits.len() as u64;
-    let limit = if limit == 0 { ITEMS_PAGE } else { limit }.min(ITEMS_MAX) as usize;
-    let offset = (offset as usize).min(hits.len());
-    v.offset = offset as u64;
-    v.rows = hits
+    screen::page(v, hits, offset, limit, |(i, m)| ScreenRow {
+        at: (m.session, m.index),
+        bad: !m.scores.execution_success,
+        cells: [
+            (i + 1).to_string(),
+            m.session_id.clone(),
+            m.model.clone(),
+            m.question.clone(),
+            m.outcome.clone(),
+            m.error_class.clone().unwrap_or_default(),
+        ]
         .into_iter()
-        .skip(offset)
-        .take(limit)
-        .map(|m| CodegenRow {
-            session: m.session,
-            index: m.index,
-            session_id: m.session_id.clone(),
-            model: m.model.clone(),
-            question: m.question.clone(),
-            outcome: m.outcome.clone(),
-            error_class: m.error_class.clone(),
-            ok: m.scores.execution_success,
-            scores: std::iter::once(m.scores.overall_score)
+        .chain(
+            std::iter::once(m.scores.overall_score)
                 .chain(component_scores(&m.scores))
-                .collect(),
-        })
-        .collect();
+                .map(score3),
+        )
+        .collect(),
+    });
 }
 
 fn yes_no(b: bool) -> String {
@@ -432,9 +472,9 @@ fn score_lines(
     original: Option<&EntryScores>,
     rescored: bool,
     cfg: &CodegenConfig,
-) -> Vec<CodegenScore> {
+) -> Vec<ScoreLine> {
     let w = &cfg.weights;
-    let mut out = vec![CodegenScore {
+    let mut out = vec![ScoreLine {
         key: "overall".into(),
         label: "Overall".into(),
         score: s.overall_score,
@@ -458,7 +498,7 @@ fn score_lines(
             None => Vec::new(),
             Some(e) => details(e, key),
         };
-        out.push(CodegenScore {
+        out.push(ScoreLine {
             key: key.to_string(),
             label: label.to_string(),
             score,
@@ -587,7 +627,184 @@ fn details(e: &MetricsEntry, key: &str) -> Vec<(String, String)> {
     }
 }
 
-fn message(st: &Loaded, session: u32, index: u32) -> Option<CodegenMessageView> {
+/// A score of a message with what it is made of.
+struct ScoreLine {
+    key: String,
+    label: String,
+    score: Option<f64>,
+    /// The same score as originally scored (a `metrics.json` entry at the same position of the
+    /// session), when the folder has one next to the re-scored trace.
+    original: Option<f64>,
+    /// (what, value) lines: extracted vs mentioned columns, missing requirements, …
+    details: Vec<(String, String)>,
+}
+
+/// One recovery attempt of a message.
+struct Attempt {
+    number: u64,
+    success: bool,
+    error: Option<String>,
+    fix_quality: Option<f64>,
+    /// The fixed code (not recorded in a metrics.json).
+    code: Option<String>,
+}
+
+/// What the message drawer shows, before it is laid out as blocks.
+struct MessageParts {
+    session: u32,
+    index: u32,
+    session_id: String,
+    model: String,
+    timestamp: Option<String>,
+    question: String,
+    csv_file: Option<String>,
+    /// `file:line` it was read from.
+    source: String,
+    /// Scored under the current settings (a trace), or as originally scored (a metrics.json).
+    rescored: bool,
+    /// The delivered code (after a successful recovery, the fix); `None` when not recorded.
+    code: Option<String>,
+    /// The first generation, when a recovery replaced it.
+    first_code: Option<String>,
+    result: String,
+    error: Option<String>,
+    error_class: Option<String>,
+    scores: Vec<ScoreLine>,
+    attempts: Vec<Attempt>,
+}
+
+impl MessageParts {
+    /// Facts, question, code (or why there is none), result, scores, recovery attempts.
+    fn into_item(self) -> ScreenItem {
+        let m = self;
+        let or_none = |x: Option<String>| x.unwrap_or_else(|| NONE.into());
+        let mut b = vec![
+            Block::Facts(vec![
+                ("Model".into(), m.model),
+                ("Time".into(), or_none(m.timestamp)),
+                ("Data file".into(), or_none(m.csv_file)),
+                (
+                    "Scores".into(),
+                    if m.rescored {
+                        "re-scored under the current settings"
+                    } else {
+                        "as originally scored"
+                    }
+                    .into(),
+                ),
+                ("Source".into(), m.source),
+            ]),
+            Block::Heading("Question".into()),
+            text("question", m.question, false),
+            Block::Heading("Code".into()),
+        ];
+        b.push(match m.code {
+            Some(code) => Block::Code {
+                label: "Delivered code".into(),
+                code,
+            },
+            None => note(
+                "code-not-recorded",
+                "note",
+                "Code was not recorded for this message (metrics.json holds scores only): the \
+                 scores below are as originally scored.",
+            ),
+        });
+        if let Some(c) = m.first_code {
+            b.push(group(
+                "first-code",
+                "more",
+                Some("First generation (replaced by the recovery)".into()),
+                vec![Block::Code {
+                    label: "First generation".into(),
+                    code: c,
+                }],
+            ));
+        }
+        b.push(Block::Heading("Result".into()));
+        b.push(text("result", m.result, true));
+        if let Some(e) = m.error {
+            let class = m.error_class.unwrap_or_default();
+            b.push(note("error", "error", format!("Error ({class}): {e}")));
+        }
+        b.push(Block::Heading("Scores".into()));
+        let has_original = m.scores.iter().any(|s| s.original.is_some());
+        let mut head = vec![
+            "Score".to_string(),
+            if m.rescored {
+                "Re-scored"
+            } else {
+                "As originally scored"
+            }
+            .to_string(),
+        ];
+        let mut numeric = vec![false, true];
+        if has_original {
+            head.push("As originally scored".into());
+            numeric.push(true);
+        }
+        head.push("Details".into());
+        numeric.push(false);
+        let rows = m
+            .scores
+            .into_iter()
+            .map(|s| {
+                let mut cells = vec![Cell::Text(s.label), Cell::Text(score3(s.score))];
+                if has_original {
+                    cells.push(Cell::Text(score3(s.original)));
+                }
+                cells.push(Cell::Pairs(s.details));
+                TableRow {
+                    key: Some(s.key),
+                    flag: s.original.is_some() && s.original != s.score,
+                    cells,
+                }
+            })
+            .collect();
+        b.push(Block::Table(Table {
+            key: "message-scores".into(),
+            title: None,
+            head,
+            numeric,
+            rows,
+        }));
+        if !m.attempts.is_empty() {
+            b.push(Block::Heading("Recovery attempts".into()));
+            for a in m.attempts {
+                let title = format!(
+                    "Attempt {} · {} · fix quality {}",
+                    a.number,
+                    if a.success { "fixed" } else { "failed" },
+                    score3(a.fix_quality)
+                );
+                let mut inner = Vec::new();
+                if let Some(e) = a.error {
+                    inner.push(text("attempt-error", e, true));
+                }
+                if let Some(c) = a.code {
+                    inner.push(Block::Code {
+                        label: "Fixed code".into(),
+                        code: c,
+                    });
+                }
+                b.push(Block::Group {
+                    key: "attempt".into(),
+                    layout: "box".into(),
+                    title: Some(title),
+                    ok: a.success,
+                    blocks: inner,
+                });
+            }
+        }
+        ScreenItem {
+            at: (m.session, m.index),
+            title: format!("Message {} · session {}", m.index + 1, m.session_id),
+            blocks: b,
+        }
+    }
+}
+
+fn message(st: &Loaded, session: u32, index: u32) -> Option<ScreenItem> {
     let m = st
         .messages
         .iter()
@@ -597,7 +814,7 @@ fn message(st: &Loaded, session: u32, index: u32) -> Option<CodegenMessageView> 
         .original
         .as_ref()
         .and_then(|o| o.entries.get(index as usize));
-    let mut v = CodegenMessageView {
+    let mut v = MessageParts {
         session,
         index,
         session_id: m.session_id.clone(),
@@ -651,7 +868,7 @@ fn message(st: &Loaded, session: u32, index: u32) -> Option<CodegenMessageView> 
                 .recovery_attempts
                 .iter()
                 .enumerate()
-                .map(|(i, a)| CodegenAttempt {
+                .map(|(i, a)| Attempt {
                     number: a.attempt_number.unwrap_or(i as u64 + 1),
                     success: a.success,
                     error: a.error.clone(),
@@ -674,7 +891,7 @@ fn message(st: &Loaded, session: u32, index: u32) -> Option<CodegenMessageView> 
                     .error_recovery
                     .recovery_details
                     .iter()
-                    .map(|d| CodegenAttempt {
+                    .map(|d| Attempt {
                         number: d.attempt_number,
                         success: d.success,
                         error: d.error.clone(),
@@ -685,7 +902,7 @@ fn message(st: &Loaded, session: u32, index: u32) -> Option<CodegenMessageView> 
             }
         }
     }
-    Some(v)
+    Some(v.into_item())
 }
 
 #[cfg(test)]
@@ -741,19 +958,37 @@ mod tests {
         crate::exports::export(run::RunRef::Codegen(st), file)
     }
 
-    fn card_value(v: &CodegenView, key: &str) -> String {
-        v.cards
+    use crate::screen::testing::{card_value, cell, flat, tables};
+
+    fn has_note(blocks: &[Block], key: &str) -> bool {
+        flat(blocks)
             .iter()
-            .find(|c| c.0 == key)
-            .map(|c| c.2.clone())
-            .unwrap_or_default()
+            .any(|b| matches!(b, Block::Note { key: k, .. } if k == key))
+    }
+
+    fn items_of(st: &Loaded, filter: ScreenFilter, offset: u32, limit: u32) -> ScreenView {
+        view(
+            st,
+            &ScreenQuery::Items {
+                filter,
+                offset,
+                limit,
+            },
+        )
+    }
+
+    fn choose(name: &str, value: &str) -> ScreenFilter {
+        ScreenFilter {
+            choices: vec![(name.into(), value.into())],
+            text: None,
+        }
     }
 
     #[test]
     fn trace_overview_matches_the_sessions_summaries() {
         let st = state("ok/trace");
-        let v = view(&st, &CodegenQuery::Overview { dark: false });
-        assert_eq!(v.note, None);
+        let v = view(&st, &ScreenQuery::Overview { dark: false });
+        assert!(!has_note(&v.blocks, "not-recorded"));
         assert_eq!(card_value(&v, "messages"), "8");
         assert_eq!(card_value(&v, "sessions"), "2");
         // The run's mean overall score is the mean over every re-scored entry.
@@ -768,16 +1003,36 @@ mod tests {
             card_value(&v, "average_overall_score"),
             format!("{mean:.3}")
         );
-        let keys: Vec<&str> = v.charts.iter().map(|c| c.key.as_str()).collect();
+        let keys: Vec<&str> = flat(&v.blocks)
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Chart(c) => Some(c.key.as_str()),
+                _ => None,
+            })
+            .collect();
         assert!(keys.contains(&"components") && keys.contains(&"recovery_funnel"));
-        let tables: Vec<&str> = v.tables.iter().map(|t| t.0.as_str()).collect();
+        assert!(
+            keys.iter()
+                .filter(|k| k.starts_with("distribution_"))
+                .count()
+                >= 6
+        );
+        let names: Vec<&str> = tables(&v.blocks).iter().map(|t| t.key.as_str()).collect();
         assert_eq!(
-            tables,
+            names,
             ["components", "recovery_funnel", "by_model", "by_session"]
         );
+        // Score and count columns are numbers; names are not.
+        let by_model = tables(&v.blocks)[2];
+        assert_eq!(by_model.numeric.first(), Some(&false));
+        assert!(
+            by_model.numeric[1..].iter().all(|n| *n),
+            "{:?}",
+            by_model.numeric
+        );
         assert_eq!(v.exports.len(), 4, "{:?}", v.exports);
-        assert!(v.exports[0].ends_with("/metrics.json"));
-        let (name, text) = export(&st, &v.exports[0]).expect("exports");
+        assert!(v.exports[0].0.ends_with("/metrics.json"));
+        let (name, text) = export(&st, &v.exports[0].0).expect("exports");
         assert!(!name.contains('/'));
         assert!(text.contains("\"overall_score\""));
         assert!(export(&st, "nope.json").is_err());
@@ -786,64 +1041,34 @@ mod tests {
     #[test]
     fn items_filter_and_page() {
         let st = state("ok/trace");
-        let all = view(
-            &st,
-            &CodegenQuery::Items {
-                filter: CodegenFilter::default(),
-                offset: 0,
-                limit: 0,
-            },
-        );
-        assert_eq!((all.n_messages, all.n_match, all.rows.len()), (8, 8, 8));
-        assert_eq!(all.models, ["gpt-4", "llama-3.3-70b"]);
-        assert_eq!(all.rows[0].scores.len(), 7);
-        let q = |filter: CodegenFilter, offset: u32, limit: u32| {
-            view(
-                &st,
-                &CodegenQuery::Items {
-                    filter,
-                    offset,
-                    limit,
-                },
-            )
-        };
-        let llama = q(
-            CodegenFilter {
-                model: Some("llama-3.3-70b".into()),
-                ..Default::default()
-            },
-            0,
-            0,
-        );
+        let all = items_of(&st, ScreenFilter::default(), 0, 0);
+        assert_eq!((all.n_items, all.n_match, all.rows.len()), (8, 8, 8));
+        assert_eq!(all.layout.filters[0].options, ["gpt-4", "llama-3.3-70b"]);
+        assert_eq!(all.layout.columns.len(), all.rows[0].cells.len());
+        assert_eq!(all.rows[0].cells[0], "1");
+        let llama = items_of(&st, choose("model", "llama-3.3-70b"), 0, 0);
         assert_eq!(llama.n_match, 4);
-        let cols = q(
-            CodegenFilter {
-                class: Some("column_error".into()),
-                ..Default::default()
-            },
-            0,
-            0,
-        );
+        let cols = items_of(&st, choose("class", "column_error"), 0, 0);
         assert!(cols.n_match >= 1);
-        assert!(cols
-            .rows
-            .iter()
-            .all(|r| r.error_class.as_deref() == Some("column_error")));
-        let text = q(
-            CodegenFilter {
+        assert!(cols.rows.iter().all(|r| r.cells[5] == "column_error"));
+        let text = items_of(
+            &st,
+            ScreenFilter {
+                choices: Vec::new(),
                 text: Some("SALARY".into()),
-                ..Default::default()
             },
             0,
             0,
         );
+        assert!(text.n_match >= 1);
         assert!(text
             .rows
             .iter()
-            .all(|r| r.question.to_lowercase().contains("salary")));
-        let page = q(CodegenFilter::default(), 6, 5);
+            .all(|r| r.cells[3].to_lowercase().contains("salary")));
+        let page = items_of(&st, ScreenFilter::default(), 6, 5);
         assert_eq!((page.offset, page.rows.len()), (6, 2));
-        let past = q(CodegenFilter::default(), 99, 5);
+        assert_eq!(page.rows[0].cells[0], "7");
+        let past = items_of(&st, ScreenFilter::default(), 99, 5);
         assert!(past.rows.is_empty());
     }
 
@@ -851,68 +1076,79 @@ mod tests {
     fn message_detail_has_code_attempts_and_details() {
         let st = state("ok/trace");
         // Session 0, message 2: fixed on the second attempt.
-        let v = view(
-            &st,
-            &CodegenQuery::Message {
-                session: 0,
-                index: 2,
-            },
-        );
-        let m = v.message.expect("message");
-        assert!(m.rescored);
+        let m = view(&st, &ScreenQuery::Item { at: (0, 2) })
+            .item
+            .expect("message");
+        let all = flat(&m.blocks);
+        let codes: Vec<&str> = all
+            .iter()
+            .filter_map(|b| match b {
+                Block::Code { code, .. } => Some(code.as_str()),
+                _ => None,
+            })
+            .collect();
         assert_eq!(
-            m.code.as_deref(),
-            Some("result = df[df['department']=='Engineering']['salary'].sum()")
+            codes.first(),
+            Some(&"result = df[df['department']=='Engineering']['salary'].sum()")
         );
-        assert!(m.first_code.is_some());
-        assert_eq!(m.attempts.len(), 2);
-        assert!(m.attempts[1].success);
-        assert_eq!(m.error_class.as_deref(), Some("column_error"));
-        let understanding = m.scores.iter().find(|s| s.key == "understanding");
-        let lines = understanding.map(|s| s.details.clone()).unwrap_or_default();
-        assert!(lines.iter().any(|(k, _)| k == "extracted columns (code)"));
-        assert_eq!(m.scores.len(), 7);
-        let none = view(
-            &st,
-            &CodegenQuery::Message {
-                session: 9,
-                index: 0,
-            },
-        );
-        assert!(none.message.is_none());
+        assert!(all
+            .iter()
+            .any(|b| matches!(b, Block::Group { key, .. } if key == "first-code")));
+        let attempts: Vec<(&Option<String>, bool)> = all
+            .iter()
+            .filter_map(|b| match b {
+                Block::Group { key, title, ok, .. } if key == "attempt" => Some((title, *ok)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(attempts.len(), 2);
+        assert!(attempts[1].1);
+        assert!(all.iter().any(
+            |b| matches!(b, Block::Note { text, .. } if text.starts_with("Error (column_error)"))
+        ));
+        assert!(all.iter().any(|b| matches!(b, Block::Facts(f) if f.iter().any(|(k, v)| k == "Scores" && v.starts_with("re-scored")))));
+        let scores = tables(&m.blocks)[0];
+        assert_eq!(scores.key, "message-scores");
+        assert_eq!(scores.rows.len(), 7);
+        let understanding = scores
+            .rows
+            .iter()
+            .find(|r| r.key.as_deref() == Some("understanding"))
+            .expect("understanding");
+        assert!(understanding
+            .cells
+            .iter()
+            .any(|c| cell(c).contains("extracted columns (code)")));
+        assert!(view(&st, &ScreenQuery::Item { at: (9, 0) }).item.is_none());
     }
 
     #[test]
     fn chat_history_is_as_originally_scored_and_says_so() {
         let st = state("ok/chat_history");
         assert!(st.originals_only());
-        let v = view(&st, &CodegenQuery::Overview { dark: true });
-        assert_eq!(v.note.as_deref(), Some(NOT_RECORDED));
-        let orig = v
-            .tables
+        let v = view(&st, &ScreenQuery::Overview { dark: true });
+        assert!(has_note(&v.blocks, "not-recorded"));
+        let t = tables(&v.blocks);
+        let orig = t
             .iter()
-            .find(|t| t.0 == "original_vs_rescored")
+            .find(|t| t.key == "original_vs_rescored")
             .expect("side by side");
-        assert!(orig.2[0].iter().any(|h| h.starts_with("As written")));
+        assert!(orig.head.iter().any(|h| h.starts_with("As written")));
         // The written summary and the recomputed one agree on this fixture.
-        let overall = &orig.2[1];
+        let overall = &orig.rows[0].cells;
         assert_eq!(overall.get(1), overall.get(2), "{overall:?}");
         let sum = st.scored.sessions[0]
             .original_summary
             .as_ref()
             .and_then(|s| s.summary.average_overall_score);
         assert_eq!(headline(&st), sum);
-        let m = view(
-            &st,
-            &CodegenQuery::Message {
-                session: 0,
-                index: 0,
-            },
-        )
-        .message
-        .expect("message");
-        assert!(!m.rescored);
-        assert_eq!(m.code, None);
+        let m = view(&st, &ScreenQuery::Item { at: (0, 0) })
+            .item
+            .expect("message");
+        assert!(has_note(&m.blocks, "code-not-recorded"));
+        assert!(!flat(&m.blocks)
+            .iter()
+            .any(|b| matches!(b, Block::Code { .. })));
     }
 
     #[test]
@@ -957,9 +1193,9 @@ mod tests {
         assert_eq!(headline(&st), correctness);
         assert_ne!(headline(&st), before);
         st.rescore(&CodegenConfig::ise547());
-        assert_eq!(
-            view(&st, &CodegenQuery::Overview { dark: false }).profile,
-            "ise547"
-        );
+        let v = view(&st, &ScreenQuery::Overview { dark: false });
+        assert!(flat(&v.blocks)
+            .iter()
+            .any(|b| matches!(b, Block::Cards { cards, .. } if cards[0].3.ends_with("ise547"))));
     }
 }

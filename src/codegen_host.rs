@@ -223,7 +223,7 @@ pub fn route(req: &Request, msg: &JsValue) -> bool {
             forward(msg, None);
             true
         }
-        Request::Codegen { run_id, .. }
+        Request::Screen { run_id, .. }
         | Request::Export { run_id, .. }
         | Request::Report { run_id, .. }
             if holds(*run_id) =>

@@ -81,10 +81,10 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
         },
     };
     match req {
-        Request::Codegen { req, run_id, query } => match st.get(run_id).map(|r| &r.scored) {
+        Request::Screen { req, run_id, query } => match st.get(run_id).map(|r| &r.scored) {
             Some(ScoredRun::Codegen(l)) => post(
                 scope,
-                &Response::Codegen {
+                &Response::Screen {
                     req,
                     run_id,
                     view: Box::new(codegen::view(l, &query)),

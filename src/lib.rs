@@ -2,10 +2,12 @@
 //! Web Worker that owns the engine and the Leptos UI.
 
 pub mod codegen;
+pub mod evallog;
 pub mod exports;
 pub mod families;
 pub mod format;
 pub mod protocol;
+pub mod screen;
 pub mod ui;
 pub mod warmup;
 

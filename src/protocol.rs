@@ -120,12 +120,12 @@ pub enum Request {
         baseline: Option<RunId>,
         generated_at: String,
     },
-    /// One screen of a code-generation run: overview, a page of messages, or one
-    /// message. Answered with `Response::Codegen`.
-    Codegen {
+    /// One screen of a run the worker lays out (code generation, evaluation-tool logs):
+    /// overview, a page of items, or one item. Answered with `Response::Screen`.
+    Screen {
         req: ReqId,
         run_id: RunId,
-        query: CodegenQuery,
+        query: ScreenQuery,
     },
 }
 
@@ -244,10 +244,10 @@ pub enum Response {
         req: ReqId,
         view: Box<SeriesView>,
     },
-    Codegen {
+    Screen {
         req: ReqId,
         run_id: RunId,
-        view: Box<CodegenView>,
+        view: Box<ScreenView>,
     },
     /// The worker is reading a `Load`'s files: `problems` are the files it could not read
     /// ("path: reason"), kept by the page beside the run's diagnostics. (Last, so the variant
@@ -365,123 +365,167 @@ pub fn series_metrics(steps: &[CompareView]) -> Vec<(String, Vec<Option<f64>>)> 
         .collect()
 }
 
-/// Which screen of a code-generation run the page wants.
+/// Which screen of a run the page wants, for the families whose screens the worker lays out
+/// (code generation, evaluation-tool logs): the overview, a page of items, or one item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub enum CodegenQuery {
+pub enum ScreenQuery {
     /// Cards, charts (drawn in the theme) and tables.
     Overview { dark: bool },
-    /// Messages matching `filter`, rows `offset..offset + limit`.
+    /// Items matching `filter`, rows `offset..offset + limit`.
     Items {
-        filter: CodegenFilter,
+        filter: ScreenFilter,
         offset: u32,
         limit: u32,
     },
-    /// One message (session index, message index).
-    Message { session: u32, index: u32 },
+    /// One item, by the `at` its row carries.
+    Item { at: (u32, u32) },
 }
 
-/// Filters of the code-generation message table (`None` = any).
+/// The filters of an items table: the chosen value of each of the screen's choice filters (by
+/// the name the screen gave it) and the search text.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct CodegenFilter {
-    pub model: Option<String>,
-    pub session: Option<String>,
-    /// An error class (`column_error`…) of the first execution.
-    pub class: Option<String>,
-    /// Case-insensitive text in the question, outcome, model or session.
+pub struct ScreenFilter {
+    pub choices: Vec<(String, String)>,
+    /// Case-insensitive text searched in the row's text cells.
     pub text: Option<String>,
 }
 
-/// One screen of a code-generation run; the parts the query did not ask for are empty.
+impl ScreenFilter {
+    /// The value chosen for the filter `name`.
+    pub fn choice(&self, name: &str) -> Option<&str> {
+        self.choices
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A piece of a screen. Every text in it is shown as text, never as markup.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CodegenView {
+pub enum Block {
+    /// Headline cards: (key, label, value as shown, definition); the card keyed `primary` leads.
+    Cards {
+        primary: String,
+        cards: Vec<(String, String, String, String)>,
+    },
+    /// A callout: `tone` is `note`, `warn` or `error`; `key` names it for tests (`data-note`).
+    Note {
+        key: String,
+        tone: String,
+        text: String,
+    },
+    Chart(ChartDto),
+    Table(Table),
+    /// Label–value pairs.
+    Facts(Vec<(String, String)>),
+    Heading(String),
+    /// A paragraph (`mono`: in the code font, wrapped); `key` names it (`data-field`).
+    Text {
+        key: String,
+        text: String,
+        mono: bool,
+    },
+    /// Source code with line numbers.
+    Code {
+        label: String,
+        code: String,
+    },
+    /// Blocks laid out together: `layout` is `pair` (two columns), `small` (a row of small
+    /// charts under a title), `box` (a bordered box, `ok` tints it) or `more` (collapsed under
+    /// its title).
+    Group {
+        key: String,
+        layout: String,
+        title: Option<String>,
+        ok: bool,
+        blocks: Vec<Block>,
+    },
+}
+
+/// A table of a screen; the first cell of a keyed row is its header cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    pub key: String,
+    pub title: Option<String>,
+    pub head: Vec<String>,
+    /// Which columns hold numbers (right-aligned).
+    pub numeric: Vec<bool>,
+    pub rows: Vec<TableRow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TableRow {
+    /// `data-row`; a keyed row's first cell is its header cell.
+    pub key: Option<String>,
+    /// Highlighted (a value that differs, a flip).
+    pub flag: bool,
+    pub cells: Vec<Cell>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Cell {
+    Text(String),
+    /// Label–value lines.
+    Pairs(Vec<(String, String)>),
+}
+
+/// A choice filter of an items table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Choice {
+    /// Its name in the query and the URL (`f.<name>=`).
     pub name: String,
-    /// The scoring profile (`doc-v1`, `ise547`).
-    pub profile: String,
-    /// Said when scores are as originally scored (chat_history: no code recorded).
-    pub note: Option<String>,
-    /// Overview: headline cards (key, label, value as shown, sub-line).
-    pub cards: Vec<(String, String, String, String)>,
-    pub charts: Vec<ChartDto>,
-    /// Overview: tables (key, title, rows; the first row is the header).
-    pub tables: Vec<(String, String, Vec<Vec<String>>)>,
-    /// Overview: the output files the Export tab offers.
-    pub exports: Vec<String>,
-    /// Items: the filter choices.
-    pub models: Vec<String>,
-    pub sessions: Vec<String>,
-    pub classes: Vec<String>,
-    /// Items: messages in the run, matching the filter, and the page `offset..`.
-    pub n_messages: u64,
+    pub label: String,
+    /// The values offered (shown as they are).
+    pub options: Vec<String>,
+}
+
+/// One row of an items table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScreenRow {
+    /// What to ask for to open it ([`ScreenQuery::Item`]).
+    pub at: (u32, u32),
+    /// Marked wrong (failed, errored).
+    pub bad: bool,
+    /// One text per column.
+    pub cells: Vec<String>,
+}
+
+/// How the items of a family are called and tabled.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ItemsLayout {
+    /// Names the grid (`eb-grid--<kind>`).
+    pub kind: String,
+    /// One item, several items: `message`/`messages`.
+    pub noun: (String, String),
+    /// (label, CSS class: `eb-num`, `eb-mono`, `eb-muted`, or empty) per column.
+    pub columns: Vec<(String, String)>,
+    pub filters: Vec<Choice>,
+    pub search: String,
+    pub footnote: String,
+}
+
+/// One screen of a run; the parts the query did not ask for are empty.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScreenView {
+    pub name: String,
+    /// Overview: its blocks in order.
+    pub blocks: Vec<Block>,
+    /// Overview: the output files the Export tab offers, with what each holds.
+    pub exports: Vec<(String, String)>,
+    /// Items: the table's layout, the counts and the page `offset..`.
+    pub layout: ItemsLayout,
+    pub n_items: u64,
     pub n_match: u64,
     pub offset: u64,
-    pub rows: Vec<CodegenRow>,
-    /// Message: the one asked for (`None` when the run has no such message).
-    pub message: Option<CodegenMessageView>,
+    pub rows: Vec<ScreenRow>,
+    /// Item: the one asked for (`None` when the run has no such item).
+    pub item: Option<ScreenItem>,
 }
 
-/// One message in the table.
+/// One item in full.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CodegenRow {
-    pub session: u32,
-    pub index: u32,
-    pub session_id: String,
-    pub model: String,
-    pub question: String,
-    /// The result type, `recovered`, or `error: …`.
-    pub outcome: String,
-    pub error_class: Option<String>,
-    /// The delivered code ran.
-    pub ok: bool,
-    /// Overall, then correctness, quality, performance, understanding, coverage, recovery.
-    pub scores: Vec<Option<f64>>,
-}
-
-/// A score of a message with what it is made of.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CodegenScore {
-    pub key: String,
-    pub label: String,
-    pub score: Option<f64>,
-    /// The same score as originally scored (a `metrics.json` entry at the same position of the
-    /// session), when the folder has one next to the re-scored trace.
-    pub original: Option<f64>,
-    /// (what, value) lines: extracted vs mentioned columns, missing requirements, …
-    pub details: Vec<(String, String)>,
-}
-
-/// One recovery attempt of a message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CodegenAttempt {
-    pub number: u64,
-    pub success: bool,
-    pub error: Option<String>,
-    pub fix_quality: Option<f64>,
-    /// The fixed code (not recorded in a metrics.json).
-    pub code: Option<String>,
-}
-
-/// One message with its code, result and every score's details.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CodegenMessageView {
-    pub session: u32,
-    pub index: u32,
-    pub session_id: String,
-    pub model: String,
-    pub timestamp: Option<String>,
-    pub question: String,
-    pub csv_file: Option<String>,
-    /// `file:line` it was read from.
-    pub source: String,
-    /// Scored under the current settings (a trace), or as originally scored (a metrics.json).
-    pub rescored: bool,
-    /// The delivered code (after a successful recovery, the fix); `None` when not recorded.
-    pub code: Option<String>,
-    /// The first generation, when a recovery replaced it.
-    pub first_code: Option<String>,
-    /// The first execution's result as text (type and data).
-    pub result: String,
-    pub error: Option<String>,
-    pub error_class: Option<String>,
-    pub scores: Vec<CodegenScore>,
-    pub attempts: Vec<CodegenAttempt>,
+pub struct ScreenItem {
+    pub at: (u32, u32),
+    pub title: String,
+    pub blocks: Vec<Block>,
 }

@@ -83,7 +83,7 @@ fn response_variant(r: &Response) -> &'static str {
         Response::Evalset { .. } => "Evalset",
         Response::Compare { .. } => "Compare",
         Response::Series { .. } => "Series",
-        Response::Codegen { .. } => "Codegen",
+        Response::Screen { .. } => "Screen",
         Response::Reading { .. } => "Reading",
         Response::WorkerStopped { .. } => "WorkerStopped",
     }
@@ -103,7 +103,7 @@ fn request_variant(r: &Request) -> &'static str {
         Request::Compare { .. } => "Compare",
         Request::Report { .. } => "Report",
         Request::Series { .. } => "Series",
-        Request::Codegen { .. } => "Codegen",
+        Request::Screen { .. } => "Screen",
     }
 }
 const REQUEST_VARIANTS: usize = 12;
@@ -328,7 +328,7 @@ fn responses() -> Vec<Response> {
     };
     let (cg_base, cg_cand) = (cg("baseline"), cg("candidate"));
     for query in codegen_queries() {
-        out.push(Response::Codegen {
+        out.push(Response::Screen {
             req: 17,
             run_id: 5,
             view: Box::new(match &cg_base {
@@ -354,33 +354,28 @@ fn responses() -> Vec<Response> {
     out
 }
 
-fn codegen_queries() -> Vec<evalboard_app::protocol::CodegenQuery> {
-    use evalboard_app::protocol::{CodegenFilter, CodegenQuery};
+fn codegen_queries() -> Vec<evalboard_app::protocol::ScreenQuery> {
+    use evalboard_app::protocol::{ScreenFilter, ScreenQuery};
     vec![
-        CodegenQuery::Overview { dark: true },
-        CodegenQuery::Items {
-            filter: CodegenFilter {
-                model: Some("gpt-4o".into()),
-                session: None,
-                class: Some("column_error".into()),
+        ScreenQuery::Overview { dark: true },
+        ScreenQuery::Items {
+            filter: ScreenFilter {
+                choices: vec![
+                    ("model".into(), "gpt-4o".into()),
+                    ("class".into(), "column_error".into()),
+                ],
                 text: Some("sum <b>".into()),
             },
             offset: 0,
             limit: 20,
         },
-        CodegenQuery::Items {
-            filter: CodegenFilter::default(),
+        ScreenQuery::Items {
+            filter: ScreenFilter::default(),
             offset: 0,
             limit: 20,
         },
-        CodegenQuery::Message {
-            session: 0,
-            index: 0,
-        },
-        CodegenQuery::Message {
-            session: 99,
-            index: 0,
-        },
+        ScreenQuery::Item { at: (0, 0) },
+        ScreenQuery::Item { at: (99, 0) },
     ]
 }
 
@@ -505,7 +500,7 @@ fn requests() -> Vec<Request> {
         },
     ]
     .into_iter()
-    .chain(codegen_queries().into_iter().map(|query| Request::Codegen {
+    .chain(codegen_queries().into_iter().map(|query| Request::Screen {
         req: 12,
         run_id: 5,
         query,

@@ -180,7 +180,7 @@ pub fn App() -> impl IntoView {
                 </main>
             </div>
             <ConversationDrawer/>
-            <crate::ui::codegen::CodegenDrawer/>
+            <crate::ui::screen::ScreenDrawer/>
             <DropOverlay/>
             <Notices/>
         </crate::ui::dropzone::DropTarget>

@@ -45,12 +45,13 @@ pub fn ExportView() -> impl IntoView {
             .and_then(|r| r.info().map(|i| i.family == Family::Evalset))
             .unwrap_or(false)
     });
-    let codegen = Memo::new(move |_| {
-        store
-            .current()
-            .and_then(|r| r.info().map(|i| i.family == Family::Codegen))
-            .unwrap_or(false)
-    });
+    let family = Memo::new(move |_| store.current().and_then(|r| r.info().map(|i| i.family)));
+    let codegen = move || family.get() == Some(Family::Codegen);
+    let screen = move || {
+        family
+            .get()
+            .is_some_and(crate::ui::screen::is_screen_family)
+    };
     let settings = move || {
         if evalset.get() {
             return store.settings.with(|s| {
@@ -64,7 +65,10 @@ pub fn ExportView() -> impl IntoView {
         }
         store.settings.with(|s| {
             let c = &s.numeric_qa;
-            if codegen.get() {
+            if family.get() == Some(Family::EvalLog) {
+                return "the log's scores as recorded".to_string();
+            }
+            if codegen() {
                 let w = &s.codegen.weights;
                 return format!(
                     "profile {} · max {} recovery attempts · weights {}/{}/{}/{}/{}/{}",
@@ -117,10 +121,10 @@ pub fn ExportView() -> impl IntoView {
                 "Files are written by the same engine as the command line ("<code>"evalboard score DIR --out OUT"</code>
                 ") under the current settings: " <span class="eb-mono">{settings}</span>"."
             </p>
-            <Show when=move || codegen.get()>
-                <crate::ui::codegen::CodegenExports/>
+            <Show when=screen>
+                <crate::ui::screen::ScreenExports/>
             </Show>
-            <ul class="eb-export__list" hidden=move || codegen.get()>
+            <ul class="eb-export__list" hidden=screen>
                 {move || files().iter().map(|(file, what)| view! {
                     <li class="eb-export__item">
                         <button type="button" class="eb-btn" data-export=*file

@@ -13,8 +13,6 @@ pub mod browser;
 #[cfg(target_arch = "wasm32")]
 pub mod client;
 #[cfg(target_arch = "wasm32")]
-pub mod codegen;
-#[cfg(target_arch = "wasm32")]
 pub mod compare;
 #[cfg(target_arch = "wasm32")]
 pub mod complexity;
@@ -38,6 +36,8 @@ pub mod overview;
 pub mod picked_files;
 #[cfg(target_arch = "wasm32")]
 pub mod saved;
+#[cfg(target_arch = "wasm32")]
+pub mod screen;
 #[cfg(target_arch = "wasm32")]
 pub mod settings;
 #[cfg(target_arch = "wasm32")]

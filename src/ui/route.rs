@@ -114,13 +114,29 @@ pub struct Route {
     /// the consecutive step whose items are listed (0 = baseline → candidate).
     pub also: Vec<String>,
     pub step: u32,
-    /// Code-generation items: model and session filters (the error class is `filter.error_type`,
-    /// the search `filter.text`).
-    pub model: Option<String>,
-    pub session: Option<String>,
+    /// Items of a screen the worker lays out (code generation, eval logs): the value chosen for
+    /// each of its choice filters, by name (`f.<name>=`; the search is `filter.text`).
+    pub choices: Vec<(String, String)>,
 }
 
 impl Route {
+    /// The value chosen for the screen filter `name`.
+    pub fn choice(&self, name: &str) -> Option<String> {
+        self.choices
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// Chooses `value` for the screen filter `name` (`None`: any), keeping them sorted by name.
+    pub fn set_choice(&mut self, name: &str, value: Option<String>) {
+        self.choices.retain(|(n, _)| n != name);
+        if let Some(v) = value {
+            self.choices.push((name.to_string(), v));
+            self.choices.sort();
+        }
+    }
+
     /// Formats the hash (without `#`). Defaults are left out so links stay short.
     pub fn to_hash(&self) -> String {
         let mut parts: Vec<String> = Vec::new();
@@ -164,12 +180,13 @@ impl Route {
             ("cand", &self.cand),
             ("flip", &self.flip),
             ("cat", &self.cat),
-            ("model", &self.model),
-            ("session", &self.session),
         ] {
             if let Some(v) = v {
                 put(k, v);
             }
+        }
+        for (k, v) in &self.choices {
+            put(&format!("f.{}", encode(k)), v);
         }
         for v in &self.also {
             put("also", v);
@@ -210,9 +227,13 @@ impl Route {
                 "cat" if !v.is_empty() => r.cat = Some(v),
                 "also" if !v.is_empty() => r.also.push(v),
                 "step" => r.step = v.parse().unwrap_or(0),
-                "model" if !v.is_empty() => r.model = Some(v),
-                "session" if !v.is_empty() => r.session = Some(v),
-                _ => {}
+                _ => {
+                    if let Some(name) = k.strip_prefix("f.").filter(|n| !n.is_empty()) {
+                        if !v.is_empty() {
+                            r.set_choice(&decode(name), Some(v));
+                        }
+                    }
+                }
             }
         }
         r
@@ -330,19 +351,21 @@ mod tests {
             run: Some("chat_history".into()),
             tab: Tab::Items,
             filter: ItemFilter {
-                error_type: Some("column_error".into()),
                 text: Some("salary".into()),
                 ..Default::default()
             },
             item: Some((1, 4)),
-            model: Some("gpt-4".into()),
-            session: Some("0000-1".into()),
+            choices: vec![
+                ("class".into(), "column_error".into()),
+                ("model".into(), "gpt-4".into()),
+                ("session".into(), "0000-1".into()),
+            ],
             ..Default::default()
         };
         let h = r.to_hash();
         assert_eq!(
             h,
-            "run=chat_history&tab=items&error=column_error&q=salary&item=1.4&model=gpt-4&session=0000-1"
+            "run=chat_history&tab=items&q=salary&item=1.4&f.class=column_error&f.model=gpt-4&f.session=0000-1"
         );
         check(&h, r);
     }

@@ -136,8 +136,8 @@ fn RunItem(id: RunId) -> impl IntoView {
 fn status_view(r: &RunEntry) -> AnyView {
     match &r.status {
         RunStatus::Loaded(info) => view! {
-            {if info.family == Family::Codegen {
-                view! { <span class="eb-run__acc" title="Mean overall score (0–1) under the current settings">{format::dec(info.headline, 3)}</span> }.into_any()
+            {if matches!(info.family, Family::Codegen | Family::EvalLog) {
+                view! { <span class="eb-run__acc" title="The run's headline score under the current settings">{format::dec(info.headline, 3)}</span> }.into_any()
             } else {
                 view! { <span class="eb-run__acc" title="Numerical accuracy under the current settings">{format::pct(info.headline)}</span> }.into_any()
             }}
@@ -146,6 +146,8 @@ fn status_view(r: &RunEntry) -> AnyView {
                     format!("eval set · {}", format::plural(info.n_turns as u64, "item", "items"))
                 } else if info.family == Family::Codegen {
                     format!("code gen · {}", format::plural(info.n_turns as u64, "message", "messages"))
+                } else if info.family == Family::EvalLog {
+                    format!("log · {}", format::plural(info.n_turns as u64, "sample", "samples"))
                 } else {
                     format!("{} · {}", format::plural(info.n_conversations as u64, "conv", "convs"), format::plural(info.n_turns as u64, "turn", "turns"))
                 }}

@@ -140,7 +140,7 @@ pub struct Store {
     /// Rows the Compare table asks for (the first screenful, then all on request).
     pub compare_rows: RwSignal<usize>,
     /// The latest code-generation screen (each view keeps the id of its own request).
-    pub codegen: RwSignal<Option<(ReqId, crate::protocol::CodegenView)>>,
+    pub screen: RwSignal<Option<(ReqId, crate::protocol::ScreenView)>>,
     next_run: StoredValue<RunId>,
     next_notice: StoredValue<u64>,
     /// The run the workers last reported reading or scoring: the one a crash is blamed on.
@@ -210,7 +210,7 @@ impl Store {
             series: RwSignal::new(None),
             series_req: StoredValue::new(0),
             compare_rows: RwSignal::new(COMPARE_FIRST_ROWS),
-            codegen: RwSignal::new(None),
+            screen: RwSignal::new(None),
             next_run: StoredValue::new(0),
             next_notice: StoredValue::new(0),
             active: StoredValue::new(None),
@@ -367,7 +367,7 @@ impl Store {
                     self.series.set(Some(*view));
                 }
             }
-            Response::Codegen { req, view, .. } => self.codegen.set(Some((req, *view))),
+            Response::Screen { req, view, .. } => self.screen.set(Some((req, *view))),
         }
     }
 

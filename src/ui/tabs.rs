@@ -35,6 +35,11 @@ pub fn RunHeader() -> impl IntoView {
                     Family::Evalset.label().to_string(),
                     format::plural(i.n_turns as u64, "item", "items"),
                 ]
+            } else if i.family == Family::EvalLog {
+                vec![
+                    Family::EvalLog.label().to_string(),
+                    format::plural(i.n_turns as u64, "sample", "samples"),
+                ]
             } else if i.family == Family::Codegen {
                 vec![
                     Family::Codegen.label().to_string(),
@@ -70,7 +75,9 @@ pub fn RunHeader() -> impl IntoView {
     };
     let profile = move || {
         store.settings.with(|s| {
-            if family_is(Family::Evalset) {
+            if family_is(Family::EvalLog) {
+                "as recorded"
+            } else if family_is(Family::Evalset) {
                 s.evalset.scorer.id()
             } else if family_is(Family::Codegen) {
                 s.codegen.profile.name()
@@ -287,14 +294,15 @@ fn tab_view(t: Tab) -> AnyView {
     });
     let elsewhere = match family {
         Family::Codegen => "A code-generation run shows its scores, distributions, recovery funnel and breakdowns by model and session on Overview, and every message on Items.",
+        Family::EvalLog => "An evaluation-tool log shows its scores (recorded and recomputed), breakdowns, tokens, cost and errors on Overview, and every sample on Items.",
         _ => "An eval-set run shows its scorecard, groups and flips on Overview, and every item on Items.",
     };
     match (family, t) {
-        (Family::Codegen, Tab::Overview) => {
-            return view! { <crate::ui::codegen::CodegenOverview/> }.into_any()
+        (Family::Codegen | Family::EvalLog, Tab::Overview) => {
+            return view! { <crate::ui::screen::ScreenOverview/> }.into_any()
         }
-        (Family::Codegen, Tab::Items) => {
-            return view! { <crate::ui::codegen::CodegenItems/> }.into_any()
+        (Family::Codegen | Family::EvalLog, Tab::Items) => {
+            return view! { <crate::ui::screen::ScreenItems/> }.into_any()
         }
         (Family::Evalset, Tab::Overview) => {
             return view! { <crate::ui::evalset::EvalsetOverview/> }.into_any()
@@ -302,7 +310,10 @@ fn tab_view(t: Tab) -> AnyView {
         (Family::Evalset, Tab::Items) => {
             return view! { <crate::ui::evalset::EvalsetItems/> }.into_any()
         }
-        (Family::Codegen | Family::Evalset, Tab::Complexity | Tab::Breakdowns | Tab::Errors) => {
+        (
+            Family::Codegen | Family::Evalset | Family::EvalLog,
+            Tab::Complexity | Tab::Breakdowns | Tab::Errors,
+        ) => {
             return view! {
                 <div class="eb-state">
                     <p>{format!("This view is for multi-turn numeric QA runs. {elsewhere}")}</p>

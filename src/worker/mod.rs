@@ -1,4 +1,4 @@
-//! The main Web Worker: owns the engine and every numeric-QA and eval-set run, answers the page's
+//! The main Web Worker: owns the engine and every numeric-QA, eval-set and evaluation-tool-log run, answers the page's
 //! requests ([`start`], then one dispatch per message), and hands code-generation runs to their
 //! own worker (`codegen_host`). Reading and scoring happen here so the page never freezes.
 
@@ -29,7 +29,7 @@ use runtime::{
 use store::{Kept, RunStore};
 
 /// The families this worker reads and scores (code generation goes to its own worker).
-const FAMILIES: FamilySet = Family::NumericQa.bit() | Family::Evalset.bit();
+const FAMILIES: FamilySet = Family::NumericQa.bit() | Family::Evalset.bit() | Family::EvalLog.bit();
 
 type State = RunStore<FAMILIES>;
 
@@ -326,8 +326,19 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
             ),
             None => missing(req, run_id),
         },
-        // Answered by the code-generation worker when it holds the run.
-        Request::Codegen { req, run_id, .. } => missing(req, run_id),
+        // Evaluation-tool logs are laid out here; code-generation runs by their own worker
+        // (the request reaches this worker only when that one does not hold the run).
+        Request::Screen { req, run_id, query } => match st.get(run_id).map(|r| &r.scored) {
+            Some(ScoredRun::EvalLog(l)) => post(
+                scope,
+                &Response::Screen {
+                    req,
+                    run_id,
+                    view: Box::new(crate::evallog::view(l, &query)),
+                },
+            ),
+            _ => missing(req, run_id),
+        },
         // Answered by [`load`] and the run store.
         Request::Load { .. }
         | Request::Configure { .. }

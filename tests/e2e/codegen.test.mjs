@@ -119,7 +119,7 @@ test('code-generation trace: headline = CLI, charts, items, message drawer, re-s
   await page.click('#eb-tab-items');
   await page.waitForFunction(() => document.querySelectorAll('.eb-grid--codegen .eb-grid__row').length === 8);
   await page.selectOption('select[name="class"]', 'column_error');
-  await page.waitForFunction(() => location.hash.includes('error=column_error'));
+  await page.waitForFunction(() => location.hash.includes("f.class=column_error"));
   await page.waitForFunction(() => {
     const rows = [...document.querySelectorAll('.eb-grid--codegen .eb-grid__row')];
     return rows.length > 0 && rows.length < 8 && rows.every((r) => r.innerText.includes('column_error'));
@@ -127,7 +127,7 @@ test('code-generation trace: headline = CLI, charts, items, message drawer, re-s
   await page.selectOption('select[name="class"]', '');
   await page.waitForFunction(() => document.querySelectorAll('.eb-grid--codegen .eb-grid__row').length === 8);
   await shot(page, 'items');
-  await page.click('[data-message="0.2"]');
+  await page.click('[data-item="0.2"]');
   await page.waitForSelector('.eb-drawer .eb-code');
   assert.match(page.url(), /item=0\.2/);
   const trace = fs.readFileSync(path.join(base, 'traces.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
@@ -140,7 +140,7 @@ test('code-generation trace: headline = CLI, charts, items, message drawer, re-s
   assert.match(drawer, /Attempt 1 · failed/);
   assert.match(drawer, /Attempt 2 · fixed/);
   assert.match(drawer, /extracted columns \(code\)/);
-  assert.equal(await page.locator('[data-table="message-scores"] [data-score="overall"] td').first().innerText(),
+  assert.equal(await page.locator('[data-table="message-scores"] [data-row="overall"] td').first().innerText(),
     entries[2].overall_score.toFixed(3));
   await shot(page, 'message');
   // The open message is a history entry: Back closes it, Forward reopens it.
@@ -186,7 +186,7 @@ test('code-generation trace: headline = CLI, charts, items, message drawer, re-s
   await waitCodegenRun(page, 'candidate');
   // Untrusted text in the candidate's question and code stays text.
   await page.click('#eb-tab-items');
-  await page.click('[data-message="1.0"]');
+  await page.click('[data-item="1.0"]');
   await page.waitForSelector('.eb-drawer .eb-code');
   assert.match(await page.locator('.eb-drawer .eb-code').first().innerText(), /# <img src=x onerror=alert\(1\)>/);
   assert.equal(await page.locator('.eb-drawer img, .eb-main img').count(), 0);
@@ -229,7 +229,7 @@ test('chat_history (real ISE547 data): as originally scored, headline = CLI, cod
     await shot(page, `chat-history-overview-${scheme}`, true);
     await page.click('#eb-tab-items');
     await page.waitForFunction((n) => document.querySelectorAll('.eb-grid--codegen .eb-grid__row').length === n, stats.total_questions);
-    await page.click('[data-message="0.0"]');
+    await page.click('[data-item="0.0"]');
     await page.waitForSelector('.eb-drawer [data-note="code-not-recorded"]');
     assert.equal(await page.locator('.eb-drawer .eb-code').count(), 0);
     await shot(page, `chat-history-message-${scheme}`);

@@ -33,6 +33,7 @@ pub mod read;
 pub mod score;
 pub mod sniff;
 pub mod validate;
+pub mod views;
 
 pub use model::{
     EvalLogRun, Headline, MetricKey, RecordedMetric, RecordedValue, Sample, SampleId, SampleKey,

@@ -1,0 +1,860 @@
+//! The screens of an evaluation-tool log (the engine's [`ScoredLog`]: Inspect AI,
+//! lm-evaluation-harness, promptfoo, OpenAI Evals, HELM), answered one at a time: the overview
+//! (the headline recomputed beside the recorded number, every score with its 95% interval,
+//! breakdowns by the log's own fields, tokens / cost / latency, errors, what the log says about
+//! itself), a page of samples, one sample in full. Pure (no browser types), so it is tested
+//! natively; the main worker only stores the run and posts views.
+
+use evalboard_engine::evallog::model::{MetricKey, Sample};
+use evalboard_engine::evallog::score::{headline_of, key_parts, mismatches, TOLERANCE};
+use evalboard_engine::evallog::views::{
+    breakdown, breakdown_fields, errors, fields_of, score_summaries, usage, value_text,
+    verdict_by_sample,
+};
+use evalboard_engine::evallog::ScoredLog;
+
+use crate::format::{dec, int, pct, usd, NONE};
+use crate::protocol::{
+    Block, Cell, Choice, ItemsLayout, ScreenFilter, ScreenItem, ScreenQuery, ScreenRow, ScreenView,
+    Table, TableRow,
+};
+use crate::screen::{self, card, clip, group, note, table, text};
+
+/// Breakdown tables shown open; the others are collapsed under their title.
+const OPEN_BREAKDOWNS: usize = 3;
+/// Most breakdown tables on the overview.
+const MAX_BREAKDOWNS: usize = 12;
+
+/// One screen of the log.
+pub fn view(s: &ScoredLog, q: &ScreenQuery) -> ScreenView {
+    let mut v = screen::empty(&s.log.name);
+    v.n_items = s.log.run.samples.len() as u64;
+    match q {
+        ScreenQuery::Overview { .. } => overview(s, &mut v),
+        ScreenQuery::Items {
+            filter,
+            offset,
+            limit,
+        } => items(s, filter, *offset, *limit, &mut v),
+        ScreenQuery::Item { at } => v.item = sample(s, at.0 as usize),
+    }
+    v
+}
+
+fn score4(x: Option<f64>) -> String {
+    dec(x, 4)
+}
+
+fn or_none(x: Option<&String>) -> String {
+    x.cloned().unwrap_or_else(|| NONE.into())
+}
+
+fn overview(s: &ScoredLog, v: &mut ScreenView) {
+    let run = &s.log.run;
+    let n = run.samples.len() as u64;
+    let headline = s.verdict_by.as_ref().and_then(|k| headline_of(run, k));
+    let verdicts = verdict_by_sample(s);
+    let n_verdict = verdicts.len() as u64;
+    let n_correct = verdicts.values().filter(|c| **c).count() as u64;
+    let bad = mismatches(run);
+    for m in &bad {
+        v.blocks.push(note(
+            "mismatch",
+            "warn",
+            format!(
+                "{}: the log records {} but its samples give {} (in {}). evalboard shows the \
+                 recomputed number; the difference is either a quirk of the tool or a log that \
+                 does not hold every sample.",
+                m.metric,
+                score4(m.recorded),
+                score4(m.recomputed),
+                m.file
+            ),
+        ));
+    }
+    if let Some(st) = run.status.as_deref().filter(|st| *st != "success") {
+        v.blocks.push(note(
+            "status",
+            "warn",
+            format!(
+                "The tool recorded this run's status as \"{st}\": it may not hold every sample."
+            ),
+        ));
+    }
+    if let Some(d) = run.declared_samples.filter(|d| *d != n) {
+        v.blocks.push(note(
+            "declared",
+            "warn",
+            format!(
+                "The log's header declares {} samples; {} were read.",
+                int(d),
+                int(n)
+            ),
+        ));
+    }
+    if s.verdict_by.is_none() {
+        v.blocks.push(note(
+            "no-headline",
+            "note",
+            "This log names no headline score, so its samples have no verdict; every score is \
+             still listed below.",
+        ));
+    }
+    let u = usage(run);
+    let by = s
+        .verdict_by
+        .as_ref()
+        .map(MetricKey::label)
+        .unwrap_or_else(|| NONE.into());
+    let mut cards = vec![
+        card(
+            "headline_score",
+            "Headline score",
+            score4(headline.and_then(|h| h.recomputed.or(h.recorded))),
+            match headline {
+                Some(h) if h.recomputed.is_some() => format!(
+                    "{by}, recomputed from the samples · the log records {}",
+                    score4(h.recorded)
+                ),
+                Some(_) => format!("{by}, as the log records it (not recomputable)"),
+                None => "the log names no headline score".into(),
+            },
+        ),
+        card(
+            "accuracy",
+            "Accuracy",
+            pct((n_verdict > 0).then(|| n_correct as f64 / n_verdict as f64)),
+            format!(
+                "{} of {} samples with a verdict read 1 on {by}",
+                int(n_correct),
+                int(n_verdict)
+            ),
+        ),
+        card(
+            "n_samples",
+            "Samples",
+            int(n),
+            format!("{} run of {}", run.tool.label(), or_none(run.task.as_ref())),
+        ),
+        card(
+            "n_errors",
+            "Errored samples",
+            int(s.n_errors() as u64),
+            "the tool recorded an error: no verdict".into(),
+        ),
+        card(
+            "n_mismatches",
+            "Recorded ≠ recomputed",
+            int(bad.len() as u64),
+            format!("headline numbers off by more than {TOLERANCE:e}"),
+        ),
+    ];
+    if u.n_with_tokens > 0 {
+        cards.push(card(
+            "tokens",
+            "Tokens",
+            int(u.total),
+            format!(
+                "{} in · {} out over {} samples",
+                int(u.input),
+                int(u.output),
+                int(u.n_with_tokens)
+            ),
+        ));
+    }
+    if u.n_priced > 0 {
+        cards.push(card(
+            "cost",
+            "Cost",
+            usd(u.cost),
+            if u.n_unpriced > 0 {
+                format!(
+                    "{} samples priced, {} unpriced",
+                    int(u.n_priced),
+                    int(u.n_unpriced)
+                )
+            } else {
+                "as the tool priced it".into()
+            },
+        ));
+        cards.push(card(
+            "cost_per_correct",
+            "Cost per correct",
+            usd(u
+                .cost
+                .filter(|_| n_correct > 0)
+                .map(|c| c / n_correct as f64)),
+            "cost over the samples that read 1".into(),
+        ));
+    }
+    if u.n_latency > 0 {
+        cards.push(card(
+            "latency",
+            "Latency",
+            format!("{} s", dec(u.latency_mean, 2)),
+            format!(
+                "mean · median {} s · p95 {} s",
+                dec(u.latency_p50, 2),
+                dec(u.latency_p95, 2)
+            ),
+        ));
+    }
+    v.blocks.push(Block::Cards {
+        primary: "headline_score".into(),
+        cards,
+    });
+
+    let mut facts = vec![(
+        "Tool".to_string(),
+        match &run.tool_version {
+            Some(ver) => format!("{} {ver}", run.tool.label()),
+            None => run.tool.label().to_string(),
+        },
+    )];
+    for (label, value) in [
+        ("Task", &run.task),
+        ("Task version", &run.task_version),
+        ("Model", &run.model),
+        ("Dataset", &run.dataset),
+        ("Created", &run.created),
+        ("Status", &run.status),
+        ("Eval id", &run.eval_id),
+        ("Run id", &run.run_id),
+    ] {
+        if let Some(x) = value {
+            facts.push((label.to_string(), x.clone()));
+        }
+    }
+    facts.push(("Items judged by".into(), by.clone()));
+    facts.push(("Files".into(), run.files.join(", ")));
+    v.blocks.push(group(
+        "about",
+        "box",
+        Some("About this run".into()),
+        vec![Block::Facts(facts)],
+    ));
+
+    // Every headline number the log recorded, beside the recomputation.
+    let mut rows = Vec::new();
+    for h in &run.headlines {
+        let agrees = h.recorded.is_none() || h.agrees(TOLERANCE);
+        rows.push(TableRow {
+            key: Some(h.key.label()),
+            flag: !agrees,
+            cells: vec![
+                Cell::Text(h.key.label()),
+                Cell::Text(score4(h.recorded)),
+                Cell::Text(score4(h.recomputed)),
+                Cell::Text(int(h.n)),
+                Cell::Text(
+                    match (h.recorded.is_some(), agrees) {
+                        (false, _) => "not recorded",
+                        (true, true) => "yes",
+                        (true, false) => "NO",
+                    }
+                    .into(),
+                ),
+                Cell::Text(h.note.clone().unwrap_or_default()),
+            ],
+        });
+    }
+    if !rows.is_empty() {
+        v.blocks.push(Block::Table(Table {
+            key: "headlines".into(),
+            title: Some("The log's numbers, recomputed from its samples".into()),
+            head: ["Metric", "Recorded", "Recomputed", "n", "Agrees", "Note"]
+                .map(str::to_string)
+                .to_vec(),
+            numeric: vec![false, true, true, true, false, false],
+            rows,
+        }));
+    }
+
+    let mut t = vec![[
+        "Score",
+        "Samples",
+        "Scored",
+        "Mean",
+        "Std. error",
+        "95% CI",
+        "Share = 1",
+    ]
+    .map(str::to_string)
+    .to_vec()];
+    for x in score_summaries(run) {
+        t.push(vec![
+            x.name,
+            int(x.n),
+            int(x.n_scored),
+            score4(x.mean),
+            score4(x.stderr),
+            match x.ci95 {
+                Some((lo, hi)) => format!("{} – {}", dec(Some(lo), 4), dec(Some(hi), 4)),
+                None => NONE.into(),
+            },
+            pct(x.share_one),
+        ]);
+    }
+    if t.len() > 1 {
+        v.blocks.push(table(
+            "scores",
+            "Every score (mean of its 0–1 reading, unscored and errored samples left out)",
+            t,
+        ));
+    }
+
+    for (i, field) in breakdown_fields(run)
+        .into_iter()
+        .take(MAX_BREAKDOWNS)
+        .enumerate()
+    {
+        let mut t = vec![[
+            field.as_str(),
+            "Samples",
+            "With a verdict",
+            "Correct",
+            "Accuracy",
+            "Errored",
+        ]
+        .map(str::to_string)
+        .to_vec()];
+        for g in breakdown(s, &field) {
+            t.push(vec![
+                g.value,
+                int(g.n),
+                int(g.n_verdict),
+                int(g.n_correct),
+                pct(g.accuracy),
+                int(g.n_errors),
+            ]);
+        }
+        let key = format!("by-{field}");
+        let title = format!("By {field}");
+        if i < OPEN_BREAKDOWNS {
+            v.blocks.push(table(&key, &title, t));
+        } else {
+            v.blocks
+                .push(group(&key, "more", Some(title), vec![table(&key, "", t)]));
+        }
+    }
+
+    if u.n_with_tokens > 0 || u.n_priced > 0 || u.n_latency > 0 {
+        let mut t = vec![vec!["Usage".to_string(), "Total".to_string()]];
+        for (label, value) in [
+            ("Input tokens", u.input),
+            ("Output tokens", u.output),
+            ("Reasoning tokens", u.reasoning),
+            ("Cache reads", u.cache_read),
+            ("Cache writes", u.cache_write),
+            ("All tokens", u.total),
+        ] {
+            t.push(vec![label.into(), int(value)]);
+        }
+        t.push(vec!["Cost".into(), usd(u.cost)]);
+        t.push(vec!["Unpriced samples".into(), int(u.n_unpriced)]);
+        t.push(vec!["Mean latency (s)".into(), dec(u.latency_mean, 2)]);
+        t.push(vec!["Median latency (s)".into(), dec(u.latency_p50, 2)]);
+        t.push(vec![
+            "95th percentile latency (s)".into(),
+            dec(u.latency_p95, 2),
+        ]);
+        v.blocks.push(table("usage", "Tokens, cost and latency", t));
+    }
+
+    let errs = errors(run);
+    if !errs.is_empty() {
+        let mut t = vec![["Error", "Samples", "For example"]
+            .map(str::to_string)
+            .to_vec()];
+        for (message, count, example) in errs {
+            let key = run
+                .samples
+                .get(example)
+                .map(|x| key_parts(&x.key).join(" · "))
+                .unwrap_or_default();
+            t.push(vec![message, int(count), key]);
+        }
+        v.blocks.push(table("errors", "Errors", t));
+    }
+
+    if !run.config.is_empty() {
+        v.blocks.push(group(
+            "config",
+            "more",
+            Some("Configuration as the log records it".into()),
+            vec![Block::Facts(
+                run.config
+                    .iter()
+                    .map(|(k, x)| (k.clone(), clip(x)))
+                    .collect(),
+            )],
+        ));
+    }
+    v.exports = evalboard_report::evallog_files(s)
+        .into_iter()
+        .map(|(path, _)| {
+            let what = match path.as_str() {
+                "statistics.json" => "The run's numbers: the recomputed headline beside the recorded one, accuracy, counts.",
+                "items.csv" => "One row per sample: key, verdict, input, target, output, error, every score.",
+                _ => "An output file of `evalboard score --out`.",
+            };
+            (path, what.to_string())
+        })
+        .collect();
+}
+
+/// The verdict of a sample in words.
+fn verdict_word(v: Option<bool>, errored: bool) -> &'static str {
+    match v {
+        Some(true) => "correct",
+        Some(false) => "wrong",
+        None if errored => "error",
+        None => "no verdict",
+    }
+}
+
+const COLUMNS: [(&str, &str); 8] = [
+    ("#", "eb-num eb-muted"),
+    ("Item", "eb-mono"),
+    ("Input", ""),
+    ("Target", ""),
+    ("Output", ""),
+    ("Verdict", ""),
+    ("Score", "eb-num"),
+    ("Error", ""),
+];
+
+/// The first line of `s`, cut to a table cell.
+fn cell_text(s: &str) -> String {
+    crate::format::clip(s.trim(), 300)
+}
+
+fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut ScreenView) {
+    let run = &s.log.run;
+    let fields = breakdown_fields(run);
+    let mut filters = vec![Choice {
+        name: "verdict".into(),
+        label: "Verdict".into(),
+        options: ["correct", "wrong", "no verdict", "error"]
+            .map(str::to_string)
+            .to_vec(),
+    }];
+    for field in &fields {
+        let options = breakdown(s, field).into_iter().map(|g| g.value).collect();
+        filters.push(Choice {
+            name: field.clone(),
+            label: field.clone(),
+            options,
+        });
+    }
+    v.layout = ItemsLayout {
+        kind: "log".into(),
+        noun: ("sample".into(), "samples".into()),
+        columns: COLUMNS
+            .iter()
+            .map(|(l, c)| (l.to_string(), c.to_string()))
+            .collect(),
+        filters,
+        search: "item, input, target or output".into(),
+        footnote: "Click a sample (or Enter) for its input, output, every score as recorded and its metadata."
+            .into(),
+    };
+    let verdicts = verdict_by_sample(s);
+    let reading: std::collections::HashMap<usize, f64> = s
+        .items
+        .iter()
+        .filter_map(|x| Some((x.sample, x.reading?)))
+        .collect();
+    let text = screen::search(f);
+    let wanted: Vec<(&str, &str)> = f
+        .choices
+        .iter()
+        .filter(|(k, _)| k != "verdict")
+        .map(|(k, x)| (k.as_str(), x.as_str()))
+        .collect();
+    let hits: Vec<(usize, &Sample)> = run
+        .samples
+        .iter()
+        .enumerate()
+        .filter(|(i, x)| {
+            let word = verdict_word(verdicts.get(i).copied(), x.error.is_some());
+            f.choice("verdict").is_none_or(|w| w == word)
+                && (wanted.is_empty() || {
+                    let fs = fields_of(x);
+                    wanted.iter().all(|(k, want)| {
+                        let have = fs.iter().find(|(fk, _)| fk == k).map(|(_, fv)| fv.as_str());
+                        have.unwrap_or("(none)") == *want
+                    })
+                })
+                && text.as_deref().is_none_or(|t| {
+                    key_parts(&x.key).join(" · ").to_lowercase().contains(t)
+                        || [&x.input, &x.output]
+                            .iter()
+                            .any(|o| o.as_deref().is_some_and(|o| o.to_lowercase().contains(t)))
+                        || x.target.iter().any(|o| o.to_lowercase().contains(t))
+                })
+        })
+        .collect();
+    let hits: Vec<(usize, (usize, &Sample))> = hits.into_iter().enumerate().collect();
+    screen::page(v, hits, offset, limit, |(pos, (i, x))| {
+        let verdict = verdicts.get(&i).copied();
+        ScreenRow {
+            at: (i as u32, 0),
+            bad: verdict == Some(false) || x.error.is_some(),
+            cells: vec![
+                (pos + 1).to_string(),
+                key_parts(&x.key).join(" · "),
+                cell_text(x.input.as_deref().unwrap_or("")),
+                cell_text(&x.target.join(" | ")),
+                cell_text(x.output.as_deref().unwrap_or("")),
+                verdict_word(verdict, x.error.is_some()).into(),
+                score4(reading.get(&i).copied()),
+                cell_text(x.error.as_deref().unwrap_or("")),
+            ],
+        }
+    });
+}
+
+/// The names of a key's parts, per tool.
+fn key_names(x: &Sample) -> &'static [&'static str] {
+    use evalboard_engine::evallog::model::SampleKey as K;
+    match x.key {
+        K::Inspect { .. } => &["sample id", "epoch"],
+        K::LmEval { .. } => &["task", "doc_id", "filter"],
+        K::Promptfoo { .. } => &["test", "prompt", "repeat"],
+        K::OpenaiEvals { .. } => &["sample_id"],
+        K::Helm { .. } => &["instance", "perturbation", "train trial"],
+    }
+}
+
+fn sample(s: &ScoredLog, index: usize) -> Option<ScreenItem> {
+    let x = s.log.run.samples.get(index)?;
+    let verdict = verdict_by_sample(s).get(&index).copied();
+    let parts = key_parts(&x.key);
+    let mut facts: Vec<(String, String)> = key_names(x)
+        .iter()
+        .zip(&parts)
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect();
+    facts.push((
+        "Verdict".into(),
+        format!(
+            "{} (by {})",
+            verdict_word(verdict, x.error.is_some()),
+            s.verdict_by
+                .as_ref()
+                .map(MetricKey::label)
+                .unwrap_or_else(|| NONE.into())
+        ),
+    ));
+    let t = &x.tokens;
+    if t.input.is_some() || t.output.is_some() || t.total.is_some() {
+        let o = |n: Option<u64>| n.map(int).unwrap_or_else(|| NONE.into());
+        let mut words = format!(
+            "{} in · {} out · {} total",
+            o(t.input),
+            o(t.output),
+            o(t.total)
+        );
+        if let Some(r) = t.reasoning {
+            words.push_str(&format!(" · {} reasoning", int(r)));
+        }
+        if let Some(r) = t.cache_read {
+            words.push_str(&format!(" · {} cache reads", int(r)));
+        }
+        facts.push(("Tokens".into(), words));
+    }
+    facts.push((
+        "Cost".into(),
+        match x.cost {
+            Some(c) => usd(Some(c)),
+            None => "unpriced".into(),
+        },
+    ));
+    if let Some(l) = x.latency {
+        facts.push(("Latency".into(), format!("{} s", dec(Some(l), 2))));
+    }
+    facts.push(("Source".into(), x.source.clone()));
+    let mut b = vec![Block::Facts(facts)];
+    if let Some(e) = &x.error {
+        b.push(note("error", "error", format!("Error: {}", clip(e))));
+    }
+    b.push(Block::Heading("Input".into()));
+    b.push(text(
+        "input",
+        clip(x.input.as_deref().unwrap_or(NONE)),
+        false,
+    ));
+    b.push(Block::Heading(
+        if x.target.len() > 1 {
+            "Targets"
+        } else {
+            "Target"
+        }
+        .into(),
+    ));
+    b.push(text(
+        "target",
+        if x.target.is_empty() {
+            NONE.to_string()
+        } else {
+            clip(&x.target.join("\n"))
+        },
+        false,
+    ));
+    b.push(Block::Heading("Output".into()));
+    b.push(text(
+        "output",
+        clip(x.output.as_deref().unwrap_or(NONE)),
+        false,
+    ));
+    b.push(Block::Heading("Scores, as originally scored".into()));
+    let rows = x
+        .scores
+        .iter()
+        .map(|e| {
+            let mut about = Vec::new();
+            if let Some(a) = &e.answer {
+                about.push(("answer".to_string(), clip(a)));
+            }
+            if let Some(ex) = &e.explanation {
+                about.push(("explanation".to_string(), clip(ex)));
+            }
+            TableRow {
+                key: Some(e.score_name().to_string()),
+                flag: false,
+                cells: vec![
+                    Cell::Text(e.score_name().to_string()),
+                    Cell::Text(value_text(&e.value)),
+                    Cell::Text(score4(e.reading)),
+                    Cell::Pairs(about),
+                ],
+            }
+        })
+        .collect();
+    b.push(Block::Table(Table {
+        key: "sample-scores".into(),
+        title: None,
+        head: [
+            "Score",
+            "As recorded",
+            "0–1 reading",
+            "Answer and explanation",
+        ]
+        .map(str::to_string)
+        .to_vec(),
+        numeric: vec![false, true, true, false],
+        rows,
+    }));
+    if !x.metadata.is_empty() {
+        b.push(Block::Heading("Metadata".into()));
+        b.push(Block::Facts(
+            x.metadata
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.clone(),
+                        clip(&evalboard_engine::evallog::views::meta_text(v)),
+                    )
+                })
+                .collect(),
+        ));
+    }
+    Some(ScreenItem {
+        at: (index as u32, 0),
+        title: format!("Sample {}", parts.join(" · ")),
+        blocks: b,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use evalboard_engine::family::Family;
+    use evalboard_engine::run::{self, ReadOptions, ScoredRun, Settings};
+    use evalboard_engine::{InputFile, RunInput};
+
+    /// The files of `tests/fixtures/evallog/<dir>`, read and scored as one log.
+    fn log(dir: &str) -> ScoredLog {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/evallog")
+            .join(dir);
+        let mut files: Vec<InputFile> = std::fs::read_dir(&root)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().to_string();
+                Some(InputFile::new(name, std::fs::read(e.path()).ok()?))
+            })
+            .collect();
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        assert!(!files.is_empty(), "no files under {}", root.display());
+        let read = run::read_as(
+            Family::EvalLog,
+            &RunInput::new(dir, files),
+            None,
+            ReadOptions::default(),
+        )
+        .expect("usable");
+        match run::score(read, &Settings::default(), 1) {
+            ScoredRun::EvalLog(l) => *l,
+            _ => unreachable!("an eval log"),
+        }
+    }
+
+    use crate::screen::testing::{card_value as card, cell, flat, tables};
+
+    fn table<'a>(blocks: &'a [Block], key: &str) -> Option<&'a Table> {
+        tables(blocks).into_iter().find(|t| t.key == key)
+    }
+
+    fn cells(t: &Table, row: usize) -> Vec<String> {
+        t.rows
+            .get(row)
+            .map(|r| r.cells.iter().map(cell).collect())
+            .unwrap_or_default()
+    }
+
+    fn items_of(s: &ScoredLog, choices: &[(&str, &str)], text: Option<&str>) -> ScreenView {
+        view(
+            s,
+            &ScreenQuery::Items {
+                filter: ScreenFilter {
+                    choices: choices
+                        .iter()
+                        .map(|(a, b)| (a.to_string(), b.to_string()))
+                        .collect(),
+                    text: text.map(str::to_string),
+                },
+                offset: 0,
+                limit: 0,
+            },
+        )
+    }
+
+    #[test]
+    fn inspect_overview_states_the_headline_beside_the_recorded_number() {
+        let s = log("runs/inspect_arith");
+        let v = view(&s, &ScreenQuery::Overview { dark: false });
+        let headline = s.headline_value();
+        assert_eq!(card(&v, "headline_score"), score4(headline));
+        assert_eq!(card(&v, "n_samples"), s.log.run.samples.len().to_string());
+        assert_eq!(card(&v, "n_mismatches"), "0");
+        let h = table(&v.blocks, "headlines").expect("headline table");
+        assert!(!h.rows.is_empty());
+        assert!(
+            h.rows.iter().all(|r| !r.flag),
+            "every recorded number reproduces"
+        );
+        let scores = table(&v.blocks, "scores").expect("scores table");
+        assert!(!scores.rows.is_empty());
+        // The headline scorer's mean is the headline (Inspect's accuracy = mean reading).
+        let by = s.verdict_by.clone().expect("a headline score");
+        let row = scores
+            .rows
+            .iter()
+            .position(|r| matches!(r.cells.first(), Some(Cell::Text(t)) if by.scorer.ends_with(t.as_str())))
+            .expect("the headline scorer's row");
+        if by.metric == "accuracy" {
+            assert_eq!(cells(scores, row)[3], score4(headline));
+        }
+        assert!(v.exports.iter().any(|(f, _)| f == "statistics.json"));
+        assert!(v.exports.iter().any(|(f, _)| f == "items.csv"));
+    }
+
+    #[test]
+    fn a_recorded_number_the_samples_do_not_give_is_a_warning() {
+        let s = log("runs/lm_eval_mismatch");
+        let v = view(&s, &ScreenQuery::Overview { dark: true });
+        assert_ne!(card(&v, "n_mismatches"), "0");
+        assert!(flat(&v.blocks).iter().any(
+            |b| matches!(b, Block::Note { key, tone, .. } if key == "mismatch" && tone == "warn")
+        ));
+        let h = table(&v.blocks, "headlines").expect("headline table");
+        assert!(h.rows.iter().any(|r| r.flag));
+        // lm-eval's task and filter are breakdowns of their own.
+        assert!(
+            table(&v.blocks, "by-task").is_some(),
+            "{:?}",
+            breakdown_fields(&s.log.run)
+        );
+    }
+
+    #[test]
+    fn items_filter_by_verdict_field_and_text() {
+        let s = log("runs/inspect_arith");
+        let all = items_of(&s, &[], None);
+        let n = s.log.run.samples.len() as u64;
+        assert_eq!((all.n_items, all.n_match), (n, n));
+        assert_eq!(all.layout.columns.len(), all.rows[0].cells.len());
+        assert_eq!(all.layout.filters[0].name, "verdict");
+        let right = items_of(&s, &[("verdict", "correct")], None);
+        let wrong = items_of(&s, &[("verdict", "wrong")], None);
+        let none = items_of(&s, &[("verdict", "no verdict")], None);
+        let err = items_of(&s, &[("verdict", "error")], None);
+        assert_eq!(
+            right.n_match + wrong.n_match + none.n_match + err.n_match,
+            n
+        );
+        assert!(right.rows.iter().all(|r| r.cells[5] == "correct" && !r.bad));
+        assert!(wrong.rows.iter().all(|r| r.cells[5] == "wrong" && r.bad));
+        // Accuracy on the overview = correct / (correct + wrong).
+        let v = view(&s, &ScreenQuery::Overview { dark: false });
+        let acc = right.n_match as f64 / (right.n_match + wrong.n_match) as f64;
+        assert_eq!(card(&v, "accuracy"), pct(Some(acc)));
+        // A field filter keeps that value only; text searches key, input, target and output.
+        if let Some(epoch) = all.layout.filters.iter().find(|f| f.name == "epoch") {
+            let first = &epoch.options[0];
+            let one = items_of(&s, &[("epoch", first.as_str())], None);
+            assert!(one.n_match > 0 && one.n_match < n);
+            assert!(one
+                .rows
+                .iter()
+                .all(|r| r.cells[1].ends_with(&format!(" · {first}"))));
+        }
+        let target = s.log.run.samples[0]
+            .target
+            .first()
+            .cloned()
+            .unwrap_or_default();
+        let found = items_of(&s, &[], Some(&target.to_uppercase()));
+        assert!(found.n_match >= 1);
+        assert!(items_of(&s, &[], Some("no such text anywhere ✗"))
+            .rows
+            .is_empty());
+    }
+
+    #[test]
+    fn a_sample_shows_its_texts_scores_and_metadata() {
+        let s = log("runs/inspect_arith");
+        let item = view(&s, &ScreenQuery::Item { at: (0, 0) })
+            .item
+            .expect("sample 0");
+        let x = &s.log.run.samples[0];
+        let texts: Vec<(&str, &str)> = flat(&item.blocks)
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Text { key, text, .. } => Some((key.as_str(), text.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert!(texts.contains(&("output", x.output.as_deref().unwrap_or("—"))));
+        assert!(texts.iter().any(|(k, _)| *k == "input"));
+        let scores = table(&item.blocks, "sample-scores").expect("scores");
+        assert_eq!(scores.rows.len(), x.scores.len());
+        assert!(item.title.starts_with("Sample "));
+        assert!(view(&s, &ScreenQuery::Item { at: (99_999, 0) })
+            .item
+            .is_none());
+    }
+
+    #[test]
+    fn promptfoo_items_filter_by_prompt() {
+        let s = log("runs/promptfoo_baseline");
+        let all = items_of(&s, &[], None);
+        assert!(all.n_match > 0);
+        let fields: Vec<&str> = all.layout.filters.iter().map(|f| f.name.as_str()).collect();
+        assert!(fields.contains(&"verdict"), "{fields:?}");
+    }
+}

@@ -1,0 +1,248 @@
+//! Building blocks of the screens the workers lay out ([`crate::protocol::ScreenView`]: code
+//! generation, evaluation-tool logs): cards, tables, notes, the items page. Pure (no browser
+//! types), shared by the workers and tested natively; the page renders whatever they build with
+//! one set of components (`ui::screen`).
+
+use crate::protocol::{
+    Block, Cell, ItemsLayout, ScreenFilter, ScreenRow, ScreenView, Table, TableRow,
+};
+
+/// Rows per items page when the query does not say, and the most in one answer.
+pub const ITEMS_PAGE: u32 = 200;
+const ITEMS_MAX: u32 = 500;
+/// Longest text of one item sent to the page (the rest is cut with a note).
+pub const MAX_TEXT: usize = 4000;
+
+/// `s`, cut at [`MAX_TEXT`] characters with a note saying so.
+pub fn clip(s: &str) -> String {
+    match s.char_indices().nth(MAX_TEXT) {
+        None => s.to_string(),
+        Some((at, _)) => format!("{}… (cut at {MAX_TEXT} characters)", &s[..at]),
+    }
+}
+
+/// A screen of `name` with nothing in it yet.
+pub fn empty(name: &str) -> ScreenView {
+    ScreenView {
+        name: name.to_string(),
+        blocks: Vec::new(),
+        exports: Vec::new(),
+        layout: ItemsLayout::default(),
+        n_items: 0,
+        n_match: 0,
+        offset: 0,
+        rows: Vec::new(),
+        item: None,
+    }
+}
+
+/// A headline card: key, label, value as shown, definition.
+pub fn card(
+    key: &str,
+    label: &str,
+    value: String,
+    sub: String,
+) -> (String, String, String, String) {
+    (key.into(), label.into(), value, sub)
+}
+
+pub fn note(key: &str, tone: &str, text: impl Into<String>) -> Block {
+    Block::Note {
+        key: key.into(),
+        tone: tone.into(),
+        text: text.into(),
+    }
+}
+
+pub fn text(key: &str, text: impl Into<String>, mono: bool) -> Block {
+    Block::Text {
+        key: key.into(),
+        text: text.into(),
+        mono,
+    }
+}
+
+pub fn group(key: &str, layout: &str, title: Option<String>, blocks: Vec<Block>) -> Block {
+    Block::Group {
+        key: key.into(),
+        layout: layout.into(),
+        title,
+        ok: false,
+        blocks,
+    }
+}
+
+/// Whether a cell reads as a number (so its column is right-aligned): digits with an optional
+/// sign, separators, decimals, a percent or a leading currency mark, or nothing shown (`—`).
+fn numeric_cell(s: &str) -> bool {
+    let t = s
+        .trim()
+        .trim_start_matches(['$', '−', '-', '+'])
+        .trim_end_matches('%');
+    !t.is_empty()
+        && t.chars().next().is_some_and(|c| c.is_ascii_digit())
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, ',' | '.' | ' ' | '±' | '−' | '-'))
+}
+
+/// A titled table from rows of text whose first row is the header; a column is numeric when
+/// every body cell of it reads as a number or shows nothing.
+pub fn table(key: &str, title: &str, rows: Vec<Vec<String>>) -> Block {
+    let mut rows = rows.into_iter();
+    let head = rows.next().unwrap_or_default();
+    let body: Vec<Vec<String>> = rows.collect();
+    let numeric = (0..head.len())
+        .map(|i| {
+            i > 0
+                && body
+                    .iter()
+                    .any(|r| r.get(i).is_some_and(|c| numeric_cell(c)))
+                && body.iter().all(|r| {
+                    r.get(i)
+                        .is_none_or(|c| numeric_cell(c) || c == crate::format::NONE)
+                })
+        })
+        .collect();
+    Block::Table(Table {
+        key: key.into(),
+        title: (!title.is_empty()).then(|| title.to_string()),
+        head,
+        numeric,
+        rows: body
+            .into_iter()
+            .map(|cells| TableRow {
+                key: None,
+                flag: false,
+                cells: cells.into_iter().map(Cell::Text).collect(),
+            })
+            .collect(),
+    })
+}
+
+/// The search text of a filter, lowercased; `None` when there is none.
+pub fn search(f: &ScreenFilter) -> Option<String> {
+    f.text
+        .as_deref()
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_lowercase)
+}
+
+/// `hits` paged into `v` (`limit` 0: the default page): the count, the offset and the rows.
+pub fn page<T>(
+    v: &mut ScreenView,
+    hits: Vec<T>,
+    offset: u32,
+    limit: u32,
+    row: impl Fn(T) -> ScreenRow,
+) {
+    v.n_match = hits.len() as u64;
+    let limit = if limit == 0 { ITEMS_PAGE } else { limit }.min(ITEMS_MAX) as usize;
+    let offset = (offset as usize).min(hits.len());
+    v.offset = offset as u64;
+    v.rows = hits.into_iter().skip(offset).take(limit).map(row).collect();
+}
+
+/// The distinct values of `xs`, in first-seen order.
+pub fn distinct<'a>(xs: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    xs.filter(|x| seen.insert(*x)).map(str::to_string).collect()
+}
+
+/// What the screens' tests read back from a view.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::protocol::{Block, Cell, ScreenView, Table};
+
+    /// Every block of `blocks`, groups' blocks included.
+    pub fn flat(blocks: &[Block]) -> Vec<&Block> {
+        let mut out = Vec::new();
+        for b in blocks {
+            out.push(b);
+            if let Block::Group { blocks, .. } = b {
+                out.extend(flat(blocks));
+            }
+        }
+        out
+    }
+
+    /// The value shown on the card `key` (empty when there is none).
+    pub fn card_value(v: &ScreenView, key: &str) -> String {
+        flat(&v.blocks)
+            .into_iter()
+            .find_map(|b| match b {
+                Block::Cards { cards, .. } => {
+                    cards.iter().find(|c| c.0 == key).map(|c| c.2.clone())
+                }
+                _ => None,
+            })
+            .unwrap_or_default()
+    }
+
+    /// Every table of `blocks`, in order.
+    pub fn tables(blocks: &[Block]) -> Vec<&Table> {
+        flat(blocks)
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Table(t) => Some(t),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A cell as text.
+    pub fn cell(c: &Cell) -> String {
+        match c {
+            Cell::Text(t) => t.clone(),
+            Cell::Pairs(p) => format!("{p:?}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_told_from_text() {
+        for n in [
+            "1",
+            "0.250",
+            "12.5%",
+            "−3",
+            "1,234",
+            "$0.0021",
+            "0.81 ± 0.02",
+        ] {
+            assert!(numeric_cell(n), "{n}");
+        }
+        for t in ["", "gpt-4", "column_error", "yes", "2 ops", "—"] {
+            assert!(!numeric_cell(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn clip_cuts_on_a_character_boundary() {
+        let long = "é".repeat(MAX_TEXT + 5);
+        let c = clip(&long);
+        assert!(c.starts_with(&"é".repeat(MAX_TEXT)) && c.ends_with("characters)"));
+        assert_eq!(clip("short"), "short");
+    }
+
+    #[test]
+    fn a_table_right_aligns_its_number_columns() {
+        let Block::Table(t) = table(
+            "t",
+            "T",
+            vec![
+                vec!["Model".into(), "Score".into(), "Note".into()],
+                vec!["a".into(), "0.5".into(), "x".into()],
+                vec!["b".into(), "—".into(), "1".into()],
+            ],
+        ) else {
+            panic!("a table")
+        };
+        assert_eq!(t.numeric, [false, true, false]);
+        assert_eq!(t.rows.len(), 2);
+    }
+}

@@ -1,0 +1,474 @@
+//! The screens the workers lay out (`protocol::ScreenView`: code-generation runs and
+//! evaluation-tool logs): the overview's blocks (cards, charts, tables, notes), the virtualised
+//! items table with the screen's own filters, the item drawer and the Export file list. The
+//! worker decides what a screen holds; these components only render it, every text as a text
+//! node (model output never becomes markup).
+
+use leptos::html;
+use leptos::prelude::*;
+
+use evalboard_engine::family::Family;
+
+use crate::format;
+use crate::protocol::{Block, Cell, Request, RunId, ScreenFilter, ScreenQuery, ScreenView, Table};
+use crate::ui::client;
+use crate::ui::items::ROW_H;
+use crate::ui::store::use_store;
+use crate::ui::widgets::{Chart, Drawer, MetricCard};
+
+/// Rows asked for at a time, and rows rendered beyond the visible ones.
+const PAGE: u32 = 200;
+const OVERSCAN: usize = 10;
+
+/// Whether the worker lays out the screens of `family`.
+pub fn is_screen_family(family: Family) -> bool {
+    matches!(family, Family::Codegen | Family::EvalLog)
+}
+
+/// Sends `query` for the current run (again after re-scoring) and gives the answer to it.
+fn fetch(query: Memo<Option<(RunId, ScreenQuery)>>) -> RwSignal<Option<ScreenView>> {
+    let store = use_store();
+    let data = RwSignal::new(None);
+    let mine = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        store.rescored.track();
+        if let Some((run_id, query)) = query.get() {
+            let req = client::next_req();
+            mine.set_value(req);
+            client::send(&Request::Screen { req, run_id, query });
+        }
+    });
+    Effect::new(move |_| {
+        store.screen.with(|c| {
+            if let Some((req, v)) = c {
+                if *req == mine.get_value() {
+                    data.set(Some(v.clone()));
+                }
+            }
+        })
+    });
+    data
+}
+
+fn current_run() -> Memo<Option<RunId>> {
+    let store = use_store();
+    Memo::new(move |_| store.current().map(|r| r.id))
+}
+
+fn table(t: Table) -> impl IntoView {
+    let Table {
+        key,
+        title,
+        head,
+        numeric,
+        rows,
+    } = t;
+    let num = move |i: usize| numeric.get(i).copied().unwrap_or(false);
+    let body = rows
+        .into_iter()
+        .map(|r| {
+            let keyed = r.key.is_some();
+            let cells = r
+                .cells
+                .into_iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let c = match c {
+                        Cell::Text(t) => t.into_any(),
+                        Cell::Pairs(p) => view! {
+                            <dl class="eb-kv eb-kv--compact">
+                                {p.into_iter().map(|(k, v)| view! { <div><dt>{k}</dt><dd>{v}</dd></div> }).collect_view()}
+                            </dl>
+                        }
+                        .into_any(),
+                    };
+                    if i == 0 && keyed {
+                        view! { <th scope="row">{c}</th> }.into_any()
+                    } else {
+                        view! { <td class:eb-num=num(i)>{c}</td> }.into_any()
+                    }
+                })
+                .collect_view();
+            view! { <tr data-row=r.key class:eb-row--marked=r.flag>{cells}</tr> }
+        })
+        .collect_view();
+    let head = head
+        .into_iter()
+        .enumerate()
+        .map(|(i, h)| view! { <th scope="col" class:eb-num=num(i)>{h}</th> })
+        .collect_view();
+    let table = view! {
+        <div class="eb-scroll-x" data-table=key.clone()>
+            <table class="eb-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>
+        </div>
+    };
+    match title {
+        Some(t) => view! {
+            <section class="eb-section" data-section=key>
+                <h2 class="eb-section__title">{t}</h2>
+                {table}
+            </section>
+        }
+        .into_any(),
+        None => table.into_any(),
+    }
+}
+
+/// Renders blocks in order (a group's blocks inside it).
+fn blocks(list: Vec<Block>) -> AnyView {
+    list.into_iter()
+        .map(|b| match b {
+            Block::Cards { primary, cards } => view! {
+                <div class="eb-cards">
+                    {cards.into_iter().map(|(key, label, value, sub)| {
+                        let first = key == primary;
+                        view! { <MetricCard key=key label=label value=value sub=sub primary=first/> }
+                    }).collect_view()}
+                </div>
+            }
+            .into_any(),
+            Block::Note { key, tone, text } => view! {
+                <div class=format!("eb-callout eb-callout--{tone}") role="note" data-note=key>{text}</div>
+            }
+            .into_any(),
+            Block::Chart(c) => view! { <Chart chart=c/> }.into_any(),
+            Block::Table(t) => table(t).into_any(),
+            Block::Facts(f) => view! {
+                <dl class="eb-facts">
+                    {f.into_iter().map(|(k, v)| view! { <div><dt>{k}</dt><dd>{v}</dd></div> }).collect_view()}
+                </dl>
+            }
+            .into_any(),
+            Block::Heading(h) => view! { <h3 class="eb-subtitle">{h}</h3> }.into_any(),
+            Block::Text { key, text, mono } => view! {
+                <p class="eb-text" class:eb-mono=mono data-field=key>{text}</p>
+            }
+            .into_any(),
+            Block::Code { label, code } => code_block(code, label).into_any(),
+            Block::Group {
+                key,
+                layout,
+                title,
+                ok,
+                blocks: inner,
+            } => {
+                let inner = blocks(inner);
+                match layout.as_str() {
+                    "more" => view! {
+                        <details class="eb-details" data-group=key>
+                            <summary>{title}</summary>
+                            {inner}
+                        </details>
+                    }
+                    .into_any(),
+                    "box" => view! {
+                        <div class="eb-attempt" class:eb-attempt--ok=ok data-group=key>
+                            <div class="eb-attempt__head">{title}</div>
+                            {inner}
+                        </div>
+                    }
+                    .into_any(),
+                    "small" => view! {
+                        <section class="eb-section" data-section=key>
+                            <h2 class="eb-section__title">{title}</h2>
+                            <div class="eb-charts eb-charts--small">{inner}</div>
+                        </section>
+                    }
+                    .into_any(),
+                    _ => view! { <div class="eb-grid2" data-group=key>{inner}</div> }.into_any(),
+                }
+            }
+        })
+        .collect_view()
+        .into_any()
+}
+
+#[component]
+pub fn ScreenOverview() -> impl IntoView {
+    let store = use_store();
+    let run = current_run();
+    let query = Memo::new(move |_| {
+        let dark = store.dark.get();
+        Some((run.get()?, ScreenQuery::Overview { dark }))
+    });
+    let data = fetch(query);
+    move || match data.get() {
+        None => view! { <div class="eb-state eb-state--quiet">"Computing the overview…"</div> }
+            .into_any(),
+        Some(v) => view! { <div class="eb-overview eb-screen">{blocks(v.blocks)}</div> }.into_any(),
+    }
+}
+
+#[component]
+pub fn ScreenItems() -> impl IntoView {
+    let store = use_store();
+    let run = current_run();
+    let filter = Memo::new(move |_| {
+        store.route.with(|r| ScreenFilter {
+            choices: r.choices.clone(),
+            text: r.filter.text.clone().filter(|t| !t.trim().is_empty()),
+        })
+    });
+    let offset = RwSignal::new(0u32);
+    let query = Memo::new(move |_| {
+        Some((
+            run.get()?,
+            ScreenQuery::Items {
+                filter: filter.get(),
+                offset: offset.get(),
+                limit: PAGE,
+            },
+        ))
+    });
+    let data = fetch(query);
+    let scroller = NodeRef::<html::Div>::new();
+    let scroll_top = RwSignal::new(0.0f64);
+    let view_h = RwSignal::new(600.0f64);
+    // A new filter starts at the top.
+    Effect::new(move |prev: Option<ScreenFilter>| {
+        let f = filter.get();
+        if prev.is_some_and(|p| p != f) {
+            offset.set(0);
+            scroll_top.set(0.0);
+            if let Some(el) = scroller.get_untracked() {
+                el.set_scroll_top(0);
+            }
+        }
+        f
+    });
+    let window = Memo::new(move |_| {
+        let first = (scroll_top.get() / ROW_H).floor().max(0.0) as usize;
+        let n = (view_h.get() / ROW_H).ceil() as usize + 1;
+        (first.saturating_sub(OVERSCAN), first + n + OVERSCAN)
+    });
+    // Ask for the page around the window when the window leaves the one held.
+    Effect::new(move |_| {
+        let (a, b) = window.get();
+        let o = offset.get_untracked() as usize;
+        let total = data.with(|d| d.as_ref().map_or(0, |d| d.n_match as usize));
+        if a < o || b.min(total) > o + PAGE as usize {
+            offset.set(a.saturating_sub(PAGE as usize / 4) as u32);
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(el) = scroller.get() {
+            request_animation_frame(move || {
+                let h = el.client_height() as f64;
+                if h > 0.0 {
+                    view_h.set(h);
+                }
+            });
+        }
+    });
+    let rows = Memo::new(move |_| {
+        let (a, b) = window.get();
+        data.with(|d| {
+            d.as_ref()
+                .map(|d| {
+                    d.rows
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| (d.offset as usize + i, r.clone()))
+                        .filter(|(pos, _)| *pos >= a && *pos < b)
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        })
+    });
+    let layout = Memo::new(move |_| {
+        data.with(|d| d.as_ref().map(|d| d.layout.clone()))
+            .unwrap_or_default()
+    });
+    let total = move || data.with(|d| d.as_ref().map(|d| (d.n_match, d.n_items)));
+    let selected = move || store.route.with(|r| r.item);
+    let count = move || {
+        let (one, many) = layout.with(|l| l.noun.clone());
+        match total() {
+            Some((m, n)) if m == n => format::plural(n, &one, &many),
+            Some((m, n)) => format!("{} of {} {many} match", format::int(m), format::int(n)),
+            None => "Loading…".into(),
+        }
+    };
+    view! {
+        <div class="eb-items eb-screen-items">
+            <ScreenFilters layout=layout/>
+            <div class="eb-items__count" role="status" aria-live="polite">{count}</div>
+            <div class=move || format!("eb-grid eb-grid--{}", layout.with(|l| l.kind.clone())) role="grid"
+                aria-label=move || layout.with(|l| l.noun.1.clone()) node_ref=scroller
+                aria-rowcount=move || (total().map_or(0, |t| t.0) + 1).to_string()
+                on:scroll=move |_| if let Some(el) = scroller.get_untracked() { scroll_top.set(el.scroll_top() as f64) }>
+                <div class="eb-grid__head" role="row" aria-rowindex="1">
+                    {move || layout.with(|l| l.columns.iter().map(|(label, class)| view! {
+                        <div class=format!("eb-grid__cell eb-grid__hcell {class}") role="columnheader">{label.clone()}</div>
+                    }).collect_view())}
+                </div>
+                <div class="eb-grid__body" role="rowgroup"
+                    style=move || format!("height:{}px", total().map_or(0, |t| t.0) as f64 * ROW_H)>
+                    <For each=move || rows.get() key=|(pos, r)| (*pos, r.at, r.cells.clone()) let:item>
+                        {
+                            let (pos, r) = item;
+                            let at = r.at;
+                            let open = move || store.route.update(|x| x.item = Some(at));
+                            let classes = layout.with_untracked(|l| l.columns.iter().map(|c| c.1.clone()).collect::<Vec<_>>());
+                            view! {
+                                <div class="eb-grid__row" role="row" tabindex="0" data-item=format!("{}.{}", at.0, at.1)
+                                    class:eb-grid__row--wrong=r.bad
+                                    class:eb-grid__row--selected=move || selected() == Some(at)
+                                    aria-rowindex=(pos + 2).to_string()
+                                    style=format!("top:{}px", pos as f64 * ROW_H)
+                                    on:click=move |_| open()
+                                    on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Enter" { ev.prevent_default(); open() }>
+                                    {r.cells.into_iter().enumerate().map(|(i, text)| {
+                                        let class = classes.get(i).cloned().unwrap_or_default();
+                                        let title = text.clone();
+                                        view! { <div class=format!("eb-grid__cell {class}") role="gridcell" title=title>{text}</div> }
+                                    }).collect_view()}
+                                </div>
+                            }
+                        }
+                    </For>
+                </div>
+                <Show when=move || total().is_some_and(|t| t.0 == 0)>
+                    <div class="eb-grid__empty">{move || format!("No {} match these filters.", layout.with(|l| l.noun.1.clone()))}</div>
+                </Show>
+            </div>
+            <p class="eb-footnote">{move || layout.with(|l| l.footnote.clone())}</p>
+        </div>
+    }
+}
+
+#[component]
+fn ScreenFilters(layout: Memo<crate::protocol::ItemsLayout>) -> impl IntoView {
+    let store = use_store();
+    let selects = move || {
+        layout.with(|l| {
+            l.filters
+                .iter()
+                .map(|c| {
+                    let name = c.name.clone();
+                    let n2 = name.clone();
+                    let current = move || store.route.with(|r| r.choice(&n2)).unwrap_or_default();
+                    let options = c.options.clone();
+                    view! {
+                        <label class="eb-field">
+                            <span class="eb-field__label">{c.label.clone()}</span>
+                            <select class="eb-select" name=name.clone() prop:value=current
+                                on:change=move |ev| {
+                                    let v = event_target_value(&ev);
+                                    store.route.update(|r| { r.set_choice(&name, (!v.is_empty()).then_some(v)); r.item = None; });
+                                }>
+                                <option value="">"Any"</option>
+                                {options.into_iter().map(|o| {
+                                    let sel = current() == o;
+                                    view! { <option value=o.clone() selected=sel>{o.clone()}</option> }
+                                }).collect_view()}
+                            </select>
+                        </label>
+                    }
+                })
+                .collect_view()
+        })
+    };
+    view! {
+        <div class="eb-filters">
+            {selects}
+            <label class="eb-field eb-field--grow">
+                <span class="eb-field__label">"Search"</span>
+                <input class="eb-input" type="search" name="q" placeholder=move || layout.with(|l| l.search.clone())
+                    prop:value=move || store.route.with(|r| r.filter.text.clone().unwrap_or_default())
+                    on:input=move |ev| {
+                        let v = event_target_value(&ev);
+                        store.route.update(|r| r.filter.text = (!v.is_empty()).then_some(v));
+                    }/>
+            </label>
+        </div>
+    }
+}
+
+/// Source code as text with line numbers: one text node per number and per line, never markup.
+fn code_block(code: String, label: String) -> impl IntoView {
+    let lines: Vec<(usize, String)> = code
+        .split('\n')
+        .enumerate()
+        .map(|(i, l)| (i + 1, l.to_string()))
+        .collect();
+    view! {
+        <pre class="eb-code" aria-label=label>
+            {lines.into_iter().map(|(n, l)| view! {
+                <span class="eb-code__line"><span class="eb-code__ln" aria-hidden="true">{n}</span>{l}"\n"</span>
+            }).collect_view()}
+        </pre>
+    }
+}
+
+/// The open item of a run whose screens the worker lays out.
+#[component]
+pub fn ScreenDrawer() -> impl IntoView {
+    let store = use_store();
+    let target = Memo::new(move |_| {
+        let item = store.route.with(|r| r.item)?;
+        let run = store.current()?;
+        run.info().filter(|i| is_screen_family(i.family))?;
+        Some((run.id, item))
+    });
+    let query = Memo::new(move |_| {
+        let (id, at) = target.get()?;
+        Some((id, ScreenQuery::Item { at }))
+    });
+    let data = fetch(query);
+    let is_open = Memo::new(move |_| target.with(|t| t.is_some()));
+    // Loading (`None`), not in the run (`Some(None)`), or the item.
+    let current = move || {
+        let (_, at) = target.get()?;
+        data.with(|d| match d.as_ref().map(|d| &d.item) {
+            None => None,
+            Some(None) => Some(None),
+            Some(Some(m)) if m.at == at => Some(Some(m.clone())),
+            Some(Some(_)) => None,
+        })
+    };
+    let title = Signal::derive(move || {
+        current()
+            .flatten()
+            .map(|m| m.title)
+            .unwrap_or_else(|| "Item".into())
+    });
+    view! {
+        <Drawer open=is_open title=title>
+            {move || match current() {
+                None => view! { <p class="eb-muted">"Loading…"</p> }.into_any(),
+                Some(None) => view! { <p class="eb-muted">"This item is not in the run (the link may be from another version of it)."</p> }.into_any(),
+                Some(Some(m)) => view! { <div class="eb-screen-item">{blocks(m.blocks)}</div> }.into_any(),
+            }}
+        </Drawer>
+    }
+}
+
+/// Export: the run's own output files (the CLI's `--out` files), as the worker lists them.
+#[component]
+pub fn ScreenExports() -> impl IntoView {
+    let store = use_store();
+    let run = current_run();
+    let query = Memo::new(move |_| Some((run.get()?, ScreenQuery::Overview { dark: false })));
+    let data = fetch(query);
+    move || {
+        let files = data.with(|d| d.as_ref().map(|d| d.exports.clone()).unwrap_or_default());
+        view! {
+            <ul class="eb-export__list">
+                {files.into_iter().map(|(file, what)| {
+                    let f2 = file.clone();
+                    view! {
+                        <li class="eb-export__item">
+                            <button type="button" class="eb-btn" data-export=file.clone()
+                                on:click=move |_| if let Some(id) = run.get_untracked() { store.export(id, &f2) }>
+                                <span class="eb-export__icon" aria-hidden="true">"⤓"</span>
+                                {file.clone()}
+                            </button>
+                            <span class="eb-muted">{what}</span>
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        }
+    }
+}
