@@ -229,7 +229,7 @@ fn overview(s: &ScoredLog, v: &mut ScreenView) {
     facts.push(("Files".into(), run.files.join(", ")));
     v.blocks.push(group(
         "about",
-        "box",
+        "section",
         Some("About this run".into()),
         vec![Block::Facts(facts)],
     ));

@@ -175,7 +175,14 @@ fn blocks(list: Vec<Block>) -> AnyView {
                         </section>
                     }
                     .into_any(),
-                    _ => view! { <div class="eb-grid2" data-group=key>{inner}</div> }.into_any(),
+                    "pair" => view! { <div class="eb-grid2" data-group=key>{inner}</div> }.into_any(),
+                    _ => view! {
+                        <section class="eb-section" data-section=key>
+                            <h2 class="eb-section__title">{title}</h2>
+                            {inner}
+                        </section>
+                    }
+                    .into_any(),
                 }
             }
         })

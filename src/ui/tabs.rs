@@ -234,16 +234,18 @@ pub fn TabPanels() -> impl IntoView {
     });
     view! {
         {Tab::ALL.into_iter().map(|t| {
-            let active = move || current() == t;
+            // A memo: any other change of the route (a filter, the open item) must not rebuild
+            // the panel (it would lose its rows, their focus and its scroll position).
+            let active = Memo::new(move |_| current() == t);
             view! {
                 <section
                     role="tabpanel"
                     class="eb-panel"
                     id=format!("eb-panel-{}", t.slug())
                     aria-labelledby=format!("eb-tab-{}", t.slug())
-                    hidden=move || !active()
+                    hidden=move || !active.get()
                 >
-                    {move || active().then(|| panel(store, t, phase))}
+                    {move || active.get().then(|| panel(store, t, phase))}
                 </section>
             }
         }).collect_view()}

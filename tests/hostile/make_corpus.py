@@ -108,11 +108,10 @@ def main():
          {"notes.txt": "hello", "data.bin": b"\x00\x01\x02"})
     fixtures = os.path.join(HERE, "..", "fixtures", "evallog", "err")
     read = lambda case_name: open(os.path.join(fixtures, case_name, "input", "arith.eval"), "rb").read()
-    not_here = {"outcome": "failed", "says": ["not supported in the dashboard yet"]}
     case("eval_zip_bomb", "an Inspect .eval whose sample member inflates past the archive's cap", "run",
-         ["exceeds the cap"], {"arith.eval": read("bomb_member")}, browser=not_here)
+         ["exceeds the cap"], {"arith.eval": read("bomb_member")})
     case("eval_truncated", "an Inspect .eval cut off before its central directory", "failed",
-         ["no end-of-central-directory record"], {"arith.eval": read("truncated")}, browser=not_here)
+         ["no end-of-central-directory record"], {"arith.eval": read("truncated")})
     with open(os.path.join(HERE, "cases.json"), "w") as f:
         json.dump({"about": __doc__.strip().splitlines()[0], "cases": CASES}, f, indent=1, ensure_ascii=True)
         f.write("\n")

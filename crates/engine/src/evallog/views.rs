@@ -19,13 +19,15 @@ pub struct ScoreSummary {
     pub mean: Option<f64>,
     /// Sample standard deviation / √n (Inspect's `stderr()` without clustering).
     pub stderr: Option<f64>,
-    /// `mean ± 1.96 × stderr` (normal approximation).
+    /// `mean ± 1.96 × stderr` (normal approximation), kept within the range of the readings
+    /// (a 0/1 score's interval never leaves 0–1).
     pub ci95: Option<(f64, f64)>,
     /// Share of the readings that are 1.
     pub share_one: Option<f64>,
 }
 
-/// Mean, standard error and 95% interval of `xs`.
+/// Mean, standard error and 95% interval of `xs` (normal approximation, clamped to the range of
+/// `xs`).
 pub fn mean_stderr(xs: &[f64]) -> (Option<f64>, Option<f64>, Option<(f64, f64)>) {
     let n = xs.len() as f64;
     if xs.is_empty() {
@@ -37,11 +39,10 @@ pub fn mean_stderr(xs: &[f64]) -> (Option<f64>, Option<f64>, Option<(f64, f64)>)
     }
     let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
     let se = (var / n).sqrt();
-    (
-        Some(mean),
-        Some(se),
-        Some((mean - 1.96 * se, mean + 1.96 * se)),
-    )
+    let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let ci = ((mean - 1.96 * se).max(lo), (mean + 1.96 * se).min(hi));
+    (Some(mean), Some(se), Some(ci))
 }
 
 /// Every score's summary, in the order the scores first appear.
@@ -214,19 +215,35 @@ pub fn fields_of(s: &Sample) -> Vec<(String, String)> {
 /// Most distinct values a field may have to be offered as a breakdown.
 pub const MAX_GROUPS: usize = 50;
 
-/// The fields worth a breakdown: at least two distinct values, at most [`MAX_GROUPS`], and not
-/// one value per sample (an id); in the order they first appear.
+/// Whether a field is an identity, not a grouping: named an id or a hash.
+fn is_identity(field: &str) -> bool {
+    let f = field.to_ascii_lowercase();
+    f == "id" || f.ends_with("_id") || f.ends_with("hash") || f.ends_with("_ids")
+}
+
+/// Whether a value can name a group: short text, not a JSON object or list.
+fn is_group_value(v: &str) -> bool {
+    v.chars().count() <= 80 && !v.starts_with('{') && !v.starts_with('[')
+}
+
+/// The fields worth a breakdown: at least two distinct values, at most [`MAX_GROUPS`], not one
+/// value per sample, not an id or a hash, every value short text (no JSON objects or lists); in
+/// the order they first appear.
 pub fn breakdown_fields(run: &EvalLogRun) -> Vec<String> {
     let mut order: Vec<String> = Vec::new();
     let mut values: HashMap<String, std::collections::HashSet<String>> = HashMap::new();
+    let mut ruled_out: std::collections::HashSet<String> = Default::default();
     for s in &run.samples {
         for (k, v) in fields_of(s) {
+            let k_name = k.clone();
             let set = values.entry(k.clone()).or_insert_with(|| {
                 order.push(k);
                 Default::default()
             });
-            // One more than the cap is enough to rule a field out.
-            if set.len() <= MAX_GROUPS && v.chars().count() <= 200 {
+            if !is_group_value(&v) {
+                ruled_out.insert(k_name);
+            } else if set.len() <= MAX_GROUPS {
+                // One more than the cap is enough to rule a field out.
                 set.insert(v);
             }
         }
@@ -234,6 +251,7 @@ pub fn breakdown_fields(run: &EvalLogRun) -> Vec<String> {
     let n = run.samples.len();
     order
         .into_iter()
+        .filter(|k| !is_identity(k) && !ruled_out.contains(k))
         .filter(|k| {
             values.get(k).is_some_and(|set| {
                 (2..=MAX_GROUPS).contains(&set.len()) && (set.len() < n || n <= 3)
@@ -324,10 +342,21 @@ mod tests {
         let (m, se, ci) = mean_stderr(&[1.0, 0.0, 1.0, 1.0]);
         assert_eq!(m, Some(0.75));
         assert!((se.unwrap_or(0.0) - 0.25).abs() < 1e-12);
+        // 0.75 ± 0.49, kept within the readings' range 0–1.
         let (lo, hi) = ci.unwrap_or((0.0, 0.0));
-        assert!((lo - (0.75 - 0.49)).abs() < 1e-12 && (hi - (0.75 + 0.49)).abs() < 1e-12);
+        assert!((lo - (0.75 - 0.49)).abs() < 1e-12 && hi == 1.0);
         assert_eq!(mean_stderr(&[]), (None, None, None));
         assert_eq!(mean_stderr(&[0.5]), (Some(0.5), None, None));
+    }
+
+    #[test]
+    fn ids_hashes_and_json_values_are_no_breakdown() {
+        assert!(is_identity("doc_hash") && is_identity("id") && is_identity("sample_id"));
+        assert!(!is_identity("subject") && !is_identity("idiom"));
+        assert!(
+            is_group_value("physics") && !is_group_value("{\"a\":1}") && !is_group_value("[1]")
+        );
+        assert!(!is_group_value(&"x".repeat(81)));
     }
 
     #[test]

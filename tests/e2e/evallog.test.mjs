@@ -1,0 +1,187 @@
+// Evaluation-tool logs (issue 16) in the dashboard, against the built dist/ in headless Chromium:
+// an Inspect `.eval`, an lm-evaluation-harness results + samples folder, a promptfoo export, an
+// OpenAI Evals record file and a HELM run folder (the project's fixtures, made from the tools' own
+// files), each dropped and checked against `evalboard score --json` on the same files; then the
+// sample table and drawer, a recorded number the samples do not give, and a comparison of two
+// lm-eval runs against `evalboard diff --json`.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  withApp, openPage, outsideRequests, folderPayload, dropFiles, root, outDir, cli, cliStats, pct, metric, osDrop,
+} from './lib.mjs';
+
+const LOGS = path.join(root, 'tests', 'fixtures', 'evallog');
+const REAL = path.resolve(root, '..', 'shared', 'data', 'eval-formats');
+const DROP = '.eb-app';
+const app = withApp();
+
+function assertClean(rec) {
+  assert.deepEqual(rec.consoleErrors, [], 'console errors');
+  assert.deepEqual(rec.pageErrors, [], 'page errors');
+  assert.deepEqual(rec.dialogs, [], 'dialogs');
+  assert.deepEqual(outsideRequests(rec, app.srv.origin), [], 'requests outside the origin');
+}
+
+async function shot(page, name, fullPage = false) {
+  await page.screenshot({ path: path.join(outDir, `evallog-${name}.png`), fullPage });
+}
+
+/** Waits until the eval-log run `name` is current with its headline cards. */
+async function waitLog(page, name) {
+  await page.waitForFunction(
+    (n) => document.querySelector('.eb-runhead__title')?.textContent.trim().startsWith(n)
+      && document.querySelector('[data-metric="headline_score"]'),
+    name, { timeout: 60000 },
+  );
+}
+
+const dec4 = (x) => (x === null || x === undefined ? '—' : x.toFixed(4));
+
+const CASES = [
+  ['Inspect AI .eval', path.join(LOGS, 'runs', 'inspect_arith')],
+  ['lm-evaluation-harness folder', path.join(LOGS, 'runs', 'lm_eval_baseline')],
+  ['promptfoo export', path.join(LOGS, 'runs', 'promptfoo_baseline')],
+  ['OpenAI Evals record file', path.join(LOGS, 'ok', 'openai_evals_fuzzy', 'input')],
+  ['HELM run folder', path.join(LOGS, 'ok', 'helm_exact_match', 'input')],
+];
+
+test('each tool\'s log: headline, accuracy and counts = CLI; samples table; a sample in full, as text', async () => {
+  const { page, rec, context } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  for (const [label, dir] of CASES) {
+    const want = cliStats(dir);
+    const name = path.basename(dir);
+    await dropFiles(page, DROP, folderPayload(dir));
+    await waitLog(page, name);
+    assert.equal(await metric(page, 'headline_score'), dec4(want.headline_score), `${label}: headline`);
+    assert.equal(await metric(page, 'accuracy'), pct(want.accuracy), `${label}: accuracy`);
+    assert.equal(await metric(page, 'n_samples'), String(want.n_samples), `${label}: samples`);
+    assert.equal(await metric(page, 'n_errors'), String(want.n_errors), `${label}: errors`);
+    assert.equal(await metric(page, 'n_mismatches'), String(want.n_mismatches), `${label}: mismatches`);
+    // The run list shows the same headline.
+    assert.equal((await page.locator('.eb-run--current .eb-run__acc').innerText()).trim(),
+      want.headline_score === null ? '—' : want.headline_score.toFixed(3), label);
+    // Every recorded number beside its recomputation.
+    await page.waitForSelector('[data-table="headlines"]');
+    assert.equal(await page.locator('[data-table="headlines"] tr.eb-row--marked').count(), want.n_mismatches, label);
+    await shot(page, `overview-${name}`, true);
+
+    await page.click('#eb-tab-items');
+    await page.waitForFunction((n) => document.querySelectorAll('.eb-grid--log .eb-grid__row').length === Math.min(n, 20)
+      || document.querySelector('.eb-items__count')?.textContent.startsWith(`${n} sample`), want.n_samples);
+    assert.match(await page.locator('.eb-items__count').innerText(), new RegExp(`^${want.n_samples} samples?$`), label);
+    const wrong = await page.locator('.eb-grid--log .eb-grid__row--wrong').count();
+    assert.ok(wrong <= want.n_samples);
+    await page.locator('.eb-grid--log .eb-grid__row').first().click();
+    await page.waitForSelector('.eb-drawer [data-table="sample-scores"]');
+    assert.match(await page.locator('.eb-drawer__title').innerText(), /^Sample /);
+    await page.waitForSelector('.eb-drawer [data-field="output"]');
+    await shot(page, `sample-${name}`);
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('.eb-drawer', { state: 'detached' });
+    // Focus is back on the row that opened the drawer.
+    assert.equal(await page.evaluate(() => document.activeElement?.classList.contains('eb-grid__row')), true, label);
+    await page.click('#eb-tab-overview');
+  }
+  assertClean(rec);
+  await context.close();
+});
+
+test('Inspect samples filter by verdict and epoch; model output stays text; export = CLI', async () => {
+  const dir = path.join(LOGS, 'runs', 'inspect_arith');
+  const want = cliStats(dir);
+  const { page, rec, context } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  await dropFiles(page, DROP, folderPayload(dir));
+  await waitLog(page, 'inspect_arith');
+  await page.click('#eb-tab-items');
+  await page.waitForSelector('.eb-grid--log .eb-grid__row');
+  await page.selectOption('select[name="verdict"]', 'correct');
+  await page.waitForFunction(() => location.hash.includes('f.verdict=correct'));
+  await page.waitForFunction((n) => document.querySelectorAll('.eb-grid--log .eb-grid__row').length === n, want.n_correct);
+  await page.selectOption('select[name="verdict"]', 'error');
+  await page.waitForFunction((n) => document.querySelectorAll('.eb-grid--log .eb-grid__row').length === n, want.n_errors);
+  await page.selectOption('select[name="verdict"]', '');
+  await page.selectOption('select[name="epoch"]', '1');
+  await page.waitForFunction(() => {
+    const rows = [...document.querySelectorAll('.eb-grid--log .eb-grid__row')];
+    return rows.length > 0 && rows.every((r) => r.children[1].textContent.endsWith(' · 1'));
+  });
+  await shot(page, 'items-filtered');
+  // Keyboard: Tab to a row, Enter opens it, Escape closes it.
+  await page.locator('.eb-grid--log .eb-grid__row').first().focus();
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.eb-drawer [data-field="input"]');
+  assert.equal(await page.locator('.eb-drawer img, .eb-main img').count(), 0);
+  await page.keyboard.press('Escape');
+  // Export: the CLI's items.csv and statistics.json.
+  await page.click('#eb-tab-export');
+  await page.waitForSelector('[data-export="items.csv"]');
+  const out = fs.mkdtempSync(path.join(outDir, 'cli-'));
+  cli(['score', dir, '--out', out]);
+  for (const file of ['items.csv', 'statistics.json']) {
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`[data-export="${file}"]`)]);
+    assert.equal(fs.readFileSync(await dl.path(), 'utf8'), fs.readFileSync(path.join(out, file), 'utf8'), file);
+  }
+  fs.rmSync(out, { recursive: true, force: true });
+  const [report] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="report.html"]')]);
+  assert.match(fs.readFileSync(await report.path(), 'utf8'), /inspect_arith/);
+  assertClean(rec);
+  await context.close();
+});
+
+test('a recorded number the samples do not give is a visible warning; two lm-eval runs compare like `diff`', async () => {
+  const mismatch = path.join(LOGS, 'runs', 'lm_eval_mismatch');
+  const base = path.join(LOGS, 'runs', 'lm_eval_baseline');
+  const cand = path.join(LOGS, 'runs', 'lm_eval_candidate');
+  const { page, rec, context } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  await dropFiles(page, DROP, folderPayload(mismatch));
+  await waitLog(page, 'lm_eval_mismatch');
+  const stats = cliStats(mismatch);
+  assert.ok(stats.n_mismatches > 0);
+  await page.waitForSelector('[data-note="mismatch"]');
+  assert.equal(await page.locator('[data-note="mismatch"]').count(), stats.n_mismatches);
+  await shot(page, 'mismatch');
+  await dropFiles(page, DROP, folderPayload(base));
+  await waitLog(page, 'lm_eval_baseline');
+  await dropFiles(page, DROP, folderPayload(cand));
+  await waitLog(page, 'lm_eval_candidate');
+  const diff = JSON.parse(cli(['diff', base, cand, '--json']));
+  await page.click('#eb-tab-compare');
+  await page.selectOption('select[name="base"]', 'lm_eval_baseline');
+  await page.selectOption('select[name="cand"]', 'lm_eval_candidate');
+  await page.waitForFunction((n) => document.querySelector('[data-metric="regressed"] .eb-card__value')?.textContent === String(n), diff.regressed.length);
+  assert.equal(await metric(page, 'improved'), String(diff.improved.length));
+  await shot(page, 'compare', true);
+  assertClean(rec);
+  await context.close();
+});
+
+test('real logs written by the tools, dropped from the OS: headline = CLI', { skip: !fs.existsSync(REAL) && 'no ../shared/data/eval-formats' }, async () => {
+  const files = [
+    path.join(REAL, 'inspect_ai', '2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval'),
+    path.join(REAL, 'promptfoo', 'sample-export.json'),
+    path.join(REAL, 'openai-evals', 'auto-gpt-benchmarks-2023-04-17_test-match.jsonl'),
+  ].filter((f) => fs.existsSync(f));
+  const { page, rec, context } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  for (const f of files) {
+    const want = cliStats(f);
+    await osDrop(context, page, [f]);
+    await page.waitForFunction(
+      () => document.querySelector('.eb-runhead__facts')?.textContent.startsWith('eval log')
+        && document.querySelector('[data-metric="headline_score"]'), null, { timeout: 60000 });
+    await page.waitForFunction((n) => document.querySelector('[data-metric="n_samples"] .eb-card__value')?.textContent === String(n), want.n_samples);
+    assert.equal(await metric(page, 'headline_score'), dec4(want.headline_score), f);
+    await shot(page, `real-${path.basename(f).slice(0, 24)}`, true);
+  }
+  assertClean(rec);
+  await context.close();
+});
