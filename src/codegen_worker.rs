@@ -94,8 +94,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
         },
         Request::Overview { req, run_id, .. }
         | Request::Items { req, run_id, .. }
-        | Request::Conversation { req, run_id, .. }
-        | Request::Evalset { req, run_id } => no_run(scope, req, run_id),
+        | Request::Conversation { req, run_id, .. } => no_run(scope, req, run_id),
         // Answered above or by the run store.
         _ => {}
     }

@@ -703,7 +703,7 @@ mod tests {
         }
     }
 
-    use crate::screen::testing::{card_value as card, cell, flat, tables};
+    use crate::screen::testing::{card_value as card, cell, first_page, flat, tables};
 
     fn table<'a>(blocks: &'a [Block], key: &str) -> Option<&'a Table> {
         tables(blocks).into_iter().find(|t| t.key == key)
@@ -717,20 +717,7 @@ mod tests {
     }
 
     fn items_of(s: &ScoredLog, choices: &[(&str, &str)], text: Option<&str>) -> ScreenView {
-        view(
-            s,
-            &ScreenQuery::Items {
-                filter: ScreenFilter {
-                    choices: choices
-                        .iter()
-                        .map(|(a, b)| (a.to_string(), b.to_string()))
-                        .collect(),
-                    text: text.map(str::to_string),
-                },
-                offset: 0,
-                limit: 0,
-            },
-        )
+        view(s, &first_page(choices, text))
     }
 
     #[test]

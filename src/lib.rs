@@ -3,6 +3,7 @@
 
 pub mod codegen;
 pub mod evallog;
+pub mod evalset;
 pub mod exports;
 pub mod families;
 pub mod format;

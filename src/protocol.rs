@@ -24,9 +24,6 @@ use evalboard_engine::run::Settings;
 use evalboard_engine::Diagnostic;
 
 pub use evalboard_engine::compare::MetricDelta;
-pub use evalboard_engine::evalset::views::{
-    EvalsetItemRow, EvalsetView, ExtractFlip, GroupRow, ValidationDto,
-};
 
 pub type RunId = u32;
 pub type ReqId = u64;
@@ -86,11 +83,6 @@ pub enum Request {
         req: ReqId,
         run_id: RunId,
         file: String,
-    },
-    /// Everything about one eval-set run: scorecard, groups, items, flips.
-    Evalset {
-        req: ReqId,
-        run_id: RunId,
     },
     /// Baseline vs candidate: deltas, flips, McNemar, bootstrap CI and one page of paired items.
     Compare {
@@ -231,11 +223,6 @@ pub enum Response {
         req: Option<ReqId>,
         message: String,
     },
-    Evalset {
-        req: ReqId,
-        run_id: RunId,
-        view: Box<EvalsetView>,
-    },
     Compare {
         req: ReqId,
         view: Box<CompareView>,
@@ -366,7 +353,7 @@ pub fn series_metrics(steps: &[CompareView]) -> Vec<(String, Vec<Option<f64>>)> 
 }
 
 /// Which screen of a run the page wants, for the families whose screens the worker lays out
-/// (code generation, evaluation-tool logs): the overview, a page of items, or one item.
+/// (code generation, eval sets, evaluation-tool logs): the overview, a page of items, or one item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ScreenQuery {
     /// Cards, charts (drawn in the theme) and tables.
@@ -424,6 +411,14 @@ pub enum Block {
         key: String,
         text: String,
         mono: bool,
+    },
+    /// A note with a button that changes one setting (`setting`: its name and new value; the
+    /// page knows the names it may change: `evalset.scorer`); `key` names it (`data-testid`).
+    Switch {
+        key: String,
+        text: String,
+        label: String,
+        setting: (String, String),
     },
     /// Source code with line numbers.
     Code {

@@ -152,7 +152,7 @@ pub fn distinct<'a>(xs: impl Iterator<Item = &'a str>) -> Vec<String> {
 /// What the screens' tests read back from a view.
 #[cfg(test)]
 pub(crate) mod testing {
-    use crate::protocol::{Block, Cell, ScreenView, Table};
+    use crate::protocol::{Block, Cell, ScreenFilter, ScreenQuery, ScreenView, Table};
 
     /// Every block of `blocks`, groups' blocks included.
     pub fn flat(blocks: &[Block]) -> Vec<&Block> {
@@ -188,6 +188,21 @@ pub(crate) mod testing {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The query of the first items page under these filter choices and search text.
+    pub fn first_page(choices: &[(&str, &str)], text: Option<&str>) -> ScreenQuery {
+        ScreenQuery::Items {
+            filter: ScreenFilter {
+                choices: choices
+                    .iter()
+                    .map(|(a, b)| (a.to_string(), b.to_string()))
+                    .collect(),
+                text: text.map(str::to_string),
+            },
+            offset: 0,
+            limit: 0,
+        }
     }
 
     /// A cell as text.

@@ -8,10 +8,7 @@
 use std::path::Path;
 
 use evalboard_app::families::{self, Side};
-use evalboard_app::protocol::{
-    self, ChartDto, CompareQuery, EvalsetView, Request, Response, RunInfo,
-};
-use evalboard_engine::evalset::views::evalset_view;
+use evalboard_app::protocol::{self, ChartDto, CompareQuery, Request, Response, RunInfo};
 use evalboard_engine::family::Family;
 use evalboard_engine::numeric_qa::score::{
     score_qa_run, ModelPrice, PriceTable, Profile, ScoreConfig,
@@ -80,7 +77,6 @@ fn response_variant(r: &Response) -> &'static str {
         Response::Conversation { .. } => "Conversation",
         Response::Export { .. } => "Export",
         Response::Error { .. } => "Error",
-        Response::Evalset { .. } => "Evalset",
         Response::Compare { .. } => "Compare",
         Response::Series { .. } => "Series",
         Response::Screen { .. } => "Screen",
@@ -88,7 +84,7 @@ fn response_variant(r: &Response) -> &'static str {
         Response::WorkerStopped { .. } => "WorkerStopped",
     }
 }
-const RESPONSE_VARIANTS: usize = 16;
+const RESPONSE_VARIANTS: usize = 15;
 
 fn request_variant(r: &Request) -> &'static str {
     match r {
@@ -99,14 +95,13 @@ fn request_variant(r: &Request) -> &'static str {
         Request::Items { .. } => "Items",
         Request::Conversation { .. } => "Conversation",
         Request::Export { .. } => "Export",
-        Request::Evalset { .. } => "Evalset",
         Request::Compare { .. } => "Compare",
         Request::Report { .. } => "Report",
         Request::Series { .. } => "Series",
         Request::Screen { .. } => "Screen",
     }
 }
-const REQUEST_VARIANTS: usize = 12;
+const REQUEST_VARIANTS: usize = 11;
 
 /// Encodes, decodes and compares: the decoded value prints the same (`Debug` shows every field)
 /// and encodes to the same bytes.
@@ -154,17 +149,27 @@ fn responses() -> Vec<Response> {
     };
     let base = evalset("m45_m44_baseline");
     let cand = evalset("m46_control");
-    let ev_view = match &base {
-        ScoredRun::Evalset(r, s) => evalset_view(r, s),
+    // The eval-set screens: overview, a filtered page of items, one item, a missing one.
+    let ev_screens: Vec<protocol::ScreenView> = match &base {
+        ScoredRun::Evalset(r, s) => [
+            protocol::ScreenQuery::Overview { dark: false },
+            protocol::ScreenQuery::Items {
+                filter: protocol::ScreenFilter {
+                    choices: vec![("verdict".into(), "wrong".into())],
+                    text: Some("a".into()),
+                },
+                offset: 0,
+                limit: 50,
+            },
+            protocol::ScreenQuery::Item { at: (0, 0) },
+            protocol::ScreenQuery::Item { at: (9999, 0) },
+        ]
+        .iter()
+        .map(|q| evalboard_app::evalset::view(r, s, q))
+        .collect(),
         _ => unreachable!("an eval-set run"),
     };
-    assert!(!ev_view.items.is_empty() && ev_view.original.is_some());
-    let mut empty_ev = ev_view.clone();
-    empty_ev.items.clear();
-    empty_ev.groups.clear();
-    empty_ev.original = None;
-    empty_ev.original_agreement = None;
-    empty_ev.primary_score = None;
+    assert!(ev_screens[0].blocks.len() > 3 && ev_screens[2].item.is_some());
     let ev_cmp = families::compare_view(
         &Side::Run("m45", base.as_ref()),
         &Side::Run("m46", cand.as_ref()),
@@ -287,17 +292,12 @@ fn responses() -> Vec<Response> {
             req: Some(3),
             message: "no run 3".into(),
         },
-        Response::Evalset {
-            req: 13,
-            run_id: 2,
-            view: Box::new(ev_view),
-        },
-        Response::Evalset {
-            req: 14,
-            run_id: 2,
-            view: Box::new(empty_ev),
-        },
     ];
+    out.extend(ev_screens.into_iter().map(|v| Response::Screen {
+        req: 13,
+        run_id: 2,
+        view: Box::new(v),
+    }));
     // A series: metadata side by side, the metrics chart, one step's comparison.
     let series = families::series_view(
         &[
@@ -462,7 +462,6 @@ fn requests() -> Vec<Request> {
             run_id: 1,
             file: "turns.csv".into(),
         },
-        Request::Evalset { req: 6, run_id: 2 },
         Request::Compare {
             req: 7,
             baseline: 1,
@@ -538,7 +537,7 @@ fn binary_replies_are_smaller_than_json() {
     for r in responses().iter().filter(|r| {
         matches!(
             r,
-            Response::Overview { .. } | Response::Items { .. } | Response::Evalset { .. }
+            Response::Overview { .. } | Response::Items { .. } | Response::Screen { .. }
         )
     }) {
         let bin = assert_round_trips(r);
@@ -562,5 +561,5 @@ fn truncated_or_extended_messages_are_errors_not_panics() {
         .unwrap_err()
         .contains("unread"));
     assert!(protocol::decode::<Request>(&[200, 1, 2]).is_err());
-    assert!(protocol::decode::<EvalsetView>(&[]).is_err());
+    assert!(protocol::decode::<protocol::ScreenView>(&[]).is_err());
 }

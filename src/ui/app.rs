@@ -119,19 +119,11 @@ pub fn App() -> impl IntoView {
         let id = current_loaded.get();
         let dark = store.dark.get();
         store.rescored.track();
-        match id {
-            Some((run_id, Family::NumericQa)) => {
-                let req = client::next_req();
-                store.overview_req.set_value(req);
-                client::send(&Request::Overview { req, run_id, dark });
-            }
-            // Eval-set runs have their own view.
-            Some((run_id, Family::Evalset)) => client::send(&Request::Evalset {
-                req: client::next_req(),
-                run_id,
-            }),
-            // Code-generation views ask for their own screens.
-            _ => {}
+        // The other families' views ask for their own screens.
+        if let Some((run_id, Family::NumericQa)) = id {
+            let req = client::next_req();
+            store.overview_req.set_value(req);
+            client::send(&Request::Overview { req, run_id, dark });
         }
     });
 

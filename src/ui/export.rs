@@ -23,18 +23,6 @@ const FILES: &[(&str, &str)] = &[
     ),
 ];
 
-/// An eval-set run's files.
-const EVALSET_FILES: &[(&str, &str)] = &[
-    (
-        "scorecard.json",
-        "The scorecard (n_items … difficulty_scores) and verdict under the headline scorer.",
-    ),
-    (
-        "predictions.jsonl",
-        "One row per item: {item_id, expected, predicted, correctness, eval_time_ms}.",
-    ),
-];
-
 #[component]
 pub fn ExportView() -> impl IntoView {
     let store = use_store();
@@ -91,7 +79,7 @@ pub fn ExportView() -> impl IntoView {
             )
         })
     };
-    let files = move || if evalset.get() { EVALSET_FILES } else { FILES };
+    let files = move || FILES;
     // Other loaded runs, offered as the report's baseline.
     let baseline = RwSignal::new(None::<RunId>);
     let others = move || {

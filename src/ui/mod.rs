@@ -23,8 +23,6 @@ pub mod dropzone;
 #[cfg(target_arch = "wasm32")]
 pub mod errors;
 #[cfg(target_arch = "wasm32")]
-pub mod evalset;
-#[cfg(target_arch = "wasm32")]
 pub mod export;
 #[cfg(target_arch = "wasm32")]
 pub mod files;

@@ -7,6 +7,7 @@
 use leptos::html;
 use leptos::prelude::*;
 
+use evalboard_engine::evalset::AnswerScorer;
 use evalboard_engine::family::Family;
 
 use crate::format;
@@ -22,7 +23,7 @@ const OVERSCAN: usize = 10;
 
 /// Whether the worker lays out the screens of `family`.
 pub fn is_screen_family(family: Family) -> bool {
-    matches!(family, Family::Codegen | Family::EvalLog)
+    matches!(family, Family::Codegen | Family::Evalset | Family::EvalLog)
 }
 
 /// Sends `query` for the current run (again after re-scoring) and gives the answer to it.
@@ -145,6 +146,29 @@ fn blocks(list: Vec<Block>) -> AnyView {
             }
             .into_any(),
             Block::Code { label, code } => code_block(code, label).into_any(),
+            Block::Switch {
+                key,
+                text,
+                label,
+                setting,
+            } => {
+                let store = use_store();
+                view! {
+                    <div class="eb-callout" role="note" data-testid=key>
+                        {text}" "
+                        <button type="button" class="eb-link" on:click=move |_| {
+                            let mut s = store.settings.get_untracked();
+                            if setting.0 == "evalset.scorer" {
+                                if let Some(scorer) = AnswerScorer::from_id(&setting.1) {
+                                    s.evalset.scorer = scorer;
+                                    store.configure(s);
+                                }
+                            }
+                        }>{label}</button>
+                    </div>
+                }
+                .into_any()
+            }
             Block::Group {
                 key,
                 layout,

@@ -130,7 +130,6 @@ pub struct Store {
     pub overview_req: StoredValue<ReqId>,
     pub conversation_req: StoredValue<ReqId>,
     /// The current eval-set run's view.
-    pub evalset: RwSignal<Option<(RunId, crate::protocol::EvalsetView)>>,
     /// The latest comparison (answer to `compare_req`).
     pub compare: RwSignal<Option<crate::protocol::CompareView>>,
     pub compare_req: StoredValue<ReqId>,
@@ -204,7 +203,6 @@ impl Store {
             dragging: RwSignal::new(false),
             overview_req: StoredValue::new(0),
             conversation_req: StoredValue::new(0),
-            evalset: RwSignal::new(None),
             compare: RwSignal::new(None),
             compare_req: StoredValue::new(0),
             series: RwSignal::new(None),
@@ -356,7 +354,6 @@ impl Store {
                 }
             }
             Response::Error { message, .. } => self.notify(message, true),
-            Response::Evalset { run_id, view, .. } => self.evalset.set(Some((run_id, *view))),
             Response::Compare { req, view } => {
                 if req == self.compare_req.get_value() {
                     self.compare.set(Some(*view));

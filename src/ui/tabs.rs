@@ -300,17 +300,11 @@ fn tab_view(t: Tab) -> AnyView {
         _ => "An eval-set run shows its scorecard, groups and flips on Overview, and every item on Items.",
     };
     match (family, t) {
-        (Family::Codegen | Family::EvalLog, Tab::Overview) => {
+        (Family::Codegen | Family::Evalset | Family::EvalLog, Tab::Overview) => {
             return view! { <crate::ui::screen::ScreenOverview/> }.into_any()
         }
-        (Family::Codegen | Family::EvalLog, Tab::Items) => {
+        (Family::Codegen | Family::Evalset | Family::EvalLog, Tab::Items) => {
             return view! { <crate::ui::screen::ScreenItems/> }.into_any()
-        }
-        (Family::Evalset, Tab::Overview) => {
-            return view! { <crate::ui::evalset::EvalsetOverview/> }.into_any()
-        }
-        (Family::Evalset, Tab::Items) => {
-            return view! { <crate::ui::evalset::EvalsetItems/> }.into_any()
         }
         (
             Family::Codegen | Family::Evalset | Family::EvalLog,

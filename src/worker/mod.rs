@@ -14,7 +14,6 @@ use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-use evalboard_engine::evalset::views::evalset_view;
 use evalboard_engine::family::Family;
 use evalboard_engine::numeric_qa::{read, score, views};
 use evalboard_engine::run::{self, FamilySet, ReadOptions, ScoredRun};
@@ -277,17 +276,6 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
     };
     let missing = |req: ReqId, run_id: RunId| no_run(scope, req, run_id);
     match req {
-        Request::Evalset { req, run_id } => match st.get(run_id).map(|r| &r.scored) {
-            Some(ScoredRun::Evalset(run, s)) => post(
-                scope,
-                &Response::Evalset {
-                    req,
-                    run_id,
-                    view: Box::new(evalset_view(run, s)),
-                },
-            ),
-            _ => missing(req, run_id),
-        },
         Request::Overview { req, run_id, dark } => match qa(st, run_id) {
             Some(s) => {
                 let (overview, sizes) = views::overview_with_sizes(s, 10);
@@ -326,7 +314,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
             ),
             None => missing(req, run_id),
         },
-        // Evaluation-tool logs are laid out here; code-generation runs by their own worker
+        // Eval sets and evaluation-tool logs are laid out here; code-generation runs by their own worker
         // (the request reaches this worker only when that one does not hold the run).
         Request::Screen { req, run_id, query } => match st.get(run_id).map(|r| &r.scored) {
             Some(ScoredRun::EvalLog(l)) => post(
@@ -335,6 +323,14 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                     req,
                     run_id,
                     view: Box::new(crate::evallog::view(l, &query)),
+                },
+            ),
+            Some(ScoredRun::Evalset(run, s)) => post(
+                scope,
+                &Response::Screen {
+                    req,
+                    run_id,
+                    view: Box::new(crate::evalset::view(run, s, &query)),
                 },
             ),
             _ => missing(req, run_id),

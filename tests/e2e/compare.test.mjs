@@ -82,7 +82,7 @@ test('eval-set runs: tunix m45 baseline vs m46 control on eval_v2 (scorecard, it
     cli(['score', dir, '--out', out]);
     const rows = fs.readFileSync(path.join(out, 'predictions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const card = JSON.parse(fs.readFileSync(path.join(out, 'scorecard.json'), 'utf8'));
-    return { card, byId: new Map(rows.map((r) => [r.item_id, r.correctness])) };
+    return { card, byId: new Map(rows.map((r) => [r.item_id, r.correctness])), predicted: new Map(rows.map((r) => [r.item_id, r.predicted])) };
   };
   const [vb, vc] = [verdicts(m45), verdicts(m46)];
 
@@ -100,18 +100,46 @@ test('eval-set runs: tunix m45 baseline vs m46 control on eval_v2 (scorecard, it
   await page.waitForSelector('[data-section="validation"]');
   await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'evalset-overview.png'), fullPage: true });
   await page.click('#eb-tab-items');
-  await page.waitForSelector('[data-table="evalset-items"] tbody tr');
-  assert.equal(await page.locator('[data-table="evalset-items"] tbody tr').count(), vc.byId.size);
-  // The search is case-insensitive (the page lowercases through the browser: src/ui/browser.rs).
-  const rowIds = () => page.locator('[data-table="evalset-items"] tbody tr th').allInnerTexts();
+  // Items: a virtualised table with its own filters; the count says how many match.
+  const count = () => page.locator('.eb-items__count').innerText();
+  await page.waitForSelector('.eb-grid--evalset .eb-grid__row');
+  assert.equal(await count(), `${vc.byId.size} items`);
+  // The search is case-insensitive.
+  const rowIds = () => page.locator('.eb-grid--evalset .eb-grid__row').evaluateAll((rs) => rs.map((r) => r.children[1].textContent));
   const firstId = (await rowIds())[0];
-  await page.fill('[aria-label="Search items"]', firstId.toUpperCase());
-  await page.waitForFunction((n) => document.querySelectorAll('[data-table="evalset-items"] tbody tr').length < n, vc.byId.size);
+  await page.fill('input[name="q"]', firstId.toUpperCase());
+  await page.waitForFunction((n) => !document.querySelector('.eb-items__count')?.textContent.startsWith(`${n} items`), vc.byId.size);
   assert.ok((await rowIds()).includes(firstId), `searching ${firstId.toUpperCase()} finds ${firstId}`);
-  await page.fill('[aria-label="Search items"]', 'ZZ-NO-SUCH-ITEM');
-  await page.waitForFunction(() => document.querySelectorAll('[data-table="evalset-items"] tbody tr').length === 0);
-  await page.fill('[aria-label="Search items"]', '');
-  await page.waitForFunction((n) => document.querySelectorAll('[data-table="evalset-items"] tbody tr').length === n, vc.byId.size);
+  await page.fill('input[name="q"]', 'ZZ-NO-SUCH-ITEM');
+  await page.waitForFunction(() => document.querySelectorAll('.eb-grid--evalset .eb-grid__row').length === 0);
+  await page.fill('input[name="q"]', '');
+  await page.waitForFunction((n) => document.querySelector('.eb-items__count')?.textContent === `${n} items`, vc.byId.size);
+  // Filters by the items' own fields (section), and by verdict.
+  const sections = await page.locator('select[name="section"] option').evaluateAll((os) => os.map((o) => o.value).filter(Boolean));
+  assert.ok(sections.length >= 1, 'a section filter');
+  await page.selectOption('select[name="section"]', sections[0]);
+  await page.waitForFunction((sec) => {
+    const rows = [...document.querySelectorAll('.eb-grid--evalset .eb-grid__row')];
+    return rows.length > 0 && rows.every((r) => r.children[7].textContent === sec);
+  }, sections[0]);
+  await page.selectOption('select[name="section"]', '');
+  await page.selectOption('select[name="verdict"]', 'wrong');
+  await page.waitForFunction(() => {
+    const rows = [...document.querySelectorAll('.eb-grid--evalset .eb-grid__row')];
+    return rows.length > 0 && rows.every((r) => r.children[5].textContent === 'wrong');
+  });
+  // A row opens the item with its whole prediction, as text.
+  const wrongId = (await rowIds())[0];
+  await page.locator('.eb-grid--evalset .eb-grid__row').first().click();
+  await page.waitForSelector('.eb-drawer [data-field="predicted"]');
+  const predicted = await page.locator('.eb-drawer [data-field="predicted"]').innerText();
+  assert.equal(vc.byId.get(wrongId), 0, 'the CLI scores it wrong too');
+  const fullPrediction = vc.predicted.get(wrongId);
+  assert.ok(predicted.length >= Math.min(fullPrediction.length, 4000) - 2, 'the whole prediction, not a cell');
+  assert.ok(fullPrediction.startsWith(predicted.slice(0, 200).trimEnd()), predicted.slice(0, 200));
+  await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'evalset-item.png') });
+  await page.keyboard.press('Escape');
+  await page.selectOption('select[name="verdict"]', '');
 
   // Compare m45 (baseline) → m46 (candidate).
   await page.click('#eb-tab-compare');
