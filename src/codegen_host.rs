@@ -115,6 +115,7 @@ fn ensure_started(scope: &DedicatedWorkerGlobalScope) -> Result<(), String> {
                     error: error.clone(),
                     files: Vec::new(),
                     diagnostics: Vec::new(),
+                    part_of: None,
                 },
             );
         }
@@ -170,6 +171,7 @@ pub fn load(
                 error,
                 files: Vec::new(),
                 diagnostics: Vec::new(),
+                part_of: None,
             },
         );
         return;

@@ -67,6 +67,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                         load_ms: now() - t0,
                         stage_ms: Vec::new(),
                         provenance,
+                        part_of: None,
                     };
                     st.keep(scope, kept);
                 }

@@ -43,6 +43,13 @@ pub fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
     }
 }
 
+/// The id of the `k`-th log (k ≥ 1) of a `Load` (run `run_id`) that held several
+/// ([`RunInfo::part_of`]): the page numbers its runs from 1 with the high bit clear, so these
+/// never meet one of its own, and a reload after a worker restart gives the same ids again.
+pub fn part_id(run_id: RunId, k: usize) -> RunId {
+    0x8000_0000 | (run_id.wrapping_mul(1024) & 0x7fff_fc00) | (k as RunId & 0x3ff)
+}
+
 /// Page → worker.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Request {
@@ -171,6 +178,11 @@ pub struct RunInfo {
     /// ([`evalboard_engine::run::Settings::non_default`]), for the header's custom-settings strip.
     #[serde(default)]
     pub custom_settings: Vec<String>,
+    /// Set when the `Load` of run `part_of` held several evaluation-tool logs: each is a run of
+    /// its own, named `folder/file` (the first keeps the `Load`'s id; the page lists the others
+    /// as new runs).
+    #[serde(default)]
+    pub part_of: Option<RunId>,
 }
 
 /// Worker → page.
@@ -192,6 +204,9 @@ pub enum Response {
         error: String,
         files: Vec<InputFileReport>,
         diagnostics: Vec<Diagnostic>,
+        /// As [`RunInfo::part_of`]: one log of a `Load` holding several.
+        #[serde(default)]
+        part_of: Option<RunId>,
     },
     /// Sent after `Configure`: every run was re-scored.
     Rescored {

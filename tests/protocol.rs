@@ -146,6 +146,7 @@ fn responses() -> Vec<Response> {
         wasm_memory_bytes: Some(1 << 24),
         stage_ms: vec![("parse".into(), 8.5), ("score".into(), 4.0)],
         custom_settings: vec!["relative tolerance 2% (default 1%)".into()],
+        part_of: Some(run_id),
     };
     let base = evalset("m45_m44_baseline");
     let cand = evalset("m46_control");
@@ -242,6 +243,7 @@ fn responses() -> Vec<Response> {
                 evalboard_engine::Diagnostic::error("a.jsonl", Some(3), "bad")
                     .with_record("turn 2"),
             ],
+            part_of: Some(7),
         },
         Response::Rescored {
             runs: vec![info(1, &gpt), info(2, &o3)],
@@ -562,4 +564,20 @@ fn truncated_or_extended_messages_are_errors_not_panics() {
         .contains("unread"));
     assert!(protocol::decode::<Request>(&[200, 1, 2]).is_err());
     assert!(protocol::decode::<protocol::ScreenView>(&[]).is_err());
+}
+
+#[test]
+fn part_ids_never_meet_the_pages_ids_nor_each_other() {
+    let mut seen = std::collections::HashSet::new();
+    for run in 1..=2000u32 {
+        for k in 1..=20 {
+            let id = protocol::part_id(run, k);
+            assert!(
+                id & 0x8000_0000 != 0,
+                "the page's ids keep the high bit clear"
+            );
+            assert!(seen.insert(id), "part {k} of run {run} repeats an id");
+            assert_eq!(id, protocol::part_id(run, k), "the same after a restart");
+        }
+    }
 }

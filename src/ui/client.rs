@@ -272,6 +272,7 @@ pub fn send_load(req: &Request, sources: Vec<JsValue>) {
                 .into(),
             files: Vec::new(),
             diagnostics: Vec::new(),
+            part_of: None,
         });
         return;
     }

@@ -288,7 +288,7 @@ impl Store {
             }
             Response::Loaded { info } => {
                 let run_id = info.run_id;
-                if !self.has_run(run_id) {
+                if !self.take_part(run_id, info.part_of, &info.name) {
                     // Removed while the worker was still reading it: free it there too.
                     client::send(&Request::Remove { run_id });
                     return;
@@ -298,11 +298,15 @@ impl Store {
             }
             Response::LoadFailed {
                 run_id,
+                name,
                 error,
                 files,
                 diagnostics,
-                ..
+                part_of,
             } => {
+                if !self.take_part(run_id, part_of, &name) {
+                    return;
+                }
                 self.set_status(run_id, |s| {
                     *s = RunStatus::Failed {
                         error,
@@ -366,6 +370,34 @@ impl Store {
             }
             Response::Screen { req, view, .. } => self.screen.set(Some((req, *view))),
         }
+    }
+
+    /// Whether run `run_id` is listed, after listing it when it is one log of a `Load` that held
+    /// several (`part_of`, still listed): the first log keeps the `Load`'s entry, renamed
+    /// `folder/file`; the others are new entries.
+    fn take_part(&self, run_id: RunId, part_of: Option<RunId>, name: &str) -> bool {
+        let Some(parent) = part_of.filter(|p| self.has_run(*p)) else {
+            return self.has_run(run_id);
+        };
+        if run_id == parent {
+            self.rename(run_id, name);
+        } else if !self.has_run(run_id) {
+            self.runs.update(|rs| {
+                let taken: Vec<String> = rs.iter().map(|r| r.name.clone()).collect();
+                rs.push(RunEntry {
+                    id: run_id,
+                    name: unique_name(name, &taken),
+                    demo: false,
+                    status: RunStatus::Working {
+                        stage: "scoring".into(),
+                        done: 0,
+                        total: 1,
+                    },
+                    read_problems: Vec::new(),
+                })
+            });
+        }
+        true
     }
 
     fn has_run(&self, run_id: RunId) -> bool {

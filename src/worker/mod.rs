@@ -101,6 +101,7 @@ fn handle_request(
                         error,
                         files: Vec::new(),
                         diagnostics: Vec::new(),
+                        part_of: None,
                     },
                 );
             } else if all_buffers(&buffers) {
@@ -174,6 +175,11 @@ fn load(
         (streamed_bytes, total_bytes.max(1)),
     );
     let t_parse = now();
+    if family == Family::EvalLog {
+        let loaded = (t0, stage_ms, provenance);
+        load_logs(scope, st, (run_id, name, demo), input, loaded);
+        return;
+    }
     let scored = if family == Family::NumericQa {
         let sizes = (n_files, streamed_bytes, total_bytes);
         let stages = (&mut stage_ms, parse_streamed_ms);
@@ -200,9 +206,68 @@ fn load(
                 load_ms: now() - t0,
                 stage_ms,
                 provenance,
+                part_of: None,
             },
         ),
         Err(err) => post_load_failed(scope, run_id, name, err),
+    }
+}
+
+/// A `Load` of evaluation-tool logs: several logs are several runs, as `evalboard score` scores
+/// a folder of them ([`evallog::score::split_logs`]); the first keeps the `Load`'s id, the
+/// others get [`crate::protocol::part_id`]s, each named `folder/file`, its files' provenance its own.
+fn load_logs(
+    scope: &DedicatedWorkerGlobalScope,
+    st: &mut State,
+    (run_id, name, demo): (RunId, String, bool),
+    input: evalboard_engine::RunInput,
+    (t0, stage_ms, provenance): (f64, Vec<(String, f64)>, Vec<FileProvenance>),
+) {
+    let parts = evalboard_engine::evallog::score::split_logs(input);
+    let split = parts.len() > 1;
+    for (k, part) in parts.into_iter().enumerate() {
+        let id = if k == 0 {
+            run_id
+        } else {
+            crate::protocol::part_id(run_id, k)
+        };
+        let part_of = split.then_some(run_id);
+        let part_name = if split {
+            part.name.clone()
+        } else {
+            name.clone()
+        };
+        let t = now();
+        let scored = run::load_in::<FAMILIES>(
+            Family::EvalLog,
+            &part,
+            (None, ReadOptions::default()),
+            &st.settings,
+            1,
+        );
+        let mut stages = stage_ms.clone();
+        stages.push(("parse + score".into(), now() - t));
+        let mine = provenance
+            .iter()
+            .filter(|p| part.files.iter().any(|f| f.path == p.path))
+            .cloned()
+            .collect();
+        match scored {
+            Ok(scored) => st.keep(
+                scope,
+                Kept {
+                    id,
+                    name: part_name,
+                    demo,
+                    scored,
+                    load_ms: now() - t0,
+                    stage_ms: stages,
+                    provenance: mine,
+                    part_of,
+                },
+            ),
+            Err(err) => runtime::post_part_failed(scope, (id, part_of), part_name, err),
+        }
     }
 }
 

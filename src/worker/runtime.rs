@@ -102,6 +102,16 @@ pub(crate) fn post_load_failed(
     name: String,
     err: evalboard_engine::accounting::LoadError,
 ) {
+    post_part_failed(scope, (run_id, None), name, err);
+}
+
+/// [`post_load_failed`] of one log of a `Load` holding several (`part_of`).
+pub(crate) fn post_part_failed(
+    scope: &DedicatedWorkerGlobalScope,
+    (run_id, part_of): (RunId, Option<RunId>),
+    name: String,
+    err: evalboard_engine::accounting::LoadError,
+) {
     post(
         scope,
         &Response::LoadFailed {
@@ -110,6 +120,7 @@ pub(crate) fn post_load_failed(
             error: err.message,
             files: err.files,
             diagnostics: err.diagnostics,
+            part_of,
         },
     );
 }

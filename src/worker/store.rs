@@ -28,6 +28,8 @@ pub(crate) struct Kept {
     pub stage_ms: Vec<(String, f64)>,
     /// Input file names, sizes and SHA-256, for the HTML report's provenance.
     pub provenance: Vec<FileProvenance>,
+    /// The `Load` this run is one log of, when it held several ([`RunInfo::part_of`]).
+    pub part_of: Option<RunId>,
 }
 
 impl Kept {
@@ -53,6 +55,7 @@ impl Kept {
             wasm_memory_bytes: wasm_memory_bytes(),
             stage_ms: self.stage_ms.clone(),
             custom_settings: settings.non_default(run.family()),
+            part_of: self.part_of,
         }
     }
 }

@@ -185,3 +185,33 @@ test('real logs written by the tools, dropped from the OS: headline = CLI', { sk
   assertClean(rec);
   await context.close();
 });
+
+test('a folder of several logs is several runs, as `evalboard score` scores it', async () => {
+  const tmp = fs.mkdtempSync(path.join(outDir, 'logs-'));
+  const dir = path.join(tmp, 'three_logs');
+  fs.mkdirSync(dir);
+  fs.copyFileSync(path.join(LOGS, 'runs', 'inspect_arith', 'arith.eval'), path.join(dir, 'arith.eval'));
+  fs.copyFileSync(path.join(LOGS, 'runs', 'promptfoo_baseline', 'results.json'), path.join(dir, 'results.json'));
+  for (const f of fs.readdirSync(path.join(LOGS, 'runs', 'lm_eval_baseline'))) {
+    fs.copyFileSync(path.join(LOGS, 'runs', 'lm_eval_baseline', f), path.join(dir, f));
+  }
+  const want = JSON.parse(cli(['score', dir, '--json']));
+  assert.equal(want.length, 3, 'the CLI scores three runs');
+  const { page, rec, context } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  await dropFiles(page, DROP, folderPayload(dir));
+  const names = want.map((s) => s.run_name);
+  await page.waitForFunction((ns) => ns.every((n) => [...document.querySelectorAll('.eb-run__name')].some((e) => e.textContent.trim() === n)
+    && [...document.querySelectorAll('.eb-run')].find((r) => r.querySelector('.eb-run__name')?.textContent.trim() === n)?.querySelector('.eb-run__acc')), names, { timeout: 60000 });
+  for (const s of want) {
+    await page.click(`.eb-run__name >> text="${s.run_name}"`);
+    await waitLog(page, s.run_name);
+    assert.equal(await metric(page, 'headline_score'), dec4(s.headline_score), s.run_name);
+    assert.equal(await metric(page, 'n_samples'), String(s.n_samples), s.run_name);
+  }
+  await shot(page, 'three-logs', true);
+  assertClean(rec);
+  await context.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
