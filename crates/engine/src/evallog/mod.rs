@@ -30,6 +30,7 @@ pub mod model;
 pub mod openai_evals;
 pub mod promptfoo;
 pub mod read;
+pub mod rescore;
 pub mod score;
 pub mod sniff;
 pub mod validate;
