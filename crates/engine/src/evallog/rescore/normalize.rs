@@ -127,7 +127,7 @@ fn normalize_token(token: &str) -> String {
 }
 
 /// Inspect's `_to_words` (no stop words): the text split on spaces and hyphens, each token
-/// normalised ([`normalize_token`]), the set of the resulting words.
+/// normalised (`_normalize_token`), the set of the resulting words.
 pub fn word_set(text: &str) -> BTreeSet<String> {
     let mut set = BTreeSet::new();
     for token in text.split([' ', '-']) {

@@ -1,6 +1,7 @@
 //! The re-scorers on ordinary and nasty cases. Expected values of the Inspect-derived scorers were
-//! checked against Inspect's own functions (`match_str`, `max_exact_score`, `max_f1_score`, the
-//! answer patterns) run in Python 3.11.
+//! checked against Inspect's own functions (`match_str` with `unicode_number_to_float`,
+//! `max_exact_score`, `max_f1_score`, the answer patterns), transcribed from its source and run in
+//! Python 3.11, and on some 30,000 random texts besides.
 
 use super::*;
 
