@@ -346,3 +346,52 @@ fn long_and_hostile_inputs_are_bounded() {
         }
     }
 }
+
+mod prop {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Text from pieces the scorers treat specially, mixed with arbitrary characters.
+    fn text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            Just("ANSWER:".to_string()),
+            Just("answer".to_string()),
+            Just("1,234".to_string()),
+            Just("-3.5e2".to_string()),
+            Just("45%".to_string()),
+            Just("½²⁻¹".to_string()),
+            Just("the ".to_string()),
+            Just("\n".to_string()),
+            Just("$".to_string()),
+            "[0-9.,]{1,6}",
+            any::<char>().prop_map(String::from),
+            ".{0,8}",
+        ];
+        proptest::collection::vec(piece, 0..12).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, .. ProptestConfig::default() })]
+
+        /// Any output against any targets: no panic, a reading in 0–1 or none, the same twice.
+        #[test]
+        fn every_rescorer_is_total_and_deterministic(
+            output in text(),
+            targets in proptest::collection::vec(text(), 0..4),
+        ) {
+            for kind in RescoreKind::ALL {
+                let r = Rescorer { kind, tolerance: NumericTolerance::default() };
+                let a = r.score(Some(&output), &targets);
+                prop_assert!(a.is_none_or(|v| (0.0..=1.0).contains(&v)), "{kind:?} {a:?}");
+                prop_assert_eq!(a, r.score(Some(&output), &targets));
+                // The output against itself as the target: a match for the text scorers.
+                if matches!(kind, RescoreKind::Exact | RescoreKind::Includes | RescoreKind::F1)
+                    && !crate::pyrepr::py_strip(&output).is_empty()
+                    && inspect_reads(&output)
+                {
+                    prop_assert_eq!(r.score(Some(&output), std::slice::from_ref(&output)), Some(1.0), "{:?}", kind);
+                }
+            }
+        }
+    }
+}
