@@ -64,17 +64,18 @@ pub struct SettingsArgs {
     #[arg(long, value_name = "FILE")]
     pub dataset: Option<PathBuf>,
     /// Scoring profile: doc or financial-agent-2 (numeric QA), doc-v1 or ise547
-    /// (code generation), v1 or v1-extract (eval sets).
+    /// (code generation), v1 or v1-extract (eval sets), as-recorded or a re-scorer — exact,
+    /// includes, match, answer_pattern, last_number, f1, numeric — (eval logs).
     #[arg(long, value_name = "P", default_value = "doc")]
     pub profile: String,
     /// Price table (JSON, e.g. {"gpt-4o": {"input_per_mtok": 2.5, "output_per_mtok": 10}}) for
     /// the cost per correct answer.
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
-    /// Relative tolerance of a numerical match.
+    /// Relative tolerance of a numerical match (numeric QA, and the eval-log re-scorer numeric).
     #[arg(long, value_name = "X", default_value_t = DocTolerances::default().rel)]
     pub rel_tol: f64,
-    /// Absolute tolerance of a numerical match.
+    /// Absolute tolerance of a numerical match (numeric QA, and the eval-log re-scorer numeric).
     #[arg(long, value_name = "X", default_value_t = DocTolerances::default().abs)]
     pub abs_tol: f64,
 }
@@ -212,10 +213,11 @@ fn parse_gate(s: &str) -> Result<(String, f64), String> {
 /// `diff --profile`: the scorers it picks, by their ids in the scorer table.
 fn diff_profile_help() -> String {
     format!(
-        "Profile: financial-agent-2 judges numeric QA turns by {}; for eval sets {} (the default) or {}",
+        "Profile: financial-agent-2 judges numeric QA turns by {}; for eval sets {} (the default) or {}; for eval logs as-recorded (the default) or a re-scorer ({})",
         default_scorer(Profile::Fa2),
         evalset::score::V1.version(),
         evalset::score::V1_EXTRACT.version(),
+        evalboard_engine::evallog::rescore::RescoreKind::ALL.map(|k| k.name()).join(", "),
     )
 }
 

@@ -53,6 +53,9 @@ pub(crate) fn settings(a: &SettingsArgs) -> Result<Settings> {
     let mut engine = run::Settings::default();
     engine.numeric_qa.tolerances.rel = a.rel_tol;
     engine.numeric_qa.tolerances.abs = a.abs_tol;
+    // The same flags set the tolerances of the eval-log re-scorer numeric@v1 (same defaults).
+    engine.evallog.numeric.rel = a.rel_tol;
+    engine.evallog.numeric.abs = a.abs_tol;
     let mut setting_files = Vec::new();
     if let Some(path) = &a.prices {
         let p: &str = &path.display().to_string();

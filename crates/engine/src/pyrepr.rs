@@ -436,7 +436,7 @@ pub fn py_strip(s: &str) -> &str {
 }
 
 /// The digit value of a Unicode decimal digit (category Nd), as Python's `float()` sees it.
-fn unicode_decimal(c: char) -> Option<u8> {
+pub(crate) fn unicode_decimal(c: char) -> Option<u8> {
     let cp = c as u32;
     let idx = tables::DECIMAL_ZEROS.partition_point(|&z| z <= cp);
     let zero = *tables::DECIMAL_ZEROS.get(idx.checked_sub(1)?)?;

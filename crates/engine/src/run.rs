@@ -15,6 +15,7 @@ use crate::codegen::{self, CodegenConfig, CodegenRun};
 use crate::compare::{CompareOptions, Flip, ItemContexts, MetricDelta, PairedComparison};
 use crate::diag::Diagnostic;
 use crate::evallog;
+use crate::evallog::rescore::{EvalLogOptions, RescoreKind};
 use crate::evalset::{self, AnswerScorer, EvalItem, EvalRun, ScoringOptions};
 use crate::family::{detect_family, Family};
 use crate::headline::Metric;
@@ -32,6 +33,9 @@ pub struct Settings {
     pub numeric_qa: ScoreConfig,
     pub codegen: CodegenConfig,
     pub evalset: ScoringOptions,
+    /// Eval logs: as recorded, or re-scored ([`evallog::rescore`]).
+    #[serde(default)]
+    pub evallog: EvalLogOptions,
 }
 
 /// A profile name that the family does not know.
@@ -55,7 +59,10 @@ pub fn profile_names(family: Family) -> &'static str {
         Family::NumericQa => "doc, financial-agent-2",
         Family::Codegen => "doc-v1, ise547",
         Family::Evalset => "v1, v1-extract",
-        Family::EvalLog => "as-recorded",
+        Family::EvalLog => {
+            "as-recorded, exact, includes, match, answer_pattern, last_number, f1, numeric \
+             (a re-scorer also by its id, match@v1)"
+        }
     }
 }
 
@@ -122,7 +129,21 @@ impl Settings {
                     ));
                 }
             }
-            Family::EvalLog => {}
+            Family::EvalLog => {
+                let (c, d) = (&self.evallog, EvalLogOptions::default());
+                if let Some(r) = c.rescorer() {
+                    out.push(format!("re-scored by {}", r.id()));
+                    if r.kind == RescoreKind::Numeric {
+                        let (t, dt) = (c.numeric, d.numeric);
+                        if t.rel.to_bits() != dt.rel.to_bits() {
+                            out.push(format!("relative tolerance {} (default {})", t.rel, dt.rel));
+                        }
+                        if t.abs.to_bits() != dt.abs.to_bits() {
+                            out.push(format!("absolute tolerance {} (default {})", t.abs, dt.abs));
+                        }
+                    }
+                }
+            }
         }
         out
     }
@@ -134,7 +155,7 @@ impl Settings {
             Family::NumericQa => s.numeric_qa = ScoreConfig::default(),
             Family::Codegen => s.codegen = CodegenConfig::default(),
             Family::Evalset => s.evalset = ScoringOptions::default(),
-            Family::EvalLog => {}
+            Family::EvalLog => s.evallog = EvalLogOptions::default(),
         }
         s
     }
@@ -163,10 +184,11 @@ impl Settings {
                     n => AnswerScorer::from_id(n).ok_or_else(unknown)?,
                 }
             }
-            // A log's scores are the tool's own, as recorded: one profile.
+            // As recorded (the log's own scores), or re-scored by one of the re-scorers.
             Family::EvalLog => {
-                if !matches!(name, "doc" | "as-recorded") {
-                    return Err(unknown());
+                self.evallog.scorer = match name {
+                    "doc" | "as-recorded" => None,
+                    n => Some(RescoreKind::from_name(n).ok_or_else(unknown)?),
                 }
             }
         }
@@ -418,7 +440,8 @@ pub enum ScoredRun {
     Codegen(Box<codegen::Loaded>),
     /// The run as read (items, predictions, summaries, files, diagnostics) and its scoring.
     Evalset(Box<EvalRun>, Box<evalset::ScoredRun>),
-    /// An evaluation-tool log, its items judged by its headline score.
+    /// An evaluation-tool log, its items judged by its headline score (and by a re-scorer when
+    /// one is set).
     EvalLog(Box<evallog::ScoredLog>),
 }
 
@@ -452,7 +475,7 @@ fn score_in<const FAMILIES: FamilySet>(
             ScoredRun::Evalset(run, Box::new(scored))
         }
         ReadRun::EvalLog(log) if has(FAMILIES, Family::EvalLog) => {
-            ScoredRun::EvalLog(Box::new(evallog::score_log(*log)))
+            ScoredRun::EvalLog(Box::new(evallog::score_log(*log, &settings.evallog)))
         }
         _ => return None,
     })
@@ -508,8 +531,7 @@ impl ScoredRun {
                 scored.name = r.name.clone();
                 **s = scored;
             }
-            // A log's scores are the tool's own: nothing in `Settings` changes them.
-            ScoredRun::EvalLog(_) => {}
+            ScoredRun::EvalLog(l) if has(FAMILIES, Family::EvalLog) => l.rescore(&settings.evallog),
             _ => {}
         }
     }
@@ -562,7 +584,10 @@ impl<'a> RunRef<'a> {
             RunRef::NumericQa(s) => s.config.profile.name().to_string(),
             RunRef::Codegen(l) => l.scored.profile.name().to_string(),
             RunRef::Evalset(_, s) => s.scorer.id().to_string(),
-            RunRef::EvalLog(_) => "as-recorded".to_string(),
+            RunRef::EvalLog(l) => match &l.rescored {
+                Some(r) => r.id.clone(),
+                None => "as-recorded".to_string(),
+            },
         }
     }
 
@@ -611,7 +636,7 @@ impl<'a> RunRef<'a> {
     /// The number the run is listed by: numerical accuracy under the run's profile (numeric QA:
     /// under financial-agent-2, that system's own, as its statistics.json and the Overview's
     /// first card have it), the mean overall score (code generation), the primary score (eval
-    /// set).
+    /// set), the headline score or, re-scored, the re-scored value (eval log).
     pub fn headline_value(&self) -> Option<f64> {
         self.headline_value_in::<ALL_FAMILIES>()
     }
@@ -841,7 +866,7 @@ pub fn compare_in<const FAMILIES: FamilySet>(
                 family: Family::EvalLog,
                 baseline: r.baseline,
                 candidate: r.candidate,
-                judged_by: evallog::compare::judged_by(&r.scorer),
+                judged_by: evallog::compare::judged_by(&r.scorer, r.rescored),
                 metrics: evallog::compare::metrics(b, c),
                 scorer: r.scorer,
                 stats: r.stats,

@@ -1,7 +1,8 @@
 //! The scorer table: every scorer of every family by its id (`name@version`), with what it
 //! measures and a worked example. Each family lists its own scorers in its own folder
-//! (`numeric_qa::score::SCORERS`, `evalset::score::SCORERS`; code generation scores by profile,
-//! `doc-v1` or `ise547`, and names no scorer id); [`all`] lists them across families, as
+//! (`numeric_qa::score::SCORERS`, `evalset::score::SCORERS`, `evallog::rescore::SCORERS` — the
+//! eval-log re-scorers; code generation scores by profile, `doc-v1` or `ise547`, and names no
+//! scorer id); [`all`] lists them across families, as
 //! [`crate::headline::all`] does for the headline metrics. docs/scoring.md's "All scorers" table is
 //! [`markdown`]'s output, checked by `crates/engine/tests/it/docs_tables.rs`.
 
@@ -90,8 +91,8 @@ pub fn of_family(family: Family) -> &'static [Scorer] {
         Family::NumericQa => crate::numeric_qa::score::SCORERS,
         Family::Codegen => &[],
         Family::Evalset => &crate::evalset::score::SCORERS,
-        // A log's scores are the tool's own, read as recorded: no evalboard scorer yet.
-        Family::EvalLog => &[],
+        // The re-scorers (a log's own scores are read as recorded, not listed here).
+        Family::EvalLog => &crate::evallog::rescore::SCORERS,
     }
 }
 

@@ -1,10 +1,12 @@
 //! Output files of an evaluation-tool log (Inspect, lm-eval) and the statistics `--json` prints
 //! for it, shared by the CLI and the app: `statistics.json` (the run, its headline numbers
-//! recomputed beside the recorded ones, the mismatches) and `items.csv` (one row per sample).
+//! recomputed beside the recorded ones, the mismatches; under a re-scorer, the re-scored numbers
+//! and the items whose verdict it flips) and `items.csv` (one row per sample, its verdict as
+//! originally scored and re-scored).
 
 use evalboard_engine::csv_cell::neutralize;
 use evalboard_engine::evallog::model::RecordedValue;
-use evalboard_engine::evallog::score::{key_parts, mismatches};
+use evalboard_engine::evallog::score::{key_parts, mean_and_accuracy, mismatches};
 use evalboard_engine::evallog::ScoredLog;
 use evalboard_engine::family::Family;
 use serde::Serialize;
@@ -58,8 +60,18 @@ struct StatisticsDto {
     n_samples: usize,
     n_errors: usize,
     n_mismatches: usize,
+    /// The re-scorer's id (`match@v1`); null as recorded.
+    rescored_by: Option<String>,
+    rescored_score: Option<f64>,
+    rescored_accuracy: Option<f64>,
+    rescored_n_correct: Option<usize>,
+    rescored_n_unscored: Option<usize>,
+    /// Items whose verdict the re-scorer flips; null as recorded.
+    n_disagreements: Option<usize>,
     scores: Vec<ScoreDto>,
     mismatches: Vec<MismatchDto>,
+    /// The flipped items' keys (`/`-joined, as in items.csv); empty as recorded.
+    disagreements: Vec<String>,
 }
 
 /// The statistics object `--json` prints for a log (and statistics.json).
@@ -97,6 +109,16 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         .as_ref()
         .and_then(|k| evalboard_engine::evallog::score::headline_of(run, k))
         .and_then(|h| h.recorded);
+    let rescored = s.rescored.as_ref();
+    let (rescored_score, rescored_accuracy) =
+        rescored.map_or((None, None), |r| mean_and_accuracy(&r.items));
+    let rescored_judged = rescored.map(|r| r.items.iter().filter(|i| i.reading.is_some()).count());
+    let flipped = s.disagreements();
+    let disagreements: Vec<String> = flipped
+        .iter()
+        .filter_map(|i| run.samples.get(*i))
+        .map(|x| key_parts(&x.key).join("/"))
+        .collect();
     let dto = StatisticsDto {
         run_name: s.log.name.clone(),
         family: Family::EvalLog,
@@ -111,7 +133,7 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         eval_id: run.eval_id.clone(),
         created: run.created.clone(),
         headline_metric: s.verdict_by.as_ref().map(|k| k.label()),
-        headline_score: s.headline_value(),
+        headline_score: s.recorded_headline_value(),
         headline_recorded: recorded,
         accuracy: (!judged.is_empty()).then(|| n_correct as f64 / judged.len() as f64),
         n_items: s.items.len(),
@@ -120,8 +142,18 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         n_samples: run.samples.len(),
         n_errors: s.n_errors(),
         n_mismatches: mismatches.len(),
+        rescored_by: rescored.map(|r| r.id.clone()),
+        rescored_score,
+        rescored_accuracy,
+        rescored_n_correct: rescored
+            .map(|r| r.items.iter().filter(|i| i.correct == Some(true)).count()),
+        rescored_n_unscored: rescored
+            .zip(rescored_judged)
+            .map(|(r, j)| r.items.len() - j),
+        n_disagreements: rescored.map(|_| disagreements.len()),
         scores,
         mismatches,
+        disagreements,
     };
     serde_json::to_value(dto).unwrap_or(Value::Null)
 }
@@ -139,8 +171,9 @@ fn value_text(v: &RecordedValue) -> String {
     }
 }
 
-/// items.csv: one row per sample (key, verdict by the headline score, input, target, output,
-/// error, every score as `name=value (reading)`), cells through [`neutralize`].
+/// items.csv: one row per sample (key, verdict by the headline score, the re-scored verdict and
+/// reading (empty as recorded), input, target, output, error, every score as
+/// `name=value (reading)`), cells through [`neutralize`].
 pub fn items_csv(s: &ScoredLog) -> String {
     let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
@@ -149,6 +182,8 @@ pub fn items_csv(s: &ScoredLog) -> String {
         "key",
         "correct",
         "headline_reading",
+        "rescored_correct",
+        "rescored_reading",
         "input",
         "target",
         "output",
@@ -158,8 +193,15 @@ pub fn items_csv(s: &ScoredLog) -> String {
     ]);
     let verdict: std::collections::HashMap<usize, &evalboard_engine::evallog::score::ItemVerdict> =
         s.items.iter().map(|i| (i.sample, i)).collect();
+    let rescored: std::collections::HashMap<usize, &evalboard_engine::evallog::score::ItemVerdict> =
+        s.rescored
+            .iter()
+            .flat_map(|r| &r.items)
+            .map(|i| (i.sample, i))
+            .collect();
     for (i, sample) in s.log.run.samples.iter().enumerate() {
         let v = verdict.get(&i);
+        let r = rescored.get(&i);
         let scores = sample
             .scores
             .iter()
@@ -175,6 +217,12 @@ pub fn items_csv(s: &ScoredLog) -> String {
                 .map(|c| c.to_string())
                 .unwrap_or_default(),
             v.and_then(|v| v.reading)
+                .map(crate::csvs::num)
+                .unwrap_or_default(),
+            r.and_then(|v| v.correct)
+                .map(|c| c.to_string())
+                .unwrap_or_default(),
+            r.and_then(|v| v.reading)
                 .map(crate::csvs::num)
                 .unwrap_or_default(),
             sample.input.clone().unwrap_or_default(),

@@ -504,7 +504,11 @@ fn runs_table<const FAMILIES: FamilySet>(out: &mut String, runs: &[ReportRun]) {
                 ReportRun::EvalLog(l) if has(FAMILIES, Family::EvalLog) => (
                     l.log.run.samples.len() as u64,
                     l.headline_value(),
-                    "headline score",
+                    if l.rescored.is_some() {
+                        "re-scored score"
+                    } else {
+                        "headline score"
+                    },
                 ),
                 _ => (0, None, ""),
             };

@@ -407,3 +407,37 @@ fn eval_log_inspect_pairs_on_id_and_epoch() {
     assert_eq!(v["both_correct"], 2);
     assert_eq!(v["both_wrong"], 4);
 }
+
+/// Under a re-scorer (`--profile`), both logs' items are re-scored from their outputs and paired
+/// on those verdicts; `--scorer` (a recorded score) is refused beside it.
+#[test]
+fn eval_log_diff_pairs_on_rescored_verdicts() {
+    let log = "tests/fixtures/evallog/runs/inspect_arith/arith.eval";
+    // No sample writes `ANSWER:`: every sample with a verdict reads 0 under answer_pattern.
+    let (code, out, err) = evalboard(&["diff", log, log, "--json", "--profile", "answer_pattern"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["scorer"], "answer_pattern@v1");
+    assert_eq!(v["n_items"], 6);
+    assert_eq!(
+        (v["both_correct"].clone(), v["both_wrong"].clone()),
+        (0.into(), 6.into())
+    );
+    let (code, out, err) = evalboard(&["diff", log, log, "--profile", "match@v1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("judged by match@v1"), "{out}");
+    let (code, _, err) = evalboard(&[
+        "diff",
+        log,
+        log,
+        "--profile",
+        "match",
+        "--scorer",
+        "includes",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("re-scored by match@v1"), "{err}");
+    let (code, _, err) = evalboard(&["diff", log, log, "--profile", "nope"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("as-recorded, exact, includes, match"), "{err}");
+}

@@ -394,6 +394,50 @@ fn evallog_score_json_prints_recomputed_beside_recorded() {
     );
 }
 
+/// `--profile match` re-scores a log: the summary names the re-scorer, the statistics keep the
+/// headline as recorded and recomputed beside the re-scored numbers, and the report shows both
+/// verdicts (OpenAI Evals' Match checks the start of the answer, `match@v1` its end).
+#[test]
+fn evallog_rescored_by_a_profile_keeps_the_recorded_scores_visible() {
+    let dir = fixtures().join("evallog/ok/openai_evals_2023");
+    let (code, out, err) = evalboard(&["score", "input", "--profile", "match"], &dir);
+    assert_eq!(code, 0, "{err}");
+    for line in [
+        "profile            match@v1",
+        "headline_score     0.3333",
+        "rescored_score     0.6667",
+        "n_disagreements    1",
+    ] {
+        assert!(out.contains(line), "{line:?} in {out}");
+    }
+    let (code, out, err) = evalboard(&["score", "input", "--profile", "match@v1", "--json"], &dir);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["headline_score"], v["headline_recorded"]);
+    assert_eq!(v["rescored_by"], "match@v1");
+    assert_eq!(v["disagreements"], serde_json::json!(["test-match.s1.0"]));
+    let html = std::env::temp_dir().join(format!("eb-rescore-{}.html", std::process::id()));
+    let h = html.to_str().unwrap();
+    let (code, _, err) = evalboard(&["report", "input", "--profile", "match", "-o", h], &dir);
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    let _ = std::fs::remove_file(&html);
+    for text in [
+        "items re-scored by match@v1 from each sample&#39;s output and targets (as originally \
+         scored: by match/accuracy; 1 verdict differs)",
+        ">As recorded<",
+        "data-metric=\"rescored_score\"",
+    ] {
+        assert!(page.contains(text), "{text:?} not in the report");
+    }
+    let (code, _, err) = evalboard(&["score", "input", "--profile", "financial-agent-2"], &dir);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown profile \"financial-agent-2\" for an eval log run"),
+        "{err}"
+    );
+}
+
 /// `validate` on a log: exit 0 when it is sound, 1 with its structural problems named.
 #[test]
 fn validate_checks_a_logs_structure() {

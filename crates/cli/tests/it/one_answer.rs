@@ -303,22 +303,30 @@ fn eval_logs_agree_across_diff_worker_and_report() {
         runs.join("lm_eval_baseline"),
         runs.join("lm_eval_candidate"),
     );
-    let diff = cli_and_report(&b, &c, &[], &tmp);
-    let settings = Settings::default();
-    let (lb, lc) = (
-        worker_run(Family::EvalLog, &b, &settings),
-        worker_run(Family::EvalLog, &c, &settings),
-    );
-    assert_eq!(diff["n_items"], 5);
-    assert_eq!(
-        view_numbers(
-            &Side::Run("b", lb.as_ref()),
-            &Side::Run("c", lc.as_ref()),
-            &diff["scorer"],
-            true
-        ),
-        numbers(&diff)
-    );
+    // As recorded, and re-scored (the worker's settings name the same re-scorer).
+    for (profile, extra) in [("as-recorded", &[][..]), ("f1", &["--profile", "f1"][..])] {
+        let diff = cli_and_report(&b, &c, extra, &tmp);
+        let mut settings = Settings::default();
+        settings.set_profile(Family::EvalLog, profile).unwrap();
+        let (lb, lc) = (
+            worker_run(Family::EvalLog, &b, &settings),
+            worker_run(Family::EvalLog, &c, &settings),
+        );
+        assert_eq!(diff["n_items"], 5, "{profile}");
+        if profile == "f1" {
+            assert_eq!(diff["scorer"], "f1@v1");
+        }
+        assert_eq!(
+            view_numbers(
+                &Side::Run("b", lb.as_ref()),
+                &Side::Run("c", lc.as_ref()),
+                &diff["scorer"],
+                true
+            ),
+            numbers(&diff),
+            "{profile}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
@@ -329,7 +337,7 @@ fn eval_logs_agree_across_diff_worker_and_report() {
 fn headline_metrics_are_statistics_keys() {
     use evalboard_engine::family::Family;
     use evalboard_engine::{codegen, evalset, numeric_qa};
-    let cases: [(Family, PathBuf, &str, &[evalboard_engine::headline::Metric]); 8] = [
+    let cases: [(Family, PathBuf, &str, &[evalboard_engine::headline::Metric]); 9] = [
         (
             Family::NumericQa,
             fixtures().join("cli/jsonl_nasty/input"),
@@ -376,6 +384,12 @@ fn headline_metrics_are_statistics_keys() {
             Family::EvalLog,
             fixtures().join("evallog/runs/lm_eval_baseline"),
             "as-recorded",
+            &evalboard_engine::evallog::score::HEADLINE,
+        ),
+        (
+            Family::EvalLog,
+            fixtures().join("evallog/runs/lm_eval_baseline"),
+            "match",
             &evalboard_engine::evallog::score::HEADLINE,
         ),
     ];

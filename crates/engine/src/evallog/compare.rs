@@ -2,12 +2,14 @@
 //! lm-eval `(task, doc_id, filter)`, promptfoo `(test, column, repeat)`, OpenAI Evals
 //! `sample_id`, HELM `(instance, perturbation, train trial)`) for [`crate::compare`]. Both runs are judged by the
 //! baseline's headline score (a candidate that names another headline is judged by the
-//! baseline's, with a warning).
+//! baseline's, with a warning) or, when a re-scorer is set, re-scored by the baseline's re-scorer
+//! (a candidate re-scored otherwise, or not at all, is re-scored by it, with a warning).
 
 use std::collections::BTreeMap;
 
 use super::model::MetricKey;
-use super::score::{headline_of, verdicts, ItemVerdict, ScoredLog};
+use super::rescore::Rescorer;
+use super::score::{headline_of, rescored_verdicts, verdicts, ItemVerdict, ScoredLog};
 use crate::compare::{
     compare_pairs, CompareOptions, ItemContext, ItemContexts, MetricDelta, PairedComparison,
     PairedItem,
@@ -18,17 +20,27 @@ use crate::compare::{
 pub struct LogComparison {
     pub baseline: String,
     pub candidate: String,
-    /// The score both runs are judged by (its label).
+    /// The score both runs are judged by (its label), or the re-scorer's id.
     pub scorer: String,
+    /// Whether the items were re-scored.
+    pub rescored: bool,
     pub stats: PairedComparison,
     /// Why there are no pairs, when there are none.
     pub note: Option<String>,
     pub warnings: Vec<String>,
 }
 
-/// How two logs' items are joined and judged, in a sentence.
-pub fn judged_by(scorer: &str) -> String {
-    format!("samples joined on the tool's item key, judged by {scorer} (correct = reads 1)")
+/// How two logs' items are joined and judged, in a sentence (`rescored`: `scorer` is a
+/// re-scorer's id).
+pub fn judged_by(scorer: &str, rescored: bool) -> String {
+    if rescored {
+        format!(
+            "samples joined on the tool's item key, re-scored by {scorer} from each sample's \
+             output and targets (correct = reads 1)"
+        )
+    } else {
+        format!("samples joined on the tool's item key, judged by {scorer} (correct = reads 1)")
+    }
 }
 
 fn text(v: &[String]) -> Option<String> {
@@ -99,7 +111,8 @@ pub fn score_named(log: &ScoredLog, name: &str) -> Option<MetricKey> {
 
 /// Flips, McNemar and the bootstrap CI between two judged logs, judged by the baseline's
 /// headline score, or by the score `scorer` names ([`score_named`]; `Err` with the names the
-/// baseline has when it names none of them).
+/// baseline has when it names none of them); when a re-scorer is set, both sides re-scored by
+/// the baseline's re-scorer (a `scorer` then is an `Err`: it names a recorded score).
 pub fn compare_logs(
     baseline: &ScoredLog,
     candidate: &ScoredLog,
@@ -107,6 +120,38 @@ pub fn compare_logs(
     opts: &CompareOptions,
 ) -> Result<LogComparison, String> {
     let mut warnings = Vec::new();
+    if baseline.log.run.tool != candidate.log.run.tool {
+        warnings.push(format!(
+            "the baseline is a {} log and the candidate a {} log: their item keys do not match",
+            baseline.log.run.tool.label(),
+            candidate.log.run.tool.label()
+        ));
+    }
+    let rescorer = baseline
+        .rescored
+        .as_ref()
+        .or(candidate.rescored.as_ref())
+        .map(|r| r.by);
+    if let Some(by) = rescorer {
+        if let Some(name) = scorer {
+            return Err(format!(
+                "--scorer {name:?} names a score the logs recorded, but their items are \
+                 re-scored by {}: drop --scorer, or compare as recorded (--profile as-recorded)",
+                by.id()
+            ));
+        }
+        let (stats, pairs_warnings) = rescored_pairs(baseline, candidate, &by, opts);
+        warnings.extend(pairs_warnings);
+        return Ok(LogComparison {
+            baseline: baseline.log.name.clone(),
+            candidate: candidate.log.name.clone(),
+            scorer: by.id(),
+            rescored: true,
+            stats,
+            note: None,
+            warnings,
+        });
+    }
     let named = match scorer {
         Some(name) => Some(score_named(baseline, name).ok_or_else(|| {
             let mut known: Vec<String> = baseline
@@ -129,13 +174,6 @@ pub fn compare_logs(
         .as_ref()
         .or(baseline.verdict_by.as_ref())
         .or(candidate.verdict_by.as_ref());
-    if baseline.log.run.tool != candidate.log.run.tool {
-        warnings.push(format!(
-            "the baseline is a {} log and the candidate a {} log: their item keys do not match",
-            baseline.log.run.tool.label(),
-            candidate.log.run.tool.label()
-        ));
-    }
     if let (None, Some(b), Some(c)) = (scorer, &baseline.verdict_by, &candidate.verdict_by) {
         if b != c {
             warnings.push(format!(
@@ -170,24 +208,59 @@ pub fn compare_logs(
         baseline: baseline.log.name.clone(),
         candidate: candidate.log.name.clone(),
         scorer: key.map(MetricKey::label).unwrap_or_default(),
+        rescored: false,
         stats,
         note,
         warnings,
     })
 }
 
-/// The headline score of both runs, recomputed and as recorded.
+/// Both logs' items re-scored by `by` (the baseline's re-scorer, else the candidate's), paired:
+/// a side re-scored otherwise, or not at all, is re-scored by `by` with a warning.
+fn rescored_pairs(
+    baseline: &ScoredLog,
+    candidate: &ScoredLog,
+    by: &Rescorer,
+    opts: &CompareOptions,
+) -> (PairedComparison, Vec<String>) {
+    let mut warnings = Vec::new();
+    let id = by.id();
+    let mut items = |side: &str, log: &ScoredLog| -> Vec<ItemVerdict> {
+        match &log.rescored {
+            Some(r) if r.by == *by => r.items.clone(),
+            other => {
+                warnings.push(format!(
+                    "the {side} is {}: both are re-scored by {id}",
+                    other
+                        .as_ref()
+                        .map_or("as recorded".to_string(), |r| format!(
+                            "re-scored by {}",
+                            r.id
+                        ))
+                ));
+                rescored_verdicts(&log.log.run, log.verdict_by.as_ref(), by)
+            }
+        }
+    };
+    let bi = items("baseline", baseline);
+    let ci = items("candidate", candidate);
+    let pairs = pair((baseline, &bi), (candidate, &ci), &mut warnings);
+    (compare_pairs(pairs, opts), warnings)
+}
+
+/// The headline score of both runs, recomputed and as recorded, then (when either is re-scored)
+/// the re-scored value.
 pub fn metrics(b: &ScoredLog, c: &ScoredLog) -> Vec<MetricDelta> {
     let recorded = |s: &ScoredLog| {
         let key = s.verdict_by.as_ref()?;
         headline_of(&s.log.run, key)?.recorded
     };
-    vec![
+    let mut out = vec![
         MetricDelta {
             key: "headline_score".into(),
             label: "Headline score".into(),
-            baseline: b.headline_value(),
-            candidate: c.headline_value(),
+            baseline: b.recorded_headline_value(),
+            candidate: c.recorded_headline_value(),
         },
         MetricDelta {
             key: "headline_recorded".into(),
@@ -195,14 +268,23 @@ pub fn metrics(b: &ScoredLog, c: &ScoredLog) -> Vec<MetricDelta> {
             baseline: recorded(b),
             candidate: recorded(c),
         },
-    ]
+    ];
+    if let Some(r) = b.rescored.as_ref().or(c.rescored.as_ref()) {
+        out.push(MetricDelta {
+            key: "rescored_score".into(),
+            label: format!("Re-scored ({})", r.id),
+            baseline: b.rescored_value(),
+            candidate: c.rescored_value(),
+        });
+    }
+    out
 }
 
 /// Each judged item's category (Inspect metadata `subject`/`category`, the promptfoo column, the
 /// HELM split, else the lm-eval task)
 /// and input, by item key.
 pub fn item_context(s: &ScoredLog, out: &mut ItemContexts) {
-    for it in &s.items {
+    for it in s.judged() {
         let Some(sample) = s.log.run.samples.get(it.sample) else {
             continue;
         };

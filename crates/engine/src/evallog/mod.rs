@@ -2,7 +2,7 @@
 //! zip and `.json`), lm-evaluation-harness (`results_*.json` + `samples_*.jsonl`), promptfoo
 //! (`-o x.json` / `.jsonl`), OpenAI Evals (record JSONL), HELM (a run folder). Registered as
 //! [`crate::family::Family::EvalLog`] in [`crate::run`] ([`score`]: a log as one run, its items
-//! judged by the headline score; [`compare`]: pairing on the tool's item key).
+//! judged by the headline score or re-scored; [`compare`]: pairing on the tool's item key).
 //!
 //! Pipeline:
 //! 1. [`sniff()`]: each file's kind by content ([`sniff::EvalLogFileKind`]).
@@ -19,6 +19,9 @@
 //!    score as recorded plus its 0–1 reading) and the headline numbers, each recorded metric beside
 //!    the same number recomputed from the samples the way the tool computes it
 //!    ([`model::Headline`]: `recorded`, `recomputed`).
+//! 4. [`score`]: the log as a run, its items judged as recorded (by the headline score) and, when
+//!    the settings name one, by a re-scorer ([`rescore`]: `exact@v1`, `match@v1`, … re-run on
+//!    each sample's output and targets), with the items whose verdict flips between the two.
 
 pub mod archive;
 pub mod compare;
@@ -30,6 +33,7 @@ pub mod model;
 pub mod openai_evals;
 pub mod promptfoo;
 pub mod read;
+pub mod rescore;
 pub mod score;
 pub mod sniff;
 pub mod validate;
@@ -40,5 +44,6 @@ pub use model::{
     ScoreEntry, Tokens, Tool,
 };
 pub use read::{read, EvalLogRead};
+pub use rescore::{EvalLogOptions, RescoreKind, Rescorer};
 pub use score::{read_log, score_log, LoadedLog, ScoredLog};
 pub use sniff::{sniff, EvalLogFileKind};

@@ -1,10 +1,11 @@
 //! An evaluation-tool log as a registered run ([`crate::run`]): the log as read
-//! ([`LoadedLog`]), its items judged by the run's headline score ([`ScoredLog`]), the recorded
+//! ([`LoadedLog`]), its items judged by the run's headline score ([`ScoredLog`]) and, under a
+//! re-scorer ([`super::rescore`]), judged again from their outputs and targets; the recorded
 //! numbers beside the recomputed ones ([`Mismatch`]), the headline table ([`HEADLINE`]) and the
 //! run's metadata.
 //!
-//! A log is not re-scored: the tool's own scores are read as recorded, and the tool's headline
-//! aggregates are recomputed from them ([`super::model::Headline`]). An item's verdict is the
+//! As recorded (the default), the tool's own scores are read and the tool's headline aggregates
+//! are recomputed from them ([`super::model::Headline`]). An item's verdict is the
 //! headline score's 0–1 reading: Inspect — the score named by `results.headline`, else the first
 //! scorer of `results.scores`, per (sample id, epoch); lm-eval — the first task's first metric
 //! under its first filter, per (task, doc_id, filter); promptfoo — the row's `success`, per
@@ -12,6 +13,11 @@
 //! `correct`, or the `metrics` events' `accuracy`), per sample id; HELM — the main metric's
 //! per-instance mean, per (instance, perturbation, train trial). Correct = the reading is 1; an
 //! errored or unscored (NaN) sample has no verdict.
+//!
+//! Re-scored ([`EvalLogOptions::scorer`]), the same items (every sample when the log names no
+//! headline score) are judged by the re-scorer from each sample's output and targets; an errored
+//! sample, one without output or without a usable target has no verdict. The verdicts as
+//! originally scored are kept beside them ([`ScoredLog::items`], [`ScoredLog::disagreements`]).
 
 use crate::accounting::{FileStatus, InputFileReport, LoadError};
 use crate::diag::Diagnostic;
@@ -20,6 +26,7 @@ use crate::input::RunInput;
 use crate::run_meta::RunMeta;
 
 use super::model::{EvalLogRun, Headline, MetricKey, Sample, SampleKey, Tool};
+use super::rescore::{EvalLogOptions, Rescorer};
 
 /// Recorded and recomputed numbers further apart than this are a mismatch.
 pub const TOLERANCE: f64 = 1e-9;
@@ -175,27 +182,71 @@ pub struct Mismatch {
     pub file: String,
 }
 
-/// A log with its items judged by the headline score.
+/// A log with its items judged by the headline score (as originally scored) and, under a
+/// re-scorer, judged again.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ScoredLog {
     pub log: LoadedLog,
-    /// The score items are judged by (`None`: the log names none and has no score).
+    /// The score items are judged by as recorded (`None`: the log names none and has no score).
     pub verdict_by: Option<MetricKey>,
+    /// The items as originally scored: judged by `verdict_by`.
+    pub items: Vec<ItemVerdict>,
+    /// The items judged by a re-scorer, when one is set.
+    pub rescored: Option<Rescored>,
+}
+
+/// A log's items judged by a re-scorer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rescored {
+    pub by: Rescorer,
+    /// `by`'s id (`match@v1`, `numeric@v1+rel0.02`).
+    pub id: String,
     pub items: Vec<ItemVerdict>,
 }
 
-/// Judges the log's items by its headline score.
-pub fn score_log(log: LoadedLog) -> ScoredLog {
+/// Judges the log's items by its headline score and, when `opts` names a re-scorer, by it.
+pub fn score_log(log: LoadedLog, opts: &EvalLogOptions) -> ScoredLog {
     let verdict_by = log.run.primary.clone();
     let items = match &verdict_by {
         Some(key) => verdicts(&log.run, key),
         None => Vec::new(),
     };
-    ScoredLog {
+    let mut scored = ScoredLog {
         log,
         verdict_by,
         items,
-    }
+        rescored: None,
+    };
+    scored.rescore(opts);
+    scored
+}
+
+/// The items `by` judges in `run`: the samples `key`'s score is computed over (every sample
+/// without a key), each judged from its output and targets; an errored sample has no verdict.
+pub fn rescored_verdicts(
+    run: &EvalLogRun,
+    key: Option<&MetricKey>,
+    by: &Rescorer,
+) -> Vec<ItemVerdict> {
+    run.samples
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| key.is_none_or(|k| in_slice(s, k)))
+        .map(|(i, s)| {
+            let reading = if s.error.is_some() {
+                None
+            } else {
+                by.score(s.output.as_deref(), &s.target)
+                    .filter(|r| r.is_finite())
+            };
+            ItemVerdict {
+                key: key_parts(&s.key),
+                sample: i,
+                reading,
+                correct: reading.map(|r| r == 1.0),
+            }
+        })
+        .collect()
 }
 
 /// The item key of a sample as text parts.
@@ -313,9 +364,82 @@ pub fn headline_of<'a>(run: &'a EvalLogRun, key: &MetricKey) -> Option<&'a Headl
     run.headlines.iter().find(|h| h.key == *key)
 }
 
+/// The mean reading and the share of readings that are 1 over `items` with a verdict; `None`
+/// for no verdict.
+pub fn mean_and_accuracy(items: &[ItemVerdict]) -> (Option<f64>, Option<f64>) {
+    let readings: Vec<f64> = items.iter().filter_map(|i| i.reading).collect();
+    if readings.is_empty() {
+        return (None, None);
+    }
+    let n = readings.len() as f64;
+    let correct = readings.iter().filter(|r| **r == 1.0).count() as f64;
+    (Some(readings.iter().sum::<f64>() / n), Some(correct / n))
+}
+
 impl ScoredLog {
-    /// The headline score recomputed from the samples (else as recorded).
+    /// Judges the items again under `opts` (the verdicts as originally scored stay as they are).
+    pub fn rescore(&mut self, opts: &EvalLogOptions) {
+        self.rescored = opts.rescorer().map(|by| Rescored {
+            id: by.id(),
+            items: rescored_verdicts(&self.log.run, self.verdict_by.as_ref(), &by),
+            by,
+        });
+    }
+
+    /// The verdicts items are judged by: re-scored under a re-scorer, else as recorded.
+    pub fn judged(&self) -> &[ItemVerdict] {
+        match &self.rescored {
+            Some(r) => &r.items,
+            None => &self.items,
+        }
+    }
+
+    /// What judges the items, by name: the re-scorer's id, else the headline score's label.
+    pub fn judged_by(&self) -> Option<String> {
+        match &self.rescored {
+            Some(r) => Some(r.id.clone()),
+            None => self.verdict_by.as_ref().map(MetricKey::label),
+        }
+    }
+
+    /// The samples (indices into the run's samples) whose verdict the re-scorer flips: judged
+    /// both as recorded and re-scored, correct in one and not in the other. Empty when nothing is
+    /// re-scored.
+    pub fn disagreements(&self) -> Vec<usize> {
+        let Some(r) = &self.rescored else {
+            return Vec::new();
+        };
+        let recorded: std::collections::HashMap<usize, bool> = self
+            .items
+            .iter()
+            .filter_map(|i| i.correct.map(|c| (i.sample, c)))
+            .collect();
+        r.items
+            .iter()
+            .filter_map(|i| {
+                let was = recorded.get(&i.sample)?;
+                (i.correct? != *was).then_some(i.sample)
+            })
+            .collect()
+    }
+
+    /// The re-scored value: the mean of the re-scorer's readings over the items it judged (its
+    /// accuracy; for `f1@v1` the mean F1, as Inspect's `f1()` reports it). `None` as recorded.
+    pub fn rescored_value(&self) -> Option<f64> {
+        mean_and_accuracy(&self.rescored.as_ref()?.items).0
+    }
+
+    /// The run's number: the re-scored value under a re-scorer, else the headline score
+    /// recomputed from the samples (else as recorded).
     pub fn headline_value(&self) -> Option<f64> {
+        if self.rescored.is_some() {
+            return self.rescored_value();
+        }
+        self.recorded_headline_value()
+    }
+
+    /// The headline score as originally scored: recomputed from the samples (else as recorded).
+    pub fn recorded_headline_value(&self) -> Option<f64> {
         let key = self.verdict_by.as_ref()?;
         let h = headline_of(&self.log.run, key)?;
         h.recomputed.or(h.recorded)
@@ -339,7 +463,7 @@ impl ScoredLog {
 }
 
 /// The eval-log headline table: keys of the statistics (`evalboard score --json`).
-pub const HEADLINE: [Metric; 6] = [
+pub const HEADLINE: [Metric; 9] = [
     Metric {
         key: "headline_score",
         label: "Headline score",
@@ -361,7 +485,22 @@ pub const HEADLINE: [Metric; 6] = [
         label: "Accuracy",
         shown: Shown::Percent,
         definition: "Share of the items with a verdict whose headline score reads 1 (the verdict \
-                     `diff` pairs).",
+                     `diff` pairs when nothing is re-scored).",
+    },
+    Metric {
+        key: "rescored_score",
+        label: "Re-scored score",
+        shown: Shown::Decimals(4),
+        definition: "Under a re-scorer (`--profile match`, …): the mean of its readings over the \
+                     items it judged — its accuracy; for `f1@v1` the mean F1. The run's number \
+                     then.",
+    },
+    Metric {
+        key: "rescored_accuracy",
+        label: "Re-scored accuracy",
+        shown: Shown::Percent,
+        definition: "Under a re-scorer: share of the items it judged whose reading is 1 (the \
+                     verdict `diff` pairs then).",
     },
     Metric {
         key: "n_samples",
@@ -384,6 +523,13 @@ pub const HEADLINE: [Metric; 6] = [
         shown: Shown::AsRecorded,
         definition: "Headline numbers the log recorded that the recomputation from its samples \
                      does not reproduce (each one is a warning).",
+    },
+    Metric {
+        key: "n_disagreements",
+        label: "Re-scorer disagreements",
+        shown: Shown::AsRecorded,
+        definition: "Under a re-scorer: items judged both ways whose re-scored verdict differs \
+                     from the one as originally scored (by the headline score).",
     },
 ];
 

@@ -55,3 +55,60 @@ fn each_changed_setting_is_named_for_its_family_only() {
         "other families kept"
     );
 }
+
+#[test]
+fn eval_log_profiles_name_the_rescorer() {
+    use evalboard_engine::evallog::RescoreKind;
+    use evalboard_engine::run::profile_names;
+    let mut s = Settings::default();
+    for (name, want) in [
+        ("match", Some(RescoreKind::Match)),
+        ("match@v1", Some(RescoreKind::Match)),
+        ("last-number", Some(RescoreKind::LastNumber)),
+        ("answer_pattern@v1", Some(RescoreKind::AnswerPattern)),
+        ("as-recorded", None),
+        ("doc", None),
+    ] {
+        s.set_profile(Family::EvalLog, name).expect(name);
+        assert_eq!(s.evallog.scorer, want, "{name}");
+    }
+    let err = s.set_profile(Family::EvalLog, "v1-extract").unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("as-recorded, exact, includes, match"),
+        "{err}"
+    );
+    for k in RescoreKind::ALL {
+        assert!(
+            profile_names(Family::EvalLog).contains(k.name()),
+            "{}",
+            k.id()
+        );
+    }
+
+    s.set_profile(Family::EvalLog, "numeric").unwrap();
+    s.evallog.numeric.rel = 0.05;
+    s.numeric_qa.tolerances.rel = 0.05;
+    assert_eq!(
+        s.non_default(Family::EvalLog),
+        [
+            "re-scored by numeric@v1+rel0.05",
+            "relative tolerance 0.05 (default 0.01)"
+        ]
+    );
+    s.set_profile(Family::EvalLog, "exact").unwrap();
+    assert_eq!(
+        s.non_default(Family::EvalLog),
+        ["re-scored by exact@v1"],
+        "tolerances change numeric@v1 only"
+    );
+    let reset = s.reset(Family::EvalLog);
+    assert!(reset.non_default(Family::EvalLog).is_empty());
+    assert_eq!(reset.numeric_qa, s.numeric_qa, "other families kept");
+    assert!(
+        s.reset(Family::NumericQa)
+            .non_default(Family::EvalLog)
+            .len()
+            == 1
+    );
+}

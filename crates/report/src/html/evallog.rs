@@ -1,6 +1,6 @@
-//! The eval-log section of the report: the headline cards, every headline number recomputed
-//! beside the one the log recorded, the diagnostics and the samples (capped, with the full
-//! items.csv embedded). No charts or breakdowns yet.
+//! The eval-log section of the report: the headline cards (and, under a re-scorer, the re-scored
+//! ones), every headline number recomputed beside the one the log recorded, the diagnostics and
+//! the samples (capped, with the full items.csv embedded). No charts or breakdowns yet.
 
 use evalboard_engine::evallog::ScoredLog;
 use serde_json::Value;
@@ -18,27 +18,53 @@ pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredLog, o: &HtmlOptio
     let id = |part: &str| format!("run{idx}-{part}");
     h(out, 3, &id("headline"), "Headline");
     out.push_str("<div class=\"eb-cards\">\n");
-    for (k, main) in [("headline_score", true), ("headline_recorded", false)] {
+    let rescored = s.rescored.is_some();
+    let cards: &[(&str, bool)] = if rescored {
+        &[
+            ("rescored_score", true),
+            ("headline_score", false),
+            ("headline_recorded", false),
+        ]
+    } else {
+        &[("headline_score", true), ("headline_recorded", false)]
+    };
+    for &(k, main) in cards {
         let v = st.get(k).and_then(Value::as_f64);
         card(out, k, k, &num(v, 4), v.map(|x| x.to_string()), main);
     }
     count_cards(out, &st, &["n_samples", "n_errors", "n_mismatches"]);
+    if rescored {
+        count_cards(out, &st, &["n_disagreements"]);
+    }
     out.push_str("</div>\n");
     let run = &s.log.run;
+    let recorded_by = s
+        .verdict_by
+        .as_ref()
+        .map(|k| k.label())
+        .unwrap_or_else(|| "no score (the log names none)".into());
+    let judged = match &s.rescored {
+        Some(r) => format!(
+            "items re-scored by {} from each sample's output and targets (as originally scored: \
+             by {recorded_by}; {})",
+            r.id,
+            match s.disagreements().len() {
+                1 => "1 verdict differs".to_string(),
+                n => format!("{n} verdicts differ"),
+            }
+        ),
+        None => format!("items judged by {recorded_by}"),
+    };
     p(
         out,
         "eb-muted",
         &format!(
-            "{} log{}; items judged by {}.",
+            "{} log{}; {judged}.",
             run.tool.label(),
             run.tool_version
                 .as_deref()
                 .map(|v| format!(" (version {v})"))
                 .unwrap_or_default(),
-            s.verdict_by
-                .as_ref()
-                .map(|k| k.label())
-                .unwrap_or_else(|| "no score (the log names none)".into())
         ),
     );
     h(out, 3, &id("scores"), "Recorded and recomputed");
@@ -79,11 +105,14 @@ pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredLog, o: &HtmlOptio
     st
 }
 
-/// Every sample (capped at `max_table_rows`): key, verdict by the headline score, input,
-/// target, output, error.
+/// Every sample (capped at `max_table_rows`): key, verdict (re-scored under a re-scorer, with the
+/// verdict as originally scored beside it), input, target, output, error.
 fn items(out: &mut String, items_id: &str, s: &ScoredLog, o: &HtmlOptions) {
     h(out, 3, items_id, "Samples");
     let verdicts: std::collections::HashMap<usize, Option<bool>> =
+        s.judged().iter().map(|i| (i.sample, i.correct)).collect();
+    let rescored = s.rescored.is_some();
+    let recorded: std::collections::HashMap<usize, Option<bool>> =
         s.items.iter().map(|i| (i.sample, i.correct)).collect();
     let samples = &s.log.run.samples;
     let rows: Vec<Row> = samples
@@ -92,19 +121,23 @@ fn items(out: &mut String, items_id: &str, s: &ScoredLog, o: &HtmlOptions) {
         .take(o.max_table_rows)
         .map(|(i, sample)| {
             let c = verdicts.get(&i).copied().flatten();
+            let mut cells = vec![
+                Cell::text(&evalboard_engine::evallog::score::key_parts(&sample.key).join(" · ")),
+                Cell::verdict(c),
+            ];
+            if rescored {
+                cells.push(Cell::verdict(recorded.get(&i).copied().flatten()));
+            }
+            cells.extend([
+                Cell::long(sample.input.as_deref().unwrap_or("")),
+                Cell::long(&sample.target.join(" | ")),
+                Cell::long(sample.output.as_deref().unwrap_or("")),
+                Cell::long(sample.error.as_deref().unwrap_or("")),
+            ]);
             Row {
                 class: None,
                 verdict: Some(verdict_slug(c)),
-                cells: vec![
-                    Cell::text(
-                        &evalboard_engine::evallog::score::key_parts(&sample.key).join(" · "),
-                    ),
-                    Cell::verdict(c),
-                    Cell::long(sample.input.as_deref().unwrap_or("")),
-                    Cell::long(&sample.target.join(" | ")),
-                    Cell::long(sample.output.as_deref().unwrap_or("")),
-                    Cell::long(sample.error.as_deref().unwrap_or("")),
-                ],
+                cells,
             }
         })
         .collect();
@@ -119,17 +152,15 @@ fn items(out: &mut String, items_id: &str, s: &ScoredLog, o: &HtmlOptions) {
             &crate::evallog_files::items_csv(s),
         );
     }
-    sortable_items(
-        out,
-        &table_id,
-        &[
-            ("Sample", false),
-            ("Correct", false),
-            ("Input", false),
-            ("Target", false),
-            ("Output", false),
-            ("Error", false),
-        ],
-        &rows,
-    );
+    let mut columns = vec![("Sample", false), ("Correct", false)];
+    if rescored {
+        columns.push(("As recorded", false));
+    }
+    columns.extend([
+        ("Input", false),
+        ("Target", false),
+        ("Output", false),
+        ("Error", false),
+    ]);
+    sortable_items(out, &table_id, &columns, &rows);
 }
