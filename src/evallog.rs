@@ -8,8 +8,8 @@
 use evalboard_engine::evallog::model::{MetricKey, Sample};
 use evalboard_engine::evallog::score::{headline_of, key_parts, mismatches, TOLERANCE};
 use evalboard_engine::evallog::views::{
-    breakdown, breakdown_fields, errors, fields_of, score_summaries, usage, value_text,
-    verdict_by_sample,
+    breakdown, breakdown_fields, errors, fields_of, original_by_sample, score_summaries, usage,
+    value_text, verdict_by_sample,
 };
 use evalboard_engine::evallog::ScoredLog;
 
@@ -24,6 +24,8 @@ use crate::screen::{self, card, clip, group, note, table, text};
 const OPEN_BREAKDOWNS: usize = 3;
 /// Most breakdown tables on the overview.
 const MAX_BREAKDOWNS: usize = 12;
+/// Most rows of the scorer-disagreement table on the overview (Items filters them all).
+const MAX_FLIP_ROWS: usize = 100;
 
 /// One screen of the log.
 pub fn view(s: &ScoredLog, q: &ScreenQuery) -> ScreenView {
@@ -53,7 +55,8 @@ fn overview(s: &ScoredLog, v: &mut ScreenView) {
     let run = &s.log.run;
     let n = run.samples.len() as u64;
     let headline = s.verdict_by.as_ref().and_then(|k| headline_of(run, k));
-    let verdicts = verdict_by_sample(s);
+    // The accuracy as originally scored (the statistics' `accuracy`); a re-scored one beside.
+    let verdicts = original_by_sample(s);
     let n_verdict = verdicts.len() as u64;
     let n_correct = verdicts.values().filter(|c| **c).count() as u64;
     let bad = mismatches(run);
@@ -101,11 +104,26 @@ fn overview(s: &ScoredLog, v: &mut ScreenView) {
         ));
     }
     let u = usage(run);
-    let by = s
+    let by = s.judged_by().unwrap_or_else(|| NONE.into());
+    let recorded_by = s
         .verdict_by
         .as_ref()
         .map(MetricKey::label)
         .unwrap_or_else(|| NONE.into());
+    let flips = s.disagreements();
+    if let Some(r) = &s.rescored {
+        v.blocks.push(note(
+            "rescored",
+            "note",
+            format!(
+                "Re-scored by {} (Settings): each sample's output against its target. The log's \
+                 own scores stay as originally scored, in every sample and in the numbers it \
+                 recorded; {} judged by {recorded_by} change verdict.",
+                r.id,
+                crate::format::plural(flips.len() as u64, "sample", "samples"),
+            ),
+        ));
+    }
     let mut cards = vec![
         card(
             "headline_score",
@@ -113,10 +131,10 @@ fn overview(s: &ScoredLog, v: &mut ScreenView) {
             score4(headline.and_then(|h| h.recomputed.or(h.recorded))),
             match headline {
                 Some(h) if h.recomputed.is_some() => format!(
-                    "{by}, recomputed from the samples · the log records {}",
+                    "{recorded_by}, recomputed from the samples · the log records {}",
                     score4(h.recorded)
                 ),
-                Some(_) => format!("{by}, as the log records it (not recomputable)"),
+                Some(_) => format!("{recorded_by}, as the log records it (not recomputable)"),
                 None => "the log names no headline score".into(),
             },
         ),
@@ -125,7 +143,7 @@ fn overview(s: &ScoredLog, v: &mut ScreenView) {
             "Accuracy",
             pct((n_verdict > 0).then(|| n_correct as f64 / n_verdict as f64)),
             format!(
-                "{} of {} samples with a verdict read 1 on {by}",
+                "{} of {} samples with a verdict read 1 on {recorded_by}",
                 int(n_correct),
                 int(n_verdict)
             ),
@@ -149,6 +167,30 @@ fn overview(s: &ScoredLog, v: &mut ScreenView) {
             format!("headline numbers off by more than {TOLERANCE:e}"),
         ),
     ];
+    if s.rescored.is_some() {
+        let now = verdict_by_sample(s);
+        let n_now = now.len() as u64;
+        let right = now.values().filter(|c| **c).count() as u64;
+        cards.insert(
+            1,
+            card(
+                "rescored_accuracy",
+                "Accuracy, re-scored",
+                pct((n_now > 0).then(|| right as f64 / n_now as f64)),
+                format!(
+                    "{} of {} samples judged correct by {by}",
+                    int(right),
+                    int(n_now)
+                ),
+            ),
+        );
+        cards.push(card(
+            "n_disagreements",
+            "Verdicts that flip",
+            int(flips.len() as u64),
+            "samples the re-scorer judges otherwise than the log's own score".into(),
+        ));
+    }
     if u.n_with_tokens > 0 {
         cards.push(card(
             "tokens",
@@ -226,6 +268,9 @@ fn overview(s: &ScoredLog, v: &mut ScreenView) {
         }
     }
     facts.push(("Items judged by".into(), by.clone()));
+    if s.rescored.is_some() {
+        facts.push(("As originally scored by".into(), recorded_by.clone()));
+    }
     facts.push(("Files".into(), run.files.join(", ")));
     v.blocks.push(group(
         "about",
@@ -301,6 +346,43 @@ fn overview(s: &ScoredLog, v: &mut ScreenView) {
             "Every score (mean of its 0–1 reading, unscored and errored samples left out)",
             t,
         ));
+    }
+
+    if !flips.is_empty() {
+        let now = verdict_by_sample(s);
+        let mut t = vec![[
+            "Item",
+            "Target",
+            "Output",
+            "As originally scored",
+            "Re-scored",
+        ]
+        .map(str::to_string)
+        .to_vec()];
+        for i in flips.iter().take(MAX_FLIP_ROWS) {
+            if let Some(x) = run.samples.get(*i) {
+                let was = now.get(i).map(|c| !c);
+                t.push(vec![
+                    key_parts(&x.key).join(" · "),
+                    cell_text(&x.target.join(" | ")),
+                    cell_text(x.output.as_deref().unwrap_or("")),
+                    verdict_word(was, false).into(),
+                    verdict_word(now.get(i).copied(), false).into(),
+                ]);
+            }
+        }
+        let title = if flips.len() > MAX_FLIP_ROWS {
+            format!(
+                "Scorer disagreement: {} samples change verdict (the first {MAX_FLIP_ROWS}; Items lists them all)",
+                int(flips.len() as u64)
+            )
+        } else {
+            format!(
+                "Scorer disagreement: {} samples change verdict",
+                int(flips.len() as u64)
+            )
+        };
+        v.blocks.push(table("disagreements", &title, t));
     }
 
     for (i, field) in breakdown_fields(run)
@@ -403,6 +485,10 @@ fn overview(s: &ScoredLog, v: &mut ScreenView) {
         .collect();
 }
 
+/// The re-scoring filter's options.
+const FLIPPED: &str = "verdict flips";
+const KEPT: &str = "verdict kept";
+
 /// The verdict of a sample in words.
 fn verdict_word(v: Option<bool>, errored: bool) -> &'static str {
     match v {
@@ -439,6 +525,13 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
             .map(str::to_string)
             .to_vec(),
     }];
+    if s.rescored.is_some() {
+        filters.push(Choice {
+            name: "flip".into(),
+            label: "Re-scoring".into(),
+            options: vec![FLIPPED.into(), KEPT.into()],
+        });
+    }
     for field in &fields {
         let options = breakdown(s, field).into_iter().map(|g| g.value).collect();
         filters.push(Choice {
@@ -461,15 +554,16 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
     };
     let verdicts = verdict_by_sample(s);
     let reading: std::collections::HashMap<usize, f64> = s
-        .items
+        .judged()
         .iter()
         .filter_map(|x| Some((x.sample, x.reading?)))
         .collect();
+    let flipped: std::collections::HashSet<usize> = s.disagreements().into_iter().collect();
     let text = screen::search(f);
     let wanted: Vec<(&str, &str)> = f
         .choices
         .iter()
-        .filter(|(k, _)| k != "verdict")
+        .filter(|(k, _)| k != "verdict" && k != "flip")
         .map(|(k, x)| (k.as_str(), x.as_str()))
         .collect();
     let hits: Vec<(usize, &Sample)> = run
@@ -479,6 +573,8 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
         .filter(|(i, x)| {
             let word = verdict_word(verdicts.get(i).copied(), x.error.is_some());
             f.choice("verdict").is_none_or(|w| w == word)
+                && f.choice("flip")
+                    .is_none_or(|w| (w == FLIPPED) == flipped.contains(i))
                 && (wanted.is_empty() || {
                     let fs = fields_of(x);
                     wanted.iter().all(|(k, want)| {
@@ -507,7 +603,15 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
                 cell_text(x.input.as_deref().unwrap_or("")),
                 cell_text(&x.target.join(" | ")),
                 cell_text(x.output.as_deref().unwrap_or("")),
-                verdict_word(verdict, x.error.is_some()).into(),
+                if flipped.contains(&i) {
+                    format!(
+                        "{} (was {})",
+                        verdict_word(verdict, false),
+                        verdict_word(verdict.map(|c| !c), false)
+                    )
+                } else {
+                    verdict_word(verdict, x.error.is_some()).into()
+                },
                 score4(reading.get(&i).copied()),
                 cell_text(x.error.as_deref().unwrap_or("")),
             ],
@@ -541,12 +645,23 @@ fn sample(s: &ScoredLog, index: usize) -> Option<ScreenItem> {
         format!(
             "{} (by {})",
             verdict_word(verdict, x.error.is_some()),
-            s.verdict_by
-                .as_ref()
-                .map(MetricKey::label)
-                .unwrap_or_else(|| NONE.into())
+            s.judged_by().unwrap_or_else(|| NONE.into())
         ),
     ));
+    if s.rescored.is_some() {
+        let was = original_by_sample(s).get(&index).copied();
+        facts.push((
+            "As originally scored".into(),
+            format!(
+                "{} (by {})",
+                verdict_word(was, x.error.is_some()),
+                s.verdict_by
+                    .as_ref()
+                    .map(MetricKey::label)
+                    .unwrap_or_else(|| NONE.into())
+            ),
+        ));
+    }
     let t = &x.tokens;
     if t.input.is_some() || t.output.is_some() || t.total.is_some() {
         let o = |n: Option<u64>| n.map(int).unwrap_or_else(|| NONE.into());
@@ -676,6 +791,10 @@ mod tests {
 
     /// The files of `tests/fixtures/evallog/<dir>`, read and scored as one log.
     fn log(dir: &str) -> ScoredLog {
+        log_under(dir, &Settings::default())
+    }
+
+    fn log_under(dir: &str, settings: &Settings) -> ScoredLog {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/evallog")
             .join(dir);
@@ -697,7 +816,7 @@ mod tests {
             ReadOptions::default(),
         )
         .expect("usable");
-        match run::score(read, &Settings::default(), 1) {
+        match run::score(read, settings, 1) {
             ScoredRun::EvalLog(l) => *l,
             _ => unreachable!("an eval log"),
         }
@@ -843,5 +962,44 @@ mod tests {
         assert!(all.n_match > 0);
         let fields: Vec<&str> = all.layout.filters.iter().map(|f| f.name.as_str()).collect();
         assert!(fields.contains(&"verdict"), "{fields:?}");
+    }
+
+    #[test]
+    fn a_rescored_log_keeps_the_original_verdicts_beside_and_lists_the_flips() {
+        use evalboard_engine::evallog::rescore::RescoreKind;
+        for kind in [
+            RescoreKind::Exact,
+            RescoreKind::Includes,
+            RescoreKind::Numeric,
+        ] {
+            let mut settings = Settings::default();
+            settings.evallog.scorer = Some(kind);
+            let s = log_under("runs/inspect_arith", &settings);
+            let flips = s.disagreements();
+            let v = view(&s, &ScreenQuery::Overview { dark: false });
+            assert!(flat(&v.blocks)
+                .iter()
+                .any(|b| matches!(b, Block::Note { key, .. } if key == "rescored")));
+            assert_eq!(card(&v, "n_disagreements"), flips.len().to_string());
+            assert!(!card(&v, "accuracy").is_empty());
+            assert_eq!(
+                table(&v.blocks, "disagreements").is_some(),
+                !flips.is_empty()
+            );
+            let n = s.log.run.samples.len() as u64;
+            let flipped = items_of(&s, &[("flip", FLIPPED)], None);
+            let kept = items_of(&s, &[("flip", KEPT)], None);
+            assert_eq!(flipped.n_match as usize, flips.len(), "{kind:?}");
+            assert_eq!(flipped.n_match + kept.n_match, n);
+            assert!(flipped.rows.iter().all(|r| r.cells[5].contains("(was ")));
+            // The accuracy card is the re-scored accuracy, as the statistics give it.
+            let judged: Vec<bool> = s.judged().iter().filter_map(|x| x.correct).collect();
+            let acc = judged.iter().filter(|c| **c).count() as f64 / judged.len() as f64;
+            assert_eq!(card(&v, "rescored_accuracy"), pct(Some(acc)), "{kind:?}");
+            let item = view(&s, &ScreenQuery::Item { at: (0, 0) })
+                .item
+                .expect("sample 0");
+            assert!(flat(&item.blocks).iter().any(|b| matches!(b, Block::Facts(f) if f.iter().any(|(k, _)| k == "As originally scored"))));
+        }
     }
 }

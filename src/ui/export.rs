@@ -54,7 +54,10 @@ pub fn ExportView() -> impl IntoView {
         store.settings.with(|s| {
             let c = &s.numeric_qa;
             if family.get() == Some(Family::EvalLog) {
-                return "the log's scores as recorded".to_string();
+                return match s.evallog.scorer {
+                    Some(k) => format!("re-scored by {}", k.id()),
+                    None => "the log's scores as recorded".to_string(),
+                };
             }
             if codegen() {
                 let w = &s.codegen.weights;

@@ -12,6 +12,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 
 use evalboard_engine::codegen::{self, Weights};
+use evalboard_engine::evallog::rescore::RescoreKind;
 use evalboard_engine::evalset::AnswerScorer;
 use evalboard_engine::evalset::ScoringOptions;
 use evalboard_engine::numeric_qa::score::{ModelPrice, PriceTable, Profile};
@@ -165,10 +166,11 @@ pub fn SettingsView() -> impl IntoView {
         let h = set_timeout_with_handle(
             move || {
                 // The draft holds the numeric QA and code-generation settings; the eval-set
-                // ones (set apart, below) are whatever they are now.
+                // and eval-log ones (set apart, below) are whatever they are now.
                 let now = store.settings.get_untracked();
                 let next = Settings {
                     evalset: now.evalset.clone(),
+                    evallog: now.evallog,
                     ..cfg
                 };
                 if now != next {
@@ -333,6 +335,7 @@ pub fn SettingsView() -> impl IntoView {
                 </div>
             </section>
             <EvalsetSettings/>
+            <EvalLogSettings/>
             <div class="eb-settings__foot">
                 {move || match check.get() {
                     Ok(_) => view! { <p class="eb-muted" role="status">"Settings apply to every run as you type."</p> }.into_any(),
@@ -402,6 +405,38 @@ fn EvalsetSettings() -> impl IntoView {
                         value=num_text(threshold) on:change=move |ev| apply(None, Some(event_target_value(&ev)))/>
                 </label>
             </div>
+        </section>
+    }
+}
+
+/// Evaluation-tool logs: as recorded (the log's own scores), or re-scored by one of the
+/// deterministic re-scorers on each sample's output and target; every eval-log run is re-scored
+/// on change.
+#[component]
+fn EvalLogSettings() -> impl IntoView {
+    let store = use_store();
+    let current = store.settings.with_untracked(|s| s.evallog.scorer);
+    let apply = move |id: String| {
+        let mut settings = store.settings.get_untracked();
+        let scorer = RescoreKind::from_name(&id);
+        if settings.evallog.scorer != scorer {
+            settings.evallog.scorer = scorer;
+            store.configure(settings);
+        }
+    };
+    view! {
+        <section class="eb-section" data-section="evallog-settings">
+            <h2 class="eb-section__title">"Evaluation-tool logs (Inspect, lm-eval, promptfoo, OpenAI Evals, HELM)"</h2>
+            <p class="eb-section__hint">"Items are judged by the log's own headline score, as recorded, or re-scored here from each sample's output and target (model-graded scores cannot be re-scored). The log's scores stay visible as originally scored, and the Overview lists the samples whose verdict flips."</p>
+            <label class="eb-field">
+                <span class="eb-field__label">"Judge items by"</span>
+                <select name="evallog_scorer" on:change=move |ev| apply(event_target_value(&ev))>
+                    <option value="" selected=current.is_none()>"the log's own score (as recorded)"</option>
+                    {RescoreKind::ALL.map(|k| view! {
+                        <option value=k.id() selected=current == Some(k)>{k.id()}</option>
+                    })}
+                </select>
+            </label>
         </section>
     }
 }

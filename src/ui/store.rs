@@ -158,6 +158,8 @@ const STOPS_WINDOW_MS: f64 = 60_000.0;
 const DEMO_DISMISSED_KEY: &str = "evalboard.demo-dismissed";
 const CONFIG_KEY: &str = "evalboard.config";
 const EVALSET_KEY: &str = "evalboard.evalset";
+/// The eval-log re-scorer's id (absent: as recorded).
+const EVALLOG_KEY: &str = "evalboard.evallog";
 
 fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
@@ -189,6 +191,8 @@ impl Store {
                 pass_threshold,
             };
         }
+        settings.evallog.scorer = storage_get(EVALLOG_KEY)
+            .and_then(|id| evalboard_engine::evallog::rescore::RescoreKind::from_name(&id));
         Store {
             runs: RwSignal::new(Vec::new()),
             route: RwSignal::new(Route::default()),
@@ -788,6 +792,7 @@ impl Store {
             EVALSET_KEY,
             Some(&format!("{} {}", e.scorer.id(), e.pass_threshold)),
         );
+        storage_set(EVALLOG_KEY, settings.evallog.scorer.map(|k| k.id()));
         self.settings.set(settings.clone());
         client::send(&Request::Configure { settings });
     }

@@ -76,7 +76,7 @@ pub fn RunHeader() -> impl IntoView {
     let profile = move || {
         store.settings.with(|s| {
             if family_is(Family::EvalLog) {
-                "as recorded"
+                s.evallog.scorer.map_or("as recorded", |k| k.id())
             } else if family_is(Family::Evalset) {
                 s.evalset.scorer.id()
             } else if family_is(Family::Codegen) {

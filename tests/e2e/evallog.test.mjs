@@ -130,6 +130,27 @@ test('Inspect samples filter by verdict and epoch; model output stays text; expo
   fs.rmSync(out, { recursive: true, force: true });
   const [report] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="report.html"]')]);
   assert.match(fs.readFileSync(await report.path(), 'utf8'), /inspect_arith/);
+
+  // Re-scoring live from Settings: the numbers of `score --profile <scorer>`, the original
+  // verdicts kept beside, the flips listed; the header names the setting, with a reset.
+  for (const scorer of ['includes@v1', 'exact@v1']) {
+    const re = cliStats(dir, ['--profile', scorer]);
+    await page.click('#eb-tab-settings');
+    await page.selectOption('select[name="evallog_scorer"]', scorer);
+    await page.click('#eb-tab-overview');
+    // The worker has re-scored when the run names the new setting.
+    await page.waitForFunction((sc) => document.querySelector('[data-testid="custom-settings"]')?.textContent.includes(sc), scorer);
+    await page.waitForFunction((w) => document.querySelector('[data-metric="rescored_accuracy"] .eb-card__value')?.textContent === w, pct(re.rescored_accuracy));
+    assert.equal(await metric(page, 'accuracy'), pct(re.accuracy), 'as originally scored, beside');
+    assert.equal(await metric(page, 'n_disagreements'), String(re.n_disagreements));
+    await page.waitForSelector('[data-note="rescored"]');
+    assert.equal((await page.locator('.eb-runhead__profile code').innerText()).trim(), scorer);
+    assert.equal((await page.locator('.eb-run--current .eb-run__acc').innerText()).trim(), re.rescored_score.toFixed(3));
+  }
+  await shot(page, 'rescored', true);
+  await page.click('[data-testid="custom-settings"] button');
+  await page.waitForSelector('[data-note="rescored"]', { state: 'detached' });
+  assert.equal(await metric(page, 'accuracy'), pct(want.accuracy));
   assertClean(rec);
   await context.close();
 });

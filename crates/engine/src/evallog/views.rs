@@ -272,8 +272,17 @@ pub struct GroupRow {
     pub n_errors: u64,
 }
 
-/// The verdict (correct or not) of each sample that has one, by sample index.
+/// The verdict (correct or not) of each sample that has one, by sample index: re-scored under
+/// a re-scorer ([`ScoredLog::judged`]), else as recorded.
 pub fn verdict_by_sample(s: &ScoredLog) -> HashMap<usize, bool> {
+    s.judged()
+        .iter()
+        .filter_map(|v| Some((v.sample, v.correct?)))
+        .collect()
+}
+
+/// The verdict as originally scored (by the log's own headline score), by sample index.
+pub fn original_by_sample(s: &ScoredLog) -> HashMap<usize, bool> {
     s.items
         .iter()
         .filter_map(|v| Some((v.sample, v.correct?)))
