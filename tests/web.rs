@@ -221,6 +221,7 @@ fn load_report_lists_files_and_diagnostics() {
         wasm_memory_bytes: None,
         stage_ms: vec![("parse".into(), 8.0), ("score".into(), 4.0)],
         custom_settings: vec![],
+        part_of: None,
     };
     let host = mount(move || {
         let store = Store::new();
@@ -462,31 +463,28 @@ fn codegen_state() -> evalboard_engine::codegen::Loaded {
 
 #[wasm_bindgen_test]
 fn codegen_views_round_trip_with_real_engine_output() {
-    use evalboard_app::protocol::{CodegenFilter, CodegenQuery};
+    use evalboard_app::protocol::{ScreenFilter, ScreenQuery};
     let st = codegen_state();
     for query in [
-        CodegenQuery::Overview { dark: true },
-        CodegenQuery::Items {
-            filter: CodegenFilter::default(),
+        ScreenQuery::Overview { dark: true },
+        ScreenQuery::Items {
+            filter: ScreenFilter::default(),
             offset: 0,
             limit: 10,
         },
-        CodegenQuery::Message {
-            session: 0,
-            index: 0,
-        },
+        ScreenQuery::Item { at: (0, 0) },
     ] {
         let view = evalboard_app::codegen::view(&st, &query);
-        let back = round_trip(&Response::Codegen {
+        let back = round_trip(&Response::Screen {
             req: 4,
             run_id: 2,
             view: Box::new(view.clone()),
         });
         match back {
-            Response::Codegen { view: v, .. } => assert_eq!(*v, view),
+            Response::Screen { view: v, .. } => assert_eq!(*v, view),
             other => panic!("wrong variant: {other:?}"),
         }
-        let req = Request::Codegen {
+        let req = Request::Screen {
             req: 1,
             run_id: 2,
             query,
@@ -502,20 +500,26 @@ fn codegen_views_round_trip_with_real_engine_output() {
 
 #[wasm_bindgen_test]
 fn codegen_message_renders_code_question_and_errors_as_text() {
-    use evalboard_app::protocol::CodegenQuery;
-    use evalboard_app::ui::codegen::CodegenMessage;
+    use evalboard_app::protocol::{Block, ScreenQuery};
     let st = codegen_state();
-    let m = evalboard_app::codegen::view(
-        &st,
-        &CodegenQuery::Message {
-            session: 0,
-            index: 0,
-        },
-    )
-    .message
-    .expect("the message");
-    let code = m.first_code.clone().expect("replaced by the recovery");
-    let host = mount(move || view! { <CodegenMessage message=m/> }.into_any());
+    let m = evalboard_app::codegen::view(&st, &ScreenQuery::Item { at: (0, 0) })
+        .item
+        .expect("the message");
+    // The first generation, as the worker sends it (inside its collapsed group).
+    let code = m
+        .blocks
+        .iter()
+        .find_map(|b| match b {
+            Block::Group { key, blocks, .. } if key == "first-code" => {
+                blocks.iter().find_map(|b| match b {
+                    Block::Code { code, .. } => Some(code.clone()),
+                    _ => None,
+                })
+            }
+            _ => None,
+        })
+        .expect("replaced by the recovery");
+    let host = mount(move || evalboard_app::ui::screen::blocks(m.blocks));
     assert!(host.query_selector("img").expect("query").is_none());
     assert!(host.query_selector("script").expect("query").is_none());
     let text = host.text_content().unwrap_or_default();

@@ -116,7 +116,7 @@ fn table(t: Table) -> impl IntoView {
 }
 
 /// Renders blocks in order (a group's blocks inside it).
-fn blocks(list: Vec<Block>) -> AnyView {
+pub fn blocks(list: Vec<Block>) -> AnyView {
     list.into_iter()
         .map(|b| match b {
             Block::Cards { primary, cards } => view! {
