@@ -235,7 +235,14 @@ fn overview(st: &Loaded, dark: bool, v: &mut ScreenView) {
             "recovery_success_rate",
             "Recovery rate",
             pct(s.recovery_success_rate),
-            "successful recoveries / errors encountered".into(),
+            match s.recovery_success_rate {
+                Some(r) if r > 1.0 => format!(
+                    "above 100%: {} recoveries over {} errors counted — see the note above",
+                    int(s.successful_recoveries),
+                    int(s.errors_encountered)
+                ),
+                _ => "successful recoveries / errors encountered".into(),
+            },
         ),
     ];
     let funnel = views::funnel(&st.messages);
@@ -283,6 +290,41 @@ fn overview(st: &Loaded, dark: bool, v: &mut ScreenView) {
     let pair = |key: &str, blocks: Vec<Block>| group(key, "pair", None, blocks);
     if st.originals_only() {
         v.blocks.push(note("not-recorded", "note", NOT_RECORDED));
+    }
+    // The cards and the funnel count errors differently under some profiles: said, not left to
+    // be found (issue 17.7); an impossible rate is flagged where it stands.
+    let funnel_errors: u64 = funnel.iter().map(|r| r.errors).sum();
+    if funnel_errors != s.errors_encountered {
+        v.blocks.push(note(
+            "errors-differ",
+            "note",
+            format!(
+                "The recovery funnel counts {} first executions that failed; the Errors \
+                 encountered card counts {} ({}). Both are right: they count different things.",
+                int(funnel_errors),
+                int(s.errors_encountered),
+                match (p, st.originals_only()) {
+                    (Profile::DocV1, false) => "first executions that failed, re-scored",
+                    _ => "has_error as scored, so an error a recovery fixed is not counted",
+                }
+            ),
+        ));
+    }
+    if let Some(r) = s.recovery_success_rate.filter(|r| *r > 1.0) {
+        v.blocks.push(note(
+            "impossible-rate",
+            "warn",
+            format!(
+                "A recovery rate of {} is impossible as a rate: the {} profile divides {} \
+                 successful recoveries by {} errors encountered, and errors that a recovery \
+                 fixed are not counted as encountered. The ISE547 code computes it this way; \
+                 the doc-v1 profile counts every failed first execution.",
+                pct(Some(r)),
+                p.name(),
+                int(s.successful_recoveries),
+                int(s.errors_encountered)
+            ),
+        ));
     }
     v.blocks.push(Block::Cards {
         primary: "average_overall_score".into(),

@@ -53,6 +53,15 @@ pub fn RunHeader() -> impl IntoView {
                 ]
             };
             parts.extend([format::plural(i.files.len() as u64, "file", "files")]);
+            // Files left out change what the numbers cover: said on every screen of the run.
+            let skipped = i
+                .files
+                .iter()
+                .filter(|f| f.status == evalboard_engine::accounting::FileStatus::Skipped)
+                .count() as u64;
+            if skipped > 0 {
+                parts.push(format!("{} skipped (see Load report)", skipped));
+            }
             if !i.diagnostics.is_empty() {
                 parts.push(format::plural(
                     i.diagnostics.len() as u64,

@@ -97,6 +97,15 @@ pub(crate) fn classify_text(f: &InputFile) -> Result<(FileKind, &str), String> {
     kind_of(f).map(|kind| (kind, text))
 }
 
+/// What a JSON parse error says, without serde_json's own "at line L column C" suffix.
+fn json_error_words(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(at) => text[..at].to_string(),
+        None => text,
+    }
+}
+
 /// The kind of a file that is UTF-8 text.
 pub(crate) fn kind_of(f: &InputFile) -> Result<FileKind, String> {
     let name = f.file_name().to_ascii_lowercase();
@@ -125,6 +134,24 @@ pub(crate) fn kind_of(f: &InputFile) -> Result<FileKind, String> {
         if f.path.contains("traces/") {
             return Ok(FileKind::Fa2Trace);
         }
+        // A file that is not JSON at all (cut off, hand-edited) says where it breaks; only valid
+        // JSON of another shape is "an unknown shape" (serde_json stops at 128 levels deep).
+        if let Err(e) = serde_json::from_slice::<serde::de::IgnoredAny>(b) {
+            let words = json_error_words(&e);
+            if words.contains("recursion limit") {
+                return Err(format!(
+                    "JSON nested more than 128 levels deep (at line {}, column {}): not a file \
+                     evalboard reads",
+                    e.line(),
+                    e.column()
+                ));
+            }
+            return Err(format!(
+                "invalid JSON at line {}, column {}: {words}",
+                e.line(),
+                e.column()
+            ));
+        }
         return Err("JSON file of an unknown shape (not a trace, results.json or dataset)".into());
     }
     if name.ends_with(".csv") {
@@ -143,4 +170,25 @@ pub(crate) fn kind_of(f: &InputFile) -> Result<FileKind, String> {
         return Err("hidden file".into());
     }
     Err("not an evaluation file (expected .json, .jsonl or .csv)".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn why(name: &str, text: &str) -> String {
+        kind_of(&InputFile::new(name, text.as_bytes().to_vec())).expect_err("not a QA file")
+    }
+
+    #[test]
+    fn a_broken_json_file_says_where_it_breaks() {
+        assert_eq!(
+            why("run/results.json", "{\"a\": [1, 2,\n"),
+            "invalid JSON at line 2, column 0: EOF while parsing a list"
+        );
+        assert!(why("x.json", "{\"a\": 1} trailing").starts_with("invalid JSON at line 1, column 10"));
+        assert!(why("x.json", &("[".repeat(200) + &"]".repeat(200)))
+            .starts_with("JSON nested more than 128 levels deep"));
+        assert!(why("x.json", "{\"a\": 1}").contains("unknown shape"));
+    }
 }
