@@ -184,9 +184,11 @@ mod tests {
     fn a_broken_json_file_says_where_it_breaks() {
         assert_eq!(
             why("run/results.json", "{\"a\": [1, 2,\n"),
-            "invalid JSON at line 2, column 0: EOF while parsing a list"
+            "invalid JSON at line 2, column 0: EOF while parsing a value"
         );
-        assert!(why("x.json", "{\"a\": 1} trailing").starts_with("invalid JSON at line 1, column 10"));
+        assert!(
+            why("x.json", "{\"a\": 1} trailing").starts_with("invalid JSON at line 1, column 10")
+        );
         assert!(why("x.json", &("[".repeat(200) + &"]".repeat(200)))
             .starts_with("JSON nested more than 128 levels deep"));
         assert!(why("x.json", "{\"a\": 1}").contains("unknown shape"));
