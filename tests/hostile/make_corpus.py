@@ -53,7 +53,7 @@ def main():
          ["line skipped"],
          {"run.jsonl": lines(GOOD[0], "[" * 100_000 + "]" * 100_000, GOOD[1], GOOD[2])})
     case("deep_json_object", "a results.json nested 50,000 objects deep", "failed",
-         ["nested more than 128 levels deep"],
+         ["unknown shape"],
          {"results.json": '{"a":' * 50_000 + "1" + "}" * 50_000})
     code_line = lambda code: json.dumps({"session_id": "s", "model": "m", "question": "q", "code": code,
                                          "execution_result": {"type": "number", "data": 1}})
