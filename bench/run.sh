@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # evalboard benchmark: synthetic runs → native timing (100k traces, 100k JSONL, 1M JSONL; input in
 # memory, and streamed from disk as the CLI loads it), the Python baseline on the same trace
-# folder, and the wasm engine in headless Chromium (dist/ worker).
+# folder, and the wasm engine in headless Chromium (dist/ worker); then a 10k-sample Inspect AI
+# `.eval` log natively, in wasm and through inspect_ai's own reader.
+#
+# `bench/run.sh` runs every section (`make bench`); `bench/run.sh evallog` only the eval-log one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+SECTION=${1:-all}
 OUT=bench/out
 mkdir -p "$OUT"
 cargo build --release --locked -p evalboard-bench -q
-B=target/release/evalboard-bench
+TARGET=${CARGO_TARGET_DIR:-target}
+B=$TARGET/release/evalboard-bench
+
+if [ "$SECTION" = all ]; then
 [ -d "$OUT/traces100k" ] || $B gen traces 100000 "$OUT/traces100k"
 [ -f "$OUT/run100k.jsonl" ] || $B gen jsonl 100000 "$OUT/run100k.jsonl"
 [ -f "$OUT/run1m.jsonl" ] || $B gen jsonl 1000000 "$OUT/run1m.jsonl"
@@ -64,7 +71,7 @@ PY
 
 echo "== the CLI's peak memory against its input (issue 18: score and diff within 2x their inputs' total size)"
 cargo build --release --locked -p evalboard-cli -q
-python3 bench/cli_memory.py target/release/evalboard "$OUT/run1m.jsonl" | tee "$OUT/cli-memory.jsonl"
+python3 bench/cli_memory.py "$TARGET/release/evalboard" "$OUT/run1m.jsonl" | tee "$OUT/cli-memory.jsonl"
 
 echo "== wasm (the dashboard's worker, headless Chromium) against native one thread: 4 rounds of 2 native runs (4 KB pages, as the CLI runs), 2 with huge pages allowed, and 3 wasm loads (each into a fresh worker)"
 if [ -d dist ]; then
@@ -100,4 +107,83 @@ print(f"wasm / native with huge pages: median / median {med(w) / med(t):.2f}, fa
 PY
 else
   echo "dist/ missing: run 'make dist' first for the wasm numbers"
+fi
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = evallog ]; then
+echo "== eval logs: a 10k-sample Inspect .eval (written by inspect_ai), read + scored natively (in memory on one thread as the worker does; loaded as 'evalboard score' does), in wasm (the dashboard's worker), and read by inspect_ai.log.read_eval_log; 3 interleaved rounds"
+# The log is written by inspect_ai itself (bench/gen_inspect_log.py) from a real 10-sample
+# gpt-4o-mini log of inspect_ai's own tests (../shared/data, FORMATS.md §1), its samples replicated
+# to 10 000 with distinct ids and varied text. inspect_ai is installed from PyPI into a venv under
+# bench/out for the bench only: evalboard never runs Python.
+SRC=../shared/data/eval-formats/inspect_ai/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval
+LOG=$OUT/inspect10k.eval
+VENV=$OUT/venv
+INSPECT_AI=${INSPECT_AI:-inspect-ai==0.3.285}
+if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import inspect_ai' 2>/dev/null; then
+  python3 -m venv "$VENV" && "$VENV/bin/pip" install -q "$INSPECT_AI" ||
+    echo "pip could not install $INSPECT_AI: no Python baseline, and no log unless $LOG exists"
+fi
+HAVE_INSPECT=0
+"$VENV/bin/python" -c 'import inspect_ai' 2>/dev/null && HAVE_INSPECT=1
+if [ ! -f "$LOG" ] && [ "$HAVE_INSPECT" = 1 ] && [ -f "$SRC" ]; then
+  "$VENV/bin/python" bench/gen_inspect_log.py "$SRC" 10000 "$LOG"
+fi
+if [ ! -f "$LOG" ]; then
+  echo "no $LOG (needs inspect_ai and $SRC): eval-log section skipped"
+else
+  : > "$OUT/evallog-native.jsonl"
+  : > "$OUT/evallog-python.jsonl"
+  for r in 1 2 3; do
+    $B time "$LOG" | tee -a "$OUT/evallog-native.jsonl"
+    $B time "$LOG" --stream | tee -a "$OUT/evallog-native.jsonl"
+    if [ "$HAVE_INSPECT" = 1 ]; then
+      "$VENV/bin/python" bench/inspect_baseline.py "$LOG" | tee -a "$OUT/evallog-python.jsonl"
+    fi
+  done
+  : > "$OUT/evallog-wasm.jsonl"
+  if [ -d dist ]; then
+    node bench/wasm.mjs "$LOG" "$OUT/evallog-native.jsonl" 3 | tee "$OUT/evallog-wasm.jsonl"
+  else
+    echo "dist/ missing: run 'make dist' first for the wasm numbers"
+  fi
+  python3 - "$OUT" <<'PY'
+import json, statistics, sys
+out = sys.argv[1]
+rows = lambda name: [json.loads(l) for l in open(f"{out}/{name}") if l.strip()]
+med = statistics.median
+native = rows("evallog-native.jsonl")
+mem = [r for r in native if r["mode"] == "in-memory"]
+cli = [r for r in native if r["mode"] == "stream"]
+py = rows("evallog-python.jsonl")
+wasm = [r for r in rows("evallog-wasm.jsonl") if not r.get("summary")]
+MB = 1e6
+n = mem[-1]
+engine = med([r["parse_s"] + r["score_s"] for r in mem])
+print(f"inspect10k.eval: {n['samples']} samples, {n['input_bytes'] / MB:.1f} MB ({n['members']} members, "
+      f"{n['uncompressed_bytes'] / MB:.1f} MB uncompressed); recorded vs recomputed headline mismatches: {n['mismatches']}")
+print(f"  native, in memory, 1 thread (as the worker): read + score median {engine:.3f}s of {len(mem)} "
+      f"({min(r['total_s'] for r in mem):.3f}-{max(r['total_s'] for r in mem):.3f}s), {n['samples'] / engine:.0f} samples/s; "
+      f"finding + decompressing + CRC-checking the members alone, a second pass: {med([r['inflate_s'] for r in mem]):.3f}s; "
+      f"peak memory {med([r['peak_bytes'] for r in mem]) / MB:.0f} MB "
+      f"({med([r['peak_over_input'] for r in mem]):.2f}x the .eval, {med([r['peak_over_uncompressed'] for r in mem]):.2f}x its members uncompressed)")
+print(f"  native, as 'evalboard score' loads it (from disk): median {med([r['total_s'] for r in cli]):.3f}s, "
+      f"peak memory {med([r['peak_bytes'] for r in cli]) / MB:.0f} MB ({med([r['peak_over_input'] for r in cli]):.2f}x the .eval)")
+if wasm:
+    w = med([r["engine_ms"] for r in wasm]) / 1000
+    print(f"  wasm (dashboard worker, fresh worker per load): read + score median {w:.3f}s of {len(wasm)} "
+          f"({min(r['engine_ms'] for r in wasm) / 1000:.3f}-{max(r['engine_ms'] for r in wasm) / 1000:.3f}s); whole Load "
+          f"(file read, SHA-256, read + score) {med([r['worker_ms'] for r in wasm]) / 1000:.3f}s; "
+          f"wasm memory {med([r['wasm_memory_bytes'] for r in wasm]) / MB:.0f} MB ({med([r['memory_over_input'] for r in wasm]):.2f}x the .eval)")
+    print(f"  wasm / native (read + score, median / median): {w / engine:.2f}")
+if py:
+    p = med([r["total_s"] for r in py])
+    print(f"  python inspect_ai {py[-1]['inspect_ai']} read_eval_log: median {p:.3f}s of {len(py)} "
+          f"({min(r['total_s'] for r in py):.3f}-{max(r['total_s'] for r in py):.3f}s), peak memory "
+          f"{med([r['peak_bytes'] for r in py]) / MB:.0f} MB; header_only=True {med([r['header_only_s'] for r in py]):.3f}s")
+    ratios = [q["total_s"] / (m["parse_s"] + m["score_s"]) for q, m in zip(py, mem)]
+    print(f"  python / native (read_eval_log vs read + score in memory, round by round): median {med(ratios):.1f}x "
+          f"({min(ratios):.1f}-{max(ratios):.1f}x); vs 'evalboard score' loading it: {p / med([r['total_s'] for r in cli]):.1f}x")
+PY
+fi
 fi

@@ -1,6 +1,9 @@
 // Times the wasm engine (the dashboard's Web Worker, built in dist/) on a run file in headless
 // Chromium: posts a Load request with the file's bytes and reads the worker's own timing.
 // Usage: node bench/wasm.mjs RUN.jsonl [native.jsonl] [REPS (default 3)] [--blank] [--same-worker] [--buffer]
+// RUN may be any file the dashboard reads: an Inspect `.eval` log is timed the same way, its
+// `engine_ms` the worker's "parse + score" stage (an eval log is read and scored in one step);
+// `turns` is then its samples (RunInfo.n_turns: a run's items).
 //
 // By default the loads happen as a user's drops do: on the dashboard (demo workspace dismissed),
 // a second after it opened, each into a fresh worker of the same page — V8 shares a module's
@@ -131,7 +134,7 @@ try {
   const outs = result.map((r) => {
     const info = r.msg.info || {};
     const out = {
-      file, turns: info.n_turns, worker_ms: info.load_ms, wall_ms: r.wall_ms,
+      file, family: info.family, turns: info.n_turns, worker_ms: info.load_ms, wall_ms: r.wall_ms,
       // From `new Worker` to its Ready: fetching and compiling the wasm, and the warm-up.
       worker_ready_ms: r.ready_ms,
       turns_per_s: info.n_turns / (info.load_ms / 1000), wasm_memory_bytes: info.wasm_memory_bytes ?? null,
@@ -143,6 +146,8 @@ try {
     const stages = Object.fromEntries(info.stage_ms || []);
     out.stage_ms = stages;
     if (stages.parse !== undefined && stages.score !== undefined) out.engine_ms = stages.parse + stages.score;
+    // An eval log (an Inspect .eval, lm-eval, …) is read and scored in one step.
+    else if (stages['parse + score'] !== undefined) out.engine_ms = stages['parse + score'];
     if (native) {
       out.worker_load_over_native_total = (info.load_ms / 1000) / native.total_s;
       if (out.engine_ms !== undefined) out.wasm_over_native = (out.engine_ms / 1000) / native.engine_s;

@@ -9,6 +9,13 @@
 //!                                        and parsed at once on every core, big JSONL in blocks,
 //!                                        so the input is never in memory whole), then score
 //!                                        and aggregate; same JSON line, timings from disk
+//! `evalboard-bench time LOG.eval [--stream]` — an evaluation-tool log (an Inspect `.eval`):
+//!                                        read into memory (timed apart), then read + scored
+//!                                        through `engine::run` on one thread as the dashboard's
+//!                                        worker does; `--stream` loads it as `evalboard score`
+//!                                        does (`fsio::load_run`, `split_logs`, every log read and
+//!                                        scored), timings from disk. One JSON line (samples/s,
+//!                                        peak memory / input, the members' inflate time apart)
 
 /// The CLI's allocator (see crates/cli/src/main.rs), so the bench measures what the CLI does.
 #[global_allocator]
@@ -18,6 +25,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use evalboard_engine::family::{detect_family, Family};
+use evalboard_engine::input::RunInput;
 use evalboard_engine::numeric_qa::aggregate::doc;
 use evalboard_engine::numeric_qa::model::ReadDetail;
 use evalboard_engine::numeric_qa::read;
@@ -230,6 +239,9 @@ fn time(path: &Path, mode: Mode) -> Result<(), String> {
             // The CLI's reader (every file, on every core).
             let input = evalboard_cli::fsio::read_run(path).map_err(|e| format!("{e:#}"))?;
             let read_s = t_read0.elapsed().as_secs_f64();
+            if detect_family(&input) == Family::EvalLog {
+                return time_log(path, LogInput::InMemory { input, read_s }, base_rss);
+            }
             let input_bytes: u64 = input.files.iter().map(|f| f.bytes.len() as u64).sum();
             let t0 = Instant::now();
             let run =
@@ -243,8 +255,11 @@ fn time(path: &Path, mode: Mode) -> Result<(), String> {
             let t0 = Instant::now();
             let loaded = evalboard_cli::fsio::load_run(path, ReadDetail::Doc)
                 .map_err(|e| format!("{e:#}"))?;
-            let evalboard_cli::fsio::Loaded::Qa { name, reads } = loaded else {
-                return Err(format!("{}: not a numeric QA run", path.display()));
+            let (name, reads) = match loaded {
+                evalboard_cli::fsio::Loaded::Qa { name, reads } => (name, reads),
+                evalboard_cli::fsio::Loaded::Other(input) => {
+                    return time_log(path, LogInput::Loaded { input, t0 }, base_rss);
+                }
             };
             let run = read::assemble_qa_run(&name, reads, None).map_err(|e| e.message)?;
             (
@@ -279,6 +294,105 @@ fn time(path: &Path, mode: Mode) -> Result<(), String> {
             "threads": threads,
             "peak_rss_bytes": peak, "peak_over_input": engine_peak as f64 / input_bytes.max(1) as f64,
             "numerical_accuracy": stats.numerical_accuracy,
+        })
+    );
+    Ok(())
+}
+
+/// How [`time_log`] got the log.
+enum LogInput {
+    /// Read into memory by the CLI's reader first, in `read_s` (not part of the timing).
+    InMemory { input: RunInput, read_s: f64 },
+    /// Loaded as `evalboard score` loads a run ([`evalboard_cli::fsio::load_run`]) from `t0`:
+    /// the timing includes reading the file.
+    Loaded { input: RunInput, t0: Instant },
+}
+
+/// Times reading + scoring an evaluation-tool log (an Inspect `.eval`) through `engine::run`
+/// and prints one JSON line. In memory, it is read on one thread as the dashboard's worker
+/// reads it; loaded, as `evalboard score LOG` does: each log of the input split apart
+/// ([`evalboard_engine::evallog::score::split_logs`]), its family detected, read and scored.
+/// An eval log is read and scored on one thread either way (its reader has no parallel path).
+/// The members' decompression alone is timed afterwards (`inflate_s`, a second pass, outside
+/// the peak memory and the total).
+fn time_log(path: &Path, how: LogInput, base_rss: u64) -> Result<(), String> {
+    use evalboard_engine::run::{self, ReadOptions, Settings};
+    let settings = Settings::default();
+    let (inputs, read_s, t0, mode, threads) = match how {
+        LogInput::InMemory { input, read_s } => {
+            (vec![input], read_s, Instant::now(), "in-memory", 1)
+        }
+        LogInput::Loaded { input, t0 } => (
+            evalboard_engine::evallog::score::split_logs(input),
+            0.0,
+            t0,
+            "stream",
+            evalboard_cli::fsio::threads(),
+        ),
+    };
+    // The archives' bytes, for the inflate pass below.
+    let mut archives: Vec<Vec<u8>> = Vec::new();
+    let (mut parse_s, mut score_s) = (0.0, 0.0);
+    let (mut samples, mut mismatches, mut diagnostics) = (0usize, 0usize, 0usize);
+    let mut headline = None;
+    let mut input_bytes = 0u64;
+    for input in inputs {
+        let t = Instant::now();
+        let family = detect_family(&input);
+        if family != Family::EvalLog {
+            return Err(format!("{}: not an evaluation-tool log", path.display()));
+        }
+        let read = run::read_as(family, &input, None, ReadOptions::default())
+            .map_err(|e| format!("{}: {}", path.display(), e.message))?;
+        parse_s += t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let scored = run::score(read, &settings, threads);
+        score_s += t.elapsed().as_secs_f64();
+        let r = scored.as_ref();
+        samples += r.counts().1;
+        diagnostics += r.diagnostics().len();
+        headline = headline.or(r.headline_value());
+        if let run::ScoredRun::EvalLog(l) = &scored {
+            mismatches += evalboard_engine::evallog::score::mismatches(&l.log.run).len();
+        }
+        for f in input.files {
+            input_bytes += f.bytes.len() as u64;
+            if f.bytes.starts_with(b"PK") {
+                archives.push(f.bytes);
+            }
+        }
+    }
+    let total = t0.elapsed().as_secs_f64();
+    let peak = peak_rss().unwrap_or(0);
+    let engine_peak = peak.saturating_sub(base_rss);
+    // Decompressing every member alone (ruzstd / miniz_oxide, with the CRC check), as the
+    // reader does: what of `parse_s` is inflating rather than JSON.
+    let t = Instant::now();
+    let (mut members, mut uncompressed) = (0usize, 0u64);
+    for bytes in &archives {
+        use evalboard_engine::evallog::archive::{Archive, Limits};
+        let archive = Archive::parse(bytes, Limits::default())?;
+        for name in archive.names() {
+            if let Some(e) = archive.get(name) {
+                uncompressed += archive.read(e)?.len() as u64;
+                members += 1;
+            }
+        }
+    }
+    let inflate_s = t.elapsed().as_secs_f64();
+    println!(
+        "{}",
+        serde_json::json!({
+            "path": path.display().to_string(), "family": "eval-log", "mode": mode,
+            "samples": samples, "input_bytes": input_bytes,
+            "members": members, "uncompressed_bytes": uncompressed,
+            "read_s": read_s, "parse_s": parse_s, "score_s": score_s, "total_s": total,
+            "read_plus_total_s": read_s + total, "samples_per_s": samples as f64 / total,
+            "inflate_s": inflate_s, "threads": threads,
+            "peak_rss_bytes": peak, "peak_bytes": engine_peak,
+            "peak_over_input": engine_peak as f64 / input_bytes.max(1) as f64,
+            "peak_over_uncompressed": engine_peak as f64 / uncompressed.max(1) as f64,
+            "headline": headline, "mismatches": mismatches, "diagnostics": diagnostics,
         })
     );
     Ok(())
@@ -338,7 +452,8 @@ fn main() {
             Ok(())
         }
         _ => Err(
-            "usage: evalboard-bench gen jsonl|traces N OUT | time PATH [--threads N | --stream]"
+            "usage: evalboard-bench gen jsonl|traces N OUT | time PATH [--threads N | --stream] \
+             (PATH a run folder, a QA JSONL file or an evaluation-tool log such as an Inspect .eval)"
                 .into(),
         ),
     };
