@@ -128,6 +128,51 @@ pub fn feature_label(key: &str) -> &str {
     }
 }
 
+/// A decimal number written with more than `places` decimals (`15.686274509803921`), rounded
+/// half up to `places` on its digits (`15.6863`), so a table cell shows it whole; anything else
+/// (text, a percentage, an exponent, few decimals) is returned as it is. Works on the text: the
+/// page links no float parser (docs/dashboard.md § Size).
+pub fn round_decimals(s: &str, places: usize) -> String {
+    let t = s.trim();
+    let (sign, body) = match t.strip_prefix('-') {
+        Some(b) => ("-", b),
+        None => ("", t),
+    };
+    let Some((int, frac)) = body.split_once('.') else {
+        return s.to_string();
+    };
+    let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+    if !digits(int) || !digits(frac) || frac.len() <= places {
+        return s.to_string();
+    }
+    let mut kept: Vec<u8> = int.bytes().chain(frac.bytes().take(places)).collect();
+    if frac.as_bytes()[places] >= b'5' {
+        // Carry from the last kept digit leftwards.
+        let mut i = kept.len();
+        loop {
+            if i == 0 {
+                kept.insert(0, b'1');
+                break;
+            }
+            i -= 1;
+            if kept[i] == b'9' {
+                kept[i] = b'0';
+            } else {
+                kept[i] += 1;
+                break;
+            }
+        }
+    }
+    let n_int = kept.len() - places;
+    let (a, b) = kept.split_at(n_int);
+    let a = String::from_utf8_lossy(a);
+    if places == 0 {
+        format!("{sign}{a}")
+    } else {
+        format!("{sign}{a}.{}", String::from_utf8_lossy(b))
+    }
+}
+
 /// Shortens text to `max` characters (on a char boundary) with an ellipsis.
 pub fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
@@ -190,6 +235,19 @@ mod tests {
         check(ms(850.4), "850 ms");
         check(ms(1234.0), "1.2 s");
         check(ms(f64::NAN), "—");
+    }
+
+    #[test]
+    fn long_decimals_are_rounded_on_their_digits() {
+        assert_eq!(round_decimals("15.686274509803921", 4), "15.6863");
+        assert_eq!(round_decimals("-24.049999999", 4), "-24.0500");
+        assert_eq!(round_decimals("9.99996", 4), "10.0000");
+        assert_eq!(round_decimals("0.4245723172", 4), "0.4246");
+        for same in [
+            "3205.8", "14.1%", "1e-9", "abc", "", "1.2.3", "12", "-", ".5", "5.",
+        ] {
+            assert_eq!(round_decimals(same, 4), same);
+        }
     }
 
     #[test]

@@ -344,9 +344,9 @@ pub struct SeriesView {
     pub meta: Vec<evalboard_engine::run_meta::MetaRow>,
 }
 
-/// Each headline metric across the runs of a series, from its consecutive comparisons: run 0
-/// from the first step's baseline, run `i + 1` from step `i`'s candidate. The worker charts it
-/// and the page tabulates it.
+/// Each headline rate across the runs of a series, from its consecutive comparisons: run 0
+/// from the first step's baseline, run `i + 1` from step `i`'s candidate (rates only: the chart
+/// and the table read 0–1). The worker charts it and the page tabulates it.
 pub fn series_metrics(steps: &[CompareView]) -> Vec<(String, Vec<Option<f64>>)> {
     let Some(first) = steps.first() else {
         return Vec::new();
@@ -354,6 +354,7 @@ pub fn series_metrics(steps: &[CompareView]) -> Vec<(String, Vec<Option<f64>>)> 
     first
         .metrics
         .iter()
+        .filter(|m| m.unit == evalboard_engine::compare::Unit::Rate)
         .map(|m| {
             let mut values = vec![m.baseline];
             values.extend(steps.iter().map(|s| {

@@ -20,6 +20,7 @@ use crate::protocol::{
 use crate::ui::client;
 use crate::ui::store::{use_store, Store};
 use crate::ui::widgets::{Chart, DataTable};
+use evalboard_engine::compare::Unit;
 
 const FLIPS: [(&str, &str); 7] = [
     ("regressed", "Regressed (correct → wrong)"),
@@ -127,8 +128,14 @@ pub fn CompareView() -> impl IntoView {
                 <select name=if slot == 0 { "base".to_string() } else if slot == 1 { "cand".to_string() } else { format!("also{}", slot - 2) }
                     on:change=move |ev| pick(slot, event_target_value(&ev))>
                     {move || {
-                        let chosen = series.get().and_then(|s| s.get(slot).map(|r| r.1.clone()));
-                        runs.get().into_iter().map(|(_, name, family)| {
+                        let s = series.get();
+                        let chosen = s.as_ref().and_then(|s| s.get(slot).map(|r| r.1.clone()));
+                        // After the baseline, only runs of its family (runs compare within a
+                        // family), and whatever the link chose.
+                        let base = s.as_ref().and_then(|s| s.first().map(|r| r.2)).filter(|_| slot > 0);
+                        runs.get().into_iter().filter(|(_, name, family)| {
+                            base.is_none_or(|b| b == *family) || chosen.as_deref() == Some(name.as_str())
+                        }).map(|(_, name, family)| {
                             let sel = chosen.as_deref() == Some(name.as_str());
                             view! { <option value=name.clone() selected=sel>{format!("{name} ({family})")}</option> }
                         }).collect_view()
@@ -184,6 +191,17 @@ pub fn CompareView() -> impl IntoView {
                     "+ Add a run to the series"
                 </button>
             </div>
+            {move || {
+                let base = series.get().and_then(|s| s.first().map(|r| r.2))?;
+                let others = runs.with(|rs| rs.iter().filter(|r| r.2 != base).count() as u64);
+                (others > 0).then(|| view! {
+                    <p class="eb-section__hint" data-testid="other-families">{format!(
+                        "{} of other families not offered after the baseline: runs compare within a family ({} here).",
+                        format::plural(others, "run", "runs"),
+                        base
+                    )}</p>
+                })
+            }}
             {move || match (series.get(), current.get()) {
                 (None, _) => view! { <p class="eb-state">"Load two runs of the same family to compare them."</p> }.into_any(),
                 (_, None) => view! { <p class="eb-state eb-state--quiet">"Comparing…"</p> }.into_any(),
@@ -312,6 +330,15 @@ fn p_text(p: f64) -> String {
     evalboard_engine::compare::p_value_text(p)
 }
 
+/// A change with its sign (`+` / `−`), the magnitude shown by `show`.
+fn signed(d: Option<f64>, show: fn(f64) -> String) -> String {
+    match d {
+        Some(x) if x < 0.0 => format!("−{}", show(-x)),
+        Some(x) => format!("+{}", show(x)),
+        None => format::NONE.into(),
+    }
+}
+
 fn signed_pp(x: Option<f64>) -> String {
     x.map(|d| format!("{:+.1} pp", d * 100.0))
         .unwrap_or_else(|| format::NONE.into())
@@ -382,8 +409,17 @@ fn body(store: Store, v: View) -> impl IntoView {
             <tbody>
                 {v.metrics.iter().map(|m| {
                     let d = m.baseline.zip(m.candidate).map(|(b, c)| c - b);
-                    view! { <tr><th scope="row">{m.label.clone()}</th><td class="eb-num">{format::pct(m.baseline)}</td>
-                        <td class="eb-num">{format::pct(m.candidate)}</td><td class="eb-num">{signed_pp(d)}</td></tr> }
+                    // Each metric in its own unit: a rate as a percentage and its change in
+                    // points, a count, dollars or seconds with a signed change.
+                    let (shown, delta): (fn(Option<f64>) -> String, String) = match m.unit {
+                        Unit::Rate => (format::pct, signed_pp(d)),
+                        Unit::Score => (|x| format::dec(x, 4), signed(d, |x| format!("{x:.4}"))),
+                        Unit::Count => (format::tokens, signed(d, |x| format::tokens(Some(x)))),
+                        Unit::Usd => (format::usd, signed(d, |x| format::usd(Some(x)))),
+                        Unit::Seconds => (|x| format!("{} s", format::dec(x, 2)), signed(d, |x| format!("{x:.2} s"))),
+                    };
+                    view! { <tr data-metric-row=m.key.clone()><th scope="row">{m.label.clone()}</th><td class="eb-num">{shown(m.baseline)}</td>
+                        <td class="eb-num">{shown(m.candidate)}</td><td class="eb-num">{delta}</td></tr> }
                 }).collect_view()}
                 <tr><th scope="row">"Unchanged (correct / wrong)"</th><td class="eb-num" colspan="3">{format!("{} / {}", format::int(f.unchanged_correct), format::int(f.unchanged_wrong))}</td></tr>
                 <tr><th scope="row">"Only in baseline / candidate"</th><td class="eb-num" colspan="3">{format!("{} / {}", format::int(f.only_in_baseline), format::int(f.only_in_candidate))}</td></tr>

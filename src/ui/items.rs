@@ -366,6 +366,7 @@ pub fn ItemsView() -> impl IntoView {
                     <div class="eb-grid__empty">"No turns match these filters."</div>
                 </Show>
             </div>
+            <p class="eb-footnote" data-testid="scorer-legend">"Scorers: E exact · N numerical · S soft (within the tolerance) · U unit-agnostic · ± sign-agnostic · G general · F financial-agent-2; a green chip accepts the answer. Long numbers are rounded to 4 decimals: hover or open the turn for the whole answer."</p>
             <p class="eb-footnote">"↑/↓ move · Enter opens the conversation · click a header to sort."</p>
         </div>
     }
@@ -432,8 +433,8 @@ fn row_cells(pos: usize, r: ItemRow) -> impl IntoView {
         <div class="eb-grid__cell eb-mono eb-clip" role="gridcell" title=r.conversation_id.clone()>{r.conversation_id.clone()}</div>
         <div class="eb-grid__cell eb-num" role="gridcell">{r.turn_idx}</div>
         <div class="eb-grid__cell eb-clip" role="gridcell" title=r.question.clone()>{r.question.clone()}</div>
-        <div class="eb-grid__cell eb-num eb-mono eb-clip" role="gridcell" title=r.expected.clone()>{r.expected.clone()}</div>
-        <div class="eb-grid__cell eb-num eb-mono eb-clip" role="gridcell" title=r.predicted.clone()>{r.predicted.clone()}</div>
+        <div class="eb-grid__cell eb-num eb-mono eb-clip" role="gridcell" title=r.expected.clone()>{format::round_decimals(&r.expected, 4)}</div>
+        <div class="eb-grid__cell eb-num eb-mono eb-clip" role="gridcell" title=r.predicted.clone()>{format::round_decimals(&r.predicted, 4)}</div>
         <div class="eb-grid__cell" role="gridcell">
             <span class="eb-verdict" class:eb-verdict--ok=r.correct class:eb-verdict--bad=!r.correct>
                 {if r.correct { "correct" } else { "wrong" }}

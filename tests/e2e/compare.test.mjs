@@ -39,6 +39,14 @@ test('compare the demo runs: gpt-4o vs o3, regressions first, deep link, text-on
   const [b, c] = [cliStats(path.join(root, 'demo', 'gpt-4o')), cliStats(path.join(root, 'demo', 'o3'))];
   const metrics = await page.locator('[data-table="compare-metrics"]').innerText();
   assert.ok(metrics.includes(pct(b.numerical_accuracy)) && metrics.includes(pct(c.numerical_accuracy)), metrics);
+  // Tokens and cost are compared in their own units, with a signed change (issue 17.2).
+  const row = (k) => page.locator(`[data-metric-row="${k}"] td`).allInnerTexts();
+  const tokens = await row('total_tokens');
+  const int = (n) => n.toLocaleString('en-US');
+  assert.deepEqual(tokens.slice(0, 2), [int(b.total_tokens), int(c.total_tokens)]);
+  assert.match(tokens[2], /^[+−][\d,]+$/);
+  const cost = await row('total_cost_usd');
+  assert.ok(cost.every((x) => !x.includes('%')), cost.join(' | '));
   const reg = Number(await cardValue(page, 'regressed'));
   const imp = Number(await cardValue(page, 'improved'));
   // Every turn is paired (evaluation timeouts are wrong turns in both): Δcorrect = improved − regressed.

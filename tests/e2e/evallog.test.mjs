@@ -179,6 +179,10 @@ test('a recorded number the samples do not give is a visible warning; two lm-eva
   await page.selectOption('select[name="cand"]', 'lm_eval_candidate');
   await page.waitForFunction((n) => document.querySelector('[data-metric="regressed"] .eb-card__value')?.textContent === String(n), diff.regressed.length);
   assert.equal(await metric(page, 'improved'), String(diff.improved.length));
+  // The samples' accuracy and error rate beside the headline, each with its change.
+  for (const k of ['headline_score', 'accuracy', 'error_rate']) {
+    assert.equal(await page.locator(`[data-metric-row="${k}"]`).count(), 1, k);
+  }
   await shot(page, 'compare', true);
   assertClean(rec);
   await context.close();

@@ -39,6 +39,24 @@ test('every wrong turn says why, in the items table and the drawer; the drawer s
   // The demo's 15.686 vs 15.7%: percent vs fraction, named.
   assert.ok(whys.some((w) => w.startsWith('scale: 15.6863 is 100×')), whys.join('\n'));
   await shot(page, 'ux-items-why');
+  // At 1400 px the table fits (no sideways scroll), no number or verdict is cut, a long decimal
+  // is rounded with the whole answer on hover, and the scorer chips have a visible legend.
+  const fit = await page.evaluate(() => {
+    const g = document.querySelector('.eb-grid');
+    const cut = [];
+    for (const row of document.querySelectorAll('.eb-grid__row')) {
+      for (const i of [2, 4, 5, 6, 10, 11, 12]) {
+        const c = row.children[i];
+        if (c && c.scrollWidth > c.clientWidth + 1) cut.push(`${i}: ${c.textContent}`);
+      }
+    }
+    return { sideways: g.scrollWidth - g.clientWidth, cut };
+  });
+  assert.ok(fit.sideways <= 1, `the grid scrolls sideways by ${fit.sideways} px`);
+  assert.deepEqual(fit.cut, [], 'numbers and verdicts shown whole');
+  const rounded = page.locator('.eb-grid__row .eb-grid__cell[title="15.686274509803921"]');
+  assert.equal((await rounded.first().innerText()).trim(), '15.6863');
+  assert.match(await page.locator('[data-testid="scorer-legend"]').innerText(), /E exact · N numerical/);
   // A correct row has no reason.
   await page.selectOption('.eb-filters select >> nth=0', 'correct');
   await page.waitForFunction(() => location.hash.includes('verdict=correct'));

@@ -7,13 +7,47 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A headline metric (a 0–1 rate or score) in both runs of a comparison.
+/// A headline metric in both runs of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MetricDelta {
     pub key: String,
     pub label: String,
     pub baseline: Option<f64>,
     pub candidate: Option<f64>,
+    /// How its values read (a 0–1 rate unless it says otherwise).
+    #[serde(default)]
+    pub unit: Unit,
+}
+
+/// How a compared metric's values read: a 0–1 rate (shown as a percentage, its change in
+/// points), a score on its own scale, a count (tokens), dollars or seconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    #[default]
+    Rate,
+    Score,
+    Count,
+    Usd,
+    Seconds,
+}
+
+impl MetricDelta {
+    /// A metric of `unit` in both runs.
+    pub fn new(
+        key: &str,
+        label: &str,
+        unit: Unit,
+        (baseline, candidate): (Option<f64>, Option<f64>),
+    ) -> Self {
+        MetricDelta {
+            key: key.into(),
+            label: label.into(),
+            baseline,
+            candidate,
+            unit,
+        }
+    }
 }
 
 /// What a reader sees beside a paired item's verdicts: a group to filter by (category, model)

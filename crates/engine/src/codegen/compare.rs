@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use crate::compare::{
     compare_pairs, CompareOptions, ItemContext, ItemContexts, MetricDelta, PairedComparison,
-    PairedItem,
+    PairedItem, Unit,
 };
 
 use super::{Loaded, MetricsEntry, ScoredRun, Summary};
@@ -105,11 +105,8 @@ pub fn judged_by(scorer: &str) -> String {
 /// Execution success, the mean overall score and the recovery rate of both runs.
 pub fn metrics(b: &Loaded, c: &Loaded) -> Vec<MetricDelta> {
     let (sb, sc) = (b.summary().summary, c.summary().summary);
-    let m = |key: &str, label: &str, f: fn(&Summary) -> Option<f64>| MetricDelta {
-        key: key.into(),
-        label: label.into(),
-        baseline: f(&sb),
-        candidate: f(&sc),
+    let m = |key: &str, label: &str, f: fn(&Summary) -> Option<f64>| {
+        MetricDelta::new(key, label, Unit::Rate, (f(&sb), f(&sc)))
     };
     let exec = |s: &Summary| {
         (s.total_questions > 0).then(|| s.successful_executions as f64 / s.total_questions as f64)

@@ -12,7 +12,7 @@ use super::rescore::Rescorer;
 use super::score::{headline_of, rescored_verdicts, verdicts, ItemVerdict, ScoredLog};
 use crate::compare::{
     compare_pairs, CompareOptions, ItemContext, ItemContexts, MetricDelta, PairedComparison,
-    PairedItem,
+    PairedItem, Unit,
 };
 
 /// A baseline-vs-candidate comparison of two logs.
@@ -249,33 +249,82 @@ fn rescored_pairs(
 }
 
 /// The headline score of both runs, recomputed and as recorded, then (when either is re-scored)
-/// the re-scored value.
+/// the re-scored value; the accuracy and error rate of the samples, and their tokens, cost and
+/// mean latency where the logs record them.
 pub fn metrics(b: &ScoredLog, c: &ScoredLog) -> Vec<MetricDelta> {
     let recorded = |s: &ScoredLog| {
         let key = s.verdict_by.as_ref()?;
         headline_of(&s.log.run, key)?.recorded
     };
+    let both = |f: &dyn Fn(&ScoredLog) -> Option<f64>| (f(b), f(c));
     let mut out = vec![
-        MetricDelta {
-            key: "headline_score".into(),
-            label: "Headline score".into(),
-            baseline: b.recorded_headline_value(),
-            candidate: c.recorded_headline_value(),
-        },
-        MetricDelta {
-            key: "headline_recorded".into(),
-            label: "Headline score (recorded)".into(),
-            baseline: recorded(b),
-            candidate: recorded(c),
-        },
+        MetricDelta::new(
+            "headline_score",
+            "Headline score",
+            Unit::Score,
+            both(&|s| s.recorded_headline_value()),
+        ),
+        MetricDelta::new(
+            "headline_recorded",
+            "Headline score (recorded)",
+            Unit::Score,
+            both(&recorded),
+        ),
     ];
     if let Some(r) = b.rescored.as_ref().or(c.rescored.as_ref()) {
-        out.push(MetricDelta {
-            key: "rescored_score".into(),
-            label: format!("Re-scored ({})", r.id),
-            baseline: b.rescored_value(),
-            candidate: c.rescored_value(),
-        });
+        out.push(MetricDelta::new(
+            "rescored_score",
+            &format!("Re-scored ({})", r.id),
+            Unit::Score,
+            both(&|s| s.rescored_value()),
+        ));
+    }
+    let accuracy = |s: &ScoredLog| {
+        let v: Vec<bool> = s.items.iter().filter_map(|i| i.correct).collect();
+        (!v.is_empty()).then(|| v.iter().filter(|c| **c).count() as f64 / v.len() as f64)
+    };
+    let error_rate = |s: &ScoredLog| {
+        let n = s.log.run.samples.len();
+        (n > 0).then(|| s.n_errors() as f64 / n as f64)
+    };
+    out.push(MetricDelta::new(
+        "accuracy",
+        "Accuracy",
+        Unit::Rate,
+        both(&accuracy),
+    ));
+    out.push(MetricDelta::new(
+        "error_rate",
+        "Error rate",
+        Unit::Rate,
+        both(&error_rate),
+    ));
+    let usage = |s: &ScoredLog| super::views::usage(&s.log.run);
+    let (ub, uc) = (usage(b), usage(c));
+    if ub.n_with_tokens > 0 || uc.n_with_tokens > 0 {
+        let t = |u: &super::views::Usage| (u.n_with_tokens > 0).then_some(u.total as f64);
+        out.push(MetricDelta::new(
+            "tokens",
+            "Tokens",
+            Unit::Count,
+            (t(&ub), t(&uc)),
+        ));
+    }
+    if ub.cost.is_some() || uc.cost.is_some() {
+        out.push(MetricDelta::new(
+            "cost",
+            "Cost",
+            Unit::Usd,
+            (ub.cost, uc.cost),
+        ));
+    }
+    if ub.n_latency > 0 || uc.n_latency > 0 {
+        out.push(MetricDelta::new(
+            "latency_mean",
+            "Mean latency",
+            Unit::Seconds,
+            (ub.latency_mean, uc.latency_mean),
+        ));
     }
     out
 }

@@ -8,7 +8,7 @@ use super::score::{score_run, AnswerScorer, ItemScore, ScoredRun, ScoringOptions
 use super::EvalRun;
 use crate::compare::{
     compare_pairs, CompareOptions, ItemContext, ItemContexts, MetricDelta, PairedComparison,
-    PairedItem,
+    PairedItem, Unit,
 };
 
 /// A baseline-vs-candidate comparison of two eval-set runs.
@@ -111,6 +111,7 @@ pub fn metrics(b: (&EvalRun, &ScoredRun), c: (&EvalRun, &ScoredRun)) -> Vec<Metr
         },
         baseline: primary_under(b.0, b.1, scorer),
         candidate: primary_under(c.0, c.1, scorer),
+        unit: Unit::Rate,
     })
     .collect()
 }

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::compare::{
     compare_pairs, CompareOptions, FlipCounts, ItemContext, ItemContexts, MetricDelta,
-    PairedComparison, PairedItem,
+    PairedComparison, PairedItem, Unit,
 };
 use crate::numeric_qa::aggregate::doc as statistics;
 use crate::numeric_qa::model::{QaConversation, QaTurn};
@@ -421,12 +421,13 @@ pub fn judged_by(scorer: &str) -> String {
 /// The headline rates of both runs, side by side.
 pub fn metrics(b: &ScoredQaRun, c: &ScoredQaRun) -> Vec<MetricDelta> {
     let (sb, sc) = (statistics::statistics(b), statistics::statistics(c));
-    let m = |key: &str, label: &str, f: fn(&statistics::Statistics) -> Option<f64>| MetricDelta {
-        key: key.into(),
-        label: label.into(),
-        baseline: f(&sb),
-        candidate: f(&sc),
+    let m = |key: &str, label: &str, f: fn(&statistics::Statistics) -> Option<f64>| {
+        MetricDelta::new(key, label, Unit::Rate, (f(&sb), f(&sc)))
     };
+    let other =
+        |key: &str, label: &str, unit: Unit, f: fn(&statistics::Statistics) -> Option<f64>| {
+            MetricDelta::new(key, label, unit, (f(&sb), f(&sc)))
+        };
     vec![
         m("numerical_accuracy", "Numerical accuracy", |s| {
             s.numerical_accuracy
@@ -440,6 +441,16 @@ pub fn metrics(b: &ScoredQaRun, c: &ScoredQaRun) -> Vec<MetricDelta> {
             |s| s.conversation_level_accuracy,
         ),
         m("error_rate", "Error rate", |s| s.error_rate),
+        other("total_tokens", "Tokens", Unit::Count, |s| {
+            s.total_tokens.map(|t| t as f64)
+        }),
+        other("total_cost_usd", "Cost", Unit::Usd, |s| s.total_cost_usd),
+        other(
+            "cost_per_correct_answer_usd",
+            "Cost per correct conversation",
+            Unit::Usd,
+            |s| s.cost_per_correct_answer_usd,
+        ),
     ]
 }
 
