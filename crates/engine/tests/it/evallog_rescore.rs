@@ -185,9 +185,17 @@ fn comparison_pairs_on_rescored_verdicts() {
     assert_eq!(cmp.stats.n_paired, recorded.stats.n_paired);
     assert_eq!(cmp.stats.flips, recorded.stats.flips);
     let keys: Vec<&str> = cmp.metrics.iter().map(|m| m.key.as_str()).collect();
+    // The headline (recomputed, recorded, re-scored), then the samples' accuracy and error rate
+    // (lm-eval records no tokens, cost or latency).
     assert_eq!(
         keys,
-        ["headline_score", "headline_recorded", "rescored_score"]
+        [
+            "headline_score",
+            "headline_recorded",
+            "rescored_score",
+            "accuracy",
+            "error_rate"
+        ]
     );
     assert_eq!(
         cmp.metrics[0], recorded.metrics[0],
