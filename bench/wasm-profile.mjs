@@ -85,7 +85,7 @@ try {
     const out = [];
     const varint = (n) => { do { const b = n % 128; n = Math.floor(n / 128); out.push(n ? b | 128 : b); } while (n); };
     const str = (s) => { const b = enc.encode(s); varint(b.length); out.push(...b); };
-    varint(0); varint(1); str(name); varint(1); str(name); out.push(0);
+    varint(0); varint(1); str(name); varint(1); str(name); out.push(0, 0);
     const buf = await (await fetch('./bench-input')).arrayBuffer();
     const w = window.__ebWorker;
     const t0 = performance.now();

@@ -50,7 +50,7 @@ try {
     const out = [];
     const varint = (n) => { do { let b = n % 128; n = Math.floor(n / 128); out.push(n ? b | 128 : b); } while (n); };
     const str = (s) => { const b = enc.encode(s); varint(b.length); out.push(...b); };
-    varint(0); varint(1); str(name); varint(1); str(name); out.push(0); // Request::Load { run_id: 1, name, paths: [name], demo: false }
+    varint(0); varint(1); str(name); varint(1); str(name); out.push(0, 0); // Request::Load { run_id: 1, name, paths: [name], demo: false, stored: None }
     const load = new Uint8Array(out);
     const reader = (bytes) => {
       let i = 0;

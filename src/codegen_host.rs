@@ -196,6 +196,7 @@ pub fn load(
         name,
         paths: files.iter().map(|f| f.path.clone()).collect(),
         demo,
+        stored: None,
     };
     let bytes = match protocol::encode(&request) {
         Ok(b) => Uint8Array::from(b.as_slice()),

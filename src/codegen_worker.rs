@@ -45,6 +45,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
             name,
             paths,
             demo,
+            ..
         } => {
             let t0 = now();
             let input = RunInput::new(name.clone(), input_files(paths, &buffers));

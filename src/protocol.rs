@@ -50,6 +50,15 @@ pub fn part_id(run_id: RunId, k: usize) -> RunId {
     0x8000_0000 | (run_id.wrapping_mul(1024) & 0x7fff_fc00) | (k as RunId & 0x3ff)
 }
 
+/// A run kept in the browser's storage: its key there, the name it was listed by, its files'
+/// paths.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredRun {
+    pub key: String,
+    pub name: String,
+    pub paths: Vec<String>,
+}
+
 /// Page → worker.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Request {
@@ -61,6 +70,10 @@ pub enum Request {
         paths: Vec<String>,
         #[serde(default)]
         demo: bool,
+        /// A run kept in the browser's storage (`StoredRun::key`): its files come from there,
+        /// none are sent.
+        #[serde(default)]
+        stored: Option<String>,
     },
     /// Re-score every run of every family with new settings (answered with `Rescored`).
     Configure {
@@ -269,6 +282,12 @@ pub enum Response {
     WorkerStopped {
         runs: Vec<RunId>,
         message: String,
+    },
+    /// The runs kept in the browser's storage from earlier visits, oldest first (sent once the
+    /// worker starts; the page loads each again with `Load { stored }`). (Last, so the variant
+    /// numbers bench/wasm.mjs decodes stay put.)
+    Stored {
+        runs: Vec<StoredRun>,
     },
 }
 

@@ -81,10 +81,19 @@ fn response_variant(r: &Response) -> &'static str {
         Response::Series { .. } => "Series",
         Response::Screen { .. } => "Screen",
         Response::Reading { .. } => "Reading",
+        Response::Stored {
+            runs: vec![protocol::StoredRun {
+                key: "0001764140000000-004242".into(),
+                name: "m45 <b>baseline</b>".into(),
+                paths: vec!["runs/a.jsonl".into(), "eval_summary.json".into()],
+            }],
+        },
+        Response::Stored { runs: vec![] },
         Response::WorkerStopped { .. } => "WorkerStopped",
+        Response::Stored { .. } => "Stored",
     }
 }
-const RESPONSE_VARIANTS: usize = 15;
+const RESPONSE_VARIANTS: usize = 16;
 
 fn request_variant(r: &Request) -> &'static str {
     match r {
@@ -420,6 +429,14 @@ fn requests() -> Vec<Request> {
             name: "a b".into(),
             paths: vec!["x/y.json".into(), "z.jsonl".into()],
             demo: true,
+            stored: None,
+        },
+        Request::Load {
+            run_id: 2,
+            name: "kept".into(),
+            paths: vec!["run.jsonl".into()],
+            demo: false,
+            stored: Some("0001764140000000-004242".into()),
         },
         Request::Configure { settings },
         Request::Configure {

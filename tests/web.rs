@@ -117,6 +117,7 @@ fn items_conversation_and_load_round_trip() {
             name: "a b".into(),
             paths: vec!["x/y.json".into()],
             demo: true,
+            stored: None,
         },
         Request::Items {
             req: 9,

@@ -162,7 +162,7 @@ pub fn App() -> impl IntoView {
                             None => view! {
                                 <div class="eb-empty eb-empty--small">
                                     <p>{move || match current_missing() {
-                                        Some(name) => format!("The run “{name}” from this link is not loaded. Drop its folder, or pick a run on the left."),
+                                        Some(name) => format!("The run “{name}” from this link is not loaded, nor kept in this browser. Drop its folder again, or pick a run on the left."),
                                         None => "Pick a run on the left.".to_string(),
                                     }}</p>
                                 </div>

@@ -149,6 +149,8 @@ pub struct Store {
     /// When workers stopped lately (ms since the epoch): one that keeps stopping is not started
     /// again, or a request that crashes it would crash every new one, for ever.
     stops: StoredValue<Vec<f64>>,
+    /// The worker has listed the runs kept in the browser's storage (they are loaded once).
+    pub stored_listed: StoredValue<bool>,
 }
 
 /// A worker that stopped this many times within [`STOPS_WINDOW_MS`] is not started again.
@@ -214,6 +216,7 @@ impl Store {
             compare_rows: RwSignal::new(COMPARE_FIRST_ROWS),
             screen: RwSignal::new(None),
             next_run: StoredValue::new(0),
+            stored_listed: StoredValue::new(false),
             next_notice: StoredValue::new(0),
             active: StoredValue::new(None),
             reloading: StoredValue::new(Vec::new()),
@@ -319,6 +322,27 @@ impl Store {
                     }
                 });
                 self.settled(run_id);
+            }
+            // Runs kept from an earlier visit: listed and loaded again like drops (once: a
+            // restarted worker lists them again).
+            Response::Stored { runs } => {
+                if self.stored_listed.get_value() {
+                    return;
+                }
+                self.stored_listed.set_value(true);
+                for r in runs {
+                    let (id, name) = self.new_run(&r.name, false, r.paths.len() as u64, 0);
+                    client::send_load(
+                        &Request::Load {
+                            run_id: id,
+                            name,
+                            paths: r.paths,
+                            demo: false,
+                            stored: Some(r.key),
+                        },
+                        Vec::new(),
+                    );
+                }
             }
             Response::WorkerStopped { runs, message } => {
                 let restartable = !self.stopping_often();
@@ -635,6 +659,7 @@ impl Store {
                 name,
                 paths,
                 demo: false,
+                stored: None,
             },
             sources,
         );
@@ -685,6 +710,7 @@ impl Store {
                     name,
                     paths,
                     demo: true,
+                    stored: None,
                 },
                 buffers,
             );

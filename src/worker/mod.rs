@@ -4,6 +4,7 @@
 
 pub mod browser_files;
 pub(crate) mod intake;
+pub(crate) mod keep;
 pub(crate) mod runtime;
 pub(crate) mod store;
 
@@ -47,6 +48,12 @@ pub fn start() {
     let scope = listen(move |scope, e| handle(scope, &on_message, e));
     warm_up(&scope, &state);
     post(&scope, &Response::Ready);
+    // The runs kept from earlier visits (a browser without storage keeps none).
+    let s = scope.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let runs = keep::list().await.unwrap_or_default();
+        post(&s, &Response::Stored { runs });
+    });
 }
 
 /// Loads the warm-up run (src/warmup.rs) through the Load path, silently, and forgets it.
@@ -58,6 +65,7 @@ fn warm_up(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>) {
         name: "warm-up".into(),
         paths: vec!["warm-up/run.jsonl".into()],
         demo: false,
+        stored: None,
     };
     let buffers = Array::of1(&Uint8Array::from(bytes.as_slice()).buffer());
     QUIET.with(|q| q.set(true));
@@ -81,16 +89,62 @@ fn handle_request(
     buffers: Array,
     data: &JsValue,
 ) {
+    // A removed run's kept copy goes, whichever worker holds the run.
+    if let Request::Remove { run_id } = &req {
+        if keep::is_kept(*run_id) {
+            wasm_bindgen_futures::spawn_local(keep::forget(*run_id));
+        }
+    }
     // Code-generation runs live in their own worker (it carries the Python parser).
     if crate::codegen_host::route(&req, data) {
         return;
     }
     match req {
+        // A kept run: its files come from the browser's storage, then it loads like a drop.
         Request::Load {
             run_id,
             name,
             paths,
             demo,
+            stored: Some(key),
+        } => {
+            let (scope, state) = (scope.clone(), state.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                match keep::sources(&key, paths.len()).await {
+                    Ok(sources) => {
+                        keep::remember(run_id, key);
+                        let load = Request::Load {
+                            run_id,
+                            name,
+                            paths,
+                            demo,
+                            stored: None,
+                        };
+                        handle_request(&scope, &state, load, sources, &JsValue::UNDEFINED);
+                    }
+                    Err(e) => post(
+                        &scope,
+                        &Response::LoadFailed {
+                            run_id,
+                            name,
+                            error: format!(
+                                "This run was kept in the browser's storage, but its files could \
+                                 not be read there ({e}): drop its folder again."
+                            ),
+                            files: Vec::new(),
+                            diagnostics: Vec::new(),
+                            part_of: None,
+                        },
+                    ),
+                }
+            });
+        }
+        Request::Load {
+            run_id,
+            name,
+            paths,
+            demo,
+            stored: None,
         } => {
             if let Some(error) = intake::memory_refusal(intake::sources_size(&buffers)) {
                 post(
@@ -113,8 +167,29 @@ fn handle_request(
                 // borrowed only once every file is in.
                 let (scope, state) = (scope.clone(), state.clone());
                 wasm_bindgen_futures::spawn_local(async move {
+                    let kept_paths = paths.clone();
                     let taken = read_files(&scope, run_id, &name, paths, &buffers).await;
+                    let name_kept = name.clone();
                     load(&scope, &mut state.borrow_mut(), (run_id, name, demo), taken);
+                    // Its numbers are on screen: now the run is copied into the browser's
+                    // storage (never a demo run, never one loaded from there).
+                    let loaded = state.borrow().get(run_id).is_some()
+                        || crate::codegen_host::run_name(run_id).is_some();
+                    if loaded && !demo && !keep::is_kept(run_id) {
+                        if let Err(e) = keep::keep(run_id, &name_kept, &kept_paths, &buffers).await
+                        {
+                            post(
+                                &scope,
+                                &Response::Error {
+                                    req: None,
+                                    message: format!(
+                                        "“{name_kept}” is open but could not be kept in this \
+                                         browser ({e}): after a reload, drop its folder again."
+                                    ),
+                                },
+                            );
+                        }
+                    }
                 });
             }
         }
