@@ -81,14 +81,6 @@ fn response_variant(r: &Response) -> &'static str {
         Response::Series { .. } => "Series",
         Response::Screen { .. } => "Screen",
         Response::Reading { .. } => "Reading",
-        Response::Stored {
-            runs: vec![protocol::StoredRun {
-                key: "0001764140000000-004242".into(),
-                name: "m45 <b>baseline</b>".into(),
-                paths: vec!["runs/a.jsonl".into(), "eval_summary.json".into()],
-            }],
-        },
-        Response::Stored { runs: vec![] },
         Response::WorkerStopped { .. } => "WorkerStopped",
         Response::Stored { .. } => "Stored",
     }
@@ -258,6 +250,14 @@ fn responses() -> Vec<Response> {
             runs: vec![info(1, &gpt), info(2, &o3)],
         },
         Response::Rescored { runs: vec![] },
+        Response::Stored {
+            runs: vec![protocol::StoredRun {
+                key: "0001764140000000-004242".into(),
+                name: "m45 <b>baseline</b>".into(),
+                paths: vec!["runs/a.jsonl".into(), "eval_summary.json".into()],
+            }],
+        },
+        Response::Stored { runs: vec![] },
         Response::WorkerStopped {
             runs: vec![],
             message: "the code-generation worker stopped".into(),
