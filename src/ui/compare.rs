@@ -466,21 +466,63 @@ fn row(r: CompareRow) -> impl IntoView {
         _ => "eb-flip",
     };
     let question = r.question.clone().unwrap_or_default();
+    let open = RwSignal::new(false);
+    let key = r.key.clone();
+    let (b, c) = (
+        r.baseline_answer
+            .clone()
+            .unwrap_or_else(|| format::NONE.into()),
+        r.candidate_answer
+            .clone()
+            .unwrap_or_else(|| format::NONE.into()),
+    );
+    let q2 = question.clone();
+    // A removed word followed by an inserted one reads as two values, never run together
+    // ("531191.007" vs "531191.0…").
+    let mut last = DiffKind::Equal;
+    let diff = r
+        .diff
+        .into_iter()
+        .map(|s| {
+            let arrow = (last == DiffKind::Delete && s.kind == DiffKind::Insert).then_some(" → ");
+            last = s.kind;
+            match s.kind {
+                DiffKind::Equal => view! { <span>{s.text}</span> }.into_any(),
+                DiffKind::Delete => view! { <del class="eb-diff__del">{s.text}</del> }.into_any(),
+                DiffKind::Insert => {
+                    view! { {arrow}<ins class="eb-diff__ins">{s.text}</ins> }.into_any()
+                }
+            }
+        })
+        .collect_view();
     view! {
         <tr data-flip=r.flip.slug()>
             <th scope="row" class="eb-mono">{r.key}</th>
-            <td><span class=cls>{flip_label(r.flip)}</span></td>
+            <td>
+                <span class=cls>{flip_label(r.flip)}</span>
+                <button type="button" class="eb-link eb-side__toggle" data-action="side-by-side"
+                    aria-expanded=move || open.get().to_string()
+                    title="Both answers in full, side by side"
+                    on:click=move |_| open.update(|o| *o = !*o)>{move || if open.get() { "hide" } else { "side by side" }}</button>
+            </td>
             <td>{r.category.unwrap_or_default()}</td>
             <td class="eb-clip" title=question.clone()>{format::clip(&question, 100)}</td>
             <td class="eb-mono">{r.expected.unwrap_or_default()}</td>
             // A long output is clipped to a few lines; focusing it (click or Tab) shows it whole.
             <td class="eb-diff"><div class="eb-diff__box" tabindex="0" title="Click or Tab into it to read it whole">
-                {r.diff.into_iter().map(|s| match s.kind {
-                    DiffKind::Equal => view! { <span>{s.text}</span> }.into_any(),
-                    DiffKind::Delete => view! { <del class="eb-diff__del">{s.text}</del> }.into_any(),
-                    DiffKind::Insert => view! { <ins class="eb-diff__ins">{s.text}</ins> }.into_any(),
-                }).collect_view()}
+                {diff}
             </div></td>
         </tr>
+        <Show when=move || open.get()>
+            <tr class="eb-side" data-side=key.clone()>
+                <td colspan="6">
+                    <p class="eb-text">{q2.clone()}</p>
+                    <div class="eb-side__cols">
+                        <section><h4 class="eb-subtitle">"Baseline"</h4><p class="eb-text eb-mono" data-field="baseline">{b.clone()}</p></section>
+                        <section><h4 class="eb-subtitle">"Candidate"</h4><p class="eb-text eb-mono" data-field="candidate">{c.clone()}</p></section>
+                    </div>
+                </td>
+            </tr>
+        </Show>
     }
 }

@@ -61,6 +61,23 @@ test('compare the demo runs: gpt-4o vs o3, regressions first, deep link, text-on
   const tags = await page.locator('.eb-diff__box *').evaluateAll((es) => [...new Set(es.map((e) => e.tagName))]);
   assert.ok(tags.every((t) => ['SPAN', 'DEL', 'INS'].includes(t)), tags.join());
   await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-demo.png'), fullPage: false });
+  // A row opens both answers whole, side by side (keyboard: Tab to its button, Enter).
+  const firstReg = page.locator('[data-table="compare-items"] tbody tr[data-flip="regressed"]').first();
+  await firstReg.locator('[data-action="side-by-side"]').focus();
+  await page.keyboard.press('Enter');
+  const side = page.locator('[data-table="compare-items"] tr.eb-side').first();
+  await side.waitFor();
+  const [bAns, cAns] = [await side.locator('[data-field="baseline"]').innerText(), await side.locator('[data-field="candidate"]').innerText()];
+  assert.ok(bAns.trim() && cAns.trim() && bAns !== cAns, `${bAns} | ${cAns}`);
+  await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-side-by-side.png'), fullPage: false });
+  await firstReg.locator('[data-action="side-by-side"]').click();
+  await side.waitFor({ state: 'detached' });
+  // A changed value reads as two values, old → new, never run together.
+  const boxes = await page.locator('[data-table="compare-items"] .eb-diff__box').evaluateAll((bs) =>
+    bs.filter((b) => b.querySelector('del + ins')).length);
+  assert.equal(boxes, 0, 'an arrow stands between a removed and an inserted word');
+  const texts = await page.locator('[data-table="compare-items"] .eb-diff__box').allInnerTexts();
+  assert.ok(texts.some((t) => t.includes(' → ')), texts.slice(0, 5).join(' | '));
   // Filter to improvements: kept in the URL, and a fresh page on that link shows the same rows.
   await page.selectOption('select[name="flip"]', 'improved');
   await page.waitForFunction(() => location.hash.includes('flip=improved'));

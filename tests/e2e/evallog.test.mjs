@@ -188,6 +188,25 @@ test('a recorded number the samples do not give is a visible warning; two lm-eva
   await context.close();
 });
 
+test('logs through the pickers: an lm-eval folder with "Pick folder", a promptfoo export with "Pick files"', async () => {
+  const folder = path.join(LOGS, 'runs', 'lm_eval_baseline');
+  const file = path.join(LOGS, 'runs', 'promptfoo_baseline', 'results.json');
+  const [wantFolder, wantFile] = [cliStats(folder), cliStats(file)];
+  const { page, rec, context } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  await page.setInputFiles('.eb-sidebar .eb-pick__folder', folder);
+  await waitLog(page, 'lm_eval_baseline');
+  assert.equal(await metric(page, 'headline_score'), dec4(wantFolder.headline_score));
+  assert.equal(await metric(page, 'n_samples'), String(wantFolder.n_samples));
+  await page.setInputFiles('.eb-sidebar .eb-pick__files', [file]);
+  await page.waitForFunction((n) => document.querySelector('[data-metric="n_samples"] .eb-card__value')?.textContent === String(n)
+    && document.querySelector('.eb-runhead__facts')?.textContent.startsWith('eval log · '), wantFile.n_samples, { timeout: 60000 });
+  assert.equal(await metric(page, 'headline_score'), dec4(wantFile.headline_score));
+  assertClean(rec);
+  await context.close();
+});
+
 test('real logs written by the tools, dropped from the OS: headline = CLI', { skip: !fs.existsSync(REAL) && 'no ../shared/data/eval-formats' }, async () => {
   const files = [
     path.join(REAL, 'inspect_ai', '2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval'),
