@@ -330,10 +330,10 @@ fn p_text(p: f64) -> String {
     evalboard_engine::compare::p_value_text(p)
 }
 
-/// A change with its sign (`+` / `−`), the magnitude shown by `show`.
+/// A change with its sign (`+` / `-`, as the changes in points), the magnitude shown by `show`.
 fn signed(d: Option<f64>, show: fn(f64) -> String) -> String {
     match d {
-        Some(x) if x < 0.0 => format!("−{}", show(-x)),
+        Some(x) if x < 0.0 => format!("-{}", show(-x)),
         Some(x) => format!("+{}", show(x)),
         None => format::NONE.into(),
     }
