@@ -160,7 +160,16 @@ fn original_table(st: &Loaded) -> Option<Vec<Vec<String>>> {
         .collect::<Vec<_>>()];
     for (key, label) in COMPARED {
         let mut row = vec![label.to_string()];
-        row.extend(cols.iter().map(|(_, v)| summary_value(v.get(key))));
+        row.extend(cols.iter().map(|(_, v)| {
+            let shown = summary_value(v.get(key));
+            // A rate above 1 cannot be a rate: flagged where it stands (the ISE547 formula).
+            match v.get(key).and_then(serde_json::Value::as_f64) {
+                Some(r) if key == "recovery_success_rate" && r > 1.0 => {
+                    format!("{shown} (impossible: above 1)")
+                }
+                _ => shown,
+            }
+        }));
         rows.push(row);
     }
     Some(rows)
@@ -367,6 +376,18 @@ fn overview(st: &Loaded, dark: bool, v: &mut ScreenView) {
         group_table("Session", &by_session),
     ));
     if let Some(t) = original_table(st) {
+        if t.iter()
+            .flatten()
+            .any(|c| c.ends_with("(impossible: above 1)"))
+        {
+            v.blocks.push(note(
+                "impossible-original",
+                "warn",
+                "A recovery success rate above 1 in the table below is impossible as a rate: the \
+                 system that wrote it divides successful recoveries by errors encountered, and an \
+                 error that a recovery fixed is not counted as encountered.",
+            ));
+        }
         v.blocks.push(table(
             "original_vs_rescored",
             "As originally scored vs re-scored",
