@@ -4,7 +4,11 @@
 # folder, and the wasm engine in headless Chromium (dist/ worker); then a 10k-sample Inspect AI
 # `.eval` log natively, in wasm and through inspect_ai's own reader.
 #
-# `bench/run.sh` runs every section (`make bench`); `bench/run.sh evallog` only the eval-log one.
+# Then a 100k-turn trace folder picked in the dashboard against a bare page that only reads its
+# files (issue 17.9).
+#
+# `bench/run.sh` runs every section (`make bench`); `bench/run.sh evallog` only the eval-log one,
+# `bench/run.sh folder` only the folder-pick one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECTION=${1:-all}
@@ -107,6 +111,33 @@ print(f"wasm / native with huge pages: median / median {med(w) / med(t):.2f}, fa
 PY
 else
   echo "dist/ missing: run 'make dist' first for the wasm numbers"
+fi
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = folder ]; then
+echo "== folder pick (issue 17.9): the dashboard picking the 100k-turn trace folder against a bare page that only reads the same files' bytes (32, 64, 128 arrayBuffer() in flight on the page's thread; 32 in a worker), one Chromium, 3 interleaved rounds"
+if [ -d dist ]; then
+  [ -d "$OUT/traces100k" ] || $B gen traces 100000 "$OUT/traces100k"
+  node bench/folder_load.mjs "$OUT/traces100k" 3 | tee "$OUT/folder-load.jsonl"
+  python3 - "$OUT" <<'PY'
+import json, sys
+s = [json.loads(l) for l in open(f"{sys.argv[1]}/folder-load.jsonl")][-1]
+m = s["modes"]
+a = m["app"]
+print(f"traces100k picked ({s['files']} files), median of {s['rounds']} rounds, change event -> done: "
+      f"dashboard {a['ms'] / 1000:.2f}s to the numbers (worker load {a['worker_load_ms'] / 1000:.2f}s: "
+      + ", ".join(f"{k} {v / 1000:.2f}s" for k, v in a['stage_ms'].items())
+      + f"; page before the Load {a['page_to_post_ms'] / 1000:.2f}s, messages {a['messages_ms'] / 1000:.2f}s, "
+      f"Loaded -> card {a['loaded_to_numbers_ms'] / 1000:.2f}s)")
+for k in ("main32", "main64", "main128", "worker32"):
+    if k in m:
+        print(f"  bare read {k}: {m[k]['ms'] / 1000:.2f}s ({m[k]['range_ms'][0] / 1000:.2f}-{m[k]['range_ms'][1] / 1000:.2f}s)")
+print(f"  dashboard / bare read (32 in flight, main thread), round by round: median {s['app_over_floor']:.2f} "
+      f"({s['app_over_floor_range'][0]:.2f}-{s['app_over_floor_range'][1]:.2f}; target <= 1.3); "
+      f"from the setInputFiles call (the browser listing the folder included): {s['app_over_floor_wall']:.2f}")
+PY
+else
+  echo "dist/ missing: run 'make dist' first for the folder-pick numbers"
 fi
 fi
 

@@ -25,6 +25,7 @@ const STREAM_BLOCK_BYTES: u64 = 4 << 20;
 const BROWSER_HASH_MAX_BYTES: u64 = 512 << 20;
 /// Small files are read this many at a time (the browser reads each in its own process: one
 /// at a time, a trace folder's tens of thousands of files would wait on every round trip) ...
+/// 64 read the 100k-turn trace folder no faster here (issue 17.9, docs/performance.md).
 const READ_AHEAD_FILES: usize = 32;
 /// ... when they are at most this big.
 const READ_AHEAD_MAX_BYTES: u64 = 1 << 20;
@@ -505,7 +506,10 @@ fn source_size(source: &JsValue) -> u64 {
 }
 
 /// SHA-256 of every input file (the HTML report's provenance), 4 MB at a time with progress
-/// between chunks so a big file never leaves the progress bar silent.
+/// between chunks so a big file never leaves the progress bar silent, at most every 50 ms: with
+/// one message per file, the page took 2–6 s to work through a trace folder's 28,589 after the
+/// worker's 0.7–1 s of hashing, the run's numbers waiting behind them (issue 17.9,
+/// docs/performance.md).
 pub(crate) fn provenance(
     scope: &DedicatedWorkerGlobalScope,
     run_id: RunId,
@@ -514,6 +518,7 @@ pub(crate) fn provenance(
     const HASH_CHUNK: usize = 4 << 20;
     let total_bytes: u64 = input.files.iter().map(|f| f.bytes.len() as u64).sum();
     let mut hashed = 0u64;
+    let mut last = f64::NEG_INFINITY;
     input
         .files
         .iter()
@@ -526,6 +531,11 @@ pub(crate) fn provenance(
                 HASH_CHUNK,
                 &mut |d| {
                     hashed = before + d as u64;
+                    let t = now();
+                    if t - last < 50.0 {
+                        return;
+                    }
+                    last = t;
                     post(
                         scope,
                         &Response::Progress {
