@@ -32,7 +32,7 @@ pub fn view(s: &ScoredLog, q: &ScreenQuery) -> ScreenView {
     let mut v = screen::empty(&s.log.name);
     v.n_items = s.log.run.samples.len() as u64;
     match q {
-        ScreenQuery::Overview { .. } => overview(s, &mut v),
+        ScreenQuery::Overview { dark } => overview(s, *dark, &mut v),
         ScreenQuery::Items {
             filter,
             offset,
@@ -51,7 +51,7 @@ fn or_none(x: Option<&String>) -> String {
     x.cloned().unwrap_or_else(|| NONE.into())
 }
 
-fn overview(s: &ScoredLog, v: &mut ScreenView) {
+fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
     let run = &s.log.run;
     let n = run.samples.len() as u64;
     let headline = s.verdict_by.as_ref().and_then(|k| headline_of(run, k));
@@ -272,6 +272,18 @@ fn overview(s: &ScoredLog, v: &mut ScreenView) {
         facts.push(("As originally scored by".into(), recorded_by.clone()));
     }
     facts.push(("Files".into(), run.files.join(", ")));
+    let theme = if dark {
+        evalboard_report::charts::Theme::Dark
+    } else {
+        evalboard_report::charts::Theme::Light
+    };
+    let charts: Vec<Block> = evalboard_report::evallog_charts::evallog_charts(s, theme)
+        .into_iter()
+        .map(|c| Block::Chart(crate::protocol::ChartDto::from(c)))
+        .collect();
+    if !charts.is_empty() {
+        v.blocks.push(group("charts", "pair", None, charts));
+    }
     v.blocks.push(group(
         "about",
         "section",
@@ -866,6 +878,15 @@ mod tests {
             assert_eq!(cells(scores, row)[3], score4(headline));
         }
         assert!(v.exports.iter().any(|(f, _)| f == "statistics.json"));
+        // Charts: each score's mean, and the accuracy by the first breakdown field (epoch).
+        let keys: Vec<&str> = flat(&v.blocks)
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Chart(c) => Some(c.key.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(keys, ["scores", "by_field"]);
         assert!(v.exports.iter().any(|(f, _)| f == "items.csv"));
     }
 

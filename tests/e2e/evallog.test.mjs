@@ -98,6 +98,9 @@ test('Inspect samples filter by verdict and epoch; model output stays text; expo
   await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
   await dropFiles(page, DROP, folderPayload(dir));
   await waitLog(page, 'inspect_arith');
+  // Charts drawn by the report crate in the worker: each score's mean, accuracy by epoch.
+  await page.waitForSelector('[data-chart="scores"] svg');
+  assert.match(await page.locator('[data-chart="by_field"] .eb-chart__title').innerText(), /Accuracy by epoch/);
   await page.click('#eb-tab-items');
   await page.waitForSelector('.eb-grid--log .eb-grid__row');
   await page.selectOption('select[name="verdict"]', 'correct');

@@ -6,6 +6,7 @@ pub mod codegen_charts;
 mod codegen_files;
 pub mod compare_charts;
 pub mod csvs;
+pub mod evallog_charts;
 mod evallog_files;
 mod evalset_files;
 pub mod html;
