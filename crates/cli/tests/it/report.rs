@@ -271,3 +271,28 @@ fn a_big_jsonl_streamed_in_blocks_scores_as_read_whole() {
     assert_eq!(streamed, bad_lines(&r.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_eval_log_report_draws_the_dashboards_charts() {
+    let out = tmp("evallog-charts.html");
+    let o = evalboard(
+        &[
+            "report",
+            "evallog/runs/inspect_arith",
+            "-o",
+            out.to_str().expect("utf-8 path"),
+        ],
+        &fixtures(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let html = std::fs::read_to_string(&out).expect("report written");
+    // Each score's mean (five scores) and the accuracy by epoch, as inline SVG with a table.
+    for key in ["scores", "by_field"] {
+        assert!(
+            html.contains(&format!("data-chart=\"{key}\"")),
+            "no {key} chart"
+        );
+    }
+    assert!(html.contains("Accuracy by epoch"));
+    let _ = std::fs::remove_file(&out);
+}

@@ -1,13 +1,14 @@
 //! The eval-log section of the report: the headline cards (and, under a re-scorer, the re-scored
 //! ones), every headline number recomputed beside the one the log recorded, the diagnostics and
-//! the samples (capped, with the full items.csv embedded). No charts or breakdowns yet.
+//! the samples (capped, with the full items.csv embedded), and the dashboard's charts (each
+//! score's mean, the accuracy by the first breakdown field). No breakdown tables yet.
 
 use evalboard_engine::evallog::ScoredLog;
 use serde_json::Value;
 
 use super::build::{
-    capped_note, card, count_cards, diagnostics, filter_box, h, int, num, p, sortable_items, table,
-    verdict_slug, Cell, Row, TableOpts, VERDICTS,
+    capped_note, card, count_cards, diagnostics, figure, filter_box, h, int, num, p,
+    sortable_items, table, verdict_slug, Cell, Row, TableOpts, VERDICTS,
 };
 use super::HtmlOptions;
 use crate::evallog_statistics;
@@ -67,6 +68,14 @@ pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredLog, o: &HtmlOptio
                 .unwrap_or_default(),
         ),
     );
+    // The dashboard's charts, drawn by the same function.
+    let charts = crate::evallog_charts::evallog_charts(s, crate::charts::Theme::Light);
+    if !charts.is_empty() {
+        h(out, 3, &id("charts"), "Charts");
+        for c in &charts {
+            figure(out, c);
+        }
+    }
     h(out, 3, &id("scores"), "Recorded and recomputed");
     let rows: Vec<Row> = run
         .headlines
