@@ -105,6 +105,60 @@ pub fn series_view_in<const FAMILIES: FamilySet>(
     }
 }
 
+/// The paired items by category, as the Compare tab shows them: for each category, the items
+/// with a verdict in both runs, each run's accuracy on them, the change in points, and the
+/// regressions and improvements (issue 17.2's deltas per slice).
+fn slices(pairs: &[PairedItem], context: &ItemContexts) -> Vec<Vec<String>> {
+    use evalboard_engine::compare::Flip;
+    // (paired, baseline correct, candidate correct, regressed, improved) by category.
+    let mut by: std::collections::BTreeMap<&str, [u64; 5]> = std::collections::BTreeMap::new();
+    for p in pairs {
+        let Some(cat) = context.get(&p.key).and_then(|x| x.category.as_deref()) else {
+            continue;
+        };
+        let (Some(b), Some(c)) = (p.baseline, p.candidate) else {
+            continue;
+        };
+        let e = by.entry(cat).or_default();
+        e[0] += 1;
+        e[1] += u64::from(b);
+        e[2] += u64::from(c);
+        match p.flip() {
+            Flip::Regressed => e[3] += 1,
+            Flip::Improved => e[4] += 1,
+            _ => {}
+        }
+    }
+    if by.len() < 2 {
+        return Vec::new();
+    }
+    let mut out = vec![[
+        "Category",
+        "Paired",
+        "Baseline",
+        "Candidate",
+        "Δ",
+        "Regressed",
+        "Improved",
+    ]
+    .map(str::to_string)
+    .to_vec()];
+    for (cat, [n, b, c, reg, imp]) in by {
+        let rate = |k: u64| (n > 0).then(|| k as f64 / n as f64);
+        let delta = rate(c).zip(rate(b)).map(|(c, b)| c - b);
+        out.push(vec![
+            cat.to_string(),
+            crate::format::int(n),
+            crate::format::pct(rate(b)),
+            crate::format::pct(rate(c)),
+            crate::format::pp(delta),
+            crate::format::int(reg),
+            crate::format::int(imp),
+        ]);
+    }
+    out
+}
+
 /// Baseline vs candidate: deltas, flips, McNemar, bootstrap CI and the rows the query asks for
 /// ("regressions first": by flip class, then the comparison's item order).
 pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
@@ -138,6 +192,7 @@ pub fn compare_view_in<const FAMILIES: FamilySet>(
         reading: None,
         error: None,
         categories: Vec::new(),
+        slices: Vec::new(),
         n_rows: 0,
         rows: Vec::new(),
     };
@@ -187,6 +242,7 @@ pub fn compare_view_in<const FAMILIES: FamilySet>(
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
+    view.slices = slices(&stats.pairs, &context);
     let mut pairs: Vec<&PairedItem> = stats
         .pairs
         .iter()
@@ -316,6 +372,23 @@ mod tests {
             "only the chosen step lists items"
         );
         assert_eq!(v.steps[1].rows[0].key, "c", "regressions first");
+        // Deltas per category: s2 → s3 regresses the geo item and improves a math one.
+        assert_eq!(
+            v.steps[1].slices,
+            [
+                [
+                    "Category",
+                    "Paired",
+                    "Baseline",
+                    "Candidate",
+                    "Δ",
+                    "Regressed",
+                    "Improved"
+                ],
+                ["geo", "1", "100.0%", "0.0%", "-100.0 pp", "1", "0"],
+                ["math", "2", "50.0%", "100.0%", "+50.0 pp", "0", "1"],
+            ]
+        );
         assert_eq!(v.steps[1].rows[0].flip, Flip::Regressed);
         let keys: Vec<&str> = v.charts.iter().map(|c| c.key.as_str()).collect();
         assert_eq!(keys, ["loss_curve", "series_metrics"]);

@@ -343,6 +343,11 @@ pub struct CompareView {
     /// Why the two runs cannot be compared (different families), when so.
     pub error: Option<String>,
     pub categories: Vec<String>,
+    /// The paired items by category (a slice): header row first, then one row per category
+    /// (items paired in both, baseline and candidate accuracy, the change, regressed, improved),
+    /// as shown. Empty when the items carry no category.
+    #[serde(default)]
+    pub slices: Vec<Vec<String>>,
     /// Rows matching the query, before the limit.
     pub n_rows: usize,
     pub rows: Vec<CompareRow>,

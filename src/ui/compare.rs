@@ -425,6 +425,18 @@ fn body(store: Store, v: View) -> impl IntoView {
                 <tr><th scope="row">"Only in baseline / candidate"</th><td class="eb-num" colspan="3">{format!("{} / {}", format::int(f.only_in_baseline), format::int(f.only_in_candidate))}</td></tr>
             </tbody>
         </table>
+        {(!v.slices.is_empty()).then(|| {
+            let (head, rows) = match v.slices.split_first() {
+                Some((h, r)) => (h.clone(), r.to_vec()),
+                None => (Vec::new(), Vec::new()),
+            };
+            view! {
+                <section class="eb-section" data-section="compare-slices">
+                    <h2 class="eb-section__title">"By category"</h2>
+                    <div class="eb-scroll-x" data-table="compare-slices"><DataTable head=head rows=rows/></div>
+                </section>
+            }
+        })}
         <div class="eb-filters">
             <select name="flip" aria-label="Flip class" on:change=move |ev| set_flip(event_target_value(&ev))>
                 <option value="" selected=route_flip.is_empty()>"All items (regressions first)"</option>

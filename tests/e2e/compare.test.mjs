@@ -45,6 +45,8 @@ test('compare the demo runs: gpt-4o vs o3, regressions first, deep link, text-on
   const int = (n) => n.toLocaleString('en-US');
   assert.deepEqual(tokens.slice(0, 2), [int(b.total_tokens), int(c.total_tokens)]);
   assert.match(tokens[2], /^[+-][\d,]+$/);
+  // The demo's turns carry no category: no per-category table (the eval-set test has one).
+  assert.equal(await page.locator('[data-table="compare-slices"]').count(), await page.locator('select[name="cat"]').count());
   const cost = await row('total_cost_usd');
   assert.ok(cost.every((x) => !x.includes('%')), cost.join(' | '));
   const reg = Number(await cardValue(page, 'regressed'));
@@ -184,6 +186,12 @@ test('eval-set runs: tunix m45 baseline vs m46 control on eval_v2 (scorecard, it
   assert.deepEqual(order.slice(0, want.regressed), Array(want.regressed).fill('regressed'), 'the regression list comes first');
   const regIds = await page.locator('[data-table="compare-items"] tbody tr[data-flip="regressed"] th').allInnerTexts();
   assert.deepEqual(regIds.sort(), [...vb.byId].filter(([id, b]) => b === 1 && vc.byId.get(id) === 0).map(([id]) => id).sort());
+  // Deltas per slice: every category with its paired items, both accuracies and the change;
+  // their regressions add up to the card's.
+  const slices = await page.locator('[data-table="compare-slices"] tbody tr').evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent)));
+  assert.ok(slices.length >= 2, JSON.stringify(slices));
+  assert.ok(slices.every((r) => /^[+-]?\d+\.\d pp$/.test(r[4])), 'each slice has its change in points');
+  assert.equal(slices.reduce((a, r) => a + Number(r[5]), 0), want.regressed, 'the regressions, by category');
   await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-evalset.png') });
   // Long real outputs are clipped and the first 50 rows shown (regressions first): the page stays
   // short, a focused cell shows its output whole, and one click shows the rest.
