@@ -111,12 +111,18 @@ struct Manifest {
 
 /// The kept runs, oldest first; an interrupted copy (no manifest) is deleted.
 pub(crate) async fn list() -> Result<Vec<StoredRun>, String> {
-    let root = root().await?;
-    let mut keys = names(&root).await?;
+    scan(&root().await?, true).await
+}
+
+/// The kept runs in `root`, oldest first; a folder without a manifest is deleted when
+/// `drop_incomplete` (at start, when no copy can be under way), else passed over (it may be a
+/// copy this worker is writing now).
+async fn scan(root: &JsValue, drop_incomplete: bool) -> Result<Vec<StoredRun>, String> {
+    let mut keys = names(root).await?;
     keys.sort();
     let mut out = Vec::new();
     for key in keys {
-        let Ok(dir) = call(&root, "getDirectoryHandle", &[key.as_str().into()]).await else {
+        let Ok(dir) = call(root, "getDirectoryHandle", &[key.as_str().into()]).await else {
             continue;
         };
         match read_text(&dir, MANIFEST)
@@ -129,7 +135,8 @@ pub(crate) async fn list() -> Result<Vec<StoredRun>, String> {
                 name: m.name,
                 paths: m.paths,
             }),
-            _ => remove(&root, &key).await,
+            _ if drop_incomplete => remove(root, &key).await,
+            _ => {}
         }
     }
     Ok(out)
@@ -156,9 +163,11 @@ pub(crate) async fn keep(
     paths: &[String],
     sources: &Array,
 ) -> Result<(), String> {
+    let root = root().await?;
     // A run kept already (the same name and files: loaded again into a restarted worker) is
-    // not copied twice.
-    if let Some(same) = list()
+    // not copied twice. Folders without a manifest are left alone here: one may be another
+    // run's copy still being written.
+    if let Some(same) = scan(&root, false)
         .await?
         .into_iter()
         .find(|r| r.name == name && r.paths == paths)
@@ -166,7 +175,6 @@ pub(crate) async fn keep(
         remember(run_id, same.key);
         return Ok(());
     }
-    let root = root().await?;
     let key = format!(
         "{:013}-{:06}",
         js_sys::Date::now() as u64,
