@@ -6,7 +6,9 @@
 //! natively; the main worker only stores the run and posts views.
 
 use evalboard_engine::evallog::model::{MetricKey, Sample};
-use evalboard_engine::evallog::score::{headline_of, key_parts, mismatches, TOLERANCE};
+use evalboard_engine::evallog::score::{
+    headline_of, key_parts, mismatches, ItemVerdict, TOLERANCE,
+};
 use evalboard_engine::evallog::views::{
     breakdown, breakdown_fields, errors, fields_of, original_by_sample, score_summaries, usage,
     value_text, verdict_by_sample,
@@ -111,6 +113,12 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
         .map(MetricKey::label)
         .unwrap_or_else(|| NONE.into());
     let flips = s.disagreements();
+    // The re-scored verdicts (the card and the disagreement table read them).
+    let now = if s.rescored.is_some() {
+        verdict_by_sample(s)
+    } else {
+        Default::default()
+    };
     if let Some(r) = &s.rescored {
         v.blocks.push(note(
             "rescored",
@@ -168,7 +176,6 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
         ),
     ];
     if s.rescored.is_some() {
-        let now = verdict_by_sample(s);
         let n_now = now.len() as u64;
         let right = now.values().filter(|c| **c).count() as u64;
         cards.insert(
@@ -361,7 +368,6 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
     }
 
     if !flips.is_empty() {
-        let now = verdict_by_sample(s);
         let mut t = vec![[
             "Item",
             "Target",
@@ -645,7 +651,8 @@ fn key_names(x: &Sample) -> &'static [&'static str] {
 
 fn sample(s: &ScoredLog, index: usize) -> Option<ScreenItem> {
     let x = s.log.run.samples.get(index)?;
-    let verdict = verdict_by_sample(s).get(&index).copied();
+    let of = |items: &[ItemVerdict]| items.iter().find(|v| v.sample == index)?.correct;
+    let verdict = of(s.judged());
     let parts = key_parts(&x.key);
     let mut facts: Vec<(String, String)> = key_names(x)
         .iter()
@@ -661,7 +668,7 @@ fn sample(s: &ScoredLog, index: usize) -> Option<ScreenItem> {
         ),
     ));
     if s.rescored.is_some() {
-        let was = original_by_sample(s).get(&index).copied();
+        let was = of(&s.items);
         facts.push((
             "As originally scored".into(),
             format!(
