@@ -445,10 +445,7 @@ fn items(st: &Loaded, f: &ScreenFilter, offset: u32, limit: u32, v: &mut ScreenV
     v.layout = ItemsLayout {
         kind: "codegen".into(),
         noun: ("message".into(), "messages".into()),
-        columns: COLUMNS
-            .iter()
-            .map(|(l, c)| (l.to_string(), c.to_string()))
-            .collect(),
+        columns: screen::columns(&COLUMNS),
         filters: vec![
             choice(
                 "model",

@@ -561,10 +561,7 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
     v.layout = ItemsLayout {
         kind: "log".into(),
         noun: ("sample".into(), "samples".into()),
-        columns: COLUMNS
-            .iter()
-            .map(|(l, c)| (l.to_string(), c.to_string()))
-            .collect(),
+        columns: screen::columns(&COLUMNS),
         filters,
         search: "item, input, target or output".into(),
         footnote: "Click a sample (or Enter) for its input, output, every score as recorded and its metadata."

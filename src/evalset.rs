@@ -341,10 +341,7 @@ fn items(v: &EvalsetView, f: &ScreenFilter, offset: u32, limit: u32, out: &mut S
     out.layout = ItemsLayout {
         kind: "evalset".into(),
         noun: ("item".into(), "items".into()),
-        columns: COLUMNS
-            .iter()
-            .map(|(l, c)| (l.to_string(), c.to_string()))
-            .collect(),
+        columns: screen::columns(&COLUMNS),
         filters,
         search: "id, prompt or prediction".into(),
         footnote:

@@ -119,6 +119,13 @@ pub fn table(key: &str, title: &str, rows: Vec<Vec<String>>) -> Block {
     })
 }
 
+/// An items table's columns (label, CSS class) as the layout carries them.
+pub fn columns(cols: &[(&str, &str)]) -> Vec<(String, String)> {
+    cols.iter()
+        .map(|(l, c)| (l.to_string(), c.to_string()))
+        .collect()
+}
+
 /// The search text of a filter, lowercased; `None` when there is none.
 pub fn search(f: &ScreenFilter) -> Option<String> {
     f.text

@@ -5,18 +5,7 @@
 use evalboard_engine::evallog::views::{breakdown, breakdown_fields, score_summaries};
 use evalboard_engine::evallog::ScoredLog;
 
-use crate::charts::{bar_chart, named, ChartOptions, ChartStyle, NamedChart, Theme};
-
-fn opts(theme: Theme, percent: bool) -> ChartOptions {
-    ChartOptions {
-        style: ChartStyle {
-            width: 640,
-            height: 320,
-            theme,
-        },
-        percent,
-    }
-}
+use crate::charts::{bar_chart, named, opts, NamedChart, Theme};
 
 /// The charts of a scored log: `scores` (each score's mean 0–1 reading, n in the label) when it
 /// has two or more, and `by_field` (the accuracy of the items with a verdict per value of its first

@@ -172,6 +172,18 @@ pub struct ItemVerdict {
     pub correct: Option<bool>,
 }
 
+impl ItemVerdict {
+    /// Sample `sample` (its index in the run) with its 0–1 `reading`: correct when it is 1.
+    fn of(sample: usize, s: &Sample, reading: Option<f64>) -> ItemVerdict {
+        ItemVerdict {
+            key: key_parts(&s.key),
+            sample,
+            reading,
+            correct: reading.map(|r| r == 1.0),
+        }
+    }
+}
+
 /// A headline number the log recorded that evalboard's recomputation does not reproduce.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mismatch {
@@ -239,12 +251,7 @@ pub fn rescored_verdicts(
                 by.score(s.output.as_deref(), &s.target)
                     .filter(|r| r.is_finite())
             };
-            ItemVerdict {
-                key: key_parts(&s.key),
-                sample: i,
-                reading,
-                correct: reading.map(|r| r == 1.0),
-            }
+            ItemVerdict::of(i, s, reading)
         })
         .collect()
 }
@@ -331,15 +338,7 @@ pub fn verdicts(run: &EvalLogRun, key: &MetricKey) -> Vec<ItemVerdict> {
         .iter()
         .enumerate()
         .filter(|(_, s)| in_slice(s, key))
-        .map(|(i, s)| {
-            let reading = reading_of(s, key);
-            ItemVerdict {
-                key: key_parts(&s.key),
-                sample: i,
-                reading,
-                correct: reading.map(|r| r == 1.0),
-            }
-        })
+        .map(|(i, s)| ItemVerdict::of(i, s, reading_of(s, key)))
         .collect()
 }
 
