@@ -36,12 +36,8 @@ const rounds = Math.max(1, Number(roundsArg) || 3);
 const MODES = modesArg ? modesArg.slice('--modes='.length).split(',') : ['app', 'main32', 'worker32', 'main64', 'main128'];
 const TIMEOUT = 180000;
 
-// The bare page: a folder input; on change, every file's bytes read with N in flight, on this
-// thread or in a worker started before the pick (the dashboard's worker is running before a
-// pick too).
-const FLOOR_HTML = `<!doctype html><meta charset=utf-8><title>bench floor</title>
-<input type=file webkitdirectory multiple id=pick>
-<script>
+// The floor's reader: every file's bytes, `n` arrayBuffer() in flight. One function, written
+// into the bare page and into its worker.
 async function readAll(files, n) {
   let next = 0, bytes = 0;
   const lane = async () => {
@@ -54,6 +50,14 @@ async function readAll(files, n) {
   await Promise.all(Array.from({ length: Math.min(n, files.length) }, lane));
   return bytes;
 }
+
+// The bare page: a folder input; on change, every file's bytes read with N in flight, on this
+// thread or in a worker started before the pick (the dashboard's worker is running before a
+// pick too).
+const FLOOR_HTML = `<!doctype html><meta charset=utf-8><title>bench floor</title>
+<input type=file webkitdirectory multiple id=pick>
+<script>
+${readAll}
 window.benchSetup = (mode, inflight) => {
   window.benchDone = null;
   const w = mode === 'worker' ? new Worker('./bench-floor-worker.js') : null;
@@ -75,18 +79,7 @@ window.benchSetup = (mode, inflight) => {
 };
 </script>`;
 const FLOOR_WORKER = `
-async function readAll(files, n) {
-  let next = 0, bytes = 0;
-  const lane = async () => {
-    while (next < files.length) {
-      const f = files[next++];
-      const buf = await f.arrayBuffer();
-      bytes += buf.byteLength;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, files.length) }, lane));
-  return bytes;
-}
+${readAll}
 onmessage = async (e) => {
   if (e.data === 'ping') { postMessage('pong'); return; }
   postMessage(await readAll(e.data.files, e.data.inflight));
