@@ -7,11 +7,11 @@
 
 use evalboard_engine::evallog::model::{MetricKey, Sample};
 use evalboard_engine::evallog::score::{
-    headline_of, key_parts, mismatches, ItemVerdict, TOLERANCE,
+    headline_of, key_parts, mismatches, ItemVerdict, Tally, TOLERANCE,
 };
 use evalboard_engine::evallog::views::{
-    breakdown, breakdown_fields, errors, fields_of, original_by_sample, score_summaries, usage,
-    value_text, verdict_by_sample,
+    breakdown, breakdown_fields, errors, fields_of, score_summaries, usage, value_text,
+    verdict_by_sample,
 };
 use evalboard_engine::evallog::ScoredLog;
 
@@ -58,9 +58,8 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
     let n = run.samples.len() as u64;
     let headline = s.verdict_by.as_ref().and_then(|k| headline_of(run, k));
     // The accuracy as originally scored (the statistics' `accuracy`); a re-scored one beside.
-    let verdicts = original_by_sample(s);
-    let n_verdict = verdicts.len() as u64;
-    let n_correct = verdicts.values().filter(|c| **c).count() as u64;
+    let tally = Tally::of(&s.items);
+    let (n_verdict, n_correct) = (tally.judged as u64, tally.correct as u64);
     let bad = mismatches(run);
     for m in &bad {
         v.blocks.push(note(
@@ -113,12 +112,6 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
         .map(MetricKey::label)
         .unwrap_or_else(|| NONE.into());
     let flips = s.disagreements();
-    // The re-scored verdicts (the card and the disagreement table read them).
-    let now = if s.rescored.is_some() {
-        verdict_by_sample(s)
-    } else {
-        Default::default()
-    };
     if let Some(r) = &s.rescored {
         v.blocks.push(note(
             "rescored",
@@ -149,7 +142,7 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
         card(
             "accuracy",
             "Accuracy",
-            pct((n_verdict > 0).then(|| n_correct as f64 / n_verdict as f64)),
+            pct(tally.accuracy()),
             format!(
                 "{} of {} samples with a verdict read 1 on {recorded_by}",
                 int(n_correct),
@@ -175,19 +168,18 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
             format!("headline numbers off by more than {TOLERANCE:e}"),
         ),
     ];
-    if s.rescored.is_some() {
-        let n_now = now.len() as u64;
-        let right = now.values().filter(|c| **c).count() as u64;
+    if let Some(r) = &s.rescored {
+        let t = Tally::of(&r.items);
         cards.insert(
             1,
             card(
                 "rescored_accuracy",
                 "Accuracy, re-scored",
-                pct((n_now > 0).then(|| right as f64 / n_now as f64)),
+                pct(t.accuracy()),
                 format!(
                     "{} of {} samples judged correct by {by}",
-                    int(right),
-                    int(n_now)
+                    int(t.correct as u64),
+                    int(t.judged as u64)
                 ),
             ),
         );
@@ -368,6 +360,7 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
     }
 
     if !flips.is_empty() {
+        let now = verdict_by_sample(s);
         let mut t = vec![[
             "Item",
             "Target",

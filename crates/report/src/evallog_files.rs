@@ -6,7 +6,7 @@
 
 use evalboard_engine::csv_cell::neutralize;
 use evalboard_engine::evallog::model::RecordedValue;
-use evalboard_engine::evallog::score::{key_parts, mean_and_accuracy, mismatches};
+use evalboard_engine::evallog::score::{key_parts, mean_and_accuracy, mismatches, Tally};
 use evalboard_engine::evallog::ScoredLog;
 use evalboard_engine::family::Family;
 use serde::Serialize;
@@ -102,8 +102,7 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
             file: m.file,
         })
         .collect();
-    let judged: Vec<bool> = s.items.iter().filter_map(|i| i.correct).collect();
-    let n_correct = judged.iter().filter(|c| **c).count();
+    let tally = Tally::of(&s.items);
     let recorded = s
         .verdict_by
         .as_ref()
@@ -135,18 +134,17 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         headline_metric: s.verdict_by.as_ref().map(|k| k.label()),
         headline_score: s.recorded_headline_value(),
         headline_recorded: recorded,
-        accuracy: (!judged.is_empty()).then(|| n_correct as f64 / judged.len() as f64),
+        accuracy: tally.accuracy(),
         n_items: s.items.len(),
-        n_correct,
-        n_unscored: s.items.len() - judged.len(),
+        n_correct: tally.correct,
+        n_unscored: s.items.len() - tally.judged,
         n_samples: run.samples.len(),
         n_errors: s.n_errors(),
         n_mismatches: mismatches.len(),
         rescored_by: rescored.map(|r| r.id.clone()),
         rescored_score,
         rescored_accuracy,
-        rescored_n_correct: rescored
-            .map(|r| r.items.iter().filter(|i| i.correct == Some(true)).count()),
+        rescored_n_correct: rescored.map(|r| Tally::of(&r.items).correct),
         rescored_n_unscored: rescored
             .zip(rescored_judged)
             .map(|(r, j)| r.items.len() - j),

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::model::MetricKey;
 use super::rescore::Rescorer;
-use super::score::{headline_of, rescored_verdicts, verdicts, ItemVerdict, ScoredLog};
+use super::score::{headline_of, rescored_verdicts, verdicts, ItemVerdict, ScoredLog, Tally};
 use crate::compare::{
     compare_pairs, CompareOptions, ItemContext, ItemContexts, MetricDelta, PairedComparison,
     PairedItem, Unit,
@@ -279,10 +279,7 @@ pub fn metrics(b: &ScoredLog, c: &ScoredLog) -> Vec<MetricDelta> {
             both(&|s| s.rescored_value()),
         ));
     }
-    let accuracy = |s: &ScoredLog| {
-        let v: Vec<bool> = s.items.iter().filter_map(|i| i.correct).collect();
-        (!v.is_empty()).then(|| v.iter().filter(|c| **c).count() as f64 / v.len() as f64)
-    };
+    let accuracy = |s: &ScoredLog| Tally::of(&s.items).accuracy();
     let error_rate = |s: &ScoredLog| {
         let n = s.log.run.samples.len();
         (n > 0).then(|| s.n_errors() as f64 / n as f64)

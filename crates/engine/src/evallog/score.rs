@@ -365,6 +365,30 @@ pub fn headline_of<'a>(run: &'a EvalLogRun, key: &MetricKey) -> Option<&'a Headl
 
 /// The mean reading and the share of readings that are 1 over `items` with a verdict; `None`
 /// for no verdict.
+/// Items with a verdict, and of them the correct ones: the one accuracy rule of the statistics,
+/// the comparison and the dashboard.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub judged: usize,
+    pub correct: usize,
+}
+
+impl Tally {
+    pub fn of(items: &[ItemVerdict]) -> Tally {
+        let mut t = Tally::default();
+        for c in items.iter().filter_map(|i| i.correct) {
+            t.judged += 1;
+            t.correct += usize::from(c);
+        }
+        t
+    }
+
+    /// correct / judged; `None` when nothing was judged.
+    pub fn accuracy(&self) -> Option<f64> {
+        (self.judged > 0).then(|| self.correct as f64 / self.judged as f64)
+    }
+}
+
 pub fn mean_and_accuracy(items: &[ItemVerdict]) -> (Option<f64>, Option<f64>) {
     let readings: Vec<f64> = items.iter().filter_map(|i| i.reading).collect();
     if readings.is_empty() {

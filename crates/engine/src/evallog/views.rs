@@ -281,14 +281,6 @@ pub fn verdict_by_sample(s: &ScoredLog) -> HashMap<usize, bool> {
         .collect()
 }
 
-/// The verdict as originally scored (by the log's own headline score), by sample index.
-pub fn original_by_sample(s: &ScoredLog) -> HashMap<usize, bool> {
-    s.items
-        .iter()
-        .filter_map(|v| Some((v.sample, v.correct?)))
-        .collect()
-}
-
 /// The samples grouped by `field`'s value (samples without it under "(none)"), by value.
 pub fn breakdown(s: &ScoredLog, field: &str) -> Vec<GroupRow> {
     let verdict = verdict_by_sample(s);
