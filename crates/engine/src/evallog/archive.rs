@@ -79,10 +79,26 @@ pub struct Entry {
     pub local_header_offset: u64,
 }
 
-/// A parsed archive: its entries in central-directory order, and what was odd about it.
+/// A parsed archive held in memory: its [`Index`] and the bytes the members are read from.
 #[derive(Debug, Clone)]
 pub struct Archive<'a> {
     bytes: &'a [u8],
+    index: Index,
+}
+
+impl std::ops::Deref for Archive<'_> {
+    type Target = Index;
+    fn deref(&self) -> &Index {
+        &self.index
+    }
+}
+
+/// An archive's central directory, read on its own: its entries in central-directory order, and
+/// what was odd about it. Where the archive is not in memory (a big `File` in the browser, read
+/// a slice at a time), the directory comes from [`Index::read`] over the file's tail and its
+/// directory bytes, and a member from [`Index::data_range`] and [`Index::decode`].
+#[derive(Debug, Clone)]
+pub struct Index {
     pub entries: Vec<Entry>,
     /// Member names that appear more than once (the last entry wins, as Inspect reads them).
     pub duplicates: Vec<String>,
@@ -90,7 +106,7 @@ pub struct Archive<'a> {
     pub warnings: Vec<String>,
     /// Each name's entry (the last one with that name), so a lookup is not a scan: a 100,000
     /// member log would spend seconds in scans.
-    index: std::collections::HashMap<String, usize>,
+    by_name: std::collections::HashMap<String, usize>,
     cap: u64,
     /// Output bytes handed out so far (all members together stay under `cap`).
     spent: std::cell::Cell<u64>,
@@ -121,12 +137,31 @@ fn usize_of(v: u64) -> Option<usize> {
     usize::try_from(v).ok()
 }
 
-/// Where the central directory is, from the end records.
-struct Directory {
-    offset: u64,
-    size: u64,
-    entries: u64,
+/// Where the central directory is, from the end records: absolute file offsets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Directory {
+    pub offset: u64,
+    pub size: u64,
+    pub entries: u64,
 }
+
+/// Why the end records of an archive's tail do not give its directory yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Locate {
+    /// The zip64 end record lies before the tail: read [`ZIP64_EOCD_LEN`] bytes at this offset and
+    /// call [`directory_in`] again with them.
+    Zip64RecordAt(u64),
+    /// No usable directory: the reason.
+    Broken(String),
+}
+
+/// The fixed part of a zip64 end-of-central-directory record.
+pub const ZIP64_EOCD_LEN: u64 = 56;
+/// The bytes at the end of an archive that always hold its end records (the end record with the
+/// longest comment, the zip64 locator and a zip64 end record just before it).
+pub const TAIL_LEN: u64 = 22 + 65_535 + 20 + ZIP64_EOCD_LEN;
+/// The fixed part of a local file header (name and extra field follow).
+pub const LOCAL_HEADER_LEN: u64 = 30;
 
 fn find_eocd(b: &[u8]) -> Option<usize> {
     // The record is 22 bytes plus a comment of at most 65535 bytes, at the end of the file.
@@ -138,11 +173,24 @@ fn find_eocd(b: &[u8]) -> Option<usize> {
 }
 
 fn directory(b: &[u8]) -> Result<Directory, String> {
+    directory_in(b, 0, None).map_err(|e| match e {
+        Locate::Broken(e) => e,
+        Locate::Zip64RecordAt(at) => {
+            format!("zip64 end record at offset {at} lies outside the file")
+        }
+    })
+}
+
+/// The directory's place from the end records in `b`, the bytes of the archive from offset `base`
+/// to its end (the whole archive, or its last [`TAIL_LEN`] bytes); `zip64` is the zip64 end record
+/// and its offset when an earlier call asked for it.
+pub fn directory_in(b: &[u8], base: u64, zip64: Option<(u64, &[u8])>) -> Result<Directory, Locate> {
+    let broken = |e: &str| Locate::Broken(e.to_string());
     let eocd = find_eocd(b).ok_or_else(|| {
-        "no end-of-central-directory record (not a zip archive, or truncated)".to_string()
+        broken("no end-of-central-directory record (not a zip archive, or truncated)")
     })?;
-    let field16 = |off: usize| u16_at(b, eocd + off).ok_or("truncated end record");
-    let field32 = |off: usize| u32_at(b, eocd + off).ok_or("truncated end record");
+    let field16 = |off: usize| u16_at(b, eocd + off).ok_or_else(|| broken("truncated end record"));
+    let field32 = |off: usize| u32_at(b, eocd + off).ok_or_else(|| broken("truncated end record"));
     let mut entries = u64::from(field16(10)?);
     let mut size = u64::from(field32(12)?);
     let mut offset = u64::from(field32(16)?);
@@ -153,18 +201,30 @@ fn directory(b: &[u8]) -> Result<Directory, String> {
         .checked_sub(20)
         .filter(|&at| u32_at(b, at) == Some(ZIP64_LOCATOR_SIG));
     if let Some(loc) = locator {
-        let rec = u64_at(b, loc + 8)
-            .and_then(usize_of)
-            .ok_or("bad zip64 locator")?;
-        if u32_at(b, rec) == Some(ZIP64_EOCD_SIG) {
-            entries = u64_at(b, rec + 32).ok_or("truncated zip64 end record")?;
-            size = u64_at(b, rec + 40).ok_or("truncated zip64 end record")?;
-            offset = u64_at(b, rec + 48).ok_or("truncated zip64 end record")?;
+        let at = u64_at(b, loc + 8).ok_or_else(|| broken("bad zip64 locator"))?;
+        // The record, from `b` when it lies there, else from the bytes read for it.
+        let record: Option<&[u8]> = match at.checked_sub(base).and_then(usize_of) {
+            Some(rel) => b.get(rel..),
+            None => match zip64 {
+                Some((o, bytes)) if o == at => Some(bytes),
+                _ => return Err(Locate::Zip64RecordAt(at)),
+            },
+        };
+        let record = record.unwrap_or(&[]);
+        if u32_at(record, 0) == Some(ZIP64_EOCD_SIG) {
+            let f = |off: usize| {
+                u64_at(record, off).ok_or_else(|| broken("truncated zip64 end record"))
+            };
+            entries = f(32)?;
+            size = f(40)?;
+            offset = f(48)?;
         } else if needs64 {
-            return Err("zip64 locator points at no zip64 end record".into());
+            return Err(broken("zip64 locator points at no zip64 end record"));
         }
     } else if needs64 {
-        return Err("end record says zip64 but there is no zip64 locator".into());
+        return Err(broken(
+            "end record says zip64 but there is no zip64 locator",
+        ));
     }
     Ok(Directory {
         offset,
@@ -177,17 +237,59 @@ impl<'a> Archive<'a> {
     /// Reads the central directory of `bytes`. `Err` when there is no usable directory at all.
     pub fn parse(bytes: &'a [u8], limits: Limits) -> Result<Archive<'a>, String> {
         let dir = directory(bytes)?;
-        let start = usize_of(dir.offset).ok_or("central directory offset out of range")?;
-        let size = usize_of(dir.size).ok_or("central directory size out of range")?;
-        let cd = start
-            .checked_add(size)
-            .and_then(|end| bytes.get(start..end))
+        let (start, end) = Index::directory_range(&dir, bytes.len() as u64)?;
+        let cd = bytes
+            .get(start as usize..end as usize)
+            .ok_or("central directory out of range")?;
+        let index = Index::read(cd, &dir, bytes.len() as u64, limits)?;
+        Ok(Archive { bytes, index })
+    }
+
+    /// The decompressed bytes of `entry`, checked against its CRC-32 and the caps.
+    pub fn read(&self, entry: &Entry) -> Result<Vec<u8>, String> {
+        let b = self.bytes;
+        let (start, len) = Index::data_range(
+            entry,
+            b.get(usize_of(entry.local_header_offset).unwrap_or(usize::MAX)..)
+                .unwrap_or(&[]),
+        )?;
+        let data = usize_of(start)
+            .zip(usize_of(len))
+            .and_then(|(s, l)| b.get(s..s.checked_add(l)?))
             .ok_or_else(|| {
                 format!(
-                    "central directory ({size} bytes at offset {start}) lies outside the file ({} bytes)",
-                    bytes.len()
+                    "member data ({len} bytes at offset {start}) runs past the end of the file ({} bytes): truncated archive",
+                    b.len()
                 )
             })?;
+        self.index.decode(entry, data)
+    }
+}
+
+impl Index {
+    /// The byte range `[start, end)` of the central directory `dir` in a file of `file_len`
+    /// bytes, or why it lies outside.
+    pub fn directory_range(dir: &Directory, file_len: u64) -> Result<(u64, u64), String> {
+        dir.offset
+            .checked_add(dir.size)
+            .filter(|&end| end <= file_len && usize_of(end).is_some())
+            .map(|end| (dir.offset, end))
+            .ok_or_else(|| {
+                format!(
+                    "central directory ({} bytes at offset {}) lies outside the file ({file_len} bytes)",
+                    dir.size, dir.offset
+                )
+            })
+    }
+
+    /// Reads the central directory `cd` (the bytes of [`Index::directory_range`]) of an archive of
+    /// `file_len` bytes. `Err` when there is no usable directory at all.
+    pub fn read(
+        cd: &[u8],
+        dir: &Directory,
+        file_len: u64,
+        limits: Limits,
+    ) -> Result<Index, String> {
         let mut warnings = Vec::new();
         // Every entry takes at least 46 bytes: the declared count cannot make us loop longer.
         let max_by_size = cd.len() / 46;
@@ -218,23 +320,22 @@ impl<'a> Archive<'a> {
             return Err(warnings.join("; "));
         }
         let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
-        let mut index = std::collections::HashMap::with_capacity(entries.len());
+        let mut by_name = std::collections::HashMap::with_capacity(entries.len());
         for (i, e) in entries.iter().enumerate() {
             *seen.entry(e.name.as_str()).or_default() += 1;
-            index.insert(e.name.clone(), i);
+            by_name.insert(e.name.clone(), i);
         }
         let duplicates = seen
             .into_iter()
             .filter(|(_, n)| *n > 1)
             .map(|(name, _)| name.to_string())
             .collect();
-        Ok(Archive {
-            bytes,
+        Ok(Index {
             entries,
             duplicates,
             warnings,
-            index,
-            cap: limits.cap_for(bytes.len()),
+            by_name,
+            cap: limits.cap_for(usize_of(file_len).unwrap_or(usize::MAX)),
             spent: std::cell::Cell::new(0),
         })
     }
@@ -242,7 +343,7 @@ impl<'a> Archive<'a> {
     /// The entry a name resolves to: the **last** one with that name (Inspect's rule for
     /// re-run samples appended under the same name).
     pub fn get(&self, name: &str) -> Option<&Entry> {
-        self.entries.get(*self.index.get(name)?)
+        self.entries.get(*self.by_name.get(name)?)
     }
 
     /// Names in central-directory order, each once (at its last position's entry).
@@ -262,10 +363,26 @@ impl<'a> Archive<'a> {
         self.cap
     }
 
-    /// The decompressed bytes of `entry`, checked against its CRC-32 and the caps.
-    pub fn read(&self, entry: &Entry) -> Result<Vec<u8>, String> {
+    /// Where `entry`'s compressed bytes lie — `(offset, length)` in the file — from `local`, the
+    /// file's bytes from the entry's local header on (at least the header, its name and extra
+    /// field: [`LOCAL_HEADER_LEN`] + 2 × 65,535 bytes are always enough).
+    pub fn data_range(entry: &Entry, local: &[u8]) -> Result<(u64, u64), String> {
+        let lh = entry.local_header_offset;
+        if u32_at(local, 0) != Some(LFH_SIG) {
+            return Err(format!("no local header at offset {lh}"));
+        }
+        let name_len = u16_at(local, 26).ok_or("truncated local header")?;
+        let extra_len = u16_at(local, 28).ok_or("truncated local header")?;
+        let start = lh
+            .checked_add(LOCAL_HEADER_LEN + u64::from(name_len) + u64::from(extra_len))
+            .ok_or("local header offset out of range")?;
+        Ok((start, entry.compressed_size))
+    }
+
+    /// The decompressed bytes of `entry` from its compressed bytes `data`, checked against its
+    /// CRC-32 and the caps.
+    pub fn decode(&self, entry: &Entry, data: &[u8]) -> Result<Vec<u8>, String> {
         let remaining = self.cap.saturating_sub(self.spent.get());
-        let data = self.data_of(entry)?;
         if entry.flags & 1 != 0 {
             return Err("encrypted member".into());
         }
@@ -297,28 +414,6 @@ impl<'a> Archive<'a> {
             ));
         }
         Ok(out)
-    }
-
-    /// The member's compressed bytes, located through its local header.
-    fn data_of(&self, entry: &Entry) -> Result<&'a [u8], String> {
-        let b = self.bytes;
-        let lh = usize_of(entry.local_header_offset).ok_or("local header offset out of range")?;
-        if u32_at(b, lh) != Some(LFH_SIG) {
-            return Err(format!("no local header at offset {lh}"));
-        }
-        let name_len = u16_at(b, lh + 26).ok_or("truncated local header")?;
-        let extra_len = u16_at(b, lh + 28).ok_or("truncated local header")?;
-        let start = lh + 30 + usize::from(name_len) + usize::from(extra_len);
-        let len = usize_of(entry.compressed_size).ok_or("compressed size out of range")?;
-        start
-            .checked_add(len)
-            .and_then(|end| b.get(start..end))
-            .ok_or_else(|| {
-                format!(
-                    "member data ({len} bytes at offset {start}) runs past the end of the file ({} bytes): truncated archive",
-                    b.len()
-                )
-            })
     }
 }
 

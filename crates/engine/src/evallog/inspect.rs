@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::archive::{Archive, Limits};
+use super::archive::{Archive, Index, Limits};
 use super::json::{self, compact, finite, inspect_value_to_float, message_text, string, uint};
 use super::model::{
     EvalLogRun, Headline, MetricKey, RecordedMetric, Sample, SampleId, SampleKey, ScoreEntry,
@@ -52,139 +52,69 @@ struct RawSample {
     error: Value,
 }
 
-/// Reads an Inspect `.eval` archive.
+/// Reads an Inspect `.eval` archive held in memory.
 pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
     let path = file.path.as_str();
-    let mut diags = Vec::new();
     let archive = Archive::parse(&file.bytes, Limits::default())
         .map_err(|e| vec![Diagnostic::error(path, None, e)])?;
-    for w in &archive.warnings {
-        diags.push(Diagnostic::warning(path, None, w.clone()));
+    let plan = EvalPlan::of(&archive);
+    let read = |name: &str| archive.get(name).map(|e| archive.read(e));
+    let mut log = EvalMembers::start(path, &archive, &read)?;
+    for name in &plan.samples {
+        if let Some(bytes) = read(name) {
+            log.sample(name, bytes);
+        }
     }
-    for name in &archive.duplicates {
-        diags.push(
-            Diagnostic::warning(
-                path,
-                None,
-                "member name appears more than once; the last entry is read (Inspect's rule for re-run samples)",
-            )
-            .with_record(name.clone()),
-        );
+    log.samples_done(plan.chunk_parts);
+    if log.n_samples() == 0 {
+        for name in &plan.summaries {
+            if let Some(bytes) = read(name) {
+                log.summaries(name, bytes);
+            }
+        }
     }
-    let member = |name: &str, diags: &mut Vec<Diagnostic>| -> Option<Vec<u8>> {
-        let entry = archive.get(name)?;
-        match archive.read(entry) {
-            Ok(b) => Some(b),
-            Err(e) => {
-                diags.push(Diagnostic::error(path, None, e).with_record(name.to_string()));
-                None
-            }
-        }
-    };
-    let parse_log = |name: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>| -> Option<RawLog> {
-        let at = json::At {
-            path,
-            line: 1,
-            member: Some(name),
-        };
-        match json::parse::<RawLog>(bytes, at, diags) {
-            Ok(h) => Some(h),
-            Err(e) => {
-                diags.push(
-                    Diagnostic::error(
-                        path,
-                        Some(e.line() as u32),
-                        format!("not an Inspect log header: {e}"),
-                    )
-                    .with_record(name.to_string()),
-                );
-                None
-            }
-        }
-    };
-    let header = match member("header.json", &mut diags) {
-        Some(b) => parse_log("header.json", &b, &mut diags),
-        None => None,
-    };
-    let header = match header {
-        Some(h) => h,
-        None => {
-            let start = member("_journal/start.json", &mut diags)
-                .and_then(|b| parse_log("_journal/start.json", &b, &mut diags));
-            match start {
-                Some(mut s) => {
-                    diags.push(Diagnostic::warning(
-                        path,
-                        None,
-                        "no usable header.json (run in progress or crashed): header from _journal/start.json, no recorded results",
-                    ));
-                    s.status.get_or_insert(Value::String("started".into()));
-                    s
-                }
-                None => {
-                    diags.push(Diagnostic::error(
-                        path,
-                        None,
-                        "neither header.json nor _journal/start.json could be read: not a usable Inspect log",
-                    ));
-                    return Err(diags);
-                }
-            }
-        }
-    };
+    Ok(log.finish(FromSummaries::NoSampleMembers))
+}
 
-    // Samples: monolith members `samples/<id>_epoch_<n>.json` and chunked shells
-    // `samples/<id>_epoch_<n>/sample.json`; the other chunk parts are not read yet.
-    let mut raw: Vec<(String, RawSample)> = Vec::new();
-    let mut chunk_parts = 0usize;
-    for name in archive.names() {
-        let Some(rest) = name.strip_prefix("samples/") else {
-            continue;
-        };
-        let is_monolith = !rest.contains('/') && rest.ends_with(".json");
-        let is_shell = rest.ends_with("/sample.json") && rest.matches('/').count() == 1;
-        if !is_monolith && !is_shell {
-            chunk_parts += 1;
-            continue;
+/// Which members of an Inspect `.eval` archive hold what, in reading order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EvalPlan {
+    /// `header.json` and `_journal/start.json` (a crashed run's header), those present.
+    pub header: Vec<String>,
+    /// Monolith sample members `samples/<id>_epoch_<n>.json` and chunked samples' shells
+    /// `samples/<id>_epoch_<n>/sample.json`, in directory order.
+    pub samples: Vec<String>,
+    /// Chunk parts of chunked samples (messages, events, calls): not read.
+    pub chunk_parts: usize,
+    /// `summaries.json`, else the journal's `_journal/summaries/<k>.json` in order of `k`.
+    pub summaries: Vec<String>,
+}
+
+impl EvalPlan {
+    pub fn of(index: &Index) -> EvalPlan {
+        let header = ["header.json", "_journal/start.json"]
+            .into_iter()
+            .filter(|n| index.get(n).is_some())
+            .map(String::from)
+            .collect();
+        let mut samples = Vec::new();
+        let mut chunk_parts = 0usize;
+        for name in index.names() {
+            let Some(rest) = name.strip_prefix("samples/") else {
+                continue;
+            };
+            let is_monolith = !rest.contains('/') && rest.ends_with(".json");
+            let is_shell = rest.ends_with("/sample.json") && rest.matches('/').count() == 1;
+            if is_monolith || is_shell {
+                samples.push(name.to_string());
+            } else {
+                chunk_parts += 1;
+            }
         }
-        let Some(bytes) = member(name, &mut diags) else {
-            continue;
-        };
-        let at = json::At {
-            path,
-            line: 1,
-            member: Some(name),
-        };
-        match json::parse::<RawSample>(&bytes, at, &mut diags) {
-            Ok(s) => raw.push((name.to_string(), s)),
-            Err(e) => diags.push(
-                Diagnostic::error(
-                    path,
-                    Some(e.line() as u32),
-                    format!("sample does not parse: {e}"),
-                )
-                .with_record(name.to_string()),
-            ),
-        }
-    }
-    if chunk_parts > 0 {
-        diags.push(Diagnostic {
-            severity: crate::diag::Severity::Info,
-            ..Diagnostic::warning(
-                path,
-                None,
-                format!("{chunk_parts} chunked-sample parts (messages, events, calls) not read; each sample's sample.json is"),
-            )
-        });
-    }
-    if raw.is_empty() {
-        // No sample members (log_samples off, or none flushed yet): the summaries carry the
-        // scores and inputs, but not the model's output.
-        let mut names: Vec<String> = Vec::new();
-        if archive.get("summaries.json").is_some() {
-            names.push("summaries.json".into());
+        let summaries = if index.get("summaries.json").is_some() {
+            vec!["summaries.json".to_string()]
         } else {
-            let mut journal: Vec<(u64, &str)> = archive
+            let mut journal: Vec<(u64, &str)> = index
                 .names()
                 .into_iter()
                 .filter_map(|n| {
@@ -195,47 +125,251 @@ pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<
                 })
                 .collect();
             journal.sort();
-            names.extend(journal.into_iter().map(|(_, n)| n.to_string()));
+            journal.into_iter().map(|(_, n)| n.to_string()).collect()
+        };
+        EvalPlan {
+            header,
+            samples,
+            chunk_parts,
+            summaries,
         }
-        let mut by_key: BTreeMap<(String, String), (String, RawSample)> = BTreeMap::new();
-        for name in &names {
-            let Some(bytes) = member(name, &mut diags) else {
-                continue;
-            };
+    }
+}
+
+/// The member a sample of an Inspect `.eval` is stored in (`samples/<id>_epoch_<n>.json`, or a
+/// chunked sample's shell), when the archive has it.
+pub fn sample_member(index: &Index, id: &SampleId, epoch: u32) -> Option<String> {
+    let stem = format!("samples/{}_epoch_{epoch}", id.label());
+    [format!("{stem}.json"), format!("{stem}/sample.json")]
+        .into_iter()
+        .find(|n| index.get(n).is_some())
+}
+
+/// Why a run's samples come from the log's summaries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FromSummaries {
+    /// The archive has no sample members (`log_samples` off, or none flushed yet).
+    NoSampleMembers,
+    /// The summaries are read first, so a big log's table shows at once; its samples are read
+    /// after (the dashboard, [`EvalMembers`] fed a slice at a time).
+    First,
+}
+
+/// An Inspect `.eval` log read member by member, so that the archive need not be in memory (a
+/// big `File` in the browser is read a slice at a time): the header first ([`EvalMembers::start`]),
+/// then each sample member, or the summaries, then [`EvalMembers::finish`]. [`read_eval`] reads an
+/// archive in memory through it, so both give the same run.
+pub struct EvalMembers {
+    path: String,
+    header: RawLog,
+    raw: Vec<(String, RawSample)>,
+    summaries: BTreeMap<(String, String), (String, RawSample)>,
+    diags: Vec<Diagnostic>,
+}
+
+impl EvalMembers {
+    /// The archive's own problems and its header: `read` gives a member's bytes (`None` when the
+    /// archive has no such member). `Err` when neither `header.json` nor `_journal/start.json`
+    /// could be read.
+    pub fn start(
+        path: &str,
+        index: &Index,
+        read: &dyn Fn(&str) -> Option<Result<Vec<u8>, String>>,
+    ) -> Result<EvalMembers, Vec<Diagnostic>> {
+        let mut diags = Vec::new();
+        for w in &index.warnings {
+            diags.push(Diagnostic::warning(path, None, w.clone()));
+        }
+        for name in &index.duplicates {
+            diags.push(
+                Diagnostic::warning(
+                    path,
+                    None,
+                    "member name appears more than once; the last entry is read (Inspect's rule for re-run samples)",
+                )
+                .with_record(name.clone()),
+            );
+        }
+        let member = |name: &str, diags: &mut Vec<Diagnostic>| -> Option<Vec<u8>> {
+            match read(name)? {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    diags.push(Diagnostic::error(path, None, e).with_record(name.to_string()));
+                    None
+                }
+            }
+        };
+        let parse_log = |name: &str, bytes: &[u8], diags: &mut Vec<Diagnostic>| -> Option<RawLog> {
             let at = json::At {
                 path,
                 line: 1,
                 member: Some(name),
             };
-            match json::parse::<Vec<RawSample>>(&bytes, at, &mut diags) {
-                Ok(list) => {
-                    for s in list {
-                        // De-duplicated by (id, epoch), last wins (`_dedupe_summaries`).
-                        let k = (compact(&s.id), compact(&s.epoch));
-                        by_key.insert(k, (name.clone(), s));
+            match json::parse::<RawLog>(bytes, at, diags) {
+                Ok(h) => Some(h),
+                Err(e) => {
+                    diags.push(
+                        Diagnostic::error(
+                            path,
+                            Some(e.line() as u32),
+                            format!("not an Inspect log header: {e}"),
+                        )
+                        .with_record(name.to_string()),
+                    );
+                    None
+                }
+            }
+        };
+        let header = match member("header.json", &mut diags) {
+            Some(b) => parse_log("header.json", &b, &mut diags),
+            None => None,
+        };
+        let header = match header {
+            Some(h) => h,
+            None => {
+                let start = member("_journal/start.json", &mut diags)
+                    .and_then(|b| parse_log("_journal/start.json", &b, &mut diags));
+                match start {
+                    Some(mut s) => {
+                        diags.push(Diagnostic::warning(
+                            path,
+                            None,
+                            "no usable header.json (run in progress or crashed): header from _journal/start.json, no recorded results",
+                        ));
+                        s.status.get_or_insert(Value::String("started".into()));
+                        s
+                    }
+                    None => {
+                        diags.push(Diagnostic::error(
+                            path,
+                            None,
+                            "neither header.json nor _journal/start.json could be read: not a usable Inspect log",
+                        ));
+                        return Err(diags);
                     }
                 }
-                Err(e) => diags.push(
-                    Diagnostic::error(
-                        path,
-                        Some(e.line() as u32),
-                        format!("summaries do not parse: {e}"),
-                    )
-                    .with_record(name.clone()),
-                ),
             }
-        }
-        if !by_key.is_empty() {
-            diags.push(Diagnostic::warning(
-                path,
-                None,
-                "no sample members: samples read from the summaries (no model output text)",
-            ));
-        }
-        raw.extend(by_key.into_values());
+        };
+        Ok(EvalMembers {
+            path: path.to_string(),
+            header,
+            raw: Vec::new(),
+            summaries: BTreeMap::new(),
+            diags,
+        })
     }
-    let run = lower(path, header, raw, &mut diags);
-    Ok((run, diags))
+
+    /// One sample member's bytes (or why they could not be read).
+    pub fn sample(&mut self, name: &str, bytes: Result<Vec<u8>, String>) {
+        let path = self.path.clone();
+        let bytes = match bytes {
+            Ok(b) => b,
+            Err(e) => {
+                self.diags
+                    .push(Diagnostic::error(&path, None, e).with_record(name.to_string()));
+                return;
+            }
+        };
+        let at = json::At {
+            path: &path,
+            line: 1,
+            member: Some(name),
+        };
+        match json::parse::<RawSample>(&bytes, at, &mut self.diags) {
+            Ok(s) => self.raw.push((name.to_string(), s)),
+            Err(e) => self.diags.push(
+                Diagnostic::error(
+                    &path,
+                    Some(e.line() as u32),
+                    format!("sample does not parse: {e}"),
+                )
+                .with_record(name.to_string()),
+            ),
+        }
+    }
+
+    /// Samples read so far.
+    pub fn n_samples(&self) -> usize {
+        self.raw.len()
+    }
+
+    /// Every sample member has been given: `chunk_parts` chunk parts were not read.
+    pub fn samples_done(&mut self, chunk_parts: usize) {
+        if chunk_parts > 0 {
+            self.diags.push(Diagnostic {
+                severity: crate::diag::Severity::Info,
+                ..Diagnostic::warning(
+                    &self.path,
+                    None,
+                    format!("{chunk_parts} chunked-sample parts (messages, events, calls) not read; each sample's sample.json is"),
+                )
+            });
+        }
+    }
+
+    /// One summaries member's bytes (`summaries.json` or a journal part), de-duplicated by
+    /// (id, epoch), the last one winning (`_dedupe_summaries`).
+    pub fn summaries(&mut self, name: &str, bytes: Result<Vec<u8>, String>) {
+        let path = self.path.clone();
+        let bytes = match bytes {
+            Ok(b) => b,
+            Err(e) => {
+                self.diags
+                    .push(Diagnostic::error(&path, None, e).with_record(name.to_string()));
+                return;
+            }
+        };
+        let at = json::At {
+            path: &path,
+            line: 1,
+            member: Some(name),
+        };
+        match json::parse::<Vec<RawSample>>(&bytes, at, &mut self.diags) {
+            Ok(list) => {
+                for s in list {
+                    let k = (compact(&s.id), compact(&s.epoch));
+                    self.summaries.insert(k, (name.to_string(), s));
+                }
+            }
+            Err(e) => self.diags.push(
+                Diagnostic::error(
+                    &path,
+                    Some(e.line() as u32),
+                    format!("summaries do not parse: {e}"),
+                )
+                .with_record(name.to_string()),
+            ),
+        }
+    }
+
+    /// The run: the sample members read, or (when there were none) the summaries, `why` saying
+    /// so.
+    pub fn finish(mut self, why: FromSummaries) -> (EvalLogRun, Vec<Diagnostic>) {
+        let mut raw = std::mem::take(&mut self.raw);
+        if raw.is_empty() && !self.summaries.is_empty() {
+            let n = self.summaries.len();
+            self.diags.push(match why {
+                FromSummaries::NoSampleMembers => Diagnostic::warning(
+                    &self.path,
+                    None,
+                    "no sample members: samples read from the summaries (no model output text)",
+                ),
+                FromSummaries::First => Diagnostic {
+                    severity: crate::diag::Severity::Info,
+                    ..Diagnostic::warning(
+                        &self.path,
+                        None,
+                        format!(
+                            "{n} samples shown from the log's summaries (scores, inputs, targets;                              no model output yet) while the sample members are read"
+                        ),
+                    )
+                },
+            });
+            raw.extend(std::mem::take(&mut self.summaries).into_values());
+        }
+        let run = lower(&self.path, self.header, raw, &mut self.diags);
+        (run, self.diags)
+    }
 }
 
 /// Reads an Inspect `.json` log.
