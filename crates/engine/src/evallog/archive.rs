@@ -13,8 +13,14 @@ pub struct Limits {
     /// Output bytes allowed per input byte of the whole archive (deflate's own maximum ratio is
     /// about 1032:1; zstd on repetitive JSON logs stays far below).
     pub ratio: u64,
-    /// Output bytes allowed for one member and for all members together, whatever the ratio.
+    /// Output bytes allowed for one member, whatever the ratio; also for all members together
+    /// in an archive under `absolute / total_per_byte` bytes.
     pub absolute: u64,
+    /// Output bytes allowed for all members together per input byte, when that is above
+    /// `absolute`: a big log (a 1 GB `.eval` inflates to several GB of JSON, parsed and dropped
+    /// a member at a time) is read whole, while a small archive still cannot make the reader
+    /// inflate more than `absolute` bytes.
+    pub total_per_byte: u64,
     /// Central-directory entries read at most.
     pub max_entries: usize,
 }
@@ -24,17 +30,25 @@ impl Default for Limits {
         Limits {
             ratio: 1100,
             absolute: 1 << 30,
+            total_per_byte: 32,
             max_entries: 1_000_000,
         }
     }
 }
 
 impl Limits {
-    /// Output bytes allowed for an archive of `input_len` bytes (per member and in total).
+    /// Output bytes allowed for one member of an archive of `input_len` bytes.
     pub fn cap_for(&self, input_len: usize) -> u64 {
         (input_len as u64)
             .saturating_mul(self.ratio)
             .min(self.absolute)
+    }
+
+    /// Output bytes allowed for all members of an archive of `input_len` bytes together.
+    pub fn total_cap_for(&self, input_len: usize) -> u64 {
+        let len = input_len as u64;
+        len.saturating_mul(self.ratio)
+            .min(self.absolute.max(len.saturating_mul(self.total_per_byte)))
     }
 }
 
@@ -108,7 +122,9 @@ pub struct Index {
     /// member log would spend seconds in scans.
     by_name: std::collections::HashMap<String, usize>,
     cap: u64,
-    /// Output bytes handed out so far (all members together stay under `cap`).
+    /// Output bytes allowed for all members together.
+    total_cap: u64,
+    /// Output bytes handed out so far (all members together stay under `total_cap`).
     spent: std::cell::Cell<u64>,
 }
 
@@ -336,6 +352,7 @@ impl Index {
             warnings,
             by_name,
             cap: limits.cap_for(usize_of(file_len).unwrap_or(usize::MAX)),
+            total_cap: limits.total_cap_for(usize_of(file_len).unwrap_or(usize::MAX)),
             spent: std::cell::Cell::new(0),
         })
     }
@@ -358,7 +375,7 @@ impl Index {
         out
     }
 
-    /// The output cap of one member (and of all members together).
+    /// The output cap of one member.
     pub fn cap(&self) -> u64 {
         self.cap
     }
@@ -382,7 +399,9 @@ impl Index {
     /// The decompressed bytes of `entry` from its compressed bytes `data`, checked against its
     /// CRC-32 and the caps.
     pub fn decode(&self, entry: &Entry, data: &[u8]) -> Result<Vec<u8>, String> {
-        let remaining = self.cap.saturating_sub(self.spent.get());
+        let remaining = self
+            .cap
+            .min(self.total_cap.saturating_sub(self.spent.get()));
         if entry.flags & 1 != 0 {
             return Err("encrypted member".into());
         }

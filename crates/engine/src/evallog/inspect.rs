@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::archive::{Archive, Index, Limits};
+use super::archive::Index;
 use super::json::{self, compact, finite, inspect_value_to_float, message_text, string, uint};
 use super::model::{
     EvalLogRun, Headline, MetricKey, RecordedMetric, Sample, SampleId, SampleKey, ScoreEntry,
@@ -52,28 +52,15 @@ struct RawSample {
     error: Value,
 }
 
-/// Reads an Inspect `.eval` archive held in memory.
+/// Reads an Inspect `.eval` archive held in memory, through the same code that reads a big one
+/// a slice at a time ([`super::eval_file::EvalFile`]).
 pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
+    use super::eval_file::{now, EvalFile, InMemory};
     let path = file.path.as_str();
-    let archive = Archive::parse(&file.bytes, Limits::default())
-        .map_err(|e| vec![Diagnostic::error(path, None, e)])?;
-    let plan = EvalPlan::of(&archive);
-    let read = |name: &str| archive.get(name).map(|e| archive.read(e));
-    let mut log = EvalMembers::start(path, &archive, &read)?;
-    for name in &plan.samples {
-        if let Some(bytes) = read(name) {
-            log.sample(name, bytes);
-        }
-    }
-    log.samples_done(plan.chunk_parts);
-    if log.n_samples() == 0 {
-        for name in &plan.summaries {
-            if let Some(bytes) = read(name) {
-                log.summaries(name, bytes);
-            }
-        }
-    }
-    Ok(log.finish(FromSummaries::NoSampleMembers))
+    let mut src = InMemory(&file.bytes);
+    let stalled = |e: String| vec![Diagnostic::error(path, None, e)];
+    let opened = now(async { Ok(EvalFile::open(&mut src, path).await) }).map_err(stalled)??;
+    now(async { Ok(opened.full_run(&mut src, &mut |_, _| {}).await) }).map_err(stalled)?
 }
 
 /// Which members of an Inspect `.eval` archive hold what, in reading order.
@@ -155,6 +142,10 @@ pub enum FromSummaries {
     First,
 }
 
+/// A member's bytes by name: `None` when the archive has no such member, else its bytes or why
+/// they could not be read.
+pub type MemberBytes<'a> = dyn Fn(&str) -> Option<Result<Vec<u8>, String>> + 'a;
+
 /// An Inspect `.eval` log read member by member, so that the archive need not be in memory (a
 /// big `File` in the browser is read a slice at a time): the header first ([`EvalMembers::start`]),
 /// then each sample member, or the summaries, then [`EvalMembers::finish`]. [`read_eval`] reads an
@@ -174,7 +165,7 @@ impl EvalMembers {
     pub fn start(
         path: &str,
         index: &Index,
-        read: &dyn Fn(&str) -> Option<Result<Vec<u8>, String>>,
+        read: &MemberBytes,
     ) -> Result<EvalMembers, Vec<Diagnostic>> {
         let mut diags = Vec::new();
         for w in &index.warnings {

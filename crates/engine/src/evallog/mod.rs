@@ -12,6 +12,9 @@
 //!    `Err` only when nothing is usable.
 //!    - [`archive`]: a bounded zip reader (central directory, zip64, stored / deflate / zstd
 //!      members, output capped by input size × ratio and an absolute cap) for `.eval` files;
+//!    - [`eval_file`]: an `.eval` read through its central directory from any random-access
+//!      source, a member at a time (a big `File` in the browser: the sample table from the
+//!      summaries first, then every sample, a sample's member again when it is opened);
 //!    - [`json`]: Python-written JSON (bare `NaN`/`Infinity` read as unscored), Inspect's
 //!      `value_to_float`;
 //!    - per format: [`inspect`], [`lm_eval`], [`promptfoo`], [`openai_evals`], [`helm`].
@@ -25,6 +28,7 @@
 
 pub mod archive;
 pub mod compare;
+pub mod eval_file;
 pub mod helm;
 pub mod inspect;
 pub mod json;

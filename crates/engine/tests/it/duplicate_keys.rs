@@ -242,7 +242,7 @@ fn evalset_lines_and_documents() {
 }
 
 /// A zip of stored (method 0) members, as Inspect could write them.
-fn stored_zip(members: &[(String, Vec<u8>)]) -> Vec<u8> {
+pub(crate) fn stored_zip(members: &[(String, Vec<u8>)]) -> Vec<u8> {
     use evalboard_engine::evallog::archive::crc32;
     let mut out = Vec::new();
     let mut central = Vec::new();

@@ -497,6 +497,32 @@ fn output_cap_refuses_members_instead_of_allocating() {
     let header = archive.get("header.json").unwrap();
     let err = archive.read(header).unwrap_err();
     assert!(err.contains("exceeds the cap"), "{err}");
+    // All members together: under `absolute` for a small archive, `total_per_byte` × its size
+    // for a big one (a 1 GB log inflates to several GB, read a member at a time).
+    let sizes: Vec<u64> = Archive::parse(&bytes, Limits::default())
+        .unwrap()
+        .entries
+        .iter()
+        .map(|e| e.uncompressed_size)
+        .collect();
+    let (largest, sum) = (*sizes.iter().max().unwrap(), sizes.iter().sum::<u64>());
+    assert!(largest < sum);
+    let total_tight = Limits {
+        absolute: largest,
+        total_per_byte: 0,
+        ..Limits::default()
+    };
+    let archive = Archive::parse(&bytes, total_tight).unwrap();
+    let results: Vec<Result<Vec<u8>, String>> =
+        archive.entries.iter().map(|e| archive.read(e)).collect();
+    assert!(results.iter().any(|r| r.is_ok()));
+    assert!(results
+        .iter()
+        .any(|r| r.as_ref().is_err_and(|e| e.contains("exceeds the cap"))));
+    let l = Limits::default();
+    assert_eq!(l.total_cap_for(1 << 20), 1 << 30);
+    assert_eq!(l.total_cap_for(1 << 30), 32 << 30);
+    assert_eq!(l.cap_for(1 << 30), 1 << 30);
     // The bomb fixture: a few KB of zstd that would inflate to 64 MiB, over input × 1100.
     let bomb = fixture_bytes("err/bomb_member");
     let archive = Archive::parse(&bomb, Limits::default()).unwrap();
@@ -797,4 +823,166 @@ fn promptfoo_items_key_on_the_prompt_label_not_its_index() {
         kb.contains(&ka[0]),
         "the 'ask' item pairs: {ka:?} vs {kb:?}"
     );
+}
+
+/// A [`ByteSource`] over bytes that counts what is read.
+struct Counting<'a> {
+    bytes: &'a [u8],
+    read: u64,
+}
+
+impl evallog::eval_file::ByteSource for Counting<'_> {
+    fn size(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+    async fn read(&mut self, at: u64, len: u64) -> Result<Vec<u8>, String> {
+        self.read += len;
+        evallog::eval_file::range(self.bytes, at, len).map(<[u8]>::to_vec)
+    }
+}
+
+/// An Inspect log of `n` samples as `.eval` members (stored), each sample with `pad` bytes of
+/// messages, with `summaries.json`.
+fn big_eval(n: usize, pad: usize) -> Vec<u8> {
+    let header = r#"{"version": 2, "status": "success",
+        "eval": {"task": "big", "model": "mockllm/model", "eval_id": "E", "run_id": "R",
+                 "created": "2026-11-26T00:00:00+00:00", "dataset": {"name": "big"},
+                 "config": {"epochs": 1}, "packages": {"inspect_ai": "0.3.285"}},
+        "results": {"total_samples": N, "completed_samples": N,
+                    "scores": [{"name": "match", "scorer": "match", "reducer": "mean",
+                                "metrics": {"accuracy": {"name": "accuracy", "value": ACC}}}]}}"#;
+    let correct = n.div_ceil(2);
+    let header = header
+        .replace("ACC", &(correct as f64 / n as f64).to_string())
+        .replace('N', &n.to_string());
+    let mut members = vec![("header.json".to_string(), header.into_bytes())];
+    let mut summaries = Vec::new();
+    for i in 1..=n {
+        let verdict = if i % 2 == 1 { "C" } else { "I" };
+        let summary = format!(
+            r#"{{"id": {i}, "epoch": 1, "input": "What is {i} + 0?", "target": "{i}",
+                "scores": {{"match": {{"value": "{verdict}", "answer": "{i}"}}}}}}"#
+        );
+        let sample = format!(
+            r#"{{"id": {i}, "epoch": 1, "input": "What is {i} + 0?", "target": "{i}",
+                "messages": [{{"role": "user", "content": "{}"}}],
+                "output": {{"completion": "ANSWER: {i}"}},
+                "scores": {{"match": {{"value": "{verdict}", "answer": "{i}"}}}}}}"#,
+            "x".repeat(pad)
+        );
+        summaries.push(summary);
+        members.push((format!("samples/{i}_epoch_1.json"), sample.into_bytes()));
+    }
+    members.push((
+        "summaries.json".into(),
+        format!("[{}]", summaries.join(",")).into_bytes(),
+    ));
+    crate::duplicate_keys::stored_zip(&members)
+}
+
+#[test]
+fn a_big_eval_opens_from_its_summaries_reading_a_fraction_of_it() {
+    use evallog::eval_file::{now, EvalFile};
+    let bytes = big_eval(400, 20_000);
+    let mut src = Counting {
+        bytes: &bytes,
+        read: 0,
+    };
+    let file = now(async { Ok(EvalFile::open(&mut src, "big.eval").await) })
+        .unwrap()
+        .unwrap();
+    assert_eq!(file.plan.samples.len(), 400);
+    let (first, diags) = now(async { Ok(file.summaries_run(&mut src).await) })
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    // The table, from a few per cent of the file: end records, directory, header, summaries.
+    assert!(
+        src.read * 50 < bytes.len() as u64,
+        "read {} of {} bytes",
+        src.read,
+        bytes.len()
+    );
+    assert_eq!(first.samples.len(), 400);
+    assert!(first.samples.iter().all(|s| s.output.is_none()));
+    assert!(diags.iter().any(|d| d.severity == Severity::Info
+        && d.message
+            .contains("400 samples shown from the log's summaries")));
+    // Every sample read after: the run the in-memory reader gives, which the summaries' run
+    // matches in keys, scores and headline numbers.
+    let mut seen = Vec::new();
+    let (full, full_diags) = now(async {
+        Ok(file
+            .full_run(&mut src, &mut |done, total| seen.push((done, total)))
+            .await)
+    })
+    .unwrap()
+    .unwrap();
+    assert_eq!(seen.last(), Some(&(400, 400)));
+    let eager = evallog::inspect::read_eval(&InputFile::new("big.eval", bytes.clone())).unwrap();
+    assert_eq!((full.clone(), full_diags), eager);
+    assert!(full.samples.iter().all(|s| s.output.is_some()));
+    assert_eq!(first.headlines, full.headlines);
+    assert!(first.headlines[0].agrees(TOL));
+    for (a, b) in first.samples.iter().zip(&full.samples) {
+        assert_eq!(
+            (&a.key, &a.scores, &a.target),
+            (&b.key, &b.scores, &b.target)
+        );
+    }
+    // One sample's member again, as the drawer reads it.
+    let name = evallog::inspect::sample_member(&file.index, &evallog::SampleId::Int(7), 1).unwrap();
+    let member = now(async { Ok(file.member(&mut src, &name).await) })
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(String::from_utf8(member).unwrap().contains("ANSWER: 7"));
+}
+
+#[test]
+fn an_eval_read_through_slices_is_the_eval_read_in_memory_for_every_real_log() {
+    use evallog::eval_file::{now, EvalFile};
+    let mut paths: Vec<(String, Vec<u8>)> = Vec::new();
+    for case in cases("evallog") {
+        let p = case.dir.join("input/arith.eval");
+        if p.exists() {
+            paths.push((p.display().to_string(), fs::read(&p).unwrap()));
+        }
+    }
+    if let Some(dir) = shared_data("eval-formats/inspect_ai") {
+        for sub in [dir.clone(), dir.join("generated-0.3.285")] {
+            for e in fs::read_dir(&sub).unwrap() {
+                let p = e.unwrap().path();
+                if p.extension().is_some_and(|x| x == "eval") {
+                    paths.push((p.display().to_string(), fs::read(&p).unwrap()));
+                }
+            }
+        }
+    }
+    assert!(paths.len() >= 8, "{paths:?}");
+    for (name, bytes) in paths {
+        let eager = evallog::inspect::read_eval(&InputFile::new("x.eval", bytes.clone()));
+        let mut src = Counting {
+            bytes: &bytes,
+            read: 0,
+        };
+        let lazy = now(async {
+            Ok(match EvalFile::open(&mut src, "x.eval").await {
+                Ok(f) => {
+                    if let Some(Ok((first, _))) = f.summaries_run(&mut src).await {
+                        let full = f.full_run(&mut src, &mut |_, _| {}).await;
+                        if let Ok((full, _)) = &full {
+                            assert_eq!(first.samples.len(), full.samples.len(), "{name}");
+                        }
+                        full
+                    } else {
+                        f.full_run(&mut src, &mut |_, _| {}).await
+                    }
+                }
+                Err(d) => Err(d),
+            })
+        })
+        .unwrap();
+        assert_eq!(eager, lazy, "{name}");
+    }
 }
