@@ -7,8 +7,11 @@
 # Then a 100k-turn trace folder picked in the dashboard against a bare page that only reads its
 # files (issue 17.9).
 #
+# Then a 1 GB Inspect `.eval` picked in the dashboard: its sample table from the summaries (issue
+# 16.8), and every sample read after.
+#
 # `bench/run.sh` runs every section (`make bench`); `bench/run.sh evallog` only the eval-log one,
-# `bench/run.sh folder` only the folder-pick one.
+# `bench/run.sh folder` only the folder-pick one, `bench/run.sh bigeval` only the big-log one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECTION=${1:-all}
@@ -138,6 +141,24 @@ print(f"  dashboard / bare read (32 in flight, main thread), round by round: med
 PY
 else
   echo "dist/ missing: run 'make dist' first for the folder-pick numbers"
+fi
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = bigeval ]; then
+echo "== a 1 GB Inspect .eval (20,000 samples, bench/big_eval.py) picked in the dashboard (issue 16.8): the sample table from the summaries, then every sample read in the background, against a bare page reading the same bytes; 3 interleaved rounds"
+if [ -d dist ]; then
+  [ -f "$OUT/big1g.eval" ] || python3 bench/big_eval.py "$OUT/big1g.eval" 1024 20000
+  node bench/big_eval.mjs "$OUT/big1g.eval" 3 | tee "$OUT/big-eval.jsonl"
+  python3 - "$OUT" <<'PY'
+import json, sys
+s = [json.loads(l) for l in open(f"{sys.argv[1]}/big-eval.jsonl")][-1]
+print(f"big1g.eval ({s['bytes'] / 1e9:.2f} GB, {s['items']}), median of {s['rounds']} rounds from the file input's change event: "
+      f"run on screen (from the summaries) {s['loaded_ms'] / 1000:.2f}s, sample table {s['table_ms'] / 1000:.2f}s "
+      f"({s['table_range_ms'][0] / 1000:.2f}-{s['table_range_ms'][1] / 1000:.2f}s; target <= 2s), every sample read {s['full_ms'] / 1000:.2f}s "
+      f"(a bare page reading the bytes: {s['floor_ms'] / 1000:.2f}s, x{s['full_over_floor']:.1f}); the page's longest frame gap {s['longest_frame_gap_ms']:.0f} ms")
+PY
+else
+  echo "dist/ missing: run 'make dist' first for the big-log numbers"
 fi
 fi
 

@@ -234,3 +234,80 @@ pub async fn finish_read(read: JsFuture) -> Result<Vec<u8>, String> {
         .map(|b| Uint8Array::new(&b).to_vec())
         .map_err(|_| "not an ArrayBuffer".to_string())
 }
+
+/// Random access to a `Blob`/`File` in the worker ([`ByteSource`] for the engine's readers of
+/// big archives): a read outside the bytes held fetches a window of at least [`BlobAt::WINDOW`]
+/// bytes from there on (`Blob.slice().arrayBuffer()`), so an archive's members, read in order,
+/// cost one browser read per window, and the file is never in memory whole.
+///
+/// [`ByteSource`]: evalboard_engine::evallog::eval_file::ByteSource
+pub struct BlobAt {
+    blob: Blob,
+    size: u64,
+    /// The bytes held, and where in the file they start.
+    at: u64,
+    held: Vec<u8>,
+    window: u64,
+}
+
+impl BlobAt {
+    pub const WINDOW: u64 = 8 << 20;
+
+    /// `None` when `source` is not a `Blob`.
+    pub fn new(source: &JsValue) -> Option<Result<BlobAt, String>> {
+        let blob = source.dyn_ref::<Blob>()?.clone();
+        Some(blob_size(&blob).map(|size| BlobAt {
+            blob,
+            size,
+            at: 0,
+            held: Vec::new(),
+            window: Self::WINDOW,
+        }))
+    }
+
+    /// Reads at least `window` bytes at a time instead of [`BlobAt::WINDOW`].
+    pub fn with_window(mut self, window: u64) -> BlobAt {
+        self.window = window.max(1);
+        self
+    }
+
+    /// Bytes `[at, at + len)` of the file.
+    pub async fn read_at(&mut self, at: u64, len: u64) -> Result<Vec<u8>, String> {
+        use evalboard_engine::evallog::eval_file::{past_end, range};
+        let end = at
+            .checked_add(len)
+            .filter(|&e| e <= self.size)
+            .ok_or_else(|| past_end(at, len, self.size))?;
+        let held_end = self.at + self.held.len() as u64;
+        if at < self.at || end > held_end {
+            let to = end.max(at.saturating_add(self.window)).min(self.size);
+            browser_size(to - at)?;
+            let part = self
+                .blob
+                .slice_with_f64_and_f64(at as f64, to as f64)
+                .map_err(js_err)?;
+            let buf = JsFuture::from(part.array_buffer()).await.map_err(js_err)?;
+            let buf = Uint8Array::new(&buf);
+            if u64::from(buf.length()) != to - at {
+                return Err("the file changed while it was being read".into());
+            }
+            self.held.clear();
+            self.held
+                .try_reserve_exact(buf.length() as usize)
+                .map_err(|_| format!("{} bytes do not fit in the browser's memory", to - at))?;
+            self.held.resize(buf.length() as usize, 0);
+            buf.copy_to(&mut self.held);
+            self.at = at;
+        }
+        range(&self.held, at - self.at, len).map(<[u8]>::to_vec)
+    }
+}
+
+impl evalboard_engine::evallog::eval_file::ByteSource for BlobAt {
+    fn size(&self) -> u64 {
+        self.size
+    }
+    async fn read(&mut self, at: u64, len: u64) -> Result<Vec<u8>, String> {
+        self.read_at(at, len).await
+    }
+}

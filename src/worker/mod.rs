@@ -2,6 +2,7 @@
 //! requests ([`start`], then one dispatch per message), and hands code-generation runs to their
 //! own worker (`codegen_host`). Reading and scoring happen here so the page never freezes.
 
+mod big_log;
 pub mod browser_files;
 pub(crate) mod intake;
 pub(crate) mod keep;
@@ -91,6 +92,7 @@ fn handle_request(
 ) {
     // A removed run's kept copy goes, whichever worker holds the run.
     if let Request::Remove { run_id } = &req {
+        big_log::close(*run_id);
         if keep::is_kept(*run_id) {
             wasm_bindgen_futures::spawn_local(keep::forget(*run_id));
         }
@@ -146,6 +148,20 @@ fn handle_request(
             demo,
             stored: None,
         } => {
+            big_log::close(run_id);
+            if let Some(big) = big_log::wanted(&paths, &buffers) {
+                // A big `.eval`: its table from the summaries, read through `File` slices.
+                let (scope, state) = (scope.clone(), state.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    let load = (run_id, name.clone(), demo);
+                    big_log::load(scope.clone(), state.clone(), load, big).await;
+                    let loaded = state.borrow().get(run_id).is_some();
+                    if loaded && !demo && !keep::is_kept(run_id) {
+                        keep_run(&scope, run_id, &name, &paths, &buffers).await;
+                    }
+                });
+                return;
+            }
             if let Some(error) = intake::memory_refusal(intake::sources_size(&buffers)) {
                 post(
                     scope,
@@ -176,24 +192,34 @@ fn handle_request(
                     let loaded = state.borrow().get(run_id).is_some()
                         || crate::codegen_host::run_name(run_id).is_some();
                     if loaded && !demo && !keep::is_kept(run_id) {
-                        if let Err(e) = keep::keep(run_id, &name_kept, &kept_paths, &buffers).await
-                        {
-                            post(
-                                &scope,
-                                &Response::Error {
-                                    req: None,
-                                    message: format!(
-                                        "“{name_kept}” is open but could not be kept in this \
-                                         browser ({e}): after a reload, drop its folder again."
-                                    ),
-                                },
-                            );
-                        }
+                        keep_run(&scope, run_id, &name_kept, &kept_paths, &buffers).await;
                     }
                 });
             }
         }
         req => answer(scope, &mut state.borrow_mut(), req),
+    }
+}
+
+/// Copies a loaded run's files into the browser's storage, or tells the user why not.
+async fn keep_run(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    name: &str,
+    paths: &[String],
+    buffers: &Array,
+) {
+    if let Err(e) = keep::keep(run_id, name, paths, buffers).await {
+        post(
+            scope,
+            &Response::Error {
+                req: None,
+                message: format!(
+                    "“{name}” is open but could not be kept in this browser ({e}): after a \
+                     reload, drop its folder again."
+                ),
+            },
+        );
     }
 }
 

@@ -81,6 +81,15 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
         post(scope, &Response::Loaded { info });
     }
 
+    /// Keeps `run` in place of the run with its id (a big log's full read after its
+    /// summaries) and tells the page as a re-scoring does, so it asks its screens again.
+    pub fn replace(&mut self, scope: &DedicatedWorkerGlobalScope, run: Kept) {
+        let info = run.info::<FAMILIES>(&self.settings);
+        self.runs.retain(|r| r.id != run.id);
+        self.runs.push(run);
+        post(scope, &Response::Rescored { runs: vec![info] });
+    }
+
     pub fn remove(&mut self, id: RunId) {
         self.runs.retain(|r| r.id != id);
     }

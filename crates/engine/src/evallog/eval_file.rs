@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::ops::ControlFlow;
 
 use super::archive::{
     directory_in, Index, Limits, Locate, LOCAL_HEADER_LEN, TAIL_LEN, ZIP64_EOCD_LEN,
@@ -176,11 +177,12 @@ impl EvalFile {
     }
 
     /// The run from every sample member (or the summaries when there is none), `progress`
-    /// called with (members read, members to read) after each.
+    /// called with (members read, members to read) after each; reading stops (an `Err`) when it
+    /// says [`ControlFlow::Break`].
     pub async fn full_run<S: ByteSource>(
         &self,
         src: &mut S,
-        progress: &mut dyn FnMut(usize, usize),
+        progress: &mut dyn FnMut(usize, usize) -> ControlFlow<()>,
     ) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
         let mut log = self.start()?;
         let total = self.plan.samples.len();
@@ -188,7 +190,13 @@ impl EvalFile {
             if let Some(bytes) = self.member(src, name).await {
                 log.sample(name, bytes);
             }
-            progress(k + 1, total);
+            if progress(k + 1, total).is_break() {
+                return Err(vec![Diagnostic::error(
+                    &self.path,
+                    None,
+                    format!("reading stopped after {} of {total} samples", k + 1),
+                )]);
+            }
         }
         log.samples_done(self.plan.chunk_parts);
         if log.n_samples() == 0 {

@@ -60,7 +60,12 @@ pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<
     let mut src = InMemory(&file.bytes);
     let stalled = |e: String| vec![Diagnostic::error(path, None, e)];
     let opened = now(async { Ok(EvalFile::open(&mut src, path).await) }).map_err(stalled)??;
-    now(async { Ok(opened.full_run(&mut src, &mut |_, _| {}).await) }).map_err(stalled)?
+    now(async {
+        Ok(opened
+            .full_run(&mut src, &mut |_, _| std::ops::ControlFlow::Continue(()))
+            .await)
+    })
+    .map_err(stalled)?
 }
 
 /// Which members of an Inspect `.eval` archive hold what, in reading order.

@@ -913,7 +913,10 @@ fn a_big_eval_opens_from_its_summaries_reading_a_fraction_of_it() {
     let mut seen = Vec::new();
     let (full, full_diags) = now(async {
         Ok(file
-            .full_run(&mut src, &mut |done, total| seen.push((done, total)))
+            .full_run(&mut src, &mut |done, total| {
+                seen.push((done, total));
+                std::ops::ControlFlow::Continue(())
+            })
             .await)
     })
     .unwrap()
@@ -970,13 +973,16 @@ fn an_eval_read_through_slices_is_the_eval_read_in_memory_for_every_real_log() {
             Ok(match EvalFile::open(&mut src, "x.eval").await {
                 Ok(f) => {
                     if let Some(Ok((first, _))) = f.summaries_run(&mut src).await {
-                        let full = f.full_run(&mut src, &mut |_, _| {}).await;
+                        let full = f
+                            .full_run(&mut src, &mut |_, _| std::ops::ControlFlow::Continue(()))
+                            .await;
                         if let Ok((full, _)) = &full {
                             assert_eq!(first.samples.len(), full.samples.len(), "{name}");
                         }
                         full
                     } else {
-                        f.full_run(&mut src, &mut |_, _| {}).await
+                        f.full_run(&mut src, &mut |_, _| std::ops::ControlFlow::Continue(()))
+                            .await
                     }
                 }
                 Err(d) => Err(d),
