@@ -49,7 +49,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
         } => {
             let t0 = now();
             let input = RunInput::new(name.clone(), input_files(paths, &buffers));
-            let provenance = provenance(scope, run_id, &input);
+            let provenance = provenance(scope, run_id, &input, false);
             post_progress(scope, run_id, "scoring", (0, 1));
             let settings = &st.settings;
             match run::load_in::<FAMILIES>(

@@ -243,6 +243,13 @@ pub fn send(req: &Request) {
 /// `ArrayBuffer`s (transferred, not copied; a copy is kept to load the run again into a
 /// restarted worker).
 pub fn send_load(req: &Request, sources: Vec<JsValue>) {
+    let kept = sources.iter().map(copy_of_buffer).collect();
+    send_load_keeping(req, sources, kept);
+}
+
+/// [`send_load`], keeping `kept` (the same files' `File`s, where `sources` holds their bytes
+/// read on the page) to load the run again into a restarted worker.
+pub fn send_load_keeping(req: &Request, sources: Vec<JsValue>, kept: Vec<JsValue>) {
     let Some(msg) = encode(req) else {
         return;
     };
@@ -250,7 +257,7 @@ pub fn send_load(req: &Request, sources: Vec<JsValue>) {
         let sent = Sent {
             run_id: *run_id,
             msg: msg.clone(),
-            sources: sources.iter().map(copy_of_buffer).collect(),
+            sources: kept,
         };
         CLIENT.with(|c| {
             let mut c = c.borrow_mut();

@@ -6,6 +6,9 @@
 //! until an empty one). The page hands the `File` objects to the worker, which reads their
 //! bytes (`worker::browser_files`) — never as a JS string.
 
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
 use js_sys::{Array, ArrayBuffer, Function, Promise, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -196,4 +199,86 @@ pub async fn fetch_bytes(url: &str) -> Result<ArrayBuffer, String> {
         .map_err(js_err)?;
     buf.dyn_into::<ArrayBuffer>()
         .map_err(|_| "not an ArrayBuffer".to_string())
+}
+
+/// A run of more files than this is read on the page ([`read_on_page`]); fewer go to the worker
+/// as `File`s.
+pub const READ_ON_PAGE_FROM: usize = 64;
+/// `arrayBuffer()` calls in flight on the page (the floor's own figure: 64 was within noise).
+const READS_IN_FLIGHT: usize = 32;
+/// Bytes read on the page at most per run; the files after stay `File`s for the worker (which
+/// streams a big file and checks the run against its memory before reading it).
+const PAGE_READ_MAX_BYTES: f64 = 512.0 * 1024.0 * 1024.0;
+
+/// Whether a file is left to the worker as a `File` whatever the run's size: a JSONL run or an
+/// Inspect `.eval` may be big, and the worker streams those or reads them a slice at a time.
+fn left_to_worker(path: &str) -> bool {
+    let p = path.to_ascii_lowercase();
+    p.ends_with(".jsonl") || p.ends_with(".eval")
+}
+
+/// The sources of a run of many files: each file's bytes as an `ArrayBuffer`, read here with
+/// [`READS_IN_FLIGHT`] `arrayBuffer()` in flight — or its `File` where it is
+/// [`left_to_worker`], could not be read (the worker reports why), or comes after
+/// [`PAGE_READ_MAX_BYTES`]. `progress(files_done, bytes_done)` after each file.
+///
+/// Why on the page (issue 17.9, docs/performance.md): a `File` from a folder input has no size
+/// snapshot yet, and the first `size` or `postMessage` of it is a synchronous round trip to the
+/// browser process — 28,589 of them took 2.7–3.9 s of the page's thread before the worker could
+/// start. `arrayBuffer()` asks none; the buffers are transferred, not copied.
+pub async fn read_on_page(files: &[PickedFile], progress: Rc<dyn Fn(usize, u64)>) -> Vec<JsValue> {
+    let out: Rc<RefCell<Vec<JsValue>>> = Rc::new(RefCell::new(
+        files.iter().map(|f| f.file.clone().into()).collect(),
+    ));
+    let wanted: Rc<Vec<bool>> = Rc::new(files.iter().map(|f| !left_to_worker(&f.path)).collect());
+    let files: Rc<Vec<File>> = Rc::new(files.iter().map(|f| f.file.clone()).collect());
+    let next = Rc::new(Cell::new(0usize));
+    let (done, bytes) = (Rc::new(Cell::new(0usize)), Rc::new(Cell::new(0f64)));
+    let lanes = READS_IN_FLIGHT.min(files.len());
+    let left = Rc::new(Cell::new(lanes));
+    let mut finish: Option<Function> = None;
+    let all_done = Promise::new(&mut |resolve: Function, _| finish = Some(resolve));
+    let finish = Rc::new(finish);
+    if lanes == 0 {
+        return out.take();
+    }
+    for _ in 0..lanes {
+        let (out, files, wanted, next, done, bytes, left, finish, progress) = (
+            out.clone(),
+            files.clone(),
+            wanted.clone(),
+            next.clone(),
+            done.clone(),
+            bytes.clone(),
+            left.clone(),
+            finish.clone(),
+            progress.clone(),
+        );
+        wasm_bindgen_futures::spawn_local(async move {
+            loop {
+                let i = next.get();
+                let Some(file) = files.get(i) else { break };
+                next.set(i + 1);
+                if wanted.get(i).copied().unwrap_or(false) && bytes.get() < PAGE_READ_MAX_BYTES {
+                    if let Ok(buf) = JsFuture::from(file.array_buffer()).await {
+                        let buf: ArrayBuffer = buf.unchecked_into();
+                        bytes.set(bytes.get() + f64::from(buf.byte_length()));
+                        if let Some(slot) = out.borrow_mut().get_mut(i) {
+                            *slot = buf.into();
+                        }
+                    }
+                }
+                done.set(done.get() + 1);
+                progress(done.get(), bytes.get() as u64);
+            }
+            left.set(left.get() - 1);
+            if left.get() == 0 {
+                if let Some(f) = finish.as_ref() {
+                    let _ = f.call0(&JsValue::NULL);
+                }
+            }
+        });
+    }
+    let _ = JsFuture::from(all_done).await;
+    out.take()
 }

@@ -1,6 +1,9 @@
 //! The app state shared by every view (a `Copy` handle of signals, provided as context), the
 //! worker's responses applied to it, and the loading of runs (dropped, picked, or the demo).
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use leptos::prelude::*;
 
 use evalboard_engine::accounting::InputFileReport;
@@ -613,7 +616,14 @@ impl Store {
                 .iter()
                 .filter_map(|(i, rel)| Some((rel.clone(), files.get(*i)?.clone())))
                 .collect();
-            let bytes_total: u64 = picked.iter().map(|(_, f)| f.size()).sum();
+            // A run of many files is read here (no size asked: each is a round trip to the
+            // browser process); its byte total is known as the bytes come in.
+            let many = picked.len() >= picked_files::READ_ON_PAGE_FROM;
+            let bytes_total: u64 = if many {
+                0
+            } else {
+                picked.iter().map(|(_, f)| f.size()).sum()
+            };
             let (id, name) = self.new_run(&pr.name, false, picked.len() as u64, bytes_total);
             if !problems.is_empty() || !pr.skipped.is_empty() {
                 let mut mine: Vec<String> = problems
@@ -644,25 +654,50 @@ impl Store {
         }
     }
 
-    /// Hands the run's files to the worker, which reads, parses and scores them: the page's
-    /// thread never holds their bytes.
+    /// Hands the run's files to the worker, which reads, parses and scores them: as `File`s,
+    /// or, for a run of many files, as the bytes read here ([`picked_files::read_on_page`]),
+    /// transferred (the `File`s are kept to load the run again into a restarted worker).
     fn send_files(&self, id: RunId, name: String, picked: Vec<(String, PickedFile)>) {
-        let mut paths = Vec::with_capacity(picked.len());
-        let mut sources = Vec::with_capacity(picked.len());
-        for (rel, pf) in &picked {
-            paths.push(rel.clone());
-            sources.push(picked_files::file_source(pf));
+        let paths: Vec<String> = picked.iter().map(|(rel, _)| rel.clone()).collect();
+        let files: Vec<wasm_bindgen::JsValue> = picked
+            .iter()
+            .map(|(_, pf)| picked_files::file_source(pf))
+            .collect();
+        let req = Request::Load {
+            run_id: id,
+            name,
+            paths,
+            demo: false,
+            stored: None,
+        };
+        if picked.len() < picked_files::READ_ON_PAGE_FROM {
+            return client::send_load(&req, files);
         }
-        client::send_load(
-            &Request::Load {
-                run_id: id,
-                name,
-                paths,
-                demo: false,
-                stored: None,
-            },
-            sources,
-        );
+        let store = *self;
+        let n = picked.len() as u64;
+        let last = Rc::new(Cell::new(0.0f64));
+        let progress: Rc<dyn Fn(usize, u64)> = Rc::new(move |done, bytes| {
+            let t = js_sys::Date::now();
+            if t - last.get() < 100.0 && done as u64 != n {
+                return;
+            }
+            last.set(t);
+            store.set_status(id, |s| {
+                if let RunStatus::Reading { .. } = s {
+                    *s = RunStatus::Reading {
+                        files_done: done as u64,
+                        files_total: n,
+                        bytes_done: bytes,
+                        bytes_total: 0,
+                    };
+                }
+            });
+        });
+        let picked: Vec<PickedFile> = picked.into_iter().map(|(_, pf)| pf).collect();
+        leptos::task::spawn_local(async move {
+            let sources = picked_files::read_on_page(&picked, progress).await;
+            client::send_load_keeping(&req, sources, files);
+        });
     }
 
     /// Loads the demo workspace (own assets under `demo/`, listed by `demo/manifest.json`).

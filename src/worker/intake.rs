@@ -99,6 +99,9 @@ pub(crate) struct Taken {
     pub read_ms: f64,
     pub hash_ms: f64,
     pub parse_ms: f64,
+    /// Whether the files' SHA-256s are computed after the run's numbers are on screen
+    /// ([`read_buffers`]).
+    pub hash_later: bool,
 }
 
 /// A big JSONL file of a `Load`, about to be streamed: its run, path and source, and its place
@@ -186,6 +189,7 @@ fn new_taken(n: usize) -> Taken {
         read_ms: 0.0,
         hash_ms: 0.0,
         parse_ms: 0.0,
+        hash_later: false,
     }
 }
 
@@ -225,12 +229,15 @@ pub(crate) fn read_buffers(
     run_id: RunId,
     paths: Vec<String>,
     sources: &Array,
+    hash_later: bool,
 ) -> Taken {
     let t0 = now();
     let mut taken = new_taken(paths.len());
+    taken.hash_later = hash_later;
     let mut problems = Vec::new();
     for (i, path) in paths.into_iter().enumerate() {
-        match browser_files::read_source(&sources.get(i as u32), &mut |_| {}) {
+        let source = sources.get(i as u32);
+        match browser_files::read_source(&source, &mut |_| {}) {
             Ok(bytes) => taken.push(i, InputFile::new(path, bytes)),
             Err(reason) => problems.push(format!("{path}: {reason}")),
         }
@@ -514,6 +521,7 @@ pub(crate) fn provenance(
     scope: &DedicatedWorkerGlobalScope,
     run_id: RunId,
     input: &RunInput,
+    later: bool,
 ) -> Vec<evalboard_report::html::FileProvenance> {
     const HASH_CHUNK: usize = 4 << 20;
     let total_bytes: u64 = input.files.iter().map(|f| f.bytes.len() as u64).sum();
@@ -523,6 +531,15 @@ pub(crate) fn provenance(
         .files
         .iter()
         .map(|f| {
+            if later {
+                // Its SHA-256 comes after the numbers (`Taken::hash_later`).
+                return evalboard_report::html::FileProvenance {
+                    run: input.name.clone(),
+                    path: f.path.clone(),
+                    bytes: f.bytes.len() as u64,
+                    sha256: "being computed: export the report again in a moment".into(),
+                };
+            }
             let before = hashed;
             let p = evalboard_report::html::FileProvenance::of_chunked(
                 &input.name,

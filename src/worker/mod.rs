@@ -58,8 +58,10 @@ pub fn start() {
 }
 
 /// Loads the warm-up run (src/warmup.rs) through the Load path, silently, and forgets it.
+/// The warm-up run's id.
+const WARM_UP_ID: RunId = RunId::MAX;
+
 fn warm_up(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>) {
-    const WARM_UP_ID: RunId = RunId::MAX;
     let bytes = crate::warmup::warm_up_jsonl(crate::warmup::WARM_UP_TURNS);
     let load = Request::Load {
         run_id: WARM_UP_ID,
@@ -175,8 +177,28 @@ fn handle_request(
                     },
                 );
             } else if all_buffers(&buffers) {
-                let taken = read_buffers(scope, run_id, paths, &buffers);
-                load(scope, &mut state.borrow_mut(), (run_id, name, demo), taken);
+                // Bytes the page held: the demo's assets, or a run of many files it read.
+                let kept_paths = paths.clone();
+                let hash_later = !demo && run_id != WARM_UP_ID;
+                let taken = read_buffers(scope, run_id, paths, &buffers, hash_later);
+                let unhashed = load(
+                    scope,
+                    &mut state.borrow_mut(),
+                    (run_id, name.clone(), demo),
+                    taken,
+                );
+                if let Some(input) = unhashed {
+                    let (scope, state) = (scope.clone(), state.clone());
+                    wasm_bindgen_futures::spawn_local(hash_later_on(scope, state, run_id, input));
+                }
+                let loaded = state.borrow().get(run_id).is_some()
+                    || crate::codegen_host::run_name(run_id).is_some();
+                if loaded && !demo && !keep::is_kept(run_id) && run_id != WARM_UP_ID {
+                    let scope = scope.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        keep_run(&scope, run_id, &name, &kept_paths, &buffers).await;
+                    });
+                }
             } else {
                 // Files are read asynchronously (the browser reads them in its own process while
                 // this worker parses): other requests are answered meanwhile, and the state is
@@ -198,6 +220,37 @@ fn handle_request(
             }
         }
         req => answer(scope, &mut state.borrow_mut(), req),
+    }
+}
+
+/// The SHA-256s of run `run_id`'s files ([`intake::Taken::hash_later`]), computed after its
+/// numbers are on screen, a few milliseconds at a time between the page's requests, then put
+/// into its provenance (the HTML report's): 0.6 s of hashing a 28,589-file trace folder is off
+/// the way to its numbers. The files' bytes are freed then.
+async fn hash_later_on(
+    scope: DedicatedWorkerGlobalScope,
+    state: Rc<RefCell<State>>,
+    run_id: RunId,
+    input: evalboard_engine::RunInput,
+) {
+    let mut done = Vec::with_capacity(input.files.len());
+    let mut slice_start = now();
+    for f in &input.files {
+        done.push((
+            f.path.as_str(),
+            FileProvenance::of(&input.name, &f.path, &f.bytes).sha256,
+        ));
+        if now() - slice_start > 8.0 {
+            runtime::next_task(&scope).await;
+            slice_start = now();
+        }
+    }
+    if let Some(run) = state.borrow_mut().get_mut(run_id) {
+        for (path, sha) in &done {
+            if let Some(p) = run.provenance.iter_mut().find(|p| p.path == *path) {
+                p.sha256 = sha.clone();
+            }
+        }
     }
 }
 
@@ -237,15 +290,18 @@ fn load(
     st: &mut State,
     (run_id, name, demo): (RunId, String, bool),
     taken: Taken,
-) {
+) -> Option<evalboard_engine::RunInput> {
     let t0 = taken.started;
     let mut stage_ms = vec![("read".to_string(), taken.read_ms)];
     let (hash_streamed_ms, parse_streamed_ms) = (taken.hash_ms, taken.parse_ms);
     let family = taken.family();
+    // Eval logs are split into runs by log (the input is taken apart): hashed now.
+    let hash_later = taken.hash_later && family != Family::EvalLog;
     let (input, indexes, streamed) = taken.into_input(name.clone());
     if family == Family::Codegen {
+        // That worker hashes the files itself.
         crate::codegen_host::load(scope, (run_id, name, demo), &input.files);
-        return;
+        return None;
     }
     let streamed_bytes: u64 = streamed.iter().map(|s| s.provenance.bytes).sum();
     let total_bytes = input
@@ -256,10 +312,8 @@ fn load(
         + streamed_bytes;
     let n_files = input.files.len() as u64;
     let t_hash = now();
-    let mut provenance: Vec<(usize, FileProvenance)> = indexes
-        .into_iter()
-        .zip(provenance(scope, run_id, &input))
-        .collect();
+    let hashed = provenance(scope, run_id, &input, hash_later);
+    let mut provenance: Vec<(usize, FileProvenance)> = indexes.into_iter().zip(hashed).collect();
     stage_ms.push(("hash".into(), now() - t_hash + hash_streamed_ms));
     // Streamed files were read apart: their provenance goes back to its place in the drop.
     let mut streamed_reads = Vec::with_capacity(streamed.len());
@@ -279,7 +333,7 @@ fn load(
     if family == Family::EvalLog {
         let loaded = (t0, stage_ms, provenance);
         load_logs(scope, st, (run_id, name, demo), input, loaded);
-        return;
+        return None;
     }
     let scored = if family == Family::NumericQa {
         let sizes = (n_files, streamed_bytes, total_bytes);
@@ -312,6 +366,7 @@ fn load(
         ),
         Err(err) => post_load_failed(scope, run_id, name, err),
     }
+    hash_later.then_some(input)
 }
 
 /// A `Load` of evaluation-tool logs: several logs are several runs, as `evalboard score` scores

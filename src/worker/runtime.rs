@@ -312,3 +312,12 @@ fn report_file_name(run: &str) -> String {
         .collect();
     format!("evalboard-report-{safe}.html")
 }
+
+/// Resolves in a later task of the worker's event loop (`setTimeout(0)`), so that messages
+/// waiting meanwhile are handled first: a long background job yields with it.
+pub(crate) async fn next_task(scope: &DedicatedWorkerGlobalScope) {
+    let p = js_sys::Promise::new(&mut |resolve: js_sys::Function, _| {
+        let _ = scope.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(p).await;
+}

@@ -73,6 +73,10 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
         self.runs.iter().find(|r| r.id == id)
     }
 
+    pub fn get_mut(&mut self, id: RunId) -> Option<&mut Kept> {
+        self.runs.iter_mut().find(|r| r.id == id)
+    }
+
     /// Keeps `run` in place of any run with its id and tells the page it loaded.
     pub fn keep(&mut self, scope: &DedicatedWorkerGlobalScope, run: Kept) {
         let info = run.info::<FAMILIES>(&self.settings);
