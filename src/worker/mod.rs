@@ -182,10 +182,7 @@ fn handle_request(
                                 &scope,
                                 &Response::Error {
                                     req: None,
-                                    message: format!(
-                                        "“{name_kept}” is open but could not be kept in this \
-                                         browser ({e}): after a reload, drop its folder again."
-                                    ),
+                                    message: e.message(&name_kept),
                                 },
                             );
                         }
