@@ -792,14 +792,14 @@ fn sample(s: &ScoredLog, index: usize) -> Option<ScreenItem> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use evalboard_engine::family::Family;
     use evalboard_engine::run::{self, ReadOptions, ScoredRun, Settings};
     use evalboard_engine::{InputFile, RunInput};
 
     /// The files of `tests/fixtures/evallog/<dir>`, read and scored as one log.
-    fn log(dir: &str) -> ScoredLog {
+    pub(crate) fn log(dir: &str) -> ScoredLog {
         log_under(dir, &Settings::default())
     }
 

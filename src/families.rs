@@ -105,21 +105,87 @@ pub fn series_view_in<const FAMILIES: FamilySet>(
     }
 }
 
-/// The paired items by category, as the Compare tab shows them: for each category, the items
-/// with a verdict in both runs, each run's accuracy on them, the change in points, and the
-/// regressions and improvements (issue 17.2's deltas per slice).
-fn slices(pairs: &[PairedItem], context: &ItemContexts) -> Vec<Vec<String>> {
+/// Most values a field may have to slice the paired items by (as a log's breakdowns).
+const MAX_SLICES: usize = 50;
+
+/// The slice table's order of values: whole numbers by value (turns, operations, epochs), then
+/// the rest as text.
+fn slice_order(v: &str) -> (bool, i64, &str) {
+    match v.parse::<i64>() {
+        Ok(n) => (false, n, v),
+        Err(_) => (true, 0, v),
+    }
+}
+
+/// The slice table's header row, the field's column labelled `label`.
+fn slice_head(label: &str) -> [&str; 7] {
+    [
+        label,
+        "Paired",
+        "Baseline",
+        "Candidate",
+        "Δ",
+        "Regressed",
+        "Improved",
+    ]
+}
+
+/// The paired items by the value of one breakdown field (`RunRef::item_context`'s fields), as
+/// the Compare tab shows them: for each value, the items with a verdict in both runs, each run's
+/// accuracy on them, the change in points, and the regressions and improvements (issue 17.2's
+/// deltas per slice). Returns the fields offered (2 to [`MAX_SLICES`] values over those items,
+/// in the family's order), the field used (`by` when offered, else the first) and the table.
+fn slices(
+    pairs: &[PairedItem],
+    context: &ItemContexts,
+    by: Option<&str>,
+) -> (Vec<String>, Option<String>, Vec<Vec<String>>) {
     use evalboard_engine::compare::Flip;
-    // (paired, baseline correct, candidate correct, regressed, improved) by category.
-    let mut by: std::collections::BTreeMap<&str, [u64; 5]> = std::collections::BTreeMap::new();
-    for p in pairs {
-        let Some(cat) = context.get(&p.key).and_then(|x| x.category.as_deref()) else {
-            continue;
-        };
+    use std::collections::{BTreeMap, HashSet};
+    let judged: Vec<(&PairedItem, &[(String, String)])> = pairs
+        .iter()
+        .filter(|p| p.baseline.is_some() && p.candidate.is_some())
+        .filter_map(|p| Some((p, context.get(&p.key)?.fields.as_slice())))
+        .collect();
+    // Each field's distinct values (one past the cap is enough to rule it out), fields in the
+    // order they first appear.
+    let mut fields: Vec<(&str, HashSet<&str>)> = Vec::new();
+    for (_, fs) in &judged {
+        for (k, v) in fs.iter() {
+            let i = match fields.iter().position(|(f, _)| f == k) {
+                Some(i) => i,
+                None => {
+                    fields.push((k, HashSet::new()));
+                    fields.len() - 1
+                }
+            };
+            if let Some((_, seen)) = fields.get_mut(i).filter(|(_, s)| s.len() <= MAX_SLICES) {
+                seen.insert(v);
+            }
+        }
+    }
+    let offered: Vec<String> = fields
+        .iter()
+        .filter(|(_, seen)| (2..=MAX_SLICES).contains(&seen.len()))
+        .map(|(f, _)| f.to_string())
+        .collect();
+    let Some(field) = by
+        .and_then(|b| offered.iter().find(|f| *f == b))
+        .or(offered.first())
+        .cloned()
+    else {
+        return (offered, None, Vec::new());
+    };
+    // (paired, baseline correct, candidate correct, regressed, improved) by value.
+    let mut rows: BTreeMap<(bool, i64, &str), (&str, [u64; 5])> = BTreeMap::new();
+    for (p, fs) in &judged {
         let (Some(b), Some(c)) = (p.baseline, p.candidate) else {
             continue;
         };
-        let e = by.entry(cat).or_default();
+        let Some((_, value)) = fs.iter().find(|(k, _)| *k == field) else {
+            continue;
+        };
+        let e = &mut rows.entry(slice_order(value)).or_insert((value, [0; 5])).1;
         e[0] += 1;
         e[1] += u64::from(b);
         e[2] += u64::from(c);
@@ -129,25 +195,17 @@ fn slices(pairs: &[PairedItem], context: &ItemContexts) -> Vec<Vec<String>> {
             _ => {}
         }
     }
-    if by.len() < 2 {
-        return Vec::new();
+    // ASCII case only: `to_uppercase` would link Unicode's case tables into the worker.
+    let mut head = field.replace('_', " ");
+    if let Some(first) = head.get_mut(..1) {
+        first.make_ascii_uppercase();
     }
-    let mut out = vec![[
-        "Category",
-        "Paired",
-        "Baseline",
-        "Candidate",
-        "Δ",
-        "Regressed",
-        "Improved",
-    ]
-    .map(str::to_string)
-    .to_vec()];
-    for (cat, [n, b, c, reg, imp]) in by {
+    let mut out = vec![slice_head(&head).map(str::to_string).to_vec()];
+    for (value, [n, b, c, reg, imp]) in rows.into_values() {
         let rate = |k: u64| (n > 0).then(|| k as f64 / n as f64);
         let delta = rate(c).zip(rate(b)).map(|(c, b)| c - b);
         out.push(vec![
-            cat.to_string(),
+            value.to_string(),
             crate::format::int(n),
             crate::format::pct(rate(b)),
             crate::format::pct(rate(c)),
@@ -156,7 +214,7 @@ fn slices(pairs: &[PairedItem], context: &ItemContexts) -> Vec<Vec<String>> {
             crate::format::int(imp),
         ]);
     }
-    out
+    (offered, Some(field), out)
 }
 
 /// Baseline vs candidate: deltas, flips, McNemar, bootstrap CI and the rows the query asks for
@@ -193,6 +251,8 @@ pub fn compare_view_in<const FAMILIES: FamilySet>(
         error: None,
         categories: Vec::new(),
         slices: Vec::new(),
+        slice_fields: Vec::new(),
+        slice_by: None,
         n_rows: 0,
         rows: Vec::new(),
     };
@@ -242,7 +302,8 @@ pub fn compare_view_in<const FAMILIES: FamilySet>(
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    view.slices = slices(&stats.pairs, &context);
+    (view.slice_fields, view.slice_by, view.slices) =
+        slices(&stats.pairs, &context, q.by.as_deref());
     let mut pairs: Vec<&PairedItem> = stats
         .pairs
         .iter()
@@ -376,15 +437,7 @@ mod tests {
         assert_eq!(
             v.steps[1].slices,
             [
-                [
-                    "Category",
-                    "Paired",
-                    "Baseline",
-                    "Candidate",
-                    "Δ",
-                    "Regressed",
-                    "Improved"
-                ],
+                slice_head("Category"),
                 ["geo", "1", "100.0%", "0.0%", "-100.0 pp", "1", "0"],
                 ["math", "2", "50.0%", "100.0%", "+50.0 pp", "0", "1"],
             ]
@@ -469,6 +522,15 @@ mod tests {
             .as_deref()
             .unwrap_or("")
             .contains("timeout"));
+        // No categories: slices by turn (whole numbers in order), and by operations where
+        // the turns carry a plan.
+        assert_eq!(v.slice_fields, ["turn"]);
+        let turns: Vec<&str> = v.slices.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(turns, ["Turn", "0", "1"]);
+        assert_eq!(
+            v.slices[1][1..],
+            ["2", "100.0%", "0.0%", "-100.0 pp", "2", "0"]
+        );
         let only = compare_view(
             &side("b", &b),
             &side("c", &c),
@@ -494,6 +556,51 @@ mod tests {
             RunInput::new(dir, files),
             &Settings::default(),
         )
+    }
+
+    /// An evaluation-tool log folder of tests/fixtures/evallog/runs, scored.
+    fn log_run(dir: &str) -> ScoredRun {
+        ScoredRun::EvalLog(Box::new(crate::evallog::tests::log(&format!("runs/{dir}"))))
+    }
+
+    #[test]
+    fn eval_log_comparison_slices_by_the_logs_breakdown_fields() {
+        let (b, c) = (
+            log_run("promptfoo_baseline"),
+            log_run("promptfoo_candidate"),
+        );
+        let (b, c) = (side("baseline", &b), side("candidate", &c));
+        let v = compare_view(&b, &c, &CompareQuery::default());
+        assert_eq!(v.error, None);
+        // The category's own field (promptfoo's column) first, then the log's other breakdowns.
+        assert_eq!(v.slice_fields, ["column", "prompt", "promptIdx", "testIdx"]);
+        assert_eq!(v.slice_by.as_deref(), Some("column"));
+        let rows: Vec<&str> = v.slices.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(rows[0], "Column");
+        assert_eq!(rows[1..], v.categories);
+        let by_test = compare_view(
+            &b,
+            &c,
+            &CompareQuery {
+                by: Some("testIdx".into()),
+                ..Default::default()
+            },
+        );
+        let tests: Vec<&str> = by_test.slices.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(tests, ["TestIdx", "0", "1"]);
+        // The two slicings count the same paired items, and the same flips.
+        let total = |v: &CompareView, col: usize| -> u64 {
+            v.slices
+                .iter()
+                .skip(1)
+                .map(|r| r[col].parse::<u64>().unwrap())
+                .sum()
+        };
+        for col in [1, 5, 6] {
+            assert_eq!(total(&v, col), total(&by_test, col));
+        }
+        assert_eq!(total(&v, 1), v.n_paired);
+        assert_eq!(total(&v, 5), v.flips.regressed);
     }
 
     #[test]
@@ -576,6 +683,32 @@ mod tests {
         assert_eq!(c.rows[0].key, "a");
         assert_eq!(c.rows[0].category.as_deref(), Some("math"));
         assert_eq!(c.categories, ["geo", "math"]);
+        // Sliced by category by default; by difficulty when asked (and by category again for
+        // a field the items do not have).
+        assert_eq!(c.slice_fields, ["category", "section", "difficulty"]);
+        assert_eq!(c.slice_by.as_deref(), Some("category"));
+        let by = |field: &str| {
+            compare_view(
+                &side("base", &base),
+                &side("cand", &cand),
+                &CompareQuery {
+                    by: Some(field.into()),
+                    ..Default::default()
+                },
+            )
+        };
+        let d = by("difficulty");
+        assert_eq!(d.slice_by.as_deref(), Some("difficulty"));
+        assert_eq!(
+            d.slices,
+            [
+                slice_head("Difficulty"),
+                ["easy", "2", "50.0%", "50.0%", "0.0 pp", "1", "1"],
+                ["hard", "1", "100.0%", "100.0%", "0.0 pp", "0", "0"],
+            ]
+        );
+        assert_eq!(d.rows, c.rows, "the slice changes the table, not the items");
+        assert_eq!(by("prompt").slices, c.slices);
         let q = qa(
             "q",
             &[r#"{"conversation_id":"c","turn_idx":0,"question":"q","expected":1,"predicted":1}"#],

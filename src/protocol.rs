@@ -303,6 +303,10 @@ pub struct CompareQuery {
     /// Most rows returned (0 = the default page).
     #[serde(default)]
     pub limit: usize,
+    /// The breakdown field the slice table is by (`CompareView::slice_fields`); `None` (or a
+    /// field not offered) = the first offered.
+    #[serde(default)]
+    pub by: Option<String>,
 }
 
 /// One paired item with the word-level diff of the two answers.
@@ -343,11 +347,18 @@ pub struct CompareView {
     /// Why the two runs cannot be compared (different families), when so.
     pub error: Option<String>,
     pub categories: Vec<String>,
-    /// The paired items by category (a slice): header row first, then one row per category
-    /// (items paired in both, baseline and candidate accuracy, the change, regressed, improved),
-    /// as shown. Empty when the items carry no category.
+    /// The paired items by the value of one breakdown field (a slice): header row first, then
+    /// one row per value (items paired in both, baseline and candidate accuracy, the change,
+    /// regressed, improved), as shown. Empty when no field has two or more values.
     #[serde(default)]
     pub slices: Vec<Vec<String>>,
+    /// The fields the items can be sliced by (2 to 50 values over the paired items), in the
+    /// family's order: the first is the default.
+    #[serde(default)]
+    pub slice_fields: Vec<String>,
+    /// The field `slices` is by.
+    #[serde(default)]
+    pub slice_by: Option<String>,
     /// Rows matching the query, before the limit.
     pub n_rows: usize,
     pub rows: Vec<CompareRow>,

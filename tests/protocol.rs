@@ -185,8 +185,19 @@ fn responses() -> Vec<Response> {
             flip: Some("regressed".into()),
             category: None,
             limit: 5,
+            by: Some("turn".into()),
         },
     );
+    // Sliced by turn: every demo turn is paired, so each turn's baseline accuracy is the run's
+    // own accuracy by turn number.
+    assert_eq!(qa_cmp.slice_by.as_deref(), Some("turn"));
+    let by_turn =
+        evalboard_engine::numeric_qa::aggregate::doc::statistics(&gpt).accuracy_by_turn_number;
+    assert_eq!(qa_cmp.slices.len(), by_turn.len() + 1);
+    for (row, (turn, acc)) in qa_cmp.slices.iter().skip(1).zip(&by_turn) {
+        assert_eq!(row[0], turn.0.to_string());
+        assert_eq!(row[2], evalboard_app::format::pct(Some(*acc)));
+    }
     let mixed = families::compare_view(
         &Side::Run("gpt-4o", run::RunRef::NumericQa(&gpt)),
         &Side::Run("m46", cand.as_ref()),
@@ -489,6 +500,7 @@ fn requests() -> Vec<Request> {
                 flip: Some("improved".into()),
                 category: Some("math".into()),
                 limit: 10,
+                by: Some("difficulty".into()),
             },
         },
         Request::Compare {

@@ -3,8 +3,9 @@
 //! flips, McNemar and CI per consecutive step). Headline deltas, flip counts, McNemar's exact p,
 //! the paired bootstrap 95% CI, and the paired items of the chosen step ("regressions first"),
 //! filterable by flip class and category, each with a word-level diff of the two answers
-//! rendered as text; run metadata side by side (differences marked) and the training loss
-//! curves overlaid. Everything (runs, step, filters) lives in the URL hash.
+//! rendered as text; the deltas per slice by a breakdown field the user picks (the worker's
+//! table); run metadata side by side (differences marked) and the training loss curves
+//! overlaid. Everything (runs, step, filters, slice field) lives in the URL hash.
 
 use evalboard_engine::compare::Tone;
 use leptos::prelude::*;
@@ -86,6 +87,7 @@ pub fn CompareView() -> impl IntoView {
             flip: r.flip.clone(),
             category: r.cat.clone(),
             limit: store.compare_rows.get(),
+            by: r.by.clone(),
         })
     });
     Effect::new(move |_| {
@@ -430,9 +432,18 @@ fn body(store: Store, v: View) -> impl IntoView {
                 Some((h, r)) => (h.clone(), r.to_vec()),
                 None => (Vec::new(), Vec::new()),
             };
+            let by = v.slice_by.clone().unwrap_or_default();
             view! {
                 <section class="eb-section" data-section="compare-slices">
-                    <h2 class="eb-section__title">"By category"</h2>
+                    <h2 class="eb-section__title">{format!("By {by}")}</h2>
+                    // The field the items are sliced by (the worker offers the run's fields).
+                    {(v.slice_fields.len() > 1).then(|| view! {
+                        <label class="eb-compare__pick"><span>"Slice by"</span>
+                            <select name="by" on:change=move |ev| store.route.update(|r| r.by = Some(event_target_value(&ev)))>
+                                {v.slice_fields.iter().map(|f| view! { <option value=f.clone() selected=*f == by>{f.clone()}</option> }).collect_view()}
+                            </select>
+                        </label>
+                    })}
                     <div class="eb-scroll-x" data-table="compare-slices"><DataTable head=head rows=rows/></div>
                 </section>
             }

@@ -110,6 +110,8 @@ pub struct Route {
     pub cand: Option<String>,
     pub flip: Option<String>,
     pub cat: Option<String>,
+    /// Compare tab: the breakdown field the per-slice table is by (`None`: the first offered).
+    pub by: Option<String>,
     /// Compare tab: more runs after the candidate (a series, in order; `also=` repeated), and
     /// the consecutive step whose items are listed (0 = baseline → candidate).
     pub also: Vec<String>,
@@ -180,6 +182,7 @@ impl Route {
             ("cand", &self.cand),
             ("flip", &self.flip),
             ("cat", &self.cat),
+            ("by", &self.by),
         ] {
             if let Some(v) = v {
                 put(k, v);
@@ -225,6 +228,7 @@ impl Route {
                 "cand" if !v.is_empty() => r.cand = Some(v),
                 "flip" if !v.is_empty() => r.flip = Some(v),
                 "cat" if !v.is_empty() => r.cat = Some(v),
+                "by" if !v.is_empty() => r.by = Some(v),
                 "also" if !v.is_empty() => r.also.push(v),
                 "step" => r.step = v.parse().unwrap_or(0),
                 _ => {
@@ -313,12 +317,13 @@ mod tests {
             cand: Some("o3 & co".into()),
             flip: Some("regressed".into()),
             cat: Some("edge_case".into()),
+            by: Some("difficulty".into()),
             ..Default::default()
         };
         let h = r.to_hash();
         assert_eq!(
             h,
-            "run=o3&tab=compare&base=gpt-4o&cand=o3%20%26%20co&flip=regressed&cat=edge_case"
+            "run=o3&tab=compare&base=gpt-4o&cand=o3%20%26%20co&flip=regressed&cat=edge_case&by=difficulty"
         );
         check(&h, r);
         let series = Route {

@@ -267,10 +267,7 @@ async fn keep_run(
             scope,
             &Response::Error {
                 req: None,
-                message: format!(
-                    "“{name}” is open but could not be kept in this browser ({e}): after a \
-                     reload, drop its folder again."
-                ),
+                message: e.message(name),
             },
         );
     }

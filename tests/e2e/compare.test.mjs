@@ -30,6 +30,48 @@ function assertClean(rec) {
 
 const cardValue = (page, key) => page.locator(`[data-metric="${key}"] .eb-card__value`).first().innerText();
 const flips = (page) => page.locator('[data-table="compare-items"] tbody tr').evaluateAll((rs) => rs.map((r) => r.dataset.flip));
+/** The CLI's per-item verdicts of an eval-set run folder (same engine, native). */
+function verdicts(dir, extra = []) {
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-cli-'));
+  cli(['score', dir, '--out', out, ...extra]);
+  const rows = fs.readFileSync(path.join(out, 'predictions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const card = JSON.parse(fs.readFileSync(path.join(out, 'scorecard.json'), 'utf8'));
+  return { card, byId: new Map(rows.map((r) => [r.item_id, r.correctness])), predicted: new Map(rows.map((r) => [r.item_id, r.predicted])) };
+}
+
+/** The Compare slice table by the eval-set field `field` (eval_v2's), computed from the CLI's
+ * verdicts of both runs: per value, the items scored in both, each run's accuracy on them,
+ * regressed, improved (the Δ column left out). */
+function wantSlices(vb, vc, field) {
+  const of = new Map(fs.readFileSync(path.join(TUNIX, 'eval_v2.jsonl'), 'utf8').trim().split('\n')
+    .map((l) => JSON.parse(l)).map((i) => [i.id, i[field]]));
+  const by = new Map();
+  for (const [id, b] of vb.byId) {
+    const c = vc.byId.get(id);
+    const v = of.get(id);
+    if (b === null || b === undefined || c === null || c === undefined || !v) continue;
+    const e = by.get(v) ?? { n: 0, b: 0, c: 0, reg: 0, imp: 0 };
+    e.n++; e.b += b === 1 ? 1 : 0; e.c += c === 1 ? 1 : 0;
+    if (b === 1 && c !== 1) e.reg++;
+    if (b !== 1 && c === 1) e.imp++;
+    by.set(v, e);
+  }
+  return [...by].sort(([x], [y]) => (x < y ? -1 : 1))
+    .map(([v, e]) => [v, String(e.n), pct(e.b / e.n), pct(e.c / e.n), String(e.reg), String(e.imp)]);
+}
+
+/** The slice table as shown, without its Δ column (as `wantSlices`). */
+const shownSlices = (page) => page.locator('[data-table="compare-slices"] tbody tr')
+  .evaluateAll((rs) => rs.map((r) => [...r.children].map((x) => x.textContent)).map((r) => [r[0], r[1], r[2], r[3], r[5], r[6]]));
+
+/** Slices the Compare tab's paired items by `field` (the select, kept in the link). */
+async function sliceBy(page, field) {
+  await page.selectOption('select[name="by"]', field);
+  const head = field[0].toUpperCase() + field.slice(1);
+  await page.waitForFunction(([f, h]) => location.hash.includes(`by=${f}`)
+    && document.querySelector('[data-table="compare-slices"] thead th')?.textContent === h, [field, head]);
+}
+
 const ORDER = ['regressed', 'improved', 'unchanged_correct', 'unchanged_wrong', 'only_in_baseline', 'only_in_candidate', 'unscored'];
 
 test('compare the demo runs: gpt-4o vs o3, regressions first, deep link, text-only diffs', async () => {
@@ -45,8 +87,28 @@ test('compare the demo runs: gpt-4o vs o3, regressions first, deep link, text-on
   const int = (n) => n.toLocaleString('en-US');
   assert.deepEqual(tokens.slice(0, 2), [int(b.total_tokens), int(c.total_tokens)]);
   assert.match(tokens[2], /^[+-][\d,]+$/);
-  // The demo's turns carry no category: no per-category table (the eval-set test has one).
-  assert.equal(await page.locator('[data-table="compare-slices"]').count(), await page.locator('select[name="cat"]').count());
+  // Deltas per slice (issue 17.2): the demo's turns carry no category, so the table is by turn
+  // at first. Every turn is paired, so each turn's accuracies are the runs' own accuracy by turn
+  // number (the CLI's statistics.json).
+  const sliceRows = () => page.locator('[data-table="compare-slices"] tbody tr').evaluateAll((rs) => rs.map((r) => [...r.children].map((x) => x.textContent)));
+  const sliceHead = () => page.locator('[data-table="compare-slices"] thead th').first().textContent();
+  assert.equal(await page.locator('select[name="cat"]').count(), 0);
+  assert.equal(await sliceHead(), 'Turn');
+  assert.deepEqual(await page.locator('select[name="by"] option').allInnerTexts(), ['turn', 'operations']);
+  const byTurn = await sliceRows();
+  assert.deepEqual(byTurn.map((r) => [r[0], r[2], r[3]]),
+    Object.keys(b.accuracy_by_turn_number).map((k) => [k, pct(b.accuracy_by_turn_number[k]), pct(c.accuracy_by_turn_number[k])]));
+  assert.equal(byTurn.reduce((a, r) => a + Number(r[1]), 0), b.total_turns, 'every turn paired once');
+  // By operations (a pair's fields are the baseline's: its plan's operations per turn): the
+  // baseline's accuracy by operations, and the choice kept in the link.
+  await page.selectOption('select[name="by"]', 'operations');
+  await page.waitForFunction(() => location.hash.includes('by=operations'));
+  await page.waitForFunction(() => document.querySelector('[data-table="compare-slices"] thead th')?.textContent === 'Operations');
+  const byOps = await sliceRows();
+  assert.deepEqual(byOps.map((r) => [r[0], r[2]]),
+    Object.keys(b.accuracy_by_operations_per_turn).map((k) => [k, pct(b.accuracy_by_operations_per_turn[k])]));
+  assert.equal(await page.locator('[data-section="compare-slices"] h2').innerText(), 'By operations');
+  await page.locator('[data-section="compare-slices"]').screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-slices-operations.png') });
   const cost = await row('total_cost_usd');
   assert.ok(cost.every((x) => !x.includes('%')), cost.join(' | '));
   const reg = Number(await cardValue(page, 'regressed'));
@@ -88,6 +150,8 @@ test('compare the demo runs: gpt-4o vs o3, regressions first, deep link, text-on
   const other = await openPage(browser);
   await other.page.goto(page.url());
   await other.page.waitForFunction((n) => document.querySelectorAll('[data-table="compare-items"] tbody tr[data-flip="improved"]').length === n, imp);
+  assert.equal(await other.page.locator('[data-table="compare-slices"] thead th').first().textContent(), 'Operations', 'the slice field from the link');
+  assert.equal(await other.page.locator('select[name="by"]').inputValue(), 'operations');
   assertClean(other.rec);
   await other.context.close();
   assertClean(rec);
@@ -103,14 +167,6 @@ test('eval-set runs: tunix m45 baseline vs m46 control on eval_v2 (scorecard, it
   };
   const m45 = mk('m45_baseline', ['eval_v2.jsonl', 'm45_m44_baseline_predictions.jsonl', 'm45_eval_summary.json']);
   const m46 = mk('m46_control', ['eval_v2.jsonl', 'm46_control_predictions.jsonl', 'm46_eval_summary.json']);
-  // The CLI's per-item verdicts (same engine, native).
-  const verdicts = (dir) => {
-    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-cli-'));
-    cli(['score', dir, '--out', out]);
-    const rows = fs.readFileSync(path.join(out, 'predictions.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    const card = JSON.parse(fs.readFileSync(path.join(out, 'scorecard.json'), 'utf8'));
-    return { card, byId: new Map(rows.map((r) => [r.item_id, r.correctness])), predicted: new Map(rows.map((r) => [r.item_id, r.predicted])) };
-  };
   const [vb, vc] = [verdicts(m45), verdicts(m46)];
 
   const { page, rec, context } = await openPage(browser);
@@ -193,6 +249,11 @@ test('eval-set runs: tunix m45 baseline vs m46 control on eval_v2 (scorecard, it
   assert.ok(slices.every((r) => /^[+-]?\d+\.\d pp$/.test(r[4])), 'each slice has its change in points');
   assert.equal(slices.reduce((a, r) => a + Number(r[5]), 0), want.regressed, 'the regressions, by category');
   await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-evalset.png') });
+  // Sliced by difficulty instead (the eval set's own field): each row's counts and accuracies
+  // are the CLI's verdicts of the items of that difficulty scored in both runs.
+  assert.deepEqual(await page.locator('select[name="by"] option').allInnerTexts(), ['category', 'section', 'difficulty']);
+  await sliceBy(page, 'difficulty');
+  assert.deepEqual(await shownSlices(page), wantSlices(vb, vc, 'difficulty'));
   // Long real outputs are clipped and the first 50 rows shown (regressions first): the page stays
   // short, a focused cell shows its output whole, and one click shows the rest.
   const height = await page.evaluate(() => document.scrollingElement.scrollHeight);
@@ -287,6 +348,14 @@ test('a series of three eval-set runs (m45 stages a → b → c): live re-scorin
   assert.deepEqual(order.slice(0, 7), Array(7).fill('regressed'), 'the regression list comes first');
   const regIds = await page.locator('[data-table="compare-items"] tbody tr[data-flip="regressed"] th').allInnerTexts();
   assert.deepEqual(regIds.sort(), cliSeries.steps[1].regressed.map((k) => k[0]).sort());
+  // The step's deltas per slice, by difficulty then by section: the CLI's verdicts of stage_b
+  // and stage_c under the same scorer, item by item.
+  const [vStageB, vStageC] = [verdicts(dirs[1], ['--profile', 'v1-extract']), verdicts(dirs[2], ['--profile', 'v1-extract'])];
+  await sliceBy(page, 'difficulty');
+  assert.deepEqual(await shownSlices(page), wantSlices(vStageB, vStageC, 'difficulty'));
+  await page.locator('[data-section="compare-slices"]').screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-slices-difficulty.png') });
+  await sliceBy(page, 'section');
+  assert.deepEqual(await shownSlices(page), wantSlices(vStageB, vStageC, 'section'));
   // Metadata: the checkpoints differ (said in text), the eval set is the same.
   const metaRow = (label) => page.locator(`[data-table="run-metadata"] tbody tr:has(th:text-is("${label}"))`);
   assert.match(await metaRow('Checkpoint').innerText(), /≠ differs/);

@@ -50,12 +50,16 @@ impl MetricDelta {
     }
 }
 
-/// What a reader sees beside a paired item's verdicts: a group to filter by (category, model)
-/// and what was asked.
+/// What a reader sees beside a paired item's verdicts: a group to filter by (category, model),
+/// what was asked, and the fields the item can be sliced by.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ItemContext {
     pub category: Option<String>,
     pub question: Option<String>,
+    /// The item's breakdown fields as `(field, value)`, in the family's order: the field its
+    /// `category` comes from first (numeric QA: category, turn, operations; eval sets: category,
+    /// section, difficulty; eval logs: the log's breakdown fields; code generation: model).
+    pub fields: Vec<(String, String)>,
 }
 
 /// Item contexts by join key; the first run to name a key sets its context.

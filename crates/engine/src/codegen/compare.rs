@@ -124,13 +124,15 @@ pub fn metrics(b: &Loaded, c: &Loaded) -> Vec<MetricDelta> {
     ]
 }
 
-/// The model (category) and question of every message, by `[session id, message index]`.
+/// The model (category, and the one field) and question of every message, by
+/// `[session id, message index]`.
 pub fn item_context(run: &Loaded, out: &mut ItemContexts) {
     for m in &run.messages {
         out.entry(vec![m.session_id.clone(), m.index.to_string()])
             .or_insert_with(|| ItemContext {
                 category: Some(m.model.clone()),
                 question: Some(m.question.clone()),
+                fields: vec![("model".to_string(), m.model.clone())],
             });
     }
 }

@@ -327,24 +327,34 @@ pub fn metrics(b: &ScoredLog, c: &ScoredLog) -> Vec<MetricDelta> {
 }
 
 /// Each judged item's category (Inspect metadata `subject`/`category`, the promptfoo column, the
-/// HELM split, else the lm-eval task)
-/// and input, by item key.
+/// HELM split, else the lm-eval task) and input, by item key; its fields: the log's breakdown
+/// fields ([`super::views::breakdown_fields`]), the category's own field first.
 pub fn item_context(s: &ScoredLog, out: &mut ItemContexts) {
+    let breakdowns = super::views::breakdown_fields(&s.log.run);
     for it in s.judged() {
         let Some(sample) = s.log.run.samples.get(it.sample) else {
             continue;
         };
-        let category = ["subject", "category", "column", "split"]
-            .iter()
-            .find_map(|k| sample.metadata.get(*k))
-            .map(|v| v.trim_matches('"').to_string())
-            .or_else(|| match &sample.key {
-                super::SampleKey::LmEval { task, .. } => Some(task.clone()),
-                _ => None,
-            });
-        out.entry(it.key.clone()).or_insert_with(|| ItemContext {
-            category,
-            question: sample.input.clone(),
+        let meta = ["subject", "category", "column", "split"]
+            .into_iter()
+            .find_map(|k| Some((k, sample.metadata.get(k)?)));
+        let (from, category) = match (meta, &sample.key) {
+            (Some((k, v)), _) => (Some(k), Some(v.trim_matches('"').to_string())),
+            (None, super::SampleKey::LmEval { task, .. }) => (Some("task"), Some(task.clone())),
+            (None, _) => (None, None),
+        };
+        out.entry(it.key.clone()).or_insert_with(|| {
+            // The category's field first, the others in the breakdowns' order.
+            let (mut fields, others): (Vec<_>, Vec<_>) = super::views::fields_of(sample)
+                .into_iter()
+                .filter(|(k, _)| breakdowns.contains(k))
+                .partition(|(k, _)| Some(k.as_str()) == from);
+            fields.extend(others);
+            ItemContext {
+                category,
+                question: sample.input.clone(),
+                fields,
+            }
         });
     }
 }

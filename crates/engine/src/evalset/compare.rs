@@ -116,7 +116,8 @@ pub fn metrics(b: (&EvalRun, &ScoredRun), c: (&EvalRun, &ScoredRun)) -> Vec<Metr
     .collect()
 }
 
-/// The category (else section) and prompt of every scored item, by `[item id]`.
+/// The category (else section) and prompt of every scored item, by `[item id]`; its fields:
+/// category, section, difficulty (those it has).
 pub fn item_context(run: &EvalRun, scored: &ScoredRun, out: &mut ItemContexts) {
     let prompts: std::collections::HashMap<&str, &str> = run
         .items
@@ -128,6 +129,14 @@ pub fn item_context(run: &EvalRun, scored: &ScoredRun, out: &mut ItemContexts) {
             .or_insert_with(|| ItemContext {
                 category: i.category.clone().or_else(|| i.section.clone()),
                 question: prompts.get(i.item_id.as_str()).map(|p| p.to_string()),
+                fields: [
+                    ("category", &i.category),
+                    ("section", &i.section),
+                    ("difficulty", &i.difficulty),
+                ]
+                .into_iter()
+                .filter_map(|(k, v)| Some((k.to_string(), v.clone()?)))
+                .collect(),
             });
     }
 }

@@ -454,7 +454,8 @@ pub fn metrics(b: &ScoredQaRun, c: &ScoredQaRun) -> Vec<MetricDelta> {
     ]
 }
 
-/// The conversation type (category) and question of every turn, by `[conversation id, turn]`.
+/// The conversation type (category) and question of every turn, by `[conversation id, turn]`;
+/// its fields: category, turn (index) and operations (the plan's, per turn).
 pub fn item_context(s: &ScoredQaRun, out: &mut ItemContexts) {
     for t in &s.turns {
         let Some(conv) = s.run.conversations.get(t.conv as usize) else {
@@ -464,9 +465,20 @@ pub fn item_context(s: &ScoredQaRun, out: &mut ItemContexts) {
             continue;
         };
         out.entry(vec![conv.id.clone(), turn.turn_idx.to_string()])
-            .or_insert_with(|| ItemContext {
-                category: conv.conversation_type.clone(),
-                question: Some(turn.question.clone()),
+            .or_insert_with(|| {
+                let mut fields = Vec::with_capacity(3);
+                if let Some(c) = &conv.conversation_type {
+                    fields.push(("category".to_string(), c.clone()));
+                }
+                fields.push(("turn".to_string(), turn.turn_idx.to_string()));
+                if let Some(o) = t.operations_per_turn {
+                    fields.push(("operations".to_string(), o.to_string()));
+                }
+                ItemContext {
+                    category: conv.conversation_type.clone(),
+                    question: Some(turn.question.clone()),
+                    fields,
+                }
             });
     }
 }
