@@ -11,7 +11,7 @@ use evalboard_engine::evallog::score::{
     headline_of, key_parts, mismatches, ItemVerdict, Tally, TOLERANCE,
 };
 use evalboard_engine::evallog::views::{
-    breakdown, breakdown_fields, errors, fields_of, score_summaries, usage, value_text,
+    breakdown, breakdown_fields, breakdowns, errors, fields_of, score_summaries, usage, value_text,
     verdict_by_sample,
 };
 use evalboard_engine::evallog::ScoredLog;
@@ -23,10 +23,9 @@ use crate::protocol::{
 };
 use crate::screen::{self, card, clip, clip_at, group, note, table, text};
 
-/// Breakdown tables shown open; the others are collapsed under their title.
+/// Breakdown tables shown open; the others (up to
+/// [`evalboard_engine::evallog::views::MAX_BREAKDOWNS`]) are collapsed under their title.
 const OPEN_BREAKDOWNS: usize = 3;
-/// Most breakdown tables on the overview.
-const MAX_BREAKDOWNS: usize = 12;
 /// Most rows of the scorer-disagreement table on the overview (Items filters them all).
 const MAX_FLIP_ROWS: usize = 100;
 
@@ -397,11 +396,7 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
         v.blocks.push(table("disagreements", &title, t));
     }
 
-    for (i, field) in breakdown_fields(run)
-        .into_iter()
-        .take(MAX_BREAKDOWNS)
-        .enumerate()
-    {
+    for (i, (field, groups)) in breakdowns(s).into_iter().enumerate() {
         let mut t = vec![[
             field.as_str(),
             "Samples",
@@ -412,7 +407,7 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
         ]
         .map(str::to_string)
         .to_vec()];
-        for g in breakdown(s, &field) {
+        for g in groups {
             t.push(vec![
                 g.value,
                 int(g.n),
@@ -737,13 +732,10 @@ pub fn conversation_blocks(messages: &[Message]) -> Vec<Block> {
         }
         let mut title = format!("{number} · {}", role_title(&m.role));
         for x in [&m.function, &m.model].into_iter().flatten() {
-            title.push_str(&format!(" · {}", evalboard_engine::diag::shortened(x, 80)));
+            title.push_str(&format!(" · {}", crate::format::clip(x, 80)));
         }
         if let Some(id) = &m.tool_call_id {
-            title.push_str(&format!(
-                " · answers {}",
-                evalboard_engine::diag::shortened(id, 80)
-            ));
+            title.push_str(&format!(" · answers {}", crate::format::clip(id, 80)));
         }
         out.push(group(
             &format!("message-{}", role_key(&m.role)),
