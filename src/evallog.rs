@@ -651,12 +651,25 @@ fn role_title(role: &str) -> String {
     }
 }
 
-/// Tool-call arguments (compact JSON) indented for reading; as given when they do not parse.
-fn pretty_arguments(args: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(args)
-        .ok()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
-        .unwrap_or_else(|| args.to_string())
+/// Tool-call arguments (compact JSON) for reading: an object of one string argument (`code`,
+/// `cmd`) as that argument's name and its text as written; otherwise indented JSON; as given when
+/// they do not parse.
+fn readable_arguments(args: &str) -> (Option<String>, String) {
+    use serde_json::Value;
+    match serde_json::from_str::<Value>(args) {
+        Ok(Value::Object(o)) if o.len() == 1 => match o.iter().next() {
+            Some((k, Value::String(text))) => (Some(k.clone()), text.clone()),
+            _ => (
+                None,
+                serde_json::to_string_pretty(&o).unwrap_or_else(|_| args.into()),
+            ),
+        },
+        Ok(v) => (
+            None,
+            serde_json::to_string_pretty(&v).unwrap_or_else(|_| args.into()),
+        ),
+        Err(_) => (None, args.to_string()),
+    }
 }
 
 /// A conversation as blocks, one titled group (`message` layout) per message in order: its text
@@ -693,7 +706,7 @@ pub fn conversation_blocks(messages: &[Message]) -> Vec<Block> {
             shown
         };
         let mut inner = Vec::new();
-        for p in &m.parts {
+        for p in m.parts.iter().filter(|p| !p.text.trim().is_empty()) {
             match p.kind {
                 PartKind::Text => inner.push(text("message-text", spend(&p.text), false)),
                 PartKind::Reasoning => inner.push(group(
@@ -710,13 +723,17 @@ pub fn conversation_blocks(messages: &[Message]) -> Vec<Block> {
             inner.push(note("tool-error", "error", format!("Error: {}", spend(e))));
         }
         for c in &m.tool_calls {
+            let (arg, code) = readable_arguments(&c.arguments);
             let mut title = format!("Tool call · {}", c.function);
+            if let Some(a) = &arg {
+                title.push_str(&format!(" · {}", crate::format::clip(a, 80)));
+            }
             if let Some(id) = &c.id {
                 title.push_str(&format!(" · {id}"));
             }
             let mut call = vec![Block::Code {
                 label: format!("Arguments of {}", c.function),
-                code: spend(&pretty_arguments(&c.arguments)),
+                code: spend(&code),
             }];
             if let Some(e) = &c.parse_error {
                 call.push(note(
@@ -927,20 +944,15 @@ pub fn sample_with_messages(
     match messages {
         Some(Ok(m)) => {
             let n = m.iter().filter(|m| m.role != OMITTED).count();
+            b.push(Block::Heading(format!(
+                "Conversation · {}",
+                crate::format::plural(n as u64, "message", "messages")
+            )));
             let shown = conversation_blocks(&m);
-            b.push(group(
-                "conversation",
-                "section",
-                Some(format!(
-                    "Conversation · {}",
-                    crate::format::plural(n as u64, "message", "messages")
-                )),
-                if shown.is_empty() {
-                    vec![note("no-messages", "note", "The sample holds no messages.")]
-                } else {
-                    shown
-                },
-            ));
+            if shown.is_empty() {
+                b.push(note("no-messages", "note", "The sample holds no messages."));
+            }
+            b.extend(shown);
         }
         Some(Err(e)) => b.push(note(
             "conversation",
@@ -1251,12 +1263,14 @@ mod tests {
             view(&s, &ScreenQuery::Item { at: (0, 0) }).item.as_ref(),
             Some(&without)
         );
-        assert_eq!(item.blocks.len(), without.blocks.len() + 1);
         assert_eq!(item.blocks[..without.blocks.len()], without.blocks[..]);
-        let sections = groups(&item.blocks, "section");
-        let (key, title, inner) = sections.last().copied().expect("a section");
-        assert_eq!((key, title), ("conversation", "Conversation · 4 messages"));
-        let msgs = groups(inner, "message");
+        let added = &item.blocks[without.blocks.len()..];
+        assert_eq!(
+            added.first(),
+            Some(&Block::Heading("Conversation · 4 messages".into()))
+        );
+        assert_eq!(added.len(), 5);
+        let msgs = groups(added, "message");
         let keys: Vec<(&str, &str)> = msgs.iter().map(|(k, t, _)| (*k, *t)).collect();
         assert_eq!(
             keys,
@@ -1319,10 +1333,22 @@ mod tests {
         call.tool_calls.push(ToolCall {
             id: Some("c1".into()),
             function: "bash".into(),
-            arguments: r#"{"cmd":"ls <b>"}"#.into(),
+            arguments: r#"{"cmd":"ls <b>\ncat x"}"#.into(),
             parse_error: None,
         });
-        let mut result = msg("tool", &[(PartKind::Text, "<script>x</script>")]);
+        call.tool_calls.push(ToolCall {
+            id: None,
+            function: "add".into(),
+            arguments: r#"{"a":1,"b":[2]}"#.into(),
+            parse_error: Some("late".into()),
+        });
+        let mut result = msg(
+            "tool",
+            &[
+                (PartKind::Text, "<script>x</script>"),
+                (PartKind::Text, " "),
+            ],
+        );
         result.tool_call_id = Some("c1".into());
         result.function = Some("bash".into());
         result.error = Some("timeout: too slow".into());
@@ -1348,18 +1374,34 @@ mod tests {
                 "1 · System",
                 "2 · User",
                 "3 · Assistant",
-                "Tool call · bash · c1",
+                "Tool call · bash · cmd · c1",
+                "Tool call · add",
                 "4 · Tool result · bash · answers c1",
                 "5 · Assistant"
             ]
         );
-        // Reasoning collapsed, arguments as indented JSON in a code block, markup as text.
+        // Reasoning collapsed; one string argument as written, others as indented JSON; markup
+        // as text; a blank part left out.
         let more = groups(&blocks, "more");
         assert_eq!(more.len(), 1);
         assert_eq!(more[0].1, "Reasoning");
-        assert!(flat(&blocks).iter().any(|b| matches!(b,
-            Block::Code { code, .. } if code == "{\n  \"cmd\": \"ls <b>\"\n}")));
+        let codes: Vec<&str> = flat(&blocks)
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Code { code, .. } => Some(code.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            codes,
+            ["ls <b>\ncat x", "{\n  \"a\": 1,\n  \"b\": [\n    2\n  ]\n}"]
+        );
         let all = texts_of(&blocks);
+        assert_eq!(
+            all.iter().filter(|(k, _)| *k == "message-text").count(),
+            5,
+            "{all:?}"
+        );
         assert!(all.contains(&("message-media", "[image]")));
         assert!(all.contains(&("message-text", "<script>x</script>")));
         assert!(all.contains(&("message-text", "(empty)")));
@@ -1373,6 +1415,7 @@ mod tests {
         assert_eq!(
             notes,
             [
+                ("parse-error", "Arguments did not parse: late"),
                 ("messages-omitted", "… 3 more messages not shown"),
                 ("tool-error", "Error: timeout: too slow")
             ]
