@@ -636,9 +636,9 @@ fn key_names(x: &Sample) -> &'static [&'static str] {
 }
 
 /// Most characters of one text of a message shown in the drawer (the rest cut with a note).
-const MAX_MESSAGE_TEXT: usize = 20_000;
+pub const MAX_MESSAGE_TEXT: usize = 20_000;
 /// Most characters of a conversation sent to the page; the messages after are counted in a note.
-const MAX_CONVERSATION_TEXT: usize = 1_000_000;
+pub const MAX_CONVERSATION_TEXT: usize = 1_000_000;
 
 /// A message's role as a title word.
 fn role_title(role: &str) -> String {
