@@ -5,12 +5,13 @@
 //! itself), a page of samples, one sample in full. Pure (no browser types), so it is tested
 //! natively; the main worker only stores the run and posts views.
 
+use evalboard_engine::evallog::messages::{Message, PartKind, OMITTED};
 use evalboard_engine::evallog::model::{MetricKey, Sample};
 use evalboard_engine::evallog::score::{
     headline_of, key_parts, mismatches, ItemVerdict, Tally, TOLERANCE,
 };
 use evalboard_engine::evallog::views::{
-    breakdown, breakdown_fields, errors, fields_of, score_summaries, usage, value_text,
+    breakdown, breakdown_fields, breakdowns, errors, fields_of, score_summaries, usage, value_text,
     verdict_by_sample,
 };
 use evalboard_engine::evallog::ScoredLog;
@@ -20,12 +21,11 @@ use crate::protocol::{
     Block, Cell, Choice, ItemsLayout, ScreenFilter, ScreenItem, ScreenQuery, ScreenRow, ScreenView,
     Table, TableRow,
 };
-use crate::screen::{self, card, clip, group, note, table, text};
+use crate::screen::{self, card, clip, clip_at, group, note, table, text};
 
-/// Breakdown tables shown open; the others are collapsed under their title.
+/// Breakdown tables shown open; the others (up to
+/// [`evalboard_engine::evallog::views::MAX_BREAKDOWNS`]) are collapsed under their title.
 const OPEN_BREAKDOWNS: usize = 3;
-/// Most breakdown tables on the overview.
-const MAX_BREAKDOWNS: usize = 12;
 /// Most rows of the scorer-disagreement table on the overview (Items filters them all).
 const MAX_FLIP_ROWS: usize = 100;
 
@@ -396,11 +396,7 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
         v.blocks.push(table("disagreements", &title, t));
     }
 
-    for (i, field) in breakdown_fields(run)
-        .into_iter()
-        .take(MAX_BREAKDOWNS)
-        .enumerate()
-    {
+    for (i, (field, groups)) in breakdowns(s).into_iter().enumerate() {
         let mut t = vec![[
             field.as_str(),
             "Samples",
@@ -411,7 +407,7 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
         ]
         .map(str::to_string)
         .to_vec()];
-        for g in breakdown(s, &field) {
+        for g in groups {
             t.push(vec![
                 g.value,
                 int(g.n),
@@ -639,7 +635,168 @@ fn key_names(x: &Sample) -> &'static [&'static str] {
     }
 }
 
+/// Most characters of one text of a message shown in the drawer (the rest cut with a note).
+pub const MAX_MESSAGE_TEXT: usize = 20_000;
+/// Most characters of a conversation sent to the page; the messages after are counted in a note.
+pub const MAX_CONVERSATION_TEXT: usize = 1_000_000;
+
+/// A message's role as a title word.
+fn role_title(role: &str) -> String {
+    match role {
+        "system" => "System".into(),
+        "user" => "User".into(),
+        "assistant" => "Assistant".into(),
+        "tool" => "Tool result".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Tool-call arguments (compact JSON) for reading: an object of one string argument (`code`,
+/// `cmd`) as that argument's name and its text as written; otherwise indented JSON; as given when
+/// they do not parse.
+fn readable_arguments(args: &str) -> (Option<String>, String) {
+    use serde_json::Value;
+    match serde_json::from_str::<Value>(args) {
+        Ok(Value::Object(o)) if o.len() == 1 => match o.iter().next() {
+            Some((k, Value::String(text))) => (Some(k.clone()), text.clone()),
+            _ => (
+                None,
+                serde_json::to_string_pretty(&o).unwrap_or_else(|_| args.into()),
+            ),
+        },
+        Ok(v) => (
+            None,
+            serde_json::to_string_pretty(&v).unwrap_or_else(|_| args.into()),
+        ),
+        Err(_) => (None, args.to_string()),
+    }
+}
+
+/// A conversation as blocks, one titled group (`message` layout) per message in order: its text
+/// parts, reasoning collapsed under "Reasoning", media placeholders, a server-side tool use, each
+/// tool call with its arguments as code, a tool result's error; everything as text. Texts are cut
+/// at [`MAX_MESSAGE_TEXT`] characters; past [`MAX_CONVERSATION_TEXT`] characters the remaining
+/// messages are counted in a note. The engine's marker for left-out messages is a note.
+pub fn conversation_blocks(messages: &[Message]) -> Vec<Block> {
+    let mut out = Vec::new();
+    let mut budget = MAX_CONVERSATION_TEXT;
+    let mut number = 0usize;
+    for (i, m) in messages.iter().enumerate() {
+        if m.role == OMITTED {
+            out.push(note("messages-omitted", "note", m.text()));
+            continue;
+        }
+        if budget == 0 {
+            out.push(note(
+                "messages-cut",
+                "note",
+                format!(
+                    "{} more messages not shown: the drawer shows the first {} characters of a \
+                     conversation.",
+                    int((messages.len() - i) as u64),
+                    int(MAX_CONVERSATION_TEXT as u64)
+                ),
+            ));
+            break;
+        }
+        number += 1;
+        let mut spend = |t: &str| {
+            let shown = clip_at(t, MAX_MESSAGE_TEXT.min(budget.max(1)));
+            budget = budget.saturating_sub(shown.chars().count());
+            shown
+        };
+        let mut inner = Vec::new();
+        for p in m.parts.iter().filter(|p| !p.text.trim().is_empty()) {
+            match p.kind {
+                PartKind::Text => inner.push(text("message-text", spend(&p.text), false)),
+                PartKind::Reasoning => inner.push(group(
+                    "reasoning",
+                    "more",
+                    Some("Reasoning".into()),
+                    vec![text("reasoning", spend(&p.text), false)],
+                )),
+                PartKind::Media => inner.push(text("message-media", spend(&p.text), true)),
+                PartKind::ToolUse => inner.push(text("tool-use", spend(&p.text), true)),
+            }
+        }
+        if let Some(e) = &m.error {
+            inner.push(note("tool-error", "error", format!("Error: {}", spend(e))));
+        }
+        for c in &m.tool_calls {
+            let (arg, code) = readable_arguments(&c.arguments);
+            let mut title = format!("Tool call · {}", c.function);
+            if let Some(a) = &arg {
+                title.push_str(&format!(" · {}", crate::format::clip(a, 80)));
+            }
+            if let Some(id) = &c.id {
+                title.push_str(&format!(" · {id}"));
+            }
+            let mut call = vec![Block::Code {
+                label: format!("Arguments of {}", c.function),
+                code: spend(&code),
+            }];
+            if let Some(e) = &c.parse_error {
+                call.push(note(
+                    "parse-error",
+                    "warn",
+                    format!("Arguments did not parse: {}", spend(e)),
+                ));
+            }
+            inner.push(group("tool-call", "message", Some(title), call));
+        }
+        if inner.is_empty() {
+            inner.push(text("message-text", "(empty)", false));
+        }
+        let mut title = format!("{number} · {}", role_title(&m.role));
+        for x in [&m.function, &m.model].into_iter().flatten() {
+            title.push_str(&format!(" · {}", crate::format::clip(x, 80)));
+        }
+        if let Some(id) = &m.tool_call_id {
+            title.push_str(&format!(" · answers {}", crate::format::clip(id, 80)));
+        }
+        out.push(group(
+            &format!("message-{}", role_key(&m.role)),
+            "message",
+            Some(title),
+            inner,
+        ));
+    }
+    out
+}
+
+/// A role as part of a block key: lowercase letters and dashes only.
+fn role_key(role: &str) -> String {
+    let k: String = role
+        .chars()
+        .take(20)
+        .map(|c| {
+            if c.is_ascii_alphabetic() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    if k.is_empty() {
+        "other".into()
+    } else {
+        k
+    }
+}
+
 fn sample(s: &ScoredLog, index: usize) -> Option<ScreenItem> {
+    sample_with_messages(s, index, None)
+}
+
+/// One sample in full, as the drawer shows it: its key and verdict(s), tokens, cost, latency,
+/// error, input, target(s), output, every score as originally scored, metadata and, when the
+/// worker read them (`messages`: the sample's conversation, or why it could not be read), the
+/// whole conversation ([`conversation_blocks`]). `None` when the log has no sample `index`.
+pub fn sample_with_messages(
+    s: &ScoredLog,
+    index: usize,
+    messages: Option<Result<Vec<Message>, String>>,
+) -> Option<ScreenItem> {
     let x = s.log.run.samples.get(index)?;
     let of = |items: &[ItemVerdict]| items.iter().find(|v| v.sample == index)?.correct;
     let verdict = of(s.judged());
@@ -783,6 +940,26 @@ fn sample(s: &ScoredLog, index: usize) -> Option<ScreenItem> {
                 })
                 .collect(),
         ));
+    }
+    match messages {
+        Some(Ok(m)) => {
+            let n = m.iter().filter(|m| m.role != OMITTED).count();
+            b.push(Block::Heading(format!(
+                "Conversation · {}",
+                crate::format::plural(n as u64, "message", "messages")
+            )));
+            let shown = conversation_blocks(&m);
+            if shown.is_empty() {
+                b.push(note("no-messages", "note", "The sample holds no messages."));
+            }
+            b.extend(shown);
+        }
+        Some(Err(e)) => b.push(note(
+            "conversation",
+            "warn",
+            format!("The conversation could not be read: {}", clip(&e)),
+        )),
+        None => {}
     }
     Some(ScreenItem {
         at: (index as u32, 0),
@@ -1019,5 +1196,255 @@ pub(crate) mod tests {
                 .expect("sample 0");
             assert!(flat(&item.blocks).iter().any(|b| matches!(b, Block::Facts(f) if f.iter().any(|(k, _)| k == "As originally scored"))));
         }
+    }
+
+    /// The conversation of sample `index` of `tests/fixtures/evallog/runs/inspect_arith`, read
+    /// the way the worker reads it: the member the engine names, then its messages.
+    fn arith_messages(s: &ScoredLog, index: usize) -> Result<Vec<Message>, String> {
+        use evalboard_engine::evallog::archive::{Archive, Limits};
+        use evalboard_engine::evallog::messages::{
+            inspect_messages_at, inspect_sample_messages, MessagesAt,
+        };
+        let bytes = std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/evallog/runs/inspect_arith/arith.eval"),
+        )
+        .map_err(|e| e.to_string())?;
+        let file = &s.log.run.files[0];
+        let sample = &s.log.run.samples[index];
+        let Some(MessagesAt::Member(name)) = inspect_messages_at(file, sample) else {
+            return Err(format!("no member for {}", sample.source));
+        };
+        let archive = Archive::parse(&bytes, Limits::default())?;
+        let member = archive.read(archive.get(&name).ok_or("no member")?)?;
+        inspect_sample_messages(&member)
+    }
+
+    fn groups<'a>(blocks: &'a [Block], layout_of: &str) -> Vec<(&'a str, &'a str, &'a [Block])> {
+        flat(blocks)
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Group {
+                    key,
+                    layout,
+                    title,
+                    blocks,
+                    ..
+                } if layout == layout_of => Some((
+                    key.as_str(),
+                    title.as_deref().unwrap_or(""),
+                    blocks.as_slice(),
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn texts_of(blocks: &[Block]) -> Vec<(&str, &str)> {
+        flat(blocks)
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Text { key, text, .. } => Some((key.as_str(), text.as_str())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_sample_shows_its_whole_conversation_when_the_worker_read_it() {
+        let s = log("runs/inspect_arith");
+        // Sample 0 is `2` of epoch 1: two turns, the first answer only in the messages.
+        let messages = arith_messages(&s, 0).expect("messages");
+        assert_eq!(messages.len(), 4);
+        let item = sample_with_messages(&s, 0, Some(Ok(messages.clone()))).expect("sample 0");
+        let without = sample_with_messages(&s, 0, None).expect("sample 0");
+        // Without messages the drawer is what it was; with them, one section more, last.
+        assert_eq!(
+            view(&s, &ScreenQuery::Item { at: (0, 0) }).item.as_ref(),
+            Some(&without)
+        );
+        assert_eq!(item.blocks[..without.blocks.len()], without.blocks[..]);
+        let added = &item.blocks[without.blocks.len()..];
+        assert_eq!(
+            added.first(),
+            Some(&Block::Heading("Conversation · 4 messages".into()))
+        );
+        assert_eq!(added.len(), 5);
+        let msgs = groups(added, "message");
+        let keys: Vec<(&str, &str)> = msgs.iter().map(|(k, t, _)| (*k, *t)).collect();
+        assert_eq!(
+            keys,
+            [
+                ("message-user", "1 · User"),
+                ("message-assistant", "2 · Assistant · mockllm/model"),
+                ("message-user", "3 · User"),
+                ("message-assistant", "4 · Assistant · mockllm/model"),
+            ]
+        );
+        let said: Vec<&str> = msgs
+            .iter()
+            .flat_map(|(_, _, b)| texts_of(b))
+            .map(|(_, t)| t)
+            .collect();
+        assert_eq!(
+            said,
+            [
+                "What is 3+4? Answer with only the number.",
+                "7",
+                "Are you sure? Answer again with only the number.",
+                "seven"
+            ]
+        );
+        // A conversation that could not be read is a warning, with the reason.
+        let failed = sample_with_messages(&s, 0, Some(Err("member is cut".into()))).expect("item");
+        assert!(flat(&failed.blocks).iter().any(|b| matches!(b,
+            Block::Note { key, tone, text } if key == "conversation" && tone == "warn" && text.ends_with("member is cut"))));
+        assert!(sample_with_messages(&s, 99_999, None).is_none());
+    }
+
+    fn msg(role: &str, parts: &[(PartKind, &str)]) -> Message {
+        Message {
+            role: role.into(),
+            parts: parts
+                .iter()
+                .map(|(kind, text)| evalboard_engine::evallog::messages::Part {
+                    kind: *kind,
+                    text: text.to_string(),
+                })
+                .collect(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            function: None,
+            model: None,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn tool_calls_reasoning_and_results_are_laid_out_as_text() {
+        use evalboard_engine::evallog::messages::ToolCall;
+        let mut call = msg(
+            "assistant",
+            &[
+                (PartKind::Reasoning, "list the files"),
+                (PartKind::Text, "Let me look."),
+            ],
+        );
+        call.tool_calls.push(ToolCall {
+            id: Some("c1".into()),
+            function: "bash".into(),
+            arguments: r#"{"cmd":"ls <b>\ncat x"}"#.into(),
+            parse_error: None,
+        });
+        call.tool_calls.push(ToolCall {
+            id: None,
+            function: "add".into(),
+            arguments: r#"{"a":1,"b":[2]}"#.into(),
+            parse_error: Some("late".into()),
+        });
+        let mut result = msg(
+            "tool",
+            &[
+                (PartKind::Text, "<script>x</script>"),
+                (PartKind::Text, " "),
+            ],
+        );
+        result.tool_call_id = Some("c1".into());
+        result.function = Some("bash".into());
+        result.error = Some("timeout: too slow".into());
+        let blocks = conversation_blocks(&[
+            msg("system", &[(PartKind::Text, "Be brief.")]),
+            msg(
+                "user",
+                &[
+                    (PartKind::Media, "[image]"),
+                    (PartKind::Text, "What is it?"),
+                ],
+            ),
+            call,
+            msg(OMITTED, &[(PartKind::Text, "… 3 more messages not shown")]),
+            result,
+            msg("assistant", &[]),
+        ]);
+        let msgs = groups(&blocks, "message");
+        let titles: Vec<&str> = msgs.iter().map(|(_, t, _)| *t).collect();
+        assert_eq!(
+            titles,
+            [
+                "1 · System",
+                "2 · User",
+                "3 · Assistant",
+                "Tool call · bash · cmd · c1",
+                "Tool call · add",
+                "4 · Tool result · bash · answers c1",
+                "5 · Assistant"
+            ]
+        );
+        // Reasoning collapsed; one string argument as written, others as indented JSON; markup
+        // as text; a blank part left out.
+        let more = groups(&blocks, "more");
+        assert_eq!(more.len(), 1);
+        assert_eq!(more[0].1, "Reasoning");
+        let codes: Vec<&str> = flat(&blocks)
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Code { code, .. } => Some(code.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            codes,
+            ["ls <b>\ncat x", "{\n  \"a\": 1,\n  \"b\": [\n    2\n  ]\n}"]
+        );
+        let all = texts_of(&blocks);
+        assert_eq!(
+            all.iter().filter(|(k, _)| *k == "message-text").count(),
+            5,
+            "{all:?}"
+        );
+        assert!(all.contains(&("message-media", "[image]")));
+        assert!(all.contains(&("message-text", "<script>x</script>")));
+        assert!(all.contains(&("message-text", "(empty)")));
+        let notes: Vec<(&str, &str)> = flat(&blocks)
+            .into_iter()
+            .filter_map(|b| match b {
+                Block::Note { key, text, .. } => Some((key.as_str(), text.as_str())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            notes,
+            [
+                ("parse-error", "Arguments did not parse: late"),
+                ("messages-omitted", "… 3 more messages not shown"),
+                ("tool-error", "Error: timeout: too slow")
+            ]
+        );
+    }
+
+    #[test]
+    fn long_conversations_are_cut_with_a_count() {
+        let long = "x".repeat(MAX_MESSAGE_TEXT + 10);
+        let blocks = conversation_blocks(&[msg("user", &[(PartKind::Text, long.as_str())])]);
+        let t = texts_of(&blocks)[0].1;
+        assert!(t.ends_with(&format!("… (cut at {MAX_MESSAGE_TEXT} characters)")));
+        let n = MAX_CONVERSATION_TEXT / MAX_MESSAGE_TEXT + 5;
+        let many: Vec<Message> = (0..n)
+            .map(|_| msg("user", &[(PartKind::Text, long.as_str())]))
+            .collect();
+        let blocks = conversation_blocks(&many);
+        let shown: usize = texts_of(&blocks)
+            .iter()
+            .map(|(_, t)| t.chars().count())
+            .sum();
+        assert!(shown <= MAX_CONVERSATION_TEXT + 100, "{shown}");
+        let cut = flat(&blocks)
+            .into_iter()
+            .find_map(|b| match b {
+                Block::Note { key, text, .. } if key == "messages-cut" => Some(text.clone()),
+                _ => None,
+            })
+            .expect("a note counts the rest");
+        assert!(cut.starts_with("5 more messages"), "{cut}");
     }
 }

@@ -477,8 +477,9 @@ pub enum Block {
         code: String,
     },
     /// Blocks laid out together: `layout` is `pair` (two columns), `small` (a row of small
-    /// charts under a title), `box` (a bordered box, `ok` tints it), `more` (collapsed under
-    /// its title) or `section` (a titled section).
+    /// charts under a title), `box` (a bordered box, `ok` tints it), `message` (one message of
+    /// a conversation under its title), `more` (collapsed under its title) or `section` (a
+    /// titled section).
     Group {
         key: String,
         layout: String,

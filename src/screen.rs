@@ -15,9 +15,14 @@ pub const MAX_TEXT: usize = 4000;
 
 /// `s`, cut at [`MAX_TEXT`] characters with a note saying so.
 pub fn clip(s: &str) -> String {
-    match s.char_indices().nth(MAX_TEXT) {
+    clip_at(s, MAX_TEXT)
+}
+
+/// `s`, cut at `max` characters with a note saying so.
+pub fn clip_at(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
         None => s.to_string(),
-        Some((at, _)) => format!("{}… (cut at {MAX_TEXT} characters)", &s[..at]),
+        Some((at, _)) => format!("{}… (cut at {max} characters)", &s[..at]),
     }
 }
 

@@ -192,6 +192,13 @@ pub fn blocks(list: Vec<Block>) -> AnyView {
                         </div>
                     }
                     .into_any(),
+                    "message" => view! {
+                        <div class="eb-message" data-group=key>
+                            <div class="eb-message__head">{title}</div>
+                            {inner}
+                        </div>
+                    }
+                    .into_any(),
                     "small" => view! {
                         <section class="eb-section" data-section=key>
                             <h2 class="eb-section__title">{title}</h2>

@@ -253,7 +253,8 @@ const TARGETS: &[Target] = &[
     },
     Target {
         name: "inspect_eval",
-        about: "Inspect AI .eval zip archives (evallog::inspect::read_eval: zip, deflate, zstd)",
+        about: "Inspect AI .eval zip archives (evallog::inspect::read_eval: zip, deflate, zstd; \
+                the first samples' conversations, evallog::messages)",
         wants: Wants::Files(|f| f.name.ends_with(".eval") || f.bytes.starts_with(b"PK\x03\x04")),
         builtin: &[b"PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"],
         run: inspect_eval,
@@ -261,7 +262,8 @@ const TARGETS: &[Target] = &[
     },
     Target {
         name: "inspect_json",
-        about: "Inspect AI .json logs (evallog::inspect::read_json)",
+        about: "Inspect AI .json logs (evallog::inspect::read_json; the first samples' \
+                conversations, evallog::messages)",
         wants: Wants::Files(|f| {
             evallog::sniff(&InputFile::new(f.name.clone(), f.bytes.clone()))
                 == Some(evallog::EvalLogFileKind::InspectJson)
@@ -864,10 +866,55 @@ fn inspect_log(name: &str, input: &Input, read: fn(&InputFile) -> LogRead) -> Ve
             s.tag(1);
             s.count(run.samples.len());
             s.diags(&d);
+            conversations(&f, &run, &mut s);
         }
         Err(d) => s.diags(&d),
     }
     s.done()
+}
+
+/// The conversations of a read log's first samples, read as the dashboard's worker reads them
+/// when a sample is opened (`evallog::messages`: an `.eval` member, a chunked sample's message
+/// chunks, a `.json` log's inline sample).
+fn conversations(f: &InputFile, run: &evallog::EvalLogRun, s: &mut Sig) {
+    use evallog::messages::{self as m, MessagesAt};
+    let archive = evallog::archive::Archive::parse(&f.bytes, Default::default()).ok();
+    let member = |name: &str| -> Option<Vec<u8>> {
+        let a = archive.as_ref()?;
+        a.read(a.get(name)?).ok()
+    };
+    for sample in run.samples.iter().take(4) {
+        let got = match m::inspect_messages_at(&f.path, sample) {
+            Some(MessagesAt::Member(name)) => member(&name).map(|b| m::inspect_sample_messages(&b)),
+            Some(MessagesAt::Chunked { shell, chunks }) => member(&shell).map(|shell| {
+                let parts: Vec<(String, Vec<u8>)> = archive
+                    .as_ref()
+                    .map(|a| a.names())
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter(|n| n.starts_with(&chunks))
+                    .filter_map(|n| Some((n.to_string(), member(n)?)))
+                    .collect();
+                let refs: Vec<(&str, &[u8])> = parts
+                    .iter()
+                    .map(|(n, b)| (n.as_str(), b.as_slice()))
+                    .collect();
+                m::inspect_chunked_sample_messages(&shell, &refs)
+            }),
+            Some(MessagesAt::JsonLog { id, epoch }) => {
+                Some(m::inspect_json_sample_messages(&f.bytes, &id, epoch))
+            }
+            None => None,
+        };
+        match got {
+            Some(Ok(list)) => {
+                s.tag(2);
+                s.count(list.len());
+            }
+            Some(Err(_)) => s.tag(3),
+            None => s.tag(4),
+        }
+    }
 }
 
 fn evallog_folder(input: &Input, _: &Ctx) -> Verdict {

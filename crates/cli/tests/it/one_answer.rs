@@ -452,3 +452,121 @@ fn codegen_score_json_carries_the_dashboards_run_summary() {
         }
     }
 }
+
+/// The rows of the report's table `id`, each cell's text (tags dropped, entities read).
+fn report_table(html: &str, id: &str) -> Vec<Vec<String>> {
+    let open = format!("<table id=\"{id}\"");
+    let Some(start) = html.find(&open) else {
+        return Vec::new();
+    };
+    let body = &html[start..];
+    let body = &body[..body.find("</table>").unwrap_or(body.len())];
+    let body = &body[body.find("<tbody>").unwrap_or(0)..];
+    body.split("<tr")
+        .skip(1)
+        .map(|row| {
+            row.split("<td")
+                .skip(1)
+                .map(|cell| {
+                    let text = &cell[cell.find('>').map_or(0, |i| i + 1)..];
+                    let text = &text[..text.find("</td>").unwrap_or(text.len())];
+                    text.replace("&lt;", "<")
+                        .replace("&gt;", ">")
+                        .replace("&quot;", "\"")
+                        .replace("&#39;", "'")
+                        .replace("&amp;", "&")
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The HTML report's eval-log breakdown tables give the dashboard overview's: the same fields in
+/// the same order, the same groups with the same counts and accuracies, as recorded and under a
+/// re-scorer.
+#[test]
+fn evallog_report_breakdowns_equal_the_dashboards() {
+    use evalboard_app::protocol::{Block, Cell, ScreenQuery};
+    let mut checked = 0;
+    for (dir, profile) in [
+        ("evallog/runs/inspect_arith", None),
+        ("evallog/runs/lm_eval_baseline", None),
+        ("evallog/runs/lm_eval_baseline", Some("match")),
+        ("evallog/runs/promptfoo_baseline", None),
+    ] {
+        let dir = fixtures().join(dir);
+        let out = std::env::temp_dir().join(format!(
+            "evalboard-one-answer-{}-{checked}.html",
+            std::process::id()
+        ));
+        let mut args = vec![
+            "report".to_string(),
+            dir.to_string_lossy().into_owned(),
+            "-o".into(),
+            out.to_string_lossy().into_owned(),
+        ];
+        let mut settings = Settings::default();
+        if let Some(p) = profile {
+            args.extend(["--profile".to_string(), p.to_string()]);
+            settings.set_profile(Family::EvalLog, p).unwrap();
+        }
+        let (code, _, err) = evalboard(&args);
+        assert_eq!(code, 0, "{err}");
+        let html = std::fs::read_to_string(&out).unwrap();
+        let _ = std::fs::remove_file(&out);
+        let ScoredRun::EvalLog(log) = worker_run(Family::EvalLog, &dir, &settings) else {
+            panic!("an eval log");
+        };
+        let view = evalboard_app::evallog::view(&log, &ScreenQuery::Overview { dark: false });
+        fn tables(blocks: &[Block], out: &mut Vec<(String, Vec<Vec<String>>)>) {
+            for b in blocks {
+                match b {
+                    Block::Table(t) if t.key.starts_with("by-") => out.push((
+                        t.key.clone(),
+                        t.rows
+                            .iter()
+                            .map(|r| {
+                                r.cells
+                                    .iter()
+                                    .map(|c| match c {
+                                        Cell::Text(t) => t.clone(),
+                                        other => format!("{other:?}"),
+                                    })
+                                    .collect()
+                            })
+                            .collect(),
+                    )),
+                    Block::Group { blocks, .. } => tables(blocks, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut dashboard = Vec::new();
+        tables(&view.blocks, &mut dashboard);
+        assert!(!dashboard.is_empty(), "{}: no breakdown", dir.display());
+        for (i, (key, rows)) in dashboard.iter().enumerate() {
+            let report = report_table(&html, &format!("run0-breakdowns-{i}-table"));
+            // The report writes a missing accuracy as "n/a", the dashboard as "—".
+            let rows: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    r.iter()
+                        .map(|c| if c == "—" { "n/a".into() } else { c.clone() })
+                        .collect()
+                })
+                .collect();
+            assert_eq!(report, rows, "{} {profile:?}: {key}", dir.display());
+            let field = key.trim_start_matches("by-");
+            assert!(
+                html.contains(&format!(">By {field}</h4>")),
+                "{}: {field}",
+                dir.display()
+            );
+            checked += 1;
+        }
+        assert!(
+            report_table(&html, &format!("run0-breakdowns-{}-table", dashboard.len())).is_empty()
+        );
+    }
+    assert!(checked >= 6, "{checked}");
+}

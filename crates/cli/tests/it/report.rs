@@ -296,3 +296,39 @@ fn an_eval_log_report_draws_the_dashboards_charts() {
     assert!(html.contains("Accuracy by epoch"));
     let _ = std::fs::remove_file(&out);
 }
+
+/// The eval-log section's breakdown tables (by epoch; by task and filter; by prompt and
+/// repeat), byte for byte (`UPDATE_EXPECT=1` rewrites `tests/fixtures/report/evallog/expected/`).
+/// That they carry the dashboard's numbers is `one_answer::evallog_report_breakdowns_equal_the_dashboards`.
+#[test]
+fn an_eval_log_report_has_the_breakdown_tables() {
+    let expected = fixtures().join("report/evallog/expected");
+    for run in ["inspect_arith", "lm_eval_baseline", "promptfoo_baseline"] {
+        let out = tmp(&format!("breakdowns-{run}.html"));
+        let o = evalboard(
+            &[
+                "report",
+                &format!("evallog/runs/{run}"),
+                "--generated-at",
+                "2025-01-01T00:00:00Z",
+                "-o",
+                out.to_str().expect("utf-8 path"),
+            ],
+            &fixtures(),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let html = std::fs::read_to_string(&out).expect("report written");
+        let _ = std::fs::remove_file(&out);
+        let start = html
+            .find("<h3 id=\"run0-breakdowns\">")
+            .unwrap_or_else(|| panic!("{run}: no breakdowns"));
+        let end = html[start..]
+            .find("<h3 id=\"run0-diagnostics\">")
+            .expect("diagnostics follow")
+            + start;
+        evalboard_test_support::expect_file(
+            &expected.join(format!("{run}.breakdowns.html")),
+            &html[start..end],
+        );
+    }
+}

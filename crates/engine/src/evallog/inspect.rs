@@ -574,6 +574,23 @@ fn sort_key(k: &SampleKey) -> (u32, String) {
     }
 }
 
+/// A sample's `id` (`int | str`; `1` and `"1"` are different ids); `None` for another shape.
+pub(crate) fn sample_id(v: &Value) -> Option<SampleId> {
+    match v {
+        Value::Number(n) => Some(match n.as_i64() {
+            Some(i) => SampleId::Int(i),
+            None => SampleId::Str(n.to_string()),
+        }),
+        Value::String(x) => Some(SampleId::Str(x.clone())),
+        _ => None,
+    }
+}
+
+/// A sample's `epoch`; 1 when absent or unusable (logs before epochs).
+pub(crate) fn sample_epoch(v: &Value) -> u32 {
+    uint(v).and_then(|e| u32::try_from(e).ok()).unwrap_or(1)
+}
+
 fn lower_sample(
     path: &str,
     record: &str,
@@ -582,27 +599,18 @@ fn lower_sample(
     v1_scorer: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Sample> {
-    let id = match &s.id {
-        Value::Number(n) => match n.as_i64() {
-            Some(i) => SampleId::Int(i),
-            None => SampleId::Str(n.to_string()),
-        },
-        Value::String(x) => SampleId::Str(x.clone()),
-        other => {
-            diags.push(
-                Diagnostic::error(
-                    path,
-                    None,
-                    format!("sample without a usable id ({})", compact(other)),
-                )
-                .with_record(record.to_string()),
-            );
-            return None;
-        }
+    let Some(id) = sample_id(&s.id) else {
+        diags.push(
+            Diagnostic::error(
+                path,
+                None,
+                format!("sample without a usable id ({})", compact(&s.id)),
+            )
+            .with_record(record.to_string()),
+        );
+        return None;
     };
-    let epoch = uint(&s.epoch)
-        .and_then(|e| u32::try_from(e).ok())
-        .unwrap_or(1);
+    let epoch = sample_epoch(&s.epoch);
     let input = json::user_text(&s.input);
     let target = match &s.target {
         Value::Array(items) => items.iter().filter_map(string).collect(),

@@ -25,6 +25,10 @@
 //! 4. [`score`]: the log as a run, its items judged as recorded (by the headline score) and, when
 //!    the settings name one, by a re-scorer ([`rescore`]: `exact@v1`, `match@v1`, … re-run on
 //!    each sample's output and targets), with the items whose verdict flips between the two.
+//!
+//! Beside the pipeline, [`messages`] reads one sample's whole conversation when it is opened
+//! (Inspect's `messages`: from one `.eval` member, a chunked sample's message chunks or a `.json`
+//! log), so the item table never holds the conversations.
 
 pub mod archive;
 pub mod compare;
@@ -33,6 +37,7 @@ pub mod helm;
 pub mod inspect;
 pub mod json;
 pub mod lm_eval;
+pub mod messages;
 pub mod model;
 pub mod openai_evals;
 pub mod promptfoo;

@@ -316,6 +316,23 @@ pub fn breakdown(s: &ScoredLog, field: &str) -> Vec<GroupRow> {
         .collect()
 }
 
+/// Most breakdown tables shown (the dashboard's overview, the report): the first fields of
+/// [`breakdown_fields`].
+pub const MAX_BREAKDOWNS: usize = 12;
+
+/// The breakdowns the dashboard's overview and the report show: the first [`MAX_BREAKDOWNS`]
+/// fields of [`breakdown_fields`], each with its groups ([`breakdown`]).
+pub fn breakdowns(s: &ScoredLog) -> Vec<(String, Vec<GroupRow>)> {
+    breakdown_fields(&s.log.run)
+        .into_iter()
+        .take(MAX_BREAKDOWNS)
+        .map(|field| {
+            let groups = breakdown(s, &field);
+            (field, groups)
+        })
+        .collect()
+}
+
 /// A recorded score value as text (`C`, `true`, `0.5`, `NaN`, `[1, 2]`).
 pub fn value_text(v: &RecordedValue) -> String {
     match v {

@@ -8,6 +8,7 @@ mod doc_scorers;
 mod docs_tables;
 mod duplicate_keys;
 mod evallog;
+mod evallog_messages;
 mod evallog_rescore;
 mod evalset;
 mod fa2;

@@ -1,13 +1,15 @@
 //! The eval-log section of the report: the headline cards (and, under a re-scorer, the re-scored
 //! ones), every headline number recomputed beside the one the log recorded, the diagnostics and
 //! the samples (capped, with the full items.csv embedded), and the dashboard's charts (each
-//! score's mean, the accuracy by the first breakdown field). No breakdown tables yet.
+//! score's mean, the accuracy by the first breakdown field) and its breakdown tables (by epoch,
+//! task, metadata field: the same engine function as the dashboard's overview).
 
+use evalboard_engine::evallog::views::{breakdowns, MAX_BREAKDOWNS, MAX_GROUPS};
 use evalboard_engine::evallog::ScoredLog;
 use serde_json::Value;
 
 use super::build::{
-    capped_note, card, count_cards, diagnostics, figure, filter_box, h, int, num, p,
+    capped_note, card, count_cards, diagnostics, figure, filter_box, h, int, num, p, pct,
     sortable_items, table, verdict_slug, Cell, Row, TableOpts, VERDICTS,
 };
 use super::HtmlOptions;
@@ -108,10 +110,67 @@ pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredLog, o: &HtmlOptio
             scroll: true,
         },
     );
+    breakdown_tables(out, &id("breakdowns"), s);
     h(out, 3, &id("diagnostics"), "Diagnostics");
     diagnostics(out, &s.log.diagnostics, o);
     items(out, &id("items"), s, o);
     st
+}
+
+/// The dashboard overview's breakdown tables (the same engine function,
+/// [`evalboard_engine::evallog::views::breakdowns`]): per field of the log (epoch, task, filter,
+/// prompt, a metadata field), each value's samples, those with a verdict, the correct ones, the
+/// accuracy and the errored samples.
+fn breakdown_tables(out: &mut String, section_id: &str, s: &ScoredLog) {
+    let all = breakdowns(s);
+    if all.is_empty() {
+        return;
+    }
+    h(out, 3, section_id, "Breakdowns");
+    p(
+        out,
+        "eb-muted",
+        &format!(
+            "The samples grouped by each field of the log with two to {MAX_GROUPS} values (the \
+             first {MAX_BREAKDOWNS}); accuracy over the samples with a verdict, by {}.",
+            s.judged_by().unwrap_or_else(|| "no score".into())
+        ),
+    );
+    for (i, (field, groups)) in all.iter().enumerate() {
+        h(out, 4, &format!("{section_id}-{i}"), &format!("By {field}"));
+        let rows: Vec<Row> = groups
+            .iter()
+            .map(|g| Row {
+                cells: vec![
+                    Cell::text(&g.value),
+                    Cell::num(&int(g.n), Some(g.n as f64)),
+                    Cell::num(&int(g.n_verdict), Some(g.n_verdict as f64)),
+                    Cell::num(&int(g.n_correct), Some(g.n_correct as f64)),
+                    Cell::num(&pct(g.accuracy), g.accuracy),
+                    Cell::num(&int(g.n_errors), Some(g.n_errors as f64)),
+                ],
+                ..Default::default()
+            })
+            .collect();
+        table(
+            out,
+            &[
+                (field.as_str(), false),
+                ("Samples", true),
+                ("With a verdict", true),
+                ("Correct", true),
+                ("Accuracy", true),
+                ("Errored", true),
+            ],
+            &rows,
+            TableOpts {
+                id: Some(&format!("{section_id}-{i}-table")),
+                class: "",
+                sortable: true,
+                scroll: true,
+            },
+        );
+    }
 }
 
 /// Every sample (capped at `max_table_rows`): key, verdict (re-scored under a re-scorer, with the
