@@ -60,6 +60,22 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
     // The accuracy as originally scored (the statistics' `accuracy`); a re-scored one beside.
     let tally = Tally::of(&s.items);
     let (n_verdict, n_correct) = (tally.judged as u64, tally.correct as u64);
+    // A big log shown from its summaries while its samples are read (`eval_file`).
+    if let Some(d) = s
+        .log
+        .diagnostics
+        .iter()
+        .find(|d| d.message.contains("while the sample members are read"))
+    {
+        v.blocks.push(note(
+            "from-summaries",
+            "note",
+            format!(
+                "{} Outputs, the output search and re-scoring follow when every sample is read.",
+                d.message.replacen("samples shown", "Samples shown", 1)
+            ),
+        ));
+    }
     let bad = mismatches(run);
     for m in &bad {
         v.blocks.push(note(

@@ -15,7 +15,8 @@ use web_sys::DedicatedWorkerGlobalScope;
 
 use evalboard_engine::accounting::{FileStatus, InputFileReport, LoadError};
 use evalboard_engine::diag::Diagnostic;
-use evalboard_engine::evallog::eval_file::EvalFile;
+use evalboard_engine::evallog::eval_file::{ByteSource, EvalFile, InMemory};
+use evalboard_engine::evallog::messages::{Message, MessagesAt};
 use evalboard_engine::evallog::{self, EvalLogRun, SampleKey};
 use evalboard_engine::run::ScoredRun;
 use evalboard_report::html::FileProvenance;
@@ -31,7 +32,6 @@ use crate::protocol::RunId;
 pub(crate) const SUMMARIES_FIRST_FROM: u64 = 32 << 20;
 
 /// An open `.eval`: its `File` and its directory.
-#[allow(dead_code)] // `source`: read by the sample drawer (wired with its conversation view)
 pub(crate) struct Open {
     source: JsValue,
     file: EvalFile,
@@ -58,24 +58,6 @@ pub(crate) fn wanted(paths: &[String], sources: &js_sys::Array) -> Option<(Strin
 /// Forgets run `id`'s open file (removed, or loaded again).
 pub(crate) fn close(id: RunId) {
     OPEN.with(|o| o.borrow_mut().remove(&id));
-}
-
-/// The decompressed bytes of the member holding `key`'s sample in run `id`'s open `.eval`:
-/// `None` when the run is not an open `.eval` or has no member for the sample.
-#[allow(dead_code)] // the sample drawer's conversation (wired with its view)
-pub(crate) async fn member_of(id: RunId, key: &SampleKey) -> Option<Result<Vec<u8>, String>> {
-    let SampleKey::Inspect { id: sample, epoch } = key else {
-        return None;
-    };
-    let open = OPEN.with(|o| o.borrow().get(&id).cloned())?;
-    let name = evallog::inspect::sample_member(&open.file.index, sample, *epoch)?;
-    // A reader of its own (the background read of every sample may hold the other), with a
-    // small window: one member, not 8 MB of its neighbours.
-    let mut src = match BlobAt::new(&open.source)? {
-        Ok(s) => s.with_window(256 << 10),
-        Err(e) => return Some(Err(e)),
-    };
-    open.file.member(&mut src, &name).await
 }
 
 /// Loads run `run_id` from the big `.eval` `source` (named `path`): the table from the summaries,
@@ -106,7 +88,7 @@ pub(crate) async fn load(
             return post_load_failed(&scope, run_id, name, fail(d, 0));
         }
     };
-    let size = evalboard_engine::evallog::eval_file::ByteSource::size(&src);
+    let size = ByteSource::size(&src);
     let file = match EvalFile::open(&mut src, &path).await {
         Ok(f) => f,
         Err(d) => return post_load_failed(&scope, run_id, name, fail(d, size)),
@@ -230,5 +212,192 @@ fn keep(
         st.replace(scope, kept);
     } else {
         st.keep(scope, kept);
+    }
+}
+
+thread_local! {
+    /// The `.eval` and `.json` sources of each `Load` that gave eval-log runs (by the `Load`'s
+    /// id; a log of a several-log `Load` finds its file under its `part_of`): a sample's
+    /// conversation is read again from its file when its drawer opens.
+    static LOG_SOURCES: RefCell<HashMap<RunId, Vec<(String, JsValue)>>> = RefCell::new(HashMap::new());
+}
+
+/// Keeps the log files among a `Load`'s `sources` when it gave eval-log runs.
+pub(crate) fn remember_sources(
+    st: &State,
+    load_id: RunId,
+    paths: &[String],
+    sources: &js_sys::Array,
+) {
+    let logs = st
+        .get(load_id)
+        .is_some_and(|r| matches!(r.scored, ScoredRun::EvalLog(_)));
+    if !logs {
+        return;
+    }
+    let keep: Vec<(String, JsValue)> = paths
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| {
+            let p = p.to_ascii_lowercase();
+            p.ends_with(".eval") || p.ends_with(".json")
+        })
+        .map(|(i, p)| (p.clone(), sources.get(i as u32)))
+        .collect();
+    LOG_SOURCES.with(|s| s.borrow_mut().insert(load_id, keep));
+}
+
+/// Forgets what run `id` keeps open (removed, or loaded again).
+pub(crate) fn forget(id: RunId) {
+    close(id);
+    LOG_SOURCES.with(|s| s.borrow_mut().remove(&id));
+}
+
+fn source_of(ids: (RunId, Option<RunId>), path: &str) -> Option<JsValue> {
+    LOG_SOURCES.with(|s| {
+        let s = s.borrow();
+        [Some(ids.0), ids.1].into_iter().flatten().find_map(|id| {
+            s.get(&id)?
+                .iter()
+                .find(|(p, _)| p == path)
+                .map(|(_, v)| v.clone())
+        })
+    })
+}
+
+/// Where sample `sample` of run `ids.0` (a log of `Load` `ids.1`, read from `files`) keeps its
+/// conversation, and the file: `None` when it has none to read (another tool's log, a log whose
+/// samples came from its summaries, a file no longer at hand).
+pub(crate) fn conversation_at(
+    ids: (RunId, Option<RunId>),
+    files: &[String],
+    sample: &evallog::Sample,
+) -> Option<(String, MessagesAt)> {
+    use evalboard_engine::evallog::messages::inspect_messages_at;
+    if let Some(found) = files
+        .iter()
+        .find_map(|f| Some((f.clone(), inspect_messages_at(f, sample)?)))
+    {
+        let at_hand =
+            source_of(ids, &found.0).is_some() || OPEN.with(|o| o.borrow().contains_key(&ids.0));
+        return at_hand.then_some(found);
+    }
+    // A big log's run from its summaries: the sample's member, by Inspect's naming.
+    let SampleKey::Inspect { id, epoch } = &sample.key else {
+        return None;
+    };
+    let open = OPEN.with(|o| o.borrow().get(&ids.0).cloned())?;
+    let name = evallog::inspect::sample_member(&open.file.index, id, *epoch)?;
+    let at = if name.ends_with("/sample.json") {
+        let dir = name.trim_end_matches("/sample.json");
+        MessagesAt::Chunked {
+            shell: name.clone(),
+            chunks: format!("{dir}/messages/"),
+        }
+    } else {
+        MessagesAt::Member(name)
+    };
+    Some((open.file.path.clone(), at))
+}
+
+/// Reads the conversation [`conversation_at`] found, from the run's open big log or its file.
+pub(crate) async fn conversation(
+    ids: (RunId, Option<RunId>),
+    (path, at): (String, MessagesAt),
+) -> Result<Vec<Message>, String> {
+    use evalboard_engine::evallog::messages::inspect_json_sample_messages;
+    let gone = || format!("{path} is no longer at hand: drop it again to read the conversation");
+    if let MessagesAt::JsonLog { id, epoch } = &at {
+        let source = source_of(ids, &path).ok_or_else(gone)?;
+        let bytes = whole(&source).await?;
+        return inspect_json_sample_messages(&bytes, id, *epoch);
+    }
+    if let Some(open) = OPEN.with(|o| o.borrow().get(&ids.0).cloned()) {
+        let mut src = BlobAt::new(&open.source)
+            .ok_or_else(gone)??
+            .with_window(256 << 10);
+        return from_eval(&mut src, &open.file, &at).await;
+    }
+    let source = source_of(ids, &path).ok_or_else(gone)?;
+    match BlobAt::new(&source) {
+        Some(src) => {
+            let mut src = src?.with_window(256 << 10);
+            let file = EvalFile::open(&mut src, &path)
+                .await
+                .map_err(first_message)?;
+            from_eval(&mut src, &file, &at).await
+        }
+        None => {
+            let bytes = whole(&source).await?;
+            let mut src = InMemory(&bytes);
+            let file = EvalFile::open(&mut src, &path)
+                .await
+                .map_err(first_message)?;
+            from_eval(&mut src, &file, &at).await
+        }
+    }
+}
+
+fn first_message(d: Vec<Diagnostic>) -> String {
+    d.into_iter()
+        .next()
+        .map(|d| d.message)
+        .unwrap_or_else(|| "the log could not be opened".into())
+}
+
+/// A source's bytes whole (a `File`, or the bytes the page held).
+async fn whole(source: &JsValue) -> Result<Vec<u8>, String> {
+    match BlobAt::new(source) {
+        Some(src) => {
+            let mut src = src?;
+            let size = ByteSource::size(&src);
+            src.read_at(0, size).await
+        }
+        None => super::browser_files::read_source(source, &mut |_| {}),
+    }
+}
+
+/// A conversation from an `.eval`: one member, or a chunked sample's shell and message chunks.
+async fn from_eval<S: ByteSource>(
+    src: &mut S,
+    file: &EvalFile,
+    at: &MessagesAt,
+) -> Result<Vec<Message>, String> {
+    use evalboard_engine::evallog::messages::{
+        inspect_chunked_sample_messages, inspect_sample_messages,
+    };
+    let missing = |name: &str| format!("the log has no member {name}");
+    match at {
+        MessagesAt::Member(name) => {
+            let bytes = file
+                .member(src, name)
+                .await
+                .ok_or_else(|| missing(name))??;
+            inspect_sample_messages(&bytes)
+        }
+        MessagesAt::Chunked { shell, chunks } => {
+            let shell_bytes = file
+                .member(src, shell)
+                .await
+                .ok_or_else(|| missing(shell))??;
+            let names: Vec<String> = file
+                .index
+                .names()
+                .into_iter()
+                .filter(|n| n.starts_with(chunks.as_str()))
+                .map(String::from)
+                .collect();
+            let mut parts = Vec::with_capacity(names.len());
+            for n in names {
+                let bytes = file.member(src, &n).await.ok_or_else(|| missing(&n))??;
+                parts.push((n, bytes));
+            }
+            let refs: Vec<(&str, &[u8])> = parts
+                .iter()
+                .map(|(n, b)| (n.as_str(), b.as_slice()))
+                .collect();
+            inspect_chunked_sample_messages(&shell_bytes, &refs)
+        }
+        MessagesAt::JsonLog { .. } => Err("not an .eval member".into()),
     }
 }

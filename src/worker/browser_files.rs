@@ -1,5 +1,6 @@
 //! The worker's readers of browser files: the `File`s and `ArrayBuffer`s a `Load` carries are
-//! read here, in the worker, so no byte of a drop touches the page's thread.
+//! read here, in the worker (a run of many files excepted: the page reads those and transfers
+//! the bytes, `ui::picked_files::read_on_page`).
 //!
 //! A `File` is read with `Blob.arrayBuffer()` ([`read_whole`], [`BlobSlices`], [`start_read`],
 //! [`read_into_js`]) — never as a JS string; big files a slice ahead, so the browser reads the

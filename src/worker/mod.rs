@@ -21,7 +21,7 @@ use evalboard_engine::numeric_qa::{read, score, views};
 use evalboard_engine::run::{self, FamilySet, ReadOptions, ScoredRun};
 
 use crate::charts;
-use crate::protocol::{ReqId, Request, Response, RunId};
+use crate::protocol::{ReqId, Request, Response, RunId, ScreenQuery};
 use evalboard_report::html::FileProvenance;
 use intake::{all_buffers, provenance, read_buffers, read_files, Taken};
 use runtime::{
@@ -94,7 +94,7 @@ fn handle_request(
 ) {
     // A removed run's kept copy goes, whichever worker holds the run.
     if let Request::Remove { run_id } = &req {
-        big_log::close(*run_id);
+        big_log::forget(*run_id);
         if keep::is_kept(*run_id) {
             wasm_bindgen_futures::spawn_local(keep::forget(*run_id));
         }
@@ -150,7 +150,7 @@ fn handle_request(
             demo,
             stored: None,
         } => {
-            big_log::close(run_id);
+            big_log::forget(run_id);
             if let Some(big) = big_log::wanted(&paths, &buffers) {
                 // A big `.eval`: its table from the summaries, read through `File` slices.
                 let (scope, state) = (scope.clone(), state.clone());
@@ -191,6 +191,7 @@ fn handle_request(
                     let (scope, state) = (scope.clone(), state.clone());
                     wasm_bindgen_futures::spawn_local(hash_later_on(scope, state, run_id, input));
                 }
+                big_log::remember_sources(&state.borrow(), run_id, &kept_paths, &buffers);
                 let loaded = state.borrow().get(run_id).is_some()
                     || crate::codegen_host::run_name(run_id).is_some();
                 if loaded && !demo && !keep::is_kept(run_id) && run_id != WARM_UP_ID {
@@ -209,6 +210,7 @@ fn handle_request(
                     let taken = read_files(&scope, run_id, &name, paths, &buffers).await;
                     let name_kept = name.clone();
                     load(&scope, &mut state.borrow_mut(), (run_id, name, demo), taken);
+                    big_log::remember_sources(&state.borrow(), run_id, &kept_paths, &buffers);
                     // Its numbers are on screen: now the run is copied into the browser's
                     // storage (never a demo run, never one loaded from there).
                     let loaded = state.borrow().get(run_id).is_some()
@@ -219,8 +221,61 @@ fn handle_request(
                 });
             }
         }
+        // A log sample's drawer: its conversation is read again from its file first.
+        Request::Screen {
+            req,
+            run_id,
+            query: ScreenQuery::Item { at },
+        } if conversation_of(&state.borrow(), run_id, at.0).is_some() => {
+            let found = conversation_of(&state.borrow(), run_id, at.0);
+            let (scope, state) = (scope.clone(), state.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let Some((ids, found)) = found else { return };
+                let messages = big_log::conversation(ids, found).await;
+                let st = state.borrow();
+                match st.get(run_id).map(|r| &r.scored) {
+                    Some(ScoredRun::EvalLog(l)) => {
+                        let query = ScreenQuery::Item { at };
+                        let mut view = crate::evallog::view(l, &query);
+                        view.item =
+                            crate::evallog::sample_with_messages(l, at.0 as usize, Some(messages));
+                        post(
+                            &scope,
+                            &Response::Screen {
+                                req,
+                                run_id,
+                                view: Box::new(view),
+                            },
+                        );
+                    }
+                    _ => no_run(&scope, req, run_id),
+                }
+            });
+        }
         req => answer(scope, &mut state.borrow_mut(), req),
     }
+}
+
+/// Where the conversation of sample `index` of eval-log run `run_id` can be read, if anywhere.
+#[allow(clippy::type_complexity)]
+fn conversation_of(
+    st: &State,
+    run_id: RunId,
+    index: u32,
+) -> Option<(
+    (RunId, Option<RunId>),
+    (String, evalboard_engine::evallog::messages::MessagesAt),
+)> {
+    let kept = st.get(run_id)?;
+    let ScoredRun::EvalLog(l) = &kept.scored else {
+        return None;
+    };
+    let sample = l.log.run.samples.get(index as usize)?;
+    let ids = (run_id, kept.part_of);
+    Some((
+        ids,
+        big_log::conversation_at(ids, &l.log.run.files, sample)?,
+    ))
 }
 
 /// The SHA-256s of run `run_id`'s files ([`intake::Taken::hash_later`]), computed after its

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import {
   withApp, openPage, outsideRequests, folderPayload, dropFiles, root, outDir, cli, cliStats, pct, metric, osDrop,
 } from './lib.mjs';
@@ -35,6 +36,12 @@ async function waitLog(page, name) {
       && document.querySelector('[data-metric="headline_score"]'),
     name, { timeout: 60000 },
   );
+}
+
+/** Waits until a picked log's run is current with `n` samples. */
+async function waitPicked(page, n) {
+  await page.waitForFunction((k) => document.querySelector('[data-metric="n_samples"] .eb-card__value')?.textContent === String(k)
+    && document.querySelector('.eb-runhead__facts')?.textContent.startsWith('eval log'), n, { timeout: 60000 });
 }
 
 const dec4 = (x) => (x === null || x === undefined ? '—' : x.toFixed(4));
@@ -261,4 +268,69 @@ test('a folder of several logs is several runs, as `evalboard score` scores it',
   assertClean(rec);
   await context.close();
   fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+test('a big Inspect .eval (40 MB): the table from its summaries first, then every sample; numbers = CLI; a sample\'s conversation in its drawer', async () => {
+  const tmp = fs.mkdtempSync(path.join(outDir, 'big-'));
+  const file = path.join(tmp, 'big40.eval');
+  execFileSync('python3', [path.join(root, 'bench', 'big_eval.py'), file, '40', '400']);
+  const want = cliStats(file);
+  const { page, rec, context } = await openPage(app.browser);
+  await page.addInitScript(() => localStorage.setItem('evalboard.demo-dismissed', '1'));
+  // The worker's messages for the run: Loaded (postcard variant 2), then Rescored (4).
+  await page.addInitScript(() => {
+    const Base = window.Worker;
+    window.__seen = [];
+    window.Worker = class extends Base {
+      constructor(...a) {
+        super(...a);
+        this.addEventListener('message', (e) => {
+          if (e.data instanceof Uint8Array && (e.data[0] === 2 || e.data[0] === 4)) window.__seen.push(e.data[0]);
+        });
+      }
+    };
+  });
+  await page.goto(app.srv.url);
+  await page.waitForSelector('.eb-sidebar .eb-pick__files', { state: 'attached' });
+  await page.setInputFiles('.eb-sidebar .eb-pick__files', [file]);
+  await waitPicked(page, want.n_samples);
+  // The summaries' run came first, the full one replaced it.
+  await page.waitForFunction(() => window.__seen.includes(4), null, { timeout: 60000 });
+  assert.deepEqual((await page.evaluate(() => window.__seen)).slice(0, 2), [2, 4]);
+  await page.waitForSelector('[data-note="from-summaries"]', { state: 'detached' });
+  assert.equal(await metric(page, 'headline_score'), dec4(want.headline_score));
+  assert.equal(await metric(page, 'n_samples'), String(want.n_samples));
+  // A sample's drawer reads its conversation from the file again.
+  await page.click('#eb-tab-items');
+  await page.waitForSelector('.eb-grid--log .eb-grid__row');
+  await page.locator('.eb-grid--log .eb-grid__row').first().click();
+  await page.waitForFunction(() => document.querySelector('.eb-drawer')?.textContent.includes('Conversation · 3 messages'), null, { timeout: 30000 });
+  const drawer = await page.locator('.eb-drawer').innerText();
+  assert.match(drawer, /You are a careful calculator/);
+  assert.match(drawer, /ANSWER: \d+/);
+  await shot(page, 'big-log-conversation');
+  await page.keyboard.press('Escape');
+  assertClean(rec);
+  await context.close();
+});
+
+test('a small Inspect .eval and .json: each sample\'s conversation in its drawer', async () => {
+  const { page, rec, context } = await openPage(app.browser);
+  await page.addInitScript(() => localStorage.setItem('evalboard.demo-dismissed', '1'));
+  await page.goto(app.srv.url);
+  await page.waitForSelector('.eb-sidebar .eb-pick__files', { state: 'attached' });
+  for (const f of [path.join(LOGS, 'runs', 'inspect_arith', 'arith.eval'), path.join(LOGS, 'ok', 'json_nan', 'input', 'arith.json')]) {
+    if (!fs.existsSync(f)) continue;
+    await page.setInputFiles('.eb-sidebar .eb-pick__files', [f]);
+    await waitPicked(page, cliStats(f).n_samples);
+    await page.click('#eb-tab-items');
+    await page.waitForSelector('.eb-grid--log .eb-grid__row');
+    await page.locator('.eb-grid--log .eb-grid__row').first().click();
+    await page.waitForFunction(() => /Conversation · \d+ messages?/.test(document.querySelector('.eb-drawer')?.textContent || ''), null, { timeout: 30000 });
+    await shot(page, `conversation-${path.basename(f)}`);
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('.eb-drawer', { state: 'detached' });
+  }
+  assertClean(rec);
+  await context.close();
 });
