@@ -49,7 +49,7 @@ pub fn view(st: &Loaded, q: &ScreenQuery) -> ScreenView {
     let mut v = screen::empty(&st.run.name);
     v.n_items = st.messages.len() as u64;
     match q {
-        ScreenQuery::Overview { dark } => overview(st, *dark, &mut v),
+        ScreenQuery::Overview { dark, .. } => overview(st, *dark, &mut v),
         ScreenQuery::Items {
             filter,
             offset,
@@ -1047,7 +1047,13 @@ mod tests {
     #[test]
     fn trace_overview_matches_the_sessions_summaries() {
         let st = state("ok/trace");
-        let v = view(&st, &ScreenQuery::Overview { dark: false });
+        let v = view(
+            &st,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
         assert!(!has_note(&v.blocks, "not-recorded"));
         assert_eq!(card_value(&v, "messages"), "8");
         assert_eq!(card_value(&v, "sessions"), "2");
@@ -1186,7 +1192,13 @@ mod tests {
     fn chat_history_is_as_originally_scored_and_says_so() {
         let st = state("ok/chat_history");
         assert!(st.originals_only());
-        let v = view(&st, &ScreenQuery::Overview { dark: true });
+        let v = view(
+            &st,
+            &ScreenQuery::Overview {
+                dark: true,
+                choices: Vec::new(),
+            },
+        );
         assert!(has_note(&v.blocks, "not-recorded"));
         let t = tables(&v.blocks);
         let orig = t
@@ -1253,7 +1265,13 @@ mod tests {
         assert_eq!(headline(&st), correctness);
         assert_ne!(headline(&st), before);
         st.rescore(&CodegenConfig::ise547());
-        let v = view(&st, &ScreenQuery::Overview { dark: false });
+        let v = view(
+            &st,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
         assert!(flat(&v.blocks)
             .iter()
             .any(|b| matches!(b, Block::Cards { cards, .. } if cards[0].3.ends_with("ise547"))));

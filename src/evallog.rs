@@ -26,6 +26,8 @@ use crate::screen::{self, card, clip, clip_at, group, note, table, text};
 /// Breakdown tables shown open; the others (up to
 /// [`evalboard_engine::evallog::views::MAX_BREAKDOWNS`]) are collapsed under their title.
 const OPEN_BREAKDOWNS: usize = 3;
+/// The overview's choice of a breakdown field (`f.breakdown=` in the route).
+const BREAKDOWN_CHOICE: &str = "breakdown";
 /// Most rows of the scorer-disagreement table on the overview (Items filters them all).
 const MAX_FLIP_ROWS: usize = 100;
 
@@ -34,7 +36,7 @@ pub fn view(s: &ScoredLog, q: &ScreenQuery) -> ScreenView {
     let mut v = screen::empty(&s.log.name);
     v.n_items = s.log.run.samples.len() as u64;
     match q {
-        ScreenQuery::Overview { dark } => overview(s, *dark, &mut v),
+        ScreenQuery::Overview { dark, choices } => overview(s, *dark, choices, &mut v),
         ScreenQuery::Items {
             filter,
             offset,
@@ -53,7 +55,7 @@ fn or_none(x: Option<&String>) -> String {
     x.cloned().unwrap_or_else(|| NONE.into())
 }
 
-fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
+fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut ScreenView) {
     let run = &s.log.run;
     let n = run.samples.len() as u64;
     let headline = s.verdict_by.as_ref().and_then(|k| headline_of(run, k));
@@ -412,7 +414,31 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
         v.blocks.push(table("disagreements", &title, t));
     }
 
-    for (i, (field, groups)) in breakdowns(s).into_iter().enumerate() {
+    // The user's pick of a breakdown field comes first and open; any field the log has (2–50
+    // values) can be picked, the first few are shown by default.
+    let fields = breakdown_fields(run);
+    let picked = choices
+        .iter()
+        .find(|(k, _)| k == BREAKDOWN_CHOICE)
+        .map(|(_, f)| f.clone())
+        .filter(|f| fields.contains(f));
+    let mut shown = breakdowns(s);
+    if let Some(f) = &picked {
+        shown.retain(|(g, _)| g != f);
+        shown.insert(0, (f.clone(), breakdown(s, f)));
+    }
+    if fields.len() > 1 {
+        let mut options = vec![(String::new(), "every field (the first open)".to_string())];
+        options.extend(fields.iter().map(|f| (f.clone(), f.clone())));
+        v.blocks.push(Block::Choice {
+            key: BREAKDOWN_CHOICE.into(),
+            label: "Break the samples down by".into(),
+            options,
+            chosen: picked.clone().unwrap_or_default(),
+        });
+    }
+    let open = if picked.is_some() { 1 } else { OPEN_BREAKDOWNS };
+    for (i, (field, groups)) in shown.into_iter().enumerate() {
         let mut t = vec![[
             field.as_str(),
             "Samples",
@@ -435,7 +461,7 @@ fn overview(s: &ScoredLog, dark: bool, v: &mut ScreenView) {
         }
         let key = format!("by-{field}");
         let title = format!("By {field}");
-        if i < OPEN_BREAKDOWNS {
+        if i < open {
             v.blocks.push(table(&key, &title, t));
         } else {
             v.blocks
@@ -583,7 +609,7 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
     let wanted: Vec<(&str, &str)> = f
         .choices
         .iter()
-        .filter(|(k, _)| k != "verdict" && k != "flip")
+        .filter(|(k, _)| k != "verdict" && k != "flip" && k != BREAKDOWN_CHOICE)
         .map(|(k, x)| (k.as_str(), x.as_str()))
         .collect();
     let hits: Vec<(usize, &Sample)> = run
@@ -1044,7 +1070,13 @@ pub(crate) mod tests {
     #[test]
     fn inspect_overview_states_the_headline_beside_the_recorded_number() {
         let s = log("runs/inspect_arith");
-        let v = view(&s, &ScreenQuery::Overview { dark: false });
+        let v = view(
+            &s,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
         let headline = s.headline_value();
         assert_eq!(card(&v, "headline_score"), score4(headline));
         assert_eq!(card(&v, "n_samples"), s.log.run.samples.len().to_string());
@@ -1083,7 +1115,13 @@ pub(crate) mod tests {
     #[test]
     fn a_recorded_number_the_samples_do_not_give_is_a_warning() {
         let s = log("runs/lm_eval_mismatch");
-        let v = view(&s, &ScreenQuery::Overview { dark: true });
+        let v = view(
+            &s,
+            &ScreenQuery::Overview {
+                dark: true,
+                choices: Vec::new(),
+            },
+        );
         assert_ne!(card(&v, "n_mismatches"), "0");
         assert!(flat(&v.blocks).iter().any(
             |b| matches!(b, Block::Note { key, tone, .. } if key == "mismatch" && tone == "warn")
@@ -1096,6 +1134,69 @@ pub(crate) mod tests {
             "{:?}",
             breakdown_fields(&s.log.run)
         );
+    }
+
+    #[test]
+    fn the_user_picks_the_breakdown_field() {
+        let s = log("runs/promptfoo_baseline");
+        let fields = breakdown_fields(&s.log.run);
+        assert!(fields.len() > 3, "{fields:?}");
+        let by = |choices: Vec<(String, String)>| -> Vec<(String, bool)> {
+            let v = view(
+                &s,
+                &ScreenQuery::Overview {
+                    dark: false,
+                    choices,
+                },
+            );
+            v.blocks
+                .iter()
+                .filter_map(|b| match b {
+                    Block::Table(t) if t.key.starts_with("by-") => Some((t.key.clone(), true)),
+                    Block::Group { key, .. } if key.starts_with("by-") => {
+                        Some((key.clone(), false))
+                    }
+                    _ => None,
+                })
+                .collect()
+        };
+        // Unpicked: the first three open, in the log's order; the choice lists every field.
+        let default = by(Vec::new());
+        assert_eq!(default.iter().filter(|(_, open)| *open).count(), 3);
+        let v = view(
+            &s,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
+        let options = v.blocks.iter().find_map(|b| match b {
+            Block::Choice {
+                key,
+                options,
+                chosen,
+                ..
+            } if key == BREAKDOWN_CHOICE => {
+                assert_eq!(chosen, "");
+                Some(options.clone())
+            }
+            _ => None,
+        });
+        let options = options.expect("a breakdown choice");
+        assert_eq!(options.len(), fields.len() + 1);
+        // Picked: that field first and open, the others collapsed, every field still there.
+        let last = fields.last().unwrap().clone();
+        let picked = by(vec![(BREAKDOWN_CHOICE.into(), last.clone())]);
+        assert_eq!(picked[0], (format!("by-{last}"), true));
+        assert!(picked[1..].iter().all(|(_, open)| !open));
+        assert_eq!(
+            picked.len(),
+            default.len().max(fields.len().min(picked.len()))
+        );
+        // An unknown field is no pick; the choice never filters the items.
+        assert_eq!(by(vec![(BREAKDOWN_CHOICE.into(), "nope".into())]), default);
+        let all = items_of(&s, &[(BREAKDOWN_CHOICE, last.as_str())], None);
+        assert_eq!(all.n_match, s.log.run.samples.len() as u64);
     }
 
     #[test]
@@ -1117,7 +1218,13 @@ pub(crate) mod tests {
         assert!(right.rows.iter().all(|r| r.cells[5] == "correct" && !r.bad));
         assert!(wrong.rows.iter().all(|r| r.cells[5] == "wrong" && r.bad));
         // Accuracy on the overview = correct / (correct + wrong).
-        let v = view(&s, &ScreenQuery::Overview { dark: false });
+        let v = view(
+            &s,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
         let acc = right.n_match as f64 / (right.n_match + wrong.n_match) as f64;
         assert_eq!(card(&v, "accuracy"), pct(Some(acc)));
         // A field filter keeps that value only; text searches key, input, target and output.
@@ -1187,7 +1294,13 @@ pub(crate) mod tests {
             settings.evallog.scorer = Some(kind);
             let s = log_under("runs/inspect_arith", &settings);
             let flips = s.disagreements();
-            let v = view(&s, &ScreenQuery::Overview { dark: false });
+            let v = view(
+                &s,
+                &ScreenQuery::Overview {
+                    dark: false,
+                    choices: Vec::new(),
+                },
+            );
             assert!(flat(&v.blocks)
                 .iter()
                 .any(|b| matches!(b, Block::Note { key, .. } if key == "rescored")));

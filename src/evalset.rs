@@ -472,7 +472,14 @@ mod tests {
     #[test]
     fn overview_is_the_scorecard_with_groups_flips_and_the_original() {
         let (r, s) = m45();
-        let v = view(&r, &s, &ScreenQuery::Overview { dark: false });
+        let v = view(
+            &r,
+            &s,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
         let e = evalset_view(&r, &s);
         assert_eq!(card_value(&v, "primary_score"), pct(e.primary_score));
         assert_eq!(card_value(&v, "n_items"), int(e.n_items));

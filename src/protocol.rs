@@ -408,7 +408,12 @@ pub fn series_metrics(steps: &[CompareView]) -> Vec<(String, Vec<Option<f64>>)> 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ScreenQuery {
     /// Cards, charts (drawn in the theme) and tables.
-    Overview { dark: bool },
+    /// `choices`: the screen's own choices on the overview, by name, as the route holds them
+    /// (`f.<name>=`; an eval log's `breakdown` field).
+    Overview {
+        dark: bool,
+        choices: Vec<(String, String)>,
+    },
     /// Items matching `filter`, rows `offset..offset + limit`.
     Items {
         filter: ScreenFilter,
@@ -470,6 +475,15 @@ pub enum Block {
         text: String,
         label: String,
         setting: (String, String),
+    },
+    /// A choice the user makes on the screen (a select): `options` as (value, label), the
+    /// first the default; the page keeps the value in the route as `f.<key>=` and asks the
+    /// screen again with it (`ScreenQuery::Overview::choices`).
+    Choice {
+        key: String,
+        label: String,
+        options: Vec<(String, String)>,
+        chosen: String,
     },
     /// Source code with line numbers.
     Code {

@@ -154,7 +154,10 @@ fn responses() -> Vec<Response> {
     // The eval-set screens: overview, a filtered page of items, one item, a missing one.
     let ev_screens: Vec<protocol::ScreenView> = match &base {
         ScoredRun::Evalset(r, s) => [
-            protocol::ScreenQuery::Overview { dark: false },
+            protocol::ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
             protocol::ScreenQuery::Items {
                 filter: protocol::ScreenFilter {
                     choices: vec![("verdict".into(), "wrong".into())],
@@ -379,7 +382,10 @@ fn responses() -> Vec<Response> {
 fn codegen_queries() -> Vec<evalboard_app::protocol::ScreenQuery> {
     use evalboard_app::protocol::{ScreenFilter, ScreenQuery};
     vec![
-        ScreenQuery::Overview { dark: true },
+        ScreenQuery::Overview {
+            dark: true,
+            choices: Vec::new(),
+        },
         ScreenQuery::Items {
             filter: ScreenFilter {
                 choices: vec![

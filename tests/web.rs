@@ -467,7 +467,10 @@ fn codegen_views_round_trip_with_real_engine_output() {
     use evalboard_app::protocol::{ScreenFilter, ScreenQuery};
     let st = codegen_state();
     for query in [
-        ScreenQuery::Overview { dark: true },
+        ScreenQuery::Overview {
+            dark: true,
+            choices: Vec::new(),
+        },
         ScreenQuery::Items {
             filter: ScreenFilter::default(),
             offset: 0,

@@ -146,6 +146,30 @@ pub fn blocks(list: Vec<Block>) -> AnyView {
             }
             .into_any(),
             Block::Code { label, code } => code_block(code, label).into_any(),
+            Block::Choice {
+                key,
+                label,
+                options,
+                chosen,
+            } => {
+                let store = use_store();
+                let name = key.clone();
+                view! {
+                    <label class="eb-field eb-choice" data-choice=key>
+                        <span class="eb-field__label">{label}</span>
+                        <select class="eb-select" on:change=move |ev| {
+                            let v = event_target_value(&ev);
+                            store.route.update(|r| r.set_choice(&name, (!v.is_empty()).then_some(v)));
+                        }>
+                            {options.into_iter().map(|(v, l)| {
+                                let sel = v == chosen;
+                                view! { <option value=v selected=sel>{l}</option> }
+                            }).collect_view()}
+                        </select>
+                    </label>
+                }
+                .into_any()
+            }
             Block::Switch {
                 key,
                 text,
@@ -227,7 +251,8 @@ pub fn ScreenOverview() -> impl IntoView {
     let run = current_run();
     let query = Memo::new(move |_| {
         let dark = store.dark.get();
-        Some((run.get()?, ScreenQuery::Overview { dark }))
+        let choices = store.route.with(|r| r.choices.clone());
+        Some((run.get()?, ScreenQuery::Overview { dark, choices }))
     });
     let data = fetch(query);
     move || match data.get() {
@@ -487,7 +512,15 @@ pub fn ScreenDrawer() -> impl IntoView {
 pub fn ScreenExports() -> impl IntoView {
     let store = use_store();
     let run = current_run();
-    let query = Memo::new(move |_| Some((run.get()?, ScreenQuery::Overview { dark: false })));
+    let query = Memo::new(move |_| {
+        Some((
+            run.get()?,
+            ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        ))
+    });
     let data = fetch(query);
     move || {
         let files = data.with(|d| d.as_ref().map(|d| d.exports.clone()).unwrap_or_default());

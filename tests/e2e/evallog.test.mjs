@@ -334,3 +334,31 @@ test('a small Inspect .eval and .json: each sample\'s conversation in its drawer
   assertClean(rec);
   await context.close();
 });
+
+test('the overview breaks the samples down by the field the user picks; the pick lives in the link and never filters the items', async () => {
+  const dir = path.join(LOGS, 'runs', 'promptfoo_baseline');
+  const { page, rec, context } = await openPage(app.browser);
+  await page.addInitScript(() => localStorage.setItem('evalboard.demo-dismissed', '1'));
+  await page.goto(app.srv.url);
+  await page.waitForSelector('.eb-app');
+  await dropFiles(page, DROP, folderPayload(dir));
+  await waitLog(page, 'promptfoo_baseline');
+  const select = page.locator('[data-choice="breakdown"] select');
+  await select.waitFor();
+  const fields = (await select.locator('option').evaluateAll((os) => os.map((o) => o.value))).filter(Boolean);
+  assert.ok(fields.length >= 3, `fields offered: ${fields}`);
+  // Pick the last field: its table comes first and open, every other collapsed.
+  const last = fields[fields.length - 1];
+  await select.selectOption(last);
+  await page.waitForFunction((f) => location.hash.includes(`f.breakdown=${encodeURIComponent(f)}`)
+    && document.querySelector('[data-table^="by-"]')?.getAttribute('data-table') === `by-${f}`, last);
+  const rows = await page.locator(`[data-table="by-${last}"] tbody tr`).count();
+  assert.ok(rows >= 2, `${rows} rows`);
+  assert.equal(await page.locator('details [data-table^="by-"]').count() + 1, await page.locator('[data-table^="by-"]').count(), 'only the pick is open');
+  await shot(page, 'breakdown-picked', true);
+  // The Items tab ignores it (the link keeps it: checked above).
+  await page.click('#eb-tab-items');
+  await page.waitForFunction(() => document.querySelector('.eb-items__count')?.textContent === '4 samples');
+  assertClean(rec);
+  await context.close();
+});
