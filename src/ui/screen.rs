@@ -150,26 +150,8 @@ pub fn blocks(list: Vec<Block>) -> AnyView {
                 key,
                 label,
                 options,
-                chosen,
-            } => {
-                let store = use_store();
-                let name = key.clone();
-                view! {
-                    <label class="eb-field eb-choice" data-choice=key>
-                        <span class="eb-field__label">{label}</span>
-                        <select class="eb-select" on:change=move |ev| {
-                            let v = event_target_value(&ev);
-                            store.route.update(|r| r.set_choice(&name, (!v.is_empty()).then_some(v)));
-                        }>
-                            {options.into_iter().map(|(v, l)| {
-                                let sel = v == chosen;
-                                view! { <option value=v selected=sel>{l}</option> }
-                            }).collect_view()}
-                        </select>
-                    </label>
-                }
-                .into_any()
-            }
+                ..
+            } => choice_select(key, label, options).into_any(),
             Block::Switch {
                 key,
                 text,
@@ -400,6 +382,30 @@ pub fn ScreenItems() -> impl IntoView {
     }
 }
 
+/// A select of a screen's choice `name` (options as (value, label); the value "" is none),
+/// kept in the route as `f.<name>=`.
+fn choice_select(name: String, label: String, options: Vec<(String, String)>) -> impl IntoView {
+    let store = use_store();
+    let n2 = name.clone();
+    let current = move || store.route.with(|r| r.choice(&n2)).unwrap_or_default();
+    let (attr, key) = (name.clone(), name.clone());
+    view! {
+        <label class="eb-field" data-choice=attr>
+            <span class="eb-field__label">{label}</span>
+            <select class="eb-select" name=key prop:value=current
+                on:change=move |ev| {
+                    let v = event_target_value(&ev);
+                    store.route.update(|r| { r.set_choice(&name, (!v.is_empty()).then_some(v)); r.item = None; });
+                }>
+                {options.into_iter().map(|(v, l)| {
+                    let sel = current() == v;
+                    view! { <option value=v selected=sel>{l}</option> }
+                }).collect_view()}
+            </select>
+        </label>
+    }
+}
+
 #[component]
 fn ScreenFilters(layout: Memo<crate::protocol::ItemsLayout>) -> impl IntoView {
     let store = use_store();
@@ -408,26 +414,9 @@ fn ScreenFilters(layout: Memo<crate::protocol::ItemsLayout>) -> impl IntoView {
             l.filters
                 .iter()
                 .map(|c| {
-                    let name = c.name.clone();
-                    let n2 = name.clone();
-                    let current = move || store.route.with(|r| r.choice(&n2)).unwrap_or_default();
-                    let options = c.options.clone();
-                    view! {
-                        <label class="eb-field">
-                            <span class="eb-field__label">{c.label.clone()}</span>
-                            <select class="eb-select" name=name.clone() prop:value=current
-                                on:change=move |ev| {
-                                    let v = event_target_value(&ev);
-                                    store.route.update(|r| { r.set_choice(&name, (!v.is_empty()).then_some(v)); r.item = None; });
-                                }>
-                                <option value="">"Any"</option>
-                                {options.into_iter().map(|o| {
-                                    let sel = current() == o;
-                                    view! { <option value=o.clone() selected=sel>{o.clone()}</option> }
-                                }).collect_view()}
-                            </select>
-                        </label>
-                    }
+                    let mut options = vec![(String::new(), "Any".to_string())];
+                    options.extend(c.options.iter().map(|o| (o.clone(), o.clone())));
+                    choice_select(c.name.clone(), c.label.clone(), options)
                 })
                 .collect_view()
         })

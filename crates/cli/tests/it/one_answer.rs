@@ -517,7 +517,13 @@ fn evallog_report_breakdowns_equal_the_dashboards() {
         let ScoredRun::EvalLog(log) = worker_run(Family::EvalLog, &dir, &settings) else {
             panic!("an eval log");
         };
-        let view = evalboard_app::evallog::view(&log, &ScreenQuery::Overview { dark: false });
+        let view = evalboard_app::evallog::view(
+            &log,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
         fn tables(blocks: &[Block], out: &mut Vec<(String, Vec<Vec<String>>)>) {
             for b in blocks {
                 match b {
