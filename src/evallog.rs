@@ -992,7 +992,11 @@ pub fn sample_with_messages(
             )));
             let shown = conversation_blocks(&m);
             if shown.is_empty() {
-                b.push(note("no-messages", "note", "The sample holds no messages."));
+                b.push(note(
+                    "no-messages",
+                    "note",
+                    "The log holds no messages for this sample (it was written without them).",
+                ));
             }
             b.extend(shown);
         }

@@ -323,6 +323,13 @@ fn parse<T: serde::de::DeserializeOwned>(bytes: &[u8], what: &str) -> Result<T, 
 /// (`samples/<id>_epoch_<n>/sample.json`) is an `Err` naming where its messages are
 /// ([`inspect_chunked_sample_messages`] reads them).
 pub fn inspect_sample_messages(sample_json: &[u8]) -> Result<Vec<Message>, String> {
+    // A sample is an object (serde would read a list as a struct's fields in order).
+    let body = sample_json
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(sample_json);
+    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err("the sample is not a JSON object".into());
+    }
     let raw: RawSample = parse(sample_json, "the sample")?;
     match raw.messages {
         Some(Value::Array(list)) => Ok(bounded(list.iter())),
@@ -331,7 +338,7 @@ pub fn inspect_sample_messages(sample_json: &[u8]) -> Result<Vec<Message>, Strin
              samples/<id>_epoch_<n>/messages/*.json, not in sample.json"
                 .into(),
         ),
-        Some(Value::Null) | None => Err("the sample holds no messages".into()),
+        Some(Value::Null) | None => Ok(Vec::new()),
         Some(other) => Err(format!(
             "the sample's messages are not a list (found {})",
             kind_of(&other)
@@ -447,14 +454,14 @@ pub fn inspect_json_sample_messages(
             let list: Value = parse(raw.get().as_bytes(), "the sample's messages")?;
             match list {
                 Value::Array(list) => Ok(bounded(list.iter())),
-                Value::Null => Err("the sample holds no messages".into()),
+                Value::Null => Ok(Vec::new()),
                 other => Err(format!(
                     "the sample's messages are not a list (found {})",
                     kind_of(&other)
                 )),
             }
         }
-        None => Err("the sample holds no messages".into()),
+        None => Ok(Vec::new()),
     }
 }
 
@@ -668,9 +675,12 @@ mod tests {
             inspect_sample_messages(br#"{"messages": 3}"#).unwrap_err(),
             "the sample's messages are not a list (found a number)"
         );
-        assert!(inspect_sample_messages(br#"{"id": 1}"#)
-            .unwrap_err()
-            .contains("no messages"));
+        // A record without messages (a log written without them) has none: not a failure.
+        assert_eq!(inspect_sample_messages(br#"{"id": 1}"#), Ok(Vec::new()));
+        assert_eq!(
+            inspect_sample_messages(br#"{"messages": null}"#),
+            Ok(Vec::new())
+        );
     }
 
     #[test]
