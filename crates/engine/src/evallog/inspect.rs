@@ -255,32 +255,44 @@ impl EvalMembers {
         })
     }
 
-    /// One sample member's bytes (or why they could not be read).
-    pub fn sample(&mut self, name: &str, bytes: Result<Vec<u8>, String>) {
-        let path = self.path.clone();
+    /// One member's bytes (or why they could not be read) parsed as `T`; a failure is a
+    /// diagnostic on the member (`what`, then the parser's reason), and `None`.
+    fn parse_member<T: serde::de::DeserializeOwned>(
+        &mut self,
+        name: &str,
+        bytes: Result<Vec<u8>, String>,
+        what: &str,
+    ) -> Option<T> {
+        let path = self.path.as_str();
         let bytes = match bytes {
             Ok(b) => b,
             Err(e) => {
                 self.diags
-                    .push(Diagnostic::error(&path, None, e).with_record(name.to_string()));
-                return;
+                    .push(Diagnostic::error(path, None, e).with_record(name.to_string()));
+                return None;
             }
         };
         let at = json::At {
-            path: &path,
+            path,
             line: 1,
             member: Some(name),
         };
-        match json::parse::<RawSample>(&bytes, at, &mut self.diags) {
-            Ok(s) => self.raw.push((name.to_string(), s)),
-            Err(e) => self.diags.push(
-                Diagnostic::error(
-                    &path,
-                    Some(e.line() as u32),
-                    format!("sample does not parse: {e}"),
-                )
-                .with_record(name.to_string()),
-            ),
+        match json::parse::<T>(&bytes, at, &mut self.diags) {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.diags.push(
+                    Diagnostic::error(path, Some(e.line() as u32), format!("{what}: {e}"))
+                        .with_record(name.to_string()),
+                );
+                None
+            }
+        }
+    }
+
+    /// One sample member's bytes (or why they could not be read).
+    pub fn sample(&mut self, name: &str, bytes: Result<Vec<u8>, String>) {
+        if let Some(s) = self.parse_member::<RawSample>(name, bytes, "sample does not parse") {
+            self.raw.push((name.to_string(), s));
         }
     }
 
@@ -306,35 +318,10 @@ impl EvalMembers {
     /// One summaries member's bytes (`summaries.json` or a journal part), de-duplicated by
     /// (id, epoch), the last one winning (`_dedupe_summaries`).
     pub fn summaries(&mut self, name: &str, bytes: Result<Vec<u8>, String>) {
-        let path = self.path.clone();
-        let bytes = match bytes {
-            Ok(b) => b,
-            Err(e) => {
-                self.diags
-                    .push(Diagnostic::error(&path, None, e).with_record(name.to_string()));
-                return;
-            }
-        };
-        let at = json::At {
-            path: &path,
-            line: 1,
-            member: Some(name),
-        };
-        match json::parse::<Vec<RawSample>>(&bytes, at, &mut self.diags) {
-            Ok(list) => {
-                for s in list {
-                    let k = (compact(&s.id), compact(&s.epoch));
-                    self.summaries.insert(k, (name.to_string(), s));
-                }
-            }
-            Err(e) => self.diags.push(
-                Diagnostic::error(
-                    &path,
-                    Some(e.line() as u32),
-                    format!("summaries do not parse: {e}"),
-                )
-                .with_record(name.to_string()),
-            ),
+        let list = self.parse_member::<Vec<RawSample>>(name, bytes, "summaries do not parse");
+        for s in list.into_iter().flatten() {
+            let k = (compact(&s.id), compact(&s.epoch));
+            self.summaries.insert(k, (name.to_string(), s));
         }
     }
 
