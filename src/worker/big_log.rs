@@ -288,16 +288,7 @@ pub(crate) fn conversation_at(
     };
     let open = OPEN.with(|o| o.borrow().get(&ids.0).cloned())?;
     let name = evallog::inspect::sample_member(&open.file.index, id, *epoch)?;
-    let at = if name.ends_with("/sample.json") {
-        let dir = name.trim_end_matches("/sample.json");
-        MessagesAt::Chunked {
-            shell: name.clone(),
-            chunks: format!("{dir}/messages/"),
-        }
-    } else {
-        MessagesAt::Member(name)
-    };
-    Some((open.file.path.clone(), at))
+    Some((open.file.path.clone(), MessagesAt::of_member(&name)?))
 }
 
 /// Reads the conversation [`conversation_at`] found, from the run's open big log or its file.

@@ -492,16 +492,25 @@ pub fn inspect_messages_at(file: &str, sample: &Sample) -> Option<MessagesAt> {
             epoch: *epoch,
         });
     }
-    let rest = record.strip_prefix("samples/")?;
-    match rest.strip_suffix("/sample.json") {
-        Some(dir) if !dir.contains('/') => Some(MessagesAt::Chunked {
-            shell: record.to_string(),
-            chunks: format!("samples/{dir}/messages/"),
-        }),
-        _ if !rest.contains('/') && rest.ends_with(".json") => {
-            Some(MessagesAt::Member(record.to_string()))
+    MessagesAt::of_member(record)
+}
+
+impl MessagesAt {
+    /// Where the conversation of the sample stored in `.eval` member `name` is: the member
+    /// itself (`samples/<id>_epoch_<n>.json`) or, for a chunked sample's shell
+    /// (`samples/<id>_epoch_<n>/sample.json`), its message chunks; `None` for any other member.
+    pub fn of_member(name: &str) -> Option<MessagesAt> {
+        let rest = name.strip_prefix("samples/")?;
+        match rest.strip_suffix("/sample.json") {
+            Some(dir) if !dir.contains('/') => Some(MessagesAt::Chunked {
+                shell: name.to_string(),
+                chunks: format!("samples/{dir}/messages/"),
+            }),
+            _ if !rest.contains('/') && rest.ends_with(".json") => {
+                Some(MessagesAt::Member(name.to_string()))
+            }
+            _ => None,
         }
-        _ => None,
     }
 }
 
