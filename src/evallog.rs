@@ -33,6 +33,16 @@ const MAX_FLIP_ROWS: usize = 100;
 
 /// One screen of the log.
 pub fn view(s: &ScoredLog, q: &ScreenQuery) -> ScreenView {
+    view_with(s, q, None)
+}
+
+/// [`view`], a sample's drawer with the conversation the worker read (`messages`, see
+/// [`sample_with_messages`]).
+pub fn view_with(
+    s: &ScoredLog,
+    q: &ScreenQuery,
+    messages: Option<Result<Vec<Message>, String>>,
+) -> ScreenView {
     let mut v = screen::empty(&s.log.name);
     v.n_items = s.log.run.samples.len() as u64;
     match q {
@@ -42,7 +52,7 @@ pub fn view(s: &ScoredLog, q: &ScreenQuery) -> ScreenView {
             offset,
             limit,
         } => items(s, filter, *offset, *limit, &mut v),
-        ScreenQuery::Item { at } => v.item = sample(s, at.0 as usize),
+        ScreenQuery::Item { at } => v.item = sample_with_messages(s, at.0 as usize, messages),
     }
     v
 }
@@ -824,10 +834,6 @@ fn role_key(role: &str) -> String {
     } else {
         k
     }
-}
-
-fn sample(s: &ScoredLog, index: usize) -> Option<ScreenItem> {
-    sample_with_messages(s, index, None)
 }
 
 /// One sample in full, as the drawer shows it: its key and verdict(s), tokens, cost, latency,

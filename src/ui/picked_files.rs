@@ -201,9 +201,14 @@ pub async fn fetch_bytes(url: &str) -> Result<ArrayBuffer, String> {
         .map_err(|_| "not an ArrayBuffer".to_string())
 }
 
-/// A run of more files than this is read on the page ([`read_on_page`]); fewer go to the worker
-/// as `File`s.
-pub const READ_ON_PAGE_FROM: usize = 64;
+/// A run of this many files or more is read on the page ([`read_on_page`]); fewer go to the
+/// worker as `File`s.
+const READ_ON_PAGE_FROM: usize = 64;
+
+/// Whether a run of `n_files` files is read on the page ([`read_on_page`]).
+pub fn reads_on_page(n_files: usize) -> bool {
+    n_files >= READ_ON_PAGE_FROM
+}
 /// `arrayBuffer()` calls in flight on the page (the floor's own figure: 64 was within noise).
 const READS_IN_FLIGHT: usize = 32;
 /// Bytes read on the page at most per run; the files after stay `File`s for the worker (which

@@ -618,7 +618,7 @@ impl Store {
                 .collect();
             // A run of many files is read here (no size asked: each is a round trip to the
             // browser process); its byte total is known as the bytes come in.
-            let many = picked.len() >= picked_files::READ_ON_PAGE_FROM;
+            let many = picked_files::reads_on_page(picked.len());
             let bytes_total: u64 = if many {
                 0
             } else {
@@ -670,7 +670,7 @@ impl Store {
             demo: false,
             stored: None,
         };
-        if picked.len() < picked_files::READ_ON_PAGE_FROM {
+        if !picked_files::reads_on_page(picked.len()) {
             return client::send_load(&req, files);
         }
         let store = *self;

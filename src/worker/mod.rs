@@ -226,19 +226,18 @@ fn handle_request(
             req,
             run_id,
             query: ScreenQuery::Item { at },
-        } if conversation_of(&state.borrow(), run_id, at.0).is_some() => {
-            let found = conversation_of(&state.borrow(), run_id, at.0);
+        } => {
+            let query = ScreenQuery::Item { at };
+            let Some((ids, found)) = conversation_of(&state.borrow(), run_id, at.0) else {
+                let req = Request::Screen { req, run_id, query };
+                return answer(scope, &mut state.borrow_mut(), req);
+            };
             let (scope, state) = (scope.clone(), state.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                let Some((ids, found)) = found else { return };
                 let messages = big_log::conversation(ids, found).await;
-                let st = state.borrow();
-                match st.get(run_id).map(|r| &r.scored) {
+                match state.borrow().get(run_id).map(|r| &r.scored) {
                     Some(ScoredRun::EvalLog(l)) => {
-                        let query = ScreenQuery::Item { at };
-                        let mut view = crate::evallog::view(l, &query);
-                        view.item =
-                            crate::evallog::sample_with_messages(l, at.0 as usize, Some(messages));
+                        let view = crate::evallog::view_with(l, &query, Some(messages));
                         post(
                             &scope,
                             &Response::Screen {

@@ -79,19 +79,23 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
 
     /// Keeps `run` in place of any run with its id and tells the page it loaded.
     pub fn keep(&mut self, scope: &DedicatedWorkerGlobalScope, run: Kept) {
-        let info = run.info::<FAMILIES>(&self.settings);
-        self.runs.retain(|r| r.id != run.id);
-        self.runs.push(run);
+        let info = self.put(run);
         post(scope, &Response::Loaded { info });
     }
 
     /// Keeps `run` in place of the run with its id (a big log's full read after its
     /// summaries) and tells the page as a re-scoring does, so it asks its screens again.
     pub fn replace(&mut self, scope: &DedicatedWorkerGlobalScope, run: Kept) {
+        let info = self.put(run);
+        post(scope, &Response::Rescored { runs: vec![info] });
+    }
+
+    /// Keeps `run` in place of any run with its id: what the page lists about it.
+    fn put(&mut self, run: Kept) -> RunInfo {
         let info = run.info::<FAMILIES>(&self.settings);
         self.runs.retain(|r| r.id != run.id);
         self.runs.push(run);
-        post(scope, &Response::Rescored { runs: vec![info] });
+        info
     }
 
     pub fn remove(&mut self, id: RunId) {
