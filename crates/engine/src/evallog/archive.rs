@@ -272,12 +272,7 @@ impl<'a> Archive<'a> {
         let data = usize_of(start)
             .zip(usize_of(len))
             .and_then(|(s, l)| b.get(s..s.checked_add(l)?))
-            .ok_or_else(|| {
-                format!(
-                    "member data ({len} bytes at offset {start}) runs past the end of the file ({} bytes): truncated archive",
-                    b.len()
-                )
-            })?;
+            .ok_or_else(|| Index::data_past_end((start, len), b.len() as u64))?;
         self.index.decode(entry, data)
     }
 }
@@ -394,6 +389,13 @@ impl Index {
             .checked_add(LOCAL_HEADER_LEN + u64::from(name_len) + u64::from(extra_len))
             .ok_or("local header offset out of range")?;
         Ok((start, entry.compressed_size))
+    }
+
+    /// Why a member's data at `(offset, length)` cannot be read from a file of `size` bytes.
+    pub fn data_past_end((at, len): (u64, u64), size: u64) -> String {
+        format!(
+            "member data ({len} bytes at offset {at}) runs past the end of the file ({size} bytes): truncated archive"
+        )
     }
 
     /// The decompressed bytes of `entry` from its compressed bytes `data`, checked against its

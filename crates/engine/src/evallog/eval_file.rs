@@ -135,14 +135,14 @@ impl EvalFile {
                 let local = src
                     .read(entry.local_header_offset, LOCAL_HEADER_LEN)
                     .await
-                    .map_err(|_| format!("no local header at offset {}", entry.local_header_offset))?;
+                    .map_err(|_| {
+                        format!("no local header at offset {}", entry.local_header_offset)
+                    })?;
                 let (at, len) = Index::data_range(entry, &local)?;
-                let data = src.read(at, len).await.map_err(|_| {
-                    format!(
-                        "member data ({len} bytes at offset {at}) runs past the end of the file ({} bytes): truncated archive",
-                        src.size()
-                    )
-                })?;
+                let data = src
+                    .read(at, len)
+                    .await
+                    .map_err(|_| Index::data_past_end((at, len), src.size()))?;
                 self.index.decode(entry, &data)
             }
             .await,
