@@ -15,6 +15,7 @@
 // One JSON line per measurement, then a summary line (medians).
 import fs from 'node:fs';
 import { serve, launch, openPage } from '../tests/e2e/lib.mjs';
+import { median, interleaved } from './lib.mjs';
 
 const [file, roundsArg] = process.argv.slice(2);
 if (!file || !fs.existsSync(file)) {
@@ -107,21 +108,13 @@ async function measureFloor(browser, srv) {
 
 const srv = await serve();
 const browser = await launch();
-const rows = [];
+let rows;
 try {
-  for (let r = 1; r <= rounds; r++) {
-    for (const m of ['app', 'floor']) {
-      const row = m === 'app' ? await measureApp(browser, srv) : await measureFloor(browser, srv);
-      row.round = r;
-      console.log(JSON.stringify(row));
-      rows.push(row);
-    }
-  }
+  rows = await interleaved(rounds, ['app', 'floor'], (m) => (m === 'app' ? measureApp(browser, srv) : measureFloor(browser, srv)));
 } finally {
   await browser.close();
   srv.close();
 }
-const median = (xs) => { const v = [...xs].sort((x, y) => x - y); const k = v.length >> 1; return v.length % 2 ? v[k] : (v[k - 1] + v[k]) / 2; };
 const app = rows.filter((x) => x.mode === 'app');
 const floor = rows.filter((x) => x.mode === 'floor');
 const pick = (k) => median(app.map((x) => x[k]));

@@ -24,6 +24,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { serve, launch, openPage, dist } from '../tests/e2e/lib.mjs';
+import { median, interleaved } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const modesArg = args.find((a) => a.startsWith('--modes='));
@@ -228,24 +229,16 @@ const beforeArg = args.find((a) => a.startsWith('--before='));
 const srvBefore = beforeArg ? await serve(path.resolve(beforeArg.slice('--before='.length)) + path.sep) : null;
 if (srvBefore && !MODES.includes('before')) MODES.unshift('before');
 const browser = await launch();
-const rows = [];
+let rows;
 try {
-  for (let r = 1; r <= rounds; r++) {
-    for (const m of MODES) {
-      const row = m === 'app' || m === 'before'
-        ? await measureApp(browser, m === 'before' ? srvBefore : srv, m)
-        : await measureFloor(browser, srv, m.replace(/\d+$/, ''), Number(m.match(/\d+$/)[0]));
-      row.round = r;
-      console.log(JSON.stringify(row));
-      rows.push(row);
-    }
-  }
+  rows = await interleaved(rounds, MODES, (m) => (m === 'app' || m === 'before'
+    ? measureApp(browser, m === 'before' ? srvBefore : srv, m)
+    : measureFloor(browser, srv, m.replace(/\d+$/, ''), Number(m.match(/\d+$/)[0]))));
 } finally {
   await browser.close();
   srv.close();
   srvBefore?.close();
 }
-const median = (xs) => { const v = [...xs].sort((x, y) => x - y); const k = v.length >> 1; return v.length % 2 ? v[k] : (v[k - 1] + v[k]) / 2; };
 const by = {};
 for (const m of MODES) {
   const rs = rows.filter((x) => x.mode === m);
