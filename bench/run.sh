@@ -10,7 +10,10 @@
 # Then a 1 GB Inspect `.eval` picked in the dashboard: its sample table from the summaries (issue
 # 16.8), and every sample read after.
 #
+# Then `evalboard diff` of two 100k-turn runs against `evalboard score` on both (issue 25).
+#
 # `bench/run.sh` runs every section (`make bench`); `bench/run.sh evallog` only the eval-log one,
+# `bench/run.sh diff` only the diff one,
 # `bench/run.sh folder` only the folder-pick one, `bench/run.sh bigeval` only the big-log one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -115,6 +118,14 @@ PY
 else
   echo "dist/ missing: run 'make dist' first for the wasm numbers"
 fi
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = diff ]; then
+echo "== diff of two 100k-turn runs against score on both (issue 25: at most 1.5x), 5 interleaved rounds"
+[ -f "$OUT/run100k.jsonl" ] || $B gen jsonl 100000 "$OUT/run100k.jsonl"
+[ -f "$OUT/run100k-candidate.jsonl" ] || $B gen jsonl-candidate 100000 "$OUT/run100k-candidate.jsonl"
+cargo build --release --locked -p evalboard-cli -q
+python3 bench/diff_ratio.py "$TARGET/release/evalboard" "$OUT/run100k.jsonl" "$OUT/run100k-candidate.jsonl" 5 | tee "$OUT/diff-ratio.json"
 fi
 
 if [ "$SECTION" = all ] || [ "$SECTION" = folder ]; then

@@ -577,3 +577,35 @@ fn stored_evalset_settings_read_back() {
         assert_eq!(evalset_opts_from_text(bad), None, "{bad}");
     }
 }
+
+/// The paired bootstrap in wasm32 gives the bounds native gives, bit for bit: the vectors are
+/// written natively (`crates/engine/tests/it/stats.rs`, `UPDATE_EXPECT=1`) and checked here.
+#[wasm_bindgen_test]
+fn bootstrap_bounds_equal_native_bit_for_bit() {
+    use evalboard_engine::stats::{paired_bootstrap, PairCounts};
+    let vectors = include_str!("fixtures/vectors/bootstrap.tsv");
+    let mut checked = 0;
+    for line in vectors
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let f: Vec<&str> = line.split('\t').collect();
+        let n = |i: usize| f[i].parse::<u64>().expect("a count");
+        let counts = PairCounts {
+            n11: n(0),
+            n10: n(1),
+            n01: n(2),
+            n00: n(3),
+        };
+        let b = paired_bootstrap(counts, n(4) as u32, n(5));
+        let bits =
+            |x: Option<f64>| x.map_or("none".to_string(), |v| format!("{:016x}", v.to_bits()));
+        assert_eq!(
+            (bits(b.low), bits(b.high)),
+            (f[6].to_string(), f[7].to_string()),
+            "{line}"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 8);
+}

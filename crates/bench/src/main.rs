@@ -128,15 +128,18 @@ fn conv_len(rng: &mut Rng) -> usize {
     1 + rng.below(6) as usize
 }
 
-fn gen_jsonl(n: usize, out: &Path) -> std::io::Result<()> {
+/// A synthetic run of `n` turns; conversations and their lengths always come from seed 42, the
+/// turns (questions, answers) from `seed`, so two seeds give runs with the same keys to diff.
+fn gen_jsonl(n: usize, out: &Path, seed: u64) -> std::io::Result<()> {
     let mut rng = Rng(42);
+    let mut other = Rng(seed);
     let mut w = std::io::BufWriter::new(std::fs::File::create(out)?);
     let (mut i, mut c) = (0, 0);
     while i < n {
         let len = conv_len(&mut rng).min(n - i);
         let id = format!("Single_SYN/{}/page_{}.pdf-{}", 2000 + c % 20, c, c % 4);
         for t in 0..len {
-            let tr = gen_turn(&mut rng, i);
+            let tr = gen_turn(if seed == 42 { &mut rng } else { &mut other }, i);
             let line = serde_json::json!({
                 "conversation_id": id, "turn_idx": t, "question": tr.question,
                 "expected": tr.expected, "predicted": tr.predicted, "model": "synthetic-1",
@@ -425,9 +428,11 @@ fn main() {
             let n: usize = n.parse().unwrap_or(0);
             let out = PathBuf::from(out);
             let r = match *kind {
-                "jsonl" => gen_jsonl(n, &out),
+                "jsonl" => gen_jsonl(n, &out, 42),
+                // The same conversations and turns with other answers: a candidate to diff.
+                "jsonl-candidate" => gen_jsonl(n, &out, 7),
                 "traces" => gen_traces(n, &out),
-                _ => Err(std::io::Error::other("kind is jsonl or traces")),
+                _ => Err(std::io::Error::other("kind is jsonl, jsonl-candidate or traces")),
             };
             r.map_err(|e| e.to_string())
         }

@@ -26,7 +26,9 @@ pub mod parallel;
 pub mod pyrepr;
 pub mod run;
 pub mod run_meta;
+pub mod run_table;
 pub mod scorer_table;
+pub mod stats;
 
 pub use diag::{Diagnostic, Severity};
 pub use input::{InputFile, RunInput};

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::accounting::{InputFileReport, LoadError};
 use crate::codegen::{self, CodegenConfig, CodegenRun};
-use crate::compare::{CompareOptions, Flip, ItemContexts, MetricDelta, PairedComparison};
+use crate::compare::{CompareOptions, Flip, ItemContexts, MetricDelta, PairedComparison, Unit};
 use crate::diag::Diagnostic;
 use crate::evallog;
 use crate::evallog::rescore::{EvalLogOptions, RescoreKind};
@@ -25,6 +25,8 @@ use crate::numeric_qa::formats::convfinqa;
 use crate::numeric_qa::model::{QaRun, ReadDetail};
 use crate::numeric_qa::score::{Profile, ScoreConfig, ScoredQaRun};
 use crate::run_meta::RunMeta;
+use crate::run_table::MetricValue;
+use crate::stats::Rate;
 
 /// How runs of every family are scored.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -633,31 +635,117 @@ impl<'a> RunRef<'a> {
         }
     }
 
-    /// The number the run is listed by: numerical accuracy under the run's profile (numeric QA:
-    /// under financial-agent-2, that system's own, as its statistics.json and the Overview's
-    /// first card have it), the mean overall score (code generation), the primary score (eval
-    /// set), the headline score or, re-scored, the re-scored value (eval log).
+    /// The number the run is listed by: [`RunRef::headline`]'s value.
     pub fn headline_value(&self) -> Option<f64> {
         self.headline_value_in::<ALL_FAMILIES>()
     }
 
     /// [`RunRef::headline_value`] for a run of a family in `FAMILIES`; `None` for another.
     pub fn headline_value_in<const FAMILIES: FamilySet>(&self) -> Option<f64> {
-        match self {
-            RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => match s.config.profile {
-                Profile::Doc => crate::numeric_qa::aggregate::doc::statistics(s).numerical_accuracy,
-                Profile::Fa2 => crate::numeric_qa::aggregate::fa2::statistics_value(&s.run)
-                    .get("numerical_accuracy")
-                    .and_then(serde_json::Value::as_f64),
+        self.headline_in::<FAMILIES>().and_then(|m| m.value)
+    }
+
+    /// The number the run is listed by everywhere (the CLI, the dashboard's run list, the
+    /// report's Runs table and series), the first of [`RunRef::metrics`]: numerical accuracy
+    /// under the run's profile (numeric QA: under financial-agent-2, that system's own, as its
+    /// statistics.json and the Overview's first card have it), the mean overall score (code
+    /// generation), the primary score under the run's scorer (eval set), the headline score or,
+    /// re-scored, the re-scored value (eval log).
+    pub fn headline(&self) -> MetricValue {
+        self.headline_in::<ALL_FAMILIES>()
+            .unwrap_or_else(|| MetricValue::new("headline", "Headline", Unit::Rate, None))
+    }
+
+    /// [`RunRef::headline`] for a run of a family in `FAMILIES`; `None` for another.
+    pub fn headline_in<const FAMILIES: FamilySet>(&self) -> Option<MetricValue> {
+        Some(match self {
+            RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
+                let (key, label) = ("numerical_accuracy", "Numerical accuracy");
+                match s.config.profile {
+                    Profile::Doc => {
+                        let st = crate::numeric_qa::aggregate::doc::statistics(s);
+                        let mut m = MetricValue::new(key, label, Unit::Rate, st.numerical_accuracy);
+                        m.counts = (st.total_turns > 0)
+                            .then(|| Rate::new(st.correct_turns, st.total_turns));
+                        m
+                    }
+                    Profile::Fa2 => MetricValue::new(
+                        key,
+                        label,
+                        Unit::Rate,
+                        crate::numeric_qa::aggregate::fa2::statistics_value(&s.run)
+                            .get("numerical_accuracy")
+                            .and_then(serde_json::Value::as_f64),
+                    ),
+                }
+            }
+            RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => MetricValue::new(
+                "average_overall_score",
+                "Mean overall score (0–1 as %)",
+                Unit::Rate,
+                l.summary().summary.average_overall_score,
+            ),
+            RunRef::Evalset(_, s) if has(FAMILIES, Family::Evalset) => MetricValue::new(
+                match s.scorer {
+                    AnswerScorer::V1 => "primary_score",
+                    AnswerScorer::V1Extract => "primary_score_extract",
+                },
+                &format!("Primary score ({})", s.scorer.id()),
+                Unit::Rate,
+                s.scorecard.as_ref().and_then(|c| c.primary_score),
+            ),
+            RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => match &l.rescored {
+                Some(r) => MetricValue::new(
+                    "rescored_score",
+                    &format!("Re-scored ({})", r.id),
+                    Unit::Score,
+                    l.headline_value(),
+                ),
+                None => MetricValue::new(
+                    "headline_score",
+                    &format!(
+                        "Headline score ({})",
+                        l.verdict_by.as_ref().map(|k| k.label()).unwrap_or_default()
+                    ),
+                    Unit::Score,
+                    l.headline_value(),
+                ),
             },
-            RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => {
-                l.summary().summary.average_overall_score
+            _ => return None,
+        })
+    }
+
+    /// The run's headline metrics, typed: [`RunRef::headline`] first, then the family's other
+    /// rates, counts, costs and times in the order a comparison shows them.
+    pub fn metrics(&self) -> Vec<MetricValue> {
+        self.metrics_in::<ALL_FAMILIES>()
+    }
+
+    /// [`RunRef::metrics`] for a run of a family in `FAMILIES`; empty for another.
+    pub fn metrics_in<const FAMILIES: FamilySet>(&self) -> Vec<MetricValue> {
+        let Some(head) = self.headline_in::<FAMILIES>() else {
+            return Vec::new();
+        };
+        let rest = self.family_metrics_in::<FAMILIES>();
+        let mut out = Vec::with_capacity(rest.len() + 1);
+        out.extend(rest.into_iter().filter(|m| m.key != head.key));
+        out.insert(0, head);
+        out
+    }
+
+    /// The family's metric list for one run, in the order a comparison shows them (the
+    /// comparison zips two runs' lists: [`MetricDelta::zip`]).
+    fn family_metrics_in<const FAMILIES: FamilySet>(&self) -> Vec<MetricValue> {
+        match self {
+            RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
+                crate::numeric_qa::compare::metrics(s)
             }
-            RunRef::Evalset(_, s) if has(FAMILIES, Family::Evalset) => {
-                s.scorecard.as_ref().and_then(|c| c.primary_score)
+            RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => codegen::compare::metrics(l),
+            RunRef::Evalset(r, s) if has(FAMILIES, Family::Evalset) => {
+                evalset::compare::metrics(r, s)
             }
-            RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => l.headline_value(),
-            _ => None,
+            RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => evallog::compare::metrics(l),
+            _ => Vec::new(),
         }
     }
 
@@ -806,7 +894,10 @@ pub fn compare_in<const FAMILIES: FamilySet>(
                 baseline: r.baseline,
                 candidate: r.candidate,
                 judged_by: crate::numeric_qa::compare::judged_by(&r.scorer),
-                metrics: crate::numeric_qa::compare::metrics(b, c),
+                metrics: MetricDelta::zip(
+                    &crate::numeric_qa::compare::metrics(b),
+                    &crate::numeric_qa::compare::metrics(c),
+                ),
                 scorer: r.scorer,
                 stats: r.stats,
                 failed_items: r.failed_items,
@@ -834,7 +925,10 @@ pub fn compare_in<const FAMILIES: FamilySet>(
                 baseline: r.baseline,
                 candidate: r.candidate,
                 judged_by: evalset::compare::judged_by(&r.scorer),
-                metrics: evalset::compare::metrics((br, b), (cr, c)),
+                metrics: MetricDelta::zip(
+                    &evalset::compare::metrics(br, b),
+                    &evalset::compare::metrics(cr, c),
+                ),
                 scorer: r.scorer,
                 stats: r.stats,
                 failed_items,
@@ -850,7 +944,10 @@ pub fn compare_in<const FAMILIES: FamilySet>(
                 baseline: r.baseline,
                 candidate: r.candidate,
                 judged_by: codegen::compare::judged_by(codegen::compare::JUDGED_BY),
-                metrics: codegen::compare::metrics(b, c),
+                metrics: MetricDelta::zip(
+                    &codegen::compare::metrics(b),
+                    &codegen::compare::metrics(c),
+                ),
                 scorer: codegen::compare::JUDGED_BY.into(),
                 stats: r.stats,
                 failed_items: Vec::new(),
@@ -867,7 +964,10 @@ pub fn compare_in<const FAMILIES: FamilySet>(
                 baseline: r.baseline,
                 candidate: r.candidate,
                 judged_by: evallog::compare::judged_by(&r.scorer, r.rescored),
-                metrics: evallog::compare::metrics(b, c),
+                metrics: MetricDelta::zip(
+                    &evallog::compare::metrics(b),
+                    &evallog::compare::metrics(c),
+                ),
                 scorer: r.scorer,
                 stats: r.stats,
                 failed_items: Vec::new(),
@@ -947,6 +1047,7 @@ impl RunComparison {
                 "high": s.bootstrap.high,
                 "resamples": s.bootstrap.resamples,
                 "seed": s.bootstrap.seed,
+                "method": crate::stats::BOOTSTRAP_METHOD,
             },
             "regressed": keys(&|f| f == Flip::Regressed),
             "improved": keys(&|f| f == Flip::Improved),

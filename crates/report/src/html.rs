@@ -482,36 +482,10 @@ fn runs_table<const FAMILIES: FamilySet>(out: &mut String, runs: &[ReportRun]) {
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let (items, headline, label) = match r {
-                ReportRun::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
-                    let st = evalboard_engine::numeric_qa::aggregate::doc::statistics(s);
-                    (st.total_turns, st.numerical_accuracy, "numerical accuracy")
-                }
-                ReportRun::Evalset(_, s) if has(FAMILIES, Family::Evalset) => (
-                    s.items.len() as u64,
-                    s.scorecard.as_ref().and_then(|c| c.primary_score),
-                    "primary score",
-                ),
-                ReportRun::Codegen(l) if has(FAMILIES, Family::Codegen) => (
-                    l.scored
-                        .sessions
-                        .iter()
-                        .map(|x| x.entries.len() as u64)
-                        .sum(),
-                    codegen_overall(&l.scored),
-                    "average overall score",
-                ),
-                ReportRun::EvalLog(l) if has(FAMILIES, Family::EvalLog) => (
-                    l.log.run.samples.len() as u64,
-                    l.headline_value(),
-                    if l.rescored.is_some() {
-                        "re-scored score"
-                    } else {
-                        "headline score"
-                    },
-                ),
-                _ => (0, None, ""),
-            };
+            let items = r.counts().1 as u64;
+            let head = r.headline_in::<FAMILIES>();
+            let headline = head.as_ref().and_then(|m| m.value);
+            let label = head.as_ref().map(|m| m.label.as_str()).unwrap_or_default();
             let link = format!("<a href=\"#run{i}\">{}</a>", escape_html(r.name()));
             Row {
                 cells: vec![
@@ -541,12 +515,6 @@ fn runs_table<const FAMILIES: FamilySet>(out: &mut String, runs: &[ReportRun]) {
         },
     );
     out.push_str("</section>\n");
-}
-
-fn codegen_overall(s: &evalboard_engine::codegen::ScoredRun) -> Option<f64> {
-    crate::codegen_statistics(s)
-        .get("average_overall_score")
-        .and_then(Value::as_f64)
 }
 
 #[cfg(test)]

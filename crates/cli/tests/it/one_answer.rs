@@ -576,3 +576,61 @@ fn evallog_report_breakdowns_equal_the_dashboards() {
     }
     assert!(checked >= 6, "{checked}");
 }
+
+/// The number a run is listed by is one number: `evalboard score`'s numerical accuracy, the
+/// dashboard's run list (`RunRef::headline_value`, as the worker sends it) and the report's Runs
+/// table agree under either numeric QA profile (under financial-agent-2 the report used to show
+/// the doc profile's 33.3% for the demo o3 run where `score` gives 31.2%).
+#[test]
+fn the_headline_is_one_number_in_score_the_run_list_and_the_reports_runs_table() {
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../demo");
+    let tmp = std::env::temp_dir().join(format!("eb-headline-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    for profile in ["doc", "financial-agent-2"] {
+        let html = tmp.join(format!("{profile}.html"));
+        let (b, c) = (demo.join("gpt-4o"), demo.join("o3"));
+        let (code, _, err) = evalboard(&[
+            "report",
+            b.to_str().unwrap(),
+            c.to_str().unwrap(),
+            "--profile",
+            profile,
+            "-o",
+            html.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let page = std::fs::read_to_string(&html).unwrap();
+        let start = page.find("<section id=\"runs\">").expect("a Runs table");
+        let section = &page[start..start + page[start..].find("</section>").unwrap()];
+        let rows = report_table(
+            &section.replacen("<table", "<table id=\"runs-t\"", 1),
+            "runs-t",
+        );
+        assert_eq!(rows.len(), 2, "{section}");
+        for (dir, row) in [(&b, &rows[0]), (&c, &rows[1])] {
+            let (code, out, err) = evalboard(&[
+                "score",
+                dir.to_str().unwrap(),
+                "--json",
+                "--profile",
+                profile,
+            ]);
+            assert_eq!(code, 0, "{err}");
+            let stats: Value = serde_json::from_str(&out).unwrap();
+            let acc = stats["numerical_accuracy"].as_f64().unwrap();
+            let mut settings = Settings::default();
+            settings.set_profile(Family::NumericQa, profile).unwrap();
+            let listed = worker_run(Family::NumericQa, dir, &settings)
+                .as_ref()
+                .headline_value()
+                .unwrap();
+            assert_eq!(listed, acc, "{profile} {}", dir.display());
+            assert!(
+                row[3].contains(&format!("{:.1}%", acc * 100.0)),
+                "{profile} {}: the Runs table shows {row:?}, score gives {acc}",
+                dir.display()
+            );
+        }
+    }
+    std::fs::remove_dir_all(&tmp).ok();
+}

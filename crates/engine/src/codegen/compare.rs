@@ -7,11 +7,11 @@
 use std::collections::BTreeMap;
 
 use crate::compare::{
-    compare_pairs, CompareOptions, ItemContext, ItemContexts, MetricDelta, PairedComparison,
-    PairedItem, Unit,
+    compare_pairs, CompareOptions, ItemContext, ItemContexts, PairedComparison, PairedItem, Unit,
 };
+use crate::run_table::MetricValue;
 
-use super::{Loaded, MetricsEntry, ScoredRun, Summary};
+use super::{Loaded, MetricsEntry, ScoredRun};
 
 /// What judges a pair: the delivered code ran without an error.
 pub const JUDGED_BY: &str = "execution_success";
@@ -102,25 +102,24 @@ pub fn judged_by(scorer: &str) -> String {
     )
 }
 
-/// Execution success, the mean overall score and the recovery rate of both runs.
-pub fn metrics(b: &Loaded, c: &Loaded) -> Vec<MetricDelta> {
-    let (sb, sc) = (b.summary().summary, c.summary().summary);
-    let m = |key: &str, label: &str, f: fn(&Summary) -> Option<f64>| {
-        MetricDelta::new(key, label, Unit::Rate, (f(&sb), f(&sc)))
-    };
-    let exec = |s: &Summary| {
-        (s.total_questions > 0).then(|| s.successful_executions as f64 / s.total_questions as f64)
-    };
+/// Execution success, the mean overall score and the recovery rate of the run.
+pub fn metrics(l: &Loaded) -> Vec<MetricValue> {
+    let s = l.summary().summary;
+    let exec =
+        (s.total_questions > 0).then(|| s.successful_executions as f64 / s.total_questions as f64);
+    let m = |key: &str, label: &str, v: Option<f64>| MetricValue::new(key, label, Unit::Rate, v);
     vec![
         m("execution_success_rate", "Execution success", exec),
         m(
             "average_overall_score",
             "Mean overall score (0–1 as %)",
-            |s| s.average_overall_score,
+            s.average_overall_score,
         ),
-        m("recovery_success_rate", "Recovery rate", |s| {
-            s.recovery_success_rate
-        }),
+        m(
+            "recovery_success_rate",
+            "Recovery rate",
+            s.recovery_success_rate,
+        ),
     ]
 }
 

@@ -11,9 +11,9 @@ use super::model::MetricKey;
 use super::rescore::Rescorer;
 use super::score::{headline_of, rescored_verdicts, verdicts, ItemVerdict, ScoredLog, Tally};
 use crate::compare::{
-    compare_pairs, CompareOptions, ItemContext, ItemContexts, MetricDelta, PairedComparison,
-    PairedItem, Unit,
+    compare_pairs, CompareOptions, ItemContext, ItemContexts, PairedComparison, PairedItem, Unit,
 };
+use crate::run_table::MetricValue;
 
 /// A baseline-vs-candidate comparison of two logs.
 #[derive(Debug, Clone, PartialEq)]
@@ -248,79 +248,67 @@ fn rescored_pairs(
     (compare_pairs(pairs, opts), warnings)
 }
 
-/// The headline score of both runs, recomputed and as recorded, then (when either is re-scored)
-/// the re-scored value; the accuracy and error rate of the samples, and their tokens, cost and
-/// mean latency where the logs record them.
-pub fn metrics(b: &ScoredLog, c: &ScoredLog) -> Vec<MetricDelta> {
-    let recorded = |s: &ScoredLog| {
-        let key = s.verdict_by.as_ref()?;
-        headline_of(&s.log.run, key)?.recorded
-    };
-    let both = |f: &dyn Fn(&ScoredLog) -> Option<f64>| (f(b), f(c));
+/// The run's headline score, recomputed and as recorded, then (when it is re-scored) the
+/// re-scored value; the accuracy and error rate of the samples, and their tokens, cost and mean
+/// latency where the log records them.
+pub fn metrics(s: &ScoredLog) -> Vec<MetricValue> {
+    let recorded = s
+        .verdict_by
+        .as_ref()
+        .and_then(|key| headline_of(&s.log.run, key)?.recorded);
     let mut out = vec![
-        MetricDelta::new(
+        MetricValue::new(
             "headline_score",
             "Headline score",
             Unit::Score,
-            both(&|s| s.recorded_headline_value()),
+            s.recorded_headline_value(),
         ),
-        MetricDelta::new(
+        MetricValue::new(
             "headline_recorded",
             "Headline score (recorded)",
             Unit::Score,
-            both(&recorded),
+            recorded,
         ),
     ];
-    if let Some(r) = b.rescored.as_ref().or(c.rescored.as_ref()) {
-        out.push(MetricDelta::new(
+    if let Some(r) = s.rescored.as_ref() {
+        out.push(MetricValue::new(
             "rescored_score",
             &format!("Re-scored ({})", r.id),
             Unit::Score,
-            both(&|s| s.rescored_value()),
+            s.rescored_value(),
         ));
     }
-    let accuracy = |s: &ScoredLog| Tally::of(&s.items).accuracy();
-    let error_rate = |s: &ScoredLog| {
-        let n = s.log.run.samples.len();
-        (n > 0).then(|| s.n_errors() as f64 / n as f64)
-    };
-    out.push(MetricDelta::new(
+    let n = s.log.run.samples.len();
+    out.push(MetricValue::new(
         "accuracy",
         "Accuracy",
         Unit::Rate,
-        both(&accuracy),
+        Tally::of(&s.items).accuracy(),
     ));
-    out.push(MetricDelta::new(
+    out.push(MetricValue::new(
         "error_rate",
         "Error rate",
         Unit::Rate,
-        both(&error_rate),
+        (n > 0).then(|| s.n_errors() as f64 / n as f64),
     ));
-    let usage = |s: &ScoredLog| super::views::usage(&s.log.run);
-    let (ub, uc) = (usage(b), usage(c));
-    if ub.n_with_tokens > 0 || uc.n_with_tokens > 0 {
-        let t = |u: &super::views::Usage| (u.n_with_tokens > 0).then_some(u.total as f64);
-        out.push(MetricDelta::new(
+    let u = super::views::usage(&s.log.run);
+    if u.n_with_tokens > 0 {
+        out.push(MetricValue::new(
             "tokens",
             "Tokens",
             Unit::Count,
-            (t(&ub), t(&uc)),
+            Some(u.total as f64),
         ));
     }
-    if ub.cost.is_some() || uc.cost.is_some() {
-        out.push(MetricDelta::new(
-            "cost",
-            "Cost",
-            Unit::Usd,
-            (ub.cost, uc.cost),
-        ));
+    if u.cost.is_some() {
+        out.push(MetricValue::new("cost", "Cost", Unit::Usd, u.cost));
     }
-    if ub.n_latency > 0 || uc.n_latency > 0 {
-        out.push(MetricDelta::new(
+    if u.n_latency > 0 {
+        out.push(MetricValue::new(
             "latency_mean",
             "Mean latency",
             Unit::Seconds,
-            (ub.latency_mean, uc.latency_mean),
+            u.latency_mean,
         ));
     }
     out

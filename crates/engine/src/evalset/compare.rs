@@ -7,9 +7,9 @@ use serde::Serialize;
 use super::score::{score_run, AnswerScorer, ItemScore, ScoredRun, ScoringOptions};
 use super::EvalRun;
 use crate::compare::{
-    compare_pairs, CompareOptions, ItemContext, ItemContexts, MetricDelta, PairedComparison,
-    PairedItem, Unit,
+    compare_pairs, CompareOptions, ItemContext, ItemContexts, PairedComparison, PairedItem, Unit,
 };
+use crate::run_table::MetricValue;
 
 /// A baseline-vs-candidate comparison of two eval-set runs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -91,27 +91,24 @@ fn primary_under(run: &EvalRun, scored: &ScoredRun, scorer: AnswerScorer) -> Opt
     ))
 }
 
-/// The primary score of both runs under both answer scorers.
-pub fn metrics(b: (&EvalRun, &ScoredRun), c: (&EvalRun, &ScoredRun)) -> Vec<MetricDelta> {
+/// The run's primary score under both answer scorers.
+pub fn metrics(run: &EvalRun, scored: &ScoredRun) -> Vec<MetricValue> {
     [
         (AnswerScorer::V1, "primary_score"),
         (AnswerScorer::V1Extract, "primary_score_extract"),
     ]
     .into_iter()
-    .map(|(scorer, key)| MetricDelta {
-        key: key.into(),
+    .map(|(scorer, key)| {
         // The second label names the version alone: a chart legend cut to its first words
         // still tells the two apart.
-        label: match scorer {
+        let label = match scorer {
             AnswerScorer::V1 => format!("Primary score ({})", scorer.id()),
             AnswerScorer::V1Extract => format!(
                 "Primary score (@{})",
                 scorer.id().rsplit('@').next().unwrap_or_default()
             ),
-        },
-        baseline: primary_under(b.0, b.1, scorer),
-        candidate: primary_under(c.0, c.1, scorer),
-        unit: Unit::Rate,
+        };
+        MetricValue::new(key, &label, Unit::Rate, primary_under(run, scored, scorer))
     })
     .collect()
 }

@@ -11,12 +11,13 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::compare::{
-    compare_pairs, CompareOptions, FlipCounts, ItemContext, ItemContexts, MetricDelta,
-    PairedComparison, PairedItem, Unit,
+    compare_pairs, CompareOptions, FlipCounts, ItemContext, ItemContexts, PairedComparison,
+    PairedItem, Unit,
 };
 use crate::numeric_qa::aggregate::doc as statistics;
 use crate::numeric_qa::model::{QaConversation, QaTurn};
 use crate::numeric_qa::score::{answer_text, doc, fa2, Profile, ScoredQaRun, TurnScore};
+use crate::run_table::MetricValue;
 use crate::scorer_table::Scorer;
 
 /// The scorers a comparison can judge turns by, default first: the doc profile's answer
@@ -418,38 +419,39 @@ pub fn judged_by(scorer: &str) -> String {
     )
 }
 
-/// The headline rates of both runs, side by side.
-pub fn metrics(b: &ScoredQaRun, c: &ScoredQaRun) -> Vec<MetricDelta> {
-    let (sb, sc) = (statistics::statistics(b), statistics::statistics(c));
-    let m = |key: &str, label: &str, f: fn(&statistics::Statistics) -> Option<f64>| {
-        MetricDelta::new(key, label, Unit::Rate, (f(&sb), f(&sc)))
-    };
-    let other =
-        |key: &str, label: &str, unit: Unit, f: fn(&statistics::Statistics) -> Option<f64>| {
-            MetricDelta::new(key, label, unit, (f(&sb), f(&sc)))
-        };
+/// The run's rates, tokens and cost, in the order a comparison shows them.
+pub fn metrics(s: &ScoredQaRun) -> Vec<MetricValue> {
+    let st = statistics::statistics(s);
+    let m = |key: &str, label: &str, v: Option<f64>| MetricValue::new(key, label, Unit::Rate, v);
     vec![
-        m("numerical_accuracy", "Numerical accuracy", |s| {
-            s.numerical_accuracy
-        }),
-        m("exact_match_accuracy", "Exact match", |s| {
-            s.exact_match_accuracy
-        }),
+        m(
+            "numerical_accuracy",
+            "Numerical accuracy",
+            st.numerical_accuracy,
+        ),
+        m(
+            "exact_match_accuracy",
+            "Exact match",
+            st.exact_match_accuracy,
+        ),
         m(
             "conversation_level_accuracy",
             "Conversation-level accuracy",
-            |s| s.conversation_level_accuracy,
+            st.conversation_level_accuracy,
         ),
-        m("error_rate", "Error rate", |s| s.error_rate),
-        other("total_tokens", "Tokens", Unit::Count, |s| {
-            s.total_tokens.map(|t| t as f64)
-        }),
-        other("total_cost_usd", "Cost", Unit::Usd, |s| s.total_cost_usd),
-        other(
+        m("error_rate", "Error rate", st.error_rate),
+        MetricValue::new(
+            "total_tokens",
+            "Tokens",
+            Unit::Count,
+            st.total_tokens.map(|t| t as f64),
+        ),
+        MetricValue::new("total_cost_usd", "Cost", Unit::Usd, st.total_cost_usd),
+        MetricValue::new(
             "cost_per_correct_answer_usd",
             "Cost per correct conversation",
             Unit::Usd,
-            |s| s.cost_per_correct_answer_usd,
+            st.cost_per_correct_answer_usd,
         ),
     ]
 }

@@ -15,5 +15,6 @@ mod fa2;
 mod program;
 mod readers_prop;
 mod settings;
+mod stats;
 mod turns_csv;
 mod views;

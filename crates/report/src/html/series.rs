@@ -4,10 +4,8 @@
 
 use std::fmt::Write as _;
 
-use evalboard_engine::compare::CompareOptions;
-use evalboard_engine::family::Family;
-use evalboard_engine::numeric_qa::aggregate::doc;
-use evalboard_engine::run::{has, FamilySet, ALL_FAMILIES};
+use evalboard_engine::compare::{CompareOptions, Unit};
+use evalboard_engine::run::{FamilySet, ALL_FAMILIES};
 use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
 use serde::Serialize;
 
@@ -31,33 +29,14 @@ pub struct Series {
     pub meta: Vec<MetaRow>,
 }
 
-/// The headline metrics of a run, as (label, value); fractions.
+/// The metrics a series follows: the run's headline first ([`evalboard_engine::run::RunRef::metrics`]),
+/// then its other rates and scores, as (label, value); fractions.
 fn headline<const FAMILIES: FamilySet>(r: &ReportRun) -> Vec<(String, Option<f64>)> {
-    match r {
-        ReportRun::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
-            let st = doc::statistics(s);
-            vec![
-                ("Numerical accuracy".into(), st.numerical_accuracy),
-                ("Exact match".into(), st.exact_match_accuracy),
-                (
-                    "Conversation-level accuracy".into(),
-                    st.conversation_level_accuracy,
-                ),
-            ]
-        }
-        ReportRun::Evalset(_, s) if has(FAMILIES, Family::Evalset) => vec![(
-            format!("Primary score ({})", s.scorer.id()),
-            s.scorecard.as_ref().and_then(|c| c.primary_score),
-        )],
-        ReportRun::EvalLog(l) if has(FAMILIES, Family::EvalLog) => vec![(
-            format!(
-                "Headline score ({})",
-                l.verdict_by.as_ref().map(|k| k.label()).unwrap_or_default()
-            ),
-            l.headline_value(),
-        )],
-        _ => Vec::new(),
-    }
+    r.metrics_in::<FAMILIES>()
+        .into_iter()
+        .filter(|m| matches!(m.unit, Unit::Rate | Unit::Score))
+        .map(|m| (m.label, m.value))
+        .collect()
 }
 
 /// The series of `runs` (in order) when there are at least three runs, all numeric QA or all
@@ -279,13 +258,16 @@ mod tests {
         ];
         let s = series(&runs, &CompareOptions::default()).unwrap();
         assert_eq!(s.runs, ["a", "b", "c"]);
+        // The headline first (the runs' scorer), then the other answer scorer's primary score.
         assert_eq!(
-            s.metrics,
-            [(
+            s.metrics[0],
+            (
                 "Primary score (answer_correctness@v1)".to_string(),
                 vec![Some(1.0), Some(0.5), Some(0.5)]
-            )]
+            )
         );
+        assert_eq!(s.metrics[1].0, "Primary score (@v1-extract)");
+        assert_eq!(s.metrics.len(), 2);
         let flips: Vec<(u64, u64)> = s
             .steps
             .iter()
