@@ -2,7 +2,7 @@
 //! are the text the engine renders from the scorer table and the headline tables
 //! (`UPDATE_EXPECT=1` rewrites them), every scorer id, headline key and label appears in it, and
 //! it names no `name@version` scorer id the table lacks. Every repository path the docs name
-//! exists.
+//! exists, and no table cell in the docs is longer than 400 characters.
 
 use std::path::Path;
 
@@ -141,16 +141,25 @@ fn repo_paths(text: &str) -> Vec<(usize, String)> {
     out
 }
 
+/// The documents: README.md, ARCHITECTURE.md and every `.md` file in docs/, as repository paths.
+fn doc_files() -> Vec<String> {
+    let mut docs: Vec<String> = ["README.md", "ARCHITECTURE.md"].map(String::from).to_vec();
+    let mut in_docs = Vec::new();
+    for e in std::fs::read_dir(workspace_root().join("docs")).expect("docs/") {
+        let name = e.expect("entry").file_name().to_string_lossy().into_owned();
+        if name.ends_with(".md") {
+            in_docs.push(format!("docs/{name}"));
+        }
+    }
+    in_docs.sort();
+    docs.extend(in_docs);
+    docs
+}
+
 #[test]
 fn paths_named_in_the_docs_exist() {
     let root = workspace_root();
-    let mut docs: Vec<String> = ["README.md", "ARCHITECTURE.md"].map(String::from).to_vec();
-    for e in std::fs::read_dir(root.join("docs")).expect("docs/") {
-        let name = e.expect("entry").file_name().to_string_lossy().into_owned();
-        if name.ends_with(".md") {
-            docs.push(format!("docs/{name}"));
-        }
-    }
+    let docs = doc_files();
     // Outputs of runs, not files of the repository (gitignored), and the paths of the systems
     // the docs describe.
     let not_ours = [
@@ -184,5 +193,85 @@ fn paths_named_in_the_docs_exist() {
             "see `crates/engine/src/lib.rs`, crates/engine/src/<family>/ and tests/x/{ok,err}."
         ),
         [(1, "crates/engine/src/lib.rs".to_string())]
+    );
+}
+
+/// The longest a table cell of the docs may be, in characters: a longer text goes in a section
+/// below the table, linked from the cell.
+const MAX_CELL_CHARS: usize = 400;
+
+/// The cells of a table row: `row` split on each `|` that is neither escaped (`\|`) nor inside a
+/// code span (a run of backticks up to the next run of the same length; an unmatched run is
+/// literal), each cell trimmed. The pieces before a leading and after a trailing `|` are cells too
+/// (empty).
+fn table_cells(row: &str) -> Vec<String> {
+    let chars: Vec<char> = row.chars().collect();
+    let run_at = |i: usize| chars[i..].iter().take_while(|&&c| c == '`').count();
+    let mut cells = Vec::new();
+    let mut cell = String::new();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' if i + 1 < chars.len() => {
+                cell.extend(&chars[i..i + 2]);
+                i += 2;
+            }
+            '`' => {
+                let n = run_at(i);
+                let mut end = i + n;
+                let mut j = end;
+                while j < chars.len() {
+                    let m = if chars[j] == '`' { run_at(j) } else { 0 };
+                    if m == n {
+                        end = j + m;
+                        break;
+                    }
+                    j += m.max(1);
+                }
+                cell.extend(&chars[i..end]);
+                i = end;
+            }
+            '|' => {
+                cells.push(cell.trim().to_string());
+                cell.clear();
+                i += 1;
+            }
+            c => {
+                cell.push(c);
+                i += 1;
+            }
+        }
+    }
+    cells.push(cell.trim().to_string());
+    cells
+}
+
+#[test]
+fn no_table_cell_over_400_characters() {
+    let root = workspace_root();
+    let mut long = Vec::new();
+    for doc in doc_files() {
+        let text = std::fs::read_to_string(root.join(&doc)).expect("a doc");
+        for (n, line) in text.lines().enumerate() {
+            if !line.starts_with('|') {
+                continue;
+            }
+            for cell in table_cells(line) {
+                let chars = cell.chars().count();
+                if chars > MAX_CELL_CHARS {
+                    long.push(format!("{doc}:{}: {chars} characters", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "table cells over {MAX_CELL_CHARS} characters (move the text into a section below the \
+         table and link it from the cell):\n{}",
+        long.join("\n")
+    );
+    assert_eq!(
+        table_cells(r"| `a|b` | c \| d | ``x ` | y`` | `open | ü |"),
+        ["", "`a|b`", r"c \| d", "``x ` | y``", "`open", "ü", ""]
     );
 }
