@@ -253,7 +253,7 @@ const TARGETS: &[Target] = &[
     },
     Target {
         name: "inspect_eval",
-        about: "Inspect AI .eval zip archives (evallog::inspect::read_eval: zip, deflate, zstd; \
+        about: "Inspect AI .eval zip archives (evallog::eval_file::read_eval: zip, deflate, zstd; \
                 the first samples' conversations, evallog::messages)",
         wants: Wants::Files(|f| f.name.ends_with(".eval") || f.bytes.starts_with(b"PK\x03\x04")),
         builtin: &[b"PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"],
@@ -847,7 +847,7 @@ fn evalset_files(input: &Input, _: &Ctx) -> Verdict {
 }
 
 fn inspect_eval(input: &Input, _: &Ctx) -> Verdict {
-    inspect_log("log.eval", input, evallog::inspect::read_eval)
+    inspect_log("log.eval", input, evallog::eval_file::read_eval)
 }
 
 fn inspect_json(input: &Input, _: &Ctx) -> Verdict {
