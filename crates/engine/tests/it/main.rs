@@ -12,6 +12,7 @@ mod evallog_messages;
 mod evallog_rescore;
 mod evalset;
 mod fa2;
+mod module_cycles;
 mod program;
 mod readers_prop;
 mod settings;
