@@ -6,29 +6,25 @@
 
 use std::path::{Path, PathBuf};
 
-/// Top-level modules that run in a worker: the page must not name them.
+/// Top-level modules that run in a worker: the page must not name them. Each is `src/<name>.rs`
+/// or `src/<name>/`, all of whose files are the worker side.
 const WORKER_MODULES: &[&str] = &[
     "worker",
     "codegen_worker",
     "codegen_host",
     "families",
     "codegen",
-    "edge",
+    "evallog",
+    "evalset",
+    "screen",
     "exports",
     "charts",
     "warmup",
 ];
 
-/// Files of the worker side, relative to `src/` (plus everything under `src/worker/`).
-const WORKER_FILES: &[&str] = &[
-    "codegen_worker.rs",
-    "codegen_host.rs",
-    "codegen.rs",
-    "families.rs",
-    "exports.rs",
-    "charts.rs",
-    "warmup.rs",
-];
+/// The page's top-level module, and the modules both sides share.
+const PAGE_MODULES: &[&str] = &["ui"];
+const SHARED_MODULES: &[&str] = &["protocol", "format", "js_error"];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
@@ -127,14 +123,47 @@ fn offences(files: &[PathBuf], bad: impl Fn(&[String]) -> bool) -> Vec<String> {
     found
 }
 
+/// The files of the worker side: each worker module's `src/<name>.rs` and everything under
+/// `src/<name>/`.
 fn worker_side() -> Vec<PathBuf> {
-    let mut files = rust_files(&src().join("worker"));
-    files.extend(WORKER_FILES.iter().map(|f| src().join(f)));
+    let mut files = Vec::new();
+    for m in WORKER_MODULES {
+        let (file, dir) = (src().join(format!("{m}.rs")), src().join(m));
+        assert!(file.is_file() || dir.is_dir(), "no module {m} in src/");
+        files.extend(Some(file).filter(|f| f.is_file()));
+        if dir.is_dir() {
+            files.extend(rust_files(&dir));
+        }
+    }
     files
 }
 
 fn first_is(path: &[String], names: &[&str]) -> bool {
     path.first().is_some_and(|p| names.contains(&p.as_str()))
+}
+
+/// Every top-level module of src/lib.rs is on one side (worker, page or shared), and every one
+/// the lists name exists there: a new module has to be placed, a deleted one leaves the lists.
+#[test]
+fn every_top_level_module_is_placed_and_every_listed_one_exists() {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).expect("src/lib.rs");
+    let mut declared: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("pub mod ")
+                .or(l.trim().strip_prefix("mod "))
+        })
+        .filter_map(|l| l.strip_suffix(';'))
+        .filter(|m| *m != "tidy")
+        .collect();
+    declared.sort_unstable();
+    let mut listed: Vec<&str> = [WORKER_MODULES, PAGE_MODULES, SHARED_MODULES].concat();
+    listed.sort_unstable();
+    assert_eq!(
+        declared, listed,
+        "src/lib.rs's modules against the lists here"
+    );
 }
 
 #[test]
@@ -152,7 +181,10 @@ fn the_page_names_no_worker_module() {
 #[test]
 fn the_workers_name_no_page_module() {
     let files = worker_side();
-    assert!(files.iter().all(|f| f.is_file()), "worker files: {files:?}");
+    assert!(
+        files.len() > WORKER_MODULES.len(),
+        "worker files: {files:?}"
+    );
     let found = offences(&files, |p| first_is(p, &["ui"]));
     assert!(
         found.is_empty(),

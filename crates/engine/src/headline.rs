@@ -1,7 +1,9 @@
 //! Headline metrics: the numbers a run is summed up by, one table per family (and profile),
 //! each entry naming the key it has in the run's statistics, a label, how it prints and what it
 //! means. The CLI's summary table, the report's cards and `docs/scoring.md` read the tables;
-//! [`crate::run::RunRef::headline_metrics`] picks a run's, [`all`] lists every table.
+//! [`crate::run::RunRef::headline_metrics`] picks a run's, [`crate::run_lists::headline_tables`]
+//! lists every family's (here only the types and the rendering, so that the families can name
+//! [`Metric`] without this module naming the families back).
 
 use serde_json::Value;
 
@@ -60,40 +62,11 @@ pub struct Table {
     pub metrics: &'static [Metric],
 }
 
-/// Every family's headline tables, families in registry order.
-pub fn all() -> Vec<Table> {
-    use crate::numeric_qa::score::Profile;
-    let qa = |p: Profile| Table {
-        family: Family::NumericQa,
-        profile: Some(p.name()),
-        metrics: crate::numeric_qa::aggregate::headline(p),
-    };
-    vec![
-        qa(Profile::Doc),
-        qa(Profile::Fa2),
-        Table {
-            family: Family::Codegen,
-            profile: None,
-            metrics: &crate::codegen::aggregate::HEADLINE,
-        },
-        Table {
-            family: Family::Evalset,
-            profile: None,
-            metrics: &crate::evalset::score::HEADLINE,
-        },
-        Table {
-            family: Family::EvalLog,
-            profile: None,
-            metrics: &crate::evallog::score::HEADLINE,
-        },
-    ]
-}
-
 /// The headline tables of docs/scoring.md: one `###` heading and key | label | definition table
-/// per family (and profile).
-pub fn markdown() -> String {
+/// per family (and profile) of `tables` ([`crate::run_lists::headline_tables`]).
+pub fn markdown(tables: &[Table]) -> String {
     let mut out = String::new();
-    for t in all() {
+    for t in tables {
         if !out.is_empty() {
             out.push('\n');
         }

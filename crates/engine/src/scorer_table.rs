@@ -2,9 +2,11 @@
 //! measures and a worked example. Each family lists its own scorers in its own folder
 //! (`numeric_qa::score::SCORERS`, `evalset::score::SCORERS`, `evallog::rescore::SCORERS` — the
 //! eval-log re-scorers; code generation scores by profile, `doc-v1` or `ise547`, and names no
-//! scorer id); [`all`] lists them across families, as
-//! [`crate::headline::all`] does for the headline metrics. docs/scoring.md's "All scorers" table is
-//! [`markdown`]'s output, checked by `crates/engine/tests/it/docs_tables.rs`.
+//! scorer id); [`crate::run_lists::scorers`] lists them across families, as
+//! [`crate::run_lists::headline_tables`] does for the headline metrics (here only the types and
+//! the rendering, so that the families can name [`Scorer`] without this module naming the
+//! families back). docs/scoring.md's "All scorers" table is [`markdown`]'s output, checked by
+//! `crates/engine/tests/it/docs_tables.rs`.
 
 use crate::family::Family;
 
@@ -85,38 +87,18 @@ impl Scorer {
     }
 }
 
-/// The scorers of one family, in the family's order.
-pub fn of_family(family: Family) -> &'static [Scorer] {
-    match family {
-        Family::NumericQa => crate::numeric_qa::score::SCORERS,
-        Family::Codegen => &[],
-        Family::Evalset => &crate::evalset::score::SCORERS,
-        // The re-scorers (a log's own scores are read as recorded, not listed here).
-        Family::EvalLog => &crate::evallog::rescore::SCORERS,
-    }
-}
-
-/// Every scorer of every family, families in registry order.
-pub fn all() -> impl Iterator<Item = &'static Scorer> {
-    Family::ALL.into_iter().flat_map(of_family)
-}
-
-/// The scorer with this id.
-pub fn find(id: &str) -> Option<&'static Scorer> {
-    all().find(|s| s.id == id)
-}
-
 /// Text for a Markdown table cell: `|` escaped, line breaks as spaces.
 pub(crate) fn md_cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 
-/// The "All scorers" table of docs/scoring.md: id, family, what it measures, example.
-pub fn markdown() -> String {
+/// The "All scorers" table of docs/scoring.md: id, family, what it measures, example, one row
+/// per scorer of `scorers` ([`crate::run_lists::scorers`]).
+pub fn markdown<'a>(scorers: impl IntoIterator<Item = &'a Scorer>) -> String {
     let mut out = String::from(
         "| id | family | what it measures | example: expected → predicted ⇒ verdict |\n|---|---|---|---|\n",
     );
-    for s in all() {
+    for s in scorers {
         let e = &s.example;
         out.push_str(&format!(
             "| `{}` | {} | {} | `{}` → `{}` ⇒ {} |\n",
@@ -136,22 +118,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ids_are_unique_and_split_at_the_first_at() {
-        let ids: Vec<&str> = all().map(|s| s.id).collect();
-        for (i, id) in ids.iter().enumerate() {
-            assert!(!ids[i + 1..].contains(id), "{id} twice");
-        }
-        for s in all() {
-            assert_eq!(format!("{}@{}", s.name(), s.version()), s.id);
-            assert!(!s.name().is_empty() && !s.version().is_empty(), "{}", s.id);
-            assert!(!s.measures.is_empty() && !s.example.verdict.is_empty());
-            assert_eq!(of_family(s.family).iter().filter(|x| x == &s).count(), 1);
-            assert_eq!(find(s.id), Some(s));
-        }
-        let bare = Scorer {
-            id: "bare",
-            ..crate::evalset::score::SCORERS[0]
-        };
+    fn an_id_splits_at_the_first_at() {
+        let s = Scorer::new("a@b@c", Family::Evalset, "m", ["e", "p", "v"]);
+        assert_eq!((s.name(), s.version()), ("a", "b@c"));
+        let bare = Scorer { id: "bare", ..s };
         assert_eq!((bare.name(), bare.version()), ("bare", ""));
     }
 }

@@ -13,17 +13,7 @@ use evalboard_cli::fsio;
 use evalboard_engine::numeric_qa::model::ReadDetail;
 
 use crate::input::{Folder, Input};
-use crate::targets::{Ctx, Sig, Verdict};
-
-#[derive(Debug, Clone)]
-pub struct CliEnv {
-    /// The `evalboard` binary; `None`: only the in-process part runs.
-    pub evalboard: Option<PathBuf>,
-    /// A folder of this worker's own: the run folder and the outputs go there.
-    pub scratch: PathBuf,
-    /// How long one `evalboard` command may run.
-    pub timeout: Duration,
-}
+use crate::target::{Ctx, Sig, Verdict};
 
 /// Profiles `score` is given: each family's, so most runs meet one that is not theirs too.
 const PROFILES: &[&str] = &[

@@ -10,5 +10,6 @@ pub mod mutate;
 pub mod rng;
 pub mod seeds;
 pub mod supervise;
+pub mod target;
 pub mod targets;
 pub mod worker;

@@ -14,10 +14,10 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use evalboard_fuzz::cli_target::CliEnv;
 use evalboard_fuzz::input::Input;
 use evalboard_fuzz::supervise::{self, Options};
-use evalboard_fuzz::targets::{self, Ctx, Target, Verdict};
+use evalboard_fuzz::target::{CliEnv, Ctx, Verdict};
+use evalboard_fuzz::targets::{self, Target};
 use evalboard_fuzz::worker::{self, WorkerArgs};
 
 /// evalboard-fuzz — feeds mutated inputs to every reader, run folders and the CLI.

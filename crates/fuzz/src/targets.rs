@@ -15,27 +15,10 @@ use evalboard_engine::numeric_qa::{answer, finqa_program, read as qa_read, score
 use evalboard_engine::run::{self, ReadOptions, Reference, Settings};
 use evalboard_engine::{InputFile, RunInput};
 
-use crate::cli_target::{self, CliEnv};
+use crate::cli_target;
 use crate::input::{Folder, Input};
-use crate::rng::Fnv;
 use crate::seeds::{SeedFile, SeedFolder, Seeds};
-
-/// What one execution found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
-    /// Ran to the end; the features of what it saw ([`Sig`]).
-    Ok(Vec<u64>),
-    /// A check failed without a panic (a child `evalboard` crashed, whole ≠ streamed read).
-    Crash(String),
-    /// A child `evalboard` ran past the time limit.
-    Hang(String),
-}
-
-/// What a target may use besides its input.
-#[derive(Debug, Clone)]
-pub struct Ctx {
-    pub cli: CliEnv,
-}
+use crate::target::{Ctx, Sig, Verdict};
 
 /// Where a target's seeds come from.
 pub enum Wants {
@@ -253,7 +236,7 @@ const TARGETS: &[Target] = &[
     },
     Target {
         name: "inspect_eval",
-        about: "Inspect AI .eval zip archives (evallog::inspect::read_eval: zip, deflate, zstd; \
+        about: "Inspect AI .eval zip archives (evallog::eval_file::read_eval: zip, deflate, zstd; \
                 the first samples' conversations, evallog::messages)",
         wants: Wants::Files(|f| f.name.ends_with(".eval") || f.bytes.starts_with(b"PK\x03\x04")),
         builtin: &[b"PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"],
@@ -325,69 +308,6 @@ const TARGETS: &[Target] = &[
         ..PLAIN
     },
 ];
-
-/// What an execution saw, as features: each outcome, flag and count (bucketed by powers of
-/// two) at its place in the target (the n-th call), and each kind of diagnostic. An input is
-/// kept as a seed when it shows a feature no earlier input showed: a cheap stand-in for new
-/// coverage (a hash of the whole set would call nearly every input new, as combinations of
-/// diagnostics are endless).
-#[derive(Debug, Default, Clone)]
-pub struct Sig {
-    at: u64,
-    features: Vec<u64>,
-}
-
-impl Sig {
-    pub fn tag(&mut self, t: u64) {
-        self.at += 1;
-        let mut h = Fnv::default();
-        h.write_u64(self.at);
-        h.write_u64(t);
-        self.features.push(h.0);
-    }
-
-    pub fn flag(&mut self, b: bool) {
-        self.tag(u64::from(b));
-    }
-
-    pub fn count(&mut self, n: usize) {
-        self.tag(u64::from(usize::BITS - n.leading_zeros()));
-    }
-
-    pub fn diags(&mut self, d: &[Diagnostic]) {
-        self.count(d.len());
-        let mut kinds: Vec<u64> = d.iter().map(diag_kind).collect();
-        kinds.sort_unstable();
-        kinds.dedup();
-        self.features.extend(kinds);
-    }
-
-    pub fn result<T, E>(&mut self, r: &Result<T, E>) {
-        self.flag(r.is_ok());
-    }
-
-    pub fn done(self) -> Verdict {
-        Verdict::Ok(self.features)
-    }
-}
-
-/// A diagnostic's kind: its severity, its first word of letters only and its length as a power
-/// of two. Coarse on purpose: messages carry ids and values from the input (`trace <id> has no
-/// turns`, `<n> more bad lines not listed`), and any
-/// finer reading (more words, letters) made nearly every mutant "new" and filled the corpus with
-/// renamed copies of one finding.
-fn diag_kind(d: &Diagnostic) -> u64 {
-    let mut h = Fnv::default();
-    h.write(b"diagnostic");
-    h.write_u64(d.severity as u64);
-    let first_word = d
-        .message
-        .split_whitespace()
-        .find(|w| w.bytes().all(|c| c.is_ascii_alphabetic()));
-    h.write(first_word.unwrap_or_default().as_bytes());
-    h.write_u64(u64::from(usize::BITS - d.message.len().leading_zeros()));
-    h.0
-}
 
 /// A number's class (the value itself would make every input new).
 fn number_class(x: Option<f64>) -> u64 {
@@ -847,7 +767,7 @@ fn evalset_files(input: &Input, _: &Ctx) -> Verdict {
 }
 
 fn inspect_eval(input: &Input, _: &Ctx) -> Verdict {
-    inspect_log("log.eval", input, evallog::inspect::read_eval)
+    inspect_log("log.eval", input, evallog::eval_file::read_eval)
 }
 
 fn inspect_json(input: &Input, _: &Ctx) -> Verdict {

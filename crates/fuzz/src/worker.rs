@@ -16,11 +16,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::cli_target::CliEnv;
 use crate::input::Input;
 use crate::mutate::{mutate_bytes, mutate_folder, Dictionary};
 use crate::rng::Rng;
-use crate::targets::{Ctx, Target, Verdict};
+use crate::target::{CliEnv, Ctx, Verdict};
+use crate::targets::Target;
 
 /// Exit code of a worker whose watchdog saw an execution run past the hang limit.
 pub const HANG_EXIT: i32 = 77;

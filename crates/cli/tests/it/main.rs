@@ -1,5 +1,9 @@
 //! The CLI's integration tests, one binary: each runs the real `evalboard` binary on the fixtures.
 
+// Test code: a helper that unwraps fails its test, which is what it is for (#[test] functions
+// may unwrap through clippy.toml's allow-unwrap-in-tests; their helpers need this).
+#![allow(clippy::unwrap_used)]
+
 mod diff;
 mod golden;
 mod hostile;

@@ -3,7 +3,7 @@
 //! range, and each member from its local header and compressed bytes, so a 1 GB log opens by
 //! reading a few MB: [`EvalFile::open`] (directory and header), [`EvalFile::summaries_run`] (the
 //! sample table from `summaries.json`, no model output), [`EvalFile::full_run`] (every sample
-//! member, a member at a time: the run [`super::inspect::read_eval`] gives, which reads an
+//! member, a member at a time: the run [`read_eval`] gives, which reads an
 //! archive in memory through this same code), [`EvalFile::member`] (one member, for a sample's
 //! messages when it is opened).
 //!
@@ -20,6 +20,7 @@ use super::archive::{
 use super::inspect::{EvalMembers, EvalPlan, FromSummaries};
 use super::model::EvalLogRun;
 use crate::diag::Diagnostic;
+use crate::input::InputFile;
 
 /// Random access to a file's bytes.
 pub trait ByteSource {
@@ -67,6 +68,21 @@ pub fn now<T>(f: impl Future<Output = Result<T, String>>) -> Result<T, String> {
         std::task::Poll::Ready(v) => v,
         std::task::Poll::Pending => Err("an in-memory read did not complete at once".into()),
     }
+}
+
+/// Reads an Inspect `.eval` archive held in memory, through the same code that reads a big one
+/// a slice at a time ([`EvalFile`]).
+pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let path = file.path.as_str();
+    let mut src = InMemory(&file.bytes);
+    let stalled = |e: String| vec![Diagnostic::error(path, None, e)];
+    let opened = now(async { Ok(EvalFile::open(&mut src, path).await) }).map_err(stalled)??;
+    now(async {
+        Ok(opened
+            .full_run(&mut src, &mut |_, _| std::ops::ControlFlow::Continue(()))
+            .await)
+    })
+    .map_err(stalled)?
 }
 
 /// An Inspect `.eval` opened through its central directory.

@@ -52,22 +52,6 @@ struct RawSample {
     error: Value,
 }
 
-/// Reads an Inspect `.eval` archive held in memory, through the same code that reads a big one
-/// a slice at a time ([`super::eval_file::EvalFile`]).
-pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
-    use super::eval_file::{now, EvalFile, InMemory};
-    let path = file.path.as_str();
-    let mut src = InMemory(&file.bytes);
-    let stalled = |e: String| vec![Diagnostic::error(path, None, e)];
-    let opened = now(async { Ok(EvalFile::open(&mut src, path).await) }).map_err(stalled)??;
-    now(async {
-        Ok(opened
-            .full_run(&mut src, &mut |_, _| std::ops::ControlFlow::Continue(()))
-            .await)
-    })
-    .map_err(stalled)?
-}
-
 /// Which members of an Inspect `.eval` archive hold what, in reading order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EvalPlan {
@@ -153,7 +137,8 @@ pub type MemberBytes<'a> = dyn Fn(&str) -> Option<Result<Vec<u8>, String>> + 'a;
 
 /// An Inspect `.eval` log read member by member, so that the archive need not be in memory (a
 /// big `File` in the browser is read a slice at a time): the header first ([`EvalMembers::start`]),
-/// then each sample member, or the summaries, then [`EvalMembers::finish`]. [`read_eval`] reads an
+/// then each sample member, or the summaries, then [`EvalMembers::finish`].
+/// [`super::eval_file::read_eval`] reads an
 /// archive in memory through it, so both give the same run.
 pub struct EvalMembers {
     path: String,

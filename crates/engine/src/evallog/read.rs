@@ -8,7 +8,7 @@ use crate::input::InputFile;
 
 use super::model::EvalLogRun;
 use super::sniff::{sniff, EvalLogFileKind};
-use super::{helm, inspect, lm_eval, openai_evals, promptfoo};
+use super::{eval_file, helm, inspect, lm_eval, openai_evals, promptfoo};
 
 /// What a folder of logs gave: the runs, every file's status, and the diagnostics.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,7 +70,7 @@ pub fn read(files: &[InputFile]) -> Result<EvalLogRead, LoadError> {
     }
     for (f, kind) in files.iter().zip(&kinds) {
         let result = match kind {
-            Some(EvalLogFileKind::InspectEval) => inspect::read_eval(f),
+            Some(EvalLogFileKind::InspectEval) => eval_file::read_eval(f),
             Some(EvalLogFileKind::InspectJson) => inspect::read_json(f),
             Some(EvalLogFileKind::PromptfooJson) => promptfoo::read_json(f),
             Some(EvalLogFileKind::PromptfooJsonl) => promptfoo::read_jsonl(f),

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::evalset::{AnswerScorer, EvalRun, TrainingMetricPoint};
+use crate::evalset::{EvalRun, TrainingMetricPoint};
 use crate::run_meta::{base_name, fmt_duration, fmt_int, fmt_loss, plural, str_at, RunMeta};
 
 /// `(step, loss)` of every metrics line with a step and a loss (`loss`, else `metrics.loss`,
@@ -25,8 +25,9 @@ pub fn loss_curve(points: &[TrainingMetricPoint]) -> Vec<(u64, f64)> {
 }
 
 /// Metadata of an eval-set run: its manifest, the eval-summary entry that scored it, its eval
-/// set, predictions and training metrics.
-pub fn evalset_meta(run: &EvalRun, scorer: AnswerScorer) -> RunMeta {
+/// set, predictions and training metrics, and the id of the `scorer` that scores it
+/// ([`crate::evalset::AnswerScorer::id`]).
+pub fn evalset_meta(run: &EvalRun, scorer: &str) -> RunMeta {
     let mut m = RunMeta::default();
     let man = run.manifest.as_ref();
     let entry = run.original_entry();
@@ -142,7 +143,7 @@ pub fn evalset_meta(run: &EvalRun, scorer: AnswerScorer) -> RunMeta {
         m.put("training_steps", Some(steps + &epoch.unwrap_or_default()));
         m.put("final_loss", Some(fmt_loss(last.1)));
     }
-    m.put("scorer", Some(scorer.id().to_string()));
+    m.put("scorer", Some(scorer.to_string()));
     m
 }
 
@@ -194,7 +195,7 @@ mod tests {
             ]),
             None,
         );
-        let m = evalset_meta(&run, AnswerScorer::V1);
+        let m = evalset_meta(&run, crate::evalset::AnswerScorer::V1.id());
         let got: Vec<(&str, &str)> = m
             .fields
             .iter()

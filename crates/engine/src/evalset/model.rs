@@ -142,7 +142,19 @@ pub struct EvalRun {
     pub diagnostics: Vec<Diagnostic>,
     /// `evalboard validate` of every eval-set file among the inputs, in input order.
     #[serde(skip)]
-    pub validation: Vec<super::views::ValidationDto>,
+    pub validation: Vec<ValidationDto>,
+}
+
+/// `evalboard validate` of one dropped eval set file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValidationDto {
+    pub file: String,
+    pub items: u64,
+    /// `line N: message` (or just the message).
+    pub errors: Vec<String>,
+    pub warnings: Vec<String>,
+    /// (dimension, [(label, count)]).
+    pub composition: Vec<(String, Vec<(String, u64)>)>,
 }
 
 impl EvalRun {

@@ -296,7 +296,7 @@ pub fn score_run(run: &EvalRun, opts: &ScoringOptions) -> ScoredRun {
         run_failure: run_failure.clone(),
         original,
         original_agreement: None,
-        meta: crate::evalset::meta::evalset_meta(run, opts.scorer),
+        meta: crate::evalset::meta::evalset_meta(run, opts.scorer.id()),
     };
 
     if run.predictions.is_empty() {

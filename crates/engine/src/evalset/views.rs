@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
+pub use super::model::ValidationDto;
 use super::score::{score_run, AnswerScorer, ItemScore, ScoredRun, ScoringOptions};
 use super::validate::{EvalsetFinding, EvalsetValidateReport};
 use super::EvalRun;
@@ -45,18 +46,6 @@ pub struct ExtractFlip {
     pub predicted: Option<String>,
     pub extracted: Option<String>,
     pub expected: Option<String>,
-}
-
-/// `evalboard validate` of one dropped eval set file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ValidationDto {
-    pub file: String,
-    pub items: u64,
-    /// `line N: message` (or just the message).
-    pub errors: Vec<String>,
-    pub warnings: Vec<String>,
-    /// (dimension, [(label, count)]).
-    pub composition: Vec<(String, Vec<(String, u64)>)>,
 }
 
 /// An eval-set run as the page shows it.

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use evalboard_engine::{headline, scorer_table};
+use evalboard_engine::{headline, run_lists, scorer_table};
 use evalboard_test_support::{expect_file, workspace_root};
 
 const SCORING_MD: &str = "docs/scoring.md";
@@ -14,8 +14,14 @@ const SCORING_MD: &str = "docs/scoring.md";
 /// The generated sections: (marker name, rendered text).
 fn generated() -> [(&'static str, String); 2] {
     [
-        ("scorer_table::markdown", scorer_table::markdown()),
-        ("headline::markdown", headline::markdown()),
+        (
+            "scorer_table::markdown",
+            scorer_table::markdown(run_lists::scorers()),
+        ),
+        (
+            "headline::markdown",
+            headline::markdown(&run_lists::headline_tables()),
+        ),
     ]
 }
 
@@ -45,14 +51,14 @@ fn scoring_md_sections_are_the_rendered_tables() {
 #[test]
 fn scoring_md_names_every_scorer_and_headline_metric() {
     let doc = std::fs::read_to_string(workspace_root().join(SCORING_MD)).expect("scoring.md");
-    for s in scorer_table::all() {
+    for s in run_lists::scorers() {
         assert!(
             doc.contains(&format!("`{}`", s.id)),
             "no {} in {SCORING_MD}",
             s.id
         );
     }
-    for t in headline::all() {
+    for t in run_lists::headline_tables() {
         for m in t.metrics {
             assert!(doc.contains(&format!("`{}`", m.key)), "no {}", m.key);
             assert!(doc.contains(m.label), "no {:?}", m.label);
@@ -93,7 +99,7 @@ fn scorer_ids(text: &str) -> Vec<String> {
 fn scoring_md_names_no_scorer_the_table_lacks() {
     let doc = std::fs::read_to_string(workspace_root().join(SCORING_MD)).expect("scoring.md");
     let ids = scorer_ids(&doc);
-    assert!(ids.len() >= scorer_table::all().count(), "{ids:?}");
+    assert!(ids.len() >= run_lists::scorers().count(), "{ids:?}");
     for id in ids {
         if id == "name@version" {
             continue;
@@ -101,7 +107,7 @@ fn scoring_md_names_no_scorer_the_table_lacks() {
         // Tolerance settings extend a doc-v1 version: `soft_match@doc-v1+rel0.02`.
         let base = id.split('+').next().unwrap_or(&id);
         assert!(
-            scorer_table::find(base).is_some(),
+            run_lists::find_scorer(base).is_some(),
             "{SCORING_MD} names {id}, which is not in the scorer table"
         );
     }

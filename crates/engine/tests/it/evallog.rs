@@ -922,7 +922,7 @@ fn a_big_eval_opens_from_its_summaries_reading_a_fraction_of_it() {
     .unwrap()
     .unwrap();
     assert_eq!(seen.last(), Some(&(400, 400)));
-    let eager = evallog::inspect::read_eval(&InputFile::new("big.eval", bytes.clone())).unwrap();
+    let eager = evallog::eval_file::read_eval(&InputFile::new("big.eval", bytes.clone())).unwrap();
     assert_eq!((full.clone(), full_diags), eager);
     assert!(full.samples.iter().all(|s| s.output.is_some()));
     assert_eq!(first.headlines, full.headlines);
@@ -964,7 +964,7 @@ fn an_eval_read_through_slices_is_the_eval_read_in_memory_for_every_real_log() {
     }
     assert!(paths.len() >= 8, "{paths:?}");
     for (name, bytes) in paths {
-        let eager = evallog::inspect::read_eval(&InputFile::new("x.eval", bytes.clone()));
+        let eager = evallog::eval_file::read_eval(&InputFile::new("x.eval", bytes.clone()));
         let mut src = Counting {
             bytes: &bytes,
             read: 0,

@@ -3,6 +3,10 @@
 //! `evalboard_test_support` (see the README's testing note). proptest keeps the seeds of past
 //! failures in `tests/proptest-regressions/<module>.txt` (its default place beside a `main.rs`).
 
+// Test code: a helper that unwraps fails its test, which is what it is for (#[test] functions
+// may unwrap through clippy.toml's allow-unwrap-in-tests; their helpers need this).
+#![allow(clippy::unwrap_used)]
+
 mod codegen;
 mod doc_scorers;
 mod docs_tables;
@@ -12,6 +16,7 @@ mod evallog_messages;
 mod evallog_rescore;
 mod evalset;
 mod fa2;
+mod module_cycles;
 mod program;
 mod readers_prop;
 mod settings;

@@ -5,6 +5,8 @@ pub mod fa2;
 
 use crate::headline::{Metric, Shown::Percent};
 use crate::numeric_qa::score::doc::DocTolerances;
+/// Defined beside the numbers of wrong-answer explanations, which print it too.
+pub use crate::numeric_qa::score::why::tolerance_percent;
 use crate::numeric_qa::score::Profile;
 
 /// The columns of validation.csv, the same in both profiles (financial-agent-2's
@@ -106,11 +108,6 @@ pub fn metric_words(m: &Metric, tol: &DocTolerances) -> (String, String) {
         ),
         _ => (m.label.to_string(), m.definition.to_string()),
     }
-}
-
-/// A relative tolerance as a percentage (`0.01` → `1%`, `0.025` → `2.5%`).
-pub fn tolerance_percent(rel: f64) -> String {
-    format!("{}%", crate::numeric_qa::score::why::number(rel * 100.0))
 }
 
 /// The headline metrics of a numeric QA run under `profile`, in display order.

@@ -65,6 +65,31 @@ fn as_u64(v: Option<&Value>) -> Option<u64> {
     }
 }
 
+/// An integer JSON number (`3`, `-1`, `3.0`) as an `i128`; `None` for anything else. Turn
+/// numbers and counts go through it so that one outside `u32` is refused, not truncated.
+fn as_int(v: Option<&Value>) -> Option<i128> {
+    let Value::Number(n) = v? else { return None };
+    n.as_u64()
+        .map(i128::from)
+        .or_else(|| n.as_i64().map(i128::from))
+        .or_else(|| {
+            n.as_f64()
+                .filter(|f| f.is_finite() && f.fract() == 0.0)
+                .map(|f| f as i128)
+        })
+}
+
+/// A count (`num_turns`, `features.num_dialogue_turns`): an integer outside `u32` is not used,
+/// and `refused` says so (as qa_jsonl refuses a turn number out of that range).
+fn count(v: Option<&Value>, name: &str, refused: &mut Vec<String>) -> Option<u32> {
+    let n = as_int(v)?;
+    let c = u32::try_from(n).ok();
+    if c.is_none() {
+        refused.push(format!("{name} {n} out of range; not used"));
+    }
+    c
+}
+
 fn as_f64(v: Option<&Value>) -> Option<f64> {
     v?.as_f64()
 }
@@ -81,13 +106,18 @@ fn text(v: Option<&Value>) -> Option<String> {
     }
 }
 
-/// Reads dataset features (`num_dialogue_turns`, `has_*`) from a JSON object.
-pub(crate) fn features_from(v: Option<&Value>) -> Features {
+/// Reads dataset features (`num_dialogue_turns`, `has_*`) from a JSON object; a turn count out
+/// of range is left out and noted in `refused`.
+pub(crate) fn features_from(v: Option<&Value>, refused: &mut Vec<String>) -> Features {
     let Some(Value::Object(m)) = v else {
         return Features::default();
     };
     Features {
-        num_dialogue_turns: as_u64(m.get("num_dialogue_turns")).map(|n| n as u32),
+        num_dialogue_turns: count(
+            m.get("num_dialogue_turns"),
+            "features.num_dialogue_turns",
+            refused,
+        ),
         has_type2_question: as_bool(m.get("has_type2_question")),
         has_duplicate_columns: as_bool(m.get("has_duplicate_columns")),
         has_non_numeric_values: as_bool(m.get("has_non_numeric_values")),
@@ -149,9 +179,14 @@ pub fn read_results(
             );
             continue;
         };
-        let mut features = features_from(entry.features.as_ref());
+        let mut refused = Vec::new();
+        let mut features = features_from(entry.features.as_ref(), &mut refused);
         if features.num_dialogue_turns.is_none() {
-            features.num_dialogue_turns = as_u64(entry.num_turns.as_ref()).map(|n| n as u32);
+            features.num_dialogue_turns =
+                count(entry.num_turns.as_ref(), "num_turns", &mut refused);
+        }
+        for msg in refused {
+            diags.push(Diagnostic::warning(path, None, msg).with_record(rec.clone()));
         }
         let mut conv = QaConversation {
             id: id.clone(),
@@ -186,9 +221,22 @@ pub fn read_results(
                     continue;
                 }
             };
-            let turn_no = as_u64(rt.turn.as_ref());
-            let turn_idx = match turn_no {
-                Some(n) if n >= 1 => (n - 1) as u32,
+            let turn_idx = match as_int(rt.turn.as_ref()) {
+                // 1-based: turn 1 is index 0, up to index u32::MAX (qa_jsonl's turn_idx range).
+                Some(n) if n != 0 => match u32::try_from(n - 1) {
+                    Ok(idx) => idx,
+                    Err(_) => {
+                        diags.push(
+                            Diagnostic::error(
+                                path,
+                                None,
+                                format!("turn skipped: turn {n} out of range"),
+                            )
+                            .with_record(trec),
+                        );
+                        continue;
+                    }
+                },
                 Some(_) => {
                     diags.push(
                         Diagnostic::warning(
@@ -320,6 +368,40 @@ mod tests {
         assert_eq!(convs.len(), 1);
         assert_eq!(diags.len(), 3, "{diags:?}");
         assert!(read_results("r.json", b"{nope").is_err());
+    }
+
+    /// A turn number or a turn count outside `u32` is refused, not truncated (as qa_jsonl
+    /// refuses a turn_idx out of that range): the turn is skipped with an error, the count left
+    /// out with a warning, each naming the file and the record.
+    #[test]
+    fn turn_numbers_and_counts_out_of_range_are_refused() {
+        let json = r#"[{"example_id":"A","num_turns":4294967297,"turns":[
+            {"answer":1,"expected":"1","turn":1},
+            {"answer":2,"expected":"2","turn":4294967297},
+            {"answer":3,"expected":"3","turn":-1},
+            {"answer":4,"expected":"4","turn":4294967296}]},
+          {"example_id":"B","features":{"num_dialogue_turns":-1},"turns":[
+            {"answer":1,"expected":"1","turn":1}]}]"#;
+        let (convs, diags) = read_results("r.json", json.as_bytes()).unwrap();
+        let shown: Vec<String> = diags.iter().map(|d| d.to_string()).collect();
+        assert_eq!(
+            shown,
+            [
+                "r.json [entry 0]: warning: num_turns 4294967297 out of range; not used",
+                "r.json [A turn 2]: error: turn skipped: turn 4294967297 out of range",
+                "r.json [A turn 3]: error: turn skipped: turn -1 out of range",
+                "r.json [entry 1]: warning: features.num_dialogue_turns -1 out of range; not used",
+            ]
+        );
+        let idx: Vec<u32> = convs[0].turns.iter().map(|t| t.turn_idx).collect();
+        assert_eq!(
+            idx,
+            [0, u32::MAX],
+            "turn 4294967296 is the last index u32 holds"
+        );
+        assert_eq!(convs[0].features.num_dialogue_turns, None);
+        assert_eq!(convs[1].features.num_dialogue_turns, None);
+        assert_eq!(convs[1].turns.len(), 1);
     }
 
     #[test]

@@ -16,7 +16,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::pyval::{entries_where, obj_get, with_py_json, Obj, PyVal};
+use super::json_tree::with_py_json;
+use super::pyval::{entries_where, obj_get, Obj, PyVal};
 use super::Src;
 use crate::accounting::{FileStatus, InputFileReport};
 use crate::csv_rows::CsvRows;

@@ -3,6 +3,7 @@ pub mod convfinqa;
 pub mod fa2_results;
 pub mod fa2_traces;
 pub(crate) mod fastjson;
+pub(crate) mod json_tree;
 pub(crate) mod pyval;
 pub mod qa_jsonl;
 

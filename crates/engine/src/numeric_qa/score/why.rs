@@ -67,10 +67,7 @@ fn compared(turn: &QaTurn, score: &TurnScore, profile: Profile, tol: &DocToleran
         _ => return "no comparison could be made".to_string(),
     };
     let a_ = &score.answer;
-    let tolerance = format!(
-        "±{}",
-        crate::numeric_qa::aggregate::tolerance_percent(tol.rel)
-    );
+    let tolerance = format!("±{}", tolerance_percent(tol.rel));
     if profile == Profile::Fa2 && a_.numerical_match {
         let d = (e.value - a.value).abs();
         let mut s = format!(
@@ -271,6 +268,11 @@ fn written(v: &RawValue, n: Number) -> String {
         RawValue::Str(s) => quoted(s.trim()),
         _ => number(n.raw),
     }
+}
+
+/// A relative tolerance as a percentage (`0.01` → `1%`, `0.025` → `2.5%`).
+pub fn tolerance_percent(rel: f64) -> String {
+    format!("{}%", number(rel * 100.0))
 }
 
 /// A number in at most 6 significant digits, without trailing zeros.
