@@ -2,12 +2,13 @@
 //!
 //! Family-agnostic: a reader pairs items of a baseline and a candidate run by key (eval item id,
 //! conversation id + turn, task id) into [`PairedItem`]s; everything here works on those.
-//! The PRNG is implemented here (xoshiro256** seeded by SplitMix64) so that native and wasm
-//! builds draw the same resamples bit for bit.
+//! The statistics come from the four counts of the 2×2 table ([`crate::stats`], which also
+//! holds the PRNG: xoshiro256** seeded by SplitMix64, so native and wasm draw the same bits).
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::stats::PairCounts;
+pub use crate::run_table::Unit;
+pub use crate::stats::{PairCounts, Rng, SplitMix64};
 
 /// A headline metric in both runs of a comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -19,19 +20,6 @@ pub struct MetricDelta {
     /// How its values read (a 0–1 rate unless it says otherwise).
     #[serde(default)]
     pub unit: Unit,
-}
-
-/// How a compared metric's values read: a 0–1 rate (shown as a percentage, its change in
-/// points), a score on its own scale, a count (tokens), dollars or seconds.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Unit {
-    #[default]
-    Rate,
-    Score,
-    Count,
-    Usd,
-    Seconds,
 }
 
 impl MetricDelta {
@@ -272,68 +260,6 @@ fn mcnemar_exact_small(n: u64, k: u64) -> Option<f64> {
     }
     let p = (total as f64) * 2.0 / 2f64.powi(i32::try_from(n).ok()?);
     Some(p.min(1.0))
-}
-
-/// SplitMix64 (Steele, Lea & Flood 2014): used to expand a `u64` seed into xoshiro's state.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SplitMix64 {
-    state: u64,
-}
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
-        SplitMix64 { state: seed }
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
-/// xoshiro256** 1.0 (Blackman & Vigna), seeded with four SplitMix64 outputs. Pure integer
-/// arithmetic: identical sequences on every target.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rng {
-    s: [u64; 4],
-}
-
-impl Rng {
-    pub fn seed_from_u64(seed: u64) -> Rng {
-        let mut sm = SplitMix64::new(seed);
-        Rng {
-            s: [sm.next_u64(), sm.next_u64(), sm.next_u64(), sm.next_u64()],
-        }
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        let [s0, s1, s2, s3] = self.s;
-        let result = s1.wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = s1 << 17;
-        let mut s = [s0, s1, s2 ^ s0, s3 ^ s1];
-        s[1] ^= s[2];
-        s[0] ^= s[3];
-        s[2] ^= t;
-        s[3] = s[3].rotate_left(45);
-        self.s = s;
-        result
-    }
-
-    /// Uniform in `0..n` without modulo bias (Lemire's multiply-and-reject); `0` when `n == 0`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            return 0;
-        }
-        let threshold = n.wrapping_neg() % n;
-        loop {
-            let m = u128::from(self.next_u64()) * u128::from(n);
-            if (m as u64) >= threshold {
-                return (m >> 64) as u64;
-            }
-        }
-    }
 }
 
 /// The default number of bootstrap resamples.

@@ -4,8 +4,20 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::compare::Unit;
 use crate::stats::Rate;
+
+/// How a compared metric's values read: a 0–1 rate (shown as a percentage, its change in
+/// points), a score on its own scale, a count (tokens), dollars or seconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    #[default]
+    Rate,
+    Score,
+    Count,
+    Usd,
+    Seconds,
+}
 
 /// One of a run's headline metrics, typed: [`crate::run::RunRef::metrics`] lists them, the
 /// first being the number the run is listed by everywhere (the CLI, the dashboard's run list,
