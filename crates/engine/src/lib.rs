@@ -30,6 +30,7 @@ pub mod run_lists;
 pub mod run_meta;
 pub mod run_table;
 pub mod scorer_table;
+pub mod settings;
 pub mod stats;
 
 pub use diag::{Diagnostic, Severity};
