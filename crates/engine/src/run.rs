@@ -24,7 +24,7 @@ use crate::numeric_qa::formats::convfinqa;
 use crate::numeric_qa::model::{QaRun, ReadDetail};
 use crate::numeric_qa::score::{Profile, ScoreConfig, ScoredQaRun};
 use crate::run_meta::RunMeta;
-use crate::run_table::MetricValue;
+use crate::run_table::{MetricValue, RunFacts};
 use crate::settings::article;
 pub use crate::settings::{profile_names, Settings, UnknownProfile};
 use crate::stats::Rate;
@@ -562,6 +562,35 @@ impl<'a> RunRef<'a> {
         out.extend(rest.into_iter().filter(|m| m.key != head.key));
         out.insert(0, head);
         out
+    }
+
+    /// What the run is, typed ([`RunFacts`]): model and dataset from [`RunRef::meta`], the task
+    /// an evaluation-tool log names, and the total cost and tokens among [`RunRef::metrics`].
+    /// The content id is left to the consumer that holds the files' digests
+    /// ([`crate::run_table::content_id`]).
+    pub fn facts(&self) -> RunFacts {
+        let meta = self.meta();
+        let metrics = self.metrics();
+        let value = |keys: &[&str]| {
+            metrics
+                .iter()
+                .find(|m| keys.contains(&m.key.as_str()))
+                .and_then(|m| m.value)
+        };
+        RunFacts {
+            model: meta.get("model").map(str::to_string),
+            task: match self {
+                RunRef::EvalLog(l) => l.log.run.task.clone(),
+                _ => None,
+            },
+            dataset: meta
+                .get("dataset")
+                .or_else(|| meta.get("eval_set"))
+                .map(str::to_string),
+            cost_usd: value(&["total_cost_usd", "cost"]),
+            tokens: value(&["total_tokens", "tokens"]).map(|t| t as u64),
+            content_id: None,
+        }
     }
 
     /// The family's metric list for one run, in the order a comparison shows them (the

@@ -19,6 +19,7 @@ mod fa2;
 mod module_cycles;
 mod program;
 mod readers_prop;
+mod registry;
 mod settings;
 mod stats;
 mod turns_csv;

@@ -1,0 +1,122 @@
+//! The registry golden: every fixture case of every family through `run::read` and `run::score`
+//! (default settings, then each profile that changes the headline) to its headline, typed
+//! metrics and facts, in one harness and one layout for all families
+//! (`tests/fixtures/registry/<family>.txt`, `UPDATE_EXPECT=1` rewrites them). It also holds the
+//! run table's invariants: `metrics()[0]` is `headline()`, `headline_value()` its value, and a
+//! rate's counts give its value.
+
+use evalboard_engine::family::Family;
+use evalboard_engine::run::{self, ReadOptions, Settings};
+use evalboard_engine::run_table::MetricValue;
+use evalboard_engine::{InputFile, RunInput};
+use evalboard_test_support::{cases, expect_file, fixture, read_folder};
+
+fn input(name: &str, dir: &std::path::Path) -> RunInput {
+    let files = read_folder(dir)
+        .into_iter()
+        .map(|(p, b)| InputFile::new(p, b))
+        .collect();
+    RunInput::new(name, files)
+}
+
+fn show(m: &MetricValue) -> String {
+    let v = m.value.map_or("none".to_string(), |v| format!("{v}"));
+    let c = m
+        .counts
+        .map(|c| format!(" ({} of {})", c.correct, c.n))
+        .unwrap_or_default();
+    format!("{}\t{}\t{:?}\t{v}{c}", m.key, m.label, m.unit)
+}
+
+fn render(family: Family, name: &str, dir: &std::path::Path, profiles: &[&str]) -> String {
+    let mut out = String::new();
+    for profile in profiles {
+        let mut settings = Settings::default();
+        if settings.set_profile(family, profile).is_err() {
+            continue;
+        }
+        out.push_str(&format!("== {name} ({profile})\n"));
+        let read = match run::read_as(family, &input(name, dir), None, ReadOptions::default()) {
+            Ok(r) => r,
+            Err(e) => {
+                out.push_str(&format!("not usable: {}\n", e.message));
+                continue;
+            }
+        };
+        let scored = run::score(read, &settings, 1);
+        let r = scored.as_ref();
+        let metrics = r.metrics();
+        let head = r.headline();
+        assert_eq!(
+            metrics.first(),
+            Some(&head),
+            "{name}: metrics()[0] is the headline"
+        );
+        assert_eq!(r.headline_value(), head.value, "{name}");
+        for m in &metrics {
+            if let (Some(c), Some(v)) = (m.counts, m.value) {
+                assert_eq!(
+                    c.value(),
+                    Some(v),
+                    "{name} {}: counts give the value",
+                    m.key
+                );
+            }
+        }
+        out.push_str(&format!("headline\t{}\n", show(&head)));
+        for m in &metrics[1..] {
+            out.push_str(&format!("metric\t{}\n", show(m)));
+        }
+        let f = r.facts();
+        let opt = |x: &Option<String>| x.clone().unwrap_or_else(|| "-".into());
+        out.push_str(&format!(
+            "facts\tmodel {}\ttask {}\tdataset {}\tcost_usd {}\ttokens {}\n",
+            opt(&f.model),
+            opt(&f.task),
+            opt(&f.dataset),
+            f.cost_usd.map_or("-".into(), |c| c.to_string()),
+            f.tokens.map_or("-".into(), |t| t.to_string())
+        ));
+    }
+    out
+}
+
+#[test]
+fn every_fixture_case_through_the_registry() {
+    let families = [
+        (
+            Family::NumericQa,
+            "numeric_qa",
+            &["doc", "financial-agent-2"][..],
+        ),
+        (Family::Codegen, "codegen", &["doc-v1", "ise547"][..]),
+        (Family::Evalset, "evalset", &["v1", "v1-extract"][..]),
+        (Family::EvalLog, "evallog", &["as-recorded", "exact"][..]),
+    ];
+    for (family, folder, profiles) in families {
+        let mut out = String::new();
+        for case in cases(folder) {
+            let kind = if case.ok { "ok" } else { "err" };
+            let name = format!("{kind}/{}", case.name);
+            let single = case.dir.join("input");
+            if single.is_dir() {
+                out.push_str(&render(family, &name, &single, profiles));
+            } else if let Ok(rd) = std::fs::read_dir(case.dir.join("runs")) {
+                let mut runs: Vec<_> = rd
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.is_dir())
+                    .collect();
+                runs.sort();
+                for run in runs {
+                    let run_name = format!(
+                        "{name}/{}",
+                        run.file_name().unwrap_or_default().to_string_lossy()
+                    );
+                    out.push_str(&render(family, &run_name, &run, profiles));
+                }
+            }
+        }
+        expect_file(&fixture(&format!("registry/{folder}.txt")), &out);
+    }
+}
