@@ -10,6 +10,8 @@
 
 use serde_json::{json, Value};
 
+use crate::compare::{ItemContext, PairTexts};
+
 use crate::accounting::{InputFileReport, LoadError};
 use crate::codegen::{self, CodegenRun};
 use crate::compare::{CompareOptions, Flip, ItemContexts, MetricDelta, PairedComparison, Unit};
@@ -24,7 +26,7 @@ use crate::numeric_qa::formats::convfinqa;
 use crate::numeric_qa::model::{QaRun, ReadDetail};
 use crate::numeric_qa::score::{Profile, ScoreConfig, ScoredQaRun};
 use crate::run_meta::RunMeta;
-use crate::run_table::{MetricValue, RunFacts};
+use crate::run_table::{ItemKey, ItemRow, MetricValue, RunFacts, RunSummary, Verdict, Verdicts};
 use crate::settings::article;
 pub use crate::settings::{profile_names, Settings, UnknownProfile};
 use crate::stats::Rate;
@@ -593,6 +595,117 @@ impl<'a> RunRef<'a> {
         }
     }
 
+    /// The run's per-item verdicts under `judge` (a `name@version` scorer or an eval log's score;
+    /// `None`: the run's own primary judge), sorted by key, each key once, with the items that
+    /// failed as a whole. They come from the family's one pairing rule ([`compare`] of the run
+    /// with itself), so a comparison and the verdicts never disagree on a key or a verdict.
+    pub fn verdicts(&self, judge: Option<&str>) -> Result<Verdicts, CompareError> {
+        self.verdicts_in::<ALL_FAMILIES>(judge)
+    }
+
+    /// [`RunRef::verdicts`] for a run of a family in `FAMILIES`.
+    pub fn verdicts_in<const FAMILIES: FamilySet>(
+        &self,
+        judge: Option<&str>,
+    ) -> Result<Verdicts, CompareError> {
+        Ok(self.judged_in::<FAMILIES>(judge, PairTexts::Changed)?.0)
+    }
+
+    /// The verdicts and the self-comparison they come from (texts per `texts`).
+    fn judged_in<const FAMILIES: FamilySet>(
+        &self,
+        judge: Option<&str>,
+        texts: PairTexts,
+    ) -> Result<(Verdicts, RunComparison), CompareError> {
+        let settings = CompareSettings {
+            qa_scorer: judge.map(str::to_string),
+            opts: crate::compare::CompareOptions {
+                resamples: 0,
+                texts,
+                ..Default::default()
+            },
+        };
+        let cmp = compare_in::<FAMILIES>(*self, *self, &settings)?;
+        let rows = cmp
+            .stats
+            .pairs
+            .iter()
+            .map(|p| Verdict {
+                key: cmp.item_key(&p.key),
+                correct: p.baseline,
+            })
+            .collect();
+        let failed = cmp
+            .failed_items
+            .iter()
+            .filter(|f| f.run == "baseline")
+            .map(|f| (cmp.item_key(&f.key), f.reason.clone()))
+            .collect();
+        // The run is both sides: each warning once, the baseline's wording.
+        let mut warnings: Vec<String> = Vec::new();
+        for w in cmp.warnings.iter().filter(|w| !w.starts_with("candidate ")) {
+            if !warnings.contains(w) {
+                warnings.push(w.clone());
+            }
+        }
+        let verdicts = Verdicts {
+            judge: cmp.scorer.clone(),
+            rows,
+            failed,
+            warnings,
+        };
+        Ok((verdicts, cmp))
+    }
+
+    /// Every item of the run as a row: key, verdict under the run's primary judge, the fields
+    /// it can be sliced by ([`RunRef::item_context`]) and its texts (question, expected, answer).
+    pub fn items(&self) -> Result<Vec<ItemRow>, CompareError> {
+        self.items_in::<ALL_FAMILIES>()
+    }
+
+    /// [`RunRef::items`] for a run of a family in `FAMILIES`.
+    pub fn items_in<const FAMILIES: FamilySet>(&self) -> Result<Vec<ItemRow>, CompareError> {
+        let (verdicts, cmp) = self.judged_in::<FAMILIES>(None, PairTexts::All)?;
+        let mut contexts = ItemContexts::new();
+        self.item_context_in::<FAMILIES>(&mut contexts);
+        let none = ItemContext::default();
+        Ok(verdicts
+            .rows
+            .into_iter()
+            .zip(&cmp.stats.pairs)
+            .map(|(v, p)| {
+                let ctx = contexts.get(&p.key).unwrap_or(&none);
+                let texts = [
+                    ("question", ctx.question.as_ref()),
+                    ("expected", p.expected.as_ref()),
+                    ("answer", p.baseline_answer.as_ref()),
+                ]
+                .into_iter()
+                .filter_map(|(k, t)| Some((k.to_string(), t?.clone())))
+                .collect();
+                ItemRow {
+                    key: v.key,
+                    verdict: v.correct,
+                    fields: ctx.fields.clone(),
+                    texts,
+                }
+            })
+            .collect())
+    }
+
+    /// The run summed up as plain data ([`RunSummary`]): facts, metrics (headline first) and
+    /// verdicts under `judge`.
+    pub fn summary(&self, judge: Option<&str>) -> Result<RunSummary, CompareError> {
+        Ok(RunSummary {
+            name: self.name().to_string(),
+            family: self.family(),
+            profile: self.profile(),
+            facts: self.facts(),
+            metrics: self.metrics(),
+            verdicts: self.verdicts(judge)?,
+        })
+    }
+
     /// The family's metric list for one run, in the order a comparison shows them (the
     /// comparison zips two runs' lists: [`MetricDelta::zip`]).
     fn family_metrics_in<const FAMILIES: FamilySet>(&self) -> Vec<MetricValue> {
@@ -859,18 +972,14 @@ impl RunComparison {
         (!notes.is_empty()).then(|| notes.join(" "))
     }
 
-    /// Keys whose parts after the first are indices (turn, message) print them as numbers.
+    /// A paired item's key, typed: parts after the first are indices (turn, message, epoch)
+    /// except in an eval set, whose key is its item id alone.
+    pub fn item_key(&self, key: &[String]) -> ItemKey {
+        ItemKey::from_parts(key, self.family != Family::Evalset)
+    }
+
     fn key_json(&self, key: &[String]) -> Value {
-        let numeric_tail = self.family != Family::Evalset;
-        Value::Array(
-            key.iter()
-                .enumerate()
-                .map(|(i, k)| match (numeric_tail && i > 0, k.parse::<u64>()) {
-                    (true, Ok(n)) => json!(n),
-                    _ => json!(k),
-                })
-                .collect(),
-        )
+        self.item_key(key).to_json()
     }
 
     /// The comparison as `evalboard diff --json` prints it and the HTML report embeds it

@@ -97,6 +97,131 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
 }
 
+/// One part of an item key: an index (a turn, a message, an epoch) or a text (an id).
+/// Indices order numerically and before texts, so `2` comes before `10`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum KeyPart {
+    Index(u64),
+    Text(String),
+}
+
+/// An item's key in its run, typed (`[conversation id, turn]`, `[item id]`, `[session id,
+/// message]`, an eval log's sample id and epoch): the key items join on across runs and marks
+/// are kept by. Orders naturally, part by part.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ItemKey(pub Vec<KeyPart>);
+
+impl ItemKey {
+    /// A key from its parts as text: the first part is always a text (an id, whatever it looks
+    /// like); with `indexed_tail`, a later part written as a plain decimal number (no sign, no
+    /// leading zero) is an index. This is the one rule `diff --json` prints keys by.
+    pub fn from_parts(parts: &[String], indexed_tail: bool) -> ItemKey {
+        ItemKey(
+            parts
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let canonical = !p.is_empty()
+                        && p.bytes().all(|b| b.is_ascii_digit())
+                        && (p == "0" || !p.starts_with('0'));
+                    match (indexed_tail && i > 0 && canonical, p.parse::<u64>()) {
+                        (true, Ok(n)) => KeyPart::Index(n),
+                        _ => KeyPart::Text(p.clone()),
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    /// The key as JSON: an array of strings and numbers.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::Value::Array(
+            self.0
+                .iter()
+                .map(|p| match p {
+                    KeyPart::Index(n) => serde_json::Value::from(*n),
+                    KeyPart::Text(t) => serde_json::Value::from(t.as_str()),
+                })
+                .collect(),
+        )
+    }
+
+    /// The key's parts as text (what [`crate::compare::PairedItem::key`] holds).
+    pub fn parts(&self) -> Vec<String> {
+        self.0
+            .iter()
+            .map(|p| match p {
+                KeyPart::Index(n) => n.to_string(),
+                KeyPart::Text(t) => t.clone(),
+            })
+            .collect()
+    }
+}
+
+impl std::fmt::Display for ItemKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.parts().join(" / "))
+    }
+}
+
+/// One item's verdict under a judge; `None`: present but not scored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub key: ItemKey,
+    pub correct: Option<bool>,
+}
+
+/// A run's per-item verdicts under one judge (`name@version`), sorted by key, each key once:
+/// what comparisons, cohorts and marks are computed from.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdicts {
+    pub judge: String,
+    pub rows: Vec<Verdict>,
+    /// Items that failed as a whole (a conversation that timed out): counted wrong, with why.
+    pub failed: Vec<(ItemKey, String)>,
+    /// What judging found (a key seen twice: the first is judged).
+    pub warnings: Vec<String>,
+}
+
+impl Verdicts {
+    /// The counts of the verdicts: `correct` of the scored items.
+    pub fn rate(&self) -> Rate {
+        let mut r = Rate::default();
+        for v in &self.rows {
+            if let Some(c) = v.correct {
+                r.push(c);
+            }
+        }
+        r
+    }
+}
+
+/// One item of a run as every cross-run feature sees it: its key, its verdict, the fields it
+/// can be sliced by and its texts (question, expected, answer).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ItemRow {
+    pub key: ItemKey,
+    pub verdict: Option<bool>,
+    /// `(field, value)` in the family's order (the category's own field first).
+    pub fields: Vec<(String, String)>,
+    /// `(name, text)`: `question`, `expected`, `answer`, those the item has.
+    pub texts: Vec<(String, String)>,
+}
+
+/// A run summed up as plain data (no family type): what workers, the lake and the many-runs
+/// comparison exchange. A consumer that holds summaries links no family.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    pub name: String,
+    pub family: crate::family::Family,
+    /// The profile or scorer the run was scored under.
+    pub profile: String,
+    pub facts: RunFacts,
+    /// The headline first.
+    pub metrics: Vec<MetricValue>,
+    pub verdicts: Verdicts,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,5 +238,27 @@ mod tests {
             content_id(&[("a", 1, sha256(b"x"))])
         );
         assert_ne!(content_id(&[a]), content_id(&[a, b]));
+    }
+
+    #[test]
+    fn item_keys_order_naturally_and_print_as_diff_does() {
+        let k = |parts: &[&str], tail: bool| {
+            let parts: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
+            ItemKey::from_parts(&parts, tail)
+        };
+        assert!(k(&["c", "2"], true) < k(&["c", "10"], true));
+        assert!(k(&["c", "2"], false) > k(&["c", "10"], false));
+        assert_eq!(
+            k(&["12", "3"], true).to_json(),
+            serde_json::json!(["12", 3])
+        );
+        // Not a plain number: kept as written, so it prints back the same.
+        assert_eq!(
+            k(&["c", "03", "-1", ""], true).to_json(),
+            serde_json::json!(["c", "03", "-1", ""])
+        );
+        assert_eq!(k(&["c", "0"], true).to_json(), serde_json::json!(["c", 0]));
+        assert_eq!(k(&["c", "7"], true).parts(), vec!["c", "7"]);
+        assert_eq!(k(&["c", "7"], true).to_string(), "c / 7");
     }
 }

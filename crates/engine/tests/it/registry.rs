@@ -1,7 +1,8 @@
 //! The registry golden: every fixture case of every family through `run::read` and `run::score`
 //! (default settings, then each profile that changes the headline) to its headline, typed
 //! metrics and facts, in one harness and one layout for all families
-//! (`tests/fixtures/registry/<family>.txt`, `UPDATE_EXPECT=1` rewrites them). It also holds the
+//! (`tests/fixtures/registry/<family>.txt`, and every item row of the default profile in
+//! `<family>.items.tsv`; `UPDATE_EXPECT=1` rewrites them). It also holds the
 //! run table's invariants: `metrics()[0]` is `headline()`, `headline_value()` its value, and a
 //! rate's counts give its value.
 
@@ -28,7 +29,23 @@ fn show(m: &MetricValue) -> String {
     format!("{}\t{}\t{:?}\t{v}{c}", m.key, m.label, m.unit)
 }
 
-fn render(family: Family, name: &str, dir: &std::path::Path, profiles: &[&str]) -> String {
+/// A text cut to 60 characters on one line, for the items table.
+fn cell(t: &str) -> String {
+    let one: String = t
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(60)
+        .collect();
+    one
+}
+
+fn render(
+    family: Family,
+    name: &str,
+    dir: &std::path::Path,
+    profiles: &[&str],
+    items: &mut String,
+) -> String {
     let mut out = String::new();
     for profile in profiles {
         let mut settings = Settings::default();
@@ -77,6 +94,67 @@ fn render(family: Family, name: &str, dir: &std::path::Path, profiles: &[&str]) 
             f.cost_usd.map_or("-".into(), |c| c.to_string()),
             f.tokens.map_or("-".into(), |t| t.to_string())
         ));
+        match r.verdicts(None) {
+            Ok(v) => {
+                let rate = v.rate();
+                out.push_str(&format!(
+                    "verdicts\t{}\t{} of {} correct, {} items, {} failed whole, {} warnings\n",
+                    v.judge,
+                    rate.correct,
+                    rate.n,
+                    v.rows.len(),
+                    v.failed.len(),
+                    v.warnings.len()
+                ));
+                // A headline rate with counts is the rate of the verdicts.
+                if let Some(c) = head.counts {
+                    assert_eq!(rate, c, "{name}: the headline's counts are the verdicts'");
+                }
+                let mut keys: Vec<_> = v.rows.iter().map(|r| &r.key).collect();
+                keys.dedup();
+                assert_eq!(keys.len(), v.rows.len(), "{name}: each key once");
+                assert!(
+                    v.rows.windows(2).all(|w| w[0].key < w[1].key),
+                    "{name}: sorted"
+                );
+            }
+            Err(e) => out.push_str(&format!("verdicts\tnone: {e}\n")),
+        }
+        let summary = r.summary(None);
+        if let Ok(s) = &summary {
+            assert_eq!(s.metrics, metrics, "{name}");
+            assert_eq!(s.facts, f, "{name}");
+        }
+        // The items of the default profile only: the rows do not change with the headline's
+        // profile but for the verdicts, which the metrics above already sum.
+        if Some(profile) == profiles.first() {
+            if let Ok(rows) = r.items() {
+                items.push_str(&format!("== {name}\n"));
+                for row in rows {
+                    let verdict = match row.verdict {
+                        Some(true) => "right",
+                        Some(false) => "wrong",
+                        None => "-",
+                    };
+                    let fields: Vec<String> = row
+                        .fields
+                        .iter()
+                        .map(|(k, v)| format!("{k}={}", cell(v)))
+                        .collect();
+                    let texts: Vec<String> = row
+                        .texts
+                        .iter()
+                        .map(|(k, v)| format!("{k}: {}", cell(v)))
+                        .collect();
+                    items.push_str(&format!(
+                        "{}\t{verdict}\t{}\t{}\n",
+                        row.key.to_json(),
+                        fields.join(" "),
+                        texts.join(" | ")
+                    ));
+                }
+            }
+        }
     }
     out
 }
@@ -94,13 +172,13 @@ fn every_fixture_case_through_the_registry() {
         (Family::EvalLog, "evallog", &["as-recorded", "exact"][..]),
     ];
     for (family, folder, profiles) in families {
-        let mut out = String::new();
+        let (mut out, mut items) = (String::new(), String::new());
         for case in cases(folder) {
             let kind = if case.ok { "ok" } else { "err" };
             let name = format!("{kind}/{}", case.name);
             let single = case.dir.join("input");
             if single.is_dir() {
-                out.push_str(&render(family, &name, &single, profiles));
+                out.push_str(&render(family, &name, &single, profiles, &mut items));
             } else if let Ok(rd) = std::fs::read_dir(case.dir.join("runs")) {
                 let mut runs: Vec<_> = rd
                     .flatten()
@@ -113,10 +191,11 @@ fn every_fixture_case_through_the_registry() {
                         "{name}/{}",
                         run.file_name().unwrap_or_default().to_string_lossy()
                     );
-                    out.push_str(&render(family, &run_name, &run, profiles));
+                    out.push_str(&render(family, &run_name, &run, profiles, &mut items));
                 }
             }
         }
         expect_file(&fixture(&format!("registry/{folder}.txt")), &out);
+        expect_file(&fixture(&format!("registry/{folder}.items.tsv")), &items);
     }
 }
