@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::input::{InputFile, RunInput};
-use crate::numeric_qa;
+use crate::numeric_qa::{formats::qa_jsonl, sniff as qa_sniff};
 
 /// The run families evalboard reads. The serde names are the names the family travels under
 /// everywhere (protocol, JSON outputs, CLI text): [`Family::name`] gives the same string.
@@ -73,20 +73,19 @@ pub fn family_vote(f: &InputFile) -> Option<Family> {
         // A zip: an Inspect `.eval` log, or nothing evalboard reads.
         return evallog_vote(f);
     }
-    if numeric_qa::sniff::text_of(f).is_err() {
-        return (numeric_qa::sniff::is_jsonl_name(&f.path)
-            && numeric_qa::formats::qa_jsonl::looks_like_qa_jsonl(&f.bytes))
-        .then_some(Family::NumericQa);
+    if qa_sniff::text_of(f).is_err() {
+        return (qa_sniff::is_jsonl_name(&f.path) && qa_jsonl::looks_like_qa_jsonl(&f.bytes))
+            .then_some(Family::NumericQa);
     }
-    vote_of_text(f, numeric_qa::sniff::kind_of(f))
+    vote_of_text(f, qa_sniff::kind_of(f))
 }
 
 /// [`family_vote`] of a file known to be UTF-8 text, given its numeric QA kind.
 pub(crate) fn vote_of_text(
     f: &InputFile,
-    kind: Result<numeric_qa::sniff::FileKind, String>,
+    kind: Result<qa_sniff::FileKind, String>,
 ) -> Option<Family> {
-    if kind.is_ok_and(numeric_qa::sniff::FileKind::is_numeric_qa) {
+    if kind.is_ok_and(qa_sniff::FileKind::is_numeric_qa) {
         Some(Family::NumericQa)
     } else if let Some(v) = evallog_vote(f) {
         Some(v)

@@ -18,6 +18,7 @@ pub mod diag;
 pub mod evallog;
 pub mod evalset;
 pub mod family;
+pub mod family_run;
 pub mod headline;
 pub mod input;
 pub mod json_keys;

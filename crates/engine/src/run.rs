@@ -17,8 +17,9 @@ use crate::codegen::{self, CodegenRun};
 use crate::compare::{CompareOptions, Flip, ItemContexts, MetricDelta, PairedComparison, Unit};
 use crate::diag::Diagnostic;
 use crate::evallog;
-use crate::evalset::{self, AnswerScorer, EvalItem, EvalRun};
+use crate::evalset::{self, EvalItem, EvalRun};
 use crate::family::{detect_family, Family};
+use crate::family_run::FamilyRun;
 use crate::headline::Metric;
 use crate::input::RunInput;
 use crate::numeric_qa::compare::{FailedItem, GroupComparison};
@@ -29,7 +30,6 @@ use crate::run_meta::RunMeta;
 use crate::run_table::{ItemKey, ItemRow, MetricValue, RunFacts, RunSummary, Verdict, Verdicts};
 use crate::settings::article;
 pub use crate::settings::{profile_names, Settings, UnknownProfile};
-use crate::stats::Rate;
 
 /// Reference data given beside the runs (`--dataset`): the items the runs answered.
 #[derive(Debug, Clone)]
@@ -413,41 +413,38 @@ impl<'a> RunRef<'a> {
         }
     }
 
+    /// The family's description of the run ([`FamilyRun`]), looked up once for every
+    /// describing method; `None` for a family not in `FAMILIES`, whose code a consumer that
+    /// names its families does not link.
+    pub fn family_run_in<const FAMILIES: FamilySet>(&self) -> Option<Box<dyn FamilyRun + 'a>> {
+        Some(match *self {
+            RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => Box::new(s),
+            RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => Box::new(l),
+            RunRef::Evalset(run, scored) if has(FAMILIES, Family::Evalset) => {
+                Box::new(evalset::RunPair { run, scored })
+            }
+            RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => Box::new(l),
+            _ => return None,
+        })
+    }
+
+    /// [`RunRef::family_run_in`] for every family (one is always found).
+    fn described(&self) -> Box<dyn FamilyRun + 'a> {
+        match self.family_run_in::<ALL_FAMILIES>() {
+            Some(d) => d,
+            // Every family implements FamilyRun.
+            None => unreachable!("{} is one of every family", self.family()),
+        }
+    }
+
     /// The profile (or scorer) the run was scored under, by name.
     pub fn profile(&self) -> String {
-        match self {
-            RunRef::NumericQa(s) => s.config.profile.name().to_string(),
-            RunRef::Codegen(l) => l.scored.profile.name().to_string(),
-            RunRef::Evalset(_, s) => s.scorer.id().to_string(),
-            RunRef::EvalLog(l) => match &l.rescored {
-                Some(r) => r.id.clone(),
-                None => "as-recorded".to_string(),
-            },
-        }
+        self.described().profile()
     }
 
     /// How big the run is, in its family's units (`12 conversations, 38 turns`).
     pub fn size(&self) -> String {
-        let n =
-            |k: usize, one: &str, many: &str| format!("{k} {}", if k == 1 { one } else { many });
-        match self {
-            RunRef::NumericQa(s) => format!(
-                "{}, {}",
-                n(s.run.conversations.len(), "conversation", "conversations"),
-                n(s.turns.len(), "turn", "turns")
-            ),
-            RunRef::Codegen(l) => format!(
-                "{}, {}",
-                n(l.scored.sessions.len(), "session", "sessions"),
-                n(
-                    l.scored.sessions.iter().map(|x| x.entries.len()).sum(),
-                    "message",
-                    "messages"
-                )
-            ),
-            RunRef::Evalset(_, s) => n(s.items.len(), "item", "items"),
-            RunRef::EvalLog(l) => l.size(),
-        }
+        self.described().size()
     }
 
     /// Why the run has no per-item results, when it has none.
@@ -460,12 +457,7 @@ impl<'a> RunRef<'a> {
 
     /// What the run is (model, dataset, config …), for side-by-side tables.
     pub fn meta(&self) -> RunMeta {
-        match self {
-            RunRef::NumericQa(s) => crate::numeric_qa::meta::qa_meta(s),
-            RunRef::Codegen(_) => RunMeta::default(),
-            RunRef::Evalset(_, s) => s.meta.clone(),
-            RunRef::EvalLog(l) => evallog::score::meta(&l.log),
-        }
+        self.described().meta()
     }
 
     /// The number the run is listed by: [`RunRef::headline`]'s value.
@@ -491,61 +483,7 @@ impl<'a> RunRef<'a> {
 
     /// [`RunRef::headline`] for a run of a family in `FAMILIES`; `None` for another.
     pub fn headline_in<const FAMILIES: FamilySet>(&self) -> Option<MetricValue> {
-        Some(match self {
-            RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
-                let (key, label) = ("numerical_accuracy", "Numerical accuracy");
-                match s.config.profile {
-                    Profile::Doc => {
-                        let st = crate::numeric_qa::aggregate::doc::statistics(s);
-                        let mut m = MetricValue::new(key, label, Unit::Rate, st.numerical_accuracy);
-                        m.counts = (st.total_turns > 0)
-                            .then(|| Rate::new(st.correct_turns, st.total_turns));
-                        m
-                    }
-                    Profile::Fa2 => MetricValue::new(
-                        key,
-                        label,
-                        Unit::Rate,
-                        crate::numeric_qa::aggregate::fa2::statistics_value(&s.run)
-                            .get("numerical_accuracy")
-                            .and_then(serde_json::Value::as_f64),
-                    ),
-                }
-            }
-            RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => MetricValue::new(
-                "average_overall_score",
-                "Mean overall score (0–1 as %)",
-                Unit::Rate,
-                l.summary().summary.average_overall_score,
-            ),
-            RunRef::Evalset(_, s) if has(FAMILIES, Family::Evalset) => MetricValue::new(
-                match s.scorer {
-                    AnswerScorer::V1 => "primary_score",
-                    AnswerScorer::V1Extract => "primary_score_extract",
-                },
-                &format!("Primary score ({})", s.scorer.id()),
-                Unit::Rate,
-                s.scorecard.as_ref().and_then(|c| c.primary_score),
-            ),
-            RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => match &l.rescored {
-                Some(r) => MetricValue::new(
-                    "rescored_score",
-                    &format!("Re-scored ({})", r.id),
-                    Unit::Score,
-                    l.headline_value(),
-                ),
-                None => MetricValue::new(
-                    "headline_score",
-                    &format!(
-                        "Headline score ({})",
-                        l.verdict_by.as_ref().map(|k| k.label()).unwrap_or_default()
-                    ),
-                    Unit::Score,
-                    l.headline_value(),
-                ),
-            },
-            _ => return None,
-        })
+        Some(self.family_run_in::<FAMILIES>()?.headline())
     }
 
     /// The run's headline metrics, typed: [`RunRef::headline`] first, then the family's other
@@ -556,10 +494,11 @@ impl<'a> RunRef<'a> {
 
     /// [`RunRef::metrics`] for a run of a family in `FAMILIES`; empty for another.
     pub fn metrics_in<const FAMILIES: FamilySet>(&self) -> Vec<MetricValue> {
-        let Some(head) = self.headline_in::<FAMILIES>() else {
+        let Some(d) = self.family_run_in::<FAMILIES>() else {
             return Vec::new();
         };
-        let rest = self.family_metrics_in::<FAMILIES>();
+        let head = d.headline();
+        let rest = d.metrics();
         let mut out = Vec::with_capacity(rest.len() + 1);
         out.extend(rest.into_iter().filter(|m| m.key != head.key));
         out.insert(0, head);
@@ -706,30 +645,9 @@ impl<'a> RunRef<'a> {
         })
     }
 
-    /// The family's metric list for one run, in the order a comparison shows them (the
-    /// comparison zips two runs' lists: [`MetricDelta::zip`]).
-    fn family_metrics_in<const FAMILIES: FamilySet>(&self) -> Vec<MetricValue> {
-        match self {
-            RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
-                crate::numeric_qa::compare::metrics(s)
-            }
-            RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => codegen::compare::metrics(l),
-            RunRef::Evalset(r, s) if has(FAMILIES, Family::Evalset) => {
-                evalset::compare::metrics(r, s)
-            }
-            RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => evallog::compare::metrics(l),
-            _ => Vec::new(),
-        }
-    }
-
     /// (groups, items): conversations and turns, sessions and messages, none and items.
     pub fn counts(&self) -> (usize, usize) {
-        match self {
-            RunRef::NumericQa(s) => (s.run.conversations.len(), s.turns.len()),
-            RunRef::Codegen(l) => (l.run.sessions.len(), l.messages.len()),
-            RunRef::Evalset(_, s) => (0, s.items.len()),
-            RunRef::EvalLog(l) => (0, l.log.run.samples.len()),
-        }
+        self.described().counts()
     }
 
     /// The category and question of each of the run's items, by comparison key.
@@ -739,32 +657,15 @@ impl<'a> RunRef<'a> {
 
     /// [`RunRef::item_context`] for a run of a family in `FAMILIES`; nothing for another.
     pub fn item_context_in<const FAMILIES: FamilySet>(&self, out: &mut ItemContexts) {
-        match self {
-            RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
-                crate::numeric_qa::compare::item_context(s, out)
-            }
-            RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => {
-                codegen::compare::item_context(l, out)
-            }
-            RunRef::Evalset(r, s) if has(FAMILIES, Family::Evalset) => {
-                evalset::compare::item_context(r, s, out)
-            }
-            RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => {
-                evallog::compare::item_context(l, out)
-            }
-            _ => {}
+        if let Some(d) = self.family_run_in::<FAMILIES>() {
+            d.item_context(out)
         }
     }
 
     /// The run's headline metrics, in display order (its family's table; their values are
     /// keys of the run's statistics).
     pub fn headline_metrics(&self) -> &'static [Metric] {
-        match self {
-            RunRef::NumericQa(s) => crate::numeric_qa::aggregate::headline(s.config.profile),
-            RunRef::Codegen(_) => &codegen::aggregate::HEADLINE,
-            RunRef::Evalset(..) => &evalset::score::HEADLINE,
-            RunRef::EvalLog(_) => &evallog::score::HEADLINE,
-        }
+        self.described().headline_metrics()
     }
 }
 

@@ -291,3 +291,52 @@ pub fn compare_summaries(
     }
     out
 }
+
+impl crate::family_run::FamilyRun for Loaded {
+    fn profile(&self) -> String {
+        self.scored.profile.name().to_string()
+    }
+
+    fn size(&self) -> String {
+        use crate::family_run::count_of;
+        format!(
+            "{}, {}",
+            count_of(self.scored.sessions.len(), "session", "sessions"),
+            count_of(
+                self.scored.sessions.iter().map(|x| x.entries.len()).sum(),
+                "message",
+                "messages"
+            )
+        )
+    }
+
+    fn meta(&self) -> crate::run_meta::RunMeta {
+        crate::run_meta::RunMeta::default()
+    }
+
+    fn counts(&self) -> (usize, usize) {
+        (self.run.sessions.len(), self.messages.len())
+    }
+
+    fn headline_metrics(&self) -> &'static [crate::headline::Metric] {
+        &aggregate::HEADLINE
+    }
+
+    /// The mean overall score.
+    fn headline(&self) -> crate::run_table::MetricValue {
+        crate::run_table::MetricValue::new(
+            "average_overall_score",
+            "Mean overall score (0–1 as %)",
+            crate::run_table::Unit::Rate,
+            self.summary().summary.average_overall_score,
+        )
+    }
+
+    fn metrics(&self) -> Vec<crate::run_table::MetricValue> {
+        compare::metrics(self)
+    }
+
+    fn item_context(&self, out: &mut crate::compare::ItemContexts) {
+        compare::item_context(self, out)
+    }
+}

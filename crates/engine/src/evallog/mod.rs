@@ -56,3 +56,61 @@ pub use read::{read, EvalLogRead};
 pub use rescore::{EvalLogOptions, RescoreKind, Rescorer};
 pub use score::{read_log, score_log, LoadedLog, ScoredLog};
 pub use sniff::{sniff, EvalLogFileKind};
+
+impl crate::family_run::FamilyRun for score::ScoredLog {
+    fn profile(&self) -> String {
+        match &self.rescored {
+            Some(r) => r.id.clone(),
+            None => "as-recorded".to_string(),
+        }
+    }
+
+    fn size(&self) -> String {
+        score::ScoredLog::size(self)
+    }
+
+    fn meta(&self) -> crate::run_meta::RunMeta {
+        score::meta(&self.log)
+    }
+
+    fn counts(&self) -> (usize, usize) {
+        (0, self.log.run.samples.len())
+    }
+
+    fn headline_metrics(&self) -> &'static [crate::headline::Metric] {
+        &score::HEADLINE
+    }
+
+    /// The headline score or, re-scored, the re-scored value.
+    fn headline(&self) -> crate::run_table::MetricValue {
+        use crate::run_table::{MetricValue, Unit};
+        match &self.rescored {
+            Some(r) => MetricValue::new(
+                "rescored_score",
+                &format!("Re-scored ({})", r.id),
+                Unit::Score,
+                self.headline_value(),
+            ),
+            None => MetricValue::new(
+                "headline_score",
+                &format!(
+                    "Headline score ({})",
+                    self.verdict_by
+                        .as_ref()
+                        .map(|k| k.label())
+                        .unwrap_or_default()
+                ),
+                Unit::Score,
+                self.headline_value(),
+            ),
+        }
+    }
+
+    fn metrics(&self) -> Vec<crate::run_table::MetricValue> {
+        compare::metrics(self)
+    }
+
+    fn item_context(&self, out: &mut crate::compare::ItemContexts) {
+        compare::item_context(self, out)
+    }
+}

@@ -30,3 +30,54 @@ pub use score::{
 };
 pub use sniff::{sniff, EvalsetFileKind};
 pub use validate::{validate_evalset, EvalsetValidateReport};
+
+/// An eval-set run as the registry holds it: the run as read and its scoring.
+#[derive(Debug, Clone, Copy)]
+pub struct RunPair<'a> {
+    pub run: &'a EvalRun,
+    pub scored: &'a ScoredRun,
+}
+
+impl crate::family_run::FamilyRun for RunPair<'_> {
+    fn profile(&self) -> String {
+        self.scored.scorer.id().to_string()
+    }
+
+    fn size(&self) -> String {
+        crate::family_run::count_of(self.scored.items.len(), "item", "items")
+    }
+
+    fn meta(&self) -> crate::run_meta::RunMeta {
+        self.scored.meta.clone()
+    }
+
+    fn counts(&self) -> (usize, usize) {
+        (0, self.scored.items.len())
+    }
+
+    fn headline_metrics(&self) -> &'static [crate::headline::Metric] {
+        &score::HEADLINE
+    }
+
+    /// The primary score under the run's scorer.
+    fn headline(&self) -> crate::run_table::MetricValue {
+        let s = self.scored;
+        crate::run_table::MetricValue::new(
+            match s.scorer {
+                AnswerScorer::V1 => "primary_score",
+                AnswerScorer::V1Extract => "primary_score_extract",
+            },
+            &format!("Primary score ({})", s.scorer.id()),
+            crate::run_table::Unit::Rate,
+            s.scorecard.as_ref().and_then(|c| c.primary_score),
+        )
+    }
+
+    fn metrics(&self) -> Vec<crate::run_table::MetricValue> {
+        compare::metrics(self.run, self.scored)
+    }
+
+    fn item_context(&self, out: &mut crate::compare::ItemContexts) {
+        compare::item_context(self.run, self.scored, out)
+    }
+}

@@ -22,3 +22,66 @@ pub mod score;
 pub mod sniff;
 pub mod validate;
 pub mod views;
+
+impl crate::family_run::FamilyRun for score::ScoredQaRun {
+    fn profile(&self) -> String {
+        self.config.profile.name().to_string()
+    }
+
+    fn size(&self) -> String {
+        use crate::family_run::count_of;
+        format!(
+            "{}, {}",
+            count_of(
+                self.run.conversations.len(),
+                "conversation",
+                "conversations"
+            ),
+            count_of(self.turns.len(), "turn", "turns")
+        )
+    }
+
+    fn meta(&self) -> crate::run_meta::RunMeta {
+        meta::qa_meta(self)
+    }
+
+    fn counts(&self) -> (usize, usize) {
+        (self.run.conversations.len(), self.turns.len())
+    }
+
+    fn headline_metrics(&self) -> &'static [crate::headline::Metric] {
+        aggregate::headline(self.config.profile)
+    }
+
+    /// Numerical accuracy under the run's profile: under financial-agent-2, that system's own,
+    /// as its statistics.json and the Overview's first card have it.
+    fn headline(&self) -> crate::run_table::MetricValue {
+        use crate::run_table::{MetricValue, Unit};
+        let (key, label) = ("numerical_accuracy", "Numerical accuracy");
+        match self.config.profile {
+            score::Profile::Doc => {
+                let st = aggregate::doc::statistics(self);
+                let mut m = MetricValue::new(key, label, Unit::Rate, st.numerical_accuracy);
+                m.counts = (st.total_turns > 0)
+                    .then(|| crate::stats::Rate::new(st.correct_turns, st.total_turns));
+                m
+            }
+            score::Profile::Fa2 => MetricValue::new(
+                key,
+                label,
+                Unit::Rate,
+                aggregate::fa2::statistics_value(&self.run)
+                    .get("numerical_accuracy")
+                    .and_then(serde_json::Value::as_f64),
+            ),
+        }
+    }
+
+    fn metrics(&self) -> Vec<crate::run_table::MetricValue> {
+        compare::metrics(self)
+    }
+
+    fn item_context(&self, out: &mut crate::compare::ItemContexts) {
+        compare::item_context(self, out)
+    }
+}
