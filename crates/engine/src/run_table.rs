@@ -158,6 +158,33 @@ impl ItemKey {
     }
 }
 
+/// Two keys' parts as text, in [`ItemKey`]'s order (`indexed_tail`: parts after the first that
+/// are plain decimal numbers compare as numbers), without building the keys: what sorting
+/// paired items by key uses.
+pub fn key_order(a: &[String], b: &[String]) -> std::cmp::Ordering {
+    fn index(p: &str) -> Option<u64> {
+        let canonical = !p.is_empty()
+            && p.bytes().all(|b| b.is_ascii_digit())
+            && (p == "0" || !p.starts_with('0'));
+        canonical.then(|| p.parse().ok()).flatten()
+    }
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let o = match (i > 0, i > 0) {
+            (true, _) => match (index(x), index(y)) {
+                (Some(m), Some(n)) => m.cmp(&n),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => x.cmp(y),
+            },
+            _ => x.cmp(y),
+        };
+        if o != std::cmp::Ordering::Equal {
+            return o;
+        }
+    }
+    a.len().cmp(&b.len())
+}
+
 impl std::fmt::Display for ItemKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.parts().join(" / "))
@@ -260,5 +287,20 @@ mod tests {
         assert_eq!(k(&["c", "0"], true).to_json(), serde_json::json!(["c", 0]));
         assert_eq!(k(&["c", "7"], true).parts(), vec!["c", "7"]);
         assert_eq!(k(&["c", "7"], true).to_string(), "c / 7");
+        // key_order sorts text parts as ItemKey orders them.
+        let mut keys: Vec<Vec<String>> = [
+            ["b", "10"],
+            ["a", "x"],
+            ["b", "2"],
+            ["a", "9"],
+            ["10", "1"],
+            ["9", "1"],
+        ]
+        .iter()
+        .map(|p| p.iter().map(|s| s.to_string()).collect())
+        .collect();
+        keys.sort_by(|a, b| key_order(a, b));
+        let typed: Vec<ItemKey> = keys.iter().map(|p| ItemKey::from_parts(p, true)).collect();
+        assert!(typed.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
     }
 }

@@ -79,13 +79,7 @@ pub fn compare_runs(
     candidate: &ScoredRun,
     opts: &CompareOptions,
 ) -> CodegenComparison {
-    let mut stats = compare_pairs(pair_messages(baseline, candidate), opts);
-    stats.pairs.sort_by_key(|p| {
-        (
-            p.key.first().cloned().unwrap_or_default(),
-            p.key.get(1).and_then(|i| i.parse::<usize>().ok()),
-        )
-    });
+    let stats = compare_pairs(pair_messages(baseline, candidate), opts);
     CodegenComparison {
         baseline: baseline.name.clone(),
         candidate: candidate.name.clone(),

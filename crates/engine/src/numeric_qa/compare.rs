@@ -375,22 +375,8 @@ pub fn compare_qa_runs(
             }
         })
         .collect();
-    let mut stats = compare_pairs(pairs, opts);
-    // compare_pairs orders keys as strings; order turns numerically within a conversation.
-    let turn_key = |p: &PairedItem| -> u32 {
-        p.key
-            .get(1)
-            .and_then(|t| t.parse::<u32>().ok())
-            .unwrap_or(0)
-    };
-    fn conv_key(p: &PairedItem) -> &str {
-        p.key.first().map(String::as_str).unwrap_or_default()
-    }
-    stats.pairs.sort_by(|x, y| {
-        conv_key(x)
-            .cmp(conv_key(y))
-            .then_with(|| turn_key(x).cmp(&turn_key(y)))
-    });
+    // Pairs are made in (conversation id, numeric turn) order: compare_pairs keeps it.
+    let stats = compare_pairs(pairs, opts);
     let note = (baseline.config.profile != candidate.config.profile).then(|| {
         format!(
             "The runs were scored under different profiles ({} vs {}); both are judged by {}.",
