@@ -5,10 +5,14 @@
 
 use std::collections::BTreeSet;
 
-use evalboard_engine::compare::{self, CompareOptions, ItemContexts, PairedItem};
+use evalboard_engine::compare::{self, CompareOptions, PairedItem};
 use evalboard_engine::family::Family;
-use evalboard_engine::run::{self, CompareSettings, FamilySet, RunRef, ALL_FAMILIES};
-use evalboard_engine::run_meta::{self, RunMeta};
+use evalboard_engine::run::{
+    self, CompareError, CompareSettings, FamilySet, RunComparison, RunRef, ALL_FAMILIES,
+};
+use evalboard_engine::run_meta::RunMeta;
+use evalboard_engine::series;
+use evalboard_engine::slices::{self, Slices};
 use evalboard_report::charts::Theme;
 use evalboard_report::compare_charts;
 
@@ -38,18 +42,24 @@ impl<'a> Side<'a> {
         }
     }
 
+    /// The run, when this worker holds it.
+    fn run(&self) -> Option<RunRef<'a>> {
+        match self {
+            Side::Run(_, r) => Some(*r),
+            Side::Elsewhere(..) => None,
+        }
+    }
+
     /// What the run is (model, eval set, config, status, durations …) and its loss curve.
     pub fn meta(&self) -> RunMeta {
-        match self {
-            Side::Run(_, r) => r.meta(),
-            Side::Elsewhere(..) => RunMeta::default(),
-        }
+        self.run().map(|r| r.meta()).unwrap_or_default()
     }
 }
 
-/// A series of runs (two or more, in order): every consecutive pair through [`compare_view`]
-/// (rows only for `step`, per `q`), run metadata side by side, the loss-curve overlay and, for
-/// three or more runs, the headline metrics across the series.
+/// A series of runs (two or more, in order): the engine's series
+/// ([`evalboard_engine::series::series_in`]), each step as [`compare_view`] shows it (rows only
+/// for `step`, per `q`), run metadata side by side, the loss-curve overlay and, for three or
+/// more runs, the headline metrics across the series.
 pub fn series_view(sides: &[Side], step: usize, q: &CompareQuery, dark: bool) -> SeriesView {
     series_view_in::<ALL_FAMILIES>(sides, step, q, dark)
 }
@@ -66,13 +76,17 @@ pub fn series_view_in<const FAMILIES: FamilySet>(
         limit: 1,
         ..CompareQuery::default()
     };
-    let steps: Vec<CompareView> = sides
-        .windows(2)
+    let runs: Vec<Option<RunRef>> = sides.iter().map(Side::run).collect();
+    let series = series::series_in::<FAMILIES>(&runs, &settings());
+    let steps: Vec<CompareView> = series
+        .steps
+        .into_iter()
+        .zip(sides.windows(2))
         .enumerate()
-        .filter_map(|(i, w)| match w {
-            [b, c] if i == step => Some(compare_view_in::<FAMILIES>(b, c, q)),
+        .filter_map(|(i, (s, w))| match w {
+            [b, c] if i == step => Some(step_view::<FAMILIES>(b, c, s.comparison, q)),
             [b, c] => {
-                let mut v = compare_view_in::<FAMILIES>(b, c, &quiet);
+                let mut v = step_view::<FAMILIES>(b, c, s.comparison, &quiet);
                 v.rows.clear();
                 Some(v)
             }
@@ -80,12 +94,11 @@ pub fn series_view_in<const FAMILIES: FamilySet>(
         })
         .collect();
     let names: Vec<String> = sides.iter().map(|s| s.name().to_string()).collect();
-    let metas: Vec<RunMeta> = sides.iter().map(Side::meta).collect();
     let theme = if dark { Theme::Dark } else { Theme::Light };
     let mut charts = Vec::new();
     let curves: Vec<(&str, &[(u64, f64)])> = names
         .iter()
-        .zip(&metas)
+        .zip(&series.metas)
         .map(|(n, m)| (n.as_str(), m.loss_curve.as_slice()))
         .collect();
     charts.extend(compare_charts::loss_curve_chart(&curves, theme));
@@ -100,20 +113,8 @@ pub fn series_view_in<const FAMILIES: FamilySet>(
         runs: names,
         step: step as u32,
         charts: charts.into_iter().map(Into::into).collect(),
-        meta: run_meta::side_by_side(&metas.iter().collect::<Vec<_>>()),
+        meta: series.meta,
         steps,
-    }
-}
-
-/// Most values a field may have to slice the paired items by (as a log's breakdowns).
-const MAX_SLICES: usize = 50;
-
-/// The slice table's order of values: whole numbers by value (turns, operations, epochs), then
-/// the rest as text.
-fn slice_order(v: &str) -> (bool, i64, &str) {
-    match v.parse::<i64>() {
-        Ok(n) => (false, n, v),
-        Err(_) => (true, 0, v),
     }
 }
 
@@ -130,91 +131,35 @@ fn slice_head(label: &str) -> [&str; 7] {
     ]
 }
 
-/// The paired items by the value of one breakdown field (`RunRef::item_context`'s fields), as
-/// the Compare tab shows them: for each value, the items with a verdict in both runs, each run's
-/// accuracy on them, the change in points, and the regressions and improvements (issue 17.2's
-/// deltas per slice). Returns the fields offered (2 to [`MAX_SLICES`] values over those items,
-/// in the family's order), the field used (`by` when offered, else the first) and the table.
-fn slices(
-    pairs: &[PairedItem],
-    context: &ItemContexts,
-    by: Option<&str>,
-) -> (Vec<String>, Option<String>, Vec<Vec<String>>) {
-    use evalboard_engine::compare::Flip;
-    use std::collections::{BTreeMap, HashSet};
-    let judged: Vec<(&PairedItem, &[(String, String)])> = pairs
-        .iter()
-        .filter(|p| p.baseline.is_some() && p.candidate.is_some())
-        .filter_map(|p| Some((p, context.get(&p.key)?.fields.as_slice())))
-        .collect();
-    // Each field's distinct values (one past the cap is enough to rule it out), fields in the
-    // order they first appear.
-    let mut fields: Vec<(&str, HashSet<&str>)> = Vec::new();
-    for (_, fs) in &judged {
-        for (k, v) in fs.iter() {
-            let i = match fields.iter().position(|(f, _)| f == k) {
-                Some(i) => i,
-                None => {
-                    fields.push((k, HashSet::new()));
-                    fields.len() - 1
-                }
-            };
-            if let Some((_, seen)) = fields.get_mut(i).filter(|(_, s)| s.len() <= MAX_SLICES) {
-                seen.insert(v);
-            }
-        }
-    }
-    let offered: Vec<String> = fields
-        .iter()
-        .filter(|(_, seen)| (2..=MAX_SLICES).contains(&seen.len()))
-        .map(|(f, _)| f.to_string())
-        .collect();
-    let Some(field) = by
-        .and_then(|b| offered.iter().find(|f| *f == b))
-        .or(offered.first())
-        .cloned()
-    else {
-        return (offered, None, Vec::new());
+/// The engine's slices ([`slices::slices`]) as the Compare tab shows them: the fields offered,
+/// the field used and the table (a header row, then one row of text per value).
+fn slice_table(s: Slices) -> (Vec<String>, Option<String>, Vec<Vec<String>>) {
+    let Some(field) = s.by else {
+        return (s.fields, None, Vec::new());
     };
-    // (paired, baseline correct, candidate correct, regressed, improved) by value.
-    let mut rows: BTreeMap<(bool, i64, &str), (&str, [u64; 5])> = BTreeMap::new();
-    for (p, fs) in &judged {
-        let (Some(b), Some(c)) = (p.baseline, p.candidate) else {
-            continue;
-        };
-        let Some((_, value)) = fs.iter().find(|(k, _)| *k == field) else {
-            continue;
-        };
-        let e = &mut rows.entry(slice_order(value)).or_insert((value, [0; 5])).1;
-        e[0] += 1;
-        e[1] += u64::from(b);
-        e[2] += u64::from(c);
-        match p.flip() {
-            Flip::Regressed => e[3] += 1,
-            Flip::Improved => e[4] += 1,
-            _ => {}
-        }
-    }
-    // ASCII case only: `to_uppercase` would link Unicode's case tables into the worker.
-    let mut head = field.replace('_', " ");
-    if let Some(first) = head.get_mut(..1) {
-        first.make_ascii_uppercase();
-    }
-    let mut out = vec![slice_head(&head).map(str::to_string).to_vec()];
-    for (value, [n, b, c, reg, imp]) in rows.into_values() {
-        let rate = |k: u64| (n > 0).then(|| k as f64 / n as f64);
-        let delta = rate(c).zip(rate(b)).map(|(c, b)| c - b);
+    let mut out = vec![slice_head(&slices::field_label(&field))
+        .map(str::to_string)
+        .to_vec()];
+    for r in &s.rows {
         out.push(vec![
-            value.to_string(),
-            crate::format::int(n),
-            crate::format::pct(rate(b)),
-            crate::format::pct(rate(c)),
-            crate::format::pp(delta),
-            crate::format::int(reg),
-            crate::format::int(imp),
+            r.value.clone(),
+            crate::format::int(r.paired),
+            crate::format::pct(r.baseline_rate()),
+            crate::format::pct(r.candidate_rate()),
+            crate::format::pp(r.delta()),
+            crate::format::int(r.regressed),
+            crate::format::int(r.improved),
         ]);
     }
-    (offered, Some(field), out)
+    (s.fields, Some(field), out)
+}
+
+/// How the dashboard compares two runs: each profile's own scorer, default statistics options.
+fn settings() -> CompareSettings {
+    CompareSettings {
+        qa_scorer: None,
+        opts: CompareOptions::default(),
+    }
 }
 
 /// Baseline vs candidate: deltas, flips, McNemar, bootstrap CI and the rows the query asks for
@@ -227,6 +172,21 @@ pub fn compare_view(base: &Side, cand: &Side, q: &CompareQuery) -> CompareView {
 pub fn compare_view_in<const FAMILIES: FamilySet>(
     base: &Side,
     cand: &Side,
+    q: &CompareQuery,
+) -> CompareView {
+    let cmp = base
+        .run()
+        .zip(cand.run())
+        .map(|(b, c)| run::compare_in::<FAMILIES>(b, c, &settings()));
+    step_view::<FAMILIES>(base, cand, cmp, q)
+}
+
+/// The view of the engine's comparison `cmp` of two sides (`None` when either run is held by
+/// another worker).
+fn step_view<const FAMILIES: FamilySet>(
+    base: &Side,
+    cand: &Side,
+    cmp: Option<Result<RunComparison, CompareError>>,
     q: &CompareQuery,
 ) -> CompareView {
     let opts = CompareOptions::default();
@@ -256,12 +216,8 @@ pub fn compare_view_in<const FAMILIES: FamilySet>(
         n_rows: 0,
         rows: Vec::new(),
     };
-    let settings = CompareSettings {
-        qa_scorer: None,
-        opts,
-    };
-    let (b, c) = match (base, cand) {
-        (Side::Run(_, b), Side::Run(_, c)) => (b, c),
+    let (b, c, cmp) = match (base, cand, cmp) {
+        (Side::Run(_, b), Side::Run(_, c), Some(cmp)) => (b, c, cmp),
         _ => {
             view.error = Some(format!(
                 "{} is a {} run and {} is a {} run: only runs of the same family can be compared",
@@ -273,16 +229,16 @@ pub fn compare_view_in<const FAMILIES: FamilySet>(
             return view;
         }
     };
-    let cmp = match run::compare_in::<FAMILIES>(*b, *c, &settings) {
+    let cmp = match cmp {
         Ok(c) => c,
         Err(e) => {
             view.error = Some(e.to_string());
             return view;
         }
     };
-    let mut context = ItemContexts::new();
-    b.item_context_in::<FAMILIES>(&mut context);
-    c.item_context_in::<FAMILIES>(&mut context);
+    let context = slices::item_contexts_in::<FAMILIES>(*b, *c);
+    (view.slice_fields, view.slice_by, view.slices) =
+        slice_table(slices::slices(&cmp, &context, q.by.as_deref()));
     view.per_item_unavailable = cmp.notes();
     view.reading = Some(cmp.reading());
     view.judged_by = cmp.judged_by;
@@ -302,8 +258,6 @@ pub fn compare_view_in<const FAMILIES: FamilySet>(
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    (view.slice_fields, view.slice_by, view.slices) =
-        slices(&stats.pairs, &context, q.by.as_deref());
     let mut pairs: Vec<&PairedItem> = stats
         .pairs
         .iter()

@@ -14,8 +14,9 @@ use evalboard_engine::compare::{CompareOptions, Flip, PairTexts, PairedItem};
 use evalboard_engine::family::Family;
 use evalboard_engine::numeric_qa::compare::{canonical_scorer, QaCompareError};
 use evalboard_engine::numeric_qa::score::doc::DocTolerances;
-use evalboard_engine::run::{self, CompareError, CompareSettings, RunComparison, ScoredRun};
-use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
+use evalboard_engine::run::{CompareError, CompareSettings, RunComparison, RunRef, ScoredRun};
+use evalboard_engine::run_meta::MetaRow;
+use evalboard_engine::series;
 use serde_json::{json, Value};
 
 use crate::cli::{DiffArgs, SettingsArgs};
@@ -104,19 +105,21 @@ pub fn run(a: DiffArgs) -> Result<u8> {
         }
         settings = Some(s);
     }
-    let metas: Vec<(String, RunMeta)> = scored
-        .iter()
-        .map(|s| (s.as_ref().name().to_string(), s.as_ref().meta()))
-        .collect();
+    let names: Vec<&str> = scored.iter().map(|s| s.as_ref().name()).collect();
+    let refs: Vec<RunRef> = scored.iter().map(ScoredRun::as_ref).collect();
+    let series = series::series(&refs, &compare);
     let mut diffs = Vec::new();
-    for (pair, meta) in scored.windows(2).zip(metas.windows(2)) {
-        let cmp = run::compare(pair[0].as_ref(), pair[1].as_ref(), &compare)?;
+    for step in series.steps {
+        // Every run is held here, so every step has a comparison.
+        let Some(cmp) = step.comparison.transpose()? else {
+            bail!("a run of the series is missing");
+        };
         for w in &cmp.warnings {
             errln!("warning: {w}");
         }
         diffs.push(Diff {
             cmp,
-            meta: run_meta::side_by_side(&[&meta[0].1, &meta[1].1]),
+            meta: step.meta,
         });
     }
 
@@ -133,7 +136,7 @@ pub fn run(a: DiffArgs) -> Result<u8> {
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        out!("{}", human_series(&diffs, &metas));
+        out!("{}", human_series(&diffs, &names, &series.meta));
     }
     for d in &diffs {
         if let Some(note) = &d.note {
@@ -265,8 +268,7 @@ fn meta_lines(rows: &[MetaRow]) -> String {
 
 /// Three or more runs: one line per consecutive step, the metadata of every run, then each
 /// step's regressions.
-fn human_series(diffs: &[Diff], metas: &[(String, RunMeta)]) -> String {
-    let names: Vec<&str> = metas.iter().map(|(n, _)| n.as_str()).collect();
+fn human_series(diffs: &[Diff], names: &[&str], meta: &[MetaRow]) -> String {
     let first = diffs.first();
     let mut out = format!(
         "series of {} runs: {} ({}, judged by {})\n",
@@ -312,8 +314,7 @@ fn human_series(diffs: &[Diff], metas: &[(String, RunMeta)]) -> String {
             ci(s.bootstrap.high),
         ));
     }
-    let refs: Vec<&RunMeta> = metas.iter().map(|(_, m)| m).collect();
-    out.push_str(&meta_lines(&run_meta::side_by_side(&refs)));
+    out.push_str(&meta_lines(meta));
     for (i, d) in diffs.iter().enumerate() {
         out.push_str(&format!("\nstep {}: ", i + 1));
         out.push_str(&human(d, false));

@@ -600,22 +600,6 @@ pub fn compare_pairs(mut pairs: Vec<PairedItem>, opts: &CompareOptions) -> Paire
     PairedComparison { pairs, stats }
 }
 
-/// A series of runs (e.g. successive training stages): [`compare_pairs`] on every consecutive
-/// pair, run `i` as the baseline of run `i + 1`. `pair` joins two runs' items (by the family's
-/// key). Empty for fewer than two runs.
-pub fn compare_series<R>(
-    runs: &[R],
-    pair: impl Fn(&R, &R) -> Vec<PairedItem>,
-    opts: &CompareOptions,
-) -> Vec<PairedComparison> {
-    runs.windows(2)
-        .filter_map(|w| match w {
-            [a, b] => Some(compare_pairs(pair(a, b), opts)),
-            _ => None,
-        })
-        .collect()
-}
-
 // ---------------------------------------------------------------------------------------------
 // Text diff
 // ---------------------------------------------------------------------------------------------
@@ -796,35 +780,6 @@ mod tests {
         assert_eq!(r.text, "a and a agree on every one of the 4 paired items (3 correct in both, 1 wrong in both).");
         let r = reading("a", "b", &paired(&[]), &none);
         assert_eq!(r.tone, Tone::Empty);
-    }
-
-    #[test]
-    fn series_compares_consecutive_runs() {
-        // Three runs of four items; verdicts per run.
-        let runs: [[bool; 4]; 3] = [
-            [true, false, false, true],
-            [false, true, false, true],
-            [false, true, true, false],
-        ];
-        let pair = |a: &[bool; 4], b: &[bool; 4]| -> Vec<PairedItem> {
-            (0..4)
-                .map(|i| PairedItem {
-                    key: vec![i.to_string()],
-                    baseline: a.get(i).copied(),
-                    candidate: b.get(i).copied(),
-                    ..Default::default()
-                })
-                .collect()
-        };
-        let steps = compare_series(&runs, pair, &CompareOptions::default());
-        let flips: Vec<(u64, u64)> = steps
-            .iter()
-            .map(|s| (s.flips.regressed, s.flips.improved))
-            .collect();
-        assert_eq!(flips, [(1, 1), (1, 1)]);
-        assert_eq!(steps[1].baseline_accuracy, Some(0.5));
-        assert_eq!(steps[0].pairs[0].flip(), Flip::Regressed);
-        assert!(compare_series(&runs[..1], pair, &CompareOptions::default()).is_empty());
     }
 
     /// Exact two-sided binomial p, by hand: 2 · Σ_{i≤k} C(n,i) / 2^n, capped at 1.

@@ -31,7 +31,9 @@ pub mod run_lists;
 pub mod run_meta;
 pub mod run_table;
 pub mod scorer_table;
+pub mod series;
 pub mod settings;
+pub mod slices;
 pub mod stats;
 
 pub use diag::{Diagnostic, Severity};

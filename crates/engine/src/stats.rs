@@ -397,7 +397,6 @@ pub fn paired_bootstrap(counts: PairCounts, resamples: u32, seed: u64) -> Paired
 /// the mode by the ratio `P(k+1)/P(k) = (t − k)/(k + 1) · p/q`, so no `ln`, `exp` or `powf` (whose
 /// last bit differs between libms) is used. A draw inverts it with a uniform of 53 bits.
 pub struct BinomialTable {
-    trials: u64,
     /// The value of the table's first entry.
     first: u64,
     /// Cumulative relative weights (unnormalised: the last entry is the total).
@@ -414,7 +413,6 @@ impl BinomialTable {
     /// `Binomial(trials, num / den)`; `num ≥ den` is certain success, `num == 0` certain failure.
     pub fn new(trials: u64, num: u64, den: u64) -> BinomialTable {
         let certain = |k: u64| BinomialTable {
-            trials,
             first: k,
             cdf: vec![1.0],
         };
@@ -461,7 +459,6 @@ impl BinomialTable {
             *w = total;
         }
         BinomialTable {
-            trials,
             first,
             cdf: weights,
         }

@@ -13,6 +13,7 @@ use evalboard_engine::evalset::{
     score_run, sniff, validate_evalset, AnswerScorer, EvalItem, EvalRun, EvalsetFileKind, ScoreRow,
     ScoredRun, ScoringOptions, Verdict,
 };
+use evalboard_engine::run::{CompareSettings, RunRef};
 use evalboard_engine::InputFile;
 use serde_json::{json, Value};
 
@@ -437,7 +438,7 @@ fn real_m45_curriculum_series() {
     let stages = ["a", "b", "c"];
     println!("m45 curriculum stages on eval_v2:");
     for opts in [ScoringOptions::default(), extract_opts()] {
-        let scored: Vec<ScoredRun> = stages
+        let (runs, scored): (Vec<EvalRun>, Vec<ScoredRun>) = stages
             .iter()
             .map(|s| {
                 let f = format!("m45_curriculum/post_stage_{s}_predictions.jsonl");
@@ -445,9 +446,10 @@ fn real_m45_curriculum_series() {
                 assert!(run.diagnostics.is_empty(), "{:?}", run.diagnostics);
                 assert_eq!(run.name, format!("post_stage_{s}"));
                 run.name = format!("stage_{s}");
-                score_run(&run, &opts)
+                let scored = score_run(&run, &opts);
+                (run, scored)
             })
-            .collect();
+            .unzip();
         for s in &scored {
             if opts.scorer == AnswerScorer::V1 {
                 assert_v1_matches_original(s);
@@ -465,21 +467,31 @@ fn real_m45_curriculum_series() {
         for c in &cmps {
             print_cmp(c);
         }
-        // The same consecutive comparisons through the series helper.
-        let series = evalboard_engine::compare::compare_series(
-            &scored,
-            evalboard_engine::evalset::compare::pair_items,
-            &CompareOptions::default(),
+        // The same consecutive comparisons through the engine's one series.
+        let refs: Vec<RunRef> = runs
+            .iter()
+            .zip(&scored)
+            .map(|(r, s)| RunRef::Evalset(r, s))
+            .collect();
+        let series = evalboard_engine::series::series(&refs, &CompareSettings::default());
+        assert_eq!(
+            series
+                .steps
+                .iter()
+                .map(|s| s.comparison.clone().unwrap().unwrap().stats)
+                .collect::<Vec<_>>(),
+            cmps.iter().map(|c| c.stats.clone()).collect::<Vec<_>>()
         );
         assert_eq!(
-            series,
-            cmps.iter().map(|c| c.stats.clone()).collect::<Vec<_>>()
+            series.metrics[0].1, primaries,
+            "the headline across the stages"
         );
         // Metadata side by side: the same eval set, different checkpoints and eval durations,
         // all from the eval summary that scored the stages.
         let metas: Vec<&evalboard_engine::run_meta::RunMeta> =
             scored.iter().map(|s| &s.meta).collect();
         let rows = evalboard_engine::run_meta::side_by_side(&metas);
+        assert_eq!(series.meta, rows);
         let row = |k: &str| rows.iter().find(|r| r.key == k).unwrap();
         assert!(!row("eval_set").differs);
         assert_eq!(row("eval_set").values[0].as_deref(), Some("eval_v2.jsonl"));

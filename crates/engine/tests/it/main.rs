@@ -20,6 +20,7 @@ mod module_cycles;
 mod program;
 mod readers_prop;
 mod registry;
+mod series;
 mod settings;
 mod stats;
 mod turns_csv;

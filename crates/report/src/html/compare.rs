@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use evalboard_engine::compare::{
     diff_text, CompareOptions, DiffKind, Flip, PairedComparison, PairedItem,
 };
-use evalboard_engine::run::{self, CompareSettings};
+use evalboard_engine::run::{self, CompareError, CompareSettings, RunComparison};
 use evalboard_engine::run_meta::{side_by_side, MetaRow};
 use serde::Serialize;
 use serde_json::Value;
@@ -43,25 +43,44 @@ pub fn compare_in<const FAMILIES: run::FamilySet>(
     candidate: &ReportRun,
     opts: &CompareOptions,
 ) -> Comparison {
+    let settings = CompareSettings {
+        qa_scorer: None,
+        opts: opts.clone(),
+    };
+    comparison(
+        baseline,
+        candidate,
+        Some(run::compare_in::<FAMILIES>(
+            *baseline, *candidate, &settings,
+        )),
+        side_by_side(&[&baseline.meta(), &candidate.meta()]),
+    )
+}
+
+/// The report's view of the engine's comparison of two runs (`None`: not compared), with their
+/// metadata side by side.
+pub(crate) fn comparison(
+    baseline: &ReportRun,
+    candidate: &ReportRun,
+    result: Option<Result<RunComparison, CompareError>>,
+    meta: Vec<MetaRow>,
+) -> Comparison {
     let mut c = Comparison {
         baseline: baseline.name().to_string(),
         candidate: candidate.name().to_string(),
         note: None,
         stats: None,
-        meta: side_by_side(&[&baseline.meta(), &candidate.meta()]),
+        meta,
         summary: None,
     };
-    let settings = CompareSettings {
-        qa_scorer: None,
-        opts: opts.clone(),
-    };
-    match run::compare_in::<FAMILIES>(*baseline, *candidate, &settings) {
-        Ok(r) => {
+    match result {
+        Some(Ok(r)) => {
             c.note = r.notes();
             c.summary = Some(r.to_json());
             c.stats = Some(r.stats);
         }
-        Err(e) => c.note = Some(format!("{e}; no item-level comparison.")),
+        Some(Err(e)) => c.note = Some(format!("{e}; no item-level comparison.")),
+        None => {}
     }
     c
 }

@@ -4,13 +4,13 @@
 
 use std::fmt::Write as _;
 
-use evalboard_engine::compare::{CompareOptions, Unit};
-use evalboard_engine::run::{FamilySet, ALL_FAMILIES};
-use evalboard_engine::run_meta::{self, MetaRow, RunMeta};
+use evalboard_engine::compare::CompareOptions;
+use evalboard_engine::run::{CompareSettings, FamilySet, ALL_FAMILIES};
+use evalboard_engine::run_meta::{MetaRow, RunMeta};
 use serde::Serialize;
 
 use super::build::{figure, h, int, p, pct, table, Cell, Head, Row, TableOpts};
-use super::compare::{compare_in, section_with_id, Comparison};
+use super::compare::{comparison, section_with_id, Comparison};
 use super::encode::escape_html;
 use super::meta::{loss_figure, meta_table};
 use super::{HtmlOptions, ReportRun};
@@ -29,23 +29,14 @@ pub struct Series {
     pub meta: Vec<MetaRow>,
 }
 
-/// The metrics a series follows: the run's headline first ([`evalboard_engine::run::RunRef::metrics`]),
-/// then its other rates and scores, as (label, value); fractions.
-fn headline<const FAMILIES: FamilySet>(r: &ReportRun) -> Vec<(String, Option<f64>)> {
-    r.metrics_in::<FAMILIES>()
-        .into_iter()
-        .filter(|m| matches!(m.unit, Unit::Rate | Unit::Score))
-        .map(|m| (m.label, m.value))
-        .collect()
-}
-
 /// The series of `runs` (in order) when there are at least three runs, all numeric QA or all
 /// eval sets; `None` otherwise.
 pub fn series(runs: &[ReportRun], opts: &CompareOptions) -> Option<Series> {
     series_in::<ALL_FAMILIES>(runs, opts)
 }
 
-/// [`series`] for runs of the families in `FAMILIES` (a consumer's family set).
+/// [`series`] for runs of the families in `FAMILIES` (a consumer's family set): the engine's
+/// series ([`evalboard_engine::series::series_in`]), each step as the report shows a comparison.
 pub fn series_in<const FAMILIES: FamilySet>(
     runs: &[ReportRun],
     opts: &CompareOptions,
@@ -57,34 +48,25 @@ pub fn series_in<const FAMILIES: FamilySet>(
     {
         return None;
     }
-    let per_run: Vec<Vec<(String, Option<f64>)>> = runs.iter().map(headline::<FAMILIES>).collect();
-    let metrics = per_run
-        .first()
-        .map(|first| {
-            first
-                .iter()
-                .enumerate()
-                .map(|(i, (label, _))| {
-                    let values = per_run.iter().map(|m| m.get(i).and_then(|x| x.1)).collect();
-                    (label.clone(), values)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    let metas: Vec<RunMeta> = runs.iter().map(|r| r.meta()).collect();
-    let refs: Vec<&RunMeta> = metas.iter().collect();
+    let settings = CompareSettings {
+        qa_scorer: None,
+        opts: opts.clone(),
+    };
+    let s = evalboard_engine::series::series_in::<FAMILIES>(runs, &settings);
     Some(Series {
         family: family.name(),
         runs: runs.iter().map(|r| r.name().to_string()).collect(),
-        metrics,
-        steps: runs
-            .windows(2)
-            .filter_map(|w| match w {
-                [a, b] => Some(compare_in::<FAMILIES>(a, b, opts)),
+        metrics: s.metrics,
+        steps: s
+            .steps
+            .into_iter()
+            .zip(runs.windows(2))
+            .filter_map(|(step, pair)| match pair {
+                [a, b] => Some(comparison(a, b, step.comparison, step.meta)),
                 _ => None,
             })
             .collect(),
-        meta: run_meta::side_by_side(&refs),
+        meta: s.meta,
     })
 }
 
