@@ -25,10 +25,6 @@ pub struct Series {
     pub metas: Vec<RunMeta>,
     /// Every run's metadata side by side, one value per run.
     pub meta: Vec<MetaRow>,
-    /// The metrics the series follows, as (label, one value per run): the first run's rates and
-    /// scores among [`RunRef::metrics_in`] (its headline first), each run's value at the same
-    /// position (`None` where a run has fewer, or is not held); fractions.
-    pub metrics: Vec<(String, Vec<Option<f64>>)>,
     /// Run `i` → run `i + 1`; empty for fewer than two runs.
     pub steps: Vec<Step>,
 }
@@ -64,27 +60,6 @@ pub fn series_in<'a, const FAMILIES: FamilySet>(
         .iter()
         .map(|r| r.as_ref().map(RunRef::meta).unwrap_or_default())
         .collect();
-    let per_run: Vec<Vec<(String, Option<f64>)>> = runs
-        .iter()
-        .map(|r| {
-            r.as_ref()
-                .map(rates_and_scores::<FAMILIES>)
-                .unwrap_or_default()
-        })
-        .collect();
-    let metrics = per_run
-        .first()
-        .map(|first| {
-            first
-                .iter()
-                .enumerate()
-                .map(|(i, (label, _))| {
-                    let values = per_run.iter().map(|m| m.get(i).and_then(|x| x.1)).collect();
-                    (label.clone(), values)
-                })
-                .collect()
-        })
-        .unwrap_or_default();
     let steps = runs
         .windows(2)
         .zip(metas.windows(2))
@@ -101,7 +76,45 @@ pub fn series_in<'a, const FAMILIES: FamilySet>(
     Series {
         meta: run_meta::side_by_side(&metas.iter().collect::<Vec<_>>()),
         metas,
-        metrics,
         steps,
     }
+}
+
+/// The metrics a series follows, as (label, one value per run): the first run's rates and
+/// scores among [`RunRef::metrics_in`] (its headline first), each run's value at the same
+/// position (`None` where a run has fewer, or is not held); fractions. Apart from
+/// [`series_in`], which `diff` calls for two runs too: only a consumer that shows them pays for
+/// every run's statistics.
+pub fn metrics_in<'a, const FAMILIES: FamilySet>(
+    runs: &[impl Copy + Into<Option<RunRef<'a>>>],
+) -> Vec<(String, Vec<Option<f64>>)> {
+    let per_run: Vec<Vec<(String, Option<f64>)>> = runs
+        .iter()
+        .map(|r| {
+            let r: Option<RunRef<'a>> = (*r).into();
+            r.as_ref()
+                .map(rates_and_scores::<FAMILIES>)
+                .unwrap_or_default()
+        })
+        .collect();
+    per_run
+        .first()
+        .map(|first| {
+            first
+                .iter()
+                .enumerate()
+                .map(|(i, (label, _))| {
+                    let values = per_run.iter().map(|m| m.get(i).and_then(|x| x.1)).collect();
+                    (label.clone(), values)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// [`metrics_in`] for runs of every family.
+pub fn metrics<'a>(
+    runs: &[impl Copy + Into<Option<RunRef<'a>>>],
+) -> Vec<(String, Vec<Option<f64>>)> {
+    metrics_in::<{ run::ALL_FAMILIES }>(runs)
 }

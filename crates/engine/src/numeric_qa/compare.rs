@@ -228,18 +228,22 @@ fn sides<'a>(
         }
     }
     let key = |i: u32| locate(run, i).map(|(conv, turn, _)| (conv.id.as_str(), turn.turn_idx));
-    // A stable sort keeps a repeated key's turns in run order: the first one stays.
-    let mut order = std::mem::take(&mut s.order);
-    order.sort_by(|&x, &y| key(x).cmp(&key(y)));
+    // Each turn's key looked up once, then sorted; a stable sort keeps a repeated key's turns in
+    // run order: the first one stays.
+    let mut keyed: Vec<((&'a str, u32), u32)> = std::mem::take(&mut s.order)
+        .into_iter()
+        .filter_map(|i| Some((key(i)?, i)))
+        .collect();
+    keyed.sort_by(|x, y| x.0.cmp(&y.0));
     let mut dup: BTreeMap<(&'a str, u32), u32> = BTreeMap::new();
-    order.dedup_by(|later, first| {
-        let k = key(*first);
-        let same = k == key(*later);
-        if let (true, Some(k)) = (same, k) {
-            *dup.entry(k).or_insert(1) += 1;
+    keyed.dedup_by(|later, first| {
+        let same = first.0 == later.0;
+        if same {
+            *dup.entry(first.0).or_insert(1) += 1;
         }
         same
     });
+    let order: Vec<u32> = keyed.into_iter().map(|(_, i)| i).collect();
     for ((conv, turn), n) in dup {
         warnings.push(format!(
             "{which} {}: conversation {conv:?} turn {turn} appears {n} times; the first is compared",

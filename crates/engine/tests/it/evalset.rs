@@ -483,7 +483,8 @@ fn real_m45_curriculum_series() {
             cmps.iter().map(|c| c.stats.clone()).collect::<Vec<_>>()
         );
         assert_eq!(
-            series.metrics[0].1, primaries,
+            evalboard_engine::series::metrics(&refs)[0].1,
+            primaries,
             "the headline across the stages"
         );
         // Metadata side by side: the same eval set, different checkpoints and eval durations,

@@ -56,7 +56,7 @@ pub fn series_in<const FAMILIES: FamilySet>(
     Some(Series {
         family: family.name(),
         runs: runs.iter().map(|r| r.name().to_string()).collect(),
-        metrics: s.metrics,
+        metrics: evalboard_engine::series::metrics_in::<FAMILIES>(runs),
         steps: s
             .steps
             .into_iter()
