@@ -15,7 +15,7 @@ pub struct Settings {
     pub numeric_qa: ScoreConfig,
     pub codegen: CodegenConfig,
     pub evalset: ScoringOptions,
-    /// Eval logs: as recorded, or re-scored ([`evallog::rescore`]).
+    /// Eval logs: as recorded, or re-scored ([`crate::evallog::rescore`]).
     #[serde(default)]
     pub evallog: EvalLogOptions,
 }
