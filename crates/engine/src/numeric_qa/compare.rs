@@ -272,6 +272,17 @@ fn missing_side<'a>(s: &Sides<'a>, conv: &str) -> Option<Side<'a>> {
     })
 }
 
+/// Adds one conversation's flips to each of its groups.
+fn add_groups<'a>(
+    groups: &mut BTreeMap<(&'static str, &'a str), FlipCounts>,
+    conv: &'a QaConversation,
+    flips: &FlipCounts,
+) {
+    for g in groups_of(conv) {
+        groups.entry(g).or_default().merge(flips);
+    }
+}
+
 /// Pairs `baseline` and `candidate` turn by turn and computes flips, McNemar's exact p and the
 /// paired bootstrap CI of the accuracy difference, overall and per turn index and feature.
 ///
@@ -298,6 +309,7 @@ pub fn compare_qa_runs(
     // Flip counts per group, counted as the pairs are made (no pair is held twice).
     let mut groups: BTreeMap<(&'static str, &str), FlipCounts> = BTreeMap::new();
     let mut by_turn: BTreeMap<u32, FlipCounts> = BTreeMap::new();
+    let mut conv_flips: Option<(&QaConversation, FlipCounts)> = None;
     // Both sides are sorted by key: one merge pass pairs them.
     let (mut i, mut j) = (0, 0);
     loop {
@@ -350,11 +362,23 @@ pub fn compare_qa_runs(
         }
         by_turn.entry(k.1).or_default().count(flip);
         if let Some(s) = bs.as_ref().or(cs.as_ref()) {
-            for g in groups_of(s.conv) {
-                groups.entry(g).or_default().count(flip);
+            // A conversation's turns come together: its flips are counted into its groups once.
+            match &mut conv_flips {
+                Some((c, f)) if std::ptr::eq(*c, s.conv) => f.count(flip),
+                _ => {
+                    if let Some((c, f)) = conv_flips.take() {
+                        add_groups(&mut groups, c, &f);
+                    }
+                    let mut f = FlipCounts::default();
+                    f.count(flip);
+                    conv_flips = Some((s.conv, f));
+                }
             }
         }
         pairs.push(item);
+    }
+    if let Some((c, f)) = conv_flips.take() {
+        add_groups(&mut groups, c, &f);
     }
     // Ordered by dimension, then group: `turn_idx` sorts after the conversation features, its
     // groups in numeric order.
