@@ -120,15 +120,12 @@ impl ItemKey {
             parts
                 .iter()
                 .enumerate()
-                .map(|(i, p)| {
-                    let canonical = !p.is_empty()
-                        && p.bytes().all(|b| b.is_ascii_digit())
-                        && (p == "0" || !p.starts_with('0'));
-                    match (indexed_tail && i > 0 && canonical, p.parse::<u64>()) {
-                        (true, Ok(n)) => KeyPart::Index(n),
-                        _ => KeyPart::Text(p.clone()),
-                    }
-                })
+                .map(
+                    |(i, p)| match index_part(p).filter(|_| indexed_tail && i > 0) {
+                        Some(n) => KeyPart::Index(n),
+                        None => KeyPart::Text(p.clone()),
+                    },
+                )
                 .collect(),
         )
     }
@@ -158,25 +155,28 @@ impl ItemKey {
     }
 }
 
+/// A key part written as a plain decimal number (no sign, no leading zero) that fits a `u64`:
+/// the index it is.
+fn index_part(p: &str) -> Option<u64> {
+    let canonical =
+        !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && (p == "0" || !p.starts_with('0'));
+    canonical.then(|| p.parse().ok()).flatten()
+}
+
 /// Two keys' parts as text, in [`ItemKey`]'s order (`indexed_tail`: parts after the first that
 /// are plain decimal numbers compare as numbers), without building the keys: what sorting
 /// paired items by key uses.
 pub fn key_order(a: &[String], b: &[String]) -> std::cmp::Ordering {
-    fn index(p: &str) -> Option<u64> {
-        let canonical = !p.is_empty()
-            && p.bytes().all(|b| b.is_ascii_digit())
-            && (p == "0" || !p.starts_with('0'));
-        canonical.then(|| p.parse().ok()).flatten()
-    }
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        let o = match (i > 0, i > 0) {
-            (true, _) => match (index(x), index(y)) {
+        let o = if i == 0 {
+            x.cmp(y)
+        } else {
+            match (index_part(x), index_part(y)) {
                 (Some(m), Some(n)) => m.cmp(&n),
                 (Some(_), None) => std::cmp::Ordering::Less,
                 (None, Some(_)) => std::cmp::Ordering::Greater,
                 (None, None) => x.cmp(y),
-            },
-            _ => x.cmp(y),
+            }
         };
         if o != std::cmp::Ordering::Equal {
             return o;
