@@ -736,23 +736,18 @@ fn reduce(reducer: &str, values: &[f64]) -> Result<Option<f64>, String> {
 
 /// Inspect's metrics over reduced values (`inspect_ai/scorer/_metrics/`).
 fn metric(name: &str, values: &[f64]) -> Result<Option<f64>, String> {
-    let n = values.len() as f64;
-    let mean = || values.iter().sum::<f64>() / n;
-    let var = || {
-        let m = mean();
-        values.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (n - 1.0)
-    };
-    if values.is_empty() {
+    let m = crate::stats::Moments::of(values);
+    let (Some(mean), n) = (m.mean(), values.len() as f64) else {
         return Ok(None);
-    }
+    };
+    // np.std(ddof=1): Inspect returns 0 below two values.
+    let (var, std) = (m.variance().unwrap_or(0.0), m.std().unwrap_or(0.0));
     Ok(Some(match name {
-        "accuracy" | "mean" => mean(),
-        // np.std(ddof=1) / sqrt(n); Inspect returns 0 below two values.
-        "stderr" if values.len() < 2 => 0.0,
-        "stderr" => var().sqrt() / n.sqrt(),
-        "std" | "var" if values.len() < 2 => 0.0,
-        "std" => var().sqrt(),
-        "var" => var(),
+        "accuracy" | "mean" => mean,
+        // np.std(ddof=1) / sqrt(n), in that order, as Inspect computes it.
+        "stderr" => std / n.sqrt(),
+        "std" => std,
+        "var" => var,
         other => return Err(format!("metric `{other}` is not recomputed")),
     }))
 }

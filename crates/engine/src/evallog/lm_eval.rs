@@ -323,13 +323,8 @@ type TaskStat = (f64, Option<f64>, u64);
 
 /// Mean and `mean_stderr` (sample std with ddof 1 over √n; `None` below two values).
 fn mean_stderr(values: &[f64]) -> (f64, Option<f64>) {
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let se = (values.len() > 1).then(|| {
-        let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / (n - 1.0);
-        (var / n).sqrt()
-    });
-    (mean, se)
+    let m = crate::stats::Moments::of(values);
+    (m.mean().unwrap_or(f64::NAN), m.stderr())
 }
 
 /// lm-eval's group aggregation with `weight_by_size`: Σ nᵢ·mᵢ / Σ nᵢ, and

@@ -29,16 +29,10 @@ pub struct ScoreSummary {
 /// Mean, standard error and 95% interval of `xs` (normal approximation, clamped to the range of
 /// `xs`).
 pub fn mean_stderr(xs: &[f64]) -> (Option<f64>, Option<f64>, Option<(f64, f64)>) {
-    let n = xs.len() as f64;
-    if xs.is_empty() {
-        return (None, None, None);
-    }
-    let mean = xs.iter().sum::<f64>() / n;
-    if xs.len() < 2 {
-        return (Some(mean), None, None);
-    }
-    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    let se = (var / n).sqrt();
+    let m = crate::stats::Moments::of(xs);
+    let (Some(mean), Some(se)) = (m.mean(), m.stderr()) else {
+        return (m.mean(), None, None);
+    };
     let lo = xs.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = xs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let ci = ((mean - 1.96 * se).max(lo), (mean + 1.96 * se).min(hi));
