@@ -182,8 +182,9 @@ fn groups_of(conv: &QaConversation) -> [(&'static str, &str); 4] {
 /// 64 MB).
 struct Sides<'a> {
     run: &'a ScoredQaRun,
-    scorer: &'a Scorer,
     order: Vec<u32>,
+    /// Each turn's verdict under the scorer, by its index in the run (judged once).
+    verdicts: Vec<bool>,
     failed: BTreeMap<&'a str, (&'a str, &'a QaConversation)>,
 }
 
@@ -197,9 +198,10 @@ fn locate(run: &ScoredQaRun, i: u32) -> Option<(&QaConversation, &QaTurn, &TurnS
 impl<'a> Sides<'a> {
     /// The key and side at position `at` of the order.
     fn at(&self, at: usize) -> Option<((&'a str, u32), Side<'a>)> {
-        let (conv, turn, t) = locate(self.run, *self.order.get(at)?)?;
+        let i = *self.order.get(at)?;
+        let (conv, turn, _) = locate(self.run, i)?;
         let side = Side {
-            verdict: verdict_of(t, self.scorer).unwrap_or(false),
+            verdict: self.verdicts.get(i as usize).copied().unwrap_or(false),
             conv,
             turn: Some(turn),
             failure: conv.failure.as_deref(),
@@ -216,12 +218,14 @@ fn sides<'a>(
 ) -> Result<Sides<'a>, QaCompareError> {
     let mut s = Sides {
         run,
-        scorer,
         order: Vec::with_capacity(run.turns.len()),
+        verdicts: Vec::with_capacity(run.turns.len()),
         failed: BTreeMap::new(),
     };
     for (i, t) in run.turns.iter().enumerate() {
-        verdict_of(t, scorer).ok_or_else(|| QaCompareError::UnknownScorer(scorer.id.into()))?;
+        let v =
+            verdict_of(t, scorer).ok_or_else(|| QaCompareError::UnknownScorer(scorer.id.into()))?;
+        s.verdicts.push(v);
         let Ok(i) = u32::try_from(i) else { break };
         if locate(run, i).is_some() {
             s.order.push(i);
