@@ -70,7 +70,16 @@ test('a folder of 150 files: read on the page, numbers = CLI, every SHA-256 in t
   await page.waitForFunction(async () => {
     const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('evalboard-runs', { create: true });
     for await (const [, d] of root.entries()) {
-      try { await d.getFileHandle('manifest.json'); return true; } catch { /* copying */ }
+      // The manifest file exists from the moment its writer opens: only its written text, and
+      // every file it names beside it, say the copy is complete (a reload before that finds an
+      // incomplete copy and drops it).
+      try {
+        const text = await (await (await d.getFileHandle('manifest.json')).getFile()).text();
+        const m = JSON.parse(text);
+        let n = 0;
+        for await (const [name] of d.entries()) if (!name.endsWith('.crswap')) n += 1;
+        if (m.version === 1 && n === m.paths.length + 1) return true;
+      } catch { /* copying */ }
     }
     return false;
   }, null, { timeout: 60000 });
