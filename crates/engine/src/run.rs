@@ -428,23 +428,26 @@ impl<'a> RunRef<'a> {
         })
     }
 
-    /// [`RunRef::family_run_in`] for every family (one is always found).
-    fn described(&self) -> Box<dyn FamilyRun + 'a> {
-        match self.family_run_in::<ALL_FAMILIES>() {
-            Some(d) => d,
-            // Every family implements FamilyRun.
-            None => unreachable!("{} is one of every family", self.family()),
+    /// `f` of the family's [`FamilyRun`], statically dispatched: a consumer that asks a run
+    /// only its size links that method of each family, not every method of every family
+    /// (a boxed `dyn FamilyRun` would bring each family's whole vtable into every worker).
+    fn with_family<T>(&self, f: impl FamilyRunFn<T>) -> T {
+        match *self {
+            RunRef::NumericQa(s) => f.call(s),
+            RunRef::Codegen(l) => f.call(l),
+            RunRef::Evalset(run, scored) => f.call(&evalset::RunPair { run, scored }),
+            RunRef::EvalLog(l) => f.call(l),
         }
     }
 
     /// The profile (or scorer) the run was scored under, by name.
     pub fn profile(&self) -> String {
-        self.described().profile()
+        self.with_family(ProfileOf)
     }
 
     /// How big the run is, in its family's units (`12 conversations, 38 turns`).
     pub fn size(&self) -> String {
-        self.described().size()
+        self.with_family(Size)
     }
 
     /// Why the run has no per-item results, when it has none.
@@ -457,7 +460,7 @@ impl<'a> RunRef<'a> {
 
     /// What the run is (model, dataset, config …), for side-by-side tables.
     pub fn meta(&self) -> RunMeta {
-        self.described().meta()
+        self.with_family(Meta)
     }
 
     /// The number the run is listed by: [`RunRef::headline`]'s value.
@@ -647,7 +650,7 @@ impl<'a> RunRef<'a> {
 
     /// (groups, items): conversations and turns, sessions and messages, none and items.
     pub fn counts(&self) -> (usize, usize) {
-        self.described().counts()
+        self.with_family(Counts)
     }
 
     /// The category and question of each of the run's items, by comparison key.
@@ -665,7 +668,44 @@ impl<'a> RunRef<'a> {
     /// The run's headline metrics, in display order (its family's table; their values are
     /// keys of the run's statistics).
     pub fn headline_metrics(&self) -> &'static [Metric] {
-        self.described().headline_metrics()
+        self.with_family(HeadlineMetrics)
+    }
+}
+
+/// One [`FamilyRun`] method, called on any family's run by [`RunRef::with_family`] (generic, so
+/// each call site links only that method).
+trait FamilyRunFn<T> {
+    fn call<R: FamilyRun>(&self, run: &R) -> T;
+}
+
+struct ProfileOf;
+impl FamilyRunFn<String> for ProfileOf {
+    fn call<R: FamilyRun>(&self, run: &R) -> String {
+        run.profile()
+    }
+}
+struct Size;
+impl FamilyRunFn<String> for Size {
+    fn call<R: FamilyRun>(&self, run: &R) -> String {
+        run.size()
+    }
+}
+struct Meta;
+impl FamilyRunFn<RunMeta> for Meta {
+    fn call<R: FamilyRun>(&self, run: &R) -> RunMeta {
+        run.meta()
+    }
+}
+struct Counts;
+impl FamilyRunFn<(usize, usize)> for Counts {
+    fn call<R: FamilyRun>(&self, run: &R) -> (usize, usize) {
+        run.counts()
+    }
+}
+struct HeadlineMetrics;
+impl FamilyRunFn<&'static [Metric]> for HeadlineMetrics {
+    fn call<R: FamilyRun>(&self, run: &R) -> &'static [Metric] {
+        run.headline_metrics()
     }
 }
 
