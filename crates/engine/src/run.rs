@@ -513,8 +513,12 @@ impl<'a> RunRef<'a> {
     /// The content id is left to the consumer that holds the files' digests
     /// ([`crate::run_table::content_id`]).
     pub fn facts(&self) -> RunFacts {
+        self.facts_of(&self.metrics())
+    }
+
+    /// [`RunRef::facts`] from the run's metrics, already computed.
+    fn facts_of(&self, metrics: &[MetricValue]) -> RunFacts {
         let meta = self.meta();
-        let metrics = self.metrics();
         let value = |keys: &[&str]| {
             metrics
                 .iter()
@@ -638,12 +642,14 @@ impl<'a> RunRef<'a> {
     /// The run summed up as plain data ([`RunSummary`]): facts, metrics (headline first) and
     /// verdicts under `judge`.
     pub fn summary(&self, judge: Option<&str>) -> Result<RunSummary, CompareError> {
+        // The metrics once: an eval set's are scored again under the other answer scorer.
+        let metrics = self.metrics();
         Ok(RunSummary {
             name: self.name().to_string(),
             family: self.family(),
             profile: self.profile(),
-            facts: self.facts(),
-            metrics: self.metrics(),
+            facts: self.facts_of(&metrics),
+            metrics,
             verdicts: self.verdicts(judge)?,
         })
     }
