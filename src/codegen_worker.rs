@@ -10,17 +10,16 @@ use wasm_bindgen::prelude::*;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use evalboard_engine::family::Family;
-use evalboard_engine::run::{self, FamilySet, ReadOptions, ScoredRun};
+use evalboard_engine::run::{self, FamilySet, ReadOptions};
 use evalboard_engine::RunInput;
 
-use crate::codegen;
 use crate::codegen_host::READY;
-use crate::protocol::{Request, Response};
+use crate::protocol::Request;
 use crate::worker::intake::provenance;
 use crate::worker::runtime::{
-    decode_or_report, input_files, listen, no_run, now, post, post_load_failed, post_progress,
+    decode_or_report, input_files, listen, no_run, now, post_load_failed, post_progress,
 };
-use crate::worker::store::{Kept, RunStore};
+use crate::worker::store::{self, Kept, RunStore};
 
 /// The family this worker reads and scores.
 const FAMILIES: FamilySet = Family::Codegen.bit();
@@ -83,17 +82,13 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
         },
     };
     match req {
-        Request::Screen { req, run_id, query } => match st.get(run_id).map(|r| &r.scored) {
-            Some(ScoredRun::Codegen(l)) => post(
-                scope,
-                &Response::Screen {
-                    req,
-                    run_id,
-                    view: Box::new(codegen::view(l, &query)),
-                },
-            ),
-            _ => no_run(scope, req, run_id),
-        },
+        Request::Screen { req, run_id, query } => {
+            let shown =
+                store::post_screen::<FAMILIES>(scope, st.get(run_id), (req, run_id), &query);
+            if !shown {
+                no_run(scope, req, run_id)
+            }
+        }
         Request::Overview { req, run_id, .. }
         | Request::Items { req, run_id, .. }
         | Request::Conversation { req, run_id, .. } => no_run(scope, req, run_id),

@@ -175,6 +175,14 @@ pub struct RunInfo {
     pub n_conversations: usize,
     /// Turns, messages or items.
     pub n_turns: usize,
+    /// How big the run is in its family's units, comma-separated (`12 conversations, 38
+    /// turns`; [`evalboard_engine::run::RunRef::size`]).
+    #[serde(default)]
+    pub size: String,
+    /// The profile (or scorer) the run was scored under
+    /// ([`evalboard_engine::run::RunRef::profile`]).
+    #[serde(default)]
+    pub profile: String,
     pub files: Vec<InputFileReport>,
     pub diagnostics: Vec<Diagnostic>,
     /// The number the run is listed by, under the current settings

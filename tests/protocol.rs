@@ -140,6 +140,8 @@ fn responses() -> Vec<Response> {
         family: Family::NumericQa,
         n_conversations: s.run.conversations.len(),
         n_turns: s.turns.len(),
+        size: evalboard_engine::run::RunRef::NumericQa(s).size(),
+        profile: evalboard_engine::run::RunRef::NumericQa(s).profile(),
         files: s.run.files.clone(),
         diagnostics: s.run.diagnostics.clone(),
         headline: evalboard_engine::numeric_qa::aggregate::doc::statistics(s).numerical_accuracy,

@@ -3,8 +3,6 @@
 
 use leptos::prelude::*;
 
-use evalboard_engine::family::Family;
-
 use crate::protocol::{Request, RunId};
 use crate::ui::client;
 use crate::ui::store::use_store;
@@ -27,60 +25,16 @@ const FILES: &[(&str, &str)] = &[
 pub fn ExportView() -> impl IntoView {
     let store = use_store();
     let run_id = Memo::new(move |_| store.current().map(|r| r.id));
-    let evalset = Memo::new(move |_| {
-        store
-            .current()
-            .and_then(|r| r.info().map(|i| i.family == Family::Evalset))
-            .unwrap_or(false)
-    });
     let family = Memo::new(move |_| store.current().and_then(|r| r.info().map(|i| i.family)));
-    let codegen = move || family.get() == Some(Family::Codegen);
     let screen = move || {
         family
             .get()
             .is_some_and(crate::ui::screen::is_screen_family)
     };
+    // The settings the export is made under, in one line (`Settings::in_one_line`).
     let settings = move || {
-        if evalset.get() {
-            return store.settings.with(|s| {
-                let e = &s.evalset;
-                format!(
-                    "scorer {} · pass threshold {}",
-                    e.scorer.id(),
-                    e.pass_threshold
-                )
-            });
-        }
-        store.settings.with(|s| {
-            let c = &s.numeric_qa;
-            if family.get() == Some(Family::EvalLog) {
-                return match s.evallog.scorer {
-                    Some(k) => format!("re-scored by {}", k.id()),
-                    None => "the log's scores as recorded".to_string(),
-                };
-            }
-            if codegen() {
-                let w = &s.codegen.weights;
-                return format!(
-                    "profile {} · max {} recovery attempts · weights {}/{}/{}/{}/{}/{}",
-                    s.codegen.profile.name(),
-                    s.codegen.max_recovery_attempts,
-                    w.correctness,
-                    w.quality,
-                    w.performance,
-                    w.understanding,
-                    w.coverage,
-                    w.recovery
-                );
-            }
-            format!(
-                "profile {} · rel {} · abs {} · {} priced model(s)",
-                c.profile.name(),
-                c.tolerances.rel,
-                c.tolerances.abs,
-                c.prices.models.len()
-            )
-        })
+        let f = family.get()?;
+        Some(store.settings.with(|s| s.in_one_line(f)))
     };
     let files = move || FILES;
     // Other loaded runs, offered as the report's baseline.

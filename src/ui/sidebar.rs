@@ -133,6 +133,12 @@ fn RunItem(id: RunId) -> impl IntoView {
     }
 }
 
+/// The run's family and its items (`eval set · 12 items`), the last of its size's units.
+fn counts(info: &crate::protocol::RunInfo) -> String {
+    let items = info.size.rsplit(", ").next().unwrap_or_default();
+    format!("{} · {items}", info.family.label())
+}
+
 fn status_view(r: &RunEntry) -> AnyView {
     match &r.status {
         RunStatus::Loaded(info) => view! {
@@ -142,15 +148,7 @@ fn status_view(r: &RunEntry) -> AnyView {
                 view! { <span class="eb-run__acc" title="Numerical accuracy under the current settings">{format::pct(info.headline)}</span> }.into_any()
             }}
             <span class="eb-run__counts">
-                {if info.family == Family::Evalset {
-                    format!("eval set · {}", format::plural(info.n_turns as u64, "item", "items"))
-                } else if info.family == Family::Codegen {
-                    format!("code gen · {}", format::plural(info.n_turns as u64, "message", "messages"))
-                } else if info.family == Family::EvalLog {
-                    format!("log · {}", format::plural(info.n_turns as u64, "sample", "samples"))
-                } else {
-                    format!("{} · {}", format::plural(info.n_conversations as u64, "conv", "convs"), format::plural(info.n_turns as u64, "turn", "turns"))
-                }}
+                {counts(info)}
             </span>
             {(!info.diagnostics.is_empty() || !r.read_problems.is_empty()).then(|| view! {
                 <span class="eb-run__warn" title="This run has load diagnostics: see Load report">

@@ -30,28 +30,15 @@ pub fn RunHeader() -> impl IntoView {
         run.with(|r| {
             let r = r.as_ref()?;
             let i = r.info()?;
-            let mut parts = if i.family == Family::Evalset {
-                vec![
-                    Family::Evalset.label().to_string(),
-                    format::plural(i.n_turns as u64, "item", "items"),
-                ]
-            } else if i.family == Family::EvalLog {
-                vec![
-                    Family::EvalLog.label().to_string(),
-                    format::plural(i.n_turns as u64, "sample", "samples"),
-                ]
-            } else if i.family == Family::Codegen {
-                vec![
-                    Family::Codegen.label().to_string(),
-                    format::plural(i.n_conversations as u64, "session", "sessions"),
-                    format::plural(i.n_turns as u64, "message", "messages"),
-                ]
-            } else {
-                vec![
-                    format::plural(i.n_conversations as u64, "conversation", "conversations"),
-                    format::plural(i.n_turns as u64, "turn", "turns"),
-                ]
-            };
+            // The family, then its size in its own units (conversations and turns, sessions
+            // and messages, items, samples).
+            let mut parts = vec![i.family.label().to_string()];
+            parts.extend(
+                i.size
+                    .split(", ")
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string),
+            );
             parts.extend([format::plural(i.files.len() as u64, "file", "files")]);
             // Files left out change what the numbers cover: said on every screen of the run.
             let skipped = i
@@ -73,26 +60,20 @@ pub fn RunHeader() -> impl IntoView {
             Some(parts.join(" · "))
         })
     };
-    // Numeric QA runs are scored under a profile, eval-set runs by an answer scorer,
-    // code-generation runs under their own profile.
-    let family_is = move |f: Family| {
+    // The profile (or answer scorer) the run was scored under, as the worker names it.
+    let profile = move || {
         run.with(|r| {
             r.as_ref()
                 .and_then(|r| r.info())
-                .is_some_and(|i| i.family == f)
+                .map(|i| i.profile.clone())
+                .unwrap_or_default()
         })
     };
-    let profile = move || {
-        store.settings.with(|s| {
-            if family_is(Family::EvalLog) {
-                s.evallog.scorer.map_or("as recorded", |k| k.id())
-            } else if family_is(Family::Evalset) {
-                s.evalset.scorer.id()
-            } else if family_is(Family::Codegen) {
-                s.codegen.profile.name()
-            } else {
-                s.numeric_qa.profile.name()
-            }
+    let scorer_named = move || {
+        run.with(|r| {
+            r.as_ref()
+                .and_then(|r| r.info())
+                .is_some_and(|i| i.family == Family::Evalset)
         })
     };
     view! {
@@ -105,7 +86,7 @@ pub fn RunHeader() -> impl IntoView {
             </h1>
             <div class="eb-runhead__facts">{facts}</div>
             <div class="eb-runhead__profile" title="Scoring profile (change it in Settings)">
-                {move || if family_is(Family::Evalset) { "scorer: " } else { "profile: " }} <code>{profile}</code>
+                {move || if scorer_named() { "scorer: " } else { "profile: " }} <code>{profile}</code>
             </div>
             <CustomSettings/>
         </div>
@@ -158,7 +139,10 @@ pub fn TabBar() -> impl IntoView {
     let other_family = Memo::new(move |_| {
         store
             .current()
-            .and_then(|r| r.info().map(|i| i.family != Family::NumericQa))
+            .and_then(|r| {
+                r.info()
+                    .map(|i| crate::ui::screen::is_screen_family(i.family))
+            })
             .unwrap_or(false)
     });
     let shown = move |t: Tab| {
@@ -308,27 +292,25 @@ fn tab_view(t: Tab) -> AnyView {
         Family::EvalLog => "An evaluation-tool log shows its scores (recorded and recomputed), breakdowns, tokens, cost and errors on Overview, and every sample on Items.",
         _ => "An eval-set run shows its scorecard, groups and flips on Overview, and every item on Items.",
     };
-    match (family, t) {
-        (Family::Codegen | Family::Evalset | Family::EvalLog, Tab::Overview) => {
-            return view! { <crate::ui::screen::ScreenOverview/> }.into_any()
+    // The worker lays out Overview and Items of the other families' runs; the numeric QA views
+    // say where their content is instead.
+    match t {
+        Tab::Overview if crate::ui::screen::is_screen_family(family) => {
+            view! { <crate::ui::screen::ScreenOverview/> }.into_any()
         }
-        (Family::Codegen | Family::Evalset | Family::EvalLog, Tab::Items) => {
-            return view! { <crate::ui::screen::ScreenItems/> }.into_any()
+        Tab::Items if crate::ui::screen::is_screen_family(family) => {
+            view! { <crate::ui::screen::ScreenItems/> }.into_any()
         }
-        (
-            Family::Codegen | Family::Evalset | Family::EvalLog,
-            Tab::Complexity | Tab::Breakdowns | Tab::Errors,
-        ) => {
-            return view! {
+        Tab::Complexity | Tab::Breakdowns | Tab::Errors
+            if crate::ui::screen::is_screen_family(family) =>
+        {
+            view! {
                 <div class="eb-state">
                     <p>{format!("This view is for multi-turn numeric QA runs. {elsewhere}")}</p>
                 </div>
             }
             .into_any()
         }
-        _ => {}
-    }
-    match t {
         Tab::Compare => view! { <crate::ui::compare::CompareView/> }.into_any(),
         Tab::Overview => view! { <OverviewView/> }.into_any(),
         Tab::Complexity => view! { <ComplexityView/> }.into_any(),

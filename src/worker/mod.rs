@@ -383,7 +383,7 @@ fn load(
     let t_parse = now();
     if family == Family::EvalLog {
         let loaded = (t0, stage_ms, provenance);
-        load_logs(scope, st, (run_id, name, demo), input, loaded);
+        load_parts(scope, st, (run_id, name, demo), family, input, loaded);
         return None;
     }
     let scored = if family == Family::NumericQa {
@@ -420,17 +420,19 @@ fn load(
     hash_later.then_some(input)
 }
 
-/// A `Load` of evaluation-tool logs: several logs are several runs, as `evalboard score` scores
-/// a folder of them ([`evallog::score::split_logs`]); the first keeps the `Load`'s id, the
-/// others get [`crate::protocol::part_id`]s, each named `folder/file`, its files' provenance its own.
-fn load_logs(
+/// A `Load` that may hold several runs (evaluation-tool logs): they are scored one by one, as
+/// `evalboard score` scores a folder of them ([`run::split`]); the first keeps the `Load`'s id,
+/// the others get [`crate::protocol::part_id`]s, each named `folder/file`, its files'
+/// provenance its own.
+fn load_parts(
     scope: &DedicatedWorkerGlobalScope,
     st: &mut State,
     (run_id, name, demo): (RunId, String, bool),
+    family: Family,
     input: evalboard_engine::RunInput,
     (t0, stage_ms, provenance): (f64, Vec<(String, f64)>, Vec<FileProvenance>),
 ) {
-    let parts = evalboard_engine::evallog::score::split_logs(input);
+    let parts = run::split(family, input);
     let split = parts.len() > 1;
     for (k, part) in parts.into_iter().enumerate() {
         let id = if k == 0 {
@@ -446,7 +448,7 @@ fn load_logs(
         };
         let t = now();
         let scored = run::load_in::<FAMILIES>(
-            Family::EvalLog,
+            family,
             &part,
             (None, ReadOptions::default()),
             &st.settings,
@@ -588,25 +590,13 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
         },
         // Eval sets and evaluation-tool logs are laid out here; code-generation runs by their own worker
         // (the request reaches this worker only when that one does not hold the run).
-        Request::Screen { req, run_id, query } => match st.get(run_id).map(|r| &r.scored) {
-            Some(ScoredRun::EvalLog(l)) => post(
-                scope,
-                &Response::Screen {
-                    req,
-                    run_id,
-                    view: Box::new(crate::evallog::view(l, &query)),
-                },
-            ),
-            Some(ScoredRun::Evalset(run, s)) => post(
-                scope,
-                &Response::Screen {
-                    req,
-                    run_id,
-                    view: Box::new(crate::evalset::view(run, s, &query)),
-                },
-            ),
-            _ => missing(req, run_id),
-        },
+        Request::Screen { req, run_id, query } => {
+            let shown =
+                store::post_screen::<FAMILIES>(scope, st.get(run_id), (req, run_id), &query);
+            if !shown {
+                missing(req, run_id)
+            }
+        }
         // Answered by [`load`] and the run store.
         Request::Load { .. }
         | Request::Configure { .. }

@@ -8,11 +8,11 @@
 use web_sys::DedicatedWorkerGlobalScope;
 
 use evalboard_engine::family::Family;
-use evalboard_engine::run::{FamilySet, RunRef, ScoredRun, Settings};
+use evalboard_engine::run::{FamilySet, RunRef, RunVisitor, ScoredRun, Settings};
 use evalboard_report::html::FileProvenance;
 
 use crate::families::Side;
-use crate::protocol::{ReqId, Request, Response, RunId, RunInfo};
+use crate::protocol::{ReqId, Request, Response, RunId, RunInfo, ScreenQuery, ScreenView};
 use crate::worker::runtime::{
     no_run, post, post_compare, post_export, post_series, report_response, wasm_memory_bytes,
 };
@@ -37,6 +37,15 @@ impl Kept {
         self.scored.as_ref()
     }
 
+    /// The screen (`query`) a worker of `FAMILIES` lays out for the run: code generation, eval
+    /// sets and evaluation-tool logs (numeric QA has its own page components); `None` for a
+    /// numeric QA run or a family this worker does not hold.
+    pub fn screen<const FAMILIES: FamilySet>(&self, query: &ScreenQuery) -> Option<ScreenView> {
+        self.run()
+            .visit_in::<FAMILIES, _>(ScreenOf(query))
+            .flatten()
+    }
+
     /// What the page lists about the run (of a family in `FAMILIES`), scored under `settings`.
     pub fn info<const FAMILIES: FamilySet>(&self, settings: &Settings) -> RunInfo {
         let run = self.run();
@@ -48,6 +57,8 @@ impl Kept {
             family: run.family(),
             n_conversations,
             n_turns,
+            size: run.size(),
+            profile: run.profile(),
             files: self.scored.files().to_vec(),
             diagnostics: run.diagnostics().to_vec(),
             headline: run.headline_value_in::<FAMILIES>(),
@@ -57,6 +68,51 @@ impl Kept {
             custom_settings: settings.non_default(run.family()),
             part_of: self.part_of,
         }
+    }
+}
+
+/// Posts the screen `query` of run `run_id` when a worker of `FAMILIES` holds the run and lays
+/// its screens out ([`Kept::screen`]); `false` when it does not (the caller says so).
+pub(crate) fn post_screen<const FAMILIES: FamilySet>(
+    scope: &DedicatedWorkerGlobalScope,
+    kept: Option<&Kept>,
+    (req, run_id): (ReqId, RunId),
+    query: &ScreenQuery,
+) -> bool {
+    let Some(view) = kept.and_then(|r| r.screen::<FAMILIES>(query)) else {
+        return false;
+    };
+    post(
+        scope,
+        &Response::Screen {
+            req,
+            run_id,
+            view: Box::new(view),
+        },
+    );
+    true
+}
+
+/// A worker's screen of a run ([`Kept::screen`]).
+struct ScreenOf<'q>(&'q ScreenQuery);
+
+impl<'a> RunVisitor<'a> for ScreenOf<'_> {
+    type Out = Option<ScreenView>;
+    fn numeric_qa(self, _: &'a evalboard_engine::numeric_qa::score::ScoredQaRun) -> Self::Out {
+        None
+    }
+    fn codegen(self, run: &'a evalboard_engine::codegen::Loaded) -> Self::Out {
+        Some(crate::codegen::view(run, self.0))
+    }
+    fn evalset(
+        self,
+        read: &'a evalboard_engine::evalset::EvalRun,
+        scored: &'a evalboard_engine::evalset::ScoredRun,
+    ) -> Self::Out {
+        Some(crate::evalset::view(read, scored, self.0))
+    }
+    fn eval_log(self, run: &'a evalboard_engine::evallog::ScoredLog) -> Self::Out {
+        Some(crate::evallog::view(run, self.0))
     }
 }
 

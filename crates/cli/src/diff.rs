@@ -12,7 +12,6 @@ use anyhow::{bail, Result};
 use evalboard_cli::{errln, out};
 use evalboard_engine::compare::{CompareOptions, Flip, PairTexts, PairedItem};
 use evalboard_engine::family::Family;
-use evalboard_engine::numeric_qa::compare::{canonical_scorer, QaCompareError};
 use evalboard_engine::numeric_qa::score::doc::DocTolerances;
 use evalboard_engine::run::{CompareError, CompareSettings, RunComparison, RunRef, ScoredRun};
 use evalboard_engine::run_meta::MetaRow;
@@ -22,25 +21,18 @@ use serde_json::{json, Value};
 use crate::cli::{DiffArgs, SettingsArgs};
 use crate::score;
 
-/// The settings `diff` scores runs of `family` with: a numeric QA `--scorer` is checked against
-/// the table, and an eval-set scorer may be named by `--scorer` when `--profile` is not given.
-fn diff_settings(a: &DiffArgs, family: Family) -> Result<score::Settings> {
-    if let (Family::NumericQa, Some(s)) = (family, &a.scorer) {
-        if canonical_scorer(s).is_none() {
-            bail!(
-                "{}",
-                CompareError::Scorer(QaCompareError::UnknownScorer(s.clone()))
-            );
-        }
-    }
-    let profile = match (&a.profile, family) {
-        (Some(p), _) => p.clone(),
-        (None, Family::Evalset) => a.scorer.clone().unwrap_or_else(|| "doc".into()),
-        (None, _) => "doc".into(),
-    };
+/// The settings `diff` scores runs of `family` with: the profile `--profile` names, or the
+/// one `--scorer` implies ([`CompareSettings::profile`]), once `--scorer` is known to suit the
+/// family ([`CompareSettings::check`]).
+fn diff_settings(
+    a: &DiffArgs,
+    compare: &CompareSettings,
+    family: Family,
+) -> Result<score::Settings> {
+    compare.check(family)?;
     score::settings(&SettingsArgs {
         dataset: a.dataset.clone(),
-        profile,
+        profile: compare.profile(family, a.profile.as_deref()),
         prices: None,
         rel_tol: DocTolerances::default().rel,
         abs_tol: DocTolerances::default().abs,
@@ -78,16 +70,17 @@ pub fn run(a: DiffArgs) -> Result<u8> {
     // family is refused when it is read.
     let mut scored: Vec<ScoredRun> = Vec::new();
     let mut settings = None;
-    let mut fb = Family::NumericQa;
+    let mut fb = None;
     for dir in &runs {
         let loaded = score::load_path(dir, a.profile.as_deref().unwrap_or("doc"))?;
         let s = match settings.take() {
             Some(s) => s,
             None => {
-                fb = loaded.family;
-                diff_settings(&a, fb)?
+                fb = Some(loaded.family);
+                diff_settings(&a, &compare, loaded.family)?
             }
         };
+        let fb = fb.unwrap_or(loaded.family);
         if loaded.family != fb {
             bail!(
                 "{}",

@@ -165,8 +165,8 @@ impl LoadedRun {
         let dir: &str = &self.dir;
         match self.loaded {
             fsio::Loaded::Qa { name, reads } => {
-                let settings = s.for_family(Family::NumericQa)?;
-                let dataset = match s.reference(Family::NumericQa)? {
+                let settings = s.for_family(self.family)?;
+                let dataset = match s.reference(self.family)? {
                     Some(Reference::ConvFinQa(ds)) => Some(ds),
                     _ => None,
                 };
@@ -183,11 +183,11 @@ impl LoadedRun {
     /// per log (`folder/file`); `Ok(None)` when any of them is unusable (already reported).
     pub(crate) fn score_logs(self, s: &Settings) -> Result<Option<Vec<ScoredRun>>> {
         let input = match self.loaded {
-            fsio::Loaded::Other(input) if self.family == Family::EvalLog => input,
-            _ => return Ok(self.score(s)?.map(|r| vec![r])),
+            fsio::Loaded::Other(input) => input,
+            fsio::Loaded::Qa { .. } => return Ok(self.score(s)?.map(|r| vec![r])),
         };
         let mut runs = Vec::new();
-        for piece in evalboard_engine::evallog::score::split_logs(input) {
+        for piece in run::split(self.family, input) {
             match load_scored(&self.dir, &piece, s)? {
                 Some(r) => runs.push(r),
                 None => return Ok(None),

@@ -1,7 +1,7 @@
 //! Headline metrics: the numbers a run is summed up by, one table per family (and profile),
 //! each entry naming the key it has in the run's statistics, a label, how it prints and what it
 //! means. The CLI's summary table, the report's cards and `docs/scoring.md` read the tables;
-//! [`crate::run::RunRef::headline_metrics`] picks a run's, [`crate::run_lists::headline_tables`]
+//! [`crate::run::RunRef::headline_metrics`] picks a run's, [`crate::run::lists::headline_tables`]
 //! lists every family's (here only the types and the rendering, so that the families can name
 //! [`Metric`] without this module naming the families back).
 
@@ -63,7 +63,7 @@ pub struct Table {
 }
 
 /// The headline tables of docs/scoring.md: one `###` heading and key | label | definition table
-/// per family (and profile) of `tables` ([`crate::run_lists::headline_tables`]).
+/// per family (and profile) of `tables` ([`crate::run::lists::headline_tables`]).
 pub fn markdown(tables: &[Table]) -> String {
     let mut out = String::new();
     for t in tables {

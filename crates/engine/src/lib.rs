@@ -4,7 +4,7 @@
 //! Input is a set of files ([`input::RunInput`]). [`family::detect_family`] says which family a
 //! run belongs to; each family is one folder with the same stages ([`numeric_qa`], [`codegen`],
 //! [`evalset`]: sniff → read → model → score → aggregate → views → compare), reached through one
-//! dispatch, [`run`] (its lists of every family's headline tables and scorers in [`run_lists`]).
+//! dispatch, [`run`] (its lists of every family's headline tables and scorers in [`run::lists`], its settings in [`run::settings`]).
 //! Shared pieces sit outside the families: [`input`], [`diag`],
 //! [`accounting`] (every file's status), [`compare`] (paired statistics), [`run_meta`] (what a
 //! run is), [`pyrepr`] (CPython's number and string formatting).
@@ -27,12 +27,10 @@ pub mod numeric_qa;
 pub mod parallel;
 pub mod pyrepr;
 pub mod run;
-pub mod run_lists;
 pub mod run_meta;
 pub mod run_table;
 pub mod scorer_table;
 pub mod series;
-pub mod settings;
 pub mod slices;
 pub mod stats;
 

@@ -28,8 +28,11 @@ use crate::numeric_qa::model::{QaRun, ReadDetail};
 use crate::numeric_qa::score::{Profile, ScoreConfig, ScoredQaRun};
 use crate::run_meta::RunMeta;
 use crate::run_table::{ItemKey, ItemRow, MetricValue, RunFacts, RunSummary, Verdict, Verdicts};
-use crate::settings::article;
-pub use crate::settings::{profile_names, Settings, UnknownProfile};
+pub mod lists;
+pub mod settings;
+
+use settings::article;
+pub use settings::{profile_names, Settings, UnknownProfile};
 
 /// Reference data given beside the runs (`--dataset`): the items the runs answered.
 #[derive(Debug, Clone)]
@@ -170,6 +173,16 @@ fn not_here(family: Family) -> LoadError {
         message,
         files: Vec::new(),
         diagnostics: Vec::new(),
+    }
+}
+
+/// A dropped folder (or a `score` argument) of `family` as the runs it holds, each scored on
+/// its own: a folder of several evaluation-tool logs is one run per log, named `folder/file`
+/// ([`evallog::score::split_logs`]); any other folder is one run.
+pub fn split(family: Family, input: RunInput) -> Vec<RunInput> {
+    match family {
+        Family::EvalLog => evallog::score::split_logs(input),
+        _ => vec![input],
     }
 }
 
@@ -372,6 +385,18 @@ impl ScoredRun {
     }
 }
 
+/// A consumer's code for each family, for what only that consumer does with a run (the
+/// report's section of it, a worker's screen of it): [`RunRef::visit_in`] calls the method of the
+/// run's family. Every method must be written, so a new family is a compile error in every
+/// consumer, and the family-set guard is written once, there.
+pub trait RunVisitor<'a> {
+    type Out;
+    fn numeric_qa(self, run: &'a ScoredQaRun) -> Self::Out;
+    fn codegen(self, run: &'a codegen::Loaded) -> Self::Out;
+    fn evalset(self, read: &'a EvalRun, scored: &'a evalset::ScoredRun) -> Self::Out;
+    fn eval_log(self, run: &'a evallog::ScoredLog) -> Self::Out;
+}
+
 /// A scored run of any family, borrowed: what the describing and comparing functions take, so
 /// a consumer that keeps a family's scored run in its own state (the dashboard's workers) uses
 /// the same functions as one that holds a [`ScoredRun`].
@@ -424,6 +449,20 @@ impl<'a> RunRef<'a> {
                 Box::new(evalset::RunPair { run, scored })
             }
             RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => Box::new(l),
+            _ => return None,
+        })
+    }
+
+    /// The consumer's code for the run's family ([`RunVisitor`]); `None` for a family not in
+    /// `FAMILIES` (that family's method is never called, so the consumer does not link it).
+    pub fn visit_in<const FAMILIES: FamilySet, V: RunVisitor<'a>>(self, v: V) -> Option<V::Out> {
+        Some(match self {
+            RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => v.numeric_qa(s),
+            RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => v.codegen(l),
+            RunRef::Evalset(run, scored) if has(FAMILIES, Family::Evalset) => {
+                v.evalset(run, scored)
+            }
+            RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => v.eval_log(l),
             _ => return None,
         })
     }
@@ -722,6 +761,34 @@ pub struct CompareSettings {
     /// for eval logs, the score that judges items (`None`: the baseline's headline score).
     pub qa_scorer: Option<String>,
     pub opts: CompareOptions,
+}
+
+impl CompareSettings {
+    /// Whether `qa_scorer` can judge runs of `family`, checked before any run is read: a
+    /// numeric QA scorer must be one of its pairing scorers; other families take any name
+    /// (an eval log's score names are known only once it is read).
+    pub fn check(&self, family: Family) -> Result<(), CompareError> {
+        match (family, &self.qa_scorer) {
+            (Family::NumericQa, Some(s))
+                if crate::numeric_qa::compare::canonical_scorer(s).is_none() =>
+            {
+                Err(CompareError::Scorer(
+                    crate::numeric_qa::compare::QaCompareError::UnknownScorer(s.clone()),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The settings profile a comparison scores runs of `family` under: `profile` when given,
+    /// else for an eval set the answer scorer `qa_scorer` names (`doc` without one), else `doc`.
+    pub fn profile(&self, family: Family, profile: Option<&str>) -> String {
+        match (profile, family) {
+            (Some(p), _) => p.to_string(),
+            (None, Family::Evalset) => self.qa_scorer.clone().unwrap_or_else(|| "doc".into()),
+            (None, _) => "doc".into(),
+        }
+    }
 }
 
 /// Why two runs cannot be compared.

@@ -2,8 +2,8 @@
 //! measures and a worked example. Each family lists its own scorers in its own folder
 //! (`numeric_qa::score::SCORERS`, `evalset::score::SCORERS`, `evallog::rescore::SCORERS` — the
 //! eval-log re-scorers; code generation scores by profile, `doc-v1` or `ise547`, and names no
-//! scorer id); [`crate::run_lists::scorers`] lists them across families, as
-//! [`crate::run_lists::headline_tables`] does for the headline metrics (here only the types and
+//! scorer id); [`crate::run::lists::scorers`] lists them across families, as
+//! [`crate::run::lists::headline_tables`] does for the headline metrics (here only the types and
 //! the rendering, so that the families can name [`Scorer`] without this module naming the
 //! families back). docs/scoring.md's "All scorers" table is [`markdown`]'s output, checked by
 //! `crates/engine/tests/it/docs_tables.rs`.
@@ -93,7 +93,7 @@ pub(crate) fn md_cell(s: &str) -> String {
 }
 
 /// The "All scorers" table of docs/scoring.md: id, family, what it measures, example, one row
-/// per scorer of `scorers` ([`crate::run_lists::scorers`]).
+/// per scorer of `scorers` ([`crate::run::lists::scorers`]).
 pub fn markdown<'a>(scorers: impl IntoIterator<Item = &'a Scorer>) -> String {
     let mut out = String::from(
         "| id | family | what it measures | example: expected → predicted ⇒ verdict |\n|---|---|---|---|\n",

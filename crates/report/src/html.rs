@@ -10,20 +10,21 @@
 
 mod assets;
 mod build;
-mod codegen;
+pub(crate) mod codegen;
 mod compare;
 mod encode;
-mod evallog;
-mod evalset;
+pub(crate) mod evallog;
+pub(crate) mod evalset;
 mod meta;
-mod qa;
+pub(crate) mod qa;
 mod series;
 
 use std::fmt::Write as _;
 
 use evalboard_engine::compare::CompareOptions;
 use evalboard_engine::family::Family;
-use evalboard_engine::run::{has, FamilySet, ALL_FAMILIES};
+use evalboard_engine::numeric_qa::score::ScoredQaRun;
+use evalboard_engine::run::{FamilySet, RunRef, RunVisitor, ALL_FAMILIES};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -31,6 +32,7 @@ pub use compare::{compare, Comparison};
 pub use encode::{base64, csp_hash, escape_html, gzip, json_for_script, sha256_hex};
 pub use series::{series, Series};
 
+use crate::RunOutputPlan;
 use build::{h, int, kv_table, p, table, Cell, Row, TableOpts};
 
 /// A scored run of any family, as the report takes it: the engine's one run type.
@@ -293,21 +295,8 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
             escape_html(r.name()),
             r.family()
         );
-        let stats = match r {
-            ReportRun::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
-                qa::section(&mut body, i, s, o)
-            }
-            ReportRun::Evalset(r, s) if has(FAMILIES, Family::Evalset) => {
-                evalset::section(&mut body, i, s, &r.diagnostics, o)
-            }
-            ReportRun::Codegen(l) if has(FAMILIES, Family::Codegen) => {
-                codegen::section(&mut body, i, &l.scored, o)
-            }
-            ReportRun::EvalLog(l) if has(FAMILIES, Family::EvalLog) => {
-                evallog::section(&mut body, i, l, o)
-            }
-            _ => Value::Null,
-        };
+        let stats =
+            family_report::<FAMILIES>(*r).map_or(Value::Null, |f| f.section(&mut body, i, o));
         data_runs.push(json!({"name": r.name(), "family": r.family(), "statistics": stats}));
         body.push_str("</section>\n");
     }
@@ -317,36 +306,8 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
     h(&mut body, 2, "settings-h", "Scorer settings");
     for r in input.runs.iter().chain(input.baseline.iter()) {
         let _ = writeln!(body, "<h3>{}</h3>", escape_html(r.name()));
-        match r {
-            ReportRun::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
-                qa::settings(&mut body, s)
-            }
-            ReportRun::Evalset(_, s) if has(FAMILIES, Family::Evalset) => kv_table(
-                &mut body,
-                &[
-                    ("Family".into(), Family::Evalset.label().into()),
-                    ("Scorer".into(), s.scorer.id().into()),
-                ],
-            ),
-            ReportRun::Codegen(l) if has(FAMILIES, Family::Codegen) => kv_table(
-                &mut body,
-                &[
-                    ("Family".into(), Family::Codegen.label().into()),
-                    ("Profile".into(), l.scored.profile.name().into()),
-                ],
-            ),
-            ReportRun::EvalLog(l) if has(FAMILIES, Family::EvalLog) => kv_table(
-                &mut body,
-                &[
-                    ("Family".into(), Family::EvalLog.label().into()),
-                    ("Tool".into(), l.log.run.tool.label().into()),
-                    (
-                        "Judged by".into(),
-                        l.verdict_by.as_ref().map(|k| k.label()).unwrap_or_default(),
-                    ),
-                ],
-            ),
-            _ => {}
+        if let Some(f) = family_report::<FAMILIES>(*r) {
+            f.settings(&mut body, r.family());
         }
     }
     body.push_str("</section>\n");
@@ -519,3 +480,50 @@ fn runs_table<const FAMILIES: FamilySet>(out: &mut String, runs: &[ReportRun]) {
 
 #[cfg(test)]
 mod tests;
+
+// The report's one dispatch on a run's family: each family's section of the HTML report, its
+// settings table and its output files come from one implementation of [`FamilyReport`], in the
+// family's own report module (`html/qa.rs`, `html/evalset.rs`, `html/codegen.rs`,
+// `html/evallog.rs`), picked once by a `RunVisitor`, guarded by the consumer's family set (a
+// worker links only its own families' report code).
+
+/// What the report makes of a scored run of one family.
+pub(crate) trait FamilyReport<'a> {
+    /// The family's section of the HTML report for run `idx`; returns the statistics embedded
+    /// in the report's data.
+    fn section(&self, out: &mut String, idx: usize, o: &HtmlOptions) -> Value;
+    /// The run's scorer settings, as the report's Settings section shows them.
+    fn settings(&self, out: &mut String, family: Family);
+    /// The run's output files (statistics.json and the family's CSVs), not yet made.
+    fn output_plan(&self) -> RunOutputPlan<'a>;
+}
+
+/// The report's implementation for `run`; `None` for a run of a family outside `FAMILIES`.
+pub(crate) fn family_report<'a, const FAMILIES: FamilySet>(
+    run: RunRef<'a>,
+) -> Option<Box<dyn FamilyReport<'a> + 'a>> {
+    run.visit_in::<FAMILIES, _>(Pick)
+}
+
+/// Picks the family's [`FamilyReport`].
+struct Pick;
+
+impl<'a> RunVisitor<'a> for Pick {
+    type Out = Box<dyn FamilyReport<'a> + 'a>;
+    fn numeric_qa(self, run: &'a ScoredQaRun) -> Self::Out {
+        Box::new(qa::Report(run))
+    }
+    fn codegen(self, run: &'a evalboard_engine::codegen::Loaded) -> Self::Out {
+        Box::new(codegen::Report(run))
+    }
+    fn evalset(
+        self,
+        read: &'a evalboard_engine::evalset::EvalRun,
+        scored: &'a evalboard_engine::evalset::ScoredRun,
+    ) -> Self::Out {
+        Box::new(evalset::Report(read, scored))
+    }
+    fn eval_log(self, run: &'a evalboard_engine::evallog::ScoredLog) -> Self::Out {
+        Box::new(evallog::Report(run))
+    }
+}

@@ -55,45 +55,7 @@ pub fn run_outputs_in<const FAMILIES: evalboard_engine::run::FamilySet>(
 pub fn run_output_plan_in<const FAMILIES: evalboard_engine::run::FamilySet>(
     run: evalboard_engine::run::RunRef<'_>,
 ) -> Option<RunOutputPlan<'_>> {
-    use evalboard_engine::family::Family;
-    use evalboard_engine::run::{has, RunRef};
-    // The small families make their files together; each function hands one over.
-    let made = |files: Vec<(String, String)>| -> Vec<(String, outputs::WriteFile<'_>)> {
-        files
-            .into_iter()
-            .map(|(n, t)| (n, outputs::file_of(t)))
-            .collect()
-    };
-    Some(match run {
-        RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => {
-            let plan = outputs::qa_output_plan(s);
-            RunOutputPlan {
-                statistics: plan.statistics,
-                files: plan
-                    .files
-                    .into_iter()
-                    .map(|(n, make)| (n.to_string(), make))
-                    .collect(),
-                diagnostics: plan.diagnostics,
-            }
-        }
-        RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => RunOutputPlan {
-            statistics: codegen_statistics(&l.scored),
-            files: made(codegen_files(&l.scored)),
-            diagnostics: Vec::new(),
-        },
-        RunRef::Evalset(_, s) if has(FAMILIES, Family::Evalset) => RunOutputPlan {
-            statistics: evalset_statistics(s),
-            files: made(evalset_files(s)),
-            diagnostics: Vec::new(),
-        },
-        RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => RunOutputPlan {
-            statistics: evallog_statistics(l),
-            files: made(evallog_files(l)),
-            diagnostics: Vec::new(),
-        },
-        _ => return None,
-    })
+    html::family_report::<FAMILIES>(run).map(|f| f.output_plan())
 }
 
 /// A scored run's outputs before any file is made: the statistics, what writing found, and
@@ -105,7 +67,19 @@ pub struct RunOutputPlan<'a> {
     pub diagnostics: Vec<evalboard_engine::Diagnostic>,
 }
 
-impl RunOutputPlan<'_> {
+impl<'a> RunOutputPlan<'a> {
+    /// The plan of a family that makes its files together: each function hands one over.
+    pub(crate) fn made(statistics: serde_json::Value, files: Vec<(String, String)>) -> Self {
+        RunOutputPlan {
+            statistics,
+            files: files
+                .into_iter()
+                .map(|(n, t)| (n, outputs::file_of(t)))
+                .collect(),
+            diagnostics: Vec::new(),
+        }
+    }
+
     /// Every file made.
     pub fn collect(self) -> RunFiles {
         RunFiles {

@@ -89,6 +89,28 @@ pub fn read_folder(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
+/// Every file under the folders `dirs` whose name ends in `.ext`, sorted; a folder that is not
+/// there is passed over (`../shared/data` on a machine without it).
+pub fn files_under(dirs: &[PathBuf], ext: &str) -> Vec<PathBuf> {
+    let mut dirs = dirs.to_vec();
+    let mut out = Vec::new();
+    while let Some(d) = dirs.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == ext) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// expect-test's test for "update instead of compare".
 fn update_expect() -> bool {
     std::env::var("UPDATE_EXPECT").is_ok()

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use evalboard_engine::{headline, run_lists, scorer_table};
+use evalboard_engine::{headline, run::lists as run_lists, scorer_table};
 use evalboard_test_support::{expect_file, workspace_root};
 
 const SCORING_MD: &str = "docs/scoring.md";

@@ -16,6 +16,7 @@ mod evallog_messages;
 mod evallog_rescore;
 mod evalset;
 mod fa2;
+mod family_dispatch;
 mod module_cycles;
 mod program;
 mod readers_prop;

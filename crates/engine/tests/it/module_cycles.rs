@@ -32,7 +32,7 @@ fn is_id(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
 }
 
-fn tokens(text: &str) -> Vec<String> {
+pub(crate) fn tokens(text: &str) -> Vec<String> {
     let s = text.as_bytes();
     let (mut out, mut i) = (Vec::new(), 0);
     // Past the first `close` at or after `i`, stepping over `\` escapes when `esc`.
@@ -92,7 +92,7 @@ fn past_group(t: &[String], mut j: usize, open: &str, close: &str) -> usize {
 }
 
 /// `t` without the items under a `#[cfg(…)]` that names `test` other than as `not(test)`.
-fn strip_tests(t: Vec<String>) -> Vec<String> {
+pub(crate) fn strip_tests(t: Vec<String>) -> Vec<String> {
     let (mut out, mut i) = (Vec::new(), 0);
     while i < t.len() {
         if !(t[i] == "#" && t.get(i + 1).is_some_and(|s| s == "[") && id(&t, i + 2) == Some("cfg"))

@@ -200,3 +200,27 @@ pub(crate) fn section(
     sortable_items(out, &table_id, &heads, &rows);
     st
 }
+
+/// A code-generation run, as the report takes it ([`super::FamilyReport`]).
+pub(crate) struct Report<'a>(pub &'a codegen::Loaded);
+
+impl<'a> super::FamilyReport<'a> for Report<'a> {
+    fn section(&self, out: &mut String, idx: usize, o: &HtmlOptions) -> Value {
+        section(out, idx, &self.0.scored, o)
+    }
+    fn settings(&self, out: &mut String, family: evalboard_engine::family::Family) {
+        super::build::kv_table(
+            out,
+            &[
+                ("Family".into(), family.label().into()),
+                ("Profile".into(), self.0.scored.profile.name().into()),
+            ],
+        )
+    }
+    fn output_plan(&self) -> crate::RunOutputPlan<'a> {
+        crate::RunOutputPlan::made(
+            codegen_statistics(&self.0.scored),
+            crate::codegen_files(&self.0.scored),
+        )
+    }
+}

@@ -232,3 +232,29 @@ fn items(out: &mut String, items_id: &str, s: &ScoredLog, o: &HtmlOptions) {
     ]);
     sortable_items(out, &table_id, &columns, &rows);
 }
+
+/// An evaluation-tool log, as the report takes it ([`super::FamilyReport`]).
+pub(crate) struct Report<'a>(pub &'a ScoredLog);
+
+impl<'a> super::FamilyReport<'a> for Report<'a> {
+    fn section(&self, out: &mut String, idx: usize, o: &HtmlOptions) -> Value {
+        section(out, idx, self.0, o)
+    }
+    fn settings(&self, out: &mut String, family: evalboard_engine::family::Family) {
+        let l = self.0;
+        super::build::kv_table(
+            out,
+            &[
+                ("Family".into(), family.label().into()),
+                ("Tool".into(), l.log.run.tool.label().into()),
+                (
+                    "Judged by".into(),
+                    l.verdict_by.as_ref().map(|k| k.label()).unwrap_or_default(),
+                ),
+            ],
+        )
+    }
+    fn output_plan(&self) -> crate::RunOutputPlan<'a> {
+        crate::RunOutputPlan::made(evallog_statistics(self.0), crate::evallog_files(self.0))
+    }
+}

@@ -138,3 +138,25 @@ pub(crate) fn section(
     );
     st
 }
+
+/// An eval-set run (as read, and its scoring), as the report takes it
+/// ([`super::FamilyReport`]).
+pub(crate) struct Report<'a>(pub &'a evalset::EvalRun, pub &'a evalset::ScoredRun);
+
+impl<'a> super::FamilyReport<'a> for Report<'a> {
+    fn section(&self, out: &mut String, idx: usize, o: &HtmlOptions) -> Value {
+        section(out, idx, self.1, &self.0.diagnostics, o)
+    }
+    fn settings(&self, out: &mut String, family: evalboard_engine::family::Family) {
+        super::build::kv_table(
+            out,
+            &[
+                ("Family".into(), family.label().into()),
+                ("Scorer".into(), self.1.scorer.id().into()),
+            ],
+        )
+    }
+    fn output_plan(&self) -> crate::RunOutputPlan<'a> {
+        crate::RunOutputPlan::made(evalset_statistics(self.1), crate::evalset_files(self.1))
+    }
+}

@@ -516,3 +516,27 @@ pub(crate) fn settings(out: &mut String, s: &ScoredQaRun) {
         );
     }
 }
+
+/// A numeric QA run, as the report takes it ([`super::FamilyReport`]).
+pub(crate) struct Report<'a>(pub &'a ScoredQaRun);
+
+impl<'a> super::FamilyReport<'a> for Report<'a> {
+    fn section(&self, out: &mut String, idx: usize, o: &HtmlOptions) -> Value {
+        section(out, idx, self.0, o)
+    }
+    fn settings(&self, out: &mut String, _: evalboard_engine::family::Family) {
+        settings(out, self.0)
+    }
+    fn output_plan(&self) -> crate::RunOutputPlan<'a> {
+        let plan = crate::outputs::qa_output_plan(self.0);
+        crate::RunOutputPlan {
+            statistics: plan.statistics,
+            files: plan
+                .files
+                .into_iter()
+                .map(|(n, make)| (n.to_string(), make))
+                .collect(),
+            diagnostics: plan.diagnostics,
+        }
+    }
+}

@@ -786,26 +786,16 @@ mod tests {
     #[test]
     fn fixture_json_files_take_the_fast_path() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-        let mut dirs = vec![root.join("tests/fixtures"), root.join("../shared/data")];
+        let dirs = [root.join("tests/fixtures"), root.join("../shared/data")];
         let mut seen = 0;
-        while let Some(d) = dirs.pop() {
-            let Ok(rd) = std::fs::read_dir(&d) else {
+        for p in evalboard_test_support::files_under(&dirs, "json") {
+            let Ok(text) = std::fs::read_to_string(&p) else {
                 continue;
             };
-            for e in rd.flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|x| x == "json") {
-                    let Ok(text) = std::fs::read_to_string(&p) else {
-                        continue;
-                    };
-                    let serde_ok = serde_json::from_str::<serde_json::Value>(&text).is_ok();
-                    let got = agrees(&text);
-                    assert_eq!(got.is_some(), serde_ok, "{}", p.display());
-                    seen += 1;
-                }
-            }
+            let serde_ok = serde_json::from_str::<serde_json::Value>(&text).is_ok();
+            let got = agrees(&text);
+            assert_eq!(got.is_some(), serde_ok, "{}", p.display());
+            seen += 1;
         }
         assert!(seen > 10, "only {seen} JSON fixture files found");
     }

@@ -50,6 +50,49 @@ pub fn profile_names(family: Family) -> &'static str {
 }
 
 impl Settings {
+    /// The settings runs of `family` are scored under, in one line (`profile doc · rel 0.01 ·
+    /// abs 0.001 · 0 priced model(s)`), as the dashboard's Export names them.
+    pub fn in_one_line(&self, family: Family) -> String {
+        match family {
+            Family::Evalset => {
+                let e = &self.evalset;
+                format!(
+                    "scorer {} · pass threshold {}",
+                    e.scorer.id(),
+                    e.pass_threshold
+                )
+            }
+            Family::EvalLog => match self.evallog.scorer {
+                Some(k) => format!("re-scored by {}", k.id()),
+                None => "the log's scores as recorded".to_string(),
+            },
+            Family::Codegen => {
+                let w = &self.codegen.weights;
+                format!(
+                    "profile {} · max {} recovery attempts · weights {}/{}/{}/{}/{}/{}",
+                    self.codegen.profile.name(),
+                    self.codegen.max_recovery_attempts,
+                    w.correctness,
+                    w.quality,
+                    w.performance,
+                    w.understanding,
+                    w.coverage,
+                    w.recovery
+                )
+            }
+            Family::NumericQa => {
+                let c = &self.numeric_qa;
+                format!(
+                    "profile {} · rel {} · abs {} · {} priced model(s)",
+                    c.profile.name(),
+                    c.tolerances.rel,
+                    c.tolerances.abs,
+                    c.prices.models.len()
+                )
+            }
+        }
+    }
+
     /// The settings of `family` that differ from the defaults, in words ("relative tolerance
     /// 2% (default 1%)"), for the badge every screen they affect shows; empty when all are
     /// defaults. Settings of other families are not listed: they change no number of this one.
