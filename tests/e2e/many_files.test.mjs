@@ -66,23 +66,33 @@ test('a folder of 150 files: read on the page, numbers = CLI, every SHA-256 in t
     assert.equal(f.bytes, bytes.length, f.path);
   }
 
-  // Kept (manifest last), and a reload restores it with the same numbers.
-  await page.waitForFunction(async () => {
+  // Kept (manifest last), and a reload restores it with the same numbers. Asked every 250 ms,
+  // not every frame: each look walks the kept folders through the browser's storage, the same
+  // backend the worker is writing 151 files through.
+  const copy = () => page.evaluate(async () => {
     const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('evalboard-runs', { create: true });
-    for await (const [, d] of root.entries()) {
+    const out = [];
+    for await (const [key, d] of root.entries()) {
       // The manifest file exists from the moment its writer opens: only its written text, and
       // every file it names beside it, say the copy is complete (a reload before that finds an
       // incomplete copy and drops it).
+      let n = 0;
+      for await (const [name] of d.entries()) if (!name.endsWith('.crswap')) n += 1;
+      let paths = null;
       try {
-        const text = await (await (await d.getFileHandle('manifest.json')).getFile()).text();
-        const m = JSON.parse(text);
-        let n = 0;
-        for await (const [name] of d.entries()) if (!name.endsWith('.crswap')) n += 1;
-        if (m.version === 1 && n === m.paths.length + 1) return true;
+        const m = JSON.parse(await (await (await d.getFileHandle('manifest.json')).getFile()).text());
+        if (m.version === 1) paths = m.paths.length;
       } catch { /* copying */ }
+      out.push({ key, files: n, paths, complete: paths !== null && n === paths + 1 });
     }
-    return false;
-  }, null, { timeout: 60000 });
+    return out;
+  });
+  let seen = [];
+  for (let i = 0; i < 480 && !seen.some((c) => c.complete); i++) {
+    await page.waitForTimeout(250);
+    seen = await copy();
+  }
+  assert.ok(seen.some((c) => c.complete), `a complete kept copy: ${JSON.stringify(seen)}; console errors: ${JSON.stringify(rec.consoleErrors)}; notices: ${await page.locator('.eb-toast, [role="status"], [role="alert"]').allInnerTexts().catch(() => [])}`);
   await page.goto(`${app.srv.url}#run=many_traces&tab=overview`);
   await page.reload();
   await page.waitForFunction(() => document.querySelector('.eb-runhead__title')?.textContent.trim().startsWith('many_traces')
