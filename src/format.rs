@@ -114,6 +114,18 @@ pub fn flag(b: Option<bool>) -> &'static str {
 }
 
 /// `n thing` / `n things`.
+/// `text` with every whole number in it grouped by thousands (`1234567 turns` →
+/// `1,234,567 turns`), as [`int`] writes one.
+pub fn group_numbers(text: &str) -> String {
+    text.split(' ')
+        .map(|w| match w.parse::<u64>() {
+            Ok(n) if w.bytes().all(|b| b.is_ascii_digit()) => int(n),
+            _ => w.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 pub fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", int(n), if n == 1 { one } else { many })
 }
@@ -192,6 +204,13 @@ pub use evalboard_engine::csv_cell::is_decimal;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn group_numbers_groups_whole_numbers_only() {
+        assert_eq!(group_numbers("1234567 turns"), "1,234,567 turns");
+        assert_eq!(group_numbers("12 conversations"), "12 conversations");
+        assert_eq!(group_numbers("1.5e3 x-1000 1000"), "1.5e3 x-1000 1,000");
+    }
 
     fn check(got: String, expected: &str) {
         assert_eq!(got, expected);

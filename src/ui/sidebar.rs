@@ -136,7 +136,7 @@ fn RunItem(id: RunId) -> impl IntoView {
 /// The run's family and its items (`eval set · 12 items`), the last of its size's units.
 fn counts(info: &crate::protocol::RunInfo) -> String {
     let items = info.size.rsplit(", ").next().unwrap_or_default();
-    format!("{} · {items}", info.family.label())
+    format!("{} · {}", info.family.label(), format::group_numbers(items))
 }
 
 fn status_view(r: &RunEntry) -> AnyView {

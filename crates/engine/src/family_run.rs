@@ -26,6 +26,11 @@ pub trait FamilyRun {
     fn headline(&self) -> MetricValue;
     /// The family's metrics of the run, in the order a comparison shows them.
     fn metrics(&self) -> Vec<MetricValue>;
+    /// [`FamilyRun::headline`] and [`FamilyRun::metrics`] together: a family whose both come
+    /// from one statistics pass overrides it to make that pass once.
+    fn headline_and_metrics(&self) -> (MetricValue, Vec<MetricValue>) {
+        (self.headline(), self.metrics())
+    }
     /// The category, question and slice fields of each item, by comparison key.
     fn item_context(&self, out: &mut ItemContexts);
 }
@@ -52,6 +57,9 @@ impl<T: FamilyRun + ?Sized> FamilyRun for &T {
     }
     fn metrics(&self) -> Vec<MetricValue> {
         (**self).metrics()
+    }
+    fn headline_and_metrics(&self) -> (MetricValue, Vec<MetricValue>) {
+        (**self).headline_and_metrics()
     }
     fn item_context(&self, out: &mut ItemContexts) {
         (**self).item_context(out)

@@ -539,8 +539,7 @@ impl<'a> RunRef<'a> {
         let Some(d) = self.family_run_in::<FAMILIES>() else {
             return Vec::new();
         };
-        let head = d.headline();
-        let rest = d.metrics();
+        let (head, rest) = d.headline_and_metrics();
         let mut out = Vec::with_capacity(rest.len() + 1);
         out.extend(rest.into_iter().filter(|m| m.key != head.key));
         out.insert(0, head);

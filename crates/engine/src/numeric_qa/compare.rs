@@ -439,7 +439,11 @@ pub fn judged_by(scorer: &str) -> String {
 
 /// The run's rates, tokens and cost, in the order a comparison shows them.
 pub fn metrics(s: &ScoredQaRun) -> Vec<MetricValue> {
-    let st = statistics::statistics(s);
+    metrics_of(&statistics::statistics(s))
+}
+
+/// [`metrics`] from the run's statistics, already computed.
+pub fn metrics_of(st: &statistics::Statistics) -> Vec<MetricValue> {
     let m = |key: &str, label: &str, v: Option<f64>| MetricValue::new(key, label, Unit::Rate, v);
     vec![
         m(

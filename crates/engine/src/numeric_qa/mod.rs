@@ -56,32 +56,59 @@ impl crate::family_run::FamilyRun for score::ScoredQaRun {
     /// Numerical accuracy under the run's profile: under financial-agent-2, that system's own,
     /// as its statistics.json and the Overview's first card have it.
     fn headline(&self) -> crate::run_table::MetricValue {
-        use crate::run_table::{MetricValue, Unit};
-        let (key, label) = ("numerical_accuracy", "Numerical accuracy");
         match self.config.profile {
-            score::Profile::Doc => {
-                let st = aggregate::doc::statistics(self);
-                let mut m = MetricValue::new(key, label, Unit::Rate, st.numerical_accuracy);
-                m.counts = (st.total_turns > 0)
-                    .then(|| crate::stats::Rate::new(st.correct_turns, st.total_turns));
-                m
-            }
-            score::Profile::Fa2 => MetricValue::new(
-                key,
-                label,
-                Unit::Rate,
-                aggregate::fa2::statistics_value(&self.run)
-                    .get("numerical_accuracy")
-                    .and_then(serde_json::Value::as_f64),
-            ),
+            score::Profile::Doc => doc_headline(&aggregate::doc::statistics(self)),
+            score::Profile::Fa2 => fa2_headline(self),
         }
     }
 
     fn metrics(&self) -> Vec<crate::run_table::MetricValue> {
-        compare::metrics(self)
+        compare::metrics_of(&aggregate::doc::statistics(self))
+    }
+
+    /// One statistics pass for both.
+    fn headline_and_metrics(
+        &self,
+    ) -> (
+        crate::run_table::MetricValue,
+        Vec<crate::run_table::MetricValue>,
+    ) {
+        let st = aggregate::doc::statistics(self);
+        let head = match self.config.profile {
+            score::Profile::Doc => doc_headline(&st),
+            score::Profile::Fa2 => fa2_headline(self),
+        };
+        (head, compare::metrics_of(&st))
     }
 
     fn item_context(&self, out: &mut crate::compare::ItemContexts) {
         compare::item_context(self, out)
     }
+}
+
+/// The doc profile's headline: numerical accuracy, with the counts behind it.
+fn doc_headline(st: &aggregate::doc::Statistics) -> crate::run_table::MetricValue {
+    use crate::run_table::{MetricValue, Unit};
+    let mut m = MetricValue::new(
+        "numerical_accuracy",
+        "Numerical accuracy",
+        Unit::Rate,
+        st.numerical_accuracy,
+    );
+    m.counts =
+        (st.total_turns > 0).then(|| crate::stats::Rate::new(st.correct_turns, st.total_turns));
+    m
+}
+
+/// The financial-agent-2 profile's headline: that system's own numerical accuracy, as its
+/// statistics.json and the Overview's first card have it.
+fn fa2_headline(s: &score::ScoredQaRun) -> crate::run_table::MetricValue {
+    crate::run_table::MetricValue::new(
+        "numerical_accuracy",
+        "Numerical accuracy",
+        crate::run_table::Unit::Rate,
+        aggregate::fa2::statistics_value(&s.run)
+            .get("numerical_accuracy")
+            .and_then(serde_json::Value::as_f64),
+    )
 }
