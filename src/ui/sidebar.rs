@@ -135,7 +135,13 @@ fn RunItem(id: RunId) -> impl IntoView {
 
 /// The run's family and its items (`eval set · 12 items`), the last of its size's units.
 fn counts(info: &crate::protocol::RunInfo) -> String {
-    let items = info.size.rsplit(", ").next().unwrap_or_default();
+    // Searched forwards: a reverse search (`rfind`, `rsplit`) links 4 KB gzip more to the page.
+    let items = info
+        .size
+        .split(',')
+        .map(str::trim)
+        .last()
+        .unwrap_or_default();
     format!("{} · {}", info.family.label(), format::group_numbers(items))
 }
 

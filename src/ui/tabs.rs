@@ -35,9 +35,10 @@ pub fn RunHeader() -> impl IntoView {
             let mut parts = vec![i.family.label().to_string()];
             parts.extend(
                 i.size
-                    .split(", ")
+                    .split(',')
+                    .map(str::trim)
                     .filter(|p| !p.is_empty())
-                    .map(str::to_string),
+                    .map(format::group_numbers),
             );
             parts.extend([format::plural(i.files.len() as u64, "file", "files")]);
             // Files left out change what the numbers cover: said on every screen of the run.
