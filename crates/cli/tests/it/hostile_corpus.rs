@@ -11,6 +11,8 @@ struct Case {
     run: String,
     loads: bool,
     says: Vec<String>,
+    /// Text the human summary on stdout contains (the CLI's own check, e.g. the run's size).
+    stdout: Vec<String>,
 }
 
 fn corpus() -> (PathBuf, Vec<Case>) {
@@ -30,6 +32,15 @@ fn corpus() -> (PathBuf, Vec<Case>) {
                 .iter()
                 .map(|s| s.as_str().expect("text").to_string())
                 .collect(),
+            stdout: c["cli_stdout"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str())
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
         })
         .collect();
     (root.join("runs"), cases)
@@ -90,6 +101,13 @@ fn every_hostile_case_is_a_run_with_diagnostics_or_an_explained_failure() {
             "{}: {stderr}",
             c.run
         );
+        for s in &c.stdout {
+            assert!(
+                stdout.contains(s.as_str()),
+                "{}: stdout lacks {s:?}:\n{stdout}",
+                c.run
+            );
+        }
         let o = out.join(&c.run);
         let (code, _, stderr) = evalboard(&[Path::new("score"), &dir, Path::new("--out"), &o]);
         assert!(!crashed(code), "{}: score --out: {stderr}", c.run);
