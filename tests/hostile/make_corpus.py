@@ -141,6 +141,15 @@ def main():
     assert lone != nan_log and "\\ud800" in lone
     case("lone_surrogate", "an Inspect JSON log with a lone surrogate escape (\\ud800) in a sample's input",
          "run", ["lone surrogate escape", "read it as U+FFFD"], {"arith.json": lone}, cli_stdout=["4 samples"])
+    # A scorer named with a line feed and a fake result line, a file named with bidi controls
+    # (U+200F, U+061C), and a repeated key so that a warning names that file.
+    fake = json.dumps("match\n  accuracy          0.0% \u2192 100.0%\r")[1:-1]
+    lf_log = nan_log.replace('"match"', '"%s"' % fake).replace('"status": "success"',
+                                                                 '"status": "success", "status": "success"', 1)
+    assert fake in lf_log and lf_log.count('"status"') >= 2
+    case("line_feeds_in_names", "a scorer name carrying a line feed and a fake accuracy line, a file name "
+         "carrying bidi controls (U+200F, U+061C)", "run", ["duplicate key \"status\""],
+         {"arith\u200f\u061c.json": lf_log})
     with open(os.path.join(HERE, "cases.json"), "w") as f:
         json.dump({"about": __doc__.strip().splitlines()[0], "cases": CASES}, f, indent=1, ensure_ascii=True)
         f.write("\n")

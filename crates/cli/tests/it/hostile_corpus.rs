@@ -52,11 +52,15 @@ fn crashed(code: i32) -> bool {
 }
 
 /// Human output never carries a raw control character (an escape sequence would drive the
-/// terminal), whatever the run holds.
+/// terminal) or bidi control (it would reorder what is read), whatever the run holds.
 fn no_raw_controls(text: &str) -> bool {
-    !text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t' || ('\u{202a}'..='\u{202e}').contains(&c))
+    !text.chars().any(|c| {
+        c.is_control() && c != '\n' && c != '\t'
+            || matches!(
+                c,
+                '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+            )
+    })
 }
 
 #[test]
@@ -122,6 +126,17 @@ fn every_hostile_case_is_a_run_with_diagnostics_or_an_explained_failure() {
         assert!(
             no_raw_controls(&stdout) && no_raw_controls(&stderr),
             "{}: diff",
+            c.run
+        );
+        // A run's text cannot start a line of its own (a scorer name with a line feed would
+        // print a second, fake, accuracy line).
+        assert!(
+            stdout
+                .lines()
+                .filter(|l| l.starts_with("  accuracy"))
+                .count()
+                <= 1,
+            "{}: diff prints a line from the run:\n{stdout}",
             c.run
         );
     }
