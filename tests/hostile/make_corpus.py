@@ -31,7 +31,8 @@ CASES = []
 
 def case(name, about, outcome, says, files, browser=None, cli_stdout=None):
     """`browser`: what the dashboard ends with where it differs from the CLI (its outcome and
-    says), e.g. for a family the dashboard does not open yet."""
+    says), e.g. for a family the dashboard does not open yet, and "name": the run row to look at
+    when it is not the folder's name (a folder of several logs is one run per log)."""
     d = os.path.join(RUNS, name)
     os.makedirs(d, exist_ok=True)
     for rel, data in files.items():
@@ -150,6 +151,13 @@ def main():
     case("line_feeds_in_names", "a scorer name carrying a line feed and a fake accuracy line, a file name "
          "carrying bidi controls (U+200F, U+061C)", "run", ["duplicate key \"status\""],
          {"arith\u200f\u061c.json": lf_log})
+    # Two logs whose `<folder>_<file>` output folder names pass 255 bytes, alike but at the end.
+    long_name = "arith_" + "long" * 60
+    case("long_run_names", "two logs whose run names (folder/file) are past 255 bytes and differ only "
+         "at their end", "run", [],
+         {long_name + "_a.json": nan_log, long_name + "_b.json": nan_log},
+         # The dashboard lists one run per log, named `folder/file`.
+         browser={"name": "long_run_names/" + long_name + "_a.json"})
     with open(os.path.join(HERE, "cases.json"), "w") as f:
         json.dump({"about": __doc__.strip().splitlines()[0], "cases": CASES}, f, indent=1, ensure_ascii=True)
         f.write("\n")

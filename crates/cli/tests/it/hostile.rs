@@ -686,3 +686,30 @@ fn line_feeds_in_names_do_not_start_lines() {
     assert!(v.to_string().contains("match\\n  accuracy"), "{json}");
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Runs whose output folder names (`<folder>_<file>`) pass 255 bytes are written, in shortened
+/// folders with a hash of the whole name, listed with their full names in evalboard-runs.json.
+#[test]
+fn score_out_shortens_run_folder_names_past_the_file_system_limit() {
+    let runs = evalboard_test_support::workspace_root().join("tests/hostile/runs/long_run_names");
+    let out = std::env::temp_dir().join(format!("eb-hostile-long-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let (code, _, err) = evalboard(&[Path::new("score"), &runs, Path::new("--out"), &out]);
+    assert_eq!(code, 0, "{err}");
+    let index: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("evalboard-runs.json")).expect("the index"),
+    )
+    .expect("JSON");
+    let list = index["runs"].as_array().expect("runs");
+    assert_eq!(list.len(), 2);
+    for r in list {
+        let (run, folder) = (r["run"].as_str().unwrap(), r["folder"].as_str().unwrap());
+        assert!(run.len() > 255 && folder.len() <= 200, "{run} {folder}");
+        assert!(
+            out.join(folder).join("statistics.json").is_file(),
+            "{folder}"
+        );
+    }
+    assert_ne!(list[0]["folder"], list[1]["folder"]);
+    let _ = std::fs::remove_dir_all(&out);
+}
