@@ -208,14 +208,17 @@ test('the hostile corpus (tests/hostile/, also run by the CLI): every case ends 
   for (const c0 of cases) {
     // Where the dashboard ends differently from the CLI (a family it does not open yet).
     const c = { ...c0, ...(c0.browser || {}) };
+    // The run row to look at: the folder's name, or (a folder of several logs, listed as one
+    // run per log) the first log's `folder/file`.
+    const name = c.name || c.run;
     await dropFiles(page, DROP, folderPayload(path.join(corpus, 'runs', c.run)));
     await page.waitForFunction((n) => [...document.querySelectorAll('.eb-run')].some((r) =>
       r.querySelector('.eb-run__name')?.textContent.trim() === n
-      && (r.querySelector('.eb-run__acc') || r.querySelector('.eb-run__failed'))), c.run, { timeout: 60000 });
+      && (r.querySelector('.eb-run__acc') || r.querySelector('.eb-run__failed'))), name, { timeout: 60000 });
     const failed = await page.evaluate((n) => !![...document.querySelectorAll('.eb-run')].find((r) =>
-      r.querySelector('.eb-run__name')?.textContent.trim() === n).querySelector('.eb-run__failed'), c.run);
+      r.querySelector('.eb-run__name')?.textContent.trim() === n).querySelector('.eb-run__failed'), name);
     assert.equal(failed, c.outcome === 'failed', `${c.run}: ${c.about}`);
-    await page.click(`.eb-run__name >> text="${c.run}"`);
+    await page.click(`.eb-run__name >> text="${name}"`);
     let said = failed ? await page.locator('.eb-state--error').innerText() : '';
     await page.click('#eb-tab-files');
     await page.waitForSelector('[data-table="files"]');

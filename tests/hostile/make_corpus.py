@@ -7,7 +7,9 @@ case: `python3 tests/hostile/make_corpus.py`.
 
 Each case: "run" (its folder under runs/), "about", "outcome" ("run": it loads with its
 diagnostics; "failed": nothing in it is usable, and that is said), and "says": text that the
-CLI's stderr and the dashboard's load report (or error) both contain, naming the problem.
+CLI's stderr and the dashboard's load report (or error) both contain, naming the problem;
+optionally "cli_stdout": text the CLI's human summary (`evalboard score RUN`) contains, e.g. the
+run's size where a bug would lose part of it.
 """
 import json, os, shutil
 
@@ -27,9 +29,10 @@ GOOD = [qa("c1", 0, "10", 10), qa("c1", 1, "5%", 0.05), qa("c2", 0, "3", 4)]
 CASES = []
 
 
-def case(name, about, outcome, says, files, browser=None):
+def case(name, about, outcome, says, files, browser=None, cli_stdout=None):
     """`browser`: what the dashboard ends with where it differs from the CLI (its outcome and
-    says), e.g. for a family the dashboard does not open yet."""
+    says), e.g. for a family the dashboard does not open yet, and "name": the run row to look at
+    when it is not the folder's name (a folder of several logs is one run per log)."""
     d = os.path.join(RUNS, name)
     os.makedirs(d, exist_ok=True)
     for rel, data in files.items():
@@ -40,6 +43,8 @@ def case(name, about, outcome, says, files, browser=None):
     entry = {"run": name, "about": about, "outcome": outcome, "says": says}
     if browser:
         entry["browser"] = browser
+    if cli_stdout:
+        entry["cli_stdout"] = cli_stdout
     CASES.append(entry)
 
 
@@ -112,6 +117,47 @@ def main():
          ["exceeds the cap"], {"arith.eval": read("bomb_member")})
     case("eval_truncated", "an Inspect .eval cut off before its central directory", "failed",
          ["no end-of-central-directory record"], {"arith.eval": read("truncated")})
+    # Issue 31: hostile and unusual tool logs.
+    lm_run = os.path.join(HERE, "..", "fixtures", "evallog", "runs", "lm_eval_baseline")
+    lm_files = {n: open(os.path.join(lm_run, n), "rb").read().decode("utf-8") for n in sorted(os.listdir(lm_run))}
+    long_first = {}
+    for n, text in lm_files.items():
+        if n.startswith("samples_"):
+            first, rest = text.split("\n", 1)
+            # The first row's question (before its `resps`) is 70 KB: past any sniff prefix.
+            first = first.replace('"question": "', '"question": "' + "x" * 70_000, 1)
+            text = first + "\n" + rest
+        long_first[n] = text
+    case("long_first_row", "lm-eval samples files whose first row is 70 KB long (past a 64 KiB sniff)", "run",
+         [], long_first, cli_stdout=["15 samples"])
+    pf_rows = json.load(open(os.path.join(HERE, "..", "fixtures", "evallog", "runs", "promptfoo_baseline",
+                                          "results.json")))["results"]["results"]
+    pf_rows[0]["response"]["output"] = "y" * 70_000
+    case("long_first_output", "a promptfoo JSONL whose first row's output is 70 KB, before its testIdx",
+         "run", [], {"results.jsonl": "".join(json.dumps(r) + "\n" for r in pf_rows)}, cli_stdout=["4 samples"])
+    nan_log = open(os.path.join(HERE, "..", "fixtures", "evallog", "ok", "json_nan", "input", "arith.json"),
+                   encoding="utf-8").read()
+    # Python's json.dumps("\ud800") writes the escape; its json.loads reads it back.
+    lone = nan_log.replace('"What is 1?"', json.dumps("What is 1?\ud800") + ', "note": "\\\\ud800 is text"', 1)
+    assert lone != nan_log and "\\ud800" in lone
+    case("lone_surrogate", "an Inspect JSON log with a lone surrogate escape (\\ud800) in a sample's input",
+         "run", ["lone surrogate escape", "read it as U+FFFD"], {"arith.json": lone}, cli_stdout=["4 samples"])
+    # A scorer named with a line feed and a fake result line, a file named with bidi controls
+    # (U+200F, U+061C), and a repeated key so that a warning names that file.
+    fake = json.dumps("match\n  accuracy          0.0% \u2192 100.0%\r")[1:-1]
+    lf_log = nan_log.replace('"match"', '"%s"' % fake).replace('"status": "success"',
+                                                                 '"status": "success", "status": "success"', 1)
+    assert fake in lf_log and lf_log.count('"status"') >= 2
+    case("line_feeds_in_names", "a scorer name carrying a line feed and a fake accuracy line, a file name "
+         "carrying bidi controls (U+200F, U+061C)", "run", ["duplicate key \"status\""],
+         {"arith\u200f\u061c.json": lf_log})
+    # Two logs whose `<folder>_<file>` output folder names pass 255 bytes, alike but at the end.
+    long_name = "arith_" + "long" * 60
+    case("long_run_names", "two logs whose run names (folder/file) are past 255 bytes and differ only "
+         "at their end", "run", [],
+         {long_name + "_a.json": nan_log, long_name + "_b.json": nan_log},
+         # The dashboard lists one run per log, named `folder/file`.
+         browser={"name": "long_run_names/" + long_name + "_a.json"})
     with open(os.path.join(HERE, "cases.json"), "w") as f:
         json.dump({"about": __doc__.strip().splitlines()[0], "cases": CASES}, f, indent=1, ensure_ascii=True)
         f.write("\n")

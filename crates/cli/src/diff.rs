@@ -9,6 +9,7 @@
 //! filter]`; judged by the log's headline score unless `--scorer` names another).
 
 use anyhow::{bail, Result};
+use evalboard_cli::term::one_line as esc;
 use evalboard_cli::{errln, out};
 use evalboard_engine::compare::{CompareOptions, Flip, PairTexts, PairedItem};
 use evalboard_engine::family::Family;
@@ -167,10 +168,10 @@ fn human(d: &Diff, with_meta: bool) -> String {
         "{} → {} ({}, judged by {})\n  paired items      {}\n  accuracy          {} → {} (Δ {})\n  \
          regressed         {}\n  improved          {}\n  both correct      {}\n  both wrong        {}\n  \
          only in one run   {}\n  McNemar exact p   {}\n  bootstrap 95% CI  [{}, {}] ({} resamples, seed {})\n",
-        d.baseline,
-        d.candidate,
+        esc(&d.baseline),
+        esc(&d.candidate),
         d.family,
-        d.scorer,
+        esc(&d.scorer),
         s.n_paired,
         pct(s.baseline_accuracy),
         pct(s.candidate_accuracy),
@@ -194,7 +195,7 @@ fn human(d: &Diff, with_meta: bool) -> String {
         s.bootstrap.resamples,
         s.bootstrap.seed,
     );
-    out.push_str(&format!("reading: {}\n", d.reading().text));
+    out.push_str(&format!("reading: {}\n", esc(&d.reading().text)));
     if with_meta {
         out.push_str(&meta_lines(&d.meta));
     }
@@ -208,7 +209,7 @@ fn human(d: &Diff, with_meta: bool) -> String {
         for p in regressions.iter().take(50) {
             out.push_str(&format!(
                 "  {}: {} | {} → {}\n",
-                p.key.join(" #"),
+                esc(&p.key.join(" #")),
                 one_line(p.expected.as_deref()),
                 one_line(p.baseline_answer.as_deref()),
                 one_line(p.candidate_answer.as_deref()),
@@ -225,9 +226,9 @@ fn human(d: &Diff, with_meta: bool) -> String {
         out.push_str(&format!(
             "{} items failed as a whole (counted wrong): e.g. {} in {}: {}\n",
             d.failed_items.len(),
-            d.failed_items[0].key.join(" #"),
-            d.failed_items[0].run,
-            d.failed_items[0].reason
+            esc(&d.failed_items[0].key.join(" #")),
+            esc(&d.failed_items[0].run),
+            esc(&d.failed_items[0].reason)
         ));
     }
     out
@@ -253,7 +254,7 @@ fn meta_lines(rows: &[MetaRow]) -> String {
         out.push_str(&format!(
             "  {} {:<22} {shown}\n",
             if r.differs { "≠" } else { " " },
-            r.label
+            esc(&r.label)
         ));
     }
     out
@@ -266,9 +267,9 @@ fn human_series(diffs: &[Diff], names: &[&str], meta: &[MetaRow]) -> String {
     let mut out = format!(
         "series of {} runs: {} ({}, judged by {})\n",
         names.len(),
-        names.join(" → "),
+        esc(&names.join(" → ")),
         first.map_or("", |d| d.family.name()),
-        first.map_or("", |d| d.scorer.as_str()),
+        esc(first.map_or("", |d| d.scorer.as_str())),
     );
     let acc: Vec<String> = diffs
         .iter()

@@ -455,9 +455,48 @@ impl Drop for OutputSet {
     }
 }
 
+/// The longest run subfolder name `--out` makes, in bytes: file systems refuse a path component
+/// past 255 bytes, and the `-N` `score` adds to a repeated name must still fit.
+pub const MAX_FOLDER_NAME_BYTES: usize = 200;
+
+/// The file in `--out` listing each run's full name beside its folder, written when a run's
+/// folder name was shortened ([`output_folder_name`]).
+pub const RUN_INDEX_FILE: &str = "evalboard-runs.json";
+
 /// A run's subfolder under `--out` when several runs are written: its name as one plain path
-/// component (`..`, `.`, an empty name or separators become `run`-based names).
+/// component (`..`, `.`, an empty name or separators become `run`-based names), at most
+/// [`MAX_FOLDER_NAME_BYTES`] long: a longer one keeps its start (cut on a character boundary)
+/// and ends with `-` and 16 hex digits of a hash of the whole name, so two long names that
+/// start alike still get two folders, and the same name the same folder every time.
 pub fn output_folder_name(name: &str) -> String {
+    let folder = plain_folder_name(name);
+    if folder.len() <= MAX_FOLDER_NAME_BYTES {
+        return folder;
+    }
+    let hash = format!("{:016x}", fnv1a64(name.as_bytes()));
+    let mut cut = MAX_FOLDER_NAME_BYTES - hash.len() - 1;
+    while !folder.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(
+        "{}-{hash}",
+        folder.get(..cut).unwrap_or_default().trim_end()
+    )
+}
+
+/// Whether [`output_folder_name`] shortens `name`.
+pub fn folder_name_is_shortened(name: &str) -> bool {
+    plain_folder_name(name).len() > MAX_FOLDER_NAME_BYTES
+}
+
+/// 64-bit FNV-1a: a stable hash (the same on every machine and version), for folder names.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+fn plain_folder_name(name: &str) -> String {
     let clean: String = name
         .chars()
         .map(|c| {
@@ -494,6 +533,26 @@ mod tests {
         ] {
             assert_eq!(output_folder_name(name), want, "{name:?}");
         }
+    }
+
+    /// A name past the limit keeps a readable start, cut on a character boundary, and a hash of
+    /// the whole name: two long names that share their start get two folders.
+    #[test]
+    fn long_output_folder_names_are_shortened_with_a_hash() {
+        let a = format!("{}_{}a.jsonl", "d".repeat(150), "é".repeat(100));
+        let b = format!("{}_{}b.jsonl", "d".repeat(150), "é".repeat(100));
+        let (fa, fb) = (output_folder_name(&a), output_folder_name(&b));
+        assert!(fa.len() <= MAX_FOLDER_NAME_BYTES, "{}", fa.len());
+        assert_ne!(fa, fb);
+        assert_eq!(fa, output_folder_name(&a), "stable");
+        assert!(fa.starts_with(&"d".repeat(150)), "{fa}");
+        let (head, hash) = fa.rsplit_once('-').unwrap();
+        assert!(a.starts_with(head) && hash.len() == 16, "{fa}");
+        assert!(folder_name_is_shortened(&a));
+        let short = "d".repeat(MAX_FOLDER_NAME_BYTES);
+        assert_eq!(output_folder_name(&short), short);
+        assert!(!folder_name_is_shortened(&short));
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
     }
 
     #[test]

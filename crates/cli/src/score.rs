@@ -290,6 +290,10 @@ fn score_each(
     set: &mut fsio::OutputSet,
 ) -> Result<Option<Vec<Outputs>>> {
     let mut outputs: Vec<Outputs> = Vec::new();
+    // (run name, its folder) of every run written under --out, and whether a folder name had
+    // to be shortened (then the index file lists them all).
+    let mut index: Vec<(String, String)> = Vec::new();
+    let mut shortened = false;
     for dir in &a.runs {
         let Some(runs) = load_path(dir, &settings.profile)?.score_logs(settings)? else {
             return Ok(None);
@@ -303,7 +307,10 @@ fn score_each(
             let written = match &a.out {
                 Some(out) => {
                     let folder = if several {
-                        out.join(unique_name(outputs.iter().map(|o| o.name.as_str()), &name))
+                        let folder = unique_name(outputs.iter().map(|o| o.name.as_str()), &name);
+                        shortened |= fsio::folder_name_is_shortened(&name);
+                        index.push((name.clone(), folder.clone()));
+                        out.join(folder)
                     } else {
                         out.clone()
                     };
@@ -323,6 +330,18 @@ fn score_each(
                 table,
             });
         }
+    }
+    if let (Some(out), true) = (&a.out, shortened) {
+        let list: Vec<serde_json::Value> = index
+            .iter()
+            .map(|(run, folder)| serde_json::json!({"run": run, "folder": folder}))
+            .collect();
+        let text = serde_json::to_string_pretty(&serde_json::json!({ "runs": list }))? + "\n";
+        set.add_with(out, fsio::RUN_INDEX_FILE, |w| w.write_all(text.as_bytes()))?;
+        errln!(
+            "a run's name is too long for a folder name: {} lists each run's folder",
+            out.join(fsio::RUN_INDEX_FILE).display()
+        );
     }
     Ok(Some(outputs))
 }

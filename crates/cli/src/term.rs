@@ -3,14 +3,36 @@
 //! overrides reorder what a reader sees. Every human-readable line the CLI prints goes through
 //! [`text`] (the macros below), whether or not a terminal is attached; `--json` output is JSON,
 //! which escapes control characters itself.
+//!
+//! A line feed or carriage return inside a run's text would start a line the run wrote (a scorer
+//! named `x\n  accuracy 0.0% → 100.0%` prints a fake result): every one-line print
+//! ([`outln!`], [`errln!`]) escapes them too ([`one_line`]), and the multi-line summaries
+//! printed with [`out!`] put each piece of a run's text through [`one_line`] as they are built.
 
 use std::borrow::Cow;
 
 /// `s` with every control character but newline and tab shown as an escape (`\x1b`, `\u{9b}`),
-/// and the Unicode bidi controls (U+202A–U+202E, U+2066–U+2069) and line/paragraph separators
-/// too; other text unchanged.
+/// and the Unicode bidi controls (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C) and
+/// line/paragraph separators too; other text unchanged.
 pub fn text(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(needs_escape) {
+    escaped(s, needs_escape)
+}
+
+/// [`text`] for a piece of text that must stay on one line (a run's text in a line, a whole
+/// one-line message): line feeds are escaped too (`\x0a`).
+pub fn one_line(s: &str) -> Cow<'_, str> {
+    escaped(s, |c| c == '\n' || needs_escape(c))
+}
+
+/// Appends `line` to `out` as one line of a multi-line summary (printed with [`out!`]): escaped
+/// as [`one_line`], then a line feed.
+pub fn push_line(out: &mut String, line: &str) {
+    out.push_str(&one_line(line));
+    out.push('\n');
+}
+
+fn escaped(s: &str, needs_escape: impl Fn(char) -> bool) -> Cow<'_, str> {
+    if !s.chars().any(&needs_escape) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -31,14 +53,24 @@ pub fn text(s: &str) -> Cow<'_, str> {
 
 fn needs_escape(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+        || matches!(
+            c,
+            '\u{202a}'..='\u{202e}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{200e}'
+                | '\u{200f}'
+                | '\u{061c}'
+                | '\u{2028}'
+                | '\u{2029}'
+        )
 }
 
-/// `println!` of human-readable text: control characters escaped ([`text`]).
+/// `println!` of one human-readable line: control characters and line feeds escaped
+/// ([`one_line`]).
 #[macro_export]
 macro_rules! outln {
     ($($arg:tt)*) => {
-        println!("{}", $crate::term::text(&format!($($arg)*)))
+        println!("{}", $crate::term::one_line(&format!($($arg)*)))
     };
 }
 
@@ -50,11 +82,13 @@ macro_rules! out {
     };
 }
 
-/// `eprintln!` of human-readable text: control characters escaped ([`text`]).
+/// `eprintln!` of one human-readable line (a diagnostic, a warning, an error): control
+/// characters and line feeds escaped ([`one_line`]), so a file name or message with a line
+/// feed cannot split it.
 #[macro_export]
 macro_rules! errln {
     ($($arg:tt)*) => {
-        eprintln!("{}", $crate::term::text(&format!($($arg)*)))
+        eprintln!("{}", $crate::term::one_line(&format!($($arg)*)))
     };
 }
 
@@ -74,5 +108,22 @@ mod tests {
         assert_eq!(text("\u{9b}31m"), "\\u{9b}31m");
         assert_eq!(text("abc\u{202e}fed"), "abc\\u{202e}fed");
         assert_eq!(text("\0"), "\\x00");
+        for bidi in ['\u{200e}', '\u{200f}', '\u{061c}', '\u{2066}', '\u{202a}'] {
+            assert_eq!(
+                text(&format!("a{bidi}b")),
+                format!("a\\u{{{:x}}}b", bidi as u32)
+            );
+        }
+    }
+
+    #[test]
+    fn one_line_escapes_line_feeds_and_carriage_returns() {
+        assert_eq!(text("a\nb"), "a\nb");
+        assert_eq!(
+            one_line("x\n  accuracy 0.0% → 100.0%\r"),
+            "x\\x0a  accuracy 0.0% → 100.0%\\x0d"
+        );
+        assert_eq!(one_line("tab\tstays"), "tab\tstays");
+        assert!(matches!(one_line("plain"), Cow::Borrowed(_)));
     }
 }

@@ -5,6 +5,7 @@
 
 use anyhow::{Context, Result};
 use evalboard_cli::out;
+use evalboard_cli::term::push_line;
 use evalboard_engine::evalset::validate::{
     validate_evalset, EvalsetValidateReport, DEFAULT_MIN_ITEMS,
 };
@@ -27,10 +28,13 @@ fn human(r: &ValidateReport) -> String {
         r.warnings.len()
     );
     for m in &r.program_mismatches {
-        out.push_str(&format!(
-            "mismatch: {} turn {}: {} → got {}, expected {}\n",
-            m.id, m.turn_idx, m.program, m.got, m.expected
-        ));
+        push_line(
+            &mut out,
+            &format!(
+                "mismatch: {} turn {}: {} → got {}, expected {}",
+                m.id, m.turn_idx, m.program, m.got, m.expected
+            ),
+        );
     }
     for (kind, list) in [("error", &r.errors), ("warning", &r.warnings)] {
         for d in list {
@@ -42,8 +46,8 @@ fn human(r: &ValidateReport) -> String {
                 .and_then(|x| x.as_str())
                 .unwrap_or_default();
             match line {
-                Some(l) => out.push_str(&format!("{file}:{l}: {kind}: {msg}\n")),
-                None => out.push_str(&format!("{file}: {kind}: {msg}\n")),
+                Some(l) => push_line(&mut out, &format!("{file}:{l}: {kind}: {msg}")),
+                None => push_line(&mut out, &format!("{file}: {kind}: {msg}")),
             }
         }
     }
@@ -88,8 +92,8 @@ fn human_evalset(r: &EvalsetValidateReport) -> String {
     for (kind, list) in [("error", &r.errors), ("warning", &r.warnings)] {
         for d in list {
             match d.line {
-                Some(l) => out.push_str(&format!("{}:{l}: {kind}: {}\n", d.file, d.message)),
-                None => out.push_str(&format!("{}: {kind}: {}\n", d.file, d.message)),
+                Some(l) => push_line(&mut out, &format!("{}:{l}: {kind}: {}", d.file, d.message)),
+                None => push_line(&mut out, &format!("{}: {kind}: {}", d.file, d.message)),
             }
         }
     }
@@ -100,7 +104,7 @@ fn human_evalset(r: &EvalsetValidateReport) -> String {
     ] {
         if !counts.is_empty() {
             let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
-            out.push_str(&format!("{name}: {}\n", parts.join(", ")));
+            push_line(&mut out, &format!("{name}: {}", parts.join(", ")));
         }
     }
     out
@@ -166,19 +170,22 @@ fn validate_log(a: &ValidateArgs, path: &str, bytes: Vec<u8>, kind: EvalLogFileK
 fn human_log(r: &LogValidateReport) -> String {
     let mut out = String::new();
     for l in &r.logs {
-        out.push_str(&format!(
-            "{}: {} log{}, {} samples{}\n",
-            l.files.first().map(String::as_str).unwrap_or_default(),
-            l.tool.label(),
-            l.tool_version
-                .as_deref()
-                .map(|v| format!(" (version {v})"))
-                .unwrap_or_default(),
-            l.samples,
-            l.declared_samples
-                .map(|d| format!(" (header: {d})"))
-                .unwrap_or_default()
-        ));
+        push_line(
+            &mut out,
+            &format!(
+                "{}: {} log{}, {} samples{}",
+                l.files.first().map(String::as_str).unwrap_or_default(),
+                l.tool.label(),
+                l.tool_version
+                    .as_deref()
+                    .map(|v| format!(" (version {v})"))
+                    .unwrap_or_default(),
+                l.samples,
+                l.declared_samples
+                    .map(|d| format!(" (header: {d})"))
+                    .unwrap_or_default()
+            ),
+        );
     }
     out.push_str(&format!(
         "{} errors, {} warnings\n",
@@ -186,7 +193,7 @@ fn human_log(r: &LogValidateReport) -> String {
         r.warnings.len()
     ));
     for d in r.errors.iter().chain(&r.warnings) {
-        out.push_str(&format!("{d}\n"));
+        push_line(&mut out, &d.to_string());
     }
     out
 }

@@ -773,6 +773,75 @@ pub(crate) fn without_nonfinite_tokens(bytes: &[u8]) -> std::borrow::Cow<'_, [u8
     }
 }
 
+/// Lone surrogate escapes found by [`without_lone_surrogates`]: how many, and the byte offset of
+/// the first (its backslash).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoneSurrogates {
+    pub count: usize,
+    pub first_at: usize,
+}
+
+/// `bytes` with every lone surrogate escape — a `\ud800`–`\udbff` escape not followed by a
+/// `\udc00`–`\udfff` one, or a `\udc00`–`\udfff` escape not preceded by the former — rewritten to
+/// `\ufffd`, which is how Python's `json.load` (which accepts them) would show such a string
+/// on a UTF-8 page. serde_json refuses them, and would drop the whole file. The rewrite keeps
+/// the text's length, so byte offsets and line numbers stay those of `bytes`. Escapes are read
+/// as JSON reads them, left to right from each backslash: `\\ud800` is an escaped backslash
+/// and the text `ud800`, untouched. Borrowed (no copy) when there are none; at most one copy of
+/// `bytes` otherwise.
+pub fn without_lone_surrogates(
+    bytes: &[u8],
+) -> (std::borrow::Cow<'_, [u8]>, Option<LoneSurrogates>) {
+    fn hex4(bytes: &[u8], at: usize) -> Option<u32> {
+        let digits = bytes.get(at..at.checked_add(4)?)?;
+        let text = std::str::from_utf8(digits).ok()?;
+        if !text.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        u32::from_str_radix(text, 16).ok()
+    }
+    let high = |v: u32| (0xD800..0xDC00).contains(&v);
+    let low = |v: u32| (0xDC00..0xE000).contains(&v);
+    let mut out: Option<Vec<u8>> = None;
+    let mut found: Option<LoneSurrogates> = None;
+    let mut i = 0usize;
+    while let Some(n) = bytes.get(i..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+        let at = i + n;
+        if bytes.get(at + 1) != Some(&b'u') {
+            // Any other escape is two bytes (`\\`, `\"`, `\n`, …).
+            i = at + 2;
+            continue;
+        }
+        let Some(v) = hex4(bytes, at + 2) else {
+            i = at + 2;
+            continue;
+        };
+        if high(v)
+            && bytes.get(at + 6..at + 8) == Some(b"\\u".as_slice())
+            && hex4(bytes, at + 8).is_some_and(low)
+        {
+            i = at + 12;
+            continue;
+        }
+        if high(v) || low(v) {
+            let o = out.get_or_insert_with(|| bytes.to_vec());
+            if let Some(digits) = o.get_mut(at + 2..at + 6) {
+                digits.copy_from_slice(b"fffd");
+            }
+            let f = found.get_or_insert(LoneSurrogates {
+                count: 0,
+                first_at: at,
+            });
+            f.count += 1;
+        }
+        i = at + 6;
+    }
+    match out {
+        Some(o) => (std::borrow::Cow::Owned(o), found),
+        None => (std::borrow::Cow::Borrowed(bytes), None),
+    }
+}
+
 /// Lowers a JSON value read with [`parse_py_json`] into a [`RawValue`] (markers become floats;
 /// arrays and objects become their JSON text, as [`RawValue::from_json`] does).
 pub fn raw_from_py_json(v: &serde_json::Value) -> RawValue {

@@ -638,3 +638,78 @@ fn stray_quotes_in_turns_csv_cost_no_row_and_are_named() {
     }
     let _ = std::fs::remove_dir_all(&root);
 }
+
+/// Line feeds and carriage returns in a run's text (a scorer name, a file name) are escaped in
+/// every human-readable line, as control sequences are: a scorer named
+/// `match\n  accuracy 0.0% → 100.0%` cannot print a fake result, and a file named with a line
+/// feed cannot split its diagnostic. `--json` keeps the text as it is (JSON escapes it).
+#[test]
+fn line_feeds_in_names_do_not_start_lines() {
+    let root = std::env::temp_dir().join(format!("eb-hostile-lf-{}", std::process::id()));
+    let log = std::fs::read_to_string(evalboard_test_support::fixture(
+        "evallog/ok/json_nan/input/arith.json",
+    ))
+    .expect("the fixture");
+    let fake = "match\\n  accuracy          0.0% → 100.0%\\r";
+    let log = log.replace("\"match\"", &format!("\"{fake}\"")).replacen(
+        "\"status\": \"success\"",
+        "\"status\": \"success\", \"status\": \"success\"",
+        1,
+    );
+    let dir = run_folder(&root, "lf", &[("arith\nevil\u{200f}.json", log)]);
+    let (code, _, err) = evalboard(&[Path::new("score"), &dir]);
+    assert_eq!(code, 0, "{err}");
+    let warning: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("duplicate key"))
+        .collect();
+    assert_eq!(warning.len(), 1, "{err}");
+    assert!(
+        warning[0].contains("/arith\\x0aevil\\u{200f}.json:3: warning: duplicate key"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "one diagnostic, one line: {err}");
+    let (code, out, err) = evalboard(&[Path::new("diff"), &dir, &dir]);
+    assert_eq!(code, 0, "{err}");
+    let accuracy: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("  accuracy"))
+        .collect();
+    assert_eq!(accuracy.len(), 1, "{out}");
+    assert!(
+        out.contains("judged by match\\x0a  accuracy          0.0% → 100.0%\\x0d"),
+        "{out}"
+    );
+    // JSON output keeps the name as it is, escaped by JSON.
+    let (_, json, _) = evalboard(&[Path::new("diff"), &dir, &dir, Path::new("--json")]);
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert!(v.to_string().contains("match\\n  accuracy"), "{json}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// Runs whose output folder names (`<folder>_<file>`) pass 255 bytes are written, in shortened
+/// folders with a hash of the whole name, listed with their full names in evalboard-runs.json.
+#[test]
+fn score_out_shortens_run_folder_names_past_the_file_system_limit() {
+    let runs = evalboard_test_support::workspace_root().join("tests/hostile/runs/long_run_names");
+    let out = std::env::temp_dir().join(format!("eb-hostile-long-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let (code, _, err) = evalboard(&[Path::new("score"), &runs, Path::new("--out"), &out]);
+    assert_eq!(code, 0, "{err}");
+    let index: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("evalboard-runs.json")).expect("the index"),
+    )
+    .expect("JSON");
+    let list = index["runs"].as_array().expect("runs");
+    assert_eq!(list.len(), 2);
+    for r in list {
+        let (run, folder) = (r["run"].as_str().unwrap(), r["folder"].as_str().unwrap());
+        assert!(run.len() > 255 && folder.len() <= 200, "{run} {folder}");
+        assert!(
+            out.join(folder).join("statistics.json").is_file(),
+            "{folder}"
+        );
+    }
+    assert_ne!(list[0]["folder"], list[1]["folder"]);
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -11,6 +11,8 @@ struct Case {
     run: String,
     loads: bool,
     says: Vec<String>,
+    /// Text the human summary on stdout contains (the CLI's own check, e.g. the run's size).
+    stdout: Vec<String>,
 }
 
 fn corpus() -> (PathBuf, Vec<Case>) {
@@ -30,6 +32,15 @@ fn corpus() -> (PathBuf, Vec<Case>) {
                 .iter()
                 .map(|s| s.as_str().expect("text").to_string())
                 .collect(),
+            stdout: c["cli_stdout"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|s| s.as_str())
+                        .map(str::to_string)
+                        .collect()
+                })
+                .unwrap_or_default(),
         })
         .collect();
     (root.join("runs"), cases)
@@ -41,11 +52,15 @@ fn crashed(code: i32) -> bool {
 }
 
 /// Human output never carries a raw control character (an escape sequence would drive the
-/// terminal), whatever the run holds.
+/// terminal) or bidi control (it would reorder what is read), whatever the run holds.
 fn no_raw_controls(text: &str) -> bool {
-    !text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t' || ('\u{202a}'..='\u{202e}').contains(&c))
+    !text.chars().any(|c| {
+        c.is_control() && c != '\n' && c != '\t'
+            || matches!(
+                c,
+                '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+            )
+    })
 }
 
 #[test]
@@ -81,7 +96,15 @@ fn every_hostile_case_is_a_run_with_diagnostics_or_an_explained_failure() {
         );
         if c.loads {
             let stats: serde_json::Value = serde_json::from_str(&stdout).expect("statistics");
-            assert!(stats.is_object(), "{}", c.run);
+            // An object, or an array of them for a folder of several logs.
+            assert!(
+                stats.is_object()
+                    || stats
+                        .as_array()
+                        .is_some_and(|a| a.iter().all(|s| s.is_object())),
+                "{}",
+                c.run
+            );
         }
         // The human summary, the output files, the report and a comparison with itself.
         let (code, stdout, stderr) = evalboard(&[Path::new("score"), &dir]);
@@ -90,9 +113,19 @@ fn every_hostile_case_is_a_run_with_diagnostics_or_an_explained_failure() {
             "{}: {stderr}",
             c.run
         );
+        for s in &c.stdout {
+            assert!(
+                stdout.contains(s.as_str()),
+                "{}: stdout lacks {s:?}:\n{stdout}",
+                c.run
+            );
+        }
         let o = out.join(&c.run);
         let (code, _, stderr) = evalboard(&[Path::new("score"), &dir, Path::new("--out"), &o]);
         assert!(!crashed(code), "{}: score --out: {stderr}", c.run);
+        if c.loads {
+            assert_eq!(code, 0, "{}: score --out: {stderr}", c.run);
+        }
         let html = out.join(format!("{}.html", c.run));
         let (code, _, stderr) = evalboard(&[Path::new("report"), &dir, Path::new("-o"), &html]);
         assert!(!crashed(code), "{}: report: {stderr}", c.run);
@@ -104,6 +137,17 @@ fn every_hostile_case_is_a_run_with_diagnostics_or_an_explained_failure() {
         assert!(
             no_raw_controls(&stdout) && no_raw_controls(&stderr),
             "{}: diff",
+            c.run
+        );
+        // A run's text cannot start a line of its own (a scorer name with a line feed would
+        // print a second, fake, accuracy line).
+        assert!(
+            stdout
+                .lines()
+                .filter(|l| l.starts_with("  accuracy"))
+                .count()
+                <= 1,
+            "{}: diff prints a line from the run:\n{stdout}",
             c.run
         );
     }

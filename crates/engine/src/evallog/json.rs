@@ -27,13 +27,38 @@ pub fn parse<T: serde::de::DeserializeOwned>(
     at: At<'_>,
     diags: &mut Vec<Diagnostic>,
 ) -> Result<T, serde_json::Error> {
+    let (text, lone) = crate::pyrepr::without_lone_surrogates(bytes);
+    let bytes: &[u8] = &text;
     let (value, repeats) = crate::json_keys::from_py_json(bytes)?;
-    let warnings = crate::json_keys::warnings(at.path, bytes, at.line, &repeats);
+    let mut warnings = Vec::new();
+    if let Some(lone) = lone {
+        let line = crate::diag::line_of_offset(bytes, lone.first_at);
+        warnings.push(Diagnostic::warning(
+            at.path,
+            Some(at.line.saturating_add(line.saturating_sub(1))),
+            lone_surrogates_words(lone.count),
+        ));
+    }
+    warnings.extend(crate::json_keys::warnings(
+        at.path, bytes, at.line, &repeats,
+    ));
     diags.extend(warnings.into_iter().map(|d| match at.member {
         Some(m) => d.with_record(m),
         None => d,
     }));
     Ok(value)
+}
+
+/// The warning for `count` lone surrogate escapes in one text (its line: the first one's).
+fn lone_surrogates_words(count: usize) -> String {
+    let (n, them) = if count == 1 {
+        ("a lone surrogate escape".to_string(), "it")
+    } else {
+        (format!("{count} lone surrogate escapes"), "them")
+    };
+    format!(
+        "{n} (like \\ud800, which Python's json writes and strict JSON refuses): read {them} as U+FFFD"
+    )
 }
 
 /// Parses a whole file ([`parse`]); `Err` is one error naming what the file is not

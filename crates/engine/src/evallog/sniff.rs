@@ -45,6 +45,14 @@ fn has(hay: &[u8], needle: &str) -> bool {
     memchr::memmem::find(hay, needle.as_bytes()).is_some()
 }
 
+/// The first line of `text` (up to its first line feed, or all of it), without a trailing CR.
+fn first_line(text: &[u8]) -> &[u8] {
+    let line = memchr::memchr(b'\n', text)
+        .and_then(|n| text.get(..n))
+        .unwrap_or(text);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
 /// The kind of `f`, or `None` when it is none of these tools' files.
 pub fn sniff(f: &InputFile) -> Option<EvalLogFileKind> {
     let b = f.bytes.as_slice();
@@ -70,7 +78,9 @@ pub fn sniff(f: &InputFile) -> Option<EvalLogFileKind> {
     {
         return Some(EvalLogFileKind::HelmRunFile);
     }
-    let first_line = head.split(|&c| c == b'\n').next().unwrap_or(&[]);
+    // The first record decides, whatever its length (a first row longer than `head` is still
+    // one row): the first line of the whole text, a slice of the file, no copy.
+    let first_line = first_line(text);
     if text.starts_with(b"{") {
         // Line-oriented formats first: their first line is a whole object.
         if name.ends_with(".jsonl") || first_line.ends_with(b"}") {

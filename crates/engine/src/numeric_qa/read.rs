@@ -211,9 +211,10 @@ pub struct QaJsonlStream {
 }
 
 impl QaJsonlStream {
-    /// Starts reading `path` with its first bytes, `head`: the whole file or at least its first
-    /// 8 KiB. `None` when the file would not be read as QA JSONL ([`super::sniff::classify`]); the caller reads
-    /// it whole with [`read_file`] instead.
+    /// Starts reading `path` with its first bytes, `head`: the whole file or its first block.
+    /// `None` when the file would not be read as QA JSONL ([`super::sniff::classify`]), or when
+    /// `head` ends inside a first line that does not show it (a first line longer than the
+    /// block); the caller reads it whole with [`read_file`] instead.
     pub fn start(path: &str, head: &[u8]) -> Option<QaJsonlStream> {
         if !is_jsonl_name(path) || head.is_empty() || !qa_jsonl::looks_like_qa_jsonl(head) {
             return None;

@@ -258,3 +258,46 @@ fn py_json_markers_only_outside_strings() {
     let err = parse_py_json(b"{\n\"a\": NaN,\n\"b\": }").unwrap_err();
     assert_eq!(err.line(), 3);
 }
+
+#[test]
+fn lone_surrogate_escapes_become_u_fffd_exactly() {
+    let fix = |s: &str| {
+        let (text, found) = without_lone_surrogates(s.as_bytes());
+        (
+            String::from_utf8(text.into_owned()).unwrap(),
+            found.map(|f| (f.count, f.first_at)),
+        )
+    };
+    // A lone high, a lone low, two highs: each one replaced; the length is kept.
+    assert_eq!(
+        fix(r#"["a\ud800b"]"#),
+        (r#"["a\ufffdb"]"#.into(), Some((1, 3)))
+    );
+    assert_eq!(fix(r#"["\uDC00"]"#), (r#"["\ufffd"]"#.into(), Some((1, 2))));
+    assert_eq!(
+        fix(r#"["\ud800\ud800\udc00"]"#),
+        (r#"["\ufffd\ud800\udc00"]"#.into(), Some((1, 2)))
+    );
+    // A pair, an escaped backslash before `ud800`, other escapes: untouched, not copied.
+    for ok in [
+        r#"["\ud83d\ude00"]"#,
+        r#"["\\ud800"]"#,
+        r#"["\"\n\u00e9\\"]"#,
+        r#"["\ud8"]"#,
+        "\\",
+    ] {
+        let (text, found) = without_lone_surrogates(ok.as_bytes());
+        assert!(
+            matches!(text, std::borrow::Cow::Borrowed(_)) && found.is_none(),
+            "{ok}"
+        );
+    }
+    // An escaped backslash, then an escape of a surrogate; a high before an escaped backslash.
+    assert_eq!(fix(r#"["\\\ud800"]"#).0, r#"["\\\ufffd"]"#);
+    assert_eq!(
+        fix(r#"["\ud800\\udc00"]"#),
+        (r#"["\ufffd\\udc00"]"#.into(), Some((1, 2)))
+    );
+    let v: serde_json::Value = serde_json::from_str(&fix(r#"{"a": "x\udbff"}"#).0).unwrap();
+    assert_eq!(v["a"], "x\u{fffd}");
+}

@@ -17,6 +17,7 @@ mod evallog_rescore;
 mod evalset;
 mod fa2;
 mod family_dispatch;
+mod hostile_logs;
 mod module_cycles;
 mod program;
 mod readers_prop;

@@ -20,21 +20,24 @@ use crate::numeric_qa::model::{
 };
 
 /// Cheap content sniff: the first non-empty line is a JSON object with `conversation_id` and
-/// `turn_idx`.
+/// `turn_idx`. The whole first line is looked at, however long (a slice of `bytes`, no copy): a
+/// first turn with a long question is still a turn. A caller that passes the file's first block
+/// gets `false` when that block ends inside a first line lacking the two keys, and reads the
+/// file whole instead.
 pub fn looks_like_qa_jsonl(bytes: &[u8]) -> bool {
-    let head = &bytes[..bytes.len().min(8192)];
-    let text = String::from_utf8_lossy(head);
-    let Some(first) = text
-        .trim_start_matches('\u{feff}')
-        .lines()
-        .map(str::trim)
+    let mut rest = bytes;
+    while let Some(b) = rest.strip_prefix(b"\xEF\xBB\xBF") {
+        rest = b;
+    }
+    let Some(first) = rest
+        .split(|&c| c == b'\n')
+        .map(<[u8]>::trim_ascii)
         .find(|l| !l.is_empty())
     else {
         return false;
     };
-    first.starts_with('{')
-        && first.contains("\"conversation_id\"")
-        && first.contains("\"turn_idx\"")
+    let has = |needle: &str| memchr::memmem::find(first, needle.as_bytes()).is_some();
+    first.starts_with(b"{") && has("\"conversation_id\"") && has("\"turn_idx\"")
 }
 
 #[derive(Deserialize)]

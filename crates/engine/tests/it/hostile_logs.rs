@@ -1,0 +1,223 @@
+//! Issue 31, hostile and unusual tool logs, in the engine: a first row longer than any sniff
+//! prefix is still one row of its file (the file is not dropped, nor read as another format),
+//! and a lone surrogate escape (`\ud800`, which Python's `json` writes and reads) is read as
+//! U+FFFD with a warning naming the file and line instead of dropping the whole file.
+
+use evalboard_engine::evallog::{self, EvalLogFileKind, EvalLogRead};
+use evalboard_engine::{InputFile, Severity};
+use evalboard_test_support::{fixture, read_folder};
+
+fn folder(rel: &str) -> Vec<InputFile> {
+    read_folder(&fixture(rel))
+        .into_iter()
+        .map(|(p, b)| InputFile::new(p, b))
+        .collect()
+}
+
+fn samples(read: &EvalLogRead) -> usize {
+    read.runs.iter().map(|r| r.samples.len()).sum()
+}
+
+/// `text` with the first `from` replaced by `to` (which must be there).
+fn edit(bytes: &[u8], from: &str, to: &str) -> Vec<u8> {
+    let text = String::from_utf8(bytes.to_vec()).unwrap();
+    assert!(text.contains(from), "{from:?} not in the fixture");
+    text.replacen(from, to, 1).into_bytes()
+}
+
+const LONG: usize = 70 * 1024;
+
+#[test]
+fn an_lm_eval_samples_file_whose_first_row_is_past_64_kib_is_read_whole() {
+    let plain = folder("evallog/runs/lm_eval_baseline");
+    let want = samples(&evallog::read(&plain).unwrap());
+    let mut files = plain.clone();
+    let mut padded = 0;
+    for f in files.iter_mut().filter(|f| f.path.contains("samples_")) {
+        // The first row's question, before its `resps`, is 70 KB long.
+        let text = String::from_utf8(f.bytes.clone()).unwrap();
+        let (first, rest) = text.split_once('\n').unwrap();
+        let at = first.find("\"question\": \"").unwrap() + "\"question\": \"".len();
+        let long = format!(
+            "{}{}{}\n{rest}",
+            &first[..at],
+            "x".repeat(LONG),
+            &first[at..]
+        );
+        f.bytes = long.into_bytes();
+        assert_eq!(
+            evallog::sniff(f),
+            Some(EvalLogFileKind::LmEvalSamples),
+            "{}",
+            f.path
+        );
+        padded += 1;
+    }
+    assert!(padded >= 2);
+    let read = evallog::read(&files).unwrap();
+    assert_eq!(samples(&read), want, "every row of every samples file");
+    assert!(
+        read.diagnostics
+            .iter()
+            .all(|d| d.severity != Severity::Error),
+        "{:?}",
+        read.diagnostics
+    );
+    let run = evalboard_engine::RunInput::new("lm", files);
+    assert_eq!(
+        evalboard_engine::family::detect_family(&run),
+        evalboard_engine::family::Family::EvalLog
+    );
+}
+
+#[test]
+fn a_promptfoo_jsonl_whose_first_output_is_70_kb_is_read_as_promptfoo_jsonl() {
+    let export = folder("evallog/runs/promptfoo_baseline");
+    let top: serde_json::Value = serde_json::from_slice(&export[0].bytes).unwrap();
+    let mut rows = top["results"]["results"].as_array().unwrap().clone();
+    let n = rows.len();
+    // `response` comes before `testIdx` in promptfoo's rows.
+    rows[0]["response"]["output"] = serde_json::Value::String("y".repeat(LONG));
+    let text: String = rows
+        .iter()
+        .map(|r| serde_json::to_string(r).unwrap() + "\n")
+        .collect();
+    let first = text.split('\n').next().unwrap();
+    assert!(
+        first.find("\"testIdx\"").unwrap() > 64 * 1024,
+        "the test's premise"
+    );
+    let f = InputFile::new("results.jsonl", text.into_bytes());
+    assert_eq!(evallog::sniff(&f), Some(EvalLogFileKind::PromptfooJsonl));
+    let read = evallog::read(&[f]).unwrap();
+    assert_eq!(samples(&read), n);
+}
+
+#[test]
+fn a_qa_jsonl_whose_first_question_is_long_is_still_qa_jsonl() {
+    use evalboard_engine::numeric_qa::formats::qa_jsonl::looks_like_qa_jsonl;
+    let line = |q: &str| {
+        format!(
+            r#"{{"question":"{q}","conversation_id":"c1","turn_idx":0,"expected":"1","predicted":1}}"#
+        )
+    };
+    let long = line(&"q".repeat(LONG)) + "\n" + &line("short") + "\n";
+    assert!(looks_like_qa_jsonl(long.as_bytes()));
+    assert!(looks_like_qa_jsonl(
+        format!("\u{feff}\r\n{long}").as_bytes()
+    ));
+    // A first block that ends inside the first line does not show it: read whole instead.
+    assert!(!looks_like_qa_jsonl(&long.as_bytes()[..8192]));
+    let f = InputFile::new("run.jsonl", long.into_bytes());
+    assert_eq!(
+        evalboard_engine::family::family_vote(&f),
+        Some(evalboard_engine::family::Family::NumericQa)
+    );
+}
+
+/// The warning about lone surrogates in `read`, with its file and line.
+fn lone_warning(read: &EvalLogRead) -> (&str, Option<u32>, &str) {
+    let d = read
+        .diagnostics
+        .iter()
+        .find(|d| d.message.contains("lone surrogate"))
+        .unwrap_or_else(|| panic!("no lone-surrogate warning: {:?}", read.diagnostics));
+    assert_eq!(d.severity, Severity::Warning);
+    (d.file.as_str(), d.line, d.message.as_str())
+}
+
+fn line_of(bytes: &[u8], needle: &str) -> u32 {
+    let text = std::str::from_utf8(bytes).unwrap();
+    let at = text.find(needle).unwrap();
+    text[..at].matches('\n').count() as u32 + 1
+}
+
+#[test]
+fn a_lone_surrogate_in_an_inspect_json_log_is_read_as_u_fffd_with_a_warning() {
+    let plain = folder("evallog/ok/json_nan/input");
+    let want = samples(&evallog::read(&plain).unwrap());
+    let bytes = edit(
+        &plain[0].bytes,
+        "\"What is 1?\"",
+        "\"What is 1?\\ud800 and \\\\ud800\"",
+    );
+    let line = line_of(&bytes, "\\ud800");
+    let f = InputFile::new(plain[0].path.clone(), bytes);
+    let read = evallog::read(&[f]).unwrap();
+    assert_eq!(samples(&read), want, "the whole log is read");
+    assert_eq!(
+        lone_warning(&read),
+        (
+            "arith.json",
+            Some(line),
+            "a lone surrogate escape (like \\ud800, which Python's json writes and strict JSON refuses): read it as U+FFFD"
+        )
+    );
+    let s = &read.runs[0].samples;
+    let input = s
+        .iter()
+        .find_map(|s| s.input.as_deref().filter(|i| i.starts_with("What is 1?")))
+        .unwrap();
+    // The escaped backslash before the second `ud800` is a backslash and text, as written.
+    assert_eq!(input, "What is 1?\u{fffd} and \\ud800");
+}
+
+#[test]
+fn a_lone_surrogate_in_a_promptfoo_export_and_a_helm_scenario_state_is_read() {
+    let promptfoo = folder("evallog/ok/promptfoo_export/input");
+    let want = samples(&evallog::read(&promptfoo).unwrap());
+    let bytes = edit(
+        &promptfoo[0].bytes,
+        "Solve this riddle: I speak",
+        "Solve this riddle:\\udc00 I speak",
+    );
+    let line = line_of(&bytes, "\\udc00");
+    let read = evallog::read(&[InputFile::new(promptfoo[0].path.clone(), bytes)]).unwrap();
+    assert_eq!(samples(&read), want);
+    assert_eq!(lone_warning(&read).1, Some(line));
+
+    let mut helm = folder("evallog/ok/helm_exact_match/input");
+    let want = samples(&evallog::read(&helm).unwrap());
+    let state = helm
+        .iter_mut()
+        .find(|f| f.path.ends_with("scenario_state.json"))
+        .unwrap();
+    state.bytes = edit(&state.bytes, "12 18 1 15 7\"", "12 18 1 15 7\\ud83d\"");
+    let line = line_of(&state.bytes, "\\ud83d");
+    let read = evallog::read(&helm).unwrap();
+    assert_eq!(samples(&read), want);
+    let (file, at, _) = lone_warning(&read);
+    assert!(file.ends_with("scenario_state.json"), "{file}");
+    assert_eq!(at, Some(line));
+}
+
+#[test]
+fn a_lone_surrogate_in_an_lm_eval_samples_line_keeps_the_line() {
+    let mut files = folder("evallog/runs/lm_eval_baseline");
+    let want = samples(&evallog::read(&files).unwrap());
+    let f = files
+        .iter_mut()
+        .find(|f| f.path.contains("samples_"))
+        .unwrap();
+    // On the second line; a pair (an emoji) elsewhere is left alone.
+    let text = String::from_utf8(f.bytes.clone()).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[1] = lines[1].replacen(
+        "\"question\": \"",
+        "\"question\": \"\\ud800\\ud83d\\ude00",
+        1,
+    );
+    f.bytes = (lines.join("\n") + "\n").into_bytes();
+    let path = f.path.clone();
+    let read = evallog::read(&files).unwrap();
+    assert_eq!(samples(&read), want);
+    let (file, line, _) = lone_warning(&read);
+    assert_eq!((file, line), (path.as_str(), Some(2)));
+    assert_eq!(
+        read.diagnostics
+            .iter()
+            .filter(|d| d.message.contains("lone surrogate"))
+            .count(),
+        1
+    );
+}
