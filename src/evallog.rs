@@ -1078,6 +1078,54 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn bidi_controls_in_a_log_are_visible_escapes_on_every_screen() {
+        // A scorer name ending in U+202E would mirror "… the log records 0.3333" after it.
+        let controls = "\u{202A}\u{202B}\u{202C}\u{202D}\u{202E}\u{2066}\u{2067}\u{2068}\u{2069}\u{200E}\u{200F}\u{061C}";
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(
+            root.join("tests/fixtures/evallog/ok/json_nan/input/arith.json"),
+        )
+        .expect("fixture")
+        .replace("\"match\"", "\"match\\u202e\"")
+        .replace("mockllm/model", &format!("mockllm/model{controls}"));
+        let input = RunInput::new(
+            "bidi",
+            vec![InputFile::new("arith.json", text.into_bytes())],
+        );
+        let read =
+            run::read_as(Family::EvalLog, &input, None, ReadOptions::default()).expect("usable");
+        let ScoredRun::EvalLog(s) = run::score(read, &Settings::default(), 1) else {
+            unreachable!("an eval log")
+        };
+        let queries = [
+            ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+            first_page(&[], None),
+            ScreenQuery::Item { at: (0, 0) },
+        ];
+        let holds = |v: &ScreenView| {
+            let bytes = postcard::to_allocvec(v).expect("encodes");
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            text.chars().any(evalboard_engine::text::is_bidi_control)
+        };
+        let mut overview = view(&s, &queries[0]);
+        assert!(holds(&overview), "the log's controls reach the screen");
+        for q in &queries {
+            let mut v = view(&s, q);
+            crate::screen::neutralize_bidi(&mut v);
+            assert!(!holds(&v), "{q:?} keeps a bidi control");
+        }
+        crate::screen::neutralize_bidi(&mut overview);
+        let shown = format!("{:?}", overview.blocks);
+        assert!(
+            shown.contains("match\\\\u{202e}"),
+            "the control is shown as an escape"
+        );
+    }
+
+    #[test]
     fn inspect_overview_states_the_headline_beside_the_recorded_number() {
         let s = log("runs/inspect_arith");
         let v = view(
@@ -1566,7 +1614,11 @@ pub(crate) mod tests {
         let long = "x".repeat(MAX_MESSAGE_TEXT + 10);
         let blocks = conversation_blocks(&[msg("user", &[(PartKind::Text, long.as_str())])]);
         let t = texts_of(&blocks)[0].1;
-        assert!(t.ends_with(&format!("… (cut at {MAX_MESSAGE_TEXT} characters)")));
+        assert!(t.ends_with(&format!(
+            "… (cut at {} of {} characters)",
+            evalboard_engine::run_meta::fmt_int(MAX_MESSAGE_TEXT as u64),
+            evalboard_engine::run_meta::fmt_int(MAX_MESSAGE_TEXT as u64 + 10)
+        )));
         let n = MAX_CONVERSATION_TEXT / MAX_MESSAGE_TEXT + 5;
         let many: Vec<Message> = (0..n)
             .map(|_| msg("user", &[(PartKind::Text, long.as_str())]))

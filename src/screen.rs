@@ -10,19 +10,105 @@ use crate::protocol::{
 /// Rows per items page when the query does not say, and the most in one answer.
 pub const ITEMS_PAGE: u32 = 200;
 const ITEMS_MAX: u32 = 500;
-/// Longest text of one item sent to the page (the rest is cut with a note).
-pub const MAX_TEXT: usize = 4000;
+/// Longest text of one item sent to the page (the rest is cut with a note): the report's too.
+pub use evalboard_engine::text::MAX_TEXT;
 
-/// `s`, cut at [`MAX_TEXT`] characters with a note saying so.
+/// `s`, cut at [`MAX_TEXT`] characters with a note saying so and its length
+/// ([`evalboard_engine::text::clip`], as the report cuts its cells).
 pub fn clip(s: &str) -> String {
     clip_at(s, MAX_TEXT)
 }
 
-/// `s`, cut at `max` characters with a note saying so.
+/// `s`, cut at `max` characters with a note saying so and its length.
 pub fn clip_at(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        None => s.to_string(),
-        Some((at, _)) => format!("{}… (cut at {max} characters)", &s[..at]),
+    evalboard_engine::text::clip_at(s, max).into_owned()
+}
+
+/// `view` with every bidi control in its texts shown as a visible escape
+/// ([`evalboard_engine::text::neutralize_bidi`], the report's rule), so no log text can reorder
+/// the text around it on the page. Every screen a worker posts passes here once (`Kept::screen`);
+/// block keys, filter values (sent back as they are) and SVG (escaped by the charts, which
+/// apply the same rule) are left alone.
+pub fn neutralize_bidi(view: &mut ScreenView) {
+    fn fix(s: &mut String) {
+        if let std::borrow::Cow::Owned(n) = evalboard_engine::text::neutralize_bidi(s) {
+            *s = n;
+        }
+    }
+    fn blocks(list: &mut [Block]) {
+        for b in list {
+            match b {
+                Block::Cards { cards, .. } => {
+                    for (_, label, value, sub) in cards {
+                        [label, value, sub].into_iter().for_each(fix);
+                    }
+                }
+                Block::Note { text, .. } | Block::Text { text, .. } | Block::Heading(text) => {
+                    fix(text)
+                }
+                Block::Chart(c) => {
+                    [&mut c.title, &mut c.alt].into_iter().for_each(fix);
+                    c.table.iter_mut().flatten().for_each(fix);
+                }
+                Block::Table(t) => {
+                    t.title.iter_mut().chain(t.head.iter_mut()).for_each(fix);
+                    t.rows
+                        .iter_mut()
+                        .filter_map(|r| r.key.as_mut())
+                        .for_each(fix);
+                    for cell in t.rows.iter_mut().flat_map(|r| r.cells.iter_mut()) {
+                        match cell {
+                            Cell::Text(x) => fix(x),
+                            Cell::Pairs(p) => p.iter_mut().for_each(|(k, v)| {
+                                fix(k);
+                                fix(v)
+                            }),
+                        }
+                    }
+                }
+                Block::Facts(f) => f.iter_mut().for_each(|(k, v)| {
+                    fix(k);
+                    fix(v)
+                }),
+                Block::Switch { text, label, .. } => {
+                    fix(text);
+                    fix(label)
+                }
+                Block::Choice { label, options, .. } => {
+                    fix(label);
+                    options.iter_mut().for_each(|(_, shown)| fix(shown));
+                }
+                Block::Code { label, code } => {
+                    fix(label);
+                    fix(code)
+                }
+                Block::Group {
+                    title,
+                    blocks: inner,
+                    ..
+                } => {
+                    title.iter_mut().for_each(fix);
+                    blocks(inner)
+                }
+            }
+        }
+    }
+    fix(&mut view.name);
+    blocks(&mut view.blocks);
+    view.exports.iter_mut().for_each(|(_, about)| fix(about));
+    let layout = &mut view.layout;
+    layout.columns.iter_mut().for_each(|(label, _)| fix(label));
+    layout.filters.iter_mut().for_each(|f| fix(&mut f.label));
+    [&mut layout.search, &mut layout.footnote]
+        .into_iter()
+        .for_each(fix);
+    view.rows
+        .iter_mut()
+        .flat_map(|r| r.cells.iter_mut())
+        .for_each(fix);
+    if let Some(item) = &mut view.item {
+        fix(&mut item.title);
+        blocks(&mut item.blocks);
     }
 }
 

@@ -128,6 +128,7 @@ pub fn CompareView() -> impl IntoView {
             <label class="eb-compare__pick">
                 <span>{label}</span>
                 <select name=if slot == 0 { "base".to_string() } else if slot == 1 { "cand".to_string() } else { format!("also{}", slot - 2) }
+                    title=move || series.with(|s| s.as_ref().and_then(|s| s.get(slot).map(|r| r.1.clone())))
                     on:change=move |ev| pick(slot, event_target_value(&ev))>
                     {move || {
                         let s = series.get();
@@ -406,8 +407,8 @@ fn body(store: Store, v: View) -> impl IntoView {
                 <div class="eb-card__sub">{format!("paired, {} resamples, seed {}", format::int(u64::from(v.resamples)), v.seed)}</div></div>
         </div>
         <table class="eb-table" data-table="compare-metrics">
-            <thead><tr><th scope="col">"Metric"</th><th scope="col" class="eb-num">{v.baseline.clone()}</th>
-                <th scope="col" class="eb-num">{v.candidate.clone()}</th><th scope="col" class="eb-num">"Δ"</th></tr></thead>
+            <thead><tr><th scope="col">"Metric"</th><th scope="col" class="eb-num"><span class="eb-clip eb-clip--name" title=v.baseline.clone()>{v.baseline.clone()}</span></th>
+                <th scope="col" class="eb-num"><span class="eb-clip eb-clip--name" title=v.candidate.clone()>{v.candidate.clone()}</span></th><th scope="col" class="eb-num">"Δ"</th></tr></thead>
             <tbody>
                 {v.metrics.iter().map(|m| {
                     let d = m.baseline.zip(m.candidate).map(|(b, c)| c - b);

@@ -41,9 +41,12 @@ impl Kept {
     /// sets and evaluation-tool logs (numeric QA has its own page components); `None` for a
     /// numeric QA run or a family this worker does not hold.
     pub fn screen<const FAMILIES: FamilySet>(&self, query: &ScreenQuery) -> Option<ScreenView> {
-        self.run()
+        let mut view = self
+            .run()
             .visit_in::<FAMILIES, _>(ScreenOf(query))
-            .flatten()
+            .flatten()?;
+        crate::screen::neutralize_bidi(&mut view);
+        Some(view)
     }
 
     /// What the page lists about the run (of a family in `FAMILIES`), scored under `settings`.

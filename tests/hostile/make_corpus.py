@@ -111,6 +111,18 @@ def main():
           'we"ird.json': '{"oops": '})
     case("nothing_usable", "a folder of files no reader takes", "failed", ["not an evaluation file"],
          {"notes.txt": "hello", "data.bin": b"\x00\x01\x02"})
+    # Issue 31, classes 3 and 5: a 1 MB unbroken model output (the report shows a bounded
+    # prefix with the length said) and bidi controls in a scorer's name and a sample's output
+    # (shown as visible escapes, never reordering evalboard's own text).
+    case("long_unbroken_output", "a QA answer that is one unbroken 1,000,000-character token", "run", [],
+         {"run.jsonl": lines(GOOD[0], qa("c1", 1, "5%", "0123456789abcdef" * 62_500), GOOD[2])})
+    inspect = open(os.path.join(HERE, "..", "fixtures", "evallog", "ok", "json_nan", "input", "arith.json"),
+                   encoding="utf-8").read()
+    case("bidi_scorer_name", "an Inspect log whose scorer name ends in U+202E and whose model name "
+         "carries every bidi control", "run", [],
+         {"arith.json": inspect.replace('"match"', '"match\\u202e"').replace(
+             "mockllm/model", "mockllm/model\\u202a\\u202b\\u202c\\u202d\\u202e\\u2066\\u2067\\u2068\\u2069"
+             "\\u200e\\u200f\\u061c")})
     fixtures = os.path.join(HERE, "..", "fixtures", "evallog", "err")
     read = lambda case_name: open(os.path.join(fixtures, case_name, "input", "arith.eval"), "rb").read()
     case("eval_zip_bomb", "an Inspect .eval whose sample member inflates past the archive's cap", "run",

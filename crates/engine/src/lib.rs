@@ -33,6 +33,7 @@ pub mod scorer_table;
 pub mod series;
 pub mod slices;
 pub mod stats;
+pub mod text;
 
 pub use diag::{Diagnostic, Severity};
 pub use input::{InputFile, RunInput};

@@ -63,6 +63,27 @@ fn no_raw_controls(text: &str) -> bool {
     })
 }
 
+/// What makes a report slow to open or lie about its text: an unbroken token longer than a cut
+/// cell (layout of a 1 MB token takes a browser minutes), a file past its size budget, a bidi
+/// control (it would reorder the report's own sentences).
+fn report_opens_fast(run: &str, html: &str) {
+    let longest = html
+        .split(|c: char| c.is_whitespace() || c == '<' || c == '>')
+        .filter(|t| !t.starts_with("href=\"data:") && !t.starts_with('{'))
+        .map(|t| t.chars().count())
+        .max()
+        .unwrap_or(0);
+    assert!(
+        longest <= evalboard_engine::text::MAX_TEXT + 100,
+        "{run}: the report holds a {longest}-character unbroken token"
+    );
+    assert!(html.len() < 8 << 20, "{run}: report of {} B", html.len());
+    assert!(
+        !html.chars().any(evalboard_engine::text::is_bidi_control),
+        "{run}: a bidi control in the report"
+    );
+}
+
 #[test]
 fn every_hostile_case_is_a_run_with_diagnostics_or_an_explained_failure() {
     let (runs, cases) = corpus();
@@ -131,6 +152,7 @@ fn every_hostile_case_is_a_run_with_diagnostics_or_an_explained_failure() {
         assert!(!crashed(code), "{}: report: {stderr}", c.run);
         if c.loads {
             assert!(html.is_file(), "{}: report wrote nothing: {stderr}", c.run);
+            report_opens_fast(&c.run, &std::fs::read_to_string(&html).expect("UTF-8"));
         }
         let (code, stdout, stderr) = evalboard(&[Path::new("diff"), &dir, &dir]);
         assert!(!crashed(code), "{}: diff: {stderr}", c.run);

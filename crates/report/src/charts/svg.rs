@@ -26,6 +26,7 @@ use super::theme::{hex, Palette};
 /// Escapes text for SVG/XML content and attribute values, and drops characters XML 1.0 forbids
 /// (control characters become spaces; U+FFFE/U+FFFF become U+FFFD).
 pub(crate) fn escape(text: &str) -> String {
+    let text = evalboard_engine::text::neutralize_bidi(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

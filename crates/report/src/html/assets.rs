@@ -7,7 +7,7 @@ pub const CSS: &str = r#"
 *{box-sizing:border-box}
 [hidden]{display:none!important}
 html{font-family:system-ui,-apple-system,"Segoe UI","DejaVu Sans",sans-serif;font-size:15px;line-height:1.45;color:var(--fg);background:var(--bg)}
-body{margin:0}
+body{margin:0;overflow-wrap:anywhere}
 .eb-wrap{max-width:1180px;margin:0 auto;padding:24px 28px 64px}
 header.eb-head{padding-bottom:4px}
 h1{font-size:1.7rem;margin:0 0 4px}

@@ -5,6 +5,10 @@
 
 use std::fmt::Write as _;
 
+use std::borrow::Cow;
+
+use evalboard_engine::text::{clip, MAX_TEXT};
+
 use super::encode::{base64, escape_html, gzip};
 use super::HtmlOptions;
 use crate::charts::{bar_chart, named, opts, NamedChart, Theme};
@@ -18,13 +22,17 @@ pub struct Cell {
     sort: Option<String>,
     numeric: bool,
     class: Option<&'static str>,
+    /// The text was cut ([`clip`]).
+    cut: bool,
 }
 
 impl Cell {
-    /// Plain text (escaped here).
+    /// Plain text (escaped here), cut at [`MAX_TEXT`] characters with its length said.
     pub fn text(s: &str) -> Cell {
+        let shown = clip(s);
         Cell {
-            html: escape_html(s),
+            html: escape_html(&shown),
+            cut: matches!(shown, Cow::Owned(_)),
             ..Default::default()
         }
     }
@@ -45,6 +53,7 @@ impl Cell {
             ),
             numeric: true,
             class: None,
+            cut: false,
         }
     }
     /// A verdict mark: ✓ / ✗ / – (missing).
@@ -59,6 +68,7 @@ impl Cell {
             sort: Some(sort.into()),
             numeric: false,
             class: Some(class),
+            cut: false,
         }
     }
     /// Markup built from already escaped parts (diffs).
@@ -157,7 +167,7 @@ pub fn kv_table(out: &mut String, rows: &[(String, String)]) {
             out,
             "<tr><th>{}</th><td>{}</td></tr>",
             escape_html(k),
-            escape_html(v)
+            escape_html(&clip(v))
         );
     }
     out.push_str("</tbody></table>\n");
@@ -380,16 +390,63 @@ pub(crate) fn filter_box(out: &mut String, table_id: &str, verdicts: &[(&str, &s
     out.push_str("<output></output></div>\n");
 }
 
-/// A capped-table note with the full CSV as an embedded gzip download.
-pub(crate) fn capped_note(out: &mut String, shown: usize, total: usize, file: &str, csv: &str) {
-    let gz = gzip(csv.as_bytes());
+/// The most compressed data one items table embeds as a download (beyond it the note says where
+/// the full data comes from instead): a report stays a few megabytes and opens fast.
+pub(crate) const MAX_EMBEDDED_GZIP: usize = 4 << 20;
+
+/// The note under an items table that shows `rows` of `total` rows, or whose texts were cut at
+/// [`MAX_TEXT`] characters: the full data (`csv()`, made only then) as an embedded gzip download
+/// when it fits [`MAX_EMBEDDED_GZIP`]. Nothing when the table is whole.
+pub(crate) fn capped_note(
+    out: &mut String,
+    rows: &[Row],
+    total: usize,
+    file: &str,
+    csv: &dyn Fn() -> String,
+) {
+    let shown = rows.len();
+    let cut = rows
+        .iter()
+        .filter(|r| r.cells.iter().any(|c| c.cut))
+        .count();
+    if total <= shown && cut == 0 {
+        return;
+    }
+    let mut said = String::new();
+    if total > shown {
+        let _ = write!(
+            said,
+            "The table shows the first {} of {} rows. ",
+            int(shown as u64),
+            int(total as u64)
+        );
+    }
+    if cut > 0 {
+        let _ = write!(
+            said,
+            "Texts longer than {} characters are cut, with their length said ({} row(s)). ",
+            int(MAX_TEXT as u64),
+            int(cut as u64)
+        );
+    }
+    let gz = gzip(csv().as_bytes());
+    if gz.len() > MAX_EMBEDDED_GZIP {
+        let _ = writeln!(
+            out,
+            "<p class=\"eb-note\" data-capped=\"{total}\">{}The full data ({} KB compressed) is too \
+             large to embed in this file: <code>evalboard score --out DIR</code> writes {}.</p>",
+            escape_html(&said),
+            int(gz.len().div_ceil(1024) as u64),
+            escape_html(file),
+        );
+        return;
+    }
     let _ = writeln!(
         out,
-        "<p class=\"eb-note\" data-capped=\"{total}\">The table shows the first {} of {} rows. \
+        "<p class=\"eb-note\" data-capped=\"{total}\">{}\
          The full data is embedded in this file as a compressed CSV ({} KB): \
          <a class=\"eb-dl\" download=\"{}.gz\" href=\"data:application/gzip;base64,{}\">Download {}.gz</a></p>",
-        int(shown as u64),
-        int(total as u64),
+        escape_html(&said),
         int(gz.len().div_ceil(1024) as u64),
         escape_html(file),
         base64(&gz),

@@ -190,13 +190,13 @@ pub(crate) fn section(
         .collect();
     let table_id = id("items-table");
     filter_box(out, &table_id, &[]);
-    if total > rows.len() {
+    capped_note(out, &rows, total, "entries.jsonl", &|| {
         let mut jsonl = String::new();
         for (_, v) in &entries {
             let _ = writeln!(jsonl, "{v}");
         }
-        capped_note(out, rows.len(), total, "entries.jsonl", &jsonl);
-    }
+        jsonl
+    });
     sortable_items(out, &table_id, &heads, &rows);
     st
 }

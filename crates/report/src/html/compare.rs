@@ -8,6 +8,7 @@ use evalboard_engine::compare::{
 };
 use evalboard_engine::run::{self, CompareError, CompareSettings, RunComparison};
 use evalboard_engine::run_meta::{side_by_side, MetaRow};
+use evalboard_engine::text::clip;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -238,7 +239,7 @@ pub(crate) fn section_with_id(out: &mut String, id: &str, c: &Comparison, o: &Ht
                     Cell::long(x.expected.as_deref().unwrap_or("")),
                     Cell::long(b),
                     Cell::long(k),
-                    Cell::html(diff_html(b, k), Some("eb-t")),
+                    Cell::html(diff_html(&clip(b), &clip(k)), Some("eb-t")),
                 ],
             }
         })

@@ -1,18 +1,21 @@
 //! Encoders of the HTML report: the one text escaper, JSON inside `<script>`, SHA-256, base64,
 //! CSP source hashes and gzip. All pure.
 
+use std::fmt::Write as _;
+
 use sha2::{Digest, Sha256};
 
 /// Escapes text for HTML text and attribute values (`& < > " '`; control characters become
-/// spaces, U+FFFE/U+FFFF become U+FFFD). The single escaper of the report and of every chart
+/// spaces, U+FFFE/U+FFFF become U+FFFD, bidi controls visible escapes such as `\u{202e}`:
+/// [`evalboard_engine::text::neutralize_bidi`], the dashboard's rule too). The single escaper of the report and of every chart
 /// label (it is the charts' own function), so no input-derived text takes another path.
 pub fn escape_html(text: &str) -> String {
     crate::charts::escape(text)
 }
 
-/// JSON for a `<script type="application/json">` block: `<`, `>`, `&`, U+2028 and U+2029 are
-/// written as `\uXXXX` escapes, so no `</script>` or `<!--` can end or change the block, while
-/// `JSON.parse` reads the same value.
+/// JSON for a `<script type="application/json">` block: `<`, `>`, `&`, U+2028, U+2029 and the
+/// bidi controls are written as `\uXXXX` escapes, so no `</script>` or `<!--` can end or change
+/// the block and no control hides in the file, while `JSON.parse` reads the same value.
 pub fn json_for_script(v: &serde_json::Value) -> String {
     let raw = serde_json::to_string(v).unwrap_or_else(|_| "null".into());
     let mut out = String::with_capacity(raw.len() + 16);
@@ -23,6 +26,9 @@ pub fn json_for_script(v: &serde_json::Value) -> String {
             '&' => out.push_str("\\u0026"),
             '\u{2028}' => out.push_str("\\u2028"),
             '\u{2029}' => out.push_str("\\u2029"),
+            c if evalboard_engine::text::is_bidi_control(c) => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
             c => out.push(c),
         }
     }
@@ -119,6 +125,11 @@ mod tests {
         check_escape("-12.5", "-12.5");
         check_escape("", "");
         check_escape("\u{FFFF}", "\u{FFFD}");
+        check_escape(
+            "exact\u{202E} the log records 0.3333",
+            "exact\\u{202e} the log records 0.3333",
+        );
+        check_escape("\u{2067}x\u{2069}\u{200F}", "\\u{2067}x\\u{2069}\\u{200f}");
     }
 
     fn check_json(v: serde_json::Value, expected: &str) {
@@ -139,6 +150,7 @@ mod tests {
             serde_json::json!("x\u{2028}y\u{2029}"),
             r#""x\u2028y\u2029""#,
         );
+        check_json(serde_json::json!("a\u{202E}b"), r#""a\u202eb""#);
         check_json(serde_json::json!(null), "null");
         check_json(serde_json::json!([-1.5, 0.25]), "[-1.5,0.25]");
     }

@@ -211,15 +211,9 @@ fn items(out: &mut String, items_id: &str, s: &ScoredLog, o: &HtmlOptions) {
         .collect();
     let table_id = format!("{items_id}-table");
     filter_box(out, &table_id, &VERDICTS);
-    if samples.len() > rows.len() {
-        capped_note(
-            out,
-            rows.len(),
-            samples.len(),
-            "items.csv",
-            &crate::evallog_files::items_csv(s),
-        );
-    }
+    capped_note(out, &rows, samples.len(), "items.csv", &|| {
+        crate::evallog_files::items_csv(s)
+    });
     let mut columns = vec![("Sample", false), ("Correct", false)];
     if rescored {
         columns.push(("As recorded", false));

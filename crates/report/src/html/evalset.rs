@@ -110,15 +110,9 @@ pub(crate) fn section(
         .collect();
     let table_id = id("items-table");
     filter_box(out, &table_id, &VERDICTS);
-    if total > rows.len() {
-        capped_note(
-            out,
-            rows.len(),
-            total,
-            "predictions.jsonl",
-            &evalset::dto::predictions_jsonl(s),
-        );
-    }
+    capped_note(out, &rows, total, "predictions.jsonl", &|| {
+        evalset::dto::predictions_jsonl(s)
+    });
     sortable_items(
         out,
         &table_id,

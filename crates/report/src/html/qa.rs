@@ -407,15 +407,9 @@ fn items_table(
         &table_id,
         &[("correct", "Correct"), ("wrong", "Wrong")],
     );
-    if total > rows.len() {
-        capped_note(
-            out,
-            rows.len(),
-            total,
-            "turns.csv",
-            outputs.file("turns.csv").unwrap_or(""),
-        );
-    }
+    capped_note(out, &rows, total, "turns.csv", &|| {
+        outputs.file("turns.csv").unwrap_or("").to_string()
+    });
     p(
         out,
         "eb-print-only eb-muted",

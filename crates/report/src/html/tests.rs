@@ -259,3 +259,153 @@ fn a_provenance_hashed_block_by_block_equals_the_whole_files() {
     let empty = ProvenanceHasher::new("r", "e").finish();
     assert_eq!((empty.bytes, empty.sha256), (0, sha256_hex(b"")));
 }
+
+/// `n` characters of one unbroken token, incompressible enough to be a real model's output.
+fn unbroken(n: usize, seed: u64) -> String {
+    let mut x = seed | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            char::from(b"abcdefghijklmnopqrstuvwxyz0123456789"[(x % 36) as usize])
+        })
+        .collect()
+}
+
+/// The visible page: the HTML without the data block, the script and embedded downloads.
+fn visible(html: &str) -> String {
+    let body = between(html, "<body>", "<script type=\"application/json\"");
+    let mut out = String::new();
+    let mut rest = body;
+    while let Some(at) = rest.find("href=\"data:") {
+        out.push_str(&rest[..at]);
+        rest = &rest[at + 6..];
+        rest = &rest[rest.find('"').unwrap_or(rest.len())..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The longest run of characters between tags that are neither spaces nor markup.
+fn longest_token(html: &str) -> usize {
+    html.split(|c: char| c.is_whitespace() || c == '<' || c == '>')
+        .map(|t| t.chars().count())
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn a_one_megabyte_unbroken_output_is_cut_in_the_tables_and_kept_as_a_download() {
+    let out = unbroken(1_000_000, 7);
+    let s = jsonl_run(
+        "long",
+        &[
+            line("c1", 0, "q", "10", &out),
+            line("c1", 1, &unbroken(2_000_000, 9), "5", "5"),
+        ],
+    );
+    let html = render(vec![ReportRun::NumericQa(&s)], None, HtmlOptions::default());
+    let page = visible(&html);
+    // Every visible text is a bounded prefix with the full length said.
+    assert!(
+        longest_token(&page) < evalboard_engine::text::MAX_TEXT + 100,
+        "a cell holds {} characters unbroken",
+        longest_token(&page)
+    );
+    assert!(page.contains(&format!(
+        "{}… (cut at 4,000 of 1,000,000 characters)",
+        &out[..4000]
+    )));
+    assert!(page.contains("(cut at 4,000 of 2,000,000 characters)"));
+    assert!(page.len() < 100_000, "visible page {} B", page.len());
+    // The full texts travel as the compressed items download: it fits the budget.
+    let note = between(&html, "<p class=\"eb-note\" data-capped=\"2\">", "</p>");
+    assert!(
+        note.starts_with("Texts longer than 4,000 characters are cut"),
+        "{note}"
+    );
+    let b64 = between(note, "base64,", "\"");
+    let gz = (0..b64.len())
+        .step_by(4)
+        .flat_map(|i| {
+            let v: Vec<u32> = b64[i..i + 4]
+                .bytes()
+                .map(|c| match c {
+                    b'A'..=b'Z' => u32::from(c - b'A'),
+                    b'a'..=b'z' => u32::from(c - b'a') + 26,
+                    b'0'..=b'9' => u32::from(c - b'0') + 52,
+                    b'+' => 62,
+                    b'/' => 63,
+                    _ => 0,
+                })
+                .collect();
+            let n = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
+            let pad = b64[i..i + 4].matches('=').count();
+            [(n >> 16) as u8, (n >> 8) as u8, n as u8]
+                .into_iter()
+                .take(3 - pad)
+        })
+        .collect::<Vec<u8>>();
+    let csv = miniz_oxide::inflate::decompress_to_vec(&gz[10..gz.len() - 8]).expect("gzip");
+    let csv = String::from_utf8(csv).expect("UTF-8");
+    assert!(csv.contains(&out), "the download holds the whole output");
+    assert!(
+        html.len() < page.len() + super::build::MAX_EMBEDDED_GZIP * 4 / 3 + 10_000,
+        "report {} B",
+        html.len()
+    );
+}
+
+#[test]
+fn eight_one_megabyte_outputs_keep_the_report_small_past_the_embedding_budget() {
+    let lines: Vec<String> = (0..8)
+        .map(|i| line("c1", i, "q", "10", &unbroken(1_000_000, 100 + u64::from(i))))
+        .collect();
+    let s = jsonl_run("long", &lines);
+    let html = render(vec![ReportRun::NumericQa(&s)], None, HtmlOptions::default());
+    assert!(html.len() < 300_000, "report {} B", html.len());
+    assert!(longest_token(&visible(&html)) < evalboard_engine::text::MAX_TEXT + 100);
+    assert!(html.contains("is too large to embed in this file"));
+    assert_eq!(
+        html.matches("(cut at 4,000 of 1,000,000 characters)")
+            .count(),
+        16
+    );
+}
+
+#[test]
+fn bidi_controls_in_log_text_are_shown_as_escapes_everywhere() {
+    // A Inspect log whose scorer name ends in U+202E and whose texts carry every bidi control.
+    let controls = "\u{202A}\u{202B}\u{202C}\u{202D}\u{202E}\u{2066}\u{2067}\u{2068}\u{2069}\u{200E}\u{200F}\u{061C}";
+    let log = std::fs::read_to_string(
+        evalboard_test_support_root().join("tests/fixtures/evallog/ok/json_nan/input/arith.json"),
+    )
+    .expect("fixture")
+    .replace("\"match\"", "\"match\\u202e\"")
+    .replace("mockllm/model", &format!("mockllm/model{controls}"));
+    let input = RunInput::new(
+        format!("run{controls}"),
+        vec![InputFile::new("arith.json", log.into_bytes())],
+    );
+    let read = evalboard_engine::run::read(&input, None, Default::default()).expect("reads");
+    let scored = evalboard_engine::run::score(read, &evalboard_engine::run::Settings::default(), 1);
+    let html = render(vec![scored.as_ref()], None, HtmlOptions::default());
+    let bidi = evalboard_engine::text::is_bidi_control;
+    assert!(
+        html.contains("match\\u{202e}"),
+        "the scorer's name says what it holds"
+    );
+    assert!(html.contains("run\\u{202a}\\u{202b}"), "the run's name too");
+    assert!(
+        !html.chars().any(bidi),
+        "a bidi control is left in the file: {:?}",
+        html.char_indices()
+            .find(|(_, c)| bidi(*c))
+            .map(|(i, _)| &html[i.saturating_sub(80)..i])
+    );
+}
+
+fn evalboard_test_support_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
