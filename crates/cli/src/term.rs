@@ -53,16 +53,8 @@ fn escaped(s: &str, needs_escape: impl Fn(char) -> bool) -> Cow<'_, str> {
 
 fn needs_escape(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
-        || matches!(
-            c,
-            '\u{202a}'..='\u{202e}'
-                | '\u{2066}'..='\u{2069}'
-                | '\u{200e}'
-                | '\u{200f}'
-                | '\u{061c}'
-                | '\u{2028}'
-                | '\u{2029}'
-        )
+        || evalboard_engine::text::is_bidi_control(c)
+        || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
 /// `println!` of one human-readable line: control characters and line feeds escaped
