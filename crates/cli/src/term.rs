@@ -6,8 +6,8 @@
 //!
 //! A line feed or carriage return inside a run's text would start a line the run wrote (a scorer
 //! named `x\n  accuracy 0.0% → 100.0%` prints a fake result): every one-line print
-//! ([`outln!`], [`errln!`]) escapes them too ([`one_line`]), and the multi-line summaries
-//! printed with [`out!`] put each piece of a run's text through [`one_line`] as they are built.
+//! ([`outln!`](crate::outln), [`errln!`](crate::errln)) escapes them too ([`one_line`]), and the multi-line summaries
+//! printed with [`out!`](crate::out) put each piece of a run's text through [`one_line`] as they are built.
 
 use std::borrow::Cow;
 
@@ -24,7 +24,7 @@ pub fn one_line(s: &str) -> Cow<'_, str> {
     escaped(s, |c| c == '\n' || needs_escape(c))
 }
 
-/// Appends `line` to `out` as one line of a multi-line summary (printed with [`out!`]): escaped
+/// Appends `line` to `out` as one line of a multi-line summary (printed with [`out!`](crate::out)): escaped
 /// as [`one_line`], then a line feed.
 pub fn push_line(out: &mut String, line: &str) {
     out.push_str(&one_line(line));
