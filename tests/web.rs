@@ -215,6 +215,8 @@ fn load_report_lists_files_and_diagnostics() {
         family: evalboard_engine::family::Family::NumericQa,
         n_conversations: s.run.conversations.len(),
         n_turns: s.turns.len(),
+        size: evalboard_engine::run::RunRef::NumericQa(&s).size(),
+        profile: evalboard_engine::run::RunRef::NumericQa(&s).profile(),
         files: s.run.files.clone(),
         diagnostics: s.run.diagnostics.clone(),
         headline: None,
