@@ -26,9 +26,10 @@ pub fn clip_at(s: &str, max: usize) -> String {
 
 /// `view` with every bidi control in its texts shown as a visible escape
 /// ([`evalboard_engine::text::neutralize_bidi`], the report's rule), so no log text can reorder
-/// the text around it on the page. Every screen a worker posts passes here once (`Kept::screen`);
-/// block keys, filter values (sent back as they are) and SVG (escaped by the charts, which
-/// apply the same rule) are left alone.
+/// the text around it on the page. Every screen a worker posts passes here once
+/// (`worker::store::post_view`, the one place screens are posted from, the eval-log
+/// conversation read from its file included); block keys, filter values (sent back as they
+/// are) and SVG (escaped by the charts, which apply the same rule) are left alone.
 pub fn neutralize_bidi(view: &mut ScreenView) {
     fn fix(s: &mut String) {
         if let std::borrow::Cow::Owned(n) = evalboard_engine::text::neutralize_bidi(s) {

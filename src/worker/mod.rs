@@ -238,14 +238,7 @@ fn handle_request(
                 match state.borrow().get(run_id).map(|r| &r.scored) {
                     Some(ScoredRun::EvalLog(l)) => {
                         let view = crate::evallog::view_with(l, &query, Some(messages));
-                        post(
-                            &scope,
-                            &Response::Screen {
-                                req,
-                                run_id,
-                                view: Box::new(view),
-                            },
-                        );
+                        store::post_view(&scope, (req, run_id), view);
                     }
                     _ => no_run(&scope, req, run_id),
                 }

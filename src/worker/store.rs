@@ -41,12 +41,9 @@ impl Kept {
     /// sets and evaluation-tool logs (numeric QA has its own page components); `None` for a
     /// numeric QA run or a family this worker does not hold.
     pub fn screen<const FAMILIES: FamilySet>(&self, query: &ScreenQuery) -> Option<ScreenView> {
-        let mut view = self
-            .run()
+        self.run()
             .visit_in::<FAMILIES, _>(ScreenOf(query))
-            .flatten()?;
-        crate::screen::neutralize_bidi(&mut view);
-        Some(view)
+            .flatten()
     }
 
     /// What the page lists about the run (of a family in `FAMILIES`), scored under `settings`.
@@ -74,8 +71,9 @@ impl Kept {
     }
 }
 
-/// Posts the screen `query` of run `run_id` when a worker of `FAMILIES` holds the run and lays
-/// its screens out ([`Kept::screen`]); `false` when it does not (the caller says so).
+/// Posts the screen `query` of run `run_id` ([`post_view`]) when a worker of `FAMILIES` holds
+/// the run and lays its screens out ([`Kept::screen`]); `false` when it does not (the caller
+/// says so).
 pub(crate) fn post_screen<const FAMILIES: FamilySet>(
     scope: &DedicatedWorkerGlobalScope,
     kept: Option<&Kept>,
@@ -85,6 +83,19 @@ pub(crate) fn post_screen<const FAMILIES: FamilySet>(
     let Some(view) = kept.and_then(|r| r.screen::<FAMILIES>(query)) else {
         return false;
     };
+    post_view(scope, (req, run_id), view);
+    true
+}
+
+/// Posts `view`, a screen of run `run_id`: every screen a worker posts goes out here, with
+/// every bidi control in its texts shown as a visible escape ([`crate::screen::neutralize_bidi`],
+/// the report's rule), so no log text can reorder the text around it on the page.
+pub(crate) fn post_view(
+    scope: &DedicatedWorkerGlobalScope,
+    (req, run_id): (ReqId, RunId),
+    mut view: ScreenView,
+) {
+    crate::screen::neutralize_bidi(&mut view);
     post(
         scope,
         &Response::Screen {
@@ -93,7 +104,6 @@ pub(crate) fn post_screen<const FAMILIES: FamilySet>(
             view: Box::new(view),
         },
     );
-    true
 }
 
 /// A worker's screen of a run ([`Kept::screen`]).
