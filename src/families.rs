@@ -284,7 +284,7 @@ fn step_view<const FAMILIES: FamilySet>(
             let a = p.baseline_answer.as_deref().unwrap_or("");
             let b = p.candidate_answer.as_deref().unwrap_or("");
             CompareRow {
-                key: p.key.join(" · "),
+                key: p.key.parts().join(" · "),
                 flip: p.flip(),
                 // A pairing that carries the question as the expected value shows it once.
                 expected: p

@@ -209,7 +209,7 @@ fn human(d: &Diff, with_meta: bool) -> String {
         for p in regressions.iter().take(50) {
             out.push_str(&format!(
                 "  {}: {} | {} → {}\n",
-                esc(&p.key.join(" #")),
+                esc(&p.key.parts().join(" #")),
                 one_line(p.expected.as_deref()),
                 one_line(p.baseline_answer.as_deref()),
                 one_line(p.candidate_answer.as_deref()),
@@ -226,7 +226,7 @@ fn human(d: &Diff, with_meta: bool) -> String {
         out.push_str(&format!(
             "{} items failed as a whole (counted wrong): e.g. {} in {}: {}\n",
             d.failed_items.len(),
-            esc(&d.failed_items[0].key.join(" #")),
+            esc(&d.failed_items[0].key.parts().join(" #")),
             esc(&d.failed_items[0].run),
             esc(&d.failed_items[0].reason)
         ));

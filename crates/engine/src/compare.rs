@@ -7,6 +7,9 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod join;
+
+use crate::run_table::ItemKey;
 pub use crate::run_table::Unit;
 pub use crate::stats::{PairCounts, Rng, SplitMix64};
 
@@ -97,13 +100,13 @@ pub struct ItemContext {
 }
 
 /// Item contexts by join key; the first run to name a key sets its context.
-pub type ItemContexts = std::collections::HashMap<Vec<String>, ItemContext>;
+pub type ItemContexts = std::collections::HashMap<ItemKey, ItemContext>;
 
 /// One item present in at least one of two runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PairedItem {
-    /// Join key parts (e.g. `[item_id]`, `[conversation_id, turn_idx]`).
-    pub key: Vec<String>,
+    /// The join key (e.g. `[item_id]`, `[conversation_id, turn_idx]`).
+    pub key: ItemKey,
     /// Correctness in the baseline run; `None` when absent there or not scored.
     pub baseline: Option<bool>,
     pub candidate: Option<bool>,
@@ -125,6 +128,15 @@ impl PairedItem {
             (None, None) => Flip::Unscored,
         }
     }
+}
+
+/// An item that failed as a whole in one run (counted wrong there), with why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailedItem {
+    pub key: ItemKey,
+    /// `baseline` or `candidate` (or both, as two entries).
+    pub run: String,
+    pub reason: String,
 }
 
 /// How an item changed from baseline to candidate.
@@ -352,7 +364,7 @@ pub fn reading(
     baseline: &str,
     candidate: &str,
     s: &PairedComparison,
-    causes: &dyn Fn(&[String]) -> Option<String>,
+    causes: &dyn Fn(&ItemKey) -> Option<String>,
 ) -> Reading {
     let f = &s.flips;
     let n = s.n_paired;
@@ -591,9 +603,8 @@ pub fn compare_pairs(mut pairs: Vec<PairedItem>, opts: &CompareOptions) -> Paire
             (p.expected, p.baseline_answer, p.candidate_answer) = (None, None, None);
         }
     }
-    // Natural key order (`2` before `10`); the families build their pairs in it already, so
-    // this pass only checks.
-    pairs.sort_by(|a, b| crate::run_table::key_order(&a.key, &b.key));
+    // Natural key order (`2` before `10`), as the join makes them.
+    pairs.sort_by(|a, b| a.key.cmp(&b.key));
     let flips = FlipCounts::of(&pairs);
     let mut stats = PairedStats::from_counts(flips.pair_counts(), opts);
     stats.flips = flips;
@@ -726,7 +737,7 @@ mod tests {
         for &((b, c), k) in counts {
             for _ in 0..k {
                 pairs.push(PairedItem {
-                    key: vec![format!("{:04}", pairs.len())],
+                    key: ItemKey::text(&format!("{:04}", pairs.len())),
                     baseline: Some(b),
                     candidate: Some(c),
                     ..Default::default()
@@ -738,11 +749,11 @@ mod tests {
 
     #[test]
     fn a_comparison_reads_in_one_sentence() {
-        let none = |_: &[String]| None;
+        let none = |_: &ItemKey| None;
         // Worse on 5, 4 of them for one cause; significant by the CI only.
         let s = paired(&[((true, false), 5), ((true, true), 16), ((false, false), 27)]);
-        let timeouts = |k: &[String]| {
-            (k[0].as_str() < "0004").then(|| "Evaluation timeout (300s)".to_string())
+        let timeouts = |k: &ItemKey| {
+            (k.to_string().as_str() < "0004").then(|| "Evaluation timeout (300s)".to_string())
         };
         let r = reading("gpt-4o", "o3", &s, &timeouts);
         assert_eq!(r.tone, Tone::Worse);
@@ -981,7 +992,7 @@ mod tests {
 
     fn item(key: &str, b: Option<bool>, c: Option<bool>) -> PairedItem {
         PairedItem {
-            key: vec![key.to_string()],
+            key: ItemKey::text(key),
             baseline: b,
             candidate: c,
             ..PairedItem::default()
@@ -1013,7 +1024,7 @@ mod tests {
             ]
         );
         let cmp = compare_pairs(pairs.clone(), &CompareOptions::default());
-        let keys: Vec<&str> = cmp.pairs.iter().map(|p| p.key[0].as_str()).collect();
+        let keys: Vec<String> = cmp.pairs.iter().map(|p| p.key.to_string()).collect();
         assert_eq!(keys, ["a", "b", "c", "d", "e", "f", "g"]);
         assert_eq!(cmp.n_paired, 4);
         assert_eq!(cmp.flips.n_paired(), 4);

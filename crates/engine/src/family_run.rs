@@ -5,7 +5,8 @@
 //! own families' implementations) and every describing method goes through it. Imports no
 //! family.
 
-use crate::compare::ItemContexts;
+use crate::compare::join::{Judged, Side};
+use crate::compare::{CompareOptions, FailedItem, ItemContexts, PairedComparison};
 use crate::headline::Metric;
 use crate::run_meta::RunMeta;
 use crate::run_table::MetricValue;
@@ -64,6 +65,74 @@ impl<T: FamilyRun + ?Sized> FamilyRun for &T {
     fn item_context(&self, out: &mut ItemContexts) {
         (**self).item_context(out)
     }
+}
+
+/// How a family compares two of its runs: the judge both are judged by, and each run judged
+/// into its items in key order ([`Judged`]), which the one join pairs
+/// ([`crate::compare::join::join`]). Each family implements it in its `compare.rs`.
+pub trait FamilyCompare: Sized {
+    /// What judges an item (a scorer, a recorded score, a re-scorer).
+    type Judge;
+    /// The judge `asked` names (`None`: the family's default for the pair, decided by the
+    /// baseline) and what a reader should know about judging the pair; `Err`: why `asked`
+    /// cannot judge these runs. Judging a run alone is judging it against itself.
+    fn judge_pair(
+        baseline: &Self,
+        candidate: &Self,
+        asked: Option<&str>,
+    ) -> Result<PairJudge<Self::Judge>, String>;
+    /// The run's items judged by `judge`, as the `side` of a comparison (warnings name it).
+    fn judged(&self, judge: &Self::Judge, side: Side) -> Result<Judged<'_>, String>;
+}
+
+/// The judge of a pair of runs, named, and what a reader of the comparison should know.
+pub struct PairJudge<J> {
+    pub judge: J,
+    /// Its name (`name@version`, a score's label).
+    pub scorer: String,
+    /// How items are joined and judged, in a sentence.
+    pub judged_by: String,
+    /// Shown before the sides' warnings (the runs were scored under different profiles).
+    pub warnings: Vec<String>,
+    /// Why there are no per-item results.
+    pub note: Option<String>,
+}
+
+/// Two runs of a family judged and joined: what a comparison holds besides the runs' names
+/// and metrics.
+pub struct Joined {
+    pub scorer: String,
+    pub judged_by: String,
+    pub stats: PairedComparison,
+    pub failed_items: Vec<FailedItem>,
+    /// The pair's warnings, then the baseline's, then the candidate's.
+    pub warnings: Vec<String>,
+    pub note: Option<String>,
+}
+
+/// `baseline` and `candidate` judged by the judge `asked` names ([`FamilyCompare`]) and
+/// joined on their keys ([`crate::compare::join::join`]).
+pub fn judge_and_join<F: FamilyCompare>(
+    baseline: &F,
+    candidate: &F,
+    asked: Option<&str>,
+    opts: &CompareOptions,
+) -> Result<Joined, String> {
+    let pair = F::judge_pair(baseline, candidate, asked)?;
+    let b = baseline.judged(&pair.judge, Side::Baseline)?;
+    let c = candidate.judged(&pair.judge, Side::Candidate)?;
+    let (stats, failed_items) = crate::compare::join::join(&b, &c, opts);
+    let mut warnings = pair.warnings;
+    warnings.extend(b.warnings);
+    warnings.extend(c.warnings);
+    Ok(Joined {
+        scorer: pair.scorer,
+        judged_by: pair.judged_by,
+        stats,
+        failed_items,
+        warnings,
+        note: pair.note,
+    })
 }
 
 /// `n` things, singular or plural (`1 turn`, `38 turns`).

@@ -10,19 +10,21 @@
 
 use serde_json::{json, Value};
 
-use crate::compare::{ItemContext, PairTexts};
+use crate::compare::ItemContext;
 
 use crate::accounting::{InputFileReport, LoadError};
 use crate::codegen::{self, CodegenRun};
-use crate::compare::{CompareOptions, Flip, ItemContexts, MetricDelta, PairedComparison, Unit};
+use crate::compare::join::Side;
+use crate::compare::{
+    CompareOptions, FailedItem, Flip, ItemContexts, MetricDelta, PairedComparison, Unit,
+};
 use crate::diag::Diagnostic;
 use crate::evallog;
 use crate::evalset::{self, EvalItem, EvalRun};
 use crate::family::{detect_family, Family};
-use crate::family_run::FamilyRun;
+use crate::family_run::{FamilyCompare, FamilyRun, Joined};
 use crate::headline::Metric;
 use crate::input::RunInput;
-use crate::numeric_qa::compare::{FailedItem, GroupComparison};
 use crate::numeric_qa::formats::convfinqa;
 use crate::numeric_qa::model::{QaRun, ReadDetail};
 use crate::numeric_qa::score::{Profile, ScoreConfig, ScoredQaRun};
@@ -546,6 +548,14 @@ impl<'a> RunRef<'a> {
         out
     }
 
+    /// The family's metrics of the run in the order a comparison shows them
+    /// ([`FamilyRun::metrics`]); empty for a family not in `FAMILIES`.
+    fn compared_metrics_in<const FAMILIES: FamilySet>(&self) -> Vec<MetricValue> {
+        self.family_run_in::<FAMILIES>()
+            .map(|d| d.metrics())
+            .unwrap_or_default()
+    }
+
     /// What the run is, typed ([`RunFacts`]): model and dataset from [`RunRef::meta`], the task
     /// an evaluation-tool log names, and the total cost and tokens among [`RunRef::metrics`].
     /// The content id is left to the consumer that holds the files' digests
@@ -580,9 +590,10 @@ impl<'a> RunRef<'a> {
     }
 
     /// The run's per-item verdicts under `judge` (a `name@version` scorer or an eval log's score;
-    /// `None`: the run's own primary judge), sorted by key, each key once, with the items that
-    /// failed as a whole. They come from the family's one pairing rule ([`compare`] of the run
-    /// with itself), so a comparison and the verdicts never disagree on a key or a verdict.
+    /// `None`: the run's own primary judge), sorted by key, each key once, with the groups of
+    /// items that failed as a whole. They are what a comparison joins ([`compare`] judges
+    /// each run the same way), so a comparison and the verdicts never disagree on a key or a
+    /// verdict.
     pub fn verdicts(&self, judge: Option<&str>) -> Result<Verdicts, CompareError> {
         self.verdicts_in::<ALL_FAMILIES>(judge)
     }
@@ -592,53 +603,49 @@ impl<'a> RunRef<'a> {
         &self,
         judge: Option<&str>,
     ) -> Result<Verdicts, CompareError> {
-        Ok(self.judged_in::<FAMILIES>(judge, PairTexts::Changed)?.0)
+        self.judged_in::<FAMILIES, _>(judge, |scorer, mut warnings, j| {
+            warnings.extend(j.warnings);
+            Verdicts {
+                judge: scorer,
+                rows: (0..j.items.len())
+                    .map(|i| Verdict {
+                        key: j.items.key(i),
+                        correct: j.items.verdict(i),
+                    })
+                    .collect(),
+                failed: j.failed.into_iter().map(|g| (g.key, g.reason)).collect(),
+                warnings,
+            }
+        })
     }
 
-    /// The verdicts and the self-comparison they come from (texts per `texts`).
-    fn judged_in<const FAMILIES: FamilySet>(
+    /// `f` of the run judged alone (as the baseline of a comparison with itself) under `judge`:
+    /// the judge's name, what judging the run warns about, and the judged run.
+    fn judged_in<const FAMILIES: FamilySet, T>(
         &self,
         judge: Option<&str>,
-        texts: PairTexts,
-    ) -> Result<(Verdicts, RunComparison), CompareError> {
-        let settings = CompareSettings {
-            qa_scorer: judge.map(str::to_string),
-            opts: crate::compare::CompareOptions {
-                resamples: 0,
-                texts,
-                ..Default::default()
-            },
-        };
-        let cmp = compare_in::<FAMILIES>(*self, *self, &settings)?;
-        let rows = cmp
-            .stats
-            .pairs
-            .iter()
-            .map(|p| Verdict {
-                key: cmp.item_key(&p.key),
-                correct: p.baseline,
-            })
-            .collect();
-        let failed = cmp
-            .failed_items
-            .iter()
-            .filter(|f| f.run == "baseline")
-            .map(|f| (cmp.item_key(&f.key), f.reason.clone()))
-            .collect();
-        // The run is both sides: each warning once, the baseline's wording.
-        let mut warnings: Vec<String> = Vec::new();
-        for w in cmp.warnings.iter().filter(|w| !w.starts_with("candidate ")) {
-            if !warnings.contains(w) {
-                warnings.push(w.clone());
-            }
+        f: impl FnOnce(String, Vec<String>, crate::compare::join::Judged) -> T,
+    ) -> Result<T, CompareError> {
+        fn go<R: FamilyCompare, T>(
+            run: &R,
+            judge: Option<&str>,
+            f: impl FnOnce(String, Vec<String>, crate::compare::join::Judged) -> T,
+        ) -> Result<T, CompareError> {
+            let pair = R::judge_pair(run, run, judge).map_err(CompareError::Judge)?;
+            let judged = run
+                .judged(&pair.judge, Side::Baseline)
+                .map_err(CompareError::Judge)?;
+            Ok(f(pair.scorer, pair.warnings, judged))
         }
-        let verdicts = Verdicts {
-            judge: cmp.scorer.clone(),
-            rows,
-            failed,
-            warnings,
-        };
-        Ok((verdicts, cmp))
+        match *self {
+            RunRef::NumericQa(s) if has(FAMILIES, Family::NumericQa) => go(s, judge, f),
+            RunRef::Codegen(l) if has(FAMILIES, Family::Codegen) => go(l, judge, f),
+            RunRef::Evalset(run, scored) if has(FAMILIES, Family::Evalset) => {
+                go(&evalset::RunPair { run, scored }, judge, f)
+            }
+            RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => go(l, judge, f),
+            _ => Err(CompareError::NotHere(self.family())),
+        }
     }
 
     /// Every item of the run as a row: key, verdict under the run's primary judge, the fields
@@ -649,32 +656,31 @@ impl<'a> RunRef<'a> {
 
     /// [`RunRef::items`] for a run of a family in `FAMILIES`.
     pub fn items_in<const FAMILIES: FamilySet>(&self) -> Result<Vec<ItemRow>, CompareError> {
-        let (verdicts, cmp) = self.judged_in::<FAMILIES>(None, PairTexts::All)?;
         let mut contexts = ItemContexts::new();
         self.item_context_in::<FAMILIES>(&mut contexts);
         let none = ItemContext::default();
-        Ok(verdicts
-            .rows
-            .into_iter()
-            .zip(&cmp.stats.pairs)
-            .map(|(v, p)| {
-                let ctx = contexts.get(&p.key).unwrap_or(&none);
-                let texts = [
-                    ("question", ctx.question.as_ref()),
-                    ("expected", p.expected.as_ref()),
-                    ("answer", p.baseline_answer.as_ref()),
-                ]
-                .into_iter()
-                .filter_map(|(k, t)| Some((k.to_string(), t?.clone())))
-                .collect();
-                ItemRow {
-                    key: v.key,
-                    verdict: v.correct,
-                    fields: ctx.fields.clone(),
-                    texts,
-                }
-            })
-            .collect())
+        self.judged_in::<FAMILIES, _>(None, |_, _, j| {
+            (0..j.items.len())
+                .map(|i| {
+                    let key = j.items.key(i);
+                    let ctx = contexts.get(&key).unwrap_or(&none);
+                    let texts = [
+                        ("question", ctx.question.clone()),
+                        ("expected", j.items.expected(i)),
+                        ("answer", j.items.answer(i)),
+                    ]
+                    .into_iter()
+                    .filter_map(|(k, t)| Some((k.to_string(), t?)))
+                    .collect();
+                    ItemRow {
+                        verdict: j.items.verdict(i),
+                        fields: ctx.fields.clone(),
+                        key,
+                        texts,
+                    }
+                })
+                .collect()
+        })
     }
 
     /// The run summed up as plain data ([`RunSummary`]): facts, metrics (headline first) and
@@ -771,8 +777,9 @@ impl CompareSettings {
             (Family::NumericQa, Some(s))
                 if crate::numeric_qa::compare::canonical_scorer(s).is_none() =>
             {
-                Err(CompareError::Scorer(
-                    crate::numeric_qa::compare::QaCompareError::UnknownScorer(s.clone()),
+                Err(CompareError::Judge(
+                    crate::numeric_qa::compare::QaCompareError::UnknownScorer(s.clone())
+                        .to_string(),
                 ))
             }
             _ => Ok(()),
@@ -801,11 +808,10 @@ pub enum CompareError {
         candidate: String,
         candidate_family: Family,
     },
-    #[error(transparent)]
-    Scorer(#[from] crate::numeric_qa::compare::QaCompareError),
-    /// An eval-log `--scorer` that names none of the baseline's scores.
+    /// Why the scorer asked for cannot judge the runs (an unknown numeric QA scorer, an eval-log
+    /// score the baseline does not record).
     #[error("{0}")]
-    UnknownScore(String),
+    Judge(String),
     /// The runs' family is not among those this consumer compares.
     #[error("{} runs are not compared here", .0.label())]
     NotHere(Family),
@@ -831,15 +837,13 @@ pub struct RunComparison {
     pub note: Option<String>,
     /// Problems found while pairing (a key seen twice in one run).
     pub warnings: Vec<String>,
-    /// Flips per group (numeric QA: per turn index and conversation feature).
-    pub by_group: Vec<GroupComparison>,
 }
 
 impl RunComparison {
     /// The comparison in one sentence ([`crate::compare::reading`]); a regression's cause is
     /// the candidate's failure of the item (or of its conversation) when it failed as a whole.
     pub fn reading(&self) -> crate::compare::Reading {
-        let causes = |key: &[String]| {
+        let causes = |key: &ItemKey| {
             self.failed_items
                 .iter()
                 .find(|f| f.run == "candidate" && key.starts_with(&f.key))
@@ -866,101 +870,20 @@ pub fn compare_in<const FAMILIES: FamilySet>(
     candidate: RunRef,
     settings: &CompareSettings,
 ) -> Result<RunComparison, CompareError> {
-    let opts = &settings.opts;
-    match (baseline, candidate) {
+    let joined = match (baseline, candidate) {
         (RunRef::NumericQa(b), RunRef::NumericQa(c)) if has(FAMILIES, Family::NumericQa) => {
-            let r = crate::numeric_qa::compare::compare_qa_runs(
-                b,
-                c,
-                settings.qa_scorer.as_deref(),
-                opts,
-            )?;
-            Ok(RunComparison {
-                family: Family::NumericQa,
-                baseline: r.baseline,
-                candidate: r.candidate,
-                judged_by: crate::numeric_qa::compare::judged_by(&r.scorer),
-                metrics: MetricDelta::zip(
-                    &crate::numeric_qa::compare::metrics(b),
-                    &crate::numeric_qa::compare::metrics(c),
-                ),
-                scorer: r.scorer,
-                stats: r.stats,
-                failed_items: r.failed_items,
-                note: None,
-                warnings: r.warnings.into_iter().chain(r.note).collect(),
-                by_group: r.by_group,
-            })
+            judge_and_join(b, c, settings)
         }
         (RunRef::Evalset(br, b), RunRef::Evalset(cr, c)) if has(FAMILIES, Family::Evalset) => {
-            let r = evalset::compare_runs(b, c, opts);
-            let failed_items = [("baseline", b), ("candidate", c)]
-                .into_iter()
-                .flat_map(|(side, run)| {
-                    run.items.iter().filter_map(move |it| {
-                        it.reason.as_ref().map(|why| FailedItem {
-                            key: vec![it.item_id.clone()],
-                            run: side.into(),
-                            reason: why.to_string(),
-                        })
-                    })
-                })
-                .collect();
-            Ok(RunComparison {
-                family: Family::Evalset,
-                baseline: r.baseline,
-                candidate: r.candidate,
-                judged_by: evalset::compare::judged_by(&r.scorer),
-                metrics: MetricDelta::zip(
-                    &evalset::compare::metrics(br, b),
-                    &evalset::compare::metrics(cr, c),
-                ),
-                scorer: r.scorer,
-                stats: r.stats,
-                failed_items,
-                note: r.per_item_unavailable,
-                warnings: Vec::new(),
-                by_group: Vec::new(),
-            })
+            let b = evalset::RunPair { run: br, scored: b };
+            let c = evalset::RunPair { run: cr, scored: c };
+            judge_and_join(&b, &c, settings)
         }
         (RunRef::Codegen(b), RunRef::Codegen(c)) if has(FAMILIES, Family::Codegen) => {
-            let r = codegen::compare_runs(&b.scored, &c.scored, opts);
-            Ok(RunComparison {
-                family: Family::Codegen,
-                baseline: r.baseline,
-                candidate: r.candidate,
-                judged_by: codegen::compare::judged_by(codegen::compare::JUDGED_BY),
-                metrics: MetricDelta::zip(
-                    &codegen::compare::metrics(b),
-                    &codegen::compare::metrics(c),
-                ),
-                scorer: codegen::compare::JUDGED_BY.into(),
-                stats: r.stats,
-                failed_items: Vec::new(),
-                note: r.per_item_unavailable,
-                warnings: Vec::new(),
-                by_group: Vec::new(),
-            })
+            judge_and_join(b, c, settings)
         }
         (RunRef::EvalLog(b), RunRef::EvalLog(c)) if has(FAMILIES, Family::EvalLog) => {
-            let r = evallog::compare::compare_logs(b, c, settings.qa_scorer.as_deref(), opts)
-                .map_err(CompareError::UnknownScore)?;
-            Ok(RunComparison {
-                family: Family::EvalLog,
-                baseline: r.baseline,
-                candidate: r.candidate,
-                judged_by: evallog::compare::judged_by(&r.scorer, r.rescored),
-                metrics: MetricDelta::zip(
-                    &evallog::compare::metrics(b),
-                    &evallog::compare::metrics(c),
-                ),
-                scorer: r.scorer,
-                stats: r.stats,
-                failed_items: Vec::new(),
-                note: r.note,
-                warnings: r.warnings,
-                by_group: Vec::new(),
-            })
+            judge_and_join(b, c, settings)
         }
         (b, c) if b.family() == c.family() => Err(CompareError::NotHere(b.family())),
         (b, c) => Err(CompareError::FamilyMismatch {
@@ -969,7 +892,37 @@ pub fn compare_in<const FAMILIES: FamilySet>(
             candidate: c.name().to_string(),
             candidate_family: c.family(),
         }),
-    }
+    }?;
+    Ok(RunComparison {
+        family: baseline.family(),
+        baseline: baseline.name().to_string(),
+        candidate: candidate.name().to_string(),
+        scorer: joined.scorer,
+        judged_by: joined.judged_by,
+        metrics: MetricDelta::zip(
+            &baseline.compared_metrics_in::<FAMILIES>(),
+            &candidate.compared_metrics_in::<FAMILIES>(),
+        ),
+        stats: joined.stats,
+        failed_items: joined.failed_items,
+        note: joined.note,
+        warnings: joined.warnings,
+    })
+}
+
+/// Two runs of one family judged and joined ([`crate::family_run::judge_and_join`]).
+fn judge_and_join<F: FamilyCompare>(
+    baseline: &F,
+    candidate: &F,
+    settings: &CompareSettings,
+) -> Result<Joined, CompareError> {
+    crate::family_run::judge_and_join(
+        baseline,
+        candidate,
+        settings.qa_scorer.as_deref(),
+        &settings.opts,
+    )
+    .map_err(CompareError::Judge)
 }
 
 impl RunComparison {
@@ -985,16 +938,6 @@ impl RunComparison {
         (!notes.is_empty()).then(|| notes.join(" "))
     }
 
-    /// A paired item's key, typed: parts after the first are indices (turn, message, epoch)
-    /// except in an eval set, whose key is its item id alone.
-    pub fn item_key(&self, key: &[String]) -> ItemKey {
-        ItemKey::from_parts(key, self.family != Family::Evalset)
-    }
-
-    fn key_json(&self, key: &[String]) -> Value {
-        self.item_key(key).to_json()
-    }
-
     /// The comparison as `evalboard diff --json` prints it and the HTML report embeds it
     /// (README: the keys of `diff --json`).
     pub fn to_json(&self) -> Value {
@@ -1003,13 +946,13 @@ impl RunComparison {
                 .pairs
                 .iter()
                 .filter(|p| f(p.flip()))
-                .map(|p| self.key_json(&p.key))
+                .map(|p| p.key.to_json())
                 .collect()
         };
         let failed: Vec<Value> = self
             .failed_items
             .iter()
-            .map(|f| json!({"key": self.key_json(&f.key), "run": f.run, "reason": f.reason}))
+            .map(|f| json!({"key": f.key.to_json(), "run": f.run, "reason": f.reason}))
             .collect();
         let s = &self.stats;
         let reading = self.reading();

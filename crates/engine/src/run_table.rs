@@ -113,21 +113,34 @@ pub struct ItemKey(pub Vec<KeyPart>);
 
 impl ItemKey {
     /// A key from its parts as text: the first part is always a text (an id, whatever it looks
-    /// like); with `indexed_tail`, a later part written as a plain decimal number (no sign, no
-    /// leading zero) is an index. This is the one rule `diff --json` prints keys by.
-    pub fn from_parts(parts: &[String], indexed_tail: bool) -> ItemKey {
+    /// like); a later part written as a plain decimal number (no sign, no leading zero) is an
+    /// index. This is the one rule `diff --json` prints keys by.
+    pub fn from_parts(parts: &[String]) -> ItemKey {
         ItemKey(
             parts
                 .iter()
                 .enumerate()
-                .map(
-                    |(i, p)| match index_part(p).filter(|_| indexed_tail && i > 0) {
-                        Some(n) => KeyPart::Index(n),
-                        None => KeyPart::Text(p.clone()),
-                    },
-                )
+                .map(|(i, p)| match index_part(p).filter(|_| i > 0) {
+                    Some(n) => KeyPart::Index(n),
+                    None => KeyPart::Text(p.clone()),
+                })
                 .collect(),
         )
+    }
+
+    /// A key of a text (an id) and an index (a turn, a message).
+    pub fn text_index(text: &str, index: u64) -> ItemKey {
+        ItemKey(vec![KeyPart::Text(text.to_string()), KeyPart::Index(index)])
+    }
+
+    /// A key of one text (an item id, a conversation id).
+    pub fn text(text: &str) -> ItemKey {
+        ItemKey(vec![KeyPart::Text(text.to_string())])
+    }
+
+    /// Whether `prefix`'s parts begin this key (a conversation's key begins its turns').
+    pub fn starts_with(&self, prefix: &ItemKey) -> bool {
+        self.0.starts_with(&prefix.0)
     }
 
     /// The key as JSON: an array of strings and numbers.
@@ -161,28 +174,6 @@ fn index_part(p: &str) -> Option<u64> {
     let canonical =
         !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) && (p == "0" || !p.starts_with('0'));
     canonical.then(|| p.parse().ok()).flatten()
-}
-
-/// Two keys' parts as text, in [`ItemKey`]'s order (`indexed_tail`: parts after the first that
-/// are plain decimal numbers compare as numbers), without building the keys: what sorting
-/// paired items by key uses.
-pub fn key_order(a: &[String], b: &[String]) -> std::cmp::Ordering {
-    for (i, (x, y)) in a.iter().zip(b).enumerate() {
-        let o = if i == 0 {
-            x.cmp(y)
-        } else {
-            match (index_part(x), index_part(y)) {
-                (Some(m), Some(n)) => m.cmp(&n),
-                (Some(_), None) => std::cmp::Ordering::Less,
-                (None, Some(_)) => std::cmp::Ordering::Greater,
-                (None, None) => x.cmp(y),
-            }
-        };
-        if o != std::cmp::Ordering::Equal {
-            return o;
-        }
-    }
-    a.len().cmp(&b.len())
 }
 
 impl std::fmt::Display for ItemKey {
@@ -269,26 +260,25 @@ mod tests {
 
     #[test]
     fn item_keys_order_naturally_and_print_as_diff_does() {
-        let k = |parts: &[&str], tail: bool| {
+        let k = |parts: &[&str]| {
             let parts: Vec<String> = parts.iter().map(|p| p.to_string()).collect();
-            ItemKey::from_parts(&parts, tail)
+            ItemKey::from_parts(&parts)
         };
-        assert!(k(&["c", "2"], true) < k(&["c", "10"], true));
-        assert!(k(&["c", "2"], false) > k(&["c", "10"], false));
-        assert_eq!(
-            k(&["12", "3"], true).to_json(),
-            serde_json::json!(["12", 3])
-        );
+        assert!(k(&["c", "2"]) < k(&["c", "10"]));
+        // The first part is an id: text, whatever it looks like.
+        assert!(k(&["2"]) > k(&["10"]));
+        assert_eq!(k(&["7"]).to_json(), serde_json::json!(["7"]));
+        assert_eq!(k(&["12", "3"]).to_json(), serde_json::json!(["12", 3]));
         // Not a plain number: kept as written, so it prints back the same.
         assert_eq!(
-            k(&["c", "03", "-1", ""], true).to_json(),
+            k(&["c", "03", "-1", ""]).to_json(),
             serde_json::json!(["c", "03", "-1", ""])
         );
-        assert_eq!(k(&["c", "0"], true).to_json(), serde_json::json!(["c", 0]));
-        assert_eq!(k(&["c", "7"], true).parts(), vec!["c", "7"]);
-        assert_eq!(k(&["c", "7"], true).to_string(), "c / 7");
-        // key_order sorts text parts as ItemKey orders them.
-        let mut keys: Vec<Vec<String>> = [
+        assert_eq!(k(&["c", "0"]).to_json(), serde_json::json!(["c", 0]));
+        assert_eq!(k(&["c", "7"]).parts(), vec!["c", "7"]);
+        assert_eq!(k(&["c", "7"]).to_string(), "c / 7");
+        // Ids order as text, indices as numbers and before texts.
+        let mut typed: Vec<ItemKey> = [
             ["b", "10"],
             ["a", "x"],
             ["b", "2"],
@@ -297,10 +287,13 @@ mod tests {
             ["9", "1"],
         ]
         .iter()
-        .map(|p| p.iter().map(|s| s.to_string()).collect())
+        .map(|p| k(p))
         .collect();
-        keys.sort_by(|a, b| key_order(a, b));
-        let typed: Vec<ItemKey> = keys.iter().map(|p| ItemKey::from_parts(p, true)).collect();
-        assert!(typed.windows(2).all(|w| w[0] < w[1]), "{keys:?}");
+        typed.sort();
+        let keys: Vec<String> = typed.iter().map(ItemKey::to_string).collect();
+        assert_eq!(
+            keys,
+            ["10 / 1", "9 / 1", "a / 9", "a / x", "b / 2", "b / 10"]
+        );
     }
 }

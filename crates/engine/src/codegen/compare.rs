@@ -1,17 +1,16 @@
-//! Pairs two scored code-generation runs message by message for comparison (`evalboard diff`,
-//! the dashboard's Compare tab): key `[session_id, message_index]`, judged by execution success.
+//! Judges a scored code-generation run message by message for the one join
+//! ([`crate::compare::join`]; `evalboard diff`, the dashboard's Compare tab): key
+//! `[session_id, message_index]`, judged by execution success.
 //!
 //! Only re-scored trace messages pair: a `metrics.json` alone holds scores, not per-message code,
 //! and the two runs' originals were scored by whatever system wrote them.
 
-use std::collections::BTreeMap;
+use crate::compare::join::{repeated_warnings, sort_unique, Judged, JudgedRow, Side};
+use crate::compare::{ItemContext, ItemContexts, Unit};
+use crate::family_run::{FamilyCompare, PairJudge};
+use crate::run_table::{ItemKey, MetricValue};
 
-use crate::compare::{
-    compare_pairs, CompareOptions, ItemContext, ItemContexts, PairedComparison, PairedItem, Unit,
-};
-use crate::run_table::MetricValue;
-
-use super::{Loaded, MetricsEntry, ScoredRun};
+use super::{Loaded, MetricsEntry};
 
 /// What judges a pair: the delivered code ran without an error.
 pub const JUDGED_BY: &str = "execution_success";
@@ -19,16 +18,6 @@ pub const JUDGED_BY: &str = "execution_success";
 /// Set as `per_item_unavailable` when neither run has a re-scorable message.
 pub const NO_MESSAGES: &str = "per-item diff unavailable: no re-scorable messages (metrics.json \
                                alone holds no per-message code)";
-
-/// Two code-generation runs, paired.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CodegenComparison {
-    pub baseline: String,
-    pub candidate: String,
-    /// Pairs in (session id, message index) order.
-    pub stats: PairedComparison,
-    pub per_item_unavailable: Option<String>,
-}
 
 /// One message's outcome as text: `executed` or `error: <message>`, and its overall score.
 pub fn outcome_text(e: &MetricsEntry) -> String {
@@ -47,44 +36,61 @@ pub fn outcome_text(e: &MetricsEntry) -> String {
     }
 }
 
-/// One pair per `[session_id, index]` found in either run; the question is the pair's
-/// `expected` (shown next to the two outcomes).
-pub fn pair_messages(baseline: &ScoredRun, candidate: &ScoredRun) -> Vec<PairedItem> {
-    let mut pairs: BTreeMap<(String, usize), PairedItem> = BTreeMap::new();
-    for (side, run) in [(0, baseline), (1, candidate)] {
-        for s in &run.sessions {
-            for (i, e) in s.entries.iter().enumerate() {
-                let p = pairs.entry((s.session_id.clone(), i)).or_default();
-                p.key = vec![s.session_id.clone(), i.to_string()];
-                p.expected.get_or_insert_with(|| e.question.clone());
-                let ok = Some(e.code_correctness.execution_success);
-                let answer = Some(outcome_text(e));
-                if side == 0 {
-                    p.baseline = ok;
-                    p.baseline_answer = answer;
-                } else {
-                    p.candidate = ok;
-                    p.candidate_answer = answer;
-                }
-            }
-        }
+/// One judged message: its question (shown as the pair's `expected`) and outcome.
+struct Message<'a>(&'a MetricsEntry);
+
+impl JudgedRow for Message<'_> {
+    fn verdict(&self) -> Option<bool> {
+        Some(self.0.code_correctness.execution_success)
     }
-    pairs.into_values().collect()
+    fn expected(&self) -> Option<String> {
+        Some(self.0.question.clone())
+    }
+    fn answer(&self) -> Option<String> {
+        Some(outcome_text(self.0))
+    }
 }
 
-/// Flips, McNemar and the bootstrap CI between two scored runs; the pairs come back in
-/// (session id, numeric message index) order.
-pub fn compare_runs(
-    baseline: &ScoredRun,
-    candidate: &ScoredRun,
-    opts: &CompareOptions,
-) -> CodegenComparison {
-    let stats = compare_pairs(pair_messages(baseline, candidate), opts);
-    CodegenComparison {
-        baseline: baseline.name.clone(),
-        candidate: candidate.name.clone(),
-        per_item_unavailable: stats.pairs.is_empty().then(|| NO_MESSAGES.to_string()),
-        stats,
+/// How two code-generation runs compare: messages pair on `[session id, message index]`
+/// (numeric order), judged by execution success; without a re-scorable message in either run
+/// there is nothing to pair ([`NO_MESSAGES`]).
+impl FamilyCompare for Loaded {
+    type Judge = ();
+
+    fn judge_pair(
+        baseline: &Self,
+        candidate: &Self,
+        _asked: Option<&str>,
+    ) -> Result<PairJudge<()>, String> {
+        let none = |l: &Loaded| l.scored.sessions.iter().all(|s| s.entries.is_empty());
+        Ok(PairJudge {
+            judge: (),
+            scorer: JUDGED_BY.into(),
+            judged_by: judged_by(JUDGED_BY),
+            warnings: Vec::new(),
+            note: (none(baseline) && none(candidate)).then(|| NO_MESSAGES.to_string()),
+        })
+    }
+
+    fn judged(&self, _: &(), side: Side) -> Result<Judged<'_>, String> {
+        let mut rows: Vec<(ItemKey, Message)> = self
+            .scored
+            .sessions
+            .iter()
+            .flat_map(|s| {
+                s.entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| (ItemKey::text_index(&s.session_id, i as u64), Message(e)))
+            })
+            .collect();
+        let repeated = sort_unique(&mut rows);
+        let warnings = repeated_warnings(side, &self.scored.name, "message", repeated);
+        Ok(Judged {
+            items: Box::new(rows),
+            failed: Vec::new(),
+            warnings,
+        })
     }
 }
 
@@ -121,7 +127,7 @@ pub fn metrics(l: &Loaded) -> Vec<MetricValue> {
 /// `[session id, message index]`.
 pub fn item_context(run: &Loaded, out: &mut ItemContexts) {
     for m in &run.messages {
-        out.entry(vec![m.session_id.clone(), m.index.to_string()])
+        out.entry(ItemKey::text_index(&m.session_id, m.index as u64))
             .or_insert_with(|| ItemContext {
                 category: Some(m.model.clone()),
                 question: Some(m.question.clone()),
@@ -137,7 +143,7 @@ mod tests {
     use crate::compare::Flip;
     use crate::InputFile;
 
-    fn run(name: &str, lines: &[(&str, &str)]) -> ScoredRun {
+    fn run(name: &str, lines: &[(&str, &str)]) -> Loaded {
         let text: Vec<String> = lines
             .iter()
             .map(|(q, result)| {
@@ -147,7 +153,11 @@ mod tests {
             })
             .collect();
         let files = [InputFile::new("t.jsonl", text.join("\n"))];
-        read_codegen_run(name, &files).score(&CodegenConfig::default())
+        Loaded::new(
+            read_codegen_run(name, &files),
+            Vec::new(),
+            &CodegenConfig::default(),
+        )
     }
 
     #[test]
@@ -159,16 +169,18 @@ mod tests {
         let mut cand = base.clone();
         cand[10].1 = bad;
         cand[2].1 = bad;
-        let c = compare_runs(
+        let c = crate::family_run::judge_and_join(
             &run("b", &base),
             &run("c", &cand[..]),
-            &CompareOptions::default(),
-        );
-        assert_eq!(c.per_item_unavailable, None);
+            None,
+            &Default::default(),
+        )
+        .unwrap();
+        assert_eq!(c.note, None);
         assert_eq!(c.stats.flips.regressed, 2);
-        let keys: Vec<String> = c.stats.pairs.iter().map(|p| p.key.join("#")).collect();
-        assert_eq!(keys.first().map(String::as_str), Some("s#0"));
-        assert_eq!(keys.get(10).map(String::as_str), Some("s#10"));
+        let keys: Vec<String> = c.stats.pairs.iter().map(|p| p.key.to_string()).collect();
+        assert_eq!(keys.first().map(String::as_str), Some("s / 0"));
+        assert_eq!(keys.get(10).map(String::as_str), Some("s / 10"));
         let p2 = &c.stats.pairs[2];
         assert_eq!(p2.flip(), Flip::Regressed);
         assert_eq!(p2.expected.as_deref(), Some("q2"));
@@ -188,9 +200,13 @@ mod tests {
             "chat_history/s/metrics.json",
             r#"[{"model":"m","overall_score":0.5}]"#,
         )];
-        let r = read_codegen_run("r", &files).score(&CodegenConfig::default());
-        let c = compare_runs(&r, &r, &CompareOptions::default());
-        assert_eq!(c.per_item_unavailable.as_deref(), Some(NO_MESSAGES));
+        let r = Loaded::new(
+            read_codegen_run("r", &files),
+            Vec::new(),
+            &CodegenConfig::default(),
+        );
+        let c = crate::family_run::judge_and_join(&r, &r, None, &Default::default()).unwrap();
+        assert_eq!(c.note.as_deref(), Some(NO_MESSAGES));
         assert!(c.stats.pairs.is_empty());
     }
 }

@@ -25,7 +25,6 @@ pub mod views;
 
 use serde::{Deserialize, Serialize};
 
-pub use self::compare::{compare_runs, pair_messages, CodegenComparison};
 pub use aggregate::{summarize, EntryScores, SummaryOptions};
 pub use dto::{MetricsEntry, MetricsSummaryFile, Summary};
 pub use model::{CodegenMessage, DataFile, EvalInputs, ExecutionResult, RecoveryAttempt, Tokens};

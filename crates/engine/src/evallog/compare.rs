@@ -1,34 +1,17 @@
-//! Pairs two judged logs item by item on the tool's item key (Inspect `(sample id, epoch)`,
+//! Judges a log item by item on the tool's item key (Inspect `(sample id, epoch)`,
 //! lm-eval `(task, doc_id, filter)`, promptfoo `(test, column, repeat)`, OpenAI Evals
-//! `sample_id`, HELM `(instance, perturbation, train trial)`) for [`crate::compare`]. Both runs are judged by the
-//! baseline's headline score (a candidate that names another headline is judged by the
+//! `sample_id`, HELM `(instance, perturbation, train trial)`) for the one join
+//! ([`crate::compare::join`]). Both runs are judged by the baseline's headline score (a candidate that names another headline is judged by the
 //! baseline's, with a warning) or, when a re-scorer is set, re-scored by the baseline's re-scorer
 //! (a candidate re-scored otherwise, or not at all, is re-scored by it, with a warning).
-
-use std::collections::BTreeMap;
 
 use super::model::MetricKey;
 use super::rescore::Rescorer;
 use super::score::{headline_of, rescored_verdicts, verdicts, ItemVerdict, ScoredLog, Tally};
-use crate::compare::{
-    compare_pairs, CompareOptions, ItemContext, ItemContexts, PairedComparison, PairedItem, Unit,
-};
-use crate::run_table::MetricValue;
-
-/// A baseline-vs-candidate comparison of two logs.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LogComparison {
-    pub baseline: String,
-    pub candidate: String,
-    /// The score both runs are judged by (its label), or the re-scorer's id.
-    pub scorer: String,
-    /// Whether the items were re-scored.
-    pub rescored: bool,
-    pub stats: PairedComparison,
-    /// Why there are no pairs, when there are none.
-    pub note: Option<String>,
-    pub warnings: Vec<String>,
-}
+use crate::compare::join::{repeated_warnings, sort_unique, Judged, JudgedRow, Side};
+use crate::compare::{ItemContext, ItemContexts, Unit};
+use crate::family_run::{FamilyCompare, PairJudge};
+use crate::run_table::{ItemKey, MetricValue};
 
 /// How two logs' items are joined and judged, in a sentence (`rescored`: `scorer` is a
 /// re-scorer's id).
@@ -47,51 +30,29 @@ fn text(v: &[String]) -> Option<String> {
     (!v.is_empty()).then(|| v.join(" | "))
 }
 
-/// One pair per item key found in either run, sorted by key; a key seen twice in one run is a
-/// warning (the first is used).
-fn pair(
-    b: (&ScoredLog, &[ItemVerdict]),
-    c: (&ScoredLog, &[ItemVerdict]),
-    warnings: &mut Vec<String>,
-) -> Vec<PairedItem> {
-    type Side<'a> = Option<&'a ItemVerdict>;
-    let mut by_key: BTreeMap<&[String], (Side, Side)> = BTreeMap::new();
-    for (side, (run, items)) in [("baseline", b), ("candidate", c)] {
-        for it in items {
-            let slot = by_key.entry(&it.key).or_default();
-            let slot = if side == "baseline" {
-                &mut slot.0
-            } else {
-                &mut slot.1
-            };
-            if slot.is_some() {
-                warnings.push(format!(
-                    "{side} {}: item {} appears twice; the first is used",
-                    run.log.name,
-                    it.key.join("/")
-                ));
-            } else {
-                *slot = Some(it);
-            }
-        }
+/// What judges two logs' items: a score the logs recorded, or a re-scorer.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LogJudge {
+    Recorded(MetricKey),
+    Rescored(Rescorer),
+}
+
+/// One judged sample: its verdict, target and output.
+struct Judgement<'a> {
+    correct: Option<bool>,
+    sample: Option<&'a super::Sample>,
+}
+
+impl JudgedRow for Judgement<'_> {
+    fn verdict(&self) -> Option<bool> {
+        self.correct
     }
-    fn sample<'a>(run: &'a ScoredLog, it: Option<&ItemVerdict>) -> Option<&'a super::Sample> {
-        it.and_then(|i| run.log.run.samples.get(i.sample))
+    fn expected(&self) -> Option<String> {
+        self.sample.and_then(|s| text(&s.target))
     }
-    by_key
-        .into_iter()
-        .map(|(key, (bi, ci))| {
-            let (bs, cs) = (sample(b.0, bi), sample(c.0, ci));
-            PairedItem {
-                key: key.to_vec(),
-                baseline: bi.and_then(|i| i.correct),
-                candidate: ci.and_then(|i| i.correct),
-                expected: bs.or(cs).and_then(|s| text(&s.target)),
-                baseline_answer: bs.and_then(|s| s.output.clone()),
-                candidate_answer: cs.and_then(|s| s.output.clone()),
-            }
-        })
-        .collect()
+    fn answer(&self) -> Option<String> {
+        self.sample.and_then(|s| s.output.clone())
+    }
 }
 
 /// The score `name` picks in `log`: a headline's label (`match[mean]/accuracy`,
@@ -109,143 +70,139 @@ pub fn score_named(log: &ScoredLog, name: &str) -> Option<MetricKey> {
         .map(|h| h.key.clone())
 }
 
-/// Flips, McNemar and the bootstrap CI between two judged logs, judged by the baseline's
-/// headline score, or by the score `scorer` names ([`score_named`]; `Err` with the names the
-/// baseline has when it names none of them); when a re-scorer is set, both sides re-scored by
-/// the baseline's re-scorer (a `scorer` then is an `Err`: it names a recorded score).
-pub fn compare_logs(
-    baseline: &ScoredLog,
-    candidate: &ScoredLog,
-    scorer: Option<&str>,
-    opts: &CompareOptions,
-) -> Result<LogComparison, String> {
-    let mut warnings = Vec::new();
-    if baseline.log.run.tool != candidate.log.run.tool {
-        warnings.push(format!(
-            "the baseline is a {} log and the candidate a {} log: their item keys do not match",
-            baseline.log.run.tool.label(),
-            candidate.log.run.tool.label()
-        ));
-    }
-    let rescorer = baseline
-        .rescored
-        .as_ref()
-        .or(candidate.rescored.as_ref())
-        .map(|r| r.by);
-    if let Some(by) = rescorer {
-        if let Some(name) = scorer {
-            return Err(format!(
-                "--scorer {name:?} names a score the logs recorded, but their items are \
-                 re-scored by {}: drop --scorer, or compare as recorded (--profile as-recorded)",
-                by.id()
-            ));
-        }
-        let (stats, pairs_warnings) = rescored_pairs(baseline, candidate, &by, opts);
-        warnings.extend(pairs_warnings);
-        return Ok(LogComparison {
-            baseline: baseline.log.name.clone(),
-            candidate: candidate.log.name.clone(),
-            scorer: by.id(),
-            rescored: true,
-            stats,
-            note: None,
-            warnings,
-        });
-    }
-    let named = match scorer {
-        Some(name) => Some(score_named(baseline, name).ok_or_else(|| {
-            let mut known: Vec<String> = baseline
-                .log
-                .run
-                .headlines
-                .iter()
-                .map(|h| h.key.label())
-                .collect();
-            known.dedup();
-            format!(
-                "no score {name:?} in {} (its scores: {})",
-                baseline.log.name,
-                known.join(", ")
-            )
-        })?),
-        None => None,
-    };
-    let key: Option<&MetricKey> = named
-        .as_ref()
-        .or(baseline.verdict_by.as_ref())
-        .or(candidate.verdict_by.as_ref());
-    if let (None, Some(b), Some(c)) = (scorer, &baseline.verdict_by, &candidate.verdict_by) {
-        if b != c {
-            warnings.push(format!(
-                "the candidate's headline is {}, the baseline's {}: both are judged by {}",
-                c.label(),
-                b.label(),
-                b.label()
-            ));
-        }
-    }
-    let (stats, note) = match key {
-        Some(key) => {
-            let bi = if baseline.verdict_by.as_ref() == Some(key) {
-                baseline.items.clone()
-            } else {
-                verdicts(&baseline.log.run, key)
-            };
-            let ci = if candidate.verdict_by.as_ref() == Some(key) {
-                candidate.items.clone()
-            } else {
-                verdicts(&candidate.log.run, key)
-            };
-            let pairs = pair((baseline, &bi), (candidate, &ci), &mut warnings);
-            (compare_pairs(pairs, opts), None)
-        }
-        None => (
-            compare_pairs(Vec::new(), opts),
-            Some("neither log names a headline score: nothing to pair".to_string()),
-        ),
-    };
-    Ok(LogComparison {
-        baseline: baseline.log.name.clone(),
-        candidate: candidate.log.name.clone(),
-        scorer: key.map(MetricKey::label).unwrap_or_default(),
-        rescored: false,
-        stats,
-        note,
-        warnings,
-    })
-}
+/// How two logs compare (docs/scoring.md): items pair on the tool's item key. Both are judged
+/// by the baseline's headline score, or by the score the asked name picks ([`score_named`];
+/// `Err` with the names the baseline has when it picks none); when a re-scorer is set (the
+/// baseline's, else the candidate's), both are re-scored by it, and then an asked score is an
+/// `Err` (it names a recorded score). A side judged otherwise than it was scored is a warning.
+impl FamilyCompare for ScoredLog {
+    type Judge = Option<LogJudge>;
 
-/// Both logs' items re-scored by `by` (the baseline's re-scorer, else the candidate's), paired:
-/// a side re-scored otherwise, or not at all, is re-scored by `by` with a warning.
-fn rescored_pairs(
-    baseline: &ScoredLog,
-    candidate: &ScoredLog,
-    by: &Rescorer,
-    opts: &CompareOptions,
-) -> (PairedComparison, Vec<String>) {
-    let mut warnings = Vec::new();
-    let id = by.id();
-    let mut items = |side: &str, log: &ScoredLog| -> Vec<ItemVerdict> {
-        match &log.rescored {
-            Some(r) if r.by == *by => r.items.clone(),
-            other => {
-                warnings.push(format!(
-                    "the {side} is {}: both are re-scored by {id}",
-                    other
-                        .as_ref()
-                        .map_or("as recorded".to_string(), |r| format!(
-                            "re-scored by {}",
-                            r.id
-                        ))
+    fn judge_pair(
+        baseline: &Self,
+        candidate: &Self,
+        asked: Option<&str>,
+    ) -> Result<PairJudge<Option<LogJudge>>, String> {
+        let mut warnings = Vec::new();
+        if baseline.log.run.tool != candidate.log.run.tool {
+            warnings.push(format!(
+                "the baseline is a {} log and the candidate a {} log: their item keys do not match",
+                baseline.log.run.tool.label(),
+                candidate.log.run.tool.label()
+            ));
+        }
+        let rescorer = baseline
+            .rescored
+            .as_ref()
+            .or(candidate.rescored.as_ref())
+            .map(|r| r.by);
+        if let Some(by) = rescorer {
+            if let Some(name) = asked {
+                return Err(format!(
+                    "--scorer {name:?} names a score the logs recorded, but their items are \
+                     re-scored by {}: drop --scorer, or compare as recorded (--profile as-recorded)",
+                    by.id()
                 ));
-                rescored_verdicts(&log.log.run, log.verdict_by.as_ref(), by)
+            }
+            let id = by.id();
+            for (side, log) in [("baseline", baseline), ("candidate", candidate)] {
+                match &log.rescored {
+                    Some(r) if r.by == by => {}
+                    other => warnings.push(format!(
+                        "the {side} is {}: both are re-scored by {id}",
+                        other
+                            .as_ref()
+                            .map_or("as recorded".to_string(), |r| format!(
+                                "re-scored by {}",
+                                r.id
+                            ))
+                    )),
+                }
+            }
+            return Ok(PairJudge {
+                judge: Some(LogJudge::Rescored(by)),
+                judged_by: judged_by(&id, true),
+                scorer: id,
+                warnings,
+                note: None,
+            });
+        }
+        let named = match asked {
+            Some(name) => Some(score_named(baseline, name).ok_or_else(|| {
+                let mut known: Vec<String> = baseline
+                    .log
+                    .run
+                    .headlines
+                    .iter()
+                    .map(|h| h.key.label())
+                    .collect();
+                known.dedup();
+                format!(
+                    "no score {name:?} in {} (its scores: {})",
+                    baseline.log.name,
+                    known.join(", ")
+                )
+            })?),
+            None => None,
+        };
+        let key: Option<MetricKey> = named
+            .or_else(|| baseline.verdict_by.clone())
+            .or_else(|| candidate.verdict_by.clone());
+        if let (None, Some(b), Some(c)) = (asked, &baseline.verdict_by, &candidate.verdict_by) {
+            if b != c {
+                warnings.push(format!(
+                    "the candidate's headline is {}, the baseline's {}: both are judged by {}",
+                    c.label(),
+                    b.label(),
+                    b.label()
+                ));
             }
         }
-    };
-    let bi = items("baseline", baseline);
-    let ci = items("candidate", candidate);
-    let pairs = pair((baseline, &bi), (candidate, &ci), &mut warnings);
-    (compare_pairs(pairs, opts), warnings)
+        let scorer = key.as_ref().map(MetricKey::label).unwrap_or_default();
+        Ok(PairJudge {
+            note: key
+                .is_none()
+                .then(|| "neither log names a headline score: nothing to pair".to_string()),
+            judge: key.map(LogJudge::Recorded),
+            judged_by: judged_by(&scorer, false),
+            scorer,
+            warnings,
+        })
+    }
+
+    fn judged(&self, judge: &Option<LogJudge>, side: Side) -> Result<Judged<'_>, String> {
+        let run = &self.log.run;
+        let items: std::borrow::Cow<[ItemVerdict]> = match judge {
+            None => std::borrow::Cow::Borrowed(&[]),
+            Some(LogJudge::Recorded(key)) if self.verdict_by.as_ref() == Some(key) => {
+                std::borrow::Cow::Borrowed(&self.items)
+            }
+            Some(LogJudge::Recorded(key)) => std::borrow::Cow::Owned(verdicts(run, key)),
+            Some(LogJudge::Rescored(by)) => match &self.rescored {
+                Some(r) if r.by == *by => std::borrow::Cow::Borrowed(&r.items),
+                _ => std::borrow::Cow::Owned(rescored_verdicts(run, self.verdict_by.as_ref(), by)),
+            },
+        };
+        let mut rows: Vec<(ItemKey, Judgement)> = items
+            .iter()
+            .map(|it| {
+                (
+                    ItemKey::from_parts(&it.key),
+                    Judgement {
+                        correct: it.correct,
+                        sample: run.samples.get(it.sample),
+                    },
+                )
+            })
+            .collect();
+        let repeated = sort_unique(&mut rows);
+        let warnings = repeated_warnings(side, &self.log.name, "item", repeated);
+        Ok(Judged {
+            items: Box::new(rows),
+            failed: Vec::new(),
+            warnings,
+        })
+    }
 }
 
 /// The run's headline score, recomputed and as recorded, then (when it is re-scored) the
@@ -331,7 +288,7 @@ pub fn item_context(s: &ScoredLog, out: &mut ItemContexts) {
             (None, super::SampleKey::LmEval { task, .. }) => (Some("task"), Some(task.clone())),
             (None, _) => (None, None),
         };
-        out.entry(it.key.clone()).or_insert_with(|| {
+        out.entry(ItemKey::from_parts(&it.key)).or_insert_with(|| {
             // The category's field first, the others in the breakdowns' order.
             let (mut fields, others): (Vec<_>, Vec<_>) = super::views::fields_of(sample)
                 .into_iter()

@@ -1,73 +1,77 @@
-//! Pairs two scored eval-set runs item by item (key = item id) for [`crate::compare`].
-
-use std::collections::BTreeMap;
-
-use serde::Serialize;
+//! Judges a scored eval-set run item by item (key = item id) for the one join
+//! ([`crate::compare::join`]).
 
 use super::score::{score_run, AnswerScorer, ItemScore, ScoredRun, ScoringOptions};
-use super::EvalRun;
-use crate::compare::{
-    compare_pairs, CompareOptions, ItemContext, ItemContexts, PairedComparison, PairedItem, Unit,
-};
-use crate::run_table::MetricValue;
+use super::{EvalRun, RunPair};
+use crate::compare::join::{repeated_warnings, sort_unique, FailedGroup, Judged, JudgedRow, Side};
+use crate::compare::{ItemContext, ItemContexts, Unit};
+use crate::family_run::{FamilyCompare, PairJudge};
+use crate::run_table::{ItemKey, MetricValue};
 
-/// A baseline-vs-candidate comparison of two eval-set runs.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RunComparison {
-    pub baseline: String,
-    pub candidate: String,
-    /// The scorer both runs were scored with (they must match to be compared).
-    pub scorer: String,
-    pub stats: PairedComparison,
-    /// Set when either run has no per-item predictions: the pairs are then empty.
-    pub per_item_unavailable: Option<String>,
+impl JudgedRow for &ItemScore {
+    fn verdict(&self) -> Option<bool> {
+        self.is_correct()
+    }
+    fn expected(&self) -> Option<String> {
+        self.expected.clone()
+    }
+    fn answer(&self) -> Option<String> {
+        self.predicted.clone()
+    }
 }
 
-/// One pair per item id found in either run, sorted by id. An item is `None` on a side where it
-/// is absent or was not scored.
-pub fn pair_items(baseline: &ScoredRun, candidate: &ScoredRun) -> Vec<PairedItem> {
-    let mut by_id: BTreeMap<&str, (Option<&ItemScore>, Option<&ItemScore>)> = BTreeMap::new();
-    for it in &baseline.items {
-        by_id.entry(it.item_id.as_str()).or_default().0 = Some(it);
-    }
-    for it in &candidate.items {
-        by_id.entry(it.item_id.as_str()).or_default().1 = Some(it);
-    }
-    by_id
-        .into_iter()
-        .map(|(id, (b, c))| PairedItem {
-            key: vec![id.to_string()],
-            baseline: b.and_then(ItemScore::is_correct),
-            candidate: c.and_then(ItemScore::is_correct),
-            expected: b
-                .and_then(|i| i.expected.clone())
-                .or_else(|| c.and_then(|i| i.expected.clone())),
-            baseline_answer: b.and_then(|i| i.predicted.clone()),
-            candidate_answer: c.and_then(|i| i.predicted.clone()),
+/// How two eval-set runs compare: items pair on their id, judged by the scorer each run was
+/// scored with (the baseline's named); an item scored 0 without a comparison (no prediction)
+/// is a failed item. Without per-item predictions in a run, the comparison says so.
+impl FamilyCompare for RunPair<'_> {
+    type Judge = ();
+
+    fn judge_pair(
+        baseline: &Self,
+        candidate: &Self,
+        _asked: Option<&str>,
+    ) -> Result<PairJudge<()>, String> {
+        let (b, c) = (baseline.scored, candidate.scored);
+        let note = match (&b.per_item_unavailable, &c.per_item_unavailable) {
+            (Some(r), _) => Some(format!("baseline {}: {r}", b.name)),
+            (None, Some(r)) => Some(format!("candidate {}: {r}", c.name)),
+            (None, None) => None,
+        };
+        let scorer = b.scorer.id().to_string();
+        Ok(PairJudge {
+            judge: (),
+            judged_by: judged_by(&scorer),
+            scorer,
+            warnings: Vec::new(),
+            note,
         })
-        .collect()
-}
+    }
 
-/// Flips, McNemar and the bootstrap CI between two scored runs.
-pub fn compare_runs(
-    baseline: &ScoredRun,
-    candidate: &ScoredRun,
-    opts: &CompareOptions,
-) -> RunComparison {
-    let unavailable = match (
-        &baseline.per_item_unavailable,
-        &candidate.per_item_unavailable,
-    ) {
-        (Some(r), _) => Some(format!("baseline {}: {r}", baseline.name)),
-        (None, Some(r)) => Some(format!("candidate {}: {r}", candidate.name)),
-        (None, None) => None,
-    };
-    RunComparison {
-        baseline: baseline.name.clone(),
-        candidate: candidate.name.clone(),
-        scorer: baseline.scorer.id().to_string(),
-        stats: compare_pairs(pair_items(baseline, candidate), opts),
-        per_item_unavailable: unavailable,
+    fn judged(&self, _: &(), side: Side) -> Result<Judged<'_>, String> {
+        let mut rows: Vec<(ItemKey, &ItemScore)> = self
+            .scored
+            .items
+            .iter()
+            .map(|it| (ItemKey::text(&it.item_id), it))
+            .collect();
+        let repeated = sort_unique(&mut rows);
+        let failed = rows
+            .iter()
+            .filter_map(|(key, it)| {
+                let why = it.reason.as_ref()?;
+                Some(FailedGroup {
+                    key: key.clone(),
+                    reason: why.clone(),
+                    answer: why.clone(),
+                })
+            })
+            .collect();
+        let warnings = repeated_warnings(side, &self.scored.name, "item", repeated);
+        Ok(Judged {
+            items: Box::new(rows),
+            failed,
+            warnings,
+        })
     }
 }
 
@@ -122,7 +126,7 @@ pub fn item_context(run: &EvalRun, scored: &ScoredRun, out: &mut ItemContexts) {
         .map(|i| (i.id.as_str(), i.prompt.as_str()))
         .collect();
     for i in &scored.items {
-        out.entry(vec![i.item_id.clone()])
+        out.entry(ItemKey::text(&i.item_id))
             .or_insert_with(|| ItemContext {
                 category: i.category.clone().or_else(|| i.section.clone()),
                 question: prompts.get(i.item_id.as_str()).map(|p| p.to_string()),
@@ -180,12 +184,23 @@ mod tests {
             ],
         );
         let b = run("b", &[("2", Some(1.0)), ("1", Some(0.0)), ("5", Some(0.0))]);
-        let cmp = compare_runs(&a, &b, &CompareOptions::default());
+        let read = EvalRun::default();
+        let (a, b) = (
+            RunPair {
+                run: &read,
+                scored: &a,
+            },
+            RunPair {
+                run: &read,
+                scored: &b,
+            },
+        );
+        let cmp = crate::family_run::judge_and_join(&a, &b, None, &Default::default()).unwrap();
         let flips: Vec<(String, Flip)> = cmp
             .stats
             .pairs
             .iter()
-            .map(|p| (p.key[0].clone(), p.flip()))
+            .map(|p| (p.key.to_string(), p.flip()))
             .collect();
         assert_eq!(
             flips,
@@ -201,6 +216,6 @@ mod tests {
         assert_eq!(cmp.stats.pairs[0].candidate_answer.as_deref(), Some("b-1"));
         assert_eq!(cmp.stats.n_paired, 2);
         assert_eq!(cmp.stats.mcnemar_p, 1.0);
-        assert_eq!(cmp.per_item_unavailable, None);
+        assert_eq!(cmp.note, None);
     }
 }

@@ -4,7 +4,7 @@
 //! prediction shapes, eval summaries, training metrics and run manifests into [`EvalRun`] →
 //! [`score::score_run`] applies `answer_correctness@v1` (or `@v1-extract`) and builds the
 //! seed system's scorecard → [`dto`] writes `scorecard.json` / `predictions.jsonl` →
-//! [`compare::compare_runs`] pairs two scored runs item by item for [`crate::compare`].
+//! [`compare`] judges a scored run item by item for the one join ([`crate::compare::join`]).
 
 pub mod compare;
 pub mod dto;
@@ -17,7 +17,6 @@ pub mod sniff;
 pub mod validate;
 pub mod views;
 
-pub use self::compare::compare_runs;
 pub use model::{
     EvalItem, EvalRun, EvalSummary, Prediction, RunManifest, SummaryEntry, SummarySection,
     TrainingMetricPoint,

@@ -6,13 +6,13 @@ use std::fs;
 use std::path::Path;
 
 use evalboard_engine::compare::{mcnemar_exact_p, CompareOptions, Flip};
-use evalboard_engine::evalset::compare::{compare_runs, RunComparison};
 use evalboard_engine::evalset::dto::{predictions_jsonl, ScorecardFile};
 use evalboard_engine::evalset::{
     answers_match, compute_primary_score, compute_scorecard, read_eval_items, read_evalset_run,
     score_run, sniff, validate_evalset, AnswerScorer, EvalItem, EvalRun, EvalsetFileKind, ScoreRow,
     ScoredRun, ScoringOptions, Verdict,
 };
+use evalboard_engine::run::RunComparison;
 use evalboard_engine::run::{CompareSettings, RunRef};
 use evalboard_engine::InputFile;
 use serde_json::{json, Value};
@@ -134,13 +134,28 @@ fn read_text(run: &EvalRun) -> String {
     s
 }
 
+/// Two scored runs compared through the registry (`evalboard diff`'s function).
+fn compare_runs(b: &ScoredRun, c: &ScoredRun, opts: &CompareOptions) -> RunComparison {
+    let read = EvalRun::default();
+    let settings = CompareSettings {
+        opts: opts.clone(),
+        ..CompareSettings::default()
+    };
+    evalboard_engine::run::compare(
+        RunRef::Evalset(&read, b),
+        RunRef::Evalset(&read, c),
+        &settings,
+    )
+    .unwrap()
+}
+
 fn comparison_json(cmp: &RunComparison) -> String {
     let s = &cmp.stats;
     let flips: Vec<Value> = s
         .pairs
         .iter()
         .filter(|p| matches!(p.flip(), Flip::Regressed | Flip::Improved))
-        .map(|p| json!({"key": p.key, "flip": p.flip()}))
+        .map(|p| json!({"key": p.key.to_json(), "flip": p.flip()}))
         .collect();
     let v = json!({
         "baseline": cmp.baseline,
@@ -154,7 +169,7 @@ fn comparison_json(cmp: &RunComparison) -> String {
         "mcnemar_p": s.mcnemar_p,
         "bootstrap": s.bootstrap,
         "changed_items": flips,
-        "per_item_unavailable": cmp.per_item_unavailable,
+        "per_item_unavailable": cmp.note,
     });
     let mut out = serde_json::to_string_pretty(&v).unwrap();
     out.push('\n');

@@ -10,6 +10,7 @@ use evalboard_engine::run::{
     ALL_FAMILIES,
 };
 use evalboard_engine::run_meta;
+use evalboard_engine::run_table::ItemKey;
 use evalboard_engine::series::{self, Series};
 use evalboard_engine::slices::{self, field_label, SliceRow, Slices, MAX_SLICES};
 use evalboard_engine::{InputFile, RunInput};
@@ -131,7 +132,7 @@ fn slices_order_values_and_offer_fields_with_two_to_fifty_values() {
     let mut pairs = Vec::new();
     let mut context = ItemContexts::new();
     for i in 0..n {
-        let key = vec![i.to_string()];
+        let key = ItemKey::text(&i.to_string());
         let turn = ["10", "2", "x", "-1"][i % 4];
         pairs.push(PairedItem {
             key: key.clone(),
@@ -168,7 +169,6 @@ fn slices_order_values_and_offer_fields_with_two_to_fifty_values() {
         failed_items: Vec::new(),
         note: None,
         warnings: Vec::new(),
-        by_group: Vec::new(),
     };
     // `id` has 50 values over the 50 items judged in both runs: offered.
     let s = slices::slices(&cmp, &context, Some("turn"));

@@ -235,7 +235,7 @@ pub(crate) fn section_with_id(out: &mut String, id: &str, c: &Comparison, o: &Ht
                 verdict: Some(flip.slug()),
                 cells: vec![
                     Cell::text(flip.slug()),
-                    Cell::text(&x.key.join(" / ")),
+                    Cell::text(&x.key.to_string()),
                     Cell::long(x.expected.as_deref().unwrap_or("")),
                     Cell::long(b),
                     Cell::long(k),

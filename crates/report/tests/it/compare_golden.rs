@@ -124,7 +124,7 @@ fn metadata_side_by_side_and_series() {
             st.pairs
                 .iter()
                 .filter(|p| p.flip() == f)
-                .map(|p| p.key.join("/"))
+                .map(|p| p.key.parts().join("/"))
                 .collect()
         };
         out.push_str(&format!(
