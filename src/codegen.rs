@@ -10,6 +10,7 @@ use evalboard_engine::codegen::views::{
 use evalboard_engine::codegen::{
     lower, CodegenConfig, EntryScores, Loaded, MetricsEntry, MetricsSummaryFile, Profile,
 };
+use evalboard_engine::run_table::ItemKey;
 use evalboard_report::charts::Theme;
 use evalboard_report::codegen_charts::{codegen_charts, CodegenChartInput};
 
@@ -55,7 +56,7 @@ pub fn view(st: &Loaded, q: &ScreenQuery) -> ScreenView {
             offset,
             limit,
         } => items(st, filter, *offset, *limit, &mut v),
-        ScreenQuery::Item { at } => v.item = message(st, at.0, at.1),
+        ScreenQuery::Item { key } => v.item = message_of(st, key),
     }
     v
 }
@@ -478,7 +479,7 @@ fn items(st: &Loaded, f: &ScreenFilter, offset: u32, limit: u32, v: &mut ScreenV
         .enumerate()
         .collect();
     screen::page(v, hits, offset, limit, |(i, m)| ScreenRow {
-        at: (m.session, m.index),
+        key: message_key(m),
         bad: !m.scores.execution_success,
         cells: [
             (i + 1).to_string(),
@@ -711,7 +712,6 @@ struct Attempt {
 
 /// What the message drawer shows, before it is laid out as blocks.
 struct MessageParts {
-    session: u32,
     index: u32,
     session_id: String,
     model: String,
@@ -737,6 +737,7 @@ impl MessageParts {
     /// Facts, question, code (or why there is none), result, scores, recovery attempts.
     fn into_item(self) -> ScreenItem {
         let m = self;
+        let key = ItemKey::text_index(&m.session_id, m.index.into());
         let or_none = |x: Option<String>| x.unwrap_or_else(|| NONE.into());
         let mut b = vec![
             Block::Facts(vec![
@@ -857,11 +858,22 @@ impl MessageParts {
             }
         }
         ScreenItem {
-            at: (m.session, m.index),
+            key,
             title: format!("Message {} · session {}", m.index + 1, m.session_id),
             blocks: b,
         }
     }
+}
+
+/// A message's key: `[session id, message index]`, as a comparison pairs it.
+fn message_key(m: &Message) -> ItemKey {
+    ItemKey::text_index(&m.session_id, m.index.into())
+}
+
+/// The message of `key` (the first of a key seen twice, as a comparison pairs it).
+fn message_of(st: &Loaded, key: &ItemKey) -> Option<ScreenItem> {
+    let m = st.messages.iter().find(|m| message_key(m) == *key)?;
+    message(st, m.session, m.index)
 }
 
 fn message(st: &Loaded, session: u32, index: u32) -> Option<ScreenItem> {
@@ -875,7 +887,6 @@ fn message(st: &Loaded, session: u32, index: u32) -> Option<ScreenItem> {
         .as_ref()
         .and_then(|o| o.entries.get(index as usize));
     let mut v = MessageParts {
-        session,
         index,
         session_id: m.session_id.clone(),
         model: m.model.clone(),
@@ -968,6 +979,15 @@ fn message(st: &Loaded, session: u32, index: u32) -> Option<ScreenItem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The key of message `index` of session `session` (by position); a key no message has
+    /// when there is none.
+    fn key_at(st: &Loaded, session: u32, index: u32) -> ItemKey {
+        st.messages
+            .iter()
+            .find(|m| m.session == session && m.index == index)
+            .map_or_else(|| ItemKey::text("no such message"), message_key)
+    }
     use evalboard_engine::family::Family;
     use evalboard_engine::run::{self, ReadOptions, ScoredRun, Settings};
     use evalboard_engine::{InputFile, RunInput};
@@ -1142,9 +1162,14 @@ mod tests {
     fn message_detail_has_code_attempts_and_details() {
         let st = state("ok/trace");
         // Session 0, message 2: fixed on the second attempt.
-        let m = view(&st, &ScreenQuery::Item { at: (0, 2) })
-            .item
-            .expect("message");
+        let m = view(
+            &st,
+            &ScreenQuery::Item {
+                key: key_at(&st, 0, 2),
+            },
+        )
+        .item
+        .expect("message");
         let all = flat(&m.blocks);
         let codes: Vec<&str> = all
             .iter()
@@ -1185,7 +1210,14 @@ mod tests {
             .cells
             .iter()
             .any(|c| cell(c).contains("extracted columns (code)")));
-        assert!(view(&st, &ScreenQuery::Item { at: (9, 0) }).item.is_none());
+        assert!(view(
+            &st,
+            &ScreenQuery::Item {
+                key: key_at(&st, 9, 0)
+            }
+        )
+        .item
+        .is_none());
     }
 
     #[test]
@@ -1214,9 +1246,14 @@ mod tests {
             .as_ref()
             .and_then(|s| s.summary.average_overall_score);
         assert_eq!(headline(&st), sum);
-        let m = view(&st, &ScreenQuery::Item { at: (0, 0) })
-            .item
-            .expect("message");
+        let m = view(
+            &st,
+            &ScreenQuery::Item {
+                key: key_at(&st, 0, 0),
+            },
+        )
+        .item
+        .expect("message");
         assert!(has_note(&m.blocks, "code-not-recorded"));
         assert!(!flat(&m.blocks)
             .iter()

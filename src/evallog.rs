@@ -8,7 +8,7 @@
 use evalboard_engine::evallog::messages::{Message, PartKind, OMITTED};
 use evalboard_engine::evallog::model::{MetricKey, Sample};
 use evalboard_engine::evallog::score::{
-    headline_of, key_parts, mismatches, ItemVerdict, Tally, TOLERANCE,
+    headline_of, item_key, key_parts, mismatches, sample_of, ItemVerdict, Tally, TOLERANCE,
 };
 use evalboard_engine::evallog::views::{
     breakdown, breakdown_fields, breakdowns, errors, fields_of, score_summaries, usage, value_text,
@@ -52,7 +52,9 @@ pub fn view_with(
             offset,
             limit,
         } => items(s, filter, *offset, *limit, &mut v),
-        ScreenQuery::Item { at } => v.item = sample_with_messages(s, at.0 as usize, messages),
+        ScreenQuery::Item { key } => {
+            v.item = sample_of(&s.log.run, key).and_then(|i| sample_with_messages(s, i, messages))
+        }
     }
     v
 }
@@ -651,7 +653,7 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
     screen::page(v, hits, offset, limit, |(pos, (i, x))| {
         let verdict = verdicts.get(&i).copied();
         ScreenRow {
-            at: (i as u32, 0),
+            key: item_key(&x.key),
             bad: verdict == Some(false) || x.error.is_some(),
             cells: vec![
                 (pos + 1).to_string(),
@@ -1014,7 +1016,7 @@ pub fn sample_with_messages(
         None => {}
     }
     Some(ScreenItem {
-        at: (index as u32, 0),
+        key: item_key(&x.key),
         title: format!("Sample {}", parts.join(" · ")),
         blocks: b,
     })
@@ -1025,6 +1027,13 @@ pub(crate) mod tests {
     use super::*;
     use evalboard_engine::family::Family;
     use evalboard_engine::run::{self, ReadOptions, ScoredRun, Settings};
+    use evalboard_engine::run_table::ItemKey;
+
+    /// The drawer of the log's first sample, opened by its key.
+    fn first_sample(s: &ScoredLog) -> ScreenItem {
+        let key = item_key(&s.log.run.samples[0].key);
+        view(s, &ScreenQuery::Item { key }).item.expect("sample 0")
+    }
     use evalboard_engine::{InputFile, RunInput};
 
     /// The files of `tests/fixtures/evallog/<dir>`, read and scored as one log.
@@ -1103,7 +1112,9 @@ pub(crate) mod tests {
                 choices: Vec::new(),
             },
             first_page(&[], None),
-            ScreenQuery::Item { at: (0, 0) },
+            ScreenQuery::Item {
+                key: item_key(&s.log.run.samples[0].key),
+            },
         ];
         let holds = |v: &ScreenView| {
             let bytes = postcard::to_allocvec(v).expect("encodes");
@@ -1310,9 +1321,7 @@ pub(crate) mod tests {
     #[test]
     fn a_sample_shows_its_texts_scores_and_metadata() {
         let s = log("runs/inspect_arith");
-        let item = view(&s, &ScreenQuery::Item { at: (0, 0) })
-            .item
-            .expect("sample 0");
+        let item = first_sample(&s);
         let x = &s.log.run.samples[0];
         let texts: Vec<(&str, &str)> = flat(&item.blocks)
             .into_iter()
@@ -1326,9 +1335,14 @@ pub(crate) mod tests {
         let scores = table(&item.blocks, "sample-scores").expect("scores");
         assert_eq!(scores.rows.len(), x.scores.len());
         assert!(item.title.starts_with("Sample "));
-        assert!(view(&s, &ScreenQuery::Item { at: (99_999, 0) })
-            .item
-            .is_none());
+        assert!(view(
+            &s,
+            &ScreenQuery::Item {
+                key: ItemKey::text("no such sample")
+            }
+        )
+        .item
+        .is_none());
     }
 
     #[test]
@@ -1378,9 +1392,7 @@ pub(crate) mod tests {
             let judged: Vec<bool> = s.judged().iter().filter_map(|x| x.correct).collect();
             let acc = judged.iter().filter(|c| **c).count() as f64 / judged.len() as f64;
             assert_eq!(card(&v, "rescored_accuracy"), pct(Some(acc)), "{kind:?}");
-            let item = view(&s, &ScreenQuery::Item { at: (0, 0) })
-                .item
-                .expect("sample 0");
+            let item = first_sample(&s);
             assert!(flat(&item.blocks).iter().any(|b| matches!(b, Block::Facts(f) if f.iter().any(|(k, _)| k == "As originally scored"))));
         }
     }
@@ -1447,7 +1459,14 @@ pub(crate) mod tests {
         let without = sample_with_messages(&s, 0, None).expect("sample 0");
         // Without messages the drawer is what it was; with them, one section more, last.
         assert_eq!(
-            view(&s, &ScreenQuery::Item { at: (0, 0) }).item.as_ref(),
+            view(
+                &s,
+                &ScreenQuery::Item {
+                    key: item_key(&s.log.run.samples[0].key)
+                }
+            )
+            .item
+            .as_ref(),
             Some(&without)
         );
         assert_eq!(item.blocks[..without.blocks.len()], without.blocks[..]);

@@ -8,6 +8,7 @@
 use evalboard_engine::evalset::score::ScoredRun;
 use evalboard_engine::evalset::views::{evalset_view, EvalsetItemRow, EvalsetView};
 use evalboard_engine::evalset::{AnswerScorer, EvalRun};
+use evalboard_engine::run_table::ItemKey;
 
 use crate::format::{self, dec, int, pct, NONE};
 use crate::protocol::{
@@ -27,7 +28,7 @@ pub fn view(run: &EvalRun, s: &ScoredRun, q: &ScreenQuery) -> ScreenView {
             offset,
             limit,
         } => items(&v, filter, *offset, *limit, &mut out),
-        ScreenQuery::Item { at } => out.item = item(&v, at.0 as usize),
+        ScreenQuery::Item { key } => out.item = item(&v, key),
     }
     out
 }
@@ -368,8 +369,8 @@ fn items(v: &EvalsetView, f: &ScreenFilter, offset: u32, limit: u32, out: &mut S
         })
         .enumerate()
         .collect();
-    screen::page(out, hits, offset, limit, |(pos, (idx, i))| ScreenRow {
-        at: (idx as u32, 0),
+    screen::page(out, hits, offset, limit, |(pos, (_, i))| ScreenRow {
+        key: ItemKey::text(&i.id),
         bad: i.correct == Some(false),
         cells: vec![
             (pos + 1).to_string(),
@@ -385,8 +386,12 @@ fn items(v: &EvalsetView, f: &ScreenFilter, offset: u32, limit: u32, out: &mut S
     });
 }
 
-fn item(v: &EvalsetView, index: usize) -> Option<ScreenItem> {
-    let i = v.items.get(index)?;
+/// The item of `key` (its id; the first item of an id seen twice, as a comparison pairs it).
+fn item(v: &EvalsetView, key: &ItemKey) -> Option<ScreenItem> {
+    let i = v
+        .items
+        .iter()
+        .find(|i| key.0.len() == 1 && key.first_text() == Some(&i.id))?;
     let mut facts = vec![
         ("Id".to_string(), i.id.clone()),
         (
@@ -421,7 +426,7 @@ fn item(v: &EvalsetView, index: usize) -> Option<ScreenItem> {
         b.push(text("extracted", x.clone(), true));
     }
     Some(ScreenItem {
-        at: (index as u32, 0),
+        key: key.clone(),
         title: format!("Item {}", i.id),
         blocks: b,
     })
@@ -527,16 +532,19 @@ mod tests {
                 .is_some_and(|p| p.chars().count() > 300)
         });
         let at = long.unwrap_or(0);
-        let item = view(&r, &s, &ScreenQuery::Item { at: (at as u32, 0) })
+        let key = ItemKey::text(&e.items[at].id);
+        let item = view(&r, &s, &ScreenQuery::Item { key: key.clone() })
             .item
             .expect("item");
+        assert_eq!(item.key, key);
         let predicted = flat(&item.blocks).into_iter().find_map(|b| match b {
             Block::Text { key, text, .. } if key == "predicted" => Some(text.clone()),
             _ => None,
         });
         assert_eq!(predicted, Some(clip(&opt(&e.items[at].predicted))));
-        assert!(view(&r, &s, &ScreenQuery::Item { at: (99_999, 0) })
-            .item
-            .is_none());
+        let none = ScreenQuery::Item {
+            key: ItemKey::text("no such item"),
+        };
+        assert!(view(&r, &s, &none).item.is_none());
     }
 }

@@ -284,7 +284,7 @@ fn step_view<const FAMILIES: FamilySet>(
             let a = p.baseline_answer.as_deref().unwrap_or("");
             let b = p.candidate_answer.as_deref().unwrap_or("");
             CompareRow {
-                key: p.key.parts().join(" · "),
+                key: p.key.clone(),
                 flip: p.flip(),
                 // A pairing that carries the question as the expected value shows it once.
                 expected: p
@@ -386,7 +386,11 @@ mod tests {
             v.steps[0].rows.is_empty(),
             "only the chosen step lists items"
         );
-        assert_eq!(v.steps[1].rows[0].key, "c", "regressions first");
+        assert_eq!(
+            crate::format::item_key(&v.steps[1].rows[0].key),
+            "c",
+            "regressions first"
+        );
         // Deltas per category: s2 → s3 regresses the geo item and improves a math one.
         assert_eq!(
             v.steps[1].slices,
@@ -469,7 +473,7 @@ mod tests {
         assert_eq!((v.flips.regressed, v.flips.improved), (2, 1), "{v:?}");
         let flips: Vec<_> = v.rows.iter().map(|r| r.flip.slug()).collect();
         assert_eq!(flips, ["regressed", "regressed", "improved"]);
-        assert_eq!(v.rows[0].key, "c1 · 0");
+        assert_eq!(crate::format::item_key(&v.rows[0].key), "c1 · 0");
         assert_eq!(v.rows[0].candidate_answer.as_deref(), Some("<b>12</b>"));
         assert!(v.rows[1]
             .candidate_answer
@@ -571,7 +575,10 @@ mod tests {
         assert_eq!((v.flips.regressed, v.flips.improved, v.n_paired), (1, 1, 8));
         assert_eq!(v.mcnemar_p, 1.0);
         assert_eq!((v.ci_low, v.ci_high), (Some(-0.375), Some(0.375)));
-        assert_eq!(v.rows[0].key, "11111111-1111-1111-1111-111111111111 · 0");
+        assert_eq!(
+            crate::format::item_key(&v.rows[0].key),
+            "11111111-1111-1111-1111-111111111111 · 0"
+        );
         assert_eq!(v.rows[0].category.as_deref(), Some("gpt-4"));
         assert!(v.rows[0]
             .candidate_answer
@@ -634,7 +641,7 @@ mod tests {
             &CompareQuery::default(),
         );
         assert_eq!((c.flips.regressed, c.flips.improved), (1, 1));
-        assert_eq!(c.rows[0].key, "a");
+        assert_eq!(crate::format::item_key(&c.rows[0].key), "a");
         assert_eq!(c.rows[0].category.as_deref(), Some("math"));
         assert_eq!(c.categories, ["geo", "math"]);
         // Sliced by category by default; by difficulty when asked (and by category again for

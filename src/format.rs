@@ -185,6 +185,11 @@ pub fn round_decimals(s: &str, places: usize) -> String {
     }
 }
 
+/// An item key as a row shows it: its parts joined by ` · ` (`c1 · 0`).
+pub fn item_key(key: &evalboard_engine::run_table::ItemKey) -> String {
+    key.parts().join(" · ")
+}
+
 /// Shortens text to `max` characters (on a char boundary) with an ellipsis.
 pub fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {

@@ -21,6 +21,7 @@ use evalboard_engine::accounting::InputFileReport;
 use evalboard_engine::family::Family;
 use evalboard_engine::numeric_qa::views::{ConversationView, ItemPage, ItemQuery, Overview};
 use evalboard_engine::run::Settings;
+use evalboard_engine::run_table::ItemKey;
 use evalboard_engine::Diagnostic;
 
 pub use evalboard_engine::compare::MetricDelta;
@@ -92,10 +93,11 @@ pub enum Request {
         run_id: RunId,
         query: ItemQuery,
     },
+    /// The conversation of a turn's key (`[conversation id, turn index]`; its first part).
     Conversation {
         req: ReqId,
         run_id: RunId,
-        conv: u32,
+        key: ItemKey,
     },
     /// One output file of the current settings: statistics.json, summary.csv, turns.csv,
     /// errors.csv or validation.csv.
@@ -320,7 +322,8 @@ pub struct CompareQuery {
 /// One paired item with the word-level diff of the two answers.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompareRow {
-    pub key: String,
+    /// The paired item's key: what its row shows ([`crate::format::item_key`]) and opens.
+    pub key: ItemKey,
     pub flip: evalboard_engine::compare::Flip,
     pub category: Option<String>,
     pub question: Option<String>,
@@ -428,8 +431,8 @@ pub enum ScreenQuery {
         offset: u32,
         limit: u32,
     },
-    /// One item, by the `at` its row carries.
-    Item { at: (u32, u32) },
+    /// One item, by its key (the key its row carries, and a comparison's paired item's).
+    Item { key: ItemKey },
 }
 
 /// The filters of an items table: the chosen value of each of the screen's choice filters (by
@@ -551,8 +554,8 @@ pub struct Choice {
 /// One row of an items table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScreenRow {
-    /// What to ask for to open it ([`ScreenQuery::Item`]).
-    pub at: (u32, u32),
+    /// Its key: what to ask for to open it ([`ScreenQuery::Item`]).
+    pub key: ItemKey,
     /// Marked wrong (failed, errored).
     pub bad: bool,
     /// One text per column.
@@ -594,7 +597,7 @@ pub struct ScreenView {
 /// One item in full.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ScreenItem {
-    pub at: (u32, u32),
+    pub key: ItemKey,
     pub title: String,
     pub blocks: Vec<Block>,
 }

@@ -15,6 +15,7 @@ use evalboard_engine::numeric_qa::score::{
 };
 use evalboard_engine::numeric_qa::views::{self, ItemFilter, ItemQuery, SortKey};
 use evalboard_engine::run::{self, ReadOptions, ScoredRun, Settings};
+use evalboard_engine::run_table::ItemKey;
 use evalboard_engine::{numeric_qa::read, InputFile, RunInput};
 
 fn root() -> &'static Path {
@@ -168,8 +169,12 @@ fn responses() -> Vec<Response> {
                 offset: 0,
                 limit: 50,
             },
-            protocol::ScreenQuery::Item { at: (0, 0) },
-            protocol::ScreenQuery::Item { at: (9999, 0) },
+            protocol::ScreenQuery::Item {
+                key: ItemKey::text(&s.items[0].item_id),
+            },
+            protocol::ScreenQuery::Item {
+                key: ItemKey::text("no such item"),
+            },
         ]
         .iter()
         .map(|q| evalboard_app::evalset::view(r, s, q))
@@ -381,6 +386,9 @@ fn responses() -> Vec<Response> {
     out
 }
 
+/// The first session of the code-generation diff fixture.
+const CG_SESSION: &str = "11111111-1111-1111-1111-111111111111";
+
 fn codegen_queries() -> Vec<evalboard_app::protocol::ScreenQuery> {
     use evalboard_app::protocol::{ScreenFilter, ScreenQuery};
     vec![
@@ -404,8 +412,12 @@ fn codegen_queries() -> Vec<evalboard_app::protocol::ScreenQuery> {
             offset: 0,
             limit: 20,
         },
-        ScreenQuery::Item { at: (0, 0) },
-        ScreenQuery::Item { at: (99, 0) },
+        ScreenQuery::Item {
+            key: ItemKey::text_index(CG_SESSION, 0),
+        },
+        ScreenQuery::Item {
+            key: ItemKey::text_index(CG_SESSION, 99),
+        },
     ]
 }
 
@@ -493,7 +505,7 @@ fn requests() -> Vec<Request> {
         Request::Conversation {
             req: 4,
             run_id: 1,
-            conv: 3,
+            key: ItemKey::text_index("conv 3", 2),
         },
         Request::Export {
             req: 5,

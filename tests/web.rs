@@ -464,6 +464,12 @@ fn codegen_state() -> evalboard_engine::codegen::Loaded {
     }
 }
 
+/// The key of the run's first message (`[session id, index]`).
+fn first_message(st: &evalboard_engine::codegen::Loaded) -> evalboard_engine::run_table::ItemKey {
+    let m = &st.messages[0];
+    evalboard_engine::run_table::ItemKey::text_index(&m.session_id, m.index.into())
+}
+
 #[wasm_bindgen_test]
 fn codegen_views_round_trip_with_real_engine_output() {
     use evalboard_app::protocol::{ScreenFilter, ScreenQuery};
@@ -478,7 +484,9 @@ fn codegen_views_round_trip_with_real_engine_output() {
             offset: 0,
             limit: 10,
         },
-        ScreenQuery::Item { at: (0, 0) },
+        ScreenQuery::Item {
+            key: first_message(&st),
+        },
     ] {
         let view = evalboard_app::codegen::view(&st, &query);
         let back = round_trip(&Response::Screen {
@@ -508,7 +516,8 @@ fn codegen_views_round_trip_with_real_engine_output() {
 fn codegen_message_renders_code_question_and_errors_as_text() {
     use evalboard_app::protocol::{Block, ScreenQuery};
     let st = codegen_state();
-    let m = evalboard_app::codegen::view(&st, &ScreenQuery::Item { at: (0, 0) })
+    let key = first_message(&st);
+    let m = evalboard_app::codegen::view(&st, &ScreenQuery::Item { key })
         .item
         .expect("the message");
     // The first generation, as the worker sends it (inside its collapsed group).

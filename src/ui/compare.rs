@@ -466,7 +466,7 @@ fn body(store: Store, v: View) -> impl IntoView {
             <table class="eb-table eb-table--rows" data-table="compare-items">
                 <thead><tr><th scope="col">"Item"</th><th scope="col">"Change"</th><th scope="col">"Category"</th>
                     <th scope="col">"Question"</th><th scope="col">"Expected"</th><th scope="col">"Baseline → candidate (word diff)"</th></tr></thead>
-                <tbody>{v.rows.into_iter().map(row).collect_view()}</tbody>
+                <tbody>{v.rows.into_iter().map(|r| row(r, &v.baseline, &v.candidate)).collect_view()}</tbody>
             </table>
         </div>
         {more.then(|| view! {
@@ -483,7 +483,19 @@ fn body(store: Store, v: View) -> impl IntoView {
     .into_any()
 }
 
-fn row(r: CompareRow) -> impl IntoView {
+/// One paired item: its key opens it (in the candidate, or in the baseline when only the
+/// baseline has it), its flip, category, question, expected value and the answers' diff.
+fn row(r: CompareRow, baseline: &str, candidate: &str) -> impl IntoView {
+    let store = use_store();
+    let in_run = if r.flip == Flip::OnlyInBaseline {
+        baseline
+    } else {
+        candidate
+    }
+    .to_string();
+    let open_title = format!("Open this item in {in_run}");
+    let item = r.key.clone();
+    let open_item = move |_| store.open_item_in(&in_run, item.clone());
     let cls = match r.flip {
         Flip::Regressed => "eb-flip eb-flip--bad",
         Flip::Improved => "eb-flip eb-flip--ok",
@@ -491,7 +503,7 @@ fn row(r: CompareRow) -> impl IntoView {
     };
     let question = r.question.clone().unwrap_or_default();
     let open = RwSignal::new(false);
-    let key = r.key.clone();
+    let key = format::item_key(&r.key);
     let (b, c) = (
         r.baseline_answer
             .clone()
@@ -521,7 +533,8 @@ fn row(r: CompareRow) -> impl IntoView {
         .collect_view();
     view! {
         <tr data-flip=r.flip.slug()>
-            <th scope="row" class="eb-mono">{r.key}</th>
+            <th scope="row" class="eb-mono"><button type="button" class="eb-link" data-action="open-item"
+                title=open_title on:click=open_item>{key.clone()}</button></th>
             <td>
                 <span class=cls>{flip_label(r.flip)}</span>
                 <button type="button" class="eb-link eb-side__toggle" data-action="side-by-side"

@@ -19,19 +19,22 @@ use crate::ui::widgets::{Drawer, Verdict};
 pub fn ConversationDrawer() -> impl IntoView {
     let store = use_store();
     let target = Memo::new(move |_| {
-        let item = store.route.with(|r| r.item)?;
+        let key = store.route.with(|r| r.item.clone())?;
         let run = store.current()?;
         run.info().filter(|i| i.family == Family::NumericQa)?;
-        Some((run.id, item.0, item.1))
+        // A turn's key: [conversation id, turn index].
+        let (id, turn) = key.as_text_index()?;
+        let (id, turn) = (id.to_string(), u32::try_from(turn).ok()?);
+        Some((run.id, key, id, turn))
     });
     // Fetch on open, on another conversation, and after re-scoring.
     Effect::new(move |_| {
         let t = target.get();
         store.rescored.track();
-        if let Some((run_id, conv, _)) = t {
+        if let Some((run_id, key, _, _)) = t {
             let req = client::next_req();
             store.conversation_req.set_value(req);
-            client::send(&Request::Conversation { req, run_id, conv });
+            client::send(&Request::Conversation { req, run_id, key });
         } else {
             store.conversation.set(None);
         }
@@ -39,7 +42,7 @@ pub fn ConversationDrawer() -> impl IntoView {
     let is_open = Memo::new(move |_| target.with(|t| t.is_some()));
     // Bring the clicked turn into view once its conversation is shown.
     Effect::new(move |_| {
-        let Some((_, _, turn)) = target.get() else {
+        let Some((_, _, _, turn)) = target.get() else {
             return;
         };
         if store.conversation.with(|c| c.is_some()) {
@@ -51,7 +54,7 @@ pub fn ConversationDrawer() -> impl IntoView {
         }
     });
     let data = move || {
-        let (_, conv, turn) = target.get()?;
+        let (_, _, conv, turn) = target.get()?;
         let view = store
             .conversation
             .with(|c| c.as_ref().map(|(_, v)| v.clone()))?;
@@ -59,7 +62,7 @@ pub fn ConversationDrawer() -> impl IntoView {
     };
     let title = Signal::derive(move || match data() {
         Some((_, _, Some(v))) => format!("Conversation {}", v.id),
-        Some((c, _, None)) => format!("Conversation #{c}"),
+        Some((c, _, None)) => format!("Conversation {c}"),
         None => "Conversation".into(),
     });
     view! {
@@ -98,7 +101,7 @@ fn conversation_body(v: ConversationView, selected_turn: u32) -> impl IntoView {
         })}
         <ol class="eb-turns">
             {v.turns.into_iter().map(|t| {
-                let sel = t.row.turn == selected_turn;
+                let sel = t.row.turn_idx == selected_turn;
                 turn_card(t, sel, &soft)
             }).collect_view()}
         </ol>
@@ -195,7 +198,7 @@ fn turn_card(t: ConversationTurn, selected: bool, soft: &str) -> impl IntoView {
     ];
     view! {
         <li class="eb-turn" class:eb-turn--selected=selected class:eb-turn--wrong=!r.correct
-            id=format!("eb-turn-{}", r.turn) data-turn=r.turn_idx>
+            id=format!("eb-turn-{}", r.turn_idx) data-turn=r.turn_idx>
             <div class="eb-turn__head">
                 <span class="eb-turn__idx">{format!("Turn {}", r.turn_idx)}</span>
                 <Verdict ok=Some(r.correct)/>

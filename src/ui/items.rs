@@ -12,6 +12,7 @@ use wasm_bindgen::JsCast;
 use web_sys::KeyboardEvent;
 
 use evalboard_engine::numeric_qa::views::{ItemFilter, ItemPage, ItemQuery, ItemRow, SortKey};
+use evalboard_engine::run_table::ItemKey;
 
 use crate::format;
 use crate::protocol::{ReqId, Request, RunId};
@@ -225,7 +226,7 @@ pub fn ItemsView() -> impl IntoView {
         }
     });
 
-    let open = move |r: &ItemRow| store.open_item(r.conv, r.turn);
+    let open = move |r: &ItemRow| store.open_item(turn_key(r));
     let move_to = move |pos: usize| {
         let n = total.get_untracked().unwrap_or(0);
         if n == 0 {
@@ -286,7 +287,7 @@ pub fn ItemsView() -> impl IntoView {
             .and_then(|r| r.info().map(|i| i.n_turns))
             .unwrap_or(0)
     });
-    let selected = move || store.route.with(|r| r.item);
+    let selected = move || store.route.with(|r| r.item.clone());
 
     view! {
         <div class="eb-items">
@@ -340,13 +341,13 @@ pub fn ItemsView() -> impl IntoView {
                         {
                             let (pos, r) = item;
                             let r2 = r.clone();
-                            let (c, t) = (r.conv, r.turn);
+                            let key = turn_key(&r);
                             let wrong = !r.correct;
                             view! {
                                 <div
                                     class="eb-grid__row"
                                     class:eb-grid__row--active=move || active.get() == pos
-                                    class:eb-grid__row--selected=move || selected() == Some((c, t))
+                                    class:eb-grid__row--selected=move || selected().as_ref() == Some(&key)
                                     class:eb-grid__row--wrong=wrong
                                     role="row"
                                     id=row_id(pos)
@@ -584,4 +585,9 @@ fn Filters() -> impl IntoView {
             </button>
         </div>
     }
+}
+
+/// A turn's key: `[conversation id, turn index]`, as a comparison pairs it.
+pub fn turn_key(r: &ItemRow) -> ItemKey {
+    ItemKey::text_index(&r.conversation_id, r.turn_idx.into())
 }

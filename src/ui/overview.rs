@@ -212,13 +212,14 @@ fn overview_body(d: OverviewData) -> impl IntoView {
                             </tr></thead>
                             <tbody>
                                 {first_wrong.into_iter().map(|w| {
-                                    let (c, t) = (w.conv, w.turn);
+                                    let key = evalboard_engine::run_table::ItemKey::text_index(&w.conversation_id, w.turn_idx.into());
+                                    let key2 = key.clone();
                                     let why = w.reason.clone().unwrap_or_default();
                                     let why2 = why.clone();
                                     view! {
                                         <tr class="eb-clickable" tabindex="0"
-                                            on:click=move |_| store.open_item(c, t)
-                                            on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Enter" { store.open_item(c, t) }>
+                                            on:click=move |_| store.open_item(key.clone())
+                                            on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Enter" { store.open_item(key2.clone()) }>
                                             <td class="eb-mono">{w.conversation_id}</td>
                                             <td class="eb-num">{w.turn_idx}</td>
                                             <td class="eb-clip" title=w.question.clone()>{w.question.clone()}</td>

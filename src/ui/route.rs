@@ -2,6 +2,7 @@
 //! link reopens the same view. Pure: parse/format are tested natively.
 
 use evalboard_engine::numeric_qa::views::{ItemFilter, SortKey};
+use evalboard_engine::run_table::ItemKey;
 
 /// The dashboard's tabs, in display order.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
@@ -103,8 +104,9 @@ pub struct Route {
     pub filter: ItemFilter,
     pub sort: SortKey,
     pub desc: bool,
-    /// The open conversation (index in the run) and the turn that was clicked.
-    pub item: Option<(u32, u32)>,
+    /// The open item, by its key: a numeric QA turn (`[conversation id, turn index]`, whose
+    /// conversation opens at that turn), a message, an eval-set item, a log sample.
+    pub item: Option<ItemKey>,
     /// Compare tab: baseline and candidate run names, flip class and category filters.
     pub base: Option<String>,
     pub cand: Option<String>,
@@ -142,40 +144,41 @@ impl Route {
     /// Formats the hash (without `#`). Defaults are left out so links stay short.
     pub fn to_hash(&self) -> String {
         let mut parts: Vec<String> = Vec::new();
-        let mut put = |k: &str, v: &str| parts.push(format!("{k}={}", encode(v)));
+        let put =
+            |parts: &mut Vec<String>, k: &str, v: &str| parts.push(format!("{k}={}", encode(v)));
         if let Some(r) = &self.run {
-            put("run", r);
+            put(&mut parts, "run", r);
         }
         if self.tab != Tab::Overview {
-            put("tab", self.tab.slug());
+            put(&mut parts, "tab", self.tab.slug());
         }
         let f = &self.filter;
         if let Some(v) = &f.verdict {
-            put("verdict", v);
+            put(&mut parts, "verdict", v);
         }
         if let Some(t) = f.turn_idx {
-            put("turn", &t.to_string());
+            put(&mut parts, "turn", &t.to_string());
         }
         if let Some(v) = &f.feature {
-            put("feature", v);
+            put(&mut parts, "feature", v);
         }
         if let Some(v) = &f.error_type {
-            put("error", v);
+            put(&mut parts, "error", v);
         }
         if let Some(v) = f.text.as_deref().filter(|t| !t.is_empty()) {
-            put("q", v);
+            put(&mut parts, "q", v);
         }
         if f.disagreements {
-            put("disagree", "1");
+            put(&mut parts, "disagree", "1");
         }
         if self.sort != SortKey::Position {
-            put("sort", sort_slug(self.sort));
+            put(&mut parts, "sort", sort_slug(self.sort));
         }
         if self.desc {
-            put("desc", "1");
+            put(&mut parts, "desc", "1");
         }
-        if let Some((c, t)) = self.item {
-            put("item", &format!("{c}.{t}"));
+        if let Some(key) = &self.item {
+            parts.push(format!("item={}", key_text(key)));
         }
         for (k, v) in [
             ("base", &self.base),
@@ -185,17 +188,17 @@ impl Route {
             ("by", &self.by),
         ] {
             if let Some(v) = v {
-                put(k, v);
+                put(&mut parts, k, v);
             }
         }
         for (k, v) in &self.choices {
-            put(&format!("f.{}", encode(k)), v);
+            put(&mut parts, &format!("f.{}", encode(k)), v);
         }
         for v in &self.also {
-            put("also", v);
+            put(&mut parts, "also", v);
         }
         if self.step > 0 {
-            put("step", &self.step.to_string());
+            put(&mut parts, "step", &self.step.to_string());
         }
         parts.join("&")
     }
@@ -206,8 +209,8 @@ impl Route {
         let mut r = Route::default();
         let h = hash.strip_prefix('#').unwrap_or(hash);
         for part in h.split('&').filter(|p| !p.is_empty()) {
-            let (k, v) = part.split_once('=').unwrap_or((part, ""));
-            let v = decode(v);
+            let (k, raw) = part.split_once('=').unwrap_or((part, ""));
+            let v = decode(raw);
             match k {
                 "run" if !v.is_empty() => r.run = Some(v),
                 "tab" => r.tab = Tab::from_slug(&v).unwrap_or_default(),
@@ -219,11 +222,7 @@ impl Route {
                 "disagree" => r.filter.disagreements = v == "1",
                 "sort" => r.sort = sort_from_slug(&v).unwrap_or_default(),
                 "desc" => r.desc = v == "1",
-                "item" => {
-                    r.item = v
-                        .split_once('.')
-                        .and_then(|(c, t)| Some((c.parse().ok()?, t.parse().ok()?)))
-                }
+                "item" => r.item = key_of_text(raw),
                 "base" if !v.is_empty() => r.base = Some(v),
                 "cand" if !v.is_empty() => r.cand = Some(v),
                 "flip" if !v.is_empty() => r.flip = Some(v),
@@ -245,6 +244,19 @@ impl Route {
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters (UTF-8 bytes).
+/// An item key as the URL holds it: its parts, each percent-encoded ([`encode`]), joined by `/`
+/// (`item=c1/3`). Read back by [`key_of_text`].
+pub fn key_text(key: &ItemKey) -> String {
+    let parts: Vec<String> = key.parts().iter().map(|p| encode(p)).collect();
+    parts.join("/")
+}
+
+/// The key [`key_text`] wrote; `None` for an empty text.
+pub fn key_of_text(text: &str) -> Option<ItemKey> {
+    let parts: Vec<String> = text.split('/').map(decode).collect();
+    (!text.is_empty()).then(|| ItemKey::from_parts(&parts))
+}
+
 pub fn encode(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for b in s.bytes() {
@@ -359,7 +371,7 @@ mod tests {
                 text: Some("salary".into()),
                 ..Default::default()
             },
-            item: Some((1, 4)),
+            item: Some(ItemKey::text_index("0000-1", 4)),
             choices: vec![
                 ("class".into(), "column_error".into()),
                 ("model".into(), "gpt-4".into()),
@@ -370,7 +382,7 @@ mod tests {
         let h = r.to_hash();
         assert_eq!(
             h,
-            "run=chat_history&tab=items&q=salary&item=1.4&f.class=column_error&f.model=gpt-4&f.session=0000-1"
+            "run=chat_history&tab=items&q=salary&item=0000-1/4&f.class=column_error&f.model=gpt-4&f.session=0000-1"
         );
         check(&h, r);
     }
@@ -397,25 +409,27 @@ mod tests {
             },
             sort: SortKey::Tokens,
             desc: true,
-            item: Some((12, 3)),
+            // Any text in an id: a slash, a percent sign, a dot, an ampersand.
+            item: Some(ItemKey::text_index("conv/1 %2F & x.y", 3)),
             ..Default::default()
         };
         let h = r.to_hash();
         assert!(h.contains("run=gpt-4o%20run%2F1%20%26%20co"), "{h}");
+        assert!(h.contains("item=conv%2F1%20%252F%20%26%20x.y/3"), "{h}");
         check(&format!("#{h}"), r);
     }
 
     #[test]
     fn bad_values_are_ignored() {
         check(
-            "#tab=nope&verdict=maybe&turn=x&item=1&sort=zzz&junk&=3",
+            "#tab=nope&verdict=maybe&turn=x&item=&sort=zzz&junk&=3",
             Route::default(),
         );
         check(
-            "tab=errors&item=4.0",
+            "tab=errors&item=4/0",
             Route {
                 tab: Tab::Errors,
-                item: Some((4, 0)),
+                item: Some(ItemKey::text_index("4", 0)),
                 ..Route::default()
             },
         );
@@ -429,6 +443,14 @@ mod tests {
         assert_eq!(decode("%C3%A9"), "é");
         assert_eq!(decode("%FF"), "\u{FFFD}");
         assert_eq!(encode("é/ %"), "%C3%A9%2F%20%25");
+        // An item key: an id that is a number stays an id; a later number is an index.
+        for key in [
+            ItemKey::text("7"),
+            ItemKey::text_index("a/b", 10),
+            ItemKey::from_parts(&["t".into(), "03".into(), "".into()]),
+        ] {
+            assert_eq!(key_of_text(&key_text(&key)), Some(key));
+        }
     }
 
     #[test]

@@ -325,7 +325,7 @@ pub fn ScreenItems() -> impl IntoView {
             .unwrap_or_default()
     });
     let total = move || data.with(|d| d.as_ref().map(|d| (d.n_match, d.n_items)));
-    let selected = move || store.route.with(|r| r.item);
+    let selected = move || store.route.with(|r| r.item.clone());
     let count = move || {
         let (one, many) = layout.with(|l| l.noun.clone());
         match total() {
@@ -349,20 +349,21 @@ pub fn ScreenItems() -> impl IntoView {
                 </div>
                 <div class="eb-grid__body" role="rowgroup"
                     style=move || format!("height:{}px", total().map_or(0, |t| t.0) as f64 * ROW_H)>
-                    <For each=move || rows.get() key=|(pos, r)| (*pos, r.at, r.cells.clone()) let:item>
+                    <For each=move || rows.get() key=|(pos, r)| (*pos, r.key.clone(), r.cells.clone()) let:item>
                         {
                             let (pos, r) = item;
-                            let at = r.at;
-                            let open = move || store.route.update(|x| x.item = Some(at));
+                            let key = r.key.clone();
+                            let data_item = crate::ui::route::key_text(&key);
+                            let (k1, k2) = (key.clone(), key.clone());
                             let classes = layout.with_untracked(|l| l.columns.iter().map(|c| c.1.clone()).collect::<Vec<_>>());
                             view! {
-                                <div class="eb-grid__row" role="row" tabindex="0" data-item=format!("{}.{}", at.0, at.1)
+                                <div class="eb-grid__row" role="row" tabindex="0" data-item=data_item
                                     class:eb-grid__row--wrong=r.bad
-                                    class:eb-grid__row--selected=move || selected() == Some(at)
+                                    class:eb-grid__row--selected=move || selected().as_ref() == Some(&key)
                                     aria-rowindex=(pos + 2).to_string()
                                     style=format!("top:{}px", pos as f64 * ROW_H)
-                                    on:click=move |_| open()
-                                    on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Enter" { ev.prevent_default(); open() }>
+                                    on:click=move |_| store.open_item(k1.clone())
+                                    on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Enter" { ev.prevent_default(); store.open_item(k2.clone()) }>
                                     {r.cells.into_iter().enumerate().map(|(i, text)| {
                                         let class = classes.get(i).cloned().unwrap_or_default();
                                         let title = text.clone();
@@ -458,24 +459,24 @@ fn code_block(code: String, label: String) -> impl IntoView {
 pub fn ScreenDrawer() -> impl IntoView {
     let store = use_store();
     let target = Memo::new(move |_| {
-        let item = store.route.with(|r| r.item)?;
+        let item = store.route.with(|r| r.item.clone())?;
         let run = store.current()?;
         run.info().filter(|i| is_screen_family(i.family))?;
         Some((run.id, item))
     });
     let query = Memo::new(move |_| {
-        let (id, at) = target.get()?;
-        Some((id, ScreenQuery::Item { at }))
+        let (id, key) = target.get()?;
+        Some((id, ScreenQuery::Item { key }))
     });
     let data = fetch(query);
     let is_open = Memo::new(move |_| target.with(|t| t.is_some()));
     // Loading (`None`), not in the run (`Some(None)`), or the item.
     let current = move || {
-        let (_, at) = target.get()?;
+        let (_, key) = target.get()?;
         data.with(|d| match d.as_ref().map(|d| &d.item) {
             None => None,
             Some(None) => Some(None),
-            Some(Some(m)) if m.at == at => Some(Some(m.clone())),
+            Some(Some(m)) if m.key == key => Some(Some(m.clone())),
             Some(Some(_)) => None,
         })
     };

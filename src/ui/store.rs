@@ -822,9 +822,18 @@ impl Store {
         Some(name)
     }
 
-    /// Opens the conversation view on one turn.
-    pub fn open_item(&self, conv: u32, turn: u32) {
-        self.route.update(|r| r.item = Some((conv, turn)));
+    /// Opens an item of the current run by its key (a turn opens its conversation there).
+    pub fn open_item(&self, key: evalboard_engine::run_table::ItemKey) {
+        self.route.update(|r| r.item = Some(key));
+    }
+
+    /// Opens an item of run `run` by its key, over the current tab (a Compare row opens its
+    /// item in the candidate run).
+    pub fn open_item_in(&self, run: &str, key: evalboard_engine::run_table::ItemKey) {
+        self.route.update(|r| {
+            r.run = Some(run.to_string());
+            r.item = Some(key);
+        });
     }
 
     /// Shows the Items tab with a filter.

@@ -225,13 +225,14 @@ fn handle_request(
         Request::Screen {
             req,
             run_id,
-            query: ScreenQuery::Item { at },
+            query: ScreenQuery::Item { key },
         } => {
-            let query = ScreenQuery::Item { at };
-            let Some((ids, found)) = conversation_of(&state.borrow(), run_id, at.0) else {
+            let Some((ids, found)) = conversation_of(&state.borrow(), run_id, &key) else {
+                let query = ScreenQuery::Item { key };
                 let req = Request::Screen { req, run_id, query };
                 return answer(scope, &mut state.borrow_mut(), req);
             };
+            let query = ScreenQuery::Item { key };
             let (scope, state) = (scope.clone(), state.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 let messages = big_log::conversation(ids, found).await;
@@ -248,12 +249,13 @@ fn handle_request(
     }
 }
 
-/// Where the conversation of sample `index` of eval-log run `run_id` can be read, if anywhere.
+/// Where the conversation of the sample of `key` in eval-log run `run_id` can be read, if
+/// anywhere.
 #[allow(clippy::type_complexity)]
 fn conversation_of(
     st: &State,
     run_id: RunId,
-    index: u32,
+    key: &evalboard_engine::run_table::ItemKey,
 ) -> Option<(
     (RunId, Option<RunId>),
     (String, evalboard_engine::evallog::messages::MessagesAt),
@@ -262,7 +264,13 @@ fn conversation_of(
     let ScoredRun::EvalLog(l) = &kept.scored else {
         return None;
     };
-    let sample = l.log.run.samples.get(index as usize)?;
+    let sample = l
+        .log
+        .run
+        .samples
+        .get(evalboard_engine::evallog::score::sample_of(
+            &l.log.run, key,
+        )?)?;
     let ids = (run_id, kept.part_of);
     Some((
         ids,
@@ -570,13 +578,13 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
             ),
             None => missing(req, run_id),
         },
-        Request::Conversation { req, run_id, conv } => match qa(st, run_id) {
+        Request::Conversation { req, run_id, key } => match qa(st, run_id) {
             Some(s) => post(
                 scope,
                 &Response::Conversation {
                     req,
                     run_id,
-                    view: views::conversation(s, conv),
+                    view: views::conversation_of(s, &key),
                 },
             ),
             None => missing(req, run_id),

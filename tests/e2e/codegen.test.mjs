@@ -127,10 +127,11 @@ test('code-generation trace: headline = CLI, charts, items, message drawer, re-s
   await page.selectOption('select[name="class"]', '');
   await page.waitForFunction(() => document.querySelectorAll('.eb-grid--codegen .eb-grid__row').length === 8);
   await shot(page, 'items');
-  await page.click('[data-item="0.2"]');
-  await page.waitForSelector('.eb-drawer .eb-code');
-  assert.match(page.url(), /item=0\.2/);
+  // A message opens by its key, [session id, message index], which the URL holds.
   const trace = fs.readFileSync(path.join(base, 'traces.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  await page.click(`[data-item="${trace[2].session_id}/2"]`);
+  await page.waitForSelector('.eb-drawer .eb-code');
+  assert.ok(page.url().includes(`item=${trace[2].session_id}/2`), page.url());
   const fixed = trace[2].recovery_attempts[1].code;
   const lines = await page.locator('.eb-drawer .eb-code').first().locator('.eb-code__line').evaluateAll((ls) => ls.map((l) => [
     l.querySelector('.eb-code__ln').textContent, l.textContent.slice(l.querySelector('.eb-code__ln').textContent.length).replace(/\n$/, '')]));
@@ -186,7 +187,7 @@ test('code-generation trace: headline = CLI, charts, items, message drawer, re-s
   await waitCodegenRun(page, 'candidate');
   // Untrusted text in the candidate's question and code stays text.
   await page.click('#eb-tab-items');
-  await page.click('[data-item="1.0"]');
+  await page.click('[data-item="22222222-2222-2222-2222-222222222222/0"]');
   await page.waitForSelector('.eb-drawer .eb-code');
   assert.match(await page.locator('.eb-drawer .eb-code').first().innerText(), /# <img src=x onerror=alert\(1\)>/);
   assert.equal(await page.locator('.eb-drawer img, .eb-main img').count(), 0);
@@ -238,7 +239,7 @@ test('chat_history (real ISE547 data): as originally scored, headline = CLI, cod
     await shot(page, `chat-history-overview-${scheme}`, true);
     await page.click('#eb-tab-items');
     await page.waitForFunction((n) => document.querySelectorAll('.eb-grid--codegen .eb-grid__row').length === n, stats.total_questions);
-    await page.click('[data-item="0.0"]');
+    await page.click('.eb-grid--codegen .eb-grid__row[aria-rowindex="2"]');
     await page.waitForSelector('.eb-drawer [data-note="code-not-recorded"]');
     assert.equal(await page.locator('.eb-drawer .eb-code').count(), 0);
     await shot(page, `chat-history-message-${scheme}`);

@@ -136,6 +136,19 @@ test('compare the demo runs: gpt-4o vs o3, regressions first, deep link, text-on
   await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-side-by-side.png'), fullPage: false });
   await firstReg.locator('[data-action="side-by-side"]').click();
   await side.waitFor({ state: 'detached' });
+  // A row's key opens its item: the candidate's conversation at that turn, over the Compare tab.
+  const regKey = (await firstReg.locator('th').innerText()).trim();
+  const [convId, turnIdx] = regKey.split(' · ');
+  await firstReg.locator('[data-action="open-item"]').click();
+  await page.waitForSelector('.eb-drawer .eb-turn--selected');
+  assert.equal(await page.locator('.eb-drawer .eb-turn--selected').getAttribute('data-turn'), turnIdx);
+  assert.ok((await page.locator('.eb-drawer').innerText()).includes(convId), regKey);
+  assert.ok(page.url().includes('run=o3') && page.url().includes(`item=${encodeURIComponent(convId)}/${turnIdx}`), page.url());
+  assert.ok(page.url().includes('tab=compare'), page.url());
+  await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-open-item.png'), fullPage: false });
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('.eb-drawer', { state: 'detached' });
+  await page.waitForSelector('[data-table="compare-items"] tbody tr');
   // A changed value reads as two values, old → new, never run together.
   const glued = await page.locator('[data-table="compare-items"] .eb-diff__box del + ins').evaluateAll((is) =>
     is.filter((i) => !(i.previousSibling?.textContent ?? '').includes('→')).length);
@@ -242,6 +255,14 @@ test('eval-set runs: tunix m45 baseline vs m46 control on eval_v2 (scorecard, it
   assert.deepEqual(order.slice(0, want.regressed), Array(want.regressed).fill('regressed'), 'the regression list comes first');
   const regIds = await page.locator('[data-table="compare-items"] tbody tr[data-flip="regressed"] th').allInnerTexts();
   assert.deepEqual(regIds.sort(), [...vb.byId].filter(([id, b]) => b === 1 && vc.byId.get(id) === 0).map(([id]) => id).sort());
+  // An item opens by its key in the candidate: its drawer names it.
+  const reg = page.locator('[data-table="compare-items"] tbody tr:not(.eb-side)').first();
+  const regId = (await reg.locator('th').innerText()).trim();
+  await reg.locator('[data-action="open-item"]').click();
+  await page.waitForFunction((id) => document.querySelector('.eb-drawer')?.innerText.includes(`Item ${id}`), regId);
+  assert.ok(page.url().includes('run=m46_control'), page.url());
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('.eb-drawer', { state: 'detached' });
   // Deltas per slice: every category with its paired items, both accuracies and the change;
   // their regressions add up to the card's.
   const slices = await page.locator('[data-table="compare-slices"] tbody tr').evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent)));

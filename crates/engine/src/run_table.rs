@@ -138,6 +138,22 @@ impl ItemKey {
         ItemKey(vec![KeyPart::Text(text.to_string())])
     }
 
+    /// The key's first part, when it is a text (an id).
+    pub fn first_text(&self) -> Option<&str> {
+        match self.0.first()? {
+            KeyPart::Text(t) => Some(t),
+            KeyPart::Index(_) => None,
+        }
+    }
+
+    /// A key of a text and an index, as its two parts.
+    pub fn as_text_index(&self) -> Option<(&str, u64)> {
+        match self.0.as_slice() {
+            [KeyPart::Text(t), KeyPart::Index(i)] => Some((t, *i)),
+            _ => None,
+        }
+    }
+
     /// Whether `prefix`'s parts begin this key (a conversation's key begins its turns').
     pub fn starts_with(&self, prefix: &ItemKey) -> bool {
         self.0.starts_with(&prefix.0)

@@ -115,7 +115,7 @@ fn numbers(v: &Value) -> Value {
 
 /// The same numbers from the worker's Compare view (rows come regressions first, and keys are
 /// joined with " · " there).
-fn view_numbers(base: &Side, cand: &Side, scorer: &Value, numeric_tail: bool) -> Value {
+fn view_numbers(base: &Side, cand: &Side, scorer: &Value) -> Value {
     let all = CompareQuery {
         limit: usize::MAX,
         ..Default::default()
@@ -126,18 +126,7 @@ fn view_numbers(base: &Side, cand: &Side, scorer: &Value, numeric_tail: bool) ->
         v.rows
             .iter()
             .filter(|r| r.flip == f)
-            .map(|r| {
-                Value::Array(
-                    r.key
-                        .split(" · ")
-                        .enumerate()
-                        .map(|(i, k)| match (numeric_tail && i > 0, k.parse::<u64>()) {
-                            (true, Ok(n)) => json!(n),
-                            _ => json!(k),
-                        })
-                        .collect(),
-                )
-            })
+            .map(|r| r.key.to_json())
             .collect()
     };
     json!({
@@ -207,7 +196,7 @@ fn numeric_qa_nasty_pairs_agree_across_diff_worker_and_report() {
         );
         let (sb, sc) = (Side::Run("base", b.as_ref()), Side::Run("cand", c.as_ref()));
         assert_eq!(
-            view_numbers(&sb, &sc, &diff["scorer"], true),
+            view_numbers(&sb, &sc, &diff["scorer"]),
             numbers(&diff),
             "{profile:?}"
         );
@@ -266,8 +255,7 @@ fn eval_sets_and_code_generation_agree_across_diff_worker_and_report() {
         view_numbers(
             &Side::Run("b", eb.as_ref()),
             &Side::Run("c", ec.as_ref()),
-            &diff["scorer"],
-            false
+            &diff["scorer"]
         ),
         numbers(&diff)
     );
@@ -284,8 +272,7 @@ fn eval_sets_and_code_generation_agree_across_diff_worker_and_report() {
         view_numbers(
             &Side::Run("b", gb.as_ref()),
             &Side::Run("c", gc.as_ref()),
-            &diff["scorer"],
-            true
+            &diff["scorer"]
         ),
         numbers(&diff)
     );
@@ -320,8 +307,7 @@ fn eval_logs_agree_across_diff_worker_and_report() {
             view_numbers(
                 &Side::Run("b", lb.as_ref()),
                 &Side::Run("c", lc.as_ref()),
-                &diff["scorer"],
-                true
+                &diff["scorer"]
             ),
             numbers(&diff),
             "{profile}"

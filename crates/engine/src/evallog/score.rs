@@ -256,6 +256,16 @@ pub fn rescored_verdicts(
         .collect()
 }
 
+/// The item key of a sample, typed: what a comparison pairs it on and the dashboard opens it by.
+pub fn item_key(key: &SampleKey) -> crate::run_table::ItemKey {
+    crate::run_table::ItemKey::from_parts(&key_parts(key))
+}
+
+/// The index of the first sample of `run` whose item key is `key` (the one a comparison pairs).
+pub fn sample_of(run: &EvalLogRun, key: &crate::run_table::ItemKey) -> Option<usize> {
+    run.samples.iter().position(|s| item_key(&s.key) == *key)
+}
+
 /// The item key of a sample as text parts.
 pub fn key_parts(key: &SampleKey) -> Vec<String> {
     match key {

@@ -574,6 +574,17 @@ pub struct ConversationView {
     pub turns: Vec<ConversationTurn>,
 }
 
+/// The conversation of a turn's key (`[conversation id, turn index]`: its id; the first
+/// conversation of an id seen twice, as a comparison pairs it), for the detail view.
+pub fn conversation_of(
+    s: &ScoredQaRun,
+    key: &crate::run_table::ItemKey,
+) -> Option<ConversationView> {
+    let id = key.first_text()?;
+    let conv = s.run.conversations.iter().position(|c| c.id == id)?;
+    conversation(s, u32::try_from(conv).ok()?)
+}
+
 /// Everything about one conversation, for the detail view.
 pub fn conversation(s: &ScoredQaRun, conv: u32) -> Option<ConversationView> {
     let c = s.run.conversations.get(conv as usize)?;
