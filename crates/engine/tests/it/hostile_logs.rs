@@ -1,7 +1,9 @@
 //! Issue 31, hostile and unusual tool logs, in the engine: a first row longer than any sniff
 //! prefix is still one row of its file (the file is not dropped, nor read as another format),
 //! and a lone surrogate escape (`\ud800`, which Python's `json` writes and reads) is read as
-//! U+FFFD with a warning naming the file and line instead of dropping the whole file.
+//! U+FFFD with a warning naming the file and line instead of dropping the whole file; a text of
+//! an `.eval` member that inflates far past any real answer (a compression bomb inside the
+//! archive's caps) is cut as it is inflated, with a warning naming the file, member and text.
 
 use evalboard_engine::evallog::{self, EvalLogFileKind, EvalLogRead};
 use evalboard_engine::{InputFile, Severity};
@@ -220,4 +222,109 @@ fn a_lone_surrogate_in_an_lm_eval_samples_line_keeps_the_line() {
             .count(),
         1
     );
+}
+
+#[test]
+fn a_text_that_inflates_far_past_any_answer_is_cut_as_it_is_read() {
+    use evalboard_engine::evallog::archive::{Archive, Limits};
+    use evalboard_engine::evallog::eval_file::{now, EvalFile, InMemory};
+    use evalboard_engine::evallog::long_text::MAX_TEXT_CHARS;
+    use evalboard_engine::evallog::messages::inspect_sample_messages;
+    let plain = std::fs::read(fixture("evallog/ok/deflate_stored_zip64/input/arith.eval")).unwrap();
+    let archive = Archive::parse(&plain, Limits::default()).unwrap();
+    // Sample 1's output and its assistant message are 20,000,000 characters each, 40 MB that
+    // deflate to ~40 KB: inside the archive's caps (its size × 1100), so the member is read.
+    let n = 20_000_000;
+    let long = "a".repeat(n);
+    let members: Vec<(String, Vec<u8>)> = archive
+        .entries
+        .iter()
+        .map(|e| {
+            let data = archive.read(e).unwrap();
+            if e.name != "samples/1_epoch_1.json" {
+                return (e.name.clone(), data);
+            }
+            let with_messages = edit(
+                &data,
+                "\"output\": {",
+                &format!(
+                    r#""messages": [{{"role": "assistant", "content": "{long}"}}], "output": {{"#
+                ),
+            );
+            let bomb = edit(
+                &with_messages,
+                "\"completion\": \"4\"",
+                &format!("\"completion\": \"{long}\""),
+            );
+            (e.name.clone(), bomb)
+        })
+        .collect();
+    let zip = crate::duplicate_keys::zip_of(&members, true);
+    assert!((zip.len() as u64) * 1100 > 2 * n as u64, "inside the cap");
+    let input = [InputFile::new("bomb.eval", zip.clone())];
+    let before = crate::doc_scorers::alloc_count::reset_peak();
+    let read = evallog::read(&input).unwrap();
+    let peak = crate::doc_scorers::alloc_count::peak() - before;
+    let want = evallog::read(&[InputFile::new("bomb.eval", plain)]).unwrap();
+    let run = &read.runs[0];
+    assert_eq!(run.samples.len(), want.runs[0].samples.len());
+    assert_eq!(run.headlines, want.runs[0].headlines);
+    let output = run.samples[0].output.as_deref().unwrap();
+    assert_eq!(
+        output.len(),
+        MAX_TEXT_CHARS as usize + "… (cut at 1,000,000 of 20,000,000 characters)".len()
+    );
+    assert!(output.ends_with("a… (cut at 1,000,000 of 20,000,000 characters)"));
+    // One warning names the file, the member and the text.
+    let cut: Vec<_> = read
+        .diagnostics
+        .iter()
+        .filter(|d| d.message.contains("cut at"))
+        .collect();
+    assert_eq!(cut.len(), 1, "{:?}", read.diagnostics);
+    assert_eq!(
+        (
+            cut[0].file.as_str(),
+            cut[0].record.as_deref(),
+            cut[0].severity
+        ),
+        (
+            "bomb.eval",
+            Some("samples/1_epoch_1.json"),
+            Severity::Warning
+        )
+    );
+    assert_eq!(
+        cut[0].message,
+        "2 texts cut at 1,000,000 characters: messages[0].content (cut at 1,000,000 of \
+         20,000,000 characters), output.completion (cut at 1,000,000 of 20,000,000 characters) \
+         (each text of a log is kept up to 1,000,000 characters; the rest was not read into memory)"
+    );
+    // The member as the drawer reads it holds the cut texts, not 40 MB; its message is cut
+    // again to the drawer's bound, with the length the text had.
+    let mut src = InMemory(&zip);
+    let file = now(async { Ok(EvalFile::open(&mut src, "bomb.eval").await) })
+        .unwrap()
+        .unwrap();
+    let member = now(async { Ok(file.member(&mut src, "samples/1_epoch_1.json").await) })
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(
+        member.len() < 2 * MAX_TEXT_CHARS as usize + 10_000,
+        "{}",
+        member.len()
+    );
+    // Reading the log held at most twice the text it kept (the member as cut, parsed), beside
+    // the compressed bytes and a fixed megabyte (the inflate ring, the decoder): never the 40 MB
+    // the member inflates to (3.5 MB measured; 101 MB with its texts kept whole).
+    let bound = 2 * member.len() + zip.len() + (1 << 20);
+    assert!(
+        peak <= bound,
+        "peak heap {peak} B reading the log, over {bound} B"
+    );
+    let messages = inspect_sample_messages(&member).unwrap();
+    assert!(messages[0]
+        .text()
+        .ends_with("a… (cut at 200,000 of 20,000,000 characters)"));
 }
