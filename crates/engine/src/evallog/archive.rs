@@ -418,7 +418,14 @@ impl Index {
         data: &[u8],
         bound: u64,
     ) -> Result<(Vec<u8>, Vec<super::long_text::CutText>), String> {
-        let mut cut = super::long_text::TextCut::new(bound);
+        // Room for the member as it says it inflates, at most 8 bytes a compressed byte (JSON
+        // inflates ~5-10x; more grows as it comes) and 64 MiB: never sized by a declared size
+        // alone.
+        let room = entry
+            .uncompressed_size
+            .min((data.len() as u64).saturating_mul(8).saturating_add(4096))
+            .min(64 << 20);
+        let mut cut = super::long_text::TextCut::with_capacity(bound, usize_of(room).unwrap_or(0));
         self.decode_to(entry, data, &mut |chunk: &[u8]| cut.take(chunk))?;
         Ok(cut.finish())
     }
@@ -456,7 +463,7 @@ impl Index {
                 }
                 data.chunks(CHUNK).try_for_each(&mut give)
             }
-            Method::Deflate => inflate(data, &mut give),
+            Method::Deflate => inflate(data, entry.uncompressed_size, &mut give),
             Method::Zstd => unzstd(data, remaining, &mut give),
             Method::Other(m) => return Err(format!("unsupported compression method {m}")),
         };
@@ -480,8 +487,7 @@ impl Index {
     }
 }
 
-/// Bytes of output handed on at once (and the size of deflate's ring buffer: a power of two of
-/// at least its 32 KB window).
+/// Most bytes of output handed on at once (and the largest size of deflate's ring buffer).
 const CHUNK: usize = 1 << 18;
 
 fn over_cap(cap: u64) -> String {
@@ -547,13 +553,22 @@ fn entry_at(cd: &[u8], at: usize) -> Result<(Entry, usize), String> {
     ))
 }
 
-/// Inflates a raw deflate stream through a ring buffer of [`CHUNK`] bytes, each stretch of
-/// output given to `give` (which refuses output past the cap).
-fn inflate(data: &[u8], give: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Result<(), String> {
+/// Inflates a raw deflate stream through a ring buffer, each stretch of output given to `give`
+/// (which refuses output past the cap). The ring is a power of two from deflate's 32 KB window to
+/// [`CHUNK`], as big as the member says it is (a wrong size only changes the stretches' length).
+fn inflate(
+    data: &[u8],
+    declared: u64,
+    give: &mut dyn FnMut(&[u8]) -> Result<(), String>,
+) -> Result<(), String> {
     use miniz_oxide::inflate::core::{decompress, DecompressorOxide};
     use miniz_oxide::inflate::TINFLStatus;
+    let size = usize::try_from(declared)
+        .unwrap_or(CHUNK)
+        .clamp(1 << 15, CHUNK)
+        .next_power_of_two();
     let mut decomp = Box::<DecompressorOxide>::default();
-    let mut ring = vec![0u8; CHUNK];
+    let mut ring = vec![0u8; size];
     let mut pos = 0usize;
     let mut input = data;
     loop {
@@ -563,7 +578,7 @@ fn inflate(data: &[u8], give: &mut dyn FnMut(&[u8]) -> Result<(), String>) -> Re
         input = input.get(used..).unwrap_or_default();
         if wrote > 0 {
             give(ring.get(pos..pos + wrote).unwrap_or_default())?;
-            pos = (pos + wrote) & (CHUNK - 1);
+            pos = (pos + wrote) & (size - 1);
         }
         match status {
             TINFLStatus::Done => return Ok(()),

@@ -80,9 +80,14 @@ pub struct TextCut {
 impl TextCut {
     /// A cutter keeping `bound` characters a string ([`MAX_TEXT_CHARS`] for a log).
     pub fn new(bound: u64) -> TextCut {
+        TextCut::with_capacity(bound, 0)
+    }
+
+    /// [`TextCut::new`], with room for `capacity` bytes of text.
+    pub fn with_capacity(bound: u64, capacity: usize) -> TextCut {
         TextCut {
             bound,
-            out: Vec::new(),
+            out: Vec::with_capacity(capacity),
             state: State::Outside,
             mode: Mode::Fast,
             content: 0,
