@@ -52,12 +52,18 @@ async function crashAfterNextMessage(worker) {
   });
 }
 
-test('a worker that stops is noticed: its run says why, the worker restarts, the other runs come back', async () => {
-  const { page, rec, context } = await open();
+/** The demo's runs, and ui_gpt4o_mini dropped beside them and on screen: its folder. */
+async function demoAndOneRun(page) {
   await waitRun(page, 'gpt-4o');
   const dir = path.join(root, 'tests', 'fixtures', 'ui', 'ui_gpt4o_mini');
   await dropFiles(page, DROP, folderPayload(dir));
   await waitRun(page, 'ui_gpt4o_mini');
+  return dir;
+}
+
+test('a worker that stops is noticed: its run says why, the worker restarts, the other runs come back', async () => {
+  const { page, rec, context } = await open();
+  const dir = await demoAndOneRun(page);
   const want = pct(cliStats(dir).numerical_accuracy);
   assert.equal(await metric(page, 'numerical_accuracy'), want);
   const before = await runList(page);
@@ -164,10 +170,7 @@ async function waitRow(page, name, failed = false, timeout = 60000) {
 
 test('a compression bomb (a 0.9 MB .eval whose one output inflates to 900 MB) loads with its text cut and said; every other run stays loaded, and a new run loads after', async () => {
   const { page, rec, context } = await open();
-  await waitRun(page, 'gpt-4o');
-  const dir = path.join(root, 'tests', 'fixtures', 'ui', 'ui_gpt4o_mini');
-  await dropFiles(page, DROP, folderPayload(dir));
-  await waitRun(page, 'ui_gpt4o_mini');
+  const dir = await demoAndOneRun(page);
   await waitAllLoaded(page);
   const before = await loadedRows(page);
   assert.equal(Object.keys(before).length, 4, `the demo's three runs and one more: ${JSON.stringify(before)}`);
@@ -227,10 +230,7 @@ test('a run that stops every worker it is sent to (a message the worker posted b
     await route.fulfill({ body: poison + original, headers: { 'content-type': 'text/javascript' } });
   });
   await page.goto(app.srv.url);
-  await waitRun(page, 'gpt-4o');
-  const dir = path.join(root, 'tests', 'fixtures', 'ui', 'ui_gpt4o_mini');
-  await dropFiles(page, DROP, folderPayload(dir));
-  await waitRun(page, 'ui_gpt4o_mini');
+  const dir = await demoAndOneRun(page);
   // Nothing else in flight: the poisoned run is the one run the worker is reading when it stops
   // (with two in flight, neither is blamed at the first stop; they are sent again one at a time).
   await waitAllLoaded(page);
