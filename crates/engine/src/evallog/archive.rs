@@ -594,8 +594,14 @@ fn inflate(
 
 const ZSTD_MAGIC: u32 = 0xFD2F_B528;
 
+/// The largest zstd window decoded: zstd's own default limit (`ZSTD_WINDOWLOG_LIMIT_DEFAULT`,
+/// 2^27 bytes; only `zstd --long` writes more). The decoder reserves the window a frame declares
+/// and keeps that much of its output, so a frame declaring the whole member as its window would
+/// hold a compression bomb whole, however its texts are cut.
+const MAX_ZSTD_WINDOW: u64 = 1 << 27;
+
 /// A zstd frame's window size from its header (RFC 8878 §3.1.1.1), so that a header declaring a
-/// window larger than the cap is refused before the decoder reserves it.
+/// window larger than the cap (or [`MAX_ZSTD_WINDOW`]) is refused before the decoder reserves it.
 fn zstd_window(frame: &[u8]) -> Option<u64> {
     let desc = *frame.get(4)?;
     let single_segment = desc & 0x20 != 0;
@@ -643,6 +649,12 @@ fn unzstd(
         if window > cap.max(1 << 20) {
             return Err(format!(
                 "zstd frame declares a {window}-byte window, over the cap of {cap} bytes"
+            ));
+        }
+        if window > MAX_ZSTD_WINDOW {
+            return Err(format!(
+                "zstd frame declares a {window}-byte window, over the {MAX_ZSTD_WINDOW} bytes \
+                 a zstd decoder accepts by default (zstd --long, not written by Inspect)"
             ));
         }
         decoder

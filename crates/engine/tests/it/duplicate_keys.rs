@@ -248,16 +248,23 @@ pub(crate) fn stored_zip(members: &[(String, Vec<u8>)]) -> Vec<u8> {
 
 /// A zip of members stored (method 0) or deflated (method 8, as Inspect writes a `.eval`).
 pub(crate) fn zip_of(members: &[(String, Vec<u8>)], deflate: bool) -> Vec<u8> {
+    let method = |data: &[u8]| match deflate {
+        true => (8, miniz_oxide::deflate::compress_to_vec(data, 6)),
+        false => (0, data.to_vec()),
+    };
+    zip_with(members, &method)
+}
+
+/// A zip of `members`, each compressed by `compress` (its zip method and bytes).
+pub(crate) fn zip_with(
+    members: &[(String, Vec<u8>)],
+    compress: &dyn Fn(&[u8]) -> (u16, Vec<u8>),
+) -> Vec<u8> {
     use evalboard_engine::evallog::archive::crc32;
-    let method: u16 = if deflate { 8 } else { 0 };
     let mut out = Vec::new();
     let mut central = Vec::new();
     for (name, data) in members {
-        let comp = if deflate {
-            miniz_oxide::deflate::compress_to_vec(data, 6)
-        } else {
-            data.clone()
-        };
+        let (method, comp) = compress(data);
         let offset = out.len() as u32;
         let n = name.len() as u16;
         // CRC-32, compressed and uncompressed sizes.

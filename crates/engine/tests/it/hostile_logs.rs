@@ -328,3 +328,145 @@ fn a_text_that_inflates_far_past_any_answer_is_cut_as_it_is_read() {
         .text()
         .ends_with("a… (cut at 200,000 of 20,000,000 characters)"));
 }
+
+/// One zstd frame that declares a window of 2^(10 + `log`) bytes (no content size, no checksum)
+/// and holds `parts`: bytes as they are (raw blocks), or a byte repeated (RLE blocks, 4 bytes
+/// for 128 KiB of output).
+fn zstd_frame(parts: &[(&[u8], usize)], log: u8) -> Vec<u8> {
+    let mut f = 0xFD2F_B528u32.to_le_bytes().to_vec();
+    f.push(0x00); // frame header descriptor: no content size, not single-segment, no checksum
+    f.push(log << 3); // window descriptor: exponent only
+    let mut blocks: Vec<(u32, usize, &[u8])> = Vec::new(); // (type, size, content)
+    for (bytes, repeat) in parts {
+        if *repeat == 0 {
+            blocks.extend(bytes.chunks(1 << 16).map(|c| (0, c.len(), c)));
+        } else {
+            let mut left = *repeat;
+            while left > 0 {
+                let n = left.min(1 << 17);
+                blocks.push((1, n, &bytes[..1]));
+                left -= n;
+            }
+        }
+    }
+    let n = blocks.len();
+    for (i, (kind, size, content)) in blocks.into_iter().enumerate() {
+        let header = u32::from(i + 1 == n) | (kind << 1) | ((size as u32) << 3);
+        f.extend_from_slice(&header.to_le_bytes()[..3]);
+        f.extend_from_slice(content);
+    }
+    f
+}
+
+#[test]
+fn a_zstd_frame_declaring_a_window_past_zstds_own_limit_is_refused_before_it_is_decoded() {
+    use evalboard_engine::evallog::archive::{Archive, Limits};
+    let plain = std::fs::read(fixture("evallog/ok/deflate_stored_zip64/input/arith.eval")).unwrap();
+    let archive = Archive::parse(&plain, Limits::default()).unwrap();
+    let mut members: Vec<(String, Vec<u8>)> = archive
+        .entries
+        .iter()
+        .map(|e| (e.name.clone(), archive.read(e).unwrap()))
+        .collect();
+    let as_zstd = |data: &[u8]| (93u16, zstd_frame(&[(data, 0)], 6));
+    let read = evallog::read(&[InputFile::new(
+        "ok.eval",
+        crate::duplicate_keys::zip_with(&members, &as_zstd),
+    )]);
+    assert_eq!(
+        read.unwrap().runs[0].samples.len(),
+        4,
+        "zstd frames of a 64 KiB window read"
+    );
+    // Sample 1's output: 160,000,000 characters in RLE blocks of a frame declaring a 256 MiB
+    // window (a decoder keeps that much of its output), 250 KB of padding (a stored member no
+    // reader reads) putting it inside the archive's cap. Zstd itself refuses past 128 MiB.
+    let n = 160_000_000;
+    let (sample, bomb) = members
+        .iter_mut()
+        .find(|(name, _)| name == "samples/1_epoch_1.json")
+        .map(|m| {
+            let text = String::from_utf8(m.1.clone()).unwrap();
+            let (head, tail) = text.split_once("\"completion\": \"4\"").unwrap();
+            let head = format!("{head}\"completion\": \"");
+            let tail = format!("\"{tail}");
+            let frame = zstd_frame(&[(head.as_bytes(), 0), (b"a", n), (tail.as_bytes(), 0)], 18);
+            m.1 = [head.as_bytes(), "a".repeat(n).as_bytes(), tail.as_bytes()].concat();
+            (m.0.clone(), frame)
+        })
+        .unwrap();
+    members.push(("padding.bin".into(), vec![b' '; 250_000]));
+    let zip = crate::duplicate_keys::zip_with(&members, &|data: &[u8]| match data.first() {
+        Some(b' ') => (0, data.to_vec()),
+        _ if data.len() > n => (93, bomb.clone()),
+        _ => as_zstd(data),
+    });
+    drop(members);
+    assert!(zip.len() as u64 * 1100 > 256 << 20, "inside the cap");
+    let input = [InputFile::new("w.eval", zip)];
+    let before = crate::doc_scorers::alloc_count::reset_peak();
+    let read = evallog::read(&input).unwrap();
+    let peak = crate::doc_scorers::alloc_count::peak() - before;
+    assert!(peak < 16 << 20, "peak heap {peak} B");
+    assert_eq!(read.runs[0].samples.len(), 3, "the other samples read");
+    let refused = read
+        .diagnostics
+        .iter()
+        .find(|d| d.record.as_deref() == Some(sample.as_str()))
+        .unwrap_or_else(|| panic!("{:?}", read.diagnostics));
+    assert!(
+        refused
+            .message
+            .contains("declares a 268435456-byte window, over the 134217728 bytes"),
+        "{}",
+        refused.message
+    );
+}
+
+#[test]
+fn a_zstd_text_bomb_within_zstds_window_limit_is_cut_as_it_is_read() {
+    use evalboard_engine::evallog::archive::{Archive, Limits};
+    let plain = std::fs::read(fixture("evallog/ok/deflate_stored_zip64/input/arith.eval")).unwrap();
+    let archive = Archive::parse(&plain, Limits::default()).unwrap();
+    let mut members: Vec<(String, Vec<u8>)> = archive
+        .entries
+        .iter()
+        .map(|e| (e.name.clone(), archive.read(e).unwrap()))
+        .collect();
+    // Sample 1's output: 40,000,000 characters in RLE blocks of a frame with an 8 MiB window
+    // (zstd -19's), 40 KB of padding putting it inside the cap.
+    let n = 40_000_000;
+    let sample = members
+        .iter_mut()
+        .find(|(name, _)| name == "samples/1_epoch_1.json")
+        .unwrap();
+    let text = String::from_utf8(sample.1.clone()).unwrap();
+    let (head, tail) = text.split_once("\"completion\": \"4\"").unwrap();
+    let (head, tail) = (format!("{head}\"completion\": \""), format!("\"{tail}"));
+    let bomb = zstd_frame(&[(head.as_bytes(), 0), (b"a", n), (tail.as_bytes(), 0)], 13);
+    sample.1 = [head.as_bytes(), "a".repeat(n).as_bytes(), tail.as_bytes()].concat();
+    members.push(("padding.bin".into(), vec![b' '; 40_000]));
+    let zip = crate::duplicate_keys::zip_with(&members, &|data: &[u8]| match data.first() {
+        Some(b' ') => (0, data.to_vec()),
+        _ if data.len() > n => (93, bomb.clone()),
+        _ => (93, zstd_frame(&[(data, 0)], 6)),
+    });
+    drop(members);
+    assert!(
+        zip.len() as u64 * 1100 > n as u64 + 10_000,
+        "inside the cap"
+    );
+    let input = [InputFile::new("z.eval", zip)];
+    let before = crate::doc_scorers::alloc_count::reset_peak();
+    let read = evallog::read(&input).unwrap();
+    let peak = crate::doc_scorers::alloc_count::peak() - before;
+    let output = read.runs[0].samples[0].output.as_deref().unwrap();
+    assert!(output.ends_with("a… (cut at 1,000,000 of 40,000,000 characters)"));
+    assert!(read.diagnostics.iter().any(|d| d
+        .message
+        .starts_with("output.completion: text cut at 1,000,000 of 40,000,000")));
+    // The kept text (1 MB, held twice at most) and the decoder's 8 MiB window, whose ring grows
+    // by doubling (the old block counted beside the new: 28 MB measured): never the 40 MB the
+    // member inflates to.
+    assert!(peak < 32 << 20, "peak heap {peak} B");
+}
