@@ -255,11 +255,11 @@ pub(crate) fn zip_of(members: &[(String, Vec<u8>)], deflate: bool) -> Vec<u8> {
     zip_with(members, &method)
 }
 
-/// A zip of `members`, each compressed by `compress` (its zip method and bytes).
-pub(crate) fn zip_with(
-    members: &[(String, Vec<u8>)],
-    compress: &dyn Fn(&[u8]) -> (u16, Vec<u8>),
-) -> Vec<u8> {
+/// How a member is compressed: its zip method and bytes.
+pub(crate) type Compress<'a> = &'a dyn Fn(&[u8]) -> (u16, Vec<u8>);
+
+/// A zip of `members`, each compressed by `compress`.
+pub(crate) fn zip_with(members: &[(String, Vec<u8>)], compress: Compress) -> Vec<u8> {
     use evalboard_engine::evallog::archive::crc32;
     let mut out = Vec::new();
     let mut central = Vec::new();

@@ -329,6 +329,25 @@ fn a_text_that_inflates_far_past_any_answer_is_cut_as_it_is_read() {
         .ends_with("a… (cut at 200,000 of 20,000,000 characters)"));
 }
 
+/// The members of the deflate fixture `.eval` (a header and four samples), uncompressed.
+fn fixture_members() -> Vec<(String, Vec<u8>)> {
+    use evalboard_engine::evallog::archive::{Archive, Limits};
+    let plain = std::fs::read(fixture("evallog/ok/deflate_stored_zip64/input/arith.eval")).unwrap();
+    let archive = Archive::parse(&plain, Limits::default()).unwrap();
+    archive
+        .entries
+        .iter()
+        .map(|e| (e.name.clone(), archive.read(e).unwrap()))
+        .collect()
+}
+
+/// A fixture sample's JSON before and after its output's text (`"completion": "4"`).
+fn around_completion(json: &[u8]) -> (String, String) {
+    let text = String::from_utf8(json.to_vec()).unwrap();
+    let (head, tail) = text.split_once("\"completion\": \"4\"").unwrap();
+    (format!("{head}\"completion\": \""), format!("\"{tail}"))
+}
+
 /// One zstd frame that declares a window of 2^(10 + `log`) bytes (no content size, no checksum)
 /// and holds `parts`: bytes as they are (raw blocks), or a byte repeated (RLE blocks, 4 bytes
 /// for 128 KiB of output).
@@ -360,14 +379,7 @@ fn zstd_frame(parts: &[(&[u8], usize)], log: u8) -> Vec<u8> {
 
 #[test]
 fn a_zstd_frame_declaring_a_window_past_zstds_own_limit_is_refused_before_it_is_decoded() {
-    use evalboard_engine::evallog::archive::{Archive, Limits};
-    let plain = std::fs::read(fixture("evallog/ok/deflate_stored_zip64/input/arith.eval")).unwrap();
-    let archive = Archive::parse(&plain, Limits::default()).unwrap();
-    let mut members: Vec<(String, Vec<u8>)> = archive
-        .entries
-        .iter()
-        .map(|e| (e.name.clone(), archive.read(e).unwrap()))
-        .collect();
+    let mut members = fixture_members();
     let as_zstd = |data: &[u8]| (93u16, zstd_frame(&[(data, 0)], 6));
     let read = evallog::read(&[InputFile::new(
         "ok.eval",
@@ -386,10 +398,7 @@ fn a_zstd_frame_declaring_a_window_past_zstds_own_limit_is_refused_before_it_is_
         .iter_mut()
         .find(|(name, _)| name == "samples/1_epoch_1.json")
         .map(|m| {
-            let text = String::from_utf8(m.1.clone()).unwrap();
-            let (head, tail) = text.split_once("\"completion\": \"4\"").unwrap();
-            let head = format!("{head}\"completion\": \"");
-            let tail = format!("\"{tail}");
+            let (head, tail) = around_completion(&m.1);
             let frame = zstd_frame(&[(head.as_bytes(), 0), (b"a", n), (tail.as_bytes(), 0)], 18);
             m.1 = [head.as_bytes(), "a".repeat(n).as_bytes(), tail.as_bytes()].concat();
             (m.0.clone(), frame)
@@ -425,14 +434,7 @@ fn a_zstd_frame_declaring_a_window_past_zstds_own_limit_is_refused_before_it_is_
 
 #[test]
 fn a_zstd_text_bomb_within_zstds_window_limit_is_cut_as_it_is_read() {
-    use evalboard_engine::evallog::archive::{Archive, Limits};
-    let plain = std::fs::read(fixture("evallog/ok/deflate_stored_zip64/input/arith.eval")).unwrap();
-    let archive = Archive::parse(&plain, Limits::default()).unwrap();
-    let mut members: Vec<(String, Vec<u8>)> = archive
-        .entries
-        .iter()
-        .map(|e| (e.name.clone(), archive.read(e).unwrap()))
-        .collect();
+    let mut members = fixture_members();
     // Sample 1's output: 40,000,000 characters in RLE blocks of a frame with an 8 MiB window
     // (zstd -19's), 40 KB of padding putting it inside the cap.
     let n = 40_000_000;
@@ -440,9 +442,7 @@ fn a_zstd_text_bomb_within_zstds_window_limit_is_cut_as_it_is_read() {
         .iter_mut()
         .find(|(name, _)| name == "samples/1_epoch_1.json")
         .unwrap();
-    let text = String::from_utf8(sample.1.clone()).unwrap();
-    let (head, tail) = text.split_once("\"completion\": \"4\"").unwrap();
-    let (head, tail) = (format!("{head}\"completion\": \""), format!("\"{tail}"));
+    let (head, tail) = around_completion(&sample.1);
     let bomb = zstd_frame(&[(head.as_bytes(), 0), (b"a", n), (tail.as_bytes(), 0)], 13);
     sample.1 = [head.as_bytes(), "a".repeat(n).as_bytes(), tail.as_bytes()].concat();
     members.push(("padding.bin".into(), vec![b' '; 40_000]));
