@@ -12,8 +12,11 @@
 #
 # Then `evalboard diff` of two 100k-turn runs against `evalboard score` on both (issue 25).
 #
+# Then the HTML report of every case of the hostile corpus (tests/hostile/), built by `evalboard
+# report` (its peak memory) and opened in headless Chromium: each must open within 2 s (issue 31).
+#
 # `bench/run.sh` runs every section (`make bench`); `bench/run.sh evallog` only the eval-log one,
-# `bench/run.sh diff` only the diff one,
+# `bench/run.sh diff` only the diff one, `bench/run.sh report` only the hostile reports one,
 # `bench/run.sh folder` only the folder-pick one, `bench/run.sh bigeval` only the big-log one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -249,4 +252,10 @@ if py:
           f"({min(ratios):.1f}-{max(ratios):.1f}x); vs 'evalboard score' loading it: {p / med([r['total_s'] for r in cli]):.1f}x")
 PY
 fi
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = report ]; then
+echo "== the hostile corpus's HTML reports (issue 31): each built by 'evalboard report' (peak memory), then opened from disk in headless Chromium, 3 interleaved rounds; target: open (load + the next frame) <= 2 s for every case"
+cargo build --release --locked -p evalboard-cli -q
+node bench/report_open.mjs "$TARGET/release/evalboard" "$OUT" 3 | tee "$OUT/report-open.jsonl"
 fi

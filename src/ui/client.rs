@@ -112,30 +112,23 @@ fn spawn() -> Result<(), String> {
     Ok(())
 }
 
-/// Starts a new worker after one stopped: the latest settings first, then the `Load` of each
-/// run in `runs` again, in the order they were first sent. A run whose `Load` is not kept is
-/// left out (the caller was told by [`can_reload`]).
-pub fn restart(runs: &[RunId]) -> Result<(), String> {
+/// Starts a new worker after one stopped, the latest settings first; the page then sends the
+/// runs to load again ([`send_again`]), one at a time.
+pub fn restart() -> Result<(), String> {
     CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         if let Some(w) = c.worker.take() {
             w.terminate();
         }
         c.ready = false;
-        let mut queue: Vec<JsValue> = c.config.iter().map(|m| m.clone().into()).collect();
-        queue.extend(
-            c.loads
-                .iter()
-                .filter(|s| runs.contains(&s.run_id))
-                .map(load_message),
-        );
-        c.queue = queue;
+        c.queue = c.config.iter().map(|m| m.clone().into()).collect();
     });
     spawn()
 }
 
-/// Sends the kept `Load` of each run in `runs` again, to the running worker (a run whose
-/// code-generation worker stopped: the main worker starts a new one for it).
+/// Sends the kept `Load` of each run in `runs` again (queued until the worker is ready): into a
+/// restarted worker, or to the running one for a run whose code-generation worker stopped (the
+/// main worker starts a new one for it).
 pub fn send_again(runs: &[RunId]) {
     let msgs: Vec<JsValue> = CLIENT.with(|c| {
         c.borrow()

@@ -145,10 +145,14 @@ pub struct Store {
     pub screen: RwSignal<Option<(ReqId, crate::protocol::ScreenView)>>,
     next_run: StoredValue<RunId>,
     next_notice: StoredValue<u64>,
-    /// The run the workers last reported reading or scoring: the one a crash is blamed on.
-    active: StoredValue<Option<RunId>>,
     /// Runs being loaded again into a restarted worker (views are asked again once they are).
     reloading: StoredValue<Vec<RunId>>,
+    /// Runs waiting to be loaded again after a worker stopped, in order: they are sent one at a
+    /// time ([`Store::replay_next`]), so that a run whose load stops the new worker too is the
+    /// one run it was reading, and is blamed, not sent again.
+    replay: StoredValue<Vec<RunId>>,
+    /// The run of [`Store::replay`] sent, until it settles.
+    replaying: StoredValue<Option<RunId>>,
     /// When workers stopped lately (ms since the epoch): one that keeps stopping is not started
     /// again, or a request that crashes it would crash every new one, for ever.
     stops: StoredValue<Vec<f64>>,
@@ -221,8 +225,9 @@ impl Store {
             next_run: StoredValue::new(0),
             stored_listed: StoredValue::new(false),
             next_notice: StoredValue::new(0),
-            active: StoredValue::new(None),
             reloading: StoredValue::new(Vec::new()),
+            replay: StoredValue::new(Vec::new()),
+            replaying: StoredValue::new(None),
             stops: StoredValue::new(Vec::new()),
         }
     }
@@ -264,7 +269,6 @@ impl Store {
                 bytes_total,
                 problems,
             } => {
-                self.active.set_value(Some(run_id));
                 if !problems.is_empty() {
                     self.runs.update(|rs| {
                         if let Some(r) = rs.iter_mut().find(|r| r.id == run_id) {
@@ -288,14 +292,11 @@ impl Store {
                 stage,
                 done,
                 total,
-            } => {
-                self.active.set_value(Some(run_id));
-                self.set_status(run_id, |s| {
-                    if !matches!(s, RunStatus::Loaded(_) | RunStatus::Failed { .. }) {
-                        *s = RunStatus::Working { stage, done, total };
-                    }
-                })
-            }
+            } => self.set_status(run_id, |s| {
+                if !matches!(s, RunStatus::Loaded(_) | RunStatus::Failed { .. }) {
+                    *s = RunStatus::Working { stage, done, total };
+                }
+            }),
             Response::Loaded { info } => {
                 let run_id = info.run_id;
                 if !self.take_part(run_id, info.part_of, &info.name) {
@@ -351,7 +352,8 @@ impl Store {
                 let restartable = !self.stopping_often();
                 let who = "The code-generation worker";
                 let again = self.runs_stopped(&runs, who, &message, restartable);
-                client::send_again(&again);
+                self.replay.update_value(|q| q.extend(again));
+                self.replay_next();
             }
             Response::Rescored { runs } => {
                 self.runs.update(|rs| {
@@ -436,12 +438,9 @@ impl Store {
             .with_untracked(|rs| rs.iter().any(|r| r.id == run_id))
     }
 
-    /// A run finished loading (or failed): it is no longer the active one, and when it was
-    /// loaded again after a worker restart, the views on screen are asked again.
+    /// A run finished loading (or failed): when it was loaded again after a worker restart, the
+    /// views on screen are asked again, and the next run waiting to be loaded again is sent.
     fn settled(&self, run_id: RunId) {
-        if self.active.get_value() == Some(run_id) {
-            self.active.set_value(None);
-        }
         let was_reloading = self.reloading.try_update_value(|r| {
             let before = r.len();
             r.retain(|id| *id != run_id);
@@ -450,11 +449,36 @@ impl Store {
         if was_reloading == Some(true) {
             self.rescored.update(|n| *n += 1);
         }
+        if self.replaying.get_value() == Some(run_id) {
+            self.replaying.set_value(None);
+            self.replay_next();
+        }
     }
 
-    /// The page's worker stopped (a crash in the engine): the run it was working on fails with
-    /// the reason, and every other run is loaded again into a new worker, so the page stays
-    /// usable. A worker that never started is not started again.
+    /// Sends the next run of [`Store::replay`] again, unless one is on its way (a run removed
+    /// meanwhile is skipped).
+    fn replay_next(&self) {
+        if self.replaying.get_value().is_some() {
+            return;
+        }
+        loop {
+            let next = self
+                .replay
+                .try_update_value(|q| (!q.is_empty()).then(|| q.remove(0)));
+            let Some(Some(id)) = next else {
+                return;
+            };
+            if self.has_run(id) && client::can_reload(id) {
+                self.replaying.set_value(Some(id));
+                client::send_again(&[id]);
+                return;
+            }
+        }
+    }
+
+    /// The page's worker stopped (a crash in the engine): the run it was reading fails with the
+    /// reason, and every other run is loaded again into a new worker, one at a time, so the page
+    /// stays usable. A worker that never started is not started again.
     pub fn worker_stopped(&self, stopped: client::Stopped) {
         self.worker_ready.set(false);
         let all: Vec<RunId> = self
@@ -465,10 +489,13 @@ impl Store {
         // every new one): then the runs fail, and the new worker takes new drops.
         let replay = stopped.was_ready && !self.stopping_often();
         let again = self.runs_stopped(&all, "The dashboard's worker", &stopped.message, replay);
+        self.replay.set_value(again);
+        self.replaying.set_value(None);
         if stopped.was_ready {
-            if let Err(e) = client::restart(&again) {
+            if let Err(e) = client::restart() {
                 self.notify(e, true);
             }
+            self.replay_next();
         }
     }
 
@@ -483,37 +510,71 @@ impl Store {
         self.stops.with_value(|s| s.len() > MAX_STOPS)
     }
 
-    /// Marks the runs in `held` after their worker (`who`) stopped with `why`: the one it was
-    /// working on, and every busy run when it is not `restartable`, fails with the reason; the
-    /// others are loaded again when their `Load` was kept, else they fail. Returns the runs to
-    /// load again.
+    /// Marks the runs in `held` after their worker (`who`) stopped with `why`, and returns the
+    /// runs to load again, in the order to send them.
+    ///
+    /// The worker's own word on what it was doing cannot be trusted here: a message it posted
+    /// just before it stopped is lost when it is ended. So the page blames from what it sent:
+    /// the runs in flight (a `Load` sent, no answer yet, not waiting to be sent again). One run
+    /// in flight is the run the worker stopped on: it fails with the reason and is not sent
+    /// again (sent again, a run that stops every worker would stop each new one). Several (drops
+    /// at once) are sent again one at a time after the others, so that the next stop names one.
+    /// Loaded runs come back first; a run that failed stays failed; a run still read on the page
+    /// goes to the new worker when it is read; a log of a several-log `Load` comes back with its
+    /// `Load`. When workers keep stopping (`restartable` false), every run fails with the reason.
     fn runs_stopped(&self, held: &[RunId], who: &str, why: &str, restartable: bool) -> Vec<RunId> {
-        let culprit = self.active.get_value().filter(|id| held.contains(id));
-        self.active.set_value(None);
-        let mut again = Vec::new();
+        let pending = self.replay.get_value();
+        let in_flight: Vec<RunId> = self.runs.with_untracked(|rs| {
+            rs.iter()
+                .filter(|r| held.contains(&r.id) && r.is_busy() && client::can_reload(r.id))
+                .filter(|r| !pending.contains(&r.id))
+                .map(|r| r.id)
+                .collect()
+        });
+        let culprit = match in_flight.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        };
+        let mut loaded = Vec::new();
+        let mut suspects = Vec::new();
         let mut failed = Vec::new();
+        let mut with_load = Vec::new();
         self.runs.update(|rs| {
             for r in rs.iter_mut().filter(|r| held.contains(&r.id)) {
-                let blamed = Some(r.id) == culprit && r.is_busy();
-                let error = if blamed {
+                let part_of = r
+                    .info()
+                    .and_then(|i| i.part_of)
+                    .filter(|p| *p != r.id && client::can_reload(*p) && Some(*p) != culprit);
+                let error = if Some(r.id) == culprit {
                     format!(
                         "{who} stopped while reading or scoring this run ({why}). The other \
                          runs were loaded again. `evalboard score` reads the same files natively \
                          and names the problem."
                     )
+                } else if matches!(r.status, RunStatus::Failed { .. }) {
+                    continue;
+                } else if r.is_busy() && !client::can_reload(r.id) {
+                    // Still read on the page: its `Load` goes to the new worker when it is sent.
+                    continue;
                 } else if !restartable {
                     format!(
                         "{who} could not start, or kept stopping ({why}). Reload the page and \
                          drop the run again; `evalboard score` reads the same files natively."
                     )
-                } else if client::can_reload(r.id) {
+                } else if client::can_reload(r.id) || part_of.is_some() {
+                    if part_of.is_some() {
+                        with_load.push(r.id);
+                    } else if in_flight.contains(&r.id) || pending.contains(&r.id) {
+                        suspects.push(r.id);
+                    } else {
+                        loaded.push(r.id);
+                    }
                     r.status = RunStatus::Reading {
                         files_done: 0,
                         files_total: 0,
                         bytes_done: 0,
                         bytes_total: 0,
                     };
-                    again.push(r.id);
                     continue;
                 } else {
                     format!(
@@ -528,8 +589,14 @@ impl Store {
                 };
             }
         });
-        self.reloading
-            .update_value(|r| r.extend(again.iter().copied()));
+        // Waiting runs keep their order, before the runs that were in flight.
+        suspects.sort_by_key(|id| pending.iter().position(|p| p == id).unwrap_or(usize::MAX));
+        let mut again = loaded;
+        again.extend(suspects);
+        self.reloading.update_value(|r| {
+            r.extend(again.iter().copied());
+            r.extend(with_load.iter().copied());
+        });
         let mut note = format!("{who} stopped ({why}).");
         if !failed.is_empty() {
             note.push_str(&format!(" Could not be loaded: {}.", failed.join(", ")));
@@ -760,6 +827,10 @@ impl Store {
     /// Removes one run (page and worker).
     pub fn remove(&self, id: RunId) {
         client::send(&Request::Remove { run_id: id });
+        if self.replaying.get_value() == Some(id) {
+            self.replaying.set_value(None);
+            self.replay_next();
+        }
         let removed = self
             .runs
             .with_untracked(|rs| rs.iter().find(|r| r.id == id).map(|r| r.name.clone()));

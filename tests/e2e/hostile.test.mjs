@@ -52,12 +52,18 @@ async function crashAfterNextMessage(worker) {
   });
 }
 
-test('a worker that stops is noticed: its run says why, the worker restarts, the other runs come back', async () => {
-  const { page, rec, context } = await open();
+/** The demo's runs, and ui_gpt4o_mini dropped beside them and on screen: its folder. */
+async function demoAndOneRun(page) {
   await waitRun(page, 'gpt-4o');
   const dir = path.join(root, 'tests', 'fixtures', 'ui', 'ui_gpt4o_mini');
   await dropFiles(page, DROP, folderPayload(dir));
   await waitRun(page, 'ui_gpt4o_mini');
+  return dir;
+}
+
+test('a worker that stops is noticed: its run says why, the worker restarts, the other runs come back', async () => {
+  const { page, rec, context } = await open();
+  const dir = await demoAndOneRun(page);
   const want = pct(cliStats(dir).numerical_accuracy);
   assert.equal(await metric(page, 'numerical_accuracy'), want);
   const before = await runList(page);
@@ -139,6 +145,119 @@ test('a worker that stops is noticed: its run says why, the worker restarts, the
   assert.deepEqual(rec.pageErrors, [], 'page errors');
   assert.deepEqual(rec.dialogs, [], 'dialogs');
   assert.deepEqual(outsideRequests(rec, app.srv.origin), [], 'requests outside the origin');
+  await context.close();
+});
+
+/** Every run row, loaded or not: name → whether it shows its numbers (not failed, not busy). */
+async function loadedRows(page) {
+  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll('.eb-run')].map((r) => [
+    r.querySelector('.eb-run__name')?.textContent.trim(), !!r.querySelector('.eb-run__acc'),
+  ])));
+}
+
+/** Waits until every run of the list shows its numbers (the demo's three load one by one). */
+async function waitAllLoaded(page) {
+  await page.waitForFunction(() => [...document.querySelectorAll('.eb-run')]
+    .every((r) => r.querySelector('.eb-run__acc')), null, { timeout: 60000 });
+}
+
+/** Waits until the run list holds `name` with its numbers (or failed, when `failed`). */
+async function waitRow(page, name, failed = false, timeout = 60000) {
+  await page.waitForFunction(({ n, f }) => [...document.querySelectorAll('.eb-run')].some((r) =>
+    r.querySelector('.eb-run__name')?.textContent.trim() === n
+    && r.querySelector(f ? '.eb-run__failed' : '.eb-run__acc')), { n: name, f: failed }, { timeout });
+}
+
+test('a compression bomb (a 0.9 MB .eval whose one output inflates to 900 MB) loads with its text cut and said; every other run stays loaded, and a new run loads after', async () => {
+  const { page, rec, context } = await open();
+  const dir = await demoAndOneRun(page);
+  await waitAllLoaded(page);
+  const before = await loadedRows(page);
+  assert.equal(Object.keys(before).length, 4, `the demo's three runs and one more: ${JSON.stringify(before)}`);
+
+  await dropFiles(page, DROP, folderPayload(path.join(root, 'tests', 'hostile', 'runs', 'eval_text_bomb')));
+  await waitRow(page, 'eval_text_bomb', false, 120000);
+  // The worker never stopped, and every run is still there with its numbers.
+  assert.equal(await page.locator('.eb-notice >> text=/worker stopped/').count(), 0, 'no worker stopped');
+  assert.deepEqual(await loadedRows(page), { ...before, eval_text_bomb: true });
+  // The run says what was cut: the file, the member, the text and its length.
+  await page.click('.eb-run__name >> text="eval_text_bomb"');
+  await page.click('#eb-tab-files');
+  await page.waitForSelector('[data-table="files"]');
+  const files = await page.locator('main').innerText();
+  assert.match(files, /samples\/1_epoch_1\.json/);
+  assert.match(files, /output\.completion: text cut at 1,000,000 of 900,000,000 characters/);
+  // The sample's output is shown cut, with the length it had in the log.
+  await page.click('#eb-tab-items');
+  await page.waitForSelector('.eb-grid--log .eb-grid__row');
+  await page.locator('.eb-grid--log .eb-grid__row').first().click();
+  await page.waitForSelector('.eb-drawer [data-field="output"]');
+  const output = await page.locator('.eb-drawer [data-field="output"]').innerText();
+  assert.match(output, /^a{100}/);
+  assert.match(output, /\(cut at 4,000 of 900,000,000 characters\)/);
+  await shot(page, 'hostile-06-text-bomb');
+  await page.keyboard.press('Escape');
+  await page.click('#eb-tab-overview');
+
+  // The other runs are usable, and a new run loads.
+  await page.click('.eb-run__name >> text="ui_gpt4o_mini"');
+  await waitRun(page, 'ui_gpt4o_mini');
+  assert.equal(await metric(page, 'numerical_accuracy'), pct(cliStats(dir).numerical_accuracy));
+  await dropFiles(page, DROP, folderPayload(path.join(root, 'demo', 'o3')));
+  await waitRun(page, 'o3 (2)');
+  assert.equal(await metric(page, 'numerical_accuracy'), pct(cliStats(path.join(root, 'demo', 'o3')).numerical_accuracy));
+  assert.deepEqual(rec.pageErrors, [], 'page errors');
+  assert.deepEqual(rec.consoleErrors, [], 'console errors');
+  await context.close();
+});
+
+test('a run that stops every worker it is sent to (a message the worker posted before it stopped is lost) fails alone: the other runs, demo included, come back once, and the next drop loads', async () => {
+  const { page, rec, context } = await openPage(app.browser);
+  // Every worker started on this page throws as it receives a `Load` holding poison.txt,
+  // before it posts anything: what a run whose reading traps the engine is to the page.
+  await context.route('**/worker_loader.js', async (route) => {
+    const original = await (await route.fetch()).text();
+    // The worker's own handler (set as onmessage) runs after the check, from one listener.
+    const poison = `{
+      let handler = null;
+      self.addEventListener('message', (e) => {
+        const files = Array.isArray(e.data) ? [...(e.data[1] || [])] : [];
+        if (files.some((f) => f && f.name === 'poison.txt')) throw new Error('poisoned run (test)');
+        if (handler) handler.call(self, e);
+      });
+      Object.defineProperty(self, 'onmessage', { configurable: true, get: () => handler, set: (f) => { handler = f; } });
+    }\n`;
+    await route.fulfill({ body: poison + original, headers: { 'content-type': 'text/javascript' } });
+  });
+  await page.goto(app.srv.url);
+  const dir = await demoAndOneRun(page);
+  // Nothing else in flight: the poisoned run is the one run the worker is reading when it stops
+  // (with two in flight, neither is blamed at the first stop; they are sent again one at a time).
+  await waitAllLoaded(page);
+  const before = await loadedRows(page);
+  const good = folderPayload(dir);
+  await dropFiles(page, DROP, [...good.map((f) => ({ ...f, path: f.path.replace(/^ui_gpt4o_mini\//, 'poisoned/') })),
+    { path: 'poisoned/poison.txt', b64: Buffer.from('poison').toString('base64') }]);
+  await waitRow(page, 'poisoned', true, 60000);
+  await page.waitForFunction(() => [...document.querySelectorAll('.eb-run')]
+    .filter((r) => !r.textContent.includes('poisoned')).every((r) => r.querySelector('.eb-run__acc')), null, { timeout: 60000 });
+  assert.deepEqual(await loadedRows(page), { ...before, poisoned: false }, 'every other run came back');
+  await page.click('.eb-run__name >> text="poisoned"');
+  assert.match(await page.locator('.eb-state--error').innerText(),
+    /worker stopped while reading or scoring this run \(.*poisoned run \(test\)\)/);
+  // The worker stopped once: the poisoned run was not sent to the new one.
+  await page.waitForTimeout(1000);
+  const notices = await page.locator('.eb-notice').allInnerTexts();
+  assert.equal(notices.filter((n) => /worker stopped/.test(n)).length, 1, notices.join('\n'));
+  assert.match(notices.join('\n'), /Could not be loaded: poisoned\. Loading 4 runs again\./);
+  // The page stays usable: a demo run and a new drop show the CLI's numbers.
+  await page.click('.eb-run__name >> text="gpt-4o"');
+  await waitRun(page, 'gpt-4o');
+  assert.equal(await metric(page, 'numerical_accuracy'), pct(cliStats(path.join(root, 'demo', 'gpt-4o')).numerical_accuracy));
+  await dropFiles(page, DROP, folderPayload(path.join(root, 'demo', 'o3')));
+  await waitRun(page, 'o3 (2)');
+  assert.equal(await metric(page, 'numerical_accuracy'), pct(cliStats(path.join(root, 'demo', 'o3')).numerical_accuracy));
+  assert.deepEqual(rec.pageErrors, [], 'page errors');
   await context.close();
 });
 

@@ -11,7 +11,7 @@ CLI's stderr and the dashboard's load report (or error) both contain, naming the
 optionally "cli_stdout": text the CLI's human summary (`evalboard score RUN`) contains, e.g. the
 run's size where a bug would lose part of it.
 """
-import json, os, shutil
+import json, os, shutil, zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNS = os.path.join(HERE, "runs")
@@ -46,6 +46,35 @@ def case(name, about, outcome, says, files, browser=None, cli_stdout=None):
     if cli_stdout:
         entry["cli_stdout"] = cli_stdout
     CASES.append(entry)
+
+
+def text_bomb_eval(path, text_len):
+    """An Inspect .eval (the deflate fixture's members) whose sample 1's `output.completion` is
+    `text_len` characters of one letter, deflated at level 9 (~1030:1): inside the archive's caps
+    (its size × 1100), so the member is read, and the text is what must be bounded. Written a
+    chunk at a time, never whole in memory."""
+    src = zipfile.ZipFile(os.path.join(HERE, "..", "fixtures", "evallog", "ok", "deflate_stored_zip64",
+                                       "input", "arith.eval"))
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as out:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename != "samples/1_epoch_1.json":
+                out.writestr(zipfile.ZipInfo(info.filename, date_time=(2026, 11, 25, 20, 36, 8)), data,
+                             compress_type=info.compress_type)
+                continue
+            sample = json.loads(data)
+            sample["output"]["completion"] = "@BOMB@"
+            head, tail = json.dumps(sample, indent=2).encode().split(b"@BOMB@")
+            member = zipfile.ZipInfo(info.filename, date_time=(2026, 11, 25, 20, 36, 8))
+            member.compress_type = zipfile.ZIP_DEFLATED
+            with out.open(member, "w", force_zip64=True) as w:
+                w.write(head)
+                chunk = b"a" * (1 << 24)
+                left = text_len
+                while left:
+                    w.write(chunk[:min(left, len(chunk))])
+                    left -= min(left, len(chunk))
+                w.write(tail)
 
 
 def lines(*ls):
@@ -170,6 +199,13 @@ def main():
          {long_name + "_a.json": nan_log, long_name + "_b.json": nan_log},
          # The dashboard lists one run per log, named `folder/file`.
          browser={"name": "long_run_names/" + long_name + "_a.json"})
+    # Issue 31, class 2: a compression bomb inside the limits: a 0.9 MB .eval whose one output
+    # inflates to 900 MB (under the member cap of its size × 1100). The text is cut as it is read
+    # (a sample's text keeps its first 1,000,000 characters, the cut said), never inflated whole.
+    os.makedirs(os.path.join(RUNS, "eval_text_bomb"), exist_ok=True)
+    text_bomb_eval(os.path.join(RUNS, "eval_text_bomb", "arith.eval"), 900_000_000)
+    case("eval_text_bomb", "a 0.9 MB Inspect .eval whose one output inflates to 900 MB (inside the archive's caps)",
+         "run", ["cut at 1,000,000 of 900,000,000 characters"], {}, cli_stdout=["4 samples"])
     with open(os.path.join(HERE, "cases.json"), "w") as f:
         json.dump({"about": __doc__.strip().splitlines()[0], "cases": CASES}, f, indent=1, ensure_ascii=True)
         f.write("\n")

@@ -10,20 +10,52 @@ use std::borrow::Cow;
 pub const MAX_TEXT: usize = 4000;
 
 /// `s`, cut at `max` characters with a note saying so and how long it was:
-/// `…… (cut at 4,000 of 1,000,000 characters)`.
+/// `…… (cut at 4,000 of 1,000,000 characters)`. A text already cut with such a note (by a
+/// reader that bounded it, [`crate::evallog::long_text`]) keeps the length it had at first:
+/// cut again, it says `(cut at 4,000 of 900,000,000 characters)`; within `max`, it is left as
+/// it is.
 pub fn clip_at(s: &str, max: usize) -> Cow<'_, str> {
-    match s.char_indices().nth(max) {
+    let (text, first_total) = match already_cut(s) {
+        Some((head, total)) => (head, Some(total)),
+        None => (s, None),
+    };
+    match text.char_indices().nth(max) {
         None => Cow::Borrowed(s),
         Some((at, _)) => {
-            let (head, rest) = s.split_at(at);
-            let total = max + rest.chars().count();
-            Cow::Owned(format!(
-                "{head}… (cut at {} of {} characters)",
-                crate::run_meta::fmt_int(max as u64),
-                crate::run_meta::fmt_int(total as u64)
-            ))
+            let (head, rest) = text.split_at(at);
+            let total = first_total.unwrap_or(max as u64 + rest.chars().count() as u64);
+            Cow::Owned(format!("{head}{}", cut_note(max as u64, total)))
         }
     }
+}
+
+/// `cut at 4,000 of 1,000,000 characters`.
+pub fn cut_words(kept: u64, total: u64) -> String {
+    format!(
+        "cut at {} of {} characters",
+        crate::run_meta::fmt_int(kept),
+        crate::run_meta::fmt_int(total)
+    )
+}
+
+/// The note that ends a cut text: `… (cut at 4,000 of 1,000,000 characters)`.
+pub fn cut_note(kept: u64, total: u64) -> String {
+    format!("… ({})", cut_words(kept, total))
+}
+
+/// A text that ends with its own [`cut_note`] (its head as long as the note says): the head and
+/// the length the text had.
+fn already_cut(s: &str) -> Option<(&str, u64)> {
+    let body = s.strip_suffix(" characters)")?;
+    let at = body.rfind("… (cut at ")?;
+    let (head, note) = body.split_at(at);
+    let (kept, total) = note.strip_prefix("… (cut at ")?.split_once(" of ")?;
+    let number = |n: &str| -> Option<u64> {
+        (!n.is_empty() && n.bytes().all(|b| b.is_ascii_digit() || b == b','))
+            .then(|| n.replace(',', "").parse().ok())?
+    };
+    let (kept, total) = (number(kept)?, number(total)?);
+    (kept < total && head.chars().count() as u64 == kept).then_some((head, total))
 }
 
 /// `s` cut at [`MAX_TEXT`] characters ([`clip_at`]).
@@ -72,6 +104,30 @@ mod tests {
             c.ends_with("… (cut at 4,000 of 1,004,000 characters)"),
             "{}",
             &c[c.len() - 60..]
+        );
+    }
+
+    #[test]
+    fn a_cut_text_keeps_its_first_length() {
+        let once = clip_at(&"x".repeat(50), 20).into_owned();
+        assert_eq!(
+            once,
+            format!("{}… (cut at 20 of 50 characters)", "x".repeat(20))
+        );
+        // Cut again: the length it had at first; within the bound: as it is.
+        assert_eq!(
+            clip_at(&once, 5),
+            format!("{}… (cut at 5 of 50 characters)", "x".repeat(5))
+        );
+        assert!(matches!(clip_at(&once, 20), Cow::Borrowed(_)));
+        assert!(matches!(clip_at(&once, 1000), Cow::Borrowed(_)));
+        let big = format!("{}{}", "é".repeat(30), cut_note(30, 900_000_000));
+        assert!(clip_at(&big, 10).ends_with("… (cut at 10 of 900,000,000 characters)"));
+        // A note whose count is not its head's is text like any other.
+        let fake = format!("ab{}", cut_note(5, 10));
+        assert_eq!(
+            clip_at(&fake, 3),
+            format!("ab…… (cut at 3 of {} characters)", fake.chars().count())
         );
     }
 

@@ -1,11 +1,38 @@
 //! The shared hostile-input corpus (tests/hostile/cases.json, written by make_corpus.py), through
 //! every command: each case ends as a run with its diagnostics or as an unusable run that says so
-//! (exit 2), never a crash, and the problem is named on stderr. The browser test
-//! (tests/e2e/hostile.test.mjs) drops the same folders.
+//! (exit 2), never a crash, and the problem is named on stderr; `score` and `report` stay under
+//! [`PEAK_RSS`] of memory on every case (a 0.9 MB `.eval` whose one output inflates to 900 MB took
+//! them to 4.5 GB). The browser test (tests/e2e/hostile.test.mjs) drops the same folders.
 
 use std::path::{Path, PathBuf};
 
 use crate::evalboard;
+
+/// The most memory (peak resident set) `score` and `report` may take on a hostile case.
+const PEAK_RSS: u64 = 1 << 30;
+
+/// [`evalboard`], checking that the command stays under [`PEAK_RSS`] (Linux).
+fn bounded(run: &str, args: &[&Path]) -> (i32, String, String) {
+    #[cfg(target_os = "linux")]
+    {
+        let (code, stdout, stderr, peak) = crate::evalboard_peak(args);
+        assert!(
+            peak <= PEAK_RSS,
+            "{run}: `evalboard {}` peaked at {} MiB, over {} MiB",
+            args.first()
+                .map(|a| a.display().to_string())
+                .unwrap_or_default(),
+            peak >> 20,
+            PEAK_RSS >> 20
+        );
+        (code, stdout, stderr)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = run;
+        evalboard(args)
+    }
+}
 
 struct Case {
     run: String,
@@ -96,7 +123,8 @@ fn every_hostile_case_is_a_run_with_diagnostics_or_an_explained_failure() {
             "{}: run python3 tests/hostile/make_corpus.py",
             c.run
         );
-        let (code, stdout, stderr) = evalboard(&[Path::new("score"), &dir, Path::new("--json")]);
+        let (code, stdout, stderr) =
+            bounded(&c.run, &[Path::new("score"), &dir, Path::new("--json")]);
         assert!(
             !crashed(code),
             "{}: score crashed ({code}): {stderr}",
@@ -148,7 +176,8 @@ fn every_hostile_case_is_a_run_with_diagnostics_or_an_explained_failure() {
             assert_eq!(code, 0, "{}: score --out: {stderr}", c.run);
         }
         let html = out.join(format!("{}.html", c.run));
-        let (code, _, stderr) = evalboard(&[Path::new("report"), &dir, Path::new("-o"), &html]);
+        let (code, _, stderr) =
+            bounded(&c.run, &[Path::new("report"), &dir, Path::new("-o"), &html]);
         assert!(!crashed(code), "{}: report: {stderr}", c.run);
         if c.loads {
             assert!(html.is_file(), "{}: report wrote nothing: {stderr}", c.run);

@@ -401,42 +401,94 @@ impl Index {
     /// The decompressed bytes of `entry` from its compressed bytes `data`, checked against its
     /// CRC-32 and the caps.
     pub fn decode(&self, entry: &Entry, data: &[u8]) -> Result<Vec<u8>, String> {
+        let mut out = Vec::new();
+        self.decode_to(entry, data, &mut |chunk: &[u8]| {
+            out.extend_from_slice(chunk)
+        })?;
+        Ok(out)
+    }
+
+    /// `entry`'s JSON from its compressed bytes `data`, every text past `bound` characters cut
+    /// as it is inflated ([`super::long_text`]), so a member whose texts inflate to any size
+    /// holds at most its structure and `bound` characters a text; checked against its CRC-32 and
+    /// the caps like [`Index::decode`].
+    pub fn decode_json(
+        &self,
+        entry: &Entry,
+        data: &[u8],
+        bound: u64,
+    ) -> Result<(Vec<u8>, Vec<super::long_text::CutText>), String> {
+        // Room for the member as it says it inflates, at most 8 bytes a compressed byte (JSON
+        // inflates ~5-10x; more grows as it comes) and 64 MiB: never sized by a declared size
+        // alone.
+        let room = entry
+            .uncompressed_size
+            .min((data.len() as u64).saturating_mul(8).saturating_add(4096))
+            .min(64 << 20);
+        let mut cut = super::long_text::TextCut::with_capacity(bound, usize_of(room).unwrap_or(0));
+        self.decode_to(entry, data, &mut |chunk: &[u8]| cut.take(chunk))?;
+        Ok(cut.finish())
+    }
+
+    /// Decompresses `entry` from its compressed bytes `data` a chunk at a time into `sink` (at
+    /// most 256 KB of output held at once here), checking the caps as it goes and the CRC-32 and
+    /// size at the end. An `Err` may come after some chunks were given.
+    pub fn decode_to(
+        &self,
+        entry: &Entry,
+        data: &[u8],
+        sink: &mut dyn FnMut(&[u8]),
+    ) -> Result<(), String> {
         let remaining = self
             .cap
             .min(self.total_cap.saturating_sub(self.spent.get()));
         if entry.flags & 1 != 0 {
             return Err("encrypted member".into());
         }
-        let out = match entry.method {
+        let mut written = 0u64;
+        let mut crc = Crc32::new();
+        let mut give = |chunk: &[u8]| -> Result<(), String> {
+            written = written.saturating_add(chunk.len() as u64);
+            if written > remaining {
+                return Err(over_cap(remaining));
+            }
+            crc.update(chunk);
+            sink(chunk);
+            Ok(())
+        };
+        let decoded = match entry.method {
             Method::Stored => {
                 if data.len() as u64 > remaining {
                     return Err(over_cap(remaining));
                 }
-                data.to_vec()
+                data.chunks(CHUNK).try_for_each(&mut give)
             }
-            Method::Deflate => inflate(data, remaining)?,
-            Method::Zstd => unzstd(data, remaining)?,
+            Method::Deflate => inflate(data, entry.uncompressed_size, &mut give),
+            Method::Zstd => unzstd(data, remaining, &mut give),
             Method::Other(m) => return Err(format!("unsupported compression method {m}")),
         };
-        self.spent
-            .set(self.spent.get().saturating_add(out.len() as u64));
-        if out.len() as u64 != entry.uncompressed_size {
+        decoded?;
+        // What a member that failed inflated is not counted: the others stay readable.
+        self.spent.set(self.spent.get().saturating_add(written));
+        if written != entry.uncompressed_size {
             return Err(format!(
-                "member decompresses to {} bytes, the directory says {}",
-                out.len(),
+                "member decompresses to {written} bytes, the directory says {}",
                 entry.uncompressed_size
             ));
         }
-        let crc = crc32(&out);
+        let crc = crc.value();
         if crc != entry.crc32 {
             return Err(format!(
                 "CRC-32 mismatch (computed {crc:08x}, recorded {:08x})",
                 entry.crc32
             ));
         }
-        Ok(out)
+        Ok(())
     }
 }
+
+/// Most bytes of output handed on at once (and the largest size of deflate's ring buffer).
+const CHUNK: usize = 1 << 18;
 
 fn over_cap(cap: u64) -> String {
     format!("member output exceeds the cap of {cap} bytes (input size × ratio, absolute cap); not decompressed")
@@ -501,18 +553,55 @@ fn entry_at(cd: &[u8], at: usize) -> Result<(Entry, usize), String> {
     ))
 }
 
-fn inflate(data: &[u8], cap: u64) -> Result<Vec<u8>, String> {
-    let limit = usize_of(cap).unwrap_or(usize::MAX);
-    miniz_oxide::inflate::decompress_to_vec_with_limit(data, limit).map_err(|e| match e.status {
-        miniz_oxide::inflate::TINFLStatus::HasMoreOutput => over_cap(cap),
-        status => format!("deflate stream is corrupt or truncated ({status:?})"),
-    })
+/// Inflates a raw deflate stream through a ring buffer, each stretch of output given to `give`
+/// (which refuses output past the cap). The ring is a power of two from deflate's 32 KB window to
+/// [`CHUNK`], as big as the member says it is (a wrong size only changes the stretches' length).
+fn inflate(
+    data: &[u8],
+    declared: u64,
+    give: &mut dyn FnMut(&[u8]) -> Result<(), String>,
+) -> Result<(), String> {
+    use miniz_oxide::inflate::core::{decompress, DecompressorOxide};
+    use miniz_oxide::inflate::TINFLStatus;
+    let size = usize::try_from(declared)
+        .unwrap_or(CHUNK)
+        .clamp(1 << 15, CHUNK)
+        .next_power_of_two();
+    let mut decomp = Box::<DecompressorOxide>::default();
+    let mut ring = vec![0u8; size];
+    let mut pos = 0usize;
+    let mut input = data;
+    loop {
+        // No TINFL_FLAG_HAS_MORE_INPUT: `data` is the whole stream, so running out of it is a
+        // truncated stream (FailedCannotMakeProgress), as for a whole-buffer inflate.
+        let (status, used, wrote) = decompress(&mut decomp, input, &mut ring, pos, 0);
+        input = input.get(used..).unwrap_or_default();
+        if wrote > 0 {
+            give(ring.get(pos..pos + wrote).unwrap_or_default())?;
+            pos = (pos + wrote) & (size - 1);
+        }
+        match status {
+            TINFLStatus::Done => return Ok(()),
+            TINFLStatus::HasMoreOutput => {}
+            status => {
+                return Err(format!(
+                    "deflate stream is corrupt or truncated ({status:?})"
+                ))
+            }
+        }
+    }
 }
 
 const ZSTD_MAGIC: u32 = 0xFD2F_B528;
 
+/// The largest zstd window decoded: zstd's own default limit (`ZSTD_WINDOWLOG_LIMIT_DEFAULT`,
+/// 2^27 bytes; only `zstd --long` writes more). The decoder reserves the window a frame declares
+/// and keeps that much of its output, so a frame declaring the whole member as its window would
+/// hold a compression bomb whole, however its texts are cut.
+const MAX_ZSTD_WINDOW: u64 = 1 << 27;
+
 /// A zstd frame's window size from its header (RFC 8878 §3.1.1.1), so that a header declaring a
-/// window larger than the cap is refused before the decoder reserves it.
+/// window larger than the cap (or [`MAX_ZSTD_WINDOW`]) is refused before the decoder reserves it.
 fn zstd_window(frame: &[u8]) -> Option<u64> {
     let desc = *frame.get(4)?;
     let single_segment = desc & 0x20 != 0;
@@ -532,9 +621,12 @@ fn zstd_window(frame: &[u8]) -> Option<u64> {
     })
 }
 
-fn unzstd(data: &[u8], cap: u64) -> Result<Vec<u8>, String> {
+fn unzstd(
+    data: &[u8],
+    cap: u64,
+    give: &mut dyn FnMut(&[u8]) -> Result<(), String>,
+) -> Result<(), String> {
     use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
-    let mut out: Vec<u8> = Vec::new();
     let mut src: &[u8] = data;
     let mut decoder = FrameDecoder::new();
     let mut frames = 0usize;
@@ -559,6 +651,12 @@ fn unzstd(data: &[u8], cap: u64) -> Result<Vec<u8>, String> {
                 "zstd frame declares a {window}-byte window, over the cap of {cap} bytes"
             ));
         }
+        if window > MAX_ZSTD_WINDOW {
+            return Err(format!(
+                "zstd frame declares a {window}-byte window, over the {MAX_ZSTD_WINDOW} bytes \
+                 a zstd decoder accepts by default (zstd --long, not written by Inspect)"
+            ));
+        }
         decoder
             .reset(&mut src)
             .map_err(|e| format!("zstd frame {frames}: {e}"))?;
@@ -567,10 +665,7 @@ fn unzstd(data: &[u8], cap: u64) -> Result<Vec<u8>, String> {
                 .decode_blocks(&mut src, BlockDecodingStrategy::UptoBytes(1 << 20))
                 .map_err(|e| format!("zstd frame {frames} is corrupt or truncated: {e}"))?;
             if let Some(chunk) = decoder.collect() {
-                if (out.len() as u64).saturating_add(chunk.len() as u64) > cap {
-                    return Err(over_cap(cap));
-                }
-                out.extend_from_slice(&chunk);
+                give(&chunk)?;
             }
             if finished {
                 break;
@@ -585,61 +680,89 @@ fn unzstd(data: &[u8], cap: u64) -> Result<Vec<u8>, String> {
     if frames == 0 {
         return Err("empty zstd stream".into());
     }
-    Ok(out)
+    Ok(())
 }
 
 /// CRC-32 (IEEE, reflected), as zip records it.
 pub fn crc32(data: &[u8]) -> u32 {
-    // Slicing by 8: eight tables, eight bytes a step (a 10,000-sample log inflates to ~70 MB,
-    // where one table and a byte a step took 0.13 s).
-    const fn tables() -> [[u32; 256]; 8] {
-        let mut t = [[0u32; 256]; 8];
-        let mut i = 0;
-        while i < 256 {
-            let mut c = i as u32;
-            let mut k = 0;
-            while k < 8 {
-                c = if c & 1 != 0 {
-                    0xEDB8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-                k += 1;
+    let mut c = Crc32::new();
+    c.update(data);
+    c.value()
+}
+
+/// A CRC-32 ([`crc32`]) computed a chunk at a time.
+#[derive(Debug, Clone, Copy)]
+pub struct Crc32(u32);
+
+impl Default for Crc32 {
+    fn default() -> Self {
+        Crc32::new()
+    }
+}
+
+impl Crc32 {
+    pub fn new() -> Crc32 {
+        Crc32(0xFFFF_FFFF)
+    }
+
+    /// The CRC-32 of the bytes given so far.
+    pub fn value(&self) -> u32 {
+        self.0 ^ 0xFFFF_FFFF
+    }
+
+    /// Adds `data` to the bytes checked.
+    pub fn update(&mut self, data: &[u8]) {
+        // Slicing by 8: eight tables, eight bytes a step (a 10,000-sample log inflates to ~70 MB,
+        // where one table and a byte a step took 0.13 s).
+        const fn tables() -> [[u32; 256]; 8] {
+            let mut t = [[0u32; 256]; 8];
+            let mut i = 0;
+            while i < 256 {
+                let mut c = i as u32;
+                let mut k = 0;
+                while k < 8 {
+                    c = if c & 1 != 0 {
+                        0xEDB8_8320 ^ (c >> 1)
+                    } else {
+                        c >> 1
+                    };
+                    k += 1;
+                }
+                t[0][i] = c;
+                i += 1;
             }
-            t[0][i] = c;
-            i += 1;
-        }
-        let mut i = 0;
-        while i < 256 {
-            let mut k = 1;
-            while k < 8 {
-                let prev = t[k - 1][i];
-                t[k][i] = (prev >> 8) ^ t[0][(prev & 0xFF) as usize];
-                k += 1;
+            let mut i = 0;
+            while i < 256 {
+                let mut k = 1;
+                while k < 8 {
+                    let prev = t[k - 1][i];
+                    t[k][i] = (prev >> 8) ^ t[0][(prev & 0xFF) as usize];
+                    k += 1;
+                }
+                i += 1;
             }
-            i += 1;
+            t
         }
-        t
+        static T: [[u32; 256]; 8] = tables();
+        let mut c = self.0;
+        let mut chunks = data.chunks_exact(8);
+        for ch in &mut chunks {
+            let lo = u32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]) ^ c;
+            let hi = u32::from_le_bytes([ch[4], ch[5], ch[6], ch[7]]);
+            c = T[7][(lo & 0xFF) as usize]
+                ^ T[6][((lo >> 8) & 0xFF) as usize]
+                ^ T[5][((lo >> 16) & 0xFF) as usize]
+                ^ T[4][(lo >> 24) as usize]
+                ^ T[3][(hi & 0xFF) as usize]
+                ^ T[2][((hi >> 8) & 0xFF) as usize]
+                ^ T[1][((hi >> 16) & 0xFF) as usize]
+                ^ T[0][(hi >> 24) as usize];
+        }
+        for &b in chunks.remainder() {
+            c = T[0][((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8);
+        }
+        self.0 = c;
     }
-    static T: [[u32; 256]; 8] = tables();
-    let mut c = 0xFFFF_FFFFu32;
-    let mut chunks = data.chunks_exact(8);
-    for ch in &mut chunks {
-        let lo = u32::from_le_bytes([ch[0], ch[1], ch[2], ch[3]]) ^ c;
-        let hi = u32::from_le_bytes([ch[4], ch[5], ch[6], ch[7]]);
-        c = T[7][(lo & 0xFF) as usize]
-            ^ T[6][((lo >> 8) & 0xFF) as usize]
-            ^ T[5][((lo >> 16) & 0xFF) as usize]
-            ^ T[4][(lo >> 24) as usize]
-            ^ T[3][(hi & 0xFF) as usize]
-            ^ T[2][((hi >> 8) & 0xFF) as usize]
-            ^ T[1][((hi >> 16) & 0xFF) as usize]
-            ^ T[0][(hi >> 24) as usize];
-    }
-    for &b in chunks.remainder() {
-        c = T[0][((c ^ u32::from(b)) & 0xFF) as usize] ^ (c >> 8);
-    }
-    c ^ 0xFFFF_FFFF
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use super::archive::{
     directory_in, Index, Limits, Locate, LOCAL_HEADER_LEN, TAIL_LEN, ZIP64_EOCD_LEN,
 };
 use super::inspect::{EvalMembers, EvalPlan, FromSummaries};
+use super::long_text::{cut_words, MAX_TEXT_CHARS};
 use super::model::EvalLogRun;
 use crate::diag::Diagnostic;
 use crate::input::InputFile;
@@ -92,6 +93,8 @@ pub struct EvalFile {
     pub plan: EvalPlan,
     /// The header members' bytes (`header.json`, `_journal/start.json`), read at open.
     header: BTreeMap<String, Result<Vec<u8>, String>>,
+    /// What was cut in the header members' texts.
+    header_cuts: Vec<Diagnostic>,
 }
 
 impl EvalFile {
@@ -130,21 +133,35 @@ impl EvalFile {
             index,
             plan,
             header: BTreeMap::new(),
+            header_cuts: Vec::new(),
         };
         for name in file.plan.header.clone() {
-            if let Some(bytes) = file.member(src, &name).await {
+            let mut cuts = Vec::new();
+            if let Some(bytes) = file.read_member(src, &name, &mut cuts).await {
                 file.header.insert(name, bytes);
             }
+            file.header_cuts.extend(cuts);
         }
         Ok(file)
     }
 
-    /// The decompressed bytes of member `name` (`None` when the archive has none).
+    /// The decompressed JSON of member `name` (`None` when the archive has none), every text
+    /// in it past [`MAX_TEXT_CHARS`] characters cut as it is inflated, with a note giving its
+    /// length ([`super::long_text`]): what a sample's drawer reads.
     pub async fn member<S: ByteSource>(
         &self,
         src: &mut S,
         name: &str,
     ) -> Option<Result<Vec<u8>, String>> {
+        Some(self.member_cut(src, name).await?.map(|(bytes, _)| bytes))
+    }
+
+    /// [`EvalFile::member`], and the diagnostic that says which texts were cut, if any.
+    pub async fn member_cut<S: ByteSource>(
+        &self,
+        src: &mut S,
+        name: &str,
+    ) -> Option<Result<(Vec<u8>, Option<Diagnostic>), String>> {
         let entry = self.index.get(name)?;
         Some(
             async {
@@ -159,15 +176,34 @@ impl EvalFile {
                     .read(at, len)
                     .await
                     .map_err(|_| Index::data_past_end((at, len), src.size()))?;
-                self.index.decode(entry, &data)
+                let (bytes, cuts) = self.index.decode_json(entry, &data, MAX_TEXT_CHARS)?;
+                let said = cut_words(&cuts, MAX_TEXT_CHARS)
+                    .map(|w| Diagnostic::warning(&self.path, None, w).with_record(name));
+                Ok((bytes, said))
             }
             .await,
         )
     }
 
+    /// Member `name` for a reader: its bytes (or why they could not be read), the diagnostic of
+    /// its cut texts pushed onto `diags`.
+    async fn read_member<S: ByteSource>(
+        &self,
+        src: &mut S,
+        name: &str,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Result<Vec<u8>, String>> {
+        Some(self.member_cut(src, name).await?.map(|(bytes, said)| {
+            diags.extend(said);
+            bytes
+        }))
+    }
+
     fn start(&self) -> Result<EvalMembers, Vec<Diagnostic>> {
         let header = |name: &str| self.header.get(name).cloned();
-        EvalMembers::start(&self.path, &self.index, &header)
+        let mut log = EvalMembers::start(&self.path, &self.index, &header)?;
+        log.diagnostics(self.header_cuts.iter().cloned());
+        Ok(log)
     }
 
     /// The run from the header and the summaries alone (scores, inputs, targets; no model
@@ -185,9 +221,11 @@ impl EvalFile {
             Err(d) => return Some(Err(d)),
         };
         for name in &self.plan.summaries {
-            if let Some(bytes) = self.member(src, name).await {
+            let mut cuts = Vec::new();
+            if let Some(bytes) = self.read_member(src, name, &mut cuts).await {
                 log.summaries(name, bytes);
             }
+            log.diagnostics(cuts);
         }
         Some(Ok(log.finish(FromSummaries::First)))
     }
@@ -203,9 +241,11 @@ impl EvalFile {
         let mut log = self.start()?;
         let total = self.plan.samples.len();
         for (k, name) in self.plan.samples.iter().enumerate() {
-            if let Some(bytes) = self.member(src, name).await {
+            let mut cuts = Vec::new();
+            if let Some(bytes) = self.read_member(src, name, &mut cuts).await {
                 log.sample(name, bytes);
             }
+            log.diagnostics(cuts);
             if progress(k + 1, total).is_break() {
                 return Err(vec![Diagnostic::error(
                     &self.path,
@@ -217,9 +257,11 @@ impl EvalFile {
         log.samples_done(self.plan.chunk_parts);
         if log.n_samples() == 0 {
             for name in &self.plan.summaries {
-                if let Some(bytes) = self.member(src, name).await {
+                let mut cuts = Vec::new();
+                if let Some(bytes) = self.read_member(src, name, &mut cuts).await {
                     log.summaries(name, bytes);
                 }
+                log.diagnostics(cuts);
             }
         }
         Ok(log.finish(FromSummaries::NoSampleMembers))

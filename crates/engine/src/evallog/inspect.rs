@@ -281,6 +281,12 @@ impl EvalMembers {
         }
     }
 
+    /// Diagnostics about the log's members from outside the parse (texts cut as they were
+    /// inflated).
+    pub fn diagnostics(&mut self, diags: impl IntoIterator<Item = Diagnostic>) {
+        self.diags.extend(diags);
+    }
+
     /// Samples read so far.
     pub fn n_samples(&self) -> usize {
         self.raw.len()

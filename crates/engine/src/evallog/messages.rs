@@ -8,7 +8,9 @@
 //! server-side tool use as one line), its tool calls (arguments as compact JSON), and for a tool
 //! result the call it answers, the function and the error. Bounded: at most [`MAX_MESSAGES`]
 //! messages (the first and last halves, with an [`OMITTED`] marker between) and
-//! [`MAX_PART_CHARS`] characters per text (the rest cut with "… N more characters"). Parsing goes
+//! [`MAX_PART_CHARS`] characters per text (the rest cut with "… (cut at 200,000 of N characters)";
+//! an `.eval` member's texts come already cut at [`super::long_text::MAX_TEXT_CHARS`] as it is
+//! inflated, and keep the length they had). Parsing goes
 //! through the family's one JSON path ([`super::json::parse`]: bare `NaN`/`Infinity`, repeated
 //! keys resolved last-wins); nesting is bounded by serde_json's recursion limit (128), so a
 //! deeply nested sample is an `Err`, never a stack overflow.
@@ -98,19 +100,10 @@ pub struct ToolCall {
     pub parse_error: Option<String>,
 }
 
-/// `s` cut at [`MAX_PART_CHARS`] characters, the rest counted.
+/// `s` cut at [`MAX_PART_CHARS`] characters with its length said ([`crate::text::clip_at`]: a
+/// text the archive reader already cut keeps the length it had).
 fn capped(s: &str) -> String {
-    match s.char_indices().nth(MAX_PART_CHARS) {
-        None => s.to_string(),
-        Some((at, _)) => {
-            let rest = s.get(at..).unwrap_or("").chars().count();
-            format!(
-                "{}… {} more characters",
-                s.get(..at).unwrap_or(""),
-                crate::run_meta::fmt_int(rest as u64)
-            )
-        }
-    }
+    crate::text::clip_at(s, MAX_PART_CHARS).into_owned()
 }
 
 /// A JSON value as short text: a string as itself, anything else as compact JSON.
@@ -624,10 +617,15 @@ mod tests {
     fn long_texts_and_conversations_are_cut_visibly() {
         let long = "é".repeat(MAX_PART_CHARS + 5);
         let m = one(&format!(r#"{{"role": "user", "content": "{long}"}}"#));
-        assert!(m.text().ends_with("… 5 more characters"));
+        let note = "… (cut at 200,000 of 200,005 characters)";
+        assert!(
+            m.text().ends_with(note),
+            "{}",
+            &m.text()[m.text().len() - 80..]
+        );
         assert_eq!(
             m.text().chars().count(),
-            MAX_PART_CHARS + "… 5 more characters".chars().count()
+            MAX_PART_CHARS + note.chars().count()
         );
         let n = MAX_MESSAGES + 7;
         let list: Vec<String> = (0..n)

@@ -37,6 +37,7 @@ pub mod helm;
 pub mod inspect;
 pub mod json;
 pub mod lm_eval;
+pub mod long_text;
 pub mod messages;
 pub mod model;
 pub mod openai_evals;

@@ -517,29 +517,52 @@ fn logic_recall_against_financial_agent2_golden_cases() {
 // ---------------------------------------------------------------------------------------------
 // The numeric path allocates nothing (it runs on every turn of million-turn runs).
 
-mod alloc_count {
+pub(crate) mod alloc_count {
     use std::alloc::{GlobalAlloc, Layout, System};
     use std::cell::Cell;
 
     thread_local! {
         static ALLOCS: Cell<usize> = const { Cell::new(0) };
+        /// Bytes this thread allocated and has not freed, and their most since `reset_peak`.
+        static LIVE: Cell<usize> = const { Cell::new(0) };
+        static PEAK: Cell<usize> = const { Cell::new(0) };
     }
 
-    /// Counts allocations made by the current thread (tests run in parallel threads).
+    /// Counts allocations made by the current thread (tests run in parallel threads), and the
+    /// bytes they hold.
     pub struct Counting;
 
     unsafe impl GlobalAlloc for Counting {
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
             ALLOCS.with(|c| c.set(c.get() + 1));
+            let live = LIVE.with(|l| {
+                l.set(l.get() + layout.size());
+                l.get()
+            });
+            PEAK.with(|p| p.set(p.get().max(live)));
             unsafe { System.alloc(layout) }
         }
         unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            // Memory another thread allocated may be freed here: never below zero.
+            LIVE.with(|l| l.set(l.get().saturating_sub(layout.size())));
             unsafe { System.dealloc(ptr, layout) }
         }
     }
 
     pub fn count() -> usize {
         ALLOCS.with(Cell::get)
+    }
+
+    /// Starts measuring this thread's peak heap from now: the bytes it holds now.
+    pub fn reset_peak() -> usize {
+        let live = LIVE.with(Cell::get);
+        PEAK.with(|p| p.set(live));
+        live
+    }
+
+    /// The most bytes this thread held at once since [`reset_peak`].
+    pub fn peak() -> usize {
+        PEAK.with(Cell::get)
     }
 }
 

@@ -243,43 +243,55 @@ fn evalset_lines_and_documents() {
 
 /// A zip of stored (method 0) members, as Inspect could write them.
 pub(crate) fn stored_zip(members: &[(String, Vec<u8>)]) -> Vec<u8> {
+    zip_of(members, false)
+}
+
+/// A zip of members stored (method 0) or deflated (method 8, as Inspect writes a `.eval`).
+pub(crate) fn zip_of(members: &[(String, Vec<u8>)], deflate: bool) -> Vec<u8> {
+    let method = |data: &[u8]| match deflate {
+        true => (8, miniz_oxide::deflate::compress_to_vec(data, 6)),
+        false => (0, data.to_vec()),
+    };
+    zip_with(members, &method)
+}
+
+/// How a member is compressed: its zip method and bytes.
+pub(crate) type Compress<'a> = &'a dyn Fn(&[u8]) -> (u16, Vec<u8>);
+
+/// A zip of `members`, each compressed by `compress`.
+pub(crate) fn zip_with(members: &[(String, Vec<u8>)], compress: Compress) -> Vec<u8> {
     use evalboard_engine::evallog::archive::crc32;
     let mut out = Vec::new();
     let mut central = Vec::new();
     for (name, data) in members {
+        let (method, comp) = compress(data);
         let offset = out.len() as u32;
-        let (crc, size, n) = (crc32(data), data.len() as u32, name.len() as u16);
-        let fixed = |sig: u32| {
-            let mut h = sig.to_le_bytes().to_vec();
-            h.extend(20u16.to_le_bytes()); // version needed
-            h
+        let n = name.len() as u16;
+        // CRC-32, compressed and uncompressed sizes.
+        let sizes = |h: &mut Vec<u8>| {
+            h.extend(crc32(data).to_le_bytes());
+            h.extend((comp.len() as u32).to_le_bytes());
+            h.extend((data.len() as u32).to_le_bytes());
         };
-        let mut local = fixed(0x0403_4B50);
-        for v in [0u16, 0, 0, 0x21] {
-            local.extend(v.to_le_bytes()); // flags, method, time, date
+        out.extend(0x0403_4B50u32.to_le_bytes());
+        for v in [20u16, 0, method, 0, 0x21] {
+            out.extend(v.to_le_bytes()); // version needed, flags, method, time, date
         }
-        local.extend(crc.to_le_bytes());
-        local.extend(size.to_le_bytes());
-        local.extend(size.to_le_bytes());
-        local.extend(n.to_le_bytes());
-        local.extend(0u16.to_le_bytes());
-        out.extend(local);
+        sizes(&mut out);
+        out.extend(n.to_le_bytes());
+        out.extend(0u16.to_le_bytes());
         out.extend(name.as_bytes());
-        out.extend(data);
-        let mut c = fixed(0x0201_4B50);
-        c.extend(20u16.to_le_bytes()); // version needed (after "made by")
-        for v in [0u16, 0, 0, 0x21] {
-            c.extend(v.to_le_bytes());
+        out.extend(&comp);
+        central.extend(0x0201_4B50u32.to_le_bytes());
+        for v in [20u16, 20, 0, method, 0, 0x21] {
+            central.extend(v.to_le_bytes()); // made by, needed, flags, method, time, date
         }
-        c.extend(crc.to_le_bytes());
-        c.extend(size.to_le_bytes());
-        c.extend(size.to_le_bytes());
+        sizes(&mut central);
         for v in [n, 0, 0, 0, 0] {
-            c.extend(v.to_le_bytes()); // name, extra, comment lengths, disk, internal attrs
+            central.extend(v.to_le_bytes()); // name, extra, comment lengths, disk, internal attrs
         }
-        c.extend(0u32.to_le_bytes()); // external attrs
-        c.extend(offset.to_le_bytes());
-        central.extend(c);
+        central.extend(0u32.to_le_bytes()); // external attrs
+        central.extend(offset.to_le_bytes());
         central.extend(name.as_bytes());
     }
     let cd_offset = out.len() as u32;
