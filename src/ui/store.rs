@@ -481,9 +481,9 @@ impl Store {
         }
     }
 
-    /// The page's worker stopped (a crash in the engine): the run it was reading fails with the
-    /// reason, and every other run is loaded again into a new worker, one at a time, so the page
-    /// stays usable. A worker that never started is not started again.
+    /// The page's worker stopped (a crash in the engine): every run is loaded again into a new
+    /// worker, one at a time, but a run that stopped workers twice ([`Store::runs_stopped`]),
+    /// so the page stays usable. A worker that never started is not started again.
     pub fn worker_stopped(&self, stopped: client::Stopped) {
         self.worker_ready.set(false);
         let all: Vec<RunId> = self
