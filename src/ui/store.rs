@@ -153,6 +153,9 @@ pub struct Store {
     replay: StoredValue<Vec<RunId>>,
     /// The run of [`Store::replay`] sent, until it settles.
     replaying: StoredValue<Option<RunId>>,
+    /// Runs that were in flight when a worker stopped and have not settled since: one that is
+    /// the only run in flight at a later stop is the run that stops workers, and fails.
+    suspects: StoredValue<Vec<RunId>>,
     /// When workers stopped lately (ms since the epoch): one that keeps stopping is not started
     /// again, or a request that crashes it would crash every new one, for ever.
     stops: StoredValue<Vec<f64>>,
@@ -228,6 +231,7 @@ impl Store {
             reloading: StoredValue::new(Vec::new()),
             replay: StoredValue::new(Vec::new()),
             replaying: StoredValue::new(None),
+            suspects: StoredValue::new(Vec::new()),
             stops: StoredValue::new(Vec::new()),
         }
     }
@@ -449,6 +453,7 @@ impl Store {
         if was_reloading == Some(true) {
             self.rescored.update(|n| *n += 1);
         }
+        self.suspects.update_value(|s| s.retain(|id| *id != run_id));
         if self.replaying.get_value() == Some(run_id) {
             self.replaying.set_value(None);
             self.replay_next();
@@ -476,9 +481,9 @@ impl Store {
         }
     }
 
-    /// The page's worker stopped (a crash in the engine): the run it was reading fails with the
-    /// reason, and every other run is loaded again into a new worker, one at a time, so the page
-    /// stays usable. A worker that never started is not started again.
+    /// The page's worker stopped (a crash in the engine): every run is loaded again into a new
+    /// worker, one at a time, but a run that stopped workers twice ([`Store::runs_stopped`]),
+    /// so the page stays usable. A worker that never started is not started again.
     pub fn worker_stopped(&self, stopped: client::Stopped) {
         self.worker_ready.set(false);
         let all: Vec<RunId> = self
@@ -514,14 +519,16 @@ impl Store {
     /// runs to load again, in the order to send them.
     ///
     /// The worker's own word on what it was doing cannot be trusted here: a message it posted
-    /// just before it stopped is lost when it is ended. So the page blames from what it sent:
-    /// the runs in flight (a `Load` sent, no answer yet, not waiting to be sent again). One run
-    /// in flight is the run the worker stopped on: it fails with the reason and is not sent
-    /// again (sent again, a run that stops every worker would stop each new one). Several (drops
-    /// at once) are sent again one at a time after the others, so that the next stop names one.
-    /// Loaded runs come back first; a run that failed stays failed; a run still read on the page
-    /// goes to the new worker when it is read; a log of a several-log `Load` comes back with its
-    /// `Load`. When workers keep stopping (`restartable` false), every run fails with the reason.
+    /// just before it stopped is lost when it is ended (a run it had finished still looks in
+    /// flight). So the page goes by what it sent: the runs in flight (a `Load` sent, no answer
+    /// yet, not waiting to be sent again) become suspects and are sent again one at a time after
+    /// the others; a suspect that is the only run in flight at a later stop is the run that stops
+    /// workers: it fails with the reason and is not sent again (sent again, it would stop each
+    /// new worker). A run that stops every worker stops two; a stop it did not cause (a trap in
+    /// another request, a message lost) fails no run. Loaded runs come back first; a run that
+    /// failed stays failed; a run still read on the page goes to the new worker when it is read;
+    /// a log of a several-log `Load` comes back with its `Load`. When workers keep stopping
+    /// (`restartable` false), every run fails with the reason.
     fn runs_stopped(&self, held: &[RunId], who: &str, why: &str, restartable: bool) -> Vec<RunId> {
         let pending = self.replay.get_value();
         let in_flight: Vec<RunId> = self.runs.with_untracked(|rs| {
@@ -531,10 +538,20 @@ impl Store {
                 .map(|r| r.id)
                 .collect()
         });
+        let suspected = self.suspects.get_value();
         let culprit = match in_flight.as_slice() {
-            [one] => Some(*one),
+            [one] if suspected.contains(one) => Some(*one),
             _ => None,
         };
+        let new_suspects: Vec<RunId> = in_flight
+            .iter()
+            .copied()
+            .filter(|id| Some(*id) != culprit && !suspected.contains(id))
+            .collect();
+        self.suspects.update_value(|s| {
+            s.retain(|id| Some(*id) != culprit);
+            s.extend(new_suspects);
+        });
         let mut loaded = Vec::new();
         let mut suspects = Vec::new();
         let mut failed = Vec::new();
@@ -547,7 +564,8 @@ impl Store {
                     .filter(|p| *p != r.id && client::can_reload(*p) && Some(*p) != culprit);
                 let error = if Some(r.id) == culprit {
                     format!(
-                        "{who} stopped while reading or scoring this run ({why}). The other \
+                        "{who} stopped while reading or scoring this run ({why}), twice: the \
+                         second time it was the only run the new worker was reading. The other \
                          runs were loaded again. `evalboard score` reads the same files natively \
                          and names the problem."
                     )
@@ -827,6 +845,7 @@ impl Store {
     /// Removes one run (page and worker).
     pub fn remove(&self, id: RunId) {
         client::send(&Request::Remove { run_id: id });
+        self.suspects.update_value(|s| s.retain(|x| *x != id));
         if self.replaying.get_value() == Some(id) {
             self.replaying.set_value(None);
             self.replay_next();
