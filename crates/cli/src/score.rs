@@ -234,23 +234,55 @@ fn score_read(
     Some(scored)
 }
 
-/// A warning for every headline number an eval log recorded that its samples do not give
-/// when recomputed: the score, both values and the file.
+/// A warning for every headline number an eval log recorded that its samples give otherwise
+/// (both numbers present, more than 1e-9 apart): the score, both values and the file. A number
+/// that was not recomputed is no disagreement: one note per reason names those metrics, and a
+/// log of which no sample was read says so.
 fn warn_mismatches(dir: &str, l: &evalboard_engine::evallog::ScoredLog) {
+    use evalboard_engine::evallog::score;
     let show = |v: Option<f64>| v.map_or("nothing".to_string(), |x| x.to_string());
     // A run given as one file is that file.
     let single = Path::new(dir).is_file();
-    for m in evalboard_engine::evallog::score::mismatches(&l.log.run) {
-        let file = if single {
+    let run = &l.log.run;
+    let file_of = |f: &str| {
+        if single {
             dir.to_string()
         } else {
-            format!("{dir}/{}", m.file)
-        };
+            format!("{dir}/{f}")
+        }
+    };
+    for m in score::mismatches(run) {
         errln!(
-            "warning: {file}: {} recorded {} but recomputed {} from the samples",
+            "warning: {}: {} recorded {} but recomputed {} from the samples",
+            file_of(&m.file),
             m.metric,
             show(m.recorded),
             show(m.recomputed)
+        );
+    }
+    let first = file_of(run.files.first().map(String::as_str).unwrap_or_default());
+    if run.samples.is_empty() {
+        errln!(
+            "note: {first}: 0 samples read: no recorded number is recomputed; the headline is \
+             only the log's own"
+        );
+    }
+    let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
+    for n in score::not_recomputed(run) {
+        match reasons.iter_mut().find(|(r, _)| *r == n.reason) {
+            Some((_, metrics)) => metrics.push(n.metric),
+            None => reasons.push((n.reason, vec![n.metric])),
+        }
+    }
+    for (reason, metrics) in reasons {
+        let shown: Vec<&str> = metrics.iter().take(3).map(String::as_str).collect();
+        let more = match metrics.len().saturating_sub(3) {
+            0 => String::new(),
+            k => format!(" and {k} more"),
+        };
+        errln!(
+            "note: {first}: not recomputed ({reason}): {}{more}",
+            shown.join(", ")
         );
     }
 }

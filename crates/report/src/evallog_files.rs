@@ -6,7 +6,9 @@
 
 use evalboard_engine::csv_cell::neutralize;
 use evalboard_engine::evallog::model::RecordedValue;
-use evalboard_engine::evallog::score::{key_parts, mean_and_accuracy, mismatches, Tally};
+use evalboard_engine::evallog::score::{
+    key_parts, mean_and_accuracy, mismatches, not_recomputed, Tally, TOLERANCE,
+};
 use evalboard_engine::evallog::ScoredLog;
 use evalboard_engine::family::Family;
 use serde::Serialize;
@@ -23,7 +25,12 @@ struct ScoreDto {
     recomputed: Option<f64>,
     recorded: Option<f64>,
     n: u64,
-    agrees: bool,
+    /// Both present and within 1e-9 (true also when nothing was recorded); null when it was not
+    /// recomputed.
+    agrees: Option<bool>,
+    /// `agrees`, `disagrees`, `not recomputed` or `not recorded`.
+    state: &'static str,
+    /// Why it was not recomputed, or a quirk of the tool's own computation.
     note: Option<String>,
 }
 
@@ -53,6 +60,8 @@ struct StatisticsDto {
     headline_metric: Option<String>,
     headline_score: Option<f64>,
     headline_recorded: Option<f64>,
+    /// Why `headline_score` is null although the log records the headline.
+    headline_not_recomputed: Option<String>,
     accuracy: Option<f64>,
     n_items: usize,
     n_correct: usize,
@@ -60,6 +69,8 @@ struct StatisticsDto {
     n_samples: usize,
     n_errors: usize,
     n_mismatches: usize,
+    /// Recorded numbers not recomputed (each with its reason in `scores[].note`).
+    n_not_recomputed: usize,
     /// The re-scorer's id (`match@v1`); null as recorded.
     rescored_by: Option<String>,
     rescored_score: Option<f64>,
@@ -89,7 +100,9 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
             recomputed: h.recomputed,
             recorded: h.recorded,
             n: h.n,
-            agrees: h.recorded.is_none() || h.agrees(evalboard_engine::evallog::score::TOLERANCE),
+            agrees: (h.recorded.is_none() || h.recomputed.is_some())
+                .then(|| h.recorded.is_none() || h.agrees(TOLERANCE)),
+            state: h.state(TOLERANCE).label(),
             note: h.note.clone(),
         })
         .collect();
@@ -134,6 +147,7 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         headline_metric: s.verdict_by.as_ref().map(|k| k.label()),
         headline_score: s.recorded_headline_value(),
         headline_recorded: recorded,
+        headline_not_recomputed: s.headline_not_recomputed(),
         accuracy: tally.accuracy(),
         n_items: s.items.len(),
         n_correct: tally.correct,
@@ -141,6 +155,7 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         n_samples: run.samples.len(),
         n_errors: s.n_errors(),
         n_mismatches: mismatches.len(),
+        n_not_recomputed: not_recomputed(run).len(),
         rescored_by: rescored.map(|r| r.id.clone()),
         rescored_score,
         rescored_accuracy,
