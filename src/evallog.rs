@@ -1166,7 +1166,10 @@ pub(crate) mod tests {
         assert_eq!(card(&v, "n_mismatches"), "0");
         assert_eq!(card(&v, "headline_score"), "0.6000");
         let h = table(&v.blocks, "headlines").expect("headline table");
-        assert!(h.rows.iter().all(|r| !r.flag), "no row flagged as a disagreement");
+        assert!(
+            h.rows.iter().all(|r| !r.flag),
+            "no row flagged as a disagreement"
+        );
         let bleu = h
             .rows
             .iter()

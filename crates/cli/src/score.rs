@@ -180,20 +180,34 @@ impl LoadedRun {
     }
 
     /// [`LoadedRun::score`], with a folder of several evaluation-tool logs scored as one run
-    /// per log (`folder/file`); `Ok(None)` when any of them is unusable (already reported).
+    /// per log (`folder/file`, [`run::read_parts`]): a log that cannot be read is named as
+    /// skipped (in the first readable run's files) and the others are scored; `Ok(None)` when
+    /// none of them is usable (already reported).
     pub(crate) fn score_logs(self, s: &Settings) -> Result<Option<Vec<ScoredRun>>> {
         let input = match self.loaded {
             fsio::Loaded::Other(input) => input,
             fsio::Loaded::Qa { .. } => return Ok(self.score(s)?.map(|r| vec![r])),
         };
-        let mut runs = Vec::new();
-        for piece in run::split(self.family, input) {
-            match load_scored(&self.dir, &piece, s)? {
-                Some(r) => runs.push(r),
-                None => return Ok(None),
+        let settings = s.for_family(self.family)?;
+        let reads = run::read_parts(
+            self.family,
+            input,
+            s.reference(self.family)?,
+            s.read_options(),
+        );
+        let reads = match reads {
+            Ok(r) => r,
+            Err(e) => {
+                score_read(&self.dir, Err(e), &settings);
+                return Ok(None);
             }
-        }
-        Ok(Some(runs))
+        };
+        Ok(Some(
+            reads
+                .into_iter()
+                .filter_map(|r| score_read(&self.dir, Ok(r), &settings))
+                .collect(),
+        ))
     }
 }
 
@@ -320,6 +334,7 @@ fn score_each(
     a: &ScoreArgs,
     settings: &Settings,
     set: &mut fsio::OutputSet,
+    partly: &mut Vec<String>,
 ) -> Result<Option<Vec<Outputs>>> {
     let mut outputs: Vec<Outputs> = Vec::new();
     // (run name, its folder) of every run written under --out, and whether a folder name had
@@ -330,6 +345,15 @@ fn score_each(
         let Some(runs) = load_path(dir, &settings.profile)?.score_logs(settings)? else {
             return Ok(None);
         };
+        for r in &runs {
+            if let Some(f) = r
+                .files()
+                .iter()
+                .find(|f| f.status != accounting::FileStatus::Parsed)
+            {
+                partly.push(format!("{}/{}", dir.display(), f.path));
+            }
+        }
         let several = a.runs.len() > 1 || runs.len() > 1;
         for scored in runs {
             let run = scored.as_ref();
@@ -383,7 +407,9 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
     let settings = settings(&a.settings)?;
     // Every run's files are written under temporary names, then moved into place together.
     let mut set = fsio::OutputSet::new(&a.runs, a.force);
-    let Some(outputs) = score_each(&a, &settings, &mut set)? else {
+    // Runs read only in part (a file skipped or partly parsed): `--strict` exits 2 for them.
+    let mut partly: Vec<String> = Vec::new();
+    let Some(outputs) = score_each(&a, &settings, &mut set, &mut partly)? else {
         return Ok(2);
     };
 
@@ -433,6 +459,16 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
                     Some(x) => errln!("ok   {}: {metric} = {x} >= {min}", o.name),
                 },
             }
+        }
+    }
+    if a.strict {
+        if let Some(first) = partly.first() {
+            errln!(
+                "evalboard: error: --strict: {} input{} read only in part (first: {first})",
+                partly.len(),
+                if partly.len() == 1 { "" } else { "s" }
+            );
+            return Ok(2);
         }
     }
     Ok(if failed { 1 } else { 0 })

@@ -34,6 +34,40 @@ struct ScoreDto {
     note: Option<String>,
 }
 
+/// A file read only in part, or skipped, with the reason.
+#[derive(Serialize)]
+struct FileEntryDto {
+    path: String,
+    reason: Option<String>,
+}
+
+/// Every input file by what became of it (as numeric QA's statistics list them).
+#[derive(Serialize, Default)]
+struct InputFilesDto {
+    parsed: Vec<String>,
+    partly_parsed: Vec<FileEntryDto>,
+    /// A file of no log, or a log nothing of which could be read (a truncated `.eval` beside
+    /// good ones), with the reason.
+    skipped: Vec<FileEntryDto>,
+}
+
+fn input_files(files: &[evalboard_engine::accounting::InputFileReport]) -> InputFilesDto {
+    use evalboard_engine::accounting::FileStatus;
+    let mut out = InputFilesDto::default();
+    for f in files {
+        let entry = || FileEntryDto {
+            path: f.path.clone(),
+            reason: f.reason.clone(),
+        };
+        match f.status {
+            FileStatus::Parsed => out.parsed.push(f.path.clone()),
+            FileStatus::PartlyParsed => out.partly_parsed.push(entry()),
+            FileStatus::Skipped => out.skipped.push(entry()),
+        }
+    }
+    out
+}
+
 #[derive(Serialize)]
 struct MismatchDto {
     metric: String,
@@ -51,6 +85,8 @@ struct StatisticsDto {
     tool_version: Option<String>,
     format_version: Option<i64>,
     files: Vec<String>,
+    /// Every input file: parsed, partly parsed or skipped, with the reason.
+    input_files: InputFilesDto,
     status: Option<String>,
     task: Option<String>,
     model: Option<String>,
@@ -138,6 +174,7 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         tool_version: run.tool_version.clone(),
         format_version: run.format_version,
         files: run.files.clone(),
+        input_files: input_files(&s.log.files),
         status: run.status.clone(),
         task: run.task.clone(),
         model: run.model.clone(),

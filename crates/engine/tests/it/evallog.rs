@@ -1009,3 +1009,57 @@ fn an_eval_read_through_slices_is_the_eval_read_in_memory_for_every_real_log() {
         assert_eq!(eager, lazy, "{name}");
     }
 }
+
+/// Issue 28, class 8: a folder holding a good `.eval` and a truncated one is the good log's run;
+/// the truncated log is named as skipped in its files, with the reason, and its diagnostics
+/// kept. A folder of broken logs only is still an error.
+#[test]
+fn one_broken_log_never_sinks_the_rest() {
+    use evalboard_engine::accounting::FileStatus;
+    use evalboard_engine::family::Family;
+    use evalboard_engine::run::{self, ReadOptions, ReadRun};
+    let dir = fixture("evallog/err/broken_beside_good/input");
+    let files: Vec<InputFile> = read_folder(&dir)
+        .into_iter()
+        .map(|(p, b)| InputFile::new(p, b))
+        .collect();
+    let input = evalboard_engine::RunInput::new("broken_beside_good", files.clone());
+    let runs = run::read_parts(Family::EvalLog, input, None, ReadOptions::default())
+        .expect("the good log is read");
+    assert_eq!(runs.len(), 1);
+    let ReadRun::EvalLog(log) = &runs[0] else {
+        panic!("an eval log")
+    };
+    assert_eq!(log.run.files, ["good.eval"]);
+    assert_eq!(log.run.samples.len(), 8);
+    let bad = log
+        .files
+        .iter()
+        .find(|f| f.path == "truncated.eval")
+        .expect("the broken log is accounted for");
+    assert_eq!(bad.status, FileStatus::Skipped);
+    assert!(
+        bad.reason
+            .as_deref()
+            .is_some_and(|r| r.contains("end-of-central-directory")),
+        "{bad:?}"
+    );
+    assert!(log.diagnostics.iter().any(|d| d.file == "truncated.eval"));
+
+    let broken: Vec<InputFile> = files
+        .into_iter()
+        .filter(|f| f.path == "truncated.eval")
+        .chain(std::iter::once(InputFile::new(
+            "also.eval",
+            fixture_bytes("err/truncated"),
+        )))
+        .collect();
+    let e = run::read_parts(
+        Family::EvalLog,
+        evalboard_engine::RunInput::new("broken", broken),
+        None,
+        ReadOptions::default(),
+    )
+    .expect_err("nothing usable");
+    assert_eq!(e.files.len(), 2, "both broken logs named: {:?}", e.files);
+}
