@@ -14,7 +14,7 @@ use evalboard_engine::evallog::views::{
     breakdown, breakdown_fields, breakdowns, errors, fields_of, score_summaries, usage, value_text,
     verdict_by_sample,
 };
-use evalboard_engine::evallog::ScoredLog;
+use evalboard_engine::evallog::{HeadlineState, ScoredLog};
 
 use crate::format::{dec, int, pct, usd, NONE};
 use crate::protocol::{
@@ -126,6 +126,15 @@ fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut Scr
             ),
         ));
     }
+    if n == 0 {
+        v.blocks.push(note(
+            "no-samples",
+            "warn",
+            "0 samples read: no number the log records is recomputed, and there is no headline \
+             score of evalboard's own; the table below lists each recorded number as not \
+             recomputed.",
+        ));
+    }
     if s.verdict_by.is_none() {
         v.blocks.push(note(
             "no-headline",
@@ -159,13 +168,20 @@ fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut Scr
         card(
             "headline_score",
             "Headline score",
-            score4(headline.and_then(|h| h.recomputed.or(h.recorded))),
+            match headline {
+                Some(h) if h.recomputed.is_none() => "not recomputed".into(),
+                _ => score4(headline.and_then(|h| h.recomputed)),
+            },
             match headline {
                 Some(h) if h.recomputed.is_some() => format!(
                     "{recorded_by}, recomputed from the samples · the log records {}",
                     score4(h.recorded)
                 ),
-                Some(_) => format!("{recorded_by}, as the log records it (not recomputable)"),
+                Some(h) => format!(
+                    "{recorded_by}: the log records {}; {}",
+                    score4(h.recorded),
+                    h.not_recomputed_reason().unwrap_or_default()
+                ),
                 None => "the log names no headline score".into(),
             },
         ),
@@ -323,20 +339,21 @@ fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut Scr
     // Every headline number the log recorded, beside the recomputation.
     let mut rows = Vec::new();
     for h in &run.headlines {
-        let agrees = h.recorded.is_none() || h.agrees(TOLERANCE);
+        let state = h.state(TOLERANCE);
         rows.push(TableRow {
             key: Some(h.key.label()),
-            flag: !agrees,
+            flag: state == HeadlineState::Disagrees,
             cells: vec![
                 Cell::Text(h.key.label()),
                 Cell::Text(score4(h.recorded)),
                 Cell::Text(score4(h.recomputed)),
                 Cell::Text(int(h.n)),
                 Cell::Text(
-                    match (h.recorded.is_some(), agrees) {
-                        (false, _) => "not recorded",
-                        (true, true) => "yes",
-                        (true, false) => "NO",
+                    match state {
+                        HeadlineState::NotRecorded => "not recorded",
+                        HeadlineState::Agrees => "yes",
+                        HeadlineState::Disagrees => "NO",
+                        HeadlineState::NotRecomputed => "not recomputed",
                     }
                     .into(),
                 ),
@@ -1134,6 +1151,38 @@ pub(crate) mod tests {
             shown.contains("match\\\\u{202e}"),
             "the control is shown as an escape"
         );
+    }
+
+    /// Issue 28, class 2: a number that cannot be recomputed is its own state, never a
+    /// disagreement, and the headline card never shows the recorded number as recomputed.
+    #[test]
+    fn not_recomputed_is_said_never_counted_as_a_mismatch() {
+        let overview = ScreenQuery::Overview {
+            dark: false,
+            choices: Vec::new(),
+        };
+        let s = log("ok/lm_eval_not_recomputed/input");
+        let v = view(&s, &overview);
+        assert_eq!(card(&v, "n_mismatches"), "0");
+        assert_eq!(card(&v, "headline_score"), "0.6000");
+        let h = table(&v.blocks, "headlines").expect("headline table");
+        assert!(
+            h.rows.iter().all(|r| !r.flag),
+            "no row flagged as a disagreement"
+        );
+        let bleu = h
+            .rows
+            .iter()
+            .position(|r| r.key.as_deref() == Some("arith_gen/bleu[strict-match]/bleu"))
+            .expect("the bleu row");
+        assert_eq!(cells(h, bleu)[4], "not recomputed");
+        assert!(cells(h, bleu)[5].contains("aggregation `bleu`"));
+
+        let s = log("ok/lm_eval_results_only/input");
+        let v = view(&s, &overview);
+        assert_eq!(card(&v, "headline_score"), "not recomputed");
+        assert_eq!(card(&v, "n_mismatches"), "0");
+        assert!(format!("{:?}", v.blocks).contains("0 samples read"));
     }
 
     #[test]

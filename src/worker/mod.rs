@@ -433,9 +433,22 @@ fn load_parts(
     input: evalboard_engine::RunInput,
     (t0, stage_ms, provenance): (f64, Vec<(String, f64)>, Vec<FileProvenance>),
 ) {
-    let parts = run::split(family, input);
-    let split = parts.len() > 1;
-    for (k, part) in parts.into_iter().enumerate() {
+    // A log nothing of which is usable joins the first readable one's files as skipped
+    // (`run::read_parts`): one broken log never sinks the rest of the folder.
+    let t = now();
+    let scored = match run::load_parts_in::<FAMILIES>(
+        family,
+        input,
+        (None, ReadOptions::default()),
+        &st.settings,
+        1,
+    ) {
+        Ok(s) => s,
+        Err(err) => return post_load_failed(scope, run_id, name, err),
+    };
+    let parse_ms = now() - t;
+    let split = scored.len() > 1;
+    for (k, scored) in scored.into_iter().enumerate() {
         let id = if k == 0 {
             run_id
         } else {
@@ -443,41 +456,30 @@ fn load_parts(
         };
         let part_of = split.then_some(run_id);
         let part_name = if split {
-            part.name.clone()
+            scored.as_ref().name().to_string()
         } else {
             name.clone()
         };
-        let t = now();
-        let scored = run::load_in::<FAMILIES>(
-            family,
-            &part,
-            (None, ReadOptions::default()),
-            &st.settings,
-            1,
-        );
         let mut stages = stage_ms.clone();
-        stages.push(("parse + score".into(), now() - t));
+        stages.push(("parse + score".into(), parse_ms));
         let mine = provenance
             .iter()
-            .filter(|p| part.files.iter().any(|f| f.path == p.path))
+            .filter(|p| scored.files().iter().any(|f| f.path == p.path))
             .cloned()
             .collect();
-        match scored {
-            Ok(scored) => st.keep(
-                scope,
-                Kept {
-                    id,
-                    name: part_name,
-                    demo,
-                    scored,
-                    load_ms: now() - t0,
-                    stage_ms: stages,
-                    provenance: mine,
-                    part_of,
-                },
-            ),
-            Err(err) => runtime::post_part_failed(scope, (id, part_of), part_name, err),
-        }
+        st.keep(
+            scope,
+            Kept {
+                id,
+                name: part_name,
+                demo,
+                scored,
+                load_ms: now() - t0,
+                stage_ms: stages,
+                provenance: mine,
+                part_of,
+            },
+        );
     }
 }
 

@@ -367,3 +367,47 @@ test('the overview breaks the samples down by the field the user picks; the pick
   assertClean(rec);
   await context.close();
 });
+
+test('issue 28: a broken log beside a good one never sinks it; a number not recomputed is said, never a mismatch', async () => {
+  const tmp = fs.mkdtempSync(path.join(outDir, 'logs-'));
+  const dir = path.join(tmp, 'broken_beside_good');
+  fs.mkdirSync(dir);
+  const src = path.join(LOGS, 'err', 'broken_beside_good', 'input');
+  for (const f of fs.readdirSync(src)) fs.copyFileSync(path.join(src, f), path.join(dir, f));
+  // The CLI scores the good log (exit 0) and names the truncated one in input_files.
+  const want = cliStats(dir);
+  assert.deepEqual(want.input_files.skipped.map((f) => f.path), ['truncated.eval']);
+  const { page, rec, context } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  await dropFiles(page, DROP, folderPayload(dir));
+  await waitLog(page, 'broken_beside_good');
+  assert.equal(await metric(page, 'headline_score'), dec4(want.headline_score));
+  assert.equal(await metric(page, 'n_samples'), String(want.n_samples));
+  await page.click('#eb-tab-files');
+  await page.waitForSelector('[data-table="files"]');
+  const files = await page.locator('main').innerText();
+  assert.ok(files.includes('truncated.eval'), files.slice(0, 2000));
+  assert.ok(files.includes('no end-of-central-directory record'), files.slice(0, 2000));
+  await shot(page, 'broken-beside-good', true);
+  await page.click('#eb-tab-overview');
+
+  // 0 samples read: no recomputed-looking headline, every recorded number "not recomputed".
+  const only = path.join(tmp, 'lm_eval_results_only');
+  fs.mkdirSync(only);
+  const osrc = path.join(LOGS, 'ok', 'lm_eval_results_only', 'input');
+  for (const f of fs.readdirSync(osrc)) fs.copyFileSync(path.join(osrc, f), path.join(only, f));
+  const st = cliStats(only);
+  assert.equal(st.headline_score, null);
+  assert.equal(st.n_mismatches, 0);
+  await dropFiles(page, DROP, folderPayload(only));
+  await waitLog(page, 'lm_eval_results_only');
+  assert.equal(await metric(page, 'headline_score'), 'not recomputed');
+  assert.equal(await metric(page, 'n_mismatches'), '0');
+  await page.waitForSelector('[data-note="no-samples"]');
+  assert.equal(await page.locator('[data-table="headlines"] tr.eb-row--marked').count(), 0);
+  await shot(page, 'not-recomputed', true);
+  assertClean(rec);
+  await context.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});

@@ -158,6 +158,12 @@ def main():
          ["exceeds the cap"], {"arith.eval": read("bomb_member")})
     case("eval_truncated", "an Inspect .eval cut off before its central directory", "failed",
          ["no end-of-central-directory record"], {"arith.eval": read("truncated")})
+    # Issue 28, class 8: one broken log never sinks the rest of its folder.
+    good_eval = open(os.path.join(HERE, "..", "fixtures", "evallog", "ok", "deflate_stored_zip64", "input",
+                                  "arith.eval"), "rb").read()
+    case("eval_broken_beside_good", "a good Inspect .eval beside one cut off before its central directory",
+         "run", ["no end-of-central-directory record"],
+         {"good.eval": good_eval, "truncated.eval": read("truncated")}, cli_stdout=["4 samples"])
     # Issue 31: hostile and unusual tool logs.
     lm_run = os.path.join(HERE, "..", "fixtures", "evallog", "runs", "lm_eval_baseline")
     lm_files = {n: open(os.path.join(lm_run, n), "rb").read().decode("utf-8") for n in sorted(os.listdir(lm_run))}

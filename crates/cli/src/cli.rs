@@ -102,6 +102,10 @@ pub struct ScoreArgs {
     /// Exit 1 when this statistics.json metric (0–1 scale) is below VALUE or null; repeatable.
     #[arg(long, value_name = "METRIC=VALUE", value_parser = parse_gate)]
     pub fail_under: Vec<(String, f64)>,
+    /// Exit 2 when an input was read only in part (a file skipped or partly parsed, such as a
+    /// broken log beside good ones, which are still scored and written).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// `evalboard report`.

@@ -180,20 +180,34 @@ impl LoadedRun {
     }
 
     /// [`LoadedRun::score`], with a folder of several evaluation-tool logs scored as one run
-    /// per log (`folder/file`); `Ok(None)` when any of them is unusable (already reported).
+    /// per log (`folder/file`, [`run::read_parts`]): a log that cannot be read is named as
+    /// skipped (in the first readable run's files) and the others are scored; `Ok(None)` when
+    /// none of them is usable (already reported).
     pub(crate) fn score_logs(self, s: &Settings) -> Result<Option<Vec<ScoredRun>>> {
         let input = match self.loaded {
             fsio::Loaded::Other(input) => input,
             fsio::Loaded::Qa { .. } => return Ok(self.score(s)?.map(|r| vec![r])),
         };
-        let mut runs = Vec::new();
-        for piece in run::split(self.family, input) {
-            match load_scored(&self.dir, &piece, s)? {
-                Some(r) => runs.push(r),
-                None => return Ok(None),
+        let settings = s.for_family(self.family)?;
+        let reads = run::read_parts(
+            self.family,
+            input,
+            s.reference(self.family)?,
+            s.read_options(),
+        );
+        let reads = match reads {
+            Ok(r) => r,
+            Err(e) => {
+                score_read(&self.dir, Err(e), &settings);
+                return Ok(None);
             }
-        }
-        Ok(Some(runs))
+        };
+        Ok(Some(
+            reads
+                .into_iter()
+                .filter_map(|r| score_read(&self.dir, Ok(r), &settings))
+                .collect(),
+        ))
     }
 }
 
@@ -234,23 +248,55 @@ fn score_read(
     Some(scored)
 }
 
-/// A warning for every headline number an eval log recorded that its samples do not give
-/// when recomputed: the score, both values and the file.
+/// A warning for every headline number an eval log recorded that its samples give otherwise
+/// (both numbers present, more than 1e-9 apart): the score, both values and the file. A number
+/// that was not recomputed is no disagreement: one note per reason names those metrics, and a
+/// log of which no sample was read says so.
 fn warn_mismatches(dir: &str, l: &evalboard_engine::evallog::ScoredLog) {
+    use evalboard_engine::evallog::score;
     let show = |v: Option<f64>| v.map_or("nothing".to_string(), |x| x.to_string());
     // A run given as one file is that file.
     let single = Path::new(dir).is_file();
-    for m in evalboard_engine::evallog::score::mismatches(&l.log.run) {
-        let file = if single {
+    let run = &l.log.run;
+    let file_of = |f: &str| {
+        if single {
             dir.to_string()
         } else {
-            format!("{dir}/{}", m.file)
-        };
+            format!("{dir}/{f}")
+        }
+    };
+    for m in score::mismatches(run) {
         errln!(
-            "warning: {file}: {} recorded {} but recomputed {} from the samples",
+            "warning: {}: {} recorded {} but recomputed {} from the samples",
+            file_of(&m.file),
             m.metric,
             show(m.recorded),
             show(m.recomputed)
+        );
+    }
+    let first = file_of(run.files.first().map(String::as_str).unwrap_or_default());
+    if run.samples.is_empty() {
+        errln!(
+            "note: {first}: 0 samples read: no recorded number is recomputed; the headline is \
+             only the log's own"
+        );
+    }
+    let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
+    for n in score::not_recomputed(run) {
+        match reasons.iter_mut().find(|(r, _)| *r == n.reason) {
+            Some((_, metrics)) => metrics.push(n.metric),
+            None => reasons.push((n.reason, vec![n.metric])),
+        }
+    }
+    for (reason, metrics) in reasons {
+        let shown: Vec<&str> = metrics.iter().take(3).map(String::as_str).collect();
+        let more = match metrics.len().saturating_sub(3) {
+            0 => String::new(),
+            k => format!(" and {k} more"),
+        };
+        errln!(
+            "note: {first}: not recomputed ({reason}): {}{more}",
+            shown.join(", ")
         );
     }
 }
@@ -288,6 +334,7 @@ fn score_each(
     a: &ScoreArgs,
     settings: &Settings,
     set: &mut fsio::OutputSet,
+    partly: &mut Vec<String>,
 ) -> Result<Option<Vec<Outputs>>> {
     let mut outputs: Vec<Outputs> = Vec::new();
     // (run name, its folder) of every run written under --out, and whether a folder name had
@@ -298,6 +345,15 @@ fn score_each(
         let Some(runs) = load_path(dir, &settings.profile)?.score_logs(settings)? else {
             return Ok(None);
         };
+        for r in &runs {
+            if let Some(f) = r
+                .files()
+                .iter()
+                .find(|f| f.status != accounting::FileStatus::Parsed)
+            {
+                partly.push(format!("{}/{}", dir.display(), f.path));
+            }
+        }
         let several = a.runs.len() > 1 || runs.len() > 1;
         for scored in runs {
             let run = scored.as_ref();
@@ -351,7 +407,9 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
     let settings = settings(&a.settings)?;
     // Every run's files are written under temporary names, then moved into place together.
     let mut set = fsio::OutputSet::new(&a.runs, a.force);
-    let Some(outputs) = score_each(&a, &settings, &mut set)? else {
+    // Runs read only in part (a file skipped or partly parsed): `--strict` exits 2 for them.
+    let mut partly: Vec<String> = Vec::new();
+    let Some(outputs) = score_each(&a, &settings, &mut set, &mut partly)? else {
         return Ok(2);
     };
 
@@ -401,6 +459,16 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
                     Some(x) => errln!("ok   {}: {metric} = {x} >= {min}", o.name),
                 },
             }
+        }
+    }
+    if a.strict {
+        if let Some(first) = partly.first() {
+            errln!(
+                "evalboard: error: --strict: {} input{} read only in part (first: {first})",
+                partly.len(),
+                if partly.len() == 1 { "" } else { "s" }
+            );
+            return Ok(2);
         }
     }
     Ok(if failed { 1 } else { 0 })

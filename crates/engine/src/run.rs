@@ -128,6 +128,26 @@ pub enum ReadRun {
 }
 
 impl ReadRun {
+    /// Takes in a part of the same input that could not be read ([`read_parts`]): its files
+    /// join this run's accounting as skipped (each with its reason, else the error's message),
+    /// its diagnostics this run's.
+    pub fn absorb(&mut self, failed: LoadError) {
+        let (files, diagnostics) = match self {
+            ReadRun::NumericQa(r) => (&mut r.files, &mut r.diagnostics),
+            ReadRun::Codegen(r, files) => (files, &mut r.diagnostics),
+            ReadRun::Evalset(r) => (&mut r.files, &mut r.diagnostics),
+            ReadRun::EvalLog(l) => (&mut l.files, &mut l.diagnostics),
+        };
+        for mut f in failed.files {
+            f.status = crate::accounting::FileStatus::Skipped;
+            if f.reason.is_none() {
+                f.reason = Some(failed.message.clone());
+            }
+            files.push(f);
+        }
+        diagnostics.extend(failed.diagnostics);
+    }
+
     pub fn family(&self) -> Family {
         match self {
             ReadRun::NumericQa(_) => Family::NumericQa,
@@ -186,6 +206,64 @@ pub fn split(family: Family, input: RunInput) -> Vec<RunInput> {
         Family::EvalLog => evallog::score::split_logs(input),
         _ => vec![input],
     }
+}
+
+/// [`split`] and read: every part of `input` read as its own run. A part nothing of which is
+/// usable (a truncated log beside good ones) does not sink the others: its files join the first
+/// readable run's accounting as skipped, each with its reason, and its diagnostics that run's
+/// ([`ReadRun::absorb`]). `Err` only when no part is readable (the parts' files and diagnostics
+/// together, the first part's message).
+pub fn read_parts(
+    family: Family,
+    input: RunInput,
+    reference: Option<&Reference>,
+    opts: ReadOptions,
+) -> Result<Vec<ReadRun>, LoadError> {
+    read_parts_in::<ALL_FAMILIES>(family, input, reference, opts)
+}
+
+/// [`read_parts`] for the families in `FAMILIES`.
+pub fn read_parts_in<const FAMILIES: FamilySet>(
+    family: Family,
+    input: RunInput,
+    reference: Option<&Reference>,
+    opts: ReadOptions,
+) -> Result<Vec<ReadRun>, LoadError> {
+    let mut runs: Vec<ReadRun> = Vec::new();
+    let mut failed: Vec<LoadError> = Vec::new();
+    for part in split(family, input) {
+        match read_in::<FAMILIES>(family, &part, reference, opts) {
+            Ok(r) => runs.push(r),
+            Err(e) => failed.push(e),
+        }
+    }
+    let Some(first) = runs.first_mut() else {
+        let mut all = failed.into_iter();
+        let mut e = all.next().unwrap_or_else(|| not_here(family));
+        for other in all {
+            e.files.extend(other.files);
+            e.diagnostics.extend(other.diagnostics);
+        }
+        return Err(e);
+    };
+    for e in failed {
+        first.absorb(e);
+    }
+    Ok(runs)
+}
+
+/// [`read_parts_in`], each run scored ([`load_in`] for a folder of several logs).
+pub fn load_parts_in<const FAMILIES: FamilySet>(
+    family: Family,
+    input: RunInput,
+    (reference, opts): (Option<&Reference>, ReadOptions),
+    settings: &Settings,
+    threads: usize,
+) -> Result<Vec<ScoredRun>, LoadError> {
+    read_parts_in::<FAMILIES>(family, input, reference, opts)?
+        .into_iter()
+        .map(|r| score_in::<FAMILIES>(r, settings, threads).ok_or_else(|| not_here(family)))
+        .collect()
 }
 
 /// [`read`] for a run whose family is already known.

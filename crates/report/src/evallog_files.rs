@@ -6,7 +6,9 @@
 
 use evalboard_engine::csv_cell::neutralize;
 use evalboard_engine::evallog::model::RecordedValue;
-use evalboard_engine::evallog::score::{key_parts, mean_and_accuracy, mismatches, Tally};
+use evalboard_engine::evallog::score::{
+    key_parts, mean_and_accuracy, mismatches, not_recomputed, Tally, TOLERANCE,
+};
 use evalboard_engine::evallog::ScoredLog;
 use evalboard_engine::family::Family;
 use serde::Serialize;
@@ -23,8 +25,47 @@ struct ScoreDto {
     recomputed: Option<f64>,
     recorded: Option<f64>,
     n: u64,
-    agrees: bool,
+    /// Both present and within 1e-9 (true also when nothing was recorded); null when it was not
+    /// recomputed.
+    agrees: Option<bool>,
+    /// `agrees`, `disagrees`, `not recomputed` or `not recorded`.
+    state: &'static str,
+    /// Why it was not recomputed, or a quirk of the tool's own computation.
     note: Option<String>,
+}
+
+/// A file read only in part, or skipped, with the reason.
+#[derive(Serialize)]
+struct FileEntryDto {
+    path: String,
+    reason: Option<String>,
+}
+
+/// Every input file by what became of it (as numeric QA's statistics list them).
+#[derive(Serialize, Default)]
+struct InputFilesDto {
+    parsed: Vec<String>,
+    partly_parsed: Vec<FileEntryDto>,
+    /// A file of no log, or a log nothing of which could be read (a truncated `.eval` beside
+    /// good ones), with the reason.
+    skipped: Vec<FileEntryDto>,
+}
+
+fn input_files(files: &[evalboard_engine::accounting::InputFileReport]) -> InputFilesDto {
+    use evalboard_engine::accounting::FileStatus;
+    let mut out = InputFilesDto::default();
+    for f in files {
+        let entry = || FileEntryDto {
+            path: f.path.clone(),
+            reason: f.reason.clone(),
+        };
+        match f.status {
+            FileStatus::Parsed => out.parsed.push(f.path.clone()),
+            FileStatus::PartlyParsed => out.partly_parsed.push(entry()),
+            FileStatus::Skipped => out.skipped.push(entry()),
+        }
+    }
+    out
 }
 
 #[derive(Serialize)]
@@ -44,6 +85,8 @@ struct StatisticsDto {
     tool_version: Option<String>,
     format_version: Option<i64>,
     files: Vec<String>,
+    /// Every input file: parsed, partly parsed or skipped, with the reason.
+    input_files: InputFilesDto,
     status: Option<String>,
     task: Option<String>,
     model: Option<String>,
@@ -53,6 +96,8 @@ struct StatisticsDto {
     headline_metric: Option<String>,
     headline_score: Option<f64>,
     headline_recorded: Option<f64>,
+    /// Why `headline_score` is null although the log records the headline.
+    headline_not_recomputed: Option<String>,
     accuracy: Option<f64>,
     n_items: usize,
     n_correct: usize,
@@ -60,6 +105,8 @@ struct StatisticsDto {
     n_samples: usize,
     n_errors: usize,
     n_mismatches: usize,
+    /// Recorded numbers not recomputed (each with its reason in `scores[].note`).
+    n_not_recomputed: usize,
     /// The re-scorer's id (`match@v1`); null as recorded.
     rescored_by: Option<String>,
     rescored_score: Option<f64>,
@@ -89,7 +136,9 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
             recomputed: h.recomputed,
             recorded: h.recorded,
             n: h.n,
-            agrees: h.recorded.is_none() || h.agrees(evalboard_engine::evallog::score::TOLERANCE),
+            agrees: (h.recorded.is_none() || h.recomputed.is_some())
+                .then(|| h.recorded.is_none() || h.agrees(TOLERANCE)),
+            state: h.state(TOLERANCE).label(),
             note: h.note.clone(),
         })
         .collect();
@@ -125,6 +174,7 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         tool_version: run.tool_version.clone(),
         format_version: run.format_version,
         files: run.files.clone(),
+        input_files: input_files(&s.log.files),
         status: run.status.clone(),
         task: run.task.clone(),
         model: run.model.clone(),
@@ -134,6 +184,7 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         headline_metric: s.verdict_by.as_ref().map(|k| k.label()),
         headline_score: s.recorded_headline_value(),
         headline_recorded: recorded,
+        headline_not_recomputed: s.headline_not_recomputed(),
         accuracy: tally.accuracy(),
         n_items: s.items.len(),
         n_correct: tally.correct,
@@ -141,6 +192,7 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         n_samples: run.samples.len(),
         n_errors: s.n_errors(),
         n_mismatches: mismatches.len(),
+        n_not_recomputed: not_recomputed(run).len(),
         rescored_by: rescored.map(|r| r.id.clone()),
         rescored_score,
         rescored_accuracy,

@@ -232,9 +232,11 @@ pub fn read_run(
             })
             .unwrap_or_default();
         let (value, stderr, n) = pooled(&members);
-        let note = Some(
-            "group: size-weighted mean of its tasks (weight_by_size), pooled stderr".to_string(),
-        );
+        let note = Some(if value.is_some() {
+            "group: size-weighted mean of its tasks (weight_by_size), pooled stderr".to_string()
+        } else {
+            "group: none of its tasks was recomputed under this metric and filter".to_string()
+        });
         headlines.push(Headline {
             key: r.key.clone(),
             recorded: r.value,

@@ -50,8 +50,8 @@ pub mod validate;
 pub mod views;
 
 pub use model::{
-    EvalLogRun, Headline, MetricKey, RecordedMetric, RecordedValue, Sample, SampleId, SampleKey,
-    ScoreEntry, Tokens, Tool,
+    EvalLogRun, Headline, HeadlineState, MetricKey, RecordedMetric, RecordedValue, Sample,
+    SampleId, SampleKey, ScoreEntry, Tokens, Tool,
 };
 pub use read::{read, EvalLogRead};
 pub use rescore::{EvalLogOptions, RescoreKind, Rescorer};

@@ -124,6 +124,35 @@ pub struct Headline {
     pub note: Option<String>,
 }
 
+/// Why a recorded number has no recomputed one when its reader gave no reason.
+pub const NOT_RECOMPUTED: &str = "not recomputed: no sample gives it";
+
+/// How a headline's recorded number stands against the recomputed one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeadlineState {
+    /// Both present, within the tolerance.
+    Agrees,
+    /// Both present, further apart than the tolerance: a real disagreement.
+    Disagrees,
+    /// Recorded, but not recomputed (no samples for it, an unsupported reducer or aggregation, a
+    /// corpus-level metric): the note says why. Never a disagreement.
+    NotRecomputed,
+    /// Recomputed only: the log did not record it (or recorded it as null/NaN/text).
+    NotRecorded,
+}
+
+impl HeadlineState {
+    /// As `score --json` spells it (`scores[].state`).
+    pub fn label(&self) -> &'static str {
+        match self {
+            HeadlineState::Agrees => "agrees",
+            HeadlineState::Disagrees => "disagrees",
+            HeadlineState::NotRecomputed => "not recomputed",
+            HeadlineState::NotRecorded => "not recorded",
+        }
+    }
+}
+
 impl Headline {
     /// Both present and within `tol` of each other (or both absent).
     pub fn agrees(&self, tol: f64) -> bool {
@@ -131,6 +160,58 @@ impl Headline {
             (Some(a), Some(b)) => (a - b).abs() <= tol,
             (None, None) => true,
             _ => false,
+        }
+    }
+
+    /// Both present and more than `tol` apart (a NaN on either side is apart): the one case that
+    /// is a mismatch.
+    pub fn disagrees(&self, tol: f64) -> bool {
+        match (self.recorded, self.recomputed) {
+            (Some(a), Some(b)) => {
+                let d = (a - b).abs();
+                d.is_nan() || d > tol
+            }
+            _ => false,
+        }
+    }
+
+    /// Where the recorded number stands against the recomputed one.
+    pub fn state(&self, tol: f64) -> HeadlineState {
+        match (self.recorded, self.recomputed) {
+            (Some(_), None) => HeadlineState::NotRecomputed,
+            (None, _) => HeadlineState::NotRecorded,
+            (Some(_), Some(_)) if self.disagrees(tol) => HeadlineState::Disagrees,
+            (Some(_), Some(_)) => HeadlineState::Agrees,
+        }
+    }
+
+    /// Why it was not recomputed: its note, else [`NOT_RECOMPUTED`]; `None` when it was.
+    pub fn not_recomputed_reason(&self) -> Option<&str> {
+        self.recomputed
+            .is_none()
+            .then(|| self.note.as_deref().unwrap_or(NOT_RECOMPUTED))
+    }
+}
+
+impl EvalLogRun {
+    /// Gives every recorded number that was not recomputed a reason (its reader's note, else
+    /// [`NOT_RECOMPUTED`]); a run with no samples says so in each.
+    pub fn explain_not_recomputed(&mut self) {
+        let no_samples = self.samples.is_empty();
+        for h in self
+            .headlines
+            .iter_mut()
+            .filter(|h| h.recorded.is_some() && h.recomputed.is_none())
+        {
+            if no_samples {
+                h.note = Some(match h.note.take() {
+                    Some(n) if n.contains("no sample") => n,
+                    Some(n) => format!("no samples read; {n}"),
+                    None => "no samples read: nothing to recompute it from".into(),
+                });
+            } else if h.note.is_none() {
+                h.note = Some(NOT_RECOMPUTED.into());
+            }
         }
     }
 }

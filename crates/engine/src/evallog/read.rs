@@ -135,7 +135,8 @@ impl Out<'_> {
         files: &[InputFile],
     ) {
         match result {
-            Ok((run, diags)) => {
+            Ok((mut run, diags)) => {
+                run.explain_not_recomputed();
                 for f in group {
                     let own: Vec<Diagnostic> =
                         diags.iter().filter(|d| d.file == f.path).cloned().collect();

@@ -217,7 +217,8 @@ pub struct Rescored {
 }
 
 /// Judges the log's items by its headline score and, when `opts` names a re-scorer, by it.
-pub fn score_log(log: LoadedLog, opts: &EvalLogOptions) -> ScoredLog {
+pub fn score_log(mut log: LoadedLog, opts: &EvalLogOptions) -> ScoredLog {
+    log.run.explain_not_recomputed();
     let verdict_by = log.run.primary.clone();
     let items = match &verdict_by {
         Some(key) => verdicts(&log.run, key),
@@ -352,18 +353,44 @@ pub fn verdicts(run: &EvalLogRun, key: &MetricKey) -> Vec<ItemVerdict> {
         .collect()
 }
 
-/// The headline numbers whose recorded value the recomputation does not reproduce (within
-/// [`TOLERANCE`]); a number the log did not record is no mismatch.
+/// The headline numbers whose recorded value the recomputation does not reproduce: both present
+/// and more than [`TOLERANCE`] apart. A number the log did not record, or one that was not
+/// recomputed ([`not_recomputed`]), is no mismatch.
 pub fn mismatches(run: &EvalLogRun) -> Vec<Mismatch> {
     let file = run.files.first().cloned().unwrap_or_default();
     run.headlines
         .iter()
-        .filter(|h| h.recorded.is_some() && !h.agrees(TOLERANCE))
+        .filter(|h| h.disagrees(TOLERANCE))
         .map(|h| Mismatch {
             metric: h.key.label(),
             recorded: h.recorded,
             recomputed: h.recomputed,
             file: file.clone(),
+        })
+        .collect()
+}
+
+/// A recorded number that was not recomputed, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NotRecomputed {
+    pub metric: String,
+    pub recorded: Option<f64>,
+    pub reason: String,
+}
+
+/// The recorded headline numbers that were not recomputed (no samples for them, an unsupported
+/// reducer or aggregation, a corpus-level metric), each with its reason: a state of its own,
+/// never a [`Mismatch`].
+pub fn not_recomputed(run: &EvalLogRun) -> Vec<NotRecomputed> {
+    run.headlines
+        .iter()
+        .filter(|h| h.recorded.is_some())
+        .filter_map(|h| {
+            Some(NotRecomputed {
+                metric: h.key.label(),
+                recorded: h.recorded,
+                reason: h.not_recomputed_reason()?.to_string(),
+            })
         })
         .collect()
 }
@@ -463,7 +490,8 @@ impl ScoredLog {
     }
 
     /// The run's number: the re-scored value under a re-scorer, else the headline score
-    /// recomputed from the samples (else as recorded).
+    /// recomputed from the samples (`None` when it was not recomputed: the recorded number is
+    /// never put in its place).
     pub fn headline_value(&self) -> Option<f64> {
         if self.rescored.is_some() {
             return self.rescored_value();
@@ -471,11 +499,18 @@ impl ScoredLog {
         self.recorded_headline_value()
     }
 
-    /// The headline score as originally scored: recomputed from the samples (else as recorded).
+    /// The headline score as originally scored, recomputed from the samples; `None` when it was
+    /// not recomputed ([`ScoredLog::headline_not_recomputed`] says why) or the log names none.
     pub fn recorded_headline_value(&self) -> Option<f64> {
         let key = self.verdict_by.as_ref()?;
+        headline_of(&self.log.run, key)?.recomputed
+    }
+
+    /// Why the headline score was not recomputed (`None` when it was, or the log names none).
+    pub fn headline_not_recomputed(&self) -> Option<String> {
+        let key = self.verdict_by.as_ref()?;
         let h = headline_of(&self.log.run, key)?;
-        h.recomputed.or(h.recorded)
+        h.not_recomputed_reason().map(str::to_string)
     }
 
     /// How big the run is: samples (and, for Inspect, epochs are part of the count).
@@ -505,7 +540,8 @@ pub const HEADLINE: [Metric; 9] = [
                      scorer's first metric; lm-eval the first task's first metric under its first \
                      filter; promptfoo the pass rate; OpenAI Evals the final report's accuracy; \
                      HELM the main metric on the test split), recomputed from the samples the way \
-                     the tool computes it.",
+                     the tool computes it; null when it is not recomputed (never the recorded \
+                     number in its place).",
     },
     Metric {
         key: "headline_recorded",
@@ -555,7 +591,8 @@ pub const HEADLINE: [Metric; 9] = [
         label: "Recorded ≠ recomputed",
         shown: Shown::AsRecorded,
         definition: "Headline numbers the log recorded that the recomputation from its samples \
-                     does not reproduce (each one is a warning).",
+                     does not reproduce: both present, more than 1e-9 apart (each one is a \
+                     warning). A number not recomputed is no mismatch.",
     },
     Metric {
         key: "n_disagreements",

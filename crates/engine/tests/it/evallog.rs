@@ -29,9 +29,16 @@ fn read_shared(rels: &[&str]) -> Option<EvalLogRead> {
     Some(evallog::read(&files).unwrap_or_else(|e| panic!("{rels:?}: {e}: {:?}", e.diagnostics)))
 }
 
-/// Every headline with a recorded number is recomputed and agrees; returns them for the
-/// per-file numbers below.
+/// Every headline with a recorded number is either recomputed and agrees, or marked not
+/// recomputed with its reason; returns the recomputed ones for the per-file numbers below.
 fn check_headlines(run: &EvalLogRun) -> Vec<&Headline> {
+    let checked = check_recorded(run);
+    assert!(!checked.is_empty(), "{:?}: no headline checked", run.files);
+    checked
+}
+
+/// [`check_headlines`], where a run may have nothing recomputed (0 samples read).
+fn check_recorded(run: &EvalLogRun) -> Vec<&Headline> {
     let mut checked = Vec::new();
     for h in &run.headlines {
         println!(
@@ -43,7 +50,14 @@ fn check_headlines(run: &EvalLogRun) -> Vec<&Headline> {
             h.n,
             h.note.as_deref().unwrap_or("")
         );
-        if h.recorded.is_some() {
+        if h.recorded.is_some() && h.recomputed.is_none() {
+            assert!(
+                h.note.as_deref().is_some_and(|n| !n.is_empty()),
+                "{:?}: {} not recomputed without a reason",
+                run.files,
+                h.key.label()
+            );
+        } else if h.recorded.is_some() {
             assert!(
                 h.agrees(TOL),
                 "{:?}: {} recorded {:?} recomputed {:?} ({:?})",
@@ -56,7 +70,6 @@ fn check_headlines(run: &EvalLogRun) -> Vec<&Headline> {
             checked.push(h);
         }
     }
-    assert!(!checked.is_empty(), "{:?}: no headline checked", run.files);
     checked
 }
 
@@ -390,12 +403,16 @@ fn snapshot(read: &Result<EvalLogRead, evalboard_engine::accounting::LoadError>)
         );
         for h in &run.headlines {
             out += &format!(
-                "  {} recorded={:?} recomputed={:?} n={}\n",
+                "  {} recorded={:?} recomputed={:?} n={}",
                 h.key.label(),
                 h.recorded,
                 h.recomputed,
                 h.n
             );
+            match (h.recorded, h.not_recomputed_reason()) {
+                (Some(_), Some(why)) => out += &format!(" not recomputed: {why}\n"),
+                _ => out += "\n",
+            }
         }
         for s in &run.samples {
             let scores: Vec<String> = s
@@ -437,7 +454,7 @@ fn fixture_cases() {
                 r.diagnostics
             );
             for run in &r.runs {
-                check_headlines(run);
+                check_recorded(run);
             }
         } else {
             let diags = match &read {
@@ -991,4 +1008,58 @@ fn an_eval_read_through_slices_is_the_eval_read_in_memory_for_every_real_log() {
         .unwrap();
         assert_eq!(eager, lazy, "{name}");
     }
+}
+
+/// Issue 28, class 8: a folder holding a good `.eval` and a truncated one is the good log's run;
+/// the truncated log is named as skipped in its files, with the reason, and its diagnostics
+/// kept. A folder of broken logs only is still an error.
+#[test]
+fn one_broken_log_never_sinks_the_rest() {
+    use evalboard_engine::accounting::FileStatus;
+    use evalboard_engine::family::Family;
+    use evalboard_engine::run::{self, ReadOptions, ReadRun};
+    let dir = fixture("evallog/err/broken_beside_good/input");
+    let files: Vec<InputFile> = read_folder(&dir)
+        .into_iter()
+        .map(|(p, b)| InputFile::new(p, b))
+        .collect();
+    let input = evalboard_engine::RunInput::new("broken_beside_good", files.clone());
+    let runs = run::read_parts(Family::EvalLog, input, None, ReadOptions::default())
+        .expect("the good log is read");
+    assert_eq!(runs.len(), 1);
+    let ReadRun::EvalLog(log) = &runs[0] else {
+        panic!("an eval log")
+    };
+    assert_eq!(log.run.files, ["good.eval"]);
+    assert_eq!(log.run.samples.len(), 8);
+    let bad = log
+        .files
+        .iter()
+        .find(|f| f.path == "truncated.eval")
+        .expect("the broken log is accounted for");
+    assert_eq!(bad.status, FileStatus::Skipped);
+    assert!(
+        bad.reason
+            .as_deref()
+            .is_some_and(|r| r.contains("end-of-central-directory")),
+        "{bad:?}"
+    );
+    assert!(log.diagnostics.iter().any(|d| d.file == "truncated.eval"));
+
+    let broken: Vec<InputFile> = files
+        .into_iter()
+        .filter(|f| f.path == "truncated.eval")
+        .chain(std::iter::once(InputFile::new(
+            "also.eval",
+            fixture_bytes("err/truncated"),
+        )))
+        .collect();
+    let e = run::read_parts(
+        Family::EvalLog,
+        evalboard_engine::RunInput::new("broken", broken),
+        None,
+        ReadOptions::default(),
+    )
+    .expect_err("nothing usable");
+    assert_eq!(e.files.len(), 2, "both broken logs named: {:?}", e.files);
 }

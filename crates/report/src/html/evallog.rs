@@ -40,6 +40,15 @@ pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredLog, o: &HtmlOptio
         count_cards(out, &st, &["n_disagreements"]);
     }
     out.push_str("</div>\n");
+    if let Some(why) = s.headline_not_recomputed() {
+        p(
+            out,
+            "eb-muted",
+            &format!(
+                "The headline score is not recomputed ({why}): only the log's own number stands."
+            ),
+        );
+    }
     let run = &s.log.run;
     let recorded_by = s
         .verdict_by
