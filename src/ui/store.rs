@@ -607,10 +607,11 @@ impl Store {
                 };
             }
         });
-        // Waiting runs keep their order, before the runs that were in flight.
-        suspects.sort_by_key(|id| pending.iter().position(|p| p == id).unwrap_or(usize::MAX));
+        // Waiting runs keep their order, before the runs that were in flight (no sort: the page
+        // links none for this).
         let mut again = loaded;
-        again.extend(suspects);
+        again.extend(pending.iter().filter(|id| suspects.contains(id)));
+        again.extend(suspects.iter().filter(|id| !pending.contains(id)));
         self.reloading.update_value(|r| {
             r.extend(again.iter().copied());
             r.extend(with_load.iter().copied());
