@@ -872,15 +872,12 @@ fn message_key(m: &Message) -> ItemKey {
 
 /// The message of `key` (the first of a key seen twice, as a comparison pairs it).
 fn message_of(st: &Loaded, key: &ItemKey) -> Option<ScreenItem> {
-    let m = st.messages.iter().find(|m| message_key(m) == *key)?;
-    message(st, m.session, m.index)
+    message(st, st.messages.iter().find(|m| message_key(m) == *key)?)
 }
 
-fn message(st: &Loaded, session: u32, index: u32) -> Option<ScreenItem> {
-    let m = st
-        .messages
-        .iter()
-        .find(|m| m.session == session && m.index == index)?;
+/// The drawer of message `m` of the run.
+fn message(st: &Loaded, m: &Message) -> Option<ScreenItem> {
+    let (session, index) = (m.session, m.index);
     let sess = st.run.sessions.get(session as usize)?;
     let original_entry = sess
         .original

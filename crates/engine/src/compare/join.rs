@@ -173,11 +173,11 @@ pub fn join(b: &Judged, c: &Judged, opts: &CompareOptions) -> (PairedComparison,
 
 /// Sorts `(key, item)` by key, keeping the first item of a key seen more than once; returns
 /// each repeated key with how many times it was seen. What a family's judging uses to put its
-/// items in join order.
-pub fn sort_unique<T>(keyed: &mut Vec<(ItemKey, T)>) -> Vec<(ItemKey, usize)> {
+/// items in join order (keyed by an [`ItemKey`], or by a borrowed key that orders the same way).
+pub fn sort_unique<K: Ord + Clone, T>(keyed: &mut Vec<(K, T)>) -> Vec<(K, usize)> {
     // A stable sort keeps a repeated key's items in run order: the first one stays.
     keyed.sort_by(|x, y| x.0.cmp(&y.0));
-    let mut repeated: Vec<(ItemKey, usize)> = Vec::new();
+    let mut repeated: Vec<(K, usize)> = Vec::new();
     keyed.dedup_by(|later, first| {
         let same = first.0 == later.0;
         if same {

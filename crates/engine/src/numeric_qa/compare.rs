@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::compare::join::{FailedGroup, Judged, JudgedItems, Side};
+use crate::compare::join::{sort_unique, FailedGroup, Judged, JudgedItems, Side};
 use crate::compare::{ItemContext, ItemContexts, Unit};
 use crate::family_run::{FamilyCompare, PairJudge};
 use crate::numeric_qa::aggregate::doc as statistics;
@@ -174,8 +174,8 @@ impl FamilyCompare for ScoredQaRun {
                 .ok_or_else(|| QaCompareError::UnknownScorer(scorer.id.into()).to_string())?;
             verdicts.push(v);
         }
-        // Each turn's key looked up once, then sorted; a stable sort keeps a repeated key's
-        // turns in run order: the first one stays.
+        // Each turn's key looked up once, borrowed (it orders as its `ItemKey` does), then
+        // sorted with the first turn of a repeated key kept.
         let mut keyed: Vec<((&str, u32), u32)> = (0..self.turns.len())
             .map_while(|i| u32::try_from(i).ok())
             .filter_map(|i| {
@@ -183,16 +183,7 @@ impl FamilyCompare for ScoredQaRun {
                 Some(((conv.id.as_str(), turn.turn_idx), i))
             })
             .collect();
-        keyed.sort_by(|x, y| x.0.cmp(&y.0));
-        let mut dup: BTreeMap<(&str, u32), u32> = BTreeMap::new();
-        keyed.dedup_by(|later, first| {
-            let same = first.0 == later.0;
-            if same {
-                *dup.entry(first.0).or_insert(1) += 1;
-            }
-            same
-        });
-        let warnings = dup
+        let warnings = sort_unique(&mut keyed)
             .into_iter()
             .map(|((conv, turn), n)| {
                 format!(
