@@ -63,6 +63,14 @@ fn score4(x: Option<f64>) -> String {
     dec(x, 4)
 }
 
+/// A headline's number: a count as a whole number when it is one, else 4 decimals.
+fn number_of(key: &MetricKey, x: Option<f64>) -> String {
+    match x {
+        Some(v) if key.is_count() && v.fract() == 0.0 && (0.0..1e15).contains(&v) => int(v as u64),
+        _ => score4(x),
+    }
+}
+
 fn or_none(x: Option<&String>) -> String {
     x.cloned().unwrap_or_else(|| NONE.into())
 }
@@ -106,12 +114,13 @@ fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut Scr
             ),
         ));
     }
-    if let Some(st) = run.status.as_deref().filter(|st| *st != "success") {
+    if let Some(st) = run.unfinished_status() {
         v.blocks.push(note(
             "status",
             "warn",
             format!(
-                "The tool recorded this run's status as \"{st}\": it may not hold every sample."
+                "The tool recorded this run's status as \"{st}\": the run did not finish, so it \
+                 may not hold every sample."
             ),
         ));
     }
@@ -164,6 +173,13 @@ fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut Scr
             ),
         ));
     }
+    // Errored samples that keep the verdict the tool recorded (OpenAI Evals).
+    let errored_judged = s
+        .items
+        .iter()
+        .filter(|i| i.correct.is_some())
+        .filter(|i| run.samples.get(i.sample).is_some_and(|x| x.error.is_some()))
+        .count();
     let mut cards = vec![
         card(
             "headline_score",
@@ -205,7 +221,13 @@ fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut Scr
             "n_errors",
             "Errored samples",
             int(s.n_errors() as u64),
-            "the tool recorded an error: no verdict".into(),
+            match errored_judged {
+                0 => "the tool recorded an error: no verdict".into(),
+                k => format!(
+                    "the tool recorded an error; {} the verdict it recorded",
+                    crate::format::plural(k as u64, "keeps", "keep")
+                ),
+            },
         ),
         card(
             "n_mismatches",
@@ -222,11 +244,13 @@ fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut Scr
                 "rescored_accuracy",
                 "Accuracy, re-scored",
                 pct(t.accuracy()),
-                format!(
-                    "{} of {} samples judged correct by {by}",
-                    int(t.correct as u64),
-                    int(t.judged as u64)
-                ),
+                s.rescored_words().unwrap_or_else(|| {
+                    format!(
+                        "{} of {} samples judged correct by {by}",
+                        int(t.correct as u64),
+                        int(t.judged as u64)
+                    )
+                }),
             ),
         );
         cards.push(card(
@@ -290,6 +314,10 @@ fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut Scr
         primary: "headline_score".into(),
         cards,
     });
+    // The tool's headline and the accuracy count different samples: both, in words.
+    if let Some(words) = s.accuracy_words() {
+        v.blocks.push(note("denominators", "note", words));
+    }
 
     let mut facts = vec![(
         "Tool".to_string(),
@@ -345,8 +373,8 @@ fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut Scr
             flag: state == HeadlineState::Disagrees,
             cells: vec![
                 Cell::Text(h.key.label()),
-                Cell::Text(score4(h.recorded)),
-                Cell::Text(score4(h.recomputed)),
+                Cell::Text(number_of(&h.key, h.recorded)),
+                Cell::Text(number_of(&h.key, h.recomputed)),
                 Cell::Text(int(h.n)),
                 Cell::Text(
                     match state {
@@ -1252,6 +1280,48 @@ pub(crate) mod tests {
             "{:?}",
             breakdown_fields(&s.log.run)
         );
+    }
+
+    /// Issue 28, classes 5 and 9: a finished promptfoo run with provider errors opens with no
+    /// warning, and says how its pass rate and the accuracy count the samples; counts show as
+    /// whole numbers.
+    #[test]
+    fn a_finished_run_is_not_warned_about_and_says_both_denominators() {
+        let s = log("ok/promptfoo_errors/input");
+        let v = view(
+            &s,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
+        let notes: Vec<(String, String)> = flat(&v.blocks)
+            .iter()
+            .filter_map(|b| match b {
+                Block::Note { key, tone, .. } => Some((key.clone(), tone.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(notes, [("denominators".to_string(), "note".to_string())]);
+        let h = table(&v.blocks, "headlines").expect("headline table");
+        let row = h
+            .rows
+            .iter()
+            .find(|r| r.key.as_deref() == Some("stats/tokenUsage.numRequests"))
+            .expect("every recorded number");
+        assert_eq!(row.cells[1], Cell::Text("32".into()));
+        let s = log("ok/openai_evals_errors/input");
+        let v = view(
+            &s,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
+        assert_eq!(card(&v, "accuracy"), pct(Some(0.75)));
+        assert!(flat(&v.blocks)
+            .iter()
+            .all(|b| !matches!(b, Block::Note { tone, .. } if tone == "warn")));
     }
 
     #[test]

@@ -116,7 +116,7 @@ pub fn PickButtons(#[prop(optional)] large: bool) -> impl IntoView {
                 type="file"
                 class="eb-visually-hidden eb-pick__files"
                 multiple
-                accept=".json,.jsonl,.ndjson,.csv"
+                accept=".json,.jsonl,.ndjson,.csv,.eval"
                 tabindex="-1"
                 aria-hidden="true"
                 node_ref=files_ref
@@ -141,9 +141,12 @@ pub fn EmptyState() -> impl IntoView {
             <div class="eb-empty__icon" aria-hidden="true"></div>
             <h1 id="eb-empty-title" class="eb-empty__title">"Drop evaluation run folders here"</h1>
             <p class="eb-empty__text">
-                "A run folder holds what an evaluation wrote: traces/*.json, a results.json, or a "
-                "JSONL of turns, optionally with the ConvFinQA dataset. Drop several folders to "
-                "compare them; every file is read in your browser and nothing is uploaded."
+                "Drop what an evaluation wrote: numeric-QA agent runs (traces/*.json, a "
+                "results.json or a JSONL of turns), pandas code-generation chats, answer-"
+                "correctness eval sets, or the logs of Inspect AI (.eval, .json), "
+                "lm-evaluation-harness (results and samples files), promptfoo (.json, .jsonl), "
+                "OpenAI Evals (record .jsonl) and HELM (a run folder). Drop several to compare "
+                "them; every file is read in your browser and nothing is uploaded."
             </p>
             <PickButtons large=true/>
             <p class="eb-empty__demo">

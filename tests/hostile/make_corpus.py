@@ -212,6 +212,36 @@ def main():
     text_bomb_eval(os.path.join(RUNS, "eval_text_bomb", "arith.eval"), 900_000_000)
     case("eval_text_bomb", "a 0.9 MB Inspect .eval whose one output inflates to 900 MB (inside the archive's caps)",
          "run", ["cut at 1,000,000 of 900,000,000 characters"], {}, cli_stdout=["4 samples"])
+    # Issue 28, classes 4 and 5: the numbers a log records about itself, hostile. A promptfoo
+    # export whose `stats` and a column's `metrics` nest 100 objects deep (under serde_json's
+    # limit; past the reader's depth of 4 they are no numbers of the log's own), hold 5,000
+    # numbers, 1e308, negatives, strings and NaN where counts go; and an OpenAI Evals record
+    # file whose final_report holds 5,000 keys and a deep dict, with an errored sample.
+    pf = json.load(open(os.path.join(HERE, "..", "fixtures", "evallog", "runs", "promptfoo_baseline",
+                                     "results.json")))
+    deep = 1
+    for _ in range(100):
+        deep = {"d": deep}
+    stats = pf["results"]["stats"]
+    stats["tokenUsage"].update({"prompt": 1e308, "completion": "NaN", "cached": -5, "deep": deep})
+    stats["many"] = {"k%d" % i: i for i in range(5000)}
+    pf["results"]["prompts"][0]["metrics"]["tokenUsage"]["total"] = "lots"
+    pf["results"]["prompts"][0]["metrics"]["deep"] = deep
+    case("promptfoo_hostile_stats", "a promptfoo export whose stats nest 100 objects deep, hold 5,000 "
+         "numbers, 1e308, negatives and strings where token counts go", "run", [],
+         {"results.json": json.dumps(pf)}, cli_stdout=["4 samples"])
+    oa = open(os.path.join(HERE, "..", "fixtures", "evallog", "ok", "openai_evals_errors", "input",
+                           "arith-match.jsonl"), encoding="utf-8").read().splitlines()
+    for i, line in enumerate(oa):
+        if line.startswith('{"final_report"'):
+            rec = json.loads(line)
+            rec["final_report"].update({"k%d" % j: j / 7 for j in range(5000)})
+            rec["final_report"]["deep"] = deep
+            rec["final_report"]["text"] = "not a number"
+            oa[i] = json.dumps(rec)
+    case("openai_evals_hostile_report", "an OpenAI Evals record file whose final_report holds 5,000 "
+         "numbers and a dict 100 deep, one sample errored beside its match and one with no match",
+         "run", [], {"arith-match.jsonl": "\n".join(oa) + "\n"}, cli_stdout=["5 samples"])
     with open(os.path.join(HERE, "cases.json"), "w") as f:
         json.dump({"about": __doc__.strip().splitlines()[0], "cases": CASES}, f, indent=1, ensure_ascii=True)
         f.write("\n")

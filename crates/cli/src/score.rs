@@ -281,6 +281,12 @@ fn warn_mismatches(dir: &str, l: &evalboard_engine::evallog::ScoredLog) {
              only the log's own"
         );
     }
+    for words in [l.accuracy_words(), l.rescored_words()]
+        .into_iter()
+        .flatten()
+    {
+        errln!("note: {first}: {words}");
+    }
     let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
     for n in score::not_recomputed(run) {
         match reasons.iter_mut().find(|(r, _)| *r == n.reason) {

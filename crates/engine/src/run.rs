@@ -209,8 +209,8 @@ pub fn split(family: Family, input: RunInput) -> Vec<RunInput> {
 }
 
 /// [`split`] and read: every part of `input` read as its own run. A part nothing of which is
-/// usable (a truncated log beside good ones) does not sink the others: its files join the first
-/// readable run's accounting as skipped, each with its reason, and its diagnostics that run's
+/// usable (a truncated log beside good ones) does not sink the others: its files join the
+/// accounting of the readable run of its own folder (the first when none shares one) as skipped, each with its reason, and its diagnostics that run's
 /// ([`ReadRun::absorb`]). `Err` only when no part is readable (the parts' files and diagnostics
 /// together, the first part's message).
 pub fn read_parts(
@@ -230,14 +230,19 @@ pub fn read_parts_in<const FAMILIES: FamilySet>(
     opts: ReadOptions,
 ) -> Result<Vec<ReadRun>, LoadError> {
     let mut runs: Vec<ReadRun> = Vec::new();
+    // Each readable part's file paths, to give an unreadable part to the run of its folder.
+    let mut paths: Vec<Vec<String>> = Vec::new();
     let mut failed: Vec<LoadError> = Vec::new();
     for part in split(family, input) {
         match read_in::<FAMILIES>(family, &part, reference, opts) {
-            Ok(r) => runs.push(r),
+            Ok(r) => {
+                runs.push(r);
+                paths.push(part.files.iter().map(|f| f.path.clone()).collect());
+            }
             Err(e) => failed.push(e),
         }
     }
-    let Some(first) = runs.first_mut() else {
+    if runs.is_empty() {
         let mut all = failed.into_iter();
         let mut e = all.next().unwrap_or_else(|| not_here(family));
         for other in all {
@@ -245,9 +250,14 @@ pub fn read_parts_in<const FAMILIES: FamilySet>(
             e.diagnostics.extend(other.diagnostics);
         }
         return Err(e);
-    };
+    }
     for e in failed {
-        first.absorb(e);
+        let path = e.files.first().map_or("", |f| f.path.as_str());
+        let to =
+            crate::input::nearest_group(path, paths.iter().map(|p| p.iter().map(String::as_str)));
+        if let Some(run) = runs.get_mut(to) {
+            run.absorb(e);
+        }
     }
     Ok(runs)
 }

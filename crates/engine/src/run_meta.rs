@@ -161,6 +161,32 @@ pub fn fmt_loss(x: f64) -> String {
 }
 
 /// A count with thousands separators: `1,234,567`.
+/// A Unix time (seconds since 1970, UTC; lm-eval's `date`) as `YYYY-MM-DD hh:mm:ss UTC`;
+/// `None` when not finite or out of the years 1970–9999.
+pub fn unix_time_text(secs: f64) -> Option<String> {
+    if !secs.is_finite() || !(0.0..253_402_300_800.0).contains(&secs) {
+        return None;
+    }
+    let total = secs.floor() as i64;
+    let (days, rem) = (total.div_euclid(86_400), total.rem_euclid(86_400));
+    // Days since 1970-01-01 to a civil date (H. Hinnant's `civil_from_days`).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    Some(format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    ))
+}
+
 pub fn fmt_int(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
@@ -227,5 +253,29 @@ mod tests {
         assert_eq!(rows[1].values, [None, None, Some("x".to_string())]);
         assert_eq!(rows[0].label, "Model");
         assert!(side_by_side(&[]).is_empty());
+    }
+}
+
+#[cfg(test)]
+mod unix_time_tests {
+    use super::unix_time_text;
+
+    #[test]
+    fn unix_times_read_as_utc_dates() {
+        assert_eq!(
+            unix_time_text(0.0).as_deref(),
+            Some("1970-01-01 00:00:00 UTC")
+        );
+        // An lm-eval `date` (time.time()); Python: datetime.utcfromtimestamp gives 21:42:02.57.
+        assert_eq!(
+            unix_time_text(1795642922.57).as_deref(),
+            Some("2026-11-25 21:42:02 UTC")
+        );
+        assert_eq!(
+            unix_time_text(951_782_400.0).as_deref(),
+            Some("2000-02-29 00:00:00 UTC")
+        );
+        assert_eq!(unix_time_text(-1.0), None);
+        assert_eq!(unix_time_text(f64::NAN), None);
     }
 }

@@ -99,6 +99,9 @@ struct StatisticsDto {
     /// Why `headline_score` is null although the log records the headline.
     headline_not_recomputed: Option<String>,
     accuracy: Option<f64>,
+    /// When the tool's headline counts other samples than `accuracy` does (promptfoo's pass
+    /// rate counts errored samples as wrong), both in words; null otherwise.
+    accuracy_note: Option<String>,
     n_items: usize,
     n_correct: usize,
     n_unscored: usize,
@@ -111,6 +114,8 @@ struct StatisticsDto {
     rescored_by: Option<String>,
     rescored_score: Option<f64>,
     rescored_accuracy: Option<f64>,
+    /// Under a re-scorer, how many samples it could not judge, in words; null as recorded.
+    rescored_note: Option<String>,
     rescored_n_correct: Option<usize>,
     rescored_n_unscored: Option<usize>,
     /// Items whose verdict the re-scorer flips; null as recorded.
@@ -186,6 +191,7 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         headline_recorded: recorded,
         headline_not_recomputed: s.headline_not_recomputed(),
         accuracy: tally.accuracy(),
+        accuracy_note: s.accuracy_words(),
         n_items: s.items.len(),
         n_correct: tally.correct,
         n_unscored: s.items.len() - tally.judged,
@@ -196,6 +202,7 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         rescored_by: rescored.map(|r| r.id.clone()),
         rescored_score,
         rescored_accuracy,
+        rescored_note: s.rescored_words(),
         rescored_n_correct: rescored.map(|r| Tally::of(&r.items).correct),
         rescored_n_unscored: rescored
             .zip(rescored_judged)

@@ -545,3 +545,88 @@ fn evallog_real_logs_recompute_what_the_tools_recorded() {
         );
     }
 }
+
+/// Issue 28, classes 4 and 5: every number a log records is in `scores` (recomputed, or not with
+/// its reason); an OpenAI Evals sample with an `error` event keeps the verdict its `match` event
+/// recorded and is paired; where the tool's headline counts errored samples as wrong and the
+/// accuracy does not (promptfoo), both are said in words, with their denominators.
+#[test]
+fn evallog_errors_and_every_recorded_number() {
+    let dir = fixtures().join("evallog");
+    let json = |args: &[&str]| -> (serde_json::Value, String) {
+        let (code, out, err) = evalboard(args, &dir);
+        assert_eq!(code, 0, "{err}");
+        (serde_json::from_str(&out).expect("json"), err)
+    };
+    let score = |v: &serde_json::Value, metric: &str| -> serde_json::Value {
+        v["scores"]
+            .as_array()
+            .expect("scores")
+            .iter()
+            .find(|s| s["metric"] == metric)
+            .unwrap_or_else(|| panic!("no {metric}"))
+            .clone()
+    };
+    let (v, err) = json(&["score", "ok/openai_evals_errors/input", "--json"]);
+    // The errored sample .1 keeps its recorded `match` (wrong): 3 of 4, as evals' accuracy; .4
+    // errored before any match and has no verdict.
+    assert_eq!(v["accuracy"], 0.75);
+    assert_eq!(v["headline_score"], 0.75);
+    assert_eq!(
+        (v["n_correct"].clone(), v["n_unscored"].clone()),
+        (3.into(), 1.into())
+    );
+    assert_eq!(v["n_errors"], 2);
+    assert!(v["accuracy_note"].is_null());
+    for (metric, recorded) in [
+        ("final_report/n_refusals", 0.0),
+        ("final_report/by_difficulty.hard", 0.5),
+        ("final_report/boostrap_std", 0.2496076921891631),
+    ] {
+        let s = score(&v, metric);
+        assert_eq!(s["recorded"], recorded, "{metric}");
+        assert_eq!(s["state"], "not recomputed", "{metric}");
+        assert!(s["note"].is_string(), "{metric}");
+    }
+    assert_eq!(v["n_mismatches"], 0);
+    assert!(
+        err.contains("not recomputed (an eval-specific number: the eval's own code defines it)"),
+        "{err}"
+    );
+    // The errored sample pairs: one improvement over 4 paired items.
+    let (d, _) = json(&[
+        "diff",
+        "runs/openai_evals_errors_baseline",
+        "runs/openai_evals_errors_candidate",
+        "--json",
+    ]);
+    assert_eq!(d["n_items"], 4, "{d}");
+    assert_eq!(
+        d["improved"],
+        serde_json::json!([["arith-match.dev.1"]]),
+        "{d}"
+    );
+
+    let (v, err) = json(&["score", "ok/promptfoo_errors/input", "--json"]);
+    assert_eq!(v["headline_score"], 0.5);
+    assert_eq!(v["accuracy"], 16.0 / 24.0);
+    let words = "Accuracy counts the 24 samples with a verdict: 16 correct of 24 (66.7%); the 8 \
+                 errored samples have no verdict. promptfoo's pass/pass_rate counts errored \
+                 samples as wrong: 16 of 32 (50.0%).";
+    assert_eq!(v["accuracy_note"], words);
+    assert!(err.contains(words), "{err}");
+    for (metric, want) in [
+        ("stats/errors", 8.0),
+        ("stats/tokenUsage.numRequests", 32.0),
+        ("toy-bad: chatty/metrics/testErrorCount", 2.0),
+    ] {
+        let s = score(&v, metric);
+        assert_eq!(
+            (s["recorded"].clone(), s["recomputed"].clone()),
+            (want.into(), want.into())
+        );
+        assert_eq!(s["state"], "agrees", "{metric}");
+    }
+    assert_eq!(score(&v, "stats/durationMs")["state"], "not recomputed");
+    assert_eq!(v["n_mismatches"], 0);
+}

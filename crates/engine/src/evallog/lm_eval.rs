@@ -310,7 +310,12 @@ pub fn read_run(
             date
         )),
         run_id: None,
-        created: top.get("date").and_then(string),
+        // `date` is a Unix time (`time.time()`): shown as a UTC date.
+        created: top.get("date").and_then(|d| {
+            super::json::finite_lenient(d)
+                .and_then(crate::run_meta::unix_time_text)
+                .or_else(|| string(d))
+        }),
         config,
         recorded,
         headlines,

@@ -82,6 +82,13 @@ pub struct MetricKey {
 }
 
 impl MetricKey {
+    /// Whether the metric counts things (samples, requests, tokens, milliseconds) rather than
+    /// scores them: promptfoo's `stats` and column `metrics`, OpenAI Evals' `usage_*` sums. Shown
+    /// as a whole number when it is one.
+    pub fn is_count(&self) -> bool {
+        matches!(self.scorer.as_str(), "stats" | "metrics" | "sampling")
+    }
+
     /// `group/scorer[variant]/metric`, for messages and test output.
     pub fn label(&self) -> String {
         let mut s = String::new();
@@ -194,6 +201,20 @@ impl Headline {
 }
 
 impl EvalLogRun {
+    /// The run's status when it says the run did not finish, so its samples may be incomplete:
+    /// Inspect's `started`, `cancelled` or `error`; an OpenAI Evals file without its
+    /// `final_report`; a HELM run folder without its stats. `None` for a finished run (a
+    /// promptfoo export with provider errors is finished: its errors are counted on their own).
+    pub fn unfinished_status(&self) -> Option<&str> {
+        let st = self.status.as_deref()?;
+        let finished = match self.tool {
+            Tool::InspectAi => st == "success",
+            Tool::OpenaiEvals | Tool::Helm | Tool::LmEvaluationHarness => st == "complete",
+            Tool::Promptfoo => true,
+        };
+        (!finished).then_some(st)
+    }
+
     /// Gives every recorded number that was not recomputed a reason (its reader's note, else
     /// [`NOT_RECOMPUTED`]); a run with no samples says so in each.
     pub fn explain_not_recomputed(&mut self) {

@@ -213,12 +213,13 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
         .collect();
     let mut recorded = Vec::new();
     let mut headlines = Vec::new();
-    let report_obj = report.as_ref().and_then(|(_, r)| r.as_object());
-    for (k, v) in report_obj.into_iter().flatten() {
-        let value = finite(v);
-        if !(v.is_number() || v.is_null() || json::non_finite(v).is_some()) {
-            continue;
-        }
+    // Every number of the report, nested ones by their dotted path (`a.b`).
+    let report_numbers = report
+        .as_ref()
+        .map(|(_, r)| super::leaves::numeric_leaves(r))
+        .unwrap_or_default();
+    for (k, value) in &report_numbers {
+        let (k, value) = (k.as_str(), *value);
         let from_metrics = metrics_scores(k);
         let (key, recomputed, n) = if !from_metrics.is_empty() {
             let n = from_metrics.len();
@@ -254,11 +255,25 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
                 }
             }
         } else {
-            // boostrap_std (random), eval-specific numbers: recorded only.
+            // boostrap_std (random), eval-specific numbers: shown, not recomputed.
+            let key = key("final_report", k);
             recorded.push(RecordedMetric {
-                key: key("final_report", k),
+                key: key.clone(),
                 value,
                 stderr: None,
+            });
+            headlines.push(Headline {
+                key,
+                recorded: value,
+                recomputed: None,
+                n: 0,
+                note: Some(if k == "boostrap_std" {
+                    "a bootstrap over an unseeded random resampling (evals' Match): it cannot be \
+                     reproduced"
+                        .into()
+                } else {
+                    "an eval-specific number: the eval's own code defines it".into()
+                }),
             });
             continue;
         };

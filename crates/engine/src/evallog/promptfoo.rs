@@ -38,6 +38,7 @@ use super::model::{
     EvalLogRun, Headline, MetricKey, RecordedMetric, RecordedValue, Sample, SampleKey, ScoreEntry,
     Tokens, Tool,
 };
+use super::promptfoo_counts::{self as counts, Counts, RowCounts};
 use crate::diag::Diagnostic;
 use crate::input::InputFile;
 
@@ -68,6 +69,8 @@ struct Row {
     cost: Option<f64>,
     /// namedScores[m] × its weight.
     named: Vec<(String, f64)>,
+    /// What the row adds to the export's other numbers ([`super::promptfoo_counts`]).
+    counts: RowCounts,
 }
 
 /// Reads a `promptfoo eval -o x.json` export.
@@ -127,7 +130,7 @@ pub fn read_json(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<
         .enumerate()
         .map(|(i, r)| (format!("{path}#results.results[{i}]"), 0, r))
         .collect();
-    let mut run = lower(path, read_rows, declared, &mut diags);
+    let (mut run, all_counts) = lower(path, read_rows, declared, &mut diags);
     let meta = top.get("metadata");
     run.tool_version = meta
         .and_then(|m| m.get("promptfooVersion"))
@@ -169,6 +172,12 @@ pub fn read_json(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<
         if let Some(h) = run.headlines.iter_mut().find(|h| h.key == key) {
             h.recorded = rate;
         }
+        // Every other number of `stats`, recomputed from the rows.
+        counts::push(
+            all_counts.stats_headlines(stats),
+            &mut run.recorded,
+            &mut run.headlines,
+        );
     }
     Ok((run, diags))
 }
@@ -190,7 +199,7 @@ pub fn read_jsonl(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec
         return Err(diags);
     }
     let rows = rows.iter().map(|(s, l, v)| (s.clone(), *l, v)).collect();
-    let run = lower(path, rows, Vec::new(), &mut diags);
+    let (run, _) = lower(path, rows, Vec::new(), &mut diags);
     Ok((run, diags))
 }
 
@@ -376,10 +385,20 @@ fn read_row(path: &str, source: String, line: u32, r: &Value) -> Result<Row, Dia
         .and_then(finite)
         .or_else(|| response?.get("cost").and_then(finite));
     let mut metadata = BTreeMap::new();
-    for k in ["testIdx", "promptIdx", "provider", "failureReason", "vars"] {
+    for k in ["testIdx", "promptIdx", "provider", "vars"] {
         if let Some(v) = r.get(k) {
             metadata.insert(k.to_string(), compact(v));
         }
+    }
+    // `failureReason` in words (promptfoo's `ResultFailureReason`), not its code.
+    if let Some(v) = r.get("failureReason") {
+        let words = match uint(v) {
+            Some(0) => "none".to_string(),
+            Some(1) => "assertion failed".to_string(),
+            Some(FAILURE_ERROR) => "provider error".to_string(),
+            _ => compact(v),
+        };
+        metadata.insert("failureReason".into(), compact(&Value::String(words)));
     }
     if let Some(d) = r
         .get("testCase")
@@ -397,6 +416,7 @@ fn read_row(path: &str, source: String, line: u32, r: &Value) -> Result<Row, Dia
         score,
         cost,
         named,
+        counts: RowCounts::of(r),
         sample: Sample {
             key: SampleKey::Promptfoo {
                 test,
@@ -454,13 +474,14 @@ impl Tally {
     }
 }
 
-/// The rows as samples, the columns, and the recomputed headlines beside the recorded ones.
+/// The rows as samples, the columns, and the recomputed headlines beside the recorded ones;
+/// with the whole eval's counts for `results.stats`.
 fn lower(
     path: &str,
     rows: Vec<(String, u32, &Value)>,
     declared: Vec<Column>,
     diags: &mut Vec<Diagnostic>,
-) -> EvalLogRun {
+) -> (EvalLogRun, Counts) {
     let mut read: Vec<Row> = Vec::new();
     // Column labels the rows give (v2 exports and JSONL have no `results.prompts`).
     let mut seen_columns: BTreeMap<i64, Column> = BTreeMap::new();
@@ -569,9 +590,16 @@ fn lower(
 
     let mut all = Tally::default();
     let mut per: BTreeMap<i64, Tally> = BTreeMap::new();
+    let mut all_counts = Counts::default();
+    let mut per_counts: BTreeMap<i64, Counts> = BTreeMap::new();
     for r in &kept {
         all.add(r);
         per.entry(r.prompt_idx).or_default().add(r);
+        all_counts.add(r.success, r.is_error, &r.counts);
+        per_counts
+            .entry(r.prompt_idx)
+            .or_default()
+            .add(r.success, r.is_error, &r.counts);
     }
     let mut recorded = Vec::new();
     let mut headlines = vec![Headline {
@@ -630,13 +658,26 @@ fn lower(
                     stderr: None,
                 });
             }
+            // A sum over no row read is not a recomputation of the recorded one.
+            let none_read = t.n == 0;
             headlines.push(Headline {
                 key,
                 recorded: recorded_value,
-                recomputed,
+                recomputed: recomputed.filter(|_| !none_read),
                 n: t.n,
-                note: None,
+                note: none_read.then(|| counts::NO_ROWS.to_string()),
             });
+        }
+        if let Some(m) = m {
+            let none = Counts::default();
+            counts::push(
+                per_counts
+                    .get(i)
+                    .unwrap_or(&none)
+                    .column_headlines(&c.label, m),
+                &mut recorded,
+                &mut headlines,
+            );
         }
     }
     let n_errors = kept.iter().filter(|r| r.is_error).count();
@@ -647,7 +688,7 @@ fn lower(
         }
     }
     let model = (!providers.is_empty()).then(|| providers.join(", "));
-    EvalLogRun {
+    let run = EvalLogRun {
         tool: Tool::Promptfoo,
         tool_version: None,
         format_version: None,
@@ -670,7 +711,8 @@ fn lower(
         headlines,
         primary: Some(pass_rate_key(String::new())),
         samples: kept.into_iter().map(|r| r.sample).collect(),
-    }
+    };
+    (run, all_counts)
 }
 
 #[cfg(test)]

@@ -23,7 +23,7 @@ use crate::accounting::{FileStatus, InputFileReport, LoadError};
 use crate::diag::Diagnostic;
 use crate::headline::{Metric, Shown};
 use crate::input::RunInput;
-use crate::run_meta::RunMeta;
+use crate::run_meta::{plural, RunMeta};
 
 use super::model::{EvalLogRun, Headline, MetricKey, Sample, SampleKey, Tool};
 use super::rescore::{EvalLogOptions, Rescorer};
@@ -88,7 +88,8 @@ pub fn read_log(input: &RunInput) -> Result<LoadedLog, LoadError> {
 
 /// A folder of several logs as one input per log (an Inspect log, a promptfoo export or an
 /// OpenAI Evals record file alone; an lm-eval results file with its samples files; a HELM run
-/// folder), named `folder/file`; files of no log go with the first. One log (or none) gives
+/// folder), named `folder/file`; a file of no log goes with the log of its own folder (the
+/// first log when none shares a folder with it). One log (or none) gives
 /// `input` back whole.
 pub fn split_logs(input: RunInput) -> Vec<RunInput> {
     use super::sniff::EvalLogFileKind as K;
@@ -138,9 +139,21 @@ pub fn split_logs(input: RunInput) -> Vec<RunInput> {
             }
         }
     }
+    // A file of no log goes with the log of its own folder (the nearest; the first on a tie),
+    // so each log of a folder of folders lists its own folder's other files.
     let rest: Vec<usize> = (0..input.files.len()).filter(|i| !claimed[*i]).collect();
-    if let Some(first) = groups.first_mut() {
-        first.extend(rest);
+    for i in rest {
+        let path = input.files.get(i).map_or("", |f| f.path.as_str());
+        let to = crate::input::nearest_group(
+            path,
+            groups.iter().map(|g| {
+                g.iter()
+                    .filter_map(|&j| input.files.get(j).map(|f| f.path.as_str()))
+            }),
+        );
+        if let Some(g) = groups.get_mut(to) {
+            g.push(i);
+        }
     }
     let name = input.name;
     let mut files: Vec<Option<crate::input::InputFile>> =
@@ -322,9 +335,23 @@ fn in_slice(sample: &Sample, key: &MetricKey) -> bool {
     }
 }
 
+/// Whether an errored sample keeps the verdict the tool recorded for it: OpenAI Evals records a
+/// `match` event beside an `error` event and counts it in its accuracy (issue 16's contract);
+/// the other tools' errored samples have no verdict.
+fn errored_keeps_verdict(sample: &Sample) -> bool {
+    matches!(sample.key, SampleKey::OpenaiEvals { .. })
+}
+
+/// Whether the tool's headline counts an errored sample as a wrong one: promptfoo's pass rate is
+/// `successes / (successes + failures + errors)`; evalboard's accuracy counts only the samples
+/// with a verdict.
+fn tool_counts_errored_as_wrong(tool: Tool) -> bool {
+    tool == Tool::Promptfoo
+}
+
 /// The reading of `key`'s score in `sample`: Inspect names a score `scorer` or `scorer:key`.
 fn reading_of(sample: &Sample, key: &MetricKey) -> Option<f64> {
-    if sample.error.is_some() {
+    if sample.error.is_some() && !errored_keeps_verdict(sample) {
         return None;
     }
     sample
@@ -519,6 +546,75 @@ impl ScoredLog {
         format!("{n} sample{}", if n == 1 { "" } else { "s" })
     }
 
+    /// How evalboard's accuracy and the tool's own headline count the samples, in words, when
+    /// they count them differently: the tool counts errored samples as wrong (promptfoo's pass
+    /// rate) while they have no verdict here. `None` when both count the same samples (or under
+    /// a re-scorer, [`ScoredLog::rescored_words`]).
+    pub fn accuracy_words(&self) -> Option<String> {
+        if self.rescored.is_some() || !tool_counts_errored_as_wrong(self.log.run.tool) {
+            return None;
+        }
+        let key = self.verdict_by.as_ref()?;
+        let errored = self
+            .items
+            .iter()
+            .filter(|i| i.correct.is_none())
+            .filter(|i| {
+                self.log
+                    .run
+                    .samples
+                    .get(i.sample)
+                    .is_some_and(|s| s.error.is_some())
+            })
+            .count();
+        if errored == 0 {
+            return None;
+        }
+        let t = Tally::of(&self.items);
+        let all = t.judged + errored;
+        Some(format!(
+            "Accuracy counts the {} with a verdict: {} correct of {} ({}); the {} errored {} \
+             no verdict. {}'s {} counts errored samples as wrong: {} of {} ({}).",
+            plural(t.judged, "sample", "samples"),
+            t.correct,
+            t.judged,
+            percent(t.correct, t.judged),
+            errored,
+            if errored == 1 {
+                "sample has"
+            } else {
+                "samples have"
+            },
+            self.log.run.tool.label(),
+            key.label(),
+            t.correct,
+            all,
+            percent(t.correct, all),
+        ))
+    }
+
+    /// Under a re-scorer that could not judge some of its items (no output, no usable target,
+    /// an error), how many, in words: its accuracy is over the others. `None` as recorded, or
+    /// when it judged every item.
+    pub fn rescored_words(&self) -> Option<String> {
+        let r = self.rescored.as_ref()?;
+        let t = Tally::of(&r.items);
+        let not = r.items.len() - t.judged;
+        (not > 0).then(|| {
+            format!(
+                "{} re-scored {} of {} samples: {} could not be (no output, no usable target or \
+                 an error) and {} out of its accuracy ({} correct of {}).",
+                r.id,
+                t.judged,
+                r.items.len(),
+                not,
+                if not == 1 { "is" } else { "are" },
+                t.correct,
+                t.judged
+            )
+        })
+    }
+
     /// Samples that errored.
     pub fn n_errors(&self) -> usize {
         self.log
@@ -527,6 +623,15 @@ impl ScoredLog {
             .iter()
             .filter(|s| s.error.is_some())
             .count()
+    }
+}
+
+/// `num / den` as a percentage with one decimal (`—` for nothing).
+fn percent(num: usize, den: usize) -> String {
+    if den == 0 {
+        "—".into()
+    } else {
+        format!("{:.1}%", 100.0 * num as f64 / den as f64)
     }
 }
 

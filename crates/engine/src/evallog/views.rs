@@ -39,13 +39,33 @@ pub fn mean_stderr(xs: &[f64]) -> (Option<f64>, Option<f64>, Option<(f64, f64)>)
     (Some(mean), Some(se), Some(ci))
 }
 
-/// Every score's summary, in the order the scores first appear.
+/// The name a score is summarised under: per slice where the tool reports it per slice, so no
+/// summary pools what the tool keeps apart — lm-eval `task/metric[filter]` (its rows are per
+/// task, document and filter), promptfoo `column/score` (a column is a prompt × provider);
+/// else the score's own name.
+fn summary_name(s: &Sample, score: &str) -> String {
+    match &s.key {
+        SampleKey::LmEval { task, filter, .. } => format!("{task}/{score}[{filter}]"),
+        SampleKey::Promptfoo { .. } => match s
+            .metadata
+            .get("column")
+            .and_then(|c| serde_json::from_str::<String>(c).ok())
+        {
+            Some(column) => format!("{column}/{score}"),
+            None => score.to_string(),
+        },
+        _ => score.to_string(),
+    }
+}
+
+/// Every score's summary, in the order the scores first appear; per slice where the tool reports
+/// per slice (lm-eval `task/metric[filter]`, promptfoo `column/score`).
 pub fn score_summaries(run: &EvalLogRun) -> Vec<ScoreSummary> {
     let mut order: Vec<String> = Vec::new();
     let mut by: HashMap<String, (u64, Vec<f64>)> = HashMap::new();
     for s in &run.samples {
         for e in &s.scores {
-            let name = e.score_name().to_string();
+            let name = summary_name(s, e.score_name());
             let slot = by.entry(name.clone()).or_insert_with(|| {
                 order.push(name);
                 (0, Vec::new())
@@ -209,6 +229,24 @@ pub fn fields_of(s: &Sample) -> Vec<(String, String)> {
 /// Most distinct values a field may have to be offered as a breakdown.
 pub const MAX_GROUPS: usize = 50;
 
+/// Whether a field is the verdict itself, or derived from it (promptfoo's `failureReason`: no
+/// failure, a failed assertion, a provider error): grouping the verdict by it is circular, so it
+/// is never a breakdown (nor Compare's slice).
+fn is_verdict_field(field: &str) -> bool {
+    matches!(
+        field.to_ascii_lowercase().as_str(),
+        "failurereason"
+            | "success"
+            | "pass"
+            | "passed"
+            | "correct"
+            | "is_correct"
+            | "verdict"
+            | "score"
+            | "grade"
+    )
+}
+
 /// Whether a field is an identity, not a grouping: named an id or a hash.
 fn is_identity(field: &str) -> bool {
     let f = field.to_ascii_lowercase();
@@ -245,7 +283,7 @@ pub fn breakdown_fields(run: &EvalLogRun) -> Vec<String> {
     let n = run.samples.len();
     order
         .into_iter()
-        .filter(|k| !is_identity(k) && !ruled_out.contains(k))
+        .filter(|k| !is_identity(k) && !is_verdict_field(k) && !ruled_out.contains(k))
         .filter(|k| {
             values.get(k).is_some_and(|set| {
                 (2..=MAX_GROUPS).contains(&set.len()) && (set.len() < n || n <= 3)

@@ -222,10 +222,36 @@ fn promptfoo_generated_export_and_jsonl() {
     assert_eq!(run.tool_version.as_deref(), Some("0.121.20"));
     assert_eq!(run.format_version, Some(3));
     assert_eq!(run.samples.len(), 32);
-    // The pass rate and, per column, its pass rate, score, cost and four named metrics.
-    assert_eq!(check_headlines(run).len(), 1 + 4 * 7);
+    // The pass rate and, per column, its pass rate, score, cost and four named metrics; every
+    // other number of `stats` (but its two durations) and of each column's `metrics` (issue 28
+    // class 4): 3 counts + 20 token fields (5 counts, 5 completion details, each again for the
+    // graders), and per column 6 counts, 20 token fields, 4 named score counts and 4 weights.
+    assert_eq!(check_headlines(run).len(), 1 + 4 * 7 + 23 + 4 * 34);
     let h = headline(run, "pass/pass_rate");
     assert_eq!((h.recorded, h.recomputed, h.n), (Some(0.5), Some(0.5), 32));
+    for (label, want) in [
+        ("stats/successes", 16.0),
+        ("stats/failures", 8.0),
+        ("stats/errors", 8.0),
+        ("stats/tokenUsage.prompt", 1392.0),
+        // Every row is a request, the 8 provider errors too.
+        ("stats/tokenUsage.numRequests", 32.0),
+        ("toy-bad: chatty/metrics/testErrorCount", 2.0),
+        ("toy-good: terse/metrics/assertPassCount", 14.0),
+        ("toy-good: terse/metrics/totalLatencyMs", 32.0),
+        ("toy-good: terse/metrics/namedScoresCount.numeric", 2.0),
+        ("toy-good: terse/metrics/namedScoreWeights.numeric", 4.0),
+    ] {
+        let h = headline(run, label);
+        assert_eq!(
+            (h.recorded, h.recomputed),
+            (Some(want), Some(want)),
+            "{label}"
+        );
+    }
+    let h = headline(run, "stats/durationMs");
+    assert_eq!((h.recorded, h.recomputed), (Some(397.0), None));
+    assert!(h.note.as_deref().unwrap().contains("wall-clock"));
     let h = headline(run, "toy-bad: chatty/numeric/sum");
     assert_eq!(h.recomputed, Some(4.0));
     assert_eq!(run.model.as_deref(), Some("toy-good, toy-bad"));
@@ -266,7 +292,12 @@ fn promptfoo_generated_export_and_jsonl() {
     no_errors(&jl);
     let jrun = &jl.runs[0];
     assert_eq!(keys(jrun), k);
-    for h in &run.headlines {
+    // (`stats` and the columns' `metrics` are recorded numbers only an export holds.)
+    for h in run
+        .headlines
+        .iter()
+        .filter(|h| !["stats", "metrics"].contains(&h.key.scorer.as_str()))
+    {
         assert_eq!(headline(jrun, &h.key.label()).recomputed, h.recomputed);
     }
     assert!(jrun.recorded.is_empty());
@@ -280,7 +311,11 @@ fn promptfoo_real_export() {
     no_errors(&read);
     let run = &read.runs[0];
     assert_eq!(run.samples.len(), 4);
-    assert_eq!(check_headlines(run).len(), 1 + 2 * 3);
+    // The pass rate, per column its pass rate, score and cost; `stats` (3 counts, 16 token
+    // fields, the graders' included) and per column 6 counts and 16 token fields.
+    assert_eq!(check_headlines(run).len(), 1 + 2 * 3 + 19 + 2 * 22);
+    let h = headline(run, "stats/tokenUsage.assertions.total");
+    assert_eq!((h.recorded, h.recomputed), (Some(989.0), Some(989.0)));
     // Reasoning tokens add up to the export's stats; every row is priced.
     let reasoning: u64 = run.samples.iter().filter_map(|s| s.tokens.reasoning).sum();
     assert_eq!(reasoning, 576);
@@ -684,6 +719,99 @@ fn split_logs_keeps_a_helm_folder_together() {
         "{:?}",
         pieces.iter().map(|p| &p.name).collect::<Vec<_>>()
     );
+}
+
+/// Issue 28, class 9: several folders of logs dropped at once (a folder of folders) are one run
+/// per log, and each lists its own folder's other files and broken logs in its Load report —
+/// never all of them on the first run's.
+#[test]
+fn a_folder_of_folders_keeps_each_folders_files_with_its_own_log() {
+    use evalboard_engine::family::Family;
+    use evalboard_engine::run::{self, ReadOptions};
+    let mut files = Vec::new();
+    for (case, prefix) in [
+        ("ok/promptfoo_export", "a/"),
+        ("ok/openai_evals_fuzzy", "b/"),
+    ] {
+        for (p, b) in read_folder(&fixture(&format!("evallog/{case}/input"))) {
+            files.push(InputFile::new(format!("{prefix}{p}"), b));
+        }
+    }
+    files.push(InputFile::new("a/notes.txt", "about a"));
+    files.push(InputFile::new("b/notes.txt", "about b"));
+    files.push(InputFile::new("b/broken.eval", b"PK\x03\x04 cut".to_vec()));
+    let runs = run::read_parts(
+        Family::EvalLog,
+        evalboard_engine::RunInput::new("drop", files),
+        None,
+        ReadOptions::default(),
+    )
+    .expect("readable logs");
+    let listed: Vec<Vec<String>> = runs
+        .iter()
+        .map(|r| {
+            let run::ReadRun::EvalLog(l) = r else {
+                panic!("an eval log")
+            };
+            let mut p: Vec<String> = l.files.iter().map(|f| f.path.clone()).collect();
+            p.sort();
+            p
+        })
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            vec!["a/notes.txt", "a/sample-export.json"],
+            vec!["b/arith-fuzzy.jsonl", "b/broken.eval", "b/notes.txt"],
+        ],
+        "{listed:?}"
+    );
+}
+
+/// Issue 28, class 9: what a first look shows is in words and never circular — promptfoo's
+/// `failureReason` in words and never a breakdown; scores summarised per slice (an lm-eval
+/// score per task and filter, never pooled over filters); a finished run is not warned about.
+#[test]
+fn tool_metadata_in_words_and_no_circular_or_pooled_views() {
+    use evalboard_engine::evallog::views::{breakdown_fields, score_summaries};
+    let dir = fixture("evallog/ok/promptfoo_errors/input");
+    let files: Vec<InputFile> = read_folder(&dir)
+        .into_iter()
+        .map(|(p, b)| InputFile::new(p, b))
+        .collect();
+    let run = &evallog::read(&files).unwrap().runs[0];
+    let reasons: std::collections::BTreeSet<&str> = run
+        .samples
+        .iter()
+        .filter_map(|s| s.metadata.get("failureReason").map(String::as_str))
+        .collect();
+    assert_eq!(
+        reasons.into_iter().collect::<Vec<_>>(),
+        [r#""assertion failed""#, r#""none""#, r#""provider error""#]
+    );
+    assert!(!breakdown_fields(run).iter().any(|f| f == "failureReason"));
+    assert_eq!(run.unfinished_status(), None, "{:?}", run.status);
+    let names: Vec<String> = score_summaries(run).into_iter().map(|x| x.name).collect();
+    assert!(
+        names.contains(&"toy-bad: chatty/pass".to_string()),
+        "{names:?}"
+    );
+
+    let dir = fixture("evallog/runs/lm_eval_baseline");
+    let files: Vec<InputFile> = read_folder(&dir)
+        .into_iter()
+        .map(|(p, b)| InputFile::new(p, b))
+        .collect();
+    let run = &evallog::read(&files).unwrap().runs[0];
+    let sums = score_summaries(run);
+    let gen = sums
+        .iter()
+        .find(|x| x.name == "arith_gen/exact_match[strict-match]")
+        .expect("per task and filter");
+    // 5 documents under that filter: the same n and mean as the number lm-eval records.
+    assert_eq!((gen.n, gen.mean), (5, Some(0.6)));
+    assert!(!sums.iter().any(|x| x.name == "exact_match"));
+    assert_eq!(run.created.as_deref(), Some("2026-11-25 20:38:20 UTC"));
 }
 
 /// Cut anywhere, the three readers give a run or diagnostics, never a panic.

@@ -49,6 +49,12 @@ pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredLog, o: &HtmlOptio
             ),
         );
     }
+    for words in [s.accuracy_words(), s.rescored_words()]
+        .into_iter()
+        .flatten()
+    {
+        p(out, "eb-muted", &words);
+    }
     let run = &s.log.run;
     let recorded_by = s
         .verdict_by
