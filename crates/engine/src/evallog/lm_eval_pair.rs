@@ -472,11 +472,12 @@ pub fn pair<'a>(results: &[&'a InputFile], samples: &[&'a InputFile]) -> Pairing
         }
         let Some(info) = infos.get(ri) else { continue };
         let record = info.tasks.get(&task).cloned().unwrap_or_default();
-        let (keep, by) = best_samples(&mut claimants, info, &record, samples, &mut facts);
-        let Some(keep_file) = samples.get(keep) else {
+        claimants.sort_unstable();
+        let (kept, by) = best_samples(&claimants, info, &record, samples, &mut facts);
+        let Some(kept_file) = samples.get(kept) else {
             continue;
         };
-        for si in claimants.iter().copied().filter(|&si| si != keep) {
+        for si in claimants.iter().copied().filter(|&si| si != kept) {
             if let Some(c) = chosen.get_mut(si) {
                 *c = None;
             }
@@ -485,15 +486,15 @@ pub fn pair<'a>(results: &[&'a InputFile], samples: &[&'a InputFile]) -> Pairing
                 format!(
                     "lm-eval samples of task {task}: another samples file of this task is read \
                      with {} ({}, chosen by {by})",
-                    info.file.path, keep_file.path
+                    info.file.path, kept_file.path
                 ),
                 Some(ri),
             ));
         }
-        if let Some(Some((_, _, how))) = chosen.get_mut(keep) {
+        if let Some(Some((_, _, how))) = chosen.get_mut(kept) {
             let others: Vec<&str> = claimants
                 .iter()
-                .filter(|&&si| si != keep)
+                .filter(|&&si| si != kept)
                 .filter_map(|&si| samples.get(si).map(|f| f.path.as_str()))
                 .collect();
             *how += &format!(
@@ -732,9 +733,40 @@ fn no_match(named: &NamedTask, lazy: &mut Lazy) -> String {
     }
 }
 
+/// A step of a tie-break: its words for the load report, and which of the candidates left
+/// pass it.
+type Step<'s> = (String, Box<dyn Fn(&[usize]) -> Vec<usize> + 's>);
+
+/// A [`Step`] keeping the candidates `keep` accepts.
+fn keep<'s>(words: impl Into<String>, keep: impl Fn(usize) -> bool + 's) -> Step<'s> {
+    let step = move |left: &[usize]| left.iter().copied().filter(|&i| keep(i)).collect();
+    (words.into(), Box::new(step))
+}
+
+/// The candidate the steps leave, taken in turn (a step keeping none is passed over, one
+/// keeping several narrows the field), with the words of the step that decided; else the first
+/// of those left (candidates are indices in input order, so: path order).
+fn decide(candidates: &[usize], steps: &[Step]) -> (usize, String) {
+    let mut left = candidates.to_vec();
+    left.sort_unstable();
+    for (words, step) in steps {
+        let kept = step(&left);
+        if let [one] = kept[..] {
+            return (one, words.clone());
+        }
+        if !kept.is_empty() {
+            left = kept;
+        }
+    }
+    (
+        left.first().copied().unwrap_or(0),
+        "path order (nothing else tells them apart)".into(),
+    )
+}
+
 /// Of several results files recording a samples file's task, the one it goes with, and the
-/// step that told them apart: `task_hashes`, the date id in both names, the same folder, the
-/// nearest folder, else path order.
+/// step that told them apart: `task_hashes`, the date id in both names (else: not another
+/// date), the same folder, the nearest folder, else path order.
 fn break_tie(
     s: &InputFile,
     infos: &[ResultsInfo],
@@ -743,40 +775,10 @@ fn break_tie(
     lazy: &mut Lazy,
 ) -> (usize, String) {
     let info = |ri: usize| infos.get(ri);
-    let facts_hash = lazy.get().hash.clone();
+    let hash = lazy.get().hash.clone();
     let date = date_id(s);
     let dir = dir_of(&s.path);
-    type Step<'s> = (String, Box<dyn Fn(usize) -> bool + 's>);
-    let steps: Vec<Step> = vec![
-        (
-            "its task_hashes (these rows' hash)".into(),
-            Box::new(|ri| {
-                facts_hash.is_some()
-                    && info(ri)
-                        .and_then(|i| i.tasks.get(&task_of(ri)))
-                        .is_some_and(|t| t.hash == facts_hash)
-            }),
-        ),
-        (
-            format!("the date in both names ({})", date.unwrap_or_default()),
-            Box::new(|ri| date.is_some() && info(ri).is_some_and(|i| i.date == date)),
-        ),
-        (
-            "its folder".into(),
-            Box::new(|ri| info(ri).is_some_and(|i| dir_of(&i.file.path) == dir)),
-        ),
-    ];
-    let mut left: Vec<usize> = results.to_vec();
-    for (words, keep) in &steps {
-        let kept: Vec<usize> = left.iter().copied().filter(|&ri| keep(ri)).collect();
-        if kept.len() == 1 {
-            return (kept.first().copied().unwrap_or(0), words.clone());
-        }
-        if !kept.is_empty() {
-            left = kept;
-        }
-    }
-    // The nearest folder: the longest run of leading folders shared with the samples file.
+    // Leading folders shared with the samples file.
     let shared = |ri: usize| {
         info(ri).map_or(0, |i| {
             dir_of(&i.file.path)
@@ -786,72 +788,72 @@ fn break_tie(
                 .count()
         })
     };
-    let best = left.iter().map(|&ri| shared(ri)).max().unwrap_or(0);
-    let nearest: Vec<usize> = left
-        .iter()
-        .copied()
-        .filter(|&ri| shared(ri) == best)
-        .collect();
-    if let [one] = nearest[..] {
-        return (one, "the nearest folder".into());
-    }
-    (
-        nearest.first().copied().unwrap_or(0),
-        "path order (nothing else tells them apart)".into(),
-    )
+    let steps = [
+        keep("its task_hashes (these rows' hash)", |ri| {
+            hash.is_some()
+                && info(ri)
+                    .and_then(|i| i.tasks.get(&task_of(ri)))
+                    .is_some_and(|t| t.hash == hash)
+        }),
+        keep(
+            format!("the date in both names ({})", date.unwrap_or_default()),
+            |ri| date.is_some() && info(ri).is_some_and(|i| i.date == date),
+        ),
+        keep(
+            "the dates in the names (the others' are not its own)",
+            |ri| date.is_some() && info(ri).is_some_and(|i| i.date.is_none()),
+        ),
+        keep("its folder", |ri| {
+            info(ri).is_some_and(|i| dir_of(&i.file.path) == dir)
+        }),
+        (
+            "the nearest folder".into(),
+            Box::new(|left: &[usize]| {
+                let best = left.iter().map(|&ri| shared(ri)).max().unwrap_or(0);
+                left.iter()
+                    .copied()
+                    .filter(|&ri| shared(ri) == best)
+                    .collect()
+            }),
+        ),
+    ];
+    decide(results, &steps)
 }
 
 /// Of several samples files matched to one task of a results file, the one read, and why:
 /// `task_hashes`, the results file's date id in its name, its folder, else path order.
 fn best_samples(
-    claimants: &mut [usize],
+    claimants: &[usize],
     info: &ResultsInfo,
     record: &TaskRecord,
     samples: &[&InputFile],
     facts: &mut [Lazy],
 ) -> (usize, String) {
-    claimants.sort_unstable();
-    let first = claimants.first().copied().unwrap_or(0);
-    if record.hash.is_some() {
-        let hashed: Vec<usize> = claimants
-            .iter()
-            .copied()
-            .filter(|&si| {
-                facts
-                    .get_mut(si)
-                    .is_some_and(|l| l.get().hash == record.hash)
-            })
-            .collect();
-        if let [one] = hashed[..] {
-            return (one, "its task_hashes (these rows' hash)".into());
-        }
-    }
-    let dated: Vec<usize> = claimants
+    // The rows' hashes, read only when the results file records one to compare with.
+    let hashes: Vec<(usize, Option<String>)> = claimants
         .iter()
-        .copied()
-        .filter(|&si| {
-            info.date.is_some() && samples.get(si).is_some_and(|f| date_id(f) == info.date)
+        .map(|&si| {
+            let h = record
+                .hash
+                .as_ref()
+                .and_then(|_| facts.get_mut(si).and_then(|l| l.get().hash.clone()));
+            (si, h)
         })
         .collect();
-    if let [one] = dated[..] {
-        return (
-            one,
+    let sample = |si: usize| samples.get(si);
+    let steps = [
+        keep("its task_hashes (these rows' hash)", |si| {
+            record.hash.is_some() && hashes.iter().any(|(i, h)| *i == si && *h == record.hash)
+        }),
+        keep(
             format!("the date in both names ({})", info.date.unwrap_or_default()),
-        );
-    }
-    let near: Vec<usize> = claimants
-        .iter()
-        .copied()
-        .filter(|&si| {
-            samples
-                .get(si)
-                .is_some_and(|f| dir_of(&f.path) == dir_of(&info.file.path))
-        })
-        .collect();
-    if let [one] = near[..] {
-        return (one, "its folder".into());
-    }
-    (first, "path order (nothing else tells them apart)".into())
+            |si| info.date.is_some() && sample(si).is_some_and(|f| date_id(f) == info.date),
+        ),
+        keep("its folder", |si| {
+            sample(si).is_some_and(|f| dir_of(&f.path) == dir_of(&info.file.path))
+        }),
+    ];
+    decide(claimants, &steps)
 }
 
 #[cfg(test)]
