@@ -16,9 +16,9 @@
 //!    `<metric>,<filter>` keys hold every metric and filter of the rows and whose document count
 //!    (`n-samples` `effective`, or `sample_len`) is theirs;
 //! 3. the samples file goes with the results file that records its task. Where several do, the
-//!    tie is broken by, in turn: `task_hashes` (content), the date id both names carry, the same
-//!    folder, the nearest folder, the path order, and the load report says which and who else
-//!    claimed the task. One samples file is read per task of a results file (the others are
+//!    tie is broken by, in turn: the date id both names carry (the harness names one run's files
+//!    with one), `task_hashes` (content), no other date in the name, the same folder, the nearest
+//!    folder, the path order, and the load report says which and who else claimed the task. One samples file is read per task of a results file (the others are
 //!    skipped, named). A samples file no results file records the task of is paired by file name
 //!    only with the results file of the same folder and date id, if there is one (and it says
 //!    so), else skipped with the reason.
@@ -765,8 +765,9 @@ fn decide(candidates: &[usize], steps: &[Step]) -> (usize, String) {
 }
 
 /// Of several results files recording a samples file's task, the one it goes with, and the
-/// step that told them apart: `task_hashes`, the date id in both names (else: not another
-/// date), the same folder, the nearest folder, else path order.
+/// step that told them apart: the date id both names carry (the harness names a run's files with
+/// one), `task_hashes` (the rows' hash: read only if it comes to that), not a date other than
+/// its own, the same folder, the nearest folder, else path order.
 fn break_tie(
     s: &InputFile,
     infos: &[ResultsInfo],
@@ -775,7 +776,8 @@ fn break_tie(
     lazy: &mut Lazy,
 ) -> (usize, String) {
     let info = |ri: usize| infos.get(ri);
-    let hash = lazy.get().hash.clone();
+    let lazy = std::cell::RefCell::new(lazy);
+    let rows_hash = || lazy.borrow_mut().get().hash.clone();
     let date = date_id(s);
     let dir = dir_of(&s.path);
     // Leading folders shared with the samples file.
@@ -789,16 +791,16 @@ fn break_tie(
         })
     };
     let steps = [
-        keep("its task_hashes (these rows' hash)", |ri| {
-            hash.is_some()
-                && info(ri)
-                    .and_then(|i| i.tasks.get(&task_of(ri)))
-                    .is_some_and(|t| t.hash == hash)
-        }),
         keep(
             format!("the date in both names ({})", date.unwrap_or_default()),
             |ri| date.is_some() && info(ri).is_some_and(|i| i.date == date),
         ),
+        keep("its task_hashes (these rows' hash)", |ri| {
+            info(ri)
+                .and_then(|i| i.tasks.get(&task_of(ri)))
+                .and_then(|t| t.hash.as_ref())
+                .is_some_and(|h| rows_hash().as_ref() == Some(h))
+        }),
         keep(
             "the dates in the names (the others' are not its own)",
             |ri| date.is_some() && info(ri).is_some_and(|i| i.date.is_none()),
@@ -820,8 +822,9 @@ fn break_tie(
     decide(results, &steps)
 }
 
-/// Of several samples files matched to one task of a results file, the one read, and why:
-/// `task_hashes`, the results file's date id in its name, its folder, else path order.
+/// Of several samples files matched to one task of a results file, the one read, and why: the
+/// results file's date id in its name, `task_hashes` (the rows read only if it comes to that),
+/// its folder, else path order.
 fn best_samples(
     claimants: &[usize],
     info: &ResultsInfo,
@@ -829,26 +832,22 @@ fn best_samples(
     samples: &[&InputFile],
     facts: &mut [Lazy],
 ) -> (usize, String) {
-    // The rows' hashes, read only when the results file records one to compare with.
-    let hashes: Vec<(usize, Option<String>)> = claimants
-        .iter()
-        .map(|&si| {
-            let h = record
-                .hash
-                .as_ref()
-                .and_then(|_| facts.get_mut(si).and_then(|l| l.get().hash.clone()));
-            (si, h)
-        })
-        .collect();
+    let facts = std::cell::RefCell::new(facts);
+    let rows_hash = |si: usize| {
+        facts
+            .borrow_mut()
+            .get_mut(si)
+            .and_then(|l| l.get().hash.clone())
+    };
     let sample = |si: usize| samples.get(si);
     let steps = [
-        keep("its task_hashes (these rows' hash)", |si| {
-            record.hash.is_some() && hashes.iter().any(|(i, h)| *i == si && *h == record.hash)
-        }),
         keep(
             format!("the date in both names ({})", info.date.unwrap_or_default()),
             |si| info.date.is_some() && sample(si).is_some_and(|f| date_id(f) == info.date),
         ),
+        keep("its task_hashes (these rows' hash)", |si| {
+            record.hash.is_some() && rows_hash(si) == record.hash
+        }),
         keep("its folder", |si| {
             sample(si).is_some_and(|f| dir_of(&f.path) == dir_of(&info.file.path))
         }),

@@ -178,7 +178,7 @@ fn a_tie_between_results_files_is_broken_by_the_date_and_said() {
 }
 
 #[test]
-fn a_tie_is_broken_by_task_hashes_first() {
+fn a_tie_without_dates_is_broken_by_task_hashes() {
     use sha2::{Digest, Sha256};
     // Two results files of arith_gen, in other folders than their samples files, whose rows
     // differ (one document's hash): each `task_hashes` entry names its own rows.
