@@ -177,6 +177,19 @@ def main():
         long_first[n] = text
     case("long_first_row", "lm-eval samples files whose first row is 70 KB long (past a 64 KiB sniff)", "run",
          [], long_first, cli_stdout=["15 samples"])
+    # Issue 28, class 1: an lm-eval folder of the v0.4.0 layout (samples as JSON arrays), its
+    # results file renamed, one array element cut to a bare word: the other rows are read.
+    old_run = os.path.join(HERE, "..", "fixtures", "evallog", "ok", "lm_eval_v0_4_0_layout", "input")
+    old_files = {}
+    for n in sorted(os.listdir(old_run)):
+        text = open(os.path.join(old_run, n), encoding="utf-8").read()
+        if n.endswith("arith_mc.jsonl"):
+            at = [i for i in range(len(text)) if text.startswith('"acc": ', i)][2]
+            text = text[:at] + '"acc": one' + text[at + len('"acc": 1.0'):]
+        old_files["eval_output.json" if n == "results.json" else n] = text
+    case("lm_eval_array_bad_element", "an lm-eval folder with a renamed results file and samples files that are "
+         "JSON arrays, one element of which does not parse", "run", ["element 2 does not parse"], old_files,
+         cli_stdout=["14 samples"])
     pf_rows = json.load(open(os.path.join(HERE, "..", "fixtures", "evallog", "runs", "promptfoo_baseline",
                                           "results.json")))["results"]["results"]
     pf_rows[0]["response"]["output"] = "y" * 70_000

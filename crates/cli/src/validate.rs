@@ -110,12 +110,13 @@ fn human_evalset(r: &EvalsetValidateReport) -> String {
     out
 }
 
-/// `validate` on a log: the file itself, for an lm-eval results file the `samples_*.jsonl`
-/// files of its folder, for a HELM run file the other files of its run folder.
+/// `validate` on a log: the file itself, for an lm-eval results file the lm-eval samples files
+/// of its folder (by content: `.json`/`.jsonl` files that sniff as samples; the engine pairs
+/// them with it by task), for a HELM run file the other files of its run folder.
 fn validate_log(a: &ValidateArgs, path: &str, bytes: Vec<u8>, kind: EvalLogFileKind) -> Result<u8> {
     let mut files = vec![InputFile::new(path, bytes)];
     let wanted = |n: &str| match kind {
-        EvalLogFileKind::LmEvalResults => n.starts_with("samples_") && n.ends_with(".jsonl"),
+        EvalLogFileKind::LmEvalResults => n.ends_with(".jsonl") || n.ends_with(".json"),
         EvalLogFileKind::HelmRunFile => {
             evallog::helm::RUN_FILES.contains(&n) || evallog::helm::SUMMARY_FILES.contains(&n)
         }
@@ -155,7 +156,12 @@ fn validate_log(a: &ValidateArgs, path: &str, bytes: Vec<u8>, kind: EvalLogFileK
                 (true, Some(n)) => n.to_string(),
                 _ => p.display().to_string(),
             };
-            files.push(InputFile::new(shown, b));
+            let f = InputFile::new(shown, b);
+            if kind != EvalLogFileKind::LmEvalResults
+                || evallog::sniff(&f) == Some(EvalLogFileKind::LmEvalSamples)
+            {
+                files.push(f);
+            }
         }
     }
     let report = evallog::validate::validate_logs(&files);
@@ -194,6 +200,16 @@ fn human_log(r: &LogValidateReport) -> String {
     ));
     for d in r.errors.iter().chain(&r.warnings) {
         push_line(&mut out, &d.to_string());
+    }
+    // How files read with the log were matched to it (lm-eval samples), or why one was not.
+    for f in &r.files {
+        let Some(reason) = &f.reason else { continue };
+        let status = match f.status {
+            evalboard_engine::accounting::FileStatus::Parsed => "read",
+            evalboard_engine::accounting::FileStatus::PartlyParsed => "partly read",
+            evalboard_engine::accounting::FileStatus::Skipped => "skipped",
+        };
+        push_line(&mut out, &format!("{}: {status}: {reason}", f.path));
     }
     out
 }

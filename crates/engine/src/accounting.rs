@@ -23,7 +23,8 @@ pub struct InputFileReport {
     /// The format it was recognised as (`fa2-trace`, `fa2-results`, `qa-jsonl`, `convfinqa-dataset`...).
     pub format: Option<String>,
     pub status: FileStatus,
-    /// Why the file was skipped or only partly parsed.
+    /// Why the file was skipped or only partly parsed; for a file read with others as one log
+    /// (an lm-eval results file and its samples files), how it was matched to them first.
     pub reason: Option<String>,
 }
 

@@ -21,6 +21,7 @@ pub mod family;
 pub mod family_run;
 pub mod headline;
 pub mod input;
+pub mod json_array;
 pub mod json_keys;
 pub mod numeric_qa;
 #[cfg(not(target_arch = "wasm32"))]

@@ -256,6 +256,22 @@ const TARGETS: &[Target] = &[
         ..PLAIN
     },
     Target {
+        name: "lm_eval_samples",
+        about: "lm-eval samples files, JSON lines or one JSON array (evallog::rows, \
+                json_array::element_spans), read beside a results file by content \
+                (evallog::lm_eval_pair: a task from the rows, task_hashes)",
+        wants: Wants::Files(|f| {
+            evallog::sniff(&InputFile::new(f.name.clone(), f.bytes.clone()))
+                == Some(evallog::EvalLogFileKind::LmEvalSamples)
+        }),
+        builtin: &[
+            b"[\n  {\n    \"doc_id\": 0,\n    \"doc\": {},\n    \"resps\": [[[-0.7, true]]],\n    \"acc\": 1.0\n  }\n]",
+            b"{\"doc_id\": 0, \"doc\": {}, \"filter\": \"none\", \"metrics\": [\"acc\"], \"acc\": 1}\n",
+        ],
+        run: lm_eval_samples,
+        ..PLAIN
+    },
+    Target {
         name: "evallog_folder",
         about: "folders of eval-tool logs (evallog::read: lm-eval results + samples, Inspect, \
                 promptfoo, OpenAI Evals, HELM run folders)",
@@ -838,9 +854,37 @@ fn conversations(f: &InputFile, run: &evallog::EvalLogRun, s: &mut Sig) {
 }
 
 fn evallog_folder(input: &Input, _: &Ctx) -> Verdict {
-    let files = run_input(&folder_of(input)).files;
+    let input = run_input(&folder_of(input));
     let mut s = Sig::default();
-    match evallog::read(&files) {
+    evallog_read(&input.files, &mut s);
+    // As the CLI and the dashboard read a folder of several logs: one part per log, each read
+    // on its own (lm-eval samples go with the results file they were paired with).
+    let lm_eval = |files: &[InputFile]| {
+        files.iter().any(|f| {
+            matches!(
+                evallog::sniff(f),
+                Some(
+                    evallog::EvalLogFileKind::LmEvalResults
+                        | evallog::EvalLogFileKind::LmEvalSamples
+                )
+            )
+        })
+    };
+    let parts = evallog::score::split_logs(input);
+    s.count(parts.len());
+    // Only the parts where lm-eval files are paired: the other logs read as they did whole.
+    if parts.len() > 1 {
+        for part in parts.iter().filter(|p| lm_eval(&p.files)) {
+            evallog_read(&part.files, &mut s);
+        }
+    }
+    s.done()
+}
+
+/// `evallog::read` of `files`: runs, samples, headlines, diagnostics, and every file's status
+/// and how it was paired ([`pairing_class`]).
+fn evallog_read(files: &[InputFile], s: &mut Sig) {
+    match evallog::read(files) {
         Ok(r) => {
             s.tag(1);
             s.count(r.runs.len());
@@ -849,8 +893,52 @@ fn evallog_folder(input: &Input, _: &Ctx) -> Verdict {
                 s.count(run.headlines.len());
             }
             s.diags(&r.diagnostics);
+            for f in &r.files {
+                s.tag(f.status as u64 * 16 + pairing_class(f.reason.as_deref()));
+            }
         }
         Err(e) => s.diags(&e.diagnostics),
+    }
+}
+
+/// How an lm-eval file was paired, as a number: its report line's words, without the names.
+fn pairing_class(reason: Option<&str>) -> u64 {
+    let Some(r) = reason else { return 0 };
+    [
+        "by its file name",
+        "by its rows",
+        "by file name only",
+        "also record",
+        "read instead of",
+        "another samples file",
+        "fit tasks",
+        "no results file records",
+        "no samples file matched",
+    ]
+    .iter()
+    .enumerate()
+    .filter(|(_, w)| r.contains(*w))
+    .fold(1, |acc, (i, _)| acc | 2 << i)
+}
+
+/// A samples file read on its own (its rows) and beside a results file of two tasks, under a
+/// name that does not say its task: paired by its rows, or said why not.
+fn lm_eval_samples(input: &Input, _: &Ctx) -> Verdict {
+    const RESULTS: &str = r#"{"results": {"t_gen": {"exact_match,strict-match": 0.5},
+        "t_mc": {"acc,none": 1.0, "acc_norm,none": 1.0}}, "configs": {"t_gen": {}, "t_mc": {}},
+        "versions": {}, "n-samples": {"t_mc": {"effective": 1}},
+        "task_hashes": {"t_gen": "", "t_mc": "4d1e8f4b3bd1d4bf06bd4f8b3e3b2f1a5c4e6f7a8b9c0d1e2f3a4b5c6d7e8f90"}}"#;
+    let f = InputFile::new("rows.jsonl", bytes_of(input).to_vec());
+    let mut s = Sig::default();
+    s.flag(evallog::rows::is_array(&f.bytes));
+    let mut diags = Vec::new();
+    let mut n = 0usize;
+    evallog::rows::each_row(&f, &mut diags, |_, _, _| n += 1);
+    s.count(n);
+    s.diags(&diags);
+    // Beside the results file only as what it is (a hostile seed may be another tool's log).
+    if evallog::sniff(&f) == Some(evallog::EvalLogFileKind::LmEvalSamples) {
+        evallog_read(&[InputFile::new("results.json", RESULTS), f], &mut s);
     }
     s.done()
 }

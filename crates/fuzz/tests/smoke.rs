@@ -60,6 +60,7 @@ fn every_target_runs_its_seeds_and_mutants_clean() {
         "evalset_files",
         "inspect_eval",
         "inspect_json",
+        "lm_eval_samples",
         "evallog_folder",
         "run_numeric_qa",
         "run_codegen",

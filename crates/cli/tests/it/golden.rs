@@ -464,6 +464,56 @@ fn validate_checks_a_logs_structure() {
     assert!(out.contains("no end-of-central-directory record"), "{out}");
 }
 
+/// Every lm-eval layout (issue 28, class 1: results and samples paired by content): `score`
+/// reads every sample and recomputes every recorded number; `validate` on the results file
+/// finds its samples files beside it by content and says how each was matched.
+#[test]
+fn every_lm_eval_layout_reads_every_sample() {
+    let dir = fixtures().join("evallog/ok");
+    for (case, results) in [
+        ("lm_eval_renamed_results", "toy-lookup-v1.json"),
+        (
+            "lm_eval_tracker_json_arrays",
+            "results_2026-11-25T20-38-20.566618.json",
+        ),
+        ("lm_eval_v0_4_0_layout", "results.json"),
+        ("lm_eval_samples_by_content", "arith_run.json"),
+    ] {
+        let input = format!("{case}/input");
+        let (code, out, err) = evalboard(&["score", &input, "--json"], &dir);
+        assert_eq!(code, 0, "{case}: {err}");
+        assert_eq!(err, "", "{case}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        assert_eq!(v["n_samples"], 15, "{case}");
+        assert_eq!(v["n_mismatches"], 0, "{case}");
+        assert_eq!(v["n_not_recomputed"], 0, "{case}");
+        assert_eq!(
+            v["input_files"]["parsed"].as_array().map(Vec::len),
+            Some(3),
+            "{case}"
+        );
+        let (code, out, err) = evalboard(&["score", &input], &dir);
+        assert_eq!(code, 0, "{case}: {err}");
+        assert!(out.contains("15 samples"), "{case}: {out}");
+        let file = format!("{input}/{results}");
+        let (code, out, err) = evalboard(&["validate", &file], &dir);
+        assert_eq!(code, 0, "{case}: {out}{err}");
+        assert!(out.contains("lm-evaluation-harness log"), "{case}: {out}");
+        assert!(out.contains(", 15 samples"), "{case}: {out}");
+        assert_eq!(
+            out.matches(&format!("matched by content to {file}, which records"))
+                .count(),
+            2,
+            "{case}: {out}"
+        );
+        let (code, out, _) = evalboard(&["validate", &file, "--json"], &dir);
+        assert_eq!(code, 0, "{case}");
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        assert_eq!(v["logs"][0]["samples"], 15, "{case}");
+        assert_eq!(v["files"].as_array().map(Vec::len), Some(3), "{case}");
+    }
+}
+
 /// A folder of several logs is several runs: `score` prints one statistics object per log
 /// (`--json` an array), `--out` one subfolder each; a file of no log is skipped with its reason.
 #[test]

@@ -287,107 +287,17 @@ pub fn read_data_file(f: &InputFile) -> (DataFile, Vec<Diagnostic>) {
     )
 }
 
-/// Element spans `(start, end)` and problems `(offset, message)` of a top-level JSON array.
-type ArraySpans = (Vec<(usize, usize)>, Vec<(usize, String)>);
-
-/// Byte spans of the elements of a top-level JSON array, found without parsing them, so that one
-/// bad element does not hide the others. `Err` when the text is not an array at all.
-fn array_element_spans(bytes: &[u8]) -> Result<ArraySpans, String> {
-    let mut problems = Vec::new();
-    let start = bytes
-        .iter()
-        .position(|b| !b.is_ascii_whitespace())
-        .ok_or("empty file")?;
-    if bytes.get(start) != Some(&b'[') {
-        return Err("expected a JSON list of metric entries".into());
-    }
-    let mut spans = Vec::new();
-    let mut depth = 0usize;
-    let mut elem: Option<usize> = None;
-    let mut last_non_ws = start;
-    let mut in_str = false;
-    let mut esc = false;
-    let mut closed = None;
-    let mut i = start + 1;
-    while i < bytes.len() {
-        let c = bytes.get(i).copied().unwrap_or(b' ');
-        if in_str {
-            if esc {
-                esc = false;
-            } else if c == b'\\' {
-                esc = true;
-            } else if c == b'"' {
-                in_str = false;
-                last_non_ws = i;
-            }
-            i += 1;
-            continue;
-        }
-        match c {
-            b'"' => {
-                in_str = true;
-                elem.get_or_insert(i);
-            }
-            b'{' | b'[' => {
-                depth += 1;
-                elem.get_or_insert(i);
-            }
-            b'}' | b']' if depth > 0 => depth -= 1,
-            b']' => {
-                if let Some(s) = elem.take() {
-                    spans.push((s, last_non_ws + 1));
-                }
-                closed = Some(i);
-                break;
-            }
-            b',' if depth == 0 => match elem.take() {
-                Some(s) => spans.push((s, last_non_ws + 1)),
-                None => problems.push((i, "empty element in the list".to_string())),
-            },
-            c if c.is_ascii_whitespace() => {
-                i += 1;
-                continue;
-            }
-            _ => {
-                elem.get_or_insert(i);
-            }
-        }
-        last_non_ws = i;
-        i += 1;
-    }
-    match closed {
-        None => {
-            if let Some(s) = elem.take() {
-                spans.push((s, bytes.len()));
-            }
-            problems.push((bytes.len(), "the list is not closed with ]".to_string()));
-        }
-        Some(end) => {
-            let trailing = bytes
-                .get(end + 1..)
-                .and_then(|rest| rest.iter().position(|b| !b.is_ascii_whitespace()));
-            if let Some(off) = trailing {
-                problems.push((end + 1 + off, "text after the end of the list".to_string()));
-            }
-        }
-    }
-    Ok((spans, problems))
-}
-
-/// A serde_json error's message without its trailing " at line L column C".
-fn json_message(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    let suffix = format!(" at line {} column {}", e.line(), e.column());
-    text.strip_suffix(&suffix).unwrap_or(&text).to_string()
-}
-
 /// A parse error of JSON text that starts on line `base_line` of its file.
 fn json_error(path: &str, base_line: u32, e: &serde_json::Error, what: &str) -> Diagnostic {
     let line = base_line + u32::try_from(e.line()).unwrap_or(1).saturating_sub(1);
     Diagnostic::error(
         path,
         Some(line),
-        format!("{what}: {} (column {})", json_message(e), e.column()),
+        format!(
+            "{what}: {} (column {})",
+            crate::json_array::error_message(e),
+            e.column()
+        ),
     )
 }
 
@@ -395,9 +305,13 @@ fn json_error(path: &str, base_line: u32, e: &serde_json::Error, what: &str) -> 
 pub fn read_metrics_json(path: &str, bytes: &[u8]) -> (Option<OriginalMetrics>, Vec<Diagnostic>) {
     let bytes = strip_bom(bytes);
     let mut diags = Vec::new();
-    let (spans, problems) = match array_element_spans(bytes) {
+    let (spans, problems) = match crate::json_array::element_spans(bytes) {
         Ok(x) => x,
-        Err(msg) => {
+        Err(not) => {
+            let msg = match not {
+                crate::json_array::NotAnArray::Empty => "empty file",
+                crate::json_array::NotAnArray::Other => "expected a JSON list of metric entries",
+            };
             diags.push(Diagnostic::error(path, Some(1), msg));
             return (None, diags);
         }
@@ -828,7 +742,7 @@ pub fn read_trace(
                     Some(line_no),
                     format!(
                         "malformed JSON: {} (column {}); line skipped",
-                        json_message(&e),
+                        crate::json_array::error_message(&e),
                         e.column()
                     ),
                 ));
@@ -949,37 +863,6 @@ mod tests {
         assert!(
             reason.starts_with("1 problem; first: malformed JSON"),
             "{reason}"
-        );
-    }
-
-    #[test]
-    fn array_spans_survive_bad_elements() {
-        let text = b"[\n {\"a\": \"]\\\"\"},\n nope,\n [1, [2]] ,\n ,\n {\"b\": 1}\n] x";
-        let (spans, problems) = array_element_spans(text).unwrap_or_default();
-        let got: Vec<&str> = spans
-            .iter()
-            .map(|&(s, e)| std::str::from_utf8(text.get(s..e).unwrap_or_default()).unwrap_or(""))
-            .collect();
-        assert_eq!(
-            got,
-            vec!["{\"a\": \"]\\\"\"}", "nope", "[1, [2]]", "{\"b\": 1}"]
-        );
-        let msgs: Vec<&str> = problems.iter().map(|(_, m)| m.as_str()).collect();
-        assert_eq!(
-            msgs,
-            vec![
-                "empty element in the list",
-                "text after the end of the list"
-            ]
-        );
-        assert!(array_element_spans(b"{}").is_err());
-        assert!(array_element_spans(b"  ").is_err());
-        let (spans, problems) = array_element_spans(b"[{\"a\": 1}, {\"b\"").unwrap_or_default();
-        assert_eq!(spans.len(), 2);
-        assert_eq!(problems.len(), 1);
-        assert_eq!(
-            array_element_spans(b"[]").map(|(s, p)| (s.len(), p.len())),
-            Ok((0, 0))
         );
     }
 

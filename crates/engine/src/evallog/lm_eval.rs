@@ -1,6 +1,8 @@
-//! lm-evaluation-harness (FORMATS.md §2): one `results_<date>.json` with the
-//! `samples_<task>_<date>.jsonl` files of the same folder and date is one run. Rows are keyed
-//! `(task, doc_id, filter)` (a task with two filters lists every doc twice); responses are
+//! lm-evaluation-harness (FORMATS.md §2): one results file with the samples files of its tasks
+//! is one run ([`super::lm_eval_pair`] finds them by content: `results_<date>.json` +
+//! `samples_<task>_<date>.jsonl`, the v0.4.0–v0.4.2 `results.json` + `<model_args>_<task>.jsonl`,
+//! renamed files). A samples file is JSON lines or one JSON array ([`super::rows`]). Rows are
+//! keyed `(task, doc_id, filter)` (a task with two filters lists every doc twice); responses are
 //! stringified. Recomputed: every `mean`-aggregated metric per task and filter (mean, and its
 //! stderr = sample std (ddof 1) / √n as `lm_eval.api.metrics.mean_stderr`), and a group's value
 //! as the size-weighted mean of its tasks with the pooled stderr (`pooled_sample_stderr`).
@@ -16,40 +18,6 @@ use super::model::{
 };
 use crate::diag::Diagnostic;
 use crate::input::InputFile;
-
-fn dir_of(path: &str) -> &str {
-    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
-}
-
-/// The date id of a results file (`results_<date>.json` → `<date>`).
-fn date_of(results: &InputFile) -> Option<&str> {
-    results
-        .file_name()
-        .strip_prefix("results_")?
-        .strip_suffix(".json")
-}
-
-/// The task of a samples file of `date` (`samples_<task>_<date>.jsonl` → `<task>`).
-fn task_of<'a>(samples: &'a InputFile, date: &str) -> Option<&'a str> {
-    samples
-        .file_name()
-        .strip_prefix("samples_")?
-        .strip_suffix(".jsonl")?
-        .strip_suffix(date)?
-        .strip_suffix('_')
-}
-
-/// The samples files that belong to `results`: same folder, same date id.
-pub fn samples_of<'a>(results: &InputFile, samples: &[&'a InputFile]) -> Vec<&'a InputFile> {
-    let Some(date) = date_of(results) else {
-        return Vec::new();
-    };
-    samples
-        .iter()
-        .copied()
-        .filter(|s| dir_of(&s.path) == dir_of(&results.path) && task_of(s, date).is_some())
-        .collect()
-}
 
 /// One task's aggregation settings from `configs[task]`.
 struct TaskConfig {
@@ -95,10 +63,11 @@ fn task_config(configs: &Value, task: &str) -> TaskConfig {
     }
 }
 
-/// Reads one run: `results` and its samples files.
+/// Reads one run: `results` and its samples files, each with the task its rows are samples of
+/// ([`super::lm_eval_pair::pair`]).
 pub fn read_run(
     results: &InputFile,
-    samples_files: &[&InputFile],
+    samples_files: &[(&InputFile, &str)],
 ) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
     let path = results.path.as_str();
     let mut diags = Vec::new();
@@ -142,12 +111,32 @@ pub fn read_run(
         }
     }
 
-    let date = date_of(results).unwrap_or_default();
+    // The run's date id: its results file's name, else its samples files' (v0.4.0–v0.4.2 and
+    // renamed results files carry none).
+    let date = std::iter::once(results)
+        .chain(samples_files.iter().map(|(f, _)| *f))
+        .find_map(super::lm_eval_pair::date_id);
+    let task_hashes = top.get("task_hashes");
     let mut samples = Vec::new();
-    for f in samples_files {
-        let task = task_of(f, date).unwrap_or_default().to_string();
-        let cfg = task_config(&configs, &task);
-        read_samples(f, &task, &cfg, &mut samples, &mut diags);
+    for (f, task) in samples_files {
+        let cfg = task_config(&configs, task);
+        let hash = read_samples(f, task, &cfg, &mut samples, &mut diags);
+        let recorded_hash = task_hashes
+            .and_then(|h| h.get(*task))
+            .and_then(Value::as_str)
+            .filter(|h| !h.is_empty());
+        if let (Some(recorded), Some(hash)) = (recorded_hash, hash) {
+            if !recorded.eq_ignore_ascii_case(&hash) {
+                diags.push(Diagnostic::warning(
+                    f.path.as_str(),
+                    None,
+                    format!(
+                        "its rows do not hash to task_hashes[\"{task}\"] of {path} (the rows of \
+                         another run of {task}, or edited?)"
+                    ),
+                ));
+            }
+        }
     }
     samples.sort_by(|a, b| a.key.cmp(&b.key));
 
@@ -275,9 +264,18 @@ pub fn read_run(
         .and_then(string)
         .or_else(|| {
             let args = cfg?.get("model_args")?;
+            // A dict since v0.4.3; before, the command line's `pretrained=…,dtype=…` string.
+            let pairs: BTreeMap<&str, &str> = args
+                .as_str()
+                .map(|a| a.split(',').filter_map(|kv| kv.split_once('=')).collect())
+                .unwrap_or_default();
             ["model", "pretrained", "path", "engine"]
                 .iter()
-                .find_map(|k| args.get(*k).and_then(string))
+                .find_map(|k| {
+                    args.get(*k)
+                        .and_then(string)
+                        .or_else(|| pairs.get(k).map(|v| v.trim().to_string()))
+                })
         })
         .or_else(|| cfg?.get("model").and_then(string));
     let tasks: Vec<&String> = res.keys().filter(|t| !groups.contains_key(*t)).collect();
@@ -288,7 +286,7 @@ pub fn read_run(
         format_version: None,
         declared_samples: None,
         files: std::iter::once(path.to_string())
-            .chain(samples_files.iter().map(|f| f.path.clone()))
+            .chain(samples_files.iter().map(|(f, _)| f.path.clone()))
             .collect(),
         status: None,
         task: Some(groups.keys().next().cloned().unwrap_or_else(|| {
@@ -307,7 +305,10 @@ pub fn read_run(
                 .and_then(string)
                 .or(model)
                 .unwrap_or_default(),
-            date
+            date.unwrap_or_else(|| {
+                let name = results.file_name();
+                name.strip_suffix(".json").unwrap_or(name)
+            })
         )),
         run_id: None,
         // `date` is a Unix time (`time.time()`): shown as a UTC date.
@@ -353,24 +354,25 @@ fn pooled(members: &[TaskStat]) -> (Option<f64>, Option<f64>, u64) {
     (Some(mean), se, total)
 }
 
+/// Reads one samples file's rows (JSON lines or one JSON array) into `out`; gives the hash of
+/// its rows as `task_hashes` records it, when every row carries the three hashes.
 fn read_samples(
     f: &InputFile,
     task: &str,
     cfg: &TaskConfig,
     out: &mut Vec<Sample>,
     diags: &mut Vec<Diagnostic>,
-) {
+) -> Option<String> {
     let path = f.path.as_str();
     // Before v0.4.7 rows carry no `filter`: they come in filter_list order, each block in doc order.
     let mut block = 0usize;
     let mut last_doc: Option<i64> = None;
-    json::each_line(f, diags, |line_no, row, diags| {
+    let mut hash = super::lm_eval_pair::RowsHash::default();
+    super::rows::each_row(f, diags, |at, row, diags| {
+        let line_no = at.line;
+        hash.add(&row);
         let Some(doc_id) = row.get("doc_id").and_then(Value::as_i64) else {
-            diags.push(Diagnostic::error(
-                path,
-                Some(line_no),
-                "row without an integer doc_id",
-            ));
+            diags.push(at.error(path, "row without an integer doc_id"));
             return;
         };
         let filter = match row.get("filter").and_then(string) {
@@ -490,6 +492,7 @@ fn read_samples(
             source: format!("{path}:{line_no}"),
         });
     });
+    hash.hex()
 }
 
 #[cfg(test)]
@@ -505,13 +508,5 @@ mod tests {
         assert_eq!(n, 5);
         assert!((gm.unwrap() - 0.6).abs() < 1e-12);
         assert!((gse.unwrap() - se.unwrap()).abs() < 1e-12);
-    }
-
-    #[test]
-    fn file_names() {
-        let r = InputFile::new("m/results_2026-11-25T20-38-20.5.json", "{}");
-        let s = InputFile::new("m/samples_arith_gen_2026-11-25T20-38-20.5.jsonl", "");
-        assert_eq!(task_of(&s, date_of(&r).unwrap()), Some("arith_gen"));
-        assert_eq!(samples_of(&r, &[&s]).len(), 1);
     }
 }

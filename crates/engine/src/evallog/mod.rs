@@ -6,8 +6,8 @@
 //!
 //! Pipeline:
 //! 1. [`sniff()`]: each file's kind by content ([`sniff::EvalLogFileKind`]).
-//! 2. [`read()`]: one run per log (an lm-eval results file with its samples files is one run, so
-//!    is a HELM run folder);
+//! 2. [`read()`]: one run per log (an lm-eval results file with its samples files is one run,
+//!    paired by content in [`lm_eval_pair`]; so is a HELM run folder);
 //!    every file accounted for ([`crate::accounting`]); bad input is [`crate::diag::Diagnostic`]s,
 //!    `Err` only when nothing is usable.
 //!    - [`archive`]: a bounded zip reader (central directory, zip64, stored / deflate / zstd
@@ -17,6 +17,7 @@
 //!      summaries first, then every sample, a sample's member again when it is opened);
 //!    - [`json`]: Python-written JSON (bare `NaN`/`Infinity` read as unscored), Inspect's
 //!      `value_to_float`;
+//!    - [`rows`]: a file of records as JSON lines or one JSON array, by content;
 //!    - per format: [`inspect`], [`lm_eval`], [`promptfoo`], [`openai_evals`], [`helm`].
 //! 3. [`model`]: the canonical run and samples (samples keyed as the tool keys them, every
 //!    score as recorded plus its 0–1 reading) and the headline numbers, each recorded metric beside
@@ -38,6 +39,7 @@ pub mod inspect;
 pub mod json;
 pub mod leaves;
 pub mod lm_eval;
+pub mod lm_eval_pair;
 pub mod long_text;
 pub mod messages;
 pub mod model;
@@ -46,6 +48,7 @@ pub mod promptfoo;
 mod promptfoo_counts;
 pub mod read;
 pub mod rescore;
+pub mod rows;
 pub mod score;
 pub mod sniff;
 pub mod validate;

@@ -1,6 +1,7 @@
 //! Reading a folder of evaluation-tool logs: every file is sniffed, each log (an Inspect log, an
 //! lm-eval results file with its samples files, a promptfoo export, an OpenAI Evals record file,
-//! a HELM run folder) becomes one run, and every file is accounted for.
+//! a HELM run folder) becomes one run, and every file is accounted for (an lm-eval file's report
+//! line says how it was paired, [`super::lm_eval_pair`]).
 
 use crate::accounting::{status_of, FileStatus, InputFileReport, LoadError};
 use crate::diag::Diagnostic;
@@ -8,7 +9,7 @@ use crate::input::InputFile;
 
 use super::model::EvalLogRun;
 use super::sniff::{sniff, EvalLogFileKind};
-use super::{eval_file, helm, inspect, lm_eval, openai_evals, promptfoo};
+use super::{eval_file, helm, inspect, lm_eval, lm_eval_pair, openai_evals, promptfoo};
 
 /// What a folder of logs gave: the runs, every file's status, and the diagnostics.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,18 +38,34 @@ pub fn read(files: &[InputFile]) -> Result<EvalLogRead, LoadError> {
         .filter(|(_, k)| **k == Some(EvalLogFileKind::LmEvalSamples))
         .map(|(f, _)| f)
         .collect();
-    let mut lm_claimed: Vec<&str> = Vec::new();
     let mut out = Out {
         runs: &mut runs,
         reports: &mut reports,
         diagnostics: &mut diagnostics,
     };
-    for results in &lm_results {
-        let mine = lm_eval::samples_of(results, &lm_samples);
-        lm_claimed.extend(mine.iter().map(|f| f.path.as_str()));
-        let group: Vec<&InputFile> = std::iter::once(*results).chain(mine).collect();
-        let result = lm_eval::read_run(results, &group[1..]);
-        out.group(&group, result, &kinds, files);
+    let pairing = lm_eval_pair::pair(&lm_results, &lm_samples);
+    for run in &pairing.runs {
+        let tasks: Vec<(&InputFile, &str)> = run
+            .samples
+            .iter()
+            .map(|s| (s.file, s.task.as_str()))
+            .collect();
+        let group: Vec<&InputFile> = std::iter::once(run.results)
+            .chain(run.samples.iter().map(|s| s.file))
+            .collect();
+        let notes: Vec<&str> = std::iter::once(run.note.as_str())
+            .chain(run.samples.iter().map(|s| s.how.as_str()))
+            .collect();
+        let result = lm_eval::read_run(run.results, &tasks);
+        out.group_noted(&group, result, &kinds, files, &notes);
+    }
+    for u in &pairing.unmatched {
+        out.reports.push(InputFileReport::new(
+            u.file,
+            Some(EvalLogFileKind::LmEvalSamples.label()),
+            FileStatus::Skipped,
+            Some(u.why.clone()),
+        ));
     }
     // HELM: the run and summary files of one folder = one run.
     let mut helm_claimed: Vec<&str> = Vec::new();
@@ -77,17 +94,8 @@ pub fn read(files: &[InputFile]) -> Result<EvalLogRead, LoadError> {
             Some(EvalLogFileKind::OpenaiEvalsJsonl) => openai_evals::read(f),
             Some(EvalLogFileKind::LmEvalResults) => continue,
             _ if helm_claimed.contains(&f.path.as_str()) => continue,
-            Some(EvalLogFileKind::LmEvalSamples) => {
-                if !lm_claimed.contains(&f.path.as_str()) {
-                    out.reports.push(InputFileReport::new(
-                        f,
-                        Some(EvalLogFileKind::LmEvalSamples.label()),
-                        FileStatus::Skipped,
-                        Some("lm-eval samples file without its results_<date>.json".into()),
-                    ));
-                }
-                continue;
-            }
+            // Reported with their results file, or as unmatched, above.
+            Some(EvalLogFileKind::LmEvalSamples) => continue,
             Some(EvalLogFileKind::HelmRunFile) => continue,
             None => {
                 out.reports.push(InputFileReport::new(
@@ -134,13 +142,31 @@ impl Out<'_> {
         kinds: &[Option<EvalLogFileKind>],
         files: &[InputFile],
     ) {
+        self.group_noted(group, result, kinds, files, &[]);
+    }
+
+    /// [`Out::group`], each file's reason led by its note (how it was matched to the others),
+    /// `notes` in `group`'s order.
+    fn group_noted(
+        &mut self,
+        group: &[&InputFile],
+        result: ReadResult,
+        kinds: &[Option<EvalLogFileKind>],
+        files: &[InputFile],
+        notes: &[&str],
+    ) {
         match result {
             Ok((mut run, diags)) => {
                 run.explain_not_recomputed();
-                for f in group {
+                for (i, f) in group.iter().enumerate() {
                     let own: Vec<Diagnostic> =
                         diags.iter().filter(|d| d.file == f.path).cloned().collect();
-                    let (status, reason) = status_of(&own);
+                    let (status, problems) = status_of(&own);
+                    let reason = match (notes.get(i), problems) {
+                        (Some(note), Some(p)) => Some(format!("{note}; {p}")),
+                        (Some(note), None) => Some(note.to_string()),
+                        (None, p) => p,
+                    };
                     self.reports.push(InputFileReport::new(
                         f,
                         Some(label(f, kinds, files)),

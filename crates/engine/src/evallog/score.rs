@@ -87,20 +87,25 @@ pub fn read_log(input: &RunInput) -> Result<LoadedLog, LoadError> {
 }
 
 /// A folder of several logs as one input per log (an Inspect log, a promptfoo export or an
-/// OpenAI Evals record file alone; an lm-eval results file with its samples files; a HELM run
-/// folder), named `folder/file`; a file of no log goes with the log of its own folder (the
-/// first log when none shares a folder with it). One log (or none) gives
-/// `input` back whole.
+/// OpenAI Evals record file alone; an lm-eval results file with its samples files, paired as
+/// [`super::lm_eval_pair::pair`] pairs them; a HELM run folder), named `folder/file`; a file of
+/// no log goes with the log of its own folder (the first log when none shares a folder with
+/// it). An lm-eval samples file no results file takes goes with the results file it nearly went
+/// with, else with the first log that is not an lm-eval one, else on its own, so that its part
+/// reads it as unmatched again. One log (or none) gives `input` back whole.
 pub fn split_logs(input: RunInput) -> Vec<RunInput> {
     use super::sniff::EvalLogFileKind as K;
     let kinds: Vec<Option<K>> = input.files.iter().map(super::sniff).collect();
-    let samples: Vec<&crate::input::InputFile> = input
-        .files
-        .iter()
-        .zip(&kinds)
-        .filter(|(_, k)| **k == Some(K::LmEvalSamples))
-        .map(|(f, _)| f)
-        .collect();
+    let of_kind = |kind: K| -> Vec<&crate::input::InputFile> {
+        input
+            .files
+            .iter()
+            .zip(&kinds)
+            .filter(|(_, k)| **k == Some(kind))
+            .map(|(f, _)| f)
+            .collect()
+    };
+    let pairing = super::lm_eval_pair::pair(&of_kind(K::LmEvalResults), &of_kind(K::LmEvalSamples));
     let index_of = |paths: &[&crate::input::InputFile]| -> Vec<usize> {
         input
             .files
@@ -110,6 +115,8 @@ pub fn split_logs(input: RunInput) -> Vec<RunInput> {
             .collect()
     };
     let mut groups: Vec<Vec<usize>> = Vec::new();
+    // The groups holding an lm-eval results file, by its index.
+    let mut lm_groups: Vec<(usize, usize)> = Vec::new();
     for (i, (f, k)) in input.files.iter().zip(&kinds).enumerate() {
         match k {
             Some(K::InspectEval | K::InspectJson)
@@ -117,9 +124,10 @@ pub fn split_logs(input: RunInput) -> Vec<RunInput> {
                 groups.push(vec![i])
             }
             Some(K::LmEvalResults) => {
-                let mine = super::lm_eval::samples_of(f, &samples);
+                let mine = pairing.samples_of(&f.path);
                 let mut g = vec![i];
                 g.extend(index_of(&mine));
+                lm_groups.push((i, groups.len()));
                 groups.push(g);
             }
             _ => {}
@@ -130,6 +138,22 @@ pub fn split_logs(input: RunInput) -> Vec<RunInput> {
     }
     if groups.len() <= 1 {
         return vec![input];
+    }
+    let mut lone: Vec<usize> = Vec::new();
+    for u in &pairing.unmatched {
+        let near = u.near.and_then(|r| {
+            let ri = index_of(&[r]).first().copied()?;
+            lm_groups.iter().find(|(i, _)| *i == ri).map(|(_, g)| *g)
+        });
+        let other = (0..groups.len()).find(|g| lm_groups.iter().all(|(_, l)| l != g));
+        let i = index_of(&[u.file]);
+        match near.or(other).and_then(|g| groups.get_mut(g)) {
+            Some(g) => g.extend(i),
+            None => lone.extend(i),
+        }
+    }
+    if !lone.is_empty() {
+        groups.push(lone);
     }
     let mut claimed = vec![false; input.files.len()];
     for g in &groups {

@@ -1,5 +1,7 @@
-//! What kind of evaluation-tool file a file is, by content (the name only breaks ties where the
-//! tool itself names files: lm-eval's `results_*` / `samples_*`).
+//! What kind of evaluation-tool file a file is, by content: a look at its start (its first line
+//! whole, 64 KiB of it otherwise), whatever its name (HELM's run files, named by the tool, are
+//! the exception). Which lm-eval samples file goes with which results file is
+//! [`super::lm_eval_pair`]'s, by content too.
 
 use serde::{Deserialize, Serialize};
 
@@ -12,9 +14,11 @@ pub enum EvalLogFileKind {
     InspectEval,
     /// Inspect `.json` log (an object with `version`, `eval`, …).
     InspectJson,
-    /// lm-evaluation-harness `results_<date>.json`.
+    /// An lm-evaluation-harness results file (`results_<date>.json`, `results.json`, renamed):
+    /// an object with `results` and `configs`.
     LmEvalResults,
-    /// lm-evaluation-harness `samples_<task>_<date>.jsonl`.
+    /// An lm-evaluation-harness samples file (`samples_<task>_<date>.jsonl`, renamed): JSON
+    /// lines, or one JSON array (before v0.4.3), of rows with `doc_id` and `resps`, `doc`, …
     LmEvalSamples,
     /// promptfoo `-o x.json` output (`evalId`, `results.version`).
     PromptfooJson,
@@ -53,6 +57,16 @@ fn first_line(text: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+/// Whether `text` (a whole row, or the start of one) is an lm-eval samples row: `doc_id` and one
+/// of `doc`, `resps`, `filtered_resps`, `filter` (`doc_id` and `doc` lead every row the harness
+/// writes, so the start of a long one holds them).
+fn is_lm_eval_row(text: &[u8]) -> bool {
+    has(text, "\"doc_id\"")
+        && ["\"doc\"", "\"resps\"", "\"filtered_resps\"", "\"filter\""]
+            .iter()
+            .any(|k| has(text, k))
+}
+
 /// The kind of `f`, or `None` when it is none of these tools' files.
 pub fn sniff(f: &InputFile) -> Option<EvalLogFileKind> {
     let b = f.bytes.as_slice();
@@ -84,9 +98,7 @@ pub fn sniff(f: &InputFile) -> Option<EvalLogFileKind> {
     if text.starts_with(b"{") {
         // Line-oriented formats first: their first line is a whole object.
         if name.ends_with(".jsonl") || first_line.ends_with(b"}") {
-            if has(first_line, "\"doc_id\"")
-                && (has(first_line, "\"filtered_resps\"") || has(first_line, "\"resps\""))
-            {
+            if is_lm_eval_row(first_line) {
                 return Some(EvalLogFileKind::LmEvalSamples);
             }
             // A whole export written on one line (minified) is not a row of the JSONL form:
@@ -121,6 +133,18 @@ pub fn sniff(f: &InputFile) -> Option<EvalLogFileKind> {
             && (has(b, "\"n-shot\"") || has(b, "\"versions\""))
         {
             return Some(EvalLogFileKind::LmEvalResults);
+        }
+    }
+    // lm-eval samples written as one JSON array of rows (v0.4.0–v0.4.2, and the 2024-05
+    // `samples_<task>_<date>.json`), whatever the name: its first element's start.
+    if let Some(rest) = text.strip_prefix(b"[") {
+        let first = rest
+            .iter()
+            .position(|c| !c.is_ascii_whitespace())
+            .and_then(|i| rest.get(i..))
+            .unwrap_or_default();
+        if first.starts_with(b"{") && is_lm_eval_row(head) {
+            return Some(EvalLogFileKind::LmEvalSamples);
         }
     }
     None

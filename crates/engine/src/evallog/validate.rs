@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use crate::accounting::InputFileReport;
 use crate::diag::{Diagnostic, Severity};
 use crate::input::InputFile;
 
@@ -32,6 +33,9 @@ pub struct LogValidateReport {
     pub logs: Vec<LogSummary>,
     pub errors: Vec<Diagnostic>,
     pub warnings: Vec<Diagnostic>,
+    /// Every file's status, with its reason (how an lm-eval samples file was matched to its
+    /// results file, why a file was skipped).
+    pub files: Vec<InputFileReport>,
 }
 
 impl LogValidateReport {
@@ -81,8 +85,8 @@ fn run_problems(run: &EvalLogRun) -> Vec<Diagnostic> {
 
 /// Reads `files` as logs and reports their structural problems.
 pub fn validate_logs(files: &[InputFile]) -> LogValidateReport {
-    let (runs, diagnostics) = match super::read(files) {
-        Ok(r) => (r.runs, r.diagnostics),
+    let (runs, diagnostics, reports) = match super::read(files) {
+        Ok(r) => (r.runs, r.diagnostics, r.files),
         Err(e) => {
             let mut d = e.diagnostics;
             if !d.iter().any(|d| d.severity == Severity::Error) {
@@ -92,7 +96,7 @@ pub fn validate_logs(files: &[InputFile]) -> LogValidateReport {
                     e.message,
                 ));
             }
-            (Vec::new(), d)
+            (Vec::new(), d, e.files)
         }
     };
     let mut all = diagnostics;
@@ -115,5 +119,6 @@ pub fn validate_logs(files: &[InputFile]) -> LogValidateReport {
         logs,
         errors,
         warnings,
+        files: reports,
     }
 }

@@ -18,6 +18,7 @@ mod evalset;
 mod fa2;
 mod family_dispatch;
 mod hostile_logs;
+mod lm_eval_pairing;
 mod module_cycles;
 mod program;
 mod readers_prop;
