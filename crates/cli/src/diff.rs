@@ -34,7 +34,7 @@ fn diff_settings(
     score::settings(&SettingsArgs {
         dataset: a.dataset.clone(),
         profile: compare.profile(family, a.profile.as_deref()),
-        prices: None,
+        prices: a.prices.clone(),
         rel_tol: DocTolerances::default().rel,
         abs_tol: DocTolerances::default().abs,
     })
