@@ -1442,6 +1442,86 @@ pub(crate) mod tests {
             .is_empty());
     }
 
+    /// The overview and a sample under the price table (`tests/fixtures/evallog/prices/`, costs
+    /// computed by hand in the engine's `evallog_prices.rs`): cost, cost per correct, the
+    /// recorded cost beside, cache-hit ratio, latency; without a price, "unpriced" and the model.
+    #[test]
+    fn cost_is_shown_under_the_price_table_and_unpriced_without() {
+        let bytes = std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/evallog/prices/prices.json"),
+        )
+        .expect("prices");
+        let mut settings = Settings::default();
+        settings.numeric_qa.prices = evalboard_engine::prices::PriceTable::from_json("p", &bytes)
+            .expect("a table")
+            .0;
+        let s = log_under("prices/inspect", &settings);
+        let overview = view(
+            &s,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
+        assert_eq!(card(&overview, "total_cost_usd"), "$0.0957");
+        assert_eq!(card(&overview, "cost_per_correct_usd"), "$0.0319");
+        assert_eq!(card(&overview, "recorded_cost"), "$0.0520");
+        assert_eq!(card(&overview, "cache_hit_ratio"), "82.2%");
+        assert_eq!(card(&overview, "latency"), "1.50 s");
+        let prices = table(&overview.blocks, "prices").expect("prices applied");
+        assert_eq!(
+            cells(prices, 0),
+            [
+                "anthropic/claude-sonnet-4",
+                "3",
+                "15",
+                "0.3",
+                "3.75",
+                "anthropic.com/pricing, 2025-06-01"
+            ]
+        );
+        let facts = |item: &ScreenItem| -> Vec<(String, String)> {
+            flat(&item.blocks)
+                .into_iter()
+                .find_map(|b| match b {
+                    Block::Facts(f) => Some(f.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default()
+        };
+        let fact = |item: &ScreenItem, k: &str| {
+            facts(item)
+                .into_iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v)
+                .unwrap_or_default()
+        };
+        let first = first_sample(&s);
+        assert_eq!(
+            fact(&first, "Cost"),
+            "$0.0315 (price table, anthropic/claude-sonnet-4)"
+        );
+        assert_eq!(
+            fact(&first, "Tokens"),
+            "1,000 uncached in · 20,000 cache reads · 4,000 cache writes · 500 out (200 reasoning)"
+        );
+
+        let s = log("prices/inspect");
+        let overview = view(
+            &s,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
+        assert_eq!(card(&overview, "total_cost_usd"), "unpriced");
+        assert_eq!(
+            fact(&first_sample(&s), "Cost"),
+            "unpriced: no price for anthropic/claude-sonnet-4"
+        );
+    }
+
     #[test]
     fn a_sample_shows_its_texts_scores_and_metadata() {
         let s = log("runs/inspect_arith");
