@@ -291,14 +291,13 @@ fn saved_settings_keep_serde_json_shape_both_ways() {
         prices: PriceTable {
             models: vec![
                 ("gpt-4o \"mini\"".into(), ModelPrice::new(0.15, 0.6)),
+                // The page's table: cache prices (the reasoning price and the notes are the
+                // CLI file's).
                 (
                     "anthropic/claude-sonnet-4".into(),
                     ModelPrice {
                         cache_read_per_mtok: Some(0.3),
                         cache_write_per_mtok: Some(3.75),
-                        reasoning_per_mtok: Some(15.0),
-                        source: Some("anthropic.com/pricing".into()),
-                        date: Some("2025-06-01".into()),
                         ..ModelPrice::new(3.0, 15.0)
                     },
                 ),

@@ -56,9 +56,9 @@ pub fn config_from_json(text: &str) -> Option<Settings> {
     for m in list(&get(&v, "prices")?, "models")? {
         let pair = m.dyn_into::<Array>().ok()?;
         let price = pair.get(1);
-        let text = |key| get(&price, key).and_then(|t| t.as_string());
-        // The cache and reasoning classes and the notes are absent from what earlier builds
-        // stored (null when unset): `None` then, as serde's `#[serde(default)]` reads them.
+        // The cache prices are absent from what earlier builds stored (null when unset): `None`
+        // then, as serde's `#[serde(default)]` reads them. The page sets no reasoning price
+        // and no notes (the CLI's `--prices` file does).
         models.push((
             pair.get(0).as_string()?,
             ModelPrice {
@@ -66,9 +66,7 @@ pub fn config_from_json(text: &str) -> Option<Settings> {
                 output_per_mtok: num(&price, "output_per_mtok")?,
                 cache_read_per_mtok: num(&price, "cache_read_per_mtok"),
                 cache_write_per_mtok: num(&price, "cache_write_per_mtok"),
-                reasoning_per_mtok: num(&price, "reasoning_per_mtok"),
-                source: text("source"),
-                date: text("date"),
+                ..ModelPrice::default()
             },
         ));
     }
@@ -118,9 +116,6 @@ pub fn config_to_json(s: &Settings) -> Option<String> {
                 ("output_per_mtok", p.output_per_mtok.into()),
                 ("cache_read_per_mtok", p.cache_read_per_mtok.into()),
                 ("cache_write_per_mtok", p.cache_write_per_mtok.into()),
-                ("reasoning_per_mtok", p.reasoning_per_mtok.into()),
-                ("source", p.source.clone().into()),
-                ("date", p.date.clone().into()),
             ]);
             JsValue::from(Array::of2(&JsValue::from_str(m), &price))
         })

@@ -33,8 +33,6 @@ struct PriceRow {
     /// Cache reads and writes: empty for the input price.
     cache_read: String,
     cache_write: String,
-    /// What the form does not edit (the reasoning price, the source and date notes), kept.
-    kept: ModelPrice,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -82,7 +80,6 @@ impl Draft {
                 output: num_text(p.output_per_mtok),
                 cache_read: p.cache_read_per_mtok.map(num_text).unwrap_or_default(),
                 cache_write: p.cache_write_per_mtok.map(num_text).unwrap_or_default(),
-                kept: p.clone(),
             })
             .collect();
         let mut w = s.codegen.weights;
@@ -144,7 +141,7 @@ impl Draft {
                     output_per_mtok: o,
                     cache_read_per_mtok: cache_read,
                     cache_write_per_mtok: cache_write,
-                    ..r.kept.clone()
+                    ..ModelPrice::default()
                 },
             ));
         }

@@ -56,6 +56,24 @@ pub struct TokenSplit {
 }
 
 impl TokenSplit {
+    /// A split of `uncached_input`, `cache_read`, `cache_write`, `output` and, of the output,
+    /// `reasoning` tokens.
+    pub fn new(
+        uncached_input: u64,
+        cache_read: u64,
+        cache_write: u64,
+        output: u64,
+        reasoning: u64,
+    ) -> TokenSplit {
+        TokenSplit {
+            uncached_input,
+            cache_read,
+            cache_write,
+            output,
+            reasoning,
+        }
+    }
+
     /// Every input token: uncached, read from the cache and written to it.
     pub fn input(&self) -> u64 {
         self.uncached_input
@@ -235,16 +253,6 @@ impl PriceTable {
 mod tests {
     use super::*;
 
-    fn split(u: u64, r: u64, w: u64, o: u64, reasoning: u64) -> TokenSplit {
-        TokenSplit {
-            uncached_input: u,
-            cache_read: r,
-            cache_write: w,
-            output: o,
-            reasoning,
-        }
-    }
-
     #[test]
     fn a_bill_prices_each_class() {
         // 1,000 uncached at $3, 10,000 read at $0.30, 2,000 written at $3.75, 500 out at $15:
@@ -254,18 +262,18 @@ mod tests {
             cache_write_per_mtok: Some(3.75),
             ..ModelPrice::new(3.0, 15.0)
         };
-        let bill = p.bill(&split(1000, 10_000, 2000, 500, 200));
+        let bill = p.bill(&TokenSplit::new(1000, 10_000, 2000, 500, 200));
         assert!((bill - 0.021).abs() < 1e-12, "{bill}");
         // Without cache prices, cache tokens are billed as input: 13,000 × $3 + 500 × $15.
         let old = ModelPrice::new(3.0, 15.0);
-        let bill = old.bill(&split(1000, 10_000, 2000, 500, 200));
+        let bill = old.bill(&TokenSplit::new(1000, 10_000, 2000, 500, 200));
         assert!((bill - 0.0465).abs() < 1e-12, "{bill}");
         // Reasoning at its own price: 300 × $15 + 200 × $60.
         let r = ModelPrice {
             reasoning_per_mtok: Some(60.0),
             ..ModelPrice::new(3.0, 15.0)
         };
-        let bill = r.bill(&split(0, 0, 0, 500, 200));
+        let bill = r.bill(&TokenSplit::new(0, 0, 0, 500, 200));
         assert!((bill - 0.0165).abs() < 1e-12, "{bill}");
     }
 
@@ -275,14 +283,20 @@ mod tests {
         let p = ModelPrice::new(2.5, 10.0);
         for (i, o) in [(1200u64, 150u64), (0, 7), (3, 0), (123_456_789, 987_654)] {
             let want = i as f64 * 2.5 / 1e6 + o as f64 * 10.0 / 1e6;
-            assert_eq!(p.bill(&split(i, 0, 0, o, 0)).to_bits(), want.to_bits());
+            assert_eq!(
+                p.bill(&TokenSplit::new(i, 0, 0, o, 0)).to_bits(),
+                want.to_bits()
+            );
         }
     }
 
     #[test]
     fn cache_hit_ratio_is_reads_over_reads_and_uncached() {
-        assert_eq!(split(300, 100, 50, 9, 0).cache_hit_ratio(), Some(0.25));
-        assert_eq!(split(0, 0, 10, 9, 0).cache_hit_ratio(), None);
+        assert_eq!(
+            TokenSplit::new(300, 100, 50, 9, 0).cache_hit_ratio(),
+            Some(0.25)
+        );
+        assert_eq!(TokenSplit::new(0, 0, 10, 9, 0).cache_hit_ratio(), None);
     }
 
     #[test]

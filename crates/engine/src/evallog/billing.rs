@@ -246,13 +246,7 @@ mod tests {
     }
 
     fn s(u: u64, r: u64, w: u64, o: u64, reasoning: u64) -> Option<TokenSplit> {
-        Some(TokenSplit {
-            uncached_input: u,
-            cache_read: r,
-            cache_write: w,
-            output: o,
-            reasoning,
-        })
+        Some(TokenSplit::new(u, r, w, o, reasoning))
     }
 
     #[test]

@@ -56,13 +56,7 @@ fn close(got: Option<f64>, want: f64, what: &str) {
 }
 
 fn split(u: u64, r: u64, w: u64, o: u64, reasoning: u64) -> Option<TokenSplit> {
-    Some(TokenSplit {
-        uncached_input: u,
-        cache_read: r,
-        cache_write: w,
-        output: o,
-        reasoning,
-    })
+    Some(TokenSplit::new(u, r, w, o, reasoning))
 }
 
 /// Inspect's `model_usage` (claude-sonnet-4: $3 in, $15 out, $0.30 cache read, $3.75 cache
