@@ -197,20 +197,16 @@ pub fn SettingsView() -> impl IntoView {
         .ok();
         timer.set_value(h);
     });
-    // Every loaded run's unpriced models, each once, by the exact name the run records.
+    // The current run's unpriced models, by the exact name the run records (an eval log's
+    // model key, a numeric QA conversation's model), as the worker lists them.
     let unpriced = Memo::new(move |_| {
+        let name = store.route.with(|r| r.run.clone());
         store.runs.with(|rs| {
-            let mut out: Vec<String> = Vec::new();
-            for m in rs
-                .iter()
-                .filter_map(|r| r.info())
-                .flat_map(|i| &i.unpriced_models)
-            {
-                if !out.contains(m) {
-                    out.push(m.clone());
-                }
-            }
-            out
+            rs.iter()
+                .find(|r| Some(&r.name) == name.as_ref())
+                .and_then(|r| r.info())
+                .map(|i| i.unpriced_models.clone())
+                .unwrap_or_default()
         })
     });
     let edit = move |f: Box<dyn FnOnce(&mut Draft)>| draft.update(|d| f(d));
