@@ -31,6 +31,15 @@ const BREAKDOWN_CHOICE: &str = "breakdown";
 /// Most rows of the scorer-disagreement table on the overview (Items filters them all).
 const MAX_FLIP_ROWS: usize = 100;
 
+/// Dollars, with 6 decimals below a cent (a sample of a few hundred tokens costs less than
+/// $0.0001, which [`usd`]'s 4 decimals would show as $0.0000).
+fn usd_fine(x: Option<f64>) -> String {
+    match x {
+        Some(v) if v.is_finite() && v.abs() < 0.01 && v != 0.0 => format!("${v:.6}"),
+        _ => usd(x),
+    }
+}
+
 /// One screen of the log.
 pub fn view(s: &ScoredLog, q: &ScreenQuery) -> ScreenView {
     view_with(s, q, None)
@@ -260,53 +269,77 @@ fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut Scr
             "samples the re-scorer judges otherwise than the log's own score".into(),
         ));
     }
-    if u.n_with_tokens > 0 {
+    let b = &s.billing;
+    if b.n_with_tokens > 0 {
+        let t = &b.tokens;
         cards.push(card(
             "tokens",
             "Tokens",
-            int(u.total),
+            int(t.total()),
             format!(
-                "{} in · {} out over {} samples",
-                int(u.input),
-                int(u.output),
-                int(u.n_with_tokens)
+                "{} in ({} cache reads) · {} out over {} samples",
+                int(t.input()),
+                int(t.cache_read),
+                int(t.output),
+                int(b.n_with_tokens)
             ),
+        ));
+        cards.push(card(
+            "total_cost_usd",
+            "Cost",
+            match b.cost {
+                Some(c) => usd_fine(Some(c)),
+                None => "unpriced".into(),
+            },
+            if b.n_unpriced > 0 {
+                format!(
+                    "no price for {} ({} of {} samples): Settings › Prices",
+                    b.unpriced_models.join(", "),
+                    int(b.n_unpriced),
+                    int(b.n_with_tokens)
+                )
+            } else {
+                "tokens by class × the price table".into()
+            },
+        ));
+        cards.push(card(
+            "cost_per_correct_usd",
+            "Cost per correct",
+            usd_fine(s.cost_per_correct()),
+            format!("the cost over the samples judged correct by {by}"),
         ));
     }
     if u.n_priced > 0 {
         cards.push(card(
-            "cost",
-            "Cost",
-            usd(u.cost),
-            if u.n_unpriced > 0 {
-                format!(
-                    "{} samples priced, {} unpriced",
-                    int(u.n_priced),
-                    int(u.n_unpriced)
-                )
-            } else {
-                "as the tool priced it".into()
-            },
+            "recorded_cost",
+            "Cost, as recorded",
+            usd_fine(u.cost),
+            format!(
+                "as {} priced it ({} of {} samples)",
+                run.tool.label(),
+                int(u.n_priced),
+                int(n)
+            ),
         ));
+    }
+    if let Some(r) = b.cache_hit_ratio() {
         cards.push(card(
-            "cost_per_correct",
-            "Cost per correct",
-            usd(u
-                .cost
-                .filter(|_| n_correct > 0)
-                .map(|c| c / n_correct as f64)),
-            "cost over the samples that read 1".into(),
+            "cache_hit_ratio",
+            "Cache-hit ratio",
+            pct(Some(r)),
+            "cache reads ÷ (cache reads + uncached input)".into(),
         ));
     }
     if u.n_latency > 0 {
         cards.push(card(
             "latency",
             "Latency",
-            format!("{} s", dec(u.latency_mean, 2)),
+            format!("{} s", dec(u.latency_p50, 2)),
             format!(
-                "mean · median {} s · p95 {} s",
-                dec(u.latency_p50, 2),
-                dec(u.latency_p95, 2)
+                "median · p95 {} s · max {} s · mean {} s",
+                dec(u.latency_p95, 2),
+                dec(u.latency_max, 2),
+                dec(u.latency_mean, 2)
             ),
         ));
     }
@@ -526,27 +559,64 @@ fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut Scr
         }
     }
 
-    if u.n_with_tokens > 0 || u.n_priced > 0 || u.n_latency > 0 {
+    if b.n_with_tokens > 0 || u.n_priced > 0 || u.n_latency > 0 {
+        let k = &b.tokens;
         let mut t = vec![vec!["Usage".to_string(), "Total".to_string()]];
         for (label, value) in [
-            ("Input tokens", u.input),
-            ("Output tokens", u.output),
-            ("Reasoning tokens", u.reasoning),
-            ("Cache reads", u.cache_read),
-            ("Cache writes", u.cache_write),
-            ("All tokens", u.total),
+            ("Uncached input tokens", k.uncached_input),
+            ("Cache reads", k.cache_read),
+            ("Cache writes", k.cache_write),
+            ("Output tokens", k.output),
+            ("of which reasoning", k.reasoning),
+            ("All tokens", k.total()),
         ] {
             t.push(vec![label.into(), int(value)]);
         }
-        t.push(vec!["Cost".into(), usd(u.cost)]);
-        t.push(vec!["Unpriced samples".into(), int(u.n_unpriced)]);
-        t.push(vec!["Mean latency (s)".into(), dec(u.latency_mean, 2)]);
-        t.push(vec!["Median latency (s)".into(), dec(u.latency_p50, 2)]);
+        t.push(vec!["Cost (price table)".into(), usd_fine(b.cost)]);
         t.push(vec![
-            "95th percentile latency (s)".into(),
-            dec(u.latency_p95, 2),
+            "Cost per correct".into(),
+            usd_fine(s.cost_per_correct()),
         ]);
+        t.push(vec!["Priced samples".into(), int(b.n_priced)]);
+        t.push(vec!["Unpriced samples".into(), int(b.n_unpriced)]);
+        t.push(vec!["Cost, as recorded".into(), usd_fine(u.cost)]);
+        t.push(vec!["Cache-hit ratio".into(), pct(b.cache_hit_ratio())]);
+        for (label, value) in [
+            ("Mean latency (s)", u.latency_mean),
+            ("Median latency (s)", u.latency_p50),
+            ("95th percentile latency (s)", u.latency_p95),
+            ("Slowest latency (s)", u.latency_max),
+        ] {
+            t.push(vec![label.into(), dec(value, 2)]);
+        }
         v.blocks.push(table("usage", "Tokens, cost and latency", t));
+        if !b.prices.is_empty() {
+            let mut t = vec![[
+                "Model",
+                "$ in / 1M",
+                "$ out / 1M",
+                "$ cache read / 1M",
+                "$ cache write / 1M",
+                "Source",
+            ]
+            .map(str::to_string)
+            .to_vec()];
+            let or_input = |x: Option<f64>, input: f64| match x {
+                Some(x) => x.to_string(),
+                None => format!("{input} (input)"),
+            };
+            for (model, p) in &b.prices {
+                t.push(vec![
+                    model.clone(),
+                    p.input_per_mtok.to_string(),
+                    p.output_per_mtok.to_string(),
+                    or_input(p.cache_read_per_mtok, p.input_per_mtok),
+                    or_input(p.cache_write_per_mtok, p.input_per_mtok),
+                    p.note().unwrap_or_else(|| NONE.into()),
+                ]);
+            }
+            v.blocks.push(table("prices", "Prices applied", t));
+        }
     }
 
     let errs = errors(run);
@@ -923,30 +993,35 @@ pub fn sample_with_messages(
             ),
         ));
     }
-    let t = &x.tokens;
-    if t.input.is_some() || t.output.is_some() || t.total.is_some() {
-        let o = |n: Option<u64>| n.map(int).unwrap_or_else(|| NONE.into());
+    let bill = s.billing.samples.get(index).copied().unwrap_or_default();
+    if let Some(t) = bill.split {
         let mut words = format!(
-            "{} in · {} out · {} total",
-            o(t.input),
-            o(t.output),
-            o(t.total)
+            "{} uncached in · {} cache reads · {} cache writes · {} out",
+            int(t.uncached_input),
+            int(t.cache_read),
+            int(t.cache_write),
+            int(t.output)
         );
-        if let Some(r) = t.reasoning {
-            words.push_str(&format!(" · {} reasoning", int(r)));
+        if t.reasoning > 0 {
+            words.push_str(&format!(" ({} reasoning)", int(t.reasoning)));
         }
-        if let Some(r) = t.cache_read {
-            words.push_str(&format!(" · {} cache reads", int(r)));
+        if let Some(r) = x.tokens.replayed.filter(|r| *r > 0) {
+            words.push_str(&format!(" · {} replayed from the tool's cache", int(r)));
         }
         facts.push(("Tokens".into(), words));
     }
+    let model = evalboard_engine::evallog::billing::model_key(&s.log.run, x);
     facts.push((
         "Cost".into(),
-        match x.cost {
-            Some(c) => usd(Some(c)),
-            None => "unpriced".into(),
+        match (bill.cost, bill.split) {
+            (Some(c), _) => format!("{} (price table, {model})", usd_fine(Some(c))),
+            (None, Some(_)) => format!("unpriced: no price for {model}"),
+            (None, None) => "no tokens recorded".into(),
         },
     ));
+    if let Some(c) = x.cost {
+        facts.push(("Cost, as recorded".into(), usd_fine(Some(c))));
+    }
     if let Some(l) = x.latency {
         facts.push(("Latency".into(), format!("{} s", dec(Some(l), 2))));
     }
@@ -1435,6 +1510,86 @@ pub(crate) mod tests {
         assert!(items_of(&s, &[], Some("no such text anywhere ✗"))
             .rows
             .is_empty());
+    }
+
+    /// The overview and a sample under the price table (`tests/fixtures/evallog/prices/`, costs
+    /// computed by hand in the engine's `evallog_prices.rs`): cost, cost per correct, the
+    /// recorded cost beside, cache-hit ratio, latency; without a price, "unpriced" and the model.
+    #[test]
+    fn cost_is_shown_under_the_price_table_and_unpriced_without() {
+        let bytes = std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/evallog/prices/prices.json"),
+        )
+        .expect("prices");
+        let mut settings = Settings::default();
+        settings.numeric_qa.prices = evalboard_engine::prices::PriceTable::from_json("p", &bytes)
+            .expect("a table")
+            .0;
+        let s = log_under("prices/inspect", &settings);
+        let overview = view(
+            &s,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
+        assert_eq!(card(&overview, "total_cost_usd"), "$0.0957");
+        assert_eq!(card(&overview, "cost_per_correct_usd"), "$0.0319");
+        assert_eq!(card(&overview, "recorded_cost"), "$0.0520");
+        assert_eq!(card(&overview, "cache_hit_ratio"), "82.2%");
+        assert_eq!(card(&overview, "latency"), "1.50 s");
+        let prices = table(&overview.blocks, "prices").expect("prices applied");
+        assert_eq!(
+            cells(prices, 0),
+            [
+                "anthropic/claude-sonnet-4",
+                "3",
+                "15",
+                "0.3",
+                "3.75",
+                "anthropic.com/pricing, 2025-06-01"
+            ]
+        );
+        let facts = |item: &ScreenItem| -> Vec<(String, String)> {
+            flat(&item.blocks)
+                .into_iter()
+                .find_map(|b| match b {
+                    Block::Facts(f) => Some(f.clone()),
+                    _ => None,
+                })
+                .unwrap_or_default()
+        };
+        let fact = |item: &ScreenItem, k: &str| {
+            facts(item)
+                .into_iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v)
+                .unwrap_or_default()
+        };
+        let first = first_sample(&s);
+        assert_eq!(
+            fact(&first, "Cost"),
+            "$0.0315 (price table, anthropic/claude-sonnet-4)"
+        );
+        assert_eq!(
+            fact(&first, "Tokens"),
+            "1,000 uncached in · 20,000 cache reads · 4,000 cache writes · 500 out (200 reasoning)"
+        );
+
+        let s = log("prices/inspect");
+        let overview = view(
+            &s,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
+        assert_eq!(card(&overview, "total_cost_usd"), "unpriced");
+        assert_eq!(
+            fact(&first_sample(&s), "Cost"),
+            "unpriced: no price for anthropic/claude-sonnet-4"
+        );
     }
 
     #[test]

@@ -206,6 +206,10 @@ pub struct RunInfo {
     /// as new runs).
     #[serde(default)]
     pub part_of: Option<RunId>,
+    /// The models whose tokens the run records but the price table has no price for
+    /// ([`evalboard_engine::run::RunRef::unpriced_models_in`]): Settings offers to price them.
+    #[serde(default)]
+    pub unpriced_models: Vec<String>,
 }
 
 /// Worker → page.

@@ -10,10 +10,9 @@ use std::path::Path;
 use evalboard_app::families::{self, Side};
 use evalboard_app::protocol::{self, ChartDto, CompareQuery, Request, Response, RunInfo};
 use evalboard_engine::family::Family;
-use evalboard_engine::numeric_qa::score::{
-    score_qa_run, ModelPrice, PriceTable, Profile, ScoreConfig,
-};
+use evalboard_engine::numeric_qa::score::{score_qa_run, Profile, ScoreConfig};
 use evalboard_engine::numeric_qa::views::{self, ItemFilter, ItemQuery, SortKey};
+use evalboard_engine::prices::{ModelPrice, PriceTable};
 use evalboard_engine::run::{self, ReadOptions, ScoredRun, Settings};
 use evalboard_engine::run_table::ItemKey;
 use evalboard_engine::{numeric_qa::read, InputFile, RunInput};
@@ -151,6 +150,7 @@ fn responses() -> Vec<Response> {
         stage_ms: vec![("parse".into(), 8.5), ("score".into(), 4.0)],
         custom_settings: vec!["relative tolerance 2% (default 1%)".into()],
         part_of: Some(run_id),
+        unpriced_models: vec!["mockllm/model".into()],
     };
     let base = evalset("m45_m44_baseline");
     let cand = evalset("m46_control");
@@ -437,13 +437,20 @@ fn requests() -> Vec<Request> {
             ..Default::default()
         },
         prices: PriceTable {
-            models: vec![(
-                "gpt-4o".into(),
-                ModelPrice {
-                    input_per_mtok: 2.5,
-                    output_per_mtok: 10.0,
-                },
-            )],
+            models: vec![
+                ("gpt-4o".into(), ModelPrice::new(2.5, 10.0)),
+                (
+                    "anthropic/claude-sonnet-4".into(),
+                    ModelPrice {
+                        cache_read_per_mtok: Some(0.3),
+                        cache_write_per_mtok: Some(3.75),
+                        reasoning_per_mtok: None,
+                        source: Some("anthropic.com/pricing".into()),
+                        date: Some("2025-06-01".into()),
+                        ..ModelPrice::new(3.0, 15.0)
+                    },
+                ),
+            ],
         },
     };
     let settings = Settings {

@@ -225,6 +225,7 @@ fn load_report_lists_files_and_diagnostics() {
         stage_ms: vec![("parse".into(), 8.0), ("score".into(), 4.0)],
         custom_settings: vec![],
         part_of: None,
+        unpriced_models: vec![],
     };
     let host = mount(move || {
         let store = Store::new();
@@ -260,9 +261,8 @@ fn load_report_lists_files_and_diagnostics() {
 #[wasm_bindgen_test]
 fn saved_settings_keep_serde_json_shape_both_ways() {
     use evalboard_app::ui::saved::{config_from_json, config_to_json};
-    use evalboard_engine::numeric_qa::score::{
-        doc::DocTolerances, ModelPrice, PriceTable, Profile,
-    };
+    use evalboard_engine::numeric_qa::score::{doc::DocTolerances, Profile};
+    use evalboard_engine::prices::{ModelPrice, PriceTable};
     // The stored shape: the numeric QA settings as serde writes them, the code-generation
     // settings under `codegen`.
     #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -289,13 +289,19 @@ fn saved_settings_keep_serde_json_shape_both_ways() {
             exact_rel: 1e-6,
         },
         prices: PriceTable {
-            models: vec![(
-                "gpt-4o \"mini\"".into(),
-                ModelPrice {
-                    input_per_mtok: 0.15,
-                    output_per_mtok: 0.6,
-                },
-            )],
+            models: vec![
+                ("gpt-4o \"mini\"".into(), ModelPrice::new(0.15, 0.6)),
+                // The page's table: cache prices (the reasoning price and the notes are the
+                // CLI file's).
+                (
+                    "anthropic/claude-sonnet-4".into(),
+                    ModelPrice {
+                        cache_read_per_mtok: Some(0.3),
+                        cache_write_per_mtok: Some(3.75),
+                        ..ModelPrice::new(3.0, 15.0)
+                    },
+                ),
+            ],
         },
     };
     let codegen = evalboard_engine::codegen::CodegenConfig {
@@ -322,6 +328,14 @@ fn saved_settings_keep_serde_json_shape_both_ways() {
         );
         assert_eq!(config_from_json(&new).as_ref(), Some(&c));
     }
+    // Prices stored before the cache classes and notes existed load, those left unset.
+    let old_prices = r#"{"profile":"doc","tolerances":{},"prices":{"models":[["m",{"input_per_mtok":1,"output_per_mtok":2}]]}}"#;
+    assert_eq!(
+        config_from_json(old_prices).map(|s| s.numeric_qa.prices),
+        Some(PriceTable {
+            models: vec![("m".into(), ModelPrice::new(1.0, 2.0))]
+        })
+    );
     // Settings stored before code-generation runs existed load with its defaults.
     let before = serde_json::to_string(&ScoreConfig::default()).expect("json");
     assert_eq!(config_from_json(&before), Some(Settings::default()));

@@ -11,7 +11,8 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use evalboard_engine::codegen::{self, CodegenConfig, Weights};
 use evalboard_engine::numeric_qa::score::doc::DocTolerances;
-use evalboard_engine::numeric_qa::score::{ModelPrice, PriceTable, Profile, ScoreConfig};
+use evalboard_engine::numeric_qa::score::{Profile, ScoreConfig};
+use evalboard_engine::prices::{ModelPrice, PriceTable};
 use evalboard_engine::run::Settings;
 
 fn get(o: &JsValue, key: &str) -> Option<JsValue> {
@@ -37,8 +38,10 @@ fn object(fields: &[(&str, JsValue)]) -> JsValue {
 }
 
 /// Settings from their stored JSON (`{"profile": "doc", "tolerances": {...}, "prices":
-/// {"models": [["gpt-4o", {"input_per_mtok": 2.5, "output_per_mtok": 10}]]}}`); `None` when it
-/// is not that shape. A missing tolerance takes its default, as with serde.
+/// {"models": [["gpt-4o", {"input_per_mtok": 2.5, "output_per_mtok": 10,
+/// "cache_read_per_mtok": 1.25, ...}]]}}`); `None` when it is not that shape. A missing
+/// tolerance takes its default, a missing cache or reasoning price or note is unset, as with
+/// serde.
 pub fn config_from_json(text: &str) -> Option<Settings> {
     let v = JSON::parse(text).ok()?;
     let profile = Profile::parse(&get(&v, "profile")?.as_string()?)?;
@@ -53,11 +56,17 @@ pub fn config_from_json(text: &str) -> Option<Settings> {
     for m in list(&get(&v, "prices")?, "models")? {
         let pair = m.dyn_into::<Array>().ok()?;
         let price = pair.get(1);
+        // The cache prices are absent from what earlier builds stored (null when unset): `None`
+        // then, as serde's `#[serde(default)]` reads them. The page sets no reasoning price
+        // and no notes (the CLI's `--prices` file does).
         models.push((
             pair.get(0).as_string()?,
             ModelPrice {
                 input_per_mtok: num(&price, "input_per_mtok")?,
                 output_per_mtok: num(&price, "output_per_mtok")?,
+                cache_read_per_mtok: num(&price, "cache_read_per_mtok"),
+                cache_write_per_mtok: num(&price, "cache_write_per_mtok"),
+                ..ModelPrice::default()
             },
         ));
     }
@@ -105,6 +114,8 @@ pub fn config_to_json(s: &Settings) -> Option<String> {
             let price = object(&[
                 ("input_per_mtok", p.input_per_mtok.into()),
                 ("output_per_mtok", p.output_per_mtok.into()),
+                ("cache_read_per_mtok", p.cache_read_per_mtok.into()),
+                ("cache_write_per_mtok", p.cache_write_per_mtok.into()),
             ]);
             JsValue::from(Array::of2(&JsValue::from_str(m), &price))
         })

@@ -15,7 +15,8 @@ use evalboard_engine::codegen::{self, Weights};
 use evalboard_engine::evallog::rescore::RescoreKind;
 use evalboard_engine::evalset::AnswerScorer;
 use evalboard_engine::evalset::ScoringOptions;
-use evalboard_engine::numeric_qa::score::{ModelPrice, PriceTable, Profile};
+use evalboard_engine::numeric_qa::score::Profile;
+use evalboard_engine::prices::{ModelPrice, PriceTable};
 use evalboard_engine::run::Settings;
 
 use evalboard_engine::family::Family;
@@ -23,12 +24,15 @@ use evalboard_engine::family::Family;
 use crate::ui::browser;
 use crate::ui::store::use_store;
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 struct PriceRow {
     id: u32,
     model: String,
     input: String,
     output: String,
+    /// Cache reads and writes: empty for the input price.
+    cache_read: String,
+    cache_write: String,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -74,6 +78,8 @@ impl Draft {
                 model: m.clone(),
                 input: num_text(p.input_per_mtok),
                 output: num_text(p.output_per_mtok),
+                cache_read: p.cache_read_per_mtok.map(num_text).unwrap_or_default(),
+                cache_write: p.cache_write_per_mtok.map(num_text).unwrap_or_default(),
             })
             .collect();
         let mut w = s.codegen.weights;
@@ -109,7 +115,8 @@ impl Draft {
         let mut models: Vec<(String, ModelPrice)> = Vec::new();
         for r in &self.prices {
             let m = r.model.trim();
-            if m.is_empty() && r.input.trim().is_empty() && r.output.trim().is_empty() {
+            let texts = [&r.input, &r.output, &r.cache_read, &r.cache_write];
+            if m.is_empty() && texts.iter().all(|t| t.trim().is_empty()) {
                 continue; // a blank row being filled in
             }
             if m.is_empty() {
@@ -118,6 +125,11 @@ impl Draft {
             }
             let i = num(&r.input, &format!("Input price of {m}"), &mut errs);
             let o = num(&r.output, &format!("Output price of {m}"), &mut errs);
+            let mut optional = |text: &str, what: &str| {
+                (!text.trim().is_empty()).then(|| num(text, &format!("{what} of {m}"), &mut errs))
+            };
+            let cache_read = optional(&r.cache_read, "Cache-read price");
+            let cache_write = optional(&r.cache_write, "Cache-write price");
             if models.iter().any(|(x, _)| x == m) {
                 errs.push(format!("{m} is listed twice"));
                 continue;
@@ -127,6 +139,9 @@ impl Draft {
                 ModelPrice {
                     input_per_mtok: i,
                     output_per_mtok: o,
+                    cache_read_per_mtok: cache_read,
+                    cache_write_per_mtok: cache_write,
+                    ..ModelPrice::default()
                 },
             ));
         }
@@ -182,10 +197,15 @@ pub fn SettingsView() -> impl IntoView {
         .ok();
         timer.set_value(h);
     });
+    // The current run's unpriced models, by the exact name the run records (an eval log's
+    // model key, a numeric QA conversation's model), as the worker lists them.
     let unpriced = Memo::new(move |_| {
-        store.overview.with(|o| {
-            o.as_ref()
-                .map(|o| o.overview.stats.unpriced_models.clone())
+        let name = store.route.with(|r| r.run.clone());
+        store.runs.with(|rs| {
+            rs.iter()
+                .find(|r| Some(&r.name) == name.as_ref())
+                .and_then(|r| r.info())
+                .map(|i| i.unpriced_models.clone())
                 .unwrap_or_default()
         })
     });
@@ -282,17 +302,19 @@ pub fn SettingsView() -> impl IntoView {
             </section>
             <section class="eb-section" aria-labelledby="eb-prices-title">
                 <h2 class="eb-section__title" id="eb-prices-title">"Prices"</h2>
-                <p class="eb-section__hint">"US dollars per 1M tokens, by model name as the run records it. Needed for cost in $."</p>
+                <p class="eb-section__hint">"US dollars per 1M tokens, by model name as the run records it. Needed for cost in $. Cache reads and writes left empty are billed at the input price; reasoning is billed as output."</p>
                 <table class="eb-table eb-table--form" data-table="prices">
                     <thead><tr>
                         <th scope="col">"Model"</th>
                         <th scope="col">"$ in / 1M"</th>
                         <th scope="col">"$ out / 1M"</th>
+                        <th scope="col">"$ cache read / 1M"</th>
+                        <th scope="col">"$ cache write / 1M"</th>
                         <th scope="col"><span class="eb-visually-hidden">"Remove"</span></th>
                     </tr></thead>
                     <tbody>
                         <Show when=move || draft.with(|d| d.prices.is_empty())>
-                            <tr><td colspan="4" class="eb-muted">"No prices: costs are shown in tokens only."</td></tr>
+                            <tr><td colspan="6" class="eb-muted">"No prices: costs are shown in tokens only."</td></tr>
                         </Show>
                         <For each=move || draft.with(|d| d.prices.iter().map(|r| r.id).collect::<Vec<_>>()) key=|id| *id let:id>
                             {
@@ -308,6 +330,10 @@ pub fn SettingsView() -> impl IntoView {
                                             on:input=move |ev| set(|r, v| r.input = v, event_target_value(&ev))/></td>
                                         <td><input class="eb-input eb-input--num" inputmode="decimal" aria-label="Output price per 1M tokens" prop:value=field(|r| r.output.clone())
                                             on:input=move |ev| set(|r, v| r.output = v, event_target_value(&ev))/></td>
+                                        <td><input class="eb-input eb-input--num" inputmode="decimal" aria-label="Cache-read price per 1M tokens" prop:value=field(|r| r.cache_read.clone())
+                                            on:input=move |ev| set(|r, v| r.cache_read = v, event_target_value(&ev))/></td>
+                                        <td><input class="eb-input eb-input--num" inputmode="decimal" aria-label="Cache-write price per 1M tokens" prop:value=field(|r| r.cache_write.clone())
+                                            on:input=move |ev| set(|r, v| r.cache_write = v, event_target_value(&ev))/></td>
                                         <td><button type="button" class="eb-icon-btn eb-icon-btn--danger" aria-label="Remove this price"
                                             on:click=move |_| edit(Box::new(move |d| d.prices.retain(|r| r.id != id)))>"×"</button></td>
                                     </tr>
@@ -318,7 +344,7 @@ pub fn SettingsView() -> impl IntoView {
                 </table>
                 <div class="eb-form-row">
                     <button type="button" class="eb-btn eb-btn--small" on:click=move |_| edit(Box::new(|d| {
-                        d.prices.push(PriceRow { id: d.next_id, model: String::new(), input: String::new(), output: String::new() });
+                        d.prices.push(PriceRow { id: d.next_id, ..PriceRow::default() });
                         d.next_id += 1;
                     }))>"Add a price"</button>
                     <Show when=move || unpriced.with(|u| !u.is_empty())>
@@ -326,7 +352,7 @@ pub fn SettingsView() -> impl IntoView {
                             let models = unpriced.get_untracked();
                             edit(Box::new(move |d| for m in models {
                                 if !d.prices.iter().any(|r| r.model == m) {
-                                    d.prices.push(PriceRow { id: d.next_id, model: m, input: String::new(), output: String::new() });
+                                    d.prices.push(PriceRow { id: d.next_id, model: m, ..PriceRow::default() });
                                     d.next_id += 1;
                                 }
                             }))

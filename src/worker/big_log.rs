@@ -189,7 +189,11 @@ fn keep(
     };
     let mut st = state.borrow_mut();
     let t = now();
-    let scored = ScoredRun::EvalLog(Box::new(evallog::score_log(loaded, &st.settings.evallog)));
+    let scored = ScoredRun::EvalLog(Box::new(evallog::score_log(
+        loaded,
+        &st.settings.evallog,
+        st.settings.prices(),
+    )));
     let mut stage_ms = stage_ms;
     stage_ms.push(("score".into(), now() - t));
     let kept = Kept {

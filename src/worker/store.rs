@@ -67,6 +67,7 @@ impl Kept {
             stage_ms: self.stage_ms.clone(),
             custom_settings: settings.non_default(run.family()),
             part_of: self.part_of,
+            unpriced_models: run.unpriced_models_in::<FAMILIES>(),
         }
     }
 }

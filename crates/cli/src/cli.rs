@@ -68,8 +68,9 @@ pub struct SettingsArgs {
     /// includes, match, answer_pattern, last_number, f1, numeric — (eval logs).
     #[arg(long, value_name = "P", default_value = "doc")]
     pub profile: String,
-    /// Price table (JSON, e.g. {"gpt-4o": {"input_per_mtok": 2.5, "output_per_mtok": 10}}) for
-    /// the cost per correct answer.
+    /// Price table (JSON: {"gpt-4o": {"input_per_mtok": 2.5, "output_per_mtok": 10,
+    /// "cache_read_per_mtok": 1.25, "source": "…", "date": "…"}}, USD per 1M tokens by model
+    /// name as the run records it) for the cost and cost per correct answer in dollars.
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
     /// Relative tolerance of a numerical match (numeric QA, and the eval-log re-scorer numeric).
@@ -175,6 +176,9 @@ pub struct DiffArgs {
     /// ConvFinQA dataset (numeric QA) or eval set (JSONL) to attach to the runs.
     #[arg(long, value_name = "FILE")]
     pub dataset: Option<PathBuf>,
+    /// Price table (JSON, as `score --prices`): both runs' cost in dollars among the metrics.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
     /// Print the comparison as JSON.
     #[arg(long)]
     pub json: bool,

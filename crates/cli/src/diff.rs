@@ -11,11 +11,12 @@
 use anyhow::{bail, Result};
 use evalboard_cli::term::one_line as esc;
 use evalboard_cli::{errln, out};
-use evalboard_engine::compare::{CompareOptions, Flip, PairTexts, PairedItem};
+use evalboard_engine::compare::{CompareOptions, Flip, MetricDelta, PairTexts, PairedItem};
 use evalboard_engine::family::Family;
 use evalboard_engine::numeric_qa::score::doc::DocTolerances;
 use evalboard_engine::run::{CompareError, CompareSettings, RunComparison, RunRef, ScoredRun};
 use evalboard_engine::run_meta::MetaRow;
+use evalboard_engine::run_table::Unit;
 use evalboard_engine::series;
 use serde_json::{json, Value};
 
@@ -34,7 +35,7 @@ fn diff_settings(
     score::settings(&SettingsArgs {
         dataset: a.dataset.clone(),
         profile: compare.profile(family, a.profile.as_deref()),
-        prices: None,
+        prices: a.prices.clone(),
         rel_tol: DocTolerances::default().rel,
         abs_tol: DocTolerances::default().abs,
     })
@@ -44,6 +45,38 @@ fn diff_settings(
 struct Diff {
     cmp: RunComparison,
     meta: Vec<MetaRow>,
+    /// `--prices` was given: both runs' dollar metrics are shown ([`costs`]).
+    priced: bool,
+}
+
+/// The comparison's dollar metrics (cost under the price table, per correct item, as the tool
+/// recorded it), both runs' values; empty without `--prices`.
+fn costs(d: &Diff) -> Vec<&MetricDelta> {
+    d.metrics
+        .iter()
+        .filter(|m| d.priced && m.unit == Unit::Usd)
+        .collect()
+}
+
+/// `d`'s JSON: the comparison, and with `--prices` its `costs` (`key`, `label`, `baseline`,
+/// `candidate`; null: unpriced).
+fn diff_json(d: &Diff) -> Value {
+    let mut v = d.to_json();
+    if d.priced {
+        let costs: Vec<Value> = costs(d)
+            .into_iter()
+            .map(|m| json!({"key": m.key, "label": m.label, "baseline": m.baseline, "candidate": m.candidate}))
+            .collect();
+        if let Some(o) = v.as_object_mut() {
+            o.insert("costs".into(), Value::Array(costs));
+        }
+    }
+    v
+}
+
+/// Dollars with 6 decimals, `unpriced` when there is no price.
+fn usd(x: Option<f64>) -> String {
+    x.map_or_else(|| "unpriced".into(), |v| format!("${v:.6}"))
 }
 
 impl std::ops::Deref for Diff {
@@ -114,19 +147,20 @@ pub fn run(a: DiffArgs) -> Result<u8> {
         diffs.push(Diff {
             cmp,
             meta: step.meta,
+            priced: a.prices.is_some(),
         });
     }
 
     if let [diff] = diffs.as_slice() {
         if a.json {
-            println!("{}", serde_json::to_string_pretty(&diff.to_json())?);
+            println!("{}", serde_json::to_string_pretty(&diff_json(diff))?);
         } else {
             out!("{}", human(diff, true));
         }
     } else if a.json {
         let out = json!({
             "runs": diffs.iter().map(|d| &d.baseline).chain(diffs.last().map(|d| &d.candidate)).collect::<Vec<_>>(),
-            "steps": diffs.iter().map(|d| d.to_json()).collect::<Vec<Value>>(),
+            "steps": diffs.iter().map(diff_json).collect::<Vec<Value>>(),
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
@@ -195,6 +229,19 @@ fn human(d: &Diff, with_meta: bool) -> String {
         s.bootstrap.resamples,
         s.bootstrap.seed,
     );
+    for m in costs(d) {
+        let label = match m.key.as_str() {
+            "total_cost_usd" => "cost".to_string(),
+            "cost" => "cost, recorded".to_string(),
+            _ => m.label.to_lowercase(),
+        };
+        out.push_str(&format!(
+            "  {:<17} {} → {}\n",
+            esc(&label),
+            usd(m.baseline),
+            usd(m.candidate)
+        ));
+    }
     out.push_str(&format!("reading: {}\n", esc(&d.reading().text)));
     if with_meta {
         out.push_str(&meta_lines(&d.meta));

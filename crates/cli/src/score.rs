@@ -7,7 +7,8 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use evalboard_engine::family::Family;
-use evalboard_engine::numeric_qa::score::{PriceTable, Profile};
+use evalboard_engine::numeric_qa::score::Profile;
+use evalboard_engine::prices::PriceTable;
 use evalboard_engine::run::{self, ReadOptions, ReadRun, Reference, RunRef, ScoredRun};
 use evalboard_engine::{accounting, RunInput};
 
@@ -244,6 +245,16 @@ fn score_read(
     }
     if let ScoredRun::EvalLog(l) = &scored {
         warn_mismatches(dir, l);
+        // Unpriced stays unpriced: said when a price table is given but misses a model.
+        let b = &l.billing;
+        if b.n_unpriced > 0 && !settings.prices().models.is_empty() {
+            errln!(
+                "note: {dir}: no price for {} ({} of {} samples with tokens): no cost in dollars",
+                b.unpriced_models.join(", "),
+                b.n_unpriced,
+                b.n_with_tokens
+            );
+        }
     }
     Some(scored)
 }

@@ -34,6 +34,11 @@ pub trait FamilyRun {
     }
     /// The category, question and slice fields of each item, by comparison key.
     fn item_context(&self, out: &mut ItemContexts);
+    /// The models whose tokens the run records but the price table has no price for: the
+    /// names the dashboard's Settings offer to price ("Add unpriced models").
+    fn unpriced_models(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A family's run behind a reference is described as the run: what the registry boxes.
@@ -64,6 +69,9 @@ impl<T: FamilyRun + ?Sized> FamilyRun for &T {
     }
     fn item_context(&self, out: &mut ItemContexts) {
         (**self).item_context(out)
+    }
+    fn unpriced_models(&self) -> Vec<String> {
+        (**self).unpriced_models()
     }
 }
 

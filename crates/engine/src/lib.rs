@@ -6,8 +6,8 @@
 //! [`evalset`]: sniff → read → model → score → aggregate → views → compare), reached through one
 //! dispatch, [`run`] (its lists of every family's headline tables and scorers in [`run::lists`], its settings in [`run::settings`]).
 //! Shared pieces sit outside the families: [`input`], [`diag`],
-//! [`accounting`] (every file's status), [`compare`] (paired statistics), [`run_meta`] (what a
-//! run is), [`pyrepr`] (CPython's number and string formatting).
+//! [`accounting`] (every file's status), [`compare`] (paired statistics), [`prices`] (the one
+//! price table and the billing of a token split), [`run_meta`] (what a run is), [`pyrepr`] (CPython's number and string formatting).
 
 pub mod accounting;
 pub mod codegen;
@@ -26,6 +26,7 @@ pub mod json_keys;
 pub mod numeric_qa;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod parallel;
+pub mod prices;
 pub mod pyrepr;
 pub mod run;
 pub mod run_meta;

@@ -412,9 +412,9 @@ fn score_in<const FAMILIES: FamilySet>(
             scored.name = run.name.clone();
             ScoredRun::Evalset(run, Box::new(scored))
         }
-        ReadRun::EvalLog(log) if has(FAMILIES, Family::EvalLog) => {
-            ScoredRun::EvalLog(Box::new(evallog::score_log(*log, &settings.evallog)))
-        }
+        ReadRun::EvalLog(log) if has(FAMILIES, Family::EvalLog) => ScoredRun::EvalLog(Box::new(
+            evallog::score_log(*log, &settings.evallog, settings.prices()),
+        )),
         _ => return None,
     })
 }
@@ -469,7 +469,10 @@ impl ScoredRun {
                 scored.name = r.name.clone();
                 **s = scored;
             }
-            ScoredRun::EvalLog(l) if has(FAMILIES, Family::EvalLog) => l.rescore(&settings.evallog),
+            ScoredRun::EvalLog(l) if has(FAMILIES, Family::EvalLog) => {
+                l.rescore(&settings.evallog);
+                l.reprice(settings.prices());
+            }
             _ => {}
         }
     }
@@ -597,6 +600,14 @@ impl<'a> RunRef<'a> {
         self.headline_value_in::<ALL_FAMILIES>()
     }
 
+    /// The models whose tokens the run records but the settings' price table has no price for
+    /// ([`FamilyRun::unpriced_models`]), for a run of a family in `FAMILIES`; empty for another.
+    pub fn unpriced_models_in<const FAMILIES: FamilySet>(&self) -> Vec<String> {
+        self.family_run_in::<FAMILIES>()
+            .map(|d| d.unpriced_models())
+            .unwrap_or_default()
+    }
+
     /// [`RunRef::headline_value`] for a run of a family in `FAMILIES`; `None` for another.
     pub fn headline_value_in<const FAMILIES: FamilySet>(&self) -> Option<f64> {
         self.headline_in::<FAMILIES>().and_then(|m| m.value)
@@ -655,11 +666,13 @@ impl<'a> RunRef<'a> {
     /// [`RunRef::facts`] from the run's metrics, already computed.
     fn facts_of(&self, metrics: &[MetricValue]) -> RunFacts {
         let meta = self.meta();
+        // The first of the metrics named that has a value (an eval log's cost under the price
+        // table, else the one its tool recorded).
         let value = |keys: &[&str]| {
             metrics
                 .iter()
-                .find(|m| keys.contains(&m.key.as_str()))
-                .and_then(|m| m.value)
+                .filter(|m| keys.contains(&m.key.as_str()))
+                .find_map(|m| m.value)
         };
         RunFacts {
             model: meta.get("model").map(str::to_string),

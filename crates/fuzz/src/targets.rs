@@ -12,6 +12,7 @@ use evalboard_engine::family::{detect_family, Family};
 use evalboard_engine::numeric_qa::formats::{convfinqa, fa2_results, fa2_traces, qa_jsonl};
 use evalboard_engine::numeric_qa::model::{RawValue, ReadDetail};
 use evalboard_engine::numeric_qa::{answer, finqa_program, read as qa_read, score as qa_score};
+use evalboard_engine::prices::{ModelPrice, PriceTable};
 use evalboard_engine::run::{self, ReadOptions, Reference, Settings};
 use evalboard_engine::{InputFile, RunInput};
 
@@ -1036,6 +1037,40 @@ fn run_folder(input: &Input, _: &Ctx) -> Verdict {
             scored.rescore(&again);
             let _ = evalboard_report::run_outputs(scored.as_ref());
         }
+    }
+    if choice.is_multiple_of(7) {
+        // One of the folder's files read as a price table (`--prices`), then a price for every
+        // model still unpriced, as Settings' "Add unpriced models" gives: billed again, no model
+        // may stay unpriced.
+        let mut priced = settings.clone();
+        if let Some((path, bytes)) = files.get((choice >> 12) as usize % files.len().max(1)) {
+            match PriceTable::from_json(path, bytes) {
+                Ok((table, diags)) => {
+                    s.diags(&diags);
+                    priced.numeric_qa.prices = table;
+                }
+                Err(e) => s.tag(fnv_str(&e) & 0xF),
+            }
+        }
+        for m in scored
+            .as_ref()
+            .unpriced_models_in::<{ run::ALL_FAMILIES }>()
+        {
+            let price = ModelPrice {
+                cache_read_per_mtok: Some(0.5),
+                reasoning_per_mtok: Some(9.0),
+                ..ModelPrice::new(2.0, 8.0)
+            };
+            priced.numeric_qa.prices.models.push((m, price));
+        }
+        scored.rescore(&priced);
+        let left = scored
+            .as_ref()
+            .unpriced_models_in::<{ run::ALL_FAMILIES }>();
+        if !left.is_empty() {
+            return Verdict::Crash(format!("priced every model, still unpriced: {left:?}"));
+        }
+        let _ = evalboard_report::run_outputs(scored.as_ref());
     }
     s.done()
 }

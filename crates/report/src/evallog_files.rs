@@ -1,8 +1,9 @@
 //! Output files of an evaluation-tool log (Inspect, lm-eval) and the statistics `--json` prints
 //! for it, shared by the CLI and the app: `statistics.json` (the run, its headline numbers
 //! recomputed beside the recorded ones, the mismatches; under a re-scorer, the re-scored numbers
-//! and the items whose verdict it flips) and `items.csv` (one row per sample, its verdict as
-//! originally scored and re-scored).
+//! and the items whose verdict it flips; tokens by price class, cost under the price table and
+//! as recorded, cache-hit ratio, latency) and `items.csv` (one row per sample, its verdict as
+//! originally scored and re-scored, its cost).
 
 use evalboard_engine::csv_cell::neutralize;
 use evalboard_engine::evallog::model::RecordedValue;
@@ -68,6 +69,33 @@ fn input_files(files: &[evalboard_engine::accounting::InputFileReport]) -> Input
     out
 }
 
+/// Tokens by price class over the samples that record any (docs/scoring.md § Cost).
+#[derive(Serialize)]
+struct TokensDto {
+    /// Samples that record tokens.
+    n_samples: u64,
+    uncached_input: u64,
+    cache_read: u64,
+    cache_write: u64,
+    output: u64,
+    /// Of the output, reasoning.
+    reasoning: u64,
+    total: u64,
+}
+
+/// The price applied to one model, with the table's note.
+#[derive(Serialize)]
+struct PriceDto {
+    model: String,
+    input_per_mtok: f64,
+    output_per_mtok: f64,
+    cache_read_per_mtok: Option<f64>,
+    cache_write_per_mtok: Option<f64>,
+    reasoning_per_mtok: Option<f64>,
+    source: Option<String>,
+    date: Option<String>,
+}
+
 #[derive(Serialize)]
 struct MismatchDto {
     metric: String,
@@ -120,6 +148,28 @@ struct StatisticsDto {
     rescored_n_unscored: Option<usize>,
     /// Items whose verdict the re-scorer flips; null as recorded.
     n_disagreements: Option<usize>,
+    /// Null when no sample records tokens.
+    tokens: Option<TokensDto>,
+    /// Dollars under the price table; null when no sample records tokens or one is unpriced.
+    total_cost_usd: Option<f64>,
+    /// `total_cost_usd` over the correct items (re-scored under a re-scorer).
+    cost_per_correct_usd: Option<f64>,
+    n_priced: u64,
+    n_unpriced: u64,
+    unpriced_models: Vec<String>,
+    /// The price applied to each model priced.
+    prices: Vec<PriceDto>,
+    /// The dollars the tool itself recorded, summed over the samples that record them.
+    recorded_cost_usd: Option<f64>,
+    n_recorded_cost: u64,
+    /// Cache reads ÷ (cache reads + uncached input); null when the log records no cache count.
+    cache_hit_ratio: Option<f64>,
+    /// Seconds, over the samples with a latency.
+    latency_mean: Option<f64>,
+    latency_p50: Option<f64>,
+    latency_p95: Option<f64>,
+    latency_max: Option<f64>,
+    n_latency: u64,
     scores: Vec<ScoreDto>,
     mismatches: Vec<MismatchDto>,
     /// The flipped items' keys (`/`-joined, as in items.csv); empty as recorded.
@@ -172,6 +222,7 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         .filter_map(|i| run.samples.get(*i))
         .map(|x| key_parts(&x.key).join("/"))
         .collect();
+    let (b, u) = (&s.billing, evalboard_engine::evallog::views::usage(run));
     let dto = StatisticsDto {
         run_name: s.log.name.clone(),
         family: Family::EvalLog,
@@ -208,6 +259,42 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
             .zip(rescored_judged)
             .map(|(r, j)| r.items.len() - j),
         n_disagreements: rescored.map(|_| disagreements.len()),
+        tokens: (b.n_with_tokens > 0).then(|| TokensDto {
+            n_samples: b.n_with_tokens,
+            uncached_input: b.tokens.uncached_input,
+            cache_read: b.tokens.cache_read,
+            cache_write: b.tokens.cache_write,
+            output: b.tokens.output,
+            reasoning: b.tokens.reasoning,
+            total: b.tokens.total(),
+        }),
+        total_cost_usd: b.cost,
+        cost_per_correct_usd: s.cost_per_correct(),
+        n_priced: b.n_priced,
+        n_unpriced: b.n_unpriced,
+        unpriced_models: b.unpriced_models.clone(),
+        prices: b
+            .prices
+            .iter()
+            .map(|(model, p)| PriceDto {
+                model: model.clone(),
+                input_per_mtok: p.input_per_mtok,
+                output_per_mtok: p.output_per_mtok,
+                cache_read_per_mtok: p.cache_read_per_mtok,
+                cache_write_per_mtok: p.cache_write_per_mtok,
+                reasoning_per_mtok: p.reasoning_per_mtok,
+                source: p.source.clone(),
+                date: p.date.clone(),
+            })
+            .collect(),
+        recorded_cost_usd: u.cost,
+        n_recorded_cost: u.n_priced,
+        cache_hit_ratio: b.cache_hit_ratio(),
+        latency_mean: u.latency_mean,
+        latency_p50: u.latency_p50,
+        latency_p95: u.latency_p95,
+        latency_max: u.latency_max,
+        n_latency: u.n_latency,
         scores,
         mismatches,
         disagreements,
@@ -230,7 +317,8 @@ fn value_text(v: &RecordedValue) -> String {
 
 /// items.csv: one row per sample (key, verdict by the headline score, the re-scored verdict and
 /// reading (empty as recorded), input, target, output, error, every score as
-/// `name=value (reading)`), cells through [`neutralize`].
+/// `name=value (reading)`, source, its cost under the price table (empty: unpriced or no tokens)
+/// and the cost its tool recorded), cells through [`neutralize`].
 pub fn items_csv(s: &ScoredLog) -> String {
     let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
@@ -247,6 +335,8 @@ pub fn items_csv(s: &ScoredLog) -> String {
         "error",
         "scores",
         "source",
+        "cost_usd",
+        "recorded_cost_usd",
     ]);
     let verdict: std::collections::HashMap<usize, &evalboard_engine::evallog::score::ItemVerdict> =
         s.items.iter().map(|i| (i.sample, i)).collect();
@@ -288,6 +378,13 @@ pub fn items_csv(s: &ScoredLog) -> String {
             sample.error.clone().unwrap_or_default(),
             scores,
             sample.source.clone(),
+            s.billing
+                .samples
+                .get(i)
+                .and_then(|b| b.cost)
+                .map(crate::csvs::num)
+                .unwrap_or_default(),
+            sample.cost.map(crate::csvs::num).unwrap_or_default(),
         ];
         let _ = w.write_record(rec.iter().map(|c| neutralize(c).into_owned()));
     }

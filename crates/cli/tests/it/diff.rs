@@ -441,3 +441,48 @@ fn eval_log_diff_pairs_on_rescored_verdicts() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("as-recorded, exact, includes, match"), "{err}");
 }
+
+/// With `--prices`, both runs' cost in dollars is shown beside the comparison (the price table
+/// `score` takes; `tests/fixtures/evallog/make_issue28_prices.py`): the OpenAI Evals log costs
+/// $0.01219 on both sides, the promptfoo log has a model without a price, so it stays unpriced
+/// on both sides while the cost its tool recorded is kept. Without `--prices` nothing is added.
+#[test]
+fn eval_log_diff_shows_both_sides_cost_under_prices() {
+    let p = "tests/fixtures/evallog/prices";
+    let table = format!("{p}/prices.json");
+    let log = format!("{p}/openai_evals");
+    let (code, out, err) = evalboard(&["diff", &log, &log, "--prices", &table, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cost = |v: &serde_json::Value, key: &str| -> (Option<f64>, Option<f64>) {
+        let m = v["costs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["key"] == key)
+            .unwrap_or_else(|| panic!("no {key} in {v}"));
+        (m["baseline"].as_f64(), m["candidate"].as_f64())
+    };
+    let (b, c) = cost(&v, "total_cost_usd");
+    assert!((b.unwrap() - 0.01219).abs() < 1e-12 && (c.unwrap() - 0.01219).abs() < 1e-12);
+    let (b, _) = cost(&v, "cost_per_correct_usd");
+    assert!((b.unwrap() - 0.006095).abs() < 1e-12);
+    let (code, out, err) = evalboard(&["diff", &log, &log, "--prices", &table]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("  cost              $0.012190 → $0.012190\n"),
+        "{out}"
+    );
+
+    let log = format!("{p}/promptfoo");
+    let (code, out, err) = evalboard(&["diff", &log, &log, "--prices", &table, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("no price for cheap"), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(cost(&v, "total_cost_usd"), (None, None));
+    let (b, c) = cost(&v, "cost");
+    assert!((b.unwrap() - 0.0139).abs() < 1e-12 && (c.unwrap() - 0.0139).abs() < 1e-12);
+    let (code, out, err) = evalboard(&["diff", &log, &log]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("cost"), "{out}");
+}

@@ -206,8 +206,9 @@ impl FamilyCompare for ScoredLog {
 }
 
 /// The run's headline score, recomputed and as recorded, then (when it is re-scored) the
-/// re-scored value; the accuracy and error rate of the samples, and their tokens, cost and mean
-/// latency where the log records them.
+/// re-scored value; the accuracy and error rate of the samples, and where the log records them
+/// their tokens, cost under the price table and per correct item, the cost the tool recorded,
+/// the cache-hit ratio and latency (mean, p50, p95, max).
 pub fn metrics(s: &ScoredLog) -> Vec<MetricValue> {
     let recorded = s
         .verdict_by
@@ -257,16 +258,47 @@ pub fn metrics(s: &ScoredLog) -> Vec<MetricValue> {
             Some(u.total as f64),
         ));
     }
+    let b = &s.billing;
+    if b.n_with_tokens > 0 {
+        // Null when a sample's model has no price: both sides of a comparison show the row.
+        out.push(MetricValue::new(
+            "total_cost_usd",
+            "Cost (price table)",
+            Unit::Usd,
+            b.cost,
+        ));
+        out.push(MetricValue::new(
+            "cost_per_correct_usd",
+            "Cost per correct",
+            Unit::Usd,
+            s.cost_per_correct(),
+        ));
+    }
     if u.cost.is_some() {
-        out.push(MetricValue::new("cost", "Cost", Unit::Usd, u.cost));
+        out.push(MetricValue::new(
+            "cost",
+            "Cost (recorded)",
+            Unit::Usd,
+            u.cost,
+        ));
+    }
+    if let Some(r) = b.cache_hit_ratio() {
+        out.push(MetricValue::new(
+            "cache_hit_ratio",
+            "Cache-hit ratio",
+            Unit::Rate,
+            Some(r),
+        ));
     }
     if u.n_latency > 0 {
-        out.push(MetricValue::new(
-            "latency_mean",
-            "Mean latency",
-            Unit::Seconds,
-            u.latency_mean,
-        ));
+        for (key, label, value) in [
+            ("latency_mean", "Mean latency", u.latency_mean),
+            ("latency_p50", "Latency p50", u.latency_p50),
+            ("latency_p95", "Latency p95", u.latency_p95),
+            ("latency_max", "Latency max", u.latency_max),
+        ] {
+            out.push(MetricValue::new(key, label, Unit::Seconds, value));
+        }
     }
     out
 }

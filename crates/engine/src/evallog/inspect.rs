@@ -665,6 +665,7 @@ fn lower_sample(
         reasoning: pick("reasoning_tokens"),
         cache_read: pick("input_tokens_cache_read"),
         cache_write: pick("input_tokens_cache_write"),
+        replayed: None,
     };
     let costs: Vec<f64> = usage
         .map(|u| {

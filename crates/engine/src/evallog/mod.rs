@@ -25,13 +25,16 @@
 //!    ([`model::Headline`]: `recorded`, `recomputed`).
 //! 4. [`score`]: the log as a run, its items judged as recorded (by the headline score) and, when
 //!    the settings name one, by a re-scorer ([`rescore`]: `exact@v1`, `match@v1`, … re-run on
-//!    each sample's output and targets), with the items whose verdict flips between the two.
+//!    each sample's output and targets), with the items whose verdict flips between the two; its
+//!    samples billed under the price table ([`billing`]: tokens by price class as each tool
+//!    counts them, cost beside the cost the tool recorded).
 //!
 //! Beside the pipeline, [`messages`] reads one sample's whole conversation when it is opened
 //! (Inspect's `messages`: from one `.eval` member, a chunked sample's message chunks or a `.json`
 //! log), so the item table never holds the conversations.
 
 pub mod archive;
+pub mod billing;
 pub mod compare;
 pub mod eval_file;
 pub mod helm;
@@ -118,5 +121,9 @@ impl crate::family_run::FamilyRun for score::ScoredLog {
 
     fn item_context(&self, out: &mut crate::compare::ItemContexts) {
         compare::item_context(self, out)
+    }
+
+    fn unpriced_models(&self) -> Vec<String> {
+        self.billing.unpriced_models.clone()
     }
 }

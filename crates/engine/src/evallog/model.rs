@@ -325,16 +325,24 @@ impl ScoreEntry {
     }
 }
 
-/// Token counts of one sample (all models of the sample, graders included, when the tool
-/// does not separate them).
+/// Token counts of one sample as the tool records them (all models of the sample, graders
+/// included, when the tool does not separate them). What each count includes differs by tool
+/// (Inspect's `input_tokens` leaves cache reads out, OpenAI's `prompt_tokens` keeps them in):
+/// [`super::billing::split`] reads them into price classes.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tokens {
     pub input: Option<u64>,
     pub output: Option<u64>,
     pub total: Option<u64>,
     pub reasoning: Option<u64>,
+    /// Input read from the provider's prompt cache.
     pub cache_read: Option<u64>,
+    /// Input written to the provider's prompt cache.
     pub cache_write: Option<u64>,
+    /// Tokens of a response the tool replayed from its own response cache (promptfoo's
+    /// `cached`): no request was made for them.
+    #[serde(default)]
+    pub replayed: Option<u64>,
 }
 
 /// One sample (item) of a run.

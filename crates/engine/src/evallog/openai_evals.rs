@@ -480,18 +480,22 @@ fn lower_sample(
         .filter_map(|e| e.data.get("usage"))
         .filter(|u| u.is_object())
         .collect();
-    let total = |k: &str| -> Option<u64> {
+    // `[key]` or `[details, key]` summed over the sample's sampling events.
+    let total = |path: &[&str]| -> Option<u64> {
         let vals: Vec<u64> = usages
             .iter()
-            .filter_map(|u| u.get(k))
+            .filter_map(|u| path.iter().try_fold(*u, |v, k| v.get(*k)))
             .filter_map(uint)
             .collect();
         (!vals.is_empty()).then(|| vals.iter().fold(0u64, |a, b| a.saturating_add(*b)))
     };
     let tokens = Tokens {
-        input: total("prompt_tokens"),
-        output: total("completion_tokens"),
-        total: total("total_tokens"),
+        input: total(&["prompt_tokens"]),
+        output: total(&["completion_tokens"]),
+        total: total(&["total_tokens"]),
+        // OpenAI's usage details (objects in real responses; the generated files write 0).
+        cache_read: total(&["prompt_tokens_details", "cached_tokens"]),
+        reasoning: total(&["completion_tokens_details", "reasoning_tokens"]),
         ..Tokens::default()
     };
     if model.is_none() {

@@ -369,16 +369,23 @@ fn read_row(path: &str, source: String, line: u32, r: &Value) -> Result<Row, Dia
         .get("tokenUsage")
         .or_else(|| response.and_then(|x| x.get("tokenUsage")));
     let u = |k: &str| usage.and_then(|u| u.get(k)).and_then(uint);
+    let detail = |k: &str| {
+        usage
+            .and_then(|u| u.get("completionDetails"))
+            .and_then(|d| d.get(k))
+            .and_then(uint)
+    };
+    // `cached` counts a response promptfoo replayed from its own cache (no request made); the
+    // provider's prompt cache is `completionDetails.cacheReadInputTokens` /
+    // `cacheCreationInputTokens` (promptfoo's OpenAI-compatible usage, part of `prompt`).
     let tokens = Tokens {
         input: u("prompt"),
         output: u("completion"),
         total: u("total"),
-        reasoning: usage
-            .and_then(|u| u.get("completionDetails"))
-            .and_then(|d| d.get("reasoning"))
-            .and_then(uint),
-        cache_read: u("cached"),
-        cache_write: None,
+        reasoning: detail("reasoning"),
+        cache_read: detail("cacheReadInputTokens"),
+        cache_write: detail("cacheCreationInputTokens"),
+        replayed: u("cached"),
     };
     let cost = r
         .get("cost")

@@ -23,6 +23,7 @@ use crate::accounting::{FileStatus, InputFileReport, LoadError};
 use crate::diag::Diagnostic;
 use crate::headline::{Metric, Shown};
 use crate::input::RunInput;
+use crate::prices::PriceTable;
 use crate::run_meta::{plural, RunMeta};
 
 use super::model::{EvalLogRun, Headline, MetricKey, Sample, SampleKey, Tool};
@@ -242,6 +243,8 @@ pub struct ScoredLog {
     pub items: Vec<ItemVerdict>,
     /// The items judged by a re-scorer, when one is set.
     pub rescored: Option<Rescored>,
+    /// The samples' tokens and cost under the price table ([`super::billing`]).
+    pub billing: super::billing::Billing,
 }
 
 /// A log's items judged by a re-scorer.
@@ -253,19 +256,22 @@ pub struct Rescored {
     pub items: Vec<ItemVerdict>,
 }
 
-/// Judges the log's items by its headline score and, when `opts` names a re-scorer, by it.
-pub fn score_log(mut log: LoadedLog, opts: &EvalLogOptions) -> ScoredLog {
+/// Judges the log's items by its headline score and, when `opts` names a re-scorer, by it;
+/// bills its samples under `prices`.
+pub fn score_log(mut log: LoadedLog, opts: &EvalLogOptions, prices: &PriceTable) -> ScoredLog {
     log.run.explain_not_recomputed();
     let verdict_by = log.run.primary.clone();
     let items = match &verdict_by {
         Some(key) => verdicts(&log.run, key),
         None => Vec::new(),
     };
+    let billing = super::billing::bill(&log.run, prices);
     let mut scored = ScoredLog {
         log,
         verdict_by,
         items,
         rescored: None,
+        billing,
     };
     scored.rescore(opts);
     scored
@@ -488,6 +494,18 @@ pub fn mean_and_accuracy(items: &[ItemVerdict]) -> (Option<f64>, Option<f64>) {
 }
 
 impl ScoredLog {
+    /// Bills the samples again under `prices` (the dashboard's Settings).
+    pub fn reprice(&mut self, prices: &PriceTable) {
+        self.billing = super::billing::bill(&self.log.run, prices);
+    }
+
+    /// The run's cost over the items judged correct (re-scored under a re-scorer, else as
+    /// recorded); `None` without a cost in dollars or without a correct item.
+    pub fn cost_per_correct(&self) -> Option<f64> {
+        self.billing
+            .cost_per_correct(Tally::of(self.judged()).correct)
+    }
+
     /// Judges the items again under `opts` (the verdicts as originally scored stay as they are).
     pub fn rescore(&mut self, opts: &EvalLogOptions) {
         self.rescored = opts.rescorer().map(|by| Rescored {
@@ -660,7 +678,7 @@ fn percent(num: usize, den: usize) -> String {
 }
 
 /// The eval-log headline table: keys of the statistics (`evalboard score --json`).
-pub const HEADLINE: [Metric; 9] = [
+pub const HEADLINE: [Metric; 15] = [
     Metric {
         key: "headline_score",
         label: "Headline score",
@@ -729,6 +747,46 @@ pub const HEADLINE: [Metric; 9] = [
         shown: Shown::AsRecorded,
         definition: "Under a re-scorer: items judged both ways whose re-scored verdict differs \
                      from the one as originally scored (by the headline score).",
+    },
+    Metric {
+        key: "total_cost_usd",
+        label: "Cost (price table)",
+        shown: Shown::Decimals(6),
+        definition: "Dollars: each sample's tokens by class (uncached input, cache read, cache \
+                     write, output) × its model's price per 1M tokens (`--prices`), summed; null \
+                     when no sample records tokens or a sample's model has no price. The cost \
+                     the tool recorded is `recorded_cost_usd`, beside it.",
+    },
+    Metric {
+        key: "cost_per_correct_usd",
+        label: "Cost per correct",
+        shown: Shown::Decimals(6),
+        definition: "`total_cost_usd` ÷ the items judged correct (by the re-scorer under one).",
+    },
+    Metric {
+        key: "cache_hit_ratio",
+        label: "Cache-hit ratio",
+        shown: Shown::Decimals(4),
+        definition: "Cache-read input tokens ÷ (cache-read + uncached input tokens) over the \
+                     samples; null when the log records no cache count.",
+    },
+    Metric {
+        key: "latency_p50",
+        label: "Latency p50 (s)",
+        shown: Shown::Decimals(2),
+        definition: "Median of the samples' latency in seconds (nearest rank).",
+    },
+    Metric {
+        key: "latency_p95",
+        label: "Latency p95 (s)",
+        shown: Shown::Decimals(2),
+        definition: "95th percentile of the samples' latency in seconds (nearest rank).",
+    },
+    Metric {
+        key: "latency_max",
+        label: "Latency max (s)",
+        shown: Shown::Decimals(2),
+        definition: "The slowest sample's latency in seconds.",
     },
 ];
 

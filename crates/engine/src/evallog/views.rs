@@ -97,7 +97,8 @@ pub fn score_summaries(run: &EvalLogRun) -> Vec<ScoreSummary> {
         .collect()
 }
 
-/// Tokens, cost and latency over the samples.
+/// Tokens, cost and latency over the samples, as the tool recorded them (`cost`: the dollars
+/// the tool priced; the price table's are [`ScoredLog::billing`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Usage {
     pub input: u64,
@@ -112,10 +113,12 @@ pub struct Usage {
     pub cost: Option<f64>,
     pub n_priced: u64,
     pub n_unpriced: u64,
-    /// Seconds: mean, median, 95th percentile (nearest rank) over samples with a latency.
+    /// Seconds: mean, median, 95th percentile (nearest rank) and slowest over samples with a
+    /// latency.
     pub latency_mean: Option<f64>,
     pub latency_p50: Option<f64>,
     pub latency_p95: Option<f64>,
+    pub latency_max: Option<f64>,
     pub n_latency: u64,
 }
 
@@ -163,6 +166,7 @@ pub fn usage(run: &EvalLogRun) -> Usage {
     u.latency_mean = (!lat.is_empty()).then(|| lat.iter().sum::<f64>() / lat.len() as f64);
     u.latency_p50 = quantile(&lat, 0.5);
     u.latency_p95 = quantile(&lat, 0.95);
+    u.latency_max = lat.last().copied();
     u
 }
 

@@ -84,6 +84,10 @@ impl crate::family_run::FamilyRun for score::ScoredQaRun {
     fn item_context(&self, out: &mut crate::compare::ItemContexts) {
         compare::item_context(self, out)
     }
+
+    fn unpriced_models(&self) -> Vec<String> {
+        aggregate::doc::unpriced_models(&self.run, &self.config.prices)
+    }
 }
 
 /// The doc profile's headline: numerical accuracy, with the counts behind it.

@@ -7,11 +7,12 @@ use crate::evallog::rescore::{EvalLogOptions, RescoreKind};
 use crate::evalset::{AnswerScorer, ScoringOptions};
 use crate::family::Family;
 use crate::numeric_qa::score::{Profile, ScoreConfig};
+use crate::prices::PriceTable;
 
 /// How runs of every family are scored.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Settings {
-    /// Numeric QA: profile, tolerances, prices.
+    /// Numeric QA: profile, tolerances, and the one price table ([`Settings::prices`]).
     pub numeric_qa: ScoreConfig,
     pub codegen: CodegenConfig,
     pub evalset: ScoringOptions,
@@ -49,7 +50,23 @@ pub fn profile_names(family: Family) -> &'static str {
     }
 }
 
+/// The price table in words ("a price for gpt-4o", "prices for 3 models"); `None` when empty.
+fn prices_in_words(prices: &PriceTable) -> Option<String> {
+    match prices.models.as_slice() {
+        [] => None,
+        [(model, _)] => Some(format!("a price for {model}")),
+        more => Some(format!("prices for {} models", more.len())),
+    }
+}
+
 impl Settings {
+    /// The one price table every family bills tokens by ([`crate::prices`]): numeric QA turns
+    /// and eval-log samples alike. It is kept in the numeric QA config, where `--prices` and the
+    /// dashboard's stored settings have always put it (the stored shape is unchanged).
+    pub fn prices(&self) -> &PriceTable {
+        &self.numeric_qa.prices
+    }
+
     /// The settings runs of `family` are scored under, in one line (`profile doc · rel 0.01 ·
     /// abs 0.001 · 0 priced model(s)`), as the dashboard's Export names them.
     pub fn in_one_line(&self, family: Family) -> String {
@@ -62,10 +79,14 @@ impl Settings {
                     e.pass_threshold
                 )
             }
-            Family::EvalLog => match self.evallog.scorer {
-                Some(k) => format!("re-scored by {}", k.id()),
-                None => "the log's scores as recorded".to_string(),
-            },
+            Family::EvalLog => format!(
+                "{} · {} priced model(s)",
+                match self.evallog.scorer {
+                    Some(k) => format!("re-scored by {}", k.id()),
+                    None => "the log's scores as recorded".to_string(),
+                },
+                self.prices().models.len()
+            ),
             Family::Codegen => {
                 let w = &self.codegen.weights;
                 format!(
@@ -122,11 +143,7 @@ impl Settings {
                         t.exact_rel, dt.exact_rel
                     ));
                 }
-                match c.prices.models.len() {
-                    0 => {}
-                    1 => out.push(format!("a price for {}", c.prices.models[0].0)),
-                    n => out.push(format!("prices for {n} models")),
-                }
+                out.extend(prices_in_words(&c.prices));
             }
             Family::Codegen => {
                 let (c, d) = (&self.codegen, CodegenConfig::default());
@@ -169,19 +186,24 @@ impl Settings {
                         }
                     }
                 }
+                out.extend(prices_in_words(self.prices()));
             }
         }
         out
     }
 
-    /// `self` with the settings of `family` back at their defaults (the others kept).
+    /// `self` with the settings of `family` back at their defaults (the others kept); the price
+    /// table is every family's, and goes with the reset of numeric QA or eval logs.
     pub fn reset(&self, family: Family) -> Settings {
         let mut s = self.clone();
         match family {
             Family::NumericQa => s.numeric_qa = ScoreConfig::default(),
             Family::Codegen => s.codegen = CodegenConfig::default(),
             Family::Evalset => s.evalset = ScoringOptions::default(),
-            Family::EvalLog => s.evallog = EvalLogOptions::default(),
+            Family::EvalLog => {
+                s.evallog = EvalLogOptions::default();
+                s.numeric_qa.prices = PriceTable::default();
+            }
         }
         s
     }

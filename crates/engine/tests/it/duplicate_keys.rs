@@ -152,7 +152,7 @@ fn convfinqa_dataset() {
 
 #[test]
 fn price_table() {
-    use evalboard_engine::numeric_qa::score::PriceTable;
+    use evalboard_engine::prices::PriceTable;
     let text = "{\n\"m\": {\"input_per_mtok\": 1, \"output_per_mtok\": 2},\n\"m\": {\"input_per_mtok\": 3, \"output_per_mtok\": 4}\n}";
     let (prices, diags) = PriceTable::from_json("prices.json", text.as_bytes()).unwrap();
     assert_eq!(

@@ -13,6 +13,7 @@ mod docs_tables;
 mod duplicate_keys;
 mod evallog;
 mod evallog_messages;
+mod evallog_prices;
 mod evallog_rescore;
 mod evalset;
 mod fa2;

@@ -2,7 +2,8 @@
 //! dashboard's "custom settings" badge), only that family's, and `reset` brings them back.
 
 use evalboard_engine::family::Family;
-use evalboard_engine::numeric_qa::score::{ModelPrice, Profile};
+use evalboard_engine::numeric_qa::score::Profile;
+use evalboard_engine::prices::ModelPrice;
 use evalboard_engine::run::Settings;
 
 #[test]
@@ -19,13 +20,10 @@ fn each_changed_setting_is_named_for_its_family_only() {
     s.numeric_qa.profile = Profile::Fa2;
     s.numeric_qa.tolerances.rel = 0.05;
     s.numeric_qa.tolerances.abs = 0.01;
-    s.numeric_qa.prices.models.push((
-        "gpt-4o".into(),
-        ModelPrice {
-            input_per_mtok: 2.5,
-            output_per_mtok: 10.0,
-        },
-    ));
+    s.numeric_qa
+        .prices
+        .models
+        .push(("gpt-4o".into(), ModelPrice::new(2.5, 10.0)));
     assert_eq!(
         s.non_default(Family::NumericQa),
         [
@@ -37,6 +35,14 @@ fn each_changed_setting_is_named_for_its_family_only() {
     );
     assert!(s.non_default(Family::Evalset).is_empty());
     assert!(s.non_default(Family::Codegen).is_empty());
+    // The price table is every billing family's: eval logs are priced by it too.
+    assert_eq!(s.non_default(Family::EvalLog), ["a price for gpt-4o"]);
+    assert!(
+        s.reset(Family::EvalLog)
+            .non_default(Family::NumericQa)
+            .len()
+            == 3
+    );
     s.evalset.pass_threshold = 0.5;
     s.codegen.max_recovery_attempts = 3;
     assert_eq!(

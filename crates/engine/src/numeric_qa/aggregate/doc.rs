@@ -8,9 +8,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::accounting::FileStatus;
-use crate::numeric_qa::model::QaConversation;
+use crate::numeric_qa::model::{QaConversation, QaRun, Tokens};
 use crate::numeric_qa::score::doc::{DocTolerances, ANSWER_SCORERS};
 use crate::numeric_qa::score::{logic, Profile, ScoredQaRun, TurnScore, OPERATIONS_PER_TURN};
+use crate::prices::{PriceTable, TokenSplit};
 
 /// A running mean that merges (ripgrep-style mergeable stats).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -236,6 +237,41 @@ pub fn scorer_infos(tol: &DocTolerances) -> Vec<ScorerInfo> {
     out
 }
 
+/// A turn's tokens by price class: prompt as input, completion as output; a turn that records
+/// only a total is priced all as input (docs/scoring.md § Cost). `None` without tokens.
+fn token_split(t: &Tokens) -> Option<TokenSplit> {
+    let total = t.total()?;
+    let (input, output) = match (t.prompt, t.completion) {
+        (None, None) => (total, 0),
+        (p, c) => (p.unwrap_or(0), c.unwrap_or(0)),
+    };
+    Some(TokenSplit {
+        uncached_input: input,
+        output,
+        ..TokenSplit::default()
+    })
+}
+
+/// The model a conversation's tokens are priced by: its `model`, else `unknown`.
+fn model_of(conv: &QaConversation) -> &str {
+    conv.model.as_deref().unwrap_or("unknown")
+}
+
+/// The models (sorted, each once) of the turns that record tokens but whose model `prices` has
+/// no price for: their tokens are unpriced, and the run has no total cost in dollars.
+pub fn unpriced_models(run: &QaRun, prices: &PriceTable) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for conv in &run.conversations {
+        let model = model_of(conv);
+        let has_tokens = conv.turns.iter().any(|t| t.tokens.total().is_some());
+        if has_tokens && prices.get(model).is_none() && !out.iter().any(|m| m == model) {
+            out.push(model.to_string());
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Builds the doc profile's statistics from a scored run.
 pub fn statistics(s: &ScoredQaRun) -> Statistics {
     statistics_with_sizes(s).0
@@ -264,7 +300,6 @@ pub fn statistics_with_sizes(s: &ScoredQaRun) -> (Statistics, BucketSizes) {
     let mut acc_by_ops: BTreeMap<TurnKey, Mean> = BTreeMap::new();
     let mut total_tokens: Option<u64> = None;
     let mut cost_usd = 0.0f64;
-    let mut unpriced: Vec<String> = Vec::new();
 
     // Per-conversation: all turns numerically correct?
     let mut conv_all_correct: Vec<bool> = run
@@ -324,30 +359,13 @@ pub fn statistics_with_sizes(s: &ScoredQaRun) -> (Statistics, BucketSizes) {
         }
         if let Some(t) = turn.tokens.total() {
             *total_tokens.get_or_insert(0) += t;
-            let model = conv.model.as_deref().unwrap_or("unknown");
-            match s.config.prices.get(model) {
-                Some(p) => {
-                    let (pi, po) = (turn.tokens.prompt, turn.tokens.completion);
-                    match (pi, po) {
-                        (None, None) => {
-                            // Only a total: price it all as input (documented).
-                            cost_usd += t as f64 * p.input_per_mtok / 1e6;
-                        }
-                        (pi, po) => {
-                            cost_usd += pi.unwrap_or(0) as f64 * p.input_per_mtok / 1e6
-                                + po.unwrap_or(0) as f64 * p.output_per_mtok / 1e6;
-                        }
-                    }
-                }
-                None => {
-                    if !unpriced.iter().any(|m| m == model) {
-                        unpriced.push(model.to_string());
-                    }
-                }
+            let price = s.config.prices.get(model_of(conv));
+            if let (Some(p), Some(split)) = (price, token_split(&turn.tokens)) {
+                cost_usd += p.bill(&split);
             }
         }
     }
-    unpriced.sort();
+    let unpriced = unpriced_models(run, &s.config.prices);
     let correct_conversations = conv_all_correct.iter().filter(|b| **b).count() as u64;
     let n_convs = run.conversations.len() as u64;
     let cost_per_correct = match (total_tokens, correct_conversations) {

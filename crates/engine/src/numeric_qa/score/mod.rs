@@ -10,10 +10,10 @@ pub mod why;
 
 use serde::{Deserialize, Serialize};
 
-use crate::diag::Diagnostic;
 use crate::family::Family;
 use crate::numeric_qa::finqa_program as program;
 use crate::numeric_qa::model::{QaRun, QaTurn, RawValue};
+use crate::prices::PriceTable;
 use crate::scorer_table::Scorer;
 
 /// A numeric QA entry of the scorer table; `example` is expected, predicted, verdict.
@@ -73,60 +73,6 @@ impl Profile {
             "financial-agent-2" | "fa2" => Some(Profile::Fa2),
             _ => None,
         }
-    }
-}
-
-/// USD per 1M tokens for one model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ModelPrice {
-    pub input_per_mtok: f64,
-    pub output_per_mtok: f64,
-}
-
-/// Price table: model name → price. Models without an entry are reported as unpriced.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct PriceTable {
-    pub models: Vec<(String, ModelPrice)>,
-}
-
-impl PriceTable {
-    pub fn get(&self, model: &str) -> Option<&ModelPrice> {
-        self.models.iter().find(|(m, _)| m == model).map(|(_, p)| p)
-    }
-    /// Parses `{"gpt-4o": {"input_per_mtok": 2.5, "output_per_mtok": 10}, ...}` (also accepts
-    /// `input`/`output` as key names) from the file `path`. Errors name the offending model; a
-    /// repeated key keeps its last value, with a warning ([`crate::json_keys`]).
-    pub fn from_json(path: &str, bytes: &[u8]) -> Result<(PriceTable, Vec<Diagnostic>), String> {
-        let v: serde_json::Value =
-            serde_json::from_slice(bytes).map_err(|e| format!("price table is not JSON: {e}"))?;
-        let obj = v
-            .as_object()
-            .ok_or("price table must be an object of model → {input_per_mtok, output_per_mtok}")?;
-        let mut models = Vec::new();
-        for (model, p) in obj {
-            let get = |keys: &[&str]| keys.iter().find_map(|k| p.get(*k).and_then(|x| x.as_f64()));
-            let input = get(&["input_per_mtok", "input"]);
-            let output = get(&["output_per_mtok", "output"]);
-            match (input, output) {
-                (Some(i), Some(o)) if i >= 0.0 && o >= 0.0 && i.is_finite() && o.is_finite() => {
-                    models.push((
-                        model.clone(),
-                        ModelPrice {
-                            input_per_mtok: i,
-                            output_per_mtok: o,
-                        },
-                    ))
-                }
-                _ => {
-                    return Err(format!(
-                        "price for model {model:?} needs non-negative input_per_mtok and output_per_mtok"
-                    ))
-                }
-            }
-        }
-        let mut diags = Vec::new();
-        crate::json_keys::warn_duplicates(&mut diags, path, bytes, 1);
-        Ok((PriceTable { models }, diags))
     }
 }
 
