@@ -275,7 +275,8 @@ const TARGETS: &[Target] = &[
     Target {
         name: "evallog_folder",
         about: "folders of eval-tool logs (evallog::read: lm-eval results + samples, Inspect, \
-                promptfoo, OpenAI Evals, HELM run folders)",
+                promptfoo, OpenAI Evals, HELM run folders; their samples billed, \
+                evallog::billing)",
         wants: Wants::Folders(|f| {
             f.files.iter().any(|(p, b)| {
                 evallog::sniff(&InputFile::new(p.clone(), b.clone())).is_some()
@@ -854,6 +855,19 @@ fn conversations(f: &InputFile, run: &evallog::EvalLogRun, s: &mut Sig) {
     }
 }
 
+/// A price for each of `models` (cache reads and reasoning priced apart), as Settings' "Add
+/// unpriced models" then a price gives.
+fn priced_all(models: Vec<String>) -> PriceTable {
+    let price = ModelPrice {
+        cache_read_per_mtok: Some(0.5),
+        reasoning_per_mtok: Some(9.0),
+        ..ModelPrice::new(2.0, 8.0)
+    };
+    PriceTable {
+        models: models.into_iter().map(|m| (m, price.clone())).collect(),
+    }
+}
+
 fn evallog_folder(input: &Input, _: &Ctx) -> Verdict {
     let input = run_input(&folder_of(input));
     let mut s = Sig::default();
@@ -892,6 +906,19 @@ fn evallog_read(files: &[InputFile], s: &mut Sig) {
             for run in &r.runs {
                 s.count(run.samples.len());
                 s.count(run.headlines.len());
+                // Billed with no price, then with a price for every model it names: none may
+                // stay unpriced, and no cost may be negative or NaN.
+                let unpriced = evallog::billing::bill(run, &PriceTable::default()).unpriced_models;
+                let b = evallog::billing::bill(run, &priced_all(unpriced));
+                let bad = |c: &f64| c.is_nan() || *c < 0.0;
+                if b.n_unpriced > 0 || b.samples.iter().any(|x| x.cost.as_ref().is_some_and(bad)) {
+                    return Verdict::Crash(format!(
+                        "billing: {} samples unpriced, cost {:?}",
+                        b.n_unpriced, b.cost
+                    ));
+                }
+                s.flag(b.cost.is_some());
+                s.flag(b.cache_hit_ratio().is_some());
             }
             s.diags(&r.diagnostics);
             for f in &r.files {
@@ -1052,17 +1079,14 @@ fn run_folder(input: &Input, _: &Ctx) -> Verdict {
                 Err(e) => s.tag(fnv_str(&e) & 0xF),
             }
         }
-        for m in scored
+        let unpriced = scored
             .as_ref()
-            .unpriced_models_in::<{ run::ALL_FAMILIES }>()
-        {
-            let price = ModelPrice {
-                cache_read_per_mtok: Some(0.5),
-                reasoning_per_mtok: Some(9.0),
-                ..ModelPrice::new(2.0, 8.0)
-            };
-            priced.numeric_qa.prices.models.push((m, price));
-        }
+            .unpriced_models_in::<{ run::ALL_FAMILIES }>();
+        priced
+            .numeric_qa
+            .prices
+            .models
+            .extend(priced_all(unpriced).models);
         scored.rescore(&priced);
         let left = scored
             .as_ref()
