@@ -871,7 +871,9 @@ fn priced_all(models: Vec<String>) -> PriceTable {
 fn evallog_folder(input: &Input, _: &Ctx) -> Verdict {
     let input = run_input(&folder_of(input));
     let mut s = Sig::default();
-    evallog_read(&input.files, &mut s);
+    if let Err(v) = evallog_read(&input.files, &mut s) {
+        return v;
+    }
     // As the CLI and the dashboard read a folder of several logs: one part per log, each read
     // on its own (lm-eval samples go with the results file they were paired with).
     let lm_eval = |files: &[InputFile]| {
@@ -890,15 +892,18 @@ fn evallog_folder(input: &Input, _: &Ctx) -> Verdict {
     // Only the parts where lm-eval files are paired: the other logs read as they did whole.
     if parts.len() > 1 {
         for part in parts.iter().filter(|p| lm_eval(&p.files)) {
-            evallog_read(&part.files, &mut s);
+            if let Err(v) = evallog_read(&part.files, &mut s) {
+                return v;
+            }
         }
     }
     s.done()
 }
 
 /// `evallog::read` of `files`: runs, samples, headlines, diagnostics, and every file's status
-/// and how it was paired ([`pairing_class`]).
-fn evallog_read(files: &[InputFile], s: &mut Sig) {
+/// and how it was paired ([`pairing_class`]); `Err` with the crash verdict when billing breaks
+/// its contract.
+fn evallog_read(files: &[InputFile], s: &mut Sig) -> Result<(), Verdict> {
     match evallog::read(files) {
         Ok(r) => {
             s.tag(1);
@@ -912,10 +917,10 @@ fn evallog_read(files: &[InputFile], s: &mut Sig) {
                 let b = evallog::billing::bill(run, &priced_all(unpriced));
                 let bad = |c: &f64| c.is_nan() || *c < 0.0;
                 if b.n_unpriced > 0 || b.samples.iter().any(|x| x.cost.as_ref().is_some_and(bad)) {
-                    return Verdict::Crash(format!(
+                    return Err(Verdict::Crash(format!(
                         "billing: {} samples unpriced, cost {:?}",
                         b.n_unpriced, b.cost
-                    ));
+                    )));
                 }
                 s.flag(b.cost.is_some());
                 s.flag(b.cache_hit_ratio().is_some());
@@ -927,6 +932,7 @@ fn evallog_read(files: &[InputFile], s: &mut Sig) {
         }
         Err(e) => s.diags(&e.diagnostics),
     }
+    Ok(())
 }
 
 /// How an lm-eval file was paired, as a number: its report line's words, without the names.
@@ -966,7 +972,9 @@ fn lm_eval_samples(input: &Input, _: &Ctx) -> Verdict {
     s.diags(&diags);
     // Beside the results file only as what it is (a hostile seed may be another tool's log).
     if evallog::sniff(&f) == Some(evallog::EvalLogFileKind::LmEvalSamples) {
-        evallog_read(&[InputFile::new("results.json", RESULTS), f], &mut s);
+        if let Err(v) = evallog_read(&[InputFile::new("results.json", RESULTS), f], &mut s) {
+            return v;
+        }
     }
     s.done()
 }
