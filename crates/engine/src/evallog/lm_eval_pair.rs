@@ -11,7 +11,7 @@
 //! 1. the tasks of each results file: the keys of its `configs` and `results`, less its groups;
 //! 2. the task of each samples file: from its name where the name holds a task some results file
 //!    records (`samples_<task>_<date>`, `…_<task>`: the longest such task); else from its rows
-//!    ([`RowFacts`]): the task whose `task_hashes` entry is their hash (v0.4.3 on: a SHA-256 of
+//!    (`RowFacts`): the task whose `task_hashes` entry is their hash (v0.4.3 on: a SHA-256 of
 //!    every row's `doc_hash`, `prompt_hash` and `target_hash`), else the one task whose recorded
 //!    `<metric>,<filter>` keys hold every metric and filter of the rows and whose document count
 //!    (`n-samples` `effective`, or `sample_len`) is theirs;
