@@ -183,12 +183,7 @@ fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut Scr
         ));
     }
     // Errored samples that keep the verdict the tool recorded (OpenAI Evals).
-    let errored_judged = s
-        .items
-        .iter()
-        .filter(|i| i.correct.is_some())
-        .filter(|i| run.samples.get(i.sample).is_some_and(|x| x.error.is_some()))
-        .count();
+    let (errored_judged, _) = s.errored_items();
     let mut cards = vec![
         card(
             "headline_score",

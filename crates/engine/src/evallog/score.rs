@@ -588,6 +588,19 @@ impl ScoredLog {
         format!("{n} sample{}", if n == 1 { "" } else { "s" })
     }
 
+    /// The errored items as originally scored: (those that keep the verdict the tool recorded,
+    /// those with none).
+    pub fn errored_items(&self) -> (usize, usize) {
+        let run = &self.log.run;
+        self.items
+            .iter()
+            .filter(|i| run.samples.get(i.sample).is_some_and(|s| s.error.is_some()))
+            .fold((0, 0), |(kept, none), i| match i.correct {
+                Some(_) => (kept + 1, none),
+                None => (kept, none + 1),
+            })
+    }
+
     /// How evalboard's accuracy and the tool's own headline count the samples, in words, when
     /// they count them differently: the tool counts errored samples as wrong (promptfoo's pass
     /// rate) while they have no verdict here. `None` when both count the same samples (or under
@@ -597,18 +610,7 @@ impl ScoredLog {
             return None;
         }
         let key = self.verdict_by.as_ref()?;
-        let errored = self
-            .items
-            .iter()
-            .filter(|i| i.correct.is_none())
-            .filter(|i| {
-                self.log
-                    .run
-                    .samples
-                    .get(i.sample)
-                    .is_some_and(|s| s.error.is_some())
-            })
-            .count();
+        let (_, errored) = self.errored_items();
         if errored == 0 {
             return None;
         }
