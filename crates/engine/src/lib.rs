@@ -26,6 +26,7 @@ pub mod numeric_qa;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod parallel;
 pub mod pyrepr;
+pub mod repeats;
 pub mod run;
 pub mod run_meta;
 pub mod run_table;
