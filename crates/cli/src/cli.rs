@@ -78,6 +78,10 @@ pub struct SettingsArgs {
     /// Absolute tolerance of a numerical match (numeric QA, and the eval-log re-scorer numeric).
     #[arg(long, value_name = "X", default_value_t = DocTolerances::default().abs)]
     pub abs_tol: f64,
+    /// Eval logs with repeats (epochs): the k of pass@k and pass^k shown [default: every k from
+    /// 1 to the most repeats of an item, at most 20].
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub pass_k: Option<u64>,
 }
 
 /// `evalboard score`.

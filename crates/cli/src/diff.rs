@@ -37,6 +37,7 @@ fn diff_settings(
         prices: None,
         rel_tol: DocTolerances::default().rel,
         abs_tol: DocTolerances::default().abs,
+        pass_k: None,
     })
 }
 

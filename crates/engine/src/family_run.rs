@@ -34,6 +34,11 @@ pub trait FamilyRun {
     }
     /// The category, question and slice fields of each item, by comparison key.
     fn item_context(&self, out: &mut ItemContexts);
+    /// The repeats of the run's items summed up (pass@k, pass^k, flaky items, the standard
+    /// error clustered by item); `None` when no item was judged more than once.
+    fn repeats(&self) -> Option<crate::repeats::RepeatSummary> {
+        None
+    }
 }
 
 /// A family's run behind a reference is described as the run: what the registry boxes.
@@ -64,6 +69,9 @@ impl<T: FamilyRun + ?Sized> FamilyRun for &T {
     }
     fn item_context(&self, out: &mut ItemContexts) {
         (**self).item_context(out)
+    }
+    fn repeats(&self) -> Option<crate::repeats::RepeatSummary> {
+        (**self).repeats()
     }
 }
 

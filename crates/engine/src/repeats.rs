@@ -295,6 +295,66 @@ impl RepeatSummary {
     pub fn has_repeats(&self) -> bool {
         self.max_repeats > 1
     }
+
+    /// The summary as labelled lines, the one wording the CLI's `score`, the dashboard's
+    /// overview and the report show: the repeats, the mean with both standard errors, pass@k
+    /// and pass^k for each `k`, the flaky items (the first 20 keys).
+    pub fn rows(&self) -> Vec<(String, String)> {
+        let num = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:.4}"));
+        let repeats = if self.min_repeats == self.max_repeats {
+            format!("{}", self.max_repeats)
+        } else {
+            format!("{} to {}", self.min_repeats, self.max_repeats)
+        };
+        let mut rows = vec![
+            (
+                "repeats".to_string(),
+                format!(
+                    "{} items × {repeats} scored repeats ({} in all)",
+                    self.n_items, self.n_values
+                ),
+            ),
+            (
+                "mean over repeats".to_string(),
+                format!(
+                    "{} ± {} (standard error clustered by item; {} counting repeats as independent)",
+                    num(self.mean),
+                    num(self.clustered_stderr),
+                    num(self.naive_stderr)
+                ),
+            ),
+        ];
+        for p in &self.pass {
+            rows.push((
+                format!("pass@{0} · pass^{0}", p.k),
+                format!(
+                    "{} · {} over {} items with {} or more scored repeats",
+                    num(p.pass_at_k),
+                    num(p.pass_hat_k),
+                    p.n_items,
+                    p.k
+                ),
+            ));
+        }
+        let shown: Vec<String> = self.flaky.iter().take(20).map(ItemKey::to_string).collect();
+        let more = self.flaky.len().saturating_sub(shown.len());
+        rows.push((
+            "flaky items".to_string(),
+            format!(
+                "{} of {} (right in some repeats, wrong in others){}{}{}",
+                self.flaky.len(),
+                self.n_items,
+                if shown.is_empty() { "" } else { ": " },
+                shown.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ),
+        ));
+        rows
+    }
 }
 
 #[cfg(test)]

@@ -582,6 +582,12 @@ impl<'a> RunRef<'a> {
         self.with_family(Meta)
     }
 
+    /// The repeats of the run's items summed up ([`FamilyRun::repeats`]): pass@k, pass^k, the
+    /// flaky items, the standard error clustered by item; `None` without repeats.
+    pub fn repeats(&self) -> Option<crate::repeats::RepeatSummary> {
+        self.with_family(Repeats)
+    }
+
     /// The number the run is listed by: [`RunRef::headline`]'s value.
     pub fn headline_value(&self) -> Option<f64> {
         self.headline_value_in::<ALL_FAMILIES>()
@@ -822,6 +828,12 @@ struct Meta;
 impl FamilyRunFn<RunMeta> for Meta {
     fn call<R: FamilyRun>(&self, run: &R) -> RunMeta {
         run.meta()
+    }
+}
+struct Repeats;
+impl FamilyRunFn<Option<crate::repeats::RepeatSummary>> for Repeats {
+    fn call<R: FamilyRun>(&self, run: &R) -> Option<crate::repeats::RepeatSummary> {
+        run.repeats()
     }
 }
 struct Counts;

@@ -43,6 +43,7 @@ pub mod model;
 pub mod openai_evals;
 pub mod promptfoo;
 pub mod read;
+pub mod repeats;
 pub mod rescore;
 pub mod score;
 pub mod sniff;
@@ -113,5 +114,9 @@ impl crate::family_run::FamilyRun for score::ScoredLog {
 
     fn item_context(&self, out: &mut crate::compare::ItemContexts) {
         compare::item_context(self, out)
+    }
+
+    fn repeats(&self) -> Option<crate::repeats::RepeatSummary> {
+        repeats::summary(self)
     }
 }

@@ -205,6 +205,8 @@ pub struct ScoredLog {
     pub items: Vec<ItemVerdict>,
     /// The items judged by a re-scorer, when one is set.
     pub rescored: Option<Rescored>,
+    /// The `k` of pass@k the repeats' summary shows ([`EvalLogOptions::pass_k`]).
+    pub pass_k: Option<u64>,
 }
 
 /// A log's items judged by a re-scorer.
@@ -229,6 +231,7 @@ pub fn score_log(mut log: LoadedLog, opts: &EvalLogOptions) -> ScoredLog {
         verdict_by,
         items,
         rescored: None,
+        pass_k: None,
     };
     scored.rescore(opts);
     scored
@@ -439,6 +442,7 @@ pub fn mean_and_accuracy(items: &[ItemVerdict]) -> (Option<f64>, Option<f64>) {
 impl ScoredLog {
     /// Judges the items again under `opts` (the verdicts as originally scored stay as they are).
     pub fn rescore(&mut self, opts: &EvalLogOptions) {
+        self.pass_k = opts.pass_k;
         self.rescored = opts.rescorer().map(|by| Rescored {
             id: by.id(),
             items: rescored_verdicts(&self.log.run, self.verdict_by.as_ref(), &by),
