@@ -317,6 +317,10 @@ pub struct CompareQuery {
     /// field not offered) = the first offered.
     #[serde(default)]
     pub by: Option<String>,
+    /// Pair items, not their repeats: each item's epochs reduced first (by the headline's own
+    /// reducer, else mean), as `diff --by-item` (the Compare toggle).
+    #[serde(default)]
+    pub by_item: bool,
 }
 
 /// One paired item with the word-level diff of the two answers.
@@ -373,6 +377,14 @@ pub struct CompareView {
     /// Rows matching the query, before the limit.
     pub n_rows: usize,
     pub rows: Vec<CompareRow>,
+    /// How items were paired, when it needs saying (the runs' items have repeats: per repeat,
+    /// or by item): the page then offers the by-item toggle.
+    #[serde(default)]
+    pub pairing: Option<String>,
+    /// Paired by item: the card of the mean difference (label, value, what it is), as the
+    /// worker words it.
+    #[serde(default)]
+    pub by_item: Option<(String, String, String)>,
 }
 
 /// A series of runs (two runs: one comparison). `steps[i]` compares run `i` with run `i + 1`;

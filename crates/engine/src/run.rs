@@ -856,6 +856,9 @@ pub struct CompareSettings {
     /// for eval logs, the score that judges items (`None`: the baseline's headline score).
     pub qa_scorer: Option<String>,
     pub opts: CompareOptions,
+    /// How items pair: as judged (the default), or per item with its repeats reduced
+    /// (`diff --by-item`, the dashboard's Compare toggle).
+    pub pairing: crate::compare::Pairing,
 }
 
 impl CompareSettings {
@@ -918,6 +921,12 @@ pub struct RunComparison {
     pub scorer: String,
     /// How items are joined and judged, in a sentence.
     pub judged_by: String,
+    /// How items were paired, when it needs saying ([`crate::family_run::Joined::pairing`]):
+    /// by item with their repeats reduced, or per repeat.
+    pub pairing: Option<String>,
+    /// Paired by item: the part of the runs' item keys (the repeat) the pairs' keys are
+    /// without ([`crate::slices::comparison_contexts_in`] keys item contexts so).
+    pub item_part: Option<usize>,
     /// The family's headline rates in both runs.
     pub metrics: Vec<MetricDelta>,
     pub stats: PairedComparison,
@@ -989,6 +998,8 @@ pub fn compare_in<const FAMILIES: FamilySet>(
         candidate: candidate.name().to_string(),
         scorer: joined.scorer,
         judged_by: joined.judged_by,
+        pairing: joined.pairing,
+        item_part: joined.item_part,
         metrics: MetricDelta::zip(
             &baseline.compared_metrics_in::<FAMILIES>(),
             &candidate.compared_metrics_in::<FAMILIES>(),
@@ -1006,11 +1017,12 @@ fn judge_and_join<F: FamilyCompare>(
     candidate: &F,
     settings: &CompareSettings,
 ) -> Result<Joined, CompareError> {
-    crate::family_run::judge_and_join(
+    crate::family_run::judge_and_pair(
         baseline,
         candidate,
         settings.qa_scorer.as_deref(),
         &settings.opts,
+        settings.pairing,
     )
     .map_err(CompareError::Judge)
 }
@@ -1046,7 +1058,7 @@ impl RunComparison {
             .collect();
         let s = &self.stats;
         let reading = self.reading();
-        json!({
+        let mut out = json!({
             "baseline": self.baseline,
             "candidate": self.candidate,
             "family": self.family,
@@ -1071,6 +1083,35 @@ impl RunComparison {
             "only_in_one": keys(&|f| matches!(f, Flip::OnlyInBaseline | Flip::OnlyInCandidate)),
             "failed_items": failed,
             "per_item_unavailable": self.note,
-        })
+        });
+        // How items paired, when it needs saying (by item; per repeat when items have repeats),
+        // and the by-item statistics: added only then, so other comparisons print as before.
+        if let (Some(obj), Some(pairing)) = (out.as_object_mut(), &self.pairing) {
+            let by_item = s.by_item.as_ref();
+            obj.insert(
+                "pairing".into(),
+                json!({
+                    "by": if by_item.is_some() { "item" } else { "repeat" },
+                    "reducer": by_item.map(|m| m.reducer.clone()),
+                    "text": pairing,
+                }),
+            );
+            if let Some(m) = by_item {
+                obj.insert(
+                    "by_item".into(),
+                    json!({
+                        "reducer": m.reducer,
+                        "binary": m.binary,
+                        "n_items": m.n_items,
+                        "baseline_mean": m.baseline_mean,
+                        "candidate_mean": m.candidate_mean,
+                        "mean_delta": m.delta,
+                        "stderr_clustered": m.stderr,
+                        "ci95": {"low": m.ci_low, "high": m.ci_high, "method": "normal, item-clustered"},
+                    }),
+                );
+            }
+        }
+        out
     }
 }

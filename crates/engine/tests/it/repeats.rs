@@ -238,3 +238,103 @@ fn the_generated_logs_repeats_are_the_generators_table() {
     assert!((s.pass[1].pass_hat_k.unwrap() - recorded("verdict[pass_k_2]/accuracy")).abs() < 1e-12);
     assert_eq!(s.pass[2].n_items, 3);
 }
+
+fn scored(rel: &str) -> evalboard_engine::run::ScoredRun {
+    use evalboard_engine::run::{self, ReadOptions, Settings};
+    let dir = fixture(&format!("evallog/{rel}"));
+    let files = read_folder(&dir)
+        .into_iter()
+        .map(|(p, b)| InputFile::new(p, b))
+        .collect();
+    let input = evalboard_engine::RunInput::new(rel, files);
+    let read = run::read(&input, None, ReadOptions::default()).unwrap();
+    run::score(read, &Settings::default(), 1)
+}
+
+/// Paired by item, each log's mean reduced value is the accuracy Inspect recorded under that
+/// reducer; the difference comes with its item-clustered CI, McNemar only for 0/1 values.
+#[test]
+fn by_item_pairing_reduces_each_items_epochs_as_inspect_does() {
+    use evalboard_engine::compare::{Flip, Pairing};
+    use evalboard_engine::run::{self, CompareSettings};
+    let (a, b) = (
+        scored("runs/inspect_repeats_a"),
+        scored("runs/inspect_repeats_b"),
+    );
+    let recorded = |r: &evalboard_engine::run::ScoredRun, label: &str| {
+        let evalboard_engine::run::RunRef::EvalLog(l) = r.as_ref() else {
+            panic!("an eval log")
+        };
+        l.log
+            .run
+            .headlines
+            .iter()
+            .find(|h| h.key.label() == label)
+            .and_then(|h| h.recorded)
+            .unwrap()
+    };
+    let by = |red: Option<Reduction>| {
+        let settings = CompareSettings {
+            pairing: Pairing::ByItem(red),
+            ..Default::default()
+        };
+        run::compare(a.as_ref(), b.as_ref(), &settings).unwrap()
+    };
+    for red in ["pass_at_2", "pass_k_2", "at_least_2", "mean"] {
+        let cmp = by(Reduction::parse(red));
+        let m = cmp.stats.by_item.as_ref().unwrap();
+        let label = format!("verdict[{red}]/accuracy");
+        assert!(
+            (m.baseline_mean.unwrap() - recorded(&a, &label)).abs() < 1e-12,
+            "{red}"
+        );
+        assert!(
+            (m.candidate_mean.unwrap() - recorded(&b, &label)).abs() < 1e-12,
+            "{red}"
+        );
+        assert_eq!(m.n_items, 6);
+        assert_eq!(m.binary, red == "at_least_2", "{red}");
+        assert_eq!(cmp.stats.mcnemar_p.is_nan(), red != "at_least_2", "{red}");
+        let (lo, hi) = (m.ci_low.unwrap(), m.ci_high.unwrap());
+        assert!(lo < m.delta.unwrap() && m.delta.unwrap() < hi);
+        assert_eq!(cmp.item_part, Some(1));
+        assert!(cmp.pairing.as_deref().unwrap().contains(red));
+    }
+    // No reducer named: the headline's own (verdict[pass_at_2]/accuracy).
+    let cmp = by(None);
+    assert_eq!(cmp.stats.by_item.as_ref().unwrap().reducer, "pass_at_2");
+    // Item f: CCE (2 of 2) in a, IIE (0 of 2) in b: the one regression; c: III → ICI improved.
+    let flips: Vec<(String, Flip)> = cmp
+        .stats
+        .pairs
+        .iter()
+        .filter(|p| matches!(p.flip(), Flip::Regressed | Flip::Improved))
+        .map(|p| (p.key.to_string(), p.flip()))
+        .collect();
+    assert_eq!(
+        flips,
+        [
+            ("c".to_string(), Flip::Improved),
+            ("f".to_string(), Flip::Regressed)
+        ]
+    );
+    // As judged, each (id, epoch) is a pair, and the comparison says so.
+    let cmp = run::compare(a.as_ref(), b.as_ref(), &CompareSettings::default()).unwrap();
+    assert_eq!(cmp.stats.n_paired, 15);
+    assert!(cmp.stats.by_item.is_none());
+    assert!(cmp.pairing.as_deref().unwrap().starts_with("per repeat"));
+    // Runs whose items are not repeated refuse to pair by item.
+    let l = scored("runs/lm_eval_baseline");
+    let err = run::compare(
+        l.as_ref(),
+        l.as_ref(),
+        &CompareSettings {
+            pairing: Pairing::ByItem(None),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("pairing by item needs"), "{err}");
+    let cmp = run::compare(l.as_ref(), l.as_ref(), &CompareSettings::default()).unwrap();
+    assert_eq!(cmp.pairing, None);
+}
