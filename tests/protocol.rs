@@ -382,7 +382,11 @@ fn responses() -> Vec<Response> {
     let log = |d: &str| {
         scored(
             Family::EvalLog,
-            &input(d, &format!("tests/fixtures/evallog/runs/{d}"), &["repeats.eval"]),
+            &input(
+                d,
+                &format!("tests/fixtures/evallog/runs/{d}"),
+                &["repeats.eval"],
+            ),
         )
     };
     let (la, lb) = (log("inspect_repeats_a"), log("inspect_repeats_b"));
