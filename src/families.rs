@@ -168,27 +168,26 @@ fn settings(q: &CompareQuery) -> CompareSettings {
     }
 }
 
-/// The Compare tab's card of a by-item comparison: the mean reduced value's change with its
-/// item-clustered CI (the same numbers `diff --by-item` prints).
-fn by_item_card(m: &compare::ItemMeans) -> (String, String, String) {
+/// A by-item comparison's mean difference in words, as the Compare tab shows it beside the
+/// pairing: the mean reduced value's change with its item-clustered CI (the same numbers `diff
+/// --by-item` prints).
+fn by_item_text(m: &compare::ItemMeans) -> String {
     let signed = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:+.4}"));
     let num = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:.4}"));
-    (
-        format!("Δ mean {} by item", m.reducer),
+    format!(
+        "mean {} {} → {} over {} items, Δ {} (95% CI [{}, {}] clustered by item){}",
+        m.reducer,
+        num(m.baseline_mean),
+        num(m.candidate_mean),
+        m.n_items,
         signed(m.delta),
-        format!(
-            "{} → {} over {} items · 95% CI [{}, {}] clustered by item{}",
-            num(m.baseline_mean),
-            num(m.candidate_mean),
-            m.n_items,
-            signed(m.ci_low),
-            signed(m.ci_high),
-            if m.binary {
-                ""
-            } else {
-                " · no McNemar test: values other than 0 and 1"
-            }
-        ),
+        signed(m.ci_low),
+        signed(m.ci_high),
+        if m.binary {
+            ""
+        } else {
+            "; no McNemar test: values other than 0 and 1"
+        }
     )
 }
 
@@ -246,7 +245,6 @@ fn step_view<const FAMILIES: FamilySet>(
         n_rows: 0,
         rows: Vec::new(),
         pairing: None,
-        by_item: None,
     };
     let (b, c, cmp) = match (base, cand, cmp) {
         (Side::Run(_, b), Side::Run(_, c), Some(cmp)) => (b, c, cmp),
@@ -275,9 +273,11 @@ fn step_view<const FAMILIES: FamilySet>(
     view.reading = Some(cmp.reading());
     view.judged_by = cmp.judged_by;
     view.metrics = cmp.metrics;
-    view.pairing = cmp.pairing;
     let stats = cmp.stats;
-    view.by_item = stats.by_item.as_ref().map(by_item_card);
+    view.pairing = match (cmp.pairing, &stats.by_item) {
+        (Some(p), Some(m)) => Some(format!("{p} · {}", by_item_text(m))),
+        (p, _) => p,
+    };
     view.flips = stats.flips;
     view.n_paired = stats.n_paired;
     view.baseline_accuracy = stats.baseline_accuracy;

@@ -378,13 +378,10 @@ pub struct CompareView {
     pub n_rows: usize,
     pub rows: Vec<CompareRow>,
     /// How items were paired, when it needs saying (the runs' items have repeats: per repeat,
-    /// or by item): the page then offers the by-item toggle.
+    /// or by item, then with the mean difference and its item-clustered CI), as the worker words
+    /// it: the page shows it beside the by-item toggle.
     #[serde(default)]
     pub pairing: Option<String>,
-    /// Paired by item: the card of the mean difference (label, value, what it is), as the
-    /// worker words it.
-    #[serde(default)]
-    pub by_item: Option<(String, String, String)>,
 }
 
 /// A series of runs (two runs: one comparison). `steps[i]` compares run `i` with run `i + 1`;

@@ -378,7 +378,7 @@ fn responses() -> Vec<Response> {
             &CompareQuery::default(),
         )),
     });
-    // Two Inspect logs of 3 epochs paired by item: the pairing and the by-item card travel.
+    // Two Inspect logs of 3 epochs paired by item: the pairing, with the mean difference, travels.
     let log = |d: &str| {
         scored(
             Family::EvalLog,
@@ -398,7 +398,10 @@ fn responses() -> Vec<Response> {
             ..Default::default()
         },
     );
-    assert!(by_item.pairing.is_some() && by_item.by_item.is_some());
+    assert!(by_item
+        .pairing
+        .as_deref()
+        .is_some_and(|p| p.contains("clustered by item")));
     for view in [ev_cmp, qa_cmp, mixed, by_item] {
         out.push(Response::Compare {
             req: 15,

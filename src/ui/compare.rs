@@ -398,7 +398,7 @@ fn body(store: Store, v: View) -> impl IntoView {
         {v.pairing.clone().map(|p| view! {
             <p class="eb-muted" data-testid="pairing"><label><input type="checkbox" name="by-item"
                 prop:checked=store.compare_by_item.get_untracked()
-                on:change=move |ev| store.compare_by_item.set(event_target_checked(&ev))/>" Pair by item "</label>{format!("· {p}")}</p>
+                on:change=move |ev| store.compare_by_item.set(event_target_checked(&ev))/>" Pair by item · "</label>{p}</p>
         })}
         {v.per_item_unavailable.clone().map(|w| view! { <div class="eb-state eb-state--quiet">{format!("Per-item diff unavailable: {w}")}</div> })}
         <div class="eb-cards">
@@ -412,7 +412,6 @@ fn body(store: Store, v: View) -> impl IntoView {
             <div class="eb-card" data-metric="mcnemar_p"><div class="eb-card__label">"McNemar exact p"</div><div class="eb-card__value">{p}</div><div class="eb-card__sub">"two-sided, on the flips"</div></div>
             <div class="eb-card" data-metric="bootstrap_ci"><div class="eb-card__label">"Bootstrap 95% CI"</div><div class="eb-card__value">{ci}</div>
                 <div class="eb-card__sub">{format!("paired, {} resamples, seed {}", format::int(u64::from(v.resamples)), v.seed)}</div></div>
-            {v.by_item.clone().map(|(l, x, sub)| view! { <div class="eb-card" data-metric="by_item"><div class="eb-card__label">{l}</div><div class="eb-card__value">{x}</div><div class="eb-card__sub">{sub}</div></div> })}
         </div>
         <table class="eb-table" data-table="compare-metrics">
             <thead><tr><th scope="col">"Metric"</th><th scope="col" class="eb-num"><span class="eb-clip eb-clip--name" title=v.baseline.clone()>{v.baseline.clone()}</span></th>

@@ -162,8 +162,8 @@ pub fn judge_and_pair<F: FamilyCompare>(
             let (stats, failed) = crate::compare::join::join(&b, &c, opts);
             let repeated = repeats.is_some_and(|(part, _)| has_repeats(&b, part));
             let said = repeated.then(|| {
-                "per repeat: each repeat (epoch) of an item is its own pair (--by-item pairs \
-                 items with their repeats reduced)"
+                "per repeat: each repeat (epoch) of an item is its own pair; pairing by item \
+                 (diff --by-item) reduces an item's repeats first"
                     .to_string()
             });
             (stats, failed, said)

@@ -120,13 +120,13 @@ fn view_numbers(base: &Side, cand: &Side, scorer: &Value) -> Value {
 }
 
 /// [`view_numbers`], items paired by item when `by_item` (the Compare toggle); with the view's
-/// by-item card.
+/// pairing text.
 fn view_numbers_paired(
     base: &Side,
     cand: &Side,
     scorer: &Value,
     by_item: bool,
-) -> (Value, Option<(String, String, String)>) {
+) -> (Value, Option<String>) {
     let all = CompareQuery {
         limit: usize::MAX,
         by_item,
@@ -153,7 +153,7 @@ fn view_numbers_paired(
         "both_wrong": v.flips.unchanged_wrong,
         "scorer": scorer,
     });
-    (numbers, v.by_item)
+    (numbers, v.pairing)
 }
 
 /// `diff --json` and the report's embedded comparison of `base` → `cand` (extra CLI args
@@ -347,7 +347,7 @@ fn eval_logs_paired_by_item_agree_across_diff_worker_and_report() {
     );
     for (by_item, extra) in [(true, &["--by-item"][..]), (false, &[][..])] {
         let diff = cli_and_report(&b, &c, extra, &tmp);
-        let (numbers_of_view, card) = view_numbers_paired(
+        let (numbers_of_view, pairing) = view_numbers_paired(
             &Side::Run("b", lb.as_ref()),
             &Side::Run("c", lc.as_ref()),
             &diff["scorer"],
@@ -355,18 +355,22 @@ fn eval_logs_paired_by_item_agree_across_diff_worker_and_report() {
         );
         assert_eq!(numbers_of_view, numbers(&diff), "by item: {by_item}");
         assert_eq!(diff["n_items"], if by_item { 6 } else { 15 });
-        match card {
-            Some((label, value, sub)) => {
-                let m = &diff["by_item"];
-                assert_eq!(label, "Δ mean pass_at_2 by item");
-                assert_eq!(value, format!("{:+.4}", m["mean_delta"].as_f64().unwrap()));
-                assert!(sub.contains(&format!(
-                    "95% CI [{:+.4}, {:+.4}] clustered by item",
-                    m["ci95"]["low"].as_f64().unwrap(),
-                    m["ci95"]["high"].as_f64().unwrap()
-                )));
-            }
-            None => assert!(!by_item && diff.get("by_item").is_none()),
+        // The pairing the worker words is diff's, with (by item) the same mean difference.
+        let pairing = pairing.unwrap();
+        assert!(pairing.starts_with(diff["pairing"]["text"].as_str().unwrap()));
+        if by_item {
+            let m = &diff["by_item"];
+            let shown = format!(
+                "mean pass_at_2 {:.4} → {:.4} over 6 items, Δ {:+.4} (95% CI [{:+.4}, {:+.4}] clustered by item)",
+                m["baseline_mean"].as_f64().unwrap(),
+                m["candidate_mean"].as_f64().unwrap(),
+                m["mean_delta"].as_f64().unwrap(),
+                m["ci95"]["low"].as_f64().unwrap(),
+                m["ci95"]["high"].as_f64().unwrap()
+            );
+            assert!(pairing.contains(&shown), "{pairing}");
+        } else {
+            assert!(diff.get("by_item").is_none());
         }
     }
     let _ = std::fs::remove_dir_all(&tmp);
