@@ -391,6 +391,15 @@ fn overview(s: &ScoredLog, dark: bool, choices: &[(String, String)], v: &mut Scr
         Some("About this run".into()),
         vec![Block::Facts(facts)],
     ));
+    // Items judged more than once (epochs, repeats): the engine's summary, as `score` prints it.
+    if let Some(r) = evalboard_engine::evallog::repeats::summary(s) {
+        v.blocks.push(group(
+            "repeats",
+            "section",
+            Some("Repeats (pass@k, flaky items)".into()),
+            vec![Block::Facts(r.rows())],
+        ));
+    }
 
     // Every headline number the log recorded, beside the recomputation.
     let mut rows = Vec::new();
@@ -703,6 +712,15 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
             options: vec![FLIPPED.into(), KEPT.into()],
         });
     }
+    // Items judged more than once: its repeats all right, all wrong, or some of each (flaky).
+    let repeats = repeat_classes(s);
+    if !repeats.is_empty() {
+        filters.push(Choice {
+            name: REPEATS.into(),
+            label: "Repeats".into(),
+            options: REPEAT_CLASSES.map(str::to_string).to_vec(),
+        });
+    }
     for field in &fields {
         let options = breakdown(s, field).into_iter().map(|g| g.value).collect();
         filters.push(Choice {
@@ -731,7 +749,7 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
     let wanted: Vec<(&str, &str)> = f
         .choices
         .iter()
-        .filter(|(k, _)| k != "verdict" && k != "flip" && k != BREAKDOWN_CHOICE)
+        .filter(|(k, _)| k != "verdict" && k != "flip" && k != REPEATS && k != BREAKDOWN_CHOICE)
         .map(|(k, x)| (k.as_str(), x.as_str()))
         .collect();
     let hits: Vec<(usize, &Sample)> = run
@@ -743,6 +761,8 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
             f.choice("verdict").is_none_or(|w| w == word)
                 && f.choice("flip")
                     .is_none_or(|w| (w == FLIPPED) == flipped.contains(i))
+                && f.choice(REPEATS)
+                    .is_none_or(|w| repeats.get(i).is_some_and(|c| *c == w))
                 && (wanted.is_empty() || {
                     let fs = fields_of(x);
                     wanted.iter().all(|(k, want)| {
@@ -785,6 +805,42 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
             ],
         }
     });
+}
+
+/// The items filter on an item's repeats, and its classes.
+const REPEATS: &str = "repeats";
+const REPEAT_CLASSES: [&str; 3] = ["flaky", "always right", "always wrong"];
+
+/// Each sample's class among [`REPEAT_CLASSES`] by its item's scored repeats (a sample whose
+/// item has no scored repeat has none); empty when no item was judged twice.
+fn repeat_classes(s: &ScoredLog) -> std::collections::HashMap<usize, &'static str> {
+    use evalboard_engine::evallog::repeats::{item_repeats, repeat_part};
+    let items = item_repeats(s);
+    if !items.iter().any(|i| i.n() > 1) {
+        return Default::default();
+    }
+    let part = repeat_part(&s.log.run).unwrap_or(usize::MAX);
+    let class: std::collections::HashMap<&evalboard_engine::run_table::ItemKey, &'static str> =
+        items
+            .iter()
+            .filter(|i| i.n() > 0)
+            .map(|i| {
+                let c = match (i.correct(), i.n()) {
+                    (0, _) => REPEAT_CLASSES[2],
+                    (c, n) if c == n => REPEAT_CLASSES[1],
+                    _ => REPEAT_CLASSES[0],
+                };
+                (&i.key, c)
+            })
+            .collect();
+    s.judged()
+        .iter()
+        .filter_map(|it| {
+            let key = evalboard_engine::run_table::ItemKey::from_parts(&it.key);
+            let (item, _) = evalboard_engine::repeats::split_repeat(&key, part);
+            Some((it.sample, *class.get(&item)?))
+        })
+        .collect()
 }
 
 /// The names of a key's parts, per tool.
@@ -1585,6 +1641,50 @@ pub(crate) mod tests {
             fact(&first_sample(&s), "Cost"),
             "unpriced: no price for anthropic/claude-sonnet-4"
         );
+    }
+
+    #[test]
+    fn repeats_are_summed_up_and_flaky_items_filtered() {
+        let s = log("ok/inspect_epochs5/input");
+        let v = view(
+            &s,
+            &ScreenQuery::Overview {
+                dark: false,
+                choices: Vec::new(),
+            },
+        );
+        let facts: Vec<(String, String)> = groups(&v.blocks, "section")
+            .into_iter()
+            .filter(|(k, _, _)| *k == "repeats")
+            .flat_map(|(_, _, b)| b.iter())
+            .filter_map(|b| match b {
+                Block::Facts(f) => Some(f.clone()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let summary = evalboard_engine::evallog::repeats::summary(&s).expect("repeats");
+        assert_eq!(facts, summary.rows());
+        assert!(facts
+            .iter()
+            .any(|(k, v)| k == "pass@2 · pass^2" && v.starts_with("0.7278 · 0.4333")));
+        // Flaky: items 2, 5 and d, every one of their 5 epochs (an errored or unscored epoch
+        // included); the classes cover every sample of a scored item.
+        let flaky = items_of(&s, &[("repeats", "flaky")], None);
+        assert_eq!(flaky.n_match, 15);
+        let ids: std::collections::BTreeSet<String> = flaky
+            .rows
+            .iter()
+            .map(|r| r.cells[1].split(" · ").next().unwrap_or("").to_string())
+            .collect();
+        assert_eq!(ids, ["2", "5", "d"].map(String::from).into());
+        let right = items_of(&s, &[("repeats", "always right")], None);
+        let wrong = items_of(&s, &[("repeats", "always wrong")], None);
+        assert_eq!((right.n_match, wrong.n_match), (10, 5));
+        // A log without repeats offers no such filter.
+        let one = log("ok/inspect_epochs1/input");
+        let all = items_of(&one, &[], None);
+        assert!(all.layout.filters.iter().all(|f| f.name != "repeats"));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use evalboard_engine::compare::{self, CompareOptions, PairedItem};
+use evalboard_engine::compare::{self, CompareOptions, PairedItem, Pairing};
 use evalboard_engine::family::Family;
 use evalboard_engine::run::{
     self, CompareError, CompareSettings, FamilySet, RunComparison, RunRef, ALL_FAMILIES,
@@ -77,7 +77,7 @@ pub fn series_view_in<const FAMILIES: FamilySet>(
         ..CompareQuery::default()
     };
     let runs: Vec<Option<RunRef>> = sides.iter().map(Side::run).collect();
-    let series = series::series_in::<FAMILIES>(&runs, &settings());
+    let series = series::series_in::<FAMILIES>(&runs, &settings(q));
     let steps: Vec<CompareView> = series
         .steps
         .into_iter()
@@ -154,12 +154,41 @@ fn slice_table(s: Slices) -> (Vec<String>, Option<String>, Vec<Vec<String>>) {
     (s.fields, Some(field), out)
 }
 
-/// How the dashboard compares two runs: each profile's own scorer, default statistics options.
-fn settings() -> CompareSettings {
+/// How the dashboard compares two runs: each profile's own scorer, default statistics options,
+/// items paired by item (their repeats reduced by the default reducer) when the query asks.
+fn settings(q: &CompareQuery) -> CompareSettings {
     CompareSettings {
         qa_scorer: None,
         opts: CompareOptions::default(),
+        pairing: if q.by_item {
+            Pairing::ByItem(None)
+        } else {
+            Pairing::AsJudged
+        },
     }
+}
+
+/// A by-item comparison's mean difference in words, as the Compare tab shows it beside the
+/// pairing: the mean reduced value's change with its item-clustered CI (the same numbers `diff
+/// --by-item` prints).
+fn by_item_text(m: &compare::ItemMeans) -> String {
+    let signed = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:+.4}"));
+    let num = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:.4}"));
+    format!(
+        "mean {} {} → {} over {} items, Δ {} (95% CI [{}, {}] clustered by item){}",
+        m.reducer,
+        num(m.baseline_mean),
+        num(m.candidate_mean),
+        m.n_items,
+        signed(m.delta),
+        signed(m.ci_low),
+        signed(m.ci_high),
+        if m.binary {
+            ""
+        } else {
+            "; no McNemar test: values other than 0 and 1"
+        }
+    )
 }
 
 /// Baseline vs candidate: deltas, flips, McNemar, bootstrap CI and the rows the query asks for
@@ -177,7 +206,7 @@ pub fn compare_view_in<const FAMILIES: FamilySet>(
     let cmp = base
         .run()
         .zip(cand.run())
-        .map(|(b, c)| run::compare_in::<FAMILIES>(b, c, &settings()));
+        .map(|(b, c)| run::compare_in::<FAMILIES>(b, c, &settings(q)));
     step_view::<FAMILIES>(base, cand, cmp, q)
 }
 
@@ -215,6 +244,7 @@ fn step_view<const FAMILIES: FamilySet>(
         slice_by: None,
         n_rows: 0,
         rows: Vec::new(),
+        pairing: None,
     };
     let (b, c, cmp) = match (base, cand, cmp) {
         (Side::Run(_, b), Side::Run(_, c), Some(cmp)) => (b, c, cmp),
@@ -236,7 +266,7 @@ fn step_view<const FAMILIES: FamilySet>(
             return view;
         }
     };
-    let context = slices::item_contexts_in::<FAMILIES>(*b, *c);
+    let context = slices::comparison_contexts_in::<FAMILIES>(&cmp, *b, *c);
     (view.slice_fields, view.slice_by, view.slices) =
         slice_table(slices::slices(&cmp, &context, q.by.as_deref()));
     view.per_item_unavailable = cmp.notes();
@@ -244,6 +274,10 @@ fn step_view<const FAMILIES: FamilySet>(
     view.judged_by = cmp.judged_by;
     view.metrics = cmp.metrics;
     let stats = cmp.stats;
+    view.pairing = match (cmp.pairing, &stats.by_item) {
+        (Some(p), Some(m)) => Some(format!("{p} · {}", by_item_text(m))),
+        (p, _) => p,
+    };
     view.flips = stats.flips;
     view.n_paired = stats.n_paired;
     view.baseline_accuracy = stats.baseline_accuracy;

@@ -321,6 +321,10 @@ pub struct CompareQuery {
     /// field not offered) = the first offered.
     #[serde(default)]
     pub by: Option<String>,
+    /// Pair items, not their repeats: each item's epochs reduced first (by the headline's own
+    /// reducer, else mean), as `diff --by-item` (the Compare toggle).
+    #[serde(default)]
+    pub by_item: bool,
 }
 
 /// One paired item with the word-level diff of the two answers.
@@ -377,6 +381,11 @@ pub struct CompareView {
     /// Rows matching the query, before the limit.
     pub n_rows: usize,
     pub rows: Vec<CompareRow>,
+    /// How items were paired, when it needs saying (the runs' items have repeats: per repeat,
+    /// or by item, then with the mean difference and its item-clustered CI), as the worker words
+    /// it: the page shows it beside the by-item toggle.
+    #[serde(default)]
+    pub pairing: Option<String>,
 }
 
 /// A series of runs (two runs: one comparison). `steps[i]` compares run `i` with run `i + 1`;

@@ -196,6 +196,7 @@ fn responses() -> Vec<Response> {
             category: None,
             limit: 5,
             by: Some("turn".into()),
+            by_item: false,
         },
     );
     // Sliced by turn: every demo turn is paired, so each turn's baseline accuracy is the run's
@@ -377,7 +378,31 @@ fn responses() -> Vec<Response> {
             &CompareQuery::default(),
         )),
     });
-    for view in [ev_cmp, qa_cmp, mixed] {
+    // Two Inspect logs of 3 epochs paired by item: the pairing, with the mean difference, travels.
+    let log = |d: &str| {
+        scored(
+            Family::EvalLog,
+            &input(
+                d,
+                &format!("tests/fixtures/evallog/runs/{d}"),
+                &["repeats.eval"],
+            ),
+        )
+    };
+    let (la, lb) = (log("inspect_repeats_a"), log("inspect_repeats_b"));
+    let by_item = families::compare_view(
+        &Side::Run("a", la.as_ref()),
+        &Side::Run("b", lb.as_ref()),
+        &CompareQuery {
+            by_item: true,
+            ..Default::default()
+        },
+    );
+    assert!(by_item
+        .pairing
+        .as_deref()
+        .is_some_and(|p| p.contains("clustered by item")));
+    for view in [ev_cmp, qa_cmp, mixed, by_item] {
         out.push(Response::Compare {
             req: 15,
             view: Box::new(view),
@@ -528,6 +553,7 @@ fn requests() -> Vec<Request> {
                 category: Some("math".into()),
                 limit: 10,
                 by: Some("difficulty".into()),
+                by_item: true,
             },
         },
         Request::Compare {

@@ -88,6 +88,7 @@ pub fn CompareView() -> impl IntoView {
             category: r.cat.clone(),
             limit: store.compare_rows.get(),
             by: r.by.clone(),
+            by_item: store.compare_by_item.get(),
         })
     });
     Effect::new(move |_| {
@@ -393,6 +394,12 @@ fn body(store: Store, v: View) -> impl IntoView {
     view! {
         {reading}
         <p class="eb-muted">{v.judged_by.clone()}</p>
+        // Items with repeats (epochs): the pairing, and the toggle to pair by item.
+        {v.pairing.clone().map(|p| view! {
+            <p class="eb-muted" data-testid="pairing"><label><input type="checkbox" name="by-item"
+                prop:checked=store.compare_by_item.get_untracked()
+                on:change=move |ev| store.compare_by_item.set(event_target_checked(&ev))/>" Pair by item · "</label>{p}</p>
+        })}
         {v.per_item_unavailable.clone().map(|w| view! { <div class="eb-state eb-state--quiet">{format!("Per-item diff unavailable: {w}")}</div> })}
         <div class="eb-cards">
             <div class="eb-card eb-card--primary" data-metric="accuracy_delta">

@@ -141,6 +141,8 @@ pub struct Store {
     pub series_req: StoredValue<ReqId>,
     /// Rows the Compare table asks for (the first screenful, then all on request).
     pub compare_rows: RwSignal<usize>,
+    /// The Compare toggle: items paired by item, their repeats (epochs) reduced.
+    pub compare_by_item: RwSignal<bool>,
     /// The latest code-generation screen (each view keeps the id of its own request).
     pub screen: RwSignal<Option<(ReqId, crate::protocol::ScreenView)>>,
     next_run: StoredValue<RunId>,
@@ -224,6 +226,7 @@ impl Store {
             series: RwSignal::new(None),
             series_req: StoredValue::new(0),
             compare_rows: RwSignal::new(COMPARE_FIRST_ROWS),
+            compare_by_item: RwSignal::new(false),
             screen: RwSignal::new(None),
             next_run: StoredValue::new(0),
             stored_listed: StoredValue::new(false),

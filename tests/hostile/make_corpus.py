@@ -255,6 +255,28 @@ def main():
     case("openai_evals_hostile_report", "an OpenAI Evals record file whose final_report holds 5,000 "
          "numbers and a dict 100 deep, one sample errored beside its match and one with no match",
          "run", [], {"arith-match.jsonl": "\n".join(oa) + "\n"}, cli_stdout=["5 samples"])
+    # Issue 28, classes 3 and 6: hostile epochs and reducers in an Inspect log Inspect wrote
+    # (2 epochs, tests/fixtures/evallog/make_issue28_repeats.py): a reducer whose k overflows
+    # 64 bits, pass_k_0, at_least_{2^64 - 1}, a clustered stderr on metadata no sample has, a
+    # sample whose epoch is given twice (the last, 2^32 - 1, read) and one with a negative
+    # epoch (read as epoch 1, beside the real one).
+    ep = json.load(open(os.path.join(HERE, "..", "fixtures", "evallog", "ok", "inspect_epochs2_json",
+                                     "input", "epochs2.json"), encoding="utf-8"))
+    reducers = ["pass_at_99999999999999999999999", "pass_k_0", "at_least_18446744073709551615",
+                "pass_at_1"]
+    for i, sc in enumerate(ep["results"]["scores"]):
+        sc["reducer"] = reducers[i % len(reducers)]
+        for m in sc["metrics"].values():
+            if m["name"] == "stderr" and (m.get("params") or {}).get("cluster"):
+                m["params"]["cluster"] = "nope"
+    ep["samples"][1]["epoch"] = -3
+    text = json.dumps(ep, indent=1, allow_nan=True)
+    first = text.index('"epoch": ', text.index('"samples"'))
+    text = text[:first] + '"epoch": 1, "epoch": 4294967295' + text[first + len('"epoch": 1'):]
+    assert text.count('"epoch": 4294967295') == 1
+    case("eval_hostile_epochs", "an Inspect log with reducers whose k overflows or is 0, a clustered "
+         "stderr on missing metadata, an epoch given twice (the last 2^32 - 1) and a negative one",
+         "run", ["duplicate key \"epoch\""], {"epochs2.json": text}, cli_stdout=["12 samples"])
     with open(os.path.join(HERE, "cases.json"), "w") as f:
         json.dump({"about": __doc__.strip().splitlines()[0], "cases": CASES}, f, indent=1, ensure_ascii=True)
         f.write("\n")

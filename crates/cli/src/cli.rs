@@ -79,6 +79,10 @@ pub struct SettingsArgs {
     /// Absolute tolerance of a numerical match (numeric QA, and the eval-log re-scorer numeric).
     #[arg(long, value_name = "X", default_value_t = DocTolerances::default().abs)]
     pub abs_tol: f64,
+    /// Eval logs with repeats (epochs): the k of pass@k and pass^k shown [default: every k from
+    /// 1 to the most repeats of an item, at most 20].
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub pass_k: Option<u64>,
 }
 
 /// `evalboard score`.
@@ -137,6 +141,9 @@ pub struct ReportArgs {
     /// Replace the HTML file if it exists already.
     #[arg(long)]
     pub force: bool,
+    /// With --baseline: pair items with their epochs (repeats) reduced, as `diff --by-item`.
+    #[arg(long, value_name = "REDUCER", num_args = 0..=1, default_missing_value = "", value_parser = parse_by_item)]
+    pub by_item: Option<ByItem>,
 }
 
 /// `evalboard validate`.
@@ -191,6 +198,31 @@ pub struct DiffArgs {
     /// Seed of the paired bootstrap.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
     pub seed: u64,
+    /// Pair items, not their repeats: each item's epochs (repeats) reduced to one value first —
+    /// by REDUCER (mean, max, median, mode, at_least_K, pass_at_K or pass@K, pass_k_K or
+    /// pass^K), by default the headline score's own reducer (else mean) — then a paired mean
+    /// difference with an item-clustered 95% CI (McNemar only when every value is 0 or 1).
+    /// Eval logs with epochs or repeats only.
+    #[arg(long, value_name = "REDUCER", num_args = 0..=1, default_missing_value = "", value_parser = parse_by_item)]
+    pub by_item: Option<ByItem>,
+}
+
+/// `--by-item [REDUCER]`: the reducer named, or none (the family's default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ByItem(pub Option<evalboard_engine::repeats::Reduction>);
+
+fn parse_by_item(s: &str) -> Result<ByItem, String> {
+    if s.trim().is_empty() {
+        return Ok(ByItem(None));
+    }
+    evalboard_engine::repeats::Reduction::parse(s)
+        .map(|r| ByItem(Some(r)))
+        .ok_or_else(|| {
+            format!(
+                "{s:?} is not a reducer: mean, max, median, mode, at_least_K, pass_at_K (pass@K) \
+                 or pass_k_K (pass^K)"
+            )
+        })
 }
 
 impl DiffArgs {

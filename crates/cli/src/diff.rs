@@ -6,12 +6,16 @@
 //! items keyed `[id]` (judged by the eval-set scorer `--profile` names, `v1` by default),
 //! code-generation messages keyed `[session_id, message_index]` (judged by execution success),
 //! eval-log samples keyed as the tool keys them (Inspect `[id, epoch]`, lm-eval `[task, doc_id,
-//! filter]`; judged by the log's headline score unless `--scorer` names another).
+//! filter]`; judged by the log's headline score unless `--scorer` names another). `--by-item`
+//! pairs an eval log's items with their epochs (repeats) reduced instead
+//! ([`evalboard_engine::compare::Pairing::ByItem`]), and prints the pairing used.
 
 use anyhow::{bail, Result};
 use evalboard_cli::term::one_line as esc;
 use evalboard_cli::{errln, out};
-use evalboard_engine::compare::{CompareOptions, Flip, MetricDelta, PairTexts, PairedItem};
+use evalboard_engine::compare::{
+    CompareOptions, Flip, MetricDelta, PairTexts, PairedItem, Pairing,
+};
 use evalboard_engine::family::Family;
 use evalboard_engine::numeric_qa::score::doc::DocTolerances;
 use evalboard_engine::run::{CompareError, CompareSettings, RunComparison, RunRef, ScoredRun};
@@ -38,6 +42,7 @@ fn diff_settings(
         prices: a.prices.clone(),
         rel_tol: DocTolerances::default().rel,
         abs_tol: DocTolerances::default().abs,
+        pass_k: None,
     })
 }
 
@@ -95,6 +100,10 @@ pub fn run(a: DiffArgs) -> Result<u8> {
             seed: a.seed,
             // diff prints the changed items only.
             texts: PairTexts::Changed,
+        },
+        pairing: match a.by_item {
+            Some(b) => Pairing::ByItem(b.0),
+            None => Pairing::AsJudged,
         },
     };
     let runs = a.runs();
@@ -201,7 +210,7 @@ fn human(d: &Diff, with_meta: bool) -> String {
     let mut out = format!(
         "{} → {} ({}, judged by {})\n  paired items      {}\n  accuracy          {} → {} (Δ {})\n  \
          regressed         {}\n  improved          {}\n  both correct      {}\n  both wrong        {}\n  \
-         only in one run   {}\n  McNemar exact p   {}\n  bootstrap 95% CI  [{}, {}] ({} resamples, seed {})\n",
+         only in one run   {}\n",
         esc(&d.baseline),
         esc(&d.candidate),
         d.family,
@@ -217,18 +226,28 @@ fn human(d: &Diff, with_meta: bool) -> String {
         f.unchanged_correct,
         f.unchanged_wrong,
         f.only_in_baseline + f.only_in_candidate,
-        evalboard_engine::compare::p_value_text(s.mcnemar_p),
-        s.bootstrap
-            .low
-            .map(|x| format!("{:+.3}", x))
-            .unwrap_or_else(|| "n/a".into()),
-        s.bootstrap
-            .high
-            .map(|x| format!("{:+.3}", x))
-            .unwrap_or_else(|| "n/a".into()),
-        s.bootstrap.resamples,
-        s.bootstrap.seed,
     );
+    if s.by_item.as_ref().is_some_and(|m| !m.binary) {
+        out.push_str(
+            "  McNemar exact p   n/a (reduced values other than 0 and 1)\n  \
+             bootstrap 95% CI  n/a (the item-clustered CI below applies)\n",
+        );
+    } else {
+        out.push_str(&format!(
+            "  McNemar exact p   {}\n  bootstrap 95% CI  [{}, {}] ({} resamples, seed {})\n",
+            evalboard_engine::compare::p_value_text(s.mcnemar_p),
+            s.bootstrap
+                .low
+                .map(|x| format!("{:+.3}", x))
+                .unwrap_or_else(|| "n/a".into()),
+            s.bootstrap
+                .high
+                .map(|x| format!("{:+.3}", x))
+                .unwrap_or_else(|| "n/a".into()),
+            s.bootstrap.resamples,
+            s.bootstrap.seed,
+        ));
+    }
     for m in costs(d) {
         let label = match m.key.as_str() {
             "total_cost_usd" => "cost".to_string(),
@@ -241,6 +260,29 @@ fn human(d: &Diff, with_meta: bool) -> String {
             usd(m.baseline),
             usd(m.candidate)
         ));
+    }
+    if let Some(m) = &s.by_item {
+        let num = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:.4}"));
+        let signed = |x: Option<f64>| x.map_or("n/a".to_string(), |v| format!("{v:+.4}"));
+        out.push_str(&format!(
+            "  mean {:<12} {} → {} (Δ {}, item-clustered se {}, 95% CI [{}, {}]) over {} items{}\n",
+            esc(&m.reducer),
+            num(m.baseline_mean),
+            num(m.candidate_mean),
+            signed(m.delta),
+            num(m.stderr),
+            signed(m.ci_low),
+            signed(m.ci_high),
+            m.n_items,
+            if m.binary {
+                ""
+            } else {
+                " (the accuracy line above is this mean)"
+            },
+        ));
+    }
+    if let Some(p) = &d.pairing {
+        out.push_str(&format!("pairing: {}\n", esc(p)));
     }
     out.push_str(&format!("reading: {}\n", esc(&d.reading().text)));
     if with_meta {

@@ -63,6 +63,10 @@ pub fn run(a: ReportArgs) -> Result<u8> {
     let options = HtmlOptions {
         title: a.title.clone(),
         max_table_rows: a.max_rows,
+        pairing: match a.by_item {
+            Some(b) => evalboard_engine::compare::Pairing::ByItem(b.0),
+            None => Default::default(),
+        },
         ..Default::default()
     };
     let mut files = Vec::new();

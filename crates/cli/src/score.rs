@@ -57,6 +57,7 @@ pub(crate) fn settings(a: &SettingsArgs) -> Result<Settings> {
     // The same flags set the tolerances of the eval-log re-scorer numeric@v1 (same defaults).
     engine.evallog.numeric.rel = a.rel_tol;
     engine.evallog.numeric.abs = a.abs_tol;
+    engine.evallog.pass_k = a.pass_k;
     let mut setting_files = Vec::new();
     if let Some(path) = &a.prices {
         let p: &str = &path.display().to_string();
@@ -341,6 +342,8 @@ fn table(run: RunRef, statistics: &serde_json::Value) -> Vec<(String, String)> {
             table.push((m.key.to_string(), m.show(statistics)));
         }
     }
+    // Items judged more than once (an eval log's epochs or repeats): the engine's summary.
+    table.extend(run.repeats().map(|r| r.rows()).unwrap_or_default());
     table
 }
 

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod by_item;
 pub mod join;
 
 use crate::run_table::ItemKey;
@@ -103,7 +104,7 @@ pub struct ItemContext {
 pub type ItemContexts = std::collections::HashMap<ItemKey, ItemContext>;
 
 /// One item present in at least one of two runs.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PairedItem {
     /// The join key (e.g. `[item_id]`, `[conversation_id, turn_idx]`).
     pub key: ItemKey,
@@ -114,10 +115,28 @@ pub struct PairedItem {
     pub expected: Option<String>,
     pub baseline_answer: Option<String>,
     pub candidate_answer: Option<String>,
+    /// Paired by item ([`Pairing::ByItem`]): the item's repeats reduced to one value in each
+    /// run (`None` inside: no value there); the verdicts above are then `value ≥ 1`, and the
+    /// flip follows the values. `None` when items pair as judged.
+    #[serde(default)]
+    pub values: Option<(Option<f64>, Option<f64>)>,
 }
 
 impl PairedItem {
+    /// How the item changed. Paired by item, by its reduced values: regressed when the
+    /// candidate's is lower, improved when higher, unchanged correct when both are 1 (or more).
     pub fn flip(&self) -> Flip {
+        if let Some(values) = self.values {
+            return match values {
+                (Some(b), Some(c)) if c < b => Flip::Regressed,
+                (Some(b), Some(c)) if c > b => Flip::Improved,
+                (Some(b), Some(_)) if b >= 1.0 => Flip::UnchangedCorrect,
+                (Some(_), Some(_)) => Flip::UnchangedWrong,
+                (Some(_), None) => Flip::OnlyInBaseline,
+                (None, Some(_)) => Flip::OnlyInCandidate,
+                (None, None) => Flip::Unscored,
+            };
+        }
         match (self.baseline, self.candidate) {
             (Some(true), Some(false)) => Flip::Regressed,
             (Some(false), Some(true)) => Flip::Improved,
@@ -435,6 +454,34 @@ pub fn reading(
         if delta < 0.0 { "−" } else { "+" },
         (delta * 100.0).abs()
     );
+    // Paired by item with values other than 0 and 1: the item-clustered CI alone (no McNemar,
+    // no bootstrap of two rates).
+    if let Some(m) = s.by_item.as_ref().filter(|m| !m.binary) {
+        let (sig, text) = match (m.ci_low, m.ci_high) {
+            (Some(l), Some(h)) => (
+                l > 0.0 || h < 0.0,
+                format!("the item-clustered CI [{}, {}]", signed(l), signed(h)),
+            ),
+            _ => (
+                false,
+                "the item-clustered CI (not computed: fewer than two items)".into(),
+            ),
+        };
+        let significance = if sig {
+            format!("significant at 5% by {text}")
+        } else {
+            format!("not significant at 5%: {text} includes 0 (likely noise)")
+        };
+        return Reading {
+            tone: if sig { tone_if_sig } else { Tone::Undecided },
+            text: format!(
+                "{moves}, net {}{:.1} points of mean {} over {n} paired items; {significance}.",
+                if delta < 0.0 { "−" } else { "+" },
+                (delta * 100.0).abs(),
+                m.reducer
+            ),
+        };
+    }
     let ci = &s.bootstrap;
     let ci_sig = match (ci.low, ci.high) {
         (Some(l), Some(h)) => Some(l > 0.0 || h < 0.0),
@@ -531,9 +578,63 @@ pub struct PairedStats {
     pub candidate_accuracy: Option<f64>,
     /// `candidate_accuracy − baseline_accuracy` as `(Σc − Σb) / n_paired`.
     pub accuracy_delta: Option<f64>,
-    /// [`mcnemar_exact_p`]`(regressed, improved)`.
+    /// [`mcnemar_exact_p`]`(regressed, improved)`; NaN when items pair by item and a reduced
+    /// value is neither 0 nor 1 (the test does not apply).
     pub mcnemar_p: f64,
     pub bootstrap: BootstrapCi,
+    /// Paired by item ([`Pairing::ByItem`]): the mean difference of the reduced values with its
+    /// item-clustered CI; the accuracies above are then the mean reduced values.
+    #[serde(default)]
+    pub by_item: Option<ItemMeans>,
+}
+
+/// How two runs' items pair.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Pairing {
+    /// On the item keys as each run judges them (an eval log's `[id, epoch]`: each repeat its
+    /// own pair).
+    #[default]
+    AsJudged,
+    /// Per item: each item's repeats (epochs) reduced to one value by the reducer (`None`: the
+    /// family's default for the judge, an Inspect headline's own reducer, else `mean`), then
+    /// paired ([`by_item::join`]).
+    ByItem(Option<crate::repeats::Reduction>),
+}
+
+/// Two runs paired by item: the mean of each item's reduced value in both, their difference
+/// with its standard error clustered by item and the normal 95% interval
+/// ([`crate::stats::MeanDiff`]), over the items with a value in both.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ItemMeans {
+    /// The reducer (`pass_at_2`, `mean`).
+    pub reducer: String,
+    /// Every reduced value is 0 or 1: McNemar's test and the bootstrap apply.
+    pub binary: bool,
+    pub n_items: u64,
+    pub baseline_mean: Option<f64>,
+    pub candidate_mean: Option<f64>,
+    pub delta: Option<f64>,
+    pub stderr: Option<f64>,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+}
+
+impl ItemMeans {
+    /// The means of `d` reduced by `reducer`.
+    pub fn of(reducer: &str, binary: bool, d: &crate::stats::MeanDiff) -> ItemMeans {
+        let ci = d.ci95();
+        ItemMeans {
+            reducer: reducer.to_string(),
+            binary,
+            n_items: d.n(),
+            baseline_mean: d.baseline_mean(),
+            candidate_mean: d.candidate_mean(),
+            delta: d.delta(),
+            stderr: d.stderr(),
+            ci_low: ci.map(|c| c.0),
+            ci_high: ci.map(|c| c.1),
+        }
+    }
 }
 
 impl PairedStats {
@@ -558,6 +659,30 @@ impl PairedStats {
             accuracy_delta: bootstrap.observed,
             mcnemar_p: mcnemar_exact_p(counts.n10, counts.n01),
             bootstrap,
+            by_item: None,
+        }
+    }
+
+    /// Paired by item with reduced values that are not all 0 or 1: the means and their
+    /// difference stand for the accuracies; no McNemar test (NaN) and no bootstrap interval
+    /// (the item-clustered one is in `by_item`).
+    pub fn from_means(means: ItemMeans, flips: FlipCounts, opts: &CompareOptions) -> PairedStats {
+        PairedStats {
+            flips,
+            n_paired: means.n_items,
+            baseline_accuracy: means.baseline_mean,
+            candidate_accuracy: means.candidate_mean,
+            accuracy_delta: means.delta,
+            mcnemar_p: f64::NAN,
+            bootstrap: BootstrapCi {
+                low: None,
+                high: None,
+                observed: means.delta,
+                n_pairs: means.n_items,
+                resamples: 0,
+                seed: opts.seed,
+            },
+            by_item: Some(means),
         }
     }
 }

@@ -6,8 +6,9 @@
 //! family.
 
 use crate::compare::join::{Judged, Side};
-use crate::compare::{CompareOptions, FailedItem, ItemContexts, PairedComparison};
+use crate::compare::{CompareOptions, FailedItem, ItemContexts, PairedComparison, Pairing};
 use crate::headline::Metric;
+use crate::repeats::Reduction;
 use crate::run_meta::RunMeta;
 use crate::run_table::MetricValue;
 
@@ -38,6 +39,11 @@ pub trait FamilyRun {
     /// names the dashboard's Settings offer to price ("Add unpriced models").
     fn unpriced_models(&self) -> Vec<String> {
         Vec::new()
+    }
+    /// The repeats of the run's items summed up (pass@k, pass^k, flaky items, the standard
+    /// error clustered by item); `None` when no item was judged more than once.
+    fn repeats(&self) -> Option<crate::repeats::RepeatSummary> {
+        None
     }
 }
 
@@ -73,6 +79,9 @@ impl<T: FamilyRun + ?Sized> FamilyRun for &T {
     fn unpriced_models(&self) -> Vec<String> {
         (**self).unpriced_models()
     }
+    fn repeats(&self) -> Option<crate::repeats::RepeatSummary> {
+        (**self).repeats()
+    }
 }
 
 /// How a family compares two of its runs: the judge both are judged by, and each run judged
@@ -91,6 +100,13 @@ pub trait FamilyCompare: Sized {
     ) -> Result<PairJudge<Self::Judge>, String>;
     /// The run's items judged by `judge`, as the `side` of a comparison (warnings name it).
     fn judged(&self, judge: &Self::Judge, side: Side) -> Result<Judged<'_>, String>;
+    /// Which part of the run's item keys counts repeats of one item (an eval log's epoch), and
+    /// the reducer an item's repeats are reduced by when pairing by item names none (an
+    /// Inspect headline's own); `None`: the run's items are not repeated, so pairing by item is
+    /// refused.
+    fn repeats_by(&self, _judge: &Self::Judge) -> Option<(usize, Reduction)> {
+        None
+    }
 }
 
 /// The judge of a pair of runs, named, and what a reader of the comparison should know.
@@ -111,6 +127,11 @@ pub struct PairJudge<J> {
 pub struct Joined {
     pub scorer: String,
     pub judged_by: String,
+    /// How items were paired, when it needs saying: by item (repeats reduced), or per repeat
+    /// when the runs' items have repeats.
+    pub pairing: Option<String>,
+    /// Paired by item: the key part (the repeat) the pairs' keys are without.
+    pub item_part: Option<usize>,
     pub stats: PairedComparison,
     pub failed_items: Vec<FailedItem>,
     /// The pair's warnings, then the baseline's, then the candidate's.
@@ -126,21 +147,72 @@ pub fn judge_and_join<F: FamilyCompare>(
     asked: Option<&str>,
     opts: &CompareOptions,
 ) -> Result<Joined, String> {
+    judge_and_pair(baseline, candidate, asked, opts, Pairing::AsJudged)
+}
+
+/// [`judge_and_join`], the items paired as `pairing` says: on their keys as judged, or per item
+/// with its repeats reduced ([`crate::compare::by_item::join`]; `Err` for runs whose items
+/// have no repeats).
+pub fn judge_and_pair<F: FamilyCompare>(
+    baseline: &F,
+    candidate: &F,
+    asked: Option<&str>,
+    opts: &CompareOptions,
+    pairing: Pairing,
+) -> Result<Joined, String> {
     let pair = F::judge_pair(baseline, candidate, asked)?;
     let b = baseline.judged(&pair.judge, Side::Baseline)?;
     let c = candidate.judged(&pair.judge, Side::Candidate)?;
-    let (stats, failed_items) = crate::compare::join::join(&b, &c, opts);
+    let repeats = baseline.repeats_by(&pair.judge);
+    let mut item_part = None;
+    let (stats, failed_items, pairing) = match pairing {
+        Pairing::AsJudged => {
+            let (stats, failed) = crate::compare::join::join(&b, &c, opts);
+            let repeated = repeats.is_some_and(|(part, _)| has_repeats(&b, part));
+            let said = repeated.then(|| {
+                "per repeat: each repeat (epoch) of an item is its own pair; pairing by item \
+                 (diff --by-item) reduces an item's repeats first"
+                    .to_string()
+            });
+            (stats, failed, said)
+        }
+        Pairing::ByItem(asked_reducer) => {
+            let (part, default) = repeats.ok_or_else(|| {
+                "pairing by item needs items judged more than once (an eval log's epochs or \
+                 repeats); these runs' items are not"
+                    .to_string()
+            })?;
+            let other = candidate.repeats_by(&pair.judge).map_or(part, |r| r.0);
+            let red = asked_reducer.unwrap_or(default);
+            item_part = Some(part);
+            let stats = crate::compare::by_item::join(&b, &c, (part, other), red, opts);
+            let said = format!(
+                "by item: each item's repeats (epochs) reduced by {red}, then paired on the \
+                 item ({} items paired)",
+                stats.n_paired
+            );
+            (stats, Vec::new(), Some(said))
+        }
+    };
     let mut warnings = pair.warnings;
     warnings.extend(b.warnings);
     warnings.extend(c.warnings);
     Ok(Joined {
         scorer: pair.scorer,
         judged_by: pair.judged_by,
+        pairing,
+        item_part,
         stats,
         failed_items,
         warnings,
         note: pair.note,
     })
+}
+
+/// Whether some item of `j` has two repeats (keys equal but for `part`).
+fn has_repeats(j: &Judged, part: usize) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    (0..j.items.len()).any(|i| !seen.insert(crate::repeats::split_repeat(&j.items.key(i), part).0))
 }
 
 /// `n` things, singular or plural (`1 turn`, `38 turns`).

@@ -28,6 +28,7 @@ pub mod numeric_qa;
 pub mod parallel;
 pub mod prices;
 pub mod pyrepr;
+pub mod repeats;
 pub mod run;
 pub mod run_meta;
 pub mod run_table;

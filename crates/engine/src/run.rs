@@ -595,6 +595,12 @@ impl<'a> RunRef<'a> {
         self.with_family(Meta)
     }
 
+    /// The repeats of the run's items summed up ([`FamilyRun::repeats`]): pass@k, pass^k, the
+    /// flaky items, the standard error clustered by item; `None` without repeats.
+    pub fn repeats(&self) -> Option<crate::repeats::RepeatSummary> {
+        self.with_family(Repeats)
+    }
+
     /// The number the run is listed by: [`RunRef::headline`]'s value.
     pub fn headline_value(&self) -> Option<f64> {
         self.headline_value_in::<ALL_FAMILIES>()
@@ -847,6 +853,12 @@ impl FamilyRunFn<RunMeta> for Meta {
         run.meta()
     }
 }
+struct Repeats;
+impl FamilyRunFn<Option<crate::repeats::RepeatSummary>> for Repeats {
+    fn call<R: FamilyRun>(&self, run: &R) -> Option<crate::repeats::RepeatSummary> {
+        run.repeats()
+    }
+}
 struct Counts;
 impl FamilyRunFn<(usize, usize)> for Counts {
     fn call<R: FamilyRun>(&self, run: &R) -> (usize, usize) {
@@ -867,6 +879,9 @@ pub struct CompareSettings {
     /// for eval logs, the score that judges items (`None`: the baseline's headline score).
     pub qa_scorer: Option<String>,
     pub opts: CompareOptions,
+    /// How items pair: as judged (the default), or per item with its repeats reduced
+    /// (`diff --by-item`, the dashboard's Compare toggle).
+    pub pairing: crate::compare::Pairing,
 }
 
 impl CompareSettings {
@@ -929,6 +944,12 @@ pub struct RunComparison {
     pub scorer: String,
     /// How items are joined and judged, in a sentence.
     pub judged_by: String,
+    /// How items were paired, when it needs saying ([`crate::family_run::Joined::pairing`]):
+    /// by item with their repeats reduced, or per repeat.
+    pub pairing: Option<String>,
+    /// Paired by item: the part of the runs' item keys (the repeat) the pairs' keys are
+    /// without ([`crate::slices::comparison_contexts_in`] keys item contexts so).
+    pub item_part: Option<usize>,
     /// The family's headline rates in both runs.
     pub metrics: Vec<MetricDelta>,
     pub stats: PairedComparison,
@@ -1000,6 +1021,8 @@ pub fn compare_in<const FAMILIES: FamilySet>(
         candidate: candidate.name().to_string(),
         scorer: joined.scorer,
         judged_by: joined.judged_by,
+        pairing: joined.pairing,
+        item_part: joined.item_part,
         metrics: MetricDelta::zip(
             &baseline.compared_metrics_in::<FAMILIES>(),
             &candidate.compared_metrics_in::<FAMILIES>(),
@@ -1017,11 +1040,12 @@ fn judge_and_join<F: FamilyCompare>(
     candidate: &F,
     settings: &CompareSettings,
 ) -> Result<Joined, CompareError> {
-    crate::family_run::judge_and_join(
+    crate::family_run::judge_and_pair(
         baseline,
         candidate,
         settings.qa_scorer.as_deref(),
         &settings.opts,
+        settings.pairing,
     )
     .map_err(CompareError::Judge)
 }
@@ -1057,7 +1081,7 @@ impl RunComparison {
             .collect();
         let s = &self.stats;
         let reading = self.reading();
-        json!({
+        let mut out = json!({
             "baseline": self.baseline,
             "candidate": self.candidate,
             "family": self.family,
@@ -1082,6 +1106,35 @@ impl RunComparison {
             "only_in_one": keys(&|f| matches!(f, Flip::OnlyInBaseline | Flip::OnlyInCandidate)),
             "failed_items": failed,
             "per_item_unavailable": self.note,
-        })
+        });
+        // How items paired, when it needs saying (by item; per repeat when items have repeats),
+        // and the by-item statistics: added only then, so other comparisons print as before.
+        if let (Some(obj), Some(pairing)) = (out.as_object_mut(), &self.pairing) {
+            let by_item = s.by_item.as_ref();
+            obj.insert(
+                "pairing".into(),
+                json!({
+                    "by": if by_item.is_some() { "item" } else { "repeat" },
+                    "reducer": by_item.map(|m| m.reducer.clone()),
+                    "text": pairing,
+                }),
+            );
+            if let Some(m) = by_item {
+                obj.insert(
+                    "by_item".into(),
+                    json!({
+                        "reducer": m.reducer,
+                        "binary": m.binary,
+                        "n_items": m.n_items,
+                        "baseline_mean": m.baseline_mean,
+                        "candidate_mean": m.candidate_mean,
+                        "mean_delta": m.delta,
+                        "stderr_clustered": m.stderr,
+                        "ci95": {"low": m.ci_low, "high": m.ci_high, "method": "normal, item-clustered"},
+                    }),
+                );
+            }
+        }
+        out
     }
 }

@@ -93,6 +93,27 @@ pub fn item_contexts_in<const FAMILIES: FamilySet>(
     context
 }
 
+/// [`item_contexts_in`] keyed as `cmp`'s pairs are: paired by item, each context also under
+/// its item's key (the repeat part dropped; the first repeat's context).
+pub fn comparison_contexts_in<const FAMILIES: FamilySet>(
+    cmp: &RunComparison,
+    baseline: RunRef,
+    candidate: RunRef,
+) -> ItemContexts {
+    let context = item_contexts_in::<FAMILIES>(baseline, candidate);
+    let Some(part) = cmp.item_part else {
+        return context;
+    };
+    let mut keyed: Vec<_> = context.into_iter().collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut out = ItemContexts::new();
+    for (k, v) in keyed {
+        let (item, _) = crate::repeats::split_repeat(&k, part);
+        out.entry(item).or_insert(v);
+    }
+    out
+}
+
 /// The items of `cmp` judged in both runs, by the value of the field `by` (when offered, else
 /// the first field offered), their fields from `context` ([`item_contexts_in`]).
 pub fn slices(cmp: &RunComparison, context: &ItemContexts, by: Option<&str>) -> Slices {

@@ -7,6 +7,10 @@
 //! - [`ClusterSums`]: the sums an item-clustered standard error needs (epochs of one item are a
 //!   cluster);
 //! - [`holm`]: Holm's step-down adjustment of several p-values;
+//! - [`pass_at_k`], [`pass_hat_k`], [`at_least_k`]: what `n` repeats of an item with `c` correct
+//!   say about `k` tries (the unbiased pass@k estimator, pass^k, at least `k` correct);
+//! - [`MeanDiff`]: a paired mean difference over items with its item-clustered standard error
+//!   and normal 95% interval;
 //! - [`PairCounts`] and [`paired_bootstrap`]: the paired bootstrap of a difference of two
 //!   rates as a function of the four counts alone, one multinomial draw per resample, drawn
 //!   with integers and IEEE `+ − × ÷` only, so native and wasm32 give the same bounds bit for
@@ -262,6 +266,118 @@ impl ClusterSums {
             (self.sum_sq_cluster - 2.0 * m * self.sum_cross + m * m * self.sum_sq_size).max(0.0);
         let c = self.clusters as f64;
         Some((c / (c - 1.0) * ss).sqrt() / n)
+    }
+}
+
+/// pass@k, the unbiased estimator of Chen et al. 2021 ("Evaluating Large Language Models
+/// Trained on Code"): the chance that `k` of an item's `n` repeats drawn without replacement hold
+/// at least one of its `c` correct ones, `1 − C(n−c, k) / C(n, k)`. Computed as Inspect AI's
+/// `pass_at` reducer computes it: 1 when `n − c < k`, else `1 − Π_{i = n−c+1..=n} (1 − k/i)`.
+/// `None` when `n < k` (undefined; Inspect's NaN) or `c > n`.
+pub fn pass_at_k(n: u64, c: u64, k: u64) -> Option<f64> {
+    if n < k || c > n {
+        return None;
+    }
+    if n - c < k {
+        return Some(1.0);
+    }
+    let kf = k as f64;
+    let mut prod = 1.0f64;
+    for i in (n - c + 1)..=n {
+        prod *= 1.0 - kf / i as f64;
+    }
+    Some(1.0 - prod)
+}
+
+/// pass^k (Yao et al. 2024, "τ-bench"): the chance that `k` of an item's `n` repeats drawn
+/// without replacement are all among its `c` correct ones, `C(c, k) / C(n, k) =
+/// Π_{i = 0..k} (c − i) / (n − i)`. `None` when `n < k` (Inspect's NaN) or `c > n`.
+pub fn pass_hat_k(n: u64, c: u64, k: u64) -> Option<f64> {
+    if n < k || c > n {
+        return None;
+    }
+    if c < k {
+        return Some(0.0);
+    }
+    let mut prod = 1.0f64;
+    for i in 0..k {
+        prod *= (c - i) as f64 / (n - i) as f64;
+    }
+    Some(prod)
+}
+
+/// 1 when at least `k` of an item's repeats are correct, else 0 (Inspect AI's `at_least`
+/// reducer: never undefined, whatever `n`).
+pub fn at_least_k(c: u64, k: u64) -> f64 {
+    if c >= k {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+/// The normal quantile of a two-sided 95% interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// A paired mean difference over items: each item's value in a baseline and a candidate run
+/// (one value per item, its repeats already reduced), `candidate − baseline`, with the standard
+/// error clustered by item ([`ClusterSums`], each item one cluster; with one value per item,
+/// `C/(C−1) · Σ (d − d̄)² / n²` is the paired-differences standard error `sd(d) / √n`) and the
+/// normal 95% interval `Δ ± 1.96·se` (Miller 2024, "Adding error bars to evals"). Sums over
+/// items, so shards of items merge.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct MeanDiff {
+    /// `Σ baseline` over the items.
+    pub baseline_sum: f64,
+    /// `Σ candidate`.
+    pub candidate_sum: f64,
+    /// The differences, one cluster per item.
+    pub diff: ClusterSums,
+}
+
+impl MeanDiff {
+    /// Adds one item's pair of values.
+    pub fn push(&mut self, baseline: f64, candidate: f64) {
+        self.baseline_sum += baseline;
+        self.candidate_sum += candidate;
+        self.diff.push_cluster(&[candidate - baseline]);
+    }
+
+    pub fn merge(&mut self, o: &MeanDiff) {
+        self.baseline_sum += o.baseline_sum;
+        self.candidate_sum += o.candidate_sum;
+        self.diff.merge(&o.diff);
+    }
+
+    /// Items paired (one difference each).
+    pub fn n(&self) -> u64 {
+        self.diff.n
+    }
+
+    /// The baseline's mean over the paired items; `None` without items.
+    pub fn baseline_mean(&self) -> Option<f64> {
+        (self.n() > 0).then(|| self.baseline_sum / self.n() as f64)
+    }
+
+    /// The candidate's mean over the paired items.
+    pub fn candidate_mean(&self) -> Option<f64> {
+        (self.n() > 0).then(|| self.candidate_sum / self.n() as f64)
+    }
+
+    /// `candidate − baseline`, the mean of the differences.
+    pub fn delta(&self) -> Option<f64> {
+        self.diff.mean()
+    }
+
+    /// The item-clustered standard error of the difference; `None` below two items.
+    pub fn stderr(&self) -> Option<f64> {
+        self.diff.stderr()
+    }
+
+    /// The normal 95% interval of the difference; `None` below two items.
+    pub fn ci95(&self) -> Option<(f64, f64)> {
+        let (d, se) = (self.delta()?, self.stderr()?);
+        Some((d - Z95 * se, d + Z95 * se))
     }
 }
 

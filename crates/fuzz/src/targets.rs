@@ -308,6 +308,14 @@ const TARGETS: &[Target] = &[
         ..PLAIN
     },
     Target {
+        name: "run_evallog",
+        about: "eval-log run folders: run::read + score (as recorded or re-scored), the repeats' \
+                summary, report outputs, HTML, compare (as judged or by item)",
+        wants: Wants::Folders(|f| family_of(&f.files) == Family::EvalLog),
+        run: run_folder,
+        ..PLAIN
+    },
+    Target {
         name: "cli",
         about: "the CLI end to end: the folder written to disk, loaded in-process by \
                 evalboard_cli::fsio, and `evalboard score|validate|report|diff` run on it",
@@ -1011,7 +1019,7 @@ fn run_folder(input: &Input, _: &Ctx) -> Verdict {
         Family::NumericQa => &["doc", "financial-agent-2"],
         Family::Codegen => &["doc-v1", "ise547"],
         Family::Evalset => &["v1", "v1-extract"],
-        Family::EvalLog => &["doc", "as-recorded"],
+        Family::EvalLog => &["as-recorded", "match"],
     };
     let profile = profiles[(choice >> 16) as usize % profiles.len()];
     let mut settings = Settings::default();
@@ -1048,10 +1056,31 @@ fn run_folder(input: &Input, _: &Ctx) -> Verdict {
     let out = evalboard_report::run_outputs(r);
     s.count(out.files.len());
     s.diags(&out.diagnostics);
-    match run::compare(r, r, &run::CompareSettings::default()) {
+    // The repeats of the run's items summed up, and the comparison with itself paired as
+    // judged or by item (an eval log's epochs reduced by one of Inspect's reducers).
+    if let Some(rep) = r.repeats() {
+        s.count(rep.n_items as usize);
+        s.count(rep.rows().len());
+    }
+    let pairing = {
+        use evalboard_engine::compare::Pairing;
+        use evalboard_engine::repeats::Reduction as R;
+        match (choice >> 32) % 6 {
+            0 | 1 => Pairing::AsJudged,
+            2 => Pairing::ByItem(None),
+            3 => Pairing::ByItem(Some(R::PassAt(2))),
+            4 => Pairing::ByItem(Some(R::AtLeast(1))),
+            _ => Pairing::ByItem(Some(R::PassHat(3))),
+        }
+    };
+    let compared = run::CompareSettings {
+        pairing,
+        ..Default::default()
+    };
+    match run::compare(r, r, &compared) {
         Ok(c) => {
             s.count(c.stats.n_paired as usize);
-            let _ = c.to_json();
+            let _ = (c.to_json(), c.reading());
         }
         Err(e) => s.tag(fnv_str(&e.to_string()) & 0xF),
     }

@@ -174,6 +174,57 @@ struct StatisticsDto {
     mismatches: Vec<MismatchDto>,
     /// The flipped items' keys (`/`-joined, as in items.csv); empty as recorded.
     disagreements: Vec<String>,
+    /// The items' repeats (epochs) summed up; absent when no item was judged twice.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repeats: Option<RepeatsDto>,
+}
+
+/// pass@k and pass^k for one `k`.
+#[derive(Serialize)]
+struct PassDto {
+    k: u64,
+    n_items: u64,
+    pass_at_k: Option<f64>,
+    pass_hat_k: Option<f64>,
+}
+
+/// The repeats' summary ([`evalboard_engine::repeats::RepeatSummary`]), keys `/`-joined.
+#[derive(Serialize)]
+struct RepeatsDto {
+    n_items: u64,
+    n_values: u64,
+    min_repeats: u64,
+    max_repeats: u64,
+    mean: Option<f64>,
+    clustered_stderr: Option<f64>,
+    naive_stderr: Option<f64>,
+    pass: Vec<PassDto>,
+    n_flaky: usize,
+    flaky: Vec<String>,
+}
+
+fn repeats_dto(r: evalboard_engine::repeats::RepeatSummary) -> RepeatsDto {
+    RepeatsDto {
+        n_items: r.n_items,
+        n_values: r.n_values,
+        min_repeats: r.min_repeats,
+        max_repeats: r.max_repeats,
+        mean: r.mean,
+        clustered_stderr: r.clustered_stderr,
+        naive_stderr: r.naive_stderr,
+        pass: r
+            .pass
+            .into_iter()
+            .map(|p| PassDto {
+                k: p.k,
+                n_items: p.n_items,
+                pass_at_k: p.pass_at_k,
+                pass_hat_k: p.pass_hat_k,
+            })
+            .collect(),
+        n_flaky: r.flaky.len(),
+        flaky: r.flaky.iter().map(|k| k.parts().join("/")).collect(),
+    }
 }
 
 /// The statistics object `--json` prints for a log (and statistics.json).
@@ -298,6 +349,7 @@ pub fn evallog_statistics(s: &ScoredLog) -> Value {
         scores,
         mismatches,
         disagreements,
+        repeats: evalboard_engine::evallog::repeats::summary(s).map(repeats_dto),
     };
     serde_json::to_value(dto).unwrap_or(Value::Null)
 }

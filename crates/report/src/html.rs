@@ -146,6 +146,9 @@ pub struct HtmlOptions {
     /// Diagnostics listed per run.
     pub max_diagnostics: usize,
     pub compare: CompareOptions,
+    /// How a comparison pairs items: as judged, or per item with its repeats reduced
+    /// (`report --by-item`).
+    pub pairing: evalboard_engine::compare::Pairing,
 }
 
 impl Default for HtmlOptions {
@@ -156,6 +159,7 @@ impl Default for HtmlOptions {
             max_comparison_rows: 2_000,
             max_diagnostics: 500,
             compare: CompareOptions::default(),
+            pairing: Default::default(),
         }
     }
 }
@@ -200,7 +204,7 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
         Some(b) => input
             .runs
             .iter()
-            .map(|r| compare::compare_in::<FAMILIES>(b, r, &o.compare))
+            .map(|r| compare::compare_in::<FAMILIES>(b, r, &o.compare, o.pairing))
             .collect(),
         None => Vec::new(),
     };

@@ -486,3 +486,77 @@ fn eval_log_diff_shows_both_sides_cost_under_prices() {
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains("cost"), "{out}");
 }
+
+/// `--by-item`: two Inspect logs of 3 epochs (`make_issue28_repeats.py`) pair per item, each
+/// item's epochs reduced first (by default by the headline's own reducer, pass_at_2); the mean
+/// difference comes with its item-clustered CI, McNemar only when every value is 0 or 1, and the
+/// output names the pairing. `report --by-item` shows the same numbers.
+#[test]
+fn eval_log_by_item_reduces_epochs_before_pairing() {
+    let runs = "tests/fixtures/evallog/runs";
+    let (a, b) = (
+        format!("{runs}/inspect_repeats_a"),
+        format!("{runs}/inspect_repeats_b"),
+    );
+    let (code, out, err) = evalboard(&["diff", &a, &b, "--by-item", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["pairing"]["by"], "item");
+    assert_eq!(v["pairing"]["reducer"], "pass_at_2");
+    assert_eq!(v["by_item"]["n_items"], 6);
+    assert_eq!(v["by_item"]["binary"], false);
+    assert_eq!(v["mcnemar_exact_p"], serde_json::Value::Null);
+    assert_eq!(v["regressed"], serde_json::json!([["f"]]));
+    assert_eq!(v["improved"], serde_json::json!([["c"]]));
+    golden("inspect_repeats_by_item.json", &out);
+    let (code, human, err) = evalboard(&["diff", &a, &b, "--by-item", "pass@2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(human.contains("pairing: by item: each item's repeats (epochs) reduced by pass_at_2"));
+    golden("inspect_repeats_by_item.txt", &human);
+    // at_least_2 gives 0 or 1 per item: McNemar and the bootstrap apply.
+    let (code, out, err) = evalboard(&["diff", &a, &b, "--by-item", "at_least_2", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v2: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v2["by_item"]["binary"], true);
+    assert!(v2["mcnemar_exact_p"].is_number());
+    // By default each (id, epoch) is a pair, and the comparison says so.
+    let (code, out, err) = evalboard(&["diff", &a, &b, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v3: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v3["n_items"].clone(), v3["pairing"]["by"].clone()),
+        (15.into(), "repeat".into())
+    );
+    // Logs with no repeats, and a reducer that is not one, are refused (exit 2).
+    let lm = format!("{runs}/lm_eval_baseline");
+    let (code, _, err) = evalboard(&["diff", &lm, &lm, "--by-item"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("pairing by item needs"), "{err}");
+    let (code, _, err) = evalboard(&["diff", &a, &b, "--by-item", "pass@x"]);
+    assert_eq!(code, 2, "{err}");
+    // The report pairs the same way and shows the same numbers.
+    let html = std::env::temp_dir().join(format!("evalboard-by-item-{}.html", std::process::id()));
+    let (code, _, err) = evalboard(&[
+        "report",
+        &b,
+        "--baseline",
+        &a,
+        "--by-item",
+        "-o",
+        &html.display().to_string(),
+        "--force",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&html).unwrap();
+    let _ = std::fs::remove_file(&html);
+    let m = &v["by_item"];
+    let shown = format!(
+        "pass_at_2: {:.4} → {:.4}, change {:+.4} (item-clustered 95% CI [{:+.4}, {:+.4}]",
+        m["baseline_mean"].as_f64().unwrap(),
+        m["candidate_mean"].as_f64().unwrap(),
+        m["mean_delta"].as_f64().unwrap(),
+        m["ci95"]["low"].as_f64().unwrap(),
+        m["ci95"]["high"].as_f64().unwrap(),
+    );
+    assert!(text.contains(&shown), "{shown}");
+}

@@ -116,8 +116,20 @@ fn numbers(v: &Value) -> Value {
 /// The same numbers from the worker's Compare view (rows come regressions first, and keys are
 /// joined with " · " there).
 fn view_numbers(base: &Side, cand: &Side, scorer: &Value) -> Value {
+    view_numbers_paired(base, cand, scorer, false).0
+}
+
+/// [`view_numbers`], items paired by item when `by_item` (the Compare toggle); with the view's
+/// pairing text.
+fn view_numbers_paired(
+    base: &Side,
+    cand: &Side,
+    scorer: &Value,
+    by_item: bool,
+) -> (Value, Option<String>) {
     let all = CompareQuery {
         limit: usize::MAX,
+        by_item,
         ..Default::default()
     };
     let v = families::compare_view(base, cand, &all);
@@ -129,7 +141,7 @@ fn view_numbers(base: &Side, cand: &Side, scorer: &Value) -> Value {
             .map(|r| r.key.to_json())
             .collect()
     };
-    json!({
+    let numbers = json!({
         "n_items": v.n_paired,
         "baseline_accuracy": v.baseline_accuracy,
         "candidate_accuracy": v.candidate_accuracy,
@@ -140,7 +152,8 @@ fn view_numbers(base: &Side, cand: &Side, scorer: &Value) -> Value {
         "both_correct": v.flips.unchanged_correct,
         "both_wrong": v.flips.unchanged_wrong,
         "scorer": scorer,
-    })
+    });
+    (numbers, v.pairing)
 }
 
 /// `diff --json` and the report's embedded comparison of `base` → `cand` (extra CLI args
@@ -312,6 +325,53 @@ fn eval_logs_agree_across_diff_worker_and_report() {
             numbers(&diff),
             "{profile}"
         );
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Paired by item (`--by-item`, the Compare toggle): two Inspect logs of 3 epochs give the same
+/// paired counts, means, McNemar (none: pass@2 is not 0/1) and item-clustered CI in `diff
+/// --json`, the report's data and the worker's Compare view; as judged, the same per repeat.
+#[test]
+fn eval_logs_paired_by_item_agree_across_diff_worker_and_report() {
+    let tmp = std::env::temp_dir().join(format!("eb-one-answer-items-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let runs = fixtures().join("evallog/runs");
+    let (b, c) = (
+        runs.join("inspect_repeats_a"),
+        runs.join("inspect_repeats_b"),
+    );
+    let (lb, lc) = (
+        worker_run(Family::EvalLog, &b, &Settings::default()),
+        worker_run(Family::EvalLog, &c, &Settings::default()),
+    );
+    for (by_item, extra) in [(true, &["--by-item"][..]), (false, &[][..])] {
+        let diff = cli_and_report(&b, &c, extra, &tmp);
+        let (numbers_of_view, pairing) = view_numbers_paired(
+            &Side::Run("b", lb.as_ref()),
+            &Side::Run("c", lc.as_ref()),
+            &diff["scorer"],
+            by_item,
+        );
+        assert_eq!(numbers_of_view, numbers(&diff), "by item: {by_item}");
+        assert_eq!(diff["n_items"], if by_item { 6 } else { 15 });
+        // The pairing the worker words is diff's, with (by item) the same mean difference.
+        let pairing = pairing.unwrap();
+        assert!(pairing.starts_with(diff["pairing"]["text"].as_str().unwrap()));
+        if by_item {
+            let m = &diff["by_item"];
+            let shown = format!(
+                "mean pass_at_2 {:.4} → {:.4} over 6 items, Δ {:+.4} (95% CI [{:+.4}, {:+.4}] clustered by item)",
+                m["baseline_mean"].as_f64().unwrap(),
+                m["candidate_mean"].as_f64().unwrap(),
+                m["mean_delta"].as_f64().unwrap(),
+                m["ci95"]["low"].as_f64().unwrap(),
+                m["ci95"]["high"].as_f64().unwrap()
+            );
+            assert!(pairing.contains(&shown), "{pairing}");
+        } else {
+            assert!(diff.get("by_item").is_none());
+        }
     }
     let _ = std::fs::remove_dir_all(&tmp);
 }

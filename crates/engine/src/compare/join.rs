@@ -38,6 +38,11 @@ pub trait JudgedItems {
     fn expected(&self, i: usize) -> Option<String>;
     /// What it answered, as shown beside the other run's answer.
     fn answer(&self, i: usize) -> Option<String>;
+    /// Its 0–1 reading, what its verdict is read from (an eval log's score may read 0.5);
+    /// by default the verdict as 1 or 0.
+    fn reading(&self, i: usize) -> Option<f64> {
+        self.verdict(i).map(|v| if v { 1.0 } else { 0.0 })
+    }
 }
 
 /// Items that failed as a whole (a numeric QA conversation that timed out, an eval-set item
@@ -216,6 +221,10 @@ pub trait JudgedRow {
     fn verdict(&self) -> Option<bool>;
     fn expected(&self) -> Option<String>;
     fn answer(&self) -> Option<String>;
+    /// [`JudgedItems::reading`].
+    fn reading(&self) -> Option<f64> {
+        self.verdict().map(|v| if v { 1.0 } else { 0.0 })
+    }
 }
 
 impl<T: JudgedRow> JudgedItems for Vec<(ItemKey, T)> {
@@ -233,6 +242,9 @@ impl<T: JudgedRow> JudgedItems for Vec<(ItemKey, T)> {
     }
     fn answer(&self, i: usize) -> Option<String> {
         self.get(i).and_then(|r| r.1.answer())
+    }
+    fn reading(&self, i: usize) -> Option<f64> {
+        self.get(i).and_then(|r| r.1.reading())
     }
 }
 

@@ -11,6 +11,7 @@ use super::score::{headline_of, rescored_verdicts, verdicts, ItemVerdict, Scored
 use crate::compare::join::{repeated_warnings, sort_unique, Judged, JudgedRow, Side};
 use crate::compare::{ItemContext, ItemContexts, Unit};
 use crate::family_run::{FamilyCompare, PairJudge};
+use crate::repeats::Reduction;
 use crate::run_table::{ItemKey, MetricValue};
 
 /// How two logs' items are joined and judged, in a sentence (`rescored`: `scorer` is a
@@ -37,15 +38,19 @@ pub enum LogJudge {
     Rescored(Rescorer),
 }
 
-/// One judged sample: its verdict, target and output.
+/// One judged sample: its verdict and reading, target and output.
 struct Judgement<'a> {
     correct: Option<bool>,
+    reading: Option<f64>,
     sample: Option<&'a super::Sample>,
 }
 
 impl JudgedRow for Judgement<'_> {
     fn verdict(&self) -> Option<bool> {
         self.correct
+    }
+    fn reading(&self) -> Option<f64> {
+        self.reading
     }
     fn expected(&self) -> Option<String> {
         self.sample.and_then(|s| text(&s.target))
@@ -190,6 +195,7 @@ impl FamilyCompare for ScoredLog {
                     ItemKey::from_parts(&it.key),
                     Judgement {
                         correct: it.correct,
+                        reading: it.reading,
                         sample: run.samples.get(it.sample),
                     },
                 )
@@ -202,6 +208,19 @@ impl FamilyCompare for ScoredLog {
             failed: Vec::new(),
             warnings,
         })
+    }
+
+    /// The repeat part of the tool's key ([`super::repeats::repeat_part`]: Inspect's epoch,
+    /// promptfoo's repeat, HELM's train trial) and, for a recorded score, its own epoch reducer
+    /// (an Inspect headline `match[pass_at_2]/accuracy` is reduced by `pass_at_2`), else `mean`
+    /// (Inspect's default).
+    fn repeats_by(&self, judge: &Option<LogJudge>) -> Option<(usize, Reduction)> {
+        let part = super::repeats::repeat_part(&self.log.run)?;
+        let own = match judge {
+            Some(LogJudge::Recorded(key)) => key.variant.as_deref().and_then(Reduction::parse),
+            _ => None,
+        };
+        Some((part, own.unwrap_or(Reduction::Mean)))
     }
 }
 

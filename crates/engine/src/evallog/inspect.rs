@@ -2,8 +2,11 @@
 //! `.json` log (one `EvalLog` with samples inline), current and 2024 shapes (v1 `score`, metric
 //! `options`, no `completion`, `results.sample_reductions`). Headline numbers are recomputed from
 //! the samples as Inspect computes them: each score name's epochs reduced per sample id by the
-//! entry's reducer, then `accuracy`/`mean` (mean), `stderr` (sample std, ddof 1, over √n; 0
-//! below two values), `std`, `var` over the reduced values, unscored (NaN) values skipped.
+//! entry's reducer (`mean`, `max`, `median`, `mode`, `at_least_{k}`, `pass_at_{k}`,
+//! `pass_k_{k}`: [`crate::repeats::Reduction`]), dict scores key by key, then
+//! `accuracy`/`mean` (mean), `stderr` (sample std, ddof 1, over √n; 0 below two values; with a
+//! `cluster` parameter, clustered by that sample metadata), `std`, `var` over the reduced values,
+//! unscored (NaN) values skipped.
 
 use std::collections::BTreeMap;
 
@@ -18,6 +21,7 @@ use super::model::{
 };
 use crate::diag::Diagnostic;
 use crate::input::InputFile;
+use crate::repeats::Reduction;
 
 /// The parts of an `EvalLog` (or `LogStart`) read here; everything else is skipped unparsed.
 #[derive(Debug, Default, Deserialize)]
@@ -374,15 +378,33 @@ struct ScoreSpec {
     name: String,
     scorer: String,
     reducer: Option<String>,
-    metrics: Vec<(String, Option<f64>)>,
+    metrics: Vec<SpecMetric>,
+}
+
+/// One metric of a `results.scores[]` entry: its key in `metrics` (`stderr2` for a second
+/// `stderr`), the metric it is (`name`), its `cluster` parameter and the value recorded.
+struct SpecMetric {
+    key: String,
+    name: String,
+    cluster: Option<String>,
+    value: Option<f64>,
 }
 
 fn score_specs(results: &Value) -> Vec<ScoreSpec> {
-    let metrics_of = |m: &Value| -> Vec<(String, Option<f64>)> {
+    let metrics_of = |m: &Value| -> Vec<SpecMetric> {
         m.as_object()
             .map(|o| {
                 o.iter()
-                    .map(|(k, v)| (k.clone(), v.get("value").and_then(finite)))
+                    .map(|(k, v)| {
+                        // `params` (0.3.x), `options` (2024 logs).
+                        let params = v.get("params").or_else(|| v.get("options"));
+                        SpecMetric {
+                            key: k.clone(),
+                            name: v.get("name").and_then(string).unwrap_or_else(|| k.clone()),
+                            cluster: params.and_then(|p| p.get("cluster")).and_then(string),
+                            value: v.get("value").and_then(finite),
+                        }
+                    })
                     .collect()
             })
             .unwrap_or_default()
@@ -466,13 +488,13 @@ fn lower(
         let stderr = spec
             .metrics
             .iter()
-            .find(|(m, _)| m == "stderr")
-            .and_then(|(_, v)| *v);
-        for (m, v) in &spec.metrics {
+            .find(|m| m.key == "stderr")
+            .and_then(|m| m.value);
+        for m in &spec.metrics {
             recorded.push(RecordedMetric {
-                key: metric_key(spec, m),
-                value: *v,
-                stderr: if m == "stderr" { None } else { stderr },
+                key: metric_key(spec, &m.key),
+                value: m.value,
+                stderr: if m.key == "stderr" { None } else { stderr },
             });
         }
     }
@@ -494,7 +516,7 @@ fn lower(
         }
         _ => specs
             .first()
-            .and_then(|s| s.metrics.first().map(|(m, _)| metric_key(s, m))),
+            .and_then(|s| s.metrics.first().map(|m| metric_key(s, &m.key))),
     };
     // v1 samples put their single score under a placeholder, named after the first scorer on read.
     let v1_scorer = specs
@@ -702,68 +724,71 @@ fn lower_sample(
     })
 }
 
-/// Inspect's epoch reducers (`inspect_ai/scorer/_reducer/reducer.py`) over the readings of one
-/// sample's epochs; `None` when every epoch is unscored or the reducer is not reproduced.
+/// Inspect's epoch reducers (`inspect_ai/scorer/_reducer/reducer.py`, named as
+/// `reducer_log_name` writes them: [`crate::repeats::Reduction`]) over the readings of one
+/// sample's epochs; `None` when every epoch is unscored (or, for `pass_at_{k}`/`pass_k_{k}`,
+/// fewer than `k` were scored: Inspect's NaN); `Err` for a reducer not reproduced.
 fn reduce(reducer: &str, values: &[f64]) -> Result<Option<f64>, String> {
-    if values.is_empty() {
-        return Ok(None);
+    match Reduction::parse(reducer) {
+        Some(r) => Ok(r.reduce(values)),
+        None => Err(format!("reducer `{reducer}` is not recomputed")),
     }
-    let n = values.len() as f64;
-    Ok(Some(match reducer {
-        "mean" => values.iter().sum::<f64>() / n,
-        "max" => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        "median" => {
-            let mut v = values.to_vec();
-            v.sort_by(f64::total_cmp);
-            let mid = v.len() / 2;
-            match (
-                v.len() % 2,
-                v.get(mid),
-                mid.checked_sub(1).and_then(|i| v.get(i)),
-            ) {
-                (1, Some(m), _) => *m,
-                (_, Some(a), Some(b)) => (a + b) / 2.0,
-                _ => return Ok(None),
-            }
-        }
-        "mode" => {
-            // The first most common value (Python's statistics.mode).
-            let mut best = (0usize, 0.0f64);
-            for v in values {
-                let count = values.iter().filter(|w| *w == v).count();
-                if count > best.0 {
-                    best = (count, *v);
-                }
-            }
-            best.1
-        }
-        other => return Err(format!("reducer `{other}` is not recomputed")),
-    }))
 }
 
-/// Inspect's metrics over reduced values (`inspect_ai/scorer/_metrics/`).
-fn metric(name: &str, values: &[f64]) -> Result<Option<f64>, String> {
-    let m = crate::stats::Moments::of(values);
-    let (Some(mean), n) = (m.mean(), values.len() as f64) else {
+/// Inspect's metrics over reduced values (`inspect_ai/scorer/_metrics/`), each value with its
+/// sample's cluster (the compact JSON of its `cluster` metadata) when the metric clusters.
+fn metric(m: &SpecMetric, values: &[(f64, Option<&str>)]) -> Result<Option<f64>, String> {
+    let plain: Vec<f64> = values.iter().map(|(v, _)| *v).collect();
+    let moments = crate::stats::Moments::of(&plain);
+    let (Some(mean), n) = (moments.mean(), plain.len() as f64) else {
         return Ok(None);
     };
     // np.std(ddof=1): Inspect returns 0 below two values.
-    let (var, std) = (m.variance().unwrap_or(0.0), m.std().unwrap_or(0.0));
-    Ok(Some(match name {
-        "accuracy" | "mean" => mean,
+    let (var, std) = (
+        moments.variance().unwrap_or(0.0),
+        moments.std().unwrap_or(0.0),
+    );
+    Ok(Some(match (m.name.as_str(), &m.cluster) {
+        ("stderr", Some(cluster)) => clustered_stderr(cluster, values)?,
+        (_, Some(_)) => {
+            return Err(format!(
+                "metric `{}` with a cluster is not recomputed",
+                m.name
+            ))
+        }
+        ("accuracy" | "mean", None) => mean,
         // np.std(ddof=1) / sqrt(n), in that order, as Inspect computes it.
-        "stderr" => std / n.sqrt(),
-        "std" => std,
-        "var" => var,
-        other => return Err(format!("metric `{other}` is not recomputed")),
+        ("stderr", None) => std / n.sqrt(),
+        ("std", None) => std,
+        ("var", None) => var,
+        (other, None) => return Err(format!("metric `{other}` is not recomputed")),
     }))
+}
+
+/// `stderr(cluster=...)` (`_clustered_stderr`): the values partitioned by their sample's
+/// `cluster` metadata, each partition one cluster of [`crate::stats::ClusterSums`]; 0 with one
+/// cluster (Inspect's guard). `Err` when a sample has no such metadata (Inspect raises).
+fn clustered_stderr(cluster: &str, values: &[(f64, Option<&str>)]) -> Result<f64, String> {
+    let mut parts: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for (v, c) in values {
+        let c = c.filter(|c| *c != "null").ok_or_else(|| {
+            format!("a sample has no `{cluster}` metadata: the clustered stderr is not recomputed")
+        })?;
+        parts.entry(c).or_default().push(*v);
+    }
+    let mut sums = crate::stats::ClusterSums::default();
+    for p in parts.values() {
+        sums.push_cluster(p);
+    }
+    Ok(sums.stderr().unwrap_or(0.0))
 }
 
 fn recompute(specs: &[ScoreSpec], samples: &[Sample], epochs: u64) -> Vec<Headline> {
     let mut out = Vec::new();
     for spec in specs {
-        // Readings per sample id, in epoch order; samples without this score (errors) are skipped.
-        let mut by_id: BTreeMap<&SampleId, Vec<f64>> = BTreeMap::new();
+        // Readings per sample id, in epoch order, with the first epoch's sample (its metadata
+        // clusters it); samples without this score (errors) are skipped.
+        let mut by_id: BTreeMap<&SampleId, (Vec<f64>, &Sample)> = BTreeMap::new();
         for s in samples {
             let SampleKey::Inspect { id, .. } = &s.key else {
                 continue;
@@ -773,25 +798,33 @@ fn recompute(specs: &[ScoreSpec], samples: &[Sample], epochs: u64) -> Vec<Headli
                     || (spec.scorer == spec.name && e.scorer == spec.name && e.key.is_none())
             });
             if let Some(e) = entry {
-                let slot = by_id.entry(id).or_default();
+                let slot = by_id.entry(id).or_insert_with(|| (Vec::new(), s));
                 if let Some(r) = e.reading {
-                    slot.push(r);
+                    slot.0.push(r);
                 }
             }
         }
         // No reducer recorded (old logs): Inspect's default, `mean` (identity for one epoch).
         let reducer = spec.reducer.clone().unwrap_or_else(|| "mean".to_string());
-        let reduced: Result<Vec<f64>, String> = by_id
+        let reduced: Result<Vec<(f64, &Sample)>, String> = by_id
             .values()
-            .map(|v| reduce(&reducer, v))
-            .filter_map(|r| r.transpose())
+            .filter_map(|(v, s)| reduce(&reducer, v).map(|r| r.map(|r| (r, *s))).transpose())
             .collect();
-        for (m, recorded) in &spec.metrics {
+        for m in &spec.metrics {
             let (recomputed, note, n) = match &reduced {
-                Ok(vals) => match metric(m, vals) {
-                    Ok(v) => (v, None, vals.len() as u64),
-                    Err(e) => (None, Some(e), vals.len() as u64),
-                },
+                Ok(vals) => {
+                    let with_cluster: Vec<(f64, Option<&str>)> = vals
+                        .iter()
+                        .map(|(v, s)| {
+                            let c = m.cluster.as_ref().and_then(|c| s.metadata.get(c));
+                            (*v, c.map(String::as_str))
+                        })
+                        .collect();
+                    match metric(m, &with_cluster) {
+                        Ok(v) => (v, None, vals.len() as u64),
+                        Err(e) => (None, Some(e), vals.len() as u64),
+                    }
+                }
                 Err(e) => (None, Some(e.clone()), 0),
             };
             let note = note.or_else(|| {
@@ -800,8 +833,8 @@ fn recompute(specs: &[ScoreSpec], samples: &[Sample], epochs: u64) -> Vec<Headli
                 })
             });
             out.push(Headline {
-                key: metric_key(spec, m),
-                recorded: *recorded,
+                key: metric_key(spec, &m.key),
+                recorded: m.value,
                 recomputed,
                 n,
                 note,
@@ -815,15 +848,34 @@ fn recompute(specs: &[ScoreSpec], samples: &[Sample], epochs: u64) -> Vec<Headli
 mod tests {
     use super::*;
 
+    fn plain(name: &str) -> SpecMetric {
+        SpecMetric {
+            key: name.into(),
+            name: name.into(),
+            cluster: None,
+            value: None,
+        }
+    }
+
     #[test]
     fn stderr_like_inspect() {
         // reduced values 0.5, 0, 0.5 (the generated arith log): 1/3 ± 1/6.
-        let v = [0.5, 0.0, 0.5];
-        assert!((metric("accuracy", &v).unwrap().unwrap() - 1.0 / 3.0).abs() < 1e-12);
-        assert!((metric("stderr", &v).unwrap().unwrap() - 1.0 / 6.0).abs() < 1e-12);
-        assert_eq!(metric("stderr", &[1.0]).unwrap(), Some(0.0));
-        assert_eq!(metric("accuracy", &[]).unwrap(), None);
-        assert!(metric("f1", &v).is_err());
+        let v = [(0.5, None), (0.0, None), (0.5, None)];
+        let m = |name: &str, v: &[(f64, Option<&str>)]| metric(&plain(name), v);
+        assert!((m("accuracy", &v).unwrap().unwrap() - 1.0 / 3.0).abs() < 1e-12);
+        assert!((m("stderr", &v).unwrap().unwrap() - 1.0 / 6.0).abs() < 1e-12);
+        assert_eq!(m("stderr", &[(1.0, None)]).unwrap(), Some(0.0));
+        assert_eq!(m("accuracy", &[]).unwrap(), None);
+        assert!(m("f1", &v).is_err());
+        // Clustered: one cluster is 0 (Inspect's guard); a sample without the key is not
+        // recomputed.
+        let clustered = SpecMetric {
+            cluster: Some("group".into()),
+            ..plain("stderr")
+        };
+        let one = [(1.0, Some("\"a\"")), (0.0, Some("\"a\""))];
+        assert_eq!(metric(&clustered, &one).unwrap(), Some(0.0));
+        assert!(metric(&clustered, &[(1.0, None), (0.0, Some("1"))]).is_err());
     }
 
     #[test]
@@ -832,6 +884,14 @@ mod tests {
         assert_eq!(reduce("median", &[0.0, 1.0, 0.5]).unwrap(), Some(0.5));
         assert_eq!(reduce("mode", &[0.0, 1.0, 1.0]).unwrap(), Some(1.0));
         assert_eq!(reduce("mean", &[]).unwrap(), None);
-        assert!(reduce("pass_at_2", &[1.0]).is_err());
+        assert_eq!(reduce("pass_at_2", &[1.0]).unwrap(), None);
+        let near = |r: &str, v: &[f64], x: f64| {
+            let got = reduce(r, v).unwrap().unwrap();
+            assert!((got - x).abs() < 1e-15, "{r} {v:?}: {got}");
+        };
+        near("pass_at_2", &[1.0, 0.0, 0.0], 2.0 / 3.0);
+        near("pass_k_2", &[1.0, 1.0, 0.0], 1.0 / 3.0);
+        assert_eq!(reduce("at_least_2", &[1.0]).unwrap(), Some(0.0));
+        assert!(reduce("majority", &[1.0]).is_err());
     }
 }

@@ -50,6 +50,7 @@ pub mod openai_evals;
 pub mod promptfoo;
 mod promptfoo_counts;
 pub mod read;
+pub mod repeats;
 pub mod rescore;
 pub mod rows;
 pub mod score;
@@ -125,5 +126,9 @@ impl crate::family_run::FamilyRun for score::ScoredLog {
 
     fn unpriced_models(&self) -> Vec<String> {
         self.billing.unpriced_models.clone()
+    }
+
+    fn repeats(&self) -> Option<crate::repeats::RepeatSummary> {
+        repeats::summary(self)
     }
 }

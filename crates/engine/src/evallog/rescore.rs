@@ -191,6 +191,10 @@ pub struct EvalLogOptions {
     pub scorer: Option<RescoreKind>,
     /// The tolerances of `numeric@v1` (they change no other scorer).
     pub numeric: NumericTolerance,
+    /// The `k` of pass@k and pass^k over an item's repeats (epochs) that the run's summary
+    /// shows; `None`: every `k` from 1 to the most repeats of an item, at most 20
+    /// ([`crate::repeats::default_ks`]).
+    pub pass_k: Option<u64>,
 }
 
 impl EvalLogOptions {

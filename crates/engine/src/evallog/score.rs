@@ -245,6 +245,8 @@ pub struct ScoredLog {
     pub rescored: Option<Rescored>,
     /// The samples' tokens and cost under the price table ([`super::billing`]).
     pub billing: super::billing::Billing,
+    /// The `k` of pass@k the repeats' summary shows ([`EvalLogOptions::pass_k`]).
+    pub pass_k: Option<u64>,
 }
 
 /// A log's items judged by a re-scorer.
@@ -272,6 +274,7 @@ pub fn score_log(mut log: LoadedLog, opts: &EvalLogOptions, prices: &PriceTable)
         items,
         rescored: None,
         billing,
+        pass_k: None,
     };
     scored.rescore(opts);
     scored
@@ -508,6 +511,7 @@ impl ScoredLog {
 
     /// Judges the items again under `opts` (the verdicts as originally scored stay as they are).
     pub fn rescore(&mut self, opts: &EvalLogOptions) {
+        self.pass_k = opts.pass_k;
         self.rescored = opts.rescorer().map(|by| Rescored {
             id: by.id(),
             items: rescored_verdicts(&self.log.run, self.verdict_by.as_ref(), &by),

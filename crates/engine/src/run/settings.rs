@@ -174,6 +174,9 @@ impl Settings {
             }
             Family::EvalLog => {
                 let (c, d) = (&self.evallog, EvalLogOptions::default());
+                if let Some(k) = c.pass_k {
+                    out.push(format!("pass@k and pass^k for k = {k}"));
+                }
                 if let Some(r) = c.rescorer() {
                     out.push(format!("re-scored by {}", r.id()));
                     if r.kind == RescoreKind::Numeric {

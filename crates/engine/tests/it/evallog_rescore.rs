@@ -233,6 +233,7 @@ fn options_round_trip_and_default_when_absent() {
                 rel: 0.05,
                 abs: 0.0,
             },
+            pass_k: Some(3),
         },
         ..Settings::default()
     };
@@ -246,4 +247,10 @@ fn options_round_trip_and_default_when_absent() {
         EvalLogOptions::default(),
         "settings saved before re-scoring existed read as recorded"
     );
+    // Settings saved before pass@k was chosen read with the default (every k).
+    let mut before = serde_json::to_value(&s).unwrap();
+    before["evallog"].as_object_mut().unwrap().remove("pass_k");
+    let read: Settings = serde_json::from_value(before).unwrap();
+    assert_eq!(read.evallog.pass_k, None);
+    assert_eq!(read.evallog.scorer, s.evallog.scorer);
 }

@@ -24,6 +24,7 @@ mod module_cycles;
 mod program;
 mod readers_prop;
 mod registry;
+mod repeats;
 mod series;
 mod settings;
 mod stats;

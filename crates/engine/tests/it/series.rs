@@ -164,6 +164,8 @@ fn slices_order_values_and_offer_fields_with_two_to_fifty_values() {
         candidate: "c".into(),
         scorer: String::new(),
         judged_by: String::new(),
+        pairing: None,
+        item_part: None,
         metrics: Vec::new(),
         stats: compare_pairs(pairs, &opts),
         failed_items: Vec::new(),

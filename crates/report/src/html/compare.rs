@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use evalboard_engine::compare::{
-    diff_text, CompareOptions, DiffKind, Flip, PairedComparison, PairedItem,
+    diff_text, CompareOptions, DiffKind, Flip, PairedComparison, PairedItem, Pairing,
 };
 use evalboard_engine::run::{self, CompareError, CompareSettings, RunComparison};
 use evalboard_engine::run_meta::{side_by_side, MetaRow};
@@ -30,12 +30,20 @@ pub struct Comparison {
     pub meta: Vec<MetaRow>,
     /// The comparison as `evalboard diff --json` prints it (the engine's one comparison).
     pub summary: Option<Value>,
+    /// How items were paired, when it needs saying (by item with their repeats reduced, or per
+    /// repeat).
+    pub pairing: Option<String>,
 }
 
 /// Compares `candidate` with `baseline` through the engine's one comparison
 /// ([`evalboard_engine::run::compare`]), judged as `evalboard diff` judges them.
-pub fn compare(baseline: &ReportRun, candidate: &ReportRun, opts: &CompareOptions) -> Comparison {
-    compare_in::<{ run::ALL_FAMILIES }>(baseline, candidate, opts)
+pub fn compare(
+    baseline: &ReportRun,
+    candidate: &ReportRun,
+    opts: &CompareOptions,
+    pairing: Pairing,
+) -> Comparison {
+    compare_in::<{ run::ALL_FAMILIES }>(baseline, candidate, opts, pairing)
 }
 
 /// [`compare`] for runs of the families in `FAMILIES` (a consumer's family set).
@@ -43,10 +51,12 @@ pub fn compare_in<const FAMILIES: run::FamilySet>(
     baseline: &ReportRun,
     candidate: &ReportRun,
     opts: &CompareOptions,
+    pairing: Pairing,
 ) -> Comparison {
     let settings = CompareSettings {
         qa_scorer: None,
         opts: opts.clone(),
+        pairing,
     };
     comparison(
         baseline,
@@ -73,10 +83,12 @@ pub(crate) fn comparison(
         stats: None,
         meta,
         summary: None,
+        pairing: None,
     };
     match result {
         Some(Ok(r)) => {
             c.note = r.notes();
+            c.pairing = r.pairing.clone();
             c.summary = Some(r.to_json());
             c.stats = Some(r.stats);
         }
@@ -84,6 +96,14 @@ pub(crate) fn comparison(
         None => {}
     }
     c
+}
+
+fn num4(x: Option<f64>) -> String {
+    x.map_or("n/a".into(), |v| format!("{v:.4}"))
+}
+
+fn signed4(x: Option<f64>) -> String {
+    x.map_or("n/a".into(), |v| format!("{v:+.4}"))
 }
 
 /// Escaped markup of a word diff: deletions struck, insertions marked.
@@ -138,6 +158,9 @@ pub(crate) fn section_with_id(out: &mut String, id: &str, c: &Comparison, o: &Ht
         meta_table(out, &[&c.baseline, &c.candidate], &c.meta);
         out.push_str("</details>\n");
     }
+    if let Some(pairing) = &c.pairing {
+        p(out, "eb-muted", &format!("Pairing: {pairing}."));
+    }
     let Some(s) = &c.stats else {
         return;
     };
@@ -181,32 +204,52 @@ pub(crate) fn section_with_id(out: &mut String, id: &str, c: &Comparison, o: &Ht
         (Some(l), Some(hh)) => format!("[{:+.1}, {:+.1}] points", l * 100.0, hh * 100.0),
         _ => "n/a".into(),
     };
-    kv_table(
-        out,
-        &[
-            ("Paired items (scored in both)".into(), int(s.n_paired)),
-            (
-                "Baseline accuracy (paired)".into(),
-                pct(s.baseline_accuracy),
+    let mut rows: Vec<(String, String)> = vec![
+        ("Paired items (scored in both)".into(), int(s.n_paired)),
+        (
+            "Baseline accuracy (paired)".into(),
+            pct(s.baseline_accuracy),
+        ),
+        (
+            "Candidate accuracy (paired)".into(),
+            pct(s.candidate_accuracy),
+        ),
+        (
+            format!(
+                "95% paired bootstrap CI of the change ({} resamples, seed {})",
+                s.bootstrap.resamples, s.bootstrap.seed
             ),
-            (
-                "Candidate accuracy (paired)".into(),
-                pct(s.candidate_accuracy),
+            ci,
+        ),
+    ];
+    // Paired by item: the mean reduced values and their item-clustered CI.
+    if let Some(m) = &s.by_item {
+        rows.push((
+            "Mean reduced value by item (baseline → candidate)".into(),
+            format!(
+                "{}: {} → {}, change {} (item-clustered 95% CI [{}, {}]; McNemar {})",
+                m.reducer,
+                num4(m.baseline_mean),
+                num4(m.candidate_mean),
+                signed4(m.delta),
+                signed4(m.ci_low),
+                signed4(m.ci_high),
+                if m.binary {
+                    "applies: every value is 0 or 1"
+                } else {
+                    "n/a: values other than 0 and 1"
+                }
             ),
-            (
-                format!(
-                    "95% paired bootstrap CI of the change ({} resamples, seed {})",
-                    s.bootstrap.resamples, s.bootstrap.seed
-                ),
-                ci,
-            ),
-            ("Unchanged correct".into(), int(f.unchanged_correct)),
-            ("Unchanged wrong".into(), int(f.unchanged_wrong)),
-            ("Only in baseline".into(), int(f.only_in_baseline)),
-            ("Only in candidate".into(), int(f.only_in_candidate)),
-            ("Scored in neither".into(), int(f.unscored)),
-        ],
-    );
+        ));
+    }
+    rows.extend([
+        ("Unchanged correct".into(), int(f.unchanged_correct)),
+        ("Unchanged wrong".into(), int(f.unchanged_wrong)),
+        ("Only in baseline".into(), int(f.only_in_baseline)),
+        ("Only in candidate".into(), int(f.only_in_candidate)),
+        ("Scored in neither".into(), int(f.unscored)),
+    ]);
+    kv_table(out, &rows);
     // Changed items, regressions first; unchanged items are only counted.
     let mut changed: Vec<&PairedItem> = s
         .pairs

@@ -2,14 +2,15 @@
 //! ones), every headline number recomputed beside the one the log recorded, the diagnostics and
 //! the samples (capped, with the full items.csv embedded), and the dashboard's charts (each
 //! score's mean, the accuracy by the first breakdown field) and its breakdown tables (by epoch,
-//! task, metadata field: the same engine function as the dashboard's overview).
+//! task, metadata field: the same engine function as the dashboard's overview), and, for items
+//! judged more than once, the repeats' summary (pass@k, pass^k, flaky items).
 
 use evalboard_engine::evallog::views::{breakdowns, MAX_BREAKDOWNS, MAX_GROUPS};
 use evalboard_engine::evallog::ScoredLog;
 use serde_json::Value;
 
 use super::build::{
-    capped_note, card, count_cards, diagnostics, figure, filter_box, h, int, num, p, pct,
+    capped_note, card, count_cards, diagnostics, figure, filter_box, h, int, kv_table, num, p, pct,
     sortable_items, table, verdict_slug, Cell, Row, TableOpts, VERDICTS,
 };
 use super::HtmlOptions;
@@ -125,6 +126,11 @@ pub(crate) fn section(out: &mut String, idx: usize, s: &ScoredLog, o: &HtmlOptio
             scroll: true,
         },
     );
+    // Items judged more than once: the engine's summary, as `score` and the dashboard show it.
+    if let Some(r) = evalboard_engine::evallog::repeats::summary(s) {
+        h(out, 3, &id("repeats"), "Repeats (pass@k, flaky items)");
+        kv_table(out, &r.rows());
+    }
     breakdown_tables(out, &id("breakdowns"), s);
     h(out, 3, &id("diagnostics"), "Diagnostics");
     diagnostics(out, &s.log.diagnostics, o);

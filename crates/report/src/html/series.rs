@@ -51,6 +51,7 @@ pub fn series_in<const FAMILIES: FamilySet>(
     let settings = CompareSettings {
         qa_scorer: None,
         opts: opts.clone(),
+        pairing: Default::default(),
     };
     let s = evalboard_engine::series::series_in::<FAMILIES>(runs, &settings);
     Some(Series {

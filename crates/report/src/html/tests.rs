@@ -200,6 +200,7 @@ fn comparison_lists_regressions_first() {
         &ReportRun::NumericQa(&base),
         &ReportRun::NumericQa(&cand),
         &CompareOptions::default(),
+        Default::default(),
     );
     let st = c.stats.as_ref().unwrap();
     assert_eq!((st.flips.regressed, st.flips.improved), (1, 1));
