@@ -55,6 +55,16 @@ pub enum Command {
     /// 95% CI; exits 1 when regressions exceed --fail-on-regression N. Three or more runs are a
     /// series: each run is compared with the one before it.
     Diff(DiffArgs),
+    /// Compare many runs of one family with one baseline: a ranked table with Holm's correction.
+    ///
+    /// Compares every RUN with BASELINE item by item as `diff` does (the same counts, McNemar
+    /// exact p and paired bootstrap CI for each pair), adjusts the p-values by Holm's step-down
+    /// method, ranks the runs by headline with a 95% CI, gives the cost per correct item and the
+    /// cost–quality frontier (with --prices), and lays runs of several models and tasks out as a
+    /// grid. A folder of several logs is several runs; with a BASELINE of several tasks each run
+    /// is compared with the baseline run of its task. Missing items are counted apart, never as
+    /// correct or wrong. Exits 1 when a run regressed on more than --fail-on-regression N items.
+    Compare(CompareArgs),
 }
 
 /// The scoring settings `score` and `report` share.
@@ -205,6 +215,43 @@ pub struct DiffArgs {
     /// Eval logs with epochs or repeats only.
     #[arg(long, value_name = "REDUCER", num_args = 0..=1, default_missing_value = "", value_parser = parse_by_item)]
     pub by_item: Option<ByItem>,
+}
+
+/// `evalboard compare`.
+#[derive(Debug, Args)]
+#[command(args_override_self = true)]
+pub struct CompareArgs {
+    /// Baseline run folder (or a folder of logs: one baseline run per task).
+    #[arg(value_name = "BASELINE")]
+    pub baseline: PathBuf,
+    /// The runs compared with the baseline.
+    #[arg(value_name = "RUN", required = true)]
+    pub runs: Vec<PathBuf>,
+    /// Profile: which scorer judges the items (help: [`diff_profile_help`]).
+    #[arg(long, value_name = "P", help = diff_profile_help())]
+    pub profile: Option<String>,
+    /// Scorer id judging the items (help: [`scorer_help`]).
+    #[arg(long, value_name = "S", help = scorer_help(false), long_help = scorer_help(true))]
+    pub scorer: Option<String>,
+    /// ConvFinQA dataset (numeric QA) or eval set (JSONL) to attach to the runs.
+    #[arg(long, value_name = "FILE")]
+    pub dataset: Option<PathBuf>,
+    /// Price table (JSON, as `score --prices`): each run's cost and cost per correct item in
+    /// dollars, and the cost–quality frontier.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Exit 1 when any run regressed on more than N items against its baseline.
+    #[arg(long, value_name = "N")]
+    pub fail_on_regression: Option<u64>,
+    /// Paired-bootstrap resamples.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_RESAMPLES)]
+    pub resamples: u32,
+    /// Seed of the paired bootstrap.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
 }
 
 /// `--by-item [REDUCER]`: the reducer named, or none (the family's default).

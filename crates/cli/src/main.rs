@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 1 a gate failed (`--fail-under`, validation mismatches), 2 unusable input.
 
 mod cli;
+mod compare;
 mod diff;
 use evalboard_cli::fsio;
 mod report;
@@ -36,6 +37,7 @@ fn main() -> ExitCode {
         Some(Command::Score(a)) => score::run(a),
         Some(Command::Validate(a)) => validate::run(a),
         Some(Command::Diff(a)) => diff::run(a),
+        Some(Command::Compare(a)) => compare::run(a),
         Some(Command::Report(a)) => report::run(a),
         None => Cli::command()
             .print_long_help()

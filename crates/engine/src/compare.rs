@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod by_item;
 pub mod join;
+pub mod many;
 
 use crate::run_table::ItemKey;
 pub use crate::run_table::Unit;
@@ -363,6 +364,27 @@ pub enum Tone {
     Same,
     /// Nothing to compare (no paired items).
     Empty,
+}
+
+/// Why two runs' items should not be paired at all, from each run's (task, dataset)
+/// ([`crate::run::RunRef::task_and_dataset`]): they are of different tasks or datasets. `None`
+/// when nothing says so (a side that names none counts as the same).
+pub fn not_comparable(
+    baseline: &(Option<String>, Option<String>),
+    run: &(Option<String>, Option<String>),
+) -> Option<String> {
+    let differ = |a: &Option<String>, b: &Option<String>| match (a, b) {
+        (Some(a), Some(b)) if a != b => Some((a.clone(), b.clone())),
+        _ => None,
+    };
+    if let Some((a, b)) = differ(&baseline.0, &run.0) {
+        return Some(format!(
+            "different tasks ({a} and {b}); their items share keys only by chance"
+        ));
+    }
+    differ(&baseline.1, &run.1).map(|(a, b)| {
+        format!("different datasets ({a} and {b}); their items share keys only by chance")
+    })
 }
 
 /// A comparison read in one sentence, and which way it reads.

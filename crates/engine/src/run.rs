@@ -669,9 +669,25 @@ impl<'a> RunRef<'a> {
         self.facts_of(&self.metrics())
     }
 
+    /// The task an evaluation-tool log names and the dataset the run's metadata names: what
+    /// tells two runs' items apart when their keys look alike ([`RunComparison::not_comparable`]).
+    pub fn task_and_dataset(&self) -> (Option<String>, Option<String>) {
+        let meta = self.meta();
+        (
+            match self {
+                RunRef::EvalLog(l) => l.log.run.task.clone(),
+                _ => None,
+            },
+            meta.get("dataset")
+                .or_else(|| meta.get("eval_set"))
+                .map(str::to_string),
+        )
+    }
+
     /// [`RunRef::facts`] from the run's metrics, already computed.
     fn facts_of(&self, metrics: &[MetricValue]) -> RunFacts {
         let meta = self.meta();
+        let (task, dataset) = self.task_and_dataset();
         // The first of the metrics named that has a value (an eval log's cost under the price
         // table, else the one its tool recorded).
         let value = |keys: &[&str]| {
@@ -682,14 +698,8 @@ impl<'a> RunRef<'a> {
         };
         RunFacts {
             model: meta.get("model").map(str::to_string),
-            task: match self {
-                RunRef::EvalLog(l) => l.log.run.task.clone(),
-                _ => None,
-            },
-            dataset: meta
-                .get("dataset")
-                .or_else(|| meta.get("eval_set"))
-                .map(str::to_string),
+            task,
+            dataset,
             cost_usd: value(&["total_cost_usd", "cost"]),
             tokens: value(&["total_tokens", "tokens"]).map(|t| t as u64),
             content_id: None,
@@ -959,12 +969,24 @@ pub struct RunComparison {
     pub note: Option<String>,
     /// Problems found while pairing (a key seen twice in one run).
     pub warnings: Vec<String>,
+    /// Why the runs' items should not be paired at all (different tasks or datasets,
+    /// [`crate::compare::not_comparable`]): the comparison then reads no verdict.
+    pub not_comparable: Option<String>,
 }
 
 impl RunComparison {
     /// The comparison in one sentence ([`crate::compare::reading`]); a regression's cause is
     /// the candidate's failure of the item (or of its conversation) when it failed as a whole.
     pub fn reading(&self) -> crate::compare::Reading {
+        if let Some(why) = &self.not_comparable {
+            return crate::compare::Reading {
+                tone: crate::compare::Tone::Empty,
+                text: format!(
+                    "No verdict: {} and {} are of {why}, so the pairing is not read.",
+                    self.candidate, self.baseline
+                ),
+            };
+        }
         let causes = |key: &ItemKey| {
             self.failed_items
                 .iter()
@@ -1031,6 +1053,10 @@ pub fn compare_in<const FAMILIES: FamilySet>(
         failed_items: joined.failed_items,
         note: joined.note,
         warnings: joined.warnings,
+        not_comparable: crate::compare::not_comparable(
+            &baseline.task_and_dataset(),
+            &candidate.task_and_dataset(),
+        ),
     })
 }
 
@@ -1107,6 +1133,9 @@ impl RunComparison {
             "failed_items": failed,
             "per_item_unavailable": self.note,
         });
+        if let (Some(obj), Some(why)) = (out.as_object_mut(), &self.not_comparable) {
+            obj.insert("not_comparable".into(), json!(why));
+        }
         // How items paired, when it needs saying (by item; per repeat when items have repeats),
         // and the by-item statistics: added only then, so other comparisons print as before.
         if let (Some(obj), Some(pairing)) = (out.as_object_mut(), &self.pairing) {

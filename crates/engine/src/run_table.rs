@@ -32,6 +32,18 @@ pub struct MetricValue {
     /// The counts behind a rate, when the value is one (`correct` of `n`), so rates of shards
     /// merge and a CI can be computed from them.
     pub counts: Option<Rate>,
+    /// The standard error behind a mean, when the family computes one (a rate with
+    /// [`MetricValue::counts`] needs none): what a many-runs CI is computed from.
+    #[serde(default)]
+    pub stderr: Option<Stderr>,
+}
+
+/// A mean's standard error, and whether it is clustered by item (items judged more than once,
+/// each item one cluster: [`crate::stats::ClusterSums`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Stderr {
+    pub value: f64,
+    pub clustered_by_item: bool,
 }
 
 impl MetricValue {
@@ -43,6 +55,7 @@ impl MetricValue {
             unit,
             value,
             counts: None,
+            stderr: None,
         }
     }
 
@@ -54,6 +67,7 @@ impl MetricValue {
             unit: Unit::Rate,
             value: counts.value(),
             counts: Some(counts),
+            stderr: None,
         }
     }
 }

@@ -91,10 +91,11 @@ impl crate::family_run::FamilyRun for score::ScoredLog {
         &score::HEADLINE
     }
 
-    /// The headline score or, re-scored, the re-scored value.
+    /// The headline score or, re-scored, the re-scored value, with what its CI is
+    /// computed from ([`ScoredLog::headline_spread`]).
     fn headline(&self) -> crate::run_table::MetricValue {
         use crate::run_table::{MetricValue, Unit};
-        match &self.rescored {
+        let mut m = match &self.rescored {
             Some(r) => MetricValue::new(
                 "rescored_score",
                 &format!("Re-scored ({})", r.id),
@@ -113,7 +114,9 @@ impl crate::family_run::FamilyRun for score::ScoredLog {
                 Unit::Score,
                 self.headline_value(),
             ),
-        }
+        };
+        (m.counts, m.stderr) = self.headline_spread(m.value);
+        m
     }
 
     fn metrics(&self) -> Vec<crate::run_table::MetricValue> {

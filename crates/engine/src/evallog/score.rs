@@ -579,6 +579,52 @@ impl ScoredLog {
         headline_of(&self.log.run, key)?.recomputed
     }
 
+    /// What a CI of `value`, the run's headline, is computed from, when it is the mean of the
+    /// judged items' readings: with items judged more than once (Inspect's epochs,
+    /// [`super::repeats::summary`]) its standard error clustered by item; else, when every
+    /// reading is 0 or 1, the counts (`correct` of `n`: a proportion); else `sd / √n`. Neither
+    /// when the headline is not that mean (a `pass_at_k` reducer, a recorded number, a metric
+    /// of another kind): a spread of another number would put a wrong interval beside it.
+    pub fn headline_spread(
+        &self,
+        value: Option<f64>,
+    ) -> (Option<crate::stats::Rate>, Option<crate::run_table::Stderr>) {
+        use crate::run_table::Stderr;
+        let Some(v) = value else {
+            return (None, None);
+        };
+        let same = |m: Option<f64>| m.is_some_and(|m| (m - v).abs() <= 1e-9);
+        if let Some(r) = super::repeats::summary(self) {
+            let se = r.clustered_stderr.filter(|_| same(r.mean));
+            return (
+                None,
+                se.map(|value| Stderr {
+                    value,
+                    clustered_by_item: true,
+                }),
+            );
+        }
+        let readings: Vec<f64> = self.judged().iter().filter_map(|i| i.reading).collect();
+        let m = crate::stats::Moments::of(&readings);
+        if !same(m.mean()) {
+            return (None, None);
+        }
+        if readings.iter().all(|r| *r == 0.0 || *r == 1.0) {
+            let ones = readings.iter().filter(|r| **r == 1.0).count() as u64;
+            return (
+                Some(crate::stats::Rate::new(ones, readings.len() as u64)),
+                None,
+            );
+        }
+        (
+            None,
+            m.stderr().map(|value| Stderr {
+                value,
+                clustered_by_item: false,
+            }),
+        )
+    }
+
     /// Why the headline score was not recomputed (`None` when it was, or the log names none).
     pub fn headline_not_recomputed(&self) -> Option<String> {
         let key = self.verdict_by.as_ref()?;

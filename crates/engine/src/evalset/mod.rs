@@ -58,10 +58,12 @@ impl crate::family_run::FamilyRun for RunPair<'_> {
         &score::HEADLINE
     }
 
-    /// The primary score under the run's scorer.
+    /// The primary score under the run's scorer (the mean of the scored items' scores), with
+    /// its standard error: the scorecard's population deviation over `n` scores gives the
+    /// sample one as `stddev / √(n − 1)`.
     fn headline(&self) -> crate::run_table::MetricValue {
         let s = self.scored;
-        crate::run_table::MetricValue::new(
+        let mut m = crate::run_table::MetricValue::new(
             match s.scorer {
                 AnswerScorer::V1 => "primary_score",
                 AnswerScorer::V1Extract => "primary_score_extract",
@@ -69,7 +71,15 @@ impl crate::family_run::FamilyRun for RunPair<'_> {
             &format!("Primary score ({})", s.scorer.id()),
             crate::run_table::Unit::Rate,
             s.scorecard.as_ref().and_then(|c| c.primary_score),
-        )
+        );
+        m.stderr = s.scorecard.as_ref().and_then(|c| {
+            let sd = c.stddev?;
+            (c.n_scored >= 2).then(|| crate::run_table::Stderr {
+                value: sd / ((c.n_scored - 1) as f64).sqrt(),
+                clustered_by_item: false,
+            })
+        });
+        m
     }
 
     fn metrics(&self) -> Vec<crate::run_table::MetricValue> {

@@ -30,7 +30,7 @@ pub struct UnknownProfile {
 }
 
 /// "a" or "an" before the family's label.
-pub(crate) fn article(f: Family) -> &'static str {
+pub fn article(f: Family) -> &'static str {
     match f {
         Family::Evalset | Family::EvalLog => "an",
         _ => "a",

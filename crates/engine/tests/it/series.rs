@@ -171,6 +171,7 @@ fn slices_order_values_and_offer_fields_with_two_to_fifty_values() {
         failed_items: Vec::new(),
         note: None,
         warnings: Vec::new(),
+        not_comparable: None,
     };
     // `id` has 50 values over the 50 items judged in both runs: offered.
     let s = slices::slices(&cmp, &context, Some("turn"));
