@@ -210,7 +210,9 @@ fn human(c: &ManyComparison) -> String {
         "frontier"
     ));
     for r in &c.runs {
-        out.push_str(&row(r, unit));
+        // Two runs of one name (two `arith.json` given as files) are told apart by path.
+        let twice = c.runs.iter().filter(|o| o.run == r.run).count() > 1;
+        out.push_str(&row(r, if twice { &r.path } else { &r.run }, unit));
     }
     out.push_str(&format!("reading: {}\n", esc(&c.reading)));
     let methods: Vec<&str> = {
@@ -245,7 +247,7 @@ fn human(c: &ManyComparison) -> String {
     out
 }
 
-fn row(r: &RunRow, unit: Unit) -> String {
+fn row(r: &RunRow, name: &str, unit: Unit) -> String {
     let delta = r
         .delta
         .map_or_else(|| "-".into(), |d| format!("{:+.1} pp", d * 100.0));
@@ -265,7 +267,7 @@ fn row(r: &RunRow, unit: Unit) -> String {
     format!(
         "{} {:<28} {:>6} {:>8} {:<18} {:>8} {:>5} {:>5} {:>7} {:>7} {:>9} {:>12}  {}\n",
         if r.is_baseline { "*" } else { " " },
-        cut(&r.run, 28),
+        cut(name, 28),
         count(r.n_items),
         value(r.headline, unit),
         ci(r.ci95, unit),

@@ -4,6 +4,7 @@
 // may unwrap through clippy.toml's allow-unwrap-in-tests; their helpers need this).
 #![allow(clippy::unwrap_used)]
 
+mod compare;
 mod diff;
 mod golden;
 mod hostile;

@@ -20,6 +20,7 @@ mod fa2;
 mod family_dispatch;
 mod hostile_logs;
 mod lm_eval_pairing;
+mod many;
 mod module_cycles;
 mod program;
 mod readers_prop;
