@@ -3,26 +3,10 @@
 //! for that pair, the exit codes, and the human table (golden in
 //! `tests/fixtures/cli/compare/expected/`, `UPDATE_EXPECT=1` rewrites).
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    evalboard_test_support::workspace_root()
-}
-
 fn evalboard(args: &[&str]) -> (i32, String, String) {
-    let o = Command::new(env!("CARGO_BIN_EXE_evalboard"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run evalboard");
-    (
-        o.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&o.stdout).into_owned(),
-        String::from_utf8_lossy(&o.stderr).into_owned(),
-    )
+    crate::evalboard_in(&evalboard_test_support::workspace_root(), args)
 }
 
 fn golden(name: &str, actual: &str) {

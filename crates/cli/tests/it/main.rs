@@ -14,8 +14,17 @@ mod report;
 
 /// Runs the real binary with `args`: (exit code, stdout, stderr).
 fn evalboard<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> (i32, String, String) {
+    evalboard_in(&std::env::current_dir().unwrap(), args)
+}
+
+/// [`evalboard`] run in `cwd` (the workspace root, for paths as a user types them).
+fn evalboard_in<S: AsRef<std::ffi::OsStr>>(
+    cwd: &std::path::Path,
+    args: &[S],
+) -> (i32, String, String) {
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_evalboard"))
         .args(args)
+        .current_dir(cwd)
         .output()
         .expect("run evalboard");
     (
