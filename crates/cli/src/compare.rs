@@ -115,7 +115,7 @@ pub fn run(a: CompareArgs) -> Result<u8> {
                 "FAIL {} regressions > {n} (--fail-on-regression) in {} → {}",
                 r.regressed.unwrap_or(0),
                 esc(r.baseline.as_deref().unwrap_or("")),
-                esc(&r.run)
+                esc(&r.label)
             );
             code = 1;
         }
@@ -210,9 +210,7 @@ fn human(c: &ManyComparison) -> String {
         "frontier"
     ));
     for r in &c.runs {
-        // Two runs of one name (two `arith.json` given as files) are told apart by path.
-        let twice = c.runs.iter().filter(|o| o.run == r.run).count() > 1;
-        out.push_str(&row(r, if twice { &r.path } else { &r.run }, unit));
+        out.push_str(&row(r, &r.label, unit));
     }
     out.push_str(&format!("reading: {}\n", esc(&c.reading)));
     let methods: Vec<&str> = {
@@ -236,7 +234,7 @@ fn human(c: &ManyComparison) -> String {
         for r in notes {
             out.push_str(&format!(
                 "  {}: {}\n",
-                esc(&r.run),
+                esc(&r.label),
                 esc(r.note.as_deref().unwrap_or(""))
             ));
         }

@@ -29,8 +29,10 @@ mod dual_axis;
 mod font;
 mod frame;
 mod histogram;
+mod interval;
 mod line;
 mod radar;
+mod scatter;
 mod svg;
 pub(crate) use svg::escape;
 mod theme;
@@ -50,8 +52,10 @@ use theme::{Palette, Role};
 pub use bar::{bar_chart, grouped_bar_chart};
 pub use dual_axis::{dual_axis_line_chart, XValues, YSeries};
 pub use histogram::histogram;
+pub use interval::{every_interval_holds_zero, interval_chart, Interval};
 pub use line::{category_line_chart, line_chart};
 pub use radar::radar_chart;
+pub use scatter::{scatter_chart, ScatterPoint};
 pub use theme::{theme_css, Theme};
 
 /// Size and theme of a chart, in CSS pixels.

@@ -15,12 +15,14 @@ mod compare;
 mod encode;
 pub(crate) mod evallog;
 pub(crate) mod evalset;
+mod many;
 mod meta;
 pub(crate) mod qa;
 mod series;
 
 use std::fmt::Write as _;
 
+use evalboard_engine::compare::many::{compare_many_in, ManyComparison, ManyRun};
 use evalboard_engine::compare::CompareOptions;
 use evalboard_engine::family::Family;
 use evalboard_engine::numeric_qa::score::ScoredQaRun;
@@ -216,6 +218,11 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
         .copied()
         .collect();
     let the_series = series::series_in::<FAMILIES>(&ordered, &o.compare);
+    // Three or more runs with a baseline: every run against it, as `evalboard compare`.
+    let many = match &input.baseline {
+        Some(b) if input.runs.len() >= 2 => many_comparison::<FAMILIES>(b, &input.runs, o),
+        _ => None,
+    };
     let metas: Vec<(String, evalboard_engine::run_meta::RunMeta)> = ordered
         .iter()
         .map(|r| (r.name().to_string(), r.meta()))
@@ -250,6 +257,9 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
     if the_series.is_some() {
         body.push_str("<a href=\"#series\">Series</a>");
     }
+    if many.is_some() {
+        body.push_str("<a href=\"#many\">Runs against the baseline</a>");
+    }
     if !comparisons.is_empty() {
         body.push_str("<a href=\"#comparison\">Comparison</a>");
     }
@@ -263,6 +273,9 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
         "<a href=\"#settings\">Settings</a><a href=\"#provenance\">Provenance</a></nav></header>\n",
     );
 
+    if let Some(m) = &many {
+        many::section(&mut body, m);
+    }
     if let Some(s) = &the_series {
         series::section(&mut body, s, &loss_runs, o);
     }
@@ -380,6 +393,7 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
         "baseline": input.baseline.as_ref().map(|b| b.name()),
         "comparisons": comparisons.iter().map(comparison_json).collect::<Vec<Value>>(),
         "files": input.provenance.files,
+        "many": many.as_ref().map(ManyComparison::to_json),
         "series": the_series.as_ref().map(|s| json!({
             "runs": s.runs,
             "metrics": s.metrics,
@@ -411,6 +425,27 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
     );
     let _ = writeln!(page, "<script>{js}</script>\n</body>\n</html>");
     page
+}
+
+/// Every run of `runs` against `baseline` ([`compare_many_in`], `evalboard compare`'s numbers),
+/// judged as the report's pair comparisons are; `None` when the runs cannot be compared together
+/// (runs of two families: the pair sections say why).
+fn many_comparison<'a, const FAMILIES: FamilySet>(
+    baseline: &ReportRun<'a>,
+    runs: &[ReportRun<'a>],
+    o: &HtmlOptions,
+) -> Option<ManyComparison> {
+    let settings = evalboard_engine::run::CompareSettings {
+        qa_scorer: None,
+        opts: o.compare.clone(),
+        pairing: o.pairing,
+    };
+    let one = |r: &ReportRun<'a>| ManyRun {
+        path: r.name().to_string(),
+        run: Ok(*r),
+    };
+    let others: Vec<ManyRun> = runs.iter().map(one).collect();
+    compare_many_in::<FAMILIES>(&[one(baseline)], &others, &settings).ok()
 }
 
 /// A comparison's numbers for the data block.

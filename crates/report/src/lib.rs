@@ -10,6 +10,7 @@ pub mod evallog_charts;
 mod evallog_files;
 mod evalset_files;
 pub mod html;
+pub mod many_charts;
 pub mod outputs;
 pub mod qa_charts;
 

@@ -680,3 +680,68 @@ fn the_headline_is_one_number_in_score_the_run_list_and_the_reports_runs_table()
     }
     std::fs::remove_dir_all(&tmp).ok();
 }
+
+/// Many runs against one baseline: `evalboard compare --json` and the report's embedded `many`
+/// (`report RUN... --baseline B` with three or more runs) give the same rows — missing items, a
+/// run with no item in common, an unpriced run, a log with epochs — all but the `path` each was
+/// given by (the CLI's as typed, the report's the run's name).
+#[test]
+fn many_runs_agree_across_compare_and_report() {
+    let tmp = std::env::temp_dir().join(format!("eb-one-many-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let src = fixtures().join("compare");
+    let names = ["base", "gpt4o", "mini", "llama", "disjoint", "epochs"];
+    for n in names {
+        std::fs::create_dir_all(tmp.join(n)).unwrap();
+        std::fs::copy(
+            src.join(n).join("arith.json"),
+            tmp.join(n).join("arith.json"),
+        )
+        .unwrap();
+    }
+    let dirs: Vec<String> = names
+        .iter()
+        .map(|n| tmp.join(n).to_string_lossy().into_owned())
+        .collect();
+    let prices = src.join("prices.json").to_string_lossy().into_owned();
+    let mut args: Vec<&str> = vec!["compare"];
+    args.extend(dirs.iter().map(String::as_str));
+    args.extend(["--prices", &prices, "--json"]);
+    let (code, out, err) = evalboard(&args);
+    assert_eq!(code, 0, "{err}");
+    let cli: Value = serde_json::from_str(&out).unwrap();
+
+    let html = tmp.join("many.html");
+    let h = html.to_str().unwrap();
+    let mut args: Vec<&str> = vec!["report"];
+    args.extend(dirs[1..].iter().map(String::as_str));
+    args.extend(["--baseline", &dirs[0], "--prices", &prices, "-o", h]);
+    let (code, _, err) = evalboard(&args);
+    assert_eq!(code, 0, "{err}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    let start = page.find("id=\"eb-data\">").unwrap() + "id=\"eb-data\">".len();
+    let end = start + page[start..].find("</script>").unwrap();
+    let data: Value = serde_json::from_str(&page[start..end]).unwrap();
+    let mut report = data["many"].clone();
+    let _ = std::fs::remove_dir_all(&tmp);
+
+    let strip = |v: &mut Value| {
+        for r in v["runs"].as_array_mut().unwrap() {
+            r.as_object_mut().unwrap().remove("path");
+        }
+    };
+    let mut cli = cli;
+    strip(&mut cli);
+    strip(&mut report);
+    assert_eq!(cli, report);
+    // What the rows hold: a row per run, the unpriced one null, the disjoint one unpaired.
+    let rows = cli["runs"].as_array().unwrap();
+    assert_eq!(rows.len(), 6);
+    let row = |n: &str| rows.iter().find(|r| r["run"] == n).unwrap();
+    assert!(row("llama")["cost_usd"].is_null() && row("llama")["on_frontier"].is_null());
+    assert_eq!(row("disjoint")["n_paired"], 0);
+    assert!(row("disjoint")["holm_p"].is_null());
+    assert_eq!(row("mini")["only_in_baseline"], 4);
+    assert_eq!(row("epochs")["ci_method"], "normal, item-clustered");
+    assert!(page.contains("id=\"many\""), "the section is shown");
+}

@@ -85,6 +85,9 @@ pub struct ManyRun<'a> {
 pub struct RunRow {
     /// The run's name as `score` prints it in `run_name` (the path when it could not be read).
     pub run: String,
+    /// How every consumer names the row: the run's name, or where two rows share it the name and
+    /// model, else the name and path ([`label_rows`]).
+    pub label: String,
     pub path: String,
     pub model: Option<String>,
     pub task: Option<String>,
@@ -249,6 +252,7 @@ impl RunRow {
     fn unreadable(path: &str, why: &str) -> RunRow {
         RunRow {
             run: path.to_string(),
+            label: path.to_string(),
             path: path.to_string(),
             model: None,
             task: None,
@@ -285,6 +289,7 @@ impl RunRow {
         let (ci95, ci_method) = ci95_of(&own.headline);
         RunRow {
             run: own.name.clone(),
+            label: own.name.clone(),
             path: path.to_string(),
             model: own.model.clone(),
             task: own.task.clone(),
@@ -487,7 +492,8 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
             .then(rank(&a.0).total_cmp(&rank(&b.0)))
             .then(a.0.run.cmp(&b.0.run))
     });
-    let rows: Vec<RunRow> = rows.into_iter().map(|(r, _, _)| r).collect();
+    let mut rows: Vec<RunRow> = rows.into_iter().map(|(r, _, _)| r).collect();
+    label_rows(&mut rows);
     let grid = grid(&rows, &mut warnings);
     let reading = reading(&rows);
     Ok(ManyComparison {
@@ -499,6 +505,35 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
         reading,
         grid,
     })
+}
+
+/// Names every row apart: its run's name when no other row has it, else `name · model` when
+/// that is unique, else `name · path`, else `name · path · #i` (the row's place).
+pub fn label_rows(rows: &mut [RunRow]) {
+    let count = |rows: &[RunRow], f: &dyn Fn(&RunRow) -> String, r: &RunRow| {
+        let me = f(r);
+        rows.iter().filter(|o| f(o) == me).count()
+    };
+    let by_name = |r: &RunRow| r.run.clone();
+    let by_model = |r: &RunRow| format!("{} · {}", r.run, r.model.as_deref().unwrap_or("?"));
+    let by_path = |r: &RunRow| format!("{} · {}", r.run, r.path);
+    let labels: Vec<String> = (0..rows.len())
+        .map(|i| {
+            let r = &rows[i];
+            if count(rows, &by_name, r) == 1 {
+                by_name(r)
+            } else if r.model.is_some() && count(rows, &by_model, r) == 1 {
+                by_model(r)
+            } else if count(rows, &by_path, r) == 1 {
+                by_path(r)
+            } else {
+                format!("{} · #{}", by_path(r), i + 1)
+            }
+        })
+        .collect();
+    for (r, l) in rows.iter_mut().zip(labels) {
+        r.label = l;
+    }
 }
 
 /// [`compare_many_in`] for runs of every family.
@@ -678,6 +713,7 @@ impl ManyComparison {
             .map(|r| {
                 json!({
                     "run": r.run,
+                    "label": r.label,
                     "path": r.path,
                     "model": r.model,
                     "task": r.task,
@@ -726,7 +762,7 @@ impl ManyComparison {
                     "micro": m.micro,
                     "macro": m.macro_mean,
                     "cells": m.cells.iter().map(|c| c.as_ref().map(|c| json!({
-                        "run": self.runs.get(c.row).map(|r| r.run.clone()),
+                        "run": self.runs.get(c.row).map(|r| r.label.clone()),
                         "headline": c.headline,
                         "ci95": pair(c.ci95),
                         "delta": c.delta,

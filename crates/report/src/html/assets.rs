@@ -61,6 +61,7 @@ tr.eb-improved td:first-child{border-left:3px solid var(--ok)}
 tr.eb-differs td{background:#fff8e6}
 tr.eb-differs td:last-child{color:var(--warn);font-weight:600;white-space:nowrap}
 table.eb-meta td:first-child{font-weight:600;white-space:nowrap}
+table.eb-nowrap td{white-space:nowrap}
 .eb-run{margin-top:8px}
 .eb-print-only{display:none}
 a.eb-dl{display:inline-block;border:1px solid var(--accent);border-radius:6px;padding:4px 10px;color:var(--accent);text-decoration:none}
