@@ -1,6 +1,6 @@
 //! An item's repeats seen together (Inspect AI's epochs, promptfoo's repeats, HELM's train
 //! trials), family-free: a family says which part of its item key is the repeat
-//! ([`crate::family_run::FamilyCompare::repeat_part`]); [`group`] gathers a run's judged items
+//! ([`crate::family_run::FamilyCompare::repeats_by`]); [`group`] gathers a run's judged items
 //! into [`ItemRepeats`] (the item's key without that part, the 0–1 readings of its scored
 //! repeats), and from those:
 //!

@@ -147,7 +147,6 @@ pub(crate) fn section(out: &mut String, c: &ManyComparison) {
             class: "eb-nowrap",
             sortable: true,
             scroll: true,
-            ..Default::default()
         },
     );
     let notes: Vec<String> = c
