@@ -1,8 +1,10 @@
-"""`evalboard diff A B` against `evalboard score A B` (issue 25: diff at most 1.5x score), timed
-as whole commands in interleaved rounds (this machine's speed drifts from minute to minute, so
-each round's ratio is taken on its own and the median reported).
+"""`evalboard diff A B` against `evalboard score A B` (issue 25: diff at most 1.5x score), or
+`evalboard compare RUN...` against `evalboard score RUN...` (issue 26: compare at most 1.5x score
+on 8 runs of 100,000 items), timed as whole commands in interleaved rounds (this machine's speed
+drifts from minute to minute, so each round's ratio is taken on its own and the median reported).
 
 usage: diff_ratio.py EVALBOARD A B ROUNDS
+       diff_ratio.py --compare EVALBOARD ROUNDS RUN...
 """
 import json
 import statistics
@@ -21,20 +23,24 @@ def timed(cmd):
 
 
 def main():
-    exe, a, b, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-    timed([exe, "score", a, b])  # warm the page cache
-    scores, diffs, ratios = [], [], []
+    if sys.argv[1] == "--compare":
+        exe, rounds, runs, command = sys.argv[2], int(sys.argv[3]), sys.argv[4:], "compare"
+    else:
+        exe, runs, rounds, command = sys.argv[1], sys.argv[2:4], int(sys.argv[4]), "diff"
+    timed([exe, "score", *runs])  # warm the page cache
+    scores, others, ratios = [], [], []
     for _ in range(rounds):
-        s = timed([exe, "score", a, b])
-        d = timed([exe, "diff", a, b])
+        s = timed([exe, "score", *runs])
+        d = timed([exe, command, *runs])
         scores.append(s)
-        diffs.append(d)
+        others.append(d)
         ratios.append(d / s)
     med = statistics.median
     print(json.dumps({
+        "runs": len(runs),
         "score_s": round(med(scores), 3),
-        "diff_s": round(med(diffs), 3),
-        "diff_over_score": round(med(ratios), 3),
+        f"{command}_s": round(med(others), 3),
+        f"{command}_over_score": round(med(ratios), 3),
         "range": [round(min(ratios), 3), round(max(ratios), 3)],
         "rounds": rounds,
         "target": 1.5,

@@ -12,11 +12,14 @@
 #
 # Then `evalboard diff` of two 100k-turn runs against `evalboard score` on both (issue 25).
 #
+# Then `evalboard compare` of 8 runs of 100k turns against `evalboard score` on the same 8
+# (issue 26).
+#
 # Then the HTML report of every case of the hostile corpus (tests/hostile/), built by `evalboard
 # report` (its peak memory) and opened in headless Chromium: each must open within 2 s (issue 31).
 #
 # `bench/run.sh` runs every section (`make bench`); `bench/run.sh evallog` only the eval-log one,
-# `bench/run.sh diff` only the diff one, `bench/run.sh report` only the hostile reports one,
+# `bench/run.sh diff` only the diff one, `bench/run.sh compare` only the many-runs one, `bench/run.sh report` only the hostile reports one,
 # `bench/run.sh folder` only the folder-pick one, `bench/run.sh bigeval` only the big-log one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -129,6 +132,18 @@ echo "== diff of two 100k-turn runs against score on both (issue 25: at most 1.5
 [ -f "$OUT/run100k-candidate.jsonl" ] || $B gen jsonl-candidate 100000 "$OUT/run100k-candidate.jsonl"
 cargo build --release --locked -p evalboard-cli -q
 python3 bench/diff_ratio.py "$TARGET/release/evalboard" "$OUT/run100k.jsonl" "$OUT/run100k-candidate.jsonl" 5 | tee "$OUT/diff-ratio.json"
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = compare ]; then
+echo "== compare of 8 runs of 100k turns against score on the same 8 (issue 26: at most 1.5x), 3 interleaved rounds"
+RUNS=()
+for k in 1 2 3 4 5 6 7 8; do
+  f="$OUT/run100k-seed$k.jsonl"
+  [ -f "$f" ] || $B gen "jsonl-seed-$k" 100000 "$f"
+  RUNS+=("$f")
+done
+cargo build --release --locked -p evalboard-cli -q
+python3 bench/diff_ratio.py --compare "$TARGET/release/evalboard" 3 "${RUNS[@]}" | tee "$OUT/compare-ratio.json"
 fi
 
 if [ "$SECTION" = all ] || [ "$SECTION" = folder ]; then

@@ -277,6 +277,34 @@ def main():
     case("eval_hostile_epochs", "an Inspect log with reducers whose k overflows or is 0, a clustered "
          "stderr on missing metadata, an epoch given twice (the last 2^32 - 1) and a negative one",
          "run", ["duplicate key \"epoch\""], {"epochs2.json": text}, cli_stdout=["12 samples"])
+    # Issue 28, class 2: an lm-eval results file with no samples beside it, whose results hold
+    # 5,000 more tasks and, where numbers go, NaN, 1e308, negatives, "N/A" strings and a dict:
+    # every number is recorded but not recomputed, each with its reason, and none is a mismatch.
+    lm = json.load(open(os.path.join(HERE, "..", "fixtures", "evallog", "runs", "lm_eval_baseline",
+                                     "results_2026-11-25T20-38-20.566618.json"), encoding="utf-8"))
+    for i in range(5000):
+        lm["results"]["task_%d" % i] = {"alias": "task_%d" % i, "acc,none": [float("nan"), 1e308, -1.5,
+                                        "N/A", {"x": 1}][i % 5], "acc_stderr,none": "N/A"}
+    case("lm_eval_hostile_results_only", "an lm-eval results file alone (no samples) with 5,000 more "
+         "tasks whose metrics are NaN, 1e308, negative, \"N/A\" or a dict",
+         "run", [], {"results_2026-12-01T00-00-00.json": json.dumps(lm, allow_nan=True)},
+         cli_stdout=["0 samples"])
+    # Issue 28, class 7: an Inspect log whose token usage is hostile (negative, 1e308 and string
+    # counts, more cache reads than input, 5,000 models in one sample's usage, a model name with
+    # control characters) billed under no price table: nothing is priced, nothing panics.
+    bill = json.load(open(os.path.join(HERE, "..", "fixtures", "evallog", "prices", "inspect", "billing.json"),
+                          encoding="utf-8"))
+    usage = bill["samples"][0]["model_usage"]
+    model = next(iter(usage))
+    usage[model].update({"input_tokens": -5, "output_tokens": 1e308, "total_tokens": "lots",
+                         "input_tokens_cache_read": 18446744073709551615, "reasoning_tokens": -1})
+    for i in range(5000):
+        usage["m%d\x1b[31m" % i] = {"input_tokens": i, "output_tokens": i}
+    bill["samples"][1]["model_usage"] = {"": {"input_tokens": "NaN"}}
+    bill["samples"][2]["model_usage"] = [1, 2, 3]
+    case("eval_hostile_usage", "an Inspect log whose token usage is negative, 1e308, a string, more "
+         "cache reads than input, 5,000 models in one sample and a model name with control characters",
+         "run", [], {"billing.json": json.dumps(bill)}, cli_stdout=["5 samples"])
     with open(os.path.join(HERE, "cases.json"), "w") as f:
         json.dump({"about": __doc__.strip().splitlines()[0], "cases": CASES}, f, indent=1, ensure_ascii=True)
         f.write("\n")

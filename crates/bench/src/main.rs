@@ -432,7 +432,14 @@ fn main() {
                 // The same conversations and turns with other answers: a candidate to diff.
                 "jsonl-candidate" => gen_jsonl(n, &out, 7),
                 "traces" => gen_traces(n, &out),
-                _ => Err(std::io::Error::other("kind is jsonl, jsonl-candidate or traces")),
+                // `jsonl-seed-K`: one of many runs with the same keys (`compare`'s bench).
+                k if k.starts_with("jsonl-seed-") => match k["jsonl-seed-".len()..].parse() {
+                    Ok(seed) => gen_jsonl(n, &out, seed),
+                    Err(_) => Err(std::io::Error::other("jsonl-seed-K takes a number K")),
+                },
+                _ => Err(std::io::Error::other(
+                    "kind is jsonl, jsonl-candidate, jsonl-seed-K or traces",
+                )),
             };
             r.map_err(|e| e.to_string())
         }

@@ -45,6 +45,11 @@ pub trait FamilyRun {
     fn repeats(&self) -> Option<crate::repeats::RepeatSummary> {
         None
     }
+    /// The run's tasks with the score each is judged by, when it holds several (an lm-eval
+    /// suite); empty for a run of one task.
+    fn task_judges(&self) -> Vec<crate::run_table::TaskJudge> {
+        Vec::new()
+    }
 }
 
 /// A family's run behind a reference is described as the run: what the registry boxes.
@@ -81,6 +86,9 @@ impl<T: FamilyRun + ?Sized> FamilyRun for &T {
     }
     fn repeats(&self) -> Option<crate::repeats::RepeatSummary> {
         (**self).repeats()
+    }
+    fn task_judges(&self) -> Vec<crate::run_table::TaskJudge> {
+        (**self).task_judges()
     }
 }
 

@@ -72,6 +72,16 @@ impl MetricValue {
     }
 }
 
+/// One task of a run that holds several (an lm-eval suite): the task, the score that judges its
+/// items (a `--scorer` name) and that score as the task's headline. A many-runs comparison
+/// compares such runs task by task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskJudge {
+    pub task: String,
+    pub judge: String,
+    pub headline: MetricValue,
+}
+
 /// What a run is, typed: the axes many runs are laid out on (model × task), what it cost, and
 /// the content id its marks and lake rows are keyed by. [`crate::run_meta::RunMeta`] is the
 /// display of the wider set of fields.

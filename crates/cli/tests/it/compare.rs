@@ -209,3 +209,71 @@ fn bad_input_gets_a_clear_message() {
         .iter()
         .any(|r| r["run"] == "arith.json" && r["holm_p"].is_number()));
 }
+
+/// A run that holds several tasks (an lm-eval suite: `arith_gen`, `arith_mc`) is compared task
+/// by task, each task judged by its first recorded metric — not the whole run by its first
+/// task's — and each task's pair equals `diff --scorer` naming that task's score.
+#[test]
+fn suites_are_compared_task_by_task() {
+    let r = "tests/fixtures/evallog/runs";
+    let (b, c, m) = (
+        format!("{r}/lm_eval_baseline"),
+        format!("{r}/lm_eval_candidate"),
+        format!("{r}/lm_eval_mismatch"),
+    );
+    let (code, out, err) = evalboard(&["compare", &b, &c, &m, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("each task is compared on its own"), "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["baseline"],
+        serde_json::json!([
+            "lm_eval_baseline · arith_gen",
+            "lm_eval_baseline · arith_mc"
+        ])
+    );
+    let rows = v["runs"].as_array().unwrap();
+    assert_eq!(rows.len(), 6, "3 runs × 2 tasks");
+    for row in rows.iter().filter(|r| r["is_baseline"] == false) {
+        let task = row["task"].as_str().unwrap();
+        let judge = row["headline_label"].as_str().unwrap();
+        let judge = &judge["Headline score (".len()..judge.len() - 1];
+        assert!(judge.starts_with(&format!("{task}/")), "{judge}");
+        let (code, d, err) = evalboard(&[
+            "diff",
+            &b,
+            row["path"].as_str().unwrap(),
+            "--scorer",
+            judge,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let d: Value = serde_json::from_str(&d).unwrap();
+        assert_eq!(row["n_paired"], d["n_items"], "{}", row["label"]);
+        assert_eq!(
+            row["mcnemar_exact_p"], d["mcnemar_exact_p"],
+            "{}",
+            row["label"]
+        );
+        assert_eq!(row["bootstrap_ci"], d["bootstrap_ci"], "{}", row["label"]);
+        assert_eq!(row["delta"], d["accuracy_delta"], "{}", row["label"]);
+    }
+    // The mismatch run's +20 points is on arith_gen, its first task; arith_mc is its own row.
+    let mc = rows
+        .iter()
+        .find(|r| r["label"] == "lm_eval_mismatch · arith_mc")
+        .unwrap();
+    assert_eq!(mc["baseline"], "lm_eval_baseline · arith_mc");
+    // Naming a scorer compares the whole runs by it, as before.
+    let (code, out, err) = evalboard(&[
+        "compare",
+        &b,
+        &c,
+        "--scorer",
+        "arith_mc/acc[none]/acc",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["runs"].as_array().unwrap().len(), 2);
+}

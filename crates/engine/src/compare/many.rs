@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use crate::compare::BootstrapCi;
 use crate::family::Family;
 use crate::run::{self, CompareSettings, FamilySet, RunComparison, RunRef};
-use crate::run_table::{MetricValue, Unit};
+use crate::run_table::{MetricValue, TaskJudge, Unit};
 use crate::stats::{self, Z95};
 
 /// How a row's 95% interval was computed ([`ci95_of`]).
@@ -198,7 +198,8 @@ pub enum ManyError {
     Judge(String),
 }
 
-/// What is known of one readable run before it is paired.
+/// What is known of one readable run (or one task of it) before it is paired.
+#[derive(Clone)]
 struct Own {
     name: String,
     family: Family,
@@ -242,6 +243,48 @@ fn own_of<const FAMILIES: FamilySet>(r: &RunRef, judge: Option<&str>) -> Own {
             .and_then(|f| f.repeats())
             .map(|s| s.max_repeats),
     }
+}
+
+/// A run as the rows it gives, each with the judge it is paired under: one row judged by
+/// `judge`, or with `per_task` and a run holding several tasks ([`TaskJudge`]) one row per
+/// task, judged by the task's score, its headline that score (the run's cost, tokens and
+/// latency are not split by task: none on these rows).
+fn entries<const FAMILIES: FamilySet>(
+    r: &RunRef,
+    judge: Option<&str>,
+    per_task: bool,
+) -> Vec<(Own, Option<String>)> {
+    let own = own_of::<FAMILIES>(r, judge);
+    let tasks: Vec<TaskJudge> = if per_task {
+        r.family_run_in::<FAMILIES>()
+            .map(|f| f.task_judges())
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    if tasks.is_empty() {
+        return vec![(own, judge.map(str::to_string))];
+    }
+    tasks
+        .into_iter()
+        .map(|t| {
+            let rate = r
+                .verdicts_in::<FAMILIES>(Some(&t.judge))
+                .map(|v| v.rate())
+                .unwrap_or_default();
+            let task_own = Own {
+                task: Some(t.task),
+                headline: t.headline,
+                n_items: rate.n,
+                correct: rate.correct,
+                cost_usd: None,
+                tokens: None,
+                latency_mean_s: None,
+                ..own.clone()
+            };
+            (task_own, Some(t.judge))
+        })
+        .collect()
 }
 
 fn per_correct(total: Option<f64>, correct: u64) -> Option<f64> {
@@ -340,12 +383,16 @@ impl RunRow {
 
 /// The index of the baseline a run of `task` is compared with: the only one, else the one of
 /// the same task.
-fn baseline_for(base: &[(&str, RunRef, Own)], task: &Option<String>) -> Option<usize> {
+/// A baseline entry: the path given, the run, what is known of it (or of one of its tasks),
+/// and the judge its pairs are judged by.
+type BaseEntry<'p, 'r> = (&'p str, RunRef<'r>, Own, Option<String>);
+
+fn baseline_for(base: &[BaseEntry], task: &Option<String>) -> Option<usize> {
     if base.len() == 1 {
         return Some(0);
     }
     base.iter()
-        .position(|(_, _, o)| o.task.is_some() && o.task == *task)
+        .position(|(_, _, o, _)| o.task.is_some() && o.task == *task)
 }
 
 /// Compares every run of `runs` with its baseline — the one run of `baselines`, or with several
@@ -365,16 +412,27 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
         )));
     }
     let judge = settings.qa_scorer.as_deref();
-    let mut base: Vec<(&str, RunRef, Own)> = Vec::new();
+    // Runs that hold several tasks (an lm-eval suite) are compared task by task, unless a
+    // scorer is named.
+    let per_task = judge.is_none()
+        && baselines.first().is_some_and(|b| {
+            b.run.as_ref().is_ok_and(|r| {
+                r.family_run_in::<FAMILIES>()
+                    .is_some_and(|f| !f.task_judges().is_empty())
+            })
+        });
+    let mut base: Vec<BaseEntry> = Vec::new();
     for b in baselines {
         let r = b
             .run
             .as_ref()
             .map_err(|why| ManyError::Baseline(b.path.clone(), why.clone()))?;
-        base.push((&b.path, *r, own_of::<FAMILIES>(r, judge)));
+        for (own, j) in entries::<FAMILIES>(r, judge, per_task) {
+            base.push((&b.path, *r, own, j));
+        }
     }
     let family = base[0].2.family;
-    for (path, f) in base.iter().map(|(p, _, o)| (*p, o.family)).chain(
+    for (path, f) in base.iter().map(|(p, _, o, _)| (*p, o.family)).chain(
         runs.iter()
             .filter_map(|m| m.run.as_ref().ok().map(|r| (m.path.as_str(), r.family()))),
     ) {
@@ -394,7 +452,7 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
     let mut rows: Vec<(RunRow, Option<usize>, bool)> = base
         .iter()
         .enumerate()
-        .map(|(i, (p, _, o))| (RunRow::of(p, o, true), Some(i), false))
+        .map(|(i, (p, _, o, _))| (RunRow::of(p, o, true), Some(i), false))
         .collect();
     for m in runs {
         let r = match &m.run {
@@ -404,64 +462,77 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
                 continue;
             }
         };
-        let own = own_of::<FAMILIES>(r, judge);
-        let mut row = RunRow::of(&m.path, &own, false);
-        let Some(bi) = baseline_for(&base, &own.task) else {
-            row.note = Some(format!(
-                "no baseline run of task {}: not compared",
-                own.task.as_deref().unwrap_or("(none named)")
-            ));
-            rows.push((row, None, false));
-            continue;
-        };
-        let (_, b_ref, b_own) = &base[bi];
-        let mut tested = false;
-        match run::compare_in::<FAMILIES>(*b_ref, *r, settings) {
-            Ok(cmp) => {
-                judged_by.get_or_insert_with(|| cmp.judged_by.clone());
-                if !scorers.contains(&cmp.scorer) {
-                    scorers.push(cmp.scorer.clone());
+        for (own, _) in entries::<FAMILIES>(r, judge, per_task) {
+            let mut row = RunRow::of(&m.path, &own, false);
+            let Some(bi) = baseline_for(&base, &own.task) else {
+                row.note = Some(format!(
+                    "no baseline run of task {}: not compared",
+                    own.task.as_deref().unwrap_or("(none named)")
+                ));
+                rows.push((row, None, false));
+                continue;
+            };
+            let (_, b_ref, b_own, b_judge) = &base[bi];
+            let mut tested = false;
+            let pair_settings = CompareSettings {
+                qa_scorer: b_judge.clone(),
+                ..settings.clone()
+            };
+            match run::compare_in::<FAMILIES>(*b_ref, *r, &pair_settings) {
+                Ok(cmp) => {
+                    judged_by.get_or_insert_with(|| cmp.judged_by.clone());
+                    if !scorers.contains(&cmp.scorer) {
+                        scorers.push(cmp.scorer.clone());
+                    }
+                    row.pair(&cmp);
+                    if let Some(why) = &cmp.not_comparable {
+                        row.note = Some(format!(
+                            "not comparable: {why} (left out of Holm's correction)"
+                        ));
+                        warnings.push(format!("{} and {}: {why}", b_own.name, own.name));
+                    } else {
+                        tested = cmp.stats.n_paired > 0 && row.mcnemar_exact_p.is_some();
+                    }
                 }
-                row.pair(&cmp);
-                if let Some(why) = &cmp.not_comparable {
-                    row.note = Some(format!(
-                        "not comparable: {why} (left out of Holm's correction)"
-                    ));
-                    warnings.push(format!("{} and {}: {why}", b_own.name, own.name));
-                } else {
-                    tested = cmp.stats.n_paired > 0 && row.mcnemar_exact_p.is_some();
-                }
+                Err(e) => row.note = Some(format!("not compared: {e}")),
             }
-            Err(e) => row.note = Some(format!("not compared: {e}")),
-        }
-        if own.profile != b_own.profile {
-            warnings.push(format!(
-                "{} was scored under {}, its baseline {} under {}",
-                own.name, own.profile, b_own.name, b_own.profile
-            ));
-        }
-        if own.max_repeats != b_own.max_repeats {
-            let epochs = |k: Option<u64>| k.map_or("1".to_string(), |k| k.to_string());
-            warnings.push(format!(
-                "{} has up to {} repeats (epochs) of an item, its baseline {} {}",
-                own.name,
-                epochs(own.max_repeats),
-                b_own.name,
-                epochs(b_own.max_repeats)
-            ));
-        }
-        if let (Some(ob), Some(or)) = (row.only_in_baseline, row.only_in_run) {
-            if ob + or > 0 && row.n_paired.is_some_and(|n| n > 0) {
+            if own.profile != b_own.profile {
                 warnings.push(format!(
-                    "{} and its baseline {} score different items: {ob} only in the baseline, \
-                     {or} only in {}; a missing item is counted neither correct nor wrong",
-                    own.name, b_own.name, own.name
+                    "{} was scored under {}, its baseline {} under {}",
+                    own.name, own.profile, b_own.name, b_own.profile
                 ));
             }
+            if own.max_repeats != b_own.max_repeats {
+                let epochs = |k: Option<u64>| k.map_or("1".to_string(), |k| k.to_string());
+                warnings.push(format!(
+                    "{} has up to {} repeats (epochs) of an item, its baseline {} {}",
+                    own.name,
+                    epochs(own.max_repeats),
+                    b_own.name,
+                    epochs(b_own.max_repeats)
+                ));
+            }
+            if let (Some(ob), Some(or)) = (row.only_in_baseline, row.only_in_run) {
+                if ob + or > 0 && row.n_paired.is_some_and(|n| n > 0) {
+                    warnings.push(format!(
+                        "{} and its baseline {} score different items: {ob} only in the baseline, \
+                     {or} only in {}; a missing item is counted neither correct nor wrong",
+                        own.name, b_own.name, own.name
+                    ));
+                }
+            }
+            rows.push((row, Some(bi), tested));
         }
-        rows.push((row, Some(bi), tested));
     }
-    if scorers.len() > 1 {
+    if per_task {
+        warnings.push(
+            "the runs hold several tasks: each task is compared on its own, judged by its first \
+             recorded metric (--scorer names another); cost, tokens and latency are the whole \
+             run's, not split by task, and are left out of these rows"
+                .to_string(),
+        );
+    }
+    if scorers.len() > 1 && !per_task {
         warnings.push(format!(
             "the pairs were judged by different scorers: {}",
             scorers.join(", ")
@@ -492,12 +563,30 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
             .then(rank(&a.0).total_cmp(&rank(&b.0)))
             .then(a.0.run.cmp(&b.0.run))
     });
+    let groups: Vec<Option<usize>> = rows.iter().map(|r| r.1).collect();
     let mut rows: Vec<RunRow> = rows.into_iter().map(|(r, _, _)| r).collect();
     label_rows(&mut rows);
+    // Each compared row names its baseline by the baseline row's label (one run of several
+    // tasks is several baseline rows).
+    let base_labels: Vec<Option<String>> = (0..base.len())
+        .map(|g| {
+            rows.iter()
+                .zip(&groups)
+                .find(|(r, gr)| r.is_baseline && **gr == Some(g))
+                .map(|(r, _)| r.label.clone())
+        })
+        .collect();
+    for (r, g) in rows.iter_mut().zip(&groups) {
+        if let (false, Some(Some(l))) = (r.is_baseline, g.and_then(|g| base_labels.get(g))) {
+            if r.baseline.is_some() {
+                r.baseline = Some(l.clone());
+            }
+        }
+    }
     let grid = grid(&rows, &mut warnings);
     let reading = reading(&rows);
     Ok(ManyComparison {
-        baseline: base.iter().map(|(_, _, o)| o.name.clone()).collect(),
+        baseline: base_labels.into_iter().flatten().collect(),
         family,
         judged_by: judged_by.unwrap_or_default(),
         warnings,
@@ -507,14 +596,16 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
     })
 }
 
-/// Names every row apart: its run's name when no other row has it, else `name · model` when
-/// that is unique, else `name · path`, else `name · path · #i` (the row's place).
+/// Names every row apart: its run's name when no other row has it, else `name · task`, else
+/// `name · model` when that is unique, else `name · path`, else `name · path · #i` (the row's
+/// place).
 pub fn label_rows(rows: &mut [RunRow]) {
     let count = |rows: &[RunRow], f: &dyn Fn(&RunRow) -> String, r: &RunRow| {
         let me = f(r);
         rows.iter().filter(|o| f(o) == me).count()
     };
     let by_name = |r: &RunRow| r.run.clone();
+    let by_task = |r: &RunRow| format!("{} · {}", r.run, r.task.as_deref().unwrap_or("?"));
     let by_model = |r: &RunRow| format!("{} · {}", r.run, r.model.as_deref().unwrap_or("?"));
     let by_path = |r: &RunRow| format!("{} · {}", r.run, r.path);
     let labels: Vec<String> = (0..rows.len())
@@ -522,6 +613,8 @@ pub fn label_rows(rows: &mut [RunRow]) {
             let r = &rows[i];
             if count(rows, &by_name, r) == 1 {
                 by_name(r)
+            } else if r.task.is_some() && count(rows, &by_task, r) == 1 {
+                by_task(r)
             } else if r.model.is_some() && count(rows, &by_model, r) == 1 {
                 by_model(r)
             } else if count(rows, &by_path, r) == 1 {
@@ -568,7 +661,7 @@ fn frontier(rows: &mut [(RunRow, Option<usize>, bool)], g: usize) {
 }
 
 /// The grid of the rows' models × tasks, when the readable runs name both and span at least two
-/// tasks; a second run of one model on one task is left out with a warning.
+/// tasks and two models; a second run of one model on one task is left out with a warning.
 fn grid(rows: &[RunRow], warnings: &mut Vec<String>) -> Option<Grid> {
     let named: Vec<(usize, &str, &str)> = rows
         .iter()
@@ -586,7 +679,7 @@ fn grid(rows: &[RunRow], warnings: &mut Vec<String>) -> Option<Grid> {
             models.push(m);
         }
     }
-    if tasks.len() < 2 {
+    if tasks.len() < 2 || models.len() < 2 {
         return None;
     }
     let baseline_model = rows.iter().find(|r| r.is_baseline)?.model.clone()?;

@@ -460,6 +460,37 @@ pub fn headline_of<'a>(run: &'a EvalLogRun, key: &MetricKey) -> Option<&'a Headl
     run.headlines.iter().find(|h| h.key == *key)
 }
 
+/// What a CI of `value` is computed from when it is the mean of `readings` (independent
+/// items): their counts when every reading is 0 or 1 (a proportion), else their `sd / √n`;
+/// neither when `value` is not their mean (to 1e-9) or there is none.
+fn spread(
+    readings: &[f64],
+    value: Option<f64>,
+) -> (Option<crate::stats::Rate>, Option<crate::run_table::Stderr>) {
+    let m = crate::stats::Moments::of(readings);
+    let same = match (value, m.mean()) {
+        (Some(v), Some(m)) => (m - v).abs() <= 1e-9,
+        _ => false,
+    };
+    if !same {
+        return (None, None);
+    }
+    if readings.iter().all(|r| *r == 0.0 || *r == 1.0) {
+        let ones = readings.iter().filter(|r| **r == 1.0).count() as u64;
+        return (
+            Some(crate::stats::Rate::new(ones, readings.len() as u64)),
+            None,
+        );
+    }
+    (
+        None,
+        m.stderr().map(|value| crate::run_table::Stderr {
+            value,
+            clustered_by_item: false,
+        }),
+    )
+}
+
 /// The mean reading and the share of readings that are 1 over `items` with a verdict; `None`
 /// for no verdict.
 /// Items with a verdict, and of them the correct ones: the one accuracy rule of the statistics,
@@ -579,6 +610,55 @@ impl ScoredLog {
         headline_of(&self.log.run, key)?.recomputed
     }
 
+    /// An lm-eval suite's tasks, each with the score it is compared by: the task's first
+    /// recorded metric (results order), as the run's own headline is its first task's. Only the
+    /// tasks with samples (a group's aggregate is not a task of its own); empty for a log of one
+    /// task and for every other tool.
+    pub fn task_judges(&self) -> Vec<(String, MetricKey)> {
+        let run = &self.log.run;
+        if run.tool != Tool::LmEvaluationHarness {
+            return Vec::new();
+        }
+        let with_samples: std::collections::BTreeSet<&str> = run
+            .samples
+            .iter()
+            .filter_map(|s| match &s.key {
+                SampleKey::LmEval { task, .. } => Some(task.as_str()),
+                _ => None,
+            })
+            .collect();
+        let mut out: Vec<(String, MetricKey)> = Vec::new();
+        for r in &run.recorded {
+            let task = r.key.group.as_str();
+            if with_samples.contains(task) && !out.iter().any(|(t, _)| t == task) {
+                out.push((task.to_string(), r.key.clone()));
+            }
+        }
+        if out.len() < 2 {
+            out.clear();
+        }
+        out
+    }
+
+    /// The value of score `key` recomputed (`None`: not recomputed) with what its CI is computed
+    /// from, as [`ScoredLog::headline_spread`] gives the headline's (no repeats: lm-eval).
+    pub fn score_with_spread(
+        &self,
+        key: &MetricKey,
+    ) -> (
+        Option<f64>,
+        Option<crate::stats::Rate>,
+        Option<crate::run_table::Stderr>,
+    ) {
+        let value = headline_of(&self.log.run, key).and_then(|h| h.recomputed);
+        let readings: Vec<f64> = verdicts(&self.log.run, key)
+            .iter()
+            .filter_map(|i| i.reading)
+            .collect();
+        let (counts, se) = spread(&readings, value);
+        (value, counts, se)
+    }
+
     /// What a CI of `value`, the run's headline, is computed from, when it is the mean of the
     /// judged items' readings: with items judged more than once (Inspect's epochs,
     /// [`super::repeats::summary`]) its standard error clustered by item; else, when every
@@ -605,24 +685,7 @@ impl ScoredLog {
             );
         }
         let readings: Vec<f64> = self.judged().iter().filter_map(|i| i.reading).collect();
-        let m = crate::stats::Moments::of(&readings);
-        if !same(m.mean()) {
-            return (None, None);
-        }
-        if readings.iter().all(|r| *r == 0.0 || *r == 1.0) {
-            let ones = readings.iter().filter(|r| **r == 1.0).count() as u64;
-            return (
-                Some(crate::stats::Rate::new(ones, readings.len() as u64)),
-                None,
-            );
-        }
-        (
-            None,
-            m.stderr().map(|value| Stderr {
-                value,
-                clustered_by_item: false,
-            }),
-        )
+        spread(&readings, Some(v))
     }
 
     /// Why the headline score was not recomputed (`None` when it was, or the log names none).
