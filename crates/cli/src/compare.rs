@@ -89,7 +89,7 @@ pub fn run(a: CompareArgs) -> Result<u8> {
     }
     let baselines = many(&reads[0]);
     let runs: Vec<ManyRun> = reads[1..].iter().flat_map(many).collect();
-    let cmp = match compare_many(&baselines, &runs, &compare) {
+    let cmp = match compare_many(&baselines, &runs, &compare, evalboard_cli::fsio::threads()) {
         Ok(c) => c,
         Err(e) => {
             errln!("evalboard: error: {e}");

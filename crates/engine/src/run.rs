@@ -684,8 +684,9 @@ impl<'a> RunRef<'a> {
         )
     }
 
-    /// [`RunRef::facts`] from the run's metrics, already computed.
-    fn facts_of(&self, metrics: &[MetricValue]) -> RunFacts {
+    /// [`RunRef::facts`] from the run's metrics, already computed ([`RunRef::metrics_in`]): no
+    /// second statistics pass.
+    pub fn facts_of(&self, metrics: &[MetricValue]) -> RunFacts {
         let meta = self.meta();
         let (task, dataset) = self.task_and_dataset();
         // The first of the metrics named that has a value (an eval log's cost under the price
@@ -1014,6 +1015,19 @@ pub fn compare_in<const FAMILIES: FamilySet>(
     candidate: RunRef,
     settings: &CompareSettings,
 ) -> Result<RunComparison, CompareError> {
+    compare_pair_in::<FAMILIES>(baseline, candidate, settings, true)
+}
+
+/// [`compare_in`], with both runs' metrics (a statistics pass over each run) and
+/// `not_comparable` (a metadata pass) only when `with_metrics`: the many-runs comparison, which
+/// knows each run's own numbers, task and dataset already, pairs without them (`metrics` empty,
+/// `not_comparable` its own), by the same join.
+pub(crate) fn compare_pair_in<const FAMILIES: FamilySet>(
+    baseline: RunRef,
+    candidate: RunRef,
+    settings: &CompareSettings,
+    with_metrics: bool,
+) -> Result<RunComparison, CompareError> {
     let joined = match (baseline, candidate) {
         (RunRef::NumericQa(b), RunRef::NumericQa(c)) if has(FAMILIES, Family::NumericQa) => {
             judge_and_join(b, c, settings)
@@ -1045,18 +1059,27 @@ pub fn compare_in<const FAMILIES: FamilySet>(
         judged_by: joined.judged_by,
         pairing: joined.pairing,
         item_part: joined.item_part,
-        metrics: MetricDelta::zip(
-            &baseline.compared_metrics_in::<FAMILIES>(),
-            &candidate.compared_metrics_in::<FAMILIES>(),
-        ),
+        metrics: if with_metrics {
+            MetricDelta::zip(
+                &baseline.compared_metrics_in::<FAMILIES>(),
+                &candidate.compared_metrics_in::<FAMILIES>(),
+            )
+        } else {
+            Vec::new()
+        },
         stats: joined.stats,
         failed_items: joined.failed_items,
         note: joined.note,
         warnings: joined.warnings,
-        not_comparable: crate::compare::not_comparable(
-            &baseline.task_and_dataset(),
-            &candidate.task_and_dataset(),
-        ),
+        // The many-runs comparison reads it from what it knows of each run (no metadata pass).
+        not_comparable: with_metrics
+            .then(|| {
+                crate::compare::not_comparable(
+                    &baseline.task_and_dataset(),
+                    &candidate.task_and_dataset(),
+                )
+            })
+            .flatten(),
     })
 }
 

@@ -445,7 +445,7 @@ fn many_comparison<'a, const FAMILIES: FamilySet>(
         run: Ok(*r),
     };
     let others: Vec<ManyRun> = runs.iter().map(one).collect();
-    compare_many_in::<FAMILIES>(&[one(baseline)], &others, &settings).ok()
+    compare_many_in::<FAMILIES>(&[one(baseline)], &others, &settings, 1).ok()
 }
 
 /// A comparison's numbers for the data block.

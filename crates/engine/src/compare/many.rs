@@ -217,8 +217,9 @@ struct Own {
 }
 
 fn own_of<const FAMILIES: FamilySet>(r: &RunRef, judge: Option<&str>) -> Own {
+    // One statistics pass: the headline is the metrics' first.
     let metrics = r.metrics_in::<FAMILIES>();
-    let facts = r.facts();
+    let facts = r.facts_of(&metrics);
     let verdicts = r.verdicts_in::<FAMILIES>(judge).ok();
     let rate = verdicts.as_ref().map(|v| v.rate()).unwrap_or_default();
     let metric = |key: &str| metrics.iter().find(|m| m.key == key).and_then(|m| m.value);
@@ -229,8 +230,9 @@ fn own_of<const FAMILIES: FamilySet>(r: &RunRef, judge: Option<&str>) -> Own {
         model: facts.model,
         task: facts.task,
         dataset: facts.dataset,
-        headline: r
-            .headline_in::<FAMILIES>()
+        headline: metrics
+            .first()
+            .cloned()
             .unwrap_or_else(|| MetricValue::new("headline", "Headline", Unit::Rate, None)),
         n_items: rate.n,
         correct: rate.correct,
@@ -397,12 +399,14 @@ fn baseline_for(base: &[BaseEntry], task: &Option<String>) -> Option<usize> {
 
 /// Compares every run of `runs` with its baseline — the one run of `baselines`, or with several
 /// (one per task) the baseline of the run's task — under `settings`, for runs of the families
-/// in `FAMILIES`. Unreadable runs keep a row with their note. Errors: no baseline or no other
-/// run, runs of two families, an unreadable baseline.
+/// in `FAMILIES`, each run's own numbers and its pair on `threads` threads (natively).
+/// Unreadable runs keep a row with their note. Errors: no baseline or no other run, runs of two
+/// families, an unreadable baseline.
 pub fn compare_many_in<const FAMILIES: FamilySet>(
     baselines: &[ManyRun],
     runs: &[ManyRun],
     settings: &CompareSettings,
+    threads: usize,
 ) -> Result<ManyComparison, ManyError> {
     let given = baselines.len() + runs.len();
     if baselines.is_empty() || runs.is_empty() {
@@ -454,16 +458,44 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
         .enumerate()
         .map(|(i, (p, _, o, _))| (RunRow::of(p, o, true), Some(i), false))
         .collect();
-    for m in runs {
-        let r = match &m.run {
-            Ok(r) => r,
-            Err(why) => {
-                rows.push((RunRow::unreadable(&m.path, why), None, false));
-                continue;
+    // Each readable run's rows (its own numbers: a statistics pass and its verdicts), then
+    // every pair, on `threads` threads natively; then the rows in the order given.
+    let refs: Vec<RunRef> = runs
+        .iter()
+        .filter_map(|m| m.run.as_ref().ok().copied())
+        .collect();
+    let own_rows: Vec<Vec<(Own, Option<String>)>> =
+        map_items(&refs, threads, |r| entries::<FAMILIES>(r, judge, per_task));
+    // (run, entry, baseline) of every pair.
+    let mut jobs: Vec<(usize, usize, usize)> = Vec::new();
+    for (ri, ents) in own_rows.iter().enumerate() {
+        for (ei, (own, _)) in ents.iter().enumerate() {
+            if let Some(bi) = baseline_for(&base, &own.task) {
+                jobs.push((ri, ei, bi));
             }
+        }
+    }
+    let compared: Vec<Result<RunComparison, run::CompareError>> =
+        map_items(&jobs, threads, |&(ri, _, bi)| {
+            let (_, b_ref, _, b_judge) = &base[bi];
+            let pair_settings = CompareSettings {
+                qa_scorer: b_judge.clone(),
+                ..settings.clone()
+            };
+            run::compare_pair_in::<FAMILIES>(*b_ref, refs[ri], &pair_settings, false)
+        });
+    let mut compared = jobs.iter().zip(compared);
+    let mut ri = 0;
+    for m in runs {
+        let Ok(_) = &m.run else {
+            let why = m.run.as_ref().err().cloned().unwrap_or_default();
+            rows.push((RunRow::unreadable(&m.path, &why), None, false));
+            continue;
         };
-        for (own, _) in entries::<FAMILIES>(r, judge, per_task) {
-            let mut row = RunRow::of(&m.path, &own, false);
+        let ents = own_rows.get(ri).map(Vec::as_slice).unwrap_or_default();
+        ri += 1;
+        for (own, _) in ents {
+            let mut row = RunRow::of(&m.path, own, false);
             let Some(bi) = baseline_for(&base, &own.task) else {
                 row.note = Some(format!(
                     "no baseline run of task {}: not compared",
@@ -472,20 +504,21 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
                 rows.push((row, None, false));
                 continue;
             };
-            let (_, b_ref, b_own, b_judge) = &base[bi];
+            let (_, _, b_own, _) = &base[bi];
             let mut tested = false;
-            let pair_settings = CompareSettings {
-                qa_scorer: b_judge.clone(),
-                ..settings.clone()
-            };
-            match run::compare_in::<FAMILIES>(*b_ref, *r, &pair_settings) {
-                Ok(cmp) => {
+            match compared.next().map(|(_, c)| c) {
+                Some(Ok(cmp)) => {
                     judged_by.get_or_insert_with(|| cmp.judged_by.clone());
                     if !scorers.contains(&cmp.scorer) {
                         scorers.push(cmp.scorer.clone());
                     }
                     row.pair(&cmp);
-                    if let Some(why) = &cmp.not_comparable {
+                    // The task and dataset each side names, as the pair comparison reads them.
+                    let apart = crate::compare::not_comparable(
+                        &(b_own.task.clone(), b_own.dataset.clone()),
+                        &(own.task.clone(), own.dataset.clone()),
+                    );
+                    if let Some(why) = apart {
                         row.note = Some(format!(
                             "not comparable: {why} (left out of Holm's correction)"
                         ));
@@ -494,7 +527,8 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
                         tested = cmp.stats.n_paired > 0 && row.mcnemar_exact_p.is_some();
                     }
                 }
-                Err(e) => row.note = Some(format!("not compared: {e}")),
+                Some(Err(e)) => row.note = Some(format!("not compared: {e}")),
+                None => row.note = Some("not compared".to_string()),
             }
             if own.profile != b_own.profile {
                 warnings.push(format!(
@@ -516,7 +550,7 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
                 if ob + or > 0 && row.n_paired.is_some_and(|n| n > 0) {
                     warnings.push(format!(
                         "{} and its baseline {} score different items: {ob} only in the baseline, \
-                     {or} only in {}; a missing item is counted neither correct nor wrong",
+                         {or} only in {}; a missing item is counted neither correct nor wrong",
                         own.name, b_own.name, own.name
                     ));
                 }
@@ -634,8 +668,22 @@ pub fn compare_many(
     baselines: &[ManyRun],
     runs: &[ManyRun],
     settings: &CompareSettings,
+    threads: usize,
 ) -> Result<ManyComparison, ManyError> {
-    compare_many_in::<{ run::ALL_FAMILIES }>(baselines, runs, settings)
+    compare_many_in::<{ run::ALL_FAMILIES }>(baselines, runs, settings, threads)
+}
+
+/// `f` over `items` in order: on `threads` threads natively ([`crate::parallel`], falling back
+/// to one when a thread fails), on one in wasm.
+fn map_items<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    #[cfg(not(target_arch = "wasm32"))]
+    if threads > 1 && items.len() > 1 {
+        if let Some(out) = crate::parallel::map_on_threads(items, threads, &f) {
+            return out;
+        }
+    }
+    let _ = threads;
+    items.iter().map(f).collect()
 }
 
 /// `a` dominates `b`: at least as good a headline and at most as costly per correct item, and

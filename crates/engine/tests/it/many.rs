@@ -97,7 +97,10 @@ fn every_number_equals_an_independent_computation() {
         .chain(loaded.iter().flat_map(|(_, r)| r))
         .map(ScoredRun::as_ref)
         .collect();
-    let cmp = compare_many(&many("base", &base), &runs, &CompareSettings::default()).unwrap();
+    let cmp = compare_many(&many("base", &base), &runs, &CompareSettings::default(), 1).unwrap();
+    // On two threads, the same comparison.
+    let on_two = compare_many(&many("base", &base), &runs, &CompareSettings::default(), 2).unwrap();
+    assert_eq!(cmp, on_two);
     assert_eq!(cmp.runs.len(), 10, "2 baselines + 8 runs");
     assert_eq!(cmp.baseline, ["base/arith.json", "base/words.json"]);
     let by_name = |n: &str| all.iter().find(|r| r.name() == n).copied().unwrap();
@@ -263,7 +266,7 @@ fn a_bad_run_keeps_a_row_and_bad_input_is_an_error() {
         path: "broken".into(),
         run: Err("truncated archive".into()),
     });
-    let cmp = compare_many(&b, &runs, &CompareSettings::default()).unwrap();
+    let cmp = compare_many(&b, &runs, &CompareSettings::default(), 1).unwrap();
     let broken = cmp.runs.iter().find(|r| r.path == "broken").unwrap();
     assert_eq!(broken.note.as_deref(), Some("not read: truncated archive"));
     assert!(broken.n_items.is_none() && broken.holm_p.is_none());
@@ -273,7 +276,7 @@ fn a_bad_run_keeps_a_row_and_bad_input_is_an_error() {
         .any(|r| r.run == "gpt4o/arith.json" && r.holm_p.is_some()));
     // A single run, an unreadable baseline, runs of two families: errors.
     assert!(matches!(
-        compare_many(&b, &[], &CompareSettings::default()),
+        compare_many(&b, &[], &CompareSettings::default(), 1),
         Err(ManyError::TooFew(_))
     ));
     let bad = [ManyRun {
@@ -281,7 +284,7 @@ fn a_bad_run_keeps_a_row_and_bad_input_is_an_error() {
         run: Err("no such folder".into()),
     }];
     assert!(matches!(
-        compare_many(&bad, &runs, &CompareSettings::default()),
+        compare_many(&bad, &runs, &CompareSettings::default(), 1),
         Err(ManyError::Baseline(..))
     ));
     let qa_files: Vec<InputFile> =
@@ -298,7 +301,7 @@ fn a_bad_run_keeps_a_row_and_bad_input_is_an_error() {
         path: "demo/o3".into(),
         run: Ok(qa.as_ref()),
     }];
-    let e = compare_many(&b, &other, &CompareSettings::default()).unwrap_err();
+    let e = compare_many(&b, &other, &CompareSettings::default(), 1).unwrap_err();
     assert!(matches!(e, ManyError::Families { .. }), "{e}");
     assert!(
         e.to_string().contains("only runs of one family compare"),
@@ -361,7 +364,7 @@ fn runs_of_different_tasks_read_no_verdict() {
     // In a many-runs comparison the pair keeps its counts but leaves Holm's family.
     let b = many("base", &base[..1]);
     let r = many("base", &base[1..]);
-    let cmp = compare_many(&b, &r, &CompareSettings::default()).unwrap();
+    let cmp = compare_many(&b, &r, &CompareSettings::default(), 1).unwrap();
     let row = &cmp.runs[1];
     assert!(row.n_paired.is_some_and(|n| n > 0) && row.holm_p.is_none());
     assert!(row
