@@ -1,0 +1,841 @@
+//! The worker's many-runs view (the dashboard's "All runs" tab): every run of one family against
+//! the baseline the user pins, through the engine's one many-runs comparison
+//! ([`evalboard_engine::compare::many::compare_many_in`], the function `evalboard compare`
+//! calls), laid out as screen blocks: the ranked table and its reading, an interval plot of every
+//! run's Δ with its bootstrap CI, the cost–quality frontier with the unpriced runs beside it, the
+//! models × tasks grid, and a runs × items matrix (an items layout, paged) marking each item's
+//! regressions and improvements against the pinned baseline. Pure (no browser types): the
+//! comparison is computed once per (baselines, runs) and kept ([`Many`]) until the runs or the
+//! settings change; every query (a filter, a page of the matrix) reads the kept one.
+
+use std::fmt::Write as _;
+
+use evalboard_engine::compare::many::{
+    compare_many_in, ManyComparison, ManyError, ManyRun, RunRow,
+};
+use evalboard_engine::compare::{p_value_text, CompareOptions, PairTexts, Pairing};
+use evalboard_engine::run::{CompareSettings, FamilySet, RunRef};
+use evalboard_engine::run_table::{ItemKey, Unit};
+
+use crate::format::{self, NONE};
+use crate::protocol::{
+    Block, Cell, ChartDto, Choice, ItemsLayout, ScreenFilter, ScreenQuery, ScreenRow, ScreenView,
+    Table, TableRow,
+};
+use crate::screen;
+
+/// How the dashboard compares many runs: `evalboard compare`'s defaults (10,000 resamples, seed
+/// 42, items as judged; only counts are shown, so no pair keeps its texts).
+pub fn settings() -> CompareSettings {
+    CompareSettings {
+        qa_scorer: None,
+        opts: CompareOptions {
+            texts: PairTexts::Changed,
+            ..CompareOptions::default()
+        },
+        pairing: Pairing::AsJudged,
+    }
+}
+
+/// The many-runs comparison of `runs` against `baselines` (each `(name the page knows it by,
+/// run)`; with several baselines, one per task), for a worker of `FAMILIES`: what the "All runs"
+/// tab shows, and what `crates/cli/tests/it/one_answer.rs` checks against `evalboard compare
+/// --json`. A row's `path` is the page's name of the run.
+pub fn compare_in<'a, const FAMILIES: FamilySet>(
+    baselines: &[(&str, RunRef<'a>)],
+    runs: &[(&str, RunRef<'a>)],
+) -> Result<ManyComparison, ManyError> {
+    fn many<'a>(list: &[(&str, RunRef<'a>)]) -> Vec<ManyRun<'a>> {
+        list.iter()
+            .map(|(name, r)| ManyRun {
+                path: name.to_string(),
+                run: Ok(*r),
+            })
+            .collect()
+    }
+    compare_many_in::<FAMILIES>(&many(baselines), &many(runs), &settings())
+}
+
+/// One run's judging of one item in the matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    /// The run has no such item.
+    Missing,
+    /// Present, not scored.
+    Unscored,
+    Right,
+    Wrong,
+}
+
+impl Mark {
+    fn of(v: Option<bool>) -> Mark {
+        match v {
+            Some(true) => Mark::Right,
+            Some(false) => Mark::Wrong,
+            None => Mark::Unscored,
+        }
+    }
+}
+
+/// A many-runs comparison as the worker keeps it: the comparison (or why there is none) and the
+/// matrix of the pinned baseline (the first one) and the runs compared with it.
+pub struct Many {
+    pub cmp: Result<ManyComparison, String>,
+    /// Each baseline's run name (as rows name their baseline) and the page's name of it.
+    bases: Vec<(String, String)>,
+    /// The matrix's columns: the pinned baseline, then its runs in ranked order (page names).
+    cols: Vec<String>,
+    /// Every item any column scored, in key order.
+    keys: Vec<ItemKey>,
+    /// `marks[col][item]`.
+    marks: Vec<Vec<Mark>>,
+}
+
+/// The matrix's filters (the `show` choice), as offered and as chosen.
+const SHOW: &str = "show";
+const REGRESSED: &str = "Regressed in any run";
+const IMPROVED: &str = "Improved in any run";
+const ALL_WRONG: &str = "Every run wrong";
+const ONLY_BASE: &str = "Only the baseline right";
+
+impl Many {
+    /// Compares `runs` with `baselines` (the first is the pinned one) and lays out the matrix.
+    pub fn new<const FAMILIES: FamilySet>(
+        baselines: &[(&str, RunRef)],
+        runs: &[(&str, RunRef)],
+    ) -> Many {
+        let cmp = compare_in::<FAMILIES>(baselines, runs).map_err(|e| e.to_string());
+        let mut many = Many {
+            cmp,
+            bases: baselines
+                .iter()
+                .map(|(n, r)| (r.name().to_string(), n.to_string()))
+                .collect(),
+            cols: Vec::new(),
+            keys: Vec::new(),
+            marks: Vec::new(),
+        };
+        let (Ok(c), Some((pin, pin_run))) = (&many.cmp, baselines.first()) else {
+            return many;
+        };
+        // The pinned baseline, then the runs compared with it, best first.
+        let mut cols: Vec<(String, RunRef)> = vec![(pin.to_string(), *pin_run)];
+        for row in c
+            .runs
+            .iter()
+            .filter(|r| !r.is_baseline && r.baseline.as_deref() == Some(pin_run.name()))
+        {
+            if let Some((n, r)) = runs.iter().find(|(n, _)| *n == row.path) {
+                cols.push((n.to_string(), *r));
+            }
+        }
+        let judge = settings().qa_scorer;
+        let verdicts: Vec<Vec<(ItemKey, Option<bool>)>> = cols
+            .iter()
+            .map(|(_, r)| {
+                r.verdicts_in::<FAMILIES>(judge.as_deref())
+                    .map(|v| v.rows.into_iter().map(|v| (v.key, v.correct)).collect())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let mut keys: Vec<ItemKey> = verdicts
+            .iter()
+            .flat_map(|v| v.iter().map(|(k, _)| k.clone()))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        // Each run's verdicts are sorted by key, each key once: one walk per column.
+        many.marks = verdicts
+            .iter()
+            .map(|v| {
+                let mut out = vec![Mark::Missing; keys.len()];
+                let mut i = 0;
+                for (k, c) in v {
+                    while i < keys.len() && keys[i] < *k {
+                        i += 1;
+                    }
+                    if i < keys.len() && keys[i] == *k {
+                        out[i] = Mark::of(*c);
+                    }
+                }
+                out
+            })
+            .collect();
+        many.keys = keys;
+        many.cols = cols.into_iter().map(|(n, _)| n).collect();
+        many
+    }
+
+    /// The screen `query` asks for: the overview (table, reading, charts, grid) or a page of
+    /// the matrix; an item is not laid out here (the page opens it in the baseline).
+    pub fn view(&self, query: &ScreenQuery) -> ScreenView {
+        let mut v = screen::empty("many");
+        match (&self.cmp, query) {
+            (Err(e), _) => v
+                .blocks
+                .push(screen::note("many-error", "error", e.clone())),
+            (Ok(c), ScreenQuery::Overview { .. }) => v.blocks = overview(c, &self.bases),
+            (
+                Ok(_),
+                ScreenQuery::Items {
+                    filter,
+                    offset,
+                    limit,
+                },
+            ) => self.matrix(&mut v, filter, *offset, *limit),
+            (Ok(_), ScreenQuery::Item { .. }) => {}
+        }
+        v
+    }
+
+    /// What a cell of column `col` shows for item `i`: the baseline's verdict, or a run's with
+    /// ▼ (regressed: right in the baseline, wrong here) or ▲ (improved).
+    fn cell(&self, col: usize, i: usize) -> &'static str {
+        let base = self.marks[0][i];
+        match (col, self.marks[col][i]) {
+            (_, Mark::Missing) => NONE,
+            (_, Mark::Unscored) => "·",
+            (0, Mark::Right) => "✓",
+            (0, Mark::Wrong) => "✗",
+            (_, Mark::Wrong) if base == Mark::Right => "✗ ▼",
+            (_, Mark::Right) if base == Mark::Wrong => "✓ ▲",
+            (_, Mark::Right) => "✓",
+            (_, Mark::Wrong) => "✗",
+        }
+    }
+
+    /// Whether item `i` passes the `show` choice (`None`: every item).
+    fn shows(&self, i: usize, show: Option<&str>) -> bool {
+        let m = |c: usize| self.marks[c][i];
+        let runs = 1..self.cols.len();
+        // Every judged column but `keep` is wrong, and one other column judged it.
+        let only = |keep: usize| {
+            m(keep) == Mark::Right
+                && (0..self.cols.len())
+                    .filter(|&c| c != keep)
+                    .all(|c| m(c) != Mark::Right)
+                && (0..self.cols.len()).any(|c| c != keep && m(c) == Mark::Wrong)
+        };
+        match show {
+            None => true,
+            Some(REGRESSED) => m(0) == Mark::Right && runs.clone().any(|c| m(c) == Mark::Wrong),
+            Some(IMPROVED) => m(0) == Mark::Wrong && runs.clone().any(|c| m(c) == Mark::Right),
+            Some(ALL_WRONG) => {
+                (0..self.cols.len()).all(|c| m(c) != Mark::Right)
+                    && (0..self.cols.len()).any(|c| m(c) == Mark::Wrong)
+            }
+            Some(ONLY_BASE) => only(0),
+            Some(s) => self
+                .cols
+                .iter()
+                .skip(1)
+                .position(|n| s == only_label(n))
+                .is_some_and(|c| only(c + 1)),
+        }
+    }
+
+    /// A page of the matrix: one row per item, one column per run.
+    fn matrix(&self, v: &mut ScreenView, filter: &ScreenFilter, offset: u32, limit: u32) {
+        let show = filter.choice(SHOW);
+        let text = screen::search(filter);
+        let texts: Vec<String> = self.keys.iter().map(format::item_key).collect();
+        let hits: Vec<usize> = (0..self.keys.len())
+            .filter(|&i| self.shows(i, show))
+            .filter(|&i| {
+                text.as_deref()
+                    .is_none_or(|t| texts[i].to_lowercase().contains(t))
+            })
+            .collect();
+        let mut columns = vec![("Item".to_string(), "eb-mono".to_string())];
+        columns.extend(self.cols.iter().enumerate().map(|(c, n)| {
+            let label = if c == 0 {
+                format!("{n} (baseline)")
+            } else {
+                n.clone()
+            };
+            (label, "eb-many__mark".to_string())
+        }));
+        let mut options = vec![
+            REGRESSED.to_string(),
+            IMPROVED.to_string(),
+            ALL_WRONG.to_string(),
+            ONLY_BASE.to_string(),
+        ];
+        options.extend(self.cols.iter().skip(1).map(|n| only_label(n)));
+        v.layout = ItemsLayout {
+            kind: "many".into(),
+            noun: ("item".into(), "items".into()),
+            columns,
+            filters: vec![Choice {
+                name: SHOW.into(),
+                label: "Show".into(),
+                options,
+            }],
+            search: "Search item keys".into(),
+            footnote: format!(
+                "Items of {} and the runs compared with it. ✓ right · ✗ wrong · ▼ regressed \
+                 (right in the baseline, wrong in the run) · ▲ improved (wrong in the baseline, \
+                 right in the run) · {NONE} not in the run (counted neither right nor wrong) · \
+                 · not scored. A row opens the item in the baseline.",
+                self.cols.first().map_or("the baseline", String::as_str)
+            ),
+        };
+        v.n_items = self.keys.len() as u64;
+        screen::page(v, hits, offset, limit, |i| ScreenRow {
+            key: self.keys[i].clone(),
+            bad: self.marks[0][i] == Mark::Right
+                && (1..self.cols.len()).any(|c| self.marks[c][i] == Mark::Wrong),
+            cells: std::iter::once(texts[i].clone())
+                .chain((0..self.cols.len()).map(|c| self.cell(c, i).to_string()))
+                .collect(),
+        });
+    }
+}
+
+/// The `show` choice that keeps the items only run `name` gets right.
+fn only_label(name: &str) -> String {
+    format!("Only {name} right")
+}
+
+/// A headline in its unit: a rate as a percentage, a score with 4 decimals.
+fn value(x: Option<f64>, unit: Unit) -> String {
+    match unit {
+        Unit::Rate => format::pct(x),
+        _ => format::dec(x, 4),
+    }
+}
+
+fn interval(x: Option<(f64, f64)>, unit: Unit) -> String {
+    x.map_or_else(
+        || NONE.to_string(),
+        |(l, h)| format!("[{}, {}]", value(Some(l), unit), value(Some(h), unit)),
+    )
+}
+
+fn p(x: Option<f64>) -> String {
+    x.map_or_else(|| NONE.to_string(), p_value_text)
+}
+
+/// A row's Δ bootstrap interval, when it has one.
+fn delta_ci(r: &RunRow) -> Option<(f64, f64)> {
+    let b = r.bootstrap_ci.as_ref()?;
+    Some((b.low?, b.high?))
+}
+
+/// The frontier column in words.
+fn frontier_text(r: &RunRow) -> &'static str {
+    match r.on_frontier {
+        Some(true) => "on the frontier",
+        Some(false) => "dominated",
+        None if r.n_items.is_none() => "",
+        None => "unpriced",
+    }
+}
+
+/// The overview: what is compared, the reading, warnings, the ranked table, the interval plot,
+/// the frontier and the grid.
+fn overview(c: &ManyComparison, bases: &[(String, String)]) -> Vec<Block> {
+    let unit = c.runs.first().map_or(Unit::Rate, |r| r.headline_unit);
+    let label = c
+        .runs
+        .iter()
+        .find(|r| r.is_baseline)
+        .map_or("Headline", |r| r.headline_label.as_str())
+        .to_string();
+    let others = c.runs.iter().filter(|r| !r.is_baseline).count() as u64;
+    let mut out = vec![
+        screen::text(
+            "many-what",
+            format!(
+                "{} of {} against {} ({}; judged by {}; McNemar p adjusted by Holm over the runs \
+                 of each baseline; paired bootstrap 95% CI, 10,000 resamples, seed 42).",
+                format::plural(others, "run", "runs"),
+                c.family.label(),
+                c.baseline.join(", "),
+                label,
+                if c.judged_by.is_empty() {
+                    NONE
+                } else {
+                    &c.judged_by
+                },
+            ),
+            false,
+        ),
+        screen::note("many-reading", "note", c.reading.clone()),
+    ];
+    out.extend(
+        c.warnings
+            .iter()
+            .map(|w| screen::note("many-warning", "warn", w.clone())),
+    );
+    out.push(ranked(c, unit, &label, bases));
+    out.push(intervals(c));
+    out.push(frontier(c, &label));
+    if let Some(g) = &c.grid {
+        let mut rows = vec![{
+            let mut h = vec!["Model".to_string()];
+            h.extend(g.tasks.iter().cloned());
+            h.extend(["Micro".to_string(), "Macro".to_string()]);
+            h
+        }];
+        for m in &g.models {
+            let mut r = vec![m.model.clone()];
+            r.extend(m.cells.iter().map(|cell| match cell {
+                None => NONE.to_string(),
+                Some(x) => match x.delta {
+                    Some(d) => format!("{} ({})", value(x.headline, unit), format::pp(Some(d))),
+                    None => value(x.headline, unit),
+                },
+            }));
+            r.push(format::pct(m.micro));
+            r.push(value(m.macro_mean, unit));
+            rows.push(r);
+        }
+        out.push(screen::group(
+            "many-grid-section",
+            "section",
+            Some("Models × tasks".into()),
+            vec![
+                screen::table("many-grid", "", rows),
+                screen::text(
+                    "many-grid-note",
+                    format!(
+                        "Each cell: the run's {label} and, in brackets, its change against {} on \
+                         that task. Micro = Σ correct ÷ Σ items over the model's tasks; macro = \
+                         the unweighted mean of the task headlines, only when the model has every \
+                         task.",
+                        g.baseline_model
+                    ),
+                    false,
+                ),
+            ],
+        ));
+    }
+    out
+}
+
+/// The ranked table: baselines first, each followed by its runs best first; a run's name opens
+/// the pair Compare with its baseline (`Cell::Open`'s value: the baseline's and the run's page
+/// names, joined by U+001F).
+fn ranked(c: &ManyComparison, unit: Unit, label: &str, bases: &[(String, String)]) -> Block {
+    let head: Vec<String> = [
+        "Run",
+        "Model",
+        "Task",
+        "Items",
+        label,
+        "95% CI",
+        "Δ vs baseline",
+        "Δ 95% CI",
+        "Regressed",
+        "Improved",
+        "McNemar p",
+        "Holm p",
+        "Only in baseline / run",
+        "$ per correct",
+        "Frontier",
+        "Note",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let numeric = head
+        .iter()
+        .enumerate()
+        .map(|(i, _)| matches!(i, 3..=4 | 6 | 8..=11 | 13))
+        .collect();
+    let rows = c
+        .runs
+        .iter()
+        .map(|r| {
+            let name = if r.is_baseline {
+                Cell::Text(format!("{} (baseline)", r.path))
+            } else if let Some((_, b)) = bases.iter().find(|(n, _)| Some(n) == r.baseline.as_ref())
+            {
+                Cell::Open(r.path.clone(), format!("{b}\u{1f}{}", r.path))
+            } else {
+                Cell::Text(r.path.clone())
+            };
+            let t = |s: String| Cell::Text(s);
+            let missing = match (r.only_in_baseline, r.only_in_run) {
+                (Some(b), Some(o)) => format!("{} / {}", format::int(b), format::int(o)),
+                _ => NONE.to_string(),
+            };
+            TableRow {
+                key: Some(r.path.clone()),
+                flag: r.is_baseline,
+                cells: vec![
+                    name,
+                    t(r.model.clone().unwrap_or_else(|| NONE.into())),
+                    t(r.task.clone().unwrap_or_else(|| NONE.into())),
+                    t(format::opt_int(r.n_items)),
+                    t(value(r.headline, unit)),
+                    t(interval(r.ci95, unit)),
+                    t(format::pp(r.delta)),
+                    t(delta_ci(r).map_or_else(
+                        || NONE.to_string(),
+                        |(l, h)| format!("[{}, {}]", format::pp(Some(l)), format::pp(Some(h))),
+                    )),
+                    t(format::opt_int(r.regressed)),
+                    t(format::opt_int(r.improved)),
+                    t(p(r.mcnemar_exact_p)),
+                    t(p(r.holm_p)),
+                    t(missing),
+                    t(format::usd(r.cost_per_correct_usd)),
+                    t(frontier_text(r).to_string()),
+                    t(r.note.clone().unwrap_or_default()),
+                ],
+            }
+        })
+        .collect();
+    Block::Table(Table {
+        key: "many-runs".into(),
+        title: Some(format!("Runs ranked by {label}")),
+        head,
+        numeric,
+        rows,
+    })
+}
+
+/// XML text: `&`, `<`, `>` and quotes escaped, control characters dropped, bidi controls shown
+/// as escapes (run names are the user's, and the SVG is set as markup).
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in evalboard_engine::text::neutralize_bidi(s).chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A label cut to `n` characters with `…`.
+fn short(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        return s.to_string();
+    }
+    let mut t: String = s.chars().take(n.saturating_sub(1)).collect();
+    t.push('…');
+    t
+}
+
+/// `x` within `lo..hi` mapped onto `a..b` pixels.
+fn scale(x: f64, (lo, hi): (f64, f64), (a, b): (f64, f64)) -> f64 {
+    if hi > lo {
+        a + (x - lo) / (hi - lo) * (b - a)
+    } else {
+        (a + b) / 2.0
+    }
+}
+
+/// Every run's Δ against its baseline with its paired bootstrap 95% CI, on one axis in points,
+/// zero marked; a note says so when every interval includes zero.
+fn intervals(c: &ManyComparison) -> Block {
+    let rows: Vec<(&RunRow, f64, (f64, f64))> = c
+        .runs
+        .iter()
+        .filter_map(|r| Some((r, r.delta?, delta_ci(r)?)))
+        .collect();
+    let all_zero = !rows.is_empty() && rows.iter().all(|(_, _, (l, h))| *l <= 0.0 && *h >= 0.0);
+    let (w, left, right, row_h, top) = (640.0, 190.0, 20.0, 26.0, 12.0);
+    let lo = rows.iter().map(|(_, _, (l, _))| *l).fold(0.0f64, f64::min);
+    let hi = rows.iter().map(|(_, _, (_, h))| *h).fold(0.0f64, f64::max);
+    let pad = ((hi - lo) * 0.05).max(0.01);
+    let dom = (lo - pad, hi + pad);
+    let h = top + row_h * rows.len() as f64 + 36.0;
+    let x = |v: f64| scale(v, dom, (left, w - right));
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"100%\" \
+         font-family=\"system-ui, sans-serif\" font-size=\"12\" fill=\"currentColor\">"
+    );
+    let axis_y = top + row_h * rows.len() as f64 + 4.0;
+    // Ticks at nice points.
+    let span = (dom.1 - dom.0) * 100.0;
+    let step = [1.0, 2.0, 5.0, 10.0, 20.0, 25.0, 50.0]
+        .into_iter()
+        .find(|s| span / s <= 6.0)
+        .unwrap_or(100.0);
+    let mut t = (dom.0 * 100.0 / step).ceil() * step;
+    let mut guard = 0;
+    while t <= dom.1 * 100.0 && guard < 20 {
+        let px = x(t / 100.0);
+        let _ = write!(
+            svg,
+            "<line x1=\"{px:.1}\" x2=\"{px:.1}\" y1=\"{top}\" y2=\"{axis_y}\" stroke=\"currentColor\" stroke-opacity=\"0.12\"/>\
+             <text x=\"{px:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill-opacity=\"0.7\">{}{t:.0}</text>",
+            axis_y + 14.0,
+            if t > 0.0 { "+" } else { "" }
+        );
+        t += step;
+        guard += 1;
+    }
+    let z = x(0.0);
+    let _ = write!(
+        svg,
+        "<line x1=\"{z:.1}\" x2=\"{z:.1}\" y1=\"{top}\" y2=\"{axis_y}\" stroke=\"currentColor\" stroke-dasharray=\"4 3\"/>\
+         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill-opacity=\"0.7\">Δ in points against the baseline (95% CI)</text>",
+        (left + w - right) / 2.0,
+        axis_y + 30.0
+    );
+    for (i, (r, d, (l, hgh))) in rows.iter().enumerate() {
+        let y = top + row_h * i as f64 + row_h / 2.0;
+        let sig = r.holm_p.is_some_and(|p| p < 0.05);
+        let colour = if sig { "#0072B2" } else { "#7a8594" };
+        let _ = write!(
+            svg,
+            "<g><title>{}: Δ {} (95% CI {} to {})</title>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\
+             <line x1=\"{:.1}\" x2=\"{:.1}\" y1=\"{y:.1}\" y2=\"{y:.1}\" stroke=\"{colour}\" stroke-width=\"2\"/>\
+             <circle cx=\"{:.1}\" cy=\"{y:.1}\" r=\"4\" fill=\"{colour}\"/></g>",
+            esc(&r.path),
+            format::pp(Some(*d)),
+            format::pp(Some(*l)),
+            format::pp(Some(*hgh)),
+            left - 8.0,
+            y + 4.0,
+            esc(&short(&r.path, 26)),
+            x(*l),
+            x(*hgh),
+            x(*d),
+        );
+    }
+    svg.push_str("</svg>");
+    let mut table = vec![vec![
+        "Run".to_string(),
+        "Δ".to_string(),
+        "95% CI low".to_string(),
+        "95% CI high".to_string(),
+        "Holm p".to_string(),
+    ]];
+    table.extend(rows.iter().map(|(r, d, (l, hgh))| {
+        vec![
+            r.path.clone(),
+            format::pp(Some(*d)),
+            format::pp(Some(*l)),
+            format::pp(Some(*hgh)),
+            p(r.holm_p),
+        ]
+    }));
+    let says = if rows.is_empty() {
+        "No run has a paired Δ with the baseline (no items in common, or not comparable)."
+            .to_string()
+    } else if all_zero {
+        "Every run's 95% interval includes zero: no run differs from its baseline beyond noise."
+            .to_string()
+    } else {
+        let out: Vec<&str> = rows
+            .iter()
+            .filter(|(_, _, (l, h))| *l > 0.0 || *h < 0.0)
+            .map(|(r, _, _)| r.path.as_str())
+            .collect();
+        format!(
+            "{} of {} intervals exclude zero: {} (blue: Holm p < 0.05).",
+            out.len(),
+            rows.len(),
+            out.join(", ")
+        )
+    };
+    let chart = Block::Chart(ChartDto {
+        key: "many-intervals".into(),
+        title: "Δ against the baseline, with its paired bootstrap 95% CI".into(),
+        svg,
+        alt: says.clone(),
+        table,
+    });
+    screen::group(
+        "many-intervals-section",
+        "section",
+        Some("Every run's change".into()),
+        vec![
+            screen::note(
+                if all_zero {
+                    "many-all-zero"
+                } else {
+                    "many-intervals-says"
+                },
+                "note",
+                says,
+            ),
+            chart,
+        ],
+    )
+}
+
+/// The cost–quality frontier: each priced run's headline against its cost per correct item,
+/// the frontier's runs joined and the dominated ones faded; the unpriced runs listed beside it.
+fn frontier(c: &ManyComparison, label: &str) -> Block {
+    let unit = c.runs.first().map_or(Unit::Rate, |r| r.headline_unit);
+    let priced: Vec<(&RunRow, f64, f64)> = c
+        .runs
+        .iter()
+        .filter_map(|r| Some((r, r.cost_per_correct_usd?, r.headline?)))
+        .filter(|(_, x, y)| x.is_finite() && y.is_finite())
+        .collect();
+    let unpriced: Vec<&RunRow> = c
+        .runs
+        .iter()
+        .filter(|r| r.n_items.is_some() && r.cost_per_correct_usd.is_none())
+        .collect();
+    let mut blocks = Vec::new();
+    if priced.is_empty() {
+        blocks.push(screen::note(
+            "many-no-frontier",
+            "note",
+            "No run is priced: the price table (Settings) has no price for the models these runs \
+             record, so there is no cost–quality frontier.",
+        ));
+    } else {
+        let (w, h, left, right, top, bottom) = (640.0, 300.0, 64.0, 24.0, 16.0, 44.0);
+        let xmax = priced.iter().map(|(_, x, _)| *x).fold(0.0f64, f64::max) * 1.1;
+        let (ylo, yhi) = priced
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), (_, _, y)| {
+                (a.min(*y), b.max(*y))
+            });
+        let pad = ((yhi - ylo) * 0.1).max(0.02);
+        let ydom = (ylo - pad, yhi + pad);
+        let px = |v: f64| scale(v, (0.0, xmax.max(1e-12)), (left, w - right));
+        let py = |v: f64| scale(v, ydom, (h - bottom, top));
+        let mut svg = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"100%\" \
+             font-family=\"system-ui, sans-serif\" font-size=\"12\" fill=\"currentColor\">\
+             <line x1=\"{left}\" x2=\"{left}\" y1=\"{top}\" y2=\"{:.1}\" stroke=\"currentColor\" stroke-opacity=\"0.4\"/>\
+             <line x1=\"{left}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"currentColor\" stroke-opacity=\"0.4\"/>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill-opacity=\"0.7\">$ per correct item</text>\
+             <text x=\"14\" y=\"{:.1}\" text-anchor=\"middle\" fill-opacity=\"0.7\" transform=\"rotate(-90 14 {:.1})\">{}</text>\
+             <text x=\"{left}\" y=\"{:.1}\" text-anchor=\"middle\" fill-opacity=\"0.7\">$0</text>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill-opacity=\"0.7\">{}</text>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill-opacity=\"0.7\">{}</text>\
+             <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" fill-opacity=\"0.7\">{}</text>",
+            h - bottom,
+            w - right,
+            h - bottom,
+            h - bottom,
+            (left + w - right) / 2.0,
+            h - 6.0,
+            (top + h - bottom) / 2.0,
+            (top + h - bottom) / 2.0,
+            esc(label),
+            h - bottom + 16.0,
+            w - right,
+            h - bottom + 16.0,
+            esc(&format::usd(Some(xmax))),
+            left - 6.0,
+            py(ydom.1) + 4.0,
+            value(Some(ydom.1), unit),
+            left - 6.0,
+            py(ydom.0) + 4.0,
+            value(Some(ydom.0), unit),
+        );
+        let mut front: Vec<&(&RunRow, f64, f64)> = priced
+            .iter()
+            .filter(|(r, _, _)| r.on_frontier == Some(true))
+            .collect();
+        front.sort_by(|a, b| a.1.total_cmp(&b.1));
+        if front.len() > 1 {
+            let pts: Vec<String> = front
+                .iter()
+                .map(|(_, x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
+                .collect();
+            let _ = write!(
+                svg,
+                "<polyline points=\"{}\" fill=\"none\" stroke=\"#0072B2\" stroke-width=\"1.5\"/>",
+                pts.join(" ")
+            );
+        }
+        for (r, x, y) in &priced {
+            let on = r.on_frontier == Some(true);
+            let op = if on { "1" } else { "0.35" };
+            let _ = write!(
+                svg,
+                "<g opacity=\"{op}\" class=\"{}\"><title>{}: {} at {} per correct item{}</title>\
+                 <circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"5\" fill=\"{}\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\">{}</text></g>",
+                if on { "ebm-on" } else { "ebm-dominated" },
+                esc(&r.path),
+                value(Some(*y), unit),
+                esc(&format::usd(Some(*x))),
+                if on { "" } else { " (dominated)" },
+                px(*x),
+                py(*y),
+                if on { "#0072B2" } else { "#7a8594" },
+                px(*x) + 8.0,
+                py(*y) + 4.0,
+                esc(&short(&r.path, 22)),
+            );
+        }
+        svg.push_str("</svg>");
+        let mut table = vec![vec![
+            "Run".to_string(),
+            "$ per correct".to_string(),
+            label.to_string(),
+            "Frontier".to_string(),
+        ]];
+        table.extend(priced.iter().map(|(r, x, y)| {
+            vec![
+                r.path.clone(),
+                format::usd(Some(*x)),
+                value(Some(*y), unit),
+                frontier_text(r).to_string(),
+            ]
+        }));
+        let on: Vec<&str> = front.iter().map(|(r, _, _)| r.path.as_str()).collect();
+        blocks.push(Block::Chart(ChartDto {
+            key: "many-frontier".into(),
+            title: format!("{label} against $ per correct item (faded: dominated)"),
+            svg,
+            alt: format!(
+                "{} priced run{}; on the frontier: {}.",
+                priced.len(),
+                if priced.len() == 1 { "" } else { "s" },
+                on.join(", ")
+            ),
+            table,
+        }));
+    }
+    let mut rows = vec![vec![
+        "Run".to_string(),
+        "Model".to_string(),
+        "Tokens".to_string(),
+    ]];
+    rows.extend(unpriced.iter().map(|r| {
+        vec![
+            r.path.clone(),
+            r.model.clone().unwrap_or_else(|| NONE.into()),
+            format::opt_int(r.tokens),
+        ]
+    }));
+    blocks.push(if unpriced.is_empty() {
+        screen::text("many-unpriced", "Every run is priced.", false)
+    } else {
+        screen::group(
+            "many-unpriced-list",
+            "section",
+            Some("Unpriced: not on the chart".into()),
+            vec![
+                screen::table("many-unpriced", "", rows),
+                screen::text(
+                    "many-unpriced-why",
+                    "The price table has no price for these runs' models; add one in Settings \
+                     (“Add unpriced models”) to place them.",
+                    false,
+                ),
+            ],
+        )
+    });
+    screen::group(
+        "many-frontier-section",
+        "section",
+        Some("Cost and quality".into()),
+        vec![screen::group("many-frontier-pair", "pair", None, blocks)],
+    )
+}
+
+#[cfg(test)]
+mod tests;
