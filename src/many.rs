@@ -85,10 +85,21 @@ pub struct Many {
     bases: Vec<(String, String)>,
     /// The matrix's columns: the pinned baseline, then its runs in ranked order (page names).
     cols: Vec<String>,
-    /// Every item any column scored, in key order.
+    /// Every item any column scored, in key order, and its key as shown (and searched, lowercased).
     keys: Vec<ItemKey>,
+    texts: Vec<(String, String)>,
     /// `marks[col][item]`.
     marks: Vec<Vec<Mark>>,
+}
+
+/// What the matrix's `show` choice keeps: items regressed (improved) in any run, wrong in every
+/// run, right only in one column.
+#[derive(Debug, Clone, Copy)]
+enum Show {
+    Regressed,
+    Improved,
+    AllWrong,
+    Only(usize),
 }
 
 /// The matrix's filters (the `show` choice), as offered and as chosen.
@@ -113,6 +124,7 @@ impl Many {
                 .collect(),
             cols: Vec::new(),
             keys: Vec::new(),
+            texts: Vec::new(),
             marks: Vec::new(),
         };
         let (Ok(c), Some((pin, pin_run))) = (&many.cmp, baselines.first()) else {
@@ -161,6 +173,14 @@ impl Many {
                 out
             })
             .collect();
+        many.texts = keys
+            .iter()
+            .map(|k| {
+                let t = format::item_key(k);
+                let low = t.to_lowercase();
+                (t, low)
+            })
+            .collect();
         many.keys = keys;
         many.cols = cols.into_iter().map(|(n, _)| n).collect();
         many
@@ -204,47 +224,51 @@ impl Many {
         }
     }
 
-    /// Whether item `i` passes the `show` choice (`None`: every item).
-    fn shows(&self, i: usize, show: Option<&str>) -> bool {
+    /// The `show` choice as a filter: `None` for every item (or a choice not offered).
+    fn show_of(&self, show: Option<&str>) -> Option<Show> {
+        Some(match show? {
+            REGRESSED => Show::Regressed,
+            IMPROVED => Show::Improved,
+            ALL_WRONG => Show::AllWrong,
+            ONLY_BASE => Show::Only(0),
+            s => Show::Only(1 + self.cols.iter().skip(1).position(|n| s == only_label(n))?),
+        })
+    }
+
+    /// Whether item `i` passes `show`.
+    fn shows(&self, i: usize, show: Option<Show>) -> bool {
         let m = |c: usize| self.marks[c][i];
-        let runs = 1..self.cols.len();
-        // Every judged column but `keep` is wrong, and one other column judged it.
-        let only = |keep: usize| {
-            m(keep) == Mark::Right
-                && (0..self.cols.len())
-                    .filter(|&c| c != keep)
-                    .all(|c| m(c) != Mark::Right)
-                && (0..self.cols.len()).any(|c| c != keep && m(c) == Mark::Wrong)
-        };
+        let (all, runs) = (0..self.cols.len(), 1..self.cols.len());
         match show {
             None => true,
-            Some(REGRESSED) => m(0) == Mark::Right && runs.clone().any(|c| m(c) == Mark::Wrong),
-            Some(IMPROVED) => m(0) == Mark::Wrong && runs.clone().any(|c| m(c) == Mark::Right),
-            Some(ALL_WRONG) => {
-                (0..self.cols.len()).all(|c| m(c) != Mark::Right)
-                    && (0..self.cols.len()).any(|c| m(c) == Mark::Wrong)
+            Some(Show::Regressed) => {
+                m(0) == Mark::Right && runs.clone().any(|c| m(c) == Mark::Wrong)
             }
-            Some(ONLY_BASE) => only(0),
-            Some(s) => self
-                .cols
-                .iter()
-                .skip(1)
-                .position(|n| s == only_label(n))
-                .is_some_and(|c| only(c + 1)),
+            Some(Show::Improved) => {
+                m(0) == Mark::Wrong && runs.clone().any(|c| m(c) == Mark::Right)
+            }
+            Some(Show::AllWrong) => {
+                all.clone().all(|c| m(c) != Mark::Right) && all.clone().any(|c| m(c) == Mark::Wrong)
+            }
+            // Right in `keep` only, and another column judged it (wrong).
+            Some(Show::Only(keep)) => {
+                m(keep) == Mark::Right
+                    && all
+                        .clone()
+                        .filter(|&c| c != keep)
+                        .all(|c| m(c) != Mark::Right)
+                    && all.clone().any(|c| c != keep && m(c) == Mark::Wrong)
+            }
         }
     }
 
     /// A page of the matrix: one row per item, one column per run.
     fn matrix(&self, v: &mut ScreenView, filter: &ScreenFilter, offset: u32, limit: u32) {
-        let show = filter.choice(SHOW);
+        let show = self.show_of(filter.choice(SHOW));
         let text = screen::search(filter);
-        let texts: Vec<String> = self.keys.iter().map(format::item_key).collect();
         let hits: Vec<usize> = (0..self.keys.len())
             .filter(|&i| self.shows(i, show))
-            .filter(|&i| {
-                text.as_deref()
-                    .is_none_or(|t| texts[i].to_lowercase().contains(t))
-            })
+            .filter(|&i| text.as_deref().is_none_or(|t| self.texts[i].1.contains(t)))
             .collect();
         let mut columns = vec![("Item".to_string(), "eb-mono".to_string())];
         columns.extend(self.cols.iter().enumerate().map(|(c, n)| {
@@ -285,7 +309,7 @@ impl Many {
             key: self.keys[i].clone(),
             bad: self.marks[0][i] == Mark::Right
                 && (1..self.cols.len()).any(|c| self.marks[c][i] == Mark::Wrong),
-            cells: std::iter::once(texts[i].clone())
+            cells: std::iter::once(self.texts[i].0.clone())
                 .chain((0..self.cols.len()).map(|c| self.cell(c, i).to_string()))
                 .collect(),
         });
@@ -370,7 +394,7 @@ fn overview(c: &ManyComparison, bases: &[(String, String)]) -> Vec<Block> {
     );
     out.push(ranked(c, unit, &label, bases));
     out.push(intervals(c));
-    out.push(frontier(c, &label));
+    out.push(frontier(c, &label, bases.first().map(|(n, _)| n.as_str())));
     if let Some(g) = &c.grid {
         let mut rows = vec![{
             let mut h = vec!["Model".to_string()];
@@ -551,7 +575,7 @@ fn intervals(c: &ManyComparison) -> Block {
     let h = top + row_h * rows.len() as f64 + 36.0;
     let x = |v: f64| scale(v, dom, (left, w - right));
     let mut svg = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"100%\" \
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"100%\" style=\"max-width:{w}px\" \
          font-family=\"system-ui, sans-serif\" font-size=\"12\" fill=\"currentColor\">"
     );
     let axis_y = top + row_h * rows.len() as f64 + 4.0;
@@ -667,19 +691,26 @@ fn intervals(c: &ManyComparison) -> Block {
     )
 }
 
-/// The cost–quality frontier: each priced run's headline against its cost per correct item,
-/// the frontier's runs joined and the dominated ones faded; the unpriced runs listed beside it.
-fn frontier(c: &ManyComparison, label: &str) -> Block {
+/// The cost–quality frontier of the pinned baseline (run name `pin`) and its runs (the engine
+/// marks a frontier per baseline): each priced run's headline against its cost per correct
+/// item, the frontier's runs joined and the dominated ones faded; the unpriced runs listed
+/// beside it.
+fn frontier(c: &ManyComparison, label: &str, pin: Option<&str>) -> Block {
     let unit = c.runs.first().map_or(Unit::Rate, |r| r.headline_unit);
+    let mine = |r: &&RunRow| {
+        pin.is_none_or(|p| (r.is_baseline && r.run == p) || r.baseline.as_deref() == Some(p))
+    };
     let priced: Vec<(&RunRow, f64, f64)> = c
         .runs
         .iter()
+        .filter(mine)
         .filter_map(|r| Some((r, r.cost_per_correct_usd?, r.headline?)))
         .filter(|(_, x, y)| x.is_finite() && y.is_finite())
         .collect();
     let unpriced: Vec<&RunRow> = c
         .runs
         .iter()
+        .filter(mine)
         .filter(|r| r.n_items.is_some() && r.cost_per_correct_usd.is_none())
         .collect();
     let mut blocks = Vec::new();
@@ -703,7 +734,7 @@ fn frontier(c: &ManyComparison, label: &str) -> Block {
         let px = |v: f64| scale(v, (0.0, xmax.max(1e-12)), (left, w - right));
         let py = |v: f64| scale(v, ydom, (h - bottom, top));
         let mut svg = format!(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"100%\" \
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {w} {h}\" width=\"100%\" style=\"max-width:{w}px\" \
              font-family=\"system-ui, sans-serif\" font-size=\"12\" fill=\"currentColor\">\
              <line x1=\"{left}\" x2=\"{left}\" y1=\"{top}\" y2=\"{:.1}\" stroke=\"currentColor\" stroke-opacity=\"0.4\"/>\
              <line x1=\"{left}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"currentColor\" stroke-opacity=\"0.4\"/>\
