@@ -7,6 +7,7 @@ pub mod evalset;
 pub mod exports;
 pub mod families;
 pub mod format;
+pub mod many;
 pub mod protocol;
 pub mod screen;
 pub mod ui;

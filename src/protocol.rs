@@ -141,6 +141,18 @@ pub enum Request {
         run_id: RunId,
         query: ScreenQuery,
     },
+    /// Many runs of one family against the pinned baseline (`baselines[0]`; with the other
+    /// logs of its folder, one baseline per task): the "All runs" tab. `Overview`: the ranked
+    /// table, its reading, the interval plot, the frontier and the grid; `Items`: a page of the
+    /// runs × items matrix. Computed once per (baselines, runs) and kept by the worker until the
+    /// runs or the settings change. Answered with `Response::Screen` (`run_id`: the pinned
+    /// baseline).
+    Many {
+        req: ReqId,
+        baselines: Vec<RunId>,
+        runs: Vec<RunId>,
+        query: ScreenQuery,
+    },
 }
 
 /// A chart as the report crate draws it, with its text equivalent.
@@ -552,6 +564,9 @@ pub enum Cell {
     Text(String),
     /// Label–value lines.
     Pairs(Vec<(String, String)>),
+    /// A text that opens something when clicked (a button): (text, what it opens). The "All
+    /// runs" table's run names open the pair Compare of that run with its baseline.
+    Open(String, String),
 }
 
 /// A choice filter of an items table.

@@ -59,7 +59,7 @@ pub fn neutralize_bidi(view: &mut ScreenView) {
                         .for_each(fix);
                     for cell in t.rows.iter_mut().flat_map(|r| r.cells.iter_mut()) {
                         match cell {
-                            Cell::Text(x) => fix(x),
+                            Cell::Text(x) | Cell::Open(x, _) => fix(x),
                             Cell::Pairs(p) => p.iter_mut().for_each(|(k, v)| {
                                 fix(k);
                                 fix(v)
@@ -307,7 +307,7 @@ pub(crate) mod testing {
     /// A cell as text.
     pub fn cell(c: &Cell) -> String {
         match c {
-            Cell::Text(t) => t.clone(),
+            Cell::Text(t) | Cell::Open(t, _) => t.clone(),
             Cell::Pairs(p) => format!("{p:?}"),
         }
     }

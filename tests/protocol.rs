@@ -100,9 +100,10 @@ fn request_variant(r: &Request) -> &'static str {
         Request::Report { .. } => "Report",
         Request::Series { .. } => "Series",
         Request::Screen { .. } => "Screen",
+        Request::Many { .. } => "Many",
     }
 }
-const REQUEST_VARIANTS: usize = 11;
+const REQUEST_VARIANTS: usize = 12;
 
 /// Encodes, decodes and compares: the decoded value prints the same (`Debug` shows every field)
 /// and encodes to the same bytes.
@@ -408,6 +409,19 @@ fn responses() -> Vec<Response> {
             view: Box::new(view),
         });
     }
+    // The All runs tab: one log against the other (the ranked table's `Cell::Open`, the charts,
+    // a page of the matrix).
+    let many = evalboard_app::many::Many::new::<{ run::ALL_FAMILIES }>(
+        &[("a", la.as_ref())],
+        &[("b", lb.as_ref())],
+    );
+    for query in codegen_queries().into_iter().take(2) {
+        out.push(Response::Screen {
+            req: 19,
+            run_id: 1,
+            view: Box::new(many.view(&query)),
+        });
+    }
     out
 }
 
@@ -586,6 +600,12 @@ fn requests() -> Vec<Request> {
     .chain(codegen_queries().into_iter().map(|query| Request::Screen {
         req: 12,
         run_id: 5,
+        query,
+    }))
+    .chain(codegen_queries().into_iter().map(|query| Request::Many {
+        req: 13,
+        baselines: vec![1, 2],
+        runs: vec![3, 4],
         query,
     }))
     .collect()

@@ -21,7 +21,10 @@ pub fn ErrorsView() -> impl IntoView {
         let total: u64 = s.error_types.values().sum();
         let n_turns = s.total_turns;
         let mut types: Vec<(String, u64)> = s.error_types.into_iter().collect();
-        types.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        // Most frequent first, then by name.
+        crate::ui::order::sort_by_key(&mut types, |(name, n)| {
+            format!("{:020}{name}", u64::MAX - n)
+        });
         let features = vec![
             ("has_type2_question", s.by_has_type2_question),
             ("has_non_numeric_values", s.by_has_non_numeric_values),

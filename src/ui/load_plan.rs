@@ -68,7 +68,7 @@ pub fn plan_runs(paths: &[String]) -> Vec<PlannedRun> {
             None => loose.push((i, p)),
         }
     }
-    folders.sort_by(|a, b| a.name.cmp(&b.name));
+    crate::ui::order::sort_by_key(&mut folders, |f| f.name.clone());
     if !loose.is_empty() {
         let name = match loose.as_slice() {
             [(_, only)] => stem(only).to_string(),

@@ -2,6 +2,7 @@
 //! compile everywhere and are tested natively; the views compile for wasm32 only.
 
 pub mod load_plan;
+pub mod order;
 pub mod route;
 
 #[cfg(target_arch = "wasm32")]
@@ -28,6 +29,8 @@ pub mod export;
 pub mod files;
 #[cfg(target_arch = "wasm32")]
 pub mod items;
+#[cfg(target_arch = "wasm32")]
+pub mod many;
 #[cfg(target_arch = "wasm32")]
 pub mod overview;
 #[cfg(target_arch = "wasm32")]

@@ -131,7 +131,7 @@ pub async fn collect(items: Vec<DropItem>) -> (Vec<PickedFile>, Vec<String>) {
             Err(e) => problems.push(format!("{path}: cannot open ({})", js_err(e))),
         }
     }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
+    crate::ui::order::sort_by_key(&mut files, |f| f.path.clone());
     (files, problems)
 }
 

@@ -18,10 +18,12 @@ pub enum Tab {
     Export,
     /// Baseline vs candidate (any two loaded runs of one family).
     Compare,
+    /// Every run of one family against the pinned baseline.
+    Runs,
 }
 
 impl Tab {
-    pub const ALL: [Tab; 9] = [
+    pub const ALL: [Tab; 10] = [
         Tab::Overview,
         Tab::Complexity,
         Tab::Breakdowns,
@@ -31,6 +33,7 @@ impl Tab {
         Tab::Settings,
         Tab::Export,
         Tab::Compare,
+        Tab::Runs,
     ];
 
     /// The slug used in the URL hash and in element ids.
@@ -45,6 +48,7 @@ impl Tab {
             Tab::Settings => "settings",
             Tab::Export => "export",
             Tab::Compare => "compare",
+            Tab::Runs => "runs",
         }
     }
 
@@ -59,6 +63,7 @@ impl Tab {
             Tab::Settings => "Settings",
             Tab::Export => "Export",
             Tab::Compare => "Compare",
+            Tab::Runs => "All runs",
         }
     }
 
@@ -121,6 +126,8 @@ pub struct Route {
     /// Items of a screen the worker lays out (code generation, eval logs): the value chosen for
     /// each of its choice filters, by name (`f.<name>=`; the search is `filter.text`).
     pub choices: Vec<(String, String)>,
+    /// All runs tab: the pinned baseline, by run name (also kept in the browser).
+    pub pin: Option<String>,
 }
 
 impl Route {
@@ -137,7 +144,8 @@ impl Route {
         self.choices.retain(|(n, _)| n != name);
         if let Some(v) = value {
             self.choices.push((name.to_string(), v));
-            self.choices.sort();
+            // By name, then value (names hold no NUL).
+            crate::ui::order::sort_by_key(&mut self.choices, |(n, v)| format!("{n}\0{v}"));
         }
     }
 
@@ -186,6 +194,7 @@ impl Route {
             ("flip", &self.flip),
             ("cat", &self.cat),
             ("by", &self.by),
+            ("pin", &self.pin),
         ] {
             if let Some(v) = v {
                 put(&mut parts, k, v);
@@ -228,6 +237,7 @@ impl Route {
                 "flip" if !v.is_empty() => r.flip = Some(v),
                 "cat" if !v.is_empty() => r.cat = Some(v),
                 "by" if !v.is_empty() => r.by = Some(v),
+                "pin" if !v.is_empty() => r.pin = Some(v),
                 "also" if !v.is_empty() => r.also.push(v),
                 "step" => r.step = v.parse().unwrap_or(0),
                 _ => {
@@ -318,6 +328,21 @@ mod tests {
             got,
             "round trip of {hash:?}"
         );
+    }
+
+    #[test]
+    fn the_pinned_baseline_is_in_the_link() {
+        let r = Route {
+            tab: Tab::Runs,
+            pin: Some("base/arith.json".into()),
+            choices: vec![("show".into(), "Every run wrong".into())],
+            ..Route::default()
+        };
+        assert_eq!(
+            r.to_hash(),
+            "tab=runs&pin=base%2Farith.json&f.show=Every%20run%20wrong"
+        );
+        check(&r.to_hash(), r);
     }
 
     #[test]

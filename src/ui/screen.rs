@@ -9,6 +9,7 @@ use leptos::prelude::*;
 
 use evalboard_engine::evalset::AnswerScorer;
 use evalboard_engine::family::Family;
+use evalboard_engine::run_table::ItemKey;
 
 use crate::format;
 use crate::protocol::{Block, Cell, Request, RunId, ScreenFilter, ScreenQuery, ScreenView, Table};
@@ -26,17 +27,32 @@ pub fn is_screen_family(family: Family) -> bool {
     matches!(family, Family::Codegen | Family::Evalset | Family::EvalLog)
 }
 
-/// Sends `query` for the current run (again after re-scoring) and gives the answer to it.
-fn fetch(query: Memo<Option<(RunId, ScreenQuery)>>) -> RwSignal<Option<ScreenView>> {
+/// Whose screen: one run's, or many runs' against baselines (the All runs tab).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    Run(RunId),
+    Many(Vec<RunId>, Vec<RunId>),
+}
+
+/// Sends `query` for its target (again after re-scoring) and gives the answer to it.
+pub fn fetch(query: Memo<Option<(Target, ScreenQuery)>>) -> RwSignal<Option<ScreenView>> {
     let store = use_store();
     let data = RwSignal::new(None);
     let mine = StoredValue::new(0u64);
     Effect::new(move |_| {
         store.rescored.track();
-        if let Some((run_id, query)) = query.get() {
+        if let Some((target, query)) = query.get() {
             let req = client::next_req();
             mine.set_value(req);
-            client::send(&Request::Screen { req, run_id, query });
+            client::send(&match target {
+                Target::Run(run_id) => Request::Screen { req, run_id, query },
+                Target::Many(baselines, runs) => Request::Many {
+                    req,
+                    baselines,
+                    runs,
+                    query,
+                },
+            });
         }
     });
     Effect::new(move |_| {
@@ -51,9 +67,9 @@ fn fetch(query: Memo<Option<(RunId, ScreenQuery)>>) -> RwSignal<Option<ScreenVie
     data
 }
 
-fn current_run() -> Memo<Option<RunId>> {
+fn current_run() -> Memo<Option<Target>> {
     let store = use_store();
-    Memo::new(move |_| store.current().map(|r| r.id))
+    Memo::new(move |_| store.current().map(|r| Target::Run(r.id)))
 }
 
 fn table(t: Table) -> impl IntoView {
@@ -76,6 +92,10 @@ fn table(t: Table) -> impl IntoView {
                 .map(|(i, c)| {
                     let c = match c {
                         Cell::Text(t) => t.into_any(),
+                        Cell::Open(t, open) => view! {
+                            <button type="button" class="eb-link" data-open=open>{t}</button>
+                        }
+                        .into_any(),
                         Cell::Pairs(p) => view! {
                             <dl class="eb-kv eb-kv--compact">
                                 {p.into_iter().map(|(k, v)| view! { <div><dt>{k}</dt><dd>{v}</dd></div> }).collect_view()}
@@ -247,7 +267,16 @@ pub fn ScreenOverview() -> impl IntoView {
 #[component]
 pub fn ScreenItems() -> impl IntoView {
     let store = use_store();
-    let run = current_run();
+    items(
+        current_run(),
+        Callback::new(move |key| store.open_item(key)),
+    )
+}
+
+/// The virtualised items table of `run`'s screen, its filters in the route; a row opens its
+/// key through `open`.
+pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoView {
+    let store = use_store();
     let filter = Memo::new(move |_| {
         store.route.with(|r| ScreenFilter {
             choices: r.choices.clone(),
@@ -362,8 +391,8 @@ pub fn ScreenItems() -> impl IntoView {
                                     class:eb-grid__row--selected=move || selected().as_ref() == Some(&key)
                                     aria-rowindex=(pos + 2).to_string()
                                     style=format!("top:{}px", pos as f64 * ROW_H)
-                                    on:click=move |_| store.open_item(k1.clone())
-                                    on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Enter" { ev.prevent_default(); store.open_item(k2.clone()) }>
+                                    on:click=move |_| open.run(k1.clone())
+                                    on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Enter" { ev.prevent_default(); open.run(k2.clone()) }>
                                     {r.cells.into_iter().enumerate().map(|(i, text)| {
                                         let class = classes.get(i).cloned().unwrap_or_default();
                                         let title = text.clone();
@@ -466,7 +495,7 @@ pub fn ScreenDrawer() -> impl IntoView {
     });
     let query = Memo::new(move |_| {
         let (id, key) = target.get()?;
-        Some((id, ScreenQuery::Item { key }))
+        Some((Target::Run(id), ScreenQuery::Item { key }))
     });
     let data = fetch(query);
     let is_open = Memo::new(move |_| target.with(|t| t.is_some()));
@@ -521,7 +550,7 @@ pub fn ScreenExports() -> impl IntoView {
                     view! {
                         <li class="eb-export__item">
                             <button type="button" class="eb-btn" data-export=file.clone()
-                                on:click=move |_| if let Some(id) = run.get_untracked() { store.export(id, &f2) }>
+                                on:click=move |_| if let Some(Target::Run(id)) = run.get_untracked() { store.export(id, &f2) }>
                                 <span class="eb-export__icon" aria-hidden="true">"⤓"</span>
                                 {file.clone()}
                             </button>

@@ -247,7 +247,7 @@ pub fn TabPanels() -> impl IntoView {
 }
 
 fn panel(store: Store, t: Tab, phase: Memo<Phase>) -> AnyView {
-    let needs_run = !matches!(t, Tab::Files | Tab::Settings | Tab::Compare);
+    let needs_run = !matches!(t, Tab::Files | Tab::Settings | Tab::Compare | Tab::Runs);
     view! {
         {move || match phase.get() {
             Phase::Loaded => tab_view(t),
@@ -313,6 +313,7 @@ fn tab_view(t: Tab) -> AnyView {
             .into_any()
         }
         Tab::Compare => view! { <crate::ui::compare::CompareView/> }.into_any(),
+        Tab::Runs => view! { <crate::ui::many::ManyView/> }.into_any(),
         Tab::Overview => view! { <OverviewView/> }.into_any(),
         Tab::Complexity => view! { <ComplexityView/> }.into_any(),
         Tab::Breakdowns => view! { <BreakdownsView/> }.into_any(),

@@ -6,6 +6,7 @@ mod big_log;
 pub mod browser_files;
 pub(crate) mod intake;
 pub(crate) mod keep;
+pub(crate) mod many;
 pub(crate) mod runtime;
 pub(crate) mod store;
 
@@ -606,6 +607,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
         | Request::Remove { .. }
         | Request::Compare { .. }
         | Request::Series { .. }
+        | Request::Many { .. }
         | Request::Export { .. }
         | Request::Report { .. } => {}
     }

@@ -136,6 +136,9 @@ impl<'a> RunVisitor<'a> for ScreenOf<'_> {
 pub(crate) struct RunStore<const FAMILIES: FamilySet> {
     pub settings: Settings,
     runs: Vec<Kept>,
+    /// The last many-runs comparison, by (baselines, runs): kept until a run or the settings
+    /// change, so a filter or a page of its matrix does not compare the runs again.
+    many: Option<crate::worker::many::Kept>,
 }
 
 impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
@@ -165,11 +168,13 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
         let info = run.info::<FAMILIES>(&self.settings);
         self.runs.retain(|r| r.id != run.id);
         self.runs.push(run);
+        self.many = None;
         info
     }
 
     pub fn remove(&mut self, id: RunId) {
         self.runs.retain(|r| r.id != id);
+        self.many = None;
     }
 
     /// Run `id` as one side of a comparison: held here, else known by name to another worker
@@ -194,6 +199,7 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
         match req {
             Request::Configure { settings } => {
                 self.settings = settings;
+                self.many = None;
                 for r in &mut self.runs {
                     r.scored.rescore_in::<FAMILIES>(&self.settings);
                 }
@@ -232,6 +238,21 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                     .map(|id| self.side(elsewhere, *id).ok_or(*id))
                     .collect();
                 post_series::<FAMILIES>(scope, req, sides, step, &query, dark);
+            }
+            Request::Many {
+                req,
+                baselines,
+                runs,
+                query,
+            } => {
+                let kept = crate::worker::many::answer::<FAMILIES>(
+                    self.many.take(),
+                    (&baselines, &runs),
+                    |id| self.get(id).map(|r| (r.name.as_str(), r.run())),
+                );
+                let view = kept.view(&query);
+                post_view(scope, (req, baselines.first().copied().unwrap_or(0)), view);
+                self.many = Some(kept);
             }
             Request::Export { req, run_id, file } => match self.get(run_id) {
                 Some(r) => post_export(

@@ -51,60 +51,65 @@ pub fn delta_chart(c: &ManyComparison, theme: Theme) -> Option<NamedChart> {
     ))
 }
 
-/// Key `many_frontier[_TASK]`: one chart per baseline (task) with a priced run: each priced run
-/// at (cost per correct item, headline), the frontier's runs joined, the dominated ones faded.
-/// Unpriced runs are not drawn (the caller lists them beside).
+/// Key `many_frontier[_TASK]`: one chart per baseline (task) with a priced run
+/// ([`frontier_chart`]), in the baselines' order.
 pub fn frontier_charts(c: &ManyComparison, theme: Theme) -> Vec<NamedChart> {
-    let groups: Vec<&str> = c.baseline.iter().map(String::as_str).collect();
-    let several = groups.len() > 1;
-    groups
+    c.baseline
         .iter()
-        .filter_map(|b| {
-            let rows: Vec<&RunRow> = c
-                .runs
-                .iter()
-                .filter(|r| (r.is_baseline && r.run == *b) || r.baseline.as_deref() == Some(b))
-                .collect();
-            let points: Vec<ScatterPoint> = rows
-                .iter()
-                .filter_map(|r| {
-                    Some(ScatterPoint {
-                        label: r.label.clone(),
-                        x: r.cost_per_correct_usd?,
-                        y: r.headline?,
-                        highlighted: r.on_frontier == Some(true),
-                    })
-                })
-                .collect();
-            if points.is_empty() {
-                return None;
-            }
-            let task = rows.iter().find_map(|r| r.task.clone());
-            let title = match (&task, several) {
-                (Some(t), true) => format!("Cost and quality: {t}"),
-                _ => "Cost and quality".to_string(),
-            };
-            let percent = rows.first().is_some_and(|r| r.headline_unit == Unit::Rate);
-            let label = rows
-                .first()
-                .map(|r| r.headline_label.clone())
-                .unwrap_or_default();
-            let key = match (&task, several) {
-                (Some(t), true) => format!("many_frontier_{t}"),
-                _ => "many_frontier".to_string(),
-            };
-            Some(named(
-                &key,
-                &title,
-                scatter_chart(
-                    &title,
-                    "Cost per correct item (USD)",
-                    &label,
-                    ("On the frontier", "Dominated"),
-                    &points,
-                    &opts(theme, percent),
-                ),
-            ))
-        })
+        .filter_map(|b| frontier_chart(c, b, theme))
         .collect()
+}
+
+/// The cost–quality chart of baseline `baseline` (a [`ManyComparison::baseline`] label) and
+/// the runs compared with it: each priced run at (cost per correct item, headline), the
+/// frontier's runs joined, the dominated ones faded; `None` without a priced run. Unpriced runs
+/// are not drawn (the caller lists them beside).
+pub fn frontier_chart(c: &ManyComparison, baseline: &str, theme: Theme) -> Option<NamedChart> {
+    let several = c.baseline.len() > 1;
+    let rows: Vec<&RunRow> = c
+        .runs
+        .iter()
+        .filter(|r| {
+            (r.is_baseline && r.label == baseline) || r.baseline.as_deref() == Some(baseline)
+        })
+        .collect();
+    let points: Vec<ScatterPoint> = rows
+        .iter()
+        .filter_map(|r| {
+            Some(ScatterPoint {
+                label: r.label.clone(),
+                x: r.cost_per_correct_usd?,
+                y: r.headline?,
+                highlighted: r.on_frontier == Some(true),
+            })
+        })
+        .collect();
+    if points.is_empty() {
+        return None;
+    }
+    let task = rows.iter().find_map(|r| r.task.clone());
+    let (title, key) = match (&task, several) {
+        (Some(t), true) => (
+            format!("Cost and quality: {t}"),
+            format!("many_frontier_{t}"),
+        ),
+        _ => ("Cost and quality".to_string(), "many_frontier".to_string()),
+    };
+    let percent = rows.first().is_some_and(|r| r.headline_unit == Unit::Rate);
+    let label = rows
+        .first()
+        .map(|r| r.headline_label.clone())
+        .unwrap_or_default();
+    Some(named(
+        &key,
+        &title,
+        scatter_chart(
+            &title,
+            "Cost per correct item (USD)",
+            &label,
+            ("On the frontier", "Dominated"),
+            &points,
+            &opts(theme, percent),
+        ),
+    ))
 }

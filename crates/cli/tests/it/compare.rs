@@ -16,27 +16,31 @@ fn golden(name: &str, actual: &str) {
 
 const C: &str = "tests/fixtures/compare";
 
+/// The many-runs fixtures' folders, the baseline first.
+pub(crate) const RUNS: [&str; 7] = [
+    "base",
+    "gpt4o",
+    "mini",
+    "llama",
+    "disjoint",
+    "epochs",
+    "words_only",
+];
+
 fn all_args(json: bool) -> Vec<String> {
-    let mut a: Vec<String> = [
-        "compare",
-        "base",
-        "gpt4o",
-        "mini",
-        "llama",
-        "disjoint",
-        "epochs",
-        "words_only",
-    ]
-    .iter()
-    .enumerate()
-    .map(|(i, x)| {
-        if i == 0 {
-            x.to_string()
-        } else {
-            format!("{C}/{x}")
-        }
-    })
-    .collect();
+    let mut a: Vec<String> = std::iter::once("compare")
+        .chain(RUNS)
+        .collect::<Vec<_>>()
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            if i == 0 {
+                x.to_string()
+            } else {
+                format!("{C}/{x}")
+            }
+        })
+        .collect();
     a.extend(["--prices".to_string(), format!("{C}/prices.json")]);
     if json {
         a.push("--json".into());

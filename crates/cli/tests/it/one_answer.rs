@@ -745,3 +745,82 @@ fn many_runs_agree_across_compare_and_report() {
     assert_eq!(row("epochs")["ci_method"], "normal, item-clustered");
     assert!(page.contains("id=\"many\""), "the section is shown");
 }
+
+/// Many runs against one baseline (`tests/fixtures/compare/`: a baseline of two tasks, missing
+/// items, no item in common, an unpriced model, epochs, a run of the other task only): the
+/// dashboard worker's comparison (`evalboard_app::many::compare_in`, what the All runs tab
+/// shows, each folder loaded as the worker loads it: one run per log) equals `evalboard compare
+/// --json`, every field of every row but `path` (the folder given on the command line; the
+/// run's name in the dashboard), the reading, the warnings and the grid.
+#[test]
+fn many_runs_agree_between_compare_and_the_worker() {
+    let root = fixtures().join("compare");
+    let dirs = super::compare::RUNS;
+    let prices = root.join("prices.json");
+    let paths: Vec<String> = dirs
+        .iter()
+        .map(|d| root.join(d).to_string_lossy().into_owned())
+        .collect();
+    let mut args: Vec<&str> = vec!["compare"];
+    args.extend(paths.iter().map(String::as_str));
+    args.extend(["--prices", prices.to_str().unwrap(), "--json"]);
+    let (code, out, err) = evalboard(&args);
+    assert_eq!(code, 0, "{err}");
+    let mut cli: Value = serde_json::from_str(&out).unwrap();
+
+    let mut settings = Settings::default();
+    settings.numeric_qa.prices =
+        evalboard_engine::prices::PriceTable::from_json("p", &std::fs::read(&prices).unwrap())
+            .unwrap()
+            .0;
+    // Each folder as the main worker loads it: one run per log, named `folder/file` when the
+    // folder holds several.
+    let loaded: Vec<Vec<(String, ScoredRun)>> = dirs
+        .iter()
+        .map(|d| {
+            let parts = run::load_parts_in::<{ run::ALL_FAMILIES }>(
+                Family::EvalLog,
+                read_dir(&root.join(d)),
+                (None, ReadOptions::default()),
+                &settings,
+                1,
+            )
+            .unwrap();
+            let split = parts.len() > 1;
+            parts
+                .into_iter()
+                .map(|r| {
+                    let name = if split {
+                        r.as_ref().name().to_string()
+                    } else {
+                        d.to_string()
+                    };
+                    (name, r)
+                })
+                .collect()
+        })
+        .collect();
+    let named: Vec<Vec<(&str, evalboard_engine::run::RunRef)>> = loaded
+        .iter()
+        .map(|l| l.iter().map(|(n, r)| (n.as_str(), r.as_ref())).collect())
+        .collect();
+    let (b, o) = (&named[0], named[1..].concat());
+    let mut worker = evalboard_app::many::compare_in::<{ run::ALL_FAMILIES }>(b, &o)
+        .unwrap()
+        .to_json();
+    for v in [&mut cli, &mut worker] {
+        for r in v["runs"].as_array_mut().unwrap() {
+            r.as_object_mut().unwrap().remove("path");
+        }
+    }
+    // The cases are all there: missing items, no item in common, unpriced, epochs, a grid.
+    let runs = cli["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 10, "{cli:#}");
+    assert!(runs.iter().any(|r| r["only_in_baseline"] == 4));
+    assert!(runs.iter().any(|r| r["n_paired"] == 0));
+    assert!(runs
+        .iter()
+        .any(|r| r["on_frontier"].is_null() && !r["n_items"].is_null()));
+    assert!(cli["grid"].is_object());
+    assert_eq!(worker, cli);
+}

@@ -1,0 +1,650 @@
+//! The worker's many-runs view (the dashboard's "All runs" tab): every run of one family against
+//! the baseline the user pins, through the engine's one many-runs comparison
+//! ([`evalboard_engine::compare::many::compare_many_in`], the function `evalboard compare`
+//! calls), laid out as screen blocks: the ranked table and its reading, an interval plot of every
+//! run's Δ with its bootstrap CI, the cost–quality frontier with the unpriced runs beside it, the
+//! models × tasks grid, and a runs × items matrix (an items layout, paged) marking each item's
+//! regressions and improvements against the pinned baseline. Pure (no browser types): the
+//! comparison is computed once per (baselines, runs) and kept ([`Many`]) until the runs or the
+//! settings change; every query (a filter, a page of the matrix) reads the kept one.
+
+use evalboard_engine::compare::many::{
+    compare_many_in, ManyComparison, ManyError, ManyRun, RunRow,
+};
+use evalboard_engine::compare::{p_value_text, CompareOptions, PairTexts, Pairing};
+use evalboard_engine::run::{CompareSettings, FamilySet, RunRef};
+use evalboard_engine::run_table::{ItemKey, Unit};
+
+use crate::format::{self, NONE};
+use crate::protocol::{
+    Block, Cell, ChartDto, Choice, ItemsLayout, ScreenFilter, ScreenQuery, ScreenRow, ScreenView,
+    Table, TableRow,
+};
+use crate::screen;
+use evalboard_report::charts::Theme;
+use evalboard_report::many_charts;
+
+/// How the dashboard compares many runs: `evalboard compare`'s defaults (10,000 resamples, seed
+/// 42, items as judged; only counts are shown, so no pair keeps its texts).
+pub fn settings() -> CompareSettings {
+    CompareSettings {
+        qa_scorer: None,
+        opts: CompareOptions {
+            texts: PairTexts::Changed,
+            ..CompareOptions::default()
+        },
+        pairing: Pairing::AsJudged,
+    }
+}
+
+/// The many-runs comparison of `runs` against `baselines` (each `(name the page knows it by,
+/// run)`; with several baselines, one per task), for a worker of `FAMILIES`: what the "All runs"
+/// tab shows, and what `crates/cli/tests/it/one_answer.rs` checks against `evalboard compare
+/// --json`. A row's `path` is the page's name of the run.
+pub fn compare_in<'a, const FAMILIES: FamilySet>(
+    baselines: &[(&str, RunRef<'a>)],
+    runs: &[(&str, RunRef<'a>)],
+) -> Result<ManyComparison, ManyError> {
+    fn many<'a>(list: &[(&str, RunRef<'a>)]) -> Vec<ManyRun<'a>> {
+        list.iter()
+            .map(|(name, r)| ManyRun {
+                path: name.to_string(),
+                run: Ok(*r),
+            })
+            .collect()
+    }
+    // A worker has one thread.
+    compare_many_in::<FAMILIES>(&many(baselines), &many(runs), &settings(), 1)
+}
+
+/// One run's judging of one item in the matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    /// The run has no such item.
+    Missing,
+    /// Present, not scored.
+    Unscored,
+    Right,
+    Wrong,
+}
+
+impl Mark {
+    fn of(v: Option<bool>) -> Mark {
+        match v {
+            Some(true) => Mark::Right,
+            Some(false) => Mark::Wrong,
+            None => Mark::Unscored,
+        }
+    }
+}
+
+/// A many-runs comparison as the worker keeps it: the comparison (or why there is none) and the
+/// matrix of the pinned baseline (the first one) and the runs compared with it.
+pub struct Many {
+    pub cmp: Result<ManyComparison, String>,
+    /// Each baseline's run name (as rows name their baseline) and the page's name of it.
+    bases: Vec<(String, String)>,
+    /// The matrix's columns: the pinned baseline, then its runs in ranked order (page names).
+    cols: Vec<String>,
+    /// Every item any column scored, in key order, and its key as shown (and searched, lowercased).
+    keys: Vec<ItemKey>,
+    texts: Vec<(String, String)>,
+    /// `marks[col][item]`.
+    marks: Vec<Vec<Mark>>,
+}
+
+/// What the matrix's `show` choice keeps: items regressed (improved) in any run, wrong in every
+/// run, right only in one column.
+#[derive(Debug, Clone, Copy)]
+enum Show {
+    Regressed,
+    Improved,
+    AllWrong,
+    Only(usize),
+}
+
+/// The matrix's filters (the `show` choice), as offered and as chosen.
+const SHOW: &str = "show";
+const REGRESSED: &str = "Regressed in any run";
+const IMPROVED: &str = "Improved in any run";
+const ALL_WRONG: &str = "Every run wrong";
+const ONLY_BASE: &str = "Only the baseline right";
+
+impl Many {
+    /// Compares `runs` with `baselines` (the first is the pinned one) and lays out the matrix.
+    pub fn new<const FAMILIES: FamilySet>(
+        baselines: &[(&str, RunRef)],
+        runs: &[(&str, RunRef)],
+    ) -> Many {
+        let cmp = compare_in::<FAMILIES>(baselines, runs).map_err(|e| e.to_string());
+        let mut many = Many {
+            cmp,
+            bases: baselines
+                .iter()
+                .map(|(n, r)| (r.name().to_string(), n.to_string()))
+                .collect(),
+            cols: Vec::new(),
+            keys: Vec::new(),
+            texts: Vec::new(),
+            marks: Vec::new(),
+        };
+        let (Ok(c), Some((pin, pin_run))) = (&many.cmp, baselines.first()) else {
+            return many;
+        };
+        // The pinned baseline, then the runs compared with it, best first.
+        let mut cols: Vec<(String, RunRef)> = vec![(pin.to_string(), *pin_run)];
+        for row in c
+            .runs
+            .iter()
+            .filter(|r| !r.is_baseline && r.baseline.as_deref() == Some(pin_run.name()))
+        {
+            if let Some((n, r)) = runs.iter().find(|(n, _)| *n == row.path) {
+                cols.push((n.to_string(), *r));
+            }
+        }
+        let judge = settings().qa_scorer;
+        let verdicts: Vec<Vec<(ItemKey, Option<bool>)>> = cols
+            .iter()
+            .map(|(_, r)| {
+                r.verdicts_in::<FAMILIES>(judge.as_deref())
+                    .map(|v| v.rows.into_iter().map(|v| (v.key, v.correct)).collect())
+                    .unwrap_or_default()
+            })
+            .collect();
+        let mut keys: Vec<ItemKey> = verdicts
+            .iter()
+            .flat_map(|v| v.iter().map(|(k, _)| k.clone()))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        // Each run's verdicts are sorted by key, each key once: one walk per column.
+        many.marks = verdicts
+            .iter()
+            .map(|v| {
+                let mut out = vec![Mark::Missing; keys.len()];
+                let mut i = 0;
+                for (k, c) in v {
+                    while i < keys.len() && keys[i] < *k {
+                        i += 1;
+                    }
+                    if i < keys.len() && keys[i] == *k {
+                        out[i] = Mark::of(*c);
+                    }
+                }
+                out
+            })
+            .collect();
+        many.texts = keys
+            .iter()
+            .map(|k| {
+                let t = format::item_key(k);
+                let low = t.to_lowercase();
+                (t, low)
+            })
+            .collect();
+        many.keys = keys;
+        many.cols = cols.into_iter().map(|(n, _)| n).collect();
+        many
+    }
+
+    /// The screen `query` asks for: the overview (table, reading, charts, grid) or a page of
+    /// the matrix; an item is not laid out here (the page opens it in the baseline).
+    pub fn view(&self, query: &ScreenQuery) -> ScreenView {
+        let mut v = screen::empty("many");
+        match (&self.cmp, query) {
+            (Err(e), _) => v
+                .blocks
+                .push(screen::note("many-error", "error", e.clone())),
+            (Ok(c), ScreenQuery::Overview { .. }) => v.blocks = overview(c, &self.bases),
+            (
+                Ok(_),
+                ScreenQuery::Items {
+                    filter,
+                    offset,
+                    limit,
+                },
+            ) => self.matrix(&mut v, filter, *offset, *limit),
+            (Ok(_), ScreenQuery::Item { .. }) => {}
+        }
+        v
+    }
+
+    /// What a cell of column `col` shows for item `i`: the baseline's verdict, or a run's with
+    /// ▼ (regressed: right in the baseline, wrong here) or ▲ (improved).
+    fn cell(&self, col: usize, i: usize) -> &'static str {
+        let base = self.marks[0][i];
+        match (col, self.marks[col][i]) {
+            (_, Mark::Missing) => NONE,
+            (_, Mark::Unscored) => "·",
+            (0, Mark::Right) => "✓",
+            (0, Mark::Wrong) => "✗",
+            (_, Mark::Wrong) if base == Mark::Right => "✗ ▼",
+            (_, Mark::Right) if base == Mark::Wrong => "✓ ▲",
+            (_, Mark::Right) => "✓",
+            (_, Mark::Wrong) => "✗",
+        }
+    }
+
+    /// The `show` choice as a filter: `None` for every item (or a choice not offered).
+    fn show_of(&self, show: Option<&str>) -> Option<Show> {
+        Some(match show? {
+            REGRESSED => Show::Regressed,
+            IMPROVED => Show::Improved,
+            ALL_WRONG => Show::AllWrong,
+            ONLY_BASE => Show::Only(0),
+            s => Show::Only(1 + self.cols.iter().skip(1).position(|n| s == only_label(n))?),
+        })
+    }
+
+    /// Whether item `i` passes `show`.
+    fn shows(&self, i: usize, show: Option<Show>) -> bool {
+        let m = |c: usize| self.marks[c][i];
+        let (all, runs) = (0..self.cols.len(), 1..self.cols.len());
+        match show {
+            None => true,
+            Some(Show::Regressed) => {
+                m(0) == Mark::Right && runs.clone().any(|c| m(c) == Mark::Wrong)
+            }
+            Some(Show::Improved) => {
+                m(0) == Mark::Wrong && runs.clone().any(|c| m(c) == Mark::Right)
+            }
+            Some(Show::AllWrong) => {
+                all.clone().all(|c| m(c) != Mark::Right) && all.clone().any(|c| m(c) == Mark::Wrong)
+            }
+            // Right in `keep` only, and another column judged it (wrong).
+            Some(Show::Only(keep)) => {
+                m(keep) == Mark::Right
+                    && all
+                        .clone()
+                        .filter(|&c| c != keep)
+                        .all(|c| m(c) != Mark::Right)
+                    && all.clone().any(|c| c != keep && m(c) == Mark::Wrong)
+            }
+        }
+    }
+
+    /// A page of the matrix: one row per item, one column per run.
+    fn matrix(&self, v: &mut ScreenView, filter: &ScreenFilter, offset: u32, limit: u32) {
+        let show = self.show_of(filter.choice(SHOW));
+        let text = screen::search(filter);
+        let hits: Vec<usize> = (0..self.keys.len())
+            .filter(|&i| self.shows(i, show))
+            .filter(|&i| text.as_deref().is_none_or(|t| self.texts[i].1.contains(t)))
+            .collect();
+        let mut columns = vec![("Item".to_string(), "eb-mono".to_string())];
+        columns.extend(self.cols.iter().enumerate().map(|(c, n)| {
+            let label = if c == 0 {
+                format!("{n} (baseline)")
+            } else {
+                n.clone()
+            };
+            (label, "eb-many__mark".to_string())
+        }));
+        let mut options = vec![
+            REGRESSED.to_string(),
+            IMPROVED.to_string(),
+            ALL_WRONG.to_string(),
+            ONLY_BASE.to_string(),
+        ];
+        options.extend(self.cols.iter().skip(1).map(|n| only_label(n)));
+        v.layout = ItemsLayout {
+            kind: "many".into(),
+            noun: ("item".into(), "items".into()),
+            columns,
+            filters: vec![Choice {
+                name: SHOW.into(),
+                label: "Show".into(),
+                options,
+            }],
+            search: "Search item keys".into(),
+            footnote: format!(
+                "Items of {} and the runs compared with it. ✓ right · ✗ wrong · ▼ regressed \
+                 (right in the baseline, wrong in the run) · ▲ improved (wrong in the baseline, \
+                 right in the run) · {NONE} not in the run (counted neither right nor wrong) · \
+                 · not scored. A row opens the item in the baseline.",
+                self.cols.first().map_or("the baseline", String::as_str)
+            ),
+        };
+        v.n_items = self.keys.len() as u64;
+        screen::page(v, hits, offset, limit, |i| ScreenRow {
+            key: self.keys[i].clone(),
+            bad: self.marks[0][i] == Mark::Right
+                && (1..self.cols.len()).any(|c| self.marks[c][i] == Mark::Wrong),
+            cells: std::iter::once(self.texts[i].0.clone())
+                .chain((0..self.cols.len()).map(|c| self.cell(c, i).to_string()))
+                .collect(),
+        });
+    }
+}
+
+/// The `show` choice that keeps the items only run `name` gets right.
+fn only_label(name: &str) -> String {
+    format!("Only {name} right")
+}
+
+/// A headline in its unit: a rate as a percentage, a score with 4 decimals.
+fn value(x: Option<f64>, unit: Unit) -> String {
+    match unit {
+        Unit::Rate => format::pct(x),
+        _ => format::dec(x, 4),
+    }
+}
+
+fn interval(x: Option<(f64, f64)>, unit: Unit) -> String {
+    x.map_or_else(
+        || NONE.to_string(),
+        |(l, h)| format!("[{}, {}]", value(Some(l), unit), value(Some(h), unit)),
+    )
+}
+
+fn p(x: Option<f64>) -> String {
+    x.map_or_else(|| NONE.to_string(), p_value_text)
+}
+
+/// A row's Δ bootstrap interval, when it has one.
+fn delta_ci(r: &RunRow) -> Option<(f64, f64)> {
+    let b = r.bootstrap_ci.as_ref()?;
+    Some((b.low?, b.high?))
+}
+
+/// The frontier column in words.
+fn frontier_text(r: &RunRow) -> &'static str {
+    match r.on_frontier {
+        Some(true) => "on the frontier",
+        Some(false) => "dominated",
+        None if r.n_items.is_none() => "",
+        None => "unpriced",
+    }
+}
+
+/// The overview: what is compared, the reading, warnings, the ranked table, the interval plot,
+/// the frontier and the grid.
+fn overview(c: &ManyComparison, bases: &[(String, String)]) -> Vec<Block> {
+    let unit = c.runs.first().map_or(Unit::Rate, |r| r.headline_unit);
+    let label = c
+        .runs
+        .iter()
+        .find(|r| r.is_baseline)
+        .map_or("Headline", |r| r.headline_label.as_str())
+        .to_string();
+    let others = c.runs.iter().filter(|r| !r.is_baseline).count() as u64;
+    let mut out = vec![
+        screen::text(
+            "many-what",
+            format!(
+                "{} of {} against {} ({}; judged by {}; McNemar p adjusted by Holm over the runs \
+                 of each baseline; paired bootstrap 95% CI, 10,000 resamples, seed 42).",
+                format::plural(others, "run", "runs"),
+                c.family.label(),
+                c.baseline.join(", "),
+                label,
+                if c.judged_by.is_empty() {
+                    NONE
+                } else {
+                    &c.judged_by
+                },
+            ),
+            false,
+        ),
+        screen::note("many-reading", "note", c.reading.clone()),
+    ];
+    out.extend(
+        c.warnings
+            .iter()
+            .map(|w| screen::note("many-warning", "warn", w.clone())),
+    );
+    out.push(ranked(c, unit, &label, bases));
+    out.push(intervals(c));
+    out.push(frontier(c, bases.first().map(|(n, _)| n.as_str())));
+    if let Some(g) = &c.grid {
+        let mut rows = vec![{
+            let mut h = vec!["Model".to_string()];
+            h.extend(g.tasks.iter().cloned());
+            h.extend(["Micro".to_string(), "Macro".to_string()]);
+            h
+        }];
+        for m in &g.models {
+            let mut r = vec![m.model.clone()];
+            r.extend(m.cells.iter().map(|cell| match cell {
+                None => NONE.to_string(),
+                Some(x) => match x.delta {
+                    Some(d) => format!("{} ({})", value(x.headline, unit), format::pp(Some(d))),
+                    None => value(x.headline, unit),
+                },
+            }));
+            r.push(format::pct(m.micro));
+            r.push(value(m.macro_mean, unit));
+            rows.push(r);
+        }
+        out.push(screen::group(
+            "many-grid-section",
+            "section",
+            Some("Models × tasks".into()),
+            vec![
+                screen::table("many-grid", "", rows),
+                screen::text(
+                    "many-grid-note",
+                    format!(
+                        "Each cell: the run's {label} and, in brackets, its change against {} on \
+                         that task. Micro = Σ correct ÷ Σ items over the model's tasks; macro = \
+                         the unweighted mean of the task headlines, only when the model has every \
+                         task.",
+                        g.baseline_model
+                    ),
+                    false,
+                ),
+            ],
+        ));
+    }
+    out
+}
+
+/// The ranked table: baselines first, each followed by its runs best first; a run's name opens
+/// the pair Compare with its baseline (`Cell::Open`'s value: the baseline's and the run's page
+/// names, joined by U+001F).
+fn ranked(c: &ManyComparison, unit: Unit, label: &str, bases: &[(String, String)]) -> Block {
+    let head: Vec<String> = [
+        "Run",
+        "Model",
+        "Task",
+        "Items",
+        label,
+        "95% CI",
+        "Δ vs baseline",
+        "Δ 95% CI",
+        "Regressed",
+        "Improved",
+        "McNemar p",
+        "Holm p",
+        "Only in baseline / run",
+        "$ per correct",
+        "Frontier",
+        "Note",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let numeric = head
+        .iter()
+        .enumerate()
+        .map(|(i, _)| matches!(i, 3..=4 | 6 | 8..=11 | 13))
+        .collect();
+    let rows = c
+        .runs
+        .iter()
+        .map(|r| {
+            let name = if r.is_baseline {
+                Cell::Text(format!("{} (baseline)", r.path))
+            } else if let Some((_, b)) = bases.iter().find(|(n, _)| Some(n) == r.baseline.as_ref())
+            {
+                Cell::Open(r.path.clone(), format!("{b}\u{1f}{}", r.path))
+            } else {
+                Cell::Text(r.path.clone())
+            };
+            let t = |s: String| Cell::Text(s);
+            let missing = match (r.only_in_baseline, r.only_in_run) {
+                (Some(b), Some(o)) => format!("{} / {}", format::int(b), format::int(o)),
+                _ => NONE.to_string(),
+            };
+            TableRow {
+                key: Some(r.path.clone()),
+                flag: r.is_baseline,
+                cells: vec![
+                    name,
+                    t(r.model.clone().unwrap_or_else(|| NONE.into())),
+                    t(r.task.clone().unwrap_or_else(|| NONE.into())),
+                    t(format::opt_int(r.n_items)),
+                    t(value(r.headline, unit)),
+                    t(interval(r.ci95, unit)),
+                    t(format::pp(r.delta)),
+                    t(delta_ci(r).map_or_else(
+                        || NONE.to_string(),
+                        |(l, h)| format!("[{}, {}]", format::pp(Some(l)), format::pp(Some(h))),
+                    )),
+                    t(format::opt_int(r.regressed)),
+                    t(format::opt_int(r.improved)),
+                    t(p(r.mcnemar_exact_p)),
+                    t(p(r.holm_p)),
+                    t(missing),
+                    t(format::usd(r.cost_per_correct_usd)),
+                    t(frontier_text(r).to_string()),
+                    t(r.note.clone().unwrap_or_default()),
+                ],
+            }
+        })
+        .collect();
+    Block::Table(Table {
+        key: "many-runs".into(),
+        title: Some(format!("Runs ranked by {label}")),
+        head,
+        numeric,
+        rows,
+    })
+}
+
+/// Every run's Δ against its baseline with its paired bootstrap 95% CI, on one axis in points,
+/// zero marked; a note says so when every interval includes zero.
+fn intervals(c: &ManyComparison) -> Block {
+    let rows: Vec<(&RunRow, f64, (f64, f64))> = c
+        .runs
+        .iter()
+        .filter_map(|r| Some((r, r.delta?, delta_ci(r)?)))
+        .collect();
+    let all_zero = many_charts::every_ci_holds_zero(c);
+    let says = if rows.is_empty() {
+        "No run has a paired Δ with the baseline (no items in common, or not comparable)."
+            .to_string()
+    } else if all_zero {
+        "Every run's 95% interval includes zero: no run differs from its baseline beyond noise."
+            .to_string()
+    } else {
+        let out: Vec<&str> = rows
+            .iter()
+            .filter(|(_, _, (l, h))| *l > 0.0 || *h < 0.0)
+            .map(|(r, _, _)| r.label.as_str())
+            .collect();
+        format!(
+            "{} of {} intervals exclude zero: {}.",
+            out.len(),
+            rows.len(),
+            out.join(", ")
+        )
+    };
+    // The report's chart (`many_charts`): one drawing of it for both.
+    let mut blocks = vec![screen::note(
+        if all_zero {
+            "many-all-zero"
+        } else {
+            "many-intervals-says"
+        },
+        "note",
+        says,
+    )];
+    if let Some(mut chart) = many_charts::delta_chart(c, Theme::Light) {
+        chart.key = "many-intervals".into();
+        blocks.push(Block::Chart(ChartDto::from(chart)));
+    }
+    screen::group(
+        "many-intervals-section",
+        "section",
+        Some("Every run's change".into()),
+        blocks,
+    )
+}
+
+/// The cost–quality frontier of the pinned baseline (run name `pin`) and its runs (the engine
+/// marks a frontier per baseline): each priced run's headline against its cost per correct
+/// item, the frontier's runs joined and the dominated ones faded; the unpriced runs listed
+/// beside it.
+fn frontier(c: &ManyComparison, pin: Option<&str>) -> Block {
+    // The pinned baseline's row (the first baseline's without a pin), by the label its runs
+    // name it by.
+    let base = c
+        .runs
+        .iter()
+        .find(|r| r.is_baseline && pin.is_none_or(|p| r.run == p))
+        .map(|r| r.label.clone())
+        .unwrap_or_default();
+    let mine = |r: &&RunRow| {
+        (r.is_baseline && r.label == base) || r.baseline.as_deref() == Some(base.as_str())
+    };
+    let unpriced: Vec<&RunRow> = c
+        .runs
+        .iter()
+        .filter(mine)
+        .filter(|r| r.n_items.is_some() && r.cost_per_correct_usd.is_none())
+        .collect();
+    let mut blocks = Vec::new();
+    // The report's chart of this baseline's runs (`many_charts`, one per baseline).
+    match many_charts::frontier_chart(c, &base, Theme::Light) {
+        Some(mut chart) => {
+            chart.key = "many-frontier".into();
+            blocks.push(Block::Chart(ChartDto::from(chart)));
+        }
+        None => blocks.push(screen::note(
+            "many-no-frontier",
+            "note",
+            "No run is priced: the price table (Settings) has no price for the models these runs \
+             record, so there is no cost–quality frontier.",
+        )),
+    }
+    let mut rows = vec![vec![
+        "Run".to_string(),
+        "Model".to_string(),
+        "Tokens".to_string(),
+    ]];
+    rows.extend(unpriced.iter().map(|r| {
+        vec![
+            r.path.clone(),
+            r.model.clone().unwrap_or_else(|| NONE.into()),
+            format::opt_int(r.tokens),
+        ]
+    }));
+    blocks.push(if unpriced.is_empty() {
+        screen::text("many-unpriced", "Every run is priced.", false)
+    } else {
+        screen::group(
+            "many-unpriced-list",
+            "section",
+            Some("Unpriced: not on the chart".into()),
+            vec![
+                screen::table("many-unpriced", "", rows),
+                screen::text(
+                    "many-unpriced-why",
+                    "The price table has no price for these runs' models; add one in Settings \
+                     (“Add unpriced models”) to place them.",
+                    false,
+                ),
+            ],
+        )
+    });
+    screen::group(
+        "many-frontier-section",
+        "section",
+        Some("Cost and quality".into()),
+        vec![screen::group("many-frontier-pair", "pair", None, blocks)],
+    )
+}
+
+#[cfg(test)]
+mod tests;

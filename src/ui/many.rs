@@ -1,0 +1,133 @@
+//! The All runs tab: every loaded run of one family against the baseline the user pins (kept in
+//! the link as `pin=` and in the browser, so a plain visit finds it again). The worker compares
+//! and lays everything out (`Request::Many` → a `ScreenView`: the ranked table, its reading, the
+//! charts, the grid, and the runs × items matrix as an items layout); this component only picks
+//! the runs, renders the blocks with the generic screen components, and opens the pair Compare
+//! when a run's name is clicked.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::protocol::ScreenQuery;
+use crate::ui::route::Tab;
+use crate::ui::screen::{blocks, fetch, items, Target};
+use crate::ui::store::{storage_get, storage_set, use_store};
+
+/// Where the pin is kept in the browser.
+const PIN_KEY: &str = "evalboard.pin";
+
+#[component]
+pub fn ManyView() -> impl IntoView {
+    let store = use_store();
+    // A link without a pin takes the one kept in the browser.
+    if store.route.with_untracked(|r| r.pin.is_none()) {
+        if let Some(p) = storage_get(PIN_KEY) {
+            store.route.update(|r| r.pin = Some(p));
+        }
+    }
+    let pin = Memo::new(move |_| store.route.with(|r| r.pin.clone()));
+    // The loaded runs: id, name, family, the load it is one log of.
+    let runs = Memo::new(move |_| {
+        store.runs.with(|rs| {
+            rs.iter()
+                .filter_map(|r| {
+                    r.info()
+                        .map(|i| (r.id, r.name.clone(), i.family, i.part_of))
+                })
+                .collect::<Vec<_>>()
+        })
+    });
+    // The pinned run and the other logs of its folder (one baseline per task), and every other
+    // run of its family.
+    let target = Memo::new(move |_| {
+        let pin = pin.get()?;
+        runs.with(|rs| {
+            let (id, _, family, part) = rs.iter().find(|r| r.1 == pin)?.clone();
+            let (mut base, mut others) = (vec![id], Vec::new());
+            for (i, _, _, p) in rs.iter().filter(|r| r.0 != id && r.2 == family) {
+                if part.is_some() && *p == part {
+                    base.push(*i);
+                } else {
+                    others.push(*i);
+                }
+            }
+            (!others.is_empty()).then_some(Target::Many(base, others))
+        })
+    });
+    let query = Memo::new(move |_| {
+        let dark = store.dark.get();
+        Some((
+            target.get()?,
+            ScreenQuery::Overview {
+                dark,
+                choices: Vec::new(),
+            },
+        ))
+    });
+    let data = fetch(query);
+    let status = move || {
+        match (pin.get(), target.with(Option::is_some)) {
+        (None, _) => Some("Pin a baseline: every other loaded run of its family is compared with it — ranked, with each pair's regressions, improvements and Holm-adjusted p-value."),
+        (Some(_), false) => Some("No other run of this baseline's family is loaded: drop another run of it to compare."),
+        _ => None,
+    }
+    };
+    // A run's name in the table opens the pair Compare with its baseline.
+    let open = move |ev: web_sys::MouseEvent| {
+        let pair = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|e| e.closest("[data-open]").ok().flatten())
+            .and_then(|e| e.get_attribute("data-open"));
+        if let Some((base, cand)) = pair.as_deref().and_then(|p| p.split_once('\u{1f}')) {
+            store.route.update(|r| {
+                r.tab = Tab::Compare;
+                r.base = Some(base.to_string());
+                r.cand = Some(cand.to_string());
+                r.also.clear();
+                r.step = 0;
+                r.flip = None;
+                r.item = None;
+            });
+        }
+    };
+    let open_item = Callback::new(move |key| {
+        if let Some(p) = pin.get_untracked() {
+            store.open_item_in(&p, key)
+        }
+    });
+    view! {
+        <div class="eb-many eb-screen">
+            <label class="eb-field" data-choice="pin">
+                <span class="eb-field__label">"Baseline"</span>
+                <select class="eb-select" name="pin" prop:value=move || pin.get().unwrap_or_default()
+                    on:change=move |ev| {
+                        let v = event_target_value(&ev);
+                        let v = (!v.is_empty()).then_some(v);
+                        storage_set(PIN_KEY, v.as_deref());
+                        store.route.update(|r| r.pin = v);
+                    }>
+                    <option value="">"Pin a baseline…"</option>
+                    {move || runs.get().into_iter().map(|(_, n, _, _)| {
+                        let sel = pin.with(|p| p.as_deref() == Some(n.as_str()));
+                        let label = n.clone();
+                        view! { <option value=n selected=sel>{label}</option> }
+                    }).collect_view()}
+                </select>
+            </label>
+            {move || status().map(|s| view! { <p class="eb-state eb-state--quiet">{s}</p> })}
+            <Show when=move || target.with(Option::is_some)>
+                <div on:click=open>
+                    {move || match data.get() {
+                        None => view! { <p class="eb-muted">"Comparing the runs…"</p> }.into_any(),
+                        Some(v) => blocks(v.blocks),
+                    }}
+                </div>
+                <section class="eb-section" data-section="many-matrix">
+                    <h2 class="eb-section__title">"Items across the runs"</h2>
+                    {items(target, open_item)}
+                </section>
+            </Show>
+        </div>
+    }
+}

@@ -1,0 +1,160 @@
+// The All runs tab (issue 26.6) against the built dist/ in headless Chromium: the
+// tests/fixtures/compare/ runs (Inspect logs of two tasks by several models; missing items, no
+// item in common, epochs, an unpriced model) dropped as folders, a baseline pinned; the ranked
+// table and its reading equal `evalboard compare --json`, the grid, the charts, the runs × items
+// matrix and its filters, the pin in the link and kept over a reload and a plain visit, a run's
+// name opening the pair Compare; screenshots at desktop and 390 px.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { withApp, openPage, outsideRequests, root, osDrop, cli, outDir } from './lib.mjs';
+
+const app = withApp();
+const FIX = path.join(root, 'tests', 'fixtures', 'compare');
+const DIRS = ['base', 'gpt4o', 'mini', 'llama', 'disjoint', 'epochs', 'words_only'].map((d) => path.join(FIX, d));
+const PRICES = path.join(FIX, 'prices.json');
+const PIN = 'base/arith.json';
+
+function assertClean(rec) {
+  assert.deepEqual(rec.consoleErrors, [], 'console errors');
+  assert.deepEqual(rec.pageErrors, [], 'page errors');
+  assert.deepEqual(outsideRequests(rec, app.srv.origin), [], 'requests outside the origin');
+}
+
+async function shot(page, name) {
+  fs.mkdirSync(outDir, { recursive: true });
+  await page.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
+}
+
+/** The fixtures' price table as the page stores its settings (src/ui/saved.rs). */
+function storedSettings() {
+  const p = JSON.parse(fs.readFileSync(PRICES, 'utf8'));
+  const models = Object.entries(p).map(([m, v]) => [m, { input_per_mtok: v.input_per_mtok, output_per_mtok: v.output_per_mtok }]);
+  return JSON.stringify({ profile: 'doc', tolerances: {}, prices: { models } });
+}
+
+const dec4 = (x) => (x === null ? '—' : x.toFixed(4));
+const pp = (x) => {
+  if (x === null) return '—';
+  const v = Math.abs(x * 100) < 0.05 ? 0 : x * 100;
+  return `${v > 0 ? '+' : ''}${v.toFixed(1)} pp`;
+};
+
+/** The ranked table as shown: [name, cells...] per row. */
+const tableRows = (page) => page.locator('[data-table="many-runs"] tbody tr').evaluateAll((rs) => rs.map((r) => [r.dataset.row, ...[...r.children].map((c) => c.textContent.trim())]));
+/** The matrix rows in the DOM (a window of them): their cells. */
+const matrixRows = (page) => page.locator('.eb-grid--many .eb-grid__row').evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent.trim())));
+
+test('All runs: a pinned baseline, the table = evalboard compare, grid, charts, matrix filters, the pin kept, a row opens Compare', async () => {
+  const want = JSON.parse(cli(['compare', ...DIRS, '--prices', PRICES, '--json']));
+  const { page, rec, context } = await openPage(app.browser);
+  const settings = storedSettings();
+  await page.addInitScript((s) => {
+    localStorage.setItem('evalboard.demo-dismissed', '1');
+    localStorage.setItem('evalboard.config', s);
+  }, settings);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('.eb-sidebar .eb-pick__files', { state: 'attached' });
+  await osDrop(context, page, DIRS);
+  await page.waitForSelector('#eb-tab-runs', { timeout: 60000 });
+  await page.click('#eb-tab-runs');
+  // Ten logs (base, gpt4o and mini hold two each), and the placeholder.
+  await page.waitForFunction(() => document.querySelectorAll('select[name="pin"] option').length === 11, null, { timeout: 60000 });
+  await page.selectOption('select[name="pin"]', PIN);
+  await page.waitForSelector('[data-table="many-runs"]', { timeout: 30000 });
+  assert.match(page.url(), /tab=runs/);
+  assert.match(page.url(), new RegExp(`pin=${encodeURIComponent(PIN).replace('.', '\\.')}`));
+
+  // The table: the CLI's rows in its order, with its numbers.
+  const rows = await tableRows(page);
+  assert.deepEqual(rows.map((r) => r[0]), want.runs.map((r) => r.run));
+  for (const [r, w] of rows.map((r, i) => [r, want.runs[i]])) {
+    assert.equal(r[5], dec4(w.headline), `${w.run} headline`);
+    assert.equal(r[7], pp(w.delta), `${w.run} Δ`);
+    assert.equal(r[9], w.regressed === null ? '—' : String(w.regressed), `${w.run} regressed`);
+    assert.equal(r[10], w.improved === null ? '—' : String(w.improved), `${w.run} improved`);
+    const frontier = w.on_frontier === true ? 'on the frontier' : w.on_frontier === false ? 'dominated' : 'unpriced';
+    assert.equal(r[15], frontier, `${w.run} frontier`);
+  }
+  assert.equal((await page.locator('[data-note="many-reading"]').innerText()).trim(), want.reading);
+  // The grid: every model of the CLI's, with its micro mean.
+  const grid = await page.locator('[data-table="many-grid"] tbody tr').evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent.trim())));
+  assert.deepEqual(grid.map((r) => r[0]), want.grid.models.map((m) => m.model));
+  // The charts: every Δ with its CI; the frontier, with llama (no price) listed beside it.
+  await page.waitForSelector('[data-chart="many-intervals"] svg');
+  await page.waitForSelector('[data-chart="many-frontier"] svg');
+  assert.match(await page.locator('[data-table="many-unpriced"]').innerText(), /llama/);
+  // The chart's data table (the report's chart): one row per priced run, "no" when dominated.
+  const front = await page.locator('[data-chart="many-frontier"] table tbody tr').evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent.trim())));
+  assert.equal(front.filter((r) => r[3] === 'no').length,
+    want.runs.filter((r) => r.on_frontier === false && (r.baseline === PIN || (r.is_baseline && r.run === PIN))).length);
+  await shot(page, 'many-desktop');
+
+  // The matrix: the pinned baseline and the runs compared with it; its filters.
+  await page.waitForSelector('.eb-grid--many .eb-grid__row');
+  const heads = await page.locator('.eb-grid--many .eb-grid__hcell').evaluateAll((hs) => hs.map((h) => h.textContent.trim()));
+  assert.equal(heads[1], `${PIN} (baseline)`);
+  const cols = want.runs.filter((r) => r.baseline === PIN && !r.is_baseline).map((r) => r.run);
+  assert.equal(heads.length, 2 + cols.length);
+  const show = async (v) => {
+    await page.selectOption('select[name="show"]', v);
+    await page.waitForFunction((v) => location.hash.includes('f.show='), v);
+    await page.waitForTimeout(300);
+    return matrixRows(page);
+  };
+  const wrong = await show('Every run wrong');
+  assert.ok(wrong.length > 0);
+  for (const r of wrong) assert.ok(r.slice(1).every((c) => !c.startsWith('✓')), r.join(' | '));
+  const onlyBase = await show('Only the baseline right');
+  for (const r of onlyBase) {
+    assert.equal(r[1], '✓');
+    assert.ok(r.slice(2).every((c) => !c.startsWith('✓')), r.join(' | '));
+  }
+  const gpt = cols.indexOf('gpt4o/arith.json');
+  const onlyGpt = await show('Only gpt4o/arith.json right');
+  assert.ok(onlyGpt.length > 0);
+  for (const r of onlyGpt) {
+    assert.equal(r[2 + gpt], '✓ ▲');
+    assert.ok(r.slice(1).every((c, i) => i === 1 + gpt || !c.startsWith('✓')), r.join(' | '));
+  }
+  // Regressed in any run: as many items as the runs' regressions leave (mini's 3 and llama's
+  // 22 overlap), each marked ▼ somewhere.
+  const regressed = await show('Regressed in any run');
+  for (const r of regressed) assert.ok(r.slice(2).some((c) => c === '✗ ▼'), r.join(' | '));
+  await shot(page, 'many-matrix');
+
+  // The pin survives a reload (the link) and a plain visit (kept in the browser).
+  await page.reload();
+  await page.waitForFunction((p) => document.querySelector('select[name="pin"]')?.value === p, PIN, { timeout: 60000 });
+  await page.waitForSelector('[data-table="many-runs"]', { timeout: 60000 });
+  await page.goto(app.srv.url.replace(/#.*$/, ''));
+  // The kept runs come back; open one, then the All runs tab.
+  await page.waitForSelector('.eb-run__select', { timeout: 60000 });
+  await page.locator('.eb-run__select').first().click();
+  await page.waitForSelector('#eb-tab-runs', { timeout: 60000 });
+  await page.click('#eb-tab-runs');
+  await page.waitForFunction((p) => document.querySelector('select[name="pin"]')?.value === p, PIN, { timeout: 60000 });
+  assert.match(page.url(), /pin=base%2Farith\.json/);
+
+  // A run's name opens the pair Compare with its baseline.
+  await page.waitForSelector('[data-table="many-runs"] button[data-open]', { timeout: 60000 });
+  await page.locator('[data-table="many-runs"] tr[data-row="gpt4o/arith.json"] button[data-open]').click();
+  await page.waitForFunction(() => location.hash.includes('tab=compare'));
+  assert.match(page.url(), /base=base%2Farith\.json/);
+  assert.match(page.url(), /cand=gpt4o%2Farith\.json/);
+  await page.waitForSelector('#eb-panel-compare:not([hidden])');
+
+  // 390 px wide: the table scrolls inside itself, the page does not.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.click('#eb-tab-runs');
+  await page.waitForSelector('[data-table="many-runs"]');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  const wide = await page.evaluate(() => [...document.querySelectorAll('#eb-panel-runs *')]
+    .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.eb-scroll-x, .eb-grid'))
+    .slice(0, 5).map((e) => `${e.tagName}.${e.className}`));
+  assert.ok(overflow <= 1, `the page is ${overflow} px wider than the screen: ${wide.join(', ')}`);
+  await shot(page, 'many-390');
+  assertClean(rec);
+  await context.close();
+});
