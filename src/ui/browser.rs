@@ -10,6 +10,15 @@ pub fn parse_number(s: &str) -> Option<f64> {
     crate::format::is_decimal(s).then(|| js_sys::Number::parse_float(s))
 }
 
+/// A number as the browser writes it (`String(x)`: the shortest text that reads back as `x`,
+/// as `{x}` would in Rust), so the page links no float printing of its own.
+pub fn number_text(x: f64) -> String {
+    js_sys::Number::from(x)
+        .to_string_with_radix(10)
+        .map(String::from)
+        .unwrap_or_default()
+}
+
 /// Unicode lowercase by the browser (`String.prototype.toLowerCase`: the same default case
 /// mapping as `str::to_lowercase`).
 pub fn lower(s: &str) -> String {

@@ -21,6 +21,8 @@ use crate::ui::store::{use_store, Store};
 
 /// Row height in px (must match `.eb-grid__row` in main.css).
 pub const ROW_H: f64 = 32.0;
+/// [`ROW_H`] in whole pixels, for styles (integers: the page prints no floats of its own).
+pub const ROW_PX: u64 = 32;
 /// Rows rendered above and below the visible ones.
 const OVERSCAN: usize = 12;
 /// Extra rows fetched beyond the rendered window, so small scrolls need no request.
@@ -331,7 +333,7 @@ pub fn ItemsView() -> impl IntoView {
                 <div
                     class="eb-grid__body"
                     role="rowgroup"
-                    style=move || format!("height:{}px", total.get().unwrap_or(0) as f64 * ROW_H)
+                    style=move || format!("height:{}px", total.get().unwrap_or(0) as u64 * ROW_PX)
                 >
                     <For
                         each=move || rows.get()
@@ -353,7 +355,7 @@ pub fn ItemsView() -> impl IntoView {
                                     id=row_id(pos)
                                     aria-rowindex=(pos + 2).to_string()
                                     tabindex="-1"
-                                    style=format!("top:{}px", pos as f64 * ROW_H)
+                                    style=format!("top:{}px", pos as u64 * ROW_PX)
                                     on:click=move |_| { active.set(pos); open(&r2); }
                                     on:focus=move |_| active.set(pos)
                                 >

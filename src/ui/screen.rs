@@ -14,7 +14,7 @@ use evalboard_engine::run_table::ItemKey;
 use crate::format;
 use crate::protocol::{Block, Cell, Request, RunId, ScreenFilter, ScreenQuery, ScreenView, Table};
 use crate::ui::client;
-use crate::ui::items::ROW_H;
+use crate::ui::items::{ROW_H, ROW_PX};
 use crate::ui::store::use_store;
 use crate::ui::widgets::{Chart, Drawer, MetricCard};
 
@@ -377,7 +377,7 @@ pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoVie
                     }).collect_view())}
                 </div>
                 <div class="eb-grid__body" role="rowgroup"
-                    style=move || format!("height:{}px", total().map_or(0, |t| t.0) as f64 * ROW_H)>
+                    style=move || format!("height:{}px", total().map_or(0, |t| t.0) * ROW_PX)>
                     <For each=move || rows.get() key=|(pos, r)| (*pos, r.key.clone(), r.cells.clone()) let:item>
                         {
                             let (pos, r) = item;
@@ -390,7 +390,7 @@ pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoVie
                                     class:eb-grid__row--wrong=r.bad
                                     class:eb-grid__row--selected=move || selected().as_ref() == Some(&key)
                                     aria-rowindex=(pos + 2).to_string()
-                                    style=format!("top:{}px", pos as f64 * ROW_H)
+                                    style=format!("top:{}px", pos as u64 * ROW_PX)
                                     on:click=move |_| open.run(k1.clone())
                                     on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Enter" { ev.prevent_default(); open.run(k2.clone()) }>
                                     {r.cells.into_iter().enumerate().map(|(i, text)| {

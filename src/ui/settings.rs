@@ -62,7 +62,7 @@ const WEIGHTS: [(&str, WeightField); 6] = [
 ];
 
 fn num_text(x: f64) -> String {
-    format!("{x}")
+    crate::ui::browser::number_text(x)
 }
 
 impl Draft {

@@ -9,7 +9,8 @@ use crate::ui::store::use_store;
 
 #[component]
 pub fn ProgressBar(value: f64, #[prop(into)] label: String) -> impl IntoView {
-    let pct = (value.clamp(0.0, 1.0) * 100.0).round();
+    // A whole percentage: the page prints no floats of its own.
+    let pct = (value.clamp(0.0, 1.0) * 100.0).round() as u32;
     view! {
         <div
             class="eb-progress"
