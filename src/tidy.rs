@@ -20,6 +20,7 @@ const WORKER_MODULES: &[&str] = &[
     "exports",
     "charts",
     "warmup",
+    "many",
 ];
 
 /// The page's top-level module, and the modules both sides share.

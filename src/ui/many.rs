@@ -27,7 +27,8 @@ pub fn ManyView() -> impl IntoView {
     }
     let pin = Memo::new(move |_| store.route.with(|r| r.pin.clone()));
     // The loaded runs: id, name, family, the load it is one log of.
-    let runs = Memo::new(move |_| {
+    // A plain closure, not a memo: few runs, and one memo type less on the page.
+    let runs = move || {
         store.runs.with(|rs| {
             rs.iter()
                 .filter_map(|r| {
@@ -36,23 +37,22 @@ pub fn ManyView() -> impl IntoView {
                 })
                 .collect::<Vec<_>>()
         })
-    });
+    };
     // The pinned run and the other logs of its folder (one baseline per task), and every other
     // run of its family.
     let target = Memo::new(move |_| {
         let pin = pin.get()?;
-        runs.with(|rs| {
-            let (id, _, family, part) = rs.iter().find(|r| r.1 == pin)?.clone();
-            let (mut base, mut others) = (vec![id], Vec::new());
-            for (i, _, _, p) in rs.iter().filter(|r| r.0 != id && r.2 == family) {
-                if part.is_some() && *p == part {
-                    base.push(*i);
-                } else {
-                    others.push(*i);
-                }
+        let rs = runs();
+        let (id, _, family, part) = rs.iter().find(|r| r.1 == pin)?.clone();
+        let (mut base, mut others) = (vec![id], Vec::new());
+        for (i, _, _, p) in rs.iter().filter(|r| r.0 != id && r.2 == family) {
+            if part.is_some() && *p == part {
+                base.push(*i);
+            } else {
+                others.push(*i);
             }
-            (!others.is_empty()).then_some(Target::Many(base, others))
-        })
+        }
+        (!others.is_empty()).then_some(Target::Many(base, others))
     });
     let query = Memo::new(move |_| {
         let dark = store.dark.get();
@@ -65,6 +65,7 @@ pub fn ManyView() -> impl IntoView {
         ))
     });
     let data = fetch(query);
+    let has_target = Memo::new(move |_| target.with(Option::is_some));
     let status = move || {
         match (pin.get(), target.with(Option::is_some)) {
         (None, _) => Some("Pin a baseline: every other loaded run of its family is compared with it — ranked, with each pair's regressions, improvements and Holm-adjusted p-value."),
@@ -108,7 +109,7 @@ pub fn ManyView() -> impl IntoView {
                         store.route.update(|r| r.pin = v);
                     }>
                     <option value="">"Pin a baseline…"</option>
-                    {move || runs.get().into_iter().map(|(_, n, _, _)| {
+                    {move || runs().into_iter().map(|(_, n, _, _)| {
                         let sel = pin.with(|p| p.as_deref() == Some(n.as_str()));
                         let label = n.clone();
                         view! { <option value=n selected=sel>{label}</option> }
@@ -116,7 +117,8 @@ pub fn ManyView() -> impl IntoView {
                 </select>
             </label>
             {move || status().map(|s| view! { <p class="eb-state eb-state--quiet">{s}</p> })}
-            <Show when=move || target.with(Option::is_some)>
+            // Built once a comparison is possible (a memo: no rebuild while it stays so).
+            {move || has_target.get().then(|| view! {
                 <div on:click=open>
                     {move || match data.get() {
                         None => view! { <p class="eb-muted">"Comparing the runs…"</p> }.into_any(),
@@ -127,7 +129,7 @@ pub fn ManyView() -> impl IntoView {
                     <h2 class="eb-section__title">"Items across the runs"</h2>
                     {items(target, open_item)}
                 </section>
-            </Show>
+            })}
         </div>
     }
 }

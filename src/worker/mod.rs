@@ -6,7 +6,6 @@ mod big_log;
 pub mod browser_files;
 pub(crate) mod intake;
 pub(crate) mod keep;
-pub(crate) mod many;
 pub(crate) mod runtime;
 pub(crate) mod store;
 

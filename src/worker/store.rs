@@ -138,7 +138,7 @@ pub(crate) struct RunStore<const FAMILIES: FamilySet> {
     runs: Vec<Kept>,
     /// The last many-runs comparison, by (baselines, runs): kept until a run or the settings
     /// change, so a filter or a page of its matrix does not compare the runs again.
-    many: Option<crate::worker::many::Kept>,
+    many: Option<crate::many::Kept>,
 }
 
 impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
@@ -245,11 +245,10 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                 runs,
                 query,
             } => {
-                let kept = crate::worker::many::answer::<FAMILIES>(
-                    self.many.take(),
-                    (&baselines, &runs),
-                    |id| self.get(id).map(|r| (r.name.as_str(), r.run())),
-                );
+                let kept =
+                    crate::many::answer::<FAMILIES>(self.many.take(), (&baselines, &runs), |id| {
+                        self.get(id).map(|r| (r.name.as_str(), r.run()))
+                    });
                 let view = kept.view(&query);
                 post_view(scope, (req, baselines.first().copied().unwrap_or(0)), view);
                 self.many = Some(kept);

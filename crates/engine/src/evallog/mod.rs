@@ -115,7 +115,7 @@ impl crate::family_run::FamilyRun for score::ScoredLog {
                 self.headline_value(),
             ),
         };
-        (m.counts, m.stderr) = self.headline_spread(m.value);
+        (m.counts, m.stderr) = self.headline_spread(m.value, repeats::summary(self).as_ref());
         m
     }
 

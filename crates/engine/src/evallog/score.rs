@@ -660,21 +660,22 @@ impl ScoredLog {
     }
 
     /// What a CI of `value`, the run's headline, is computed from, when it is the mean of the
-    /// judged items' readings: with items judged more than once (Inspect's epochs,
-    /// [`super::repeats::summary`]) its standard error clustered by item; else, when every
+    /// judged items' readings: with items judged more than once (`repeats`, Inspect's epochs:
+    /// the run's repeat summary) its standard error clustered by item; else, when every
     /// reading is 0 or 1, the counts (`correct` of `n`: a proportion); else `sd / √n`. Neither
     /// when the headline is not that mean (a `pass_at_k` reducer, a recorded number, a metric
     /// of another kind): a spread of another number would put a wrong interval beside it.
     pub fn headline_spread(
         &self,
         value: Option<f64>,
+        repeats: Option<&crate::repeats::RepeatSummary>,
     ) -> (Option<crate::stats::Rate>, Option<crate::run_table::Stderr>) {
         use crate::run_table::Stderr;
         let Some(v) = value else {
             return (None, None);
         };
         let same = |m: Option<f64>| m.is_some_and(|m| (m - v).abs() <= 1e-9);
-        if let Some(r) = super::repeats::summary(self) {
+        if let Some(r) = repeats {
             let se = r.clustered_stderr.filter(|_| same(r.mean));
             return (
                 None,
