@@ -329,7 +329,7 @@ fn step_view<const FAMILIES: FamilySet>(
                 question: ctx.question,
                 baseline_answer: p.baseline_answer.clone(),
                 candidate_answer: p.candidate_answer.clone(),
-                diff: compare::diff_text(a, b),
+                diff: compare::words::word_diff(a, b),
             }
         })
         .collect();

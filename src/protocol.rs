@@ -210,6 +210,15 @@ pub struct RunInfo {
     /// ([`evalboard_engine::run::RunRef::unpriced_models_in`]): Settings offers to price them.
     #[serde(default)]
     pub unpriced_models: Vec<String>,
+    /// What the run list shows for the run, from its metadata: model · task · the headline with
+    /// its metric's name (`gpt-4o · gsm8k · Accuracy 71.2%`), of what the run records (the list
+    /// shows the run's name under it, whole on hover).
+    #[serde(default)]
+    pub label: String,
+    /// What the run list groups runs by: the tool that wrote it (an eval log's tool, else the
+    /// family), its task, its model (`—` when not recorded).
+    #[serde(default)]
+    pub facets: [String; 3],
 }
 
 /// Worker → page.
@@ -338,7 +347,7 @@ pub struct CompareRow {
     pub expected: Option<String>,
     pub baseline_answer: Option<String>,
     pub candidate_answer: Option<String>,
-    pub diff: Vec<evalboard_engine::compare::DiffSpan>,
+    pub diff: evalboard_engine::compare::words::WordDiff,
 }
 
 /// Baseline vs candidate.
@@ -446,6 +455,10 @@ pub enum ScreenQuery {
     },
     /// One item, by its key (the key its row carries, and a comparison's paired item's).
     Item { key: ItemKey },
+    /// A comparison's paired item side by side (asked of the candidate, the `Screen`'s run):
+    /// both runs' inputs, outputs, scores and conversations, and the diff of the outputs, as
+    /// the screen's `item`.
+    Pair { baseline: RunId, key: ItemKey },
 }
 
 /// The filters of an items table: the chosen value of each of the screen's choice filters (by
@@ -509,6 +522,10 @@ pub enum Block {
         options: Vec<(String, String)>,
         chosen: String,
     },
+    /// A word diff of two outputs (`compare::words`): deleted words struck, inserted marked,
+    /// a number written two ways noted "equal as numbers"; both texts whole when they share
+    /// little (`whole` says why).
+    Diff(evalboard_engine::compare::words::WordDiff),
     /// Source code with line numbers.
     Code {
         label: String,

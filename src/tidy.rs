@@ -20,6 +20,8 @@ const WORKER_MODULES: &[&str] = &[
     "exports",
     "charts",
     "warmup",
+    "pair",
+    "run_label",
 ];
 
 /// The page's top-level module, and the modules both sides share.

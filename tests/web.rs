@@ -226,6 +226,8 @@ fn load_report_lists_files_and_diagnostics() {
         custom_settings: vec![],
         part_of: None,
         unpriced_models: vec![],
+        label: String::new(),
+        facets: Default::default(),
     };
     let host = mount(move || {
         let store = Store::new();

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use evalboard_engine::family::Family;
 
-use evalboard_engine::compare::{DiffKind, Flip};
+use evalboard_engine::compare::Flip;
 
 use crate::format;
 use crate::protocol::{
@@ -54,10 +54,47 @@ fn loaded(store: Store) -> Vec<(u32, String, Family)> {
     })
 }
 
+/// What the run list shows for run `id` ([`crate::protocol::RunInfo::label`]), else `name`.
+fn label_of(store: Store, id: u32, name: &str) -> String {
+    store
+        .runs
+        .with_untracked(|rs| {
+            rs.iter()
+                .find(|r| r.id == id)
+                .and_then(|r| r.info().map(|i| i.label.clone()))
+        })
+        .filter(|l| !l.is_empty())
+        .unwrap_or_else(|| name.to_string())
+}
+
 type Run = (u32, String, Family);
 
-/// The runs compared, in order: from the URL (`base`, `cand`, `also`…), else the first loaded
-/// run vs the current one (or the next run of its family). Names not loaded are left out.
+/// The run to compare run `c` with by default: of its family, the same task first, then a run
+/// that is a demo run when `c` is one and a dropped run when `c` is not, then another model
+/// (the first loaded among equals); `None` when `c` is the only run of its family.
+fn most_similar(store: Store, rs: &[Run], c: &Run) -> Option<Run> {
+    let facets = |id: u32| {
+        store.runs.with(|v| {
+            v.iter()
+                .find(|r| r.id == id)
+                .and_then(|r| r.info().map(|i| (i.facets.clone(), r.demo)))
+                .unwrap_or_default()
+        })
+    };
+    let ([_, task, model], demo) = facets(c.0);
+    rs.iter()
+        .rev()
+        .filter(|r| r.0 != c.0 && r.2 == c.2)
+        .max_by_key(|r| {
+            let ([_, t, m], d) = facets(r.0);
+            4 * u8::from(t == task) + 2 * u8::from(d == demo) + u8::from(m != model)
+        })
+        .cloned()
+}
+
+/// The runs compared, in order: from the URL (`base`, `cand`, `also`…), else the current run
+/// against the run most like it ([`most_similar`]; never a run of another family), else the
+/// first loaded run against the next of its family. Names not loaded are left out.
 fn series_of(store: Store, rs: &[Run]) -> Option<Vec<Run>> {
     let by_name = |n: &str| rs.iter().find(|r| r.1 == n).cloned();
     let (b, c, cur, also) = store.route.with(|r| {
@@ -68,7 +105,11 @@ fn series_of(store: Store, rs: &[Run]) -> Option<Vec<Run>> {
             r.also.iter().filter_map(|n| by_name(n)).collect::<Vec<_>>(),
         )
     });
-    let b = b.or_else(|| rs.first().cloned())?;
+    let b = match (b, &cur) {
+        (Some(b), _) => b,
+        (None, Some(cur)) => most_similar(store, rs, cur)?,
+        (None, None) => rs.first().cloned()?,
+    };
     let c = c
         .or_else(|| cur.filter(|x| x.0 != b.0))
         .or_else(|| rs.iter().find(|r| r.0 != b.0 && r.2 == b.2).cloned())?;
@@ -139,9 +180,10 @@ pub fn CompareView() -> impl IntoView {
                         let base = s.as_ref().and_then(|s| s.first().map(|r| r.2)).filter(|_| slot > 0);
                         runs.get().into_iter().filter(|(_, name, family)| {
                             base.is_none_or(|b| b == *family) || chosen.as_deref() == Some(name.as_str())
-                        }).map(|(_, name, family)| {
+                        }).map(|(id, name, family)| {
                             let sel = chosen.as_deref() == Some(name.as_str());
-                            view! { <option value=name.clone() selected=sel>{format!("{name} ({family})")}</option> }
+                            let shown = format!("{} ({family})", label_of(store, id, &name));
+                            view! { <option value=name.clone() selected=sel>{shown}</option> }
                         }).collect_view()
                     }}
                 </select>
@@ -509,45 +551,31 @@ fn row(r: CompareRow, baseline: &str, candidate: &str) -> impl IntoView {
         _ => "eb-flip",
     };
     let question = r.question.clone().unwrap_or_default();
-    let open = RwSignal::new(false);
     let key = format::item_key(&r.key);
-    let (b, c) = (
-        r.baseline_answer
-            .clone()
-            .unwrap_or_else(|| format::NONE.into()),
-        r.candidate_answer
-            .clone()
-            .unwrap_or_else(|| format::NONE.into()),
-    );
-    let q2 = question.clone();
-    // A removed word followed by an inserted one reads as two values, never run together
-    // ("531191.007" vs "531191.0…").
-    let mut last = DiffKind::Equal;
-    let diff = r
-        .diff
-        .into_iter()
-        .map(|s| {
-            let arrow = (last == DiffKind::Delete && s.kind == DiffKind::Insert).then_some(" → ");
-            last = s.kind;
-            match s.kind {
-                DiffKind::Equal => view! { <span>{s.text}</span> }.into_any(),
-                DiffKind::Delete => view! { <del class="eb-diff__del">{s.text}</del> }.into_any(),
-                DiffKind::Insert => {
-                    view! { {arrow}<ins class="eb-diff__ins">{s.text}</ins> }.into_any()
-                }
-            }
-        })
-        .collect_view();
+    let diff = crate::ui::screen::diff_view(r.diff);
+    let pair_key = r.key.clone();
+    let (base_name, cand_name) = (baseline.to_string(), candidate.to_string());
+    // Both runs' item side by side, in a drawer over the Compare tab (`PairDrawer`).
+    let open_pair = move |_| {
+        let id = |n: &str| {
+            store
+                .runs
+                .with_untracked(|rs| rs.iter().find(|r| r.name == n).map(|r| r.id))
+        };
+        if let (Some(b), Some(c)) = (id(&base_name), id(&cand_name)) {
+            store.pair.set(Some((b, c)));
+            store.route.update(|r| r.item = Some(pair_key.clone()));
+        }
+    };
     view! {
         <tr data-flip=r.flip.slug()>
             <th scope="row" class="eb-mono"><button type="button" class="eb-link" data-action="open-item"
-                title=open_title on:click=open_item>{key.clone()}</button></th>
+                title=open_title on:click=open_item>{key}</button></th>
             <td>
                 <span class=cls>{flip_label(r.flip)}</span>
                 <button type="button" class="eb-link eb-side__toggle" data-action="side-by-side"
-                    aria-expanded=move || open.get().to_string()
-                    title="Both answers in full, side by side"
-                    on:click=move |_| open.update(|o| *o = !*o)>{move || if open.get() { "hide" } else { "side by side" }}</button>
+                    title="Both runs' item side by side: inputs, outputs, scores, conversations"
+                    on:click=open_pair>"side by side"</button>
             </td>
             <td>{r.category.unwrap_or_default()}</td>
             <td class="eb-clip" title=question.clone()>{format::clip(&question, 100)}</td>
@@ -557,16 +585,38 @@ fn row(r: CompareRow, baseline: &str, candidate: &str) -> impl IntoView {
                 {diff}
             </div></td>
         </tr>
-        <Show when=move || open.get()>
-            <tr class="eb-side" data-side=key.clone()>
-                <td colspan="6">
-                    <p class="eb-text">{q2.clone()}</p>
-                    <div class="eb-side__cols">
-                        <section><h4 class="eb-subtitle">"Baseline"</h4><p class="eb-text eb-mono" data-field="baseline">{b.clone()}</p></section>
-                        <section><h4 class="eb-subtitle">"Candidate"</h4><p class="eb-text eb-mono" data-field="candidate">{c.clone()}</p></section>
-                    </div>
-                </td>
-            </tr>
-        </Show>
+    }
+}
+
+/// A Compare row side by side (`store.pair` and `route.item`): the worker's pair screen
+/// (`ScreenQuery::Pair`: the outputs' diff, then each run's item in a column).
+#[component]
+pub fn PairDrawer() -> impl IntoView {
+    let store = use_store();
+    let query = Memo::new(move |_| {
+        let key = store.route.with(|r| r.item.clone())?;
+        let (baseline, candidate) = store.pair.get()?;
+        Some((
+            candidate,
+            crate::protocol::ScreenQuery::Pair { baseline, key },
+        ))
+    });
+    // Closed (the item cleared): the next item opens where it is again.
+    Effect::new(move |_| {
+        if store.route.with(|r| r.item.is_none()) {
+            store.pair.set(None);
+        }
+    });
+    let data = crate::ui::screen::fetch(query);
+    let is_open = Memo::new(move |_| query.with(|q| q.is_some()));
+    let item = move || data.with(|d| d.as_ref().and_then(|d| d.item.clone()));
+    let title = Signal::derive(move || item().map_or_else(|| "Side by side".into(), |m| m.title));
+    view! {
+        <crate::ui::widgets::Drawer open=is_open title=title>
+            {move || match item() {
+                Some(m) => view! { <div class="eb-screen-item" data-testid="pair">{crate::ui::screen::blocks(m.blocks)}</div> }.into_any(),
+                None => view! { <p class="eb-muted">"Loading…"</p> }.into_any(),
+            }}
+        </crate::ui::widgets::Drawer>
     }
 }
