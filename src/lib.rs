@@ -9,6 +9,7 @@ pub mod families;
 pub mod format;
 pub mod pair;
 pub mod protocol;
+pub mod qa_screens;
 pub mod run_label;
 pub mod screen;
 pub mod ui;

@@ -72,11 +72,17 @@ pub fn view(key: &ItemKey, base: PairSide, cand: PairSide) -> ScreenView {
     }
     blocks.push(Block::Heading("Output: baseline → candidate".into()));
     blocks.push(Block::Diff(word_diff(&a, &b)));
+    // Each run's item in a box tinted by its verdict.
     let column = |role: &str, s: PairSide| {
+        let ok = s.row.as_ref().and_then(|r| r.verdict) == Some(true);
         let inner = s
             .blocks
             .unwrap_or_else(|| vec![screen::note("missing", "note", "Not in this run.")]);
-        screen::group(role, "box", Some(format!("{role} · {}", s.name)), inner)
+        let mut b = screen::group(role, "box", Some(format!("{role} · {}", s.name)), inner);
+        if let Block::Group { ok: tint, .. } = &mut b {
+            *tint = ok;
+        }
+        b
     };
     blocks.push(screen::group(
         "sides",

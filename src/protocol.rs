@@ -253,6 +253,8 @@ pub enum Response {
         run_id: RunId,
         overview: Box<Overview>,
         charts: Vec<ChartDto>,
+        /// The Breakdowns tab as the worker lays it out (`qa_screens::breakdowns`).
+        breakdowns: Vec<Block>,
     },
     Items {
         req: ReqId,
@@ -395,6 +397,14 @@ pub struct CompareView {
     /// it: the page shows it beside the by-item toggle.
     #[serde(default)]
     pub pairing: Option<String>,
+    /// The headline cards as the worker words them (Δ accuracy, flips, McNemar, the bootstrap
+    /// CI): screen blocks the page renders as they come.
+    #[serde(default)]
+    pub cards: Vec<Block>,
+    /// The metrics as shown, each in its unit with a signed change: (key, label, baseline,
+    /// candidate, change).
+    #[serde(default)]
+    pub metric_rows: Vec<(String, String, String, String, String)>,
 }
 
 /// A series of runs (two runs: one comparison). `steps[i]` compares run `i` with run `i + 1`;
@@ -410,6 +420,12 @@ pub struct SeriesView {
     pub charts: Vec<ChartDto>,
     /// Run metadata side by side, one value per run.
     pub meta: Vec<evalboard_engine::run_meta::MetaRow>,
+    /// What the page shows of the series above the chosen step, as the worker lays it out: with
+    /// three runs or more, each headline rate across the runs and the flips of each consecutive
+    /// step (`series-metrics`, `series-steps`); the run metadata side by side, a field that
+    /// differs marked (`run-metadata`).
+    #[serde(default)]
+    pub blocks: Vec<Block>,
 }
 
 /// Each headline rate across the runs of a series, from its consecutive comparisons: run 0

@@ -22,6 +22,7 @@ const WORKER_MODULES: &[&str] = &[
     "warmup",
     "pair",
     "run_label",
+    "qa_screens",
 ];
 
 /// The page's top-level module, and the modules both sides share.

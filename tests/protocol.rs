@@ -291,12 +291,14 @@ fn responses() -> Vec<Response> {
             run_id: 1,
             overview: Box::new(overview),
             charts: vec![chart(), chart()],
+            breakdowns: vec![evalboard_app::screen::note("empty", "note", "No data.")],
         },
         Response::Overview {
             req: 8,
             run_id: 2,
             overview: Box::new(views::overview(&qa_empty(), 10)),
             charts: vec![],
+            breakdowns: vec![],
         },
         Response::Items {
             req: 9,

@@ -61,6 +61,7 @@ fn overview_round_trips_with_real_engine_output() {
         run_id: 3,
         overview: Box::new(overview.clone()),
         charts: vec![chart.clone()],
+        breakdowns: Vec::new(),
     };
     match round_trip(&r) {
         Response::Overview {
@@ -68,6 +69,7 @@ fn overview_round_trips_with_real_engine_output() {
             run_id,
             overview: o,
             charts,
+            ..
         } => {
             assert_eq!((req, run_id), (7, 3));
             assert_eq!(*o, overview);

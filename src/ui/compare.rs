@@ -21,7 +21,6 @@ use crate::protocol::{
 use crate::ui::client;
 use crate::ui::store::{use_store, Store};
 use crate::ui::widgets::{Chart, DataTable};
-use evalboard_engine::compare::Unit;
 
 const FLIPS: [(&str, &str); 7] = [
     ("regressed", "Regressed (correct → wrong)"),
@@ -259,57 +258,11 @@ pub fn CompareView() -> impl IntoView {
 
 /// A two-run comparison, or a series: metrics across the runs, flips per consecutive step (pick
 /// one to list its items), then the chosen step in full. Run metadata and the loss-curve overlay
-/// either way. Tables are the shared [`DataTable`] (text cells).
+/// either way. The series' tables and the run metadata are the worker's screen blocks.
 fn series_body(store: Store, v: SeriesView) -> impl IntoView {
     let step = v.step as usize;
     let n_steps = v.steps.len();
     let name = |s: &View| format!("{} → {}", s.baseline, s.candidate);
-    let overview = (n_steps > 1).then(|| {
-        let metrics = crate::protocol::series_metrics(&v.steps);
-        let mut head = vec!["Run".to_string()];
-        head.extend(metrics.iter().map(|m| m.0.clone()));
-        let rows = v
-            .runs
-            .iter()
-            .enumerate()
-            .map(|(i, run)| {
-                let mut row = vec![run.clone()];
-                row.extend(metrics.iter().map(|m| format::pct(m.1.get(i).copied().flatten())));
-                row
-            })
-            .collect();
-        let steps_head = ["Step", "Regressed", "Improved", "Paired", "Δ accuracy", "95% CI", "McNemar p"]
-            .map(String::from)
-            .to_vec();
-        let steps_rows = v
-            .steps
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let f = s.flips;
-                let ok = s.error.is_none();
-                vec![
-                    format!("{}. {}", i + 1, name(s)),
-                    if ok { format::int(f.regressed) } else { String::new() },
-                    if ok { format::int(f.improved) } else { String::new() },
-                    format::int(s.n_paired),
-                    signed_pp(s.accuracy_delta),
-                    format!("[{}, {}]", signed_pp(s.ci_low), signed_pp(s.ci_high)),
-                    p_text(s.mcnemar_p),
-                ]
-            })
-            .collect();
-        view! {
-            <section class="eb-section" data-section="series">
-                <h2 class="eb-section__title">{format!("Series of {} runs", v.runs.len())}</h2>
-                <div class="eb-scroll-x" data-table="series-metrics"><DataTable head=head rows=rows/></div>
-                <div class="eb-scroll-x" data-table="series-steps">
-                    <DataTable head=steps_head rows=steps_rows caption="Flips between consecutive runs"
-                        marked=(0..n_steps).map(|i| i == step).collect()/>
-                </div>
-            </section>
-        }
-    });
     let step_picker = (n_steps > 1).then(|| {
         view! {
             <label class="eb-compare__pick" data-section="step-detail">
@@ -325,37 +278,6 @@ fn series_body(store: Store, v: SeriesView) -> impl IntoView {
             </label>
         }
     });
-    let meta = (!v.meta.is_empty()).then(|| {
-        let n_diff = v.meta.iter().filter(|r| r.differs).count();
-        let mut head = vec!["Field".to_string()];
-        head.extend(v.runs.iter().cloned());
-        head.push(String::new());
-        let marked = v.meta.iter().map(|r| r.differs).collect();
-        let rows = v
-            .meta
-            .iter()
-            .map(|r| {
-                let mut row = vec![r.label.clone()];
-                row.extend(
-                    r.values
-                        .iter()
-                        .map(|x| x.clone().unwrap_or_else(|| format::NONE.to_string())),
-                );
-                row.push(if r.differs { "≠ differs" } else { "" }.to_string());
-                row
-            })
-            .collect();
-        view! {
-            <details class="eb-section eb-meta" data-section="run-metadata" open>
-                <summary class="eb-section__title">
-                    {format!("Run metadata · {} of {} fields differ", n_diff, v.meta.len())}
-                </summary>
-                <div class="eb-scroll-x" data-table="run-metadata">
-                    <DataTable head=head rows=rows numeric_from=usize::MAX marked=marked/>
-                </div>
-            </details>
-        }
-    });
     let charts = (!v.charts.is_empty()).then(|| {
         view! {
             <div class="eb-charts" data-section="compare-charts">
@@ -363,31 +285,14 @@ fn series_body(store: Store, v: SeriesView) -> impl IntoView {
             </div>
         }
     });
+    // The series' tables and the run metadata, as the worker lays them out.
+    let blocks = crate::ui::screen::blocks(v.blocks);
     view! {
-        {overview}
+        {blocks}
         {charts}
-        {meta}
         {step_picker}
         {v.steps.get(step).cloned().map(|d| body(store, d))}
     }
-}
-
-fn p_text(p: f64) -> String {
-    evalboard_engine::compare::p_value_text(p)
-}
-
-/// A change with its sign (`+` / `-`, as the changes in points), the magnitude shown by `show`.
-fn signed(d: Option<f64>, show: fn(f64) -> String) -> String {
-    match d {
-        Some(x) if x < 0.0 => format!("-{}", show(-x)),
-        Some(x) => format!("+{}", show(x)),
-        None => format::NONE.into(),
-    }
-}
-
-fn signed_pp(x: Option<f64>) -> String {
-    x.map(|d| format!("{:+.1} pp", d * 100.0))
-        .unwrap_or_else(|| format::NONE.into())
 }
 
 fn body(store: Store, v: View) -> impl IntoView {
@@ -395,8 +300,6 @@ fn body(store: Store, v: View) -> impl IntoView {
         return view! { <div class="eb-state eb-state--error" role="alert">{e}</div> }.into_any();
     }
     let f = v.flips;
-    let p = p_text(v.mcnemar_p);
-    let ci = format!("[{}, {}]", signed_pp(v.ci_low), signed_pp(v.ci_high));
     let route_flip = store
         .route
         .with_untracked(|r| r.flip.clone())
@@ -443,35 +346,14 @@ fn body(store: Store, v: View) -> impl IntoView {
                 on:change=move |ev| store.compare_by_item.set(event_target_checked(&ev))/>" Pair by item · "</label>{p}</p>
         })}
         {v.per_item_unavailable.clone().map(|w| view! { <div class="eb-state eb-state--quiet">{format!("Per-item diff unavailable: {w}")}</div> })}
-        <div class="eb-cards">
-            <div class="eb-card eb-card--primary" data-metric="accuracy_delta">
-                <div class="eb-card__label">"Δ accuracy (paired)"</div>
-                <div class="eb-card__value">{signed_pp(v.accuracy_delta)}</div>
-                <div class="eb-card__sub">{format!("{} → {} over {} paired", format::pct(v.baseline_accuracy), format::pct(v.candidate_accuracy), format::int(v.n_paired))}</div>
-            </div>
-            <div class="eb-card" data-metric="regressed"><div class="eb-card__label">"Regressed"</div><div class="eb-card__value">{format::int(f.regressed)}</div><div class="eb-card__sub">"correct → wrong"</div></div>
-            <div class="eb-card" data-metric="improved"><div class="eb-card__label">"Improved"</div><div class="eb-card__value">{format::int(f.improved)}</div><div class="eb-card__sub">"wrong → correct"</div></div>
-            <div class="eb-card" data-metric="mcnemar_p"><div class="eb-card__label">"McNemar exact p"</div><div class="eb-card__value">{p}</div><div class="eb-card__sub">"two-sided, on the flips"</div></div>
-            <div class="eb-card" data-metric="bootstrap_ci"><div class="eb-card__label">"Bootstrap 95% CI"</div><div class="eb-card__value">{ci}</div>
-                <div class="eb-card__sub">{format!("paired, {} resamples, seed {}", format::int(u64::from(v.resamples)), v.seed)}</div></div>
-        </div>
+        {crate::ui::screen::blocks(v.cards.clone())}
         <table class="eb-table" data-table="compare-metrics">
             <thead><tr><th scope="col">"Metric"</th><th scope="col" class="eb-num"><span class="eb-clip eb-clip--name" title=v.baseline.clone()>{v.baseline.clone()}</span></th>
                 <th scope="col" class="eb-num"><span class="eb-clip eb-clip--name" title=v.candidate.clone()>{v.candidate.clone()}</span></th><th scope="col" class="eb-num">"Δ"</th></tr></thead>
             <tbody>
-                {v.metrics.iter().map(|m| {
-                    let d = m.baseline.zip(m.candidate).map(|(b, c)| c - b);
-                    // Each metric in its own unit: a rate as a percentage and its change in
-                    // points, a count, dollars or seconds with a signed change.
-                    let (shown, delta): (fn(Option<f64>) -> String, String) = match m.unit {
-                        Unit::Rate => (format::pct, signed_pp(d)),
-                        Unit::Score => (|x| format::dec(x, 4), signed(d, |x| format!("{x:.4}"))),
-                        Unit::Count => (format::tokens, signed(d, |x| format::tokens(Some(x)))),
-                        Unit::Usd => (format::usd, signed(d, |x| format::usd(Some(x)))),
-                        Unit::Seconds => (|x| format!("{} s", format::dec(x, 2)), signed(d, |x| format!("{x:.2} s"))),
-                    };
-                    view! { <tr data-metric-row=m.key.clone()><th scope="row">{m.label.clone()}</th><td class="eb-num">{shown(m.baseline)}</td>
-                        <td class="eb-num">{shown(m.candidate)}</td><td class="eb-num">{delta}</td></tr> }
+                {v.metric_rows.iter().cloned().map(|(key, label, b, c, d)| view! {
+                    <tr data-metric-row=key><th scope="row">{label}</th><td class="eb-num">{b}</td>
+                        <td class="eb-num">{c}</td><td class="eb-num">{d}</td></tr>
                 }).collect_view()}
                 <tr><th scope="row">"Unchanged (correct / wrong)"</th><td class="eb-num" colspan="3">{format!("{} / {}", format::int(f.unchanged_correct), format::int(f.unchanged_wrong))}</td></tr>
                 <tr><th scope="row">"Only in baseline / candidate"</th><td class="eb-num" colspan="3">{format!("{} / {}", format::int(f.only_in_baseline), format::int(f.only_in_candidate))}</td></tr>

@@ -88,7 +88,12 @@ pub fn Sidebar() -> impl IntoView {
     );
     let groups = Memo::new(move |_| {
         let needle = browser::lower(search.get().trim());
-        let by = group.with(|g| g.parse::<usize>().ok());
+        let by = group.with(|g| match g.as_str() {
+            "0" => Some(0),
+            "1" => Some(1),
+            "2" => Some(2),
+            _ => None,
+        });
         sort.with(|how| store.runs.with(|rs| arrange(rs, &needle, how, by)))
     });
     let has_demo = move || store.runs.with(|rs| rs.iter().any(|r| r.demo));
@@ -142,12 +147,11 @@ pub fn Sidebar() -> impl IntoView {
             <Show when=move || groups.with(Vec::is_empty) && search.with(|s| !s.is_empty())>
                 <p class="eb-sidebar__none">"No run matches this search."</p>
             </Show>
-            {move || groups.get().into_iter().map(|(name, ids)| view! {
-                {(!name.is_empty()).then(|| view! { <h3 class="eb-runlist__group">{format!("{name} · {}", ids.len())}</h3> })}
-                <ul class="eb-runlist">
-                    {ids.into_iter().map(|id| view! { <RunItem id=id/> }).collect_view()}
-                </ul>
-            }).collect_view()}
+            <ul class="eb-runlist">
+                <For each=move || groups.with(|g| g.iter().flat_map(|(_, ids)| ids.clone()).collect::<Vec<_>>()) key=|id| *id let:id>
+                    <RunItem id=id groups=groups/>
+                </For>
+            </ul>
             <div class="eb-sidebar__drop">
                 <p class="eb-sidebar__hint">"Drop run folders anywhere, or"</p>
                 <PickButtons/>
@@ -156,9 +160,17 @@ pub fn Sidebar() -> impl IntoView {
     }
 }
 
+/// One run of the list; the first of a group (`groups`) carries the group's heading.
 #[component]
-fn RunItem(id: RunId) -> impl IntoView {
+fn RunItem(id: RunId, groups: Memo<Vec<(String, Vec<RunId>)>>) -> impl IntoView {
     let store = use_store();
+    let heading = move || {
+        groups.with(|g| {
+            g.iter()
+                .find(|(name, ids)| !name.is_empty() && ids.first() == Some(&id))
+                .map(|(name, ids)| format!("{name} · {}", ids.len()))
+        })
+    };
     let run = Memo::new(move |_| {
         store
             .runs
@@ -216,6 +228,7 @@ fn RunItem(id: RunId) -> impl IntoView {
         status_view(&r)
     };
     view! {
+        {move || heading().map(|h| view! { <li class="eb-runlist__group" role="presentation">{h}</li> })}
         <li class="eb-run" class:eb-run--current=is_current>
             <Show
                 when=move || editing.get()

@@ -104,6 +104,8 @@ pub struct OverviewData {
     pub run_id: RunId,
     pub overview: Overview,
     pub charts: Vec<ChartDto>,
+    /// The Breakdowns tab, laid out by the worker.
+    pub breakdowns: Vec<crate::protocol::Block>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -380,12 +382,14 @@ impl Store {
                 run_id,
                 overview,
                 charts,
+                breakdowns,
             } => {
                 if req == self.overview_req.get_value() {
                     self.overview.set(Some(OverviewData {
                         run_id,
                         overview: *overview,
                         charts,
+                        breakdowns,
                     }));
                 }
             }

@@ -640,6 +640,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
             Some(s) => {
                 let (overview, sizes) = views::overview_with_sizes(s, 10);
                 let charts = charts::qa_charts(&overview.stats, &sizes, dark);
+                let breakdowns = crate::qa_screens::breakdowns(&overview.stats, &charts);
                 post(
                     scope,
                     &Response::Overview {
@@ -647,6 +648,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                         run_id,
                         overview: Box::new(overview),
                         charts,
+                        breakdowns,
                     },
                 );
             }

@@ -512,7 +512,7 @@ test('Compare defaults to the most similar run of the current run\'s family (nev
   await pair.locator('[data-group="Candidate"]').waitFor();
   for (const side of ['Baseline', 'Candidate']) {
     const text = await pair.locator(`[data-group="${side}"]`).innerText();
-    assert.ok(text.includes('Input') || text.includes('input'), `${side}: ${text.slice(0, 200)}`);
+    assert.match(text, /input/i, `${side}: ${text.slice(0, 200)}`);
   }
   await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-pair-evallog.png') });
   await page.setViewportSize({ width: 390, height: 844 });
@@ -529,7 +529,7 @@ test('Compare defaults to the most similar run of the current run\'s family (nev
   await page.evaluate(() => { location.hash = '#run=qa_b&tab=compare'; });
   await page.waitForFunction(() => document.querySelector('select[name="base"]')?.value === 'qa_a'
     && document.querySelectorAll('[data-table="compare-items"] tbody tr').length === 3, null, { timeout: 30000 });
-  const diffOf = (key) => page.locator('[data-table="compare-items"] tbody tr', { has: page.locator(`th:text-is("${key}")`) }).locator('.eb-diff__box');
+  const diffOf = (key) => page.locator('[data-table="compare-items"] tbody tr').filter({ has: page.locator('th', { hasText: key }) }).locator('.eb-diff__box');
   // 4.5 against 4.50, 1,000 against 1000: equal as numbers, never "4.5 → 50".
   const ratio = await diffOf('c1 · 0').innerText();
   assert.ok(ratio.includes('4.5') && ratio.includes('equal as numbers') && !ratio.includes('→'), ratio);
