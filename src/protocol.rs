@@ -253,8 +253,10 @@ pub enum Response {
         run_id: RunId,
         overview: Box<Overview>,
         charts: Vec<ChartDto>,
-        /// The Breakdowns tab as the worker lays it out (`qa_screens::breakdowns`).
+        /// The Breakdowns and Complexity tabs as the worker lays them out
+        /// (`qa_screens::breakdowns`, `qa_screens::complexity`).
         breakdowns: Vec<Block>,
+        complexity: Vec<Block>,
     },
     Items {
         req: ReqId,
@@ -450,6 +452,19 @@ pub fn series_metrics(steps: &[CompareView]) -> Vec<(String, Vec<Option<f64>>)> 
             (m.label.clone(), values)
         })
         .collect()
+}
+
+/// The numeric QA tab a worker chart belongs on, by its key (`complexity`, `breakdowns`,
+/// `errors`; unknown keys show on the `overview`): the page places the charts it draws itself,
+/// the worker those of the tabs it lays out.
+pub fn chart_tab(key: &str) -> &'static str {
+    match key {
+        "complexity" | "accuracy_by_ops" | "logic_recall_by_turn" => "complexity",
+        k if k.starts_with("by_") => "breakdowns",
+        "error_types" => "errors",
+        k if k.contains("turn") || k.contains("ops") => "complexity",
+        _ => "overview",
+    }
 }
 
 /// Which screen of a run the page wants, for the families whose screens the worker lays out

@@ -1,13 +1,15 @@
 //! Numeric QA tabs the main worker lays out as screen blocks (`protocol::Block`), so the page
 //! only renders them: the Breakdowns tab (every `by_*` map of the statistics as a table — feature
-//! flags, conversation type, model — with its chart). Pure (tested natively).
+//! flags, conversation type, model — with its chart) and the Complexity tab (accuracy, operations
+//! and logic recall by turn number, accuracy by operations per turn, with the complexity
+//! charts). Pure (tested natively).
 
 use std::collections::BTreeMap;
 
 use evalboard_engine::numeric_qa::aggregate::doc::{Breakdown, Statistics};
 
 use crate::format;
-use crate::protocol::{Block, ChartDto};
+use crate::protocol::{chart_tab, Block, ChartDto};
 use crate::screen;
 
 /// The Breakdowns tab of a numeric QA run: one section per breakdown, each group with its
@@ -86,6 +88,87 @@ pub fn breakdowns(s: &Statistics, charts: &[ChartDto]) -> Vec<Block> {
         .collect()
 }
 
+/// The Complexity tab of a numeric QA run: its charts (`chart_tab` "complexity"), then accuracy,
+/// average operations and logic recall by turn number beside accuracy by operations per turn.
+pub fn complexity(s: &Statistics, charts: &[ChartDto]) -> Vec<Block> {
+    let mut out: Vec<Block> = charts
+        .iter()
+        .filter(|c| chart_tab(&c.key) == "complexity")
+        .map(|c| Block::Chart(c.clone()))
+        .collect();
+    let turns: std::collections::BTreeSet<_> = s
+        .accuracy_by_turn_number
+        .keys()
+        .chain(s.avg_operations_by_turn.keys())
+        .chain(s.logic_recall_by_turn.keys())
+        .copied()
+        .collect();
+    let mut by_turn = vec![screen::text(
+        "hint",
+        "Does accuracy fall in later turns, as questions build on earlier answers?",
+        false,
+    )];
+    if turns.is_empty() {
+        by_turn.push(screen::note("empty", "note", "No turns."));
+    } else {
+        let mut rows = vec![["Turn", "Accuracy", "Avg operations", "Logic recall"]
+            .map(String::from)
+            .to_vec()];
+        rows.extend(turns.iter().map(|k| {
+            vec![
+                k.0.to_string(),
+                format::pct(s.accuracy_by_turn_number.get(k).copied()),
+                format::dec(s.avg_operations_by_turn.get(k).copied(), 2),
+                format::pct(s.logic_recall_by_turn.get(k).copied()),
+            ]
+        }));
+        by_turn.push(screen::table("by-turn", "", rows));
+    }
+    let mut by_ops = vec![screen::text(
+        "hint",
+        "Where is the complexity ceiling: how many compute steps before accuracy drops?",
+        false,
+    )];
+    if s.accuracy_by_operations_per_turn.is_empty() {
+        by_ops.push(screen::note(
+            "empty",
+            "note",
+            "No plans recorded, so no operation counts.",
+        ));
+    } else {
+        let mut rows = vec![["Operations", "Accuracy"].map(String::from).to_vec()];
+        rows.extend(
+            s.accuracy_by_operations_per_turn
+                .iter()
+                .map(|(k, v)| vec![k.0.to_string(), format::pct(Some(*v))]),
+        );
+        by_ops.push(screen::table("by-ops", "", rows));
+    }
+    by_ops.push(screen::text(
+        "footnote",
+        format!(
+            "Average operations per turn: {}",
+            format::dec(s.avg_operations_per_turn, 2)
+        ),
+        false,
+    ));
+    out.push(screen::group(
+        "complexity-tables",
+        "pair",
+        None,
+        vec![
+            screen::group("by-turn", "section", Some("By turn number".into()), by_turn),
+            screen::group(
+                "by-ops",
+                "section",
+                Some("By operations per turn".into()),
+                by_ops,
+            ),
+        ],
+    ));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +191,10 @@ mod tests {
             panic!("a numeric QA run");
         };
         let stats = evalboard_engine::numeric_qa::aggregate::doc::statistics(&s);
+        let tables = complexity(&stats, &[]);
+        assert!(
+            matches!(tables.last(), Some(Block::Group { key, .. }) if key == "complexity-tables")
+        );
         let blocks = breakdowns(&stats, &[]);
         let keys: Vec<&str> = blocks
             .iter()

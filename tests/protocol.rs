@@ -292,6 +292,7 @@ fn responses() -> Vec<Response> {
             overview: Box::new(overview),
             charts: vec![chart(), chart()],
             breakdowns: vec![evalboard_app::screen::note("empty", "note", "No data.")],
+            complexity: vec![evalboard_app::screen::text("hint", "By turn", false)],
         },
         Response::Overview {
             req: 8,
@@ -299,6 +300,7 @@ fn responses() -> Vec<Response> {
             overview: Box::new(views::overview(&qa_empty(), 10)),
             charts: vec![],
             breakdowns: vec![],
+            complexity: vec![],
         },
         Response::Items {
             req: 9,

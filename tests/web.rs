@@ -62,6 +62,7 @@ fn overview_round_trips_with_real_engine_output() {
         overview: Box::new(overview.clone()),
         charts: vec![chart.clone()],
         breakdowns: Vec::new(),
+        complexity: Vec::new(),
     };
     match round_trip(&r) {
         Response::Overview {

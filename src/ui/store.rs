@@ -104,8 +104,9 @@ pub struct OverviewData {
     pub run_id: RunId,
     pub overview: Overview,
     pub charts: Vec<ChartDto>,
-    /// The Breakdowns tab, laid out by the worker.
+    /// The Breakdowns and Complexity tabs, laid out by the worker.
     pub breakdowns: Vec<crate::protocol::Block>,
+    pub complexity: Vec<crate::protocol::Block>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -383,6 +384,7 @@ impl Store {
                 overview,
                 charts,
                 breakdowns,
+                complexity,
             } => {
                 if req == self.overview_req.get_value() {
                     self.overview.set(Some(OverviewData {
@@ -390,6 +392,7 @@ impl Store {
                         overview: *overview,
                         charts,
                         breakdowns,
+                        complexity,
                     }));
                 }
             }

@@ -641,6 +641,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                 let (overview, sizes) = views::overview_with_sizes(s, 10);
                 let charts = charts::qa_charts(&overview.stats, &sizes, dark);
                 let breakdowns = crate::qa_screens::breakdowns(&overview.stats, &charts);
+                let complexity = crate::qa_screens::complexity(&overview.stats, &charts);
                 post(
                     scope,
                     &Response::Overview {
@@ -649,6 +650,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                         overview: Box::new(overview),
                         charts,
                         breakdowns,
+                        complexity,
                     },
                 );
             }
