@@ -167,13 +167,13 @@ fn stored_run(key: String, text: &str) -> Option<StoredRun> {
         .ok()
         .filter(|m| m.version == 1)
         .map(|m| {
-            REMOVED.with(|r| r.borrow_mut().insert(key.clone(), m.removed.clone()));
-            m
-        })
-        .map(|m| StoredRun {
-            key,
-            name: m.name,
-            paths: m.paths,
+            // The logs removed from it are left out when it is loaded again.
+            REMOVED.with(|r| r.borrow_mut().insert(key.clone(), m.removed));
+            StoredRun {
+                key,
+                name: m.name,
+                paths: m.paths,
+            }
         })
 }
 
