@@ -181,7 +181,8 @@ pub fn CompareView() -> impl IntoView {
                             base.is_none_or(|b| b == *family) || chosen.as_deref() == Some(name.as_str())
                         }).map(|(id, name, family)| {
                             let sel = chosen.as_deref() == Some(name.as_str());
-                            let shown = format!("{} ({family})", label_of(store, id, &name));
+                            // The name first (the picker is clipped), then what the run is.
+                            let shown = format!("{name} ({family}) · {}", label_of(store, id, &name));
                             view! { <option value=name.clone() selected=sel>{shown}</option> }
                         }).collect_view()
                     }}
