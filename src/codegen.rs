@@ -57,6 +57,8 @@ pub fn view(st: &Loaded, q: &ScreenQuery) -> ScreenView {
             limit,
         } => items(st, filter, *offset, *limit, &mut v),
         ScreenQuery::Item { key } => v.item = message_of(st, key),
+        // Laid out by the run store from both runs' items (`crate::pair`).
+        ScreenQuery::Pair { .. } => {}
     }
     v
 }

@@ -29,6 +29,8 @@ pub fn view(run: &EvalRun, s: &ScoredRun, q: &ScreenQuery) -> ScreenView {
             limit,
         } => items(&v, filter, *offset, *limit, &mut out),
         ScreenQuery::Item { key } => out.item = item(&v, key),
+        // Laid out by the run store from both runs' items (`crate::pair`).
+        ScreenQuery::Pair { .. } => {}
     }
     out
 }

@@ -16,8 +16,9 @@ use evalboard_engine::slices::{self, Slices};
 use evalboard_report::charts::Theme;
 use evalboard_report::compare_charts;
 
+use crate::format;
 use crate::protocol::{
-    series_metrics, CompareQuery, CompareRow, CompareView, SeriesView, COMPARE_PAGE,
+    series_metrics, Block, CompareQuery, CompareRow, CompareView, SeriesView, COMPARE_PAGE,
 };
 
 /// One side of a comparison: a run this worker holds, under the name the page knows it by, or
@@ -109,13 +110,129 @@ pub fn series_view_in<const FAMILIES: FamilySet>(
             theme,
         ));
     }
-    SeriesView {
+    let mut view = SeriesView {
         runs: names,
         step: step as u32,
         charts: charts.into_iter().map(Into::into).collect(),
         meta: series.meta,
         steps,
+        blocks: Vec::new(),
+    };
+    view.blocks = series_blocks(&view);
+    view
+}
+
+/// [`SeriesView::blocks`]: the series' metrics and steps (three runs or more), then the run
+/// metadata side by side.
+fn series_blocks(v: &SeriesView) -> Vec<Block> {
+    use crate::protocol::{Cell, Table, TableRow};
+    let mut out = Vec::new();
+    let n_steps = v.steps.len();
+    if n_steps > 1 {
+        let metrics = series_metrics(&v.steps);
+        let mut head = vec!["Run".to_string()];
+        head.extend(metrics.iter().map(|m| m.0.clone()));
+        let mut rows = vec![head];
+        rows.extend(v.runs.iter().enumerate().map(|(i, run)| {
+            let mut row = vec![run.clone()];
+            row.extend(
+                metrics
+                    .iter()
+                    .map(|m| format::pct(m.1.get(i).copied().flatten())),
+            );
+            row
+        }));
+        let mut steps = vec![[
+            "Step",
+            "Regressed",
+            "Improved",
+            "Paired",
+            "Δ accuracy",
+            "95% CI",
+            "McNemar p",
+        ]
+        .map(String::from)
+        .to_vec()];
+        steps.extend(v.steps.iter().enumerate().map(|(i, s)| {
+            let ok = s.error.is_none();
+            let count = |n: u64| if ok { format::int(n) } else { String::new() };
+            vec![
+                format!("{}. {} → {}", i + 1, s.baseline, s.candidate),
+                count(s.flips.regressed),
+                count(s.flips.improved),
+                format::int(s.n_paired),
+                format::signed_pp(s.accuracy_delta),
+                format!(
+                    "[{}, {}]",
+                    format::signed_pp(s.ci_low),
+                    format::signed_pp(s.ci_high)
+                ),
+                compare::p_value_text(s.mcnemar_p),
+            ]
+        }));
+        // Each row headed by its run or step; the listed step marked.
+        let headed = |mut b: Block, marked: Option<usize>| {
+            if let Block::Table(t) = &mut b {
+                for (i, r) in t.rows.iter_mut().enumerate() {
+                    r.flag = marked == Some(i);
+                    r.key = match r.cells.first() {
+                        Some(Cell::Text(x)) => Some(x.clone()),
+                        _ => None,
+                    };
+                }
+            }
+            b
+        };
+        let steps = crate::screen::table("series-steps", "Flips between consecutive runs", steps);
+        out.push(crate::screen::group(
+            "series",
+            "section",
+            Some(format!("Series of {} runs", v.runs.len())),
+            vec![
+                headed(crate::screen::table("series-metrics", "", rows), None),
+                headed(steps, Some(v.step as usize)),
+            ],
+        ));
     }
+    if !v.meta.is_empty() {
+        let n_diff = v.meta.iter().filter(|r| r.differs).count();
+        let mut head = vec!["Field".to_string()];
+        head.extend(v.runs.iter().cloned());
+        head.push(String::new());
+        let rows =
+            v.meta
+                .iter()
+                .map(|r| {
+                    let mut cells = vec![Cell::Text(r.label.clone())];
+                    cells.extend(r.values.iter().map(|x| {
+                        Cell::Text(x.clone().unwrap_or_else(|| format::NONE.to_string()))
+                    }));
+                    cells.push(Cell::Text(if r.differs { "≠ differs" } else { "" }.into()));
+                    TableRow {
+                        key: Some(r.label.clone()),
+                        flag: r.differs,
+                        cells,
+                    }
+                })
+                .collect();
+        out.push(crate::screen::group(
+            "run-metadata",
+            "section",
+            Some(format!(
+                "Run metadata · {} of {} fields differ",
+                n_diff,
+                v.meta.len()
+            )),
+            vec![Block::Table(Table {
+                key: "run-metadata".into(),
+                title: None,
+                numeric: Vec::new(),
+                rows,
+                head,
+            })],
+        ));
+    }
+    out
 }
 
 /// The slice table's header row, the field's column labelled `label`.
@@ -245,6 +362,8 @@ fn step_view<const FAMILIES: FamilySet>(
         n_rows: 0,
         rows: Vec::new(),
         pairing: None,
+        cards: Vec::new(),
+        metric_rows: Vec::new(),
     };
     let (b, c, cmp) = match (base, cand, cmp) {
         (Side::Run(_, b), Side::Run(_, c), Some(cmp)) => (b, c, cmp),
@@ -329,11 +448,103 @@ fn step_view<const FAMILIES: FamilySet>(
                 question: ctx.question,
                 baseline_answer: p.baseline_answer.clone(),
                 candidate_answer: p.candidate_answer.clone(),
-                diff: compare::diff_text(a, b),
+                diff: compare::words::word_diff(a, b),
             }
         })
         .collect();
+    shown(&mut view);
     view
+}
+
+/// A change with its sign, the magnitude shown by `show`.
+fn signed(d: Option<f64>, show: impl Fn(f64) -> String) -> String {
+    match d {
+        Some(x) if x < 0.0 => format!("-{}", show(-x)),
+        Some(x) => format!("+{}", show(x)),
+        None => format::NONE.into(),
+    }
+}
+
+/// What the Compare tab shows of a comparison, worded here so the page only renders it: the
+/// headline cards and each metric in its own unit (a rate as a percentage and its change in
+/// points; a score, a count, dollars or seconds with a signed change).
+fn shown(view: &mut CompareView) {
+    let f = view.flips;
+    let card = |key: &str, label: &str, value: String, sub: String| {
+        (key.to_string(), label.to_string(), value, sub)
+    };
+    view.cards = vec![Block::Cards {
+        primary: "accuracy_delta".into(),
+        cards: vec![
+            card(
+                "accuracy_delta",
+                "Δ accuracy (paired)",
+                format::signed_pp(view.accuracy_delta),
+                format!(
+                    "{} → {} over {} paired",
+                    format::pct(view.baseline_accuracy),
+                    format::pct(view.candidate_accuracy),
+                    format::int(view.n_paired)
+                ),
+            ),
+            card(
+                "regressed",
+                "Regressed",
+                format::int(f.regressed),
+                "correct → wrong".into(),
+            ),
+            card(
+                "improved",
+                "Improved",
+                format::int(f.improved),
+                "wrong → correct".into(),
+            ),
+            card(
+                "mcnemar_p",
+                "McNemar exact p",
+                compare::p_value_text(view.mcnemar_p),
+                "two-sided, on the flips".into(),
+            ),
+            card(
+                "bootstrap_ci",
+                "Bootstrap 95% CI",
+                format!(
+                    "[{}, {}]",
+                    format::signed_pp(view.ci_low),
+                    format::signed_pp(view.ci_high)
+                ),
+                format!(
+                    "paired, {} resamples, seed {}",
+                    format::int(u64::from(view.resamples)),
+                    view.seed
+                ),
+            ),
+        ],
+    }];
+    view.metric_rows = view
+        .metrics
+        .iter()
+        .map(|m| {
+            let d = m.baseline.zip(m.candidate).map(|(b, c)| c - b);
+            let (shown, delta): (fn(Option<f64>) -> String, String) = match m.unit {
+                compare::Unit::Rate => (format::pct, format::signed_pp(d)),
+                compare::Unit::Score => (|x| format::dec(x, 4), signed(d, |x| format!("{x:.4}"))),
+                compare::Unit::Count => (format::tokens, signed(d, |x| format::tokens(Some(x)))),
+                compare::Unit::Usd => (format::usd, signed(d, |x| format::usd(Some(x)))),
+                compare::Unit::Seconds => (
+                    |x| format!("{} s", format::dec(x, 2)),
+                    signed(d, |x| format!("{x:.2} s")),
+                ),
+            };
+            (
+                m.key.clone(),
+                m.label.clone(),
+                shown(m.baseline),
+                shown(m.candidate),
+                delta,
+            )
+        })
+        .collect();
 }
 
 #[cfg(test)]

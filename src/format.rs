@@ -26,6 +26,12 @@ pub fn pp(x: Option<f64>) -> String {
     }
 }
 
+/// A change of a rate in points, always signed (`+4.2 pp`, `+0.0 pp`): Compare's cards and steps.
+pub fn signed_pp(x: Option<f64>) -> String {
+    x.map(|d| format!("{:+.1} pp", d * 100.0))
+        .unwrap_or_else(|| NONE.into())
+}
+
 /// An integer with thousands separators: `1234567` → `1,234,567`.
 pub fn int(n: u64) -> String {
     let s = n.to_string();

@@ -188,7 +188,8 @@ impl Many {
     }
 
     /// The screen `query` asks for: the overview (table, reading, charts, grid) or a page of
-    /// the matrix; an item is not laid out here (the page opens it in the baseline).
+    /// the matrix; an item or a pair is not laid out here (the page opens it in the baseline,
+    /// or in the pair Compare).
     pub fn view(&self, query: &ScreenQuery) -> ScreenView {
         let mut v = screen::empty("many");
         match (&self.cmp, query) {
@@ -204,7 +205,7 @@ impl Many {
                     limit,
                 },
             ) => self.matrix(&mut v, filter, *offset, *limit),
-            (Ok(_), ScreenQuery::Item { .. }) => {}
+            (Ok(_), ScreenQuery::Item { .. } | ScreenQuery::Pair { .. }) => {}
         }
         v
     }

@@ -222,6 +222,15 @@ pub struct RunInfo {
     /// ([`evalboard_engine::run::RunRef::unpriced_models_in`]): Settings offers to price them.
     #[serde(default)]
     pub unpriced_models: Vec<String>,
+    /// What the run list shows for the run, from its metadata: model · task · the headline with
+    /// its metric's name (`gpt-4o · gsm8k · Accuracy 71.2%`), of what the run records (the list
+    /// shows the run's name under it, whole on hover).
+    #[serde(default)]
+    pub label: String,
+    /// What the run list groups runs by: the tool that wrote it (an eval log's tool, else the
+    /// family), its task, its model (`—` when not recorded).
+    #[serde(default)]
+    pub facets: [String; 3],
 }
 
 /// Worker → page.
@@ -256,6 +265,10 @@ pub enum Response {
         run_id: RunId,
         overview: Box<Overview>,
         charts: Vec<ChartDto>,
+        /// The Breakdowns and Complexity tabs as the worker lays them out
+        /// (`qa_screens::breakdowns`, `qa_screens::complexity`).
+        breakdowns: Vec<Block>,
+        complexity: Vec<Block>,
     },
     Items {
         req: ReqId,
@@ -350,7 +363,7 @@ pub struct CompareRow {
     pub expected: Option<String>,
     pub baseline_answer: Option<String>,
     pub candidate_answer: Option<String>,
-    pub diff: Vec<evalboard_engine::compare::DiffSpan>,
+    pub diff: evalboard_engine::compare::words::WordDiff,
 }
 
 /// Baseline vs candidate.
@@ -398,6 +411,14 @@ pub struct CompareView {
     /// it: the page shows it beside the by-item toggle.
     #[serde(default)]
     pub pairing: Option<String>,
+    /// The headline cards as the worker words them (Δ accuracy, flips, McNemar, the bootstrap
+    /// CI): screen blocks the page renders as they come.
+    #[serde(default)]
+    pub cards: Vec<Block>,
+    /// The metrics as shown, each in its unit with a signed change: (key, label, baseline,
+    /// candidate, change).
+    #[serde(default)]
+    pub metric_rows: Vec<(String, String, String, String, String)>,
 }
 
 /// A series of runs (two runs: one comparison). `steps[i]` compares run `i` with run `i + 1`;
@@ -413,6 +434,12 @@ pub struct SeriesView {
     pub charts: Vec<ChartDto>,
     /// Run metadata side by side, one value per run.
     pub meta: Vec<evalboard_engine::run_meta::MetaRow>,
+    /// What the page shows of the series above the chosen step, as the worker lays it out: with
+    /// three runs or more, each headline rate across the runs and the flips of each consecutive
+    /// step (`series-metrics`, `series-steps`); the run metadata side by side, a field that
+    /// differs marked (`run-metadata`).
+    #[serde(default)]
+    pub blocks: Vec<Block>,
 }
 
 /// Each headline rate across the runs of a series, from its consecutive comparisons: run 0
@@ -439,6 +466,19 @@ pub fn series_metrics(steps: &[CompareView]) -> Vec<(String, Vec<Option<f64>>)> 
         .collect()
 }
 
+/// The numeric QA tab a worker chart belongs on, by its key (`complexity`, `breakdowns`,
+/// `errors`; unknown keys show on the `overview`): the page places the charts it draws itself,
+/// the worker those of the tabs it lays out.
+pub fn chart_tab(key: &str) -> &'static str {
+    match key {
+        "complexity" | "accuracy_by_ops" | "logic_recall_by_turn" => "complexity",
+        k if k.starts_with("by_") => "breakdowns",
+        "error_types" => "errors",
+        k if k.contains("turn") || k.contains("ops") => "complexity",
+        _ => "overview",
+    }
+}
+
 /// Which screen of a run the page wants, for the families whose screens the worker lays out
 /// (code generation, eval sets, evaluation-tool logs): the overview, a page of items, or one item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -458,6 +498,10 @@ pub enum ScreenQuery {
     },
     /// One item, by its key (the key its row carries, and a comparison's paired item's).
     Item { key: ItemKey },
+    /// A comparison's paired item side by side (asked of the candidate, the `Screen`'s run):
+    /// both runs' inputs, outputs, scores and conversations, and the diff of the outputs, as
+    /// the screen's `item`.
+    Pair { baseline: RunId, key: ItemKey },
 }
 
 /// The filters of an items table: the chosen value of each of the screen's choice filters (by
@@ -521,6 +565,10 @@ pub enum Block {
         options: Vec<(String, String)>,
         chosen: String,
     },
+    /// A word diff of two outputs (`compare::words`): deleted words struck, inserted marked,
+    /// a number written two ways noted "equal as numbers"; both texts whole when they share
+    /// little (`whole` says why).
+    Diff(evalboard_engine::compare::words::WordDiff),
     /// Source code with line numbers.
     Code {
         label: String,

@@ -83,6 +83,13 @@ pub fn neutralize_bidi(view: &mut ScreenView) {
                     fix(label);
                     fix(code)
                 }
+                Block::Diff(d) => {
+                    for span in &mut d.spans {
+                        fix(&mut span.text);
+                        span.other.iter_mut().for_each(fix);
+                    }
+                    d.whole.iter_mut().for_each(fix);
+                }
                 Block::Group {
                     title,
                     blocks: inner,

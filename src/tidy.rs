@@ -21,6 +21,9 @@ const WORKER_MODULES: &[&str] = &[
     "charts",
     "warmup",
     "many",
+    "pair",
+    "run_label",
+    "qa_screens",
 ];
 
 /// The page's top-level module, and the modules both sides share.

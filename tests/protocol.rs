@@ -152,6 +152,8 @@ fn responses() -> Vec<Response> {
         custom_settings: vec!["relative tolerance 2% (default 1%)".into()],
         part_of: Some(run_id),
         unpriced_models: vec!["mockllm/model".into()],
+        label: "gpt-4o · Accuracy 58.3%".into(),
+        facets: ["numeric QA".into(), "—".into(), "gpt-4o".into()],
     };
     let base = evalset("m45_m44_baseline");
     let cand = evalset("m46_control");
@@ -290,12 +292,16 @@ fn responses() -> Vec<Response> {
             run_id: 1,
             overview: Box::new(overview),
             charts: vec![chart(), chart()],
+            breakdowns: vec![evalboard_app::screen::note("empty", "note", "No data.")],
+            complexity: vec![evalboard_app::screen::text("hint", "By turn", false)],
         },
         Response::Overview {
             req: 8,
             run_id: 2,
             overview: Box::new(views::overview(&qa_empty(), 10)),
             charts: vec![],
+            breakdowns: vec![],
+            complexity: vec![],
         },
         Response::Items {
             req: 9,
@@ -332,6 +338,32 @@ fn responses() -> Vec<Response> {
         run_id: 2,
         view: Box::new(v),
     }));
+    // A Compare row side by side: a number written two ways, a run without the item.
+    let row = |answer: &str| evalboard_engine::run_table::ItemRow {
+        key: ItemKey::text_index("c1", 0),
+        verdict: Some(true),
+        fields: vec![("category".into(), "ratio".into())],
+        texts: vec![
+            ("question".into(), "q?".into()),
+            ("answer".into(), answer.into()),
+        ],
+    };
+    let side = |name: &str, answer: Option<&str>| evalboard_app::pair::PairSide {
+        name: name.into(),
+        row: answer.map(row),
+        blocks: answer.map(|a| vec![evalboard_app::screen::text("answer", a, true)]),
+    };
+    for (a, b) in [(Some("4.5"), Some("4.50")), (None, Some("x"))] {
+        out.push(Response::Screen {
+            req: 14,
+            run_id: 2,
+            view: Box::new(evalboard_app::pair::view(
+                &ItemKey::text_index("c1", 0),
+                side("a", a),
+                side("b", b),
+            )),
+        });
+    }
     // A series: metadata side by side, the metrics chart, one step's comparison.
     let series = families::series_view(
         &[
@@ -456,6 +488,10 @@ fn codegen_queries() -> Vec<evalboard_app::protocol::ScreenQuery> {
         },
         ScreenQuery::Item {
             key: ItemKey::text_index(CG_SESSION, 99),
+        },
+        ScreenQuery::Pair {
+            baseline: 4,
+            key: ItemKey::text_index(CG_SESSION, 0),
         },
     ]
 }

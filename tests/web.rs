@@ -61,6 +61,8 @@ fn overview_round_trips_with_real_engine_output() {
         run_id: 3,
         overview: Box::new(overview.clone()),
         charts: vec![chart.clone()],
+        breakdowns: Vec::new(),
+        complexity: Vec::new(),
     };
     match round_trip(&r) {
         Response::Overview {
@@ -68,6 +70,7 @@ fn overview_round_trips_with_real_engine_output() {
             run_id,
             overview: o,
             charts,
+            ..
         } => {
             assert_eq!((req, run_id), (7, 3));
             assert_eq!(*o, overview);
@@ -226,6 +229,8 @@ fn load_report_lists_files_and_diagnostics() {
         custom_settings: vec![],
         part_of: None,
         unpriced_models: vec![],
+        label: String::new(),
+        facets: Default::default(),
     };
     let host = mount(move || {
         let store = Store::new();

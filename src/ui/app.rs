@@ -173,6 +173,7 @@ pub fn App() -> impl IntoView {
             </div>
             <ConversationDrawer/>
             <crate::ui::screen::ScreenDrawer/>
+            <crate::ui::compare::PairDrawer/>
             <DropOverlay/>
             <Notices/>
         </crate::ui::dropzone::DropTarget>

@@ -12,7 +12,7 @@ use leptos::prelude::*;
 
 use evalboard_engine::family::Family;
 
-use evalboard_engine::compare::{DiffKind, Flip};
+use evalboard_engine::compare::Flip;
 
 use crate::format;
 use crate::protocol::{
@@ -21,7 +21,6 @@ use crate::protocol::{
 use crate::ui::client;
 use crate::ui::store::{use_store, Store};
 use crate::ui::widgets::{Chart, DataTable};
-use evalboard_engine::compare::Unit;
 
 const FLIPS: [(&str, &str); 7] = [
     ("regressed", "Regressed (correct → wrong)"),
@@ -54,10 +53,47 @@ fn loaded(store: Store) -> Vec<(u32, String, Family)> {
     })
 }
 
+/// What the run list shows for run `id` ([`crate::protocol::RunInfo::label`]), else `name`.
+fn label_of(store: Store, id: u32, name: &str) -> String {
+    store
+        .runs
+        .with_untracked(|rs| {
+            rs.iter()
+                .find(|r| r.id == id)
+                .and_then(|r| r.info().map(|i| i.label.clone()))
+        })
+        .filter(|l| !l.is_empty())
+        .unwrap_or_else(|| name.to_string())
+}
+
 type Run = (u32, String, Family);
 
-/// The runs compared, in order: from the URL (`base`, `cand`, `also`…), else the first loaded
-/// run vs the current one (or the next run of its family). Names not loaded are left out.
+/// The run to compare run `c` with by default: of its family, the same task first, then a run
+/// that is a demo run when `c` is one and a dropped run when `c` is not, then another model
+/// (the first loaded among equals); `None` when `c` is the only run of its family.
+fn most_similar(store: Store, rs: &[Run], c: &Run) -> Option<Run> {
+    let facets = |id: u32| {
+        store.runs.with(|v| {
+            v.iter()
+                .find(|r| r.id == id)
+                .and_then(|r| r.info().map(|i| (i.facets.clone(), r.demo)))
+                .unwrap_or_default()
+        })
+    };
+    let ([_, task, model], demo) = facets(c.0);
+    rs.iter()
+        .rev()
+        .filter(|r| r.0 != c.0 && r.2 == c.2)
+        .max_by_key(|r| {
+            let ([_, t, m], d) = facets(r.0);
+            4 * u8::from(t == task) + 2 * u8::from(d == demo) + u8::from(m != model)
+        })
+        .cloned()
+}
+
+/// The runs compared, in order: from the URL (`base`, `cand`, `also`…), else the current run
+/// against the run most like it ([`most_similar`]; never a run of another family), else the
+/// first loaded run against the next of its family. Names not loaded are left out.
 fn series_of(store: Store, rs: &[Run]) -> Option<Vec<Run>> {
     let by_name = |n: &str| rs.iter().find(|r| r.1 == n).cloned();
     let (b, c, cur, also) = store.route.with(|r| {
@@ -68,7 +104,11 @@ fn series_of(store: Store, rs: &[Run]) -> Option<Vec<Run>> {
             r.also.iter().filter_map(|n| by_name(n)).collect::<Vec<_>>(),
         )
     });
-    let b = b.or_else(|| rs.first().cloned())?;
+    let b = match (b, &cur) {
+        (Some(b), _) => b,
+        (None, Some(cur)) => most_similar(store, rs, cur)?,
+        (None, None) => rs.first().cloned()?,
+    };
     let c = c
         .or_else(|| cur.filter(|x| x.0 != b.0))
         .or_else(|| rs.iter().find(|r| r.0 != b.0 && r.2 == b.2).cloned())?;
@@ -139,9 +179,11 @@ pub fn CompareView() -> impl IntoView {
                         let base = s.as_ref().and_then(|s| s.first().map(|r| r.2)).filter(|_| slot > 0);
                         runs.get().into_iter().filter(|(_, name, family)| {
                             base.is_none_or(|b| b == *family) || chosen.as_deref() == Some(name.as_str())
-                        }).map(|(_, name, family)| {
+                        }).map(|(id, name, family)| {
                             let sel = chosen.as_deref() == Some(name.as_str());
-                            view! { <option value=name.clone() selected=sel>{format!("{name} ({family})")}</option> }
+                            // The name first (the picker is clipped), then what the run is.
+                            let shown = format!("{name} ({family}) · {}", label_of(store, id, &name));
+                            view! { <option value=name.clone() selected=sel>{shown}</option> }
                         }).collect_view()
                     }}
                 </select>
@@ -217,57 +259,11 @@ pub fn CompareView() -> impl IntoView {
 
 /// A two-run comparison, or a series: metrics across the runs, flips per consecutive step (pick
 /// one to list its items), then the chosen step in full. Run metadata and the loss-curve overlay
-/// either way. Tables are the shared [`DataTable`] (text cells).
+/// either way. The series' tables and the run metadata are the worker's screen blocks.
 fn series_body(store: Store, v: SeriesView) -> impl IntoView {
     let step = v.step as usize;
     let n_steps = v.steps.len();
     let name = |s: &View| format!("{} → {}", s.baseline, s.candidate);
-    let overview = (n_steps > 1).then(|| {
-        let metrics = crate::protocol::series_metrics(&v.steps);
-        let mut head = vec!["Run".to_string()];
-        head.extend(metrics.iter().map(|m| m.0.clone()));
-        let rows = v
-            .runs
-            .iter()
-            .enumerate()
-            .map(|(i, run)| {
-                let mut row = vec![run.clone()];
-                row.extend(metrics.iter().map(|m| format::pct(m.1.get(i).copied().flatten())));
-                row
-            })
-            .collect();
-        let steps_head = ["Step", "Regressed", "Improved", "Paired", "Δ accuracy", "95% CI", "McNemar p"]
-            .map(String::from)
-            .to_vec();
-        let steps_rows = v
-            .steps
-            .iter()
-            .enumerate()
-            .map(|(i, s)| {
-                let f = s.flips;
-                let ok = s.error.is_none();
-                vec![
-                    format!("{}. {}", i + 1, name(s)),
-                    if ok { format::int(f.regressed) } else { String::new() },
-                    if ok { format::int(f.improved) } else { String::new() },
-                    format::int(s.n_paired),
-                    signed_pp(s.accuracy_delta),
-                    format!("[{}, {}]", signed_pp(s.ci_low), signed_pp(s.ci_high)),
-                    p_text(s.mcnemar_p),
-                ]
-            })
-            .collect();
-        view! {
-            <section class="eb-section" data-section="series">
-                <h2 class="eb-section__title">{format!("Series of {} runs", v.runs.len())}</h2>
-                <div class="eb-scroll-x" data-table="series-metrics"><DataTable head=head rows=rows/></div>
-                <div class="eb-scroll-x" data-table="series-steps">
-                    <DataTable head=steps_head rows=steps_rows caption="Flips between consecutive runs"
-                        marked=(0..n_steps).map(|i| i == step).collect()/>
-                </div>
-            </section>
-        }
-    });
     let step_picker = (n_steps > 1).then(|| {
         view! {
             <label class="eb-compare__pick" data-section="step-detail">
@@ -283,37 +279,6 @@ fn series_body(store: Store, v: SeriesView) -> impl IntoView {
             </label>
         }
     });
-    let meta = (!v.meta.is_empty()).then(|| {
-        let n_diff = v.meta.iter().filter(|r| r.differs).count();
-        let mut head = vec!["Field".to_string()];
-        head.extend(v.runs.iter().cloned());
-        head.push(String::new());
-        let marked = v.meta.iter().map(|r| r.differs).collect();
-        let rows = v
-            .meta
-            .iter()
-            .map(|r| {
-                let mut row = vec![r.label.clone()];
-                row.extend(
-                    r.values
-                        .iter()
-                        .map(|x| x.clone().unwrap_or_else(|| format::NONE.to_string())),
-                );
-                row.push(if r.differs { "≠ differs" } else { "" }.to_string());
-                row
-            })
-            .collect();
-        view! {
-            <details class="eb-section eb-meta" data-section="run-metadata" open>
-                <summary class="eb-section__title">
-                    {format!("Run metadata · {} of {} fields differ", n_diff, v.meta.len())}
-                </summary>
-                <div class="eb-scroll-x" data-table="run-metadata">
-                    <DataTable head=head rows=rows numeric_from=usize::MAX marked=marked/>
-                </div>
-            </details>
-        }
-    });
     let charts = (!v.charts.is_empty()).then(|| {
         view! {
             <div class="eb-charts" data-section="compare-charts">
@@ -321,31 +286,14 @@ fn series_body(store: Store, v: SeriesView) -> impl IntoView {
             </div>
         }
     });
+    // The series' tables and the run metadata, as the worker lays them out.
+    let blocks = crate::ui::screen::blocks(v.blocks);
     view! {
-        {overview}
+        {blocks}
         {charts}
-        {meta}
         {step_picker}
         {v.steps.get(step).cloned().map(|d| body(store, d))}
     }
-}
-
-fn p_text(p: f64) -> String {
-    evalboard_engine::compare::p_value_text(p)
-}
-
-/// A change with its sign (`+` / `-`, as the changes in points), the magnitude shown by `show`.
-fn signed(d: Option<f64>, show: fn(f64) -> String) -> String {
-    match d {
-        Some(x) if x < 0.0 => format!("-{}", show(-x)),
-        Some(x) => format!("+{}", show(x)),
-        None => format::NONE.into(),
-    }
-}
-
-fn signed_pp(x: Option<f64>) -> String {
-    x.map(|d| format!("{:+.1} pp", d * 100.0))
-        .unwrap_or_else(|| format::NONE.into())
 }
 
 fn body(store: Store, v: View) -> impl IntoView {
@@ -353,8 +301,6 @@ fn body(store: Store, v: View) -> impl IntoView {
         return view! { <div class="eb-state eb-state--error" role="alert">{e}</div> }.into_any();
     }
     let f = v.flips;
-    let p = p_text(v.mcnemar_p);
-    let ci = format!("[{}, {}]", signed_pp(v.ci_low), signed_pp(v.ci_high));
     let route_flip = store
         .route
         .with_untracked(|r| r.flip.clone())
@@ -401,35 +347,14 @@ fn body(store: Store, v: View) -> impl IntoView {
                 on:change=move |ev| store.compare_by_item.set(event_target_checked(&ev))/>" Pair by item · "</label>{p}</p>
         })}
         {v.per_item_unavailable.clone().map(|w| view! { <div class="eb-state eb-state--quiet">{format!("Per-item diff unavailable: {w}")}</div> })}
-        <div class="eb-cards">
-            <div class="eb-card eb-card--primary" data-metric="accuracy_delta">
-                <div class="eb-card__label">"Δ accuracy (paired)"</div>
-                <div class="eb-card__value">{signed_pp(v.accuracy_delta)}</div>
-                <div class="eb-card__sub">{format!("{} → {} over {} paired", format::pct(v.baseline_accuracy), format::pct(v.candidate_accuracy), format::int(v.n_paired))}</div>
-            </div>
-            <div class="eb-card" data-metric="regressed"><div class="eb-card__label">"Regressed"</div><div class="eb-card__value">{format::int(f.regressed)}</div><div class="eb-card__sub">"correct → wrong"</div></div>
-            <div class="eb-card" data-metric="improved"><div class="eb-card__label">"Improved"</div><div class="eb-card__value">{format::int(f.improved)}</div><div class="eb-card__sub">"wrong → correct"</div></div>
-            <div class="eb-card" data-metric="mcnemar_p"><div class="eb-card__label">"McNemar exact p"</div><div class="eb-card__value">{p}</div><div class="eb-card__sub">"two-sided, on the flips"</div></div>
-            <div class="eb-card" data-metric="bootstrap_ci"><div class="eb-card__label">"Bootstrap 95% CI"</div><div class="eb-card__value">{ci}</div>
-                <div class="eb-card__sub">{format!("paired, {} resamples, seed {}", format::int(u64::from(v.resamples)), v.seed)}</div></div>
-        </div>
+        {crate::ui::screen::blocks(v.cards.clone())}
         <table class="eb-table" data-table="compare-metrics">
             <thead><tr><th scope="col">"Metric"</th><th scope="col" class="eb-num"><span class="eb-clip eb-clip--name" title=v.baseline.clone()>{v.baseline.clone()}</span></th>
                 <th scope="col" class="eb-num"><span class="eb-clip eb-clip--name" title=v.candidate.clone()>{v.candidate.clone()}</span></th><th scope="col" class="eb-num">"Δ"</th></tr></thead>
             <tbody>
-                {v.metrics.iter().map(|m| {
-                    let d = m.baseline.zip(m.candidate).map(|(b, c)| c - b);
-                    // Each metric in its own unit: a rate as a percentage and its change in
-                    // points, a count, dollars or seconds with a signed change.
-                    let (shown, delta): (fn(Option<f64>) -> String, String) = match m.unit {
-                        Unit::Rate => (format::pct, signed_pp(d)),
-                        Unit::Score => (|x| format::dec(x, 4), signed(d, |x| format!("{x:.4}"))),
-                        Unit::Count => (format::tokens, signed(d, |x| format::tokens(Some(x)))),
-                        Unit::Usd => (format::usd, signed(d, |x| format::usd(Some(x)))),
-                        Unit::Seconds => (|x| format!("{} s", format::dec(x, 2)), signed(d, |x| format!("{x:.2} s"))),
-                    };
-                    view! { <tr data-metric-row=m.key.clone()><th scope="row">{m.label.clone()}</th><td class="eb-num">{shown(m.baseline)}</td>
-                        <td class="eb-num">{shown(m.candidate)}</td><td class="eb-num">{delta}</td></tr> }
+                {v.metric_rows.iter().cloned().map(|(key, label, b, c, d)| view! {
+                    <tr data-metric-row=key><th scope="row">{label}</th><td class="eb-num">{b}</td>
+                        <td class="eb-num">{c}</td><td class="eb-num">{d}</td></tr>
                 }).collect_view()}
                 <tr><th scope="row">"Unchanged (correct / wrong)"</th><td class="eb-num" colspan="3">{format!("{} / {}", format::int(f.unchanged_correct), format::int(f.unchanged_wrong))}</td></tr>
                 <tr><th scope="row">"Only in baseline / candidate"</th><td class="eb-num" colspan="3">{format!("{} / {}", format::int(f.only_in_baseline), format::int(f.only_in_candidate))}</td></tr>
@@ -509,45 +434,31 @@ fn row(r: CompareRow, baseline: &str, candidate: &str) -> impl IntoView {
         _ => "eb-flip",
     };
     let question = r.question.clone().unwrap_or_default();
-    let open = RwSignal::new(false);
     let key = format::item_key(&r.key);
-    let (b, c) = (
-        r.baseline_answer
-            .clone()
-            .unwrap_or_else(|| format::NONE.into()),
-        r.candidate_answer
-            .clone()
-            .unwrap_or_else(|| format::NONE.into()),
-    );
-    let q2 = question.clone();
-    // A removed word followed by an inserted one reads as two values, never run together
-    // ("531191.007" vs "531191.0…").
-    let mut last = DiffKind::Equal;
-    let diff = r
-        .diff
-        .into_iter()
-        .map(|s| {
-            let arrow = (last == DiffKind::Delete && s.kind == DiffKind::Insert).then_some(" → ");
-            last = s.kind;
-            match s.kind {
-                DiffKind::Equal => view! { <span>{s.text}</span> }.into_any(),
-                DiffKind::Delete => view! { <del class="eb-diff__del">{s.text}</del> }.into_any(),
-                DiffKind::Insert => {
-                    view! { {arrow}<ins class="eb-diff__ins">{s.text}</ins> }.into_any()
-                }
-            }
-        })
-        .collect_view();
+    let diff = crate::ui::screen::diff_view(r.diff);
+    let pair_key = r.key.clone();
+    let (base_name, cand_name) = (baseline.to_string(), candidate.to_string());
+    // Both runs' item side by side, in a drawer over the Compare tab (`PairDrawer`).
+    let open_pair = move |_| {
+        let id = |n: &str| {
+            store
+                .runs
+                .with_untracked(|rs| rs.iter().find(|r| r.name == n).map(|r| r.id))
+        };
+        if let (Some(b), Some(c)) = (id(&base_name), id(&cand_name)) {
+            store.pair.set(Some((b, c)));
+            store.route.update(|r| r.item = Some(pair_key.clone()));
+        }
+    };
     view! {
         <tr data-flip=r.flip.slug()>
             <th scope="row" class="eb-mono"><button type="button" class="eb-link" data-action="open-item"
-                title=open_title on:click=open_item>{key.clone()}</button></th>
+                title=open_title on:click=open_item>{key}</button></th>
             <td>
                 <span class=cls>{flip_label(r.flip)}</span>
                 <button type="button" class="eb-link eb-side__toggle" data-action="side-by-side"
-                    aria-expanded=move || open.get().to_string()
-                    title="Both answers in full, side by side"
-                    on:click=move |_| open.update(|o| *o = !*o)>{move || if open.get() { "hide" } else { "side by side" }}</button>
+                    title="Both runs' item side by side: inputs, outputs, scores, conversations"
+                    on:click=open_pair>"side by side"</button>
             </td>
             <td>{r.category.unwrap_or_default()}</td>
             <td class="eb-clip" title=question.clone()>{format::clip(&question, 100)}</td>
@@ -557,16 +468,38 @@ fn row(r: CompareRow, baseline: &str, candidate: &str) -> impl IntoView {
                 {diff}
             </div></td>
         </tr>
-        <Show when=move || open.get()>
-            <tr class="eb-side" data-side=key.clone()>
-                <td colspan="6">
-                    <p class="eb-text">{q2.clone()}</p>
-                    <div class="eb-side__cols">
-                        <section><h4 class="eb-subtitle">"Baseline"</h4><p class="eb-text eb-mono" data-field="baseline">{b.clone()}</p></section>
-                        <section><h4 class="eb-subtitle">"Candidate"</h4><p class="eb-text eb-mono" data-field="candidate">{c.clone()}</p></section>
-                    </div>
-                </td>
-            </tr>
-        </Show>
+    }
+}
+
+/// A Compare row side by side (`store.pair` and `route.item`): the worker's pair screen
+/// (`ScreenQuery::Pair`: the outputs' diff, then each run's item in a column).
+#[component]
+pub fn PairDrawer() -> impl IntoView {
+    let store = use_store();
+    let query = Memo::new(move |_| {
+        let key = store.route.with(|r| r.item.clone())?;
+        let (baseline, candidate) = store.pair.get()?;
+        Some((
+            crate::ui::screen::Target::Run(candidate),
+            crate::protocol::ScreenQuery::Pair { baseline, key },
+        ))
+    });
+    // Closed (the item cleared): the next item opens where it is again.
+    Effect::new(move |_| {
+        if store.route.with(|r| r.item.is_none()) {
+            store.pair.set(None);
+        }
+    });
+    let data = crate::ui::screen::fetch(query);
+    let is_open = Memo::new(move |_| query.with(|q| q.is_some()));
+    let item = move || data.with(|d| d.as_ref().and_then(|d| d.item.clone()));
+    let title = Signal::derive(move || item().map_or_else(|| "Side by side".into(), |m| m.title));
+    view! {
+        <crate::ui::widgets::Drawer open=is_open title=title>
+            {move || match item() {
+                Some(m) => view! { <div class="eb-screen-item" data-testid="pair">{crate::ui::screen::blocks(m.blocks)}</div> }.into_any(),
+                None => view! { <p class="eb-muted">"Loading…"</p> }.into_any(),
+            }}
+        </crate::ui::widgets::Drawer>
     }
 }

@@ -20,6 +20,8 @@ pub fn ConversationDrawer() -> impl IntoView {
     let store = use_store();
     let target = Memo::new(move |_| {
         let key = store.route.with(|r| r.item.clone())?;
+        // A Compare row side by side has its own drawer (`ui::compare::PairDrawer`).
+        store.pair.with(|p| p.is_none()).then_some(())?;
         let run = store.current()?;
         run.info().filter(|i| i.family == Family::NumericQa)?;
         // A turn's key: [conversation id, turn index].

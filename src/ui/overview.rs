@@ -11,11 +11,10 @@ use crate::ui::widgets::{Chart, MetricCard};
 
 /// The view a worker chart belongs on, by its key; unknown keys show on the Overview.
 pub fn chart_home(key: &str) -> Tab {
-    match key {
-        "complexity" | "accuracy_by_ops" | "logic_recall_by_turn" => Tab::Complexity,
-        k if k.starts_with("by_") => Tab::Breakdowns,
-        "error_types" => Tab::Errors,
-        k if k.contains("turn") || k.contains("ops") => Tab::Complexity,
+    match crate::protocol::chart_tab(key) {
+        "complexity" => Tab::Complexity,
+        "breakdowns" => Tab::Breakdowns,
+        "errors" => Tab::Errors,
         _ => Tab::Overview,
     }
 }

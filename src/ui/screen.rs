@@ -7,6 +7,8 @@
 use leptos::html;
 use leptos::prelude::*;
 
+use evalboard_engine::compare::words::{WordDiff, EQUAL_AS_NUMBERS};
+use evalboard_engine::compare::DiffKind;
 use evalboard_engine::evalset::AnswerScorer;
 use evalboard_engine::family::Family;
 use evalboard_engine::run_table::ItemKey;
@@ -135,6 +137,49 @@ fn table(t: Table) -> impl IntoView {
     }
 }
 
+/// A word diff (`compare::words`) as text: deleted words struck, inserted ones marked, a
+/// replaced word as old → new, a number written two ways with the other spelling noted
+/// "equal as numbers"; when the texts share little, the worker's note and both texts whole.
+pub fn diff_view(d: WordDiff) -> AnyView {
+    if let Some(note) = d.whole {
+        let mut texts = d.spans.into_iter().map(|s| s.text);
+        let (a, b) = (
+            texts.next().unwrap_or_default(),
+            texts.next().unwrap_or_default(),
+        );
+        return view! {
+            <div class="eb-diff__whole" data-diff="whole">
+                <p class="eb-muted">{note}</p>
+                <p class="eb-text eb-mono"><del class="eb-diff__del">{a}</del></p>
+                <p class="eb-text eb-mono"><ins class="eb-diff__ins">{b}</ins></p>
+            </div>
+        }
+        .into_any();
+    }
+    // A removed word followed by an inserted one reads as two values, never run together
+    // ("531191.007" vs "531191.0…").
+    let mut last = DiffKind::Equal;
+    d.spans
+        .into_iter()
+        .map(|s| {
+            let arrow = (last == DiffKind::Delete && s.kind == DiffKind::Insert).then_some(" → ");
+            last = s.kind;
+            match (s.kind, s.other) {
+                (DiffKind::Equal, Some(o)) => view! {
+                    <span class="eb-diff__num" title=EQUAL_AS_NUMBERS>{s.text}<small>{format!(" (= {o}, {EQUAL_AS_NUMBERS})")}</small></span>
+                }
+                .into_any(),
+                (DiffKind::Equal, None) => view! { <span>{s.text}</span> }.into_any(),
+                (DiffKind::Delete, _) => view! { <del class="eb-diff__del">{s.text}</del> }.into_any(),
+                (DiffKind::Insert, _) => {
+                    view! { {arrow}<ins class="eb-diff__ins">{s.text}</ins> }.into_any()
+                }
+            }
+        })
+        .collect_view()
+        .into_any()
+}
+
 /// Renders blocks in order (a group's blocks inside it).
 pub fn blocks(list: Vec<Block>) -> AnyView {
     list.into_iter()
@@ -166,6 +211,7 @@ pub fn blocks(list: Vec<Block>) -> AnyView {
             }
             .into_any(),
             Block::Code { label, code } => code_block(code, label).into_any(),
+            Block::Diff(d) => diff_view(d),
             Block::Choice {
                 key,
                 label,
@@ -489,6 +535,8 @@ pub fn ScreenDrawer() -> impl IntoView {
     let store = use_store();
     let target = Memo::new(move |_| {
         let item = store.route.with(|r| r.item.clone())?;
+        // A Compare row side by side has its own drawer (`ui::compare::PairDrawer`).
+        store.pair.with(|p| p.is_none()).then_some(())?;
         let run = store.current()?;
         run.info().filter(|i| is_screen_family(i.family))?;
         Some((run.id, item))

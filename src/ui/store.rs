@@ -104,6 +104,9 @@ pub struct OverviewData {
     pub run_id: RunId,
     pub overview: Overview,
     pub charts: Vec<ChartDto>,
+    /// The Breakdowns and Complexity tabs, laid out by the worker.
+    pub breakdowns: Vec<crate::protocol::Block>,
+    pub complexity: Vec<crate::protocol::Block>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -143,6 +146,8 @@ pub struct Store {
     pub compare_rows: RwSignal<usize>,
     /// The Compare toggle: items paired by item, their repeats (epochs) reduced.
     pub compare_by_item: RwSignal<bool>,
+    /// A Compare row open side by side: (baseline, candidate); the item is `route.item`.
+    pub pair: RwSignal<Option<(RunId, RunId)>>,
     /// The latest code-generation screen (each view keeps the id of its own request).
     pub screen: RwSignal<Option<(ReqId, crate::protocol::ScreenView)>>,
     next_run: StoredValue<RunId>,
@@ -227,6 +232,7 @@ impl Store {
             series_req: StoredValue::new(0),
             compare_rows: RwSignal::new(COMPARE_FIRST_ROWS),
             compare_by_item: RwSignal::new(false),
+            pair: RwSignal::new(None),
             screen: RwSignal::new(None),
             next_run: StoredValue::new(0),
             stored_listed: StoredValue::new(false),
@@ -377,12 +383,16 @@ impl Store {
                 run_id,
                 overview,
                 charts,
+                breakdowns,
+                complexity,
             } => {
                 if req == self.overview_req.get_value() {
                     self.overview.set(Some(OverviewData {
                         run_id,
                         overview: *overview,
                         charts,
+                        breakdowns,
+                        complexity,
                     }));
                 }
             }
@@ -861,6 +871,28 @@ impl Store {
         if removed.is_some() && removed == self.route.with_untracked(|r| r.run.clone()) {
             self.select_fallback();
         }
+    }
+
+    /// Removes every run (the demo's remembered as dismissed, as "Remove demo" does).
+    pub fn remove_all(&self) {
+        if self.runs.with_untracked(|rs| rs.iter().any(|r| r.demo)) {
+            self.remove_demo();
+        }
+        let ids: Vec<RunId> = self
+            .runs
+            .with_untracked(|rs| rs.iter().map(|r| r.id).collect());
+        ids.into_iter().for_each(|id| self.remove(id));
+    }
+
+    /// Removes the runs of one `Load` of several logs (a folder), by that `Load`'s id.
+    pub fn remove_folder(&self, parent: RunId) {
+        let ids: Vec<RunId> = self.runs.with_untracked(|rs| {
+            rs.iter()
+                .filter(|r| r.info().is_some_and(|i| i.part_of == Some(parent)))
+                .map(|r| r.id)
+                .collect()
+        });
+        ids.into_iter().for_each(|id| self.remove(id));
     }
 
     /// Removes every demo run in one go, and remembers that for the next visit.

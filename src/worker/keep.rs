@@ -36,6 +36,9 @@ const STORE: &str = "runs";
 thread_local! {
     /// The key of each kept run, by run id (any family: the code-generation worker's runs too).
     static KEYS: RefCell<HashMap<RunId, String>> = RefCell::new(HashMap::new());
+    /// The logs removed from each kept run of several (by key): the names of the runs
+    /// ([`crate::protocol::RunInfo::part_of`]) not to list again when it is loaded from here.
+    static REMOVED: RefCell<HashMap<String, Vec<String>>> = RefCell::new(HashMap::new());
     /// The store this worker keeps runs in, once chosen.
     static KIND: Cell<Option<Kind>> = const { Cell::new(None) };
 }
@@ -151,6 +154,11 @@ struct Manifest {
     version: u32,
     name: String,
     paths: Vec<String>,
+    /// The logs of a folder of several the user removed, by run name (`folder/file`): the
+    /// kept copy stays for the others, and these are not loaded from it again. (Absent from
+    /// manifests written before it: none removed.)
+    #[serde(default)]
+    removed: Vec<String>,
 }
 
 /// The run a manifest's text describes, under `key` (`None`: not a manifest this version wrote).
@@ -158,10 +166,14 @@ fn stored_run(key: String, text: &str) -> Option<StoredRun> {
     serde_json::from_str::<Manifest>(text)
         .ok()
         .filter(|m| m.version == 1)
-        .map(|m| StoredRun {
-            key,
-            name: m.name,
-            paths: m.paths,
+        .map(|m| {
+            // The logs removed from it are left out when it is loaded again.
+            REMOVED.with(|r| r.borrow_mut().insert(key.clone(), m.removed));
+            StoredRun {
+                key,
+                name: m.name,
+                paths: m.paths,
+            }
         })
 }
 
@@ -217,6 +229,7 @@ pub(crate) async fn keep(
         version: 1,
         name: name.to_string(),
         paths: paths.to_vec(),
+        removed: Vec::new(),
     })
     .map_err(|e| NotKept::Failed(e.to_string()))?;
     match &store {
@@ -236,6 +249,46 @@ pub(crate) fn remember(run_id: RunId, key: String) {
 /// Whether run `run_id` is kept.
 pub(crate) fn is_kept(run_id: RunId) -> bool {
     KEYS.with(|k| k.borrow().contains_key(&run_id))
+}
+
+/// The runs of kept run `run_id` (a folder of several logs) the user removed, by name: loaded
+/// from its copy, these are left out.
+pub(crate) fn removed_of(run_id: RunId) -> Vec<String> {
+    let Some(key) = KEYS.with(|k| k.borrow().get(&run_id).cloned()) else {
+        return Vec::new();
+    };
+    REMOVED.with(|r| r.borrow().get(&key).cloned().unwrap_or_default())
+}
+
+/// Notes in the kept copy of run `parent` (a `Load` of several logs) that its log run `name`
+/// was removed, so a reload does not bring it back while the folder's other runs stay kept.
+/// (The last of them removed deletes the copy: [`forget`].)
+pub(crate) async fn drop_part(parent: RunId, name: String) {
+    let Some(key) = KEYS.with(|k| k.borrow().get(&parent).cloned()) else {
+        return;
+    };
+    let Ok(store) = store().await else { return };
+    let text = match &store {
+        Store::Opfs(root) => opfs::manifest(root, &key).await,
+        Store::Idb(db) => idb::manifest(db, &key).await,
+    };
+    let Some(mut m) = text
+        .ok()
+        .and_then(|t| serde_json::from_str::<Manifest>(&t).ok())
+    else {
+        return;
+    };
+    if !m.removed.contains(&name) {
+        m.removed.push(name);
+    }
+    REMOVED.with(|r| r.borrow_mut().insert(key.clone(), m.removed.clone()));
+    let Ok(text) = serde_json::to_string(&m) else {
+        return;
+    };
+    let _ = match &store {
+        Store::Opfs(root) => opfs::set_manifest(root, &key, &text).await,
+        Store::Idb(db) => idb::set_manifest(db, &key, &text).await,
+    };
 }
 
 /// Deletes the kept copy of run `run_id`, if any.
@@ -338,6 +391,19 @@ mod opfs {
         Ok(out)
     }
 
+    /// The manifest of kept run `key` (never creating its folder: a run deleted meanwhile stays
+    /// deleted).
+    pub(super) async fn manifest(root: &JsValue, key: &str) -> Js<String> {
+        let dir = call(root, "getDirectoryHandle", &[key.into()]).await?;
+        read_text(&dir, MANIFEST).await
+    }
+
+    /// Writes the manifest of kept run `key` anew (its folder is not created).
+    pub(super) async fn set_manifest(root: &JsValue, key: &str, text: &str) -> Js<()> {
+        let dir = call(root, "getDirectoryHandle", &[key.into()]).await?;
+        write(&dir, MANIFEST, &text.into()).await
+    }
+
     pub(super) async fn sources(root: &JsValue, key: &str, n: usize) -> Js<Array> {
         let dir = call(root, "getDirectoryHandle", &[key.into()]).await?;
         let out = Array::new();
@@ -433,6 +499,29 @@ mod idb {
                 stored_run(k.as_string()?, &text)
             })
             .collect())
+    }
+
+    /// The manifest of kept run `key`.
+    pub(super) async fn manifest(db: &JsValue, key: &str) -> Js<String> {
+        let (_, store) = store(db, "readonly")?;
+        let record = settle(&call_now(&store, "get", &[key.into()])?, "success", "error").await?;
+        get(&record, "manifest")?
+            .as_string()
+            .ok_or_else(|| JsValue::from_str("no manifest"))
+    }
+
+    /// Writes the manifest of kept run `key` anew, its files kept, in one transaction (a run
+    /// deleted meanwhile is not put back).
+    pub(super) async fn set_manifest(db: &JsValue, key: &str, text: &str) -> Js<()> {
+        let (tx, store) = store(db, "readwrite")?;
+        let done = settle(&tx, "complete", "abort");
+        let record = settle(&call_now(&store, "get", &[key.into()])?, "success", "error").await?;
+        if !record.is_object() {
+            return Ok(());
+        }
+        set(&record, "manifest", &text.into());
+        call_now(&store, "put", &[record, key.into()])?;
+        done.await.map(|_| ())
     }
 
     pub(super) async fn sources(db: &JsValue, key: &str, n: usize) -> Js<Array> {

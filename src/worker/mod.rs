@@ -93,10 +93,23 @@ fn handle_request(
     data: &JsValue,
 ) {
     // A removed run's kept copy goes, whichever worker holds the run.
+    // A log of a folder of several is kept with the folder: its name is noted as removed in the
+    // folder's copy, which goes with the last of its runs.
     if let Request::Remove { run_id } = &req {
         big_log::forget(*run_id);
-        if keep::is_kept(*run_id) {
-            wasm_bindgen_futures::spawn_local(keep::forget(*run_id));
+        let part = state.borrow().part(*run_id);
+        match part {
+            Some((parent, name, others)) if others > 0 => {
+                wasm_bindgen_futures::spawn_local(keep::drop_part(parent, name))
+            }
+            Some((parent, ..)) if keep::is_kept(parent) => {
+                wasm_bindgen_futures::spawn_local(keep::forget(parent))
+            }
+            Some(_) => {}
+            None if keep::is_kept(*run_id) => {
+                wasm_bindgen_futures::spawn_local(keep::forget(*run_id))
+            }
+            None => {}
         }
     }
     // Code-generation runs live in their own worker (it carries the Python parser).
@@ -236,16 +249,72 @@ fn handle_request(
             let (scope, state) = (scope.clone(), state.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 let messages = big_log::conversation(ids, found).await;
-                match state.borrow().get(run_id).map(|r| &r.scored) {
-                    Some(ScoredRun::EvalLog(l)) => {
-                        let view = crate::evallog::view_with(l, &query, Some(messages));
-                        store::post_view(&scope, (req, run_id), view);
+                match log_screen(&state.borrow(), run_id, &query, Some(messages)) {
+                    Some(view) => store::post_view(&scope, (req, run_id), view),
+                    None => no_run(&scope, req, run_id),
+                }
+            });
+        }
+        // A Compare row side by side of two logs: both samples' conversations are read first.
+        Request::Screen {
+            req,
+            run_id,
+            query: ScreenQuery::Pair { baseline, key },
+        } if conversation_of(&state.borrow(), run_id, &key).is_some()
+            || conversation_of(&state.borrow(), baseline, &key).is_some() =>
+        {
+            let (b_at, c_at) = {
+                let st = state.borrow();
+                (
+                    conversation_of(&st, baseline, &key),
+                    conversation_of(&st, run_id, &key),
+                )
+            };
+            let (scope, state) = (scope.clone(), state.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let mut read = Vec::with_capacity(2);
+                for at in [b_at, c_at] {
+                    read.push(match at {
+                        Some((ids, found)) => Some(big_log::conversation(ids, found).await),
+                        None => None,
+                    });
+                }
+                let mut read = read.into_iter();
+                let st = state.borrow();
+                let query = ScreenQuery::Item { key: key.clone() };
+                let mut side = |id: RunId| {
+                    let kept = st.get(id)?;
+                    Some(crate::pair::PairSide {
+                        name: kept.name.clone(),
+                        row: kept.run().item_in::<FAMILIES>(&key),
+                        blocks: log_screen(&st, id, &query, read.next().flatten())
+                            .and_then(|v| v.item)
+                            .map(|i| i.blocks),
+                    })
+                };
+                match (side(baseline), side(run_id)) {
+                    (Some(b), Some(c)) => {
+                        store::post_view(&scope, (req, run_id), crate::pair::view(&key, b, c))
                     }
                     _ => no_run(&scope, req, run_id),
                 }
             });
         }
         req => answer(scope, &mut state.borrow_mut(), req),
+    }
+}
+
+/// The screen `query` of eval-log run `run_id` with a sample's conversation as read from its file
+/// (`messages`); `None` for another run.
+fn log_screen(
+    st: &State,
+    run_id: RunId,
+    query: &ScreenQuery,
+    messages: Option<Result<Vec<evalboard_engine::evallog::messages::Message>, String>>,
+) -> Option<crate::protocol::ScreenView> {
+    match st.get(run_id).map(|r| &r.scored) {
+        Some(ScoredRun::EvalLog(l)) => Some(crate::evallog::view_with(l, query, messages)),
+        _ => None,
     }
 }
 
@@ -448,8 +517,22 @@ fn load_parts(
     };
     let parse_ms = now() - t;
     let split = scored.len() > 1;
-    for (k, scored) in scored.into_iter().enumerate() {
-        let id = if k == 0 {
+    // Loaded from its kept copy: the logs the user removed stay removed (the first left keeps
+    // the `Load`'s id).
+    let removed = keep::removed_of(run_id);
+    let left = |s: &ScoredRun| !removed.iter().any(|n| n == s.as_ref().name());
+    let scored: Vec<(usize, ScoredRun)> = if scored.iter().any(left) {
+        scored
+            .into_iter()
+            .enumerate()
+            .filter(|(_, s)| left(s))
+            .collect()
+    } else {
+        scored.into_iter().enumerate().collect()
+    };
+    let first = scored.first().map_or(0, |(k, _)| *k);
+    for (k, scored) in scored {
+        let id = if k == first {
             run_id
         } else {
             crate::protocol::part_id(run_id, k)
@@ -557,6 +640,8 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
             Some(s) => {
                 let (overview, sizes) = views::overview_with_sizes(s, 10);
                 let charts = charts::qa_charts(&overview.stats, &sizes, dark);
+                let breakdowns = crate::qa_screens::breakdowns(&overview.stats, &charts);
+                let complexity = crate::qa_screens::complexity(&overview.stats, &charts);
                 post(
                     scope,
                     &Response::Overview {
@@ -564,6 +649,8 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                         run_id,
                         overview: Box::new(overview),
                         charts,
+                        breakdowns,
+                        complexity,
                     },
                 );
             }

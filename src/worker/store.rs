@@ -50,6 +50,7 @@ impl Kept {
     pub fn info<const FAMILIES: FamilySet>(&self, settings: &Settings) -> RunInfo {
         let run = self.run();
         let (n_conversations, n_turns) = run.counts();
+        let (label, facets) = crate::run_label::label(run);
         RunInfo {
             run_id: self.id,
             name: self.name.clone(),
@@ -68,6 +69,8 @@ impl Kept {
             custom_settings: settings.non_default(run.family()),
             part_of: self.part_of,
             unpriced_models: run.unpriced_models_in::<FAMILIES>(),
+            label,
+            facets,
         }
     }
 }
@@ -112,8 +115,19 @@ struct ScreenOf<'q>(&'q ScreenQuery);
 
 impl<'a> RunVisitor<'a> for ScreenOf<'_> {
     type Out = Option<ScreenView>;
-    fn numeric_qa(self, _: &'a evalboard_engine::numeric_qa::score::ScoredQaRun) -> Self::Out {
-        None
+    /// A numeric QA run has its own page components, but for one turn as blocks: its side of
+    /// a Compare pair ([`crate::pair::qa_blocks`]).
+    fn numeric_qa(self, run: &'a evalboard_engine::numeric_qa::score::ScoredQaRun) -> Self::Out {
+        let ScreenQuery::Item { key } = self.0 else {
+            return None;
+        };
+        let mut v = crate::screen::empty(&run.run.name);
+        v.item = crate::pair::qa_blocks(run, key).map(|blocks| crate::protocol::ScreenItem {
+            key: key.clone(),
+            title: crate::format::item_key(key),
+            blocks,
+        });
+        Some(v)
     }
     fn codegen(self, run: &'a evalboard_engine::codegen::Loaded) -> Self::Out {
         Some(crate::codegen::view(run, self.0))
@@ -172,9 +186,41 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
         info
     }
 
+    /// Run `id` as one log of a `Load` of several: that `Load`'s id, the run's name as its log
+    /// is named (`folder/file`), and how many of the `Load`'s other runs are still here.
+    pub fn part(&self, id: RunId) -> Option<(RunId, String, usize)> {
+        let r = self.get(id)?;
+        let parent = r.part_of?;
+        let others = self
+            .runs
+            .iter()
+            .filter(|x| x.id != id && x.part_of == Some(parent))
+            .count();
+        Some((parent, r.run().name().to_string(), others))
+    }
+
     pub fn remove(&mut self, id: RunId) {
         self.runs.retain(|r| r.id != id);
         self.many = None;
+    }
+
+    /// Run `id`'s side of the paired item of `key` ([`crate::pair::PairSide`]): its item's row
+    /// and blocks; `None` when this worker does not hold the run.
+    fn pair_side(
+        &self,
+        id: RunId,
+        key: &evalboard_engine::run_table::ItemKey,
+    ) -> Option<crate::pair::PairSide> {
+        let r = self.get(id)?;
+        let query = ScreenQuery::Item { key: key.clone() };
+        Some(crate::pair::PairSide {
+            name: r.name.clone(),
+            row: r.run().item_in::<FAMILIES>(key),
+            blocks: r
+                .screen::<FAMILIES>(&query)
+                .and_then(|v| v.item)
+                .map(|i| i.blocks),
+        })
     }
 
     /// Run `id` as one side of a comparison: held here, else known by name to another worker
@@ -211,6 +257,17 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                 post(scope, &Response::Rescored { runs });
             }
             Request::Remove { run_id } => self.remove(run_id),
+            // A Compare row side by side: both runs are of one family, so held by one worker.
+            Request::Screen {
+                req,
+                run_id,
+                query: ScreenQuery::Pair { baseline, key },
+            } => match (self.pair_side(baseline, &key), self.pair_side(run_id, &key)) {
+                (Some(b), Some(c)) => {
+                    post_view(scope, (req, run_id), crate::pair::view(&key, b, c))
+                }
+                _ => no_run(scope, req, run_id),
+            },
             Request::Compare {
                 req,
                 baseline,

@@ -397,3 +397,62 @@ test('the page stays responsive while a big run loads, with a progress bar', asy
   assertClean(rec);
   await context.close();
 });
+
+test('the run list tells runs apart: labels from the runs\' metadata, search, sort, grouping by tool, task and model, remove all', async () => {
+  const LOGS = path.join(FIXTURES, 'evallog', 'runs');
+  const { page, rec, context } = await open();
+  await waitRun(page, 'gpt-4o');
+  const dirs = ['inspect_arith', 'lm_eval_baseline', 'promptfoo_baseline'].map((d) => path.join(LOGS, d));
+  for (const dir of dirs) {
+    await dropFiles(page, DROP, folderPayload(dir));
+    await page.waitForFunction((n) => [...document.querySelectorAll('.eb-run')]
+      .find((r) => r.querySelector('.eb-run__name')?.textContent.trim() === n)?.querySelector('.eb-run__label'), path.basename(dir), { timeout: 60000 });
+  }
+  const rows = () => page.locator('.eb-run').evaluateAll((rs) => rs.map((r) => ({
+    name: r.querySelector('.eb-run__name')?.textContent.trim(),
+    label: r.querySelector('.eb-run__label')?.textContent.trim(),
+    acc: r.querySelector('.eb-run__acc')?.textContent.trim(),
+  })));
+  // Each label: model · task · the headline with its metric's name, as the CLI reads the run.
+  const byName = Object.fromEntries((await rows()).map((r) => [r.name, r]));
+  for (const dir of dirs) {
+    const s = cliStats(dir);
+    const label = byName[path.basename(dir)].label;
+    const parts = label.split(' · ');
+    assert.ok(parts.length >= 2, label);
+    assert.match(parts.at(-1), /^[A-Za-z][^·]* \d/, `${label}: the headline with its metric's name`);
+    if (s.model) assert.ok(label.includes(s.model), `${label} names the model ${s.model}`);
+  }
+  // The name is under the label, whole on hover.
+  assert.equal(await page.locator('.eb-run__name', { hasText: 'inspect_arith' }).getAttribute('title'), 'inspect_arith');
+  await shot(page, 'runlist-labels');
+  // Search: by name or label.
+  await page.fill('input[name="run-search"]', 'lm_eval');
+  await page.waitForFunction(() => document.querySelectorAll('.eb-run').length === 1);
+  assert.equal((await rows())[0].name, 'lm_eval_baseline');
+  await page.fill('input[name="run-search"]', 'nothing like this');
+  await page.waitForSelector('text=No run matches this search.');
+  await page.fill('input[name="run-search"]', '');
+  await page.waitForFunction(() => document.querySelectorAll('.eb-run').length === 6);
+  // Grouped by tool: the demo's numeric QA runs and each eval log's tool.
+  await page.selectOption('select[name="run-group"]', '0');
+  await page.waitForSelector('.eb-runlist__group');
+  const groups = await page.locator('.eb-runlist__group').allInnerTexts();
+  assert.deepEqual(groups, ['numeric QA · 3', 'Inspect AI · 1', 'lm-evaluation-harness · 1', 'promptfoo · 1']);
+  await shot(page, 'runlist-by-tool');
+  await page.selectOption('select[name="run-group"]', '2');
+  await page.waitForFunction(() => document.querySelectorAll('.eb-runlist__group').length >= 2);
+  await page.selectOption('select[name="run-group"]', '');
+  // Sorted by name, then worst headline first within the numeric QA runs' rates.
+  await page.selectOption('select[name="run-sort"]', 'name');
+  await page.waitForFunction(() => document.querySelector('.eb-run__name')?.textContent.trim() === 'gpt-4o');
+  const names = (await rows()).map((r) => r.name);
+  assert.deepEqual(names, [...names].sort(), names.join());
+  // Remove all: the button asks once more, then the list is empty.
+  await page.click('[data-action="remove-all"]');
+  assert.equal((await page.locator('[data-action="remove-all"]').innerText()).trim(), 'Remove all 6?');
+  await page.click('[data-action="remove-all"]');
+  await page.waitForFunction(() => document.querySelectorAll('.eb-run').length === 0);
+  assertClean(rec);
+  await context.close();
+});

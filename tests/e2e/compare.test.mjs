@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serve, launch, openPage, outsideRequests, root, osDrop, cli, cliStats, pct } from './lib.mjs';
+import { serve, launch, openPage, outsideRequests, root, osDrop, cli, cliStats, pct, dropFiles, folderPayload } from './lib.mjs';
 
 const TUNIX = path.resolve(root, '..', 'shared', 'data', 'tunix-rt');
 let srv;
@@ -123,21 +123,30 @@ test('compare the demo runs: gpt-4o vs o3, regressions first, deep link, text-on
   assert.deepEqual(order, [...order].sort((x, y) => ORDER.indexOf(x) - ORDER.indexOf(y)), 'regressions first');
   // Diffs are text: only span/del/ins inside the diff cells.
   const tags = await page.locator('.eb-diff__box *').evaluateAll((es) => [...new Set(es.map((e) => e.tagName))]);
-  assert.ok(tags.every((t) => ['SPAN', 'DEL', 'INS'].includes(t)), tags.join());
+  // (Two answers that share little are both shown whole: a note and two paragraphs.)
+  assert.ok(tags.every((t) => ['SPAN', 'DEL', 'INS', 'SMALL', 'DIV', 'P'].includes(t)), tags.join());
   await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-demo.png'), fullPage: false });
-  // A row opens both answers whole, side by side (keyboard: Tab to its button, Enter).
+  // A row opens the item of both runs side by side in a drawer (keyboard: Tab to its button,
+  // Enter): each run's turn (question, answer, verdicts, conversation) and the answers' diff.
   const firstReg = page.locator('[data-table="compare-items"] tbody tr[data-flip="regressed"]').first();
   await firstReg.locator('[data-action="side-by-side"]').focus();
   await page.keyboard.press('Enter');
-  const side = page.locator('[data-table="compare-items"] tr.eb-side').first();
-  await side.waitFor();
-  const [bAns, cAns] = [await side.locator('[data-field="baseline"]').innerText(), await side.locator('[data-field="candidate"]').innerText()];
+  const pair = page.locator('.eb-drawer [data-testid="pair"]');
+  await pair.locator('[data-group="Candidate"]').waitFor();
+  const answer = (side) => pair.locator(`[data-group="${side}"] [data-field="answer"]`).innerText();
+  const [bAns, cAns] = [await answer('Baseline'), await answer('Candidate')];
   assert.ok(bAns.trim() && cAns.trim() && bAns !== cAns, `${bAns} | ${cAns}`);
+  const facts = await pair.locator('.eb-facts').first().innerText();
+  assert.match(facts, /Baseline · gpt-4o\s+correct/);
+  assert.match(facts, /Candidate · o3\s+wrong/);
+  assert.ok(await pair.locator('[data-group="conversation"]').count() === 2, 'both conversations');
   await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-side-by-side.png'), fullPage: false });
-  await firstReg.locator('[data-action="side-by-side"]').click();
-  await side.waitFor({ state: 'detached' });
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('.eb-drawer', { state: 'detached' });
+  const firstRegKey = await firstReg.locator('th').innerText();
+  assert.ok(firstRegKey, 'the table is still there');
   // A row's key opens its item: the candidate's conversation at that turn, over the Compare tab.
-  const regKey = (await firstReg.locator('th').innerText()).trim();
+  const regKey = firstRegKey.trim();
   const [convId, turnIdx] = regKey.split(' · ');
   await firstReg.locator('[data-action="open-item"]').click();
   await page.waitForSelector('.eb-drawer .eb-turn--selected');
@@ -452,4 +461,91 @@ test('two runs with training metrics: the loss-curve overlay and the run metadat
   assert.ok(html.includes('≠ differs'));
   assertClean(rec);
   await context.close();
+});
+
+/** Two numeric QA runs whose answers differ in how numbers are written, or wholly. */
+function qaPair() {
+  const tmp = fs.mkdtempSync(path.join(root, 'tests', 'e2e', 'out', 'qa-pair-'));
+  const rows = (answers) => answers.map(([c, t, q, e, p]) => JSON.stringify({ conversation_id: c, turn_idx: t, question: q, expected: e, predicted: p })).join('\n');
+  const write = (name, answers) => {
+    fs.mkdirSync(path.join(tmp, name));
+    fs.writeFileSync(path.join(tmp, name, 'run.jsonl'), `${rows(answers)}\n`);
+    return path.join(tmp, name);
+  };
+  const a = write('qa_a', [
+    ['c1', 0, 'What is the ratio?', '4.5', 'The ratio is 4.5'],
+    ['c1', 1, 'And the total?', '1000', 'The total is 1,000 units'],
+    ['c2', 0, 'How did revenue change?', '12', 'The revenue grew by twelve percent in the third quarter of the year'],
+  ]);
+  const b = write('qa_b', [
+    ['c1', 0, 'What is the ratio?', '4.5', 'The ratio is 4.50'],
+    ['c1', 1, 'And the total?', '1000', 'The total is 1000 units'],
+    ['c2', 0, 'How did revenue change?', '12', 'I cannot answer that from the table given here'],
+  ]);
+  return { tmp, a, b };
+}
+
+/** The page does not scroll sideways at the viewport's width. */
+const noSideScroll = (page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
+
+test('Compare defaults to the most similar run of the current run\'s family (never a demo run of another family); numbers in the word diff; a row side by side; 390 px', async () => {
+  const { tmp, a, b } = qaPair();
+  const LOGS = path.join(root, 'tests', 'fixtures', 'evallog', 'runs');
+  const { page, rec, context } = await openPage(browser);
+  await page.goto(srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  for (const dir of [a, b, path.join(LOGS, 'inspect_repeats_a'), path.join(LOGS, 'inspect_repeats_b')]) {
+    await dropFiles(page, '.eb-app', folderPayload(dir));
+    const name = path.basename(dir);
+    await page.waitForFunction((n) => [...document.querySelectorAll('.eb-run')]
+      .find((r) => r.querySelector('.eb-run__name')?.textContent.trim() === n)?.querySelector('.eb-run__acc'), name, { timeout: 60000 });
+  }
+  // An eval log's Compare: its baseline is the other eval log, not the first loaded (a demo
+  // numeric QA run), and the tab shows a comparison, not an error.
+  await page.evaluate(() => { location.hash = '#run=inspect_repeats_b&tab=compare'; });
+  await page.waitForSelector('[data-table="compare-items"] tbody tr', { timeout: 30000 });
+  assert.equal(await page.locator('select[name="base"]').inputValue(), 'inspect_repeats_a');
+  assert.equal(await page.locator('select[name="cand"]').inputValue(), 'inspect_repeats_b');
+  assert.equal(await page.locator('.eb-state--error').count(), 0, 'no error state');
+  // A row side by side: both samples' blocks and the outputs' diff.
+  await page.locator('[data-table="compare-items"] tbody tr [data-action="side-by-side"]').first().click();
+  const pair = page.locator('.eb-drawer [data-testid="pair"]');
+  await pair.locator('[data-group="Candidate"]').waitFor();
+  for (const side of ['Baseline', 'Candidate']) {
+    const text = await pair.locator(`[data-group="${side}"]`).innerText();
+    assert.match(text, /input/i, `${side}: ${text.slice(0, 200)}`);
+  }
+  await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-pair-evallog.png') });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(300);
+  assert.ok(await noSideScroll(page), 'the pair drawer fits 390 px');
+  await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-pair-evallog-390.png') });
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('.eb-drawer', { state: 'detached' });
+  assert.ok(await noSideScroll(page), 'the Compare tab fits 390 px');
+  await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-evallog-390.png'), fullPage: true });
+  await page.setViewportSize({ width: 1400, height: 900 });
+
+  // A dropped numeric QA run compares with the other dropped one, not with a demo run.
+  await page.evaluate(() => { location.hash = '#run=qa_b&tab=compare'; });
+  await page.waitForFunction(() => document.querySelector('select[name="base"]')?.value === 'qa_a'
+    && document.querySelectorAll('[data-table="compare-items"] tbody tr').length === 3, null, { timeout: 30000 });
+  const diffOf = (key) => page.locator('[data-table="compare-items"] tbody tr').filter({ has: page.locator('th', { hasText: key }) }).locator('.eb-diff__box');
+  // 4.5 against 4.50, 1,000 against 1000: equal as numbers, never "4.5 → 50".
+  const ratio = await diffOf('c1 · 0').innerText();
+  assert.ok(ratio.includes('4.5') && ratio.includes('equal as numbers') && !ratio.includes('→'), ratio);
+  const total = await diffOf('c1 · 1').innerText();
+  assert.ok(total.includes('(= 1000, equal as numbers)') && !total.includes('→'), total);
+  // Two answers that share little: both whole, said so.
+  const whole = await diffOf('c2 · 0').innerText();
+  assert.ok(whole.includes('no common text') && whole.includes('The revenue grew by twelve percent in the third quarter of the year')
+    && whole.includes('I cannot answer that from the table given here'), whole);
+  await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-number-diff.png') });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(300);
+  assert.ok(await noSideScroll(page), 'the Compare tab fits 390 px');
+  await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-number-diff-390.png'), fullPage: true });
+  assertClean(rec);
+  await context.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
 });

@@ -5,9 +5,10 @@
 // guarantees; a full quota is a clear message and leaves nothing of the run stored.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import {
-  withApp, openPage, outsideRequests, folderPayload, dropFiles, root, outDir, cliStats, metric,
+  withApp, openPage, outsideRequests, folderPayload, dropFiles, root, outDir, cli, cliStats, metric,
 } from './lib.mjs';
 
 const app = withApp();
@@ -200,3 +201,99 @@ for (const store of ['OPFS', 'IndexedDB']) {
     await context.close();
   });
 }
+
+/** Three eval logs in one folder (one `Load`, three runs), copied into a temp folder. */
+function threeLogs() {
+  const logs = path.join(root, 'tests', 'fixtures', 'evallog', 'runs');
+  const tmp = fs.mkdtempSync(path.join(outDir, 'keep-logs-'));
+  const dir = path.join(tmp, 'three_logs');
+  fs.mkdirSync(dir);
+  fs.copyFileSync(path.join(logs, 'inspect_arith', 'arith.eval'), path.join(dir, 'arith.eval'));
+  fs.copyFileSync(path.join(logs, 'promptfoo_baseline', 'results.json'), path.join(dir, 'results.json'));
+  for (const f of fs.readdirSync(path.join(logs, 'lm_eval_baseline'))) {
+    fs.copyFileSync(path.join(logs, 'lm_eval_baseline', f), path.join(dir, f));
+  }
+  return { tmp, dir };
+}
+
+const listed = (page) => page.locator('.eb-run__name').allInnerTexts().then((ns) => ns.map((n) => n.trim()).sort());
+
+test('a run removed from a folder of several logs stays removed after a reload; the folder\'s other runs stay kept; removing the folder\'s runs forgets the copy', async () => {
+  const { tmp, dir } = threeLogs();
+  const names = JSON.parse(cli(['score', dir, '--json'])).map((s) => s.run_name).sort();
+  assert.equal(names.length, 3);
+  const { page, rec, context } = await openPage(app.browser);
+  await page.addInitScript(() => localStorage.setItem('evalboard.demo-dismissed', '1'));
+  await page.goto(app.srv.url);
+  await page.waitForSelector('.eb-app');
+  await dropFiles(page, DROP, folderPayload(dir));
+  const allLoaded = (ns) => ns.every((n) => [...document.querySelectorAll('.eb-run')]
+    .find((r) => r.querySelector('.eb-run__name')?.textContent.trim() === n)?.querySelector('.eb-run__acc'));
+  await page.waitForFunction(allLoaded, names, { timeout: 60000 });
+  await page.waitForFunction(async () => {
+    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('evalboard-runs', { create: true });
+    for await (const [, d] of root.entries()) {
+      try { await d.getFileHandle('manifest.json'); return true; } catch { /* copying */ }
+    }
+    return false;
+  }, null, { timeout: 30000 });
+  assert.deepEqual(await kept(page), ['three_logs'], 'one copy of the folder');
+
+  // Remove the second of the three (not the one that keeps the folder's Load).
+  const gone = names[1];
+  const row = page.locator('.eb-run', { has: page.locator('.eb-run__name', { hasText: gone }) });
+  await row.hover();
+  await row.locator(`[aria-label="Remove ${gone}"]`).click();
+  await page.waitForFunction((n) => ![...document.querySelectorAll('.eb-run__name')].some((e) => e.textContent.trim() === n), gone);
+  // The copy notes it (written after the click): wait for the manifest to say so.
+  await page.waitForFunction(async (n) => {
+    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('evalboard-runs', { create: true });
+    for await (const [, d] of root.entries()) {
+      const m = JSON.parse(await (await (await d.getFileHandle('manifest.json')).getFile()).text());
+      return (m.removed || []).includes(n);
+    }
+    return false;
+  }, gone, { timeout: 30000 });
+  await page.reload();
+  const left = names.filter((n) => n !== gone);
+  await page.waitForFunction(allLoaded, left, { timeout: 60000 });
+  await page.waitForTimeout(500);
+  assert.deepEqual(await listed(page), left, 'the removed run does not come back');
+  // Removing the first run (the one holding the folder's Load id) keeps the last one kept.
+  const first = left[0];
+  const row1 = page.locator('.eb-run', { has: page.locator('.eb-run__name', { hasText: first }) });
+  await row1.hover();
+  await row1.locator(`[aria-label="Remove ${first}"]`).click();
+  await page.waitForFunction((n) => ![...document.querySelectorAll('.eb-run__name')].some((e) => e.textContent.trim() === n), first);
+  await page.waitForFunction(async (n) => {
+    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('evalboard-runs', { create: true });
+    for await (const [, d] of root.entries()) {
+      const m = JSON.parse(await (await (await d.getFileHandle('manifest.json')).getFile()).text());
+      return (m.removed || []).includes(n);
+    }
+    return false;
+  }, first, { timeout: 30000 });
+  await page.reload();
+  await page.waitForFunction(allLoaded, [left[1]], { timeout: 60000 });
+  await page.waitForTimeout(500);
+  assert.deepEqual(await listed(page), [left[1]]);
+  await page.screenshot({ path: path.join(outDir, 'keep-folder-part-removed.png') });
+
+  // The folder's last run removed by "remove this folder's runs": the copy goes.
+  await page.locator('.eb-run').first().hover();
+  await page.click('[data-action="remove-folder"]');
+  await page.waitForFunction(() => document.querySelectorAll('.eb-run').length === 0);
+  await page.waitForFunction(async () => {
+    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('evalboard-runs', { create: true });
+    for await (const _ of root.keys()) return false; // eslint-disable-line no-unused-vars
+    return true;
+  }, null, { timeout: 30000 });
+  await page.reload();
+  await page.waitForSelector('.eb-app');
+  await page.waitForTimeout(1000);
+  assert.equal(await page.locator('.eb-run').count(), 0, 'nothing comes back');
+  assert.deepEqual(rec.pageErrors, [], 'page errors');
+  assert.deepEqual(rec.consoleErrors, [], 'console errors');
+  await context.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});

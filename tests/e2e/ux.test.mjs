@@ -147,6 +147,10 @@ test('Compare gives a reading in words, coloured by which way it reads, as diff 
   await waitRun(page, 'gpt-4o');
   await page.waitForFunction(() => [...document.querySelectorAll('.eb-run__meta')].length === 3
     && [...document.querySelectorAll('.eb-run__meta')].every((m) => !m.querySelector('.eb-progress')));
+  // The current run is the candidate; its baseline the run most like it (issue 26): o3 against
+  // gpt-4o, as `diff gpt-4o o3`.
+  await page.click('.eb-run__name:text-is("o3")');
+  await waitRun(page, 'o3');
   await page.click('#eb-tab-compare');
   await page.waitForSelector('.eb-reading-line');
   const text = (await page.locator('.eb-reading-line').innerText()).trim();

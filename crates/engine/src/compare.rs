@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 pub mod by_item;
 pub mod join;
 pub mod many;
+pub mod words;
 
 use crate::run_table::ItemKey;
 pub use crate::run_table::Unit;
@@ -776,14 +777,20 @@ pub enum DiffKind {
 pub struct DiffSpan {
     pub kind: DiffKind,
     pub text: String,
+    /// An Equal span of two numbers written differently but equal as numbers (`4.5` / `4.50`,
+    /// `1,000` / `1000`; [`words::EQUAL_AS_NUMBERS`]): the candidate's spelling, `text` being
+    /// the baseline's. `None` everywhere else.
+    pub other: Option<String>,
 }
 
-/// Word-level diff of `a` → `b` (Myers). Tokens are runs of alphanumeric characters, runs of
-/// whitespace, and single other characters, so `42.` vs `42` differs only in the `.`.
-/// Adjacent spans of the same kind are merged; concatenating Equal+Delete spans gives `a`,
-/// Equal+Insert gives `b`.
+/// Word-level diff of `a` → `b` (Myers): [`words::word_diff`]'s spans. Tokens are runs of
+/// alphanumeric characters, runs of whitespace, single other characters and numbers (one token
+/// each, equal when equal as numbers), so `42.` vs `42` differs only in the `.`. Adjacent spans
+/// of the same kind are merged; concatenating Equal+Delete spans gives `a`, Equal (its
+/// [`DiffSpan::other`] where set)+Insert gives `b`. Texts that share little come back as one
+/// Delete and one Insert ([`words::WordDiff::whole`] says so).
 pub fn diff_text(a: &str, b: &str) -> Vec<DiffSpan> {
-    diff_tokens(&word_tokens(a), &word_tokens(b))
+    words::word_diff(a, b).spans
 }
 
 /// Character-level diff of `a` → `b` (Myers, on Unicode scalar values).
@@ -795,43 +802,6 @@ fn char_tokens(s: &str) -> Vec<&str> {
     s.char_indices()
         .map(|(i, c)| s.get(i..i + c.len_utf8()).unwrap_or(""))
         .collect()
-}
-
-fn word_tokens(s: &str) -> Vec<&str> {
-    #[derive(PartialEq, Clone, Copy)]
-    enum Class {
-        Word,
-        Space,
-        Other,
-    }
-    let class = |c: char| {
-        if c.is_alphanumeric() || c == '_' {
-            Class::Word
-        } else if c.is_whitespace() {
-            Class::Space
-        } else {
-            Class::Other
-        }
-    };
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut prev: Option<Class> = None;
-    for (i, c) in s.char_indices() {
-        let k = class(c);
-        let split = match prev {
-            None => false,
-            Some(p) => p != k || k == Class::Other,
-        };
-        if split {
-            out.push(s.get(start..i).unwrap_or(""));
-            start = i;
-        }
-        prev = Some(k);
-    }
-    if start < s.len() {
-        out.push(s.get(start..).unwrap_or(""));
-    }
-    out
 }
 
 fn diff_tokens(a: &[&str], b: &[&str]) -> Vec<DiffSpan> {
@@ -846,7 +816,11 @@ fn diff_tokens(a: &[&str], b: &[&str]) -> Vec<DiffSpan> {
         }
         match out.last_mut() {
             Some(last) if last.kind == kind => last.text.push_str(&text),
-            _ => out.push(DiffSpan { kind, text }),
+            _ => out.push(DiffSpan {
+                kind,
+                text,
+                other: None,
+            }),
         }
     };
     for op in capture_diff_slices(Algorithm::Myers, a, b) {
@@ -1217,10 +1191,8 @@ mod tests {
         assert_eq!(spans(&d), [('=', "Paris"), ('+', "\nParis")]);
         assert!(diff_text("", "").is_empty());
         assert_eq!(spans(&diff_text("", "x y")), [('+', "x y")]);
-        assert_eq!(
-            spans(&diff_text("1,000", "1000")),
-            [('-', "1,000"), ('+', "1000")]
-        );
+        // Numbers equal as numbers are equal (compare::words has the rules).
+        assert_eq!(spans(&diff_text("1,000", "1000")), [('=', "1,000")]);
         for (a, b) in [
             ("15 + 27 = 42\n42\n42", "42"),
             ("naïve café ß", "naive cafe SS"),

@@ -669,6 +669,15 @@ impl<'a> RunRef<'a> {
         self.facts_of(&self.metrics())
     }
 
+    /// The tool that wrote the run, as a run list groups runs: an evaluation-tool log's tool
+    /// (`Inspect AI`, `HELM`, …), else the run's family (`numeric QA`, `eval set`, …).
+    pub fn tool(&self) -> &'static str {
+        match self {
+            RunRef::EvalLog(l) => l.log.run.tool.label(),
+            _ => self.family().label(),
+        }
+    }
+
     /// The task an evaluation-tool log names and the dataset the run's metadata names: what
     /// tells two runs' items apart when their keys look alike ([`RunComparison::not_comparable`]).
     pub fn task_and_dataset(&self) -> (Option<String>, Option<String>) {
@@ -799,6 +808,45 @@ impl<'a> RunRef<'a> {
                 })
                 .collect()
         })
+    }
+
+    /// The row of the item of `key` ([`RunRef::items`]' row), for a run of a family in
+    /// `FAMILIES`; `None` when the run has no such item or cannot be judged alone.
+    pub fn item_in<const FAMILIES: FamilySet>(&self, key: &ItemKey) -> Option<ItemRow> {
+        let mut contexts = ItemContexts::new();
+        self.item_context_in::<FAMILIES>(&mut contexts);
+        self.judged_in::<FAMILIES, _>(None, |_, _, j| {
+            // The judged items are in key order, each key once.
+            let n = j.items.len();
+            let (mut lo, mut hi) = (0, n);
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if j.items.key(mid) < *key {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            (lo < n && j.items.key(lo) == *key).then(|| {
+                let ctx = contexts.remove(key).unwrap_or_default();
+                let texts = [
+                    ("question", ctx.question),
+                    ("expected", j.items.expected(lo)),
+                    ("answer", j.items.answer(lo)),
+                ]
+                .into_iter()
+                .filter_map(|(k, t)| Some((k.to_string(), t?)))
+                .collect();
+                ItemRow {
+                    key: key.clone(),
+                    verdict: j.items.verdict(lo),
+                    fields: ctx.fields,
+                    texts,
+                }
+            })
+        })
+        .ok()
+        .flatten()
     }
 
     /// The run summed up as plain data ([`RunSummary`]): facts, metrics (headline first) and

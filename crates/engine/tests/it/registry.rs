@@ -129,6 +129,13 @@ fn render(
         // profile but for the verdicts, which the metrics above already sum.
         if Some(profile) == profiles.first() {
             if let Ok(rows) = r.items() {
+                // One item found by its key is its row among all of them (a Compare pair's).
+                for row in &rows {
+                    let one = r.item_in::<{ run::ALL_FAMILIES }>(&row.key);
+                    assert_eq!(one.as_ref(), Some(row), "{name}: {}", row.key);
+                }
+                let missing = evalboard_engine::run_table::ItemKey::text("no such item \u{1}");
+                assert_eq!(r.item_in::<{ run::ALL_FAMILIES }>(&missing), None, "{name}");
                 items.push_str(&format!("== {name}\n"));
                 for row in rows {
                     let verdict = match row.verdict {

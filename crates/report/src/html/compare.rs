@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 
 use evalboard_engine::compare::{
-    diff_text, CompareOptions, DiffKind, Flip, PairedComparison, PairedItem, Pairing,
+    diff_text, words::EQUAL_AS_NUMBERS, CompareOptions, DiffKind, Flip, PairedComparison,
+    PairedItem, Pairing,
 };
 use evalboard_engine::run::{self, CompareError, CompareSettings, RunComparison};
 use evalboard_engine::run_meta::{side_by_side, MetaRow};
@@ -112,7 +113,17 @@ fn diff_html(a: &str, b: &str) -> String {
     for span in diff_text(a, b) {
         let t = escape_html(&span.text);
         match span.kind {
-            DiffKind::Equal => out.push_str(&t),
+            // Two spellings of one number (`4.5` / `4.50`): the baseline's, the other's noted.
+            DiffKind::Equal => match &span.other {
+                Some(o) => {
+                    let _ = write!(
+                        out,
+                        "{t}<small> (= {}, {EQUAL_AS_NUMBERS})</small>",
+                        escape_html(o)
+                    );
+                }
+                None => out.push_str(&t),
+            },
             DiffKind::Delete => {
                 let _ = write!(out, "<del>{t}</del>");
             }

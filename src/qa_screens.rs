@@ -1,0 +1,223 @@
+//! Numeric QA tabs the main worker lays out as screen blocks (`protocol::Block`), so the page
+//! only renders them: the Breakdowns tab (every `by_*` map of the statistics as a table — feature
+//! flags, conversation type, model — with its chart) and the Complexity tab (accuracy, operations
+//! and logic recall by turn number, accuracy by operations per turn, with the complexity
+//! charts). Pure (tested natively).
+
+use std::collections::BTreeMap;
+
+use evalboard_engine::numeric_qa::aggregate::doc::{Breakdown, Statistics};
+
+use crate::format;
+use crate::protocol::{chart_tab, Block, ChartDto};
+use crate::screen;
+
+/// The Breakdowns tab of a numeric QA run: one section per breakdown, each group with its
+/// conversations, turns and rates, and the breakdown's chart among `charts` where there is one.
+pub fn breakdowns(s: &Statistics, charts: &[ChartDto]) -> Vec<Block> {
+    let groups: [(&str, &str, &str, &BTreeMap<String, Breakdown>); 5] = [
+        (
+            "by_has_type2_question",
+            "Type-2 question",
+            "Conversations with a type-2 (reasoning-heavy) question",
+            &s.by_has_type2_question,
+        ),
+        (
+            "by_has_non_numeric_values",
+            "Non-numeric values",
+            "Tables with non-numeric entries",
+            &s.by_has_non_numeric_values,
+        ),
+        (
+            "by_has_duplicate_columns",
+            "Duplicate columns",
+            "Tables with duplicate column names",
+            &s.by_has_duplicate_columns,
+        ),
+        (
+            "by_conversation_type",
+            "Conversation type",
+            "The dataset's conversation type",
+            &s.by_conversation_type,
+        ),
+        ("by_model", "Model", "The model that answered", &s.by_model),
+    ];
+    groups
+        .into_iter()
+        .map(|(key, title, hint, map)| {
+            let mut inner = vec![screen::text("hint", hint, false)];
+            if map.is_empty() {
+                inner.push(screen::note("empty", "note", "No data."));
+            } else {
+                let mut rows = vec![[
+                    "Group",
+                    "Conversations",
+                    "Turns",
+                    "Numerical",
+                    "Exact",
+                    "Soft",
+                    "Conversation-level",
+                    "Logic recall",
+                    "Error rate",
+                ]
+                .map(String::from)
+                .to_vec()];
+                rows.extend(map.iter().map(|(g, b)| {
+                    vec![
+                        g.clone(),
+                        format::int(b.conversations),
+                        format::int(b.turns),
+                        format::pct(b.numerical_accuracy),
+                        format::pct(b.exact_match_accuracy),
+                        format::pct(b.soft_match_accuracy),
+                        format::pct(b.conversation_level_accuracy),
+                        format::pct(b.avg_logic_recall),
+                        format::pct(b.error_rate),
+                    ]
+                }));
+                inner.push(screen::table(key, "", rows));
+            }
+            inner.extend(
+                charts
+                    .iter()
+                    .filter(|c| c.key == key)
+                    .map(|c| Block::Chart(c.clone())),
+            );
+            screen::group(key, "section", Some(title.to_string()), inner)
+        })
+        .collect()
+}
+
+/// The Complexity tab of a numeric QA run: its charts (`chart_tab` "complexity"), then accuracy,
+/// average operations and logic recall by turn number beside accuracy by operations per turn.
+pub fn complexity(s: &Statistics, charts: &[ChartDto]) -> Vec<Block> {
+    let mut out: Vec<Block> = charts
+        .iter()
+        .filter(|c| chart_tab(&c.key) == "complexity")
+        .map(|c| Block::Chart(c.clone()))
+        .collect();
+    let turns: std::collections::BTreeSet<_> = s
+        .accuracy_by_turn_number
+        .keys()
+        .chain(s.avg_operations_by_turn.keys())
+        .chain(s.logic_recall_by_turn.keys())
+        .copied()
+        .collect();
+    let mut by_turn = vec![screen::text(
+        "hint",
+        "Does accuracy fall in later turns, as questions build on earlier answers?",
+        false,
+    )];
+    if turns.is_empty() {
+        by_turn.push(screen::note("empty", "note", "No turns."));
+    } else {
+        let mut rows = vec![["Turn", "Accuracy", "Avg operations", "Logic recall"]
+            .map(String::from)
+            .to_vec()];
+        rows.extend(turns.iter().map(|k| {
+            vec![
+                k.0.to_string(),
+                format::pct(s.accuracy_by_turn_number.get(k).copied()),
+                format::dec(s.avg_operations_by_turn.get(k).copied(), 2),
+                format::pct(s.logic_recall_by_turn.get(k).copied()),
+            ]
+        }));
+        by_turn.push(screen::table("by-turn", "", rows));
+    }
+    let mut by_ops = vec![screen::text(
+        "hint",
+        "Where is the complexity ceiling: how many compute steps before accuracy drops?",
+        false,
+    )];
+    if s.accuracy_by_operations_per_turn.is_empty() {
+        by_ops.push(screen::note(
+            "empty",
+            "note",
+            "No plans recorded, so no operation counts.",
+        ));
+    } else {
+        let mut rows = vec![["Operations", "Accuracy"].map(String::from).to_vec()];
+        rows.extend(
+            s.accuracy_by_operations_per_turn
+                .iter()
+                .map(|(k, v)| vec![k.0.to_string(), format::pct(Some(*v))]),
+        );
+        by_ops.push(screen::table("by-ops", "", rows));
+    }
+    by_ops.push(screen::text(
+        "footnote",
+        format!(
+            "Average operations per turn: {}",
+            format::dec(s.avg_operations_per_turn, 2)
+        ),
+        false,
+    ));
+    out.push(screen::group(
+        "complexity-tables",
+        "pair",
+        None,
+        vec![
+            screen::group("by-turn", "section", Some("By turn number".into()), by_turn),
+            screen::group(
+                "by-ops",
+                "section",
+                Some("By operations per turn".into()),
+                by_ops,
+            ),
+        ],
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_breakdown_is_a_section_with_its_table_or_a_note() {
+        use evalboard_engine::family::Family;
+        use evalboard_engine::run::{self, ReadOptions, ScoredRun, Settings};
+        use evalboard_engine::{InputFile, RunInput};
+        let input = RunInput::new(
+            "qa".to_string(),
+            vec![InputFile::new(
+                "qa/a.jsonl".to_string(),
+                r#"{"conversation_id":"c1","turn_idx":0,"question":"q","expected":"42","predicted":42}"#,
+            )],
+        );
+        let read = run::read_as(Family::NumericQa, &input, None, ReadOptions::default())
+            .expect("readable");
+        let ScoredRun::NumericQa(s) = run::score(read, &Settings::default(), 1) else {
+            panic!("a numeric QA run");
+        };
+        let stats = evalboard_engine::numeric_qa::aggregate::doc::statistics(&s);
+        let tables = complexity(&stats, &[]);
+        assert!(
+            matches!(tables.last(), Some(Block::Group { key, .. }) if key == "complexity-tables")
+        );
+        let blocks = breakdowns(&stats, &[]);
+        let keys: Vec<&str> = blocks
+            .iter()
+            .filter_map(|b| match b {
+                Block::Group { key, blocks, .. } => {
+                    assert!(matches!(
+                        blocks.get(1),
+                        Some(Block::Table(_)) | Some(Block::Note { .. })
+                    ));
+                    Some(key.as_str())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "by_has_type2_question",
+                "by_has_non_numeric_values",
+                "by_has_duplicate_columns",
+                "by_conversation_type",
+                "by_model"
+            ]
+        );
+    }
+}
