@@ -805,47 +805,16 @@ fn char_tokens(s: &str) -> Vec<&str> {
 }
 
 fn diff_tokens(a: &[&str], b: &[&str]) -> Vec<DiffSpan> {
-    use similar::{capture_diff_slices, Algorithm, DiffOp};
     let part = |v: &[&str], at: usize, len: usize| -> String {
         v.get(at..at + len).unwrap_or(&[]).concat()
     };
-    let mut out: Vec<DiffSpan> = Vec::new();
-    let mut push = |kind: DiffKind, text: String| {
-        if text.is_empty() {
-            return;
-        }
-        match out.last_mut() {
-            Some(last) if last.kind == kind => last.text.push_str(&text),
-            _ => out.push(DiffSpan {
-                kind,
-                text,
-                other: None,
-            }),
-        }
-    };
-    for op in capture_diff_slices(Algorithm::Myers, a, b) {
-        match op {
-            DiffOp::Equal { old_index, len, .. } => {
-                push(DiffKind::Equal, part(a, old_index, len));
-            }
-            DiffOp::Delete {
-                old_index, old_len, ..
-            } => push(DiffKind::Delete, part(a, old_index, old_len)),
-            DiffOp::Insert {
-                new_index, new_len, ..
-            } => push(DiffKind::Insert, part(b, new_index, new_len)),
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                push(DiffKind::Delete, part(a, old_index, old_len));
-                push(DiffKind::Insert, part(b, new_index, new_len));
-            }
-        }
-    }
-    out
+    words::myers_spans(
+        a,
+        b,
+        (&|at, len| part(a, at, len), &|at, len| part(b, at, len)),
+        |old_index, _, len, out| out.push(DiffKind::Equal, part(a, old_index, len), None),
+    )
+    .0
 }
 
 #[cfg(test)]

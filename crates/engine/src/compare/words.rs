@@ -54,7 +54,6 @@ impl Token<'_> {
 
 /// The word diff of `a` → `b`.
 pub fn word_diff(a: &str, b: &str) -> WordDiff {
-    use similar::{capture_diff_slices, Algorithm, DiffOp};
     let (ta, tb) = (tokens(a), tokens(b));
     let (ka, kb): (Vec<&Key>, Vec<&Key>) = (
         ta.iter().map(|t| &t.key).collect(),
@@ -67,40 +66,21 @@ pub fn word_diff(a: &str, b: &str) -> WordDiff {
             .map(|t| t.text)
             .collect()
     };
-    let mut out = Spans::default();
     let mut common = 0usize;
-    for op in capture_diff_slices(Algorithm::Myers, &ka, &kb) {
-        match op {
-            DiffOp::Equal {
-                old_index,
-                new_index,
-                len,
-            } => {
-                let olds = ta.get(old_index..old_index + len).unwrap_or(&[]);
-                let news = tb.get(new_index..new_index + len).unwrap_or(&[]);
-                for (x, y) in olds.iter().zip(news) {
-                    common += usize::from(!x.is_space());
-                    let other = (x.text != y.text).then(|| y.text.to_string());
-                    out.push(DiffKind::Equal, x.text.to_string(), other);
-                }
+    let out = myers_spans(
+        &ka,
+        &kb,
+        (&|at, len| part(&ta, at, len), &|at, len| part(&tb, at, len)),
+        |old_index, new_index, len, out| {
+            let olds = ta.get(old_index..old_index + len).unwrap_or(&[]);
+            let news = tb.get(new_index..new_index + len).unwrap_or(&[]);
+            for (x, y) in olds.iter().zip(news) {
+                common += usize::from(!x.is_space());
+                let other = (x.text != y.text).then(|| y.text.to_string());
+                out.push(DiffKind::Equal, x.text.to_string(), other);
             }
-            DiffOp::Delete {
-                old_index, old_len, ..
-            } => out.push(DiffKind::Delete, part(&ta, old_index, old_len), None),
-            DiffOp::Insert {
-                new_index, new_len, ..
-            } => out.push(DiffKind::Insert, part(&tb, new_index, new_len), None),
-            DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                out.push(DiffKind::Delete, part(&ta, old_index, old_len), None);
-                out.push(DiffKind::Insert, part(&tb, new_index, new_len), None);
-            }
-        }
-    }
+        },
+    );
     let words = |v: &[Token]| v.iter().filter(|t| !t.is_space()).count();
     let (na, nb) = (words(&ta), words(&tb));
     let share = if na + nb == 0 {
@@ -129,10 +109,52 @@ pub fn word_diff(a: &str, b: &str) -> WordDiff {
 /// Spans, adjacent ones of a kind merged (an Equal span of two spellings of a number stays on
 /// its own).
 #[derive(Default)]
-struct Spans(Vec<DiffSpan>);
+pub(super) struct Spans(pub(super) Vec<DiffSpan>);
+
+/// Myers over the keys `ka` → `kb`, every op as spans: an equal run through `equal(old index,
+/// new index, length, spans)`, a deleted (inserted) run as the text `parts.0` (`parts.1`) gives
+/// for (index, length) — the one walk of a diff's ops, for words and characters alike.
+pub(super) fn myers_spans<K: std::hash::Hash + Ord>(
+    ka: &[K],
+    kb: &[K],
+    parts: (
+        &dyn Fn(usize, usize) -> String,
+        &dyn Fn(usize, usize) -> String,
+    ),
+    mut equal: impl FnMut(usize, usize, usize, &mut Spans),
+) -> Spans {
+    use similar::{capture_diff_slices, Algorithm, DiffOp};
+    let (part_a, part_b) = parts;
+    let mut out = Spans::default();
+    for op in capture_diff_slices(Algorithm::Myers, ka, kb) {
+        match op {
+            DiffOp::Equal {
+                old_index,
+                new_index,
+                len,
+            } => equal(old_index, new_index, len, &mut out),
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => out.push(DiffKind::Delete, part_a(old_index, old_len), None),
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => out.push(DiffKind::Insert, part_b(new_index, new_len), None),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                out.push(DiffKind::Delete, part_a(old_index, old_len), None);
+                out.push(DiffKind::Insert, part_b(new_index, new_len), None);
+            }
+        }
+    }
+    out
+}
 
 impl Spans {
-    fn push(&mut self, kind: DiffKind, text: String, other: Option<String>) {
+    pub(super) fn push(&mut self, kind: DiffKind, text: String, other: Option<String>) {
         if text.is_empty() && other.as_deref().is_none_or(str::is_empty) {
             return;
         }
