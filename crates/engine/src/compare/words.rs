@@ -111,16 +111,16 @@ pub fn word_diff(a: &str, b: &str) -> WordDiff {
 #[derive(Default)]
 pub(super) struct Spans(pub(super) Vec<DiffSpan>);
 
+/// The text of a run of tokens: (index, length) → text.
+type Part<'p> = &'p dyn Fn(usize, usize) -> String;
+
 /// Myers over the keys `ka` → `kb`, every op as spans: an equal run through `equal(old index,
 /// new index, length, spans)`, a deleted (inserted) run as the text `parts.0` (`parts.1`) gives
 /// for (index, length) — the one walk of a diff's ops, for words and characters alike.
 pub(super) fn myers_spans<K: std::hash::Hash + Ord>(
     ka: &[K],
     kb: &[K],
-    parts: (
-        &dyn Fn(usize, usize) -> String,
-        &dyn Fn(usize, usize) -> String,
-    ),
+    parts: (Part, Part),
     mut equal: impl FnMut(usize, usize, usize, &mut Spans),
 ) -> Spans {
     use similar::{capture_diff_slices, Algorithm, DiffOp};
