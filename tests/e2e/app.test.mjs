@@ -248,14 +248,14 @@ test('every view renders (screenshots), in light and dark', async () => {
     const { page, rec, context } = await open('', { colorScheme: scheme });
     await waitRun(page, 'gpt-4o');
     const suffix = scheme === 'dark' ? '-dark' : '';
-    for (const tab of ['overview', 'complexity', 'breakdowns', 'errors', 'items', 'files', 'settings', 'export', 'compare']) {
+    for (const tab of ['overview', 'complexity', 'breakdowns', 'errors', 'items', 'files', 'settings', 'export', 'compare', 'runs']) {
       await page.click(`#eb-tab-${tab}`);
       await page.waitForSelector(`#eb-panel-${tab}:not([hidden]) > *`);
       await page.waitForTimeout(150);
       await shot(page, `view-${tab}${suffix}`);
     }
-    // Tabs are keyboard-navigable.
-    await page.focus('#eb-tab-compare');
+    // Tabs are keyboard-navigable: right from the last (All runs) wraps to the first.
+    await page.focus('#eb-tab-runs');
     await page.keyboard.press('ArrowRight');
     assert.equal(await page.evaluate(() => document.activeElement.id), 'eb-tab-overview');
     assert.equal(await page.getAttribute('#eb-tab-overview', 'aria-selected'), 'true');
