@@ -11,12 +11,10 @@ use evalboard_engine::compare::many::{
     compare_many, Grid, ManyComparison, ManyError, ManyRun, RunRow,
 };
 use evalboard_engine::compare::{CompareOptions, PairTexts, Pairing};
-use evalboard_engine::family::Family;
-use evalboard_engine::numeric_qa::score::doc::DocTolerances;
 use evalboard_engine::run::{CompareSettings, ScoredRun};
 use evalboard_engine::run_table::Unit;
 
-use crate::cli::{CompareArgs, SettingsArgs};
+use crate::cli::CompareArgs;
 use crate::score;
 
 /// One command-line folder read: its runs (several for a folder of logs), or why none.
@@ -40,7 +38,11 @@ pub fn run(a: CompareArgs) -> Result<u8> {
     // The baseline's family decides the settings every run is scored under.
     let base = score::load_path(&a.baseline, profile)?;
     let family = base.family;
-    let settings = settings(&a, &compare, family)?;
+    let settings = crate::diff::pair_settings(
+        (&a.dataset, a.profile.as_deref(), &a.prices),
+        &compare,
+        family,
+    )?;
     let mut reads: Vec<Read> = Vec::new();
     let base_path = a.baseline.display().to_string();
     reads.push(Read {
@@ -121,20 +123,6 @@ pub fn run(a: CompareArgs) -> Result<u8> {
         }
     }
     Ok(code)
-}
-
-/// The settings every run is scored with: the profile `--profile` names or `--scorer` implies,
-/// once `--scorer` is known to suit the family.
-fn settings(a: &CompareArgs, compare: &CompareSettings, family: Family) -> Result<score::Settings> {
-    compare.check(family)?;
-    score::settings(&SettingsArgs {
-        dataset: a.dataset.clone(),
-        profile: compare.profile(family, a.profile.as_deref()),
-        prices: a.prices.clone(),
-        rel_tol: DocTolerances::default().rel,
-        abs_tol: DocTolerances::default().abs,
-        pass_k: None,
-    })
 }
 
 /// A headline in its unit: a rate as a percentage, a score with 4 decimals.

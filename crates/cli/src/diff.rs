@@ -10,6 +10,8 @@
 //! pairs an eval log's items with their epochs (repeats) reduced instead
 //! ([`evalboard_engine::compare::Pairing::ByItem`]), and prints the pairing used.
 
+use std::path::PathBuf;
+
 use anyhow::{bail, Result};
 use evalboard_cli::term::one_line as esc;
 use evalboard_cli::{errln, out};
@@ -35,11 +37,25 @@ fn diff_settings(
     compare: &CompareSettings,
     family: Family,
 ) -> Result<score::Settings> {
+    pair_settings(
+        (&a.dataset, a.profile.as_deref(), &a.prices),
+        compare,
+        family,
+    )
+}
+
+/// The settings runs of `family` are scored with to be compared (`diff`, `compare`): `--dataset`,
+/// the profile `--profile` names or `--scorer` implies, `--prices`; default tolerances.
+pub(crate) fn pair_settings(
+    (dataset, profile, prices): (&Option<PathBuf>, Option<&str>, &Option<PathBuf>),
+    compare: &CompareSettings,
+    family: Family,
+) -> Result<score::Settings> {
     compare.check(family)?;
     score::settings(&SettingsArgs {
-        dataset: a.dataset.clone(),
-        profile: compare.profile(family, a.profile.as_deref()),
-        prices: a.prices.clone(),
+        dataset: dataset.clone(),
+        profile: compare.profile(family, profile),
+        prices: prices.clone(),
         rel_tol: DocTolerances::default().rel,
         abs_tol: DocTolerances::default().abs,
         pass_k: None,
