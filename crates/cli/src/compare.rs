@@ -8,7 +8,7 @@ use anyhow::Result;
 use evalboard_cli::term::one_line as esc;
 use evalboard_cli::{errln, out};
 use evalboard_engine::compare::many::{
-    compare_many, Grid, ManyComparison, ManyError, ManyRun, RunRow,
+    compare_many, value_text, Grid, ManyComparison, ManyError, ManyRun, RunRow,
 };
 use evalboard_engine::compare::{CompareOptions, PairTexts, Pairing};
 use evalboard_engine::run::{CompareSettings, ScoredRun};
@@ -125,19 +125,16 @@ pub fn run(a: CompareArgs) -> Result<u8> {
     Ok(code)
 }
 
-/// A headline in its unit: a rate as a percentage, a score with 4 decimals.
-fn value(x: Option<f64>, unit: Unit) -> String {
-    match (x, unit) {
-        (None, _) => "n/a".into(),
-        (Some(v), Unit::Rate) => format!("{:.1}%", v * 100.0),
-        (Some(v), _) => format!("{v:.4}"),
-    }
-}
-
 fn ci(x: Option<(f64, f64)>, unit: Unit) -> String {
     x.map_or_else(
         || "n/a".into(),
-        |(l, h)| format!("[{}, {}]", value(Some(l), unit), value(Some(h), unit)),
+        |(l, h)| {
+            format!(
+                "[{}, {}]",
+                value_text(Some(l), unit),
+                value_text(Some(h), unit)
+            )
+        },
     )
 }
 
@@ -255,7 +252,7 @@ fn row(r: &RunRow, name: &str, unit: Unit) -> String {
         if r.is_baseline { "*" } else { " " },
         cut(name, 28),
         count(r.n_items),
-        value(r.headline, unit),
+        value_text(r.headline, unit),
         ci(r.ci95, unit),
         delta,
         count(r.regressed),
@@ -286,16 +283,16 @@ fn grid(g: &Grid, unit: Unit) -> String {
             let cell = match c {
                 None => "-".to_string(),
                 Some(c) => match c.delta {
-                    Some(d) => format!("{} ({:+.1})", value(c.headline, unit), d * 100.0),
-                    None => value(c.headline, unit),
+                    Some(d) => format!("{} ({:+.1})", value_text(c.headline, unit), d * 100.0),
+                    None => value_text(c.headline, unit),
                 },
             };
             out.push_str(&format!(" {cell:>20}"));
         }
         out.push_str(&format!(
             " {:>8} {:>8}\n",
-            value(m.micro, Unit::Rate),
-            value(m.macro_mean, unit)
+            value_text(m.micro, Unit::Rate),
+            value_text(m.macro_mean, unit)
         ));
     }
     out

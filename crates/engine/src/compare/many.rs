@@ -45,6 +45,16 @@ impl CiMethod {
     }
 }
 
+/// A headline (or a bound of its CI) as the CLI and the report print it: a rate as a
+/// percentage with one decimal, another score with four; `n/a` when there is none.
+pub fn value_text(x: Option<f64>, unit: Unit) -> String {
+    match (x, unit) {
+        (None, _) => "n/a".into(),
+        (Some(v), Unit::Rate) => format!("{:.1}%", v * 100.0),
+        (Some(v), _) => format!("{v:.4}"),
+    }
+}
+
 /// The 95% interval of a headline from what is known of it: Wilson on its counts when it is a
 /// proportion with counts, else the mean ± 1.96 × its standard error (clustered by item when
 /// the family clustered it; a rate's kept within 0–1), else none.

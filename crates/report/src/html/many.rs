@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use evalboard_engine::compare::many::{ManyComparison, RunRow};
+use evalboard_engine::compare::many::{value_text, ManyComparison, RunRow};
 use evalboard_engine::compare::p_value_text;
 use evalboard_engine::run_table::Unit;
 
@@ -14,14 +14,6 @@ use super::build::{figure, h, int, p, table, Cell, Head, Row, TableOpts};
 use super::encode::escape_html;
 use crate::charts::Theme;
 use crate::many_charts::{delta_chart, every_ci_holds_zero, frontier_charts};
-
-fn value(x: Option<f64>, unit: Unit) -> String {
-    match (x, unit) {
-        (None, _) => "n/a".into(),
-        (Some(v), Unit::Rate) => format!("{:.1}%", v * 100.0),
-        (Some(v), _) => format!("{v:.4}"),
-    }
-}
 
 fn count(x: Option<u64>) -> Cell {
     match x {
@@ -34,7 +26,13 @@ fn row(r: &RunRow, with_task: bool) -> Row {
     let unit = r.headline_unit;
     let ci = r.ci95.map_or_else(
         || "n/a".to_string(),
-        |(l, h)| format!("[{}, {}]", value(Some(l), unit), value(Some(h), unit)),
+        |(l, h)| {
+            format!(
+                "[{}, {}]",
+                value_text(Some(l), unit),
+                value_text(Some(h), unit)
+            )
+        },
     );
     let delta = r
         .delta
@@ -79,7 +77,7 @@ fn row(r: &RunRow, with_task: bool) -> Row {
         .chain(with_task.then(|| Cell::text(r.task.as_deref().unwrap_or(""))))
         .chain([
             count(r.n_items),
-            Cell::num(&value(r.headline, unit), r.headline),
+            Cell::num(&value_text(r.headline, unit), r.headline),
             Cell::text(&format!("{ci} {}", r.ci_method.name())),
             Cell::num(&delta, r.delta),
             Cell::text(&boot),
@@ -222,14 +220,16 @@ pub(crate) fn section(out: &mut String, c: &ManyComparison) {
                     None => Cell::num("–", None),
                     Some(x) => {
                         let shown = match x.delta {
-                            Some(d) => format!("{} ({:+.1})", value(x.headline, unit), d * 100.0),
-                            None => value(x.headline, unit),
+                            Some(d) => {
+                                format!("{} ({:+.1})", value_text(x.headline, unit), d * 100.0)
+                            }
+                            None => value_text(x.headline, unit),
                         };
                         Cell::num(&shown, x.headline)
                     }
                 }));
-                cells.push(Cell::num(&value(m.micro, Unit::Rate), m.micro));
-                cells.push(Cell::num(&value(m.macro_mean, unit), m.macro_mean));
+                cells.push(Cell::num(&value_text(m.micro, Unit::Rate), m.micro));
+                cells.push(Cell::num(&value_text(m.macro_mean, unit), m.macro_mean));
                 Row {
                     cells,
                     ..Default::default()
