@@ -252,6 +252,10 @@ pub struct CompareArgs {
     /// Seed of the paired bootstrap.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
     pub seed: u64,
+    /// A series: the runs in the order given (successive checkpoints or prompts), each compared
+    /// with the one before it, Holm's correction over the steps.
+    #[arg(long)]
+    pub series: bool,
 }
 
 /// `--by-item [REDUCER]`: the reducer named, or none (the family's default).

@@ -8,7 +8,7 @@ use anyhow::Result;
 use evalboard_cli::term::one_line as esc;
 use evalboard_cli::{errln, out};
 use evalboard_engine::compare::many::{
-    compare_many, value_text, Grid, ManyComparison, ManyError, ManyRun, RunRow,
+    compare_many, compare_series, value_text, Grid, ManyComparison, ManyError, ManyRun, RunRow,
 };
 use evalboard_engine::compare::{CompareOptions, PairTexts, Pairing};
 use evalboard_engine::run::{CompareSettings, ScoredRun};
@@ -91,7 +91,14 @@ pub fn run(a: CompareArgs) -> Result<u8> {
     }
     let baselines = many(&reads[0]);
     let runs: Vec<ManyRun> = reads[1..].iter().flat_map(many).collect();
-    let cmp = match compare_many(&baselines, &runs, &compare, evalboard_cli::fsio::threads()) {
+    let threads = evalboard_cli::fsio::threads();
+    let compared = if a.series {
+        let all: Vec<ManyRun> = baselines.into_iter().chain(runs).collect();
+        compare_series(&all, &compare, threads)
+    } else {
+        compare_many(&baselines, &runs, &compare, threads)
+    };
+    let cmp = match compared {
         Ok(c) => c,
         Err(e) => {
             errln!("evalboard: error: {e}");
@@ -171,14 +178,24 @@ fn human(c: &ManyComparison) -> String {
         .map(|r| r.headline_label.as_str())
         .unwrap_or("headline");
     let n = c.runs.iter().filter(|r| !r.is_baseline).count();
-    let mut out = format!(
-        "{n} run{} of {} against {} ({}; judged by {}; p adjusted by Holm)\n",
-        if n == 1 { "" } else { "s" },
-        c.family.label(),
-        esc(&c.baseline.join(", ")),
-        esc(label),
-        esc(&c.judged_by),
-    );
+    let mut out = if c.series {
+        format!(
+            "series of {} {} runs, each against the one before it ({}; judged by {}; p adjusted by Holm over the steps)\n",
+            c.runs.len(),
+            c.family.label(),
+            esc(label),
+            esc(&c.judged_by),
+        )
+    } else {
+        format!(
+            "{n} run{} of {} against {} ({}; judged by {}; p adjusted by Holm)\n",
+            if n == 1 { "" } else { "s" },
+            c.family.label(),
+            esc(&c.baseline.join(", ")),
+            esc(label),
+            esc(&c.judged_by),
+        )
+    };
     out.push_str(&format!(
         "  {:<28} {:>6} {:>8} {:<18} {:>8} {:>5} {:>5} {:>7} {:>7} {:>9} {:>12}  {}\n",
         "run",
@@ -210,8 +227,9 @@ fn human(c: &ManyComparison) -> String {
         m
     };
     out.push_str(&format!(
-        "95% CI: {}; missing = items only in the baseline / only in the run, counted neither correct nor wrong\n",
-        methods.join(", ")
+        "95% CI: {}; missing = items only in the {} / only in the run, counted neither correct nor wrong\n",
+        methods.join(", "),
+        if c.series { "run before" } else { "baseline" }
     ));
     let notes: Vec<&RunRow> = c.runs.iter().filter(|r| r.note.is_some()).collect();
     if !notes.is_empty() {

@@ -573,6 +573,8 @@ pub enum PairTexts {
     /// Only the pairs whose verdict changed or that one run lacks: the CLI prints no others,
     /// and two 1M-turn runs' unchanged texts were ~half of `diff`'s memory.
     Changed,
+    /// No pair: only the counts are read (the many-runs comparison).
+    None,
 }
 
 impl PairTexts {
@@ -584,6 +586,7 @@ impl PairTexts {
                 flip,
                 Flip::UnchangedCorrect | Flip::UnchangedWrong | Flip::Unscored
             ),
+            PairTexts::None => false,
         }
     }
 }

@@ -5,7 +5,7 @@
 //! own families' implementations) and every describing method goes through it. Imports no
 //! family.
 
-use crate::compare::join::{Judged, Side};
+use crate::compare::join::{Judged, JudgedItems, Side};
 use crate::compare::{CompareOptions, FailedItem, ItemContexts, PairedComparison, Pairing};
 use crate::headline::Metric;
 use crate::repeats::Reduction;
@@ -170,13 +170,105 @@ pub fn judge_and_pair<F: FamilyCompare>(
 ) -> Result<Joined, String> {
     let pair = F::judge_pair(baseline, candidate, asked)?;
     let b = baseline.judged(&pair.judge, Side::Baseline)?;
+    pair_judged(baseline, candidate, pair, &b, opts, pairing)
+}
+
+/// [`judge_and_pair`] of each of `candidates` with one `baseline`, on `threads` threads
+/// natively: the baseline is judged once, by the judge it has alone, and that judged run joins
+/// every pair whose judge has the same name (`name@version`, a score's label: what names a
+/// judge names what it judges by); a pair judged otherwise judges the baseline again. Each
+/// result is what [`judge_and_pair`] gives for that pair.
+pub fn judge_and_pair_many<F: FamilyCompare + Sync>(
+    baseline: &F,
+    candidates: &[&F],
+    asked: Option<&str>,
+    opts: &CompareOptions,
+    pairing: Pairing,
+    threads: usize,
+) -> Vec<Result<Joined, String>> {
+    let alone = F::judge_pair(baseline, baseline, asked).ok();
+    let shared: Option<(String, Judged)> = alone.and_then(|p| {
+        let judged = baseline.judged(&p.judge, Side::Baseline).ok()?;
+        // Joined many times: its keys are built once.
+        let judged = if candidates.len() > 1 {
+            KeyedItems::of(judged)
+        } else {
+            judged
+        };
+        Some((p.scorer, judged))
+    });
+    crate::par::map_items(candidates, threads, |candidate| {
+        let pair = F::judge_pair(baseline, candidate, asked)?;
+        match &shared {
+            Some((scorer, b)) if *scorer == pair.scorer => {
+                pair_judged(baseline, candidate, pair, b, opts, pairing)
+            }
+            _ => {
+                let b = baseline.judged(&pair.judge, Side::Baseline)?;
+                pair_judged(baseline, candidate, pair, &b, opts, pairing)
+            }
+        }
+    })
+}
+
+/// A judged run whose keys are built once (each [`JudgedItems::key`] a clone): a baseline
+/// joined with many runs.
+struct KeyedItems<'a> {
+    inner: Box<dyn JudgedItems + 'a>,
+    keys: Vec<crate::run_table::ItemKey>,
+}
+
+impl<'a> KeyedItems<'a> {
+    fn of(j: Judged<'a>) -> Judged<'a> {
+        let keys = (0..j.items.len()).map(|i| j.items.key(i)).collect();
+        Judged {
+            items: Box::new(KeyedItems {
+                inner: j.items,
+                keys,
+            }),
+            failed: j.failed,
+            warnings: j.warnings,
+        }
+    }
+}
+
+impl JudgedItems for KeyedItems<'_> {
+    fn len(&self) -> usize {
+        self.keys.len()
+    }
+    fn key(&self, i: usize) -> crate::run_table::ItemKey {
+        self.keys.get(i).cloned().unwrap_or_default()
+    }
+    fn verdict(&self, i: usize) -> Option<bool> {
+        self.inner.verdict(i)
+    }
+    fn expected(&self, i: usize) -> Option<String> {
+        self.inner.expected(i)
+    }
+    fn answer(&self, i: usize) -> Option<String> {
+        self.inner.answer(i)
+    }
+    fn reading(&self, i: usize) -> Option<f64> {
+        self.inner.reading(i)
+    }
+}
+
+/// The candidate judged by `pair`'s judge and joined with the judged baseline `b`.
+fn pair_judged<F: FamilyCompare>(
+    baseline: &F,
+    candidate: &F,
+    pair: PairJudge<F::Judge>,
+    b: &Judged,
+    opts: &CompareOptions,
+    pairing: Pairing,
+) -> Result<Joined, String> {
     let c = candidate.judged(&pair.judge, Side::Candidate)?;
     let repeats = baseline.repeats_by(&pair.judge);
     let mut item_part = None;
     let (stats, failed_items, pairing) = match pairing {
         Pairing::AsJudged => {
-            let (stats, failed) = crate::compare::join::join(&b, &c, opts);
-            let repeated = repeats.is_some_and(|(part, _)| has_repeats(&b, part));
+            let (stats, failed) = crate::compare::join::join(b, &c, opts);
+            let repeated = repeats.is_some_and(|(part, _)| has_repeats(b, part));
             let said = repeated.then(|| {
                 "per repeat: each repeat (epoch) of an item is its own pair; pairing by item \
                  (diff --by-item) reduces an item's repeats first"
@@ -193,7 +285,7 @@ pub fn judge_and_pair<F: FamilyCompare>(
             let other = candidate.repeats_by(&pair.judge).map_or(part, |r| r.0);
             let red = asked_reducer.unwrap_or(default);
             item_part = Some(part);
-            let stats = crate::compare::by_item::join(&b, &c, (part, other), red, opts);
+            let stats = crate::compare::by_item::join(b, &c, (part, other), red, opts);
             let said = format!(
                 "by item: each item's repeats (epochs) reduced by {red}, then paired on the \
                  item ({} items paired)",
@@ -203,7 +295,7 @@ pub fn judge_and_pair<F: FamilyCompare>(
         }
     };
     let mut warnings = pair.warnings;
-    warnings.extend(b.warnings);
+    warnings.extend(b.warnings.iter().cloned());
     warnings.extend(c.warnings);
     Ok(Joined {
         scorer: pair.scorer,

@@ -24,6 +24,7 @@ pub mod input;
 pub mod json_array;
 pub mod json_keys;
 pub mod numeric_qa;
+pub(crate) mod par;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod parallel;
 pub mod prices;

@@ -746,6 +746,21 @@ impl<'a> RunRef<'a> {
         })
     }
 
+    /// The counts of [`RunRef::verdicts_in`] (`correct` of the scored items) without its rows:
+    /// what a many-runs row needs of a run's verdicts, with no item key built.
+    pub fn verdict_rate_in<const FAMILIES: FamilySet>(
+        &self,
+        judge: Option<&str>,
+    ) -> Result<crate::stats::Rate, CompareError> {
+        self.judged_in::<FAMILIES, _>(judge, |_, _, j| {
+            let mut r = crate::stats::Rate::default();
+            for c in (0..j.items.len()).filter_map(|i| j.items.verdict(i)) {
+                r.push(c);
+            }
+            r
+        })
+    }
+
     /// `f` of the run judged alone (as the baseline of a comparison with itself) under `judge`:
     /// the judge's name, what judging the run warns about, and the judged run.
     fn judged_in<const FAMILIES: FamilySet, T>(
@@ -1099,7 +1114,22 @@ pub(crate) fn compare_pair_in<const FAMILIES: FamilySet>(
             candidate_family: c.family(),
         }),
     }?;
-    Ok(RunComparison {
+    Ok(comparison_of::<FAMILIES>(
+        baseline,
+        candidate,
+        joined,
+        with_metrics,
+    ))
+}
+
+/// A pair's comparison from its judged and joined runs ([`compare_pair_in`]).
+fn comparison_of<const FAMILIES: FamilySet>(
+    baseline: RunRef,
+    candidate: RunRef,
+    joined: Joined,
+    with_metrics: bool,
+) -> RunComparison {
+    RunComparison {
         family: baseline.family(),
         baseline: baseline.name().to_string(),
         candidate: candidate.name().to_string(),
@@ -1128,7 +1158,112 @@ pub(crate) fn compare_pair_in<const FAMILIES: FamilySet>(
                 )
             })
             .flatten(),
-    })
+    }
+}
+
+/// [`compare_pair_in`] without metrics of each of `candidates` with one `baseline`, on
+/// `threads` threads natively: the baseline is judged once for them all
+/// ([`crate::family_run::judge_and_pair_many`]), so the many-runs comparison pays one judging
+/// per run. Each result equals `compare_pair_in(baseline, candidate, settings, false)`; a
+/// candidate of another family gets that call's error.
+pub(crate) fn compare_pairs_in<const FAMILIES: FamilySet>(
+    baseline: RunRef,
+    candidates: &[RunRef],
+    settings: &CompareSettings,
+    threads: usize,
+) -> Vec<Result<RunComparison, CompareError>> {
+    /// The candidates of `baseline`'s family (as `pick` finds them) judged against it; the
+    /// others through the pair call, which names why they are not comparable.
+    fn batch<'r, const FAMILIES: FamilySet, F, P>(
+        (baseline, b): (RunRef<'r>, &F),
+        candidates: &[RunRef<'r>],
+        pick: impl Fn(RunRef<'r>) -> Option<P>,
+        settings: &CompareSettings,
+        threads: usize,
+    ) -> Vec<Result<RunComparison, CompareError>>
+    where
+        F: FamilyCompare + Sync,
+        P: std::borrow::Borrow<F>,
+    {
+        let same: Vec<(usize, P)> = candidates
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| pick(*c).map(|f| (i, f)))
+            .collect();
+        let refs: Vec<&F> = same.iter().map(|(_, f)| f.borrow()).collect();
+        let mut joined = crate::family_run::judge_and_pair_many(
+            b,
+            &refs,
+            settings.qa_scorer.as_deref(),
+            &settings.opts,
+            settings.pairing,
+            threads,
+        )
+        .into_iter();
+        let mut at = same.iter().map(|(i, _)| *i).peekable();
+        candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if at.peek() == Some(&i) {
+                    at.next();
+                    let j = joined
+                        .next()
+                        .ok_or_else(|| CompareError::Judge("a pair was not judged".to_string()))?;
+                    let j = j.map_err(CompareError::Judge)?;
+                    Ok(comparison_of::<FAMILIES>(baseline, *c, j, false))
+                } else {
+                    compare_pair_in::<FAMILIES>(baseline, *c, settings, false)
+                }
+            })
+            .collect()
+    }
+    match baseline {
+        RunRef::NumericQa(b) if has(FAMILIES, Family::NumericQa) => batch::<FAMILIES, _, _>(
+            (baseline, b),
+            candidates,
+            |c| match c {
+                RunRef::NumericQa(c) => Some(c),
+                _ => None,
+            },
+            settings,
+            threads,
+        ),
+        RunRef::Evalset(br, b) if has(FAMILIES, Family::Evalset) => batch::<FAMILIES, _, _>(
+            (baseline, &evalset::RunPair { run: br, scored: b }),
+            candidates,
+            |c| match c {
+                RunRef::Evalset(run, scored) => Some(evalset::RunPair { run, scored }),
+                _ => None,
+            },
+            settings,
+            threads,
+        ),
+        RunRef::Codegen(b) if has(FAMILIES, Family::Codegen) => batch::<FAMILIES, _, _>(
+            (baseline, b),
+            candidates,
+            |c| match c {
+                RunRef::Codegen(c) => Some(c),
+                _ => None,
+            },
+            settings,
+            threads,
+        ),
+        RunRef::EvalLog(b) if has(FAMILIES, Family::EvalLog) => batch::<FAMILIES, _, _>(
+            (baseline, b),
+            candidates,
+            |c| match c {
+                RunRef::EvalLog(c) => Some(c),
+                _ => None,
+            },
+            settings,
+            threads,
+        ),
+        _ => candidates
+            .iter()
+            .map(|c| compare_pair_in::<FAMILIES>(baseline, *c, settings, false))
+            .collect(),
+    }
 }
 
 /// Two runs of one family judged and joined ([`crate::family_run::judge_and_join`]).

@@ -398,6 +398,7 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
             "runs": s.runs,
             "metrics": s.metrics,
             "steps": s.steps.iter().map(comparison_json).collect::<Vec<Value>>(),
+            "table": s.table.as_ref().map(ManyComparison::to_json),
         })),
     });
 

@@ -281,3 +281,56 @@ fn suites_are_compared_task_by_task() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["runs"].as_array().unwrap().len(), 2);
 }
+
+/// `compare --series`: the runs in order, each against the run before it of its task, every
+/// step's numbers those of `diff` on that pair, Holm's correction over the steps (golden:
+/// `series.txt`).
+#[test]
+fn a_series_compares_each_run_with_the_one_before() {
+    let dirs: Vec<String> = ["base", "gpt4o", "mini", "llama"]
+        .iter()
+        .map(|d| format!("{C}/{d}"))
+        .collect();
+    let prices = format!("{C}/prices.json");
+    let mut args: Vec<&str> = vec!["compare", "--series", "--prices", &prices];
+    args.extend(dirs.iter().map(String::as_str));
+    let (code, out, err) = evalboard(&args);
+    assert_eq!(code, 0, "{err}");
+    golden("series.txt", &out);
+    args.push("--json");
+    let (code, out, err) = evalboard(&args);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["series"], true);
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 7);
+    for r in runs.iter().filter(|r| r["is_baseline"] == false) {
+        // The step's own pair through `diff`: its run before and the run, by their paths.
+        let before = runs.iter().find(|b| b["label"] == r["baseline"]).unwrap();
+        let file = |x: &Value| {
+            let path = x["path"].as_str().unwrap();
+            let run = x["run"].as_str().unwrap();
+            match run.rsplit_once('/') {
+                Some((_, f)) if f.ends_with(".json") => format!("{path}/{f}"),
+                _ => path.to_string(),
+            }
+        };
+        let (code, d, err) = evalboard(&[
+            "diff",
+            &file(before),
+            &file(r),
+            "--json",
+            "--prices",
+            &prices,
+        ]);
+        assert!(code == 0 || code == 1, "{err}");
+        let d: Value = serde_json::from_str(&d).unwrap();
+        assert_eq!(r["n_paired"], d["n_items"], "{}", r["label"]);
+        assert_eq!(r["mcnemar_exact_p"], d["mcnemar_exact_p"], "{}", r["label"]);
+        assert_eq!(r["bootstrap_ci"]["low"], d["bootstrap_ci"]["low"]);
+        assert_eq!(
+            r["regressed"].as_u64(),
+            Some(d["regressed"].as_array().unwrap().len() as u64)
+        );
+    }
+}

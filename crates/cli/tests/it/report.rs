@@ -204,6 +204,40 @@ fn three_runs_make_a_series_with_the_diff_numbers() {
         assert_eq!(s["bootstrap"]["low"], d["bootstrap_ci"]["low"]);
         assert_eq!(s["bootstrap"]["high"], d["bootstrap_ci"]["high"]);
     }
+    // The steps table is `compare --series`: the same rows, Holm's correction over the steps.
+    let cs = evalboard(
+        &[
+            "compare",
+            "--series",
+            &a,
+            &b,
+            &c,
+            "--profile",
+            "v1-extract",
+            "--json",
+        ],
+        &root,
+    );
+    assert_eq!(cs.status.code(), Some(0));
+    let cs: serde_json::Value = serde_json::from_slice(&cs.stdout).unwrap();
+    let (table, cli) = (&series["table"], &cs);
+    assert_eq!(table["series"], true);
+    let strip = |v: &serde_json::Value| -> Vec<serde_json::Value> {
+        // The report names a run by its name, the CLI by the path given.
+        v["runs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.as_object_mut().unwrap().remove("path");
+                r
+            })
+            .collect()
+    };
+    assert_eq!(strip(table), strip(cli));
+    assert_eq!(table["reading"], cli["reading"]);
+    assert!(table["runs"][2]["holm_p"].is_number());
 }
 
 /// `score` streams a JSONL file bigger than 16 MB in 4 MB blocks (fsio::load_run); `report`

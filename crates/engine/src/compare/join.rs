@@ -25,7 +25,7 @@ impl Side {
 }
 
 /// A run's judged items, in key order ([`ItemKey`]'s), each key once; read by position.
-pub trait JudgedItems {
+pub trait JudgedItems: Sync {
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -227,7 +227,7 @@ pub trait JudgedRow {
     }
 }
 
-impl<T: JudgedRow> JudgedItems for Vec<(ItemKey, T)> {
+impl<T: JudgedRow + Sync> JudgedItems for Vec<(ItemKey, T)> {
     fn len(&self) -> usize {
         <[(ItemKey, T)]>::len(self)
     }

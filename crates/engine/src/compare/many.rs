@@ -155,6 +155,9 @@ pub struct ManyComparison {
     /// The comparison in one sentence.
     pub reading: String,
     pub grid: Option<Grid>,
+    /// A series ([`compare_series_in`]): each run against the one before it.
+    #[serde(default)]
+    pub series: bool,
 }
 
 /// Runs laid out as models × tasks: each cell one run's headline, its CI and its change against
@@ -230,8 +233,7 @@ fn own_of<const FAMILIES: FamilySet>(r: &RunRef, judge: Option<&str>) -> Own {
     // One statistics pass: the headline is the metrics' first.
     let metrics = r.metrics_in::<FAMILIES>();
     let facts = r.facts_of(&metrics);
-    let verdicts = r.verdicts_in::<FAMILIES>(judge).ok();
-    let rate = verdicts.as_ref().map(|v| v.rate()).unwrap_or_default();
+    let rate = r.verdict_rate_in::<FAMILIES>(judge).unwrap_or_default();
     let metric = |key: &str| metrics.iter().find(|m| m.key == key).and_then(|m| m.value);
     Own {
         name: r.name().to_string(),
@@ -281,8 +283,7 @@ fn entries<const FAMILIES: FamilySet>(
         .into_iter()
         .map(|t| {
             let rate = r
-                .verdicts_in::<FAMILIES>(Some(&t.judge))
-                .map(|v| v.rate())
+                .verdict_rate_in::<FAMILIES>(Some(&t.judge))
                 .unwrap_or_default();
             let task_own = Own {
                 task: Some(t.task),
@@ -475,7 +476,7 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
         .filter_map(|m| m.run.as_ref().ok().copied())
         .collect();
     let own_rows: Vec<Vec<(Own, Option<String>)>> =
-        map_items(&refs, threads, |r| entries::<FAMILIES>(r, judge, per_task));
+        crate::par::map_items(&refs, threads, |r| entries::<FAMILIES>(r, judge, per_task));
     // (run, entry, baseline) of every pair.
     let mut jobs: Vec<(usize, usize, usize)> = Vec::new();
     for (ri, ents) in own_rows.iter().enumerate() {
@@ -485,15 +486,31 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
             }
         }
     }
-    let compared: Vec<Result<RunComparison, run::CompareError>> =
-        map_items(&jobs, threads, |&(ri, _, bi)| {
-            let (_, b_ref, _, b_judge) = &base[bi];
-            let pair_settings = CompareSettings {
-                qa_scorer: b_judge.clone(),
-                ..settings.clone()
-            };
-            run::compare_pair_in::<FAMILIES>(*b_ref, refs[ri], &pair_settings, false)
-        });
+    // Each baseline's pairs at once: the baseline judged once for all of them.
+    let mut compared: Vec<Option<Result<RunComparison, run::CompareError>>> =
+        jobs.iter().map(|_| None).collect();
+    for (bi, (_, b_ref, _, b_judge)) in base.iter().enumerate() {
+        let at: Vec<usize> = (0..jobs.len()).filter(|&k| jobs[k].2 == bi).collect();
+        let candidates: Vec<RunRef> = at.iter().map(|&k| refs[jobs[k].0]).collect();
+        let pair_settings = CompareSettings {
+            qa_scorer: b_judge.clone(),
+            // A row reads the pair's counts only: no pair keeps its texts.
+            opts: crate::compare::CompareOptions {
+                texts: crate::compare::PairTexts::None,
+                ..settings.opts.clone()
+            },
+            ..settings.clone()
+        };
+        let results =
+            run::compare_pairs_in::<FAMILIES>(*b_ref, &candidates, &pair_settings, threads);
+        for (k, r) in at.into_iter().zip(results) {
+            compared[k] = Some(r);
+        }
+    }
+    let compared: Vec<Result<RunComparison, run::CompareError>> = compared
+        .into_iter()
+        .map(|c| c.unwrap_or_else(|| Err(run::CompareError::Judge("not compared".into()))))
+        .collect();
     let mut compared = jobs.iter().zip(compared);
     let mut ri = 0;
     for m in runs {
@@ -637,7 +654,173 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
         runs: rows,
         reading,
         grid,
+        series: false,
     })
+}
+
+/// A series: `runs` in order (successive checkpoints or prompts), each compared with the run
+/// before it of the same task — the many-runs comparison with a moving baseline: every step is
+/// [`compare_many_in`] of that earlier run (baseline) and the run, so a step's numbers are that
+/// call's (and `diff`'s) to the bit. Over the steps: Holm's adjustment of their McNemar p
+/// (one family of tests: every step that could be tested) and the frontier of every priced
+/// run. Rows in the order given (a run of several tasks: its tasks' rows); the first run of
+/// each task is marked `is_baseline`, and each later row's `baseline` names the row it was
+/// compared with. An unreadable run keeps its row with its note and is skipped as a baseline.
+pub fn compare_series_in<const FAMILIES: FamilySet>(
+    runs: &[ManyRun],
+    settings: &CompareSettings,
+    threads: usize,
+) -> Result<ManyComparison, ManyError> {
+    if runs.len() < 2 {
+        return Err(ManyError::TooFew(format!(
+            "{} run{} given",
+            runs.len(),
+            if runs.len() == 1 { "" } else { "s" }
+        )));
+    }
+    let tasks: Vec<Option<Option<String>>> = runs
+        .iter()
+        .map(|m| m.run.as_ref().ok().map(|r| r.task_and_dataset().0))
+        .collect();
+    let mut rows: Vec<RunRow> = Vec::new();
+    // Each row's baseline row; each run's rows.
+    let mut base_of: Vec<Option<usize>> = Vec::new();
+    let mut rows_of: Vec<Vec<usize>> = vec![Vec::new(); runs.len()];
+    let mut warnings: Vec<String> = Vec::new();
+    let mut judged_by: Option<String> = None;
+    let mut family: Option<Family> = None;
+    for (i, m) in runs.iter().enumerate() {
+        let r = match &m.run {
+            Ok(r) => *r,
+            Err(why) => {
+                rows_of[i].push(rows.len());
+                rows.push(RunRow::unreadable(&m.path, why));
+                base_of.push(None);
+                continue;
+            }
+        };
+        if let Some(f) = family.filter(|f| *f != r.family()) {
+            return Err(ManyError::Families {
+                baseline: runs[0].path.clone(),
+                baseline_family: f,
+                run: m.path.clone(),
+                run_family: r.family(),
+            });
+        }
+        family = Some(r.family());
+        let before = (0..i)
+            .rev()
+            .find(|&j| tasks[j].is_some() && tasks[j] == tasks[i]);
+        let Some(j) = before else {
+            // The first run of its task: its own numbers, a baseline of the series.
+            let judge = settings.qa_scorer.as_deref();
+            let per_task = judge.is_none()
+                && r.family_run_in::<FAMILIES>()
+                    .is_some_and(|f| !f.task_judges().is_empty());
+            for (own, _) in entries::<FAMILIES>(&r, judge, per_task) {
+                rows_of[i].push(rows.len());
+                rows.push(RunRow::of(&m.path, &own, true));
+                base_of.push(None);
+            }
+            continue;
+        };
+        let c = compare_many_in::<FAMILIES>(
+            std::slice::from_ref(&runs[j]),
+            std::slice::from_ref(m),
+            settings,
+            threads,
+        )?;
+        if !c.judged_by.is_empty() {
+            judged_by.get_or_insert(c.judged_by);
+        }
+        for w in c.warnings {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+        for row in c.runs.into_iter().filter(|r| !r.is_baseline) {
+            let base = rows_of[j]
+                .iter()
+                .copied()
+                .find(|&k| rows[k].task == row.task)
+                .or_else(|| rows_of[j].first().copied())
+                .filter(|_| row.baseline.is_some());
+            rows_of[i].push(rows.len());
+            rows.push(row);
+            base_of.push(base);
+        }
+    }
+    let family = family.ok_or_else(|| ManyError::TooFew("no run could be read".to_string()))?;
+    // Holm over every tested step (a step's own adjustment of one test is its p).
+    let tested: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].holm_p.is_some())
+        .collect();
+    let p: Vec<f64> = tested
+        .iter()
+        .map(|&i| rows[i].mcnemar_exact_p.unwrap_or(f64::NAN))
+        .collect();
+    for (&i, adj) in tested.iter().zip(stats::holm(&p)) {
+        rows[i].holm_p = Some(adj).filter(|x| !x.is_nan());
+    }
+    let mut grouped: Vec<(RunRow, Option<usize>, bool)> =
+        rows.into_iter().map(|r| (r, Some(0), false)).collect();
+    frontier(&mut grouped, 0);
+    let mut rows: Vec<RunRow> = grouped.into_iter().map(|(r, _, _)| r).collect();
+    label_rows(&mut rows);
+    for (i, b) in base_of.into_iter().enumerate() {
+        if let Some(j) = b {
+            rows[i].baseline = Some(rows[j].label.clone());
+        }
+    }
+    let reading = series_reading(&rows);
+    Ok(ManyComparison {
+        baseline: rows
+            .iter()
+            .filter(|r| r.is_baseline)
+            .map(|r| r.label.clone())
+            .collect(),
+        family,
+        judged_by: judged_by.unwrap_or_default(),
+        warnings,
+        runs: rows,
+        reading,
+        grid: None,
+        series: true,
+    })
+}
+
+/// The rows tested against their baseline, and how many of them changed up and down beyond
+/// noise (Holm-adjusted p < 0.05).
+fn beyond_noise(rows: &[RunRow]) -> (Vec<&RunRow>, usize, usize) {
+    let tested: Vec<&RunRow> = rows.iter().filter(|r| r.holm_p.is_some()).collect();
+    let sig = |r: &&RunRow, up: bool| {
+        r.holm_p.is_some_and(|p| p < 0.05)
+            && r.delta.is_some_and(|d| if up { d > 0.0 } else { d < 0.0 })
+    };
+    let up = tested.iter().filter(|r| sig(r, true)).count();
+    let down = tested.iter().filter(|r| sig(r, false)).count();
+    (tested, up, down)
+}
+
+/// A series in one sentence: how many steps improved on (and fell behind) the run before
+/// them after Holm's correction over the steps at 5%.
+fn series_reading(rows: &[RunRow]) -> String {
+    let steps = rows.iter().filter(|r| !r.is_baseline).count();
+    let (tested, up, down) = beyond_noise(rows);
+    let mut text = format!(
+        "{up} of {} step{} improved on the run before and {down} fell behind, after Holm's \
+         correction over the steps",
+        tested.len(),
+        if tested.len() == 1 { "" } else { "s" }
+    );
+    if up == 0 && down == 0 && !tested.is_empty() {
+        text.push_str(" (no step's change is beyond noise at 5%)");
+    }
+    if tested.len() < steps {
+        text.push_str(&format!("; {} not tested", steps - tested.len()));
+    }
+    text.push('.');
+    text
 }
 
 /// Names every row apart: its run's name when no other row has it, else `name · task`, else
@@ -683,17 +866,13 @@ pub fn compare_many(
     compare_many_in::<{ run::ALL_FAMILIES }>(baselines, runs, settings, threads)
 }
 
-/// `f` over `items` in order: on `threads` threads natively ([`crate::parallel`], falling back
-/// to one when a thread fails), on one in wasm.
-fn map_items<T: Sync, R: Send>(items: &[T], threads: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    #[cfg(not(target_arch = "wasm32"))]
-    if threads > 1 && items.len() > 1 {
-        if let Some(out) = crate::parallel::map_on_threads(items, threads, &f) {
-            return out;
-        }
-    }
-    let _ = threads;
-    items.iter().map(f).collect()
+/// [`compare_series_in`] for runs of every family.
+pub fn compare_series(
+    runs: &[ManyRun],
+    settings: &CompareSettings,
+    threads: usize,
+) -> Result<ManyComparison, ManyError> {
+    compare_series_in::<{ run::ALL_FAMILIES }>(runs, settings, threads)
 }
 
 /// `a` dominates `b`: at least as good a headline and at most as costly per correct item, and
@@ -789,13 +968,7 @@ fn grid(rows: &[RunRow], warnings: &mut Vec<String>) -> Option<Grid> {
 /// The comparison in one sentence: how many runs beat (and fall behind) their baseline after
 /// Holm's correction at 5%, and the cheapest priced run within 1 point of the best headline.
 pub fn reading(rows: &[RunRow]) -> String {
-    let tested: Vec<&RunRow> = rows.iter().filter(|r| r.holm_p.is_some()).collect();
-    let sig = |r: &&RunRow, up: bool| {
-        r.holm_p.is_some_and(|p| p < 0.05)
-            && r.delta.is_some_and(|d| if up { d > 0.0 } else { d < 0.0 })
-    };
-    let beat = tested.iter().filter(|r| sig(r, true)).count();
-    let behind = tested.iter().filter(|r| sig(r, false)).count();
+    let (tested, beat, behind) = beyond_noise(rows);
     let others = rows.iter().filter(|r| !r.is_baseline).count();
     let mut text = if tested.is_empty() {
         format!(
@@ -922,7 +1095,7 @@ impl ManyComparison {
                 })).collect::<Vec<_>>(),
             })
         });
-        json!({
+        let mut out = json!({
             "baseline": if self.baseline.len() == 1 { json!(self.baseline[0]) } else { json!(self.baseline) },
             "family": self.family,
             "judged_by": self.judged_by,
@@ -931,6 +1104,11 @@ impl ManyComparison {
             "warnings": self.warnings,
             "runs": runs,
             "grid": grid,
-        })
+        });
+        // A series says so (a comparison against one baseline prints as before).
+        if let (true, Some(obj)) = (self.series, out.as_object_mut()) {
+            obj.insert("series".into(), json!(true));
+        }
+        out
     }
 }

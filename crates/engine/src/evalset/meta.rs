@@ -57,7 +57,13 @@ pub fn evalset_meta(run: &EvalRun, scorer: &str) -> RunMeta {
                 .find(|s| s.entries.iter().any(|x| Some(x) == entry))
                 .and_then(|s| s.eval_set.as_deref())
         });
-    let folder_set = run.items.first().map(|i| &*i.source.file);
+    // The items' own file; not a predictions file that carried them (each run has its own,
+    // so two runs of one eval set would read as two datasets).
+    let folder_set = run
+        .items
+        .first()
+        .map(|i| &*i.source.file)
+        .filter(|f| !run.predictions.iter().any(|p| &*p.source.file == *f));
     m.put(
         "eval_set",
         recorded_set

@@ -374,3 +374,116 @@ fn runs_of_different_tasks_read_no_verdict() {
         .starts_with("not comparable: different tasks"));
     assert!(cmp.warnings.iter().any(|w| w.contains("different tasks")));
 }
+
+/// A series is the same comparison with a moving baseline: each row's paired numbers are the
+/// pair comparison of the run before it and the run, Holm's adjustment runs over the steps,
+/// and an unreadable run keeps its row while the run after it is not paired.
+#[test]
+fn a_series_compares_each_run_with_the_one_before() {
+    use evalboard_engine::compare::many::compare_series;
+    let s = settings();
+    let folders = ["base", "gpt4o", "mini", "llama"];
+    let loaded: Vec<Vec<ScoredRun>> = folders.iter().map(|f| load(f, &s)).collect();
+    // Each folder's arith log, in order.
+    let arith: Vec<(&str, RunRef)> = folders
+        .iter()
+        .zip(&loaded)
+        .map(|(f, runs)| {
+            let r = runs
+                .iter()
+                .map(ScoredRun::as_ref)
+                .find(|r| r.facts().task.as_deref() == Some("arith"))
+                .unwrap_or_else(|| panic!("{f}: an arith log"));
+            (*f, r)
+        })
+        .collect();
+    let given: Vec<ManyRun> = arith
+        .iter()
+        .map(|(f, r)| ManyRun {
+            path: f.to_string(),
+            run: Ok(*r),
+        })
+        .collect();
+    let cmp = compare_series(&given, &CompareSettings::default(), 2).unwrap();
+    assert_eq!(cmp.runs.len(), 4);
+    assert!(cmp.runs[0].is_baseline && cmp.runs.iter().skip(1).all(|r| !r.is_baseline));
+    assert!(cmp.grid.is_none());
+    let mut p = Vec::new();
+    for (i, row) in cmp.runs.iter().enumerate().skip(1) {
+        // In the order given, each against the one before it.
+        assert_eq!(row.run, arith[i].1.name());
+        assert_eq!(
+            row.baseline.as_deref(),
+            Some(cmp.runs[i - 1].label.as_str())
+        );
+        let pair = run::compare(arith[i - 1].1, arith[i].1, &CompareSettings::default()).unwrap();
+        let st = &pair.stats;
+        assert_eq!(row.n_paired, Some(st.n_paired));
+        assert_eq!(
+            (row.regressed, row.improved),
+            (Some(st.flips.regressed), Some(st.flips.improved))
+        );
+        assert_eq!(row.delta, st.accuracy_delta);
+        assert_eq!(row.bootstrap_ci.as_ref(), Some(&st.bootstrap));
+        close(
+            row.mcnemar_exact_p.unwrap(),
+            mcnemar(st.flips.regressed, st.flips.improved),
+            "step p",
+        );
+        p.push(row.mcnemar_exact_p.unwrap());
+    }
+    for (row, adj) in cmp.runs.iter().skip(1).zip(holm(&p)) {
+        close(row.holm_p.unwrap(), adj, "Holm over the steps");
+    }
+    assert!(cmp.reading.contains("of 3 steps"), "{}", cmp.reading);
+    // An unreadable run in the middle: its row says why, the next run is paired with the
+    // readable one before it.
+    let mut broken = given.clone();
+    broken[1].run = Err("bad bytes".to_string());
+    let cmp = compare_series(&broken, &CompareSettings::default(), 1).unwrap();
+    assert_eq!(cmp.runs.len(), 4);
+    assert!(cmp.runs[1].note.as_deref().unwrap().contains("bad bytes"));
+    assert_eq!(
+        cmp.runs[2].baseline.as_deref(),
+        Some(cmp.runs[0].label.as_str())
+    );
+    let pair = run::compare(arith[0].1, arith[2].1, &CompareSettings::default()).unwrap();
+    assert_eq!(cmp.runs[2].n_paired, Some(pair.stats.n_paired));
+    assert!(cmp.reading.contains("of 2 steps"), "{}", cmp.reading);
+    // Folders of several tasks in order: each run against the run before it of its task.
+    let mixed: Vec<ManyRun> = loaded
+        .iter()
+        .zip(folders)
+        .flat_map(|(runs, f)| many(f, runs))
+        .collect();
+    let cmp = compare_series(&mixed, &CompareSettings::default(), 1).unwrap();
+    assert_eq!(cmp.runs.len(), mixed.len());
+    assert_eq!(
+        cmp.runs.iter().filter(|r| r.is_baseline).count(),
+        2,
+        "arith and words"
+    );
+    for (i, row) in cmp.runs.iter().enumerate().filter(|(_, r)| !r.is_baseline) {
+        let b = cmp.runs[..i]
+            .iter()
+            .rev()
+            .find(|r| r.task == row.task)
+            .unwrap();
+        assert_eq!(row.baseline.as_deref(), Some(b.label.as_str()));
+        assert!(row
+            .note
+            .as_deref()
+            .is_none_or(|n| !n.contains("not comparable")));
+    }
+    // The first run unreadable: it keeps its row.
+    let mut first = given.clone();
+    first[0].run = Err("bad bytes".to_string());
+    let cmp = compare_series(&first, &CompareSettings::default(), 1).unwrap();
+    assert_eq!(cmp.runs.len(), 4);
+    assert_eq!(cmp.runs[0].note.as_deref(), Some("not read: bad bytes"));
+    // One run is too few.
+    assert!(matches!(
+        compare_series(&given[..1], &CompareSettings::default(), 1),
+        Err(ManyError::TooFew(_))
+    ));
+}

@@ -22,7 +22,7 @@ fn count(x: Option<u64>) -> Cell {
     }
 }
 
-fn row(r: &RunRow, with_task: bool) -> Row {
+fn row(r: &RunRow, with_task: bool, series: bool) -> Row {
     let unit = r.headline_unit;
     let ci = r.ci95.map_or_else(
         || "n/a".to_string(),
@@ -67,7 +67,11 @@ fn row(r: &RunRow, with_task: bool) -> Row {
         verdict: None,
         cells: [
             Cell::text(&if r.is_baseline {
-                format!("{} (baseline)", r.label)
+                format!(
+                    "{} ({})",
+                    r.label,
+                    if series { "first" } else { "baseline" }
+                )
             } else {
                 r.label.clone()
             }),
@@ -97,22 +101,10 @@ fn row(r: &RunRow, with_task: bool) -> Row {
     }
 }
 
-/// The section (id `many`).
-pub(crate) fn section(out: &mut String, c: &ManyComparison) {
-    out.push_str("<section id=\"many\">");
-    h(out, 2, "many-h", "Runs against the baseline");
-    p(out, "", &c.reading);
-    p(
-        out,
-        "eb-muted",
-        &format!(
-            "Each run is paired with the baseline as evalboard diff pairs two runs ({}); \
-             McNemar p-values adjusted by Holm's step-down method per baseline; items only one \
-             side scored are counted apart, never as correct or wrong. Δ and its 95% CI are in \
-             points over the paired items.",
-            c.judged_by
-        ),
-    );
+/// The comparison's warnings, the table of [`ManyComparison::runs`] (id `id`: a row per run
+/// with its own numbers and, against its baseline — a series: the run before it — the paired
+/// ones and Holm's p), then the rows' notes.
+pub(crate) fn runs_table(out: &mut String, c: &ManyComparison, id: &'static str) {
     for w in &c.warnings {
         p(out, "eb-note", w);
     }
@@ -131,17 +123,24 @@ pub(crate) fn section(out: &mut String, c: &ManyComparison) {
         ("Improved", true),
         ("McNemar p", true),
         ("Holm p", true),
-        ("Only in baseline / run", false),
+        (
+            if c.series {
+                "Only in the run before / run"
+            } else {
+                "Only in baseline / run"
+            },
+            false,
+        ),
         ("Cost per correct", true),
         ("Frontier", false),
     ]);
-    let rows: Vec<Row> = c.runs.iter().map(|r| row(r, with_task)).collect();
+    let rows: Vec<Row> = c.runs.iter().map(|r| row(r, with_task, c.series)).collect();
     table(
         out,
         &heads,
         &rows,
         TableOpts {
-            id: Some("many-runs"),
+            id: Some(id),
             class: "eb-nowrap",
             sortable: true,
             scroll: true,
@@ -159,6 +158,25 @@ pub(crate) fn section(out: &mut String, c: &ManyComparison) {
         }
         out.push_str("</ul>\n");
     }
+}
+
+/// The section (id `many`).
+pub(crate) fn section(out: &mut String, c: &ManyComparison) {
+    out.push_str("<section id=\"many\">");
+    h(out, 2, "many-h", "Runs against the baseline");
+    p(out, "", &c.reading);
+    p(
+        out,
+        "eb-muted",
+        &format!(
+            "Each run is paired with the baseline as evalboard diff pairs two runs ({}); \
+             McNemar p-values adjusted by Holm's step-down method per baseline; items only one \
+             side scored are counted apart, never as correct or wrong. Δ and its 95% CI are in \
+             points over the paired items.",
+            c.judged_by
+        ),
+    );
+    runs_table(out, c, "many-runs");
     out.push_str("<div class=\"eb-grid\">");
     if let Some(chart) = delta_chart(c, Theme::Light) {
         figure(out, &chart);

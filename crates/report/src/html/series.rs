@@ -9,7 +9,7 @@ use evalboard_engine::run::{CompareSettings, FamilySet, ALL_FAMILIES};
 use evalboard_engine::run_meta::{MetaRow, RunMeta};
 use serde::Serialize;
 
-use super::build::{figure, h, int, p, pct, table, Cell, Head, Row, TableOpts};
+use super::build::{figure, h, p, pct, table, Cell, Head, Row, TableOpts};
 use super::compare::{comparison, section_with_id, Comparison};
 use super::encode::escape_html;
 use super::meta::{loss_figure, meta_table};
@@ -26,6 +26,10 @@ pub struct Series {
     pub metrics: Vec<(String, Vec<Option<f64>>)>,
     /// Run `i` → run `i + 1`.
     pub steps: Vec<Comparison>,
+    /// Every run against the run before it of its task, Holm's correction over the steps: the
+    /// many-runs comparison with a moving baseline
+    /// ([`evalboard_engine::compare::many::compare_series_in`]).
+    pub table: Option<evalboard_engine::compare::many::ManyComparison>,
     pub meta: Vec<MetaRow>,
 }
 
@@ -54,7 +58,17 @@ pub fn series_in<const FAMILIES: FamilySet>(
         pairing: Default::default(),
     };
     let s = evalboard_engine::series::series_in::<FAMILIES>(runs, &settings);
+    let given: Vec<evalboard_engine::compare::many::ManyRun> = runs
+        .iter()
+        .map(|r| evalboard_engine::compare::many::ManyRun {
+            path: r.name().to_string(),
+            run: Ok(*r),
+        })
+        .collect();
+    let table =
+        evalboard_engine::compare::many::compare_series_in::<FAMILIES>(&given, &settings, 1).ok();
     Some(Series {
+        table,
         family: family.name(),
         runs: runs.iter().map(|r| r.name().to_string()).collect(),
         metrics: evalboard_engine::series::metrics_in::<FAMILIES>(runs),
@@ -69,10 +83,6 @@ pub fn series_in<const FAMILIES: FamilySet>(
             .collect(),
         meta: s.meta,
     })
-}
-
-fn signed_points(x: Option<f64>) -> String {
-    x.map_or("n/a".into(), |d| format!("{:+.1}", d * 100.0))
 }
 
 /// The series section (id `series`).
@@ -124,69 +134,43 @@ pub(crate) fn section(out: &mut String, s: &Series, loss: &[(&str, &RunMeta)], o
     );
     loss_figure(out, loss);
     out.push_str("</div>\n");
-    // Per consecutive pair.
-    let heads: &[Head] = &[
-        ("Step", false),
-        ("Regressed", true),
-        ("Improved", true),
-        ("Paired", true),
-        ("Accuracy change (points)", true),
-        ("95% CI (points)", true),
-        ("McNemar exact p", true),
-    ];
-    let rows: Vec<Row> = s
+    // Each run against the one before it: the many-runs table with a moving baseline.
+    if let Some(t) = &s.table {
+        let _ = writeln!(
+            out,
+            "<h3 id=\"series-steps\">Each run against the run before it</h3>"
+        );
+        p(out, "", &t.reading);
+        p(
+            out,
+            "eb-muted",
+            &format!(
+                "Each run is paired with the run before it of its task as evalboard diff pairs \
+                 two runs ({}); McNemar p-values adjusted by Holm's step-down method over the \
+                 steps; items only one side scored are counted apart, never as correct or \
+                 wrong. Δ and its 95% CI are in points over the paired items. Each step's \
+                 changed items follow below.",
+                t.judged_by
+            ),
+        );
+        super::many::runs_table(out, t, "series-steps-table");
+    }
+    let links: Vec<String> = s
         .steps
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let link = format!(
+            format!(
                 "<a href=\"#ser{i}\">{} → {}</a>",
                 escape_html(&c.baseline),
                 escape_html(&c.candidate)
-            );
-            let Some(st) = &c.stats else {
-                return Row {
-                    cells: vec![
-                        Cell::html(link, None),
-                        Cell::text(c.note.as_deref().unwrap_or("")),
-                    ],
-                    ..Default::default()
-                };
-            };
-            let ci = match (st.bootstrap.low, st.bootstrap.high) {
-                (Some(l), Some(hh)) => format!("[{:+.1}, {:+.1}]", l * 100.0, hh * 100.0),
-                _ => "n/a".into(),
-            };
-            Row {
-                class: (st.flips.regressed > 0).then_some("eb-regressed"),
-                verdict: None,
-                cells: vec![
-                    Cell::html(link, None),
-                    Cell::num(&int(st.flips.regressed), Some(st.flips.regressed as f64)),
-                    Cell::num(&int(st.flips.improved), Some(st.flips.improved as f64)),
-                    Cell::num(&int(st.n_paired), Some(st.n_paired as f64)),
-                    Cell::num(&signed_points(st.accuracy_delta), st.accuracy_delta),
-                    Cell::num(&ci, st.bootstrap.low),
-                    Cell::num(
-                        &evalboard_engine::compare::p_value_text(st.mcnemar_p),
-                        Some(st.mcnemar_p),
-                    ),
-                ],
-            }
+            )
         })
         .collect();
     let _ = writeln!(
         out,
-        "<h3 id=\"series-steps\">Flips between consecutive runs</h3>"
-    );
-    table(
-        out,
-        heads,
-        &rows,
-        TableOpts {
-            id: Some("series-steps-table"),
-            ..Default::default()
-        },
+        "<p class=\"eb-muted\">Changed items, step by step: {}</p>",
+        links.join(" · ")
     );
     let _ = writeln!(out, "<h3 id=\"series-meta\">Run metadata</h3>");
     let names: Vec<&str> = s.runs.iter().map(String::as_str).collect();
