@@ -15,11 +15,14 @@
 # Then `evalboard compare` of 8 runs of 100k turns against `evalboard score` on the same 8
 # (issue 26).
 #
+# Then the same 8 runs dropped on the dashboard, a baseline pinned: the All runs tab's ranked table
+# against the worker's time to score them, and the page's long tasks (issue 26.9).
+#
 # Then the HTML report of every case of the hostile corpus (tests/hostile/), built by `evalboard
 # report` (its peak memory) and opened in headless Chromium: each must open within 2 s (issue 31).
 #
 # `bench/run.sh` runs every section (`make bench`); `bench/run.sh evallog` only the eval-log one,
-# `bench/run.sh diff` only the diff one, `bench/run.sh compare` only the many-runs one, `bench/run.sh report` only the hostile reports one,
+# `bench/run.sh diff` only the diff one, `bench/run.sh compare` only the many-runs one, `bench/run.sh many-view` the dashboard's All runs tab, `bench/run.sh report` only the hostile reports one,
 # `bench/run.sh folder` only the folder-pick one, `bench/run.sh bigeval` only the big-log one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -144,6 +147,31 @@ for k in 1 2 3 4 5 6 7 8; do
 done
 cargo build --release --locked -p evalboard-cli -q
 python3 bench/diff_ratio.py --compare "$TARGET/release/evalboard" 3 "${RUNS[@]}" | tee "$OUT/compare-ratio.json"
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = many-view ]; then
+echo "== the dashboard's All runs tab (issue 26.9): 8 runs of 100k turns dropped at once (one folder each), the first pinned; the ranked table on screen against the worker's scoring of the 8 (target: within 1.5 s of the last run scored, no main-thread task >= 50 ms), the tab open while they load and clicked after; 3 interleaved rounds"
+if [ -d dist ]; then
+  for k in 1 2 3 4 5 6 7 8; do
+    f="$OUT/run100k-seed$k.jsonl"
+    [ -f "$f" ] || $B gen "jsonl-seed-$k" 100000 "$f"
+    mkdir -p "$OUT/many8x100k/seed$k"
+    ln -f "$f" "$OUT/many8x100k/seed$k/run.jsonl" 2>/dev/null || cp "$f" "$OUT/many8x100k/seed$k/run.jsonl"
+  done
+  node bench/many_view.mjs "$OUT/many8x100k" 3 | tee "$OUT/many-view.jsonl"
+  python3 - "$OUT" <<'PY'
+import json, sys
+s = [json.loads(l) for l in open(f"{sys.argv[1]}/many-view.jsonl")][-1]
+for mode, m in s["modes"].items():
+    since = "the click" if mode.startswith("click") else "the last run scored"
+    print(f"{mode}: {s['runs']} runs ({s['bytes'] / 1e6:.0f} MB) scored in {m['score_ms'] / 1000:.2f}s (drop -> last Loaded), "
+          f"table {m['table_ms'] / 1000:.2f}s after {since} ({m['table_range_ms'][0] / 1000:.2f}-{m['table_range_ms'][1] / 1000:.2f}s; target <= 1.5s), "
+          f"x{m['table_over_score']:.2f} the scoring; worker {m['worker_ms'] / 1000:.2f}s, page asking {m['ask_ms']:.0f} ms, rendering {m['render_ms']:.0f} ms; "
+          f"main-thread tasks >= 50 ms: {m['long_tasks']} over {s['rounds']} rounds, longest {m['longest_task_ms']:.0f} ms")
+PY
+else
+  echo "dist/ missing: run 'make dist' first for the All runs numbers"
+fi
 fi
 
 if [ "$SECTION" = all ] || [ "$SECTION" = folder ]; then

@@ -11,10 +11,9 @@
 // Prints the functions with the most self time and the most inclusive time; --out keeps the
 // .cpuprofile (Chromium DevTools opens it).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { serve, launch, openPage, root, dist } from '../tests/e2e/lib.mjs';
+import { serve, launch, openPage } from '../tests/e2e/lib.mjs';
+import { namedWorkerDist, workerSessions, printProfile } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -31,16 +30,7 @@ const [file] = args;
 if (!file) throw new Error('usage: node bench/wasm-profile.mjs RUN.jsonl [--preloads N] [--interval US] [--out FILE]');
 
 // dist/ with a worker that keeps its names.
-const named = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-prof-'));
-fs.cpSync(dist, named, { recursive: true });
-const bindgen = path.join(named, '.bindgen');
-const wasmOpt = [path.join(root, 'tools/node_modules/.bin/wasm-opt'), 'wasm-opt'].find((p) => p === 'wasm-opt' || fs.existsSync(p));
-const html = fs.readFileSync(path.join(root, 'index.html'), 'utf8');
-const params = (html.match(/data-bin="worker"[^>]*data-wasm-opt-params="([^"]*)"/) || [, ''])[1].split(/\s+/).filter(Boolean);
-execFileSync('wasm-bindgen', ['--target=no-modules', `--out-dir=${bindgen}`, '--out-name=worker', '--keep-debug', '--no-typescript',
-  path.join(root, 'target/wasm32-unknown-unknown/release/worker.wasm')], { stdio: 'inherit' });
-execFileSync(wasmOpt, ['-Oz', '-g', ...params, `--output=${path.join(named, 'worker_bg.wasm')}`, path.join(bindgen, 'worker_bg.wasm')], { stdio: 'inherit' });
-fs.copyFileSync(path.join(bindgen, 'worker.js'), path.join(named, 'worker.js'));
+const named = namedWorkerDist();
 
 const bytes = fs.readFileSync(file);
 const srv = await serve(named);
@@ -51,23 +41,8 @@ try {
   await page.addInitScript(() => localStorage.setItem('evalboard.demo-dismissed', '1'));
   await page.goto(srv.url + 'index.html');
   await page.waitForTimeout(1000);
-  // The page's CDP session auto-attaches to the workers it starts; messages to a worker go
-  // through Target.sendMessageToTarget (non-flat sessions).
-  const cdp = await context.newCDPSession(page);
-  const attached = [];
-  const pending = new Map();
-  let id = 0;
-  cdp.on('Target.attachedToTarget', (e) => attached.push(e));
-  cdp.on('Target.receivedMessageFromTarget', (e) => {
-    const m = JSON.parse(e.message);
-    if (pending.has(m.id)) { pending.get(m.id)(m); pending.delete(m.id); }
-  });
-  const send = (sessionId, method, params = {}) => new Promise((resolve) => {
-    pending.set(++id, resolve);
-    cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) });
-  });
-  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
-  const before = attached.length;
+  const sessions = await workerSessions(context, page);
+  const before = sessions.count();
   // A fresh worker, up to its Ready (Response variant 0).
   await page.evaluate(() => new Promise((resolve) => {
     const w = new Worker('./worker_loader.js');
@@ -76,8 +51,8 @@ try {
       if (new Uint8Array(e.data)[0] === 0) { w.removeEventListener('message', h); resolve(); }
     });
   }));
-  const worker = attached.slice(before).filter((t) => t.targetInfo.type === 'worker').pop();
-  if (!worker) throw new Error('the worker did not attach');
+  if (sessions.count() === before) throw new Error('the worker did not attach');
+  const send = (method, params) => sessions.send(method, params);
   // One Load (Request variant 0, postcard) of the file; resolves on Loaded/LoadFailed, then
   // removes the run (Request::Remove, variant 2) when `remove`.
   const load = (remove) => page.evaluate(async ({ name, remove }) => {
@@ -103,39 +78,16 @@ try {
   for (let k = 0; k < preloads; k++) await load(true);
   // Remove has no answer: give the worker time to drop the last preload's run first.
   if (preloads) await page.waitForTimeout(500);
-  await send(worker.sessionId, 'Profiler.enable');
-  await send(worker.sessionId, 'Profiler.setSamplingInterval', { interval });
-  await send(worker.sessionId, 'Profiler.start');
+  await send('Profiler.enable');
+  await send('Profiler.setSamplingInterval', { interval });
+  await send('Profiler.start');
   const res = await load(false);
-  const { result } = await send(worker.sessionId, 'Profiler.stop');
+  const { result } = await send('Profiler.stop');
   const prof = result.profile;
   if (outFile) fs.writeFileSync(outFile, JSON.stringify(prof));
 
-  // Self and inclusive time per function name (a sample's time is the gap to the next one).
-  const nodes = new Map(prof.nodes.map((n) => [n.id, n]));
-  const parent = new Map();
-  for (const n of prof.nodes) for (const c of n.children || []) parent.set(c, n.id);
-  const dt = [...prof.timeDeltas.slice(1), 0];
-  const self = new Map();
-  const incl = new Map();
-  const add = (m, k, v) => m.set(k, (m.get(k) || 0) + v);
-  let total = 0;
-  prof.samples.forEach((s, i) => {
-    const name = (n) => n.callFrame.functionName || `(anonymous ${n.callFrame.url.split('/').pop()})`;
-    add(self, name(nodes.get(s)), dt[i]);
-    if (name(nodes.get(s)) !== '(idle)') total += dt[i];
-    const seen = new Set();
-    for (let n = s; nodes.has(n); n = parent.get(n)) {
-      const f = name(nodes.get(n));
-      if (!seen.has(f)) { seen.add(f); add(incl, f, dt[i]); }
-    }
-  });
-  const top = (m, k) => [...m].filter(([f]) => f !== '(idle)' && f !== '(root)').sort((a, b) => b[1] - a[1]).slice(0, k);
-  console.log(`${res.kind} in ${res.ms.toFixed(0)} ms (wall, profiler on); ${(total / 1000).toFixed(0)} ms sampled off idle`);
-  console.log('-- self time');
-  for (const [f, us] of top(self, 30)) console.log(`${(us / 1000).toFixed(1).padStart(8)} ms  ${f.slice(0, 140)}`);
-  console.log('-- inclusive time');
-  for (const [f, us] of top(incl, 30)) console.log(`${(us / 1000).toFixed(1).padStart(8)} ms  ${f.slice(0, 140)}`);
+  console.log(`${res.kind} in ${res.ms.toFixed(0)} ms (wall, profiler on)`);
+  printProfile(prof);
 } finally {
   await browser.close();
   srv.close();

@@ -79,11 +79,17 @@ impl Mark {
 }
 
 /// A many-runs comparison as the worker keeps it: the comparison (or why there is none) and the
-/// matrix of the pinned baseline (the first one) and the runs compared with it.
+/// matrix of the pinned baseline (the first one) and the runs compared with it, laid out when a
+/// page of it is first asked for ([`Many::lay_matrix`]): the ranked table does not wait for it.
 pub struct Many {
     pub cmp: Result<ManyComparison, String>,
     /// Each baseline's run name (as rows name their baseline) and the page's name of it.
     bases: Vec<(String, String)>,
+    matrix: Option<Matrix>,
+}
+
+/// The runs × items matrix: every item any column scored, and each column's verdict of it.
+struct Matrix {
     /// The matrix's columns: the pinned baseline, then its runs in ranked order (page names).
     cols: Vec<String>,
     /// Every item any column scored, in key order, and its key as shown (and searched, lowercased).
@@ -116,20 +122,37 @@ impl Many {
         baselines: &[(&str, RunRef)],
         runs: &[(&str, RunRef)],
     ) -> Many {
-        let cmp = compare_in::<FAMILIES>(baselines, runs).map_err(|e| e.to_string());
-        let mut many = Many {
-            cmp,
+        let mut many = Many::compared::<FAMILIES>(baselines, runs);
+        many.lay_matrix::<FAMILIES>(baselines, runs);
+        many
+    }
+
+    /// Compares `runs` with `baselines`, the matrix not laid out yet.
+    pub fn compared<const FAMILIES: FamilySet>(
+        baselines: &[(&str, RunRef)],
+        runs: &[(&str, RunRef)],
+    ) -> Many {
+        Many {
+            cmp: compare_in::<FAMILIES>(baselines, runs).map_err(|e| e.to_string()),
             bases: baselines
                 .iter()
                 .map(|(n, r)| (r.name().to_string(), n.to_string()))
                 .collect(),
-            cols: Vec::new(),
-            keys: Vec::new(),
-            texts: Vec::new(),
-            marks: Vec::new(),
-        };
-        let (Ok(c), Some((pin, pin_run))) = (&many.cmp, baselines.first()) else {
-            return many;
+            matrix: None,
+        }
+    }
+
+    /// Lays out the matrix of the runs compared (the same `baselines` and `runs`), once.
+    pub fn lay_matrix<const FAMILIES: FamilySet>(
+        &mut self,
+        baselines: &[(&str, RunRef)],
+        runs: &[(&str, RunRef)],
+    ) {
+        if self.matrix.is_some() {
+            return;
+        }
+        let (Ok(c), Some((pin, pin_run))) = (&self.cmp, baselines.first()) else {
+            return;
         };
         // The pinned baseline, then the runs compared with it, best first.
         let mut cols: Vec<(String, RunRef)> = vec![(pin.to_string(), *pin_run)];
@@ -151,14 +174,14 @@ impl Many {
                     .unwrap_or_default()
             })
             .collect();
-        let mut keys: Vec<ItemKey> = verdicts
-            .iter()
-            .flat_map(|v| v.iter().map(|(k, _)| k.clone()))
-            .collect();
-        keys.sort();
-        keys.dedup();
-        // Each run's verdicts are sorted by key, each key once: one walk per column.
-        many.marks = verdicts
+        // Each run's verdicts are sorted by key, each key once: their union merged column by
+        // column (runs of one eval mostly share their keys: a walk each, no sort of them all).
+        let mut keys: Vec<ItemKey> = Vec::new();
+        for v in &verdicts {
+            keys = merge_keys(keys, v);
+        }
+        // One walk per column.
+        let marks = verdicts
             .iter()
             .map(|v| {
                 let mut out = vec![Mark::Missing; keys.len()];
@@ -174,7 +197,7 @@ impl Many {
                 out
             })
             .collect();
-        many.texts = keys
+        let texts = keys
             .iter()
             .map(|k| {
                 let t = format::item_key(k);
@@ -182,9 +205,12 @@ impl Many {
                 (t, low)
             })
             .collect();
-        many.keys = keys;
-        many.cols = cols.into_iter().map(|(n, _)| n).collect();
-        many
+        self.matrix = Some(Matrix {
+            cols: cols.into_iter().map(|(n, _)| n).collect(),
+            keys,
+            texts,
+            marks,
+        });
     }
 
     /// The screen `query` asks for: the overview (table, reading, charts, grid) or a page of
@@ -204,12 +230,33 @@ impl Many {
                     offset,
                     limit,
                 },
-            ) => self.matrix(&mut v, filter, *offset, *limit),
+            ) => {
+                if let Some(m) = &self.matrix {
+                    m.page(&mut v, filter, *offset, *limit)
+                }
+            }
             (Ok(_), ScreenQuery::Item { .. } | ScreenQuery::Pair { .. }) => {}
         }
         v
     }
+}
 
+/// The union of `keys` and the keys of `column`, both sorted, each key once.
+fn merge_keys(keys: Vec<ItemKey>, column: &[(ItemKey, Option<bool>)]) -> Vec<ItemKey> {
+    let mut out = Vec::with_capacity(keys.len().max(column.len()));
+    let mut theirs = column.iter().map(|(k, _)| k).peekable();
+    for k in keys {
+        while let Some(c) = theirs.next_if(|c| **c < k) {
+            out.push(c.clone());
+        }
+        theirs.next_if(|c| **c == k);
+        out.push(k);
+    }
+    out.extend(theirs.cloned());
+    out
+}
+
+impl Matrix {
     /// What a cell of column `col` shows for item `i`: the baseline's verdict, or a run's with
     /// ▼ (regressed: right in the baseline, wrong here) or ▲ (improved).
     fn cell(&self, col: usize, i: usize) -> &'static str {
@@ -265,7 +312,7 @@ impl Many {
     }
 
     /// A page of the matrix: one row per item, one column per run.
-    fn matrix(&self, v: &mut ScreenView, filter: &ScreenFilter, offset: u32, limit: u32) {
+    fn page(&self, v: &mut ScreenView, filter: &ScreenFilter, offset: u32, limit: u32) {
         let show = self.show_of(filter.choice(SHOW));
         let text = screen::search(filter);
         let hits: Vec<usize> = (0..self.keys.len())
@@ -671,17 +718,23 @@ impl Kept {
 pub(crate) fn answer<'a, const FAMILIES: FamilySet>(
     kept: Option<Kept>,
     (baselines, runs): (&[crate::protocol::RunId], &[crate::protocol::RunId]),
+    query: &ScreenQuery,
     get: impl Fn(crate::protocol::RunId) -> Option<(&'a str, RunRef<'a>)>,
 ) -> Kept {
-    if let Some(k) = kept.filter(|k| k.ids.0 == baselines && k.ids.1 == runs) {
-        return k;
-    }
     let base: Vec<(&str, RunRef)> = baselines.iter().filter_map(|id| get(*id)).collect();
     let others: Vec<(&str, RunRef)> = runs.iter().filter_map(|id| get(*id)).collect();
-    Kept {
-        ids: (baselines.to_vec(), runs.to_vec()),
-        many: Many::new::<FAMILIES>(&base, &others),
+    let mut k = match kept.filter(|k| k.ids.0 == baselines && k.ids.1 == runs) {
+        Some(k) => k,
+        None => Kept {
+            ids: (baselines.to_vec(), runs.to_vec()),
+            many: Many::compared::<FAMILIES>(&base, &others),
+        },
+    };
+    // The matrix only for a page of it: the ranked table is answered without it.
+    if matches!(query, ScreenQuery::Items { .. }) {
+        k.many.lay_matrix::<FAMILIES>(&base, &others);
     }
+    k
 }
 
 #[cfg(test)]

@@ -213,3 +213,22 @@ fn no_item_in_common_and_every_interval_including_zero_are_said() {
         "{notes:?}"
     );
 }
+
+#[test]
+fn the_matrix_keys_are_the_union_of_the_columns_in_order() {
+    use evalboard_engine::run_table::ItemKey;
+    let col = |ks: &[(&str, u64)]| -> Vec<(ItemKey, Option<bool>)> {
+        ks.iter()
+            .map(|(t, i)| (ItemKey::text_index(t, *i), Some(true)))
+            .collect()
+    };
+    let a = col(&[("a", 0), ("a", 2), ("c", 1)]);
+    let b = col(&[("a", 1), ("a", 2), ("b", 0), ("d", 0)]);
+    let keys = [&a, &b, &a]
+        .into_iter()
+        .fold(Vec::new(), |k, c| super::merge_keys(k, c));
+    let mut want: Vec<ItemKey> = a.iter().chain(&b).map(|(k, _)| k.clone()).collect();
+    want.sort();
+    want.dedup();
+    assert_eq!(keys, want);
+}

@@ -302,10 +302,12 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                 runs,
                 query,
             } => {
-                let kept =
-                    crate::many::answer::<FAMILIES>(self.many.take(), (&baselines, &runs), |id| {
-                        self.get(id).map(|r| (r.name.as_str(), r.run()))
-                    });
+                let kept = crate::many::answer::<FAMILIES>(
+                    self.many.take(),
+                    (&baselines, &runs),
+                    &query,
+                    |id| self.get(id).map(|r| (r.name.as_str(), r.run())),
+                );
                 let view = kept.view(&query);
                 post_view(scope, (req, baselines.first().copied().unwrap_or(0)), view);
                 self.many = Some(kept);
