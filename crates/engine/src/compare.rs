@@ -573,7 +573,7 @@ pub enum PairTexts {
     /// Only the pairs whose verdict changed or that one run lacks: the CLI prints no others,
     /// and two 1M-turn runs' unchanged texts were ~half of `diff`'s memory.
     Changed,
-    /// No pair: only the counts are read (the many-runs comparison).
+    /// No pair is kept, only the counts (the many-runs comparison reads nothing else).
     None,
 }
 

@@ -11,6 +11,7 @@ use crate::headline::Metric;
 use crate::repeats::Reduction;
 use crate::run_meta::RunMeta;
 use crate::run_table::MetricValue;
+use crate::stats::Rate;
 
 /// A scored run of one family, described for the registry.
 pub trait FamilyRun {
@@ -173,42 +174,113 @@ pub fn judge_and_pair<F: FamilyCompare>(
     pair_judged(baseline, candidate, pair, &b, opts, pairing)
 }
 
-/// [`judge_and_pair`] of each of `candidates` with one `baseline`, on `threads` threads
-/// natively: the baseline is judged once, by the judge it has alone, and that judged run joins
-/// every pair whose judge has the same name (`name@version`, a score's label: what names a
-/// judge names what it judges by); a pair judged otherwise judges the baseline again. Each
-/// result is what [`judge_and_pair`] gives for that pair.
-pub fn judge_and_pair_many<F: FamilyCompare + Sync>(
-    baseline: &F,
-    candidates: &[&F],
-    asked: Option<&str>,
+/// Each pair's join and each run's own verdict counts ([`judge_once_and_pair`]).
+pub type PairsAndCounts = (Vec<Result<Joined, String>>, Vec<Result<Rate, String>>);
+
+/// Many pairs of `runs` — `jobs`, each (baseline, candidate, the judge asked) by index — and
+/// the own verdict counts of `own` (run, judge asked), with every run judged once per judge
+/// and side it is needed under (a judge known by its name: `name@version`, a score's label),
+/// on `threads` threads natively. Each pair's result is what [`judge_and_pair`] gives for it,
+/// each count what the run's verdicts alone under that judge count ([`Judged`]'s verdicts).
+/// Only the counts are read from a judged run: no pair keeps its texts when `opts` says so.
+pub fn judge_once_and_pair<F>(
+    runs: &[&F],
+    jobs: &[(usize, usize, Option<&str>)],
+    own: &[(usize, Option<&str>)],
     opts: &CompareOptions,
     pairing: Pairing,
     threads: usize,
-) -> Vec<Result<Joined, String>> {
-    let alone = F::judge_pair(baseline, baseline, asked).ok();
-    let shared: Option<(String, Judged)> = alone.and_then(|p| {
-        let judged = baseline.judged(&p.judge, Side::Baseline).ok()?;
-        // Joined many times: its keys are built once.
-        let judged = if candidates.len() > 1 {
-            KeyedItems::of(judged)
-        } else {
-            judged
-        };
-        Some((p.scorer, judged))
-    });
-    crate::par::map_items(candidates, threads, |candidate| {
-        let pair = F::judge_pair(baseline, candidate, asked)?;
-        match &shared {
-            Some((scorer, b)) if *scorer == pair.scorer => {
-                pair_judged(baseline, candidate, pair, b, opts, pairing)
-            }
-            _ => {
-                let b = baseline.judged(&pair.judge, Side::Baseline)?;
-                pair_judged(baseline, candidate, pair, &b, opts, pairing)
+) -> PairsAndCounts
+where
+    F: FamilyCompare + Sync,
+    F::Judge: Sync,
+{
+    let run = |i: usize| runs.get(i).copied().ok_or("no such run".to_string());
+    let pair_judges: Vec<Result<PairJudge<F::Judge>, String>> = jobs
+        .iter()
+        .map(|&(b, c, asked)| F::judge_pair(run(b)?, run(c)?, asked))
+        .collect();
+    let own_judges: Vec<Result<PairJudge<F::Judge>, String>> = own
+        .iter()
+        .map(|&(r, asked)| F::judge_pair(run(r)?, run(r)?, asked))
+        .collect();
+    // What to judge: (run, judge's name, side), each once.
+    let mut needed: Vec<(usize, &str, &F::Judge, Side)> = Vec::new();
+    for (&(b, c, _), p) in jobs.iter().zip(&pair_judges) {
+        if let Ok(p) = p {
+            for (r, side) in [(b, Side::Baseline), (c, Side::Candidate)] {
+                if !needed
+                    .iter()
+                    .any(|n| n.0 == r && n.1 == p.scorer && n.3 == side)
+                {
+                    needed.push((r, &p.scorer, &p.judge, side));
+                }
             }
         }
-    })
+    }
+    for (&(r, _), p) in own.iter().zip(&own_judges) {
+        if let Ok(p) = p {
+            // Either side's verdicts count the same.
+            if !needed.iter().any(|n| n.0 == r && n.1 == p.scorer) {
+                needed.push((r, &p.scorer, &p.judge, Side::Baseline));
+            }
+        }
+    }
+    let uses = |n: &(usize, &str, &F::Judge, Side)| {
+        jobs.iter()
+            .zip(&pair_judges)
+            .filter(|((b, c, _), p)| {
+                p.as_ref().is_ok_and(|p| p.scorer == n.1)
+                    && match n.3 {
+                        Side::Baseline => *b == n.0,
+                        Side::Candidate => *c == n.0,
+                    }
+            })
+            .count()
+    };
+    let judged: Vec<Result<Judged, String>> = crate::par::map_items(&needed, threads, |n| {
+        let j = run(n.0)?.judged(n.2, n.3)?;
+        // Joined more than once: its keys built once.
+        Ok(if uses(n) > 1 { KeyedItems::of(j) } else { j })
+    });
+    let find = |r: usize, scorer: &str, side: Option<Side>| {
+        needed
+            .iter()
+            .zip(&judged)
+            .find(|(n, _)| n.0 == r && n.1 == scorer && side.is_none_or(|s| s == n.3))
+            .map(|(_, j)| j)
+    };
+    let at: Vec<usize> = (0..jobs.len()).collect();
+    let joined = crate::par::map_items(&at, threads, |&k| {
+        let (b, c, _) = jobs[k];
+        let p = pair_judges[k].as_ref().map_err(Clone::clone)?;
+        let bj = find(b, &p.scorer, Some(Side::Baseline))
+            .ok_or("the baseline was not judged".to_string())?
+            .as_ref()
+            .map_err(Clone::clone)?;
+        let cj = find(c, &p.scorer, Some(Side::Candidate))
+            .ok_or("the candidate was not judged".to_string())?
+            .as_ref()
+            .map_err(Clone::clone)?;
+        join_judged(run(b)?, run(c)?, p, bj, cj, opts, pairing)
+    });
+    let rates = own
+        .iter()
+        .zip(&own_judges)
+        .map(|(&(r, _), p)| {
+            let p = p.as_ref().map_err(Clone::clone)?;
+            let j = find(r, &p.scorer, None)
+                .ok_or("the run was not judged".to_string())?
+                .as_ref()
+                .map_err(Clone::clone)?;
+            let mut rate = Rate::default();
+            for v in (0..j.items.len()).filter_map(|i| j.items.verdict(i)) {
+                rate.push(v);
+            }
+            Ok(rate)
+        })
+        .collect();
+    (joined, rates)
 }
 
 /// A judged run whose keys are built once (each [`JudgedItems::key`] a clone): a baseline
@@ -263,11 +335,24 @@ fn pair_judged<F: FamilyCompare>(
     pairing: Pairing,
 ) -> Result<Joined, String> {
     let c = candidate.judged(&pair.judge, Side::Candidate)?;
+    join_judged(baseline, candidate, &pair, b, &c, opts, pairing)
+}
+
+/// The judged `b` and `c` joined as `pairing` says, with `pair`'s words.
+fn join_judged<F: FamilyCompare>(
+    baseline: &F,
+    candidate: &F,
+    pair: &PairJudge<F::Judge>,
+    b: &Judged,
+    c: &Judged,
+    opts: &CompareOptions,
+    pairing: Pairing,
+) -> Result<Joined, String> {
     let repeats = baseline.repeats_by(&pair.judge);
     let mut item_part = None;
     let (stats, failed_items, pairing) = match pairing {
         Pairing::AsJudged => {
-            let (stats, failed) = crate::compare::join::join(b, &c, opts);
+            let (stats, failed) = crate::compare::join::join(b, c, opts);
             let repeated = repeats.is_some_and(|(part, _)| has_repeats(b, part));
             let said = repeated.then(|| {
                 "per repeat: each repeat (epoch) of an item is its own pair; pairing by item \
@@ -285,7 +370,7 @@ fn pair_judged<F: FamilyCompare>(
             let other = candidate.repeats_by(&pair.judge).map_or(part, |r| r.0);
             let red = asked_reducer.unwrap_or(default);
             item_part = Some(part);
-            let stats = crate::compare::by_item::join(b, &c, (part, other), red, opts);
+            let stats = crate::compare::by_item::join(b, c, (part, other), red, opts);
             let said = format!(
                 "by item: each item's repeats (epochs) reduced by {red}, then paired on the \
                  item ({} items paired)",
@@ -294,18 +379,18 @@ fn pair_judged<F: FamilyCompare>(
             (stats, Vec::new(), Some(said))
         }
     };
-    let mut warnings = pair.warnings;
+    let mut warnings = pair.warnings.clone();
     warnings.extend(b.warnings.iter().cloned());
-    warnings.extend(c.warnings);
+    warnings.extend(c.warnings.iter().cloned());
     Ok(Joined {
-        scorer: pair.scorer,
-        judged_by: pair.judged_by,
+        scorer: pair.scorer.clone(),
+        judged_by: pair.judged_by.clone(),
         pairing,
         item_part,
         stats,
         failed_items,
         warnings,
-        note: pair.note,
+        note: pair.note.clone(),
     })
 }
 

@@ -1161,109 +1161,155 @@ fn comparison_of<const FAMILIES: FamilySet>(
     }
 }
 
-/// [`compare_pair_in`] without metrics of each of `candidates` with one `baseline`, on
-/// `threads` threads natively: the baseline is judged once for them all
-/// ([`crate::family_run::judge_and_pair_many`]), so the many-runs comparison pays one judging
-/// per run. Each result equals `compare_pair_in(baseline, candidate, settings, false)`; a
-/// candidate of another family gets that call's error.
-pub(crate) fn compare_pairs_in<const FAMILIES: FamilySet>(
-    baseline: RunRef,
-    candidates: &[RunRef],
+/// Each pair's comparison and each run's own verdict counts ([`compare_jobs_in`]).
+pub(crate) type ComparedJobs = (
+    Vec<Result<RunComparison, CompareError>>,
+    Vec<Result<crate::stats::Rate, CompareError>>,
+);
+
+/// The pairs and counts a many-runs comparison reads: each of `jobs` (baseline, candidate, the
+/// judge asked; indices into `runs`) compared as [`compare_pair_in`] without metrics, and each
+/// of `own` (run, judge asked) its verdicts' counts as [`RunRef::verdict_rate_in`], with every
+/// run judged once per judge and side it is needed under
+/// ([`crate::family_run::judge_once_and_pair`]), on `threads` threads natively. Runs of two
+/// families (or of a family not in `FAMILIES`) go pair by pair, each with its error.
+pub(crate) fn compare_jobs_in<const FAMILIES: FamilySet>(
+    runs: &[RunRef],
+    jobs: &[(usize, usize, Option<String>)],
+    own: &[(usize, Option<String>)],
     settings: &CompareSettings,
     threads: usize,
-) -> Vec<Result<RunComparison, CompareError>> {
-    /// The candidates of `baseline`'s family (as `pick` finds them) judged against it; the
-    /// others through the pair call, which names why they are not comparable.
+) -> ComparedJobs {
+    type Out = ComparedJobs;
+    /// Every run as the family's own type (`pick`); `None` when one is of another family.
     fn batch<'r, const FAMILIES: FamilySet, F, P>(
-        (baseline, b): (RunRef<'r>, &F),
-        candidates: &[RunRef<'r>],
+        runs: &[RunRef<'r>],
         pick: impl Fn(RunRef<'r>) -> Option<P>,
+        jobs: &[(usize, usize, Option<String>)],
+        own: &[(usize, Option<String>)],
         settings: &CompareSettings,
         threads: usize,
-    ) -> Vec<Result<RunComparison, CompareError>>
+    ) -> Option<Out>
     where
         F: FamilyCompare + Sync,
+        F::Judge: Sync,
         P: std::borrow::Borrow<F>,
     {
-        let same: Vec<(usize, P)> = candidates
+        let typed: Vec<P> = runs.iter().map(|r| pick(*r)).collect::<Option<_>>()?;
+        let refs: Vec<&F> = typed.iter().map(|p| p.borrow()).collect();
+        let job_refs: Vec<(usize, usize, Option<&str>)> = jobs
             .iter()
-            .enumerate()
-            .filter_map(|(i, c)| pick(*c).map(|f| (i, f)))
+            .map(|(b, c, a)| (*b, *c, a.as_deref()))
             .collect();
-        let refs: Vec<&F> = same.iter().map(|(_, f)| f.borrow()).collect();
-        let mut joined = crate::family_run::judge_and_pair_many(
-            b,
+        let own_refs: Vec<(usize, Option<&str>)> =
+            own.iter().map(|(r, a)| (*r, a.as_deref())).collect();
+        let (joined, rates) = crate::family_run::judge_once_and_pair(
             &refs,
-            settings.qa_scorer.as_deref(),
+            &job_refs,
+            &own_refs,
             &settings.opts,
             settings.pairing,
             threads,
-        )
-        .into_iter();
-        let mut at = same.iter().map(|(i, _)| *i).peekable();
-        candidates
+        );
+        let comparisons = jobs
             .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                if at.peek() == Some(&i) {
-                    at.next();
-                    let j = joined
-                        .next()
-                        .ok_or_else(|| CompareError::Judge("a pair was not judged".to_string()))?;
-                    let j = j.map_err(CompareError::Judge)?;
-                    Ok(comparison_of::<FAMILIES>(baseline, *c, j, false))
-                } else {
-                    compare_pair_in::<FAMILIES>(baseline, *c, settings, false)
+            .zip(joined)
+            .map(|(&(b, c, _), j)| {
+                let j = j.map_err(CompareError::Judge)?;
+                match (runs.get(b), runs.get(c)) {
+                    (Some(b), Some(c)) => Ok(comparison_of::<FAMILIES>(*b, *c, j, false)),
+                    _ => Err(CompareError::Judge("no such run".to_string())),
                 }
             })
-            .collect()
+            .collect();
+        Some((
+            comparisons,
+            rates
+                .into_iter()
+                .map(|r| r.map_err(CompareError::Judge))
+                .collect(),
+        ))
     }
-    match baseline {
-        RunRef::NumericQa(b) if has(FAMILIES, Family::NumericQa) => batch::<FAMILIES, _, _>(
-            (baseline, b),
-            candidates,
-            |c| match c {
-                RunRef::NumericQa(c) => Some(c),
-                _ => None,
-            },
-            settings,
-            threads,
-        ),
-        RunRef::Evalset(br, b) if has(FAMILIES, Family::Evalset) => batch::<FAMILIES, _, _>(
-            (baseline, &evalset::RunPair { run: br, scored: b }),
-            candidates,
-            |c| match c {
-                RunRef::Evalset(run, scored) => Some(evalset::RunPair { run, scored }),
-                _ => None,
-            },
-            settings,
-            threads,
-        ),
-        RunRef::Codegen(b) if has(FAMILIES, Family::Codegen) => batch::<FAMILIES, _, _>(
-            (baseline, b),
-            candidates,
-            |c| match c {
-                RunRef::Codegen(c) => Some(c),
-                _ => None,
-            },
-            settings,
-            threads,
-        ),
-        RunRef::EvalLog(b) if has(FAMILIES, Family::EvalLog) => batch::<FAMILIES, _, _>(
-            (baseline, b),
-            candidates,
-            |c| match c {
-                RunRef::EvalLog(c) => Some(c),
-                _ => None,
-            },
-            settings,
-            threads,
-        ),
-        _ => candidates
-            .iter()
-            .map(|c| compare_pair_in::<FAMILIES>(baseline, *c, settings, false))
-            .collect(),
-    }
+    let typed: Option<Out> = match runs.first() {
+        Some(RunRef::NumericQa(_)) if has(FAMILIES, Family::NumericQa) => {
+            batch::<FAMILIES, ScoredQaRun, _>(
+                runs,
+                |r| match r {
+                    RunRef::NumericQa(r) => Some(r),
+                    _ => None,
+                },
+                jobs,
+                own,
+                settings,
+                threads,
+            )
+        }
+        Some(RunRef::Evalset(..)) if has(FAMILIES, Family::Evalset) => {
+            batch::<FAMILIES, evalset::RunPair, _>(
+                runs,
+                |r| match r {
+                    RunRef::Evalset(run, scored) => Some(evalset::RunPair { run, scored }),
+                    _ => None,
+                },
+                jobs,
+                own,
+                settings,
+                threads,
+            )
+        }
+        Some(RunRef::Codegen(_)) if has(FAMILIES, Family::Codegen) => {
+            batch::<FAMILIES, codegen::Loaded, _>(
+                runs,
+                |r| match r {
+                    RunRef::Codegen(r) => Some(r),
+                    _ => None,
+                },
+                jobs,
+                own,
+                settings,
+                threads,
+            )
+        }
+        Some(RunRef::EvalLog(_)) if has(FAMILIES, Family::EvalLog) => {
+            batch::<FAMILIES, evallog::ScoredLog, _>(
+                runs,
+                |r| match r {
+                    RunRef::EvalLog(r) => Some(r),
+                    _ => None,
+                },
+                jobs,
+                own,
+                settings,
+                threads,
+            )
+        }
+        _ => None,
+    };
+    typed.unwrap_or_else(|| {
+        let missing = || CompareError::Judge("no such run".to_string());
+        (
+            jobs.iter()
+                .map(|(b, c, asked)| {
+                    let (b, c) = (
+                        runs.get(*b).ok_or_else(missing)?,
+                        runs.get(*c).ok_or_else(missing)?,
+                    );
+                    let s = CompareSettings {
+                        qa_scorer: asked.clone(),
+                        ..settings.clone()
+                    };
+                    compare_pair_in::<FAMILIES>(*b, *c, &s, false)
+                })
+                .collect(),
+            own.iter()
+                .map(|(r, asked)| {
+                    runs.get(*r)
+                        .ok_or_else(missing)?
+                        .verdict_rate_in::<FAMILIES>(asked.as_deref())
+                })
+                .collect(),
+        )
+    })
 }
 
 /// Two runs of one family judged and joined ([`crate::family_run::judge_and_join`]).

@@ -25,7 +25,7 @@ impl Side {
 }
 
 /// A run's judged items, in key order ([`ItemKey`]'s), each key once; read by position.
-pub trait JudgedItems: Sync {
+pub trait JudgedItems: Send + Sync {
     fn len(&self) -> usize;
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -90,7 +90,8 @@ enum At<'g> {
 /// `opts.texts` keeps.
 pub fn join(b: &Judged, c: &Judged, opts: &CompareOptions) -> (PairedComparison, Vec<FailedItem>) {
     let (nb, nc) = (b.items.len(), c.items.len());
-    let mut pairs = Vec::with_capacity(nb.max(nc));
+    let keep_pairs = opts.texts != super::PairTexts::None;
+    let mut pairs = Vec::with_capacity(if keep_pairs { nb.max(nc) } else { 0 });
     let mut failed_items = Vec::new();
     let mut flips = FlipCounts::default();
     let (mut i, mut j) = (0, 0);
@@ -169,7 +170,9 @@ pub fn join(b: &Judged, c: &Judged, opts: &CompareOptions) -> (PairedComparison,
             item.baseline_answer = answer(b, &bi);
             item.candidate_answer = answer(c, &ci);
         }
-        pairs.push(item);
+        if keep_pairs {
+            pairs.push(item);
+        }
     }
     let mut stats = PairedStats::from_counts(flips.pair_counts(), opts);
     stats.flips = flips;
@@ -227,7 +230,7 @@ pub trait JudgedRow {
     }
 }
 
-impl<T: JudgedRow + Sync> JudgedItems for Vec<(ItemKey, T)> {
+impl<T: JudgedRow + Send + Sync> JudgedItems for Vec<(ItemKey, T)> {
     fn len(&self) -> usize {
         <[(ItemKey, T)]>::len(self)
     }

@@ -229,11 +229,10 @@ struct Own {
     max_repeats: Option<u64>,
 }
 
-fn own_of<const FAMILIES: FamilySet>(r: &RunRef, judge: Option<&str>) -> Own {
+fn own_of<const FAMILIES: FamilySet>(r: &RunRef) -> Own {
     // One statistics pass: the headline is the metrics' first.
     let metrics = r.metrics_in::<FAMILIES>();
     let facts = r.facts_of(&metrics);
-    let rate = r.verdict_rate_in::<FAMILIES>(judge).unwrap_or_default();
     let metric = |key: &str| metrics.iter().find(|m| m.key == key).and_then(|m| m.value);
     Own {
         name: r.name().to_string(),
@@ -246,8 +245,9 @@ fn own_of<const FAMILIES: FamilySet>(r: &RunRef, judge: Option<&str>) -> Own {
             .first()
             .cloned()
             .unwrap_or_else(|| MetricValue::new("headline", "Headline", Unit::Rate, None)),
-        n_items: rate.n,
-        correct: rate.correct,
+        // Counted when the runs are judged ([`run::compare_jobs_in`]).
+        n_items: 0,
+        correct: 0,
         // The price table's cost only: a cost a tool recorded is not mixed in.
         cost_usd: metric("total_cost_usd"),
         tokens: facts.tokens,
@@ -268,7 +268,7 @@ fn entries<const FAMILIES: FamilySet>(
     judge: Option<&str>,
     per_task: bool,
 ) -> Vec<(Own, Option<String>)> {
-    let own = own_of::<FAMILIES>(r, judge);
+    let own = own_of::<FAMILIES>(r);
     let tasks: Vec<TaskJudge> = if per_task {
         r.family_run_in::<FAMILIES>()
             .map(|f| f.task_judges())
@@ -282,14 +282,9 @@ fn entries<const FAMILIES: FamilySet>(
     tasks
         .into_iter()
         .map(|t| {
-            let rate = r
-                .verdict_rate_in::<FAMILIES>(Some(&t.judge))
-                .unwrap_or_default();
             let task_own = Own {
                 task: Some(t.task),
                 headline: t.headline,
-                n_items: rate.n,
-                correct: rate.correct,
                 cost_usd: None,
                 tokens: None,
                 latency_mean_s: None,
@@ -437,6 +432,9 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
             })
         });
     let mut base: Vec<BaseEntry> = Vec::new();
+    // Each baseline entry's run, by its index among the runs judged.
+    let mut base_run: Vec<usize> = Vec::new();
+    let mut all: Vec<RunRef> = Vec::new();
     for b in baselines {
         let r = b
             .run
@@ -444,7 +442,9 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
             .map_err(|why| ManyError::Baseline(b.path.clone(), why.clone()))?;
         for (own, j) in entries::<FAMILIES>(r, judge, per_task) {
             base.push((&b.path, *r, own, j));
+            base_run.push(all.len());
         }
+        all.push(*r);
     }
     let family = base[0].2.family;
     for (path, f) in base.iter().map(|(p, _, o, _)| (*p, o.family)).chain(
@@ -463,19 +463,16 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
     let mut warnings: Vec<String> = Vec::new();
     let mut judged_by: Option<String> = None;
     let mut scorers: Vec<String> = Vec::new();
-    // (row, group = its baseline's index, in Holm's family)
-    let mut rows: Vec<(RunRow, Option<usize>, bool)> = base
-        .iter()
-        .enumerate()
-        .map(|(i, (p, _, o, _))| (RunRow::of(p, o, true), Some(i), false))
-        .collect();
-    // Each readable run's rows (its own numbers: a statistics pass and its verdicts), then
-    // every pair, on `threads` threads natively; then the rows in the order given.
+    // Each readable run's rows (its own numbers: a statistics pass), then every run judged
+    // once and every pair joined, on `threads` threads natively; then the rows in the order
+    // given.
     let refs: Vec<RunRef> = runs
         .iter()
         .filter_map(|m| m.run.as_ref().ok().copied())
         .collect();
-    let own_rows: Vec<Vec<(Own, Option<String>)>> =
+    let nb = all.len();
+    all.extend(refs.iter().copied());
+    let mut own_rows: Vec<Vec<(Own, Option<String>)>> =
         crate::par::map_items(&refs, threads, |r| entries::<FAMILIES>(r, judge, per_task));
     // (run, entry, baseline) of every pair.
     let mut jobs: Vec<(usize, usize, usize)> = Vec::new();
@@ -486,30 +483,46 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
             }
         }
     }
-    // Each baseline's pairs at once: the baseline judged once for all of them.
-    let mut compared: Vec<Option<Result<RunComparison, run::CompareError>>> =
-        jobs.iter().map(|_| None).collect();
-    for (bi, (_, b_ref, _, b_judge)) in base.iter().enumerate() {
-        let at: Vec<usize> = (0..jobs.len()).filter(|&k| jobs[k].2 == bi).collect();
-        let candidates: Vec<RunRef> = at.iter().map(|&k| refs[jobs[k].0]).collect();
-        let pair_settings = CompareSettings {
-            qa_scorer: b_judge.clone(),
-            // A row reads the pair's counts only: no pair keeps its texts.
-            opts: crate::compare::CompareOptions {
-                texts: crate::compare::PairTexts::None,
-                ..settings.opts.clone()
-            },
-            ..settings.clone()
-        };
-        let results =
-            run::compare_pairs_in::<FAMILIES>(*b_ref, &candidates, &pair_settings, threads);
-        for (k, r) in at.into_iter().zip(results) {
-            compared[k] = Some(r);
-        }
+    let pairs: Vec<(usize, usize, Option<String>)> = jobs
+        .iter()
+        .map(|&(ri, _, bi)| (base_run[bi], nb + ri, base[bi].3.clone()))
+        .collect();
+    // Each entry's own verdicts: the baselines', then the runs'.
+    let own_jobs: Vec<(usize, Option<String>)> = base
+        .iter()
+        .zip(&base_run)
+        .map(|(b, &r)| (r, b.3.clone()))
+        .chain(
+            own_rows
+                .iter()
+                .enumerate()
+                .flat_map(|(ri, ents)| ents.iter().map(move |(_, j)| (nb + ri, j.clone()))),
+        )
+        .collect();
+    let pair_settings = CompareSettings {
+        // A row reads the pair's counts only: no pair keeps its texts.
+        opts: crate::compare::CompareOptions {
+            texts: crate::compare::PairTexts::None,
+            ..settings.opts.clone()
+        },
+        ..settings.clone()
+    };
+    let (compared, rates) =
+        run::compare_jobs_in::<FAMILIES>(&all, &pairs, &own_jobs, &pair_settings, threads);
+    let mut rates = rates.into_iter();
+    for own in base
+        .iter_mut()
+        .map(|b| &mut b.2)
+        .chain(own_rows.iter_mut().flatten().map(|e| &mut e.0))
+    {
+        let rate = rates.next().and_then(Result::ok).unwrap_or_default();
+        (own.n_items, own.correct) = (rate.n, rate.correct);
     }
-    let compared: Vec<Result<RunComparison, run::CompareError>> = compared
-        .into_iter()
-        .map(|c| c.unwrap_or_else(|| Err(run::CompareError::Judge("not compared".into()))))
+    // (row, group = its baseline's index, in Holm's family)
+    let mut rows: Vec<(RunRow, Option<usize>, bool)> = base
+        .iter()
+        .enumerate()
+        .map(|(i, (p, _, o, _))| (RunRow::of(p, o, true), Some(i), false))
         .collect();
     let mut compared = jobs.iter().zip(compared);
     let mut ri = 0;
@@ -717,7 +730,11 @@ pub fn compare_series_in<const FAMILIES: FamilySet>(
             let per_task = judge.is_none()
                 && r.family_run_in::<FAMILIES>()
                     .is_some_and(|f| !f.task_judges().is_empty());
-            for (own, _) in entries::<FAMILIES>(&r, judge, per_task) {
+            for (mut own, j) in entries::<FAMILIES>(&r, judge, per_task) {
+                let rate = r
+                    .verdict_rate_in::<FAMILIES>(j.as_deref())
+                    .unwrap_or_default();
+                (own.n_items, own.correct) = (rate.n, rate.correct);
                 rows_of[i].push(rows.len());
                 rows.push(RunRow::of(&m.path, &own, true));
                 base_of.push(None);

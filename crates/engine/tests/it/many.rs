@@ -407,6 +407,14 @@ fn a_series_compares_each_run_with_the_one_before() {
     let cmp = compare_series(&given, &CompareSettings::default(), 2).unwrap();
     assert_eq!(cmp.runs.len(), 4);
     assert!(cmp.runs[0].is_baseline && cmp.runs.iter().skip(1).all(|r| !r.is_baseline));
+    // Every row's own counts are its verdicts', the first run's too.
+    for (row, (_, r)) in cmp.runs.iter().zip(&arith) {
+        let rate = r.verdicts(None).unwrap().rate();
+        assert_eq!(
+            (row.n_items, row.correct),
+            (Some(rate.n), Some(rate.correct))
+        );
+    }
     assert!(cmp.grid.is_none());
     let mut p = Vec::new();
     for (i, row) in cmp.runs.iter().enumerate().skip(1) {
