@@ -13,7 +13,7 @@ use crate::compare::{ItemContext, ItemContexts, Unit};
 use crate::family_run::{FamilyCompare, PairJudge};
 use crate::numeric_qa::aggregate::doc as statistics;
 use crate::numeric_qa::model::{QaConversation, QaTurn};
-use crate::numeric_qa::score::{answer_text, doc, fa2, Profile, ScoredQaRun, TurnScore};
+use crate::numeric_qa::score::{answer_text, doc, fa2, KeyOrder, Profile, ScoredQaRun, TurnScore};
 use crate::run_table::{ItemKey, MetricValue};
 use crate::scorer_table::Scorer;
 
@@ -92,7 +92,7 @@ fn failed_answer(reason: &str) -> String {
 /// (key, side) pairs was 64 MB).
 struct Sides<'a> {
     run: &'a ScoredQaRun,
-    order: Vec<u32>,
+    order: &'a [u32],
     /// Each turn's verdict under the scorer, by its index in the run (judged once).
     verdicts: Vec<bool>,
 }
@@ -174,17 +174,10 @@ impl FamilyCompare for ScoredQaRun {
                 .ok_or_else(|| QaCompareError::UnknownScorer(scorer.id.into()).to_string())?;
             verdicts.push(v);
         }
-        // Each turn's key looked up once, borrowed (it orders as its `ItemKey` does), then
-        // sorted with the first turn of a repeated key kept.
-        let mut keyed: Vec<((&str, u32), u32)> = (0..self.turns.len())
-            .map_while(|i| u32::try_from(i).ok())
-            .filter_map(|i| {
-                let (conv, turn, _) = locate(self, i)?;
-                Some(((conv.id.as_str(), turn.turn_idx), i))
-            })
-            .collect();
-        let warnings = sort_unique(&mut keyed)
-            .into_iter()
+        let keys = self.key_order.get_or_init(|| key_order(self));
+        let warnings = keys
+            .repeated
+            .iter()
             .map(|((conv, turn), n)| {
                 format!(
                     "{} {}: conversation {conv:?} turn {turn} appears {n} times; the first is \
@@ -203,7 +196,7 @@ impl FamilyCompare for ScoredQaRun {
         Ok(Judged {
             items: Box::new(Sides {
                 run: self,
-                order: keyed.into_iter().map(|(_, i)| i).collect(),
+                order: &keys.order,
                 verdicts,
             }),
             failed: failed
@@ -216,6 +209,27 @@ impl FamilyCompare for ScoredQaRun {
                 .collect(),
             warnings,
         })
+    }
+}
+
+/// The run's turns in key order: each turn's key looked up once, borrowed (it orders as its
+/// `ItemKey` does), then sorted with the first turn of a repeated key kept. Computed once per
+/// run ([`ScoredQaRun::key_order`]): the sort is most of judging a run.
+fn key_order(run: &ScoredQaRun) -> KeyOrder {
+    let mut keyed: Vec<((&str, u32), u32)> = (0..run.turns.len())
+        .map_while(|i| u32::try_from(i).ok())
+        .filter_map(|i| {
+            let (conv, turn, _) = locate(run, i)?;
+            Some(((conv.id.as_str(), turn.turn_idx), i))
+        })
+        .collect();
+    let repeated = sort_unique(&mut keyed)
+        .into_iter()
+        .map(|((conv, turn), n)| ((conv.to_string(), turn), n))
+        .collect();
+    KeyOrder {
+        order: keyed.into_iter().map(|(_, i)| i).collect(),
+        repeated,
     }
 }
 

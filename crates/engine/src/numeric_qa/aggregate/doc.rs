@@ -279,6 +279,18 @@ pub fn statistics(s: &ScoredQaRun) -> Statistics {
 
 /// [`statistics`] and the sample size of each by-turn and by-operations bucket.
 pub fn statistics_with_sizes(s: &ScoredQaRun) -> (Statistics, BucketSizes) {
+    // A run is not changed once scored: its statistics are computed once and kept.
+    let kept = s
+        .statistics
+        .get_or_init(|| std::sync::Arc::new(compute_statistics(s)));
+    match kept.downcast_ref::<(Statistics, BucketSizes)>() {
+        Some(st) => st.clone(),
+        None => compute_statistics(s),
+    }
+}
+
+/// [`statistics_with_sizes`] computed: one pass over the run's turns.
+fn compute_statistics(s: &ScoredQaRun) -> (Statistics, BucketSizes) {
     let run = &s.run;
     let profile = Profile::Doc;
     let mut numerical = Mean::default();

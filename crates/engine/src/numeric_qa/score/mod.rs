@@ -117,6 +117,21 @@ pub struct ScoredQaRun {
     pub run: QaRun,
     pub config: ScoreConfig,
     pub turns: Vec<TurnScore>,
+    /// The turns in key order, computed on first use and kept: what every comparison and the
+    /// verdicts join on ([`crate::numeric_qa::compare`]); a run is not changed once scored.
+    pub(crate) key_order: std::sync::OnceLock<KeyOrder>,
+    /// Its statistics under the doc definitions, computed on first use and kept by the
+    /// statistics module (`aggregate::doc::statistics_with_sizes`), which alone knows their type
+    /// (so this module names no module that names it).
+    pub(crate) statistics: std::sync::OnceLock<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
+}
+
+/// A run's turns sorted by (conversation id, turn index), the first turn of a key seen more than
+/// once kept, and each such key with how many times it was seen.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KeyOrder {
+    pub order: Vec<u32>,
+    pub repeated: Vec<((String, u32), usize)>,
 }
 
 /// Scores one turn under every scorer (cheap enough to do all of them at once).
@@ -191,6 +206,8 @@ pub fn score_qa_run_with_progress(
         run,
         config: cfg.clone(),
         turns,
+        key_order: Default::default(),
+        statistics: Default::default(),
     }
 }
 
@@ -239,6 +256,8 @@ pub fn score_qa_run_parallel(run: QaRun, cfg: &ScoreConfig, threads: usize) -> S
         run,
         config: cfg.clone(),
         turns,
+        key_order: Default::default(),
+        statistics: Default::default(),
     }
 }
 
