@@ -681,7 +681,11 @@ impl<'a> RunRef<'a> {
     /// The task an evaluation-tool log names and the dataset the run's metadata names: what
     /// tells two runs' items apart when their keys look alike ([`RunComparison::not_comparable`]).
     pub fn task_and_dataset(&self) -> (Option<String>, Option<String>) {
-        let meta = self.meta();
+        self.task_and_dataset_of(&self.meta())
+    }
+
+    /// [`RunRef::task_and_dataset`] from the run's metadata, already read.
+    fn task_and_dataset_of(&self, meta: &RunMeta) -> (Option<String>, Option<String>) {
         (
             match self {
                 RunRef::EvalLog(l) => l.log.run.task.clone(),
@@ -697,7 +701,7 @@ impl<'a> RunRef<'a> {
     /// second statistics pass.
     pub fn facts_of(&self, metrics: &[MetricValue]) -> RunFacts {
         let meta = self.meta();
-        let (task, dataset) = self.task_and_dataset();
+        let (task, dataset) = self.task_and_dataset_of(&meta);
         // The first of the metrics named that has a value (an eval log's cost under the price
         // table, else the one its tool recorded).
         let value = |keys: &[&str]| {

@@ -223,6 +223,9 @@ fn key_order(run: &ScoredQaRun) -> KeyOrder {
             Some(((conv.id.as_str(), turn.turn_idx), i))
         })
         .collect();
+    // (key, turn) pairs are unique: an unstable sort puts them in the stable order, and
+    // `sort_unique`'s stable sort then meets sorted input (one linear pass).
+    keyed.sort_unstable();
     let repeated = sort_unique(&mut keyed)
         .into_iter()
         .map(|((conv, turn), n)| ((conv.to_string(), turn), n))
