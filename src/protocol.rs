@@ -265,10 +265,11 @@ pub enum Response {
         run_id: RunId,
         overview: Box<Overview>,
         charts: Vec<ChartDto>,
-        /// The Breakdowns and Complexity tabs as the worker lays them out
-        /// (`qa_screens::breakdowns`, `qa_screens::complexity`).
+        /// The Breakdowns, Complexity and Errors tabs as the worker lays them out
+        /// (`qa_screens::breakdowns`, `qa_screens::complexity`, `qa_screens::errors`).
         breakdowns: Vec<Block>,
         complexity: Vec<Block>,
+        errors: Vec<Block>,
     },
     Items {
         req: ReqId,

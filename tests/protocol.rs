@@ -294,6 +294,7 @@ fn responses() -> Vec<Response> {
             charts: vec![chart(), chart()],
             breakdowns: vec![evalboard_app::screen::note("empty", "note", "No data.")],
             complexity: vec![evalboard_app::screen::text("hint", "By turn", false)],
+            errors: vec![evalboard_app::screen::note("empty", "note", "No errors.")],
         },
         Response::Overview {
             req: 8,
@@ -302,6 +303,7 @@ fn responses() -> Vec<Response> {
             charts: vec![],
             breakdowns: vec![],
             complexity: vec![],
+            errors: vec![],
         },
         Response::Items {
             req: 9,
