@@ -127,12 +127,18 @@ pub enum Request {
     /// The single-file offline HTML report of a run, compared with `baseline` when given. The
     /// page supplies the generation time (the worker reads no clock for reports). Answered with
     /// `Response::Export` (file `evalboard-report-<run>.html`).
+    ///
+    /// `many`: the All runs tab's report instead (`run_id` is its pinned baseline): its
+    /// `(baselines, runs)` as `Request::Many` sends them, reported as `evalboard report
+    /// --baseline B RUN...` (the runs, each against its baseline, with the many-runs section).
     Report {
         req: ReqId,
         run_id: RunId,
         #[serde(default)]
         baseline: Option<RunId>,
         generated_at: String,
+        #[serde(default)]
+        many: Option<ManyRuns>,
     },
     /// One screen of a run the worker lays out (code generation, evaluation-tool logs):
     /// overview, a page of items, or one item. Answered with `Response::Screen`.
@@ -154,6 +160,10 @@ pub enum Request {
         query: ScreenQuery,
     },
 }
+
+/// The runs of the All runs tab: its baselines (the pinned one first, then the other logs of its
+/// folder) and the runs compared with them.
+pub type ManyRuns = (Vec<RunId>, Vec<RunId>);
 
 /// A chart as the report crate draws it, with its text equivalent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -619,12 +619,14 @@ fn requests() -> Vec<Request> {
             run_id: 1,
             baseline: Some(2),
             generated_at: "2026-11-21 12:00 UTC".into(),
+            many: None,
         },
         Request::Report {
             req: 10,
             run_id: 1,
             baseline: None,
             generated_at: String::new(),
+            many: Some((vec![1, 3], vec![2, 4, 5])),
         },
         Request::Series {
             req: 11,

@@ -34,20 +34,8 @@ function storedSettings() {
   return JSON.stringify({ profile: 'doc', tolerances: {}, prices: { models } });
 }
 
-const dec4 = (x) => (x === null ? '—' : x.toFixed(4));
-const pp = (x) => {
-  if (x === null) return '—';
-  const v = Math.abs(x * 100) < 0.05 ? 0 : x * 100;
-  return `${v > 0 ? '+' : ''}${v.toFixed(1)} pp`;
-};
-
-/** The ranked table as shown: [name, cells...] per row. */
-const tableRows = (page) => page.locator('[data-table="many-runs"] tbody tr').evaluateAll((rs) => rs.map((r) => [r.dataset.row, ...[...r.children].map((c) => c.textContent.trim())]));
-/** The matrix rows in the DOM (a window of them): their cells. */
-const matrixRows = (page) => page.locator('.eb-grid--many .eb-grid__row').evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent.trim())));
-
-test('All runs: a pinned baseline, the table = evalboard compare, grid, charts, matrix filters, the pin kept, a row opens Compare', async () => {
-  const want = JSON.parse(cli(['compare', ...DIRS, '--prices', PRICES, '--json']));
+/** A page with the fixtures' runs dropped (the fixtures' prices stored) and PIN pinned on All runs. */
+async function pinned() {
   const { page, rec, context } = await openPage(app.browser);
   const settings = storedSettings();
   await page.addInitScript((s) => {
@@ -63,6 +51,24 @@ test('All runs: a pinned baseline, the table = evalboard compare, grid, charts, 
   await page.waitForFunction(() => document.querySelectorAll('select[name="pin"] option').length === 11, null, { timeout: 60000 });
   await page.selectOption('select[name="pin"]', PIN);
   await page.waitForSelector('[data-table="many-runs"]', { timeout: 30000 });
+  return { page, rec, context };
+}
+
+const dec4 = (x) => (x === null ? '—' : x.toFixed(4));
+const pp = (x) => {
+  if (x === null) return '—';
+  const v = Math.abs(x * 100) < 0.05 ? 0 : x * 100;
+  return `${v > 0 ? '+' : ''}${v.toFixed(1)} pp`;
+};
+
+/** The ranked table as shown: [name, cells...] per row. */
+const tableRows = (page) => page.locator('[data-table="many-runs"] tbody tr').evaluateAll((rs) => rs.map((r) => [r.dataset.row, ...[...r.children].map((c) => c.textContent.trim())]));
+/** The matrix rows in the DOM (a window of them): their cells. */
+const matrixRows = (page) => page.locator('.eb-grid--many .eb-grid__row').evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent.trim())));
+
+test('All runs: a pinned baseline, the table = evalboard compare, grid, charts, matrix filters, the pin kept, a row opens Compare', async () => {
+  const want = JSON.parse(cli(['compare', ...DIRS, '--prices', PRICES, '--json']));
+  const { page, rec, context } = await pinned();
   assert.match(page.url(), /tab=runs/);
   assert.match(page.url(), new RegExp(`pin=${encodeURIComponent(PIN).replace('.', '\\.')}`));
 
@@ -155,6 +161,29 @@ test('All runs: a pinned baseline, the table = evalboard compare, grid, charts, 
     .slice(0, 5).map((e) => `${e.tagName}.${e.className}`));
   assert.ok(overflow <= 1, `the page is ${overflow} px wider than the screen: ${wide.join(', ')}`);
   await shot(page, 'many-390');
+  assertClean(rec);
+  await context.close();
+});
+
+test('Export: the report of all runs (issue 26.7) has the All runs tab\'s runs against its baselines, the CLI\'s numbers, in its #many section', async () => {
+  const want = JSON.parse(cli(['compare', ...DIRS, '--prices', PRICES, '--json']));
+  const { page, rec, context } = await pinned();
+  // Export offers the report of all runs while a baseline is pinned.
+  await page.click('#eb-tab-export');
+  await page.waitForSelector('[data-export="report-all-runs"]');
+  await shot(page, 'many-export');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="report-all-runs"]')]);
+  assert.match(dl.suggestedFilename(), /^evalboard-report-base.arith.json\.html$/);
+  const html = fs.readFileSync(await dl.path(), 'utf8');
+  assert.match(html, /<section id="many">/);
+  const data = JSON.parse(html.match(/<script type="application\/json" id="eb-data">([^<]*)<\/script>/)[1]);
+  // Every row of `evalboard compare --json`, in its order, with its numbers (all but the path).
+  const strip = (rs) => rs.map(({ path: _p, ...r }) => r);
+  assert.deepEqual(strip(data.many.runs), strip(want.runs));
+  assert.equal(data.many.reading, want.reading);
+  // The section's table names every run.
+  const section = html.slice(html.indexOf('<section id="many">'));
+  for (const r of want.runs) assert.ok(section.includes(r.run), `${r.run} in #many`);
   assertClean(rec);
   await context.close();
 });

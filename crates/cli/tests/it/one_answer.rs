@@ -751,7 +751,9 @@ fn many_runs_agree_across_compare_and_report() {
 /// dashboard worker's comparison (`evalboard_app::many::compare_in`, what the All runs tab
 /// shows, each folder loaded as the worker loads it: one run per log) equals `evalboard compare
 /// --json`, every field of every row but `path` (the folder given on the command line; the
-/// run's name in the dashboard), the reading, the warnings and the grid.
+/// run's name in the dashboard), the reading, the warnings and the grid; and so does the
+/// dashboard's report of the tab (`exports::report_in`, the Export tab's "report.html of all
+/// runs"), its data block's `many`.
 #[test]
 fn many_runs_agree_between_compare_and_the_worker() {
     let root = fixtures().join("compare");
@@ -808,7 +810,27 @@ fn many_runs_agree_between_compare_and_the_worker() {
     let mut worker = evalboard_app::many::compare_in::<{ run::ALL_FAMILIES }>(b, &o)
         .unwrap()
         .to_json();
-    for v in [&mut cli, &mut worker] {
+    // The Export tab's report of the All runs tab (`Request::Report { many }`): the worker's
+    // report function over the same runs and baselines; its data block's `many`.
+    fn side<'a>(
+        l: &[(&str, evalboard_engine::run::RunRef<'a>)],
+    ) -> Vec<(
+        evalboard_engine::run::RunRef<'a>,
+        &'static [evalboard_report::html::FileProvenance],
+    )> {
+        l.iter().map(|(_, r)| (*r, &[][..])).collect()
+    }
+    let page = evalboard_app::exports::report_in::<{ run::ALL_FAMILIES }>(
+        side(&o),
+        side(b),
+        "2025-01-01T00:00:00Z".into(),
+    );
+    let start = page.find("id=\"eb-data\">").unwrap() + "id=\"eb-data\">".len();
+    let end = start + page[start..].find("</script>").unwrap();
+    let data: Value = serde_json::from_str(&page[start..end]).unwrap();
+    let mut report = data["many"].clone();
+    assert!(page.contains("id=\"many\""), "the section is shown");
+    for v in [&mut cli, &mut worker, &mut report] {
         for r in v["runs"].as_array_mut().unwrap() {
             r.as_object_mut().unwrap().remove("path");
         }
@@ -823,4 +845,5 @@ fn many_runs_agree_between_compare_and_the_worker() {
         .any(|r| r["on_frontier"].is_null() && !r["n_items"].is_null()));
     assert!(cli["grid"].is_object());
     assert_eq!(worker, cli);
+    assert_eq!(report, cli, "the dashboard's report of all runs");
 }
