@@ -35,11 +35,11 @@ pub fn export_in<const FAMILIES: FamilySet>(
 /// ([`render_report_in`]) — with two runs or more against a baseline, `report --baseline B
 /// RUN...`'s many-runs section, the other `baselines` being the baseline's companions of other
 /// tasks (the All runs tab's pinned log and the other logs of its folder); each `(run, its
-/// files' provenance)`.
+/// files' provenance)`. `scorer` judges the many-runs section (the tab's "Judged by").
 pub fn report_in<const FAMILIES: FamilySet>(
     runs: Vec<(RunRef, &[FileProvenance])>,
     baselines: Vec<(RunRef, &[FileProvenance])>,
-    generated_at: String,
+    (generated_at, scorer): (String, Option<String>),
 ) -> String {
     let files: Vec<FileProvenance> = runs
         .iter()
@@ -56,6 +56,9 @@ pub fn report_in<const FAMILIES: FamilySet>(
             generator: "evalboard dashboard".into(),
             files,
         },
-        options: HtmlOptions::default(),
+        options: HtmlOptions {
+            scorer,
+            ..HtmlOptions::default()
+        },
     })
 }

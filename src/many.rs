@@ -25,10 +25,11 @@ use evalboard_report::charts::Theme;
 use evalboard_report::many_charts;
 
 /// How the dashboard compares many runs: `evalboard compare`'s defaults (10,000 resamples, seed
-/// 42, items as judged; only counts are shown, so no pair keeps its texts).
-pub fn settings() -> CompareSettings {
+/// 42, items as judged; only counts are shown, so no pair keeps its texts), judged by `scorer`
+/// (`compare --scorer`, the tab's "Judged by") when one is picked.
+pub fn settings(scorer: Option<&str>) -> CompareSettings {
     CompareSettings {
-        qa_scorer: None,
+        qa_scorer: scorer.map(str::to_string),
         opts: CompareOptions {
             texts: PairTexts::Changed,
             ..CompareOptions::default()
@@ -45,6 +46,16 @@ pub fn compare_in<'a, const FAMILIES: FamilySet>(
     baselines: &[(&str, RunRef<'a>)],
     runs: &[(&str, RunRef<'a>)],
 ) -> Result<ManyComparison, ManyError> {
+    compare_judged_in::<FAMILIES>(baselines, runs, None)
+}
+
+/// [`compare_in`] judged by `scorer` (`compare --scorer S`; `None`: each run's headline, a
+/// suite task by task).
+pub fn compare_judged_in<'a, const FAMILIES: FamilySet>(
+    baselines: &[(&str, RunRef<'a>)],
+    runs: &[(&str, RunRef<'a>)],
+    scorer: Option<&str>,
+) -> Result<ManyComparison, ManyError> {
     fn many<'a>(list: &[(&str, RunRef<'a>)]) -> Vec<ManyRun<'a>> {
         list.iter()
             .map(|(name, r)| ManyRun {
@@ -54,7 +65,7 @@ pub fn compare_in<'a, const FAMILIES: FamilySet>(
             .collect()
     }
     // A worker has one thread.
-    compare_many_in::<FAMILIES>(&many(baselines), &many(runs), &settings(), 1)
+    compare_many_in::<FAMILIES>(&many(baselines), &many(runs), &settings(scorer), 1)
 }
 
 /// One run's judging of one item in the matrix.
@@ -91,6 +102,10 @@ pub struct Many {
     texts: Vec<(String, String)>,
     /// `marks[col][item]`.
     marks: Vec<Vec<Mark>>,
+    /// What judges the runs when picked (`compare --scorer`), and the "Judged by" choice of
+    /// the pinned baseline's judges.
+    judge: Option<String>,
+    choice: Option<Block>,
 }
 
 /// What the matrix's `show` choice keeps: items regressed (improved) in any run, wrong in every
@@ -116,7 +131,29 @@ impl Many {
         baselines: &[(&str, RunRef)],
         runs: &[(&str, RunRef)],
     ) -> Many {
-        let cmp = compare_in::<FAMILIES>(baselines, runs).map_err(|e| e.to_string());
+        Many::judged::<FAMILIES>(baselines, runs, None)
+    }
+
+    /// [`Many::new`] judged by `judge` (`compare --scorer`; the tab's "Judged by").
+    pub fn judged<const FAMILIES: FamilySet>(
+        baselines: &[(&str, RunRef)],
+        runs: &[(&str, RunRef)],
+        judge: Option<&str>,
+    ) -> Many {
+        let cmp = compare_judged_in::<FAMILIES>(baselines, runs, judge).map_err(|e| e.to_string());
+        let choices = baselines
+            .first()
+            .map(|(_, r)| r.judge_choices_in::<FAMILIES>())
+            .unwrap_or_default();
+        // A suite is compared task by task when nothing is picked.
+        let default = if choices.iter().any(|c| c.task.is_some()) {
+            "Each task's first score (task by task)".to_string()
+        } else {
+            choices
+                .first()
+                .map(|c| format!("{} (the baseline's headline)", c.label))
+                .unwrap_or_default()
+        };
         let mut many = Many {
             cmp,
             bases: baselines
@@ -127,6 +164,8 @@ impl Many {
             keys: Vec::new(),
             texts: Vec::new(),
             marks: Vec::new(),
+            judge: judge.map(str::to_string),
+            choice: screen::judge_choice(&choices, judge, &default),
         };
         let (Ok(c), Some((pin, pin_run))) = (&many.cmp, baselines.first()) else {
             return many;
@@ -142,7 +181,7 @@ impl Many {
                 cols.push((n.to_string(), *r));
             }
         }
-        let judge = settings().qa_scorer;
+        let judge = many.judge.clone();
         let verdicts: Vec<Vec<(ItemKey, Option<bool>)>> = cols
             .iter()
             .map(|(_, r)| {
@@ -192,11 +231,15 @@ impl Many {
     /// or in the pair Compare).
     pub fn view(&self, query: &ScreenQuery) -> ScreenView {
         let mut v = screen::empty("many");
+        // The "Judged by" choice leads the overview, also when the judge picked fails.
+        if let (ScreenQuery::Overview { .. }, Some(c)) = (query, &self.choice) {
+            v.blocks.push(c.clone());
+        }
         match (&self.cmp, query) {
             (Err(e), _) => v
                 .blocks
                 .push(screen::note("many-error", "error", e.clone())),
-            (Ok(c), ScreenQuery::Overview { .. }) => v.blocks = overview(c, &self.bases),
+            (Ok(c), ScreenQuery::Overview { .. }) => v.blocks.extend(overview(c, &self.bases)),
             (
                 Ok(_),
                 ScreenQuery::Items {
@@ -654,6 +697,7 @@ fn frontier(c: &ManyComparison, pin: Option<&str>) -> Block {
 #[cfg(target_arch = "wasm32")]
 pub(crate) struct Kept {
     ids: (Vec<crate::protocol::RunId>, Vec<crate::protocol::RunId>),
+    judge: Option<String>,
     many: Many,
 }
 
@@ -671,17 +715,34 @@ impl Kept {
 pub(crate) fn answer<'a, const FAMILIES: FamilySet>(
     kept: Option<Kept>,
     (baselines, runs): (&[crate::protocol::RunId], &[crate::protocol::RunId]),
+    query: &ScreenQuery,
     get: impl Fn(crate::protocol::RunId) -> Option<(&'a str, RunRef<'a>)>,
 ) -> Kept {
-    if let Some(k) = kept.filter(|k| k.ids.0 == baselines && k.ids.1 == runs) {
+    let judge = judge_of(query);
+    if let Some(k) = kept.filter(|k| k.ids.0 == baselines && k.ids.1 == runs && k.judge == judge) {
         return k;
     }
     let base: Vec<(&str, RunRef)> = baselines.iter().filter_map(|id| get(*id)).collect();
     let others: Vec<(&str, RunRef)> = runs.iter().filter_map(|id| get(*id)).collect();
     Kept {
         ids: (baselines.to_vec(), runs.to_vec()),
-        many: Many::new::<FAMILIES>(&base, &others),
+        many: Many::judged::<FAMILIES>(&base, &others, judge.as_deref()),
+        judge,
     }
+}
+
+/// The judge a query of the tab picked ("Judged by", `f.judge=`: the overview's choices or the
+/// matrix's filter, both from the link).
+pub fn judge_of(query: &ScreenQuery) -> Option<String> {
+    let choices = match query {
+        ScreenQuery::Overview { choices, .. } => choices,
+        ScreenQuery::Items { filter, .. } => &filter.choices,
+        _ => return None,
+    };
+    choices
+        .iter()
+        .find(|(n, v)| n == screen::JUDGE && !v.is_empty())
+        .map(|(_, v)| v.clone())
 }
 
 #[cfg(test)]

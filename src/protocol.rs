@@ -162,8 +162,8 @@ pub enum Request {
 }
 
 /// The runs of the All runs tab: its baselines (the pinned one first, then the other logs of its
-/// folder) and the runs compared with them.
-pub type ManyRuns = (Vec<RunId>, Vec<RunId>);
+/// folder), the runs compared with them, and the judge picked ("Judged by", `--scorer`).
+pub type ManyRuns = (Vec<RunId>, Vec<RunId>, Option<String>);
 
 /// A chart as the report crate draws it, with its text equivalent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -361,6 +361,11 @@ pub struct CompareQuery {
     /// reducer, else mean), as `diff --by-item` (the Compare toggle).
     #[serde(default)]
     pub by_item: bool,
+    /// What judges the items, as `diff --scorer` names it (the "Judged by" choice, `f.judge=`
+    /// in the link: one of the baseline's `RunRef::judge_choices`); `None`: the baseline's
+    /// headline.
+    #[serde(default)]
+    pub scorer: Option<String>,
 }
 
 /// One paired item with the word-level diff of the two answers.

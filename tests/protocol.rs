@@ -200,6 +200,7 @@ fn responses() -> Vec<Response> {
             limit: 5,
             by: Some("turn".into()),
             by_item: false,
+            scorer: None,
         },
     );
     // Sliced by turn: every demo turn is paired, so each turn's baseline accuracy is the run's
@@ -606,6 +607,7 @@ fn requests() -> Vec<Request> {
                 limit: 10,
                 by: Some("difficulty".into()),
                 by_item: true,
+                scorer: Some("arith_mc/acc[none]/acc".into()),
             },
         },
         Request::Compare {
@@ -626,7 +628,11 @@ fn requests() -> Vec<Request> {
             run_id: 1,
             baseline: None,
             generated_at: String::new(),
-            many: Some((vec![1, 3], vec![2, 4, 5])),
+            many: Some((
+                vec![1, 3],
+                vec![2, 4, 5],
+                Some("arith_mc/acc[none]/acc".into()),
+            )),
         },
         Request::Series {
             req: 11,

@@ -50,11 +50,17 @@ pub fn ExportView() -> impl IntoView {
     };
     // The All runs tab's comparison, when it has two runs or more against its pin.
     let many = move || crate::ui::many::pinned(store).filter(|(_, o)| o.len() >= 2);
+    // ... judged as the tab is ("Judged by", `f.judge=`).
+    let judge = move || store.route.with(|r| r.choice("judge"));
     let report = move |all: bool| {
-        let many = if all { many() } else { None };
+        let many = if all {
+            many().map(|(b, o)| (b, o, judge()))
+        } else {
+            None
+        };
         let Some(id) = many
             .as_ref()
-            .and_then(|(b, _)| b.first().copied())
+            .and_then(|(b, _, _)| b.first().copied())
             .or_else(|| run_id.get_untracked())
         else {
             return;

@@ -69,7 +69,14 @@ pub fn ManyView() -> impl IntoView {
             target.get()?,
             ScreenQuery::Overview {
                 dark,
-                choices: Vec::new(),
+                // The "Judged by" choice only: the matrix's own filters do not redo the overview.
+                choices: store.route.with(|r| {
+                    r.choices
+                        .iter()
+                        .filter(|c| c.0 == "judge")
+                        .cloned()
+                        .collect()
+                }),
             },
         ))
     });

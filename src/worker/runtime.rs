@@ -192,7 +192,7 @@ pub(crate) fn report_response<const FAMILIES: FamilySet>(
     name: &str,
     runs: Vec<(ReportRun, &[FileProvenance])>,
     baselines: Vec<(ReportRun, &[FileProvenance])>,
-    generated_at: String,
+    generated_at: (String, Option<String>),
 ) -> Response {
     let text = crate::exports::report_in::<FAMILIES>(runs, baselines, generated_at);
     Response::Export {

@@ -302,10 +302,12 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                 runs,
                 query,
             } => {
-                let kept =
-                    crate::many::answer::<FAMILIES>(self.many.take(), (&baselines, &runs), |id| {
-                        self.get(id).map(|r| (r.name.as_str(), r.run()))
-                    });
+                let kept = crate::many::answer::<FAMILIES>(
+                    self.many.take(),
+                    (&baselines, &runs),
+                    &query,
+                    |id| self.get(id).map(|r| (r.name.as_str(), r.run())),
+                );
                 let view = kept.view(&query);
                 post_view(scope, (req, baselines.first().copied().unwrap_or(0)), view);
                 self.many = Some(kept);
@@ -353,8 +355,9 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
         fn side(k: &Kept) -> (RunRef<'_>, &[FileProvenance]) {
             (k.run(), k.provenance.as_slice())
         }
+        let scorer = many.as_ref().and_then(|m| m.2.clone());
         let (runs, baselines) = match many {
-            Some((bases, runs)) => {
+            Some((bases, runs, _)) => {
                 let held = |ids: &[RunId]| -> Option<Vec<&Kept>> {
                     ids.iter().map(|id| self.get(*id)).collect()
                 };
@@ -381,6 +384,13 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                     .collect(),
             ),
         };
-        report_response::<FAMILIES>(req, run_id, &run.name, runs, baselines, generated_at)
+        report_response::<FAMILIES>(
+            req,
+            run_id,
+            &run.name,
+            runs,
+            baselines,
+            (generated_at, scorer),
+        )
     }
 }
