@@ -3,7 +3,7 @@
 //! filters, `arith_mc` with `acc` and `acc_norm`) lists every recorded score that judges its
 //! samples — no standard error — in the log's order, its own headline first; each is a name
 //! `--scorer` takes, and its headline is that score as recomputed, with the counts its CI is
-//! computed from; an Inspect log of one score offers no choice.
+//! computed from; a numeric QA run offers its comparison scorers.
 
 use evalboard_engine::evallog::compare::score_named;
 use evalboard_engine::family::Family;
@@ -11,13 +11,14 @@ use evalboard_engine::run::{self, ReadOptions, ScoredRun, Settings, ALL_FAMILIES
 use evalboard_engine::{InputFile, RunInput};
 use evalboard_test_support::{fixture, read_folder};
 
-fn load(dir: &str) -> ScoredRun {
-    let files: Vec<InputFile> = read_folder(&fixture(dir))
+/// The run in `dir`, read as `family` and scored under the default settings.
+fn load(dir: &std::path::Path, family: Family) -> ScoredRun {
+    let files: Vec<InputFile> = read_folder(dir)
         .into_iter()
         .map(|(p, b)| InputFile::new(p, b))
         .collect();
     let read = run::read_as(
-        Family::EvalLog,
+        family,
         &RunInput::new("run", files),
         None,
         ReadOptions::default(),
@@ -28,7 +29,7 @@ fn load(dir: &str) -> ScoredRun {
 
 #[test]
 fn a_suite_offers_every_score_of_every_task_its_headline_first() {
-    let s = load("evallog/runs/lm_eval_baseline");
+    let s = load(&fixture("evallog/runs/lm_eval_baseline"), Family::EvalLog);
     let r = s.as_ref();
     let choices = r.judge_choices_in::<ALL_FAMILIES>();
     let judges: Vec<&str> = choices.iter().map(|c| c.judge.as_str()).collect();
@@ -85,4 +86,34 @@ fn a_suite_offers_every_score_of_every_task_its_headline_first() {
     // The values differ by task: arith_gen strict 0.6, arith_mc acc 0.8 (the results file's).
     assert_eq!(choices[0].headline.value, Some(0.6));
     assert_eq!(choices[2].headline.value, Some(0.8));
+}
+
+/// A numeric QA run (the demo's gpt-4o, doc profile) offers the comparison scorers that read its
+/// turns, `numerical_match@doc-v1` (its headline) first; each choice's count is what a
+/// comparison judged by it counts right (`verdicts_in`), of every turn.
+#[test]
+fn a_numeric_qa_run_offers_its_comparison_scorers() {
+    let s = load(
+        &evalboard_test_support::workspace_root().join("demo/gpt-4o"),
+        Family::NumericQa,
+    );
+    let r = s.as_ref();
+    let choices = r.judge_choices_in::<ALL_FAMILIES>();
+    let judges: Vec<&str> = choices.iter().map(|c| c.judge.as_str()).collect();
+    assert_eq!(judges[0], "numerical_match@doc-v1", "{judges:?}");
+    // The doc scorers, then financial-agent-2's (they read every turn here too).
+    assert_eq!(choices.len(), 9, "{judges:?}");
+    assert_eq!(judges[6], "numerical_match@financial-agent-2");
+    assert_eq!(choices[0].headline, r.headline());
+    for c in &choices {
+        let counts = c.headline.counts.expect("counts");
+        let v = r.verdicts_in::<ALL_FAMILIES>(Some(&c.judge)).unwrap();
+        let right = v.rows.iter().filter(|x| x.correct == Some(true)).count() as u64;
+        assert_eq!(
+            (right, v.rows.len() as u64),
+            (counts.correct, counts.n),
+            "{}",
+            c.judge
+        );
+    }
 }
