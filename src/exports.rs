@@ -2,6 +2,9 @@
 //! writes ([`evalboard_report::run_outputs`]).
 
 use evalboard_engine::run::{FamilySet, RunRef, ALL_FAMILIES};
+use evalboard_report::html::{
+    render_report_in, FileProvenance, HtmlOptions, Provenance, ReportInput,
+};
 
 /// The name a downloaded output file gets (`<session>/metrics.json` → `<session>-metrics.json`).
 pub fn download_name(path: &str) -> String {
@@ -25,4 +28,37 @@ pub fn export_in<const FAMILIES: FamilySet>(
         .find(|(path, _)| path == file)
         .map(|(path, text)| (download_name(&path), text))
         .ok_or_else(|| format!("unknown export {file:?}"))
+}
+
+/// The dashboard's HTML report (the Export tab's `report.html`): `runs`, each compared with the
+/// first of `baselines` when there is one, through the report function `evalboard report` calls
+/// ([`render_report_in`]) — with two runs or more against a baseline, `report --baseline B
+/// RUN...`'s many-runs section, the other `baselines` being the baseline's companions of other
+/// tasks (the All runs tab's pinned log and the other logs of its folder); each `(run, its
+/// files' provenance)`. `scorer` judges the many-runs section (the tab's "Judged by").
+pub fn report_in<const FAMILIES: FamilySet>(
+    runs: Vec<(RunRef, &[FileProvenance])>,
+    baselines: Vec<(RunRef, &[FileProvenance])>,
+    (generated_at, scorer): (String, Option<String>),
+) -> String {
+    let files: Vec<FileProvenance> = runs
+        .iter()
+        .chain(&baselines)
+        .flat_map(|(_, f)| f.iter().cloned())
+        .collect();
+    let mut baselines = baselines.into_iter().map(|b| b.0);
+    render_report_in::<FAMILIES>(&ReportInput {
+        runs: runs.into_iter().map(|r| r.0).collect(),
+        baseline: baselines.next(),
+        task_baselines: baselines.collect(),
+        provenance: Provenance {
+            generated_at,
+            generator: "evalboard dashboard".into(),
+            files,
+        },
+        options: HtmlOptions {
+            scorer,
+            ..HtmlOptions::default()
+        },
+    })
 }

@@ -85,7 +85,11 @@ pub fn series_view_in<const FAMILIES: FamilySet>(
         .zip(sides.windows(2))
         .enumerate()
         .filter_map(|(i, (s, w))| match w {
-            [b, c] if i == step => Some(step_view::<FAMILIES>(b, c, s.comparison, q)),
+            [b, c] if i == step => Some(judges::<FAMILIES>(
+                step_view::<FAMILIES>(b, c, s.comparison, q),
+                b,
+                q,
+            )),
             [b, c] => {
                 let mut v = step_view::<FAMILIES>(b, c, s.comparison, &quiet);
                 v.rows.clear();
@@ -275,7 +279,7 @@ fn slice_table(s: Slices) -> (Vec<String>, Option<String>, Vec<Vec<String>>) {
 /// items paired by item (their repeats reduced by the default reducer) when the query asks.
 fn settings(q: &CompareQuery) -> CompareSettings {
     CompareSettings {
-        qa_scorer: None,
+        qa_scorer: q.scorer.clone(),
         opts: CompareOptions::default(),
         pairing: if q.by_item {
             Pairing::ByItem(None)
@@ -324,7 +328,28 @@ pub fn compare_view_in<const FAMILIES: FamilySet>(
         .run()
         .zip(cand.run())
         .map(|(b, c)| run::compare_in::<FAMILIES>(b, c, &settings(q)));
-    step_view::<FAMILIES>(base, cand, cmp, q)
+    judges::<FAMILIES>(step_view::<FAMILIES>(base, cand, cmp, q), base, q)
+}
+
+/// `view` with the judges `base` offers first among its cards ("Judged by"; also when the judge
+/// picked cannot judge the pair, so that another can be picked).
+fn judges<const FAMILIES: FamilySet>(
+    mut view: CompareView,
+    base: &Side,
+    q: &CompareQuery,
+) -> CompareView {
+    let choices = base
+        .run()
+        .map(|b| b.judge_choices_in::<FAMILIES>())
+        .unwrap_or_default();
+    let default = choices
+        .first()
+        .map(|c| format!("{} (the baseline's headline)", c.label))
+        .unwrap_or_default();
+    if let Some(c) = crate::screen::judge_choice(&choices, q.scorer.as_deref(), &default) {
+        view.cards.insert(0, c);
+    }
+    view
 }
 
 /// The view of the engine's comparison `cmp` of two sides (`None` when either run is held by

@@ -25,10 +25,11 @@ use evalboard_report::charts::Theme;
 use evalboard_report::many_charts;
 
 /// How the dashboard compares many runs: `evalboard compare`'s defaults (10,000 resamples, seed
-/// 42, items as judged; only counts are shown, so no pair keeps its texts).
-pub fn settings() -> CompareSettings {
+/// 42, items as judged; only counts are shown, so no pair keeps its texts), judged by `scorer`
+/// (`compare --scorer`, the tab's "Judged by") when one is picked.
+pub fn settings(scorer: Option<&str>) -> CompareSettings {
     CompareSettings {
-        qa_scorer: None,
+        qa_scorer: scorer.map(str::to_string),
         opts: CompareOptions {
             texts: PairTexts::Changed,
             ..CompareOptions::default()
@@ -45,6 +46,16 @@ pub fn compare_in<'a, const FAMILIES: FamilySet>(
     baselines: &[(&str, RunRef<'a>)],
     runs: &[(&str, RunRef<'a>)],
 ) -> Result<ManyComparison, ManyError> {
+    compare_judged_in::<FAMILIES>(baselines, runs, None)
+}
+
+/// [`compare_in`] judged by `scorer` (`compare --scorer S`; `None`: each run's headline, a
+/// suite task by task).
+pub fn compare_judged_in<'a, const FAMILIES: FamilySet>(
+    baselines: &[(&str, RunRef<'a>)],
+    runs: &[(&str, RunRef<'a>)],
+    scorer: Option<&str>,
+) -> Result<ManyComparison, ManyError> {
     fn many<'a>(list: &[(&str, RunRef<'a>)]) -> Vec<ManyRun<'a>> {
         list.iter()
             .map(|(name, r)| ManyRun {
@@ -54,7 +65,7 @@ pub fn compare_in<'a, const FAMILIES: FamilySet>(
             .collect()
     }
     // A worker has one thread.
-    compare_many_in::<FAMILIES>(&many(baselines), &many(runs), &settings(), 1)
+    compare_many_in::<FAMILIES>(&many(baselines), &many(runs), &settings(scorer), 1)
 }
 
 /// One run's judging of one item in the matrix.
@@ -86,6 +97,10 @@ pub struct Many {
     /// Each baseline's run name (as rows name their baseline) and the page's name of it.
     bases: Vec<(String, String)>,
     matrix: Option<Matrix>,
+    /// What judges the runs when picked (`compare --scorer`), and the "Judged by" choice of
+    /// the pinned baseline's judges.
+    judge: Option<String>,
+    choice: Option<Block>,
 }
 
 /// The runs × items matrix: every item any column scored, and each column's verdict of it.
@@ -122,23 +137,49 @@ impl Many {
         baselines: &[(&str, RunRef)],
         runs: &[(&str, RunRef)],
     ) -> Many {
-        let mut many = Many::compared::<FAMILIES>(baselines, runs);
+        Many::judged::<FAMILIES>(baselines, runs, None)
+    }
+
+    /// [`Many::new`] judged by `judge` (`compare --scorer`; the tab's "Judged by").
+    pub fn judged<const FAMILIES: FamilySet>(
+        baselines: &[(&str, RunRef)],
+        runs: &[(&str, RunRef)],
+        judge: Option<&str>,
+    ) -> Many {
+        let mut many = Many::compared::<FAMILIES>(baselines, runs, judge);
         many.lay_matrix::<FAMILIES>(baselines, runs);
         many
     }
 
-    /// Compares `runs` with `baselines`, the matrix not laid out yet.
+    /// Compares `runs` with `baselines` judged by `judge`, the matrix not laid out yet.
     pub fn compared<const FAMILIES: FamilySet>(
         baselines: &[(&str, RunRef)],
         runs: &[(&str, RunRef)],
+        judge: Option<&str>,
     ) -> Many {
+        let cmp = compare_judged_in::<FAMILIES>(baselines, runs, judge).map_err(|e| e.to_string());
+        let choices = baselines
+            .first()
+            .map(|(_, r)| r.judge_choices_in::<FAMILIES>())
+            .unwrap_or_default();
+        // A suite is compared task by task when nothing is picked.
+        let default = if choices.iter().any(|c| c.task.is_some()) {
+            "Each task's first score (task by task)".to_string()
+        } else {
+            choices
+                .first()
+                .map(|c| format!("{} (the baseline's headline)", c.label))
+                .unwrap_or_default()
+        };
         Many {
-            cmp: compare_in::<FAMILIES>(baselines, runs).map_err(|e| e.to_string()),
+            cmp,
             bases: baselines
                 .iter()
                 .map(|(n, r)| (r.name().to_string(), n.to_string()))
                 .collect(),
             matrix: None,
+            judge: judge.map(str::to_string),
+            choice: screen::judge_choice(&choices, judge, &default),
         }
     }
 
@@ -165,7 +206,7 @@ impl Many {
                 cols.push((n.to_string(), *r));
             }
         }
-        let judge = settings().qa_scorer;
+        let judge = self.judge.clone();
         let verdicts: Vec<Vec<(ItemKey, Option<bool>)>> = cols
             .iter()
             .map(|(_, r)| {
@@ -218,11 +259,15 @@ impl Many {
     /// or in the pair Compare).
     pub fn view(&self, query: &ScreenQuery) -> ScreenView {
         let mut v = screen::empty("many");
+        // The "Judged by" choice leads the overview, also when the judge picked fails.
+        if let (ScreenQuery::Overview { .. }, Some(c)) = (query, &self.choice) {
+            v.blocks.push(c.clone());
+        }
         match (&self.cmp, query) {
             (Err(e), _) => v
                 .blocks
                 .push(screen::note("many-error", "error", e.clone())),
-            (Ok(c), ScreenQuery::Overview { .. }) => v.blocks = overview(c, &self.bases),
+            (Ok(c), ScreenQuery::Overview { .. }) => v.blocks.extend(overview(c, &self.bases)),
             (
                 Ok(_),
                 ScreenQuery::Items {
@@ -701,6 +746,7 @@ fn frontier(c: &ManyComparison, pin: Option<&str>) -> Block {
 #[cfg(target_arch = "wasm32")]
 pub(crate) struct Kept {
     ids: (Vec<crate::protocol::RunId>, Vec<crate::protocol::RunId>),
+    judge: Option<String>,
     many: Many,
 }
 
@@ -721,13 +767,15 @@ pub(crate) fn answer<'a, const FAMILIES: FamilySet>(
     query: &ScreenQuery,
     get: impl Fn(crate::protocol::RunId) -> Option<(&'a str, RunRef<'a>)>,
 ) -> Kept {
+    let judge = judge_of(query);
     let base: Vec<(&str, RunRef)> = baselines.iter().filter_map(|id| get(*id)).collect();
     let others: Vec<(&str, RunRef)> = runs.iter().filter_map(|id| get(*id)).collect();
-    let mut k = match kept.filter(|k| k.ids.0 == baselines && k.ids.1 == runs) {
+    let mut k = match kept.filter(|k| k.ids.0 == baselines && k.ids.1 == runs && k.judge == judge) {
         Some(k) => k,
         None => Kept {
             ids: (baselines.to_vec(), runs.to_vec()),
-            many: Many::compared::<FAMILIES>(&base, &others),
+            many: Many::compared::<FAMILIES>(&base, &others, judge.as_deref()),
+            judge,
         },
     };
     // The matrix only for a page of it: the ranked table is answered without it.
@@ -735,6 +783,20 @@ pub(crate) fn answer<'a, const FAMILIES: FamilySet>(
         k.many.lay_matrix::<FAMILIES>(&base, &others);
     }
     k
+}
+
+/// The judge a query of the tab picked ("Judged by", `f.judge=`: the overview's choices or the
+/// matrix's filter, both from the link).
+pub fn judge_of(query: &ScreenQuery) -> Option<String> {
+    let choices = match query {
+        ScreenQuery::Overview { choices, .. } => choices,
+        ScreenQuery::Items { filter, .. } => &filter.choices,
+        _ => return None,
+    };
+    choices
+        .iter()
+        .find(|(n, v)| n == screen::JUDGE && !v.is_empty())
+        .map(|(_, v)| v.clone())
 }
 
 #[cfg(test)]

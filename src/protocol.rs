@@ -127,12 +127,18 @@ pub enum Request {
     /// The single-file offline HTML report of a run, compared with `baseline` when given. The
     /// page supplies the generation time (the worker reads no clock for reports). Answered with
     /// `Response::Export` (file `evalboard-report-<run>.html`).
+    ///
+    /// `many`: the All runs tab's report instead (`run_id` is its pinned baseline): its
+    /// `(baselines, runs)` as `Request::Many` sends them, reported as `evalboard report
+    /// --baseline B RUN...` (the runs, each against its baseline, with the many-runs section).
     Report {
         req: ReqId,
         run_id: RunId,
         #[serde(default)]
         baseline: Option<RunId>,
         generated_at: String,
+        #[serde(default)]
+        many: Option<ManyRuns>,
     },
     /// One screen of a run the worker lays out (code generation, evaluation-tool logs):
     /// overview, a page of items, or one item. Answered with `Response::Screen`.
@@ -154,6 +160,10 @@ pub enum Request {
         query: ScreenQuery,
     },
 }
+
+/// The runs of the All runs tab: its baselines (the pinned one first, then the other logs of its
+/// folder), the runs compared with them, and the judge picked ("Judged by", `--scorer`).
+pub type ManyRuns = (Vec<RunId>, Vec<RunId>, Option<String>);
 
 /// A chart as the report crate draws it, with its text equivalent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -265,10 +275,11 @@ pub enum Response {
         run_id: RunId,
         overview: Box<Overview>,
         charts: Vec<ChartDto>,
-        /// The Breakdowns and Complexity tabs as the worker lays them out
-        /// (`qa_screens::breakdowns`, `qa_screens::complexity`).
+        /// The Breakdowns, Complexity and Errors tabs as the worker lays them out
+        /// (`qa_screens::breakdowns`, `qa_screens::complexity`, `qa_screens::errors`).
         breakdowns: Vec<Block>,
         complexity: Vec<Block>,
+        errors: Vec<Block>,
     },
     Items {
         req: ReqId,
@@ -350,6 +361,11 @@ pub struct CompareQuery {
     /// reducer, else mean), as `diff --by-item` (the Compare toggle).
     #[serde(default)]
     pub by_item: bool,
+    /// What judges the items, as `diff --scorer` names it (the "Judged by" choice, `f.judge=`
+    /// in the link: one of the baseline's `RunRef::judge_choices`); `None`: the baseline's
+    /// headline.
+    #[serde(default)]
+    pub scorer: Option<String>,
 }
 
 /// One paired item with the word-level diff of the two answers.

@@ -169,6 +169,130 @@ pub fn complexity(s: &Statistics, charts: &[ChartDto]) -> Vec<Block> {
     out
 }
 
+/// What an Errors tab link opens on the page (`Cell::Open`'s value): the Items tab filtered by
+/// `field` (`verdict`, `error_type`) to `value`, joined by U+001F.
+pub fn items_link(field: &str, value: &str) -> String {
+    format!("{field}\u{1f}{value}")
+}
+
+/// The Errors tab of a numeric QA run: turns with an error and wrong answers (cards), the
+/// errors by type (most frequent first, each a link to its turns) with the errors chart, and the
+/// error rate by dataset feature.
+pub fn errors(s: &Statistics, charts: &[ChartDto]) -> Vec<Block> {
+    use crate::protocol::{Cell, Table, TableRow};
+    let total: u64 = s.error_types.values().sum();
+    let wrong = s
+        .numerical_accuracy
+        .map(|a| ((1.0 - a) * s.total_turns as f64).round() as u64);
+    let mut out = vec![
+        Block::Cards {
+            primary: String::new(),
+            cards: vec![
+                screen::card(
+                    "errors_total",
+                    "Turns with an error",
+                    format::int(total),
+                    format!("error rate {}", format::pct(s.error_rate)),
+                ),
+                screen::card(
+                    "wrong_answers",
+                    "Wrong answers",
+                    format::opt_int(wrong),
+                    String::new(),
+                ),
+            ],
+        },
+        Block::Table(Table {
+            key: "errors-wrong".into(),
+            title: None,
+            head: Vec::new(),
+            numeric: Vec::new(),
+            rows: vec![TableRow {
+                key: None,
+                flag: false,
+                cells: vec![Cell::Open(
+                    "Show wrong turns →".into(),
+                    items_link("verdict", "wrong"),
+                )],
+            }],
+        }),
+    ];
+    let mut types: Vec<(&String, &u64)> = s.error_types.iter().collect();
+    // Most frequent first, then by name.
+    types.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
+    let mut by_type = Vec::new();
+    if types.is_empty() {
+        by_type.push(screen::note("empty", "note", "No turn raised an error."));
+    } else {
+        by_type.push(Block::Table(Table {
+            key: "error-types".into(),
+            title: None,
+            head: ["Error type", "Turns", "Share of errors", ""]
+                .map(String::from)
+                .to_vec(),
+            numeric: vec![false, true, true, false],
+            rows: types
+                .iter()
+                .map(|(t, n)| TableRow {
+                    key: Some((*t).clone()),
+                    flag: false,
+                    cells: vec![
+                        Cell::Text((*t).clone()),
+                        Cell::Text(format::int(**n)),
+                        Cell::Text(format::pct((total > 0).then(|| **n as f64 / total as f64))),
+                        Cell::Open("Show items →".into(), items_link("error_type", t)),
+                    ],
+                })
+                .collect(),
+        }));
+        by_type.extend(
+            charts
+                .iter()
+                .filter(|c| chart_tab(&c.key) == "errors")
+                .map(|c| Block::Chart(c.clone())),
+        );
+    }
+    let mut rows = vec![["Feature", "Value", "Turns", "With error", "Error rate"]
+        .map(String::from)
+        .to_vec()];
+    for (feat, map) in [
+        ("has_type2_question", &s.by_has_type2_question),
+        ("has_non_numeric_values", &s.by_has_non_numeric_values),
+        ("has_duplicate_columns", &s.by_has_duplicate_columns),
+    ] {
+        rows.extend(map.iter().map(|(v, b)| {
+            let n = b.error_rate.map(|r| (r * b.turns as f64).round() as u64);
+            vec![
+                format::feature_label(feat).to_string(),
+                v.clone(),
+                format::int(b.turns),
+                format::opt_int(n),
+                format::pct(b.error_rate),
+            ]
+        }));
+    }
+    out.push(screen::group(
+        "errors-tables",
+        "pair",
+        None,
+        vec![
+            screen::group(
+                "error-types",
+                "section",
+                Some("By error type".into()),
+                by_type,
+            ),
+            screen::group(
+                "errors-by-feature",
+                "section",
+                Some("By dataset feature".into()),
+                vec![screen::table("errors-by-feature", "", rows)],
+            ),
+        ],
+    ));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +319,12 @@ mod tests {
         assert!(
             matches!(tables.last(), Some(Block::Group { key, .. }) if key == "complexity-tables")
         );
+        let errs = errors(&stats, &[]);
+        assert!(
+            matches!(&errs[0], Block::Cards { cards, .. } if cards[0].1 == "Turns with an error")
+        );
+        let tables = screen::testing::tables(&errs);
+        assert!(tables.iter().any(|t| t.key == "errors-by-feature"));
         let blocks = breakdowns(&stats, &[]);
         let keys: Vec<&str> = blocks
             .iter()

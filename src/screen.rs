@@ -135,6 +135,31 @@ pub fn empty(name: &str) -> ScreenView {
     }
 }
 
+/// The "Judged by" choice of a comparison (`Block::Choice` keyed `judge`, kept in the link as
+/// `f.judge=`): `default` (what judges the runs when nothing is picked) first, then every judge
+/// the baseline offers (`RunRef::judge_choices`), by the name `--scorer` takes; `None` when the
+/// baseline offers no choice.
+pub fn judge_choice(
+    choices: &[evalboard_engine::run_table::JudgeChoice],
+    chosen: Option<&str>,
+    default: &str,
+) -> Option<Block> {
+    if choices.is_empty() {
+        return None;
+    }
+    let mut options = vec![(String::new(), default.to_string())];
+    options.extend(choices.iter().map(|c| (c.judge.clone(), c.label.clone())));
+    Some(Block::Choice {
+        key: JUDGE.into(),
+        label: "Judged by".into(),
+        options,
+        chosen: chosen.unwrap_or_default().to_string(),
+    })
+}
+
+/// The name of the "Judged by" choice ([`judge_choice`]).
+pub const JUDGE: &str = "judge";
+
 /// A headline card: key, label, value as shown, definition.
 pub fn card(
     key: &str,

@@ -200,6 +200,7 @@ fn responses() -> Vec<Response> {
             limit: 5,
             by: Some("turn".into()),
             by_item: false,
+            scorer: None,
         },
     );
     // Sliced by turn: every demo turn is paired, so each turn's baseline accuracy is the run's
@@ -294,6 +295,7 @@ fn responses() -> Vec<Response> {
             charts: vec![chart(), chart()],
             breakdowns: vec![evalboard_app::screen::note("empty", "note", "No data.")],
             complexity: vec![evalboard_app::screen::text("hint", "By turn", false)],
+            errors: vec![evalboard_app::screen::note("empty", "note", "No errors.")],
         },
         Response::Overview {
             req: 8,
@@ -302,6 +304,7 @@ fn responses() -> Vec<Response> {
             charts: vec![],
             breakdowns: vec![],
             complexity: vec![],
+            errors: vec![],
         },
         Response::Items {
             req: 9,
@@ -604,6 +607,7 @@ fn requests() -> Vec<Request> {
                 limit: 10,
                 by: Some("difficulty".into()),
                 by_item: true,
+                scorer: Some("arith_mc/acc[none]/acc".into()),
             },
         },
         Request::Compare {
@@ -617,12 +621,18 @@ fn requests() -> Vec<Request> {
             run_id: 1,
             baseline: Some(2),
             generated_at: "2026-11-21 12:00 UTC".into(),
+            many: None,
         },
         Request::Report {
             req: 10,
             run_id: 1,
             baseline: None,
             generated_at: String::new(),
+            many: Some((
+                vec![1, 3],
+                vec![2, 4, 5],
+                Some("arith_mc/acc[none]/acc".into()),
+            )),
         },
         Request::Series {
             req: 11,

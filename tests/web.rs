@@ -63,6 +63,7 @@ fn overview_round_trips_with_real_engine_output() {
         charts: vec![chart.clone()],
         breakdowns: Vec::new(),
         complexity: Vec::new(),
+        errors: Vec::new(),
     };
     match round_trip(&r) {
         Response::Overview {

@@ -129,6 +129,7 @@ pub fn CompareView() -> impl IntoView {
             limit: store.compare_rows.get(),
             by: r.by.clone(),
             by_item: store.compare_by_item.get(),
+            scorer: r.choice("judge"),
         })
     });
     Effect::new(move |_| {

@@ -48,16 +48,30 @@ pub fn ExportView() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     };
-    let download_report = move |_| {
-        let Some(id) = run_id.get_untracked() else {
+    // The All runs tab's comparison, when it has two runs or more against its pin.
+    let many = move || crate::ui::many::pinned(store).filter(|(_, o)| o.len() >= 2);
+    // ... judged as the tab is ("Judged by", `f.judge=`).
+    let judge = move || store.route.with(|r| r.choice("judge"));
+    let report = move |all: bool| {
+        let many = if all {
+            many().map(|(b, o)| (b, o, judge()))
+        } else {
+            None
+        };
+        let Some(id) = many
+            .as_ref()
+            .and_then(|(b, _, _)| b.first().copied())
+            .or_else(|| run_id.get_untracked())
+        else {
             return;
         };
         let generated_at = String::from(js_sys::Date::new_0().to_iso_string());
         client::send(&Request::Report {
             req: client::next_req(),
             run_id: id,
-            baseline: baseline.get_untracked(),
+            baseline: if all { None } else { baseline.get_untracked() },
             generated_at,
+            many,
         });
     };
     view! {
@@ -82,16 +96,11 @@ pub fn ExportView() -> impl IntoView {
                 }).collect_view()}
             </ul>
             <ul class="eb-export__list">
-                <li class="eb-export__item">
-                    <button type="button" class="eb-btn" data-export="report.html" on:click=download_report>
-                        <span class="eb-export__icon" aria-hidden="true">"⤓"</span>
-                        "report.html"
-                    </button>
-                    <span class="eb-muted">
-                        "One self-contained HTML report (every chart, table and the data, provenance; opens offline) — the same as "
-                        <code>"evalboard report DIR -o report.html"</code>"."
-                    </span>
-                </li>
+                {report_item(
+                    ("report.html", "report.html", "evalboard report DIR -o report.html"),
+                    "One self-contained HTML report (every chart, table and the data, provenance; opens offline) — the same as ".into(),
+                    move || report(false),
+                )}
                 <li class="eb-export__item">
                     <label class="eb-muted">
                         "Report baseline: "
@@ -106,7 +115,30 @@ pub fn ExportView() -> impl IntoView {
                         " (compare the report's run with another loaded run, regressions first)"
                     </label>
                 </li>
+                {move || many().map(|(_, o)| report_item(
+                    ("report-all-runs", "all runs report", "evalboard report --baseline B RUN…"),
+                    format!("The pinned baseline and the {} other runs the All runs tab compares with it, in one report with its table, interval plot, frontier and grid — the same as ", o.len()),
+                    move || report(true),
+                ))}
             </ul>
         </div>
+    }
+}
+
+/// A report download: its button (`data-export` key, label), what it is and the CLI command
+/// that writes the same.
+fn report_item(
+    (key, label, cmd): (&'static str, &'static str, &'static str),
+    what: String,
+    click: impl Fn() + 'static,
+) -> impl IntoView {
+    view! {
+        <li class="eb-export__item">
+            <button type="button" class="eb-btn" data-export=key on:click=move |_| click()>
+                <span class="eb-export__icon" aria-hidden="true">"⤓"</span>
+                {label}
+            </button>
+            <span class="eb-muted">{what}<code>{cmd}</code>"."</span>
+        </li>
     }
 }

@@ -6,15 +6,41 @@
 //! when a run's name is clicked.
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
-use crate::protocol::ScreenQuery;
+use crate::protocol::{RunId, ScreenQuery};
 use crate::ui::route::Tab;
 use crate::ui::screen::{blocks, fetch, items, Target};
-use crate::ui::store::{storage_get, storage_set, use_store};
+use crate::ui::store::{storage_get, storage_set, use_store, Store};
 
 /// Where the pin is kept in the browser.
 const PIN_KEY: &str = "evalboard.pin";
+
+/// What the All runs tab compares: the pinned run (from the link, else as kept in the browser)
+/// and the other logs of its folder (one baseline per task), then every other loaded run of its
+/// family; `None` without a pin or another run. The tab and the Export tab's report of it.
+pub fn pinned(store: Store) -> Option<(Vec<RunId>, Vec<RunId>)> {
+    let pin = store
+        .route
+        .with(|r| r.pin.clone())
+        .or_else(|| storage_get(PIN_KEY))?;
+    store.runs.with(|rs| {
+        let (id, family, part) = rs
+            .iter()
+            .find(|r| r.name == pin)
+            .and_then(|r| r.info().map(|i| (r.id, i.family, i.part_of)))?;
+        let (mut base, mut others) = (vec![id], Vec::new());
+        for r in rs.iter().filter(|r| r.id != id) {
+            match r.info() {
+                Some(i) if i.family == family && part.is_some() && i.part_of == part => {
+                    base.push(r.id)
+                }
+                Some(i) if i.family == family => others.push(r.id),
+                _ => {}
+            }
+        }
+        (!others.is_empty()).then_some((base, others))
+    })
+}
 
 #[component]
 pub fn ManyView() -> impl IntoView {
@@ -26,41 +52,31 @@ pub fn ManyView() -> impl IntoView {
         }
     }
     let pin = Memo::new(move |_| store.route.with(|r| r.pin.clone()));
-    // The loaded runs: id, name, family, the load it is one log of.
-    // A plain closure, not a memo: few runs, and one memo type less on the page.
+    // The loaded runs' names. A plain closure, not a memo: few runs, and one memo type less
+    // on the page.
     let runs = move || {
         store.runs.with(|rs| {
             rs.iter()
-                .filter_map(|r| {
-                    r.info()
-                        .map(|i| (r.id, r.name.clone(), i.family, i.part_of))
-                })
+                .filter(|r| r.info().is_some())
+                .map(|r| r.name.clone())
                 .collect::<Vec<_>>()
         })
     };
-    // The pinned run and the other logs of its folder (one baseline per task), and every other
-    // run of its family.
-    let target = Memo::new(move |_| {
-        let pin = pin.get()?;
-        let rs = runs();
-        let (id, _, family, part) = rs.iter().find(|r| r.1 == pin)?.clone();
-        let (mut base, mut others) = (vec![id], Vec::new());
-        for (i, _, _, p) in rs.iter().filter(|r| r.0 != id && r.2 == family) {
-            if part.is_some() && *p == part {
-                base.push(*i);
-            } else {
-                others.push(*i);
-            }
-        }
-        (!others.is_empty()).then_some(Target::Many(base, others))
-    });
+    let target = Memo::new(move |_| pinned(store).map(|(b, o)| Target::Many(b, o)));
     let query = Memo::new(move |_| {
         let dark = store.dark.get();
         Some((
             target.get()?,
             ScreenQuery::Overview {
                 dark,
-                choices: Vec::new(),
+                // The "Judged by" choice only: the matrix's own filters do not redo the overview.
+                choices: store.route.with(|r| {
+                    r.choices
+                        .iter()
+                        .filter(|c| c.0 == "judge")
+                        .cloned()
+                        .collect()
+                }),
             },
         ))
     });
@@ -75,11 +91,7 @@ pub fn ManyView() -> impl IntoView {
     };
     // A run's name in the table opens the pair Compare with its baseline.
     let open = move |ev: web_sys::MouseEvent| {
-        let pair = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|e| e.closest("[data-open]").ok().flatten())
-            .and_then(|e| e.get_attribute("data-open"));
+        let pair = crate::ui::screen::opened(&ev);
         if let Some((base, cand)) = pair.as_deref().and_then(|p| p.split_once('\u{1f}')) {
             store.route.update(|r| {
                 r.tab = Tab::Compare;
@@ -109,7 +121,7 @@ pub fn ManyView() -> impl IntoView {
                         store.route.update(|r| r.pin = v);
                     }>
                     <option value="">"Pin a baseline…"</option>
-                    {move || runs().into_iter().map(|(_, n, _, _)| {
+                    {move || runs().into_iter().map(|n| {
                         let sel = pin.with(|p| p.as_deref() == Some(n.as_str()));
                         let label = n.clone();
                         view! { <option value=n selected=sel>{label}</option> }

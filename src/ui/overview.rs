@@ -5,19 +5,8 @@
 use leptos::prelude::*;
 
 use crate::format;
-use crate::ui::route::Tab;
 use crate::ui::store::{use_store, OverviewData};
 use crate::ui::widgets::{Chart, MetricCard};
-
-/// The view a worker chart belongs on, by its key; unknown keys show on the Overview.
-pub fn chart_home(key: &str) -> Tab {
-    match crate::protocol::chart_tab(key) {
-        "complexity" => Tab::Complexity,
-        "breakdowns" => Tab::Breakdowns,
-        "errors" => Tab::Errors,
-        _ => Tab::Overview,
-    }
-}
 
 #[component]
 pub fn OverviewView() -> impl IntoView {
@@ -117,7 +106,7 @@ fn overview_body(d: OverviewData) -> impl IntoView {
     let charts: Vec<_> = d
         .charts
         .into_iter()
-        .filter(|c| chart_home(&c.key) == Tab::Overview)
+        .filter(|c| crate::protocol::chart_tab(&c.key) == "overview")
         .collect();
     let has_charts = !charts.is_empty();
     let first_wrong = ov.first_wrong;

@@ -74,6 +74,16 @@ fn current_run() -> Memo<Option<Target>> {
     Memo::new(move |_| store.current().map(|r| Target::Run(r.id)))
 }
 
+/// What the clicked `Cell::Open` button opens (its `data-open`), for a click handler on the
+/// blocks around it.
+pub fn opened(ev: &web_sys::MouseEvent) -> Option<String> {
+    use wasm_bindgen::JsCast;
+    ev.target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|e| e.closest("[data-open]").ok().flatten())
+        .and_then(|e| e.get_attribute("data-open"))
+}
+
 fn table(t: Table) -> impl IntoView {
     let Table {
         key,

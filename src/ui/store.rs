@@ -107,6 +107,7 @@ pub struct OverviewData {
     /// The Breakdowns and Complexity tabs, laid out by the worker.
     pub breakdowns: Vec<crate::protocol::Block>,
     pub complexity: Vec<crate::protocol::Block>,
+    pub errors: Vec<crate::protocol::Block>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -385,6 +386,7 @@ impl Store {
                 charts,
                 breakdowns,
                 complexity,
+                errors,
             } => {
                 if req == self.overview_req.get_value() {
                     self.overview.set(Some(OverviewData {
@@ -393,6 +395,7 @@ impl Store {
                         charts,
                         breakdowns,
                         complexity,
+                        errors,
                     }));
                 }
             }

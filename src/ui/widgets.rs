@@ -157,23 +157,6 @@ pub fn DataTable(
     }
 }
 
-/// A rate with an inline bar (the bar is decoration; the number is the content).
-#[component]
-pub fn RateBar(value: Option<f64>) -> impl IntoView {
-    let w = value
-        .filter(|v| v.is_finite())
-        .map(|v| v.clamp(0.0, 1.0) * 100.0)
-        .unwrap_or(0.0);
-    view! {
-        <span class="eb-ratebar">
-            <span class="eb-ratebar__track" aria-hidden="true">
-                <span class="eb-ratebar__fill" style=format!("width:{w:.1}%")></span>
-            </span>
-            <span class="eb-ratebar__text">{format::pct(value)}</span>
-        </span>
-    }
-}
-
 /// A correct/wrong chip for one scorer.
 #[component]
 pub fn Verdict(ok: Option<bool>, #[prop(optional, into)] label: String) -> impl IntoView {

@@ -642,6 +642,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                 let charts = charts::qa_charts(&overview.stats, &sizes, dark);
                 let breakdowns = crate::qa_screens::breakdowns(&overview.stats, &charts);
                 let complexity = crate::qa_screens::complexity(&overview.stats, &charts);
+                let errors = crate::qa_screens::errors(&overview.stats, &charts);
                 post(
                     scope,
                     &Response::Overview {
@@ -651,6 +652,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                         charts,
                         breakdowns,
                         complexity,
+                        errors,
                     },
                 );
             }

@@ -9,9 +9,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use evalboard_engine::InputFile;
-use evalboard_report::html::{
-    render_report_in, FileProvenance, HtmlOptions, Provenance, ReportInput, ReportRun,
-};
+use evalboard_report::html::{FileProvenance, ReportRun};
 
 use evalboard_engine::run::FamilySet;
 
@@ -192,24 +190,11 @@ pub(crate) fn report_response<const FAMILIES: FamilySet>(
     req: crate::protocol::ReqId,
     run_id: RunId,
     name: &str,
-    run: (ReportRun, &[FileProvenance]),
-    baseline: Option<(ReportRun, &[FileProvenance])>,
-    generated_at: String,
+    runs: Vec<(ReportRun, &[FileProvenance])>,
+    baselines: Vec<(ReportRun, &[FileProvenance])>,
+    generated_at: (String, Option<String>),
 ) -> Response {
-    let mut files = run.1.to_vec();
-    if let Some((_, b)) = &baseline {
-        files.extend(b.iter().cloned());
-    }
-    let text = render_report_in::<FAMILIES>(&ReportInput {
-        runs: vec![run.0],
-        baseline: baseline.map(|b| b.0),
-        provenance: Provenance {
-            generated_at,
-            generator: "evalboard dashboard".into(),
-            files,
-        },
-        options: HtmlOptions::default(),
-    });
+    let text = crate::exports::report_in::<FAMILIES>(runs, baselines, generated_at);
     Response::Export {
         req,
         run_id,

@@ -326,18 +326,24 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                 run_id,
                 baseline,
                 generated_at,
-            } => post(scope, &self.report(req, run_id, baseline, generated_at)),
+                many,
+            } => post(
+                scope,
+                &self.report(req, run_id, (baseline, many), generated_at),
+            ),
             other => return Some(other),
         }
         None
     }
 
-    /// The HTML report of run `run_id` (vs `baseline`), as an `Export` response.
+    /// The HTML report of run `run_id` (vs `baseline`), or of the All runs tab's runs against
+    /// its baselines (`many`, `run_id` the pinned one: `report --baseline B RUN...`), as an
+    /// `Export` response.
     fn report(
         &self,
         req: ReqId,
         run_id: RunId,
-        baseline: Option<RunId>,
+        (baseline, many): (Option<RunId>, Option<crate::protocol::ManyRuns>),
         generated_at: String,
     ) -> Response {
         let Some(run) = self.get(run_id) else {
@@ -346,14 +352,45 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                 message: format!("no run {run_id}"),
             };
         };
-        let base = baseline.filter(|b| *b != run_id).and_then(|b| self.get(b));
+        fn side(k: &Kept) -> (RunRef<'_>, &[FileProvenance]) {
+            (k.run(), k.provenance.as_slice())
+        }
+        let scorer = many.as_ref().and_then(|m| m.2.clone());
+        let (runs, baselines) = match many {
+            Some((bases, runs, _)) => {
+                let held = |ids: &[RunId]| -> Option<Vec<&Kept>> {
+                    ids.iter().map(|id| self.get(*id)).collect()
+                };
+                match (held(&bases), held(&runs)) {
+                    (Some(b), Some(r)) if b.first().is_some_and(|b| b.id == run_id) => (
+                        r.into_iter().map(side).collect(),
+                        b.into_iter().map(side).collect(),
+                    ),
+                    _ => {
+                        return Response::Error {
+                            req: Some(req),
+                            message: "a run of the comparison is no longer loaded".into(),
+                        }
+                    }
+                }
+            }
+            None => (
+                vec![side(run)],
+                baseline
+                    .filter(|b| *b != run_id)
+                    .and_then(|b| self.get(b))
+                    .map(side)
+                    .into_iter()
+                    .collect(),
+            ),
+        };
         report_response::<FAMILIES>(
             req,
             run_id,
             &run.name,
-            (run.run(), &run.provenance),
-            base.map(|b| (b.run(), b.provenance.as_slice())),
-            generated_at,
+            runs,
+            baselines,
+            (generated_at, scorer),
         )
     }
 }

@@ -34,20 +34,8 @@ function storedSettings() {
   return JSON.stringify({ profile: 'doc', tolerances: {}, prices: { models } });
 }
 
-const dec4 = (x) => (x === null ? '—' : x.toFixed(4));
-const pp = (x) => {
-  if (x === null) return '—';
-  const v = Math.abs(x * 100) < 0.05 ? 0 : x * 100;
-  return `${v > 0 ? '+' : ''}${v.toFixed(1)} pp`;
-};
-
-/** The ranked table as shown: [name, cells...] per row. */
-const tableRows = (page) => page.locator('[data-table="many-runs"] tbody tr').evaluateAll((rs) => rs.map((r) => [r.dataset.row, ...[...r.children].map((c) => c.textContent.trim())]));
-/** The matrix rows in the DOM (a window of them): their cells. */
-const matrixRows = (page) => page.locator('.eb-grid--many .eb-grid__row').evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent.trim())));
-
-test('All runs: a pinned baseline, the table = evalboard compare, grid, charts, matrix filters, the pin kept, a row opens Compare', async () => {
-  const want = JSON.parse(cli(['compare', ...DIRS, '--prices', PRICES, '--json']));
+/** A page with the fixtures' runs dropped (the fixtures' prices stored) and PIN pinned on All runs. */
+async function pinned() {
   const { page, rec, context } = await openPage(app.browser);
   const settings = storedSettings();
   await page.addInitScript((s) => {
@@ -63,6 +51,24 @@ test('All runs: a pinned baseline, the table = evalboard compare, grid, charts, 
   await page.waitForFunction(() => document.querySelectorAll('select[name="pin"] option').length === 11, null, { timeout: 60000 });
   await page.selectOption('select[name="pin"]', PIN);
   await page.waitForSelector('[data-table="many-runs"]', { timeout: 30000 });
+  return { page, rec, context };
+}
+
+const dec4 = (x) => (x === null ? '—' : x.toFixed(4));
+const pp = (x) => {
+  if (x === null) return '—';
+  const v = Math.abs(x * 100) < 0.05 ? 0 : x * 100;
+  return `${v > 0 ? '+' : ''}${v.toFixed(1)} pp`;
+};
+
+/** The ranked table as shown: [name, cells...] per row. */
+const tableRows = (page) => page.locator('[data-table="many-runs"] tbody tr').evaluateAll((rs) => rs.map((r) => [r.dataset.row, ...[...r.children].map((c) => c.textContent.trim())]));
+/** The matrix rows in the DOM (a window of them): their cells. */
+const matrixRows = (page) => page.locator('.eb-grid--many .eb-grid__row').evaluateAll((rs) => rs.map((r) => [...r.children].map((c) => c.textContent.trim())));
+
+test('All runs: a pinned baseline, the table = evalboard compare, grid, charts, matrix filters, the pin kept, a row opens Compare', async () => {
+  const want = JSON.parse(cli(['compare', ...DIRS, '--prices', PRICES, '--json']));
+  const { page, rec, context } = await pinned();
   assert.match(page.url(), /tab=runs/);
   assert.match(page.url(), new RegExp(`pin=${encodeURIComponent(PIN).replace('.', '\\.')}`));
 
@@ -155,6 +161,89 @@ test('All runs: a pinned baseline, the table = evalboard compare, grid, charts, 
     .slice(0, 5).map((e) => `${e.tagName}.${e.className}`));
   assert.ok(overflow <= 1, `the page is ${overflow} px wider than the screen: ${wide.join(', ')}`);
   await shot(page, 'many-390');
+  assertClean(rec);
+  await context.close();
+});
+
+test('Export: the report of all runs (issue 26.7) has the All runs tab\'s runs against its baselines, the CLI\'s numbers, in its #many section', async () => {
+  const want = JSON.parse(cli(['compare', ...DIRS, '--prices', PRICES, '--json']));
+  const { page, rec, context } = await pinned();
+  // Export offers the report of all runs while a baseline is pinned.
+  await page.click('#eb-tab-export');
+  await page.waitForSelector('[data-export="report-all-runs"]');
+  await shot(page, 'many-export');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="report-all-runs"]')]);
+  assert.match(dl.suggestedFilename(), /^evalboard-report-base.arith.json\.html$/);
+  const html = fs.readFileSync(await dl.path(), 'utf8');
+  assert.match(html, /<section id="many">/);
+  const data = JSON.parse(html.match(/<script type="application\/json" id="eb-data">([^<]*)<\/script>/)[1]);
+  // Every row of `evalboard compare --json`, in its order, with its numbers (all but the path).
+  const strip = (rs) => rs.map(({ path: _p, ...r }) => r);
+  assert.deepEqual(strip(data.many.runs), strip(want.runs));
+  assert.equal(data.many.reading, want.reading);
+  // The section's table names every run.
+  const section = html.slice(html.indexOf('<section id="many">'));
+  for (const r of want.runs) assert.ok(section.includes(r.run), `${r.run} in #many`);
+  assertClean(rec);
+  await context.close();
+});
+
+test('Judged by (issue 26.4): an lm-eval suite of two tasks, Compare and All runs judged by the second task\'s metric, as diff/compare --scorer', async () => {
+  const suite = path.join(root, 'tests', 'fixtures', 'evallog', 'runs');
+  const [b, c] = ['lm_eval_baseline', 'lm_eval_candidate'].map((d) => path.join(suite, d));
+  const JUDGE = 'arith_mc/acc[none]/acc';
+  const diff = (extra) => JSON.parse(cli(['diff', b, c, ...extra, '--json']));
+  const [first, second] = [diff([]), diff(['--scorer', JUDGE])];
+  const { page, rec, context } = await openPage(app.browser);
+  await page.addInitScript(() => localStorage.setItem('evalboard.demo-dismissed', '1'));
+  await page.goto(app.srv.url);
+  await page.waitForSelector('.eb-sidebar .eb-pick__files', { state: 'attached' });
+  await osDrop(context, page, [b, c]);
+  await page.waitForSelector('#eb-tab-compare', { timeout: 60000 });
+  await page.click('#eb-tab-compare');
+  await page.selectOption('select[name="base"]', 'lm_eval_baseline');
+  await page.selectOption('select[name="cand"]', 'lm_eval_candidate');
+  // The picker lists the baseline's scores, its own headline first (the default).
+  await page.waitForSelector('select[name="judge"]', { timeout: 30000 });
+  const options = await page.locator('select[name="judge"] option').evaluateAll((os) => os.map((o) => [o.value, o.textContent]));
+  assert.deepEqual(options.map((o) => o[0]), ['', first.scorer, 'arith_gen/exact_match[flexible-extract]/exact_match', JUDGE, 'arith_mc/acc_norm[none]/acc_norm']);
+  const judged = () => page.locator('#eb-panel-compare p.eb-muted', { hasText: 'judged' }).first().innerText();
+  const card = (k) => page.locator(`#eb-panel-compare [data-metric="${k}"] .eb-card__value`).innerText();
+  const sub = () => page.locator('#eb-panel-compare [data-metric="accuracy_delta"] .eb-card__sub').innerText();
+  assert.match(await judged(), new RegExp(first.scorer.replace(/[[\]/]/g, '\\$&')));
+  assert.equal(await card('regressed'), String(first.regressed.length));
+  assert.match(await sub(), /60\.0% → 60\.0% over 5 paired/);
+  await page.screenshot({ path: path.join(outDir, 'judge-compare-desktop.png'), fullPage: true });
+  // The second task's metric: the judged-by line and the counts are that task's (diff --scorer).
+  await page.selectOption('select[name="judge"]', JUDGE);
+  await page.waitForFunction((j) => location.hash.includes('f.judge='), JUDGE);
+  await page.waitForFunction(() => /80\.0% → 80\.0%/.test(document.querySelector('#eb-panel-compare [data-metric="accuracy_delta"] .eb-card__sub')?.textContent || ''), null, { timeout: 30000 });
+  assert.match(await judged(), /arith_mc\/acc\[none\]\/acc/);
+  assert.equal(await card('regressed'), String(second.regressed.length));
+  assert.equal(await card('improved'), String(second.improved.length));
+  assert.match(await sub(), new RegExp(`over ${second.n_items} paired`));
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: path.join(outDir, 'judge-compare-390.png'), fullPage: true });
+  await page.setViewportSize({ width: 1400, height: 900 });
+
+  // All runs: the same choice, kept in the link; the rows are compare --scorer's.
+  const want = JSON.parse(cli(['compare', b, c, '--scorer', JUDGE, '--json']));
+  await page.click('#eb-tab-runs');
+  await page.selectOption('select[name="pin"]', 'lm_eval_baseline');
+  await page.waitForSelector('[data-table="many-runs"]', { timeout: 30000 });
+  assert.equal(await page.locator('select[name="judge"]').inputValue(), JUDGE);
+  const rows = await tableRows(page);
+  assert.deepEqual(rows.map((r) => r[0]), want.runs.map((r) => r.run));
+  for (const [r, w] of rows.map((r, i) => [r, want.runs[i]])) {
+    assert.equal(r[5], dec4(w.headline), `${w.run} headline`);
+    assert.equal(r[9], w.regressed === null ? '—' : String(w.regressed), `${w.run} regressed`);
+  }
+  await shot(page, 'judge-many-desktop');
+  // Back to the default: the suite compared task by task (two baseline rows).
+  await page.selectOption('select[name="judge"]', '');
+  await page.waitForFunction(() => document.querySelectorAll('[data-table="many-runs"] tbody tr').length === 4, null, { timeout: 30000 });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, 'judge-many-390');
   assertClean(rec);
   await context.close();
 });

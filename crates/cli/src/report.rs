@@ -101,6 +101,7 @@ pub fn run(a: ReportArgs) -> Result<u8> {
     let html = render_report(&ReportInput {
         runs: scored.iter().map(ScoredRun::as_ref).collect(),
         baseline: baseline.as_ref().map(ScoredRun::as_ref),
+        task_baselines: Vec::new(),
         provenance: Provenance {
             generated_at: generated_at(&a),
             generator: format!("evalboard report (CLI {})", env!("CARGO_PKG_VERSION")),

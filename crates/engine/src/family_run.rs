@@ -51,6 +51,12 @@ pub trait FamilyRun {
     fn task_judges(&self) -> Vec<crate::run_table::TaskJudge> {
         Vec::new()
     }
+    /// Every judge the run's items may be judged by (what `--scorer` accepts), the run's own
+    /// headline first, each with the run's headline under it; empty when the family offers no
+    /// choice.
+    fn judge_choices(&self) -> Vec<crate::run_table::JudgeChoice> {
+        Vec::new()
+    }
 }
 
 /// A family's run behind a reference is described as the run: what the registry boxes.
@@ -90,6 +96,9 @@ impl<T: FamilyRun + ?Sized> FamilyRun for &T {
     }
     fn task_judges(&self) -> Vec<crate::run_table::TaskJudge> {
         (**self).task_judges()
+    }
+    fn judge_choices(&self) -> Vec<crate::run_table::JudgeChoice> {
+        (**self).judge_choices()
     }
 }
 

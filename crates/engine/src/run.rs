@@ -30,6 +30,7 @@ use crate::numeric_qa::model::{QaRun, ReadDetail};
 use crate::numeric_qa::score::{Profile, ScoreConfig, ScoredQaRun};
 use crate::run_meta::RunMeta;
 use crate::run_table::{ItemKey, ItemRow, MetricValue, RunFacts, RunSummary, Verdict, Verdicts};
+mod judges;
 pub mod lists;
 pub mod settings;
 

@@ -82,6 +82,19 @@ pub struct TaskJudge {
     pub headline: MetricValue,
 }
 
+/// A judge a run's items may be judged by, as a consumer offers it (the dashboard's "Judged
+/// by"): `judge` is the name `--scorer` accepts (`CompareSettings::qa_scorer`: an eval log's
+/// score label, a numeric QA or eval-set scorer id), `label` says it in words, `task` is the
+/// task it scores (an lm-eval suite's), `headline` is the run's headline under it (value, and
+/// the counts or standard error its CI is computed from).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeChoice {
+    pub judge: String,
+    pub label: String,
+    pub task: Option<String>,
+    pub headline: MetricValue,
+}
+
 /// What a run is, typed: the axes many runs are laid out on (model × task), what it cost, and
 /// the content id its marks and lake rows are keyed by. [`crate::run_meta::RunMeta`] is the
 /// display of the wider set of fields.

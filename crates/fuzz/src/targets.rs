@@ -1088,6 +1088,7 @@ fn run_folder(input: &Input, _: &Ctx) -> Verdict {
         let html = evalboard_report::html::render_report(&evalboard_report::html::ReportInput {
             runs: vec![r],
             baseline: Some(r),
+            task_baselines: Vec::new(),
             provenance: Default::default(),
             options: Default::default(),
         });

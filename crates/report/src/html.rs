@@ -151,6 +151,10 @@ pub struct HtmlOptions {
     /// How a comparison pairs items: as judged, or per item with its repeats reduced
     /// (`report --by-item`).
     pub pairing: evalboard_engine::compare::Pairing,
+    /// What judges the many-runs section's runs (`compare --scorer`: a score's label, scorer or
+    /// `task/metric`, a numeric QA or eval-set scorer; `CompareSettings::qa_scorer`); `None`:
+    /// each run's headline.
+    pub scorer: Option<String>,
 }
 
 impl Default for HtmlOptions {
@@ -162,6 +166,7 @@ impl Default for HtmlOptions {
             max_diagnostics: 500,
             compare: CompareOptions::default(),
             pairing: Default::default(),
+            scorer: None,
         }
     }
 }
@@ -172,6 +177,11 @@ pub struct ReportInput<'a> {
     pub runs: Vec<ReportRun<'a>>,
     /// Each run is compared with it (regressions first) when present.
     pub baseline: Option<ReportRun<'a>>,
+    /// The baseline's companions in the many-runs section: the other logs of its folder, one
+    /// baseline per task, each run compared with the baseline of its task (as `evalboard compare
+    /// base/ RUN...` reads a folder of several logs, and the dashboard's All runs tab). Empty for
+    /// the CLI's `report`, which reads a folder as one run.
+    pub task_baselines: Vec<ReportRun<'a>>,
     pub provenance: Provenance,
     pub options: HtmlOptions,
 }
@@ -220,7 +230,9 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
     let the_series = series::series_in::<FAMILIES>(&ordered, &o.compare);
     // Three or more runs with a baseline: every run against it, as `evalboard compare`.
     let many = match &input.baseline {
-        Some(b) if input.runs.len() >= 2 => many_comparison::<FAMILIES>(b, &input.runs, o),
+        Some(b) if input.runs.len() >= 2 => {
+            many_comparison::<FAMILIES>(b, &input.task_baselines, &input.runs, o)
+        }
         _ => None,
     };
     let metas: Vec<(String, evalboard_engine::run_meta::RunMeta)> = ordered
@@ -433,11 +445,12 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
 /// (runs of two families: the pair sections say why).
 fn many_comparison<'a, const FAMILIES: FamilySet>(
     baseline: &ReportRun<'a>,
+    task_baselines: &[ReportRun<'a>],
     runs: &[ReportRun<'a>],
     o: &HtmlOptions,
 ) -> Option<ManyComparison> {
     let settings = evalboard_engine::run::CompareSettings {
-        qa_scorer: None,
+        qa_scorer: o.scorer.clone(),
         opts: o.compare.clone(),
         pairing: o.pairing,
     };
@@ -446,7 +459,11 @@ fn many_comparison<'a, const FAMILIES: FamilySet>(
         run: Ok(*r),
     };
     let others: Vec<ManyRun> = runs.iter().map(one).collect();
-    compare_many_in::<FAMILIES>(&[one(baseline)], &others, &settings, 1).ok()
+    let baselines: Vec<ManyRun> = std::iter::once(baseline)
+        .chain(task_baselines)
+        .map(one)
+        .collect();
+    compare_many_in::<FAMILIES>(&baselines, &others, &settings, 1).ok()
 }
 
 /// A comparison's numbers for the data block.

@@ -681,6 +681,16 @@ fn the_headline_is_one_number_in_score_the_run_list_and_the_reports_runs_table()
     std::fs::remove_dir_all(&tmp).ok();
 }
 
+/// Named runs as the report takes them (`exports::report_in`), without file provenance.
+fn side<'a>(
+    l: &[(&str, evalboard_engine::run::RunRef<'a>)],
+) -> Vec<(
+    evalboard_engine::run::RunRef<'a>,
+    &'static [evalboard_report::html::FileProvenance],
+)> {
+    l.iter().map(|(_, r)| (*r, &[][..])).collect()
+}
+
 /// Many runs against one baseline: `evalboard compare --json` and the report's embedded `many`
 /// (`report RUN... --baseline B` with three or more runs) give the same rows — missing items, a
 /// run with no item in common, an unpriced run, a log with epochs — all but the `path` each was
@@ -751,7 +761,9 @@ fn many_runs_agree_across_compare_and_report() {
 /// dashboard worker's comparison (`evalboard_app::many::compare_in`, what the All runs tab
 /// shows, each folder loaded as the worker loads it: one run per log) equals `evalboard compare
 /// --json`, every field of every row but `path` (the folder given on the command line; the
-/// run's name in the dashboard), the reading, the warnings and the grid.
+/// run's name in the dashboard), the reading, the warnings and the grid; and so does the
+/// dashboard's report of the tab (`exports::report_in`, the Export tab's "report.html of all
+/// runs"), its data block's `many`.
 #[test]
 fn many_runs_agree_between_compare_and_the_worker() {
     let root = fixtures().join("compare");
@@ -808,7 +820,19 @@ fn many_runs_agree_between_compare_and_the_worker() {
     let mut worker = evalboard_app::many::compare_in::<{ run::ALL_FAMILIES }>(b, &o)
         .unwrap()
         .to_json();
-    for v in [&mut cli, &mut worker] {
+    // The Export tab's report of the All runs tab (`Request::Report { many }`): the worker's
+    // report function over the same runs and baselines; its data block's `many`.
+    let page = evalboard_app::exports::report_in::<{ run::ALL_FAMILIES }>(
+        side(&o),
+        side(b),
+        ("2025-01-01T00:00:00Z".into(), None),
+    );
+    let start = page.find("id=\"eb-data\">").unwrap() + "id=\"eb-data\">".len();
+    let end = start + page[start..].find("</script>").unwrap();
+    let data: Value = serde_json::from_str(&page[start..end]).unwrap();
+    let mut report = data["many"].clone();
+    assert!(page.contains("id=\"many\""), "the section is shown");
+    for v in [&mut cli, &mut worker, &mut report] {
         for r in v["runs"].as_array_mut().unwrap() {
             r.as_object_mut().unwrap().remove("path");
         }
@@ -823,4 +847,71 @@ fn many_runs_agree_between_compare_and_the_worker() {
         .any(|r| r["on_frontier"].is_null() && !r["n_items"].is_null()));
     assert!(cli["grid"].is_object());
     assert_eq!(worker, cli);
+    assert_eq!(report, cli, "the dashboard's report of all runs");
+}
+
+/// An lm-eval suite of two tasks judged by the second task's metric (the dashboard's "Judged
+/// by", `compare --scorer`): the worker's comparison (`many::compare_judged_in`, the All runs
+/// tab) and its report (`exports::report_in` with the judge, the Export tab's "all runs
+/// report") equal `evalboard compare --scorer --json`, every field but `path`; the judge is one
+/// of the baseline's choices (`RunRef::judge_choices_in`), and with none picked the suite is
+/// compared task by task, as the CLI does.
+#[test]
+fn a_picked_judge_agrees_between_compare_the_worker_and_its_report() {
+    let root = fixtures().join("evallog/runs");
+    let dirs = ["lm_eval_baseline", "lm_eval_candidate", "lm_eval_mismatch"];
+    let judge = "arith_mc/acc[none]/acc";
+    let paths: Vec<String> = dirs
+        .iter()
+        .map(|d| root.join(d).to_string_lossy().into_owned())
+        .collect();
+    let cli = |extra: &[&str]| -> Value {
+        let mut args: Vec<&str> = vec!["compare"];
+        args.extend(paths.iter().map(String::as_str));
+        args.extend(extra);
+        args.push("--json");
+        let (code, out, err) = evalboard(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    let settings = Settings::default();
+    let loaded: Vec<ScoredRun> = dirs
+        .iter()
+        .map(|d| worker_run(Family::EvalLog, &root.join(d), &settings))
+        .collect();
+    let named: Vec<(&str, evalboard_engine::run::RunRef)> = dirs
+        .iter()
+        .zip(&loaded)
+        .map(|(d, r)| (*d, r.as_ref()))
+        .collect();
+    let choices = named[0].1.judge_choices_in::<{ run::ALL_FAMILIES }>();
+    assert!(choices.iter().any(|c| c.judge == judge), "{choices:?}");
+    let strip = |mut v: Value| {
+        for r in v["runs"].as_array_mut().unwrap() {
+            r.as_object_mut().unwrap().remove("path");
+        }
+        v
+    };
+    for picked in [Some(judge), None] {
+        let want = strip(cli(&picked.map_or(vec![], |j| vec!["--scorer", j])));
+        let worker = evalboard_app::many::compare_judged_in::<{ run::ALL_FAMILIES }>(
+            &named[..1],
+            &named[1..],
+            picked,
+        )
+        .unwrap()
+        .to_json();
+        assert_eq!(strip(worker), want, "{picked:?}");
+        let page = evalboard_app::exports::report_in::<{ run::ALL_FAMILIES }>(
+            side(&named[1..]),
+            side(&named[..1]),
+            ("2025-01-01T00:00:00Z".into(), picked.map(str::to_string)),
+        );
+        let start = page.find("id=\"eb-data\">").unwrap() + "id=\"eb-data\">".len();
+        let end = start + page[start..].find("</script>").unwrap();
+        let data: Value = serde_json::from_str(&page[start..end]).unwrap();
+        assert_eq!(strip(data["many"].clone()), want, "report, {picked:?}");
+        let rows = want["runs"].as_array().unwrap().len();
+        assert_eq!(rows, if picked.is_some() { 3 } else { 6 }, "{picked:?}");
+    }
 }

@@ -138,25 +138,19 @@ impl crate::family_run::FamilyRun for score::ScoredLog {
     /// An lm-eval suite's tasks, each judged by its first recorded metric
     /// ([`ScoredLog::task_judges`]), that score recomputed as the task's headline.
     fn task_judges(&self) -> Vec<crate::run_table::TaskJudge> {
-        use crate::run_table::{MetricValue, TaskJudge, Unit};
         self.task_judges()
             .into_iter()
-            .map(|(task, key)| {
-                let (value, counts, stderr) = self.score_with_spread(&key);
-                let label = key.label();
-                let mut headline = MetricValue::new(
-                    "headline_score",
-                    &format!("Headline score ({label})"),
-                    Unit::Score,
-                    value,
-                );
-                (headline.counts, headline.stderr) = (counts, stderr);
-                TaskJudge {
-                    task,
-                    judge: label,
-                    headline,
-                }
+            .map(|(task, key)| crate::run_table::TaskJudge {
+                task,
+                judge: key.label(),
+                headline: self.score_headline(&key),
             })
             .collect()
+    }
+
+    /// Every score the log recorded that judges its samples (not a count, not a standard
+    /// error), in the log's order, the run's own headline first ([`ScoredLog::judge_choices`]).
+    fn judge_choices(&self) -> Vec<crate::run_table::JudgeChoice> {
+        self.judge_choices()
     }
 }

@@ -659,6 +659,83 @@ impl ScoredLog {
         (value, counts, se)
     }
 
+    /// Score `key` as a headline (`Headline score (<label>)`): its value recomputed, with what
+    /// its CI is computed from ([`ScoredLog::score_with_spread`]). A suite's task headlines and
+    /// the judge choices are both this.
+    pub fn score_headline(&self, key: &MetricKey) -> crate::run_table::MetricValue {
+        use crate::run_table::{MetricValue, Unit};
+        let (value, counts, stderr) = self.score_with_spread(key);
+        let mut m = MetricValue::new(
+            "headline_score",
+            &format!("Headline score ({})", key.label()),
+            Unit::Score,
+            value,
+        );
+        (m.counts, m.stderr) = (counts, stderr);
+        m
+    }
+
+    /// The scores that may judge the log's samples, as `--scorer` names them (a score's label,
+    /// [`crate::evallog::compare::score_named`]): every recorded headline that is neither a
+    /// count nor a standard error and judges a sample, in the log's order, the run's own
+    /// headline score first; in words `task: scorer (variant) · metric`. Empty under a
+    /// re-scorer (a recorded score cannot be asked for then) and for a log of one such score.
+    pub fn judge_choices(&self) -> Vec<crate::run_table::JudgeChoice> {
+        if self.rescored.is_some() {
+            return Vec::new();
+        }
+        let run = &self.log.run;
+        let mut keys: Vec<&MetricKey> = run
+            .headlines
+            .iter()
+            .map(|h| &h.key)
+            .filter(|k| !k.is_count() && !k.metric.ends_with("stderr"))
+            .filter(|k| verdicts(run, k).iter().any(|i| i.reading.is_some()))
+            .collect();
+        if let Some(own) = &self.verdict_by {
+            if let Some(i) = keys.iter().position(|k| *k == own) {
+                let k = keys.remove(i);
+                keys.insert(0, k);
+            }
+        }
+        if keys.len() < 2 {
+            return Vec::new();
+        }
+        keys.into_iter()
+            .map(|k| {
+                // In words: `task: scorer (variant) · metric`, the parts the log has.
+                let task = if k.group.is_empty() {
+                    String::new()
+                } else {
+                    format!("{}: ", k.group)
+                };
+                let variant = k
+                    .variant
+                    .as_ref()
+                    .map(|v| format!(" ({v})"))
+                    .unwrap_or_default();
+                let metric = if k.metric == k.scorer {
+                    String::new()
+                } else {
+                    format!(" · {}", k.metric)
+                };
+                let label = format!("{task}{}{variant}{metric}", k.scorer);
+                crate::run_table::JudgeChoice {
+                    judge: k.label(),
+                    label,
+                    task: (!k.group.is_empty()).then(|| k.group.clone()),
+                    // The run's own headline as the run gives it (its CI clustered by item
+                    // when the samples have epochs).
+                    headline: if self.verdict_by.as_ref() == Some(k) {
+                        crate::family_run::FamilyRun::headline(self)
+                    } else {
+                        self.score_headline(k)
+                    },
+                }
+            })
+            .collect()
+    }
+
     /// What a CI of `value`, the run's headline, is computed from, when it is the mean of the
     /// judged items' readings: with items judged more than once (`repeats`, Inspect's epochs:
     /// the run's repeat summary) its standard error clustered by item; else, when every

@@ -55,6 +55,54 @@ pub fn canonical_scorer(s: &str) -> Option<&'static Scorer> {
         .find(|full| full.id == s || (full.version() == doc::VERSION && full.name() == s))
 }
 
+/// The judges a run offers ([`crate::family_run::FamilyRun::judge_choices`]): each of
+/// [`QA_COMPARE_SCORERS`] that read every turn of the run (a financial-agent-2 scorer reads
+/// none under the doc profile), the profile's own ([`default_scorer`]) first with the run's
+/// headline; the others with the turns they accept of all turns (a turn of a conversation that
+/// failed as a whole reads wrong), as a comparison judged by them counts. Empty when only one
+/// reads the run.
+pub fn judge_choices(run: &ScoredQaRun) -> Vec<crate::run_table::JudgeChoice> {
+    use crate::family_run::FamilyRun;
+    let own = default_scorer(run.config.profile);
+    let mut scorers: Vec<&'static Scorer> = QA_COMPARE_SCORERS
+        .into_iter()
+        .filter(|s| run.turns.iter().all(|t| verdict_of(t, s).is_some()))
+        .collect();
+    if let Some(i) = scorers.iter().position(|s| s.id == own) {
+        let s = scorers.remove(i);
+        scorers.insert(0, s);
+    }
+    if scorers.len() < 2 {
+        return Vec::new();
+    }
+    scorers
+        .into_iter()
+        .map(|s| {
+            let label = format!("{} ({})", s.name(), s.version());
+            let headline = if s.id == own {
+                run.headline()
+            } else {
+                let correct = run
+                    .turns
+                    .iter()
+                    .filter(|t| verdict_of(t, s) == Some(true))
+                    .count();
+                MetricValue::rate(
+                    s.name(),
+                    &label,
+                    crate::stats::Rate::new(correct as u64, run.turns.len() as u64),
+                )
+            };
+            crate::run_table::JudgeChoice {
+                judge: s.id.to_string(),
+                label,
+                task: None,
+                headline,
+            }
+        })
+        .collect()
+}
+
 /// The ids of [`QA_COMPARE_SCORERS`], comma-separated.
 fn compare_scorer_list() -> String {
     let ids: Vec<&str> = QA_COMPARE_SCORERS.iter().map(|s| s.id).collect();

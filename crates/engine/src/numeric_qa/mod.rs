@@ -88,6 +88,12 @@ impl crate::family_run::FamilyRun for score::ScoredQaRun {
     fn unpriced_models(&self) -> Vec<String> {
         aggregate::doc::unpriced_models(&self.run, &self.config.prices)
     }
+
+    /// The comparison scorers that read every turn, the profile's own first
+    /// ([`compare::judge_choices`]).
+    fn judge_choices(&self) -> Vec<crate::run_table::JudgeChoice> {
+        compare::judge_choices(self)
+    }
 }
 
 /// The doc profile's headline: numerical accuracy, with the counts behind it.

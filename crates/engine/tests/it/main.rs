@@ -19,6 +19,7 @@ mod evalset;
 mod fa2;
 mod family_dispatch;
 mod hostile_logs;
+mod judges;
 mod lm_eval_pairing;
 mod many;
 mod module_cycles;

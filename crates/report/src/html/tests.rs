@@ -49,6 +49,7 @@ fn render(runs: Vec<ReportRun>, baseline: Option<ReportRun>, options: HtmlOption
     render_report(&ReportInput {
         runs,
         baseline,
+        task_baselines: Vec::new(),
         provenance: Provenance {
             generated_at: "2025-01-01T00:00:00Z".into(),
             generator: "test".into(),
