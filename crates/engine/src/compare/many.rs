@@ -268,7 +268,19 @@ fn entries<const FAMILIES: FamilySet>(
     judge: Option<&str>,
     per_task: bool,
 ) -> Vec<(Own, Option<String>)> {
-    let own = own_of::<FAMILIES>(r);
+    let mut own = own_of::<FAMILIES>(r);
+    // A judge picked (`--scorer`, the dashboard's "Judged by") that the run offers gives its
+    // headline: the rows then rank by what their pairs are judged by.
+    if let Some(j) = judge {
+        let picked = r.judge_choices_in::<FAMILIES>().into_iter().find(|c| {
+            c.judge == j
+                || c.label == j
+                || c.judge.strip_prefix(j).is_some_and(|v| v.starts_with('@'))
+        });
+        if let Some(c) = picked {
+            own.headline = c.headline;
+        }
+    }
     let tasks: Vec<TaskJudge> = if per_task {
         r.family_run_in::<FAMILIES>()
             .map(|f| f.task_judges())

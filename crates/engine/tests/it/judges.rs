@@ -117,3 +117,50 @@ fn a_numeric_qa_run_offers_its_comparison_scorers() {
         );
     }
 }
+
+/// A judge picked for a many-runs comparison (`compare --scorer`, the dashboard's "Judged by")
+/// gives every row its headline: the rows rank by the score their pairs are judged by, and the
+/// counts are that score's verdicts.
+#[test]
+fn a_picked_judge_drives_the_many_runs_headline() {
+    use evalboard_engine::compare::many::{compare_many, ManyRun};
+    use evalboard_engine::run::CompareSettings;
+    let base = load(&fixture("evallog/runs/lm_eval_baseline"), Family::EvalLog);
+    let cand = load(&fixture("evallog/runs/lm_eval_candidate"), Family::EvalLog);
+    fn one<'a>(r: &'a ScoredRun, p: &str) -> ManyRun<'a> {
+        ManyRun {
+            path: p.to_string(),
+            run: Ok(r.as_ref()),
+        }
+    }
+    let judge = "arith_mc/acc[none]/acc";
+    let settings = CompareSettings {
+        qa_scorer: Some(judge.to_string()),
+        ..CompareSettings::default()
+    };
+    let cmp = compare_many(&[one(&base, "b")], &[one(&cand, "c")], &settings, 1).unwrap();
+    for (row, r) in cmp.runs.iter().zip([&base, &cand]) {
+        let want = r
+            .as_ref()
+            .judge_choices_in::<ALL_FAMILIES>()
+            .into_iter()
+            .find(|c| c.judge == judge)
+            .unwrap();
+        assert_eq!(row.headline, want.headline.value, "{}", row.run);
+        assert_eq!(row.headline_label, want.headline.label);
+        let rate = r.as_ref().verdicts(Some(judge)).unwrap().rate();
+        assert_eq!(
+            (row.n_items, row.correct),
+            (Some(rate.n), Some(rate.correct))
+        );
+    }
+    // Not picked: the suite is compared task by task, each row its task's first score.
+    let by_task = compare_many(
+        &[one(&base, "b")],
+        &[one(&cand, "c")],
+        &CompareSettings::default(),
+        1,
+    )
+    .unwrap();
+    assert_eq!(by_task.runs.len(), 4, "two tasks, two runs");
+}
