@@ -62,7 +62,15 @@ pub fn ManyView() -> impl IntoView {
                 .collect::<Vec<_>>()
         })
     };
-    let target = Memo::new(move |_| pinned(store).map(|(b, o)| Target::Many(b, o)));
+    // No comparison while runs are still loading: each would be stale by the next load, and
+    // the worker would compare them between the loads.
+    let busy = Memo::new(move |_| store.runs.with(|rs| rs.iter().any(|r| r.is_busy())));
+    let target = Memo::new(move |_| {
+        (!busy.get())
+            .then(|| pinned(store))
+            .flatten()
+            .map(|(b, o)| Target::Many(b, o))
+    });
     let query = Memo::new(move |_| {
         let dark = store.dark.get();
         Some((
@@ -84,6 +92,7 @@ pub fn ManyView() -> impl IntoView {
     let has_target = Memo::new(move |_| target.with(Option::is_some));
     let status = move || {
         match (pin.get(), target.with(Option::is_some)) {
+        (Some(_), false) if busy.get() => Some("Runs are still loading: the comparison starts when they are done."),
         (None, _) => Some("Pin a baseline: every other loaded run of its family is compared with it — ranked, with each pair's regressions, improvements and Holm-adjusted p-value."),
         (Some(_), false) => Some("No other run of this baseline's family is loaded: drop another run of it to compare."),
         _ => None,
