@@ -179,6 +179,11 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
 
     /// Keeps `run` in place of any run with its id: what the page lists about it.
     fn put(&mut self, run: Kept) -> RunInfo {
+        // What every comparison of it reads, built while it loads (before the page hears of
+        // it): the All runs tab and Compare then find it ready.
+        if let Some(f) = run.run().family_run_in::<FAMILIES>() {
+            f.index_for_comparison();
+        }
         let info = run.info::<FAMILIES>(&self.settings);
         self.runs.retain(|r| r.id != run.id);
         self.runs.push(run);

@@ -57,6 +57,11 @@ pub trait FamilyRun {
     fn judge_choices(&self) -> Vec<crate::run_table::JudgeChoice> {
         Vec::new()
     }
+    /// Builds now what every comparison of the run reads and the run keeps once built (a
+    /// numeric QA run's turns in key order): a consumer that holds runs for comparisons (the
+    /// dashboard's worker) pays it while the run loads, not when a comparison is asked for.
+    /// Nothing for a family that keeps nothing.
+    fn index_for_comparison(&self) {}
 }
 
 /// A family's run behind a reference is described as the run: what the registry boxes.
@@ -99,6 +104,9 @@ impl<T: FamilyRun + ?Sized> FamilyRun for &T {
     }
     fn judge_choices(&self) -> Vec<crate::run_table::JudgeChoice> {
         (**self).judge_choices()
+    }
+    fn index_for_comparison(&self) {
+        (**self).index_for_comparison()
     }
 }
 

@@ -260,6 +260,11 @@ impl FamilyCompare for ScoredQaRun {
     }
 }
 
+/// Builds the run's key order now, if not yet ([`key_order`]).
+pub(crate) fn index(run: &ScoredQaRun) {
+    run.key_order.get_or_init(|| key_order(run));
+}
+
 /// The run's turns in key order: each turn's key looked up once, borrowed (it orders as its
 /// `ItemKey` does), then sorted with the first turn of a repeated key kept. Computed once per
 /// run ([`ScoredQaRun::key_order`]): the sort is most of judging a run.

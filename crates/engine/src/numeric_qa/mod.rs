@@ -89,6 +89,11 @@ impl crate::family_run::FamilyRun for score::ScoredQaRun {
         aggregate::doc::unpriced_models(&self.run, &self.config.prices)
     }
 
+    /// The turns in key order (`compare::key_order`), kept by the run.
+    fn index_for_comparison(&self) {
+        compare::index(self);
+    }
+
     /// The comparison scorers that read every turn, the profile's own first
     /// ([`compare::judge_choices`]).
     fn judge_choices(&self) -> Vec<crate::run_table::JudgeChoice> {
