@@ -39,10 +39,35 @@ pub fn turn_verdict(t: &TurnScore, scorer: &str) -> Option<bool> {
 
 /// The verdict of one of [`QA_COMPARE_SCORERS`] on one scored turn.
 fn verdict_of(t: &TurnScore, s: &Scorer) -> Option<bool> {
+    verdict_at(t, flag_at(s)?)
+}
+
+/// Where a scorer's flag sits in a turn's scores: found once per scorer, not per turn (by name,
+/// as [`doc::AnswerVerdict::flag`] and [`fa2::Fa2Verdict::flag`] find it).
+#[derive(Debug, Clone, Copy)]
+enum FlagAt {
+    Doc(usize),
+    Fa2(usize),
+}
+
+fn flag_at(s: &Scorer) -> Option<FlagAt> {
     if s.version() == doc::VERSION {
-        t.answer.flag(s.name())
+        doc::ANSWER_SCORERS
+            .iter()
+            .position(|x| x.name() == s.name())
+            .map(FlagAt::Doc)
     } else {
-        t.fa2.flag(s.id)
+        fa2::SCORERS
+            .iter()
+            .position(|x| x.id == s.id)
+            .map(FlagAt::Fa2)
+    }
+}
+
+fn verdict_at(t: &TurnScore, at: FlagAt) -> Option<bool> {
+    match at {
+        FlagAt::Doc(i) => t.answer.flags().get(i).copied(),
+        FlagAt::Fa2(i) => t.fa2.flags().get(i).copied(),
     }
 }
 
@@ -66,7 +91,10 @@ pub fn judge_choices(run: &ScoredQaRun) -> Vec<crate::run_table::JudgeChoice> {
     let own = default_scorer(run.config.profile);
     let mut scorers: Vec<&'static Scorer> = QA_COMPARE_SCORERS
         .into_iter()
-        .filter(|s| run.turns.iter().all(|t| verdict_of(t, s).is_some()))
+        .filter(|s| match flag_at(s) {
+            Some(at) => run.turns.iter().all(|t| verdict_at(t, at).is_some()),
+            None => run.turns.is_empty(),
+        })
         .collect();
     if let Some(i) = scorers.iter().position(|s| s.id == own) {
         let s = scorers.remove(i);
@@ -82,10 +110,11 @@ pub fn judge_choices(run: &ScoredQaRun) -> Vec<crate::run_table::JudgeChoice> {
             let headline = if s.id == own {
                 run.headline()
             } else {
+                let at = flag_at(s);
                 let correct = run
                     .turns
                     .iter()
-                    .filter(|t| verdict_of(t, s) == Some(true))
+                    .filter(|t| at.and_then(|at| verdict_at(t, at)) == Some(true))
                     .count();
                 MetricValue::rate(
                     s.name(),
@@ -216,11 +245,11 @@ impl FamilyCompare for ScoredQaRun {
     }
 
     fn judged(&self, scorer: &&'static Scorer, side: Side) -> Result<Judged<'_>, String> {
+        let unknown = || QaCompareError::UnknownScorer(scorer.id.into()).to_string();
+        let at = flag_at(scorer);
         let mut verdicts = Vec::with_capacity(self.turns.len());
         for t in &self.turns {
-            let v = verdict_of(t, scorer)
-                .ok_or_else(|| QaCompareError::UnknownScorer(scorer.id.into()).to_string())?;
-            verdicts.push(v);
+            verdicts.push(at.and_then(|at| verdict_at(t, at)).ok_or_else(unknown)?);
         }
         let keys = self.key_order.get_or_init(|| key_order(self));
         let warnings = keys

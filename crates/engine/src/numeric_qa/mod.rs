@@ -42,7 +42,8 @@ impl crate::family_run::FamilyRun for score::ScoredQaRun {
     }
 
     fn meta(&self) -> crate::run_meta::RunMeta {
-        meta::qa_meta(self)
+        // A run is not changed once scored: read once.
+        self.meta.get_or_init(|| meta::qa_meta(self)).clone()
     }
 
     fn counts(&self) -> (usize, usize) {

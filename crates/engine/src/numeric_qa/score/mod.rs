@@ -124,6 +124,8 @@ pub struct ScoredQaRun {
     /// statistics module (`aggregate::doc::statistics_with_sizes`), which alone knows their type
     /// (so this module names no module that names it).
     pub(crate) statistics: std::sync::OnceLock<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
+    /// What the run is (`FamilyRun::meta`), read once.
+    pub(crate) meta: std::sync::OnceLock<crate::run_meta::RunMeta>,
 }
 
 /// A run's turns sorted by (conversation id, turn index), the first turn of a key seen more than
@@ -208,6 +210,7 @@ pub fn score_qa_run_with_progress(
         turns,
         key_order: Default::default(),
         statistics: Default::default(),
+        meta: Default::default(),
     }
 }
 
@@ -258,6 +261,7 @@ pub fn score_qa_run_parallel(run: QaRun, cfg: &ScoreConfig, threads: usize) -> S
         turns,
         key_order: Default::default(),
         statistics: Default::default(),
+        meta: Default::default(),
     }
 }
 
