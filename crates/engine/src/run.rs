@@ -1183,7 +1183,7 @@ pub(crate) fn compare_jobs_in<const FAMILIES: FamilySet>(
     jobs: &[(usize, usize, Option<String>)],
     own: &[(usize, Option<String>)],
     settings: &CompareSettings,
-    threads: usize,
+    (threads, with_metrics): (usize, bool),
 ) -> ComparedJobs {
     type Out = ComparedJobs;
     /// Every run as the family's own type (`pick`); `None` when one is of another family.
@@ -1193,7 +1193,7 @@ pub(crate) fn compare_jobs_in<const FAMILIES: FamilySet>(
         jobs: &[(usize, usize, Option<String>)],
         own: &[(usize, Option<String>)],
         settings: &CompareSettings,
-        threads: usize,
+        (threads, with_metrics): (usize, bool),
     ) -> Option<Out>
     where
         F: FamilyCompare + Sync,
@@ -1222,7 +1222,7 @@ pub(crate) fn compare_jobs_in<const FAMILIES: FamilySet>(
             .map(|(&(b, c, _), j)| {
                 let j = j.map_err(CompareError::Judge)?;
                 match (runs.get(b), runs.get(c)) {
-                    (Some(b), Some(c)) => Ok(comparison_of::<FAMILIES>(*b, *c, j, false)),
+                    (Some(b), Some(c)) => Ok(comparison_of::<FAMILIES>(*b, *c, j, with_metrics)),
                     _ => Err(CompareError::Judge("no such run".to_string())),
                 }
             })
@@ -1246,7 +1246,7 @@ pub(crate) fn compare_jobs_in<const FAMILIES: FamilySet>(
                 jobs,
                 own,
                 settings,
-                threads,
+                (threads, with_metrics),
             )
         }
         Some(RunRef::Evalset(..)) if has(FAMILIES, Family::Evalset) => {
@@ -1259,7 +1259,7 @@ pub(crate) fn compare_jobs_in<const FAMILIES: FamilySet>(
                 jobs,
                 own,
                 settings,
-                threads,
+                (threads, with_metrics),
             )
         }
         Some(RunRef::Codegen(_)) if has(FAMILIES, Family::Codegen) => {
@@ -1272,7 +1272,7 @@ pub(crate) fn compare_jobs_in<const FAMILIES: FamilySet>(
                 jobs,
                 own,
                 settings,
-                threads,
+                (threads, with_metrics),
             )
         }
         Some(RunRef::EvalLog(_)) if has(FAMILIES, Family::EvalLog) => {
@@ -1285,7 +1285,7 @@ pub(crate) fn compare_jobs_in<const FAMILIES: FamilySet>(
                 jobs,
                 own,
                 settings,
-                threads,
+                (threads, with_metrics),
             )
         }
         _ => None,
@@ -1303,7 +1303,7 @@ pub(crate) fn compare_jobs_in<const FAMILIES: FamilySet>(
                         qa_scorer: asked.clone(),
                         ..settings.clone()
                     };
-                    compare_pair_in::<FAMILIES>(*b, *c, &s, false)
+                    compare_pair_in::<FAMILIES>(*b, *c, &s, with_metrics)
                 })
                 .collect(),
             own.iter()

@@ -1,5 +1,7 @@
 //! A series: runs of one family in order (e.g. successive training stages), each compared with
-//! the one before it through the engine's one comparison ([`run::compare_in`]). The same value
+//! the one before it — the many-runs layer with a moving baseline
+//! ([`crate::compare::many::series_steps_in`]: each step equals [`run::compare_in`] of its pair;
+//! `compare::many::compare_series_in` gives the same steps' rows with Holm's correction). The same value
 //! serves `evalboard diff` with three or more runs, the dashboard's Compare tab and the report's
 //! series section; what one of them adds (the CLI's warnings, the dashboard's paging of a
 //! step's items, the report's markup) stays with it.
@@ -60,14 +62,14 @@ pub fn series_in<'a, const FAMILIES: FamilySet>(
         .iter()
         .map(|r| r.as_ref().map(RunRef::meta).unwrap_or_default())
         .collect();
-    let steps = runs
-        .windows(2)
+    // The moving baseline's pairs, through the many-runs layer.
+    let compared = crate::compare::many::series_steps_in::<FAMILIES>(&runs, settings);
+    let steps = compared
+        .into_iter()
         .zip(metas.windows(2))
-        .filter_map(|(pair, meta)| match (pair, meta) {
-            ([b, c], [mb, mc]) => Some(Step {
-                comparison: b
-                    .zip(*c)
-                    .map(|(b, c)| run::compare_in::<FAMILIES>(b, c, settings)),
+        .filter_map(|(comparison, meta)| match meta {
+            [mb, mc] => Some(Step {
+                comparison,
                 meta: run_meta::side_by_side(&[mb, mc]),
             }),
             _ => None,

@@ -520,7 +520,7 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
         ..settings.clone()
     };
     let (compared, rates) =
-        run::compare_jobs_in::<FAMILIES>(&all, &pairs, &own_jobs, &pair_settings, threads);
+        run::compare_jobs_in::<FAMILIES>(&all, &pairs, &own_jobs, &pair_settings, (threads, false));
     let mut rates = rates.into_iter();
     for own in base
         .iter_mut()
@@ -829,6 +829,41 @@ fn beyond_noise(rows: &[RunRow]) -> (Vec<&RunRow>, usize, usize) {
     let up = tested.iter().filter(|r| sig(r, true)).count();
     let down = tested.iter().filter(|r| sig(r, false)).count();
     (tested, up, down)
+}
+
+/// The steps of a series — run `i` against run `i + 1` — as whole pair comparisons (metrics,
+/// the pairs' texts as `settings` keeps them), `None` for a step with a run not held: the
+/// moving baseline's pairs through the one pairing of this layer ([`run::compare_jobs_in`]),
+/// each equal to [`run::compare_in`] of that pair. [`crate::series::series_in`] lays them out.
+pub fn series_steps_in<const FAMILIES: FamilySet>(
+    runs: &[Option<RunRef>],
+    settings: &CompareSettings,
+) -> Vec<Option<Result<RunComparison, run::CompareError>>> {
+    let held: Vec<(usize, RunRef)> = runs
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.map(|r| (i, r)))
+        .collect();
+    let pos = |i: usize| held.iter().position(|(k, _)| *k == i);
+    let refs: Vec<RunRef> = held.iter().map(|(_, r)| *r).collect();
+    let steps = runs.len().saturating_sub(1);
+    let mut jobs: Vec<(usize, usize, Option<String>)> = Vec::new();
+    let mut at: Vec<usize> = Vec::new();
+    for i in 0..steps {
+        if let (Some(b), Some(c)) = (pos(i), pos(i + 1)) {
+            jobs.push((b, c, settings.qa_scorer.clone()));
+            at.push(i);
+        }
+    }
+    let (compared, _) = run::compare_jobs_in::<FAMILIES>(&refs, &jobs, &[], settings, (1, true));
+    let mut out: Vec<Option<Result<RunComparison, run::CompareError>>> =
+        (0..steps).map(|_| None).collect();
+    for (i, c) in at.into_iter().zip(compared) {
+        if let Some(slot) = out.get_mut(i) {
+            *slot = Some(c);
+        }
+    }
+    out
 }
 
 /// A series in one sentence: how many steps improved on (and fell behind) the run before
