@@ -833,7 +833,7 @@ fn beyond_noise(rows: &[RunRow]) -> (Vec<&RunRow>, usize, usize) {
 
 /// The steps of a series — run `i` against run `i + 1` — as whole pair comparisons (metrics,
 /// the pairs' texts as `settings` keeps them), `None` for a step with a run not held: the
-/// moving baseline's pairs through the one pairing of this layer ([`run::compare_jobs_in`]),
+/// moving baseline's pairs through the one pairing of this layer (`run::compare_jobs_in`),
 /// each equal to [`run::compare_in`] of that pair. [`crate::series::series_in`] lays them out.
 pub fn series_steps_in<const FAMILIES: FamilySet>(
     runs: &[Option<RunRef>],
