@@ -188,7 +188,8 @@ pub fn judge_and_pair<F: FamilyCompare>(
 ) -> Result<Joined, String> {
     let pair = F::judge_pair(baseline, candidate, asked)?;
     let b = baseline.judged(&pair.judge, Side::Baseline)?;
-    pair_judged(baseline, candidate, pair, &b, opts, pairing)
+    let c = candidate.judged(&pair.judge, Side::Candidate)?;
+    join_judged(baseline, candidate, &pair, &b, &c, opts, pairing)
 }
 
 /// Each pair's join and each run's own verdict counts ([`judge_once_and_pair`]).
@@ -290,11 +291,7 @@ where
                 .ok_or("the run was not judged".to_string())?
                 .as_ref()
                 .map_err(Clone::clone)?;
-            let mut rate = Rate::default();
-            for v in (0..j.items.len()).filter_map(|i| j.items.verdict(i)) {
-                rate.push(v);
-            }
-            Ok(rate)
+            Ok(j.rate())
         })
         .collect();
     (joined, rates)
@@ -340,19 +337,6 @@ impl JudgedItems for KeyedItems<'_> {
     fn reading(&self, i: usize) -> Option<f64> {
         self.inner.reading(i)
     }
-}
-
-/// The candidate judged by `pair`'s judge and joined with the judged baseline `b`.
-fn pair_judged<F: FamilyCompare>(
-    baseline: &F,
-    candidate: &F,
-    pair: PairJudge<F::Judge>,
-    b: &Judged,
-    opts: &CompareOptions,
-    pairing: Pairing,
-) -> Result<Joined, String> {
-    let c = candidate.judged(&pair.judge, Side::Candidate)?;
-    join_judged(baseline, candidate, &pair, b, &c, opts, pairing)
 }
 
 /// The judged `b` and `c` joined as `pairing` says, with `pair`'s words.

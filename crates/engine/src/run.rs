@@ -757,13 +757,7 @@ impl<'a> RunRef<'a> {
         &self,
         judge: Option<&str>,
     ) -> Result<crate::stats::Rate, CompareError> {
-        self.judged_in::<FAMILIES, _>(judge, |_, _, j| {
-            let mut r = crate::stats::Rate::default();
-            for c in (0..j.items.len()).filter_map(|i| j.items.verdict(i)) {
-                r.push(c);
-            }
-            r
-        })
+        self.judged_in::<FAMILIES, _>(judge, |_, _, j| j.rate())
     }
 
     /// `f` of the run judged alone (as the baseline of a comparison with itself) under `judge`:

@@ -65,6 +65,15 @@ pub struct Judged<'a> {
 }
 
 impl Judged<'_> {
+    /// The counts of its verdicts: `correct` of the scored items.
+    pub fn rate(&self) -> crate::stats::Rate {
+        let mut r = crate::stats::Rate::default();
+        for v in (0..self.items.len()).filter_map(|i| self.items.verdict(i)) {
+            r.push(v);
+        }
+        r
+    }
+
     /// The group that failed as a whole and holds `key`.
     fn failure_of(&self, key: &ItemKey) -> Option<&FailedGroup> {
         // The greatest group key at or before `key`: a prefix of `key` sorts just before it.

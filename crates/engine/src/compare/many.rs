@@ -307,6 +307,14 @@ fn entries<const FAMILIES: FamilySet>(
         .collect()
 }
 
+/// Whether runs like `r` are compared task by task: it holds several tasks (an lm-eval suite,
+/// [`TaskJudge`]) and no judge is named.
+fn by_task<const FAMILIES: FamilySet>(r: &RunRef, judge: Option<&str>) -> bool {
+    judge.is_none()
+        && r.family_run_in::<FAMILIES>()
+            .is_some_and(|f| !f.task_judges().is_empty())
+}
+
 fn per_correct(total: Option<f64>, correct: u64) -> Option<f64> {
     total.filter(|_| correct > 0).map(|t| t / correct as f64)
 }
@@ -436,13 +444,9 @@ pub fn compare_many_in<const FAMILIES: FamilySet>(
     let judge = settings.qa_scorer.as_deref();
     // Runs that hold several tasks (an lm-eval suite) are compared task by task, unless a
     // scorer is named.
-    let per_task = judge.is_none()
-        && baselines.first().is_some_and(|b| {
-            b.run.as_ref().is_ok_and(|r| {
-                r.family_run_in::<FAMILIES>()
-                    .is_some_and(|f| !f.task_judges().is_empty())
-            })
-        });
+    let per_task = baselines
+        .first()
+        .is_some_and(|b| b.run.as_ref().is_ok_and(|r| by_task::<FAMILIES>(r, judge)));
     let mut base: Vec<BaseEntry> = Vec::new();
     // Each baseline entry's run, by its index among the runs judged.
     let mut base_run: Vec<usize> = Vec::new();
@@ -739,10 +743,7 @@ pub fn compare_series_in<const FAMILIES: FamilySet>(
         let Some(j) = before else {
             // The first run of its task: its own numbers, a baseline of the series.
             let judge = settings.qa_scorer.as_deref();
-            let per_task = judge.is_none()
-                && r.family_run_in::<FAMILIES>()
-                    .is_some_and(|f| !f.task_judges().is_empty());
-            for (mut own, j) in entries::<FAMILIES>(&r, judge, per_task) {
+            for (mut own, j) in entries::<FAMILIES>(&r, judge, by_task::<FAMILIES>(&r, judge)) {
                 let rate = r
                     .verdict_rate_in::<FAMILIES>(j.as_deref())
                     .unwrap_or_default();
