@@ -65,6 +65,16 @@ pub enum Command {
     /// is compared with the baseline run of its task. Missing items are counted apart, never as
     /// correct or wrong. Exits 1 when a run regressed on more than --fail-on-regression N items.
     Compare(CompareArgs),
+    /// List the items of a run that a query matches.
+    ///
+    /// EXPR is evalboard's query language (docs/query.md): field paths (`latency_s > 600`,
+    /// `metadata.subject == "law"`, `score.match == 0`, `tokens.output > 4000`), operators == !=
+    /// < <= > >= and ~ (regex, linear time), `and`, `or`, `not` and parentheses; `text ~ /rate
+    /// limit/i` searches every text of an item (input, output, each message, tool call and
+    /// result, the error); `tool == "bash"` matches items that called a tool. Prints the
+    /// matching items with where each matched; --json prints {"n_matched": N, "items": [KEY, …]},
+    /// each key as `diff --json` writes it. Exit 2 when the query or the run is unusable.
+    Query(QueryArgs),
 }
 
 /// The scoring settings `score` and `report` share.
@@ -215,6 +225,33 @@ pub struct DiffArgs {
     /// Eval logs with epochs or repeats only.
     #[arg(long, value_name = "REDUCER", num_args = 0..=1, default_missing_value = "", value_parser = parse_by_item)]
     pub by_item: Option<ByItem>,
+}
+
+/// `evalboard query`.
+#[derive(Debug, Args)]
+#[command(args_override_self = true)]
+pub struct QueryArgs {
+    /// Run folder (or log file).
+    #[arg(value_name = "RUN")]
+    pub run: PathBuf,
+    /// The query (quote it for the shell).
+    #[arg(value_name = "EXPR", allow_hyphen_values = true)]
+    pub expr: String,
+    /// Profile the run is scored under (as `score --profile`).
+    #[arg(long, value_name = "P")]
+    pub profile: Option<String>,
+    /// Scorer id whose verdict `verdict` reads (help: [`scorer_help`]).
+    #[arg(long, value_name = "S", help = scorer_help(false), long_help = scorer_help(true))]
+    pub scorer: Option<String>,
+    /// ConvFinQA dataset (numeric QA) or eval set (JSONL) to attach to the run.
+    #[arg(long, value_name = "FILE")]
+    pub dataset: Option<PathBuf>,
+    /// Price table (JSON, as `score --prices`): what `cost_usd` reads.
+    #[arg(long, value_name = "FILE")]
+    pub prices: Option<PathBuf>,
+    /// Print {"n_matched": N, "items": [KEY, …]}.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `evalboard compare`.

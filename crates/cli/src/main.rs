@@ -6,6 +6,7 @@
 mod cli;
 mod compare;
 mod diff;
+mod query;
 use evalboard_cli::fsio;
 mod report;
 mod score;
@@ -39,6 +40,7 @@ fn main() -> ExitCode {
         Some(Command::Diff(a)) => diff::run(a),
         Some(Command::Compare(a)) => compare::run(a),
         Some(Command::Report(a)) => report::run(a),
+        Some(Command::Query(a)) => query::run(a),
         None => Cli::command()
             .print_long_help()
             .map(|()| 0)

@@ -181,6 +181,20 @@ impl LoadedRun {
         }
     }
 
+    /// [`LoadedRun::score`], keeping the bytes of a run read whole (not a streamed numeric QA
+    /// run) for what is read from them later: `query` reads a log's conversations from them.
+    pub(crate) fn score_keeping_input(
+        self,
+        s: &Settings,
+    ) -> Result<Option<(ScoredRun, Option<RunInput>)>> {
+        match self.loaded {
+            fsio::Loaded::Other(input) => {
+                Ok(load_scored(&self.dir, &input, s)?.map(|run| (run, Some(input))))
+            }
+            fsio::Loaded::Qa { .. } => Ok(self.score(s)?.map(|run| (run, None))),
+        }
+    }
+
     /// [`LoadedRun::score`], with a folder of several evaluation-tool logs scored as one run
     /// per log (`folder/file`, [`run::read_parts`]): a log that cannot be read is named as
     /// skipped (in the first readable run's files) and the others are scored; `Ok(None)` when

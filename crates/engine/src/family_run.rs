@@ -57,6 +57,12 @@ pub trait FamilyRun {
     fn judge_choices(&self) -> Vec<crate::run_table::JudgeChoice> {
         Vec::new()
     }
+    /// Adds each item's query fields to its doc ([`crate::query`]): the normalised `latency_s`,
+    /// `tokens.*`, `cost_usd`, `model`, `error`, the format's own fields under their own names,
+    /// the tools called and the texts a text query searches. The registry has already put each
+    /// item's key, verdict, slice fields and question/expected/answer texts in
+    /// ([`crate::run::RunRef::query_docs_in`]).
+    fn query_fields(&self, _docs: &mut crate::query::Docs<'_>) {}
     /// Builds now what every comparison of the run reads and the run keeps once built (a
     /// numeric QA run's turns in key order): a consumer that holds runs for comparisons (the
     /// dashboard's worker) pays it while the run loads, not when a comparison is asked for.
@@ -107,6 +113,9 @@ impl<T: FamilyRun + ?Sized> FamilyRun for &T {
     }
     fn index_for_comparison(&self) {
         (**self).index_for_comparison()
+    }
+    fn query_fields(&self, docs: &mut crate::query::Docs<'_>) {
+        (**self).query_fields(docs)
     }
 }
 

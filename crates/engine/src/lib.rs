@@ -29,6 +29,7 @@ pub(crate) mod par;
 pub mod parallel;
 pub mod prices;
 pub mod pyrepr;
+pub mod query;
 pub mod repeats;
 pub mod run;
 pub mod run_meta;

@@ -824,6 +824,86 @@ impl<'a> RunRef<'a> {
         })
     }
 
+    /// Every item of the run as a query sees it ([`crate::query::Doc`]), in key order, judged by
+    /// `judge` (`None`: the run's own): `key` (the key as text, `a / 3`), `verdict` (`correct`,
+    /// `wrong`, `unscored`; `failed` for an item of a group that failed whole, which comes after
+    /// the judged ones with its reason as `error`), `judge`, the slice fields under their names,
+    /// the question/expected/answer texts, then the family's own fields
+    /// ([`FamilyRun::query_fields`]).
+    pub fn query_docs_in<const FAMILIES: FamilySet>(
+        &self,
+        judge: Option<&str>,
+    ) -> Result<Vec<crate::query::Doc>, CompareError> {
+        use crate::query::{Doc, Value};
+        let mut contexts = ItemContexts::new();
+        self.item_context_in::<FAMILIES>(&mut contexts);
+        let mut docs = self.judged_in::<FAMILIES, _>(judge, |scorer, _, j| {
+            let mut docs = Vec::with_capacity(j.items.len() + j.failed.len());
+            for i in 0..j.items.len() {
+                let key = j.items.key(i);
+                let mut d = Doc::new(key.clone());
+                d.push("key", Value::Str(key.to_string()));
+                let verdict = match j.items.verdict(i) {
+                    Some(true) => "correct",
+                    Some(false) => "wrong",
+                    None => "unscored",
+                };
+                d.push("verdict", Value::Str(verdict.into()));
+                d.push("judge", Value::Str(scorer.clone()));
+                let ctx = contexts.remove(&key).unwrap_or_default();
+                for (k, v) in ctx.fields {
+                    d.push(k, Value::Str(v));
+                }
+                if let Some(q) = ctx.question {
+                    d.push_text("question", &q);
+                }
+                for (at, t) in [
+                    ("expected", j.items.expected(i)),
+                    ("answer", j.items.answer(i)),
+                ] {
+                    if let Some(t) = t {
+                        d.push_text(at, &t);
+                    }
+                }
+                docs.push(d);
+            }
+            for g in j.failed {
+                let mut d = Doc::new(g.key.clone());
+                d.push("key", Value::Str(g.key.to_string()));
+                d.push("verdict", Value::Str("failed".into()));
+                d.push("judge", Value::Str(scorer.clone()));
+                d.push_text("error", &g.reason);
+                docs.push(d);
+            }
+            docs
+        })?;
+        if let Some(f) = self.family_run_in::<FAMILIES>() {
+            f.query_fields(&mut crate::query::Docs::new(&mut docs));
+        }
+        Ok(docs)
+    }
+
+    /// Adds to `docs` (the run's [`RunRef::query_docs_in`]) the texts its files hold apart from
+    /// its items, read from `input` (the files the run was read from): an Inspect log's
+    /// conversations (messages, tool calls and results). Returns what could not be read, one
+    /// line per sample; nothing for a family that keeps no such texts.
+    pub fn add_conversations_in<const FAMILIES: FamilySet>(
+        &self,
+        input: &RunInput,
+        docs: &mut [crate::query::Doc],
+    ) -> Vec<String> {
+        match *self {
+            RunRef::EvalLog(l) if has(FAMILIES, Family::EvalLog) => {
+                evallog::query::read_conversations(
+                    l,
+                    &input.files,
+                    &mut crate::query::Docs::new(docs),
+                )
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// The row of the item of `key` ([`RunRef::items`]' row), for a run of a family in
     /// `FAMILIES`; `None` when the run has no such item or cannot be judged alone.
     pub fn item_in<const FAMILIES: FamilySet>(&self, key: &ItemKey) -> Option<ItemRow> {

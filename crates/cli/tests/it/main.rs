@@ -10,6 +10,7 @@ mod golden;
 mod hostile;
 mod hostile_corpus;
 mod one_answer;
+mod query;
 mod report;
 
 /// Runs the real binary with `args`: (exit code, stdout, stderr).

@@ -136,6 +136,75 @@ pub fn item_context(run: &Loaded, out: &mut ItemContexts) {
     }
 }
 
+/// Each message's query fields ([`crate::query`]), under the trace's names: `session_id`,
+/// `model`, `question`, `code` (a text), `csv_file`, `timestamp`, `outcome`, `failed_first`,
+/// `first_error` (also `error`), `error_class`, `attempts`, `recovered`, each score
+/// (`score.overall`, `score.correctness`, …), `execution_time_seconds`, the tokens, and the
+/// normalised `latency_s` and `tokens.*`.
+pub fn query_fields(run: &Loaded, docs: &mut crate::query::Docs<'_>) {
+    use crate::query::Value;
+    for m in &run.messages {
+        let Some(d) = docs.get(&ItemKey::text_index(&m.session_id, m.index as u64)) else {
+            continue;
+        };
+        if d.fields.iter().any(|(k, _)| k == "session_id") {
+            continue;
+        }
+        d.push("session_id", Value::Str(m.session_id.clone()));
+        d.push("outcome", Value::Str(m.outcome.clone()));
+        d.push("failed_first", Value::Bool(m.failed_first));
+        if let Some(e) = &m.first_error {
+            d.push("first_error", Value::Str(e.clone()));
+            d.push_text("error", e);
+        }
+        d.push_str("error_class", m.error_class.as_deref());
+        d.push("attempts", Value::Num(m.attempts as f64));
+        d.push("recovered", Value::Bool(m.recovered));
+        let sc = &m.scores;
+        d.push_str("timestamp", sc.timestamp.as_deref());
+        for (name, v) in [
+            ("score.overall", sc.overall_score),
+            ("score.correctness", sc.correctness_score),
+            ("score.quality", sc.quality_score),
+            ("score.performance", sc.performance_score),
+            ("score.understanding", sc.understanding_score),
+            ("score.coverage", sc.coverage_score),
+            ("score.recovery", sc.recovery_score),
+            ("execution_time_seconds", sc.execution_time_seconds),
+            ("latency_s", sc.execution_time_seconds),
+        ] {
+            d.push_num(name, v);
+        }
+        d.push_str("time_notation", sc.time_notation.as_deref());
+        d.push_str("space_notation", sc.space_notation.as_deref());
+        let Some(msg) = run
+            .run
+            .sessions
+            .get(m.session as usize)
+            .and_then(|s| s.messages.get(m.index as usize))
+        else {
+            continue;
+        };
+        d.push_text("code", &msg.code);
+        for (j, a) in msg.recovery_attempts.iter().enumerate() {
+            if let Some(c) = &a.code {
+                d.push_text(format!("recovery attempt {}", j + 1), c);
+            }
+        }
+        d.push_str("csv_file", msg.csv_file.as_deref());
+        if let Some(t) = &msg.tokens {
+            for (raw, norm, v) in [
+                ("prompt_tokens", "tokens.input", t.prompt),
+                ("completion_tokens", "tokens.output", t.completion),
+                ("total_tokens", "tokens.total", t.total),
+            ] {
+                d.push_num(raw, v.map(|v| v as f64));
+                d.push_num(norm, v.map(|v| v as f64));
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

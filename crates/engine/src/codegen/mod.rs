@@ -338,4 +338,8 @@ impl crate::family_run::FamilyRun for Loaded {
     fn item_context(&self, out: &mut crate::compare::ItemContexts) {
         compare::item_context(self, out)
     }
+
+    fn query_fields(&self, docs: &mut crate::query::Docs<'_>) {
+        compare::query_fields(self, docs)
+    }
 }

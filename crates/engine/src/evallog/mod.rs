@@ -49,6 +49,7 @@ pub mod model;
 pub mod openai_evals;
 pub mod promptfoo;
 mod promptfoo_counts;
+pub mod query;
 pub mod read;
 pub mod repeats;
 pub mod rescore;
@@ -152,5 +153,9 @@ impl crate::family_run::FamilyRun for score::ScoredLog {
     /// error), in the log's order, the run's own headline first ([`ScoredLog::judge_choices`]).
     fn judge_choices(&self) -> Vec<crate::run_table::JudgeChoice> {
         self.judge_choices()
+    }
+
+    fn query_fields(&self, docs: &mut crate::query::Docs<'_>) {
+        query::query_fields(self, docs)
     }
 }

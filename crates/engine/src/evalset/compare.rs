@@ -142,6 +142,37 @@ pub fn item_context(run: &EvalRun, scored: &ScoredRun, out: &mut ItemContexts) {
     }
 }
 
+/// Each item's query fields ([`crate::query`]), under the eval set's and the predictions'
+/// names: `item_id`, `prompt` (the registry's question), `expected`, `predicted`, `extracted`,
+/// `correctness` (`score.<scorer id>` too), `reason` (why it scored 0 unscored; also `error`),
+/// `original_correct`, `eval_time_ms` and the normalised `latency_s`, `model` (the run's).
+pub fn query_fields(scored: &ScoredRun, docs: &mut crate::query::Docs<'_>) {
+    use crate::query::Value;
+    let model = scored.meta.get("model");
+    for i in &scored.items {
+        let Some(d) = docs.get(&ItemKey::text(&i.item_id)) else {
+            continue;
+        };
+        if d.fields.iter().any(|(k, _)| k == "item_id") {
+            continue;
+        }
+        d.rename_text("question", "prompt");
+        d.rename_text("answer", "predicted");
+        d.push("item_id", Value::Str(i.item_id.clone()));
+        d.push_str("model", model);
+        d.push_str("extracted", i.extracted.as_deref());
+        d.push_num("correctness", i.correctness);
+        d.push_num(&format!("score.{}", scored.scorer.id()), i.correctness);
+        if let Some(r) = &i.reason {
+            d.push_text("reason", r);
+            d.push("error", Value::Str(r.clone()));
+        }
+        d.push_num("original_correct", i.original_correct);
+        d.push_num("eval_time_ms", i.eval_time_ms.map(|ms| ms as f64));
+        d.push_num("latency_s", i.eval_time_ms.map(|ms| ms as f64 / 1000.0));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

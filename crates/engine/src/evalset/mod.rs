@@ -89,4 +89,8 @@ impl crate::family_run::FamilyRun for RunPair<'_> {
     fn item_context(&self, out: &mut crate::compare::ItemContexts) {
         compare::item_context(self.run, self.scored, out)
     }
+
+    fn query_fields(&self, docs: &mut crate::query::Docs<'_>) {
+        compare::query_fields(self.scored, docs)
+    }
 }

@@ -17,6 +17,7 @@ pub mod finqa_program;
 pub mod formats;
 pub mod meta;
 pub mod model;
+pub mod query;
 pub mod read;
 pub mod score;
 pub mod sniff;
@@ -99,6 +100,10 @@ impl crate::family_run::FamilyRun for score::ScoredQaRun {
     /// ([`compare::judge_choices`]).
     fn judge_choices(&self) -> Vec<crate::run_table::JudgeChoice> {
         compare::judge_choices(self)
+    }
+
+    fn query_fields(&self, docs: &mut crate::query::Docs<'_>) {
+        query::query_fields(self, docs)
     }
 }
 

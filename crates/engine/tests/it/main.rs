@@ -24,6 +24,7 @@ mod lm_eval_pairing;
 mod many;
 mod module_cycles;
 mod program;
+mod query;
 mod readers_prop;
 mod registry;
 mod repeats;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::accounting::FileStatus;
-use crate::numeric_qa::model::{QaConversation, QaRun, Tokens};
+use crate::numeric_qa::model::{QaConversation, QaRun, QaTurn, Tokens};
 use crate::numeric_qa::score::doc::{DocTolerances, ANSWER_SCORERS};
 use crate::numeric_qa::score::{logic, Profile, ScoredQaRun, TurnScore, OPERATIONS_PER_TURN};
 use crate::prices::{PriceTable, TokenSplit};
@@ -253,6 +253,13 @@ fn token_split(t: &Tokens) -> Option<TokenSplit> {
 }
 
 /// The model a conversation's tokens are priced by: its `model`, else `unknown`.
+/// A turn's cost in dollars under the run's price table, as the run's cost sums it; `None` when
+/// it records no tokens or its model has no price.
+pub fn turn_cost(prices: &PriceTable, conv: &QaConversation, turn: &QaTurn) -> Option<f64> {
+    let split = token_split(&turn.tokens)?;
+    Some(prices.get(model_of(conv))?.bill(&split))
+}
+
 fn model_of(conv: &QaConversation) -> &str {
     conv.model.as_deref().unwrap_or("unknown")
 }

@@ -500,7 +500,7 @@ mod tests {
             }
             cut.into_iter().map(|(range, _)| range).collect()
         };
-        assert_eq!(split(&[], 2), vec![]);
+        assert_eq!(split(&[], 2), Vec::<std::ops::Range<usize>>::new());
         assert_eq!(split(&[0, 0], 2), vec![0..2]);
         assert_eq!(split(&[2, 2, 2, 2], 2), vec![0..2, 2..4]);
         assert_eq!(split(&[2, 2, 2, 2, 0], 2), vec![0..2, 2..4, 4..5]);

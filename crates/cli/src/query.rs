@@ -1,0 +1,114 @@
+//! `evalboard query RUN 'EXPR'`: the items of a run a query matches, through the engine's one
+//! query function ([`evalboard_engine::query`]) — the dashboard's worker runs the same one.
+//! A query that searches texts stored apart from the items (`text`, `tool`: an Inspect log's
+//! conversations) reads them from the run's files first.
+
+use anyhow::Result;
+use evalboard_cli::{errln, outln};
+use evalboard_engine::query::{self, Query};
+use evalboard_engine::run::{CompareSettings, ALL_FAMILIES};
+
+use crate::cli::QueryArgs;
+use crate::{diff, score};
+
+/// Characters of context shown on each side of a match.
+const CONTEXT: usize = 40;
+/// Places (fields, texts) shown for each matching item.
+const PLACES: usize = 3;
+
+pub fn run(a: QueryArgs) -> Result<u8> {
+    let q = match Query::parse(&a.expr) {
+        Ok(q) => q,
+        Err(e) => {
+            errln!("evalboard: error: the query does not parse: {e}");
+            errln!("  {}", a.expr);
+            errln!("  {}^", " ".repeat(e.at.min(200)));
+            return Ok(2);
+        }
+    };
+    let compare = CompareSettings {
+        qa_scorer: a.scorer.clone(),
+        ..CompareSettings::default()
+    };
+    let loaded = score::load_path(&a.run, a.profile.as_deref().unwrap_or("doc"))?;
+    let settings = diff::pair_settings(
+        (&a.dataset, a.profile.as_deref(), &a.prices),
+        &compare,
+        loaded.family,
+    )?;
+    let Some((scored, input)) = loaded.score_keeping_input(&settings)? else {
+        return Ok(2);
+    };
+    let run = scored.as_ref();
+    let mut docs = run.query_docs_in::<ALL_FAMILIES>(a.scorer.as_deref())?;
+    if q.needs_messages() {
+        if let Some(input) = &input {
+            for p in run.add_conversations_in::<ALL_FAMILIES>(input, &mut docs) {
+                errln!("warning: conversation not read: {p}");
+            }
+        }
+    }
+    let sel = query::select(&docs, &q);
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&sel.to_json())?);
+        return Ok(0);
+    }
+    outln!(
+        "{} of {} items match: {}",
+        sel.n_matched,
+        docs.len(),
+        a.expr
+    );
+    for d in docs.iter().filter(|d| q.matches(d)) {
+        // The first match in each of up to 3 places.
+        let mut places: Vec<&query::Hit> = Vec::new();
+        let hits = q.hits(d);
+        for h in &hits {
+            if places.len() < PLACES && !places.iter().any(|p| p.at == h.at) {
+                places.push(h);
+            }
+        }
+        let shown: Vec<String> = places
+            .iter()
+            .map(|h| format!("{}: {}", h.at, snippet(d, h)))
+            .collect();
+        outln!("  {}    {}", d.key, shown.join("  ·  "));
+    }
+    Ok(0)
+}
+
+/// The text around a hit, on one line: up to [`CONTEXT`] characters each side, the match in
+/// brackets.
+fn snippet(d: &query::Doc, h: &query::Hit) -> String {
+    let text = d
+        .texts
+        .iter()
+        .find(|t| t.at == h.at)
+        .map(|t| t.text.clone())
+        .or_else(|| {
+            d.fields
+                .iter()
+                .find(|(k, _)| *k == h.at)
+                .map(|(_, v)| v.text())
+        })
+        .unwrap_or_default();
+    let (Some(before), Some(hit), Some(after)) = (
+        text.get(..h.start),
+        text.get(h.start..h.end),
+        text.get(h.end..),
+    ) else {
+        return String::new();
+    };
+    let b: String = {
+        let rev: Vec<char> = before.chars().rev().take(CONTEXT).collect();
+        rev.into_iter().rev().collect()
+    };
+    let a: String = after.chars().take(CONTEXT).collect();
+    let dots = |cut: bool| if cut { "…" } else { "" };
+    format!(
+        "{}{b}[{hit}]{a}{}",
+        dots(before.chars().count() > CONTEXT),
+        dots(after.chars().count() > CONTEXT)
+    )
+    .replace(['\n', '\r', '\t'], " ")
+}
