@@ -75,6 +75,15 @@ pub enum Command {
     /// matching items with where each matched; --json prints {"n_matched": N, "items": [KEY, …]},
     /// each key as `diff --json` writes it. Exit 2 when the query or the run is unusable.
     Query(QueryArgs),
+    /// Group a run's failing items by cause, largest first; with --baseline, say which are new.
+    ///
+    /// Failing items are those the headline scorer (or --scorer) does not mark correct: wrong,
+    /// errored or unanswered. Each is in exactly one cohort, keyed by the verdict, the why reason,
+    /// the error message with numbers, ids, paths and quoted values masked, and the error class
+    /// (docs/query.md). With --baseline B, each cohort is new, grown, shrunk, the same or gone
+    /// against B's. --json prints {"n_failed": N, "cohorts": [{"label", "n", "share", "example",
+    /// "items": [KEY, …], "query", "vs_baseline"}]}.
+    Cohorts(CohortsArgs),
 }
 
 /// The scoring settings `score` and `report` share.
@@ -250,6 +259,30 @@ pub struct QueryArgs {
     #[arg(long, value_name = "FILE")]
     pub prices: Option<PathBuf>,
     /// Print {"n_matched": N, "items": [KEY, …]}.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `evalboard cohorts`.
+#[derive(Debug, Args)]
+#[command(args_override_self = true)]
+pub struct CohortsArgs {
+    /// Run folder (or log file).
+    #[arg(value_name = "RUN")]
+    pub run: PathBuf,
+    /// Baseline run: each cohort is marked new, grown, shrunk, same or gone against its.
+    #[arg(long, value_name = "B")]
+    pub baseline: Option<PathBuf>,
+    /// Profile the runs are scored under (as `score --profile`).
+    #[arg(long, value_name = "P")]
+    pub profile: Option<String>,
+    /// Scorer id whose verdicts say which items fail (help: [`scorer_help`]).
+    #[arg(long, value_name = "S", help = scorer_help(false), long_help = scorer_help(true))]
+    pub scorer: Option<String>,
+    /// ConvFinQA dataset (numeric QA) or eval set (JSONL) to attach to the runs.
+    #[arg(long, value_name = "FILE")]
+    pub dataset: Option<PathBuf>,
+    /// Print the cohorts as JSON.
     #[arg(long)]
     pub json: bool,
 }

@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 1 a gate failed (`--fail-under`, validation mismatches), 2 unusable input.
 
 mod cli;
+mod cohorts;
 mod compare;
 mod diff;
 mod query;
@@ -41,6 +42,7 @@ fn main() -> ExitCode {
         Some(Command::Compare(a)) => compare::run(a),
         Some(Command::Report(a)) => report::run(a),
         Some(Command::Query(a)) => query::run(a),
+        Some(Command::Cohorts(a)) => cohorts::run(a),
         None => Cli::command()
             .print_long_help()
             .map(|()| 0)

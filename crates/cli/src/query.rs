@@ -5,6 +5,8 @@
 
 use anyhow::Result;
 use evalboard_cli::{errln, outln};
+use evalboard_engine::cohorts::cohorts;
+use evalboard_engine::family::Family;
 use evalboard_engine::query::{self, Query};
 use evalboard_engine::run::{CompareSettings, ALL_FAMILIES};
 
@@ -26,27 +28,11 @@ pub fn run(a: QueryArgs) -> Result<u8> {
             return Ok(2);
         }
     };
-    let compare = CompareSettings {
-        qa_scorer: a.scorer.clone(),
-        ..CompareSettings::default()
-    };
-    let loaded = score::load_path(&a.run, a.profile.as_deref().unwrap_or("doc"))?;
-    let settings = diff::pair_settings(
-        (&a.dataset, a.profile.as_deref(), &a.prices),
-        &compare,
-        loaded.family,
-    )?;
-    let Some((scored, input)) = loaded.score_keeping_input(&settings)? else {
+    let Some((_, mut docs)) = docs_of(&a.run, &a.common(), q.needs_messages())? else {
         return Ok(2);
     };
-    let run = scored.as_ref();
-    let mut docs = run.query_docs_in::<ALL_FAMILIES>(a.scorer.as_deref())?;
-    if q.needs_messages() {
-        if let Some(input) = &input {
-            for p in run.add_conversations_in::<ALL_FAMILIES>(input, &mut docs) {
-                errln!("warning: conversation not read: {p}");
-            }
-        }
+    if q.names("cohort") {
+        cohorts(&docs, None).tag(&mut docs);
     }
     let sel = query::select(&docs, &q);
     if a.json {
@@ -75,6 +61,53 @@ pub fn run(a: QueryArgs) -> Result<u8> {
         outln!("  {}    {}", d.key, shown.join("  ·  "));
     }
     Ok(0)
+}
+
+/// What a run is scored with to be queried: `--profile`, `--scorer`, `--dataset`, `--prices`.
+pub(crate) struct Scoring<'a> {
+    pub profile: Option<&'a str>,
+    pub scorer: Option<&'a str>,
+    pub dataset: &'a Option<std::path::PathBuf>,
+    pub prices: &'a Option<std::path::PathBuf>,
+}
+
+impl QueryArgs {
+    fn common(&self) -> Scoring<'_> {
+        Scoring {
+            profile: self.profile.as_deref(),
+            scorer: self.scorer.as_deref(),
+            dataset: &self.dataset,
+            prices: &self.prices,
+        }
+    }
+}
+
+/// The run at `path` scored as `s` says, as the items queries and cohorts read
+/// ([`evalboard_engine::run::RunRef::query_docs_in`]); with `conversations`, a log's
+/// conversations read from its files too. `Ok(None)`: the run is unusable (already reported).
+pub(crate) fn docs_of(
+    path: &std::path::Path,
+    s: &Scoring<'_>,
+    conversations: bool,
+) -> Result<Option<(Family, Vec<query::Doc>)>> {
+    let compare = CompareSettings {
+        qa_scorer: s.scorer.map(str::to_string),
+        ..CompareSettings::default()
+    };
+    let loaded = score::load_path(path, s.profile.unwrap_or("doc"))?;
+    let family = loaded.family;
+    let settings = diff::pair_settings((s.dataset, s.profile, s.prices), &compare, loaded.family)?;
+    let Some((scored, input)) = loaded.score_keeping_input(&settings)? else {
+        return Ok(None);
+    };
+    let run = scored.as_ref();
+    let mut docs = run.query_docs_in::<ALL_FAMILIES>(s.scorer)?;
+    if let (true, Some(input)) = (conversations, &input) {
+        for p in run.add_conversations_in::<ALL_FAMILIES>(input, &mut docs) {
+            errln!("warning: conversation not read: {p}");
+        }
+    }
+    Ok(Some((family, docs)))
 }
 
 /// The text around a hit, on one line: up to [`CONTEXT`] characters each side, the match in

@@ -11,6 +11,7 @@
 
 pub mod accounting;
 pub mod codegen;
+pub mod cohorts;
 pub mod compare;
 pub mod csv_cell;
 pub mod csv_rows;

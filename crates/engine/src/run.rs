@@ -826,8 +826,8 @@ impl<'a> RunRef<'a> {
 
     /// Every item of the run as a query sees it ([`crate::query::Doc`]), in key order, judged by
     /// `judge` (`None`: the run's own): `key` (the key as text, `a / 3`), `verdict` (`correct`,
-    /// `wrong`, `unscored`; `failed` for an item of a group that failed whole, which comes after
-    /// the judged ones with its reason as `error`), `judge`, the slice fields under their names,
+    /// `wrong`, `unscored`; `failed` for a group that failed whole with no item of it judged,
+    /// which comes after the judged ones with its reason as `error`), `judge`, the slice fields under their names,
     /// the question/expected/answer texts, then the family's own fields
     /// ([`FamilyRun::query_fields`]).
     pub fn query_docs_in<const FAMILIES: FamilySet>(
@@ -868,6 +868,12 @@ impl<'a> RunRef<'a> {
                 docs.push(d);
             }
             for g in j.failed {
+                // A group whose items are judged is in them (they are wrong); one with no item
+                // judged is an item of its own.
+                let judged = docs.partition_point(|d: &Doc| d.key < g.key);
+                if docs.get(judged).is_some_and(|d| d.key.starts_with(&g.key)) {
+                    continue;
+                }
                 let mut d = Doc::new(g.key.clone());
                 d.push("key", Value::Str(g.key.to_string()));
                 d.push("verdict", Value::Str("failed".into()));

@@ -11,6 +11,7 @@
 mod assets;
 mod build;
 pub(crate) mod codegen;
+mod cohorts;
 mod compare;
 mod encode;
 pub(crate) mod evallog;
@@ -326,7 +327,9 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
         );
         let stats =
             family_report::<FAMILIES>(*r).map_or(Value::Null, |f| f.section(&mut body, i, o));
-        data_runs.push(json!({"name": r.name(), "family": r.family(), "statistics": stats}));
+        let cohorts = cohorts::of::<FAMILIES>(r, input.baseline.as_ref(), o.scorer.as_deref())
+            .map_or(Value::Null, |c| cohorts::section(&mut body, i, &c));
+        data_runs.push(json!({"name": r.name(), "family": r.family(), "statistics": stats, "cohorts": cohorts}));
         body.push_str("</section>\n");
     }
 

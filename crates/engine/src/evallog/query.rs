@@ -34,6 +34,20 @@ pub fn query_fields(s: &ScoredLog, docs: &mut Docs<'_>) {
         d.push_str("task", run.task.as_deref());
         d.push_num("cost_usd", sample.cost.or(bill.and_then(|b| b.cost)));
         sample_fields(sample, d);
+        // promptfoo's grading reason says why a test failed (`why`, what failure cohorts group
+        // by); other tools' explanations are often the output itself.
+        if run.tool == super::Tool::Promptfoo {
+            let judge = s.verdict_by.as_ref().map(|k| k.scorer.as_str());
+            let reason = sample
+                .scores
+                .iter()
+                .find(|e| Some(e.score_name()) == judge)
+                .or(sample.scores.first())
+                .and_then(|e| e.explanation.as_deref());
+            if let Some(r) = reason {
+                d.push_text("why", r);
+            }
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! A numeric QA turn's query fields ([`crate::query`]), under the canonical JSONL's names
 //! (docs/formats.md): `conversation_id`, `turn_idx`, `question`, `expected`, `predicted`,
 //! `model`, `conversation_type`, `trace_id`, `latency_ms`, `prompt_tokens`, `completion_tokens`,
-//! `total_tokens`, `error_type`, `error_message`, `plan_steps`, `plan_operations`,
+//! `total_tokens`, `error_type`, `error_message` (`error`: the message, else the type), `plan_steps`, `plan_operations`,
 //! `ground_truth_program`, `features.*`, the verdicts as originally scored (`numerical_match`,
 //! …); the normalised `latency_s`, `tokens.*`, `cost_usd`, `error`; each comparison scorer's
 //! verdict as `score.<id>` (a doc-v1 scorer also by its bare name, `score.numerical_match`) and
@@ -53,7 +53,12 @@ pub fn query_fields(s: &ScoredQaRun, docs: &mut Docs<'_>) {
         if let Some(e) = &turn.error {
             d.push("error_type", Value::Str(e.error_type.clone()));
             d.push("error_message", Value::Str(e.message.clone()));
-            d.push_text("error", &format!("{}: {}", e.error_type, e.message));
+            let text = if e.message.trim().is_empty() {
+                &e.error_type
+            } else {
+                &e.message
+            };
+            d.push_text("error", text);
         }
         if let Some(p) = &turn.plan {
             for step in &p.steps {

@@ -252,22 +252,29 @@ impl Query {
         eval(&self.expr, doc)
     }
 
-    /// Whether the query searches texts stored apart (`text`, `tool`, `tool_error`): a consumer
-    /// reads a log's conversations before it runs such a query.
-    pub fn needs_messages(&self) -> bool {
+    /// Whether the query names field `name` anywhere.
+    pub fn names(&self, name: &str) -> bool {
         let mut stack = vec![&self.expr];
         while let Some(e) = stack.pop() {
             match e {
                 Expr::Or(v) | Expr::And(v) => stack.extend(v),
                 Expr::Not(x) => stack.push(x),
                 Expr::Cmp { path, .. } | Expr::Has(path) => {
-                    if matches!(path.as_str(), "text" | "tool" | "tool_error") {
+                    if path == name {
                         return true;
                     }
                 }
             }
         }
         false
+    }
+
+    /// Whether the query searches texts stored apart (`text`, `tool`, `tool_result`, `tool_error`): a consumer
+    /// reads a log's conversations before it runs such a query.
+    pub fn needs_messages(&self) -> bool {
+        ["text", "tool", "tool_result", "tool_error"]
+            .iter()
+            .any(|n| self.names(n))
     }
 
     /// Where the query's positive conditions (those not under a `not`, `!=` or `!~`) match in

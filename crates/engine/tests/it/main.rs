@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod codegen;
+mod cohorts;
 mod doc_scorers;
 mod docs_tables;
 mod duplicate_keys;
