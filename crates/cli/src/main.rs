@@ -6,6 +6,7 @@
 mod cli;
 mod compare;
 mod diff;
+mod marks;
 use evalboard_cli::fsio;
 mod report;
 mod score;

@@ -467,6 +467,23 @@ fn no_header(file: &str, line: u32) -> Diagnostic {
     )
 }
 
+/// A scored run's content id: [`crate::run_table::content_id`] of the files the run accounts
+/// for ([`crate::run::ScoredRun::files`]: every file read, partly read or skipped — for a
+/// folder of several logs, each log's own files), each with its size and SHA-256 from `digest`
+/// (by the file's path in the run). `None` when a file has no digest: the run cannot be told
+/// apart from other bytes, so no mark is applied to it.
+pub fn run_content_id(
+    files: &[crate::accounting::InputFileReport],
+    digest: impl Fn(&str) -> Option<(u64, [u8; 32])>,
+) -> Option<String> {
+    let mut hashed: Vec<(&str, u64, [u8; 32])> = Vec::with_capacity(files.len());
+    for f in files {
+        let (size, sha) = digest(&f.path)?;
+        hashed.push((f.path.as_str(), size, sha));
+    }
+    Some(crate::run_table::content_id(&hashed))
+}
+
 /// A content id's first 12 characters, for messages.
 pub fn short_id(id: &str) -> &str {
     id.get(..12).unwrap_or(id)
@@ -793,6 +810,51 @@ pub struct Review {
     pub agreement: Vec<Agreement>,
     /// The marked items the run has, in key order.
     pub items: Vec<ReviewedItem>,
+}
+
+fn rate_json(r: &Rate) -> serde_json::Value {
+    serde_json::json!({"value": r.value(), "correct": r.correct, "n": r.n})
+}
+
+impl Review {
+    /// The review as JSON (`evalboard score --marks --json`'s `human` object, the report's data
+    /// block): keys as `diff --json` writes them.
+    pub fn to_json(&self) -> serde_json::Value {
+        let keys = |k: &[ItemKey]| k.iter().map(ItemKey::to_json).collect::<Vec<_>>();
+        let a = &self.applied;
+        serde_json::json!({
+            "content_id": self.content_id,
+            "judge": a.judge,
+            "headline": rate_json(&a.original),
+            "headline_with_human_overrides": rate_json(&a.with_overrides),
+            "mean_with_score_overrides": a.mean_with_scores,
+            "marks_applied": a.applied,
+            "verdicts_changed": a.changed,
+            "marks_not_in_run": keys(&a.unknown_keys),
+            "agreement": self.agreement.iter().map(|g| serde_json::json!({
+                "judge": g.judge,
+                "label": g.label,
+                "n": g.n,
+                "kappa": g.kappa,
+                "kappa_undefined": g.kappa_undefined,
+                "confusion": {
+                    "both_correct": g.confusion.both_correct,
+                    "scorer_correct_human_wrong": g.confusion.scorer_only,
+                    "scorer_wrong_human_correct": g.confusion.human_only,
+                    "both_wrong": g.confusion.both_wrong,
+                },
+                "scorer_differs_from_human": keys(&g.disagree),
+            })).collect::<Vec<_>>(),
+            "items": self.items.iter().map(|i| serde_json::json!({
+                "key": i.key.to_json(),
+                "scorer": i.scorer,
+                "human": i.mark.map(Mark::as_str),
+                "score_override": i.score,
+                "note": i.note,
+                "changes": i.changes,
+            })).collect::<Vec<_>>(),
+        })
+    }
 }
 
 /// The review of `run` (content id `content_id`) under `marks`: `Ok(None)` when the marks hold
