@@ -60,5 +60,6 @@ pub fn report_in<const FAMILIES: FamilySet>(
             scorer,
             ..HtmlOptions::default()
         },
+        human: None,
     })
 }

@@ -136,6 +136,12 @@ pub struct ScoreArgs {
     /// Exit 1 when this statistics.json metric (0–1 scale) is below VALUE or null; repeatable.
     #[arg(long, value_name = "METRIC=VALUE", value_parser = parse_gate)]
     pub fail_under: Vec<(String, f64)>,
+    /// Human-review marks (an `evalboard-marks/1` JSONL sidecar, docs/marks.md) to apply: each
+    /// run's headline is shown with human overrides beside the original, with each scorer's
+    /// agreement with the marks (Cohen's κ, confusion matrix). Marks of other bytes (another
+    /// content id) are not applied.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub marks: Option<PathBuf>,
     /// Exit 2 when an input was read only in part (a file skipped or partly parsed, such as a
     /// broken log beside good ones, which are still scored and written).
     #[arg(long)]
@@ -170,6 +176,12 @@ pub struct ReportArgs {
     /// Replace the HTML file if it exists already.
     #[arg(long)]
     pub force: bool,
+    /// Human-review marks (an `evalboard-marks/1` JSONL sidecar, docs/marks.md) to apply: adds a
+    /// Human review section: each run's headline with human overrides beside the original, with each scorer's
+    /// agreement with the marks (Cohen's κ, confusion matrix). Marks of other bytes (another
+    /// content id) are not applied.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub marks: Option<PathBuf>,
     /// With --baseline: pair items with their epochs (repeats) reduced, as `diff --by-item`.
     #[arg(long, value_name = "REDUCER", num_args = 0..=1, default_missing_value = "", value_parser = parse_by_item)]
     pub by_item: Option<ByItem>,

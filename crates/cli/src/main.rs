@@ -7,6 +7,7 @@ mod cli;
 mod cohorts;
 mod compare;
 mod diff;
+mod marks;
 mod query;
 use evalboard_cli::fsio;
 mod report;

@@ -69,28 +69,47 @@ pub fn run(a: ReportArgs) -> Result<u8> {
         },
         ..Default::default()
     };
+    let sidecar = a.marks.as_deref().map(crate::marks::read).transpose()?;
     let mut files = Vec::new();
-    let mut load = |dir: &Path| -> Result<Option<ScoredRun>> {
+    // Each run's content id, with --marks.
+    let mut ids: Vec<Option<String>> = Vec::new();
+    let mut load = |dir: &Path| -> Result<Option<(ScoredRun, Option<String>)>> {
         let input = fsio::read_run(dir)?;
         for f in &input.files {
             files.push(FileProvenance::of(&input.name, &f.path, &f.bytes));
         }
-        score::load_scored(&dir.display().to_string(), &input, &settings)
+        let digests = sidecar
+            .as_ref()
+            .map(|_| crate::marks::digests_of_input(&input));
+        let scored = score::load_scored(&dir.display().to_string(), &input, &settings)?;
+        Ok(scored.map(|s| {
+            let id = digests
+                .as_ref()
+                .and_then(|d| crate::marks::content_id(&s, d));
+            (s, id)
+        }))
     };
     let mut scored = Vec::new();
     for dir in &a.runs {
         match load(dir)? {
-            Some(s) => scored.push(s),
+            Some((s, id)) => {
+                scored.push(s);
+                ids.push(id);
+            }
             None => return Ok(2),
         }
     }
     let baseline = match &a.baseline {
         Some(dir) => match load(dir)? {
-            Some(s) => Some(s),
+            Some((s, _)) => Some(s),
             None => return Ok(2),
         },
         None => None,
     };
+    if let Some(s) = &sidecar {
+        let known: Vec<&str> = ids.iter().flatten().map(String::as_str).collect();
+        crate::marks::say_not_applied(s, &known);
+    }
     for (path, bytes) in &settings.setting_files {
         let name = Path::new(path)
             .file_name()
@@ -108,6 +127,11 @@ pub fn run(a: ReportArgs) -> Result<u8> {
             files,
         },
         options,
+        human: sidecar.map(|s| evalboard_report::html::HumanMarks {
+            file: s.file,
+            marks: s.set,
+            content_ids: ids,
+        }),
     });
     let mut read: Vec<std::path::PathBuf> = a.runs.clone();
     read.extend(a.baseline.iter().cloned());

@@ -26,6 +26,8 @@ struct Outputs {
     /// What writing the files found, printed beside them.
     diagnostics: Vec<evalboard_engine::Diagnostic>,
     table: Vec<(String, String)>,
+    /// With `--marks`: the run's content id and its review (`None`: no mark of its id).
+    human: Option<(Option<String>, Option<evalboard_engine::marks::Review>)>,
 }
 
 /// The scoring settings shared by `score` and `report`: the profile as named, the engine's
@@ -162,6 +164,18 @@ pub(crate) fn load_path(path: &Path, profile: &str) -> Result<LoadedRun> {
 }
 
 impl LoadedRun {
+    /// Each file's size and SHA-256 (for the run's content id, `--marks`): from the bytes read,
+    /// or from disk for a streamed numeric QA run.
+    pub(crate) fn digests(&self) -> Result<crate::marks::Digests> {
+        match &self.loaded {
+            fsio::Loaded::Qa { reads, .. } => crate::marks::digests_on_disk(
+                Path::new(&self.dir),
+                reads.iter().map(|r| r.report.path.as_str()),
+            ),
+            fsio::Loaded::Other(input) => Ok(crate::marks::digests_of_input(input)),
+        }
+    }
+
     /// Scores the run ([`load_scored`]); the bytes read are gone when it returns.
     pub(crate) fn score(self, s: &Settings) -> Result<Option<ScoredRun>> {
         let dir: &str = &self.dir;
@@ -367,6 +381,7 @@ fn table(run: RunRef, statistics: &serde_json::Value) -> Vec<(String, String)> {
 fn score_each(
     a: &ScoreArgs,
     settings: &Settings,
+    sidecar: Option<&crate::marks::Sidecar>,
     set: &mut fsio::OutputSet,
     partly: &mut Vec<String>,
 ) -> Result<Option<Vec<Outputs>>> {
@@ -376,7 +391,12 @@ fn score_each(
     let mut index: Vec<(String, String)> = Vec::new();
     let mut shortened = false;
     for dir in &a.runs {
-        let Some(runs) = load_path(dir, &settings.profile)?.score_logs(settings)? else {
+        let loaded = load_path(dir, &settings.profile)?;
+        let digests = match sidecar {
+            Some(_) => Some(loaded.digests()?),
+            None => None,
+        };
+        let Some(runs) = loaded.score_logs(settings)? else {
             return Ok(None);
         };
         for r in &runs {
@@ -392,7 +412,16 @@ fn score_each(
         for scored in runs {
             let run = scored.as_ref();
             let plan = evalboard_report::run_output_plan(run);
-            let table = table(run, &plan.statistics);
+            let mut table = table(run, &plan.statistics);
+            let human = match (sidecar, &digests) {
+                (Some(s), Some(d)) => {
+                    let id = crate::marks::content_id(&scored, d);
+                    let review = crate::marks::review(run, id.as_deref(), s);
+                    table.extend(crate::marks::rows(review.as_ref(), id.as_deref(), &s.file));
+                    Some((id, review))
+                }
+                _ => None,
+            };
             let name = run.name().to_string();
             let written = match &a.out {
                 Some(out) => {
@@ -418,6 +447,7 @@ fn score_each(
                 written,
                 diagnostics: plan.diagnostics,
                 table,
+                human,
             });
         }
     }
@@ -443,9 +473,14 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
     let mut set = fsio::OutputSet::new(&a.runs, a.force);
     // Runs read only in part (a file skipped or partly parsed): `--strict` exits 2 for them.
     let mut partly: Vec<String> = Vec::new();
-    let Some(outputs) = score_each(&a, &settings, &mut set, &mut partly)? else {
+    let sidecar = a.marks.as_deref().map(crate::marks::read).transpose()?;
+    let Some(mut outputs) = score_each(&a, &settings, sidecar.as_ref(), &mut set, &mut partly)?
+    else {
         return Ok(2);
     };
+    if let Some(s) = &sidecar {
+        human_outputs(s, &mut outputs, &mut set)?;
+    }
 
     if a.json {
         let v = if outputs.len() == 1 {
@@ -506,6 +541,35 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
         }
     }
     Ok(if failed { 1 } else { 0 })
+}
+
+/// With `--marks`: marks of other bytes said, and each run's `human` object put in its
+/// statistics (`--json`) and, with `--out`, written beside its files as `human_review.json`.
+fn human_outputs(
+    sidecar: &crate::marks::Sidecar,
+    outputs: &mut [Outputs],
+    set: &mut fsio::OutputSet,
+) -> Result<()> {
+    let ids: Vec<&str> = outputs
+        .iter()
+        .filter_map(|o| o.human.as_ref()?.0.as_deref())
+        .collect();
+    let not_applied = crate::marks::say_not_applied(sidecar, &ids);
+    for o in outputs.iter_mut() {
+        let Some((id, review)) = &o.human else {
+            continue;
+        };
+        let human = crate::marks::json(review.as_ref(), id.as_deref(), &sidecar.file, not_applied);
+        if let Some((dir, n)) = &mut o.written {
+            let text = serde_json::to_string_pretty(&human)? + "\n";
+            set.add(dir, "human_review.json", text.as_bytes())?;
+            *n += 1;
+        }
+        if let Some(stats) = o.statistics.as_object_mut() {
+            stats.insert("human".into(), human);
+        }
+    }
+    Ok(())
 }
 
 /// Subfolder name for a run: its folder name, de-duplicated with a numeric suffix against the

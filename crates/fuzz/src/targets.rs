@@ -1091,6 +1091,7 @@ fn run_folder(input: &Input, _: &Ctx) -> Verdict {
             task_baselines: Vec::new(),
             provenance: Default::default(),
             options: Default::default(),
+            human: None,
         });
         s.flag(html.is_empty());
     }

@@ -16,6 +16,7 @@ mod compare;
 mod encode;
 pub(crate) mod evallog;
 pub(crate) mod evalset;
+mod human;
 mod many;
 mod meta;
 pub(crate) mod qa;
@@ -33,6 +34,7 @@ use serde_json::{json, Value};
 
 pub use compare::{compare, Comparison};
 pub use encode::{base64, csp_hash, escape_html, gzip, json_for_script, sha256_hex};
+pub use human::HumanMarks;
 pub use series::{series, Series};
 
 use crate::RunOutputPlan;
@@ -185,6 +187,8 @@ pub struct ReportInput<'a> {
     pub task_baselines: Vec<ReportRun<'a>>,
     pub provenance: Provenance,
     pub options: HtmlOptions,
+    /// Human-review marks (`report --marks`): a Human review section when present.
+    pub human: Option<HumanMarks>,
 }
 
 /// The `<meta http-equiv="Content-Security-Policy">` value for a page whose only inline style
@@ -242,6 +246,10 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
         .collect();
     let loss_runs: Vec<(&str, &evalboard_engine::run_meta::RunMeta)> =
         metas.iter().map(|(n, m)| (n.as_str(), m)).collect();
+    let reviews = input
+        .human
+        .as_ref()
+        .map(|hm| human::reviews::<FAMILIES>(&input.runs, hm));
 
     let mut body = String::with_capacity(1 << 16);
     body.push_str("<div class=\"eb-wrap\">\n<header class=\"eb-head\">");
@@ -276,6 +284,9 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
     if !comparisons.is_empty() {
         body.push_str("<a href=\"#comparison\">Comparison</a>");
     }
+    if input.human.is_some() {
+        body.push_str("<a href=\"#human\">Human review</a>");
+    }
     if input.runs.len() > 1 {
         body.push_str("<a href=\"#runs\">Runs</a>");
     }
@@ -303,6 +314,9 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
             compare::section(&mut body, i, c, o);
         }
         body.push_str("</section>\n");
+    }
+    if let (Some(hm), Some(r)) = (&input.human, &reviews) {
+        human::section(&mut body, &input.runs, hm, r);
     }
     if input.runs.len() > 1 {
         runs_table::<FAMILIES>(&mut body, &input.runs);
@@ -401,7 +415,7 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
     );
 
     // The data block: statistics as the CLI writes them, comparisons, provenance.
-    let data = json!({
+    let mut data = json!({
         "engine_version": engine,
         "generated_at": input.provenance.generated_at,
         "runs": data_runs,
@@ -416,6 +430,10 @@ pub fn render_report_in<const FAMILIES: FamilySet>(input: &ReportInput) -> Strin
             "table": s.table.as_ref().map(ManyComparison::to_json),
         })),
     });
+    // Only with marks: a report without them keeps its data block as before.
+    if let (Some(hm), Some(r), Some(obj)) = (&input.human, &reviews, data.as_object_mut()) {
+        obj.insert("human".into(), human::json(hm, r));
+    }
 
     let css = assets::CSS;
     let js = assets::JS;

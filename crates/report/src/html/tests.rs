@@ -60,6 +60,7 @@ fn render(runs: Vec<ReportRun>, baseline: Option<ReportRun>, options: HtmlOption
             )],
         },
         options,
+        human: None,
     })
 }
 
