@@ -22,7 +22,7 @@
 # report` (its peak memory) and opened in headless Chromium: each must open within 2 s (issue 31).
 #
 # `bench/run.sh` runs every section (`make bench`); `bench/run.sh evallog` only the eval-log one,
-# `bench/run.sh diff` only the diff one, `bench/run.sh compare` only the many-runs one, `bench/run.sh many-view` the dashboard's All runs tab, `bench/run.sh report` only the hostile reports one,
+# `bench/run.sh diff` only the diff one, `bench/run.sh compare` only the many-runs one, `bench/run.sh many-view` the dashboard's All runs tab, `bench/run.sh report` only the hostile reports one, `bench/run.sh query` the query language's,
 # `bench/run.sh folder` only the folder-pick one, `bench/run.sh bigeval` only the big-log one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -295,6 +295,21 @@ if py:
           f"({min(ratios):.1f}-{max(ratios):.1f}x); vs 'evalboard score' loading it: {p / med([r['total_s'] for r in cli]):.1f}x")
 PY
 fi
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = query ]; then
+echo "== the query language over a big log's conversations (issue 29): 20,000 samples x 20 messages (~200 MB of text) as the worker lays them; each query over the docs (the index) against a bare regex scan of the same texts, and the index's heap bytes against the text's. Targets: <= 1 s, <= 2x the bare scan, index <= 1.5x the text; (a+)+$ no dearer than a+$"
+$B query 20000 20 | tee "$OUT/query.jsonl"
+python3 - "$OUT/query.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+q = {r["query"]: r for r in rows if r["bench"] == "query"}
+ix = [r for r in rows if r["bench"] == "query-index"][0]
+worst = max(q.values(), key=lambda r: r["ratio"])
+print(f"  slowest query {max(r['query_s'] for r in q.values()):.3f}s over {ix['text_mb']:.0f} MB; worst ratio to the bare scan {worst['ratio']:.2f} ({worst['query']}); "
+      f"index {ix['index_mb']:.0f} MB = {ix['index_over_text']:.2f}x the text; "
+      f"(a+)+$ / a+$ = {q['text ~ /(a+)+$/']['query_s'] / q['text ~ /a+$/']['query_s']:.2f}")
+PY
 fi
 
 if [ "$SECTION" = all ] || [ "$SECTION" = report ]; then

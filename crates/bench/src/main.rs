@@ -9,6 +9,8 @@
 //!                                        and parsed at once on every core, big JSONL in blocks,
 //!                                        so the input is never in memory whole), then score
 //!                                        and aggregate; same JSON line, timings from disk
+//! `evalboard-bench query [SAMPLES MESSAGES]` — the query language over a big log's
+//!                                        conversations against a bare regex scan (query.rs)
 //! `evalboard-bench time LOG.eval [--stream]` — an evaluation-tool log (an Inspect `.eval`):
 //!                                        read into memory (timed apart), then read + scored
 //!                                        through `engine::run` on one thread as the dashboard's
@@ -18,6 +20,8 @@
 //!                                        peak memory / input, the members' inflate time apart)
 
 /// The CLI's allocator (see crates/cli/src/main.rs), so the bench measures what the CLI does.
+mod query;
+
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -451,6 +455,8 @@ fn main() {
                 threads: n.parse().unwrap_or_else(|_| evalboard_cli::fsio::threads()),
             },
         ),
+        ["query"] => query::run(20_000, 20),
+        ["query", n, m] => query::run(n.parse().unwrap_or(20_000), m.parse().unwrap_or(20)),
         ["sizes"] => {
             use evalboard_engine::numeric_qa::model::*;
             println!(

@@ -188,6 +188,20 @@ const TARGETS: &[Target] = &[
         ..PLAIN
     },
     Target {
+        name: "query",
+        about: "the query language and failure cohorts: parse, evaluate, hits, mask, cohorts; \
+                input = query \n text (the text is an item's field, text and error)",
+        wants: Wants::Derived(answer_seeds),
+        builtin: &[
+            b"text ~ /time(d)? ?out/i and not (verdict == correct or error)\nRequest timed out after 600s",
+            b"score.match == 0 or metadata.a.b >= -3.5e2\n{\"a\": {\"b\": [1, \"x\", null]}}",
+            b"tool == \"bash\" && !(x != 'y') || key ~ /s1\\d/\nKeyError: 'rev' at /tmp/x.csv org-4f3a9c",
+            b"((((a))))\n(a+)+$ aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab",
+        ],
+        run: query_target,
+        ..PLAIN
+    },
+    Target {
         name: "finqa_program",
         about: "FinQA program language: parse, execute (both dialects), equal_program; input = \
                 gold \\n predicted \\n table rows (cells split by |)",
@@ -572,6 +586,44 @@ fn answer_target(input: &Input, _: &Ctx) -> Verdict {
     let plan: Vec<&str> = b.split(',').collect();
     s.flag(qa_score::fa2::logic_recall(Some(a), Some(&plan)).is_some());
     s.count(gt.len());
+    s.done()
+}
+
+fn query_target(input: &Input, _: &Ctx) -> Verdict {
+    use evalboard_engine::query::{Doc, Query, Value};
+    let text = String::from_utf8_lossy(bytes_of(input));
+    let (q, body) = text.split_once('\n').unwrap_or((&text, ""));
+    let mut d = Doc::new(evalboard_engine::run_table::ItemKey::text("k"));
+    d.push("verdict", Value::Str("wrong".into()));
+    d.push("x", Value::Str(body.into()));
+    d.push_json("metadata", body);
+    d.push_text("error", body);
+    d.push_text("output", q);
+    let mut s = Sig::default();
+    match Query::parse(q) {
+        Ok(parsed) => {
+            s.flag(parsed.matches(&d));
+            s.count(parsed.hits(&d).len());
+            s.flag(parsed.needs_messages());
+        }
+        Err(e) => {
+            s.tag(fnv_str(&e.message) & 0xFF);
+            if e.at
+                > q.chars()
+                    .count()
+                    .max(evalboard_engine::query::parse::MAX_QUERY_CHARS)
+            {
+                return Verdict::Crash(format!("error position {} past the query", e.at));
+            }
+        }
+    }
+    let masked = evalboard_engine::cohorts::mask(body);
+    s.count(masked.len());
+    if masked.chars().count() > evalboard_engine::cohorts::MAX_KEY_CHARS + 1 {
+        return Verdict::Crash(format!("mask kept {} characters", masked.chars().count()));
+    }
+    let c = evalboard_engine::cohorts::cohorts(std::slice::from_ref(&d), None);
+    s.count(c.cohorts.len());
     s.done()
 }
 

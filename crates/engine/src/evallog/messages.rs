@@ -458,6 +458,43 @@ pub fn inspect_json_sample_messages(
     }
 }
 
+/// The conversations of every sample of an Inspect `.json` log, parsed once: `(id, epoch)` (an
+/// absent epoch reads as 1) with its messages or why they did not read. A sample listed twice
+/// keeps its last (as [`inspect_json_sample_messages`] picks it). `Err` when the log does not
+/// parse or holds no samples.
+#[allow(clippy::type_complexity)]
+pub fn inspect_json_log_messages(
+    log_json: &[u8],
+) -> Result<Vec<((SampleId, u32), Result<Vec<Message>, String>)>, String> {
+    let log: RawLog = parse(log_json, "the log")?;
+    let samples = log
+        .samples
+        .ok_or("the log holds no samples (written with log_samples off?)")?;
+    let mut out: Vec<((SampleId, u32), Result<Vec<Message>, String>)> = Vec::new();
+    for s in samples {
+        let Some(id) = sample_id(&s.id) else {
+            continue;
+        };
+        let key = (id, sample_epoch(&s.epoch));
+        let messages =
+            match s.messages {
+                Some(raw) => parse::<Value>(raw.get().as_bytes(), "the sample's messages")
+                    .and_then(|list| match list {
+                        Value::Array(list) => Ok(bounded(list.iter())),
+                        Value::Null => Ok(Vec::new()),
+                        other => Err(format!(
+                            "the sample's messages are not a list (found {})",
+                            kind_of(&other)
+                        )),
+                    }),
+                None => Ok(Vec::new()),
+            };
+        out.retain(|(k, _)| *k != key);
+        out.push((key, messages));
+    }
+    Ok(out)
+}
+
 /// Where an Inspect sample's conversation is stored in its log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MessagesAt {

@@ -219,6 +219,14 @@ pub fn read_conversations(
             },
             false => None,
         };
+        // A `.json` log's samples are parsed once, not once per sample.
+        #[allow(clippy::type_complexity)]
+        let mut json_log: Option<
+            Result<
+                std::collections::HashMap<(super::SampleId, u32), Result<Vec<Message>, String>>,
+                String,
+            >,
+        > = None;
         let member = |name: &str| -> Result<Vec<u8>, String> {
             let a = archive.as_ref().ok_or("not an .eval archive")?;
             a.read(a.get(name).ok_or_else(|| format!("no member {name}"))?)
@@ -253,7 +261,18 @@ pub fn read_conversations(
                     m::inspect_chunked_sample_messages(&member(&shell)?, &refs)
                 })(),
                 MessagesAt::JsonLog { id, epoch } => {
-                    m::inspect_json_sample_messages(&f.bytes, &id, epoch)
+                    let all = json_log.get_or_insert_with(|| {
+                        m::inspect_json_log_messages(&f.bytes).map(|v| v.into_iter().collect())
+                    });
+                    match all {
+                        Ok(all) => all.remove(&(id.clone(), epoch)).unwrap_or_else(|| {
+                            Err(format!(
+                                "the log holds no sample {} (epoch {epoch})",
+                                id.label()
+                            ))
+                        }),
+                        Err(e) => Err(e.clone()),
+                    }
                 }
             };
             match read {

@@ -313,6 +313,33 @@ pub fn compile(pattern: &str, flags: &str, at: usize) -> Result<Regex, QueryErro
     })
 }
 
+/// How dear a condition is to test: a field compared (0), a regex over a field (1), anything
+/// that reads every text of an item (2, `text`), a nested group (the dearest of its parts).
+fn cost(e: &Expr) -> u8 {
+    let mut worst = 0;
+    let mut stack = vec![e];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Or(v) | Expr::And(v) => stack.extend(v),
+            Expr::Not(x) => stack.push(x),
+            Expr::Has(p) | Expr::Cmp { path: p, .. } if p == "text" => worst = 2,
+            Expr::Cmp {
+                value: Literal::Regex(..),
+                ..
+            } => worst = worst.max(1),
+            Expr::Has(_) | Expr::Cmp { .. } => {}
+        }
+    }
+    worst
+}
+
+/// The parts of an `and` (or an `or`) in the order they are cheapest to test, so a cheap
+/// condition that decides the item spares a scan of its texts; stable, and the same answer in
+/// any order (conditions have no side effects).
+fn cheap_first(parts: &mut [Expr]) {
+    parts.sort_by_key(cost);
+}
+
 struct Parser {
     toks: Vec<(Tok, usize)>,
     pos: usize,
@@ -341,6 +368,7 @@ impl Parser {
         Ok(if parts.len() == 1 {
             parts.remove(0)
         } else {
+            cheap_first(&mut parts);
             Expr::Or(parts)
         })
     }
@@ -354,6 +382,7 @@ impl Parser {
         Ok(if parts.len() == 1 {
             parts.remove(0)
         } else {
+            cheap_first(&mut parts);
             Expr::And(parts)
         })
     }

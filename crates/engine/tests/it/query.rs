@@ -241,10 +241,11 @@ fn hits_say_where_a_regex_matched() {
         .collect();
     assert_eq!(
         at,
+        // Fields first: an `and` tests its cheap conditions before it reads texts.
         [
+            ("model", 0, 3),
             ("message 3 (tool result: bash)", 0, 10),
             ("message 3 (tool result: bash)", 16, 26),
-            ("model", 0, 3)
         ]
     );
     // A condition under `not` is no hit.
