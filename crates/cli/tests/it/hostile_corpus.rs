@@ -201,6 +201,32 @@ fn every_hostile_case_is_a_run_with_diagnostics_or_an_explained_failure() {
             "{}: diff prints a line from the run:\n{stdout}",
             c.run
         );
+        // A text query over every item (conversations read), and the failure cohorts: no crash,
+        // no raw control character in what they print (messages and ids come from the run).
+        for args in [
+            vec![
+                Path::new("query"),
+                &dir,
+                Path::new("text ~ /./ or not verdict == correct"),
+            ],
+            vec![Path::new("cohorts"), &dir],
+        ] {
+            let (code, stdout, stderr) = bounded(&c.run, &args);
+            assert!(!crashed(code), "{}: {:?}: {stderr}", c.run, args[0]);
+            assert_eq!(
+                code,
+                if c.loads { 0 } else { 2 },
+                "{}: {:?}: {stderr}",
+                c.run,
+                args[0]
+            );
+            assert!(
+                no_raw_controls(&stdout) && no_raw_controls(&stderr),
+                "{}: {:?} prints a raw control character",
+                c.run,
+                args[0]
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&out);
 }

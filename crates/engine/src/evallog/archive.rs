@@ -263,17 +263,29 @@ impl<'a> Archive<'a> {
 
     /// The decompressed bytes of `entry`, checked against its CRC-32 and the caps.
     pub fn read(&self, entry: &Entry) -> Result<Vec<u8>, String> {
+        let data = self.data_of(entry)?;
+        self.index.decode(entry, data)
+    }
+
+    /// `entry`'s JSON with every text past `bound` characters cut as it is inflated
+    /// ([`Index::decode_json`]): what a reader of a sample's messages holds of a text bomb.
+    pub fn read_json(&self, entry: &Entry, bound: u64) -> Result<Vec<u8>, String> {
+        let data = self.data_of(entry)?;
+        Ok(self.index.decode_json(entry, data, bound)?.0)
+    }
+
+    /// The compressed bytes of `entry`.
+    fn data_of(&self, entry: &Entry) -> Result<&'a [u8], String> {
         let b = self.bytes;
         let (start, len) = Index::data_range(
             entry,
             b.get(usize_of(entry.local_header_offset).unwrap_or(usize::MAX)..)
                 .unwrap_or(&[]),
         )?;
-        let data = usize_of(start)
+        usize_of(start)
             .zip(usize_of(len))
             .and_then(|(s, l)| b.get(s..s.checked_add(l)?))
-            .ok_or_else(|| Index::data_past_end((start, len), b.len() as u64))?;
-        self.index.decode(entry, data)
+            .ok_or_else(|| Index::data_past_end((start, len), b.len() as u64))
     }
 }
 

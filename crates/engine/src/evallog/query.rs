@@ -229,7 +229,11 @@ pub fn read_conversations(
         > = None;
         let member = |name: &str| -> Result<Vec<u8>, String> {
             let a = archive.as_ref().ok_or("not an .eval archive")?;
-            a.read(a.get(name).ok_or_else(|| format!("no member {name}"))?)
+            // Texts cut as they inflate: a text bomb is held at its cut length.
+            a.read_json(
+                a.get(name).ok_or_else(|| format!("no member {name}"))?,
+                super::long_text::MAX_TEXT_CHARS,
+            )
         };
         for it in s.judged() {
             let Some(sample) = run.samples.get(it.sample) else {
