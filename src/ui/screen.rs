@@ -426,6 +426,7 @@ pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoVie
             <div class=move || format!("eb-grid eb-grid--{}", layout.with(|l| l.kind.clone())) role="grid"
                 aria-label=move || layout.with(|l| l.noun.1.clone()) node_ref=scroller
                 aria-rowcount=move || (total().map_or(0, |t| t.0) + 1).to_string()
+                on:keydown=move |ev| row_keys(&ev)
                 on:scroll=move |_| if let Some(el) = scroller.get_untracked() { scroll_top.set(el.scroll_top() as f64) }>
                 <div class="eb-grid__head" role="row" aria-rowindex="1">
                     {move || layout.with(|l| l.columns.iter().map(|(label, class)| view! {
@@ -465,6 +466,29 @@ pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoVie
             </div>
             <p class="eb-footnote">{move || layout.with(|l| l.footnote.clone())}</p>
         </div>
+    }
+}
+
+/// ↑/↓ on a row of a virtualised grid (rows carry `aria-rowindex`, in order in their body): the
+/// row below or above gets the focus, which scrolls it into view (the grid's `scroll-padding-top`
+/// keeps it clear of the sticky head). One handler for every grid the worker lays out.
+pub fn row_keys(ev: &web_sys::KeyboardEvent) {
+    use wasm_bindgen::JsCast;
+    let Some(row) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .filter(|e| e.has_attribute("aria-rowindex"))
+    else {
+        return;
+    };
+    let to = match ev.key().as_str() {
+        "ArrowDown" => row.next_element_sibling(),
+        "ArrowUp" => row.previous_element_sibling(),
+        _ => return,
+    };
+    ev.prevent_default();
+    if let Some(el) = to.and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok()) {
+        let _ = el.focus();
     }
 }
 
