@@ -129,6 +129,7 @@ test('eval-log Items: a Reason column, ↑/↓ move the row, Enter opens the sam
       '=The answer apologises instead of answering <script>alert(1)</script>',
     ], 'the reason as text, never markup');
     assert.equal(await page.locator('.eb-grid--log script').count(), 0);
+    await page.locator('.eb-grid--log').scrollIntoViewIfNeeded();
     await shot(page, `log-items-${width}`);
 
     await page.focus('.eb-grid--log .eb-grid__row[aria-rowindex="2"]');
@@ -191,7 +192,13 @@ test('↑/↓ through a long eval log: the focused row is always in view, clear 
   assert.equal((await focused(page)).row, '47');
   for (let i = 0; i < 45; i++) {
     await page.keyboard.press('ArrowUp');
-    assert.ok(await inView(), `after ${i + 1} × ↑ the row is in view`);
+    if (!(await inView())) {
+      const dbg = await page.evaluate(() => {
+        const a = document.activeElement; const g = document.querySelector('.eb-grid--log');
+        return { tag: a.tagName, row: a.getAttribute('aria-rowindex'), top: a.getBoundingClientRect().top, gtop: g.getBoundingClientRect().top, st: g.scrollTop, ch: g.clientHeight, style: a.getAttribute('style') };
+      });
+      assert.fail(`after ${i + 1} × ↑ the row is not in view: ${JSON.stringify(dbg)}`);
+    }
   }
   assert.equal((await focused(page)).row, '2');
   // Enter opens the row with the focus.
