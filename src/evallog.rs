@@ -681,7 +681,7 @@ fn verdict_word(v: Option<bool>, errored: bool) -> &'static str {
     }
 }
 
-const COLUMNS: [(&str, &str); 8] = [
+const COLUMNS: [(&str, &str); 9] = [
     ("#", "eb-num eb-muted"),
     ("Item", "eb-mono"),
     ("Input", ""),
@@ -689,6 +689,7 @@ const COLUMNS: [(&str, &str); 8] = [
     ("Output", ""),
     ("Verdict", ""),
     ("Score", "eb-num"),
+    ("Reason", "eb-muted"),
     ("Error", ""),
 ];
 
@@ -736,8 +737,8 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
         noun: ("sample".into(), "samples".into()),
         columns: screen::columns(&COLUMNS),
         filters,
-        search: "item, input, target or output".into(),
-        footnote: "Click a sample (or Enter) for its input, output, every score as recorded and its metadata."
+        search: "item, input, target, output or reason".into(),
+        footnote: "Click a sample (or Enter) for its input, output, every score as recorded with its reason, and its metadata. ↑/↓ move between samples."
             .into(),
     };
     let verdicts = verdict_by_sample(s);
@@ -778,6 +779,7 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
                             .iter()
                             .any(|o| o.as_deref().is_some_and(|o| o.to_lowercase().contains(t)))
                         || x.target.iter().any(|o| o.to_lowercase().contains(t))
+                        || s.reason(*i).is_some_and(|r| r.to_lowercase().contains(t))
                 })
         })
         .collect();
@@ -803,6 +805,7 @@ fn items(s: &ScoredLog, f: &ScreenFilter, offset: u32, limit: u32, v: &mut Scree
                     verdict_word(verdict, x.error.is_some()).into()
                 },
                 score4(reading.get(&i).copied()),
+                cell_text(s.reason(i).unwrap_or("")),
                 cell_text(x.error.as_deref().unwrap_or("")),
             ],
         }
@@ -1032,6 +1035,9 @@ pub fn sample_with_messages(
             s.judged_by().unwrap_or_else(|| NONE.into())
         ),
     ));
+    if let Some(r) = s.reason(index) {
+        facts.push(("Reason".into(), clip(r)));
+    }
     if s.rescored.is_some() {
         let was = of(&s.items);
         facts.push((
@@ -1150,6 +1156,7 @@ pub fn sample_with_messages(
         numeric: vec![false, true, true, false],
         rows,
     }));
+    b.extend(check_blocks(&x.checks));
     if !x.metadata.is_empty() {
         b.push(Block::Heading("Metadata".into()));
         b.push(Block::Facts(
@@ -1193,6 +1200,67 @@ pub fn sample_with_messages(
         title: format!("Sample {}", parts.join(" · ")),
         blocks: b,
     })
+}
+
+/// A sample's per-assertion results (promptfoo's `componentResults`) as a table: an assertion
+/// set's own results indented under it, a failed one marked; nothing when there are none.
+fn check_blocks(c: &evalboard_engine::evallog::model::Checks) -> Vec<Block> {
+    if c.list.is_empty() && c.more == 0 {
+        return Vec::new();
+    }
+    let failed = c.list.iter().filter(|x| x.pass == Some(false)).count();
+    let mut b = vec![Block::Heading(format!(
+        "Assertions · {} of {} failed",
+        failed,
+        c.list.len()
+    ))];
+    let rows = c
+        .list
+        .iter()
+        .map(|x| TableRow {
+            key: None,
+            flag: x.pass == Some(false),
+            cells: vec![
+                Cell::Text(format!(
+                    "{}{}",
+                    "↳ ".repeat(x.depth.min(8) as usize),
+                    x.kind
+                )),
+                Cell::Text(clip(x.value.as_deref().unwrap_or(NONE))),
+                Cell::Text(
+                    match x.pass {
+                        Some(true) => "pass",
+                        Some(false) => "fail",
+                        None => NONE,
+                    }
+                    .into(),
+                ),
+                Cell::Text(score4(x.score)),
+                Cell::Text(clip(x.reason.as_deref().unwrap_or(NONE))),
+            ],
+        })
+        .collect();
+    b.push(Block::Table(Table {
+        key: "sample-checks".into(),
+        title: None,
+        head: ["Type", "Value", "Pass", "Score", "Reason"]
+            .map(str::to_string)
+            .to_vec(),
+        numeric: vec![false, false, false, true, false],
+        rows,
+    }));
+    if c.more > 0 {
+        b.push(note(
+            "checks-more",
+            "note",
+            format!(
+                "{} more not shown (not an assertion object, or past the first {}).",
+                int(c.more),
+                evalboard_engine::evallog::checks::MAX_CHECKS
+            ),
+        ));
+    }
+    b
 }
 
 #[cfg(test)]
@@ -1714,6 +1782,61 @@ pub(crate) mod tests {
         )
         .item
         .is_none());
+    }
+
+    #[test]
+    fn the_items_give_each_samples_reason_and_promptfoo_its_assertions() {
+        // promptfoo: the grading reason; texts stay text (a formula or markup is a cell's text).
+        let s = log("ok/promptfoo_assertions/input");
+        let all = items_of(&s, &[], None);
+        let at = all
+            .layout
+            .columns
+            .iter()
+            .position(|c| c.0 == "Reason")
+            .expect("a Reason column");
+        let reasons: Vec<&str> = all.rows.iter().map(|r| r.cells[at].as_str()).collect();
+        assert_eq!(
+            reasons,
+            [
+                "All assertions passed",
+                "Expected output to contain \"Paris\"",
+                "=The answer apologises instead of answering <script>alert(1)</script>",
+            ]
+        );
+        // The reason is searched.
+        assert_eq!(items_of(&s, &[], Some("paris")).n_match, 1);
+        // The drawer: the reason among the facts, every assertion in a table, nested ones
+        // indented, failed ones marked, the entry that is no assertion counted.
+        let key = item_key(&s.log.run.samples[1].key);
+        let item = view(&s, &ScreenQuery::Item { key }).item.expect("sample 1");
+        assert!(flat(&item.blocks).iter().any(|b| matches!(b,
+            Block::Facts(f) if f.iter().any(|(k, v)| k == "Reason" && v.contains("Paris")))));
+        let t = table(&item.blocks, "sample-checks").expect("assertions");
+        assert_eq!(t.head, ["Type", "Value", "Pass", "Score", "Reason"]);
+        let rows: Vec<Vec<String>> = (0..t.rows.len()).map(|i| cells(t, i)).collect();
+        assert_eq!(rows[0][..3], ["assert-set", "—", "fail"]);
+        assert_eq!(rows[1][..3], ["↳ icontains", "paris", "fail"]);
+        assert_eq!(rows[2][..3], ["↳ regex", "\\d[\\d,]*", "pass"]);
+        assert_eq!(rows[3][1], "threshold 3000");
+        assert_eq!(
+            rows[4][..3],
+            ["javascript", "{\"fn\":\"output.length < 80\"}", "—"]
+        );
+        assert_eq!(
+            t.rows.iter().map(|r| r.flag).collect::<Vec<_>>(),
+            [true, true, false, false, false]
+        );
+        assert!(flat(&item.blocks).iter().any(|b| matches!(b,
+            Block::Heading(h) if h == "Assertions · 2 of 5 failed")));
+        // Inspect: the headline scorer's explanation.
+        let s = log("ok/inspect_epochs2_json/input");
+        let all = items_of(&s, &[], None);
+        assert_eq!(all.rows[0].cells[at], "The answer is 4.");
+        // A log without explanations (lm-eval) has an empty Reason cell and no assertions.
+        let s = log("ok/lm_eval_results_only/input");
+        let all = items_of(&s, &[], None);
+        assert!(all.rows.iter().all(|r| r.cells[at].is_empty()));
     }
 
     #[test]

@@ -138,6 +138,16 @@ pub fn App() -> impl IntoView {
 
     view! {
         <crate::ui::dropzone::DropTarget>
+            <a class="eb-skip" href="#" on:click=move |ev| {
+                ev.prevent_default();
+                // The current tab, else the main area (no run yet).
+                let d = document();
+                let to = d.query_selector(".eb-tabs [aria-selected=\"true\"]").ok().flatten()
+                    .or_else(|| d.get_element_by_id("eb-main"));
+                if let Some(el) = to.and_then(|e| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(e).ok()) {
+                    let _ = el.focus();
+                }
+            }>"Skip to tabs"</a>
             <header class="eb-header">
                 <a class="eb-header__brand" href="#" on:click=move |ev| {
                     ev.prevent_default();
@@ -151,7 +161,7 @@ pub fn App() -> impl IntoView {
             </header>
             <div class="eb-layout">
                 <Sidebar/>
-                <main class="eb-main" id="eb-main">
+                <main class="eb-main" id="eb-main" tabindex="-1">
                     <Show when=has_runs fallback=|| view! { <EmptyState/> }>
                         {move || match current_id.get() {
                             Some(_) => view! {

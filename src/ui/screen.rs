@@ -426,6 +426,7 @@ pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoVie
             <div class=move || format!("eb-grid eb-grid--{}", layout.with(|l| l.kind.clone())) role="grid"
                 aria-label=move || layout.with(|l| l.noun.1.clone()) node_ref=scroller
                 aria-rowcount=move || (total().map_or(0, |t| t.0) + 1).to_string()
+                on:keydown=move |ev| if let Some(g) = scroller.get_untracked() { row_keys(&ev, &g) }
                 on:scroll=move |_| if let Some(el) = scroller.get_untracked() { scroll_top.set(el.scroll_top() as f64) }>
                 <div class="eb-grid__head" role="row" aria-rowindex="1">
                     {move || layout.with(|l| l.columns.iter().map(|(label, class)| view! {
@@ -466,6 +467,60 @@ pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoVie
             <p class="eb-footnote">{move || layout.with(|l| l.footnote.clone())}</p>
         </div>
     }
+}
+
+/// ↑/↓ on a row of a virtualised grid (rows carry `aria-rowindex`, the head is row 1, rows are
+/// [`ROW_PX`] high): the row below or above gets the focus, scrolled into view under the sticky
+/// head. One handler for every items grid the worker lays out.
+pub fn row_keys(ev: &web_sys::KeyboardEvent, grid: &web_sys::HtmlElement) {
+    use wasm_bindgen::JsCast;
+    let step: i32 = match ev.key().as_str() {
+        "ArrowDown" => 1,
+        "ArrowUp" => -1,
+        _ => return,
+    };
+    let Some(at) = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|e| e.get_attribute("aria-rowindex"))
+        .and_then(|i| i.parse::<i32>().ok())
+    else {
+        return;
+    };
+    ev.prevent_default();
+    if at + step < 2 {
+        return; // the first row: the head is above it
+    }
+    let sel = format!("[aria-rowindex=\"{}\"]", at + step);
+    let Ok(Some(row)) = grid.query_selector(&sel) else {
+        return;
+    };
+    // The row's top in the body; the visible body is [scrollTop, scrollTop + height − head).
+    let (row_h, top, st) = (
+        ROW_PX as i32,
+        (at + step - 2) * ROW_PX as i32,
+        grid.scroll_top(),
+    );
+    let h = grid.client_height() - row_h;
+    if top < st {
+        grid.set_scroll_top(top);
+    } else if top + row_h > st + h {
+        grid.set_scroll_top(top + row_h - h);
+    }
+    let focus = |row: web_sys::Element| {
+        if let Ok(row) = row.dyn_into::<web_sys::HtmlElement>() {
+            let _ = row.focus();
+        }
+    };
+    focus(row);
+    // The scroll re-renders the window, which may move the row in the DOM (and so blur it):
+    // focus it again once the rows are drawn.
+    let grid = grid.clone();
+    request_animation_frame(move || {
+        if let Ok(Some(row)) = grid.query_selector(&sel) {
+            focus(row);
+        }
+    });
 }
 
 /// A select of a screen's choice `name` (options as (value, label); the value "" is none),

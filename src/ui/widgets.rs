@@ -173,9 +173,36 @@ pub fn Verdict(ok: Option<bool>, #[prop(optional, into)] label: String) -> impl 
     view! { <span class=class>{text}</span> }
 }
 
+/// Tab inside a dialog cycles through its focusable elements: from the last one Tab goes to the
+/// first, from the first Shift+Tab to the last.
+fn trap_tab(ev: &web_sys::KeyboardEvent, panel: &web_sys::HtmlElement) {
+    use wasm_bindgen::JsCast;
+    let Ok(list) = panel.query_selector_all(
+        "a[href],button:not([disabled]),input,select,textarea,summary,[tabindex]:not([tabindex=\"-1\"])",
+    ) else {
+        return;
+    };
+    let at = |i: u32| list.item(i);
+    let (Some(first), Some(last)) = (at(0), at(list.length().saturating_sub(1))) else {
+        return;
+    };
+    let (from, to) = if ev.shift_key() {
+        (first, last)
+    } else {
+        (last, first)
+    };
+    let active: Option<web_sys::Node> = document().active_element().map(Into::into);
+    if active.as_ref() == Some(&from) {
+        ev.prevent_default();
+        if let Ok(el) = to.dyn_into::<web_sys::HtmlElement>() {
+            let _ = el.focus();
+        }
+    }
+}
+
 /// A dialog over the page for the open item (`route.item`): focus moves to its close button when
-/// it opens and back to what opened it when it closes; Escape, the button or the backdrop close
-/// it (clearing `route.item`).
+/// it opens and back to what opened it when it closes; Tab and Shift+Tab stay inside it
+/// ([`trap_tab`]); Escape, the button or the backdrop close it (clearing `route.item`).
 #[component]
 pub fn Drawer(
     #[prop(into)] open: Signal<bool>,
@@ -184,6 +211,7 @@ pub fn Drawer(
 ) -> impl IntoView {
     let store = use_store();
     let close_ref = NodeRef::<leptos::html::Button>::new();
+    let panel = NodeRef::<leptos::html::Div>::new();
     let opener: StoredValue<Option<web_sys::HtmlElement>> = StoredValue::new(None);
     Effect::new(move |was_open: Option<bool>| {
         let is_open = open.get();
@@ -215,7 +243,12 @@ pub fn Drawer(
                 role="dialog"
                 aria-modal="true"
                 aria-labelledby="eb-drawer-title"
-                on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Escape" { ev.prevent_default(); close(); }
+                node_ref=panel
+                on:keydown=move |ev: web_sys::KeyboardEvent| match ev.key().as_str() {
+                    "Escape" => { ev.prevent_default(); close(); }
+                    "Tab" => if let Some(p) = panel.get_untracked() { trap_tab(&ev, &p) },
+                    _ => {}
+                }
             >
                 <div class="eb-drawer__head">
                     <h2 class="eb-drawer__title" id="eb-drawer-title">{move || title.get()}</h2>

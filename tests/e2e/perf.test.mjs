@@ -295,6 +295,8 @@ test('initial load: wasm + JS + CSS of the first open, measured against the budg
   // empty state naming all five tools and the callout styles (issue 28, class 9): 348.2 KB. 1.8 KB
   // are left of the budget: the next page feature first moves page code into the worker (the
   // numeric-QA Overview on the generic screen blocks is the candidate, docs/dashboard.md § Size).
+  // Issue 29.4's keyboard (skip link, ↑/↓ on every items grid, the drawer's Tab trap): +1.7 KB,
+  // 348.0 KB measured on its own branch.
   const BUDGET_KB = 350;
   const PAGE_GATE_KB = 349;
   assert.ok(PAGE_GATE_KB <= BUDGET_KB, 'the gate never exceeds the budget');

@@ -6,6 +6,7 @@ use evalboard_engine::csv_cell::neutralize;
 use evalboard_engine::numeric_qa::aggregate::doc::{conversation_type, Mean};
 use evalboard_engine::numeric_qa::aggregate::{ERRORS_HEADER, VALIDATION_HEADER};
 use evalboard_engine::numeric_qa::model::{QaConversation, QaTurn, RawValue};
+use evalboard_engine::numeric_qa::score::why::why_wrong;
 use evalboard_engine::numeric_qa::score::{
     doc, logic, ScoredQaRun, TurnScore, OPERATIONS_PER_TURN,
 };
@@ -88,6 +89,7 @@ pub const TURNS_HEADER: &[&str] = &[
     "error_type",
     "error_message",
     "score_reason",
+    "why_wrong",
 ];
 
 pub fn turns_csv(s: &ScoredQaRun) -> String {
@@ -132,6 +134,7 @@ pub fn write_turns_csv(s: &ScoredQaRun, out: impl std::io::Write) -> std::io::Re
             opt(t.error.as_ref().map(|e| e.error_type.as_str())),
             opt(t.error.as_ref().map(|e| e.message.as_str())),
             opt(a.reason.as_deref()),
+            opt(why_wrong(c, t, ts, s.config.profile, &s.config.tolerances)),
         ];
         w.write_record(rec.iter().map(|c| neutralize(c).into_owned()))?;
     }

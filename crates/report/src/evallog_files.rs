@@ -369,8 +369,9 @@ fn value_text(v: &RecordedValue) -> String {
 
 /// items.csv: one row per sample (key, verdict by the headline score, the re-scored verdict and
 /// reading (empty as recorded), input, target, output, error, every score as
-/// `name=value (reading)`, source, its cost under the price table (empty: unpriced or no tokens)
-/// and the cost its tool recorded), cells through [`neutralize`].
+/// `name=value (reading)`, source, its cost under the price table (empty: unpriced or no tokens),
+/// the cost its tool recorded and the reason of its verdict in the tool's words
+/// ([`ScoredLog::reason`])), cells through [`neutralize`].
 pub fn items_csv(s: &ScoredLog) -> String {
     let mut w = csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
@@ -389,6 +390,7 @@ pub fn items_csv(s: &ScoredLog) -> String {
         "source",
         "cost_usd",
         "recorded_cost_usd",
+        "reason",
     ]);
     let verdict: std::collections::HashMap<usize, &evalboard_engine::evallog::score::ItemVerdict> =
         s.items.iter().map(|i| (i.sample, i)).collect();
@@ -437,6 +439,7 @@ pub fn items_csv(s: &ScoredLog) -> String {
                 .map(crate::csvs::num)
                 .unwrap_or_default(),
             sample.cost.map(crate::csvs::num).unwrap_or_default(),
+            s.reason(i).unwrap_or_default().to_string(),
         ];
         let _ = w.write_record(rec.iter().map(|c| neutralize(c).into_owned()));
     }

@@ -542,6 +542,7 @@ fn whole(x: f64) -> Option<u64> {
 
 fn empty_sample(k: &Key, source: String) -> Sample {
     Sample {
+        checks: Default::default(),
         key: SampleKey::Helm {
             instance: k.0.clone(),
             perturbation: k.1.clone(),

@@ -710,6 +710,7 @@ fn lower_sample(
         .map(|o| o.iter().map(|(k, v)| (k.clone(), compact(v))).collect())
         .unwrap_or_default();
     Some(Sample {
+        checks: Default::default(),
         key: SampleKey::Inspect { id, epoch },
         input,
         target,

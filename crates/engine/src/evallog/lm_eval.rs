@@ -475,6 +475,7 @@ fn read_samples(
             }
         }
         out.push(Sample {
+            checks: Default::default(),
             key: SampleKey::LmEval {
                 task: task.to_string(),
                 doc_id,

@@ -35,6 +35,7 @@
 
 pub mod archive;
 pub mod billing;
+pub mod checks;
 pub mod compare;
 pub mod eval_file;
 pub mod helm;

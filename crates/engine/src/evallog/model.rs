@@ -364,4 +364,32 @@ pub struct Sample {
     pub metadata: BTreeMap<String, String>,
     /// Where it was read from: the file, and the archive member or line.
     pub source: String,
+    /// The tool's per-assertion results (promptfoo's `componentResults`), bounded; empty for
+    /// the other tools.
+    #[serde(default)]
+    pub checks: Checks,
+}
+
+/// A sample's per-assertion results, in the tool's order (an assertion set's own results follow
+/// it, one level deeper), at most [`super::checks::MAX_CHECKS`]; `more` counts the ones not kept.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Checks {
+    pub list: Vec<Check>,
+    pub more: u64,
+}
+
+/// One assertion's result as the tool recorded it (texts cut at
+/// [`super::checks::MAX_CHECK_TEXT`] characters).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    /// 0 for an assertion of the test, 1 for one inside an assertion set, and so on.
+    pub depth: u32,
+    /// Its type (`contains`, `llm-rubric`, `assert-set`, …; `(none)` when not recorded).
+    pub kind: String,
+    /// Its value (a string as written, anything else as compact JSON; else its threshold).
+    pub value: Option<String>,
+    /// `None` when the tool recorded no boolean.
+    pub pass: Option<bool>,
+    pub score: Option<f64>,
+    pub reason: Option<String>,
 }

@@ -519,6 +519,7 @@ fn lower_sample(
     let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
     metadata.insert("events".to_string(), compact(&Value::from(kinds.join(","))));
     Sample {
+        checks: Default::default(),
         key: SampleKey::OpenaiEvals {
             sample_id: sample_id.clone(),
         },

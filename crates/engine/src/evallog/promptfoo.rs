@@ -444,6 +444,7 @@ fn read_row(path: &str, source: String, line: u32, r: &Value) -> Result<Row, Dia
             error,
             metadata,
             source,
+            checks: super::checks::read(grading),
         },
     })
 }

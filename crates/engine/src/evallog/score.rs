@@ -26,7 +26,7 @@ use crate::input::RunInput;
 use crate::prices::PriceTable;
 use crate::run_meta::{plural, RunMeta};
 
-use super::model::{EvalLogRun, Headline, MetricKey, Sample, SampleKey, Tool};
+use super::model::{EvalLogRun, Headline, MetricKey, Sample, SampleKey, ScoreEntry, Tool};
 use super::rescore::{EvalLogOptions, Rescorer};
 
 /// Recorded and recomputed numbers further apart than this are a mismatch.
@@ -387,20 +387,33 @@ fn reading_of(sample: &Sample, key: &MetricKey) -> Option<f64> {
     if sample.error.is_some() && !errored_keeps_verdict(sample) {
         return None;
     }
-    sample
-        .scores
-        .iter()
-        .find(|e| {
-            let name = e.score_name();
-            key.scorer == name
-                || key.scorer == e.scorer
-                || key
-                    .scorer
-                    .split_once(':')
-                    .is_some_and(|(s, n)| s == e.scorer && n == name)
-        })
+    entry_of(sample, key)
         .and_then(|e| e.reading)
         .filter(|r| r.is_finite())
+}
+
+/// The score entry of `sample` that `key` names.
+fn entry_of<'a>(sample: &'a Sample, key: &MetricKey) -> Option<&'a ScoreEntry> {
+    sample.scores.iter().find(|e| {
+        let name = e.score_name();
+        key.scorer == name
+            || key.scorer == e.scorer
+            || key
+                .scorer
+                .split_once(':')
+                .is_some_and(|(s, n)| s == e.scorer && n == name)
+    })
+}
+
+/// Why `sample` was judged as it was, in the tool's words: the explanation of the score `key`
+/// names (the headline: Inspect's scorer `explanation`, promptfoo's grading `reason`), else the
+/// first explanation any of its scores records; `None` when it records none (lm-eval, HELM,
+/// OpenAI Evals record none).
+pub fn reason_of<'a>(sample: &'a Sample, key: Option<&MetricKey>) -> Option<&'a str> {
+    let nonempty = |e: &'a ScoreEntry| e.explanation.as_deref().filter(|x| !x.trim().is_empty());
+    key.and_then(|k| entry_of(sample, k))
+        .and_then(nonempty)
+        .or_else(|| sample.scores.iter().find_map(nonempty))
 }
 
 /// Every sample of `key`'s slice, judged by its score.
@@ -528,6 +541,12 @@ pub fn mean_and_accuracy(items: &[ItemVerdict]) -> (Option<f64>, Option<f64>) {
 }
 
 impl ScoredLog {
+    /// Why sample `index` was judged as it was, in its tool's words ([`reason_of`] under the
+    /// headline score the log is judged by as recorded).
+    pub fn reason(&self, index: usize) -> Option<&str> {
+        reason_of(self.log.run.samples.get(index)?, self.verdict_by.as_ref())
+    }
+
     /// Bills the samples again under `prices` (the dashboard's Settings).
     pub fn reprice(&mut self, prices: &PriceTable) {
         self.billing = super::billing::bill(&self.log.run, prices);

@@ -94,6 +94,24 @@ pub struct PlanStep {
     pub tool: std::borrow::Cow<'static, str>,
     /// Borrowed for the operations of the program language (see [`plan_word`]).
     pub operation: Option<std::borrow::Cow<'static, str>>,
+    /// What the step asked and what it gave, where the source records them (results.json's
+    /// step params and `step_results`); boxed, most runs' steps have none.
+    #[serde(default)]
+    pub detail: Option<Box<StepDetail>>,
+}
+
+/// A plan step's query and result as text, each cut at [`StepDetail::MAX_TEXT`] characters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepDetail {
+    /// A compute step's operation over its operands (`subtract(#1, #2)`: `#n` is step n's
+    /// result), another step's source and parameters (`text {"year":"2009",…}`, nulls left out).
+    pub query: Option<String>,
+    /// The step's result as recorded (`step_results[step_id]`).
+    pub result: Option<String>,
+}
+
+impl StepDetail {
+    pub const MAX_TEXT: usize = 300;
 }
 
 /// A plan's tool or operation name: the words plans use over and over (`compute`, `add`,

@@ -468,7 +468,8 @@ pub struct ConversationTurn {
 /// outcome, validator verdicts, call counts. Empty for sources that record none (turns.csv).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TurnWork {
-    /// Every plan step in order, as `tool` or `tool: operation`.
+    /// Every plan step in order, as `tool` or `tool: operation`, with its query and result
+    /// where the source records them ([`step_words`]).
     pub plan: Vec<String>,
     pub plan_type: Option<String>,
     pub plan_complexity: Option<String>,
@@ -510,18 +511,31 @@ fn recorded(v: &RawValue) -> Option<String> {
     (!v.is_null()).then(|| v.display())
 }
 
+/// A plan step in words: `tool`, `tool: operation`, with its query and `→ result` where the
+/// source records them (`compute: subtract(#1, #2) → 42.5`, `extract_value text {…} → 1563`).
+fn step_words(st: &crate::numeric_qa::model::PlanStep) -> String {
+    let op = st.operation.as_deref().filter(|o| !o.is_empty());
+    let detail = st.detail.as_deref();
+    let query = detail.and_then(|d| d.query.as_deref());
+    let mut w = match (op, query) {
+        (Some(op), Some(q)) if q.starts_with(op) => format!("{}: {q}", st.tool),
+        (Some(op), Some(q)) => format!("{}: {op} {q}", st.tool),
+        (Some(op), None) => format!("{}: {op}", st.tool),
+        (None, Some(q)) => format!("{} {q}", st.tool),
+        (None, None) => st.tool.to_string(),
+    };
+    if let Some(r) = detail.and_then(|d| d.result.as_deref()) {
+        w.push_str(" → ");
+        w.push_str(r);
+    }
+    w
+}
+
 fn turn_work(turn: &crate::numeric_qa::model::QaTurn) -> TurnWork {
-    let plan = turn.plan.as_ref().map_or_else(Vec::new, |p| {
-        p.steps
-            .iter()
-            .map(
-                |st| match st.operation.as_deref().filter(|o| !o.is_empty()) {
-                    Some(op) => format!("{}: {op}", st.tool),
-                    None => st.tool.to_string(),
-                },
-            )
-            .collect()
-    });
+    let plan = turn
+        .plan
+        .as_ref()
+        .map_or_else(Vec::new, |p| p.steps.iter().map(step_words).collect());
     let validator = turn
         .validator_logs
         .iter()

@@ -456,6 +456,20 @@ fn snapshot(read: &Result<EvalLogRead, evalboard_engine::accounting::LoadError>)
                 .map(|e| format!("{}={:?}->{:?}", e.score_name(), e.value, e.reading))
                 .collect();
             out += &format!("  {:?} error={:?} {}\n", s.key, s.error, scores.join(" "));
+            for c in &s.checks.list {
+                out += &format!(
+                    "    check {}{} value={:?} pass={:?} score={:?} reason={:?}\n",
+                    "  ".repeat(c.depth as usize),
+                    c.kind,
+                    c.value,
+                    c.pass,
+                    c.score,
+                    c.reason
+                );
+            }
+            if s.checks.more > 0 {
+                out += &format!("    checks not kept: {}\n", s.checks.more);
+            }
         }
     }
     for f in files {
@@ -1201,4 +1215,44 @@ fn one_broken_log_never_sinks_the_rest() {
     )
     .expect_err("nothing usable");
     assert_eq!(e.files.len(), 2, "both broken logs named: {:?}", e.files);
+}
+
+/// A sample's reason is the explanation of the headline score (promptfoo's grading reason,
+/// Inspect's scorer explanation), else the first explanation it records; none for a tool that
+/// records none (lm-eval).
+#[test]
+fn each_sample_gives_the_reason_of_its_verdict() {
+    use evalboard_engine::run::{self, ReadOptions, ScoredRun, Settings};
+    let load = |dir: &str| {
+        let files = read_folder(&fixture(dir))
+            .into_iter()
+            .map(|(p, b)| InputFile::new(p, b))
+            .collect();
+        let input = evalboard_engine::RunInput::new("log", files);
+        let read = run::read(&input, None, ReadOptions::default()).expect("reads");
+        match run::score(read, &Settings::default(), 1) {
+            ScoredRun::EvalLog(l) => *l,
+            _ => panic!("an eval log"),
+        }
+    };
+    let reasons = |dir: &str| {
+        let s = load(dir);
+        (0..s.log.run.samples.len())
+            .map(|i| s.reason(i).map(str::to_string))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        reasons("evallog/ok/promptfoo_assertions/input"),
+        [
+            Some("All assertions passed".to_string()),
+            Some("Expected output to contain \"Paris\"".into()),
+            Some("=The answer apologises instead of answering <script>alert(1)</script>".into()),
+        ]
+    );
+    let inspect = reasons("evallog/ok/inspect_epochs2_json/input");
+    assert_eq!(inspect[0].as_deref(), Some("The answer is 4."));
+    assert!(reasons("evallog/runs/lm_eval_baseline")
+        .iter()
+        .all(Option::is_none));
+    assert_eq!(load("evallog/runs/lm_eval_baseline").reason(10_000), None);
 }

@@ -195,7 +195,8 @@ fn breakdown_tables(out: &mut String, section_id: &str, s: &ScoredLog) {
 }
 
 /// Every sample (capped at `max_table_rows`): key, verdict (re-scored under a re-scorer, with the
-/// verdict as originally scored beside it), input, target, output, error.
+/// verdict as originally scored beside it), input, target, output, the verdict's reason in the
+/// tool's words, error.
 fn items(out: &mut String, items_id: &str, s: &ScoredLog, o: &HtmlOptions) {
     h(out, 3, items_id, "Samples");
     let verdicts: std::collections::HashMap<usize, Option<bool>> =
@@ -221,6 +222,7 @@ fn items(out: &mut String, items_id: &str, s: &ScoredLog, o: &HtmlOptions) {
                 Cell::long(sample.input.as_deref().unwrap_or("")),
                 Cell::long(&sample.target.join(" | ")),
                 Cell::long(sample.output.as_deref().unwrap_or("")),
+                Cell::long(s.reason(i).unwrap_or("")),
                 Cell::long(sample.error.as_deref().unwrap_or("")),
             ]);
             Row {
@@ -243,6 +245,7 @@ fn items(out: &mut String, items_id: &str, s: &ScoredLog, o: &HtmlOptions) {
         ("Input", false),
         ("Target", false),
         ("Output", false),
+        ("Reason", false),
         ("Error", false),
     ]);
     sortable_items(out, &table_id, &columns, &rows);

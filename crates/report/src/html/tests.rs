@@ -412,3 +412,28 @@ fn bidi_controls_in_log_text_are_shown_as_escapes_everywhere() {
 fn evalboard_test_support_root() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
+
+#[test]
+fn an_eval_logs_samples_give_their_reason_as_text() {
+    let path = "tests/fixtures/evallog/ok/promptfoo_assertions/input/results.jsonl";
+    let bytes = std::fs::read(evalboard_test_support_root().join(path)).expect("fixture");
+    let input = RunInput::new("assertions", vec![InputFile::new("results.jsonl", bytes)]);
+    let read = evalboard_engine::run::read(&input, None, Default::default()).expect("reads");
+    let scored = evalboard_engine::run::score(read, &evalboard_engine::run::Settings::default(), 1);
+    let html = render(vec![scored.as_ref()], None, HtmlOptions::default());
+    assert!(html.contains(">Reason<"), "a Reason column");
+    assert!(html.contains("Expected output to contain &quot;Paris&quot;"));
+    assert!(html.contains(
+        "=The answer apologises instead of answering &lt;script&gt;alert(1)&lt;/script&gt;"
+    ));
+    assert!(!html.contains("<script>alert(1)"));
+    // items.csv: the reason last, a formula-like one neutralised.
+    let evalboard_engine::run::ScoredRun::EvalLog(log) = &scored else {
+        panic!("an eval log")
+    };
+    let csv = crate::evallog_files::items_csv(log);
+    assert!(csv.lines().next().unwrap_or_default().ends_with(",reason"));
+    assert!(
+        csv.contains(",'=The answer apologises instead of answering <script>alert(1)</script>\n")
+    );
+}

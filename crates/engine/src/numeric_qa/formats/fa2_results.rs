@@ -14,8 +14,8 @@ use serde_json::Value;
 use crate::diag::SourceRef;
 use crate::diag::{line_of_offset, Diagnostic};
 use crate::numeric_qa::model::{
-    Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, Tokens,
-    TurnError,
+    Features, OriginalTurnScores, Plan, PlanStep, QaConversation, QaTurn, RawValue, StepDetail,
+    Tokens, TurnError,
 };
 
 /// Cheap content sniff: a JSON array whose first object has `example_id` and `turns` or `error`.
@@ -45,6 +45,7 @@ struct RawTurn {
     turn: Option<Value>,
     execution_time_ms: Option<Value>,
     plan: Option<Value>,
+    step_results: Option<Value>,
     error: Option<Value>,
     numerical_match: Option<Value>,
     financial_match: Option<Value>,
@@ -126,6 +127,12 @@ pub(crate) fn features_from(v: Option<&Value>, refused: &mut Vec<String>) -> Fea
 
 /// Reads a plan `{steps: [{tool, operation, ...}]}`; `None` when absent or not an object.
 pub(crate) fn plan_from(v: Option<&Value>) -> Option<Plan> {
+    plan_with_results(v, None)
+}
+
+/// [`plan_from`], each step with its query and its result in `step_results` (`{"<step_id>":
+/// value}`) when the source records them ([`StepDetail`]).
+pub(crate) fn plan_with_results(v: Option<&Value>, results: Option<&Value>) -> Option<Plan> {
     let Value::Object(m) = v? else { return None };
     let steps = m.get("steps")?.as_array()?;
     Some(Plan {
@@ -137,8 +144,81 @@ pub(crate) fn plan_from(v: Option<&Value>) -> Option<Plan> {
                     .and_then(Value::as_str)
                     .map_or(Cow::Borrowed(""), plan_word),
                 operation: s.get("operation").and_then(Value::as_str).map(plan_word),
+                detail: step_detail(s, results),
             })
             .collect(),
+    })
+}
+
+fn cut(s: &str) -> String {
+    crate::text::clip_at(s, StepDetail::MAX_TEXT).into_owned()
+}
+
+/// A value in a step's words: a string as written, a number as JSON, anything else compact JSON.
+fn value_words(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => serde_json::to_string(other).unwrap_or_default(),
+    }
+}
+
+/// An object without its null fields (nested objects too, to a small depth), as compact JSON.
+fn without_nulls(v: &Value, depth: u8) -> Value {
+    match v {
+        Value::Object(m) if depth < 4 => Value::Object(
+            m.iter()
+                .filter(|(_, x)| !x.is_null())
+                .map(|(k, x)| (k.clone(), without_nulls(x, depth + 1)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// A step's query and result; `None` when it records neither.
+fn step_detail(s: &Value, results: Option<&Value>) -> Option<Box<StepDetail>> {
+    let operands = s.get("operands").and_then(Value::as_array);
+    let query = match (s.get("operation").and_then(Value::as_str), operands) {
+        (Some(op), Some(args)) => {
+            let args: Vec<String> = args
+                .iter()
+                .take(32)
+                .map(
+                    |a| match (a.get("step_ref").and_then(Value::as_i64), a.get("value")) {
+                        (_, Some(v)) if !v.is_null() => value_words(v),
+                        (Some(r), _) => format!("#{r}"),
+                        _ => value_words(a),
+                    },
+                )
+                .collect();
+            Some(format!("{op}({})", args.join(", ")))
+        }
+        _ => {
+            let params = ["table_params", "text_params", "params"]
+                .iter()
+                .find_map(|k| s.get(*k).filter(|p| !p.is_null()));
+            let source = s.get("source").and_then(Value::as_str);
+            match (source, params) {
+                (None, None) => None,
+                (Some(src), None) => Some(src.to_string()),
+                (src, Some(p)) => {
+                    let p = value_words(&without_nulls(p, 0));
+                    Some(src.map_or(p.clone(), |src| format!("{src} {p}")))
+                }
+            }
+        }
+    };
+    let id = s.get("step_id").map(value_words);
+    let result = results
+        .and_then(Value::as_object)
+        .zip(id)
+        .and_then(|(r, id)| r.get(&id))
+        .map(value_words);
+    (query.is_some() || result.is_some()).then(|| {
+        Box::new(StepDetail {
+            query: query.as_deref().map(cut),
+            result: result.as_deref().map(cut),
+        })
     })
 }
 
@@ -267,7 +347,7 @@ pub fn read_results(
                 None | Some(Value::Null) => None,
                 Some(v) => Some(RawValue::from_json(v)),
             };
-            let plan = plan_from(rt.plan.as_ref());
+            let plan = plan_with_results(rt.plan.as_ref(), rt.step_results.as_ref());
             conv.turns.push(QaTurn {
                 turn_idx,
                 question: text(rt.question.as_ref()).unwrap_or_default(),
@@ -329,6 +409,56 @@ pub(crate) fn error_type_of(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plan_steps_keep_their_query_and_result() {
+        let json = r#"[{"example_id":"A","turns":[
+          {"answer":0.5,"expected":"0.5","question":"q","turn":1,
+           "plan":{"steps":[
+             {"step_id":1,"tool":"extract_value","source":"text","table_params":null,
+              "text_params":{"context_window":"post_text","year":"2009","unit":null},"operation":null,"operands":null},
+             {"step_id":2,"tool":"extract_value","source":"table","table_params":{"row":"net sales","col":"2008"}},
+             {"step_id":3,"tool":"compute","operation":"divide",
+              "operands":[{"type":"reference","step_ref":1,"value":null},{"type":"constant","value":2},{"type":"reference","step_ref":-1}]},
+             {"step_id":4,"tool":"compute","operation":"add","operands":"oops"},
+             {"tool":"lookup"}]},
+           "step_results":{"1":1563.0,"3":"x".repeat(0),"2":{"v":[1,2]}}}]}]"#
+            .replace(r#""x".repeat(0)"#, &format!("\"{}\"", "9".repeat(1000)));
+        let (convs, diags) = read_results("r.json", json.as_bytes()).unwrap();
+        assert!(diags.is_empty(), "{diags:?}");
+        let steps = &convs[0].turns[0].plan.as_ref().unwrap().steps;
+        let d = |i: usize| {
+            steps[i]
+                .detail
+                .as_deref()
+                .map(|d| (d.query.clone(), d.result.clone()))
+        };
+        assert_eq!(
+            d(0),
+            Some((
+                Some(r#"text {"context_window":"post_text","year":"2009"}"#.into()),
+                Some("1563.0".into())
+            ))
+        );
+        assert_eq!(
+            d(1),
+            Some((
+                Some(r#"table {"row":"net sales","col":"2008"}"#.into()),
+                Some(r#"{"v":[1,2]}"#.into())
+            ))
+        );
+        let (q, r) = d(2).unwrap();
+        assert_eq!(q.as_deref(), Some("divide(#1, 2, #-1)"));
+        let r = r.unwrap();
+        assert!(
+            r.starts_with(&"9".repeat(300)) && r.contains("(cut at 300 of 1,000"),
+            "{r}"
+        );
+        // Operands that are not a list: no query; a step with nothing recorded: no detail.
+        assert_eq!(d(3), None);
+        assert_eq!(d(4), None);
+        assert_eq!(steps[2].operation.as_deref(), Some("divide"));
+    }
 
     #[test]
     fn reads_turns_plans_and_failures() {

@@ -549,6 +549,7 @@ impl QaJsonlReader {
                     .map(|op| PlanStep {
                         tool: "compute".into(),
                         operation: Some(crate::numeric_qa::model::plan_word(op)),
+                        detail: None,
                     })
                     .collect(),
             }),

@@ -27,6 +27,7 @@ fn plan(steps: &[(&str, Option<&str>)]) -> Plan {
             .map(|(tool, op)| PlanStep {
                 tool: tool.to_string().into(),
                 operation: op.map(|o| o.to_string().into()),
+                detail: None,
             })
             .collect(),
     }
