@@ -58,7 +58,7 @@ pub fn view(st: &Loaded, q: &ScreenQuery) -> ScreenView {
         } => items(st, filter, *offset, *limit, &mut v),
         ScreenQuery::Item { key } => v.item = message_of(st, key),
         // Laid out by the run store from both runs' items (`crate::pair`).
-        ScreenQuery::Pair { .. } => {}
+        ScreenQuery::Pair { .. } | ScreenQuery::Hits { .. } => {}
     }
     v
 }

@@ -65,7 +65,7 @@ pub fn view_with(
             v.item = sample_of(&s.log.run, key).and_then(|i| sample_with_messages(s, i, messages))
         }
         // Laid out by the run store from both runs' items (`crate::pair`).
-        ScreenQuery::Pair { .. } => {}
+        ScreenQuery::Pair { .. } | ScreenQuery::Hits { .. } => {}
     }
     v
 }

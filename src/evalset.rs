@@ -30,7 +30,7 @@ pub fn view(run: &EvalRun, s: &ScoredRun, q: &ScreenQuery) -> ScreenView {
         } => items(&v, filter, *offset, *limit, &mut out),
         ScreenQuery::Item { key } => out.item = item(&v, key),
         // Laid out by the run store from both runs' items (`crate::pair`).
-        ScreenQuery::Pair { .. } => {}
+        ScreenQuery::Pair { .. } | ScreenQuery::Hits { .. } => {}
     }
     out
 }

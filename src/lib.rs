@@ -11,6 +11,7 @@ pub mod many;
 pub mod pair;
 pub mod protocol;
 pub mod qa_screens;
+pub mod query_view;
 pub mod run_label;
 pub mod screen;
 pub mod ui;

@@ -280,7 +280,10 @@ impl Many {
                     m.page(&mut v, filter, *offset, *limit)
                 }
             }
-            (Ok(_), ScreenQuery::Item { .. } | ScreenQuery::Pair { .. }) => {}
+            (
+                Ok(_),
+                ScreenQuery::Item { .. } | ScreenQuery::Pair { .. } | ScreenQuery::Hits { .. },
+            ) => {}
         }
         v
     }

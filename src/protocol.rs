@@ -518,6 +518,10 @@ pub enum ScreenQuery {
     /// both runs' inputs, outputs, scores and conversations, and the diff of the outputs, as
     /// the screen's `item`.
     Pair { baseline: RunId, key: ItemKey },
+    /// One item, as `Item`, headed by where the query `query` matched it (the drawer of an item
+    /// opened from a query: `src/query_view.rs`). (Last, so the other variants keep their
+    /// numbers.)
+    Hits { key: ItemKey, query: String },
 }
 
 /// The filters of an items table: the chosen value of each of the screen's choice filters (by

@@ -10,6 +10,8 @@ use crate::protocol::{
 /// Rows per items page when the query does not say, and the most in one answer.
 pub const ITEMS_PAGE: u32 = 200;
 const ITEMS_MAX: u32 = 500;
+/// A limit asking for every row (the worker's own use: a query narrows a family's whole list).
+pub const ALL_ROWS: u32 = u32::MAX;
 /// Longest text of one item sent to the page (the rest is cut with a note): the report's too.
 pub use evalboard_engine::text::MAX_TEXT;
 
@@ -268,7 +270,11 @@ pub fn page<T>(
     row: impl Fn(T) -> ScreenRow,
 ) {
     v.n_match = hits.len() as u64;
-    let limit = if limit == 0 { ITEMS_PAGE } else { limit }.min(ITEMS_MAX) as usize;
+    let limit = match limit {
+        0 => ITEMS_PAGE as usize,
+        ALL_ROWS => usize::MAX,
+        l => l.min(ITEMS_MAX) as usize,
+    };
     let offset = (offset as usize).min(hits.len());
     v.offset = offset as u64;
     v.rows = hits.into_iter().skip(offset).take(limit).map(row).collect();

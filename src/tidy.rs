@@ -24,6 +24,7 @@ const WORKER_MODULES: &[&str] = &[
     "pair",
     "run_label",
     "qa_screens",
+    "query_view",
 ];
 
 /// The page's top-level module, and the modules both sides share.

@@ -496,6 +496,10 @@ fn codegen_queries() -> Vec<evalboard_app::protocol::ScreenQuery> {
             baseline: 4,
             key: ItemKey::text_index(CG_SESSION, 0),
         },
+        ScreenQuery::Hits {
+            key: ItemKey::text_index(CG_SESSION, 0),
+            query: "text ~ /time(d)? ?out/i and tool == \"bash\"".into(),
+        },
     ]
 }
 

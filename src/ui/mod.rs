@@ -36,6 +36,8 @@ pub mod overview;
 #[cfg(target_arch = "wasm32")]
 pub mod picked_files;
 #[cfg(target_arch = "wasm32")]
+pub mod query;
+#[cfg(target_arch = "wasm32")]
 pub mod saved;
 #[cfg(target_arch = "wasm32")]
 pub mod screen;

@@ -216,6 +216,7 @@ pub fn blocks(list: Vec<Block>) -> AnyView {
             }
             .into_any(),
             Block::Heading(h) => view! { <h3 class="eb-subtitle">{h}</h3> }.into_any(),
+            Block::Text { key, text, .. } if key == "hit" => crate::ui::query::hit(text),
             Block::Text { key, text, mono } => view! {
                 <p class="eb-text" class:eb-mono=mono data-field=key>{text}</p>
             }
@@ -313,10 +314,16 @@ pub fn ScreenOverview() -> impl IntoView {
         Some((run.get()?, ScreenQuery::Overview { dark, choices }))
     });
     let data = fetch(query);
-    move || match data.get() {
+    move || {
+        match data.get() {
         None => view! { <div class="eb-state eb-state--quiet">"Computing the overview…"</div> }
             .into_any(),
-        Some(v) => view! { <div class="eb-overview eb-screen">{blocks(v.blocks)}</div> }.into_any(),
+        Some(v) => view! {
+            <div class="eb-overview eb-screen"
+                on:click=|ev| if let Some(o) = opened(&ev) { crate::ui::query::open_query(&o); }>{blocks(v.blocks)}</div>
+        }
+        .into_any(),
+    }
     }
 }
 
@@ -421,6 +428,7 @@ pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoVie
     };
     view! {
         <div class="eb-items eb-screen-items">
+            <crate::ui::query::QueryBox data=data/>
             <ScreenFilters layout=layout/>
             <div class="eb-items__count" role="status" aria-live="polite">{count}</div>
             <div class=move || format!("eb-grid eb-grid--{}", layout.with(|l| l.kind.clone())) role="grid"
@@ -608,7 +616,11 @@ pub fn ScreenDrawer() -> impl IntoView {
     });
     let query = Memo::new(move |_| {
         let (id, key) = target.get()?;
-        Some((Target::Run(id), ScreenQuery::Item { key }))
+        let query = match store.route.with(|r| r.choice(crate::ui::query::CHOICE)) {
+            Some(query) => ScreenQuery::Hits { key, query },
+            None => ScreenQuery::Item { key },
+        };
+        Some((Target::Run(id), query))
     });
     let data = fetch(query);
     let is_open = Memo::new(move |_| target.with(|t| t.is_some()));

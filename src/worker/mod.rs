@@ -6,6 +6,7 @@ mod big_log;
 pub mod browser_files;
 pub(crate) mod intake;
 pub(crate) mod keep;
+mod query_read;
 pub(crate) mod runtime;
 pub(crate) mod store;
 
@@ -233,6 +234,21 @@ fn handle_request(
                     }
                 });
             }
+        }
+        // A log sample's drawer opened from a query: its conversation read first, then where the
+        // query matched.
+        Request::Screen {
+            req,
+            run_id,
+            query: ScreenQuery::Hits { key, query },
+        } if conversation_of(&state.borrow(), run_id, &key).is_some() => {
+            query_read::hits_with_conversation(scope, state, (req, run_id), (key, query))
+        }
+        // A text query over a log: its conversations are read into the query index first, once.
+        Request::Screen { req, run_id, query }
+            if query_read::wants_reading(&state.borrow(), run_id, &query).is_some() =>
+        {
+            query_read::read_then_answer(scope, state, (req, run_id), query)
         }
         // A log sample's drawer: its conversation is read again from its file first.
         Request::Screen {
@@ -642,7 +658,15 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                 let charts = charts::qa_charts(&overview.stats, &sizes, dark);
                 let breakdowns = crate::qa_screens::breakdowns(&overview.stats, &charts);
                 let complexity = crate::qa_screens::complexity(&overview.stats, &charts);
-                let errors = crate::qa_screens::errors(&overview.stats, &charts);
+                let mut errors = crate::qa_screens::errors(&overview.stats, &charts);
+                // The failure cohorts: where a user looks for why turns fail.
+                if let Some(k) = st.get(run_id) {
+                    errors.push(crate::query_view::with_index::<FAMILIES, _>(
+                        run_id,
+                        k.run(),
+                        |ix| crate::query_view::cohorts_block(&ix.cohorts, false),
+                    ));
+                }
                 post(
                     scope,
                     &Response::Overview {

@@ -41,9 +41,9 @@ impl Kept {
     /// sets and evaluation-tool logs (numeric QA has its own page components); `None` for a
     /// numeric QA run or a family this worker does not hold.
     pub fn screen<const FAMILIES: FamilySet>(&self, query: &ScreenQuery) -> Option<ScreenView> {
-        self.run()
-            .visit_in::<FAMILIES, _>(ScreenOf(query))
-            .flatten()
+        crate::query_view::screen::<FAMILIES>(self.id, self.run(), query, |q| {
+            self.run().visit_in::<FAMILIES, _>(ScreenOf(q)).flatten()
+        })
     }
 
     /// What the page lists about the run (of a family in `FAMILIES`), scored under `settings`.
@@ -185,6 +185,7 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
             f.index_for_comparison();
         }
         let info = run.info::<FAMILIES>(&self.settings);
+        crate::query_view::forget(run.id);
         self.runs.retain(|r| r.id != run.id);
         self.runs.push(run);
         self.many = None;
@@ -205,6 +206,7 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
     }
 
     pub fn remove(&mut self, id: RunId) {
+        crate::query_view::forget(id);
         self.runs.retain(|r| r.id != id);
         self.many = None;
     }
@@ -251,6 +253,7 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
             Request::Configure { settings } => {
                 self.settings = settings;
                 self.many = None;
+                crate::query_view::forget_all();
                 for r in &mut self.runs {
                     r.scored.rescore_in::<FAMILIES>(&self.settings);
                 }

@@ -1,0 +1,735 @@
+//! Queries and failure cohorts in the dashboard's workers ([docs/query.md], docs/dashboard.md
+//! § Queries and cohorts): the engine's one query language ([`evalboard_engine::query`]) over a
+//! run's items, and its failure cohorts ([`evalboard_engine::cohorts`]), laid out as screen
+//! blocks. No family logic here: the docs come from `RunRef::query_docs_in`, the items table
+//! from the family's own items screen (its other filters), which this module narrows to the
+//! items the query selects.
+//!
+//! **The index.** A run's docs are built once, on its first query or cohorts (an [`Index`],
+//! kept per run id), and dropped when the run is loaded again, re-scored or removed
+//! ([`forget`], [`forget_all`]). An eval log's conversations, read by the worker for a text
+//! query, are added to the same docs once ([`Index::messages`]): the next query reads nothing.
+//!
+//! The query travels as the items filter's choice [`CHOICE`] (`f.query=` in the link).
+//!
+//! [docs/query.md]: https://example.invalid/evalboard/docs/query.md
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+use evalboard_engine::cohorts::{self, Cohorts};
+use evalboard_engine::query::{self, Doc, Query};
+use evalboard_engine::run::{FamilySet, RunRef};
+use evalboard_engine::run_table::ItemKey;
+
+use crate::protocol::{Block, Cell, RunId, ScreenFilter, ScreenQuery, ScreenView, Table, TableRow};
+use crate::screen;
+
+/// The items filter's choice that holds the query (`f.query=` in the link).
+pub const CHOICE: &str = "query";
+
+/// What `Cell::Open` of a cohort row opens: this, U+001F, the cohort's query.
+pub const OPEN_QUERY: &str = "query";
+
+/// Most autocomplete entries sent with a screen.
+const MAX_SUGGESTIONS: usize = 400;
+
+/// Characters of context shown on each side of a match in the drawer.
+const CONTEXT: usize = 60;
+
+/// Places shown in the drawer for one item.
+const MAX_PLACES: usize = 20;
+
+/// A run's items as queries see them, built once.
+pub struct Index {
+    pub docs: Vec<Doc>,
+    /// The run's failure cohorts (its docs are tagged with them: `cohort == "…"`).
+    pub cohorts: Cohorts,
+    /// Whether the conversations stored apart from the items were read into `docs`.
+    pub messages: bool,
+    /// The autocomplete list ([`suggestions`]).
+    pub suggest: Vec<(String, String)>,
+    /// The last query's full table (its query, the other filters, the rows before paging).
+    last: Option<(String, ScreenFilter, ScreenView)>,
+}
+
+impl Index {
+    /// The docs of `run` (of a family in `FAMILIES`), judged by its headline, tagged with its
+    /// cohorts. An unusable run gives no docs.
+    pub fn build<const FAMILIES: FamilySet>(run: RunRef<'_>) -> Index {
+        let mut docs = run.query_docs_in::<FAMILIES>(None).unwrap_or_default();
+        let cohorts = cohorts::cohorts(&docs, None);
+        cohorts.tag(&mut docs);
+        let suggest = suggestions(&docs);
+        Index {
+            docs,
+            cohorts,
+            messages: false,
+            suggest,
+            last: None,
+        }
+    }
+
+    /// Adds what `add` reads into the docs (an eval log's conversations): once.
+    pub fn add_messages(&mut self, add: impl FnOnce(&mut [Doc])) {
+        if !self.messages {
+            add(&mut self.docs);
+            self.messages = true;
+            self.suggest = suggestions(&self.docs);
+            self.last = None;
+        }
+    }
+}
+
+thread_local! {
+    static INDEX: RefCell<HashMap<RunId, Index>> = RefCell::new(HashMap::new());
+}
+
+/// Runs `f` on run `id`'s index, built from `run` first when there is none.
+pub fn with_index<const FAMILIES: FamilySet, R>(
+    id: RunId,
+    run: RunRef<'_>,
+    f: impl FnOnce(&mut Index) -> R,
+) -> R {
+    INDEX.with(|ix| {
+        let mut ix = ix.borrow_mut();
+        let entry = ix
+            .entry(id)
+            .or_insert_with(|| Index::build::<FAMILIES>(run));
+        f(entry)
+    })
+}
+
+/// Run `id`'s index, if built (`None`: not built yet).
+pub fn with_built<R>(id: RunId, f: impl FnOnce(&mut Index) -> R) -> Option<R> {
+    INDEX.with(|ix| ix.borrow_mut().get_mut(&id).map(f))
+}
+
+/// Drops run `id`'s index (it was loaded again, re-scored or removed).
+pub fn forget(id: RunId) {
+    INDEX.with(|ix| ix.borrow_mut().remove(&id));
+}
+
+/// Drops every index (the settings changed: every run is re-scored).
+pub fn forget_all() {
+    INDEX.with(|ix| ix.borrow_mut().clear());
+}
+
+/// The query of an items filter (trimmed, not empty) and the filter without it.
+pub fn split(filter: &ScreenFilter) -> Option<(String, ScreenFilter)> {
+    let q = filter.choice(CHOICE)?.trim().to_string();
+    let mut rest = filter.clone();
+    rest.choices.retain(|(n, _)| n != CHOICE);
+    (!q.is_empty()).then_some((q, rest))
+}
+
+/// Whether `src` parses and must read conversations the index has not read yet.
+pub fn needs_reading(ix: &Index, src: &str) -> bool {
+    !ix.messages && Query::parse(src).is_ok_and(|q| q.needs_messages())
+}
+
+/// The autocomplete list: every field name, then `name == "value"` for the values of a field
+/// with few ([`query::fields`]), as (text, what it is).
+pub fn suggestions(docs: &[Doc]) -> Vec<(String, String)> {
+    let fields = query::fields(docs);
+    let mut out: Vec<(String, String)> = Vec::new();
+    for f in &fields {
+        let kind = if f.numeric { "number" } else { "field" };
+        out.push((f.name.clone(), format!("{kind}, {} items", f.items)));
+    }
+    for f in &fields {
+        for v in &f.values {
+            let lit = if f.numeric || v == "true" || v == "false" || v == "null" {
+                v.clone()
+            } else {
+                format!("\"{}\"", v.replace('\\', "\\\\").replace('"', "\\\""))
+            };
+            out.push((format!("{} == {lit}", f.name), String::new()));
+        }
+    }
+    out.truncate(MAX_SUGGESTIONS);
+    out
+}
+
+/// The query box's blocks: the autocomplete list (a `Choice` keyed [`CHOICE`], the query
+/// chosen), then `more` (an error, a progress note).
+fn query_blocks(ix: &Index, src: &str, more: Vec<Block>) -> Vec<Block> {
+    let mut out = vec![Block::Choice {
+        key: CHOICE.into(),
+        label: "Query".into(),
+        options: ix.suggest.clone(),
+        chosen: src.to_string(),
+    }];
+    out.extend(more);
+    out
+}
+
+/// The items screen for a filter without a query: the family's, with the autocomplete list.
+pub fn plain_items(ix: &Index, mut v: ScreenView) -> ScreenView {
+    v.blocks = query_blocks(ix, "", Vec::new());
+    v
+}
+
+/// The items screen of the query `src` and the other filters `rest`: the family's items screen
+/// (`plain`, asked for every row of `rest`) narrowed to the items the query selects, paged
+/// `offset..offset + limit`; a query that does not parse gives its message and place instead of
+/// rows. Kept per query and filters, so the next page is only paged.
+pub fn items(
+    ix: &mut Index,
+    src: &str,
+    rest: &ScreenFilter,
+    (offset, limit): (u32, u32),
+    plain: impl FnOnce(&ScreenQuery) -> Option<ScreenView>,
+) -> Option<ScreenView> {
+    let q = match Query::parse(src) {
+        Ok(q) => q,
+        Err(e) => {
+            let mut v = plain(&ScreenQuery::Items {
+                filter: rest.clone(),
+                offset: 0,
+                limit: 1,
+            })?;
+            v.rows.clear();
+            v.n_match = 0;
+            let caret = format!("{src}\n{}^", " ".repeat(e.at.min(2_000)));
+            v.blocks = query_blocks(
+                ix,
+                src,
+                vec![
+                    screen::note(
+                        "query-error",
+                        "error",
+                        format!("The query does not parse: {e}"),
+                    ),
+                    screen::text("query-caret", caret, true),
+                ],
+            );
+            return Some(v);
+        }
+    };
+    let cached = ix
+        .last
+        .as_ref()
+        .is_some_and(|(s, f, _)| s == src && f == rest);
+    if !cached {
+        let mut all = plain(&ScreenQuery::Items {
+            filter: rest.clone(),
+            offset: 0,
+            limit: screen::ALL_ROWS,
+        })?;
+        let keys: HashSet<&ItemKey> = ix
+            .docs
+            .iter()
+            .filter(|d| q.matches(d))
+            .map(|d| &d.key)
+            .collect();
+        all.rows.retain(|r| keys.contains(&r.key));
+        // Rows numbered in the query's list.
+        if all.layout.columns.first().is_some_and(|c| c.0 == "#") {
+            for (i, r) in all.rows.iter_mut().enumerate() {
+                if let Some(c) = r.cells.first_mut() {
+                    *c = (i + 1).to_string();
+                }
+            }
+        }
+        all.n_match = all.rows.len() as u64;
+        ix.last = Some((src.to_string(), rest.clone(), all));
+    }
+    let (_, _, all) = ix.last.as_ref()?;
+    let mut v = ScreenView {
+        rows: Vec::new(),
+        ..all.clone()
+    };
+    screen::page(&mut v, all.rows.clone(), offset, limit, |r| r);
+    v.blocks = query_blocks(ix, src, Vec::new());
+    Some(v)
+}
+
+/// The items screen while the conversations are read for query `src`: the family's layout, a
+/// progress note (`done` of `total` samples), no rows yet.
+pub fn reading(
+    ix: &Index,
+    src: &str,
+    mut layout_of: ScreenView,
+    done: usize,
+    total: usize,
+) -> ScreenView {
+    layout_of.rows.clear();
+    layout_of.n_match = 0;
+    layout_of.blocks = query_blocks(
+        ix,
+        src,
+        vec![screen::note(
+            "query-progress",
+            "note",
+            format!(
+                "Reading the conversations for this query: {done} of {total} samples (once: \
+                 the next query searches them at once)."
+            ),
+        )],
+    );
+    layout_of
+}
+
+/// Where query `src` matched item `key` (the index's doc; `extra` adds what the drawer just read,
+/// a conversation, to a copy of it when the index has not read it), as a section heading the
+/// item's drawer (`data-section="hits"`): one `Text` keyed `hit` per place, `at: …before` the
+/// match between [`MARK_START`] and [`MARK_END`] `after…` (the page renders the match in a
+/// `mark`, every part as text). Nothing when the query does not parse or does not match.
+pub fn hits(ix: &Index, src: &str, key: &ItemKey, extra: Option<&dyn Fn(&mut Doc)>) -> Vec<Block> {
+    let Ok(q) = Query::parse(src) else {
+        return Vec::new();
+    };
+    let Some(doc) = ix.docs.iter().find(|d| &d.key == key) else {
+        return Vec::new();
+    };
+    let mut owned;
+    let doc = match extra {
+        Some(add) if !doc.messages_read => {
+            owned = doc.clone();
+            add(&mut owned);
+            &owned
+        }
+        _ => doc,
+    };
+    let all = q.hits(doc);
+    if all.is_empty() {
+        return Vec::new();
+    }
+    let mut places: Vec<Block> = Vec::new();
+    for h in all.iter().take(MAX_PLACES) {
+        places.push(screen::text(
+            "hit",
+            format!("{}: {}", h.at, snippet(doc, h)),
+            false,
+        ));
+    }
+    let more = all.len().saturating_sub(MAX_PLACES);
+    if more > 0 {
+        places.push(screen::note(
+            "hits-more",
+            "note",
+            format!("and {more} more places"),
+        ));
+    }
+    vec![screen::group(
+        "hits",
+        "section",
+        Some(format!("Where “{}” matched", screen::clip_at(src, 120))),
+        places,
+    )]
+}
+
+/// Marks a match's start and end in a snippet (the page renders the text between them in a
+/// `mark`, every part as a text node).
+pub const MARK_START: char = '\u{2}';
+pub const MARK_END: char = '\u{3}';
+
+/// The text around hit `h` of `d`, on one line: up to [`CONTEXT`] characters each side, the
+/// match between [`MARK_START`] and [`MARK_END`].
+fn snippet(d: &Doc, h: &query::Hit) -> String {
+    let text = d
+        .texts
+        .iter()
+        .find(|t| t.at == h.at)
+        .map(|t| t.text.clone())
+        .or_else(|| {
+            d.fields
+                .iter()
+                .find(|(k, _)| *k == h.at)
+                .map(|(_, v)| v.text())
+        })
+        .unwrap_or_default();
+    let clean = |s: &str| s.replace(['\n', '\r', '\t', MARK_START, MARK_END], " ");
+    let (Some(before), Some(hit), Some(after)) = (
+        text.get(..h.start),
+        text.get(h.start..h.end),
+        text.get(h.end..),
+    ) else {
+        return clean(&screen::clip_at(&text, 2 * CONTEXT));
+    };
+    let b: String = {
+        let rev: Vec<char> = before.chars().rev().take(CONTEXT).collect();
+        rev.into_iter().rev().collect()
+    };
+    let a: String = after.chars().take(CONTEXT).collect();
+    let dots = |cut: bool| if cut { "…" } else { "" };
+    format!(
+        "{}{}{MARK_START}{}{MARK_END}{}{}",
+        dots(before.chars().count() > CONTEXT),
+        clean(&b),
+        clean(&screen::clip_at(hit, 400)),
+        clean(&a),
+        dots(after.chars().count() > CONTEXT)
+    )
+}
+
+/// A run's failure cohorts as a section of its overview (`data-section="cohorts"`): each
+/// cohort's size, share of the failures, label (and, against a baseline, new / grown / shrunk /
+/// same / gone), an example, and (`open`: where the Items tab takes a query) a button that opens
+/// the Items tab with its query.
+pub fn cohorts_block(c: &Cohorts, open: bool) -> Block {
+    let with_baseline = c.cohorts.iter().any(|x| x.vs_baseline.is_some());
+    let mut head: Vec<String> = vec!["Items".into(), "Share".into()];
+    if with_baseline {
+        head.push("Against the baseline".into());
+    }
+    head.extend(["Cause".into(), "Example".into(), String::new()]);
+    let mut rows = Vec::new();
+    for x in &c.cohorts {
+        let mut cells = vec![
+            Cell::Text(x.n.to_string()),
+            Cell::Text(crate::format::pct(Some(x.share))),
+        ];
+        if with_baseline {
+            cells.push(Cell::Text(match &x.vs_baseline {
+                Some(v) => format!("{} (was {})", v.status.word(), v.baseline_n),
+                None => String::new(),
+            }));
+        }
+        cells.push(Cell::Text(x.label.clone()));
+        cells.push(Cell::Text(match &x.example {
+            Some(e) => format!("{}: {}", e.item, screen::clip_at(&e.text, 200)),
+            None => String::new(),
+        }));
+        cells.push(if x.n > 0 && open {
+            Cell::Open(
+                format!("Show {} items", x.n),
+                format!("{OPEN_QUERY}\u{1f}{}", cohorts::query_of(&x.label)),
+            )
+        } else {
+            Cell::Text(String::new())
+        });
+        rows.push(TableRow {
+            key: None,
+            flag: x
+                .vs_baseline
+                .as_ref()
+                .is_some_and(|v| v.status == cohorts::Trend::New),
+            cells,
+        });
+    }
+    let n = c.cohorts.iter().filter(|x| x.n > 0).count();
+    let lead = if c.n_failed == 0 {
+        "No item fails: no failure cohort.".to_string()
+    } else {
+        format!(
+            "{} of {} items fail{}, in {n} cohort{} by cause (judge, verdict, reason, error \
+             message with numbers, ids, quoted values and paths masked, error class); largest \
+             first.{}",
+            c.n_failed,
+            c.n_items,
+            if c.judge.is_empty() {
+                String::new()
+            } else {
+                format!(" (judged by {})", c.judge)
+            },
+            if n == 1 { "" } else { "s" },
+            if open {
+                " “Show items” lists a cohort's items on the Items tab."
+            } else {
+                ""
+            }
+        )
+    };
+    let mut blocks = vec![Block::Text {
+        key: "cohorts-lead".into(),
+        text: lead,
+        mono: false,
+    }];
+    if !rows.is_empty() {
+        let numeric = head.iter().enumerate().map(|(i, _)| i < 2).collect();
+        blocks.push(Block::Table(Table {
+            key: "cohorts".into(),
+            title: None,
+            head,
+            numeric,
+            rows,
+        }));
+    }
+    screen::group("cohorts", "section", Some("Failure cohorts".into()), blocks)
+}
+
+/// The screen `query` of run `id` (`run`, of a family in `FAMILIES`) with queries and cohorts:
+/// `plain` is the family's own screen. Items with a query are narrowed to it ([`items`]); every
+/// items screen carries the autocomplete list; an overview gets the run's failure cohorts after
+/// its cards ([`cohorts_block`]); `Hits` is the item headed by where the query matched
+/// ([`hits`]).
+pub fn screen<const FAMILIES: FamilySet>(
+    id: RunId,
+    run: RunRef<'_>,
+    query: &ScreenQuery,
+    plain: impl Fn(&ScreenQuery) -> Option<ScreenView>,
+) -> Option<ScreenView> {
+    match query {
+        ScreenQuery::Items {
+            filter,
+            offset,
+            limit,
+        } => match split(filter) {
+            Some((src, rest)) => with_index::<FAMILIES, _>(id, run, |ix| {
+                items(ix, &src, &rest, (*offset, *limit), &plain)
+            }),
+            None => {
+                let v = plain(query)?;
+                Some(with_index::<FAMILIES, _>(id, run, |ix| plain_items(ix, v)))
+            }
+        },
+        ScreenQuery::Overview { .. } => {
+            let mut v = plain(query)?;
+            let block = with_index::<FAMILIES, _>(id, run, |ix| cohorts_block(&ix.cohorts, true));
+            with_cohorts(&mut v.blocks, block);
+            Some(v)
+        }
+        ScreenQuery::Hits { key, query: src } => {
+            let mut v = plain(&ScreenQuery::Item { key: key.clone() })?;
+            let found = with_index::<FAMILIES, _>(id, run, |ix| hits(ix, src, key, None));
+            head_item(&mut v, found);
+            Some(v)
+        }
+        ScreenQuery::Item { .. } | ScreenQuery::Pair { .. } => plain(query),
+    }
+}
+
+/// Puts `block` (the cohorts) after the first cards of `blocks`, else last.
+pub fn with_cohorts(blocks: &mut Vec<Block>, block: Block) {
+    let at = blocks
+        .iter()
+        .position(|b| matches!(b, Block::Cards { .. }))
+        .map_or(blocks.len(), |i| i + 1);
+    blocks.insert(at, block);
+}
+
+/// Heads the item of `v` with `found` (where the query matched).
+pub fn head_item(v: &mut ScreenView, found: Vec<Block>) {
+    if let Some(item) = v.item.as_mut() {
+        item.blocks.splice(0..0, found);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(id: &str, verdict: &str, error: Option<&str>) -> Doc {
+        let mut d = Doc::new(ItemKey::from_parts(&[id.to_string()]));
+        d.push("verdict", query::Value::Str(verdict.into()));
+        if let Some(e) = error {
+            d.push_text("error", e);
+        }
+        d
+    }
+
+    fn index(docs: Vec<Doc>) -> Index {
+        let mut docs = docs;
+        let cohorts = cohorts::cohorts(&docs, None);
+        cohorts.tag(&mut docs);
+        let suggest = suggestions(&docs);
+        Index {
+            docs,
+            cohorts,
+            messages: false,
+            suggest,
+            last: None,
+        }
+    }
+
+    fn rows_of(docs: &[Doc]) -> ScreenView {
+        let mut v = screen::empty("run");
+        v.layout.columns = screen::columns(&[("#", ""), ("Item", "")]);
+        v.n_items = docs.len() as u64;
+        v.rows = docs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| crate::protocol::ScreenRow {
+                key: d.key.clone(),
+                bad: false,
+                cells: vec![(i + 1).to_string(), d.key.to_string()],
+            })
+            .collect();
+        v.n_match = v.rows.len() as u64;
+        v
+    }
+
+    fn three() -> Vec<Doc> {
+        vec![
+            doc("a", "correct", None),
+            doc("b", "wrong", Some("Request timed out after 600s")),
+            doc("c", "wrong", Some("Request timed out after 30s")),
+        ]
+    }
+
+    /// The worker's path over the fixture log: the 50 queries of
+    /// `tests/fixtures/query/queries.json` through [`screen`] (the family's own items screen
+    /// narrowed), the conversations added as the worker adds them, list exactly their items.
+    #[test]
+    fn fifty_fixture_queries_through_the_items_screen() {
+        use evalboard_engine::family::Family;
+        use evalboard_engine::run::{self, ReadOptions, Settings, ALL_FAMILIES};
+        use evalboard_engine::{InputFile, RunInput};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/query");
+        let bytes = std::fs::read(root.join("run/query_fixture.json")).unwrap();
+        let input = RunInput::new("run", vec![InputFile::new("run/query_fixture.json", bytes)]);
+        let read = run::read_as(Family::EvalLog, &input, None, ReadOptions::default()).unwrap();
+        let scored = run::score(read, &Settings::default(), 1);
+        let r = scored.as_ref();
+        let id = 90_001;
+        forget(id);
+        with_index::<ALL_FAMILIES, _>(id, r, |ix| {
+            ix.add_messages(|docs| {
+                let problems = r.add_conversations_in::<ALL_FAMILIES>(&input, docs);
+                assert!(problems.is_empty(), "{problems:?}");
+            })
+        });
+        let plain = |q: &ScreenQuery| match &scored {
+            run::ScoredRun::EvalLog(l) => Some(crate::evallog::view(l, q)),
+            _ => None,
+        };
+        let queries: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(root.join("queries.json")).unwrap()).unwrap();
+        let queries = queries.as_array().unwrap();
+        assert_eq!(queries.len(), 50);
+        for q in queries {
+            let src = q["query"].as_str().unwrap();
+            let want: Vec<serde_json::Value> = q["expected"].as_array().unwrap().clone();
+            let filter = ScreenFilter {
+                choices: vec![(CHOICE.into(), src.into())],
+                text: None,
+            };
+            let v = screen::<ALL_FAMILIES>(
+                id,
+                r,
+                &ScreenQuery::Items {
+                    filter,
+                    offset: 0,
+                    limit: 0,
+                },
+                plain,
+            )
+            .unwrap();
+            let got: Vec<serde_json::Value> = v.rows.iter().map(|r| r.key.to_json()).collect();
+            assert_eq!(got, want, "{src}");
+            assert_eq!(v.n_match as usize, want.len(), "{src}");
+            assert_eq!(v.n_items, 40);
+        }
+        forget(id);
+    }
+
+    #[test]
+    fn a_query_narrows_the_family_items_and_renumbers_them() {
+        let all = three();
+        let mut ix = index(all.clone());
+        let v = items(
+            &mut ix,
+            "verdict == wrong",
+            &ScreenFilter::default(),
+            (0, 0),
+            |_| Some(rows_of(&all)),
+        )
+        .unwrap();
+        assert_eq!(v.n_items, 3);
+        assert_eq!(v.n_match, 2);
+        let keys: Vec<String> = v.rows.iter().map(|r| r.key.to_string()).collect();
+        assert_eq!(keys, ["b", "c"]);
+        assert_eq!(v.rows[0].cells[0], "1");
+        // The autocomplete list comes with it.
+        let Some(Block::Choice {
+            options, chosen, ..
+        }) = v.blocks.first()
+        else {
+            panic!("no choice block");
+        };
+        assert_eq!(chosen, "verdict == wrong");
+        assert!(options.iter().any(|(t, _)| t == "verdict == \"wrong\""));
+        assert!(options.iter().any(|(t, _)| t == "error"));
+        // A second page is paged from the kept table, not asked again.
+        let again = items(
+            &mut ix,
+            "verdict == wrong",
+            &ScreenFilter::default(),
+            (1, 5),
+            |_| panic!("asked again"),
+        )
+        .unwrap();
+        assert_eq!(again.offset, 1);
+        assert_eq!(again.rows.len(), 1);
+    }
+
+    #[test]
+    fn a_bad_query_says_why_and_where() {
+        let all = three();
+        let mut ix = index(all.clone());
+        let v = items(
+            &mut ix,
+            "verdict == wrong and (",
+            &ScreenFilter::default(),
+            (0, 0),
+            |_| Some(rows_of(&all)),
+        )
+        .unwrap();
+        assert!(v.rows.is_empty());
+        let note = v.blocks.iter().find_map(|b| match b {
+            Block::Note { key, text, .. } if key == "query-error" => Some(text.clone()),
+            _ => None,
+        });
+        assert!(note.unwrap().contains("(at character"), "{:?}", v.blocks);
+    }
+
+    #[test]
+    fn each_cohort_opens_exactly_its_items() {
+        let all = three();
+        let mut ix = index(all.clone());
+        let c = ix.cohorts.clone();
+        assert_eq!(c.cohorts.len(), 1);
+        let Block::Group { blocks, .. } = cohorts_block(&c, true) else {
+            panic!()
+        };
+        let Some(Block::Table(t)) = blocks.get(1) else {
+            panic!("no table: {blocks:?}")
+        };
+        let Some(Cell::Open(_, what)) = t.rows[0].cells.last() else {
+            panic!()
+        };
+        let (_, q) = what.split_once('\u{1f}').unwrap();
+        let v = items(&mut ix, q, &ScreenFilter::default(), (0, 0), |_| {
+            Some(rows_of(&all))
+        })
+        .unwrap();
+        let keys: Vec<String> = v.rows.iter().map(|r| r.key.to_string()).collect();
+        assert_eq!(keys, ["b", "c"]);
+    }
+
+    #[test]
+    fn the_drawer_shows_where_the_query_matched_as_marked_text() {
+        let ix = index(three());
+        let key = ItemKey::from_parts(&["b".to_string()]);
+        let b = hits(&ix, "error ~ /timed out/", &key, None);
+        let Some(Block::Group { blocks, .. }) = b.first() else {
+            panic!("{b:?}")
+        };
+        let Some(Block::Text { text, .. }) = blocks.first() else {
+            panic!()
+        };
+        assert_eq!(text, "error: Request \u{2}timed out\u{3} after 600s");
+        assert!(hits(&ix, "error ~ /nope/", &key, None).is_empty());
+        assert!(hits(&ix, "((", &key, None).is_empty());
+    }
+
+    #[test]
+    fn the_query_is_split_from_the_other_filters() {
+        let f = ScreenFilter {
+            choices: vec![
+                ("query".into(), " x == 1 ".into()),
+                ("verdict".into(), "wrong".into()),
+            ],
+            text: None,
+        };
+        let (q, rest) = split(&f).unwrap();
+        assert_eq!(q, "x == 1");
+        assert_eq!(
+            rest.choices,
+            vec![("verdict".to_string(), "wrong".to_string())]
+        );
+        assert!(split(&ScreenFilter::default()).is_none());
+    }
+}
