@@ -274,9 +274,11 @@ pub enum Response {
         req: ReqId,
         run_id: RunId,
         overview: Box<Overview>,
-        charts: Vec<ChartDto>,
-        /// The Breakdowns, Complexity and Errors tabs as the worker lays them out
-        /// (`qa_screens::breakdowns`, `qa_screens::complexity`, `qa_screens::errors`).
+        /// The Overview under its cards (the readings, the re-scoring's disagreements, the
+        /// charts, the first wrong turns), and the Breakdowns, Complexity and Errors tabs, as the
+        /// worker lays them out (`qa_screens::overview_rest`, `qa_screens::breakdowns`,
+        /// `qa_screens::complexity`, `qa_screens::errors`).
+        rest: Vec<Block>,
         breakdowns: Vec<Block>,
         complexity: Vec<Block>,
         errors: Vec<Block>,

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use evalboard_engine::numeric_qa::aggregate::doc::{Breakdown, Statistics};
+use evalboard_engine::numeric_qa::views::Overview;
 
 use crate::format;
 use crate::protocol::{chart_tab, Block, ChartDto};
@@ -173,6 +174,121 @@ pub fn complexity(s: &Statistics, charts: &[ChartDto]) -> Vec<Block> {
 /// `field` (`verdict`, `error_type`) to `value`, joined by U+001F.
 pub fn items_link(field: &str, value: &str) -> String {
     format!("{field}\u{1f}{value}")
+}
+
+/// The Overview of a numeric QA run under its cards: what the gaps between the accuracy
+/// variants say, how many originally scored turns the re-scoring judges differently (a link to
+/// them), the overview's charts, and the first wrong turns (each a link to its drawer; a link to
+/// all of them). Links as [`items_link`]: `verdict`, `disagreements`, or `item` with the
+/// conversation id and turn index.
+pub fn overview_rest(ov: &Overview, charts: &[ChartDto]) -> Vec<Block> {
+    use crate::protocol::{Cell, Table, TableRow};
+    let link = |label: &str, to: String| {
+        Block::Table(Table {
+            key: format!("link-{}", to.split('\u{1f}').next().unwrap_or("")),
+            title: None,
+            head: Vec::new(),
+            numeric: Vec::new(),
+            rows: vec![TableRow {
+                key: None,
+                flag: false,
+                cells: vec![Cell::Open(label.into(), to)],
+            }],
+        })
+    };
+    let mut gaps: Vec<Block> = ov
+        .readings
+        .iter()
+        .map(|r| {
+            screen::note(
+                &format!("reading-{}", r.key),
+                "note",
+                format!("{} ({}): {}", r.title, format::pp(r.gap), r.text),
+            )
+        })
+        .collect();
+    let orig = ov.originally_scored_turns;
+    if orig > 0 {
+        gaps.push(screen::text(
+            "disagreements",
+            if ov.disagreements == 0 {
+                format!(
+                    "The re-scoring agrees with the original numerical verdict on all {} originally scored turns.",
+                    format::int(orig)
+                )
+            } else {
+                format!(
+                    "{} of {} originally scored turns get a different numerical verdict when re-scored.",
+                    format::int(ov.disagreements),
+                    format::int(orig)
+                )
+            },
+            false,
+        ));
+        if ov.disagreements > 0 {
+            gaps.push(link("Show them →", items_link("disagreements", "true")));
+        }
+    }
+    let mut out = vec![screen::group(
+        "readings",
+        "section",
+        Some("What the gaps say".into()),
+        gaps,
+    )];
+    out.extend(
+        charts
+            .iter()
+            .filter(|c| chart_tab(&c.key) == "overview")
+            .map(|c| Block::Chart(c.clone())),
+    );
+    let mut wrong = vec![link("All wrong turns →", items_link("verdict", "wrong"))];
+    if ov.first_wrong.is_empty() {
+        wrong.push(screen::note("no-wrong", "note", "No wrong turns."));
+    } else {
+        wrong.push(Block::Table(Table {
+            key: "first-wrong".into(),
+            title: None,
+            head: [
+                "Conversation",
+                "Turn",
+                "Question",
+                "Expected",
+                "Predicted",
+                "Why",
+                "",
+            ]
+            .map(String::from)
+            .to_vec(),
+            numeric: vec![false, true, false, true, true, false, false],
+            rows: ov
+                .first_wrong
+                .iter()
+                .map(|w| TableRow {
+                    key: None,
+                    flag: true,
+                    cells: vec![
+                        Cell::Text(w.conversation_id.clone()),
+                        Cell::Text(w.turn_idx.to_string()),
+                        Cell::Text(w.question.clone()),
+                        Cell::Text(w.expected.clone()),
+                        Cell::Text(w.predicted.clone()),
+                        Cell::Text(w.reason.clone().unwrap_or_default()),
+                        Cell::Open(
+                            "Open →".into(),
+                            format!("item\u{1f}{}\u{1f}{}", w.conversation_id, w.turn_idx),
+                        ),
+                    ],
+                })
+                .collect(),
+        }));
+    }
+    out.push(screen::group(
+        "first-wrong",
+        "section",
+        Some("First wrong turns".into()),
+        wrong,
+    ));
+    out
 }
 
 /// The Errors tab of a numeric QA run: turns with an error and wrong answers (cards), the

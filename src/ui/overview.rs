@@ -1,12 +1,13 @@
 //! Overview: headline cards for every accuracy variant, conversation-level accuracy, logic
-//! recall, cost per correct answer and error rate; the worker's charts; the three diagnostic
-//! readings; disagreements with the original scoring; the first wrong turns.
+//! recall, cost per correct answer and error rate; under them the worker's blocks
+//! (`qa_screens::overview_rest`: the three diagnostic readings, disagreements with the original
+//! scoring, the charts, the first wrong turns).
 
 use leptos::prelude::*;
 
 use crate::format;
 use crate::ui::store::{use_store, OverviewData};
-use crate::ui::widgets::{Chart, MetricCard};
+use crate::ui::widgets::MetricCard;
 
 #[component]
 pub fn OverviewView() -> impl IntoView {
@@ -101,15 +102,28 @@ fn overview_body(d: OverviewData) -> impl IntoView {
         (key, label, v, help, primary)
     })
     .collect();
-    let disagreements = ov.disagreements;
-    let orig = ov.originally_scored_turns;
-    let charts: Vec<_> = d
-        .charts
-        .into_iter()
-        .filter(|c| crate::protocol::chart_tab(&c.key) == "overview")
-        .collect();
-    let has_charts = !charts.is_empty();
-    let first_wrong = ov.first_wrong;
+    let rest = d.rest;
+    // A link of the worker's blocks (`qa_screens::overview_rest`: field, U+001F, value) filters
+    // the Items tab or opens a turn's drawer.
+    let open = move |ev: web_sys::MouseEvent| {
+        let Some(o) = crate::ui::screen::opened(&ev) else {
+            return;
+        };
+        let mut parts = o.split('\u{1f}');
+        match (parts.next(), parts.next(), parts.next()) {
+            (Some("verdict"), Some(v), _) => {
+                let v = v.to_string();
+                store.show_items(|f| f.verdict = Some(v))
+            }
+            (Some("disagreements"), ..) => store.show_items(|f| f.disagreements = true),
+            (Some("item"), Some(c), Some(t)) => {
+                if let Ok(t) = t.parse::<u64>() {
+                    store.open_item(evalboard_engine::run_table::ItemKey::text_index(c, t))
+                }
+            }
+            _ => {}
+        }
+    };
     let profile = ov.profile;
     let profile_cards = ov.profile_headline;
     view! {
@@ -140,88 +154,7 @@ fn overview_body(d: OverviewData) -> impl IntoView {
                     help=headline_words("error_rate").1/>
             </div>
 
-            <div class="eb-overview__split" class:eb-overview__split--charts=has_charts>
-            <section class="eb-section" aria-labelledby="eb-readings-title">
-                <h2 class="eb-section__title" id="eb-readings-title">"What the gaps say"</h2>
-                <div class="eb-readings">
-                    {ov.readings.into_iter().map(|r| view! {
-                        <div class="eb-reading" data-reading=r.key.clone()>
-                            <div class="eb-reading__head">
-                                <span class="eb-reading__title">{r.title}</span>
-                                <span class="eb-reading__gap" title="Gap in percentage points">{format::pp(r.gap)}</span>
-                            </div>
-                            <p class="eb-reading__text">{r.text}</p>
-                        </div>
-                    }).collect_view()}
-                </div>
-                {(orig > 0).then(|| view! {
-                    <p class="eb-disagree">
-                        {if disagreements == 0 {
-                            format!("The re-scoring agrees with the original numerical verdict on all {} originally scored turns.", format::int(orig))
-                        } else {
-                            format!("{} of {} originally scored turns get a different numerical verdict when re-scored. ",
-                                format::int(disagreements), format::int(orig))
-                        }}
-                        {(disagreements > 0).then(|| view! {
-                            <button type="button" class="eb-link" on:click=move |_| store.show_items(|f| f.disagreements = true)>
-                                "Show them"
-                            </button>
-                        })}
-                    </p>
-                })}
-            </section>
-
-            {(!charts.is_empty()).then(|| view! {
-                <section class="eb-section eb-charts">
-                    {charts.into_iter().map(|c| view! { <Chart chart=c/> }).collect_view()}
-                </section>
-            })}
-            </div>
-
-            <section class="eb-section" aria-labelledby="eb-firstwrong-title">
-                <div class="eb-section__head">
-                    <h2 class="eb-section__title" id="eb-firstwrong-title">"First wrong turns"</h2>
-                    <button type="button" class="eb-link" on:click=move |_| store.show_items(|f| f.verdict = Some("wrong".into()))>
-                        "All wrong turns →"
-                    </button>
-                </div>
-                {if first_wrong.is_empty() {
-                    view! { <p class="eb-muted">"No wrong turns."</p> }.into_any()
-                } else {
-                    view! {
-                        <table class="eb-table eb-table--rows">
-                            <thead><tr>
-                                <th scope="col">"Conversation"</th>
-                                <th scope="col" class="eb-num">"Turn"</th>
-                                <th scope="col">"Question"</th>
-                                <th scope="col" class="eb-num">"Expected"</th>
-                                <th scope="col" class="eb-num">"Predicted"</th>
-                                <th scope="col">"Why"</th>
-                            </tr></thead>
-                            <tbody>
-                                {first_wrong.into_iter().map(|w| {
-                                    let key = evalboard_engine::run_table::ItemKey::text_index(&w.conversation_id, w.turn_idx.into());
-                                    let key2 = key.clone();
-                                    let why = w.reason.clone().unwrap_or_default();
-                                    let why2 = why.clone();
-                                    view! {
-                                        <tr class="eb-clickable" tabindex="0"
-                                            on:click=move |_| store.open_item(key.clone())
-                                            on:keydown=move |ev: web_sys::KeyboardEvent| if ev.key() == "Enter" { store.open_item(key2.clone()) }>
-                                            <td class="eb-mono">{w.conversation_id}</td>
-                                            <td class="eb-num">{w.turn_idx}</td>
-                                            <td class="eb-clip" title=w.question.clone()>{w.question.clone()}</td>
-                                            <td class="eb-num eb-mono">{w.expected}</td>
-                                            <td class="eb-num eb-mono">{w.predicted}</td>
-                                            <td class="eb-muted eb-clip eb-firstwrong__why" title=why>{why2}</td>
-                                        </tr>
-                                    }
-                                }).collect_view()}
-                            </tbody>
-                        </table>
-                    }.into_any()
-                }}
-            </section>
+            <div class="eb-overview__rest" on:click=open>{crate::ui::screen::blocks(rest)}</div>
 
             <p class="eb-footnote">
                 {format!("{} conversations ({} failed as a whole) · {} turns · {} tokens · engine {} · profile {}",

@@ -12,7 +12,7 @@ use evalboard_engine::numeric_qa::views::{ConversationView, ItemPage, Overview};
 use evalboard_engine::run::Settings;
 use evalboard_engine::Diagnostic;
 
-use crate::protocol::{ChartDto, ReqId, Request, Response, RunId, RunInfo};
+use crate::protocol::{ReqId, Request, Response, RunId, RunInfo};
 use crate::ui::client;
 use crate::ui::load_plan::{plan_runs, unique_name};
 use crate::ui::picked_files::{self, PickedFile};
@@ -103,7 +103,8 @@ pub const COMPARE_FIRST_ROWS: usize = 50;
 pub struct OverviewData {
     pub run_id: RunId,
     pub overview: Overview,
-    pub charts: Vec<ChartDto>,
+    /// The Overview under its cards, laid out by the worker.
+    pub rest: Vec<crate::protocol::Block>,
     /// The Breakdowns and Complexity tabs, laid out by the worker.
     pub breakdowns: Vec<crate::protocol::Block>,
     pub complexity: Vec<crate::protocol::Block>,
@@ -383,7 +384,7 @@ impl Store {
                 req,
                 run_id,
                 overview,
-                charts,
+                rest,
                 breakdowns,
                 complexity,
                 errors,
@@ -392,7 +393,7 @@ impl Store {
                     self.overview.set(Some(OverviewData {
                         run_id,
                         overview: *overview,
-                        charts,
+                        rest,
                         breakdowns,
                         complexity,
                         errors,

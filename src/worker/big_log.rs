@@ -333,6 +333,22 @@ pub(crate) async fn conversation(
     }
 }
 
+/// Every sample's conversation of the `.json` log at `path`, its file read and parsed once
+/// (`inspect_json_log_messages`): what a text query reads of a `.json` log, where
+/// [`conversation`] would read the whole file for each sample.
+#[allow(clippy::type_complexity)]
+pub(crate) async fn json_log_conversations(
+    ids: (RunId, Option<RunId>),
+    path: &str,
+) -> Result<HashMap<(evallog::SampleId, u32), Result<Vec<Message>, String>>, String> {
+    let gone = || format!("{path} is no longer at hand: drop it again to read the conversation");
+    let source = source_of(ids, path).ok_or_else(gone)?;
+    let bytes = whole(&source).await?;
+    Ok(evallog::messages::inspect_json_log_messages(&bytes)?
+        .into_iter()
+        .collect())
+}
+
 fn first_message(d: Vec<Diagnostic>) -> String {
     d.into_iter()
         .next()

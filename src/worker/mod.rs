@@ -659,6 +659,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                 let breakdowns = crate::qa_screens::breakdowns(&overview.stats, &charts);
                 let complexity = crate::qa_screens::complexity(&overview.stats, &charts);
                 let mut errors = crate::qa_screens::errors(&overview.stats, &charts);
+                let rest = crate::qa_screens::overview_rest(&overview, &charts);
                 // The failure cohorts: where a user looks for why turns fail.
                 if let Some(k) = st.get(run_id) {
                     errors.push(crate::query_view::with_index::<FAMILIES, _>(
@@ -673,7 +674,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                         req,
                         run_id,
                         overview: Box::new(overview),
-                        charts,
+                        rest,
                         breakdowns,
                         complexity,
                         errors,

@@ -1,6 +1,7 @@
 //! A text query over an eval log (`text`, `tool`, `tool_result`, `tool_error`:
 //! `Query::needs_messages`): every sample's conversation is read once from the log's file (the
-//! drawer's own reader, [`super::big_log::conversation`]), with progress posted to the page as
+//! drawer's own reader, [`super::big_log::conversation`]; a `.json` log's file read once for all
+//! its samples, [`super::big_log::json_log_conversations`]), with progress posted to the page as
 //! the items screen ("n of N samples"), and added to the run's query index
 //! (`evallog::query::add_messages`); later queries search the index at once. The drawer of an
 //! item opened from a query (`ScreenQuery::Hits`) shows where it matched, its conversation read
@@ -12,7 +13,9 @@ use std::rc::Rc;
 
 use web_sys::DedicatedWorkerGlobalScope;
 
+use evalboard_engine::evallog::messages::{Message, MessagesAt};
 use evalboard_engine::evallog::query::add_messages;
+use evalboard_engine::evallog::SampleId;
 use evalboard_engine::query::Docs;
 use evalboard_engine::run::ScoredRun;
 use evalboard_engine::run_table::ItemKey;
@@ -73,12 +76,37 @@ pub(super) fn read_then_answer(
         };
         let total = places.len();
         let mut read = Vec::with_capacity(total);
+        #[allow(clippy::type_complexity)]
+        let mut json: Option<(
+            String,
+            Result<HashMap<(SampleId, u32), Result<Vec<Message>, String>>, String>,
+        )> = None;
         let every = PROGRESS_EVERY.min(total / 10 + 1);
         for (i, (key, (ids, found))) in places.into_iter().enumerate() {
             if i % every == 0 {
                 progress(&scope, &state, run_id, i, total);
             }
-            read.push((key, big_log::conversation(ids, found).await));
+            let messages = match &found.1 {
+                // A `.json` log: its file read and parsed once for all its samples.
+                MessagesAt::JsonLog { id, epoch } => {
+                    if json.as_ref().is_none_or(|(p, _)| *p != found.0) {
+                        let all = big_log::json_log_conversations(ids, &found.0).await;
+                        json = Some((found.0.clone(), all));
+                    }
+                    match json.as_mut().map(|(_, all)| all) {
+                        Some(Ok(all)) => all.remove(&(id.clone(), *epoch)).unwrap_or_else(|| {
+                            Err(format!(
+                                "the log holds no sample {} (epoch {epoch})",
+                                id.label()
+                            ))
+                        }),
+                        Some(Err(e)) => Err(e.clone()),
+                        None => Err("the log was not read".into()),
+                    }
+                }
+                _ => big_log::conversation(ids, found).await,
+            };
+            read.push((key, messages));
         }
         progress(&scope, &state, run_id, total, total);
         let added = query_view::with_built(run_id, |ix| {

@@ -297,8 +297,9 @@ test('initial load: wasm + JS + CSS of the first open, measured against the budg
   // numeric-QA Overview on the generic screen blocks is the candidate, docs/dashboard.md § Size).
   // Issue 29.4's keyboard (skip link, ↑/↓ on every items grid, the drawer's Tab trap): +1.7 KB,
   // 348.0 KB measured on its own branch. Issue 29's query box, its drawer marks and the cohorts'
-  // links merged with it: 349.8 KB. The gate is at the budget now: no page feature lands before
-  // a saving (the numeric-QA Overview on the generic screen blocks, ~3-5 KB, is next).
+  // links merged with it: 351.6 KB; with the numeric-QA Overview's lower half laid out by the
+  // worker (qa_screens::overview_rest, -2.9 KB): 349.0 KB. The gate is at the budget now: the
+  // next page feature lands after a saving (the numeric-QA cards and Items, Compare's page code).
   const BUDGET_KB = 350;
   const PAGE_GATE_KB = 350;
   assert.ok(PAGE_GATE_KB <= BUDGET_KB, 'the gate never exceeds the budget');

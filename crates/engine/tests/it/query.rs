@@ -319,3 +319,23 @@ fn every_family_gives_its_normalised_and_own_fields() {
             .numeric
     );
 }
+
+#[test]
+fn a_json_log_read_once_gives_each_sample_the_conversation_read_alone() {
+    use evalboard_engine::evallog::messages::{
+        inspect_json_log_messages, inspect_json_sample_messages,
+    };
+    let bytes = std::fs::read(fixture("query/run/query_fixture.json")).unwrap();
+    let all = inspect_json_log_messages(&bytes).unwrap();
+    assert_eq!(all.len(), 40);
+    for ((id, epoch), messages) in all {
+        assert_eq!(
+            messages.unwrap(),
+            inspect_json_sample_messages(&bytes, &id, epoch).unwrap(),
+            "{}",
+            id.label()
+        );
+    }
+    assert!(inspect_json_log_messages(b"{\"samples\": 3}").is_err());
+    assert!(inspect_json_log_messages(b"{").is_err());
+}
