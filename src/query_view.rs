@@ -100,6 +100,40 @@ pub fn with_index<const FAMILIES: FamilySet, R>(
     })
 }
 
+/// The most items a run may have for its index to be built when a screen opens (its overview's
+/// cohorts, its items' autocomplete); a bigger run's index is built when a query asks for it.
+/// A 100k-turn run's docs take seconds and hundreds of MB in the worker: not on every open.
+pub const EAGER_MAX_ITEMS: usize = 50_000;
+
+/// Whether `run`'s index is built when a screen opens ([`EAGER_MAX_ITEMS`]), or is built already.
+fn eager(id: RunId, run: RunRef<'_>) -> bool {
+    run.counts().1 <= EAGER_MAX_ITEMS || with_built(id, |_| ()).is_some()
+}
+
+/// The failure cohorts' block of run `id` for its overview (`open`: with "Show items" buttons);
+/// for a run over [`EAGER_MAX_ITEMS`] whose index is not built, a note saying how to get them.
+pub fn cohorts_or_note<const FAMILIES: FamilySet>(id: RunId, run: RunRef<'_>, open: bool) -> Block {
+    if eager(id, run) {
+        return with_index::<FAMILIES, _>(id, run, |ix| cohorts_block(&ix.cohorts, open));
+    }
+    let how = if open {
+        "Run a query on Items (`verdict != correct`) and they are found, or run `evalboard \
+         cohorts` on it."
+    } else {
+        "`evalboard cohorts` lists them."
+    };
+    crate::screen::note(
+        "cohorts-later",
+        "note",
+        format!(
+            "Failure cohorts: this run has {} items, more than the {} whose cohorts are found as it \
+             opens. {how}",
+            crate::format::int(run.counts().1 as u64),
+            crate::format::int(EAGER_MAX_ITEMS as u64)
+        ),
+    )
+}
+
 /// Run `id`'s index, if built (`None`: not built yet).
 pub fn with_built<R>(id: RunId, f: impl FnOnce(&mut Index) -> R) -> Option<R> {
     INDEX.with(|ix| ix.borrow_mut().get_mut(&id).map(f))
@@ -471,13 +505,23 @@ pub fn screen<const FAMILIES: FamilySet>(
                 items(ix, &src, &rest, (*offset, *limit), &plain)
             }),
             None => {
-                let v = plain(query)?;
-                Some(with_index::<FAMILIES, _>(id, run, |ix| plain_items(ix, v)))
+                let mut v = plain(query)?;
+                if eager(id, run) {
+                    return Some(with_index::<FAMILIES, _>(id, run, |ix| plain_items(ix, v)));
+                }
+                // A big run: the box with no autocomplete until a query builds the index.
+                v.blocks = vec![Block::Choice {
+                    key: CHOICE.into(),
+                    label: "Query".into(),
+                    options: Vec::new(),
+                    chosen: String::new(),
+                }];
+                Some(v)
             }
         },
         ScreenQuery::Overview { .. } => {
             let mut v = plain(query)?;
-            let block = with_index::<FAMILIES, _>(id, run, |ix| cohorts_block(&ix.cohorts, true));
+            let block = cohorts_or_note::<FAMILIES>(id, run, true);
             with_cohorts(&mut v.blocks, block);
             Some(v)
         }

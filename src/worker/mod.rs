@@ -662,10 +662,10 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                 let rest = crate::qa_screens::overview_rest(&overview, &charts);
                 // The failure cohorts: where a user looks for why turns fail.
                 if let Some(k) = st.get(run_id) {
-                    errors.push(crate::query_view::with_index::<FAMILIES, _>(
+                    errors.push(crate::query_view::cohorts_or_note::<FAMILIES>(
                         run_id,
                         k.run(),
-                        |ix| crate::query_view::cohorts_block(&ix.cohorts, false),
+                        false,
                     ));
                 }
                 post(
