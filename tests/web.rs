@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 
-use evalboard_app::protocol::{self, ChartDto, Request, Response, RunInfo};
+use evalboard_app::protocol::{self, Block, ChartDto, Request, Response, RunInfo};
 use evalboard_app::ui::route::{Route, Tab};
 use evalboard_app::ui::store::{RunEntry, RunStatus, Store};
 use evalboard_app::ui::widgets::{Chart, DataTable, MetricCard};
@@ -60,7 +60,7 @@ fn overview_round_trips_with_real_engine_output() {
         req: 7,
         run_id: 3,
         overview: Box::new(overview.clone()),
-        charts: vec![chart.clone()],
+        rest: vec![Block::Chart(chart.clone())],
         breakdowns: Vec::new(),
         complexity: Vec::new(),
         errors: Vec::new(),
@@ -70,12 +70,12 @@ fn overview_round_trips_with_real_engine_output() {
             req,
             run_id,
             overview: o,
-            charts,
+            rest,
             ..
         } => {
             assert_eq!((req, run_id), (7, 3));
             assert_eq!(*o, overview);
-            assert_eq!(charts, vec![chart]);
+            assert_eq!(rest, vec![Block::Chart(chart)]);
         }
         other => panic!("wrong variant: {other:?}"),
     }

@@ -12,9 +12,13 @@ use crate::ui::store::use_store;
 /// The items filter's choice that holds the query (the worker's `query_view::CHOICE`).
 pub const CHOICE: &str = "query";
 
-/// The query box and the notes the worker sent with the items screen `data`.
+/// The query box and the notes the worker sent with the items screen `data`, rendered by
+/// `render` (the screen's block renderer: passed in, so this module does not name the screen's).
 #[component]
-pub fn QueryBox(data: RwSignal<Option<ScreenView>>) -> impl IntoView {
+pub fn QueryBox(
+    data: RwSignal<Option<ScreenView>>,
+    render: fn(Vec<Block>) -> AnyView,
+) -> impl IntoView {
     let store = use_store();
     // Only a run's items screen carries the list (not the All runs matrix).
     let list = Memo::new(move |_| {
@@ -40,7 +44,7 @@ pub fn QueryBox(data: RwSignal<Option<ScreenView>>) -> impl IntoView {
                 })
                 .unwrap_or_default()
         });
-        crate::ui::screen::blocks(list)
+        render(list)
     };
     let run = move |v: String| {
         let v = v.trim().to_string();

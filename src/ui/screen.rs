@@ -428,7 +428,7 @@ pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoVie
     };
     view! {
         <div class="eb-items eb-screen-items">
-            <crate::ui::query::QueryBox data=data/>
+            <crate::ui::query::QueryBox data=data render=blocks/>
             <ScreenFilters layout=layout/>
             <div class="eb-items__count" role="status" aria-live="polite">{count}</div>
             <div class=move || format!("eb-grid eb-grid--{}", layout.with(|l| l.kind.clone())) role="grid"
