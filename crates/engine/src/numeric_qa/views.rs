@@ -469,7 +469,7 @@ pub struct ConversationTurn {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TurnWork {
     /// Every plan step in order, as `tool` or `tool: operation`, with its query and result
-    /// where the source records them ([`step_words`]).
+    /// where the source records them (`step_words`).
     pub plan: Vec<String>,
     pub plan_type: Option<String>,
     pub plan_complexity: Option<String>,
