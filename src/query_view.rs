@@ -362,39 +362,19 @@ pub const MARK_END: char = '\u{3}';
 /// The text around hit `h` of `d`, on one line: up to [`CONTEXT`] characters each side, the
 /// match between [`MARK_START`] and [`MARK_END`].
 fn snippet(d: &Doc, h: &query::Hit) -> String {
-    let text = d
-        .texts
-        .iter()
-        .find(|t| t.at == h.at)
-        .map(|t| t.text.clone())
-        .or_else(|| {
-            d.fields
-                .iter()
-                .find(|(k, _)| *k == h.at)
-                .map(|(_, v)| v.text())
-        })
-        .unwrap_or_default();
     let clean = |s: &str| s.replace(['\n', '\r', '\t', MARK_START, MARK_END], " ");
-    let (Some(before), Some(hit), Some(after)) = (
-        text.get(..h.start),
-        text.get(h.start..h.end),
-        text.get(h.end..),
-    ) else {
+    let Some(s) = d.snippet(h, CONTEXT) else {
+        let text = d.place_text(&h.at).unwrap_or_default();
         return clean(&screen::clip_at(&text, 2 * CONTEXT));
     };
-    let b: String = {
-        let rev: Vec<char> = before.chars().rev().take(CONTEXT).collect();
-        rev.into_iter().rev().collect()
-    };
-    let a: String = after.chars().take(CONTEXT).collect();
     let dots = |cut: bool| if cut { "…" } else { "" };
     format!(
         "{}{}{MARK_START}{}{MARK_END}{}{}",
-        dots(before.chars().count() > CONTEXT),
-        clean(&b),
-        clean(&screen::clip_at(hit, 400)),
-        clean(&a),
-        dots(after.chars().count() > CONTEXT)
+        dots(s.cut_before),
+        clean(&s.before),
+        clean(&screen::clip_at(&s.hit, 400)),
+        clean(&s.after),
+        dots(s.cut_after)
     )
 }
 

@@ -11,6 +11,8 @@ use evalboard_engine::evallog::messages::{Message, Part, PartKind, ToolCall};
 use evalboard_engine::query::{self, Doc, Query, Value};
 use evalboard_engine::run_table::ItemKey;
 
+use crate::Rng;
+
 const WORDS: &[&str] = &[
     "the",
     "model",
@@ -49,20 +51,6 @@ const WORDS: &[&str] = &[
     "in",
     "seconds",
 ];
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// About `len` bytes of words; now and then a phrase the queries look for.
 fn text(r: &mut Rng, len: usize) -> String {

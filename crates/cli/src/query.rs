@@ -113,35 +113,17 @@ pub(crate) fn docs_of(
 /// The text around a hit, on one line: up to [`CONTEXT`] characters each side, the match in
 /// brackets.
 fn snippet(d: &query::Doc, h: &query::Hit) -> String {
-    let text = d
-        .texts
-        .iter()
-        .find(|t| t.at == h.at)
-        .map(|t| t.text.clone())
-        .or_else(|| {
-            d.fields
-                .iter()
-                .find(|(k, _)| *k == h.at)
-                .map(|(_, v)| v.text())
-        })
-        .unwrap_or_default();
-    let (Some(before), Some(hit), Some(after)) = (
-        text.get(..h.start),
-        text.get(h.start..h.end),
-        text.get(h.end..),
-    ) else {
+    let Some(s) = d.snippet(h, CONTEXT) else {
         return String::new();
     };
-    let b: String = {
-        let rev: Vec<char> = before.chars().rev().take(CONTEXT).collect();
-        rev.into_iter().rev().collect()
-    };
-    let a: String = after.chars().take(CONTEXT).collect();
     let dots = |cut: bool| if cut { "…" } else { "" };
     format!(
-        "{}{b}[{hit}]{a}{}",
-        dots(before.chars().count() > CONTEXT),
-        dots(after.chars().count() > CONTEXT)
+        "{}{}[{}]{}{}",
+        dots(s.cut_before),
+        s.before,
+        s.hit,
+        s.after,
+        dots(s.cut_after)
     )
     .replace(['\n', '\r', '\t'], " ")
 }

@@ -442,19 +442,22 @@ pub fn inspect_json_sample_messages(
             id.label()
         ));
     };
-    match sample.messages {
-        Some(raw) => {
-            let list: Value = parse(raw.get().as_bytes(), "the sample's messages")?;
-            match list {
-                Value::Array(list) => Ok(bounded(list.iter())),
-                Value::Null => Ok(Vec::new()),
-                other => Err(format!(
-                    "the sample's messages are not a list (found {})",
-                    kind_of(&other)
-                )),
-            }
-        }
-        None => Ok(Vec::new()),
+    messages_of(sample.messages)
+}
+
+/// A `.json` log sample's `messages`, left unparsed by [`RawLog`]: its conversation (none when
+/// absent or null), or why it is not one.
+fn messages_of(raw: Option<Box<RawValue>>) -> Result<Vec<Message>, String> {
+    let Some(raw) = raw else {
+        return Ok(Vec::new());
+    };
+    match parse::<Value>(raw.get().as_bytes(), "the sample's messages")? {
+        Value::Array(list) => Ok(bounded(list.iter())),
+        Value::Null => Ok(Vec::new()),
+        other => Err(format!(
+            "the sample's messages are not a list (found {})",
+            kind_of(&other)
+        )),
     }
 }
 
@@ -476,19 +479,7 @@ pub fn inspect_json_log_messages(
             continue;
         };
         let key = (id, sample_epoch(&s.epoch));
-        let messages =
-            match s.messages {
-                Some(raw) => parse::<Value>(raw.get().as_bytes(), "the sample's messages")
-                    .and_then(|list| match list {
-                        Value::Array(list) => Ok(bounded(list.iter())),
-                        Value::Null => Ok(Vec::new()),
-                        other => Err(format!(
-                            "the sample's messages are not a list (found {})",
-                            kind_of(&other)
-                        )),
-                    }),
-                None => Ok(Vec::new()),
-            };
+        let messages = messages_of(s.messages);
         out.retain(|(k, _)| *k != key);
         out.push((key, messages));
     }

@@ -236,6 +236,52 @@ pub struct Hit {
     pub end: usize,
 }
 
+/// The text around a hit: up to a number of characters each side of the match, and whether
+/// text was left out before or after them ([`Doc::snippet`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snippet {
+    pub before: String,
+    pub hit: String,
+    pub after: String,
+    pub cut_before: bool,
+    pub cut_after: bool,
+}
+
+impl Doc {
+    /// The text of place `at` (a text of the item, else a field's first value as text).
+    pub fn place_text(&self, at: &str) -> Option<String> {
+        self.texts
+            .iter()
+            .find(|t| t.at == at)
+            .map(|t| t.text.clone())
+            .or_else(|| {
+                self.fields
+                    .iter()
+                    .find(|(k, _)| k == at)
+                    .map(|(_, v)| v.text())
+            })
+    }
+
+    /// The text around hit `h`: up to `context` characters each side of the match; `None` when
+    /// the item has no such place or the hit's range is not in its text.
+    pub fn snippet(&self, h: &Hit, context: usize) -> Option<Snippet> {
+        let text = self.place_text(&h.at)?;
+        let (before, hit, after) = (
+            text.get(..h.start)?,
+            text.get(h.start..h.end)?,
+            text.get(h.end..)?,
+        );
+        let rev: Vec<char> = before.chars().rev().take(context).collect();
+        Some(Snippet {
+            before: rev.into_iter().rev().collect(),
+            hit: hit.to_string(),
+            after: after.chars().take(context).collect(),
+            cut_before: before.chars().count() > context,
+            cut_after: after.chars().count() > context,
+        })
+    }
+}
+
 /// Most hits [`Query::hits`] returns for one item.
 pub const MAX_HITS: usize = 200;
 
