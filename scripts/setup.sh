@@ -56,4 +56,12 @@ if ! command -v pdftoppm >/dev/null || ! command -v firefox-esr >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq poppler-utils firefox-esr >/dev/null
 fi
 
+# `make test` builds native tests, wasm tests and three release wasm binaries: a fresh clone's
+# target dir grows to ~20 GB. Say so up front rather than fail later with a bare rustc exit status.
+TARGET_FS=${CARGO_TARGET_DIR:-target}; [ -d "$TARGET_FS" ] || TARGET_FS=.
+FREE_GB=$(df -Pk "$TARGET_FS" 2>/dev/null | awk 'NR==2{print int($4/1048576)}')
+if [ -n "${FREE_GB:-}" ] && [ "$FREE_GB" -lt 20 ]; then
+  log "warning: only ${FREE_GB} GB free under $TARGET_FS; a full build wants ~20 GB (a full disk shows up as a failed cargo call)"
+fi
+
 log "toolchain ready: $(trunk --version), wasm-bindgen $(wasm-bindgen --version | awk '{print $2}'), wasm-opt $(wasm-opt --version | head -1)"
