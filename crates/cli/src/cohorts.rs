@@ -38,7 +38,7 @@ pub fn run(a: CohortsArgs) -> Result<u8> {
     };
     let c = cohorts(&docs, baseline.as_ref());
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&c.to_json())?);
+        evalboard_cli::term::emit_line(&serde_json::to_string_pretty(&c.to_json())?);
     } else {
         out!("{}", table(&c));
     }

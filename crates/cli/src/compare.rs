@@ -109,7 +109,7 @@ pub fn run(a: CompareArgs) -> Result<u8> {
         errln!("warning: {}", esc(w));
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&cmp.to_json())?);
+        evalboard_cli::term::emit_line(&serde_json::to_string_pretty(&cmp.to_json())?);
     } else {
         out!("{}", human(&cmp));
     }

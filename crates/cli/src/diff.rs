@@ -178,7 +178,7 @@ pub fn run(a: DiffArgs) -> Result<u8> {
 
     if let [diff] = diffs.as_slice() {
         if a.json {
-            println!("{}", serde_json::to_string_pretty(&diff_json(diff))?);
+            evalboard_cli::term::emit_line(&serde_json::to_string_pretty(&diff_json(diff))?);
         } else {
             out!("{}", human(diff, true));
         }
@@ -187,7 +187,7 @@ pub fn run(a: DiffArgs) -> Result<u8> {
             "runs": diffs.iter().map(|d| &d.baseline).chain(diffs.last().map(|d| &d.candidate)).collect::<Vec<_>>(),
             "steps": diffs.iter().map(diff_json).collect::<Vec<Value>>(),
         });
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        evalboard_cli::term::emit_line(&serde_json::to_string_pretty(&out)?);
     } else {
         out!("{}", human_series(&diffs, &names, &series.meta));
     }

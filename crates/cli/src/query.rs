@@ -36,7 +36,7 @@ pub fn run(a: QueryArgs) -> Result<u8> {
     }
     let sel = query::select(&docs, &q);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&sel.to_json())?);
+        evalboard_cli::term::emit_line(&serde_json::to_string_pretty(&sel.to_json())?);
         return Ok(0);
     }
     outln!(

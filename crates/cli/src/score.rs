@@ -488,7 +488,7 @@ pub fn run(a: ScoreArgs) -> Result<u8> {
         } else {
             serde_json::Value::Array(outputs.iter().map(|o| o.statistics.clone()).collect())
         };
-        println!("{}", serde_json::to_string_pretty(&v)?);
+        evalboard_cli::term::emit_line(&serde_json::to_string_pretty(&v)?);
     }
     if a.out.is_some() {
         set.commit()?;

@@ -57,20 +57,41 @@ fn needs_escape(c: char) -> bool {
         || matches!(c, '\u{2028}' | '\u{2029}')
 }
 
+/// Writes `s` to standard output. A reader that went away (`evalboard query RUN X | head`) ends
+/// the process quietly with status 0, as `head` expects of a Unix tool; `println!` would panic
+/// on the broken pipe instead. Any other failed write ends it with status 2 and says why.
+pub fn emit(s: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_all(s.as_bytes()).and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("evalboard: error: writing to standard output: {e}");
+        std::process::exit(2);
+    }
+}
+
+/// [`emit`] of `s` and a line feed (machine output: JSON, already escaped).
+pub fn emit_line(s: &str) {
+    emit(&format!("{s}\n"));
+}
+
 /// `println!` of one human-readable line: control characters and line feeds escaped
-/// ([`one_line`]).
+/// ([`one_line`]); a closed reader ends the process quietly ([`emit`]).
 #[macro_export]
 macro_rules! outln {
     ($($arg:tt)*) => {
-        println!("{}", $crate::term::one_line(&format!($($arg)*)))
+        $crate::term::emit_line(&$crate::term::one_line(&format!($($arg)*)))
     };
 }
 
-/// `print!` of human-readable text: control characters escaped ([`text`]).
+/// `print!` of human-readable text: control characters escaped ([`text`]); a closed reader ends
+/// the process quietly ([`emit`]).
 #[macro_export]
 macro_rules! out {
     ($($arg:tt)*) => {
-        print!("{}", $crate::term::text(&format!($($arg)*)))
+        $crate::term::emit(&$crate::term::text(&format!($($arg)*)))
     };
 }
 

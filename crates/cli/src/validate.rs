@@ -67,7 +67,7 @@ pub fn run(a: ValidateArgs) -> Result<u8> {
         let min_items = a.min_items.unwrap_or(DEFAULT_MIN_ITEMS);
         let report = validate_evalset(path, &bytes, min_items);
         if a.json {
-            println!("{}", serde_json::to_string_pretty(&report)?);
+            evalboard_cli::term::emit_line(&serde_json::to_string_pretty(&report)?);
         } else {
             out!("{}", human_evalset(&report));
         }
@@ -75,7 +75,7 @@ pub fn run(a: ValidateArgs) -> Result<u8> {
     }
     let report = validate_dataset(path, &bytes);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        evalboard_cli::term::emit_line(&serde_json::to_string_pretty(&report)?);
     } else {
         out!("{}", human(&report));
     }
@@ -166,7 +166,7 @@ fn validate_log(a: &ValidateArgs, path: &str, bytes: Vec<u8>, kind: EvalLogFileK
     }
     let report = evallog::validate::validate_logs(&files);
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        evalboard_cli::term::emit_line(&serde_json::to_string_pretty(&report)?);
     } else {
         out!("{}", human_log(&report));
     }

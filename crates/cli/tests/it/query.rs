@@ -148,3 +148,36 @@ fn the_report_shows_the_same_cohorts() {
     assert!(page.contains("Failure cohorts"));
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// `evalboard query RUN X | head -1`: a reader that goes away ends the listing quietly with
+/// status 0 (a `println!` panicked on the broken pipe and exited 101).
+#[test]
+fn a_closed_reader_ends_the_listing_quietly() {
+    use std::io::Read;
+    for json in [false, true] {
+        let mut args = vec!["query", RUN, r#"model == "mockllm/model""#];
+        if json {
+            args.push("--json");
+        }
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_evalboard"))
+            .args(&args)
+            .current_dir(evalboard_test_support::workspace_root())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run evalboard");
+        // Close the pipe at once: the run takes milliseconds to load, so the first write
+        // finds no reader.
+        drop(child.stdout.take());
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(0), "json={json}: {err}");
+        assert!(!err.contains("panicked"), "json={json}: {err}");
+    }
+}
