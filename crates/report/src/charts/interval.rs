@@ -62,7 +62,13 @@ pub fn interval_chart(title: &str, y_label: &str, rows: &[Interval], opts: &Char
     let svg = render(opts, &title, &alt, &[], |ctx, root, body| {
         // Zero is always on the axis; a percent change need not span 0–100 %.
         let (lo, hi) = value_range(lo, hi, Format::Number, true);
-        let pad = ((hi - lo) * 0.05).max(1e-9);
+        // Every value and bound exactly zero (runs that tie their baseline): a fixed span of
+        // ±0.01 (±1 point in percent) instead of ticks at 0.0000001 %.
+        let pad = if hi - lo > 0.0 {
+            (hi - lo) * 0.05
+        } else {
+            0.01
+        };
         let spec = Spec {
             x: LinearAxis::bare(0.0, rows.len() as f64),
             y: LinearAxis::nice(lo - pad, hi + pad, value_ticks_target(body), format),
@@ -154,4 +160,31 @@ fn interval_alt(title: &str, rows: &[Interval], format: Format) -> String {
     }
     s.push('.');
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ties with the baseline everywhere: the axis spans ±1 point (ticks −1.0 % … 1.0 %), not
+    /// ticks at 0.0000001 %.
+    #[test]
+    fn an_all_zero_chart_has_a_readable_axis() {
+        let rows: Vec<Interval> = ["a", "b"]
+            .iter()
+            .map(|l| Interval {
+                label: (*l).into(),
+                value: Some(0.0),
+                low: Some(0.0),
+                high: Some(0.0),
+            })
+            .collect();
+        let opts = ChartOptions {
+            percent: true,
+            ..ChartOptions::default()
+        };
+        let svg = interval_chart("Change", "Accuracy change", &rows, &opts).svg;
+        assert!(!svg.contains("0.0000"), "{svg}");
+        assert!(svg.contains(">−1.0%<") && svg.contains(">1.0%<"), "{svg}");
+    }
 }
