@@ -310,6 +310,14 @@ print(f"  slowest query {max(r['query_s'] for r in q.values()):.3f}s over {ix['t
       f"index {ix['index_mb']:.0f} MB = {ix['index_over_text']:.2f}x the text; "
       f"(a+)+$ / a+$ = {q['text ~ /(a+)+$/']['query_s'] / q['text ~ /a+$/']['query_s']:.2f}")
 PY
+echo "== the same queries typed into the dashboard's query box (the worker's wasm) over the same texts written as an Inspect .json log; timed after the worker read the conversations once. Target: <= 1 s each"
+if [ -f dist/index.html ]; then
+  $B query-log 20000 20 "$OUT/query-log.json"
+  node bench/query_wasm.mjs "$OUT/query-log.json" "$OUT/query.jsonl" | tee "$OUT/query-wasm.jsonl"
+  rm -f "$OUT/query-log.json"
+else
+  echo "dist/ missing: run 'make dist' first for the wasm numbers"
+fi
 fi
 
 if [ "$SECTION" = all ] || [ "$SECTION" = report ]; then

@@ -457,6 +457,11 @@ fn main() {
         ),
         ["query"] => query::run(20_000, 20),
         ["query", n, m] => query::run(n.parse().unwrap_or(20_000), m.parse().unwrap_or(20)),
+        ["query-log", n, m, out] => query::write_log(
+            n.parse().unwrap_or(20_000),
+            m.parse().unwrap_or(20),
+            Path::new(out),
+        ),
         ["sizes"] => {
             use evalboard_engine::numeric_qa::model::*;
             println!(

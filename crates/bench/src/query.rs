@@ -190,3 +190,75 @@ pub fn run(samples: usize, messages: usize) -> Result<(), String> {
     );
     Ok(())
 }
+
+/// `evalboard-bench query-log SAMPLES MESSAGES OUT.json`: the same conversations as [`run`] (the
+/// same seed, so the same texts) written as an Inspect `.json` log, for the dashboard's side of
+/// the measure (`bench/query_wasm.mjs`): the worker reads them as it reads any log's.
+pub fn write_log(samples: usize, messages: usize, out: &std::path::Path) -> Result<(), String> {
+    use std::io::Write;
+    let mut r = Rng(29);
+    let file = std::fs::File::create(out).map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, file);
+    let header = serde_json::json!({
+        "version": 2, "status": "success",
+        "eval": {
+            "eval_id": "QueryBenchEval", "run_id": "QueryBenchRun", "created": "2026-12-06T12:00:00+00:00",
+            "task": "query_bench", "task_version": 0, "model": "mockllm/model",
+            "dataset": {"name": "query-bench", "samples": samples}, "config": {"epochs": 1},
+            "scorers": [{"name": "match", "options": {}, "metrics": [{"name": "inspect_ai/accuracy", "options": {}}], "metadata": {}}],
+        },
+        "plan": {"name": "plan", "steps": []},
+        "stats": {"started_at": "", "completed_at": ""},
+    });
+    let mut head = serde_json::to_string(&header).map_err(|e| e.to_string())?;
+    head.pop(); // the closing brace: the samples follow
+    let io = |e: std::io::Error| e.to_string();
+    write!(w, "{head},\"samples\":[").map_err(io)?;
+    for i in 0..samples {
+        let conv = conversation(&mut r, messages);
+        let msgs: Vec<serde_json::Value> = conv
+            .iter()
+            .map(|m| {
+                let text: String = m.parts.iter().map(|p| p.text.as_str()).collect();
+                let mut v = serde_json::json!({"role": m.role, "content": text});
+                if !m.tool_calls.is_empty() {
+                    v["tool_calls"] = m
+                        .tool_calls
+                        .iter()
+                        .map(|c| {
+                            serde_json::json!({
+                                "id": c.id, "function": c.function, "type": "function",
+                                "arguments": serde_json::from_str::<serde_json::Value>(&c.arguments)
+                                    .unwrap_or_else(|_| c.arguments.clone().into()),
+                            })
+                        })
+                        .collect();
+                }
+                if let Some(f) = &m.function {
+                    v["function"] = f.clone().into();
+                }
+                v
+            })
+            .collect();
+        let answer = conv
+            .iter()
+            .rev()
+            .find(|m| m.role == "assistant")
+            .map(|m| m.parts.iter().map(|p| p.text.as_str()).collect::<String>())
+            .unwrap_or_default();
+        let correct = i % 3 != 0;
+        let sample = serde_json::json!({
+            "id": i, "epoch": 1, "input": format!("question {i}"), "target": "answer",
+            "messages": msgs,
+            "output": {"model": "mockllm/model", "choices": [], "completion": answer},
+            "scores": {"match": {"value": if correct { "C" } else { "I" }}},
+            "total_time": (i % 900) as f64,
+        });
+        if i > 0 {
+            w.write_all(b",").map_err(io)?;
+        }
+        serde_json::to_writer(&mut w, &sample).map_err(|e| e.to_string())?;
+    }
+    w.write_all(b"]}\n").map_err(io)?;
+    w.flush().map_err(io)
+}

@@ -178,7 +178,15 @@ impl FamilyCompare for ScoredLog {
     fn judged(&self, judge: &Option<LogJudge>, side: Side) -> Result<Judged<'_>, String> {
         let run = &self.log.run;
         let items: std::borrow::Cow<[ItemVerdict]> = match judge {
-            None => std::borrow::Cow::Borrowed(&[]),
+            // No score judges the log: every sample is an item, unscored (a query or the run
+            // table still lists them all, as Items does).
+            None => std::borrow::Cow::Owned(
+                run.samples
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| ItemVerdict::of(i, s, None))
+                    .collect(),
+            ),
             Some(LogJudge::Recorded(key)) if self.verdict_by.as_ref() == Some(key) => {
                 std::borrow::Cow::Borrowed(&self.items)
             }

@@ -442,6 +442,73 @@ fn score_specs(results: &Value) -> Vec<ScoreSpec> {
     }
 }
 
+/// The scores `eval.scorers` declares (`[{"name", "metrics": [{"name": "inspect_ai/accuracy"}, …]
+/// | {"<score key>": [...]}}]`), with no recorded value: what a log without `results` is
+/// recomputed under. A dict scorer's metrics by score key give one score per key, named after
+/// it, as Inspect's `results.scores` names them.
+fn declared_specs(eval: &Value) -> Vec<ScoreSpec> {
+    let metrics = |list: &Value| -> Vec<SpecMetric> {
+        list.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| {
+                let full = m.get("name").and_then(string)?;
+                let name = full.rsplit('/').next().unwrap_or(&full).to_string();
+                Some(SpecMetric {
+                    key: name.clone(),
+                    name,
+                    cluster: m
+                        .get("options")
+                        .and_then(|p| p.get("cluster"))
+                        .and_then(string),
+                    value: None,
+                })
+            })
+            .collect()
+    };
+    let mut out = Vec::new();
+    for s in eval
+        .get("scorers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let Some(scorer) = s.get("name").and_then(string) else {
+            continue;
+        };
+        match s.get("metrics") {
+            Some(Value::Object(by_key)) => {
+                for (key, list) in by_key {
+                    out.push(ScoreSpec {
+                        name: key.clone(),
+                        scorer: scorer.clone(),
+                        reducer: None,
+                        metrics: metrics(list),
+                    });
+                }
+            }
+            m => out.push(ScoreSpec {
+                name: scorer.clone(),
+                scorer,
+                reducer: None,
+                metrics: m.map(&metrics).unwrap_or_default(),
+            }),
+        }
+    }
+    // Two metrics of one name keep apart as `stderr`, `stderr2` (as `results` keys them).
+    for spec in &mut out {
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        for m in &mut spec.metrics {
+            let n = seen.entry(m.key.clone()).or_insert(0);
+            *n += 1;
+            if *n > 1 {
+                m.key = format!("{}{}", m.key, n);
+            }
+        }
+    }
+    out
+}
+
 fn metric_key(spec: &ScoreSpec, metric: &str) -> MetricKey {
     MetricKey {
         group: String::new(),
@@ -465,7 +532,12 @@ fn lower(
     let get = |k: &str| eval.get(k).and_then(string);
     let model = get("model");
     let results = log.results.unwrap_or(Value::Null);
-    let specs = score_specs(&results);
+    let mut specs = score_specs(&results);
+    if specs.is_empty() {
+        // No results (a run cancelled, crashed or still going): the scorers the task declared,
+        // so the samples scored so far are recomputed under them.
+        specs = declared_specs(&eval);
+    }
     let mut config = BTreeMap::new();
     for (section, v) in [
         ("eval.config", eval.get("config")),

@@ -212,7 +212,7 @@ pub struct ItemVerdict {
 
 impl ItemVerdict {
     /// Sample `sample` (its index in the run) with its 0–1 `reading`: correct when it is 1.
-    fn of(sample: usize, s: &Sample, reading: Option<f64>) -> ItemVerdict {
+    pub(crate) fn of(sample: usize, s: &Sample, reading: Option<f64>) -> ItemVerdict {
         ItemVerdict {
             key: key_parts(&s.key),
             sample,

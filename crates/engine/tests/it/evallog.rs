@@ -1256,3 +1256,66 @@ fn each_sample_gives_the_reason_of_its_verdict() {
         .all(Option::is_none));
     assert_eq!(load("evallog/runs/lm_eval_baseline").reason(10_000), None);
 }
+
+/// A log without `results` (a run cancelled, crashed or still going): its samples are
+/// recomputed under the scorers `eval.scorers` declares, so the headline is the recorded one's
+/// recomputation; a dict scorer's metrics by key give one score per key.
+#[test]
+fn a_log_without_results_is_recomputed_under_its_declared_scorers() {
+    let Some(path) =
+        shared_data("eval-formats/inspect_ai/2025-05-12T20-28-13-04-00_popularity.json")
+    else {
+        return;
+    };
+    let whole: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    let complete = evallog::read(&[input(&path, "popularity.json")]).unwrap();
+    let recorded = headline(&&complete.runs[0], "match/accuracy").recorded;
+    let mut cut = whole.clone();
+    cut.as_object_mut().unwrap().remove("results");
+    let read = evallog::read(&[InputFile::new(
+        "popularity.json",
+        serde_json::to_vec(&cut).unwrap(),
+    )])
+    .unwrap();
+    no_errors(&read);
+    let h = headline(&&read.runs[0], "match/accuracy");
+    assert_eq!(h.recorded, None);
+    assert!(
+        (h.recomputed.unwrap() - recorded.unwrap()).abs() < TOL,
+        "{h:?} vs {recorded:?}"
+    );
+    assert!(read.runs[0]
+        .headlines
+        .iter()
+        .any(|h| h.key.label() == "match/stderr"));
+    assert_eq!(
+        read.runs[0].primary.as_ref().map(|k| k.label()).as_deref(),
+        Some("match/accuracy")
+    );
+
+    // A dict scorer: one score per key, as `results.scores` names them.
+    let mut dict = cut;
+    dict["eval"]["scorers"] = serde_json::json!([{"name": "dict_scorer", "options": {},
+        "metrics": {"exact": [{"name": "inspect_ai/accuracy", "options": {}}],
+                    "close": [{"name": "inspect_ai/mean"}, {"name": "inspect_ai/stderr"}, {"name": "inspect_ai/stderr"}]}}]);
+    let read = evallog::read(&[InputFile::new(
+        "dict.json",
+        serde_json::to_vec(&dict).unwrap(),
+    )])
+    .unwrap();
+    let mut labels: Vec<String> = read.runs[0]
+        .headlines
+        .iter()
+        .map(|h| h.key.label())
+        .collect();
+    labels.sort();
+    assert_eq!(
+        labels,
+        [
+            "dict_scorer:close/mean",
+            "dict_scorer:close/stderr",
+            "dict_scorer:close/stderr2",
+            "dict_scorer:exact/accuracy"
+        ]
+    );
+}
