@@ -28,12 +28,12 @@ const rows = (page) => page.locator('[data-section="cohorts-vs"] [data-table="co
 test('Compare: the candidate\'s cohorts against the baseline, as the CLI gives them; each opens exactly its items', async () => {
   for (const [width, height] of [[1400, 900], [390, 844]]) {
     const { page, rec, context } = await openPage(h.browser, { viewport: { width, height } });
-    await page.goto(`${h.srv.url}#tab=compare&base=gpt-4o&cand=o3`);
-    await page.waitForSelector('[data-section="cohorts-vs"] [data-table="cohorts"]', { timeout: 60000 });
+    await page.goto(`${h.srv.url}#run=o3&tab=compare&base=gpt-4o&cand=o3`);
+    await page.waitForFunction(() => document.querySelector('[data-field="cohorts-vs-lead"]')?.textContent.startsWith('o3:'), null, { timeout: 60000 });
     const got = await rows(page);
     assert.equal(got.length, want.cohorts.length);
     for (const [r, c] of got.map((r, i) => [r, want.cohorts[i]])) {
-      assert.equal(r[0], String(c.n), c.label);
+      assert.equal(r[0], String(c.n), JSON.stringify(got));
       assert.equal(r[2], `${c.vs_baseline.status} (was ${c.vs_baseline.baseline_n})`, c.label);
       assert.equal(r[3], c.label);
     }
@@ -54,7 +54,7 @@ test('Compare: the candidate\'s cohorts against the baseline, as the CLI gives t
       await page.waitForFunction((n) => document.querySelector('.eb-items__count')?.textContent.startsWith(`${n} of`), first.items.length);
       assert.match(decodeURIComponent(page.url()), /run=o3/);
       const keys = await page.locator('.eb-grid__row').evaluateAll((rs) => rs.map((r) => r.dataset.item));
-      assert.deepEqual(keys, first.items.map((k) => k.map((p) => encodeURIComponent(String(p))).join('/')));
+      assert.deepEqual([...keys].sort(), first.items.map((k) => k.map((p) => encodeURIComponent(String(p))).join("/")).sort(), "exactly its members");
       await shot(page, 'cohorts-compare-items');
       // A gone cohort opens the baseline's items.
       const gone = want.cohorts.findIndex((c) => c.vs_baseline.status === 'gone');
@@ -75,7 +75,10 @@ test('Compare: the candidate\'s cohorts against the baseline, as the CLI gives t
 
 test('All runs: each run\'s cohorts against the pinned baseline, summed up; the run opens its Compare', async () => {
   const { page, rec, context } = await openPage(h.browser);
-  await page.goto(`${h.srv.url}#tab=runs&pin=gpt-4o`);
+  await page.goto(h.srv.url);
+  await waitRun(page, 'gpt-4o');
+  await page.click('#eb-tab-runs');
+  await page.selectOption('select[name="pin"]', 'gpt-4o');
   await page.waitForSelector('[data-section="cohorts-many"] [data-table="cohorts-many"]', { timeout: 60000 });
   const row = await page.locator('[data-table="cohorts-many"] tbody tr').evaluateAll((rs) => rs
     .map((r) => [...r.children].map((c) => c.textContent.trim())).find((r) => r[0] === 'o3'));
@@ -105,7 +108,7 @@ test('numeric QA: Items on the worker\'s grid take a query, and the Errors tab\'
     await page.waitForFunction(() => location.hash.includes('tab=items') && location.hash.includes('f.query='));
     await page.waitForFunction((n) => document.querySelector('.eb-items__count')?.textContent.startsWith(`${n} of`), own.cohorts[0].n);
     const keys = await page.locator('.eb-grid__row').evaluateAll((rs) => rs.map((r) => r.dataset.item));
-    assert.deepEqual(keys, own.cohorts[0].items.map((k) => k.map((p) => encodeURIComponent(String(p))).join('/')));
+    assert.deepEqual([...keys].sort(), own.cohorts[0].items.map((k) => k.map((p) => encodeURIComponent(String(p))).join("/")).sort(), "exactly its members");
     await shot(page, `qa-items-cohort-${width}`);
     // A typed query: the wrong turns of turn 0, as the CLI's query lists them.
     const q = 'verdict != correct and turn_idx == 0';

@@ -299,8 +299,11 @@ test('initial load: wasm + JS + CSS of the first open, measured against the budg
   // links merged with it: 351.6 KB; with the numeric-QA Overview's lower half laid out by the
   // worker (qa_screens::overview_rest, -2.9 KB): 349.0 KB. The gate is at the budget now: the
   // next page feature lands after a saving (the numeric-QA cards and Items, Compare's page code).
+  // Issue 29 item 2 made it: numeric QA Items on the worker's generic grid (src/ui/items.rs gone,
+  // -20.4 KB of page wasm), with Compare's and All runs' cohorts against the baseline laid out by
+  // the worker: 329.0 KB. The gate keeps a margin for the other parts of issue 29 merged beside it.
   const BUDGET_KB = 350;
-  const PAGE_GATE_KB = 350;
+  const PAGE_GATE_KB = 335;
   assert.ok(PAGE_GATE_KB <= BUDGET_KB, 'the gate never exceeds the budget');
   assert.ok(page_ <= PAGE_GATE_KB * 1024, `page wasm+JS+CSS is ${kb(page_)} KB gzip (gate ${PAGE_GATE_KB} KB; budget ${BUDGET_KB} KB)`);
   // The two numbers agree with dist/ (nothing else was fetched).
