@@ -1009,6 +1009,54 @@ mod tests {
         forget(cid);
     }
 
+    /// A run over [`EAGER_MAX_ITEMS`] whose index is not built gets its cohorts against a
+    /// baseline in words (no index built behind the user's back), on Compare and All runs.
+    #[test]
+    fn a_big_run_without_an_index_says_so_instead_of_building_it() {
+        use evalboard_engine::family::Family;
+        use evalboard_engine::run::{self, ReadOptions, Settings, ALL_FAMILIES};
+        use evalboard_engine::{InputFile, RunInput};
+        let lines: Vec<String> = (0..EAGER_MAX_ITEMS + 1)
+            .map(|i| {
+                format!(
+                    "{{\"conversation_id\": \"c{}\", \"turn_idx\": {}, \"question\": \"q\", \
+                     \"expected\": 1, \"predicted\": {}}}",
+                    i / 4,
+                    i % 4,
+                    i % 3
+                )
+            })
+            .collect();
+        let input = RunInput::new(
+            "big",
+            vec![InputFile::new(
+                "big/turns.jsonl",
+                lines.join("\n").into_bytes(),
+            )],
+        );
+        let read = run::read_as(Family::NumericQa, &input, None, ReadOptions::default()).unwrap();
+        let big = run::score(read, &Settings::default(), 1);
+        let (id, other) = (90_201, 90_202);
+        forget(id);
+        forget(other);
+        let side = (id, "big", big.as_ref());
+        let why = against::<ALL_FAMILIES>(side, (other, "base", big.as_ref())).unwrap_err();
+        assert!(
+            why.starts_with("big has 50,001 items, more than the 50,000"),
+            "{why}"
+        );
+        assert!(with_built(id, |_| ()).is_none(), "no index was built");
+        let Block::Group { blocks, .. } =
+            many_block::<ALL_FAMILIES>(&[(side, (other, "base", big.as_ref()))])
+        else {
+            panic!()
+        };
+        let Some(Block::Table(t)) = blocks.get(1) else {
+            panic!()
+        };
+        assert!(matches!(t.rows[0].cells.last(), Some(Cell::Text(w)) if w == &why));
+    }
+
     #[test]
     fn the_query_is_split_from_the_other_filters() {
         let f = ScreenFilter {
