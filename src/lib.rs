@@ -10,6 +10,7 @@ pub mod format;
 pub mod many;
 pub mod pair;
 pub mod protocol;
+pub mod qa_items;
 pub mod qa_screens;
 pub mod query_view;
 pub mod run_label;

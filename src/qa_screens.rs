@@ -170,8 +170,9 @@ pub fn complexity(s: &Statistics, charts: &[ChartDto]) -> Vec<Block> {
     out
 }
 
-/// What an Errors tab link opens on the page (`Cell::Open`'s value): the Items tab filtered by
-/// `field` (`verdict`, `error_type`) to `value`, joined by U+001F.
+/// What an Errors tab link opens on the page (`Cell::Open`'s value): the Items tab with its
+/// choice filter `field` (as `qa_items` names them: `verdict`, `error`, `original`) set to
+/// `value`, joined by U+001F.
 pub fn items_link(field: &str, value: &str) -> String {
     format!("{field}\u{1f}{value}")
 }
@@ -179,7 +180,7 @@ pub fn items_link(field: &str, value: &str) -> String {
 /// The Overview of a numeric QA run under its cards: what the gaps between the accuracy
 /// variants say, how many originally scored turns the re-scoring judges differently (a link to
 /// them), the overview's charts, and the first wrong turns (each a link to its drawer; a link to
-/// all of them). Links as [`items_link`]: `verdict`, `disagreements`, or `item` with the
+/// all of them). Links as [`items_link`]: `verdict`, `original`, or `item` with the
 /// conversation id and turn index.
 pub fn overview_rest(ov: &Overview, charts: &[ChartDto]) -> Vec<Block> {
     use crate::protocol::{Cell, Table, TableRow};
@@ -226,7 +227,10 @@ pub fn overview_rest(ov: &Overview, charts: &[ChartDto]) -> Vec<Block> {
             false,
         ));
         if ov.disagreements > 0 {
-            gaps.push(link("Show them →", items_link("disagreements", "true")));
+            gaps.push(link(
+                "Show them →",
+                items_link("original", crate::qa_items::DIFFERS),
+            ));
         }
     }
     let mut out = vec![screen::group(
@@ -356,7 +360,7 @@ pub fn errors(s: &Statistics, charts: &[ChartDto]) -> Vec<Block> {
                         Cell::Text((*t).clone()),
                         Cell::Text(format::int(**n)),
                         Cell::Text(format::pct((total > 0).then(|| **n as f64 / total as f64))),
-                        Cell::Open("Show items →".into(), items_link("error_type", t)),
+                        Cell::Open("Show items →".into(), items_link("error", t)),
                     ],
                 })
                 .collect(),

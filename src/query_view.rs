@@ -383,6 +383,24 @@ fn snippet(d: &Doc, h: &query::Hit) -> String {
 /// same / gone), an example, and (`open`: where the Items tab takes a query) a button that opens
 /// the Items tab with its query.
 pub fn cohorts_block(c: &Cohorts, open: bool) -> Block {
+    let show = |x: &cohorts::Cohort| {
+        (x.n > 0 && open).then(|| {
+            (
+                format!("Show {} items", x.n),
+                format!("{OPEN_QUERY}\u{1f}{}", cohorts::query_of(&x.label)),
+            )
+        })
+    };
+    cohorts_table(c, &show, open)
+}
+
+/// [`cohorts_block`] with each cohort's button from `show` (its text and what it opens, or
+/// none), `open` saying in the lead that there are buttons.
+fn cohorts_table(
+    c: &Cohorts,
+    show: &dyn Fn(&cohorts::Cohort) -> Option<(String, String)>,
+    open: bool,
+) -> Block {
     let with_baseline = c.cohorts.iter().any(|x| x.vs_baseline.is_some());
     let mut head: Vec<String> = vec!["Items".into(), "Share".into()];
     if with_baseline {
@@ -406,13 +424,9 @@ pub fn cohorts_block(c: &Cohorts, open: bool) -> Block {
             Some(e) => format!("{}: {}", e.item, screen::clip_at(&e.text, 200)),
             None => String::new(),
         }));
-        cells.push(if x.n > 0 && open {
-            Cell::Open(
-                format!("Show {} items", x.n),
-                format!("{OPEN_QUERY}\u{1f}{}", cohorts::query_of(&x.label)),
-            )
-        } else {
-            Cell::Text(String::new())
+        cells.push(match show(x) {
+            Some((text, what)) => Cell::Open(text, what),
+            None => Cell::Text(String::new()),
         });
         rows.push(TableRow {
             key: None,
@@ -462,6 +476,203 @@ pub fn cohorts_block(c: &Cohorts, open: bool) -> Block {
         }));
     }
     screen::group("cohorts", "section", Some("Failure cohorts".into()), blocks)
+}
+
+/// One run of a comparison, for its cohorts: its id, its name as the page knows it (the route's
+/// `run=`), the run.
+pub type Side<'a> = (RunId, &'a str, RunRef<'a>);
+
+/// What `Cell::Open` of a cohort of another run opens: this, U+001F, the run's name, U+001F, the
+/// cohort's query (the page opens that run's Items with the query).
+pub const OPEN_QUERY_IN: &str = "query-in";
+
+/// `cand`'s failure cohorts against `base`'s (the engine's `cohorts(docs, Some(baseline))`, as
+/// `evalboard cohorts CAND --baseline BASE` gives them), from each run's index; `Err` with the
+/// reason in words when a run over [`EAGER_MAX_ITEMS`] has no index yet (building it would
+/// hold the worker for seconds on a tab the user may only pass through).
+pub fn against<const FAMILIES: FamilySet>(
+    cand: Side<'_>,
+    base: Side<'_>,
+) -> Result<Cohorts, String> {
+    for (id, name, run) in [cand, base] {
+        if !eager(id, run) {
+            return Err(format!(
+                "{name} has {} items, more than the {} whose cohorts are found as a comparison \
+                 opens: run a query on its Items first (`verdict != correct`), or `evalboard \
+                 cohorts RUN --baseline BASELINE`.",
+                crate::format::int(run.counts().1 as u64),
+                crate::format::int(EAGER_MAX_ITEMS as u64)
+            ));
+        }
+    }
+    let b = with_index::<FAMILIES, _>(base.0, base.2, |ix| ix.cohorts.clone());
+    Ok(with_index::<FAMILIES, _>(cand.0, cand.2, |ix| {
+        cohorts::cohorts(&ix.docs, Some(&b))
+    }))
+}
+
+/// How many cohorts of `c` stand each way against the baseline: new, grown, shrunk, same, gone.
+pub fn trend_counts(c: &Cohorts) -> [usize; 5] {
+    use cohorts::Trend;
+    let mut n = [0; 5];
+    for x in &c.cohorts {
+        if let Some(v) = &x.vs_baseline {
+            n[match v.status {
+                Trend::New => 0,
+                Trend::Grown => 1,
+                Trend::Shrunk => 2,
+                Trend::Same => 3,
+                Trend::Gone => 4,
+            }] += 1;
+        }
+    }
+    n
+}
+
+/// The counts of [`trend_counts`] in words: `2 new, 1 grown, 0 shrunk, 3 same, 1 gone`.
+fn trend_words(n: [usize; 5]) -> String {
+    ["new", "grown", "shrunk", "same", "gone"]
+        .iter()
+        .zip(n)
+        .map(|(w, k)| format!("{k} {w}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The Compare tab's failure cohorts (`data-section="cohorts-vs"`): the candidate's cohorts
+/// marked new / grown / shrunk / same / gone against the baseline's, each with its count in
+/// both runs; a cohort's "Show items" opens the candidate's Items filtered to exactly its
+/// members, a gone one's the baseline's. A run too big for its index to be built yet is said
+/// in words ([`against`]).
+pub fn compare_block<const FAMILIES: FamilySet>(cand: Side<'_>, base: Side<'_>) -> Block {
+    let title = Some("Failure cohorts against the baseline".to_string());
+    let c = match against::<FAMILIES>(cand, base) {
+        Ok(c) => c,
+        Err(why) => {
+            return screen::group(
+                "cohorts-vs",
+                "section",
+                title,
+                vec![screen::note("cohorts-later", "note", why)],
+            )
+        }
+    };
+    let b_failed = with_built(base.0, |ix| ix.cohorts.n_failed).unwrap_or(0);
+    let show = |x: &cohorts::Cohort| {
+        let q = cohorts::query_of(&x.label);
+        match &x.vs_baseline {
+            Some(v) if x.n == 0 && v.baseline_n > 0 => Some((
+                format!("Show {} items in the baseline", v.baseline_n),
+                format!("{OPEN_QUERY_IN}\u{1f}{}\u{1f}{q}", base.1),
+            )),
+            _ if x.n > 0 => Some((
+                format!("Show {} items", x.n),
+                format!("{OPEN_QUERY_IN}\u{1f}{}\u{1f}{q}", cand.1),
+            )),
+            _ => None,
+        }
+    };
+    let Block::Group { blocks, .. } = cohorts_table(&c, &show, true) else {
+        return screen::note("cohorts-vs", "error", "no cohorts");
+    };
+    let mut inner = vec![screen::text(
+        "cohorts-vs-lead",
+        format!(
+            "{}: {} of {} items fail; the baseline {}: {} fail. Against the baseline's cohorts: \
+             {}. Each row: the items in this run, the cause, how it stands (with the \
+             baseline's count), an example; “Show items” lists them (a gone cohort's in the \
+             baseline).",
+            cand.1,
+            c.n_failed,
+            c.n_items,
+            base.1,
+            b_failed,
+            trend_words(trend_counts(&c))
+        ),
+        false,
+    )];
+    inner.extend(blocks.into_iter().skip(1));
+    screen::group("cohorts-vs", "section", title, inner)
+}
+
+/// The All runs tab's failure cohorts (`data-section="cohorts-many"`): per run against its
+/// baseline, how many cohorts are new, grown, shrunk and gone and the biggest new one, the
+/// run's name opening the pair Compare (`Cell::Open` as the ranked table's: the baseline's and
+/// the run's names joined by U+001F), where its cohorts are listed in full.
+pub fn many_block<const FAMILIES: FamilySet>(pairs: &[(Side<'_>, Side<'_>)]) -> Block {
+    let head: Vec<String> = [
+        "Run",
+        "Baseline",
+        "Failing",
+        "New",
+        "Grown",
+        "Shrunk",
+        "Gone",
+        "Biggest new cohort",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut rows = Vec::new();
+    for (cand, base) in pairs {
+        let name = Cell::Open(cand.1.to_string(), format!("{}\u{1f}{}", base.1, cand.1));
+        let cells = match against::<FAMILIES>(*cand, *base) {
+            Ok(c) => {
+                let n = trend_counts(&c);
+                let biggest = c
+                    .cohorts
+                    .iter()
+                    .filter(|x| {
+                        x.vs_baseline
+                            .as_ref()
+                            .is_some_and(|v| v.status == cohorts::Trend::New)
+                    })
+                    .max_by(|a, b| a.n.cmp(&b.n).then_with(|| b.label.cmp(&a.label)))
+                    .map(|x| format!("{} items: {}", x.n, x.label))
+                    .unwrap_or_default();
+                let mut cells = vec![
+                    name,
+                    Cell::Text(base.1.to_string()),
+                    Cell::Text(format!("{} of {}", c.n_failed, c.n_items)),
+                ];
+                cells.extend([n[0], n[1], n[2], n[4]].map(|k| Cell::Text(k.to_string())));
+                cells.push(Cell::Text(biggest));
+                cells
+            }
+            Err(why) => {
+                let mut cells = vec![name, Cell::Text(base.1.to_string())];
+                cells.extend((0..5).map(|_| Cell::Text(crate::format::NONE.into())));
+                cells.push(Cell::Text(why));
+                cells
+            }
+        };
+        rows.push(TableRow {
+            key: None,
+            flag: false,
+            cells,
+        });
+    }
+    let numeric = (0..head.len()).map(|i| (3..=6).contains(&i)).collect();
+    screen::group(
+        "cohorts-many",
+        "section",
+        Some("Failure cohorts against the baseline".into()),
+        vec![
+            screen::text(
+                "cohorts-many-lead",
+                "Each run's failure cohorts against its baseline's (as `evalboard cohorts RUN \
+                 --baseline B`): how many are new, grown, shrunk and gone, and the biggest new \
+                 one. A run's name opens its Compare with the baseline, which lists them all.",
+                false,
+            ),
+            Block::Table(Table {
+                key: "cohorts-many".into(),
+                title: None,
+                head,
+                numeric,
+                rows,
+            }),
+        ],
+    )
 }
 
 /// The screen `query` of run `id` (`run`, of a family in `FAMILIES`) with queries and cohorts:
@@ -737,6 +948,113 @@ mod tests {
         assert_eq!(text, "error: Request \u{2}timed out\u{3} after 600s");
         assert!(hits(&ix, "error ~ /nope/", &key, None).is_empty());
         assert!(hits(&ix, "((", &key, None).is_empty());
+    }
+
+    /// Compare's cohorts are the engine's `cohorts(candidate, Some(baseline))` (what `evalboard
+    /// cohorts --baseline` prints), each row opening its run's items: a gone cohort the
+    /// baseline's.
+    #[test]
+    fn compare_cohorts_are_the_engines_against_the_baseline() {
+        use evalboard_engine::run::{self, ReadOptions, Settings, ALL_FAMILIES};
+        use evalboard_engine::{InputFile, RunInput};
+        let load = |name: &str| {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("demo")
+                .join(name);
+            let files = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.is_file())
+                .map(|p| {
+                    let f = format!("{name}/{}", p.file_name().unwrap().to_string_lossy());
+                    InputFile::new(&f, std::fs::read(&p).unwrap())
+                })
+                .collect();
+            let read = run::read(&RunInput::new(name, files), None, ReadOptions::default());
+            run::score(read.unwrap(), &Settings::default(), 1)
+        };
+        let (b, c) = (load("gpt-4o"), load("o3"));
+        let (bid, cid) = (90_101, 90_102);
+        forget(bid);
+        forget(cid);
+        let got =
+            against::<ALL_FAMILIES>((cid, "o3", c.as_ref()), (bid, "gpt-4o", b.as_ref())).unwrap();
+        let docs = |r: &run::ScoredRun| r.as_ref().query_docs_in::<ALL_FAMILIES>(None).unwrap();
+        let base = cohorts::cohorts(&docs(&b), None);
+        let want = cohorts::cohorts(&docs(&c), Some(&base));
+        assert_eq!(got, want);
+        assert!(got.cohorts.iter().all(|x| x.vs_baseline.is_some()));
+        let Block::Group { blocks, .. } =
+            compare_block::<ALL_FAMILIES>((cid, "o3", c.as_ref()), (bid, "gpt-4o", b.as_ref()))
+        else {
+            panic!()
+        };
+        let t = blocks
+            .iter()
+            .find_map(|b| match b {
+                Block::Table(t) => Some(t),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(t.rows.len(), want.cohorts.len());
+        for (row, x) in t.rows.iter().zip(&want.cohorts) {
+            let Some(Cell::Open(_, what)) = row.cells.last() else {
+                panic!("{row:?}")
+            };
+            let run = if x.n == 0 { "gpt-4o" } else { "o3" };
+            let q = cohorts::query_of(&x.label);
+            assert_eq!(what, &format!("{OPEN_QUERY_IN}\u{1f}{run}\u{1f}{q}"));
+        }
+        forget(bid);
+        forget(cid);
+    }
+
+    /// A run over [`EAGER_MAX_ITEMS`] whose index is not built gets its cohorts against a
+    /// baseline in words (no index built behind the user's back), on Compare and All runs.
+    #[test]
+    fn a_big_run_without_an_index_says_so_instead_of_building_it() {
+        use evalboard_engine::family::Family;
+        use evalboard_engine::run::{self, ReadOptions, Settings, ALL_FAMILIES};
+        use evalboard_engine::{InputFile, RunInput};
+        let lines: Vec<String> = (0..EAGER_MAX_ITEMS + 1)
+            .map(|i| {
+                format!(
+                    "{{\"conversation_id\": \"c{}\", \"turn_idx\": {}, \"question\": \"q\", \
+                     \"expected\": 1, \"predicted\": {}}}",
+                    i / 4,
+                    i % 4,
+                    i % 3
+                )
+            })
+            .collect();
+        let input = RunInput::new(
+            "big",
+            vec![InputFile::new(
+                "big/turns.jsonl",
+                lines.join("\n").into_bytes(),
+            )],
+        );
+        let read = run::read_as(Family::NumericQa, &input, None, ReadOptions::default()).unwrap();
+        let big = run::score(read, &Settings::default(), 1);
+        let (id, other) = (90_201, 90_202);
+        forget(id);
+        forget(other);
+        let side = (id, "big", big.as_ref());
+        let why = against::<ALL_FAMILIES>(side, (other, "base", big.as_ref())).unwrap_err();
+        assert!(
+            why.starts_with("big has 50,001 items, more than the 50,000"),
+            "{why}"
+        );
+        assert!(with_built(id, |_| ()).is_none(), "no index was built");
+        let Block::Group { blocks, .. } =
+            many_block::<ALL_FAMILIES>(&[(side, (other, "base", big.as_ref()))])
+        else {
+            panic!()
+        };
+        let Some(Block::Table(t)) = blocks.get(1) else {
+            panic!()
+        };
+        assert!(matches!(t.rows[0].cells.last(), Some(Cell::Text(w)) if w == &why));
     }
 
     #[test]

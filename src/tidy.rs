@@ -24,6 +24,7 @@ const WORKER_MODULES: &[&str] = &[
     "pair",
     "run_label",
     "qa_screens",
+    "qa_items",
     "query_view",
 ];
 

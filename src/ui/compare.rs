@@ -348,7 +348,11 @@ fn body(store: Store, v: View) -> impl IntoView {
                 on:change=move |ev| store.compare_by_item.set(event_target_checked(&ev))/>" Pair by item · "</label>{p}</p>
         })}
         {v.per_item_unavailable.clone().map(|w| view! { <div class="eb-state eb-state--quiet">{format!("Per-item diff unavailable: {w}")}</div> })}
-        {crate::ui::screen::blocks(v.cards.clone())}
+        // The cards, then the failure cohorts against the baseline: a cohort's "Show items"
+        // opens its run's Items with the cohort's query.
+        <div on:click=|ev| if let Some(o) = crate::ui::screen::opened(&ev) { crate::ui::query::open_query(&o); }>
+            {crate::ui::screen::blocks(v.cards.clone())}
+        </div>
         <table class="eb-table" data-table="compare-metrics">
             <thead><tr><th scope="col">"Metric"</th><th scope="col" class="eb-num"><span class="eb-clip eb-clip--name" title=v.baseline.clone()>{v.baseline.clone()}</span></th>
                 <th scope="col" class="eb-num"><span class="eb-clip eb-clip--name" title=v.candidate.clone()>{v.candidate.clone()}</span></th><th scope="col" class="eb-num">"Δ"</th></tr></thead>

@@ -10,21 +10,16 @@ use crate::ui::store::use_store;
 pub fn ErrorsView() -> impl IntoView {
     let store = use_store();
     let data = Memo::new(move |_| store.current_overview());
-    // A link (`qa_screens::items_link`: field, U+001F, value) opens the Items tab filtered.
+    // A link (`qa_screens::items_link`: a filter's name, U+001F, its value) opens the Items tab
+    // filtered; a failure cohort's "Show items" opens it with the cohort's query.
     let open = move |ev: web_sys::MouseEvent| {
         let Some(o) = crate::ui::screen::opened(&ev) else {
             return;
         };
-        match o.split_once('\u{1f}') {
-            Some(("verdict", v)) => {
-                let v = v.to_string();
-                store.show_items(|f| f.verdict = Some(v))
+        if !crate::ui::query::open_query(&o) {
+            if let Some((name, value)) = o.split_once('\u{1f}') {
+                store.show_items(name, value);
             }
-            Some((_, t)) => {
-                let t = t.to_string();
-                store.show_items(|f| f.error_type = Some(t))
-            }
-            None => {}
         }
     };
     move || match data.get() {

@@ -28,7 +28,6 @@ pub mod export;
 #[cfg(target_arch = "wasm32")]
 pub mod files;
 #[cfg(target_arch = "wasm32")]
-pub mod items;
 #[cfg(target_arch = "wasm32")]
 pub mod many;
 #[cfg(target_arch = "wasm32")]

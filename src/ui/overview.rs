@@ -103,24 +103,20 @@ fn overview_body(d: OverviewData) -> impl IntoView {
     })
     .collect();
     let rest = d.rest;
-    // A link of the worker's blocks (`qa_screens::overview_rest`: field, U+001F, value) filters
-    // the Items tab or opens a turn's drawer.
+    // A link of the worker's blocks (`qa_screens::overview_rest`: a filter's name, U+001F, its
+    // value) filters the Items tab, or opens a turn's drawer.
     let open = move |ev: web_sys::MouseEvent| {
         let Some(o) = crate::ui::screen::opened(&ev) else {
             return;
         };
         let mut parts = o.split('\u{1f}');
         match (parts.next(), parts.next(), parts.next()) {
-            (Some("verdict"), Some(v), _) => {
-                let v = v.to_string();
-                store.show_items(|f| f.verdict = Some(v))
-            }
-            (Some("disagreements"), ..) => store.show_items(|f| f.disagreements = true),
             (Some("item"), Some(c), Some(t)) => {
                 if let Ok(t) = t.parse::<u64>() {
                     store.open_item(evalboard_engine::run_table::ItemKey::text_index(c, t))
                 }
             }
+            (Some(name), Some(value), None) => store.show_items(name, value),
             _ => {}
         }
     };

@@ -88,13 +88,26 @@ pub fn hit(text: String) -> AnyView {
 }
 
 /// What a click on a `Cell::Open` of a screen opens, when it is a query (a failure cohort's
-/// items): the Items tab with it.
+/// items): the Items tab with it — of the current run (`query`, U+001F, the query), or of the
+/// run named (`query-in`, U+001F, the run's name, U+001F, the query: a cohort on Compare).
 pub fn open_query(opened: &str) -> bool {
-    let Some(q) = opened.strip_prefix("query\u{1f}") else {
-        return false;
+    let (run, q) = match opened.strip_prefix("query-in\u{1f}") {
+        Some(rest) => match rest.split_once('\u{1f}') {
+            Some((run, q)) => (Some(run.to_string()), q),
+            None => return false,
+        },
+        None => match opened.strip_prefix("query\u{1f}") {
+            Some(q) => (None, q),
+            None => return false,
+        },
     };
     let q = q.to_string();
     use_store().route.update(|r| {
+        if run.is_some() {
+            r.run = run;
+            r.choices.clear();
+            r.text = None;
+        }
         r.set_choice(CHOICE, Some(q));
         r.item = None;
         r.tab = crate::ui::route::Tab::Items;

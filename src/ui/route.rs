@@ -1,7 +1,6 @@
 //! The view state that lives in the URL hash (run, tab, item filters and sort, open item), so a
 //! link reopens the same view. Pure: parse/format are tested natively.
 
-use evalboard_engine::numeric_qa::views::{ItemFilter, SortKey};
 use evalboard_engine::run_table::ItemKey;
 
 /// The dashboard's tabs, in display order.
@@ -72,43 +71,14 @@ impl Tab {
     }
 }
 
-pub fn sort_slug(k: SortKey) -> &'static str {
-    match k {
-        SortKey::Position => "position",
-        SortKey::Conversation => "conversation",
-        SortKey::TurnIdx => "turn",
-        SortKey::Verdict => "verdict",
-        SortKey::LogicRecall => "logic_recall",
-        SortKey::Ops => "ops",
-        SortKey::Tokens => "tokens",
-        SortKey::Error => "error",
-    }
-}
-
-fn sort_from_slug(s: &str) -> Option<SortKey> {
-    [
-        SortKey::Position,
-        SortKey::Conversation,
-        SortKey::TurnIdx,
-        SortKey::Verdict,
-        SortKey::LogicRecall,
-        SortKey::Ops,
-        SortKey::Tokens,
-        SortKey::Error,
-    ]
-    .into_iter()
-    .find(|k| sort_slug(*k) == s)
-}
-
 /// Everything the URL hash records.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Route {
     /// The current run, by its (unique) display name.
     pub run: Option<String>,
     pub tab: Tab,
-    pub filter: ItemFilter,
-    pub sort: SortKey,
-    pub desc: bool,
+    /// Items: the search text (`q=`); the other filters are `choices`.
+    pub text: Option<String>,
     /// The open item, by its key: a numeric QA turn (`[conversation id, turn index]`, whose
     /// conversation opens at that turn), a message, an eval-set item, a log sample.
     pub item: Option<ItemKey>,
@@ -123,8 +93,9 @@ pub struct Route {
     /// the consecutive step whose items are listed (0 = baseline → candidate).
     pub also: Vec<String>,
     pub step: u32,
-    /// Items of a screen the worker lays out (code generation, eval logs): the value chosen for
-    /// each of its choice filters, by name (`f.<name>=`; the search is `filter.text`).
+    /// Items (every family's, laid out by the worker): the value chosen for each of its choice
+    /// filters, by name (`f.<name>=`; the search is `text`). Old numeric QA links' `verdict=`,
+    /// `turn=`, `feature=`, `error=`, `disagree=1`, `sort=` and `desc=1` are read into them.
     pub choices: Vec<(String, String)>,
     /// All runs tab: the pinned baseline, by run name (also kept in the browser).
     pub pin: Option<String>,
@@ -160,30 +131,8 @@ impl Route {
         if self.tab != Tab::Overview {
             put(&mut parts, "tab", self.tab.slug());
         }
-        let f = &self.filter;
-        if let Some(v) = &f.verdict {
-            put(&mut parts, "verdict", v);
-        }
-        if let Some(t) = f.turn_idx {
-            put(&mut parts, "turn", &t.to_string());
-        }
-        if let Some(v) = &f.feature {
-            put(&mut parts, "feature", v);
-        }
-        if let Some(v) = &f.error_type {
-            put(&mut parts, "error", v);
-        }
-        if let Some(v) = f.text.as_deref().filter(|t| !t.is_empty()) {
+        if let Some(v) = self.text.as_deref().filter(|t| !t.is_empty()) {
             put(&mut parts, "q", v);
-        }
-        if f.disagreements {
-            put(&mut parts, "disagree", "1");
-        }
-        if self.sort != SortKey::Position {
-            put(&mut parts, "sort", sort_slug(self.sort));
-        }
-        if self.desc {
-            put(&mut parts, "desc", "1");
         }
         if let Some(key) = &self.item {
             parts.push(format!("item={}", key_text(key)));
@@ -223,14 +172,14 @@ impl Route {
             match k {
                 "run" if !v.is_empty() => r.run = Some(v),
                 "tab" => r.tab = Tab::from_slug(&v).unwrap_or_default(),
-                "verdict" if v == "correct" || v == "wrong" => r.filter.verdict = Some(v),
-                "turn" => r.filter.turn_idx = v.parse().ok(),
-                "feature" if !v.is_empty() => r.filter.feature = Some(v),
-                "error" if !v.is_empty() => r.filter.error_type = Some(v),
-                "q" if !v.is_empty() => r.filter.text = Some(v),
-                "disagree" => r.filter.disagreements = v == "1",
-                "sort" => r.sort = sort_from_slug(&v).unwrap_or_default(),
-                "desc" => r.desc = v == "1",
+                "q" if !v.is_empty() => r.text = Some(v),
+                // An old numeric QA link's Items filters, as the worker's choices name them
+                // (`qa_items`).
+                "verdict" | "turn" | "feature" | "error" | "disagree" | "sort" | "desc" => {
+                    if let Some((name, value)) = old_filter(k, &v) {
+                        r.set_choice(name, Some(value.to_string()));
+                    }
+                }
                 "item" => r.item = key_of_text(raw),
                 "base" if !v.is_empty() => r.base = Some(v),
                 "cand" if !v.is_empty() => r.cand = Some(v),
@@ -251,6 +200,25 @@ impl Route {
         }
         r
     }
+}
+
+/// An old link's numeric QA Items filter `key=value` as the choice the worker's Items screen
+/// names (`qa_items`: `f.verdict=`, `f.turn=`, `f.feature=`, `f.error=`, `f.original=`,
+/// `f.sort=`, `f.order=`); `None` for a value it never wrote.
+fn old_filter<'a>(key: &str, value: &'a str) -> Option<(&'static str, &'a str)> {
+    Some(match (key, value) {
+        ("verdict", "correct" | "wrong") => ("verdict", value),
+        ("turn", t) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => ("turn", t),
+        ("feature", v) if !v.is_empty() => ("feature", v),
+        ("error", v) if !v.is_empty() => ("error", v),
+        ("disagree", "1") => ("original", "differs from the re-scoring"),
+        ("desc", "1") => ("order", "descending"),
+        ("sort", "logic_recall") => ("sort", "logic recall"),
+        ("sort", "ops") => ("sort", "operations"),
+        ("sort", "error") => ("sort", "error type"),
+        ("sort", "conversation" | "turn" | "verdict" | "tokens") => ("sort", value),
+        _ => return None,
+    })
 }
 
 /// Percent-encodes everything but RFC 3986 unreserved characters (UTF-8 bytes).
@@ -392,10 +360,7 @@ mod tests {
         let r = Route {
             run: Some("chat_history".into()),
             tab: Tab::Items,
-            filter: ItemFilter {
-                text: Some("salary".into()),
-                ..Default::default()
-            },
+            text: Some("salary".into()),
             item: Some(ItemKey::text_index("0000-1", 4)),
             choices: vec![
                 ("class".into(), "column_error".into()),
@@ -421,27 +386,59 @@ mod tests {
 
     #[test]
     fn full_route() {
-        let r = Route {
+        let mut r = Route {
             run: Some("gpt-4o run/1 & co".into()),
             tab: Tab::Items,
-            filter: ItemFilter {
-                verdict: Some("wrong".into()),
-                turn_idx: Some(2),
-                feature: Some("has_type2_question".into()),
-                error_type: Some("TimeoutError".into()),
-                text: Some("50% of <b>".into()),
-                disagreements: true,
-            },
-            sort: SortKey::Tokens,
-            desc: true,
+            text: Some("50% of <b>".into()),
             // Any text in an id: a slash, a percent sign, a dot, an ampersand.
             item: Some(ItemKey::text_index("conv/1 %2F & x.y", 3)),
             ..Default::default()
         };
+        for (k, v) in [
+            ("verdict", "wrong"),
+            ("turn", "2"),
+            ("feature", "type-2 question"),
+            ("error", "TimeoutError"),
+            ("original", "differs from the re-scoring"),
+            ("sort", "tokens"),
+            ("order", "descending"),
+        ] {
+            r.set_choice(k, Some(v.into()));
+        }
         let h = r.to_hash();
         assert!(h.contains("run=gpt-4o%20run%2F1%20%26%20co"), "{h}");
         assert!(h.contains("item=conv%2F1%20%252F%20%26%20x.y/3"), "{h}");
         check(&format!("#{h}"), r);
+    }
+
+    /// A numeric QA link from before its Items were the worker's grid opens the same filters.
+    #[test]
+    fn old_numeric_qa_item_links_open_the_same_filters() {
+        let old = "run=gpt-4o&tab=items&verdict=wrong&turn=2&feature=has_type2_question\
+                   &error=TimeoutError&q=net&disagree=1&sort=logic_recall&desc=1";
+        let r = Route::from_hash(old);
+        assert_eq!(r.text.as_deref(), Some("net"));
+        let got: Vec<(&str, &str)> = r
+            .choices
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("error", "TimeoutError"),
+                ("feature", "has_type2_question"),
+                ("order", "descending"),
+                ("original", "differs from the re-scoring"),
+                ("sort", "logic recall"),
+                ("turn", "2"),
+                ("verdict", "wrong"),
+            ]
+        );
+        assert_eq!(
+            Route::from_hash("verdict=maybe&turn=x&sort=zzz&desc=0&disagree=0").choices,
+            []
+        );
     }
 
     #[test]

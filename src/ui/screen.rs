@@ -16,9 +16,13 @@ use evalboard_engine::run_table::ItemKey;
 use crate::format;
 use crate::protocol::{Block, Cell, Request, RunId, ScreenFilter, ScreenQuery, ScreenView, Table};
 use crate::ui::client;
-use crate::ui::items::{ROW_H, ROW_PX};
 use crate::ui::store::use_store;
 use crate::ui::widgets::{Chart, Drawer, MetricCard};
+
+/// Row height in px (must match `.eb-grid__row` in main.css).
+pub const ROW_H: f64 = 32.0;
+/// [`ROW_H`] in whole pixels, for styles (integers: the page prints no floats of its own).
+pub const ROW_PX: u64 = 32;
 
 /// Rows asked for at a time, and rows rendered beyond the visible ones.
 const PAGE: u32 = 200;
@@ -343,7 +347,7 @@ pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoVie
     let filter = Memo::new(move |_| {
         store.route.with(|r| ScreenFilter {
             choices: r.choices.clone(),
-            text: r.filter.text.clone().filter(|t| !t.trim().is_empty()),
+            text: r.text.clone().filter(|t| !t.trim().is_empty()),
         })
     });
     let offset = RwSignal::new(0u32);
@@ -576,10 +580,10 @@ fn ScreenFilters(layout: Memo<crate::protocol::ItemsLayout>) -> impl IntoView {
             <label class="eb-field eb-field--grow">
                 <span class="eb-field__label">"Search"</span>
                 <input class="eb-input" type="search" name="q" placeholder=move || layout.with(|l| l.search.clone())
-                    prop:value=move || store.route.with(|r| r.filter.text.clone().unwrap_or_default())
+                    prop:value=move || store.route.with(|r| r.text.clone().unwrap_or_default())
                     on:input=move |ev| {
                         let v = event_target_value(&ev);
-                        store.route.update(|r| r.filter.text = (!v.is_empty()).then_some(v));
+                        store.route.update(|r| r.text = (!v.is_empty()).then_some(v));
                     }/>
             </label>
         </div>

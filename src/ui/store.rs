@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use evalboard_engine::accounting::InputFileReport;
 use evalboard_engine::evalset::{AnswerScorer, ScoringOptions};
-use evalboard_engine::numeric_qa::views::{ConversationView, ItemPage, Overview};
+use evalboard_engine::numeric_qa::views::{ConversationView, Overview};
 use evalboard_engine::run::Settings;
 use evalboard_engine::Diagnostic;
 
@@ -128,7 +128,6 @@ pub struct Store {
     /// Bumped whenever the worker re-scored (new settings): views refetch.
     pub rescored: RwSignal<u64>,
     pub overview: RwSignal<Option<OverviewData>>,
-    pub items: RwSignal<Option<(ReqId, ItemPage)>>,
     pub conversation: RwSignal<Option<(ReqId, Option<ConversationView>)>>,
     pub notices: RwSignal<Vec<Notice>>,
     pub dark: RwSignal<bool>,
@@ -220,7 +219,6 @@ impl Store {
             settings: RwSignal::new(settings),
             rescored: RwSignal::new(0),
             overview: RwSignal::new(None),
-            items: RwSignal::new(None),
             conversation: RwSignal::new(None),
             notices: RwSignal::new(Vec::new()),
             dark: RwSignal::new(false),
@@ -400,7 +398,8 @@ impl Store {
                     }));
                 }
             }
-            Response::Items { req, page, .. } => self.items.set(Some((req, page))),
+            // The page asks for numeric QA items as a screen (`ScreenQuery::Items`).
+            Response::Items { .. } => {}
             Response::Conversation { req, view, .. } => {
                 if req == self.conversation_req.get_value() {
                     self.conversation.set(Some((req, view)));
@@ -966,11 +965,14 @@ impl Store {
         });
     }
 
-    /// Shows the Items tab with a filter.
-    pub fn show_items(&self, f: impl FnOnce(&mut evalboard_engine::numeric_qa::views::ItemFilter)) {
+    /// Shows the Items tab with one filter: its choice `name` set to `value` (the other
+    /// filters, the search and the query cleared).
+    pub fn show_items(&self, name: &str, value: &str) {
         self.route.update(|r| {
-            r.filter = Default::default();
-            f(&mut r.filter);
+            r.text = None;
+            r.choices.clear();
+            r.set_choice(name, Some(value.to_string()));
+            r.item = None;
             r.tab = crate::ui::route::Tab::Items;
         });
     }

@@ -12,7 +12,6 @@ use crate::ui::complexity::ComplexityView;
 use crate::ui::errors::ErrorsView;
 use crate::ui::export::ExportView;
 use crate::ui::files::FilesView;
-use crate::ui::items::ItemsView;
 use crate::ui::overview::OverviewView;
 use crate::ui::route::Tab;
 use crate::ui::settings::SettingsView;
@@ -299,9 +298,8 @@ fn tab_view(t: Tab) -> AnyView {
         Tab::Overview if crate::ui::screen::is_screen_family(family) => {
             view! { <crate::ui::screen::ScreenOverview/> }.into_any()
         }
-        Tab::Items if crate::ui::screen::is_screen_family(family) => {
-            view! { <crate::ui::screen::ScreenItems/> }.into_any()
-        }
+        // Every family's Items: the grid the worker lays out (numeric QA's in `qa_items`).
+        Tab::Items => view! { <crate::ui::screen::ScreenItems/> }.into_any(),
         Tab::Complexity | Tab::Breakdowns | Tab::Errors
             if crate::ui::screen::is_screen_family(family) =>
         {
@@ -318,7 +316,6 @@ fn tab_view(t: Tab) -> AnyView {
         Tab::Complexity => view! { <ComplexityView/> }.into_any(),
         Tab::Breakdowns => view! { <BreakdownsView/> }.into_any(),
         Tab::Errors => view! { <ErrorsView/> }.into_any(),
-        Tab::Items => view! { <ItemsView/> }.into_any(),
         Tab::Files => view! { <FilesView/> }.into_any(),
         Tab::Settings => view! { <SettingsView/> }.into_any(),
         Tab::Export => view! { <ExportView/> }.into_any(),

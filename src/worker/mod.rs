@@ -660,12 +660,13 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                 let complexity = crate::qa_screens::complexity(&overview.stats, &charts);
                 let mut errors = crate::qa_screens::errors(&overview.stats, &charts);
                 let rest = crate::qa_screens::overview_rest(&overview, &charts);
-                // The failure cohorts: where a user looks for why turns fail.
+                // The failure cohorts: where a user looks for why turns fail, each opening its
+                // turns on Items (the worker's grid, which takes the query).
                 if let Some(k) = st.get(run_id) {
                     errors.push(crate::query_view::cohorts_or_note::<FAMILIES>(
                         run_id,
                         k.run(),
-                        false,
+                        true,
                     ));
                 }
                 post(

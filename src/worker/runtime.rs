@@ -249,28 +249,30 @@ pub(crate) fn post_compare<const FAMILIES: FamilySet>(
 }
 
 /// Posts a series of runs (two or more: consecutive comparisons, metadata, charts), or which
-/// run is missing.
+/// run is missing; `extra` (the chosen step's failure cohorts against its baseline) goes after
+/// that step's cards.
 pub(crate) fn post_series<const FAMILIES: FamilySet>(
     scope: &DedicatedWorkerGlobalScope,
     req: crate::protocol::ReqId,
     sides: Result<Vec<families::Side>, RunId>,
-    step: u32,
+    (step, extra): (u32, Option<crate::protocol::Block>),
     query: &crate::protocol::CompareQuery,
     dark: bool,
 ) {
     match sides {
-        Ok(sides) if sides.len() >= 2 => post(
-            scope,
-            &Response::Series {
-                req,
-                view: Box::new(families::series_view_in::<FAMILIES>(
-                    &sides,
-                    step as usize,
-                    query,
-                    dark,
-                )),
-            },
-        ),
+        Ok(sides) if sides.len() >= 2 => {
+            let mut view = families::series_view_in::<FAMILIES>(&sides, step as usize, query, dark);
+            if let (Some(b), Some(s)) = (extra, view.steps.get_mut(step as usize)) {
+                s.cards.push(b);
+            }
+            post(
+                scope,
+                &Response::Series {
+                    req,
+                    view: Box::new(view),
+                },
+            )
+        }
         Ok(_) => post(
             scope,
             &Response::Error {

@@ -38,8 +38,9 @@ impl Kept {
     }
 
     /// The screen (`query`) a worker of `FAMILIES` lays out for the run: code generation, eval
-    /// sets and evaluation-tool logs (numeric QA has its own page components); `None` for a
-    /// numeric QA run or a family this worker does not hold.
+    /// sets and evaluation-tool logs, and numeric QA's Items and one turn (its Overview and
+    /// conversation have their own page components); `None` for a screen the family does not
+    /// lay out or a family this worker does not hold.
     pub fn screen<const FAMILIES: FamilySet>(&self, query: &ScreenQuery) -> Option<ScreenView> {
         crate::query_view::screen::<FAMILIES>(self.id, self.run(), query, |q| {
             self.run().visit_in::<FAMILIES, _>(ScreenOf(q)).flatten()
@@ -115,9 +116,18 @@ struct ScreenOf<'q>(&'q ScreenQuery);
 
 impl<'a> RunVisitor<'a> for ScreenOf<'_> {
     type Out = Option<ScreenView>;
-    /// A numeric QA run has its own page components, but for one turn as blocks: its side of
-    /// a Compare pair ([`crate::pair::qa_blocks`]).
+    /// A numeric QA run has its own page components for its Overview and conversation drawer,
+    /// but its Items are the generic grid ([`crate::qa_items`]) and one turn is blocks: its
+    /// side of a Compare pair ([`crate::pair::qa_blocks`]).
     fn numeric_qa(self, run: &'a evalboard_engine::numeric_qa::score::ScoredQaRun) -> Self::Out {
+        if let ScreenQuery::Items {
+            filter,
+            offset,
+            limit,
+        } = self.0
+        {
+            return Some(crate::qa_items::view(run, filter, *offset, *limit));
+        }
         let ScreenQuery::Item { key } = self.0 else {
             return None;
         };
@@ -302,7 +312,16 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                     .iter()
                     .map(|id| self.side(elsewhere, *id).ok_or(*id))
                     .collect();
-                post_series::<FAMILIES>(scope, req, sides, step, &query, dark);
+                // The chosen step's candidate's failure cohorts against its baseline.
+                let at = |i: usize| {
+                    let r = self.get(*runs.get(i)?)?;
+                    Some((r.id, r.name.as_str(), r.run()))
+                };
+                let s = step as usize;
+                let cohorts = at(s)
+                    .zip(at(s + 1))
+                    .map(|(b, c)| crate::query_view::compare_block::<FAMILIES>(c, b));
+                post_series::<FAMILIES>(scope, req, sides, (step, cohorts), &query, dark);
             }
             Request::Many {
                 req,
@@ -316,7 +335,10 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                     &query,
                     |id| self.get(id).map(|r| (r.name.as_str(), r.run())),
                 );
-                let view = kept.view(&query);
+                let mut view = kept.view(&query);
+                if matches!(query, ScreenQuery::Overview { .. }) {
+                    view.blocks.push(self.many_cohorts(&baselines, &runs));
+                }
                 post_view(scope, (req, baselines.first().copied().unwrap_or(0)), view);
                 self.many = Some(kept);
             }
@@ -342,6 +364,27 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
             other => return Some(other),
         }
         None
+    }
+
+    /// The All runs tab's failure cohorts: each run against its baseline (the one of its task
+    /// when the baselines are a folder's logs, else the pinned one).
+    fn many_cohorts(&self, baselines: &[RunId], runs: &[RunId]) -> crate::protocol::Block {
+        let side = |id: &RunId| self.get(*id).map(|r| (r.id, r.name.as_str(), r.run()));
+        let bases: Vec<_> = baselines.iter().filter_map(side).collect();
+        let pairs: Vec<_> = runs
+            .iter()
+            .filter(|id| !baselines.contains(id))
+            .filter_map(side)
+            .filter_map(|c| {
+                let task = c.2.facts().task;
+                let b = bases
+                    .iter()
+                    .find(|b| task.is_some() && b.2.facts().task == task)
+                    .or(bases.first())?;
+                Some((c, *b))
+            })
+            .collect();
+        crate::query_view::many_block::<FAMILIES>(&pairs)
     }
 
     /// The HTML report of run `run_id` (vs `baseline`), or of the All runs tab's runs against

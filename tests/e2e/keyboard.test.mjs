@@ -81,13 +81,13 @@ test('numeric QA Items: ↑/↓ move the row, Enter opens the conversation with 
   await waitRun(page, 'gpt-4o');
   await page.click('#eb-tab-items');
   await page.waitForSelector('.eb-grid__row');
-  await page.focus('#eb-item-0');
-  assert.equal((await focused(page)).id, 'eb-item-0');
+  await page.focus('.eb-grid__row[aria-rowindex="2"]');
+  assert.equal((await focused(page)).row, '2');
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('ArrowUp');
   await page.keyboard.press('ArrowDown');
-  assert.equal((await focused(page)).id, 'eb-item-2');
+  assert.equal((await focused(page)).row, '4');
   await page.keyboard.press('Enter');
   await page.waitForSelector('.eb-drawer .eb-work__plan');
   assert.ok((await focused(page)).cls.includes('eb-drawer__close'), 'the drawer takes the focus');
@@ -99,7 +99,7 @@ test('numeric QA Items: ↑/↓ move the row, Enter opens the conversation with 
   await assertTrapped(page);
   await page.keyboard.press('Escape');
   await page.waitForSelector('.eb-drawer', { state: 'detached' });
-  assert.equal((await focused(page)).id, 'eb-item-2', 'the focus is back on the row');
+  assert.equal((await focused(page)).row, '4', 'the focus is back on the row');
   assertClean(rec);
   await context.close();
 });

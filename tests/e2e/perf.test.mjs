@@ -133,14 +133,13 @@ test('load test: a 100k-turn JSONL drop keeps the main thread free, shows progre
   await page.waitForSelector('.eb-grid__row');
   await stamp('rows shown');
   assert.equal(await page.locator('.eb-items__count').innerText(), '100,000 turns');
-  await page.focus('.eb-grid');
-  await page.keyboard.press('End');
-  await page.waitForSelector(`#eb-item-${N - 1}`);
+  await page.evaluate(() => { const g = document.querySelector('.eb-grid'); g.scrollTop = g.scrollHeight; });
+  await page.waitForSelector(`.eb-grid__row[aria-rowindex="${N + 1}"]`);
   await stamp('end');
   for (const frac of [0.1, 0.33, 0.5, 0.66, 0.9, 0]) {
     await page.evaluate((f) => { const g = document.querySelector('.eb-grid'); g.scrollTop = g.scrollHeight * f; }, frac);
     const pos = Math.floor(N * frac);
-    await page.waitForFunction((p) => [...document.querySelectorAll('.eb-grid__row')].some((r) => Math.abs(Number(r.id.slice(8)) - p) < 40), pos);
+    await page.waitForFunction((p) => [...document.querySelectorAll('.eb-grid__row')].some((r) => Math.abs(Number(r.getAttribute('aria-rowindex')) - 2 - p) < 40), pos);
     await stamp(`at ${frac}`);
   }
   for (let k = 0; k < 30; k++) await page.mouse.wheel(0, 1200);
@@ -300,8 +299,11 @@ test('initial load: wasm + JS + CSS of the first open, measured against the budg
   // links merged with it: 351.6 KB; with the numeric-QA Overview's lower half laid out by the
   // worker (qa_screens::overview_rest, -2.9 KB): 349.0 KB. The gate is at the budget now: the
   // next page feature lands after a saving (the numeric-QA cards and Items, Compare's page code).
+  // Issue 29 item 2 made it: numeric QA Items on the worker's generic grid (src/ui/items.rs gone,
+  // -20.4 KB of page wasm), with Compare's and All runs' cohorts against the baseline laid out by
+  // the worker: 329.0 KB. The gate keeps a margin for the other parts of issue 29 merged beside it.
   const BUDGET_KB = 350;
-  const PAGE_GATE_KB = 350;
+  const PAGE_GATE_KB = 335;
   assert.ok(PAGE_GATE_KB <= BUDGET_KB, 'the gate never exceeds the budget');
   assert.ok(page_ <= PAGE_GATE_KB * 1024, `page wasm+JS+CSS is ${kb(page_)} KB gzip (gate ${PAGE_GATE_KB} KB; budget ${BUDGET_KB} KB)`);
   // The two numbers agree with dist/ (nothing else was fetched).

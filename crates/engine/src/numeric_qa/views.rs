@@ -374,6 +374,29 @@ fn matches(s: &ScoredQaRun, t: &TurnScore, f: &ItemFilter, needle: &str) -> bool
 
 /// A page of the items table: filter, then sort (stable, by position on ties), then slice.
 pub fn items(s: &ScoredQaRun, q: &ItemQuery) -> ItemPage {
+    let idx = item_order(s, q);
+    let total = idx.len();
+    let rows = idx
+        .iter()
+        .skip(q.offset)
+        .take(q.limit.min(1000))
+        .filter_map(|&i| item_row(s, i))
+        .collect();
+    ItemPage {
+        total,
+        offset: q.offset.min(total),
+        rows,
+    }
+}
+
+/// The row of turn `i` (an index into `s.turns`, as [`item_order`] gives them).
+pub fn item_row(s: &ScoredQaRun, i: usize) -> Option<ItemRow> {
+    row(s, s.turns.get(i)?)
+}
+
+/// The turns (indices into `s.turns`) matching `q`'s filter, in `q`'s order (stable, by
+/// position on ties); `q.offset` and `q.limit` are not applied.
+pub fn item_order(s: &ScoredQaRun, q: &ItemQuery) -> Vec<usize> {
     let needle = q
         .filter
         .text
@@ -426,18 +449,7 @@ pub fn items(s: &ScoredQaRun, q: &ItemQuery) -> ItemPage {
     if q.desc {
         idx.reverse();
     }
-    let total = idx.len();
-    let rows = idx
-        .iter()
-        .skip(q.offset)
-        .take(q.limit.min(1000))
-        .filter_map(|&i| row(s, &s.turns[i]))
-        .collect();
-    ItemPage {
-        total,
-        offset: q.offset.min(total),
-        rows,
-    }
+    idx
 }
 
 /// One turn in the conversation view.
