@@ -349,13 +349,44 @@ fn conversation_of(
     let ScoredRun::EvalLog(l) = &kept.scored else {
         return None;
     };
-    let sample = l
-        .log
-        .run
-        .samples
-        .get(evalboard_engine::evallog::score::sample_of(
-            &l.log.run, key,
-        )?)?;
+    let i = evalboard_engine::evallog::score::sample_of(&l.log.run, key)?;
+    conversation_at(kept, run_id, i)
+}
+
+/// [`conversation_of`] for many keys of eval-log run `run_id`: its samples indexed by key once
+/// (a [`conversation_of`] per key scans every sample: 20,000 keys took 30 s in the worker).
+#[allow(clippy::type_complexity)]
+fn conversations_of<'a>(
+    st: &'a State,
+    run_id: RunId,
+) -> impl Fn(
+    &evalboard_engine::run_table::ItemKey,
+) -> Option<(
+    (RunId, Option<RunId>),
+    (String, evalboard_engine::evallog::messages::MessagesAt),
+)> + 'a {
+    let kept = st.get(run_id);
+    let index = match kept.map(|k| &k.scored) {
+        Some(ScoredRun::EvalLog(l)) => evalboard_engine::evallog::score::sample_index(&l.log.run),
+        _ => Default::default(),
+    };
+    move |key| conversation_at(kept?, run_id, *index.get(key)?)
+}
+
+/// Where the conversation of sample `i` of eval-log `kept` (run `run_id`) can be read.
+#[allow(clippy::type_complexity)]
+fn conversation_at(
+    kept: &Kept,
+    run_id: RunId,
+    i: usize,
+) -> Option<(
+    (RunId, Option<RunId>),
+    (String, evalboard_engine::evallog::messages::MessagesAt),
+)> {
+    let ScoredRun::EvalLog(l) = &kept.scored else {
+        return None;
+    };
+    let sample = l.log.run.samples.get(i)?;
     let ids = (run_id, kept.part_of);
     Some((
         ids,

@@ -20,7 +20,7 @@ use evalboard_engine::query::Docs;
 use evalboard_engine::run::ScoredRun;
 use evalboard_engine::run_table::ItemKey;
 
-use super::{big_log, conversation_of, log_screen, store, State, FAMILIES};
+use super::{big_log, conversation_of, conversations_of, log_screen, store, State, FAMILIES};
 use crate::protocol::{ReqId, RunId, ScreenFilter, ScreenQuery};
 use crate::query_view;
 
@@ -68,10 +68,11 @@ pub(super) fn read_then_answer(
         #[allow(clippy::type_complexity)]
         let places: Vec<(ItemKey, _)> = {
             let st = state.borrow();
+            let at = conversations_of(&st, run_id);
             query_view::with_built(run_id, |ix| {
                 ix.docs
                     .iter()
-                    .filter_map(|d| Some((d.key.clone(), conversation_of(&st, run_id, &d.key)?)))
+                    .filter_map(|d| Some((d.key.clone(), at(&d.key)?)))
                     .collect()
             })
             .unwrap_or_default()

@@ -313,6 +313,18 @@ pub fn sample_of(run: &EvalLogRun, key: &crate::run_table::ItemKey) -> Option<us
     run.samples.iter().position(|s| item_key(&s.key) == *key)
 }
 
+/// Every sample of `run` by its item key, the first of a key as [`sample_of`] finds it: for many
+/// lookups, where [`sample_of`] scans the samples each time.
+pub fn sample_index(
+    run: &EvalLogRun,
+) -> std::collections::HashMap<crate::run_table::ItemKey, usize> {
+    let mut index = std::collections::HashMap::with_capacity(run.samples.len());
+    for (i, s) in run.samples.iter().enumerate() {
+        index.entry(item_key(&s.key)).or_insert(i);
+    }
+    index
+}
+
 /// The item key of a sample as text parts.
 pub fn key_parts(key: &SampleKey) -> Vec<String> {
     match key {
