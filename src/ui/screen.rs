@@ -481,16 +481,19 @@ pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoVie
     }
 }
 
-/// ↑/↓ on a row of a virtualised grid (rows carry `aria-rowindex`, the head is row 1, rows are
-/// [`ROW_PX`] high): the row below or above gets the focus, scrolled into view under the sticky
-/// head. One handler for every items grid the worker lays out.
+/// ↑/↓, Page Up/Down, Home/End on a row of a virtualised grid (rows carry `aria-rowindex`, the
+/// head is row 1, rows are [`ROW_PX`] high, the grid its `aria-rowcount`): the row it leads to
+/// gets the focus, scrolled into view under the sticky head. A row far off is drawn only once
+/// the worker sent it: the focus is tried again on the next frames. One handler for every items
+/// grid the worker lays out.
 pub fn row_keys(ev: &web_sys::KeyboardEvent, grid: &web_sys::HtmlElement) {
     use wasm_bindgen::JsCast;
-    let step: i32 = match ev.key().as_str() {
-        "ArrowDown" => 1,
-        "ArrowUp" => -1,
-        _ => return,
-    };
+    let row_h = ROW_PX as i32;
+    let page = ((grid.client_height() - row_h) / row_h - 1).max(1);
+    let last = grid
+        .get_attribute("aria-rowcount")
+        .and_then(|n| n.parse::<i32>().ok())
+        .unwrap_or(1);
     let Some(at) = ev
         .target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -499,40 +502,49 @@ pub fn row_keys(ev: &web_sys::KeyboardEvent, grid: &web_sys::HtmlElement) {
     else {
         return;
     };
-    ev.prevent_default();
-    if at + step < 2 {
-        return; // the first row: the head is above it
+    let to = match ev.key().as_str() {
+        "ArrowDown" => at + 1,
+        "ArrowUp" => at - 1,
+        "PageDown" => at + page,
+        "PageUp" => at - page,
+        "Home" => 2,
+        "End" => last,
+        _ => return,
     }
-    let sel = format!("[aria-rowindex=\"{}\"]", at + step);
-    let Ok(Some(row)) = grid.query_selector(&sel) else {
+    .clamp(2, last.max(2));
+    ev.prevent_default();
+    if to == at {
         return;
-    };
+    }
     // The row's top in the body; the visible body is [scrollTop, scrollTop + height − head).
-    let (row_h, top, st) = (
-        ROW_PX as i32,
-        (at + step - 2) * ROW_PX as i32,
-        grid.scroll_top(),
-    );
+    let (top, st) = ((to - 2) * row_h, grid.scroll_top());
     let h = grid.client_height() - row_h;
     if top < st {
         grid.set_scroll_top(top);
     } else if top + row_h > st + h {
         grid.set_scroll_top(top + row_h - h);
     }
-    let focus = |row: web_sys::Element| {
-        if let Ok(row) = row.dyn_into::<web_sys::HtmlElement>() {
-            let _ = row.focus();
+    focus_row(grid.clone(), format!("[aria-rowindex=\"{to}\"]"), 30);
+}
+
+/// Focuses the row `sel` of `grid` now and again on the next frame (a scroll re-renders the
+/// window, which may move the row in the DOM and so blur it); while it is not drawn yet, tries
+/// again on up to `frames` more frames.
+fn focus_row(grid: web_sys::HtmlElement, sel: String, frames: u32) {
+    use wasm_bindgen::JsCast;
+    let found = grid.query_selector(&sel).ok().flatten();
+    if let Some(row) = found
+        .clone()
+        .and_then(|r| r.dyn_into::<web_sys::HtmlElement>().ok())
+    {
+        let _ = row.focus();
+    }
+    if frames > 0 {
+        let again = if found.is_some() { 0 } else { frames - 1 };
+        if found.is_none() || frames == 30 {
+            request_animation_frame(move || focus_row(grid, sel, again));
         }
-    };
-    focus(row);
-    // The scroll re-renders the window, which may move the row in the DOM (and so blur it):
-    // focus it again once the rows are drawn.
-    let grid = grid.clone();
-    request_animation_frame(move || {
-        if let Ok(Some(row)) = grid.query_selector(&sel) {
-            focus(row);
-        }
-    });
+    }
 }
 
 /// A select of a screen's choice `name` (options as (value, label); the value "" is none),

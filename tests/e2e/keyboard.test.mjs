@@ -163,7 +163,7 @@ test('eval-log Items: a Reason column, ↑/↓ move the row, Enter opens the sam
   }
 });
 
-test('↑/↓ through a long eval log: the focused row is always in view, clear of the sticky head', async () => {
+test('↑/↓, Home/End and Page Up/Down through a long eval log: the focused row is always in view, clear of the sticky head', async () => {
   const { page, rec, context } = await openPage(h.browser, { viewport: { width: 1400, height: 700 } });
   await page.goto(h.srv.url);
   await waitRun(page, 'gpt-4o');
@@ -201,6 +201,22 @@ test('↑/↓ through a long eval log: the focused row is always in view, clear 
     }
   }
   assert.equal((await focused(page)).row, '2');
+  // End, Home, Page Down and Page Up: the row they lead to has the focus and is in view (the
+  // last row is far below the drawn window: it is focused once the worker sent it).
+  const rowIndex = async () => Number((await focused(page)).row);
+  await page.keyboard.press('End');
+  await page.waitForFunction(() => document.activeElement?.getAttribute('aria-rowindex') === '61', null, { timeout: 10000 });
+  assert.ok(await inView(), 'End: the last row is in view');
+  await page.keyboard.press('Home');
+  await page.waitForFunction(() => document.activeElement?.getAttribute('aria-rowindex') === '2', null, { timeout: 10000 });
+  assert.ok(await inView(), 'Home: the first row is in view');
+  await page.keyboard.press('PageDown');
+  await page.waitForFunction(() => Number(document.activeElement?.getAttribute('aria-rowindex')) > 3, null, { timeout: 10000 });
+  const down = await rowIndex();
+  assert.ok(down > 10 && down < 30, `Page Down moves a page of rows (to row ${down})`);
+  assert.ok(await inView(), 'Page Down: the row is in view');
+  await page.keyboard.press('PageUp');
+  await page.waitForFunction(() => document.activeElement?.getAttribute('aria-rowindex') === '2', null, { timeout: 10000 });
   // Enter opens the row with the focus.
   await page.keyboard.press('ArrowDown');
   await page.keyboard.press('Enter');
