@@ -106,13 +106,11 @@ impl crate::family_run::FamilyRun for score::ScoredLog {
             ),
             None => MetricValue::new(
                 "headline_score",
-                &format!(
-                    "Headline score ({})",
-                    self.verdict_by
-                        .as_ref()
-                        .map(|k| k.label())
-                        .unwrap_or_default()
-                ),
+                &match &self.verdict_by {
+                    Some(k) => format!("Headline score ({})", k.label()),
+                    // No score names a headline (a log with no scorer): no empty "()".
+                    None => "Headline score (none in the log)".to_string(),
+                },
                 Unit::Score,
                 self.headline_value(),
             ),
