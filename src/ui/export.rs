@@ -19,6 +19,10 @@ const FILES: &[(&str, &str)] = &[
         "validation.csv",
         "The validator's logs, when the run recorded them.",
     ),
+    (
+        "evalboard-marks.jsonl",
+        "Every human review mark kept in this browser (evalboard-marks/1).",
+    ),
 ];
 
 #[component]
@@ -96,6 +100,7 @@ pub fn ExportView() -> impl IntoView {
                 }).collect_view()}
             </ul>
             <ul class="eb-export__list">
+                <crate::ui::review::ImportMarks/>
                 {report_item(
                     ("report.html", "report.html", "evalboard report DIR -o report.html"),
                     "One self-contained HTML report (every chart, table and the data, provenance; opens offline) — the same as ".into(),

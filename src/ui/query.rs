@@ -90,12 +90,13 @@ pub fn hit(text: String) -> AnyView {
 /// What a click on a `Cell::Open` of a screen opens, when it is a query (a failure cohort's
 /// items): the Items tab with it.
 pub fn open_query(opened: &str) -> bool {
-    let Some(q) = opened.strip_prefix("query\u{1f}") else {
+    // A query, or the Human column's filter (the agreement table's "show them").
+    let Some((choice, q)) = opened.split_once('\u{1f}') else {
         return false;
     };
     let q = q.to_string();
     use_store().route.update(|r| {
-        r.set_choice(CHOICE, Some(q));
+        r.set_choice(choice, Some(q));
         r.item = None;
         r.tab = crate::ui::route::Tab::Items;
     });

@@ -222,6 +222,7 @@ pub fn blocks(list: Vec<Block>) -> AnyView {
             }
             .into_any(),
             Block::Code { label, code } => code_block(code, label).into_any(),
+            Block::Review { mark, note, score } => crate::ui::review::controls(mark, note, score),
             Block::Diff(d) => diff_view(d),
             Block::Choice {
                 key,
@@ -499,10 +500,15 @@ pub fn row_keys(ev: &web_sys::KeyboardEvent, grid: &web_sys::HtmlElement) {
     if at + step < 2 {
         return; // the first row: the head is above it
     }
+    go_row(grid, at, step);
+}
+
+/// The row `step` rows from row `at` (by `aria-rowindex`) of a virtualised grid, scrolled into
+/// view and focused (`None` when it is not drawn).
+pub fn go_row(grid: &web_sys::HtmlElement, at: i32, step: i32) -> Option<web_sys::HtmlElement> {
+    use wasm_bindgen::JsCast;
     let sel = format!("[aria-rowindex=\"{}\"]", at + step);
-    let Ok(Some(row)) = grid.query_selector(&sel) else {
-        return;
-    };
+    let row = grid.query_selector(&sel).ok()??;
     // The row's top in the body; the visible body is [scrollTop, scrollTop + height − head).
     let (row_h, top, st) = (
         ROW_PX as i32,
@@ -520,7 +526,7 @@ pub fn row_keys(ev: &web_sys::KeyboardEvent, grid: &web_sys::HtmlElement) {
             let _ = row.focus();
         }
     };
-    focus(row);
+    focus(row.clone());
     // The scroll re-renders the window, which may move the row in the DOM (and so blur it):
     // focus it again once the rows are drawn.
     let grid = grid.clone();
@@ -529,6 +535,7 @@ pub fn row_keys(ev: &web_sys::KeyboardEvent, grid: &web_sys::HtmlElement) {
             focus(row);
         }
     });
+    row.dyn_into().ok()
 }
 
 /// A select of a screen's choice `name` (options as (value, label); the value "" is none),

@@ -423,6 +423,13 @@ impl Store {
                 }
             }
             Response::Screen { req, view, .. } => self.screen.set(Some((req, *view))),
+            // Human review marks changed: every view asks again.
+            Response::Marked { message } => {
+                self.rescored.update(|n| *n += 1);
+                if let Some((error, text)) = message {
+                    self.notify(text, error);
+                }
+            }
         }
     }
 

@@ -1,0 +1,144 @@
+//! Human review on the page (docs/dashboard.md § Human review): the drawer's controls (the
+//! worker's `Block::Review`), the keys `1`, `0`, `n`, `j`, `k`, and importing a marks file. The
+//! page only sends `Request::Mark` / `Request::ImportMarks`; the worker keeps the marks, words
+//! every text and lays out the Human column, the history and the agreement as screen blocks.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::protocol::Request;
+use crate::ui::client;
+use crate::ui::route::Tab;
+use crate::ui::store::use_store;
+
+/// Sends a change of the open item's review (`field`: `mark`, `note`, `score`).
+fn send(field: &str, value: String) {
+    let store = use_store();
+    let (Some(run), Some(key)) = (
+        store.current(),
+        store.route.with_untracked(|r| r.item.clone()),
+    ) else {
+        return;
+    };
+    client::send(&Request::Mark {
+        run_id: run.id,
+        key,
+        field: field.into(),
+        value,
+    });
+}
+
+/// The drawer's controls: Correct / Wrong (pressed as kept; pressed again: unset), the score
+/// override and the note, each change sent as it is made.
+pub fn controls(mark: String, note: String, score: String) -> AnyView {
+    let button = move |value: &'static str, label: &'static str| {
+        let on = mark == value;
+        view! {
+            <button type="button" class="eb-btn" data-mark=value aria-pressed=on.to_string()
+                on:click=move |_| send("mark", if on { String::new() } else { value.into() })>{label}</button>
+        }
+    };
+    view! {
+        <div class="eb-filters" data-review="">
+            {button("correct", "✓ Correct (1)")}
+            {button("wrong", "✗ Wrong (0)")}
+            <label class="eb-field">
+                <span class="eb-field__label">"Score override, 0–1"</span>
+                <input class="eb-input" data-review-score="" inputmode="decimal" prop:value=score
+                    on:change=move |ev| send("score", event_target_value(&ev))/>
+            </label>
+            <label class="eb-field eb-field--grow">
+                <span class="eb-field__label">"Note (n)"</span>
+                <textarea class="eb-input" data-review-note="" rows="3" prop:value=note
+                    on:change=move |ev| send("note", event_target_value(&ev))></textarea>
+            </label>
+        </div>
+    }
+    .into_any()
+}
+
+/// The review keys, while the Items tab or an item's drawer is open and no field has the
+/// focus: `1` correct, `0` wrong, `n` the note, `j` / `k` the next / previous item of the
+/// Items grid (its drawer opened).
+pub fn keys() {
+    let store = use_store();
+    let _ = window_event_listener(leptos::ev::keydown, move |ev| {
+        if ev.ctrl_key() || ev.meta_key() || ev.alt_key() || ev.default_prevented() {
+            return;
+        }
+        let typing = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .is_some_and(|e| matches!(e.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+        let (items, open) = store
+            .route
+            .with_untracked(|r| (r.tab == Tab::Items, r.item.is_some()));
+        if typing || !(items || open) || store.pair.with_untracked(Option::is_some) {
+            return;
+        }
+        let doc = document();
+        match ev.key().as_str() {
+            "1" if open => send("mark", "correct".into()),
+            "0" if open => send("mark", "wrong".into()),
+            "n" => {
+                let Ok(Some(note)) = doc.query_selector("[data-review-note]") else {
+                    return;
+                };
+                if let Ok(n) = note.dyn_into::<web_sys::HtmlElement>() {
+                    let _ = n.focus();
+                }
+            }
+            k @ ("j" | "k") => {
+                let Ok(Some(grid)) = doc.query_selector(".eb-grid[role=grid]") else {
+                    return;
+                };
+                let at = doc
+                    .query_selector(".eb-grid__row--selected")
+                    .ok()
+                    .flatten()
+                    .and_then(|r| r.get_attribute("aria-rowindex"))
+                    .and_then(|i| i.parse::<i32>().ok())
+                    .unwrap_or(1);
+                let step = if k == "j" { 1 } else { -1 };
+                if let (Ok(grid), true) = (grid.dyn_into::<web_sys::HtmlElement>(), at + step >= 2)
+                {
+                    if let Some(row) = crate::ui::screen::go_row(&grid, at, step) {
+                        row.click();
+                    }
+                }
+            }
+            _ => return,
+        }
+        ev.prevent_default();
+    });
+}
+
+/// The Export tab's import: an `evalboard-marks/1` file picked, its text sent to the worker
+/// (which says what it read, with each problem's file and line).
+#[component]
+pub fn ImportMarks() -> impl IntoView {
+    let on_change = move |ev: leptos::ev::Event| {
+        let input = event_target::<web_sys::HtmlInputElement>(&ev);
+        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            return;
+        };
+        input.set_value("");
+        leptos::task::spawn_local(async move {
+            let name = file.name();
+            if let Ok(text) = wasm_bindgen_futures::JsFuture::from(file.text()).await {
+                client::send(&Request::ImportMarks {
+                    file: name,
+                    text: text.as_string().unwrap_or_default(),
+                });
+            }
+        });
+    };
+    view! {
+        <li class="eb-export__item">
+            <label class="eb-field">
+                <span class="eb-field__label">"Import marks (an evalboard-marks/1 .jsonl file)"</span>
+                <input type="file" accept=".jsonl,application/x-ndjson" data-import-marks="" on:change=on_change/>
+            </label>
+        </li>
+    }
+}
