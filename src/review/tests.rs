@@ -204,7 +204,12 @@ fn screens_carry_the_review() {
     let (mut n, mut agree, mut s_yes, mut h_yes) = (0.0, 0.0, 0.0, 0.0);
     for (i, k) in keys.iter().take(10).enumerate() {
         let human = i % 2 == 0;
-        let Some(Some(scorer)) = verdicts.rows.iter().find(|v| &v.key == k).map(|v| v.correct) else {
+        let Some(Some(scorer)) = verdicts
+            .rows
+            .iter()
+            .find(|v| &v.key == k)
+            .map(|v| v.correct)
+        else {
             continue;
         };
         n += 1.0;
@@ -214,7 +219,10 @@ fn screens_carry_the_review() {
     }
     let (po, s, h) = (agree / n, s_yes / n, h_yes / n);
     let pe = s * h + (1.0 - s) * (1.0 - h);
-    assert_eq!(cell(&t.rows[0].cells[2]), format!("{:.3}", (po - pe) / (1.0 - pe)));
+    assert_eq!(
+        cell(&t.rows[0].cells[2]),
+        format!("{:.3}", (po - pe) / (1.0 - pe))
+    );
     assert_eq!(cell(&t.rows[0].cells[1]), format!("{n}"));
     with_mut(|set| *set = MarkSet::default());
 }
