@@ -86,7 +86,7 @@ pub fn edit(
                 "" => None,
                 other => return Err(format!("“{other}” is not a mark (correct or wrong)")),
             };
-            if item.map_or(None, |i| i.mark) == mark {
+            if item.and_then(|i| i.mark) == mark {
                 return Ok(false);
             }
             set.set_mark(id, key, mark, at)

@@ -9,11 +9,10 @@ use wasm_bindgen::JsCast;
 use crate::protocol::Request;
 use crate::ui::client;
 use crate::ui::route::Tab;
-use crate::ui::store::use_store;
+use crate::ui::store::{use_store, Store};
 
 /// Sends a change of the open item's review (`field`: `mark`, `note`, `score`).
-fn send(field: &str, value: String) {
-    let store = use_store();
+fn send(store: Store, field: &str, value: String) {
     let (Some(run), Some(key)) = (
         store.current(),
         store.route.with_untracked(|r| r.item.clone()),
@@ -31,11 +30,12 @@ fn send(field: &str, value: String) {
 /// The drawer's controls: Correct / Wrong (pressed as kept; pressed again: unset), the score
 /// override and the note, each change sent as it is made.
 pub fn controls(mark: String, note: String, score: String) -> AnyView {
+    let store = use_store();
     let button = move |value: &'static str, label: &'static str| {
         let on = mark == value;
         view! {
             <button type="button" class="eb-btn" data-mark=value aria-pressed=on.to_string()
-                on:click=move |_| send("mark", if on { String::new() } else { value.into() })>{label}</button>
+                on:click=move |_| send(store, "mark", if on { String::new() } else { value.into() })>{label}</button>
         }
     };
     view! {
@@ -45,12 +45,12 @@ pub fn controls(mark: String, note: String, score: String) -> AnyView {
             <label class="eb-field">
                 <span class="eb-field__label">"Score override, 0–1"</span>
                 <input class="eb-input" data-review-score="" inputmode="decimal" prop:value=score
-                    on:change=move |ev| send("score", event_target_value(&ev))/>
+                    on:change=move |ev| send(store, "score", event_target_value(&ev))/>
             </label>
             <label class="eb-field eb-field--grow">
                 <span class="eb-field__label">"Note (n)"</span>
                 <textarea class="eb-input" data-review-note="" rows="3" prop:value=note
-                    on:change=move |ev| send("note", event_target_value(&ev))></textarea>
+                    on:change=move |ev| send(store, "note", event_target_value(&ev))></textarea>
             </label>
         </div>
     }
@@ -78,8 +78,8 @@ pub fn keys() {
         }
         let doc = document();
         match ev.key().as_str() {
-            "1" if open => send("mark", "correct".into()),
-            "0" if open => send("mark", "wrong".into()),
+            "1" if open => send(store, "mark", "correct".into()),
+            "0" if open => send(store, "mark", "wrong".into()),
             "n" => {
                 let Ok(Some(note)) = doc.query_selector("[data-review-note]") else {
                     return;

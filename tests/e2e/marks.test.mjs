@@ -82,6 +82,17 @@ async function storedLines(page) {
   });
 }
 
+/** Waits until the dropped run is kept in the browser's storage (its manifest written). */
+async function waitKept(page) {
+  await page.waitForFunction(async () => {
+    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('evalboard-runs', { create: true });
+    for await (const [, dir] of root.entries()) {
+      try { await dir.getFileHandle('manifest.json'); return true; } catch { /* copying */ }
+    }
+    return false;
+  }, null, { timeout: 30000, polling: 200 });
+}
+
 async function exportMarks(page) {
   await page.click('#eb-tab-export');
   await page.waitForSelector('[data-export="evalboard-marks.jsonl"]');
@@ -104,7 +115,7 @@ test('200 items labelled with ≤ 2 keystrokes each; reload, re-drop and one cha
     await page.waitForSelector(`.eb-grid__row--selected[aria-rowindex="${i + 2}"]`, { timeout: 10000 });
     await page.waitForSelector('.eb-drawer [data-review]');
     await press(human(i) ? '1' : '0');
-    if (i === 3) {
+    if (i === 4) {
       await page.waitForSelector('.eb-drawer [data-mark="wrong"][aria-pressed="true"]');
       await shot(page, 'drawer-desktop');
     }
@@ -151,7 +162,8 @@ test('200 items labelled with ≤ 2 keystrokes each; reload, re-drop and one cha
   await page.waitForFunction((d) => (document.querySelector('.eb-items__count')?.textContent || '').startsWith(`${d} of`), differ);
 
   // A reload: the run comes back from the browser's storage, and its marks with it.
-  await page.goto(`${app.srv.url}#run=marks_log&tab=items`);
+  await waitKept(page);
+  await page.goto(`${app.srv.url}#run=marks_log&tab=overview`);
   await page.reload();
   await waitLog(page, 'marks_log');
   assert.match(await humanFilter(page, 'marked'), new RegExp(`^${N} samples`));
@@ -243,6 +255,8 @@ test('a hostile note (script, control characters, 1 MB) is kept and shown as tex
   await page.waitForFunction(() => /score 0\.25/.test(document.querySelector('.eb-drawer [data-section="review"]')?.textContent || ''));
   // Stored: a reload shows the same note.
   for (let t = 0; t < 100 && (await storedLines(page)) < 2; t++) await page.waitForTimeout(200);
+  await waitKept(page);
+  await page.goto(`${app.srv.url}#run=marks_log&tab=overview`);
   await page.reload();
   await waitLog(page, 'marks_log');
   await page.click('#eb-tab-items');
