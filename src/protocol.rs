@@ -170,8 +170,8 @@ pub enum Request {
         field: String,
         value: String,
     },
-    /// An `evalboard-marks/1` sidecar picked on the Export tab (its file name and text): its
-    /// marks are kept beside the ones there (an item in both: the file's), answered with
+    /// An `evalboard-marks/1` sidecar (its file name and text; one dropped or picked as a run
+    /// comes as a `Load` of one `.jsonl`, which the worker sniffs): its marks are kept beside the ones there (an item in both: the file's), answered with
     /// `Response::Marked` (what was read, the file's diagnostics with their lines, the runs
     /// not loaded).
     ImportMarks {
@@ -366,6 +366,9 @@ pub enum Response {
     /// put.)
     Marked {
         message: Option<(bool, String)>,
+        /// A `Load` that was a marks sidecar dropped or picked (imported, not a run): the page
+        /// lists it no more.
+        drop: Option<RunId>,
     },
 }
 

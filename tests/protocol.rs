@@ -287,9 +287,13 @@ fn responses() -> Vec<Response> {
             }],
         },
         Response::Stored { runs: vec![] },
-        Response::Marked { message: None },
+        Response::Marked {
+            message: None,
+            drop: None,
+        },
         Response::Marked {
             message: Some((true, "m.jsonl:3: not JSON <script>\u{7}".into())),
+            drop: Some(3),
         },
         Response::Screen {
             req: 9,

@@ -154,6 +154,7 @@ fn items_conversation_and_load_round_trip() {
     // The worker's answer to a mark, and the drawer's review block, decode on the page.
     let marked = Response::Marked {
         message: Some((true, "m.jsonl:2: not JSON".into())),
+        drop: Some(4),
     };
     assert_eq!(
         protocol::encode(&round_trip(&marked)).expect("encodes"),

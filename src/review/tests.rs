@@ -226,3 +226,38 @@ fn screens_carry_the_review() {
     assert_eq!(cell(&t.rows[0].cells[1]), format!("{n}"));
     with_mut(|set| *set = MarkSet::default());
 }
+
+/// The page's HTML report carries the marks kept, as `report --marks` does.
+#[test]
+fn the_report_includes_the_marks() {
+    enable();
+    let (scored, prov) = fixture();
+    let r = scored.as_ref();
+    let id = content_id(scored.files(), &prov).unwrap();
+    let key = r.verdicts_in::<ALL_FAMILIES>(None).unwrap().rows[0]
+        .key
+        .clone();
+    with_mut(|set| {
+        *set = MarkSet::default();
+        edit(set, (&id, "run"), &key, ("note", "<script>x</script>"), 1).unwrap();
+        edit(set, (&id, "run"), &key, ("mark", "wrong"), 2).unwrap();
+    });
+    let html = crate::exports::report_in::<ALL_FAMILIES>(
+        vec![(r, prov.as_slice())],
+        Vec::new(),
+        ("2025-01-01T00:00:00Z".into(), None),
+        report_marks(vec![Some(id.clone())]),
+    );
+    assert!(
+        html.contains("<section id=\"human\">"),
+        "no Human review section"
+    );
+    assert!(
+        html.contains("&lt;script&gt;x&lt;/script&gt;") && !html.contains("<script>x</script>")
+    );
+    with_mut(|set| *set = MarkSet::default());
+    assert!(
+        report_marks(vec![Some(id)]).is_none(),
+        "no marks, no section"
+    );
+}

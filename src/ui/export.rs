@@ -100,7 +100,6 @@ pub fn ExportView() -> impl IntoView {
                 }).collect_view()}
             </ul>
             <ul class="eb-export__list">
-                <crate::ui::review::ImportMarks/>
                 {report_item(
                     ("report.html", "report.html", "evalboard report DIR -o report.html"),
                     "One self-contained HTML report (every chart, table and the data, provenance; opens offline) — the same as ".into(),

@@ -1,5 +1,6 @@
 //! Human review on the page (docs/dashboard.md § Human review): the drawer's controls (the
-//! worker's `Block::Review`), the keys `1`, `0`, `n`, `j`, `k`, and importing a marks file. The
+//! worker's `Block::Review`), and the keys `1`, `0`, `n`, `j`, `k` (a marks file is imported by dropping or picking it as
+//! a run: the worker sniffs it). The
 //! page only sends `Request::Mark` / `Request::ImportMarks`; the worker keeps the marks, words
 //! every text and lays out the Human column, the history and the agreement as screen blocks.
 
@@ -111,34 +112,4 @@ pub fn keys() {
         }
         ev.prevent_default();
     });
-}
-
-/// The Export tab's import: an `evalboard-marks/1` file picked, its text sent to the worker
-/// (which says what it read, with each problem's file and line).
-#[component]
-pub fn ImportMarks() -> impl IntoView {
-    let on_change = move |ev: leptos::ev::Event| {
-        let input = event_target::<web_sys::HtmlInputElement>(&ev);
-        let Some(file) = input.files().and_then(|f| f.get(0)) else {
-            return;
-        };
-        input.set_value("");
-        leptos::task::spawn_local(async move {
-            let name = file.name();
-            if let Ok(text) = wasm_bindgen_futures::JsFuture::from(file.text()).await {
-                client::send(&Request::ImportMarks {
-                    file: name,
-                    text: text.as_string().unwrap_or_default(),
-                });
-            }
-        });
-    };
-    view! {
-        <li class="eb-export__item">
-            <label class="eb-field">
-                <span class="eb-field__label">"Import marks (an evalboard-marks/1 .jsonl file)"</span>
-                <input type="file" accept=".jsonl,application/x-ndjson" data-import-marks="" on:change=on_change/>
-            </label>
-        </li>
-    }
 }

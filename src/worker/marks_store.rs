@@ -17,7 +17,7 @@
 use std::cell::Cell;
 
 use js_sys::Object;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::DedicatedWorkerGlobalScope;
 
 use evalboard_engine::marks::MarkSet;
@@ -30,11 +30,50 @@ const DIR: &str = "evalboard-marks";
 const IDB_KEY: &str = "evalboard-marks";
 
 thread_local! {
+    /// Set while a `Load` of one `.jsonl` found not a marks file is handed on (not sniffed again).
+    pub(super) static SNIFFED: Cell<bool> = const { Cell::new(false) };
     static SAVING: Cell<bool> = const { Cell::new(false) };
     static AGAIN: Cell<bool> = const { Cell::new(false) };
 }
 
 type Js<T> = Result<T, JsValue>;
+
+/// Whether a `Load` of `paths` may be a marks sidecar dropped or picked: one `.jsonl` file.
+pub(super) fn may_be_marks(paths: &[String]) -> bool {
+    matches!(paths, [p] if p.ends_with(".jsonl"))
+}
+
+/// The text of `source` (a `File` or an `ArrayBuffer`) when it starts with the marks header
+/// (`{"schema": "evalboard-marks/1"}`, spaces allowed): only its first bytes are read otherwise.
+pub(super) async fn marks_text(source: &JsValue) -> Option<String> {
+    let blob = if source.is_instance_of::<js_sys::ArrayBuffer>() {
+        let parts = js_sys::Array::of1(source);
+        web_sys::Blob::new_with_buffer_source_sequence(&parts).ok()?
+    } else {
+        source.clone().dyn_into::<web_sys::Blob>().ok()?
+    };
+    let head = blob.slice_with_i32_and_i32(0, 200).ok()?;
+    let head = wasm_bindgen_futures::JsFuture::from(head.text())
+        .await
+        .ok()?
+        .as_string()?;
+    let compact: String = head
+        .lines()
+        .next()?
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    if !compact.starts_with(&format!(
+        "{{\"schema\":\"{}\"",
+        evalboard_engine::marks::SCHEMA
+    )) {
+        return None;
+    }
+    wasm_bindgen_futures::JsFuture::from(blob.text())
+        .await
+        .ok()?
+        .as_string()
+}
 
 /// The generation of a marks file by its name (`marks-<n>.jsonl`).
 fn generation(name: &str) -> Option<u64> {
@@ -137,7 +176,13 @@ pub(super) async fn load(scope: DedicatedWorkerGlobalScope) {
             ),
         )),
     };
-    super::runtime::post(&scope, &Response::Marked { message });
+    super::runtime::post(
+        &scope,
+        &Response::Marked {
+            message,
+            drop: None,
+        },
+    );
 }
 
 /// Writes the marks kept, after the save under way if any (one more save then writes every
@@ -167,6 +212,7 @@ pub(super) fn save(scope: &DedicatedWorkerGlobalScope) {
                     &scope,
                     &Response::Marked {
                         message: Some((true, message)),
+                        drop: None,
                     },
                 );
             }
@@ -196,6 +242,7 @@ pub(super) fn mark(
             scope,
             &Response::Marked {
                 message: Some((true, message)),
+                drop: None,
             },
         );
     };
@@ -206,6 +253,7 @@ pub(super) fn mark(
             scope,
             &Response::Marked {
                 message: Some((true, message)),
+                drop: None,
             },
         );
     };
@@ -217,12 +265,17 @@ pub(super) fn mark(
             if changed {
                 save(scope);
             }
-            super::runtime::post(scope, &Response::Marked { message: None });
+            let done = Response::Marked {
+                message: None,
+                drop: None,
+            };
+            super::runtime::post(scope, &done);
         }
         Err(why) => super::runtime::post(
             scope,
             &Response::Marked {
                 message: Some((true, why)),
+                drop: None,
             },
         ),
     }

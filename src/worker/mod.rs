@@ -134,7 +134,13 @@ fn handle_request(
                 crate::review::with_mut(|set| crate::review::import(set, &file, &text, &loaded));
             marks_store::save(scope);
             let message = Some((error, text));
-            return post(scope, &Response::Marked { message });
+            return post(
+                scope,
+                &Response::Marked {
+                    message,
+                    drop: None,
+                },
+            );
         }
         Request::Export { req, run_id, file } if file == crate::review::FILE => {
             let text = crate::review::with(evalboard_engine::marks::MarkSet::to_jsonl);
@@ -192,6 +198,46 @@ fn handle_request(
                         },
                     ),
                 }
+            });
+        }
+        // One `.jsonl` dropped or picked: a marks sidecar is imported, not loaded as a run.
+        Request::Load {
+            run_id,
+            name,
+            paths,
+            demo: false,
+            stored: None,
+        } if marks_store::may_be_marks(&paths) && !marks_store::SNIFFED.with(|s| s.get()) => {
+            let (scope, state) = (scope.clone(), state.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let source = buffers.get(0);
+                if let Some(text) = marks_store::marks_text(&source).await {
+                    let loaded: Vec<String> = state.borrow().content_ids();
+                    let file = paths.first().cloned().unwrap_or_default();
+                    let file = file.rsplit('/').next().unwrap_or_default().to_string();
+                    let (error, text) = crate::review::with_mut(|set| {
+                        crate::review::import(set, &file, &text, &loaded)
+                    });
+                    marks_store::save(&scope);
+                    let message = Some((error, text));
+                    return post(
+                        &scope,
+                        &Response::Marked {
+                            message,
+                            drop: Some(run_id),
+                        },
+                    );
+                }
+                let load = Request::Load {
+                    run_id,
+                    name,
+                    paths,
+                    demo: false,
+                    stored: None,
+                };
+                marks_store::SNIFFED.with(|s| s.set(true));
+                handle_request(&scope, &state, load, buffers, &JsValue::UNDEFINED);
+                marks_store::SNIFFED.with(|s| s.set(false));
             });
         }
         Request::Load {

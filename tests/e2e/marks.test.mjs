@@ -197,16 +197,17 @@ test('200 items labelled with ≤ 2 keystrokes each; reload, re-drop and one cha
   await dropFiles(fresh.page, '.eb-app', folderPayload(DIR));
   await waitLog(fresh.page, 'marks_log');
   assert.match(await humanFilter(fresh.page, 'marked'), new RegExp(`^0 of ${N} samples match`));
-  await fresh.page.click('#eb-tab-export');
-  await fresh.page.setInputFiles('[data-import-marks]', file);
+  // Dropped like a run: the worker finds the marks header and imports it (no run is listed).
+  await dropFiles(fresh.page, '.eb-app', [{ path: 'marks_log.marks.jsonl', b64: Buffer.from(sidecar).toString('base64') }]);
   await fresh.page.waitForSelector('.eb-notice');
+  await fresh.page.waitForFunction(() => document.querySelectorAll('.eb-run__name').length === 1);
   assert.match(await fresh.page.locator('.eb-notice').first().innerText(), /marks_log\.marks\.jsonl: 200 marked items of 1 run read/);
   assert.match(await humanFilter(fresh.page, 'marked'), new RegExp(`^${N} samples`));
   assert.equal(await exportMarks(fresh.page), sidecar, 'the export of the import is the same file');
   // A sidecar with a bad line: its file and line are named.
   const bad = path.join(outDir, 'marks_bad.jsonl');
   fs.writeFileSync(bad, `${sidecar.split('\n')[0]}\nnot json\n{"run": "abc", "key": ["x"]}\n`);
-  await fresh.page.setInputFiles('[data-import-marks]', bad);
+  await dropFiles(fresh.page, '.eb-app', [{ path: 'marks_bad.jsonl', b64: fs.readFileSync(bad).toString('base64') }]);
   await fresh.page.waitForFunction(() => [...document.querySelectorAll('.eb-notice')].some((n) => /marks_bad\.jsonl:2: not JSON/.test(n.textContent)
     && /marks_bad\.jsonl:3: "run" is not a content id/.test(n.textContent)));
   await fresh.page.click('#eb-tab-overview');
