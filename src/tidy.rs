@@ -25,6 +25,7 @@ const WORKER_MODULES: &[&str] = &[
     "run_label",
     "qa_screens",
     "query_view",
+    "review",
 ];
 
 /// The page's top-level module, and the modules both sides share.
