@@ -60,7 +60,7 @@ pub fn controls(mark: String, note: String, score: String) -> AnyView {
 
 /// The review keys, while the Items tab or an item's drawer is open and no field has the
 /// focus: `1` correct, `0` wrong, `n` the note, `j` / `k` the next / previous item of the
-/// Items grid (its drawer opened).
+/// Items grid (its drawer opened); Esc closes the drawer from the row `j`/`k` focused.
 pub fn keys() {
     let store = use_store();
     let _ = window_event_listener(leptos::ev::keydown, move |ev| {
@@ -81,6 +81,8 @@ pub fn keys() {
         match ev.key().as_str() {
             "1" if open => send(store, "mark", "correct".into()),
             "0" if open => send(store, "mark", "wrong".into()),
+            // The focus on a row opened by `j`/`k` (outside the drawer): Esc still closes it.
+            "Escape" if open => store.route.update(|r| r.item = None),
             "n" => {
                 let Ok(Some(note)) = doc.query_selector("[data-review-note]") else {
                     return;

@@ -77,8 +77,11 @@ async function storedLines(page) {
       if (n && (!best || n > best.n)) best = { n, name };
     }
     if (!best) return 0;
-    const text = await (await (await dir.getFileHandle(best.name)).getFile()).text();
-    return text.split('\n').filter(Boolean).length;
+    try {
+      const text = await (await (await dir.getFileHandle(best.name)).getFile()).text();
+      return text.split('\n').filter(Boolean).length;
+    } catch { return -1; } // replaced by a newer save meanwhile
+
   });
 }
 
