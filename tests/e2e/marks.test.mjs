@@ -151,11 +151,12 @@ test('200 items labelled with ≤ 2 keystrokes each; reload, re-drop and one cha
   assert.ok(review, 'the CLI applies the page\'s marks (same content id)');
   await page.click('#eb-tab-overview');
   await page.waitForSelector('[data-table="agreement"]');
+  // The row's header cell is the scorer; then n, κ, the four cells, how many differ.
   const shown = await page.locator('[data-table="agreement"] tbody tr').first().locator('td').allInnerTexts();
-  assert.equal(shown[2], review.agreement[0].kappa.toFixed(3), `κ shown ${shown[2]}`);
-  assert.equal(shown[1], String(review.agreement[0].n));
+  assert.equal(shown[1], review.agreement[0].kappa.toFixed(3), `κ shown ${shown[1]}`);
+  assert.equal(shown[0], String(review.agreement[0].n));
   const c = review.agreement[0].confusion;
-  assert.deepEqual(shown.slice(3, 7), [c.both_correct, c.scorer_correct_human_wrong, c.scorer_wrong_human_correct, c.both_wrong].map(String));
+  assert.deepEqual(shown.slice(2, 6), [c.both_correct, c.scorer_correct_human_wrong, c.scorer_wrong_human_correct, c.both_wrong].map(String));
   assert.match(await page.locator('[data-metric="human-overrides"]').innerText(), new RegExp(`${review.headline_with_human_overrides.correct} of ${N}`));
   assert.match(await page.locator('[data-metric="human-original"]').innerText(), new RegExp(`${review.headline.correct} of ${N}`));
   await page.locator('[data-section="human-review"]').scrollIntoViewIfNeeded();
