@@ -580,8 +580,8 @@ fn review_blocks(r: &Review, open: bool) -> Vec<Block> {
         "Items with both",
         "Cohen's κ",
         "Both correct",
-        "Scorer correct, human wrong",
-        "Scorer wrong, human correct",
+        "Scorer ✓ human ✗",
+        "Scorer ✗ human ✓",
         "Both wrong",
         "Differ",
     ]
