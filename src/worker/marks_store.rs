@@ -98,7 +98,7 @@ async fn generations(dir: &JsValue) -> Js<Vec<(u64, String)>> {
         .into_iter()
         .filter_map(|n| Some((generation(&n)?, n)))
         .collect();
-    g.sort_by(|a, b| b.0.cmp(&a.0));
+    g.sort_by_key(|x| std::cmp::Reverse(x.0));
     Ok(g)
 }
 
