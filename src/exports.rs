@@ -40,6 +40,7 @@ pub fn report_in<const FAMILIES: FamilySet>(
     runs: Vec<(RunRef, &[FileProvenance])>,
     baselines: Vec<(RunRef, &[FileProvenance])>,
     (generated_at, scorer): (String, Option<String>),
+    human: Option<evalboard_report::html::HumanMarks>,
 ) -> String {
     let files: Vec<FileProvenance> = runs
         .iter()
@@ -60,6 +61,6 @@ pub fn report_in<const FAMILIES: FamilySet>(
             scorer,
             ..HtmlOptions::default()
         },
-        human: None,
+        human,
     })
 }

@@ -13,6 +13,7 @@ pub mod protocol;
 pub mod qa_items;
 pub mod qa_screens;
 pub mod query_view;
+pub mod review;
 pub mod run_label;
 pub mod screen;
 pub mod ui;

@@ -159,6 +159,25 @@ pub enum Request {
         runs: Vec<RunId>,
         query: ScreenQuery,
     },
+    /// A human review change to the item of `key` (docs/marks.md): `field` is `mark` (`value`
+    /// `correct`, `wrong`, or empty: unset), `note` (the text; empty: unset) or `score` (a
+    /// number from 0 to 1 as typed, parsed by the worker; empty: unset). The worker keeps it
+    /// in the browser's storage under the run's content id and answers `Response::Marked`.
+    /// (Last, so the other variants keep their numbers.)
+    Mark {
+        run_id: RunId,
+        key: ItemKey,
+        field: String,
+        value: String,
+    },
+    /// An `evalboard-marks/1` sidecar (its file name and text; one dropped or picked as a run
+    /// comes as a `Load` of one `.jsonl`, which the worker sniffs): its marks are kept beside the ones there (an item in both: the file's), answered with
+    /// `Response::Marked` (what was read, the file's diagnostics with their lines, the runs
+    /// not loaded).
+    ImportMarks {
+        file: String,
+        text: String,
+    },
 }
 
 /// The runs of the All runs tab: its baselines (the pinned one first, then the other logs of its
@@ -340,6 +359,16 @@ pub enum Response {
     /// numbers bench/wasm.mjs decodes stay put.)
     Stored {
         runs: Vec<StoredRun>,
+    },
+    /// The human review marks changed (`Request::Mark`, an import, the marks read from the
+    /// browser's storage at start): the page asks its screens again. `message`: what to tell
+    /// the user (`true`: an error). (Last, so the variant numbers bench/wasm.mjs decodes stay
+    /// put.)
+    Marked {
+        message: Option<(bool, String)>,
+        /// A `Load` that was a marks sidecar dropped or picked (imported, not a run): the page
+        /// lists it no more.
+        drop: Option<RunId>,
     },
 }
 
@@ -606,6 +635,15 @@ pub enum Block {
         title: Option<String>,
         ok: bool,
         blocks: Vec<Block>,
+    },
+    /// The drawer's human review controls for its item (docs/marks.md): Correct / Wrong
+    /// buttons (`mark`: `correct`, `wrong` or empty), the note and the 0–1 score override as
+    /// they are kept (`score` as text, empty: none); the page sends each change as
+    /// `Request::Mark`. (Last, so the other variants keep their numbers.)
+    Review {
+        mark: String,
+        note: String,
+        score: String,
     },
 }
 

@@ -100,6 +100,9 @@ pub fn neutralize_bidi(view: &mut ScreenView) {
                     title.iter_mut().for_each(fix);
                     blocks(inner)
                 }
+                // The user's own note, edited in place: kept as typed (shown as a field's
+                // value, never as markup).
+                Block::Review { .. } => {}
             }
         }
     }

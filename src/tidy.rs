@@ -26,6 +26,7 @@ const WORKER_MODULES: &[&str] = &[
     "qa_screens",
     "qa_items",
     "query_view",
+    "review",
 ];
 
 /// The page's top-level module, and the modules both sides share.

@@ -83,9 +83,10 @@ fn response_variant(r: &Response) -> &'static str {
         Response::Reading { .. } => "Reading",
         Response::WorkerStopped { .. } => "WorkerStopped",
         Response::Stored { .. } => "Stored",
+        Response::Marked { .. } => "Marked",
     }
 }
-const RESPONSE_VARIANTS: usize = 16;
+const RESPONSE_VARIANTS: usize = 17;
 
 fn request_variant(r: &Request) -> &'static str {
     match r {
@@ -101,9 +102,11 @@ fn request_variant(r: &Request) -> &'static str {
         Request::Series { .. } => "Series",
         Request::Screen { .. } => "Screen",
         Request::Many { .. } => "Many",
+        Request::Mark { .. } => "Mark",
+        Request::ImportMarks { .. } => "ImportMarks",
     }
 }
-const REQUEST_VARIANTS: usize = 12;
+const REQUEST_VARIANTS: usize = 14;
 
 /// Encodes, decodes and compares: the decoded value prints the same (`Debug` shows every field)
 /// and encodes to the same bytes.
@@ -284,6 +287,26 @@ fn responses() -> Vec<Response> {
             }],
         },
         Response::Stored { runs: vec![] },
+        Response::Marked {
+            message: None,
+            drop: None,
+        },
+        Response::Marked {
+            message: Some((true, "m.jsonl:3: not JSON <script>\u{7}".into())),
+            drop: Some(3),
+        },
+        Response::Screen {
+            req: 9,
+            run_id: 1,
+            view: Box::new(evalboard_app::protocol::ScreenView {
+                blocks: vec![evalboard_app::protocol::Block::Review {
+                    mark: "wrong".into(),
+                    note: "<script>alert(1)</script>\u{0}".into(),
+                    score: "0.25".into(),
+                }],
+                ..evalboard_app::screen::empty("run")
+            }),
+        },
         Response::WorkerStopped {
             runs: vec![],
             message: "the code-generation worker stopped".into(),
@@ -566,6 +589,16 @@ fn requests() -> Vec<Request> {
             settings: Settings::default(),
         },
         Request::Remove { run_id: 4 },
+        Request::Mark {
+            run_id: 1,
+            key: ItemKey::text_index("conv 3", 2),
+            field: "note".into(),
+            value: "<b>ü</b>\u{7}".into(),
+        },
+        Request::ImportMarks {
+            file: "m.jsonl".into(),
+            text: "{\"schema\": \"evalboard-marks/1\"}\n".into(),
+        },
         Request::Overview {
             req: 1,
             run_id: 1,

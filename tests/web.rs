@@ -136,11 +136,37 @@ fn items_conversation_and_load_round_trip() {
             run_id: 1,
             file: "turns.csv".into(),
         },
+        Request::Mark {
+            run_id: 1,
+            key: evalboard_engine::run_table::ItemKey::text_index("c 1", 2),
+            field: "note".into(),
+            value: "<script>\u{7}".into(),
+        },
+        Request::ImportMarks {
+            file: "m.jsonl".into(),
+            text: "{\"schema\": \"evalboard-marks/1\"}\n".into(),
+        },
     ] {
         let bytes = protocol::encode(&req).expect("encodes");
         let back: Request = protocol::decode(&bytes).expect("decodes");
         assert_eq!(protocol::encode(&back).expect("encodes"), bytes);
     }
+    // The worker's answer to a mark, and the drawer's review block, decode on the page.
+    let marked = Response::Marked {
+        message: Some((true, "m.jsonl:2: not JSON".into())),
+        drop: Some(4),
+    };
+    assert_eq!(
+        protocol::encode(&round_trip(&marked)).expect("encodes"),
+        protocol::encode(&marked).expect("encodes")
+    );
+    let review = Block::Review {
+        mark: "correct".into(),
+        note: "<b>n</b>".into(),
+        score: "0.5".into(),
+    };
+    let bytes = protocol::encode(&review).expect("encodes");
+    assert_eq!(protocol::decode::<Block>(&bytes).expect("decodes"), review);
     // The bad line is a diagnostic with its line number, not a failure.
     assert!(
         s.run.diagnostics.iter().any(|d| d.line == Some(6)),

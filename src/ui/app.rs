@@ -94,6 +94,7 @@ pub fn App() -> impl IntoView {
         }
         last.set_value(r);
     });
+    crate::ui::review::keys();
     // URL hash → route (back/forward, edited links).
     let _ = window_event_listener(leptos::ev::hashchange, move |_| {
         let r = Route::from_hash(&current_hash());

@@ -19,6 +19,10 @@ const FILES: &[(&str, &str)] = &[
         "validation.csv",
         "The validator's logs, when the run recorded them.",
     ),
+    (
+        "evalboard-marks.jsonl",
+        "Every human review mark kept in this browser (evalboard-marks/1).",
+    ),
 ];
 
 #[component]

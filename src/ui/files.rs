@@ -7,7 +7,28 @@ use evalboard_engine::accounting::FileStatus;
 use evalboard_engine::diag::Severity;
 
 use crate::format;
+use crate::protocol::{Block, Cell, Table, TableRow};
 use crate::ui::store::{use_store, RunStatus};
+
+/// A titled table (`data-table=key`) of text rows, the first its header; `numeric`: the columns
+/// right-aligned.
+fn table(key: &str, title: &str, rows: Vec<Vec<String>>, numeric: &[usize]) -> Block {
+    let mut rows = rows.into_iter();
+    let head = rows.next().unwrap_or_default();
+    Block::Table(Table {
+        key: key.into(),
+        title: Some(title.into()),
+        numeric: (0..head.len()).map(|i| numeric.contains(&i)).collect(),
+        head,
+        rows: rows
+            .map(|cells| TableRow {
+                key: None,
+                flag: false,
+                cells: cells.into_iter().map(Cell::Text).collect(),
+            })
+            .collect(),
+    })
+}
 
 #[component]
 pub fn FilesView() -> impl IntoView {
@@ -48,101 +69,102 @@ pub fn FilesView() -> impl IntoView {
             count(FileStatus::Skipped),
         );
         let problems = r.read_problems.clone();
-        let problems_empty = problems.is_empty();
-        view! {
-            <div class="eb-files">
-                {error.map(|e| view! { <div class="eb-callout eb-callout--error" role="alert"><strong>"Not loaded: "</strong>{e}</div> })}
-                <div class="eb-cards eb-cards--small">
-                    <div class="eb-card" data-metric="files_parsed"><div class="eb-card__label">"Parsed"</div><div class="eb-card__value">{parsed}</div></div>
-                    <div class="eb-card" data-metric="files_partly"><div class="eb-card__label">"Partly parsed"</div><div class="eb-card__value">{partly}</div></div>
-                    <div class="eb-card" data-metric="files_skipped"><div class="eb-card__label">"Skipped"</div><div class="eb-card__value">{skipped}</div></div>
-                    <div class="eb-card" data-metric="diagnostics"><div class="eb-card__label">"Diagnostics"</div><div class="eb-card__value">{diags.len()}</div></div>
-                </div>
-                {extra.map(|e| view! { <p class="eb-footnote">{e}</p> })}
-                {(!problems.is_empty()).then(|| view! {
-                    <section class="eb-section">
-                        <h2 class="eb-section__title">"Not readable by the browser"</h2>
-                        <ul class="eb-list">{problems.into_iter().map(|p| view! { <li class="eb-mono">{p}</li> }).collect_view()}</ul>
-                    </section>
-                })}
-                <section class="eb-section" aria-labelledby="eb-files-title">
-                    <h2 class="eb-section__title" id="eb-files-title">"Files"</h2>
-                    <div class="eb-scroll-x">
-                    <table class="eb-table" data-table="files">
-                        <thead><tr>
-                            <th scope="col">"File"</th>
-                            <th scope="col">"Status"</th>
-                            <th scope="col">"Format"</th>
-                            <th scope="col" class="eb-num">"Size"</th>
-                            <th scope="col">"Reason"</th>
-                        </tr></thead>
-                        <tbody>
-                            {files.into_iter().map(|f| {
-                                let (cls, label) = match f.status {
-                                    FileStatus::Parsed => ("eb-status eb-status--ok", "parsed"),
-                                    FileStatus::PartlyParsed => ("eb-status eb-status--warn", "partly parsed"),
-                                    FileStatus::Skipped => ("eb-status eb-status--skip", "skipped"),
-                                };
-                                view! {
-                                    <tr>
-                                        <th scope="row" class="eb-mono">{f.path}</th>
-                                        <td><span class=cls>{label}</span></td>
-                                        <td class="eb-mono">{f.format.unwrap_or_default()}</td>
-                                        <td class="eb-num">{format::bytes(f.bytes)}</td>
-                                        <td>{f.reason.unwrap_or_default()}</td>
-                                    </tr>
-                                }
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                    </div>
-                </section>
-                <section class="eb-section" aria-labelledby="eb-diags-title">
-                    <h2 class="eb-section__title" id="eb-diags-title">"Diagnostics"</h2>
-                    {if diags.is_empty() {
-                        // "Read cleanly" only when nothing was left out: skipped files are not clean.
-                        let text = if skipped > 0 || !problems_empty {
-                            "None in the files that were read; the skipped files are listed above with their reasons."
-                        } else {
-                            "None: every record read cleanly."
-                        };
-                        view! { <p class="eb-muted">{text}</p> }.into_any()
-                    } else {
-                        view! {
-                            <div class="eb-scroll-x">
-                            <table class="eb-table" data-table="diagnostics">
-                                <thead><tr>
-                                    <th scope="col">"Severity"</th>
-                                    <th scope="col">"File"</th>
-                                    <th scope="col" class="eb-num">"Line"</th>
-                                    <th scope="col">"Record"</th>
-                                    <th scope="col">"Message"</th>
-                                </tr></thead>
-                                <tbody>
-                                    {diags.into_iter().map(|d| {
-                                        let (cls, label) = match d.severity {
-                                            Severity::Error => ("eb-status eb-status--bad", "error"),
-                                            Severity::Warning => ("eb-status eb-status--warn", "warning"),
-                                            Severity::Info => ("eb-status", "info"),
-                                        };
-                                        view! {
-                                            <tr>
-                                                <td><span class=cls>{label}</span></td>
-                                                <td class="eb-mono">{if d.file.is_empty() { "(run)".to_string() } else { d.file }}</td>
-                                                <td class="eb-num">{d.line.map(|l| l.to_string()).unwrap_or_default()}</td>
-                                                <td class="eb-mono">{d.record.unwrap_or_default()}</td>
-                                                <td>{d.message}</td>
-                                            </tr>
-                                        }
-                                    }).collect_view()}
-                                </tbody>
-                            </table>
-                            </div>
-                        }.into_any()
-                    }}
-                </section>
-            </div>
+        // Laid out as screen blocks, rendered by the one block renderer (`ui::screen::blocks`):
+        // less page code than a template of its own (docs/dashboard.md § Size).
+        let card = |k: &str, l: &str, v: usize| {
+            (k.to_string(), l.to_string(), v.to_string(), String::new())
+        };
+        let mut out = Vec::new();
+        if let Some(e) = error {
+            out.push(Block::Note {
+                key: "not-loaded".into(),
+                tone: "error".into(),
+                text: format!("Not loaded: {e}"),
+            });
         }
-        .into_any()
+        out.push(Block::Cards {
+            primary: String::new(),
+            cards: vec![
+                card("files_parsed", "Parsed", parsed as usize),
+                card("files_partly", "Partly parsed", partly as usize),
+                card("files_skipped", "Skipped", skipped as usize),
+                card("diagnostics", "Diagnostics", diags.len()),
+            ],
+        });
+        if let Some(e) = extra {
+            out.push(Block::Text {
+                key: "load-time".into(),
+                text: e,
+                mono: false,
+            });
+        }
+        let problems_empty = problems.is_empty();
+        if !problems_empty {
+            let mut rows = vec![vec!["File".to_string()]];
+            rows.extend(problems.into_iter().map(|p| vec![p]));
+            out.push(table(
+                "unreadable",
+                "Not readable by the browser",
+                rows,
+                &[],
+            ));
+        }
+        let mut rows = vec![["File", "Status", "Format", "Size", "Reason"]
+            .map(String::from)
+            .to_vec()];
+        rows.extend(files.into_iter().map(|f| {
+            let status = match f.status {
+                FileStatus::Parsed => "parsed",
+                FileStatus::PartlyParsed => "partly parsed",
+                FileStatus::Skipped => "skipped",
+            };
+            vec![
+                f.path,
+                status.into(),
+                f.format.unwrap_or_default(),
+                format::bytes(f.bytes),
+                f.reason.unwrap_or_default(),
+            ]
+        }));
+        out.push(table("files", "Files", rows, &[3]));
+        if diags.is_empty() {
+            // "Read cleanly" only when nothing was left out: skipped files are not clean.
+            let text = if skipped > 0 || !problems_empty {
+                "None in the files that were read; the skipped files are listed above with their reasons."
+            } else {
+                "None: every record read cleanly."
+            };
+            out.push(Block::Heading("Diagnostics".into()));
+            out.push(Block::Text {
+                key: "diagnostics".into(),
+                text: text.into(),
+                mono: false,
+            });
+        } else {
+            let mut rows = vec![["Severity", "File", "Line", "Record", "Message"]
+                .map(String::from)
+                .to_vec()];
+            rows.extend(diags.into_iter().map(|d| {
+                let severity = match d.severity {
+                    Severity::Error => "error",
+                    Severity::Warning => "warning",
+                    Severity::Info => "info",
+                };
+                let file = if d.file.is_empty() {
+                    "(run)".to_string()
+                } else {
+                    d.file
+                };
+                vec![
+                    severity.into(),
+                    file,
+                    d.line.map(|l| l.to_string()).unwrap_or_default(),
+                    d.record.unwrap_or_default(),
+                    d.message,
+                ]
+            }));
+            out.push(table("diagnostics", "Diagnostics", rows, &[2]));
+        }
+        view! { <div class="eb-files">{crate::ui::screen::blocks(out)}</div> }.into_any()
     }
 }

@@ -37,6 +37,8 @@ pub mod picked_files;
 #[cfg(target_arch = "wasm32")]
 pub mod query;
 #[cfg(target_arch = "wasm32")]
+pub mod review;
+#[cfg(target_arch = "wasm32")]
 pub mod saved;
 #[cfg(target_arch = "wasm32")]
 pub mod screen;

@@ -87,17 +87,20 @@ pub fn hit(text: String) -> AnyView {
         .into_any()
 }
 
-/// What a click on a `Cell::Open` of a screen opens, when it is a query (a failure cohort's
-/// items): the Items tab with it — of the current run (`query`, U+001F, the query), or of the
-/// run named (`query-in`, U+001F, the run's name, U+001F, the query: a cohort on Compare).
+/// What a click on a `Cell::Open` of a screen opens, when it is a filter: the Items tab with it —
+/// of the current run (a choice, U+001F, its value: `query` and a failure cohort's query, `human`
+/// and the agreement table's filter), or of the run named (`query-in`, U+001F, the run's name,
+/// U+001F, the query: a cohort on Compare).
 pub fn open_query(opened: &str) -> bool {
-    let (run, q) = match opened.strip_prefix("query-in\u{1f}") {
+    // A cohort of another run (Compare): `query-in`, the run, the query. Else a choice and its
+    // value: a query (a cohort's items) or the Human column's filter (agreement's "show them").
+    let (run, choice, q) = match opened.strip_prefix("query-in\u{1f}") {
         Some(rest) => match rest.split_once('\u{1f}') {
-            Some((run, q)) => (Some(run.to_string()), q),
+            Some((run, q)) => (Some(run.to_string()), CHOICE, q),
             None => return false,
         },
-        None => match opened.strip_prefix("query\u{1f}") {
-            Some(q) => (None, q),
+        None => match opened.split_once('\u{1f}') {
+            Some((choice, q)) => (None, choice, q),
             None => return false,
         },
     };
@@ -108,7 +111,7 @@ pub fn open_query(opened: &str) -> bool {
             r.choices.clear();
             r.text = None;
         }
-        r.set_choice(CHOICE, Some(q));
+        r.set_choice(choice, Some(q));
         r.item = None;
         r.tab = crate::ui::route::Tab::Items;
     });

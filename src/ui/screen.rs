@@ -226,6 +226,7 @@ pub fn blocks(list: Vec<Block>) -> AnyView {
             }
             .into_any(),
             Block::Code { label, code } => code_block(code, label).into_any(),
+            Block::Review { mark, note, score } => crate::ui::review::controls(mark, note, score),
             Block::Diff(d) => diff_view(d),
             Block::Choice {
                 key,
@@ -483,9 +484,8 @@ pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoVie
 
 /// ↑/↓, Page Up/Down, Home/End on a row of a virtualised grid (rows carry `aria-rowindex`, the
 /// head is row 1, rows are [`ROW_PX`] high, the grid its `aria-rowcount`): the row it leads to
-/// gets the focus, scrolled into view under the sticky head. A row far off is drawn only once
-/// the worker sent it: the focus is tried again on the next frames. One handler for every items
-/// grid the worker lays out.
+/// gets the focus, scrolled into view under the sticky head ([`go_row`]). One handler for every
+/// items grid the worker lays out.
 pub fn row_keys(ev: &web_sys::KeyboardEvent, grid: &web_sys::HtmlElement) {
     use wasm_bindgen::JsCast;
     let row_h = ROW_PX as i32;
@@ -513,9 +513,17 @@ pub fn row_keys(ev: &web_sys::KeyboardEvent, grid: &web_sys::HtmlElement) {
     }
     .clamp(2, last.max(2));
     ev.prevent_default();
-    if to == at {
-        return;
+    if to != at {
+        go_row(grid, to);
     }
+}
+
+/// Row `to` (by `aria-rowindex`) of a virtualised grid scrolled into view and focused; a row far
+/// off is drawn only once the worker sent it, so the focus is tried again on the next frames
+/// ([`focus_row`]). The row when it is drawn now.
+pub fn go_row(grid: &web_sys::HtmlElement, to: i32) -> Option<web_sys::HtmlElement> {
+    use wasm_bindgen::JsCast;
+    let row_h = ROW_PX as i32;
     // The row's top in the body; the visible body is [scrollTop, scrollTop + height − head).
     let (top, st) = ((to - 2) * row_h, grid.scroll_top());
     let h = grid.client_height() - row_h;
@@ -524,7 +532,10 @@ pub fn row_keys(ev: &web_sys::KeyboardEvent, grid: &web_sys::HtmlElement) {
     } else if top + row_h > st + h {
         grid.set_scroll_top(top + row_h - h);
     }
-    focus_row(grid.clone(), format!("[aria-rowindex=\"{to}\"]"), 30);
+    let sel = format!("[aria-rowindex=\"{to}\"]");
+    let now = grid.query_selector(&sel).ok().flatten();
+    focus_row(grid.clone(), sel, 30);
+    now.and_then(|r| r.dyn_into().ok())
 }
 
 /// Focuses the row `sel` of `grid` now and again on the next frame (a scroll re-renders the

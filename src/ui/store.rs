@@ -422,6 +422,16 @@ impl Store {
                 }
             }
             Response::Screen { req, view, .. } => self.screen.set(Some((req, *view))),
+            // Human review marks changed: every view asks again.
+            Response::Marked { message, drop } => {
+                if let Some(id) = drop {
+                    self.remove(id);
+                }
+                self.rescored.update(|n| *n += 1);
+                if let Some((error, text)) = message {
+                    self.notify(text, error);
+                }
+            }
         }
     }
 

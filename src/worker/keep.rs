@@ -80,21 +80,21 @@ impl NotKept {
 }
 
 /// A `QuotaExceededError` (OPFS writes, IndexedDB transactions).
-fn is_quota(e: &JsValue) -> bool {
+pub(super) fn is_quota(e: &JsValue) -> bool {
     e.is_object()
         && get(e, "name").ok().and_then(|n| n.as_string()).as_deref() == Some("QuotaExceededError")
 }
 
-fn get(obj: &JsValue, name: &str) -> Js<JsValue> {
+pub(super) fn get(obj: &JsValue, name: &str) -> Js<JsValue> {
     Reflect::get(obj, &name.into())
 }
 
-fn set(obj: &JsValue, name: &str, value: &JsValue) {
+pub(super) fn set(obj: &JsValue, name: &str, value: &JsValue) {
     let _ = Reflect::set(obj, &name.into(), value);
 }
 
 /// Calls `obj.name(...args)`.
-fn call_now(obj: &JsValue, name: &str, args: &[JsValue]) -> Js<JsValue> {
+pub(super) fn call_now(obj: &JsValue, name: &str, args: &[JsValue]) -> Js<JsValue> {
     let f: Function = get(obj, name)?
         .dyn_into()
         .map_err(|_| JsValue::from_str(&format!("this browser has no {name}()")))?;
@@ -103,7 +103,7 @@ fn call_now(obj: &JsValue, name: &str, args: &[JsValue]) -> Js<JsValue> {
 }
 
 /// Calls `obj.name(...args)` and awaits the promise it returns.
-async fn call(obj: &JsValue, name: &str, args: &[JsValue]) -> Js<JsValue> {
+pub(super) async fn call(obj: &JsValue, name: &str, args: &[JsValue]) -> Js<JsValue> {
     let p = call_now(obj, name, args)?;
     JsFuture::from(Promise::resolve(&p)).await
 }
@@ -304,10 +304,10 @@ pub(crate) async fn forget(run_id: RunId) {
 }
 
 /// The origin private file system: a folder per run, manifest last.
-mod opfs {
+pub(super) mod opfs {
     use super::*;
 
-    fn create() -> JsValue {
+    pub(in crate::worker) fn create() -> JsValue {
         let o = Object::new();
         set(&o, "create", &true.into());
         o.into()
@@ -315,7 +315,7 @@ mod opfs {
 
     /// The folder of kept runs (created when missing). An error when the browser has no OPFS
     /// or cannot write files into it (no `createWritable`).
-    pub(super) async fn root() -> Js<JsValue> {
+    pub(in crate::worker) async fn root() -> Js<JsValue> {
         let global = js_sys::global();
         let storage = get(&get(&global, "navigator")?, "storage")?;
         if storage.is_undefined() {
@@ -332,14 +332,14 @@ mod opfs {
         call(&dir, "getDirectoryHandle", &[ROOT.into(), create()]).await
     }
 
-    async fn read_text(dir: &JsValue, name: &str) -> Js<String> {
+    pub(in crate::worker) async fn read_text(dir: &JsValue, name: &str) -> Js<String> {
         let handle = call(dir, "getFileHandle", &[name.into()]).await?;
         let file = call(&handle, "getFile", &[]).await?;
         let t = call(&file, "text", &[]).await?;
         t.as_string().ok_or_else(|| "not text".into())
     }
 
-    async fn write(dir: &JsValue, name: &str, data: &JsValue) -> Js<()> {
+    pub(in crate::worker) async fn write(dir: &JsValue, name: &str, data: &JsValue) -> Js<()> {
         let handle = call(dir, "getFileHandle", &[name.into(), create()]).await?;
         let w = call(&handle, "createWritable", &[]).await?;
         if let Err(e) = call(&w, "write", std::slice::from_ref(data)).await {
@@ -356,7 +356,7 @@ mod opfs {
     }
 
     /// The names in a folder (its async iterator of keys, read to the end).
-    async fn names(dir: &JsValue) -> Js<Vec<String>> {
+    pub(in crate::worker) async fn names(dir: &JsValue) -> Js<Vec<String>> {
         let it = call_now(dir, "keys", &[])?;
         let mut out = Vec::new();
         loop {
@@ -435,12 +435,12 @@ mod opfs {
 }
 
 /// IndexedDB: one record per run, `{ manifest, files }`, written in one transaction.
-mod idb {
+pub(super) mod idb {
     use super::*;
 
     /// A promise of an IndexedDB request's or transaction's outcome: resolved with its
     /// `result` on the `ok` event, rejected with its `error` on the `fail` event.
-    fn settle(target: &JsValue, ok: &str, fail: &str) -> JsFuture {
+    pub(in crate::worker) fn settle(target: &JsValue, ok: &str, fail: &str) -> JsFuture {
         let promise = Promise::new(&mut |resolve: Function, reject: Function| {
             let t = target.clone();
             let on_ok = Closure::once_into_js(move || {
@@ -462,7 +462,7 @@ mod idb {
     }
 
     /// The database (created at version 1 with its store when missing).
-    pub(super) async fn open() -> Js<JsValue> {
+    pub(in crate::worker) async fn open() -> Js<JsValue> {
         let factory = get(&js_sys::global(), "indexedDB")?;
         if !factory.is_object() {
             return Err("this browser has no IndexedDB".into());
@@ -479,7 +479,7 @@ mod idb {
     }
 
     /// A transaction on the store and the store in it.
-    fn store(db: &JsValue, mode: &str) -> Js<(JsValue, JsValue)> {
+    pub(in crate::worker) fn store(db: &JsValue, mode: &str) -> Js<(JsValue, JsValue)> {
         let tx = call_now(db, "transaction", &[STORE.into(), mode.into()])?;
         let store = call_now(&tx, "objectStore", &[STORE.into()])?;
         Ok((tx, store))

@@ -6,6 +6,7 @@ mod big_log;
 pub mod browser_files;
 pub(crate) mod intake;
 pub(crate) mod keep;
+mod marks_store;
 mod query_read;
 pub(crate) mod runtime;
 pub(crate) mod store;
@@ -49,6 +50,9 @@ pub fn start() {
     let on_message = state.clone();
     let scope = listen(move |scope, e| handle(scope, &on_message, e));
     warm_up(&scope, &state);
+    // Human review: this worker keeps the marks (read from the browser's storage).
+    crate::review::enable();
+    wasm_bindgen_futures::spawn_local(marks_store::load(scope.clone()));
     post(&scope, &Response::Ready);
     // The runs kept from earlier visits (a browser without storage keeps none).
     let s = scope.clone();
@@ -113,6 +117,45 @@ fn handle_request(
             None => {}
         }
     }
+    // Human review: the marks are kept here, for the runs this worker holds.
+    let req = match req {
+        Request::Mark {
+            run_id,
+            key,
+            field,
+            value,
+        } => {
+            let st = state.borrow();
+            return marks_store::mark(scope, st.get(run_id), run_id, &key, (&field, &value));
+        }
+        Request::ImportMarks { file, text } => {
+            let loaded: Vec<String> = state.borrow().content_ids();
+            let (error, text) =
+                crate::review::with_mut(|set| crate::review::import(set, &file, &text, &loaded));
+            marks_store::save(scope);
+            let message = Some((error, text));
+            return post(
+                scope,
+                &Response::Marked {
+                    message,
+                    drop: None,
+                },
+            );
+        }
+        Request::Export { req, run_id, file } if file == crate::review::FILE => {
+            let text = crate::review::with(evalboard_engine::marks::MarkSet::to_jsonl);
+            return post(
+                scope,
+                &Response::Export {
+                    req,
+                    run_id,
+                    file,
+                    text,
+                },
+            );
+        }
+        req => req,
+    };
     // Code-generation runs live in their own worker (it carries the Python parser).
     if crate::codegen_host::route(&req, data) {
         return;
@@ -155,6 +198,46 @@ fn handle_request(
                         },
                     ),
                 }
+            });
+        }
+        // One `.jsonl` dropped or picked: a marks sidecar is imported, not loaded as a run.
+        Request::Load {
+            run_id,
+            name,
+            paths,
+            demo: false,
+            stored: None,
+        } if marks_store::may_be_marks(&paths) && !marks_store::SNIFFED.with(|s| s.get()) => {
+            let (scope, state) = (scope.clone(), state.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                let source = buffers.get(0);
+                if let Some(text) = marks_store::marks_text(&source).await {
+                    let loaded: Vec<String> = state.borrow().content_ids();
+                    let file = paths.first().cloned().unwrap_or_default();
+                    let file = file.rsplit('/').next().unwrap_or_default().to_string();
+                    let (error, text) = crate::review::with_mut(|set| {
+                        crate::review::import(set, &file, &text, &loaded)
+                    });
+                    marks_store::save(&scope);
+                    let message = Some((error, text));
+                    return post(
+                        &scope,
+                        &Response::Marked {
+                            message,
+                            drop: Some(run_id),
+                        },
+                    );
+                }
+                let load = Request::Load {
+                    run_id,
+                    name,
+                    paths,
+                    demo: false,
+                    stored: None,
+                };
+                marks_store::SNIFFED.with(|s| s.set(true));
+                handle_request(&scope, &state, load, buffers, &JsValue::UNDEFINED);
+                marks_store::SNIFFED.with(|s| s.set(false));
             });
         }
         Request::Load {
@@ -265,8 +348,14 @@ fn handle_request(
             let (scope, state) = (scope.clone(), state.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 let messages = big_log::conversation(ids, found).await;
-                match log_screen(&state.borrow(), run_id, &query, Some(messages)) {
-                    Some(view) => store::post_view(&scope, (req, run_id), view),
+                let st = state.borrow();
+                match log_screen(&st, run_id, &query, Some(messages)) {
+                    Some(mut view) => {
+                        if let Some(k) = st.get(run_id) {
+                            k.with_review::<FAMILIES>(&mut view);
+                        }
+                        store::post_view(&scope, (req, run_id), view)
+                    }
                     None => no_run(&scope, req, run_id),
                 }
             });
@@ -690,7 +779,14 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                 let breakdowns = crate::qa_screens::breakdowns(&overview.stats, &charts);
                 let complexity = crate::qa_screens::complexity(&overview.stats, &charts);
                 let mut errors = crate::qa_screens::errors(&overview.stats, &charts);
-                let rest = crate::qa_screens::overview_rest(&overview, &charts);
+                let mut rest = crate::qa_screens::overview_rest(&overview, &charts);
+                if let Some(k) = st.get(run_id) {
+                    let id = k.content_id();
+                    rest.insert(
+                        0,
+                        crate::review::overview_section::<FAMILIES>(k.run(), id.as_deref(), false),
+                    );
+                }
                 // The failure cohorts: where a user looks for why turns fail, each opening its
                 // turns on Items (the worker's grid, which takes the query).
                 if let Some(k) = st.get(run_id) {
@@ -754,6 +850,8 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
         | Request::Series { .. }
         | Request::Many { .. }
         | Request::Export { .. }
-        | Request::Report { .. } => {}
+        | Request::Report { .. }
+        | Request::Mark { .. }
+        | Request::ImportMarks { .. } => {}
     }
 }

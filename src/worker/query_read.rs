@@ -238,6 +238,7 @@ pub(super) fn hits_with_conversation(
             query_view::hits(ix, &src, &key, Some(&add))
         });
         query_view::head_item(&mut view, found);
+        kept.with_review::<FAMILIES>(&mut view);
         store::post_view(&scope, (req, run_id), view);
     });
 }

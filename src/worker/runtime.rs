@@ -193,8 +193,9 @@ pub(crate) fn report_response<const FAMILIES: FamilySet>(
     runs: Vec<(ReportRun, &[FileProvenance])>,
     baselines: Vec<(ReportRun, &[FileProvenance])>,
     generated_at: (String, Option<String>),
+    human: Option<evalboard_report::html::HumanMarks>,
 ) -> Response {
-    let text = crate::exports::report_in::<FAMILIES>(runs, baselines, generated_at);
+    let text = crate::exports::report_in::<FAMILIES>(runs, baselines, generated_at, human);
     Response::Export {
         req,
         run_id,

@@ -42,9 +42,25 @@ impl Kept {
     /// conversation have their own page components); `None` for a screen the family does not
     /// lay out or a family this worker does not hold.
     pub fn screen<const FAMILIES: FamilySet>(&self, query: &ScreenQuery) -> Option<ScreenView> {
-        crate::query_view::screen::<FAMILIES>(self.id, self.run(), query, |q| {
-            self.run().visit_in::<FAMILIES, _>(ScreenOf(q)).flatten()
+        let id = self.content_id();
+        crate::review::screen::<FAMILIES>(self.run(), id.as_deref(), query, |q| {
+            crate::query_view::screen::<FAMILIES>(self.id, self.run(), q, |q| {
+                self.run().visit_in::<FAMILIES, _>(ScreenOf(q)).flatten()
+            })
         })
+    }
+
+    /// The run's content id, from its files' SHA-256s (`None` while or when it has none: it
+    /// gets no marks): what its human review marks are kept by.
+    pub fn content_id(&self) -> Option<String> {
+        crate::review::content_id(self.scored.files(), &self.provenance)
+    }
+
+    /// `view`'s item (a screen made apart from [`Kept::screen`]: an eval-log sample with its
+    /// conversation read from its file) with its human review section.
+    pub fn with_review<const FAMILIES: FamilySet>(&self, view: &mut ScreenView) {
+        let id = self.content_id();
+        crate::review::add_item_section::<FAMILIES>(self.run(), id.as_deref(), view);
     }
 
     /// What the page lists about the run (of a family in `FAMILIES`), scored under `settings`.
@@ -166,6 +182,11 @@ pub(crate) struct RunStore<const FAMILIES: FamilySet> {
 }
 
 impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
+    /// The content ids of the runs held (those with digests): what marks apply to.
+    pub fn content_ids(&self) -> Vec<String> {
+        self.runs.iter().filter_map(Kept::content_id).collect()
+    }
+
     pub fn get(&self, id: RunId) -> Option<&Kept> {
         self.runs.iter().find(|r| r.id == id)
     }
@@ -236,7 +257,7 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
             blocks: r
                 .screen::<FAMILIES>(&query)
                 .and_then(|v| v.item)
-                .map(|i| i.blocks),
+                .map(|i| crate::review::without_section(i.blocks)),
         })
     }
 
@@ -407,6 +428,7 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
             (k.run(), k.provenance.as_slice())
         }
         let scorer = many.as_ref().and_then(|m| m.2.clone());
+        let mut reported: Vec<&Kept> = Vec::new();
         let (runs, baselines) = match many {
             Some((bases, runs, _)) => {
                 let held = |ids: &[RunId]| -> Option<Vec<&Kept>> {
@@ -414,7 +436,10 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                 };
                 match (held(&bases), held(&runs)) {
                     (Some(b), Some(r)) if b.first().is_some_and(|b| b.id == run_id) => (
-                        r.into_iter().map(side).collect(),
+                        r.into_iter()
+                            .inspect(|k| reported.push(k))
+                            .map(side)
+                            .collect(),
                         b.into_iter().map(side).collect(),
                     ),
                     _ => {
@@ -426,7 +451,10 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                 }
             }
             None => (
-                vec![side(run)],
+                {
+                    reported.push(run);
+                    vec![side(run)]
+                },
                 baseline
                     .filter(|b| *b != run_id)
                     .and_then(|b| self.get(b))
@@ -442,6 +470,7 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
             runs,
             baselines,
             (generated_at, scorer),
+            crate::review::report_marks(reported.iter().map(|k| k.content_id()).collect()),
         )
     }
 }

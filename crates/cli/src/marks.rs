@@ -73,19 +73,10 @@ pub(crate) fn digests_on_disk<'p>(
             h.update(buf.get(..n).unwrap_or_default());
         }
         let p = h.finish();
-        out.insert(rel.to_string(), (p.bytes, unhex(&p.sha256)));
+        let sha = marks::sha256_from_hex(&p.sha256).unwrap_or_default();
+        out.insert(rel.to_string(), (p.bytes, sha));
     }
     Ok(out)
-}
-
-/// 32 bytes from 64 hex digits (a digest this CLI wrote).
-fn unhex(hex: &str) -> [u8; 32] {
-    let mut out = [0u8; 32];
-    for (o, pair) in out.iter_mut().zip(hex.as_bytes().chunks(2)) {
-        let digit = |c: u8| (c as char).to_digit(16).unwrap_or(0) as u8;
-        *o = pair.first().map_or(0, |&c| digit(c)) << 4 | pair.get(1).map_or(0, |&c| digit(c));
-    }
-    out
 }
 
 /// A scored run's content id ([`marks::run_content_id`] of its files' digests).

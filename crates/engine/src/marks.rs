@@ -238,6 +238,22 @@ impl MarkSet {
         &mut self.runs[i]
     }
 
+    /// `other` merged into this set: each of its items replaces the same item here (with its
+    /// history: an imported sidecar's line wins, as a later line does in one file); a run's
+    /// name is taken when `other` has one.
+    pub fn merge(&mut self, other: MarkSet) {
+        for run in other.runs {
+            let target = self.run_mut(&run.content_id);
+            if run.run_name.is_some() {
+                target.run_name = run.run_name;
+            }
+            for item in run.items {
+                let slot = target.item_mut(&item.key);
+                *slot = item;
+            }
+        }
+    }
+
     /// Names the run of `content_id` (shown to people; marks match by id only).
     pub fn name_run(&mut self, content_id: &str, name: &str) {
         self.run_mut(content_id).run_name = Some(name.to_string());
@@ -482,6 +498,20 @@ pub fn run_content_id(
         hashed.push((f.path.as_str(), size, sha));
     }
     Some(crate::run_table::content_id(&hashed))
+}
+
+/// A SHA-256 digest from its 64 hex digits (either case); `None` for anything else (an empty
+/// text: a digest not computed yet).
+pub fn sha256_from_hex(hex: &str) -> Option<[u8; 32]> {
+    if hex.len() != 64 {
+        return None;
+    }
+    let mut out = [0u8; 32];
+    for (o, pair) in out.iter_mut().zip(hex.as_bytes().chunks(2)) {
+        let digit = |c: u8| (c as char).to_digit(16);
+        *o = (digit(*pair.first()?)? << 4 | digit(*pair.get(1)?)?) as u8;
+    }
+    Some(out)
 }
 
 /// A content id's first 12 characters, for messages.

@@ -826,6 +826,7 @@ fn many_runs_agree_between_compare_and_the_worker() {
         side(&o),
         side(b),
         ("2025-01-01T00:00:00Z".into(), None),
+        None,
     );
     let start = page.find("id=\"eb-data\">").unwrap() + "id=\"eb-data\">".len();
     let end = start + page[start..].find("</script>").unwrap();
@@ -906,6 +907,7 @@ fn a_picked_judge_agrees_between_compare_the_worker_and_its_report() {
             side(&named[1..]),
             side(&named[..1]),
             ("2025-01-01T00:00:00Z".into(), picked.map(str::to_string)),
+            None,
         );
         let start = page.find("id=\"eb-data\">").unwrap() + "id=\"eb-data\">".len();
         let end = start + page[start..].find("</script>").unwrap();

@@ -435,3 +435,32 @@ fn apply_puts_marks_beside_the_original() {
     assert_eq!(set.not_in(&[OTHER]).len(), 1);
     assert!(set.not_in(&[RUN]).is_empty());
 }
+
+#[test]
+fn a_digest_reads_from_its_hex_and_nothing_else_does() {
+    let hex = "00ff".repeat(16);
+    let d = sha256_from_hex(&hex).unwrap();
+    assert_eq!((d[0], d[1], d[31]), (0x00, 0xff, 0xff));
+    assert_eq!(sha256_from_hex(&hex.to_uppercase()), Some(d));
+    assert_eq!(sha256_from_hex(""), None);
+    assert_eq!(sha256_from_hex(&"g".repeat(64)), None);
+    assert_eq!(sha256_from_hex(&"é".repeat(32)), None);
+}
+
+#[test]
+fn a_merge_takes_the_other_sets_items_whole() {
+    let id = "a".repeat(64);
+    let key = |s: &str| ItemKey::from_parts(&[s.to_string()]);
+    let mut mine = MarkSet::default();
+    mine.set_mark(&id, &key("x"), Some(Mark::Correct), At::Ms(1));
+    mine.set_mark(&id, &key("y"), Some(Mark::Correct), At::Ms(1));
+    let mut theirs = MarkSet::default();
+    theirs.set_mark(&id, &key("x"), Some(Mark::Wrong), At::Ms(2));
+    theirs.name_run(&id, "run");
+    mine.merge(theirs);
+    let run = mine.marks_for(&id).unwrap();
+    assert_eq!(run.get(&key("x")).unwrap().mark, Some(Mark::Wrong));
+    assert_eq!(run.get(&key("x")).unwrap().history.len(), 1);
+    assert_eq!(run.get(&key("y")).unwrap().mark, Some(Mark::Correct));
+    assert_eq!(run.run_name.as_deref(), Some("run"));
+}
