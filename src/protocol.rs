@@ -311,6 +311,8 @@ pub enum Response {
         req: ReqId,
         run_id: RunId,
         view: Option<ConversationView>,
+        /// The turn's human review section (screen blocks), as every other drawer ends with.
+        review: Vec<Block>,
     },
     Export {
         req: ReqId,

@@ -286,6 +286,16 @@ pub fn add_item_section<const FAMILIES: FamilySet>(
     }
 }
 
+/// The review section of item `key` of `run` alone (`None` while review is off): a drawer laid
+/// out apart from the screens (a numeric QA turn's conversation).
+pub fn item_review<const FAMILIES: FamilySet>(
+    run: RunRef<'_>,
+    id: Option<&str>,
+    key: &ItemKey,
+) -> Option<Block> {
+    enabled().then(|| item_section::<FAMILIES>(run, id, key))
+}
+
 /// An item's blocks without its review section (a Compare pair shows both runs' items: the
 /// marks are made in one run's own drawer).
 pub fn without_section(mut blocks: Vec<Block>) -> Vec<Block> {

@@ -341,11 +341,17 @@ fn responses() -> Vec<Response> {
             req: 10,
             run_id: 1,
             view: conversation,
+            review: vec![protocol::Block::Review {
+                mark: "wrong".into(),
+                note: "the table's unit is thousands".into(),
+                score: "0.5".into(),
+            }],
         },
         Response::Conversation {
             req: 11,
             run_id: 1,
             view: None,
+            review: Vec::new(),
         },
         Response::Export {
             req: 12,

@@ -110,6 +110,7 @@ fn items_conversation_and_load_round_trip() {
         req: 5,
         run_id: 2,
         view: view.clone(),
+        review: Vec::new(),
     }) {
         Response::Conversation { view: v, .. } => assert_eq!(v, view),
         other => panic!("wrong variant: {other:?}"),

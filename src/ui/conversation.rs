@@ -72,13 +72,21 @@ pub fn ConversationDrawer() -> impl IntoView {
             {move || match data() {
                 None => view! { <p class="eb-muted">"Loading…"</p> }.into_any(),
                 Some((_, _, None)) => view! { <p class="eb-muted">"This conversation is not in the run (the link may be from another version of it)."</p> }.into_any(),
-                Some((_, turn, Some(v))) => conversation_body(v, turn).into_any(),
+                Some((_, turn, Some(v))) => {
+                    conversation_body(v, turn, store.conversation_review.get()).into_any()
+                }
             }}
         </Drawer>
     }
 }
 
-fn conversation_body(v: ConversationView, selected_turn: u32) -> impl IntoView {
+/// A conversation's facts and turns, the selected turn followed by its human review section
+/// (`review`: worker-laid-out blocks; after the last turn when the selected one is missing).
+fn conversation_body(
+    v: ConversationView,
+    selected_turn: u32,
+    mut review: Vec<crate::protocol::Block>,
+) -> impl IntoView {
     let soft = format!(
         "Soft (±{})",
         evalboard_engine::numeric_qa::aggregate::tolerance_percent(v.tolerances.rel)
@@ -104,10 +112,16 @@ fn conversation_body(v: ConversationView, selected_turn: u32) -> impl IntoView {
         <ol class="eb-turns">
             {v.turns.into_iter().map(|t| {
                 let sel = t.row.turn_idx == selected_turn;
-                turn_card(t, sel, &soft)
+                let review = sel.then(|| review_item(std::mem::take(&mut review)));
+                view! { {turn_card(t, sel, &soft)} {review} }
             }).collect_view()}
+            {(!review.is_empty()).then(|| review_item(review))}
         </ol>
     }
+}
+
+fn review_item(blocks: Vec<crate::protocol::Block>) -> impl IntoView {
+    view! { <li class="eb-turns__review">{crate::ui::screen::blocks(blocks)}</li> }
 }
 
 fn opt_text(s: Option<String>) -> String {

@@ -129,6 +129,8 @@ pub struct Store {
     pub rescored: RwSignal<u64>,
     pub overview: RwSignal<Option<OverviewData>>,
     pub conversation: RwSignal<Option<(ReqId, Option<ConversationView>)>>,
+    /// The open turn's human review section (worker-laid-out blocks).
+    pub conversation_review: RwSignal<Vec<crate::protocol::Block>>,
     pub notices: RwSignal<Vec<Notice>>,
     pub dark: RwSignal<bool>,
     pub worker_ready: RwSignal<bool>,
@@ -220,6 +222,7 @@ impl Store {
             rescored: RwSignal::new(0),
             overview: RwSignal::new(None),
             conversation: RwSignal::new(None),
+            conversation_review: RwSignal::new(Vec::new()),
             notices: RwSignal::new(Vec::new()),
             dark: RwSignal::new(false),
             worker_ready: RwSignal::new(false),
@@ -400,9 +403,12 @@ impl Store {
             }
             // The page asks for numeric QA items as a screen (`ScreenQuery::Items`).
             Response::Items { .. } => {}
-            Response::Conversation { req, view, .. } => {
+            Response::Conversation {
+                req, view, review, ..
+            } => {
                 if req == self.conversation_req.get_value() {
                     self.conversation.set(Some((req, view)));
+                    self.conversation_review.set(review);
                 }
             }
             Response::Export { file, text, .. } => {

@@ -829,6 +829,14 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                     req,
                     run_id,
                     view: views::conversation_of(s, &key),
+                    review: st
+                        .get(run_id)
+                        .and_then(|k| {
+                            let id = k.content_id();
+                            crate::review::item_review::<FAMILIES>(k.run(), id.as_deref(), &key)
+                        })
+                        .into_iter()
+                        .collect(),
                 },
             ),
             None => missing(req, run_id),

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  withApp, openPage, outsideRequests, folderPayload, dropFiles, outDir, cliStats,
+  withApp, openPage, outsideRequests, folderPayload, dropFiles, outDir, cliStats, waitRun,
 } from './lib.mjs';
 
 const app = withApp();
@@ -62,7 +62,7 @@ async function humanFilter(page, value) {
   await page.click('#eb-tab-items');
   await page.waitForSelector('select[name="human"]');
   await page.selectOption('select[name="human"]', value);
-  await page.waitForFunction(() => /samples/.test(document.querySelector('.eb-items__count')?.textContent || ''));
+  await page.waitForFunction(() => /samples|turns/.test(document.querySelector('.eb-items__count')?.textContent || ''));
   await page.waitForTimeout(300);
   return page.locator('.eb-items__count').innerText();
 }
@@ -270,6 +270,33 @@ test('a hostile note (script, control characters, 1 MB) is kept and shown as tex
   assert.equal(await page.locator('.eb-drawer [data-review-note]').inputValue(), note);
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
   await shot(page, 'hostile-note');
+  assertClean(rec);
+  await context.close();
+});
+
+test('a numeric QA turn is marked from its conversation drawer: the controls, `1`, the Human column and filter, the headline with overrides', async () => {
+  const { page, rec, context } = await openPage(app.browser, { viewport: { width: 1400, height: 900 } });
+  await page.goto(app.srv.url);
+  await waitRun(page, 'gpt-4o');
+  await page.click('#eb-tab-items');
+  await page.waitForSelector('.eb-grid__row[aria-rowindex="2"]');
+  await page.click('.eb-grid__row[aria-rowindex="2"]');
+  // The conversation drawer ends with the review section the other drawers have.
+  await page.waitForSelector('.eb-drawer [data-section="review"] [data-mark]', { timeout: 30000 });
+  assert.match(await page.locator('.eb-drawer [data-section="review"]').innerText(), /Scorer \(numerical_match/);
+  await page.keyboard.press('1');
+  await page.waitForSelector('.eb-drawer [data-mark][aria-pressed="true"]', { timeout: 30000 });
+  await page.waitForFunction(() => /Human\s+✓ correct/.test(document.querySelector('.eb-drawer [data-section="review"]')?.innerText || ''), null, { timeout: 30000 });
+  await shot(page, 'qa-drawer');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('.eb-drawer', { state: 'detached' });
+  // The Human column holds the mark; the filter lists the one marked turn.
+  const cell = await page.locator('.eb-grid__row[aria-rowindex="2"]').innerText();
+  assert.match(cell, /correct/);
+  assert.match(await humanFilter(page, 'marked'), /^1 of 48/);
+  // The Overview: the headline with human overrides beside the original.
+  await page.click('#eb-tab-overview');
+  await page.waitForFunction(() => /with human overrides/i.test(document.querySelector('main')?.innerText || ''), null, { timeout: 30000 });
   assertClean(rec);
   await context.close();
 });
