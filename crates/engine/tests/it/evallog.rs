@@ -1269,7 +1269,7 @@ fn a_log_without_results_is_recomputed_under_its_declared_scorers() {
     };
     let whole: serde_json::Value = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
     let complete = evallog::read(&[input(&path, "popularity.json")]).unwrap();
-    let recorded = headline(&&complete.runs[0], "match/accuracy").recorded;
+    let recorded = headline(&complete.runs[0], "match/accuracy").recorded;
     let mut cut = whole.clone();
     cut.as_object_mut().unwrap().remove("results");
     let read = evallog::read(&[InputFile::new(
@@ -1278,7 +1278,7 @@ fn a_log_without_results_is_recomputed_under_its_declared_scorers() {
     )])
     .unwrap();
     no_errors(&read);
-    let h = headline(&&read.runs[0], "match/accuracy");
+    let h = headline(&read.runs[0], "match/accuracy");
     assert_eq!(h.recorded, None);
     assert!(
         (h.recomputed.unwrap() - recorded.unwrap()).abs() < TOL,
