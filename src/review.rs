@@ -1,7 +1,7 @@
 //! Human review in the dashboard's main worker (docs/dashboard.md § Human review,
 //! docs/marks.md): the one [`MarkSet`] the worker keeps (in the browser's storage:
 //! `worker::marks_store`), changed by `Request::Mark` ([`edit`]) and `Request::ImportMarks`
-//! ([`import`]), and laid out as screen blocks on every screen of a run ([`screen`]): the
+//! ([`import`]), and laid out as screen blocks on every screen of a run ([`screen()`]): the
 //! "Human" column and filter of the Items grid, the drawer's review controls with the scorer's
 //! verdict and the item's change history, the Overview's headline "with human overrides" beside
 //! the original and each scorer's agreement (Cohen's κ, the 2×2 table). Every rule is the
@@ -182,7 +182,7 @@ pub fn report_marks(
 /// The screen `query` of `run` (content id `id`; `None`: its files have no digest) with its
 /// human review: `inner` is the screen without it. Items: the "Human" column and filter;
 /// an item: its review section last; the Overview: the review section after its first cards
-/// ([`overview_blocks`]) and the marks file on the Export list.
+/// (`overview_blocks`) and the marks file on the Export list.
 pub fn screen<const FAMILIES: FamilySet>(
     run: RunRef<'_>,
     id: Option<&str>,
@@ -271,7 +271,7 @@ pub fn screen<const FAMILIES: FamilySet>(
     }
 }
 
-/// `view`'s item with its review section last (a screen made apart from [`screen`]).
+/// `view`'s item with its review section last (a screen made apart from [`screen()`]).
 pub fn add_item_section<const FAMILIES: FamilySet>(
     run: RunRef<'_>,
     id: Option<&str>,
