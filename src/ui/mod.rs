@@ -39,6 +39,8 @@ pub mod query;
 #[cfg(target_arch = "wasm32")]
 pub mod review;
 #[cfg(target_arch = "wasm32")]
+pub mod rows;
+#[cfg(target_arch = "wasm32")]
 pub mod saved;
 #[cfg(target_arch = "wasm32")]
 pub mod screen;

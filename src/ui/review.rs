@@ -105,7 +105,7 @@ pub fn keys() {
                 let step = if k == "j" { 1 } else { -1 };
                 if let (Ok(grid), true) = (grid.dyn_into::<web_sys::HtmlElement>(), at + step >= 2)
                 {
-                    if let Some(row) = crate::ui::screen::go_row(&grid, at + step) {
+                    if let Some(row) = crate::ui::rows::go_row(&grid, at + step) {
                         row.click();
                     }
                 }
