@@ -207,7 +207,12 @@ fn handle_request(
             paths,
             demo: false,
             stored: None,
-        } if marks_store::may_be_marks(&paths) && !marks_store::SNIFFED.with(|s| s.get()) => {
+        } if run_id != WARM_UP_ID
+            && marks_store::may_be_marks(&paths)
+            && !marks_store::SNIFFED.with(|s| s.get()) =>
+        {
+            // Not the warm-up run: its load must finish before `warm_up` returns (quiet, then
+            // removed); sniffed, it finished later, told the page and stayed in the store.
             let (scope, state) = (scope.clone(), state.clone());
             wasm_bindgen_futures::spawn_local(async move {
                 let source = buffers.get(0);
