@@ -61,20 +61,29 @@ fn needs_escape(c: char) -> bool {
 /// the process quietly with status 0, as `head` expects of a Unix tool; `println!` would panic
 /// on the broken pipe instead. Any other failed write ends it with status 2 and says why.
 pub fn emit(s: &str) {
+    emit_parts(&[s]);
+}
+
+/// [`emit`] of `s` and a line feed (machine output: JSON, already escaped), written under one
+/// lock without copying `s`.
+pub fn emit_line(s: &str) {
+    emit_parts(&[s, "\n"]);
+}
+
+fn emit_parts(parts: &[&str]) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    if let Err(e) = out.write_all(s.as_bytes()).and_then(|()| out.flush()) {
+    let written = parts
+        .iter()
+        .try_for_each(|p| out.write_all(p.as_bytes()))
+        .and_then(|()| out.flush());
+    if let Err(e) = written {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }
         eprintln!("evalboard: error: writing to standard output: {e}");
         std::process::exit(2);
     }
-}
-
-/// [`emit`] of `s` and a line feed (machine output: JSON, already escaped).
-pub fn emit_line(s: &str) {
-    emit(&format!("{s}\n"));
 }
 
 /// `println!` of one human-readable line: control characters and line feeds escaped
