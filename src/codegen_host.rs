@@ -21,6 +21,16 @@ const URL: &str = "./codegen-worker_loader.js";
 /// What the code-generation worker posts once it listens (it is not a page message).
 pub const READY: &str = "evalboard:codegen-worker-ready";
 
+/// What the code-generation worker posts when it keeps a run whose files have SHA-256 digests
+/// (not a page message): this, the run's id, a space, its content id. The main worker keeps
+/// the human review marks, and marks a run by its content id.
+pub const CONTENT_ID: &str = "evalboard:codegen-content-id:";
+
+/// The message [`CONTENT_ID`] announces `run_id`'s content id with.
+pub fn content_id_message(run_id: RunId, content_id: &str) -> String {
+    format!("{CONTENT_ID}{run_id} {content_id}")
+}
+
 #[derive(Default)]
 struct Host {
     worker: Option<Worker>,
@@ -29,6 +39,8 @@ struct Host {
     queue: Vec<(JsValue, Option<Array>)>,
     /// The runs it holds, by id, with their names.
     runs: Vec<(RunId, String)>,
+    /// The content ids of the runs it holds ([`CONTENT_ID`]).
+    content_ids: Vec<(RunId, String)>,
     /// The latest `Configure`, replayed to a worker started after it.
     config: Option<JsValue>,
 }
@@ -50,6 +62,72 @@ pub fn run_name(id: RunId) -> Option<String> {
 
 fn holds(id: RunId) -> bool {
     run_name(id).is_some()
+}
+
+/// The content id and name of a run the code-generation worker holds (`None` as content id:
+/// its files have no digest, so it gets no marks); `None` when it holds no such run.
+pub fn marked_run(id: RunId) -> Option<(Option<String>, String)> {
+    let name = run_name(id)?;
+    let content_id = HOST.with(|h| {
+        h.borrow()
+            .content_ids
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, c)| c.clone())
+    });
+    Some((content_id, name))
+}
+
+/// The content ids of the runs the code-generation worker holds.
+pub fn content_ids() -> Vec<String> {
+    HOST.with(|h| {
+        let h = h.borrow();
+        h.content_ids
+            .iter()
+            .filter(|(i, _)| h.runs.iter().any(|(r, _)| r == i))
+            .map(|(_, c)| c.clone())
+            .collect()
+    })
+}
+
+/// `Request::MarksKept` of the marks this worker keeps: what the code-generation worker lays out.
+fn marks_message() -> Option<JsValue> {
+    let text = crate::review::with(evalboard_engine::marks::MarkSet::to_jsonl);
+    match protocol::encode(&Request::MarksKept { text }) {
+        Ok(b) => Some(Uint8Array::from(b.as_slice()).into()),
+        Err(e) => {
+            web_sys::console::error_1(&format!("worker: cannot encode the marks: {e}").into());
+            None
+        }
+    }
+}
+
+/// Sends the code-generation worker, when started, the marks kept now (they changed).
+pub fn sync_marks() {
+    if HOST.with(|h| h.borrow().worker.is_none()) {
+        return;
+    }
+    if let Some(msg) = marks_message() {
+        forward(&msg, None);
+    }
+}
+
+/// Notes the content id a [`CONTENT_ID`] message announces; `false` when `text` is none.
+fn note_content_id(text: &str) -> bool {
+    let Some(rest) = text.strip_prefix(CONTENT_ID) else {
+        return false;
+    };
+    if let Some((id, content_id)) = rest
+        .split_once(' ')
+        .and_then(|(i, c)| Some((i.parse::<RunId>().ok()?, c.to_string())))
+    {
+        HOST.with(|h| {
+            let mut h = h.borrow_mut();
+            h.content_ids.retain(|(i, _)| *i != id);
+            h.content_ids.push((id, content_id));
+        });
+    }
+    true
 }
 
 fn send(w: &Worker, msg: &JsValue, transfer: Option<&Array>) {
@@ -74,12 +152,17 @@ fn ensure_started(scope: &DedicatedWorkerGlobalScope) -> Result<(), String> {
     let page = scope.clone();
     let cb = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
         let data = e.data();
-        if data.as_string().as_deref() == Some(READY) {
-            flush();
-        } else if let Err(err) = page.post_message(&data) {
-            web_sys::console::warn_1(
-                &format!("evalboard: cannot relay to the page: {err:?}").into(),
-            );
+        match data.as_string() {
+            Some(t) if t == READY => flush(),
+            // Not a page message: the main worker notes it.
+            Some(t) if note_content_id(&t) => {}
+            _ => {
+                if let Err(err) = page.post_message(&data) {
+                    web_sys::console::warn_1(
+                        &format!("evalboard: cannot relay to the page: {err:?}").into(),
+                    );
+                }
+            }
         }
     });
     w.set_onmessage(Some(cb.as_ref().unchecked_ref()));
@@ -129,6 +212,14 @@ fn ensure_started(scope: &DedicatedWorkerGlobalScope) -> Result<(), String> {
         }
         h.worker = Some(w);
     });
+    // The marks kept so far, before any run is loaded there.
+    if let Some(msg) = marks_message() {
+        HOST.with(|h| {
+            let mut h = h.borrow_mut();
+            let at = usize::from(h.config.is_some()).min(h.queue.len());
+            h.queue.insert(at, (msg, None));
+        });
+    }
     Ok(())
 }
 

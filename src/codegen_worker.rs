@@ -13,7 +13,7 @@ use evalboard_engine::family::Family;
 use evalboard_engine::run::{self, FamilySet, ReadOptions};
 use evalboard_engine::RunInput;
 
-use crate::codegen_host::READY;
+use crate::codegen_host::{content_id_message, READY};
 use crate::protocol::Request;
 use crate::worker::intake::provenance;
 use crate::worker::runtime::{
@@ -28,6 +28,8 @@ type State = RunStore<FAMILIES>;
 
 /// Entry point of the code-generation worker binary.
 pub fn start() {
+    // Its runs' screens show the human review marks (a copy of the main worker's).
+    crate::review::enable();
     let state = Rc::new(RefCell::new(State::default()));
     let scope = listen(move |scope, e| handle(scope, &state, e));
     let _ = scope.post_message(&JsValue::from_str(READY));
@@ -69,10 +71,21 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
                         provenance,
                         part_of: None,
                     };
+                    // Told before the page hears of the run: a mark made on it finds its id.
+                    if let Some(id) = kept.content_id() {
+                        let msg = content_id_message(run_id, &id);
+                        let _ = scope.post_message(&JsValue::from_str(&msg));
+                    }
                     st.keep(scope, kept);
                 }
                 Err(err) => post_load_failed(scope, run_id, name, err),
             }
+            return;
+        }
+        // The main worker's marks, which it keeps: this worker's copy.
+        Request::MarksKept { text } => {
+            let (set, _) = evalboard_engine::marks::MarkSet::from_jsonl("marks", text.as_bytes());
+            crate::review::with_mut(|s| *s = set);
             return;
         }
         // Every run here is a code-generation run: no other worker's run to name.

@@ -98,6 +98,9 @@ pub enum Request {
         req: ReqId,
         run_id: RunId,
         key: ItemKey,
+        /// The Items query the turn was opened from (the link's `query`): the answer says where
+        /// it matched.
+        query: Option<String>,
     },
     /// One output file of the current settings: statistics.json, summary.csv, turns.csv,
     /// errors.csv or validation.csv.
@@ -176,6 +179,13 @@ pub enum Request {
     /// not loaded).
     ImportMarks {
         file: String,
+        text: String,
+    },
+    /// From the main worker to the code-generation worker (never from the page): every human
+    /// review mark the main worker keeps (`evalboard-marks/1` JSONL), sent whenever they change.
+    /// The main worker owns the marks and their storage; the code-generation worker lays them
+    /// out on its runs' screens from this copy, which it replaces.
+    MarksKept {
         text: String,
     },
 }
@@ -311,8 +321,10 @@ pub enum Response {
         req: ReqId,
         run_id: RunId,
         view: Option<ConversationView>,
-        /// The turn's human review section (screen blocks), as every other drawer ends with.
-        review: Vec<Block>,
+        /// Screen blocks shown after the opened turn: where the request's query matched it (as
+        /// every drawer opened from a query is headed), then its human review section (as every
+        /// other drawer ends with).
+        blocks: Vec<Block>,
     },
     Export {
         req: ReqId,

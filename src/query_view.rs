@@ -544,7 +544,16 @@ fn trend_words(n: [usize; 5]) -> String {
 /// both runs; a cohort's "Show items" opens the candidate's Items filtered to exactly its
 /// members, a gone one's the baseline's. A run too big for its index to be built yet is said
 /// in words ([`against`]).
-pub fn compare_block<const FAMILIES: FamilySet>(cand: Side<'_>, base: Side<'_>) -> Block {
+///
+/// `picked`: the comparison's "Judged by" choice (`diff --scorer`), when one is picked. The
+/// cohorts group what the runs' headline judge fails (as `evalboard cohorts` without
+/// `--scorer`, and as the Items query `cohort == …` they open selects); the lead names that
+/// judge and says so when another is picked.
+pub fn compare_block<const FAMILIES: FamilySet>(
+    cand: Side<'_>,
+    base: Side<'_>,
+    picked: Option<&str>,
+) -> Block {
     let title = Some("Failure cohorts against the baseline".to_string());
     let c = match against::<FAMILIES>(cand, base) {
         Ok(c) => c,
@@ -575,13 +584,27 @@ pub fn compare_block<const FAMILIES: FamilySet>(cand: Side<'_>, base: Side<'_>) 
     let Block::Group { blocks, .. } = cohorts_table(&c, &show, true) else {
         return screen::note("cohorts-vs", "error", "no cohorts");
     };
+    let judged = if c.judge.is_empty() {
+        String::new()
+    } else {
+        format!(" (judged by {})", c.judge)
+    };
+    let other = match picked {
+        Some(p) if !c.judge.is_empty() && c.judge.split('@').next() != p.split('@').next() => {
+            format!(
+                " The judge picked above ({p}) is not the one these cohorts use: they group \
+                 what the headline judge fails, as `evalboard cohorts` does without --scorer."
+            )
+        }
+        _ => String::new(),
+    };
     let mut inner = vec![screen::text(
         "cohorts-vs-lead",
         format!(
-            "{}: {} of {} items fail; the baseline {}: {} fail. Against the baseline's cohorts: \
-             {}. Each row: the items in this run, the cause, how it stands (with the \
+            "{}: {} of {} items fail{judged}; the baseline {}: {} fail. Against the baseline's \
+             cohorts: {}. Each row: the items in this run, the cause, how it stands (with the \
              baseline's count), an example; “Show items” lists them (a gone cohort's in the \
-             baseline).",
+             baseline).{other}",
             cand.1,
             c.n_failed,
             c.n_items,
@@ -599,7 +622,13 @@ pub fn compare_block<const FAMILIES: FamilySet>(cand: Side<'_>, base: Side<'_>) 
 /// baseline, how many cohorts are new, grown, shrunk and gone and the biggest new one, the
 /// run's name opening the pair Compare (`Cell::Open` as the ranked table's: the baseline's and
 /// the run's names joined by U+001F), where its cohorts are listed in full.
-pub fn many_block<const FAMILIES: FamilySet>(pairs: &[(Side<'_>, Side<'_>)]) -> Block {
+///
+/// `picked`: the tab's "Judged by" choice, when one is picked: the cohorts group what each run's
+/// headline judge fails, and the lead says so.
+pub fn many_block<const FAMILIES: FamilySet>(
+    pairs: &[(Side<'_>, Side<'_>)],
+    picked: Option<&str>,
+) -> Block {
     let head: Vec<String> = [
         "Run",
         "Baseline",
@@ -659,9 +688,18 @@ pub fn many_block<const FAMILIES: FamilySet>(pairs: &[(Side<'_>, Side<'_>)]) -> 
         vec![
             screen::text(
                 "cohorts-many-lead",
-                "Each run's failure cohorts against its baseline's (as `evalboard cohorts RUN \
-                 --baseline B`): how many are new, grown, shrunk and gone, and the biggest new \
-                 one. A run's name opens its Compare with the baseline, which lists them all.",
+                format!(
+                    "Each run's failure cohorts against its baseline's (as `evalboard cohorts \
+                     RUN --baseline B`): how many are new, grown, shrunk and gone, and the \
+                     biggest new one. A run's name opens its Compare with the baseline, which \
+                     lists them all.{}",
+                    picked
+                        .map(|p| format!(
+                            " They group what each run's headline judge fails, whichever judge \
+                             is picked above (now {p})."
+                        ))
+                        .unwrap_or_default()
+                ),
                 false,
             ),
             Block::Table(Table {
@@ -984,11 +1022,27 @@ mod tests {
         let want = cohorts::cohorts(&docs(&c), Some(&base));
         assert_eq!(got, want);
         assert!(got.cohorts.iter().all(|x| x.vs_baseline.is_some()));
-        let Block::Group { blocks, .. } =
-            compare_block::<ALL_FAMILIES>((cid, "o3", c.as_ref()), (bid, "gpt-4o", b.as_ref()))
-        else {
+        let Block::Group { blocks, .. } = compare_block::<ALL_FAMILIES>(
+            (cid, "o3", c.as_ref()),
+            (bid, "gpt-4o", b.as_ref()),
+            None,
+        ) else {
             panic!()
         };
+        // The lead names the judge; another judge picked is said to be not the cohorts'.
+        let lead = |picked| match compare_block::<ALL_FAMILIES>(
+            (cid, "o3", c.as_ref()),
+            (bid, "gpt-4o", b.as_ref()),
+            picked,
+        ) {
+            Block::Group { blocks, .. } => format!("{:?}", blocks[0]),
+            other => panic!("{other:?}"),
+        };
+        assert!(lead(None).contains(&format!("(judged by {})", want.judge)));
+        assert!(!lead(None).contains("not the one"));
+        let same = want.judge.split('@').next().unwrap().to_string();
+        assert!(!lead(Some(&same)).contains("not the one"));
+        assert!(lead(Some("exact_match")).contains("The judge picked above (exact_match) is not"));
         let t = blocks
             .iter()
             .find_map(|b| match b {
@@ -1047,7 +1101,7 @@ mod tests {
         );
         assert!(with_built(id, |_| ()).is_none(), "no index was built");
         let Block::Group { blocks, .. } =
-            many_block::<ALL_FAMILIES>(&[(side, (other, "base", big.as_ref()))])
+            many_block::<ALL_FAMILIES>(&[(side, (other, "base", big.as_ref()))], None)
         else {
             panic!()
         };

@@ -104,9 +104,10 @@ fn request_variant(r: &Request) -> &'static str {
         Request::Many { .. } => "Many",
         Request::Mark { .. } => "Mark",
         Request::ImportMarks { .. } => "ImportMarks",
+        Request::MarksKept { .. } => "MarksKept",
     }
 }
-const REQUEST_VARIANTS: usize = 14;
+const REQUEST_VARIANTS: usize = 15;
 
 /// Encodes, decodes and compares: the decoded value prints the same (`Debug` shows every field)
 /// and encodes to the same bytes.
@@ -341,7 +342,7 @@ fn responses() -> Vec<Response> {
             req: 10,
             run_id: 1,
             view: conversation,
-            review: vec![protocol::Block::Review {
+            blocks: vec![protocol::Block::Review {
                 mark: "wrong".into(),
                 note: "the table's unit is thousands".into(),
                 score: "0.5".into(),
@@ -351,7 +352,7 @@ fn responses() -> Vec<Response> {
             req: 11,
             run_id: 1,
             view: None,
-            review: Vec::new(),
+            blocks: Vec::new(),
         },
         Response::Export {
             req: 12,
@@ -605,6 +606,9 @@ fn requests() -> Vec<Request> {
             file: "m.jsonl".into(),
             text: "{\"schema\": \"evalboard-marks/1\"}\n".into(),
         },
+        Request::MarksKept {
+            text: "{\"schema\": \"evalboard-marks/1\"}\n".into(),
+        },
         Request::Overview {
             req: 1,
             run_id: 1,
@@ -637,6 +641,7 @@ fn requests() -> Vec<Request> {
             req: 4,
             run_id: 1,
             key: ItemKey::text_index("conv 3", 2),
+            query: Some("text ~ /rate limit/i".into()),
         },
         Request::Export {
             req: 5,

@@ -110,7 +110,7 @@ fn items_conversation_and_load_round_trip() {
         req: 5,
         run_id: 2,
         view: view.clone(),
-        review: Vec::new(),
+        blocks: Vec::new(),
     }) {
         Response::Conversation { view: v, .. } => assert_eq!(v, view),
         other => panic!("wrong variant: {other:?}"),
@@ -145,6 +145,9 @@ fn items_conversation_and_load_round_trip() {
         },
         Request::ImportMarks {
             file: "m.jsonl".into(),
+            text: "{\"schema\": \"evalboard-marks/1\"}\n".into(),
+        },
+        Request::MarksKept {
             text: "{\"schema\": \"evalboard-marks/1\"}\n".into(),
         },
     ] {

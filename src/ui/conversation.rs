@@ -29,14 +29,22 @@ pub fn ConversationDrawer() -> impl IntoView {
         let (id, turn) = (id.to_string(), u32::try_from(turn).ok()?);
         Some((run.id, key, id, turn))
     });
-    // Fetch on open, on another conversation, and after re-scoring.
+    // The Items query the turn is opened from: the answer says where it matched.
+    let query = Memo::new(move |_| store.route.with(|r| r.choice(crate::ui::query::CHOICE)));
+    // Fetch on open, on another conversation or query, and after re-scoring.
     Effect::new(move |_| {
         let t = target.get();
+        let query = query.get();
         store.rescored.track();
         if let Some((run_id, key, _, _)) = t {
             let req = client::next_req();
             store.conversation_req.set_value(req);
-            client::send(&Request::Conversation { req, run_id, key });
+            client::send(&Request::Conversation {
+                req,
+                run_id,
+                key,
+                query,
+            });
         } else {
             store.conversation.set(None);
         }
@@ -73,19 +81,20 @@ pub fn ConversationDrawer() -> impl IntoView {
                 None => view! { <p class="eb-muted">"Loading…"</p> }.into_any(),
                 Some((_, _, None)) => view! { <p class="eb-muted">"This conversation is not in the run (the link may be from another version of it)."</p> }.into_any(),
                 Some((_, turn, Some(v))) => {
-                    conversation_body(v, turn, store.conversation_review.get()).into_any()
+                    conversation_body(v, turn, store.conversation_blocks.get()).into_any()
                 }
             }}
         </Drawer>
     }
 }
 
-/// A conversation's facts and turns, the selected turn followed by its human review section
-/// (`review`: worker-laid-out blocks; after the last turn when the selected one is missing).
+/// A conversation's facts and turns, the selected turn followed by where the query matched it
+/// and its human review section (`blocks`: worker-laid-out; after the last turn when the
+/// selected one is missing).
 fn conversation_body(
     v: ConversationView,
     selected_turn: u32,
-    mut review: Vec<crate::protocol::Block>,
+    mut blocks: Vec<crate::protocol::Block>,
 ) -> impl IntoView {
     let soft = format!(
         "Soft (±{})",
@@ -112,15 +121,15 @@ fn conversation_body(
         <ol class="eb-turns">
             {v.turns.into_iter().map(|t| {
                 let sel = t.row.turn_idx == selected_turn;
-                let review = sel.then(|| review_item(std::mem::take(&mut review)));
-                view! { {turn_card(t, sel, &soft)} {review} }
+                let after = sel.then(|| after_turn(std::mem::take(&mut blocks)));
+                view! { {turn_card(t, sel, &soft)} {after} }
             }).collect_view()}
-            {(!review.is_empty()).then(|| review_item(review))}
+            {(!blocks.is_empty()).then(|| after_turn(blocks))}
         </ol>
     }
 }
 
-fn review_item(blocks: Vec<crate::protocol::Block>) -> impl IntoView {
+fn after_turn(blocks: Vec<crate::protocol::Block>) -> impl IntoView {
     view! { <li class="eb-turns__review">{crate::ui::screen::blocks(blocks)}</li> }
 }
 

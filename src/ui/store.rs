@@ -130,7 +130,7 @@ pub struct Store {
     pub overview: RwSignal<Option<OverviewData>>,
     pub conversation: RwSignal<Option<(ReqId, Option<ConversationView>)>>,
     /// The open turn's human review section (worker-laid-out blocks).
-    pub conversation_review: RwSignal<Vec<crate::protocol::Block>>,
+    pub conversation_blocks: RwSignal<Vec<crate::protocol::Block>>,
     pub notices: RwSignal<Vec<Notice>>,
     pub dark: RwSignal<bool>,
     pub worker_ready: RwSignal<bool>,
@@ -222,7 +222,7 @@ impl Store {
             rescored: RwSignal::new(0),
             overview: RwSignal::new(None),
             conversation: RwSignal::new(None),
-            conversation_review: RwSignal::new(Vec::new()),
+            conversation_blocks: RwSignal::new(Vec::new()),
             notices: RwSignal::new(Vec::new()),
             dark: RwSignal::new(false),
             worker_ready: RwSignal::new(false),
@@ -404,11 +404,11 @@ impl Store {
             // The page asks for numeric QA items as a screen (`ScreenQuery::Items`).
             Response::Items { .. } => {}
             Response::Conversation {
-                req, view, review, ..
+                req, view, blocks, ..
             } => {
                 if req == self.conversation_req.get_value() {
                     self.conversation.set(Some((req, view)));
-                    self.conversation_review.set(review);
+                    self.conversation_blocks.set(blocks);
                 }
             }
             Response::Export { file, text, .. } => {

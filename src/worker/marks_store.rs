@@ -157,6 +157,7 @@ pub(super) async fn load(scope: DedicatedWorkerGlobalScope) {
                 kept.merge(std::mem::take(set));
                 *set = kept;
             });
+            crate::codegen_host::sync_marks();
             diags
                 .iter()
                 .find(|d| d.severity == evalboard_engine::diag::Severity::Error)
@@ -188,6 +189,7 @@ pub(super) async fn load(scope: DedicatedWorkerGlobalScope) {
 /// Writes the marks kept, after the save under way if any (one more save then writes every
 /// change made meanwhile); a failure is told.
 pub(super) fn save(scope: &DedicatedWorkerGlobalScope) {
+    crate::codegen_host::sync_marks();
     if SAVING.with(Cell::get) {
         AGAIN.with(|a| a.set(true));
         return;
@@ -225,19 +227,17 @@ pub(super) fn save(scope: &DedicatedWorkerGlobalScope) {
 }
 
 /// `Request::Mark`: the change made to run `run_id`'s item (kept by the run's content id), saved,
-/// and the page told (why not, when it was refused).
+/// and the page told (why not, when it was refused). `run`: the run's content id (`None`: its
+/// files have no digest) and name, from whichever worker holds it; `None` when none does.
 pub(super) fn mark(
     scope: &DedicatedWorkerGlobalScope,
-    kept: Option<&super::store::Kept>,
+    run: Option<(Option<String>, String)>,
     run_id: RunId,
     key: &evalboard_engine::run_table::ItemKey,
     (field, value): (&str, &str),
 ) {
-    let Some(kept) = kept else {
-        let message = format!(
-            "Run {run_id} is not held by this worker: marks are kept for numeric QA, eval-set \
-             and eval-log runs (not code generation yet)."
-        );
+    let Some((id, name)) = run else {
+        let message = format!("Run {run_id} is not loaded: no mark can be kept for it.");
         return super::runtime::post(
             scope,
             &Response::Marked {
@@ -246,7 +246,7 @@ pub(super) fn mark(
             },
         );
     };
-    let Some(id) = kept.content_id() else {
+    let Some(id) = id else {
         let message =
             "This run's files have no SHA-256 digest yet: no mark can be kept for it.".to_string();
         return super::runtime::post(
@@ -258,8 +258,7 @@ pub(super) fn mark(
         );
     };
     let at = js_sys::Date::now() as i64;
-    let done =
-        review::with_mut(|set| review::edit(set, (&id, &kept.name), key, (field, value), at));
+    let done = review::with_mut(|set| review::edit(set, (&id, &name), key, (field, value), at));
     match done {
         Ok(changed) => {
             if changed {

@@ -45,6 +45,14 @@ fn elsewhere(ids: &[RunId]) -> Vec<(RunId, String, Family)> {
 }
 
 /// Entry point of the worker binary.
+/// The content ids of the runs loaded, in this worker and in the code-generation worker: an
+/// imported marks file's other runs are named as not loaded.
+fn loaded_ids(state: &State) -> Vec<String> {
+    let mut ids = state.content_ids();
+    ids.extend(crate::codegen_host::content_ids());
+    ids
+}
+
 pub fn start() {
     let state = Rc::new(RefCell::new(State::default()));
     let on_message = state.clone();
@@ -125,11 +133,15 @@ fn handle_request(
             field,
             value,
         } => {
-            let st = state.borrow();
-            return marks_store::mark(scope, st.get(run_id), run_id, &key, (&field, &value));
+            let run = state
+                .borrow()
+                .get(run_id)
+                .map(|k| (k.content_id(), k.name.clone()))
+                .or_else(|| crate::codegen_host::marked_run(run_id));
+            return marks_store::mark(scope, run, run_id, &key, (&field, &value));
         }
         Request::ImportMarks { file, text } => {
-            let loaded: Vec<String> = state.borrow().content_ids();
+            let loaded = loaded_ids(&state.borrow());
             let (error, text) =
                 crate::review::with_mut(|set| crate::review::import(set, &file, &text, &loaded));
             marks_store::save(scope);
@@ -217,7 +229,7 @@ fn handle_request(
             wasm_bindgen_futures::spawn_local(async move {
                 let source = buffers.get(0);
                 if let Some(text) = marks_store::marks_text(&source).await {
-                    let loaded: Vec<String> = state.borrow().content_ids();
+                    let loaded = loaded_ids(&state.borrow());
                     let file = paths.first().cloned().unwrap_or_default();
                     let file = file.rsplit('/').next().unwrap_or_default().to_string();
                     let (error, text) = crate::review::with_mut(|set| {
@@ -827,24 +839,39 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
             ),
             None => missing(req, run_id),
         },
-        Request::Conversation { req, run_id, key } => match qa(st, run_id) {
-            Some(s) => post(
-                scope,
-                &Response::Conversation {
-                    req,
-                    run_id,
-                    view: views::conversation_of(s, &key),
-                    review: st
-                        .get(run_id)
-                        .and_then(|k| {
-                            let id = k.content_id();
-                            crate::review::item_review::<FAMILIES>(k.run(), id.as_deref(), &key)
+        Request::Conversation {
+            req,
+            run_id,
+            key,
+            query,
+        } => match (qa(st, run_id), st.get(run_id)) {
+            (Some(s), Some(k)) => {
+                // Where the query matched the turn, then its review section.
+                let mut blocks = match query {
+                    Some(src) => {
+                        crate::query_view::with_index::<FAMILIES, _>(run_id, k.run(), |ix| {
+                            crate::query_view::hits(ix, &src, &key, None)
                         })
-                        .into_iter()
-                        .collect(),
-                },
-            ),
-            None => missing(req, run_id),
+                    }
+                    None => Vec::new(),
+                };
+                let id = k.content_id();
+                blocks.extend(crate::review::item_review::<FAMILIES>(
+                    k.run(),
+                    id.as_deref(),
+                    &key,
+                ));
+                post(
+                    scope,
+                    &Response::Conversation {
+                        req,
+                        run_id,
+                        view: views::conversation_of(s, &key),
+                        blocks,
+                    },
+                )
+            }
+            _ => missing(req, run_id),
         },
         // Eval sets and evaluation-tool logs are laid out here; code-generation runs by their own worker
         // (the request reaches this worker only when that one does not hold the run).
@@ -865,6 +892,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
         | Request::Export { .. }
         | Request::Report { .. }
         | Request::Mark { .. }
-        | Request::ImportMarks { .. } => {}
+        | Request::ImportMarks { .. }
+        | Request::MarksKept { .. } => {}
     }
 }

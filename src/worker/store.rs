@@ -339,9 +339,9 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                     Some((r.id, r.name.as_str(), r.run()))
                 };
                 let s = step as usize;
-                let cohorts = at(s)
-                    .zip(at(s + 1))
-                    .map(|(b, c)| crate::query_view::compare_block::<FAMILIES>(c, b));
+                let cohorts = at(s).zip(at(s + 1)).map(|(b, c)| {
+                    crate::query_view::compare_block::<FAMILIES>(c, b, query.scorer.as_deref())
+                });
                 post_series::<FAMILIES>(scope, req, sides, (step, cohorts), &query, dark);
             }
             Request::Many {
@@ -358,7 +358,9 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                 );
                 let mut view = kept.view(&query);
                 if matches!(query, ScreenQuery::Overview { .. }) {
-                    view.blocks.push(self.many_cohorts(&baselines, &runs));
+                    let picked = crate::many::judge_of(&query);
+                    view.blocks
+                        .push(self.many_cohorts(&baselines, &runs, picked.as_deref()));
                 }
                 post_view(scope, (req, baselines.first().copied().unwrap_or(0)), view);
                 self.many = Some(kept);
@@ -389,7 +391,12 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
 
     /// The All runs tab's failure cohorts: each run against its baseline (the one of its task
     /// when the baselines are a folder's logs, else the pinned one).
-    fn many_cohorts(&self, baselines: &[RunId], runs: &[RunId]) -> crate::protocol::Block {
+    fn many_cohorts(
+        &self,
+        baselines: &[RunId],
+        runs: &[RunId],
+        picked: Option<&str>,
+    ) -> crate::protocol::Block {
         let side = |id: &RunId| self.get(*id).map(|r| (r.id, r.name.as_str(), r.run()));
         let bases: Vec<_> = baselines.iter().filter_map(side).collect();
         let pairs: Vec<_> = runs
@@ -405,7 +412,7 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                 Some((c, *b))
             })
             .collect();
-        crate::query_view::many_block::<FAMILIES>(&pairs)
+        crate::query_view::many_block::<FAMILIES>(&pairs, picked)
     }
 
     /// The HTML report of run `run_id` (vs `baseline`), or of the All runs tab's runs against

@@ -7,9 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {
-  withApp, openPage, outsideRequests, folderPayload, dropFiles, outDir, cliStats, waitRun,
+  withApp, openPage, outsideRequests, folderPayload, dropFiles, outDir, cliStats, waitRun, root,
 } from './lib.mjs';
 
 const app = withApp();
@@ -62,7 +63,7 @@ async function humanFilter(page, value) {
   await page.click('#eb-tab-items');
   await page.waitForSelector('select[name="human"]');
   await page.selectOption('select[name="human"]', value);
-  await page.waitForFunction(() => /samples|turns/.test(document.querySelector('.eb-items__count')?.textContent || ''));
+  await page.waitForFunction(() => /samples|turns|messages/.test(document.querySelector('.eb-items__count')?.textContent || ''));
   await page.waitForTimeout(300);
   return page.locator('.eb-items__count').innerText();
 }
@@ -297,6 +298,63 @@ test('a numeric QA turn is marked from its conversation drawer: the controls, `1
   // The Overview: the headline with human overrides beside the original.
   await page.click('#eb-tab-overview');
   await page.waitForFunction(() => /with human overrides/i.test(document.querySelector('main')?.innerText || ''), null, { timeout: 30000 });
+  assertClean(rec);
+  await context.close();
+});
+
+test('a code-generation run (scored in its own worker) is marked like the others: keys, the Human column, κ, a reload', async () => {
+  // The fixture trace folder, copied under a name of its own.
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'eb-marks-cg-')), 'codegen_marks');
+  fs.cpSync(path.join(root, 'tests', 'fixtures', 'codegen', 'ok', 'trace', 'input'), dir, { recursive: true });
+  const { page, rec, context } = await openPage(app.browser, { viewport: { width: 1400, height: 900 } });
+  await start(page);
+  await dropFiles(page, '.eb-app', folderPayload(dir));
+  await page.waitForFunction(() => document.querySelector('.eb-runhead__title')?.textContent.trim().startsWith('codegen_marks'), null, { timeout: 60000 });
+  await page.click('#eb-tab-items');
+  await page.waitForSelector('.eb-grid--codegen .eb-grid__row[aria-rowindex="3"]');
+  const n = await page.locator('.eb-grid--codegen .eb-grid__row').count();
+  // `j` opens the first message; `0` marks it wrong, `j` `1` the next one correct.
+  await page.keyboard.press('j');
+  await page.waitForSelector('.eb-drawer [data-review] [data-mark]', { timeout: 30000 });
+  await page.keyboard.press('0');
+  await page.waitForSelector('.eb-drawer [data-mark="wrong"][aria-pressed="true"]', { timeout: 30000 });
+  await page.keyboard.press('j');
+  await page.waitForSelector('.eb-grid__row--selected[aria-rowindex="3"]');
+  await page.waitForSelector('.eb-drawer [data-review] [data-mark]');
+  await page.keyboard.press('1');
+  await page.waitForSelector('.eb-drawer [data-mark="correct"][aria-pressed="true"]', { timeout: 30000 });
+  await page.locator('.eb-drawer [data-section="review"]').scrollIntoViewIfNeeded();
+  await shot(page, 'codegen-drawer');
+  await page.keyboard.press('Escape');
+  assert.match(await humanFilter(page, 'marked'), new RegExp(`^2 of ${n} messages match`));
+  assert.match(await humanFilter(page, 'wrong'), new RegExp(`^1 of ${n} messages match`));
+  await humanFilter(page, '');
+  const cells = await page.evaluate(() => [...document.querySelectorAll('.eb-grid--codegen .eb-grid__row')]
+    .slice(0, 3).map((r) => r.lastElementChild.textContent));
+  assert.deepEqual(cells.slice(0, 2), ['✗ wrong', '✓ correct']);
+  // Kept by the main worker (the one marks file): header + 2 items.
+  for (let t = 0; t < 100 && (await storedLines(page)) !== 3; t++) await page.waitForTimeout(200);
+  assert.equal(await storedLines(page), 3);
+  // The Overview: the agreement table and the headline with human overrides.
+  await page.click('#eb-tab-overview');
+  await page.waitForSelector('[data-table="agreement"]', { timeout: 30000 });
+  await page.locator('[data-section="human-review"]').scrollIntoViewIfNeeded();
+  await shot(page, 'codegen-overview');
+  // The exported sidecar applies in the CLI: same content id, same κ.
+  const sidecar = await exportMarks(page);
+  const file = path.join(outDir, 'codegen_marks.marks.jsonl');
+  fs.writeFileSync(file, sidecar);
+  const cli = cliStats(dir, ['--marks', file]);
+  const review = cli.human?.review;
+  assert.ok(review, 'the CLI applies the page\'s marks (same content id)');
+  const shown = await page.locator('[data-table="agreement"] tbody tr').first().locator('td').allInnerTexts();
+  assert.equal(shown[0], String(review.agreement[0].n));
+  assert.equal(shown[1], review.agreement[0].kappa === null ? '—' : review.agreement[0].kappa.toFixed(3));
+  // A reload: the run and its marks come back.
+  await waitKept(page);
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('.eb-runhead__title')?.textContent.trim().startsWith('codegen_marks'), null, { timeout: 60000 });
+  assert.match(await humanFilter(page, 'marked'), new RegExp(`^2 of ${n} messages match`));
   assertClean(rec);
   await context.close();
 });

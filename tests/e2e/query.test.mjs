@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { withApp, openPage, outsideRequests, folderPayload, dropFiles, root, outDir, cli } from './lib.mjs';
+import { withApp, openPage, outsideRequests, folderPayload, dropFiles, root, outDir, cli, waitRun } from './lib.mjs';
 
 const FIX = path.join(root, 'tests', 'fixtures', 'query');
 const RUN = path.join(FIX, 'run');
@@ -182,6 +182,40 @@ test('390 px: the query box, its error and the drawer\'s marks fit', async () =>
   await shot(page, 'narrow-bad');
   const over = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(over <= 0, `page scrolls sideways by ${over}px`);
+  assertClean(rec);
+  await context.close();
+});
+
+test('numeric QA: a turn opened from a query shows where it matched, right after the turn', async () => {
+  const { page, rec, context } = await openPage(app.browser, { viewport: { width: 1400, height: 900 } });
+  await page.goto(app.srv.url);
+  await waitRun(page, 'gpt-4o');
+  await page.click('#eb-tab-items');
+  await page.waitForSelector('input[name="query"]');
+  await runQuery(page, 'question ~ /the change/i');
+  await page.waitForFunction(() => / of 48 turns match/.test(document.querySelector('.eb-items__count')?.textContent || ''), null, { timeout: 30000 });
+  await page.locator('.eb-grid__row[aria-rowindex="2"]').click();
+  // The section follows the opened turn (before its review section), the match in a mark.
+  await page.waitForSelector('.eb-drawer .eb-turns__review [data-section="hits"] .eb-hit mark', { timeout: 30000 });
+  assert.match(await page.locator('.eb-drawer [data-section="hits"] mark').first().innerText(), /^the change$/i);
+  assert.match(await page.locator('.eb-drawer [data-section="hits"]').innerText(), /Where “question ~ \/the change\/i” matched/);
+  const order = await page.evaluate(() => {
+    const li = document.querySelector('.eb-drawer .eb-turns__review');
+    const prev = li.previousElementSibling;
+    return [prev?.classList.contains('eb-turn--selected') || prev?.getAttribute('aria-current') === 'true' || prev?.id?.startsWith('eb-turn-'),
+      [...li.querySelectorAll('[data-section]')].map((s) => s.dataset.section)];
+  });
+  assert.equal(order[0], true, 'right after the opened turn');
+  assert.deepEqual(order[1].filter((s) => s === 'hits' || s === 'review'), ['hits', 'review']);
+  await page.locator('.eb-drawer [data-section="hits"]').scrollIntoViewIfNeeded();
+  await shot(page, 'qa-drawer-hits');
+  // Without a query, no such section.
+  await page.keyboard.press('Escape');
+  await runQuery(page, '');
+  await page.waitForFunction(() => /^48 turns/.test(document.querySelector('.eb-items__count')?.textContent || ''), null, { timeout: 30000 });
+  await page.locator('.eb-grid__row[aria-rowindex="2"]').click();
+  await page.waitForSelector('.eb-drawer [data-section="review"]', { timeout: 30000 });
+  assert.equal(await page.locator('.eb-drawer [data-section="hits"]').count(), 0);
   assertClean(rec);
   await context.close();
 });
