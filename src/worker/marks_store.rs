@@ -43,6 +43,34 @@ pub(super) fn may_be_marks(paths: &[String]) -> bool {
     matches!(paths, [p] if p.ends_with(".jsonl"))
 }
 
+/// Whether `head` (a file's first bytes) starts with the marks header
+/// (`{"schema": "evalboard-marks/1"`, spaces allowed).
+fn is_marks_head(head: &str) -> bool {
+    let compact: String = head
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    compact.starts_with(&format!(
+        "{{\"schema\":\"{}\"",
+        evalboard_engine::marks::SCHEMA
+    ))
+}
+
+/// `false` when `source` is an `ArrayBuffer` whose first bytes are not the marks header: known
+/// at once, so the `Load` goes on without waiting (a `File`'s bytes are read asynchronously:
+/// `true`, [`marks_text`] tells).
+pub(super) fn may_hold_marks(source: &JsValue) -> bool {
+    let Some(buf) = source.dyn_ref::<js_sys::ArrayBuffer>() else {
+        return true;
+    };
+    let n = buf.byte_length().min(200);
+    let head = js_sys::Uint8Array::new_with_byte_offset_and_length(buf, 0, n).to_vec();
+    is_marks_head(&String::from_utf8_lossy(&head))
+}
+
 /// The text of `source` (a `File` or an `ArrayBuffer`) when it starts with the marks header
 /// (`{"schema": "evalboard-marks/1"}`, spaces allowed): only its first bytes are read otherwise.
 pub(super) async fn marks_text(source: &JsValue) -> Option<String> {
@@ -57,16 +85,7 @@ pub(super) async fn marks_text(source: &JsValue) -> Option<String> {
         .await
         .ok()?
         .as_string()?;
-    let compact: String = head
-        .lines()
-        .next()?
-        .chars()
-        .filter(|c| !c.is_whitespace())
-        .collect();
-    if !compact.starts_with(&format!(
-        "{{\"schema\":\"{}\"",
-        evalboard_engine::marks::SCHEMA
-    )) {
+    if !is_marks_head(&head) {
         return None;
     }
     wasm_bindgen_futures::JsFuture::from(blob.text())

@@ -221,6 +221,7 @@ fn handle_request(
             stored: None,
         } if run_id != WARM_UP_ID
             && marks_store::may_be_marks(&paths)
+            && marks_store::may_hold_marks(&buffers.get(0))
             && !marks_store::SNIFFED.with(|s| s.get()) =>
         {
             // Not the warm-up run: its load must finish before `warm_up` returns (quiet, then

@@ -9,16 +9,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { withApp, openPage, outsideRequests, folderPayload, dropFiles, root, outDir, waitRun } from './lib.mjs';
+import { assertQuiet, withApp, openPage, outsideRequests, folderPayload, dropFiles, root, outDir, waitRun } from './lib.mjs';
 
 const h = withApp();
 
-function assertClean(rec) {
-  assert.deepEqual(rec.consoleErrors, [], 'console errors');
-  assert.deepEqual(rec.pageErrors, [], 'page errors');
-  assert.deepEqual(rec.dialogs, [], 'dialogs');
-  assert.deepEqual(outsideRequests(rec, h.srv.origin), [], 'requests outside the origin');
-}
+const assertClean = (rec) => assertQuiet(rec, h.srv.origin);
 
 const shot = (page, name) => page.screenshot({ path: path.join(outDir, `keyboard-${name}.png`) });
 

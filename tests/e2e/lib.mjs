@@ -1,6 +1,7 @@
 // Shared harness for the end-to-end browser tests: a static server for dist/ on 127.0.0.1, and a
 // headless Debian Chromium driven by playwright-core that records console errors and every request.
 import http from 'node:http';
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +64,15 @@ export async function openPage(browser, opts = {}) {
 /** Requests that left the page's own origin (data:/blob: URLs are local). */
 export function outsideRequests(rec, origin) {
   return rec.requests.filter((u) => !u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:'));
+}
+
+/** A page session stayed quiet: no console or page error, no dialog, nothing requested outside
+ * `origin` (the app's own server). */
+export function assertQuiet(rec, origin) {
+  assert.deepEqual(rec.consoleErrors, [], 'console errors');
+  assert.deepEqual(rec.pageErrors, [], 'page errors');
+  assert.deepEqual(rec.dialogs, [], 'dialogs');
+  assert.deepEqual(outsideRequests(rec, origin), [], 'requests outside the origin');
 }
 
 /** Reads a folder into [{path, b64}] with paths relative to the folder's parent (like a drop). */

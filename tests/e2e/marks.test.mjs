@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
+import { assertQuiet,
   withApp, openPage, outsideRequests, folderPayload, dropFiles, outDir, cliStats, waitRun, root,
 } from './lib.mjs';
 
@@ -36,12 +36,7 @@ fs.writeFileSync(path.join(OTHER, 'results.jsonl'), `${rows(true)}\n`);
 /** The human's verdict on item i: disagrees with the scorer on some. */
 const human = (i) => i % 4 !== 0;
 
-function assertClean(rec) {
-  assert.deepEqual(rec.consoleErrors, [], 'console errors');
-  assert.deepEqual(rec.pageErrors, [], 'page errors');
-  assert.deepEqual(rec.dialogs, [], 'dialogs');
-  assert.deepEqual(outsideRequests(rec, app.srv.origin), [], 'requests outside the origin');
-}
+const assertClean = (rec) => assertQuiet(rec, app.srv.origin);
 
 async function shot(page, name) {
   await page.screenshot({ path: path.join(outDir, `marks-${name}.png`) });

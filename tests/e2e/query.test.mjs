@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { withApp, openPage, outsideRequests, folderPayload, dropFiles, root, outDir, cli, waitRun } from './lib.mjs';
+import { assertQuiet, withApp, openPage, outsideRequests, folderPayload, dropFiles, root, outDir, cli, waitRun } from './lib.mjs';
 
 const FIX = path.join(root, 'tests', 'fixtures', 'query');
 const RUN = path.join(FIX, 'run');
@@ -15,12 +15,7 @@ const QUERIES = JSON.parse(fs.readFileSync(path.join(FIX, 'queries.json'), 'utf8
 const DROP = '.eb-app';
 const app = withApp();
 
-function assertClean(rec) {
-  assert.deepEqual(rec.consoleErrors, [], 'console errors');
-  assert.deepEqual(rec.pageErrors, [], 'page errors');
-  assert.deepEqual(rec.dialogs, [], 'dialogs');
-  assert.deepEqual(outsideRequests(rec, app.srv.origin), [], 'requests outside the origin');
-}
+const assertClean = (rec) => assertQuiet(rec, app.srv.origin);
 
 async function shot(page, name) {
   await page.screenshot({ path: path.join(outDir, `query-${name}.png`) });
