@@ -335,6 +335,7 @@ test('a code-generation run (scored in its own worker) is marked like the others
   await page.waitForSelector('[data-table="agreement"]', { timeout: 30000 });
   await page.locator('[data-section="human-review"]').scrollIntoViewIfNeeded();
   await shot(page, 'codegen-overview');
+  const shown = await page.locator('[data-table="agreement"] tbody tr').first().locator('td').allInnerTexts();
   // The exported sidecar applies in the CLI: same content id, same κ.
   const sidecar = await exportMarks(page);
   const file = path.join(outDir, 'codegen_marks.marks.jsonl');
@@ -342,7 +343,6 @@ test('a code-generation run (scored in its own worker) is marked like the others
   const cli = cliStats(dir, ['--marks', file]);
   const review = cli.human?.review;
   assert.ok(review, 'the CLI applies the page\'s marks (same content id)');
-  const shown = await page.locator('[data-table="agreement"] tbody tr').first().locator('td').allInnerTexts();
   assert.equal(shown[0], String(review.agreement[0].n));
   assert.equal(shown[1], review.agreement[0].kappa === null ? '—' : review.agreement[0].kappa.toFixed(3));
   // A reload: the run and its marks come back.
