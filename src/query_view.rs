@@ -51,6 +51,9 @@ pub struct Index {
     pub suggest: Vec<(String, String)>,
     /// The last query's full table (its query, the other filters, the rows before paging).
     last: Option<(String, ScreenFilter, ScreenView)>,
+    /// The fields the docs are tagged with cohorts of other judges under
+    /// ([`cohorts::judged_field`]: a comparison judged by one picked).
+    judged: Vec<String>,
 }
 
 impl Index {
@@ -67,6 +70,7 @@ impl Index {
             messages: false,
             suggest,
             last: None,
+            judged: Vec::new(),
         }
     }
 
@@ -490,10 +494,17 @@ pub const OPEN_QUERY_IN: &str = "query-in";
 /// `evalboard cohorts CAND --baseline BASE` gives them), from each run's index; `Err` with the
 /// reason in words when a run over [`EAGER_MAX_ITEMS`] has no index yet (building it would
 /// hold the worker for seconds on a tab the user may only pass through).
+///
+/// `picked`: the "Judged by" choice (`diff --scorer`'s name). When it is not the runs' headline
+/// judge, the cohorts are those of the picked judge (each run judged by it, as `evalboard
+/// cohorts --scorer` gives them; `Err` when a run does not offer it), and each run's index is
+/// tagged with them under [`cohorts::judged_field`], so the query a cohort opens selects exactly
+/// its items. The cohorts come with that field.
 pub fn against<const FAMILIES: FamilySet>(
     cand: Side<'_>,
     base: Side<'_>,
-) -> Result<Cohorts, String> {
+    picked: Option<&str>,
+) -> Result<(Cohorts, String), String> {
     for (id, name, run) in [cand, base] {
         if !eager(id, run) {
             return Err(format!(
@@ -506,9 +517,50 @@ pub fn against<const FAMILIES: FamilySet>(
         }
     }
     let b = with_index::<FAMILIES, _>(base.0, base.2, |ix| ix.cohorts.clone());
-    Ok(with_index::<FAMILIES, _>(cand.0, cand.2, |ix| {
-        cohorts::cohorts(&ix.docs, Some(&b))
-    }))
+    let c = with_index::<FAMILIES, _>(cand.0, cand.2, |ix| cohorts::cohorts(&ix.docs, Some(&b)));
+    match picked {
+        Some(j) if !same_judge(j, &c.judge) => judged::<FAMILIES>(cand, base, j),
+        _ => Ok((c, cohorts::FIELD.to_string())),
+    }
+}
+
+/// Whether judge `picked` (a scorer's name, with or without `@version`: `numerical_match` is
+/// any version, `numerical_match@financial-agent-2` that one) is `judge` (`name@version`).
+fn same_judge(picked: &str, judge: &str) -> bool {
+    judge.is_empty()
+        || if picked.contains('@') {
+            picked == judge
+        } else {
+            judge.split('@').next() == Some(picked)
+        }
+}
+
+/// [`against`] under judge `j`: both runs' docs judged by it, their cohorts, and both indexes
+/// tagged with them (once per judge).
+fn judged<const FAMILIES: FamilySet>(
+    cand: Side<'_>,
+    base: Side<'_>,
+    j: &str,
+) -> Result<(Cohorts, String), String> {
+    let docs = |side: Side<'_>| {
+        side.2
+            .query_docs_in::<FAMILIES>(Some(j))
+            .map_err(|e| format!("{}: {e}", side.1))
+    };
+    let (docs_b, docs_c) = (docs(base)?, docs(cand)?);
+    let b = cohorts::cohorts(&docs_b, None);
+    let c = cohorts::cohorts(&docs_c, Some(&b));
+    let field = cohorts::judged_field(if c.judge.is_empty() { j } else { &c.judge });
+    for (side, own) in [(base, &b), (cand, &c)] {
+        with_index::<FAMILIES, _>(side.0, side.2, |ix| {
+            if !ix.judged.contains(&field) {
+                own.tag_as(&mut ix.docs, &field);
+                ix.judged.push(field.clone());
+                ix.last = None;
+            }
+        });
+    }
+    Ok((c, field))
 }
 
 /// How many cohorts of `c` stand each way against the baseline: new, grown, shrunk, same, gone.
@@ -545,17 +597,16 @@ fn trend_words(n: [usize; 5]) -> String {
 /// members, a gone one's the baseline's. A run too big for its index to be built yet is said
 /// in words ([`against`]).
 ///
-/// `picked`: the comparison's "Judged by" choice (`diff --scorer`), when one is picked. The
-/// cohorts group what the runs' headline judge fails (as `evalboard cohorts` without
-/// `--scorer`, and as the Items query `cohort == …` they open selects); the lead names that
-/// judge and says so when another is picked.
+/// `picked`: the comparison's "Judged by" choice (`diff --scorer`), when one is picked: the
+/// cohorts are of what that judge fails ([`against`]; `evalboard cohorts --scorer`), and the
+/// lead names the judge.
 pub fn compare_block<const FAMILIES: FamilySet>(
     cand: Side<'_>,
     base: Side<'_>,
     picked: Option<&str>,
 ) -> Block {
     let title = Some("Failure cohorts against the baseline".to_string());
-    let c = match against::<FAMILIES>(cand, base) {
+    let (c, field) = match against::<FAMILIES>(cand, base, picked) {
         Ok(c) => c,
         Err(why) => {
             return screen::group(
@@ -566,9 +617,13 @@ pub fn compare_block<const FAMILIES: FamilySet>(
             )
         }
     };
-    let b_failed = with_built(base.0, |ix| ix.cohorts.n_failed).unwrap_or(0);
+    let b_failed = c
+        .cohorts
+        .iter()
+        .filter_map(|x| x.vs_baseline.as_ref().map(|v| v.baseline_n))
+        .sum::<usize>();
     let show = |x: &cohorts::Cohort| {
-        let q = cohorts::query_of(&x.label);
+        let q = cohorts::query_in(&field, &x.label);
         match &x.vs_baseline {
             Some(v) if x.n == 0 && v.baseline_n > 0 => Some((
                 format!("Show {} items in the baseline", v.baseline_n),
@@ -589,22 +644,13 @@ pub fn compare_block<const FAMILIES: FamilySet>(
     } else {
         format!(" (judged by {})", c.judge)
     };
-    let other = match picked {
-        Some(p) if !c.judge.is_empty() && c.judge.split('@').next() != p.split('@').next() => {
-            format!(
-                " The judge picked above ({p}) is not the one these cohorts use: they group \
-                 what the headline judge fails, as `evalboard cohorts` does without --scorer."
-            )
-        }
-        _ => String::new(),
-    };
     let mut inner = vec![screen::text(
         "cohorts-vs-lead",
         format!(
             "{}: {} of {} items fail{judged}; the baseline {}: {} fail. Against the baseline's \
              cohorts: {}. Each row: the items in this run, the cause, how it stands (with the \
              baseline's count), an example; “Show items” lists them (a gone cohort's in the \
-             baseline).{other}",
+             baseline).",
             cand.1,
             c.n_failed,
             c.n_items,
@@ -623,8 +669,8 @@ pub fn compare_block<const FAMILIES: FamilySet>(
 /// run's name opening the pair Compare (`Cell::Open` as the ranked table's: the baseline's and
 /// the run's names joined by U+001F), where its cohorts are listed in full.
 ///
-/// `picked`: the tab's "Judged by" choice, when one is picked: the cohorts group what each run's
-/// headline judge fails, and the lead says so.
+/// `picked`: the tab's "Judged by" choice, when one is picked: the cohorts are of what that
+/// judge fails, for every run ([`against`]).
 pub fn many_block<const FAMILIES: FamilySet>(
     pairs: &[(Side<'_>, Side<'_>)],
     picked: Option<&str>,
@@ -644,8 +690,8 @@ pub fn many_block<const FAMILIES: FamilySet>(
     let mut rows = Vec::new();
     for (cand, base) in pairs {
         let name = Cell::Open(cand.1.to_string(), format!("{}\u{1f}{}", base.1, cand.1));
-        let cells = match against::<FAMILIES>(*cand, *base) {
-            Ok(c) => {
+        let cells = match against::<FAMILIES>(*cand, *base, picked) {
+            Ok((c, _)) => {
                 let n = trend_counts(&c);
                 let biggest = c
                     .cohorts
@@ -694,10 +740,7 @@ pub fn many_block<const FAMILIES: FamilySet>(
                      biggest new one. A run's name opens its Compare with the baseline, which \
                      lists them all.{}",
                     picked
-                        .map(|p| format!(
-                            " They group what each run's headline judge fails, whichever judge \
-                             is picked above (now {p})."
-                        ))
+                        .map(|p| format!(" Judged by {p}, the judge picked above."))
                         .unwrap_or_default()
                 ),
                 false,
@@ -804,6 +847,7 @@ mod tests {
             messages: false,
             suggest,
             last: None,
+            judged: Vec::new(),
         }
     }
 
@@ -988,36 +1032,115 @@ mod tests {
         assert!(hits(&ix, "((", &key, None).is_empty());
     }
 
+    /// A demo run (`demo/<name>`), read and scored under the default settings.
+    fn demo_run(name: &str) -> evalboard_engine::run::ScoredRun {
+        use evalboard_engine::run::{self, ReadOptions, Settings};
+        use evalboard_engine::{InputFile, RunInput};
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("demo")
+            .join(name);
+        let files = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_file())
+            .map(|p| {
+                let f = format!("{name}/{}", p.file_name().unwrap().to_string_lossy());
+                InputFile::new(&f, std::fs::read(&p).unwrap())
+            })
+            .collect();
+        let read = run::read(&RunInput::new(name, files), None, ReadOptions::default());
+        run::score(read.unwrap(), &Settings::default(), 1)
+    }
+
+    /// Cohorts under a picked judge are the engine's under that judge (`evalboard cohorts
+    /// --scorer`), and each one's query over the run's index selects exactly its items (the
+    /// index tagged once, however often asked); a judge a run does not offer is said in words.
+    #[test]
+    fn cohorts_follow_the_picked_judge_and_open_exactly_their_items() {
+        use evalboard_engine::run::ALL_FAMILIES;
+        let (b, c) = (demo_run("gpt-4o"), demo_run("o3"));
+        let (bid, cid) = (90_201, 90_202);
+        forget(bid);
+        forget(cid);
+        let (cand, base) = ((cid, "o3", c.as_ref()), (bid, "gpt-4o", b.as_ref()));
+        let headline = against::<ALL_FAMILIES>(cand, base, None).unwrap().0.judge;
+        let choices = b.as_ref().judge_choices_in::<ALL_FAMILIES>();
+        let j = choices
+            .iter()
+            .map(|x| x.judge.as_str())
+            .find(|j| !same_judge(j, &headline))
+            .expect("the demo offers another judge");
+        let docs = |r: &evalboard_engine::run::ScoredRun| {
+            r.as_ref().query_docs_in::<ALL_FAMILIES>(Some(j)).unwrap()
+        };
+        let base_c = cohorts::cohorts(&docs(&b), None);
+        let want = cohorts::cohorts(&docs(&c), Some(&base_c));
+        let (got, field) = against::<ALL_FAMILIES>(cand, base, Some(j)).unwrap();
+        assert_eq!(got, want);
+        assert_ne!(got.judge, headline);
+        assert_eq!(field, cohorts::judged_field(&want.judge));
+        // Asked again: the same, the docs tagged once.
+        assert_eq!(
+            against::<ALL_FAMILIES>(cand, base, Some(j)).unwrap().0,
+            want
+        );
+        let sorted = |mut v: Vec<ItemKey>| {
+            v.sort();
+            v
+        };
+        for (id, run, own) in [(cid, c.as_ref(), &want), (bid, b.as_ref(), &base_c)] {
+            with_index::<ALL_FAMILIES, _>(id, run, |ix| {
+                assert!(ix.docs.iter().all(|d| d
+                    .fields
+                    .iter()
+                    .filter(|(k, _)| k == &field)
+                    .count()
+                    <= 1));
+                for x in own.cohorts.iter().filter(|x| x.n > 0) {
+                    let q = Query::parse(&cohorts::query_in(&field, &x.label)).unwrap();
+                    let keys = ix
+                        .docs
+                        .iter()
+                        .filter(|d| q.matches(d))
+                        .map(|d| d.key.clone());
+                    assert_eq!(
+                        sorted(keys.collect()),
+                        sorted(x.items.clone()),
+                        "{}",
+                        x.label
+                    );
+                }
+            });
+        }
+        // The lead names the picked judge; the Show items cells carry its field's query.
+        let Block::Group { blocks, .. } = compare_block::<ALL_FAMILIES>(cand, base, Some(j)) else {
+            panic!()
+        };
+        assert!(format!("{:?}", blocks[0]).contains(&format!("(judged by {})", want.judge)));
+        assert!(format!("{blocks:?}").contains(&field));
+        // A judge the runs do not offer.
+        let why = against::<ALL_FAMILIES>(cand, base, Some("no_such_judge")).unwrap_err();
+        assert!(why.contains("gpt-4o"), "{why}");
+        forget(bid);
+        forget(cid);
+    }
+
     /// Compare's cohorts are the engine's `cohorts(candidate, Some(baseline))` (what `evalboard
     /// cohorts --baseline` prints), each row opening its run's items: a gone cohort the
     /// baseline's.
     #[test]
     fn compare_cohorts_are_the_engines_against_the_baseline() {
-        use evalboard_engine::run::{self, ReadOptions, Settings, ALL_FAMILIES};
-        use evalboard_engine::{InputFile, RunInput};
-        let load = |name: &str| {
-            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("demo")
-                .join(name);
-            let files = std::fs::read_dir(&dir)
-                .unwrap()
-                .map(|e| e.unwrap().path())
-                .filter(|p| p.is_file())
-                .map(|p| {
-                    let f = format!("{name}/{}", p.file_name().unwrap().to_string_lossy());
-                    InputFile::new(&f, std::fs::read(&p).unwrap())
-                })
-                .collect();
-            let read = run::read(&RunInput::new(name, files), None, ReadOptions::default());
-            run::score(read.unwrap(), &Settings::default(), 1)
-        };
-        let (b, c) = (load("gpt-4o"), load("o3"));
+        use evalboard_engine::run::ALL_FAMILIES;
+        let (b, c) = (demo_run("gpt-4o"), demo_run("o3"));
         let (bid, cid) = (90_101, 90_102);
         forget(bid);
         forget(cid);
-        let got =
-            against::<ALL_FAMILIES>((cid, "o3", c.as_ref()), (bid, "gpt-4o", b.as_ref())).unwrap();
-        let docs = |r: &run::ScoredRun| r.as_ref().query_docs_in::<ALL_FAMILIES>(None).unwrap();
+        let (got, _) =
+            against::<ALL_FAMILIES>((cid, "o3", c.as_ref()), (bid, "gpt-4o", b.as_ref()), None)
+                .unwrap();
+        let docs = |r: &evalboard_engine::run::ScoredRun| {
+            r.as_ref().query_docs_in::<ALL_FAMILIES>(None).unwrap()
+        };
         let base = cohorts::cohorts(&docs(&b), None);
         let want = cohorts::cohorts(&docs(&c), Some(&base));
         assert_eq!(got, want);
@@ -1029,7 +1152,7 @@ mod tests {
         ) else {
             panic!()
         };
-        // The lead names the judge; another judge picked is said to be not the cohorts'.
+        // The lead names the judge.
         let lead = |picked| match compare_block::<ALL_FAMILIES>(
             (cid, "o3", c.as_ref()),
             (bid, "gpt-4o", b.as_ref()),
@@ -1039,10 +1162,15 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert!(lead(None).contains(&format!("(judged by {})", want.judge)));
-        assert!(!lead(None).contains("not the one"));
         let same = want.judge.split('@').next().unwrap().to_string();
-        assert!(!lead(Some(&same)).contains("not the one"));
-        assert!(lead(Some("exact_match")).contains("The judge picked above (exact_match) is not"));
+        assert_eq!(lead(Some(&same)), lead(None));
+        assert_eq!(lead(Some(&want.judge)), lead(None));
+        // The same scorer of another profile is another judge.
+        assert!(same_judge("numerical_match", "numerical_match@doc-v1"));
+        assert!(!same_judge(
+            "numerical_match@financial-agent-2",
+            "numerical_match@doc-v1"
+        ));
         let t = blocks
             .iter()
             .find_map(|b| match b {
@@ -1094,7 +1222,7 @@ mod tests {
         forget(id);
         forget(other);
         let side = (id, "big", big.as_ref());
-        let why = against::<ALL_FAMILIES>(side, (other, "base", big.as_ref())).unwrap_err();
+        let why = against::<ALL_FAMILIES>(side, (other, "base", big.as_ref()), None).unwrap_err();
         assert!(
             why.starts_with("big has 50,001 items, more than the 50,000"),
             "{why}"

@@ -73,6 +73,34 @@ test('Compare: the candidate\'s cohorts against the baseline, as the CLI gives t
   }
 });
 
+test('Compare judged by a picked judge: its cohorts are the CLI\'s under --scorer, and each opens exactly its items', async () => {
+  const judged = JSON.parse(cli(['cohorts', demo('o3'), '--baseline', demo('gpt-4o'), '--scorer', 'exact_match', '--json']));
+  assert.notEqual(judged.n_failed, want.n_failed, 'the fixture\'s judges differ');
+  const { page, rec, context } = await openPage(h.browser, { viewport: { width: 1400, height: 900 } });
+  await page.goto(`${h.srv.url}#run=o3&tab=compare&base=gpt-4o&cand=o3&f.judge=exact_match@doc-v1`);
+  await page.waitForFunction(() => document.querySelector('select[name="judge"]')?.value === 'exact_match@doc-v1', null, { timeout: 60000 });
+  await page.waitForFunction((j) => (document.querySelector('[data-field="cohorts-vs-lead"]')?.textContent || '').includes(`(judged by ${j})`), judged.judge, { timeout: 60000 });
+  const lead = await page.locator('[data-field="cohorts-vs-lead"]').innerText();
+  assert.match(lead, new RegExp(`o3: ${judged.n_failed} of ${judged.n_items} items fail`));
+  const got = await rows(page);
+  assert.equal(got.length, judged.cohorts.length);
+  for (const [r, c] of got.map((r, i) => [r, judged.cohorts[i]])) {
+    assert.equal(r[0], String(c.n));
+    assert.equal(r[2], `${c.vs_baseline.status} (was ${c.vs_baseline.baseline_n})`, c.label);
+    assert.equal(r[3], c.label);
+  }
+  await page.locator('[data-section="cohorts-vs"]').scrollIntoViewIfNeeded();
+  await shot(page, 'cohorts-compare-judged');
+  const first = judged.cohorts.find((c) => c.n > 0);
+  await page.locator('[data-section="cohorts-vs"] [data-table="cohorts"] tbody tr').first().locator('button').click();
+  await page.waitForFunction(() => location.hash.includes('tab=items') && decodeURIComponent(location.hash).includes('cohort.exact_match@doc-v1'));
+  await page.waitForFunction((n) => document.querySelector('.eb-items__count')?.textContent.startsWith(`${n} of`), first.items.length);
+  const keys = await page.locator('.eb-grid__row').evaluateAll((rs) => rs.map((r) => r.dataset.item));
+  assert.deepEqual([...keys].sort(), first.items.map((k) => k.map((p) => encodeURIComponent(String(p))).join('/')).sort(), 'exactly its members');
+  assertClean(rec);
+  await context.close();
+});
+
 test('All runs: each run\'s cohorts against the pinned baseline, summed up; the run opens its Compare', async () => {
   const { page, rec, context } = await openPage(h.browser);
   await page.goto(h.srv.url);

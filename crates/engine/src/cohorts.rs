@@ -319,6 +319,13 @@ impl Cohorts {
     /// Adds each failing item's cohort to its doc as the field `cohort` (its label), so the
     /// query [`query_of`] of a cohort selects exactly its items.
     pub fn tag(&self, docs: &mut [Doc]) {
+        self.tag_as(docs, FIELD);
+    }
+
+    /// [`Cohorts::tag`] under another field: cohorts of another judge than the one `docs` were
+    /// judged by (the field [`judged_field`] names, the query [`query_in`] selects by), so one
+    /// doc holds the cohort of each judge.
+    pub fn tag_as(&self, docs: &mut [Doc], field: &str) {
         let mut at: std::collections::HashMap<&ItemKey, &str> = std::collections::HashMap::new();
         for c in &self.cohorts {
             for k in &c.items {
@@ -327,19 +334,43 @@ impl Cohorts {
         }
         for d in docs.iter_mut() {
             if let Some(label) = at.get(&d.key) {
-                d.push("cohort", Value::Str(label.to_string()));
+                d.push(field, Value::Str(label.to_string()));
             }
         }
     }
 }
 
+/// The field [`Cohorts::tag`] tags the items with.
+pub const FIELD: &str = "cohort";
+
 /// The query that selects a cohort's items once its docs are tagged ([`Cohorts::tag`]):
 /// `cohort == "<label>"`.
 pub fn query_of(label: &str) -> String {
+    query_in(FIELD, label)
+}
+
+/// The query that selects the items tagged `label` under `field` ([`Cohorts::tag_as`]).
+pub fn query_in(field: &str, label: &str) -> String {
     format!(
-        "cohort == \"{}\"",
+        "{field} == \"{}\"",
         label.replace('\\', "\\\\").replace('"', "\\\"")
     )
+}
+
+/// The field the cohorts of `judge` (`name@version`) are tagged under when the docs are judged
+/// by another: `cohort.<judge>`, every character a field name cannot hold (docs/query.md) as `_`.
+pub fn judged_field(judge: &str) -> String {
+    let name: String = judge
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '@' | ':') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{FIELD}.{name}")
 }
 
 /// A message with what varies between items of one cause replaced, as whole tokens: quoted
