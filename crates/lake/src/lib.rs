@@ -13,7 +13,7 @@ pub mod manifest;
 mod parquet_io;
 
 pub use manifest::{open, FileEntry, Manifest, OpenLake, ShardEntry, ShardRun, MANIFEST_FILE};
-pub use parquet_io::{decode, encode, Codec};
+pub use parquet_io::{decode, encode, read_rows, Codec};
 
 /// Why a lake file could not be written or read: each names the file.
 #[derive(Debug, thiserror::Error)]

@@ -225,3 +225,45 @@ pub fn decode(
         None => Ok(table),
     }
 }
+
+/// Every row of any Parquet file of flat columns (a SQL engine's output), as `(column, cell)`:
+/// integers of any width as [`Cell::Int`], floats as [`Cell::Float`], strings, Booleans and
+/// timestamps; a nested or binary column is an error naming the file and column.
+pub fn read_rows(bytes: Vec<u8>, file: &str) -> Result<Vec<Vec<(String, Cell)>>, LakeError> {
+    let err = |m: String| LakeError::file(file, m);
+    let reader = SerializedFileReader::new(Bytes::from(bytes)).map_err(|e| err(e.to_string()))?;
+    let rows_iter = reader.get_row_iter(None).map_err(|e| err(e.to_string()))?;
+    let mut rows = Vec::new();
+    for row in rows_iter {
+        let row = row.map_err(|e| err(e.to_string()))?;
+        let mut cells = Vec::new();
+        for (name, field) in row.get_column_iter() {
+            let cell = match field {
+                Field::Null => Cell::Null,
+                Field::Bool(b) => Cell::Bool(*b),
+                Field::Byte(i) => Cell::Int(i64::from(*i)),
+                Field::Short(i) => Cell::Int(i64::from(*i)),
+                Field::Int(i) => Cell::Int(i64::from(*i)),
+                Field::Long(i) => Cell::Int(*i),
+                Field::UByte(i) => Cell::Int(i64::from(*i)),
+                Field::UShort(i) => Cell::Int(i64::from(*i)),
+                Field::UInt(i) => Cell::Int(i64::from(*i)),
+                Field::ULong(i) => Cell::Int(i64::try_from(*i).unwrap_or(i64::MAX)),
+                Field::Float(x) => Cell::Float(f64::from(*x)),
+                Field::Double(x) => Cell::Float(*x),
+                Field::Decimal(d) => Cell::Str(format!("{d:?}")),
+                Field::Str(s) => Cell::Str(s.clone()),
+                Field::TimestampMicros(t) => Cell::Micros(*t),
+                Field::TimestampMillis(t) => Cell::Micros(t.saturating_mul(1000)),
+                other => {
+                    return Err(err(format!(
+                        "column {name} holds {other:?}: not a flat value"
+                    )))
+                }
+            };
+            cells.push((name.clone(), cell));
+        }
+        rows.push(cells);
+    }
+    Ok(rows)
+}

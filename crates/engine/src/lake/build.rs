@@ -17,6 +17,7 @@ const MAX_SLICE_VALUES: usize = 50;
 
 /// One scored run to export, with what the engine cannot know by itself: its content id and
 /// its files (the consumer hashed them), and the settings it was scored under.
+#[derive(Clone)]
 pub struct LakeRun<'a> {
     pub run: RunRef<'a>,
     /// [`crate::run_table::content_id`] of its files.
@@ -49,15 +50,20 @@ pub fn settings_hash(profile: &str, settings_line: &str) -> String {
 }
 
 /// The tables of `runs` (each row keyed by its run's `run_id`; a run given twice is exported
-/// once), with a `comparisons` row per run against `baseline` (a run not exported, or one of
-/// `runs`) for every scorer of the baseline, under `opts`' bootstrap. `version` is the
+/// once), with a `comparisons` row per run against its baseline — the one of `baselines` of its
+/// task, else the first; a baseline need not be exported — for every scorer of the baseline,
+/// under `opts`' bootstrap. `version` is the
 /// evalboard version the rows say wrote them.
 pub fn build(
     runs: &[LakeRun<'_>],
-    baseline: Option<&LakeRun<'_>>,
+    baselines: &[LakeRun<'_>],
     opts: &CompareOptions,
     version: &str,
 ) -> LakeTables {
+    let tasks: Vec<Option<String>> = baselines
+        .iter()
+        .map(|b| b.run.task_and_dataset().0)
+        .collect();
     let mut t: BTreeMap<&'static str, Vec<(SortKey, Vec<Cell>)>> = BTreeMap::new();
     let mut warnings = Vec::new();
     let mut seen = BTreeSet::new();
@@ -71,7 +77,12 @@ pub fn build(
             continue;
         }
         export_run(lr, &id, version, &mut t, &mut warnings);
-        if let Some(b) = baseline {
+        let task = lr.run.task_and_dataset().0;
+        let of_task = tasks.iter().position(|t| *t == task && task.is_some());
+        if let Some(b) = of_task
+            .or((!baselines.is_empty()).then_some(0))
+            .and_then(|i| baselines.get(i))
+        {
             let bid = run_id(&b.content_id);
             if bid != id {
                 compare_rows(b, lr, opts, &mut t, &mut warnings);

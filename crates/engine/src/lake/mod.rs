@@ -8,6 +8,7 @@
 //! `judge_choices_in`, `facts_of`, `metrics`, `meta`) and [`crate::run::compare`].
 
 mod build;
+pub mod counts;
 pub mod schema;
 
 pub use build::{build, settings_hash, LakeRun, LakeTables};

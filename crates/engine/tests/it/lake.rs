@@ -61,7 +61,8 @@ fn text(c: &Cell) -> String {
 }
 
 fn build(runs: &[LakeRun<'_>], base: Option<&LakeRun<'_>>) -> LakeTables {
-    lake::build(runs, base, &CompareOptions::default(), "test")
+    let base: Vec<LakeRun> = base.into_iter().cloned().collect();
+    lake::build(runs, &base, &CompareOptions::default(), "test")
 }
 
 #[test]
