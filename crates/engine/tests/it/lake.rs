@@ -147,3 +147,16 @@ fn shards_union_to_the_whole_and_rebuild_is_identical() {
         assert_eq!(union, rows, "{}", t.schema.name);
     }
 }
+
+/// docs/lake.md's Tables section is the schema rendered (`UPDATE_EXPECT=1` rewrites it).
+#[test]
+fn lake_md_tables_are_the_schema() {
+    let path = evalboard_test_support::workspace_root().join("docs/lake.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let begin = "<!-- begin lake::schema::markdown: generated from the engine's schema -->\n";
+    let end = "<!-- end lake::schema::markdown -->";
+    let (b, e) = (doc.find(begin).unwrap(), doc.find(end).unwrap());
+    let mut want = doc.clone();
+    want.replace_range(b + begin.len()..e, &lake::schema::markdown());
+    evalboard_test_support::expect_file(&path, &want);
+}
