@@ -184,7 +184,8 @@ pub struct SettingsArgs {
 #[derive(Debug, Args)]
 #[command(args_override_self = true)]
 pub struct ScoreArgs {
-    /// Run folders to score.
+    /// Run folders to score, or lakes written by `export --lake` (their runs' statistics as
+    /// exported, for --json and the summary).
     #[arg(value_name = "RUN_DIR", required = true)]
     pub runs: Vec<PathBuf>,
     #[command(flatten)]

@@ -76,6 +76,10 @@ fn lake_run<'a>(
         }),
         files,
         settings,
+        statistics_json: serde_json::to_string(
+            &evalboard_report::run_output_plan(run.as_ref()).statistics,
+        )
+        .ok(),
     }
 }
 

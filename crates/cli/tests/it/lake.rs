@@ -77,6 +77,16 @@ fn shards_add_up_and_exports_are_reproducible() {
     assert_eq!(export(&whole, &["--force"], &all).0, 0);
     assert_eq!(files(&whole), files(&again));
 
+    // The lake scores as the folders did: the same statistics, byte for byte, in the same order.
+    let folders: Vec<String> = all.iter().map(|r| run(r)).collect();
+    let mut args = vec!["score".to_string(), "--json".into()];
+    args.extend(folders);
+    let (code, from_runs, err) = evalboard(&args);
+    assert_eq!(code, 0, "{err}");
+    let (code, from_lake, err) = evalboard(&["score", "--json", whole.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(from_lake, from_runs);
+
     for (k, runs) in [("s1", &all[..2]), ("s2", &all[2..])] {
         let (code, _, err) = export(&sharded, &["--shard-id", k], runs);
         assert_eq!(code, 0, "{err}");

@@ -25,6 +25,9 @@ pub struct LakeRun<'a> {
     /// `(path relative to the run, size, SHA-256 hex)` of every input file, in path order.
     pub files: Vec<(String, u64, String)>,
     pub settings: &'a Settings,
+    /// The run's statistics as the consumer prints them (`score --json`'s, compact), kept in
+    /// `runs.statistics_json` for a lake read back.
+    pub statistics_json: Option<String>,
 }
 
 /// Every table of the schema, in [`schema::TABLES`] order, with what building them found (a
@@ -201,6 +204,7 @@ fn export_run(
             Cell::Str(settings_line),
             Cell::Str(Value::Object(metadata).to_string()),
             Cell::Str(serde_json::to_string(&metrics).unwrap_or_else(|_| "[]".into())),
+            Cell::opt_str(lr.statistics_json.clone()),
             Cell::Str(Value::Array(files).to_string()),
             Cell::Str(version.to_string()),
         ],

@@ -131,6 +131,7 @@ pub const RUNS: TableSchema = TableSchema {
         col("settings", Str, "the run's settings in one line, as `score` prints them"),
         col("metadata_json", Str, "the run's metadata fields as a JSON object"),
         col("metrics_json", Str, "the run's headline metrics as a JSON array (key, label, unit, value, counts)"),
+        opt("statistics_json", Str, "the run's statistics as `evalboard score --json` prints them (compact JSON; `score LAKE --json` prints them again), when the exporter made them"),
         col("input_files_json", Str, "the original input files (paths relative to the run folder, with size and SHA-256) as a JSON array"),
         col("evalboard_version", Str, "the evalboard version that wrote the row"),
     ],
