@@ -67,7 +67,7 @@ pub fn build(
         .iter()
         .map(|b| b.run.task_and_dataset().0)
         .collect();
-    let mut t: BTreeMap<&'static str, Vec<(SortKey, Vec<Cell>)>> = BTreeMap::new();
+    let mut t = Acc::new();
     let mut warnings = Vec::new();
     let mut seen = BTreeSet::new();
     for lr in runs {
@@ -95,27 +95,34 @@ pub fn build(
     let tables = schema::TABLES
         .iter()
         .map(|s| {
-            let mut rows = t.remove(s.name).unwrap_or_default();
-            rows.sort_by(|a, b| a.0.cmp(&b.0));
+            // Blocks in key order, each block's rows in item-key order already.
+            let blocks = t.remove(s.name).unwrap_or_default();
             Table {
                 schema: s,
-                rows: rows.into_iter().map(|(_, r)| r).collect(),
+                rows: blocks.into_values().flatten().collect(),
             }
         })
         .collect();
     LakeTables { tables, warnings }
 }
 
-/// A row's sort key: its run id(s), then its item key in typed order, then its texts.
-type SortKey = (String, String, ItemKey, String, String);
+/// A block of rows' key: its run id(s) and scorer. Rows are pushed block by block, each block in
+/// item-key order, so a table is its blocks in key order with no sort of its rows.
+type Block = (String, String, String);
 
-fn push(
-    t: &mut BTreeMap<&'static str, Vec<(SortKey, Vec<Cell>)>>,
-    s: &'static TableSchema,
-    key: SortKey,
-    row: Vec<Cell>,
-) {
-    t.entry(s.name).or_default().push((key, row));
+/// The tables being built: each table's blocks of rows.
+type Acc = BTreeMap<&'static str, BTreeMap<Block, Vec<Vec<Cell>>>>;
+
+fn push_rows(t: &mut Acc, s: &'static TableSchema, key: Block, rows: Vec<Vec<Cell>>) {
+    t.entry(s.name)
+        .or_default()
+        .entry(key)
+        .or_default()
+        .extend(rows);
+}
+
+fn push(t: &mut Acc, s: &'static TableSchema, key: Block, row: Vec<Cell>) {
+    push_rows(t, s, key, vec![row]);
 }
 
 fn key_json(key: &ItemKey) -> String {
@@ -139,13 +146,7 @@ fn scorer_version(scorer: &str) -> String {
         .unwrap_or_default()
 }
 
-fn export_run(
-    lr: &LakeRun<'_>,
-    id: &str,
-    version: &str,
-    t: &mut BTreeMap<&'static str, Vec<(SortKey, Vec<Cell>)>>,
-    warnings: &mut Vec<String>,
-) {
+fn export_run(lr: &LakeRun<'_>, id: &str, version: &str, t: &mut Acc, warnings: &mut Vec<String>) {
     let run = &lr.run;
     let family = run.family();
     let profile = run.profile();
@@ -166,15 +167,7 @@ fn export_run(
         .iter()
         .map(|(p, size, sha)| json!({"path": p, "size": size, "sha256": sha}))
         .collect();
-    let nk = || {
-        (
-            id.to_string(),
-            String::new(),
-            ItemKey::default(),
-            String::new(),
-            String::new(),
-        )
-    };
+    let nk = || (id.to_string(), String::new(), String::new());
     push(
         t,
         &schema::RUNS,
@@ -223,11 +216,17 @@ fn export_run(
         .as_ref()
         .map(|v| v.failed.iter().collect())
         .unwrap_or_default();
+    // A group that failed whole is a prefix of its items' keys: look each prefix up.
+    let failed_by_key: HashMap<&ItemKey, &String> =
+        failed.iter().map(|(g, why)| (g, why)).collect();
     let failure_of = |key: &ItemKey| {
-        failed
-            .iter()
-            .find(|(g, _)| key.starts_with(g))
-            .map(|(_, why)| why.clone())
+        if failed_by_key.is_empty() {
+            return None;
+        }
+        (1..=key.0.len()).find_map(|n| {
+            let prefix = ItemKey(key.0[..n].to_vec());
+            failed_by_key.get(&prefix).map(|why| (*why).clone())
+        })
     };
     let text_of = |row: &ItemRow, name: &str| {
         row.texts
@@ -235,6 +234,8 @@ fn export_run(
             .find(|(k, _)| k == name)
             .map(|(_, t)| t.clone())
     };
+    let mut samples = Vec::with_capacity(items.len());
+    let mut texts = Vec::with_capacity(items.len());
     for row in &items {
         let k = key_json(&row.key);
         let error = failure_of(&row.key);
@@ -248,48 +249,33 @@ fn export_run(
             .iter()
             .map(|(f, v)| (f.clone(), Value::from(v.clone())))
             .collect();
-        let sk = (
-            id.to_string(),
-            String::new(),
-            row.key.clone(),
-            String::new(),
-            String::new(),
-        );
-        push(
-            t,
-            &schema::SAMPLES,
-            sk.clone(),
-            vec![
-                Cell::Str(id.to_string()),
-                Cell::Str(k.clone()),
-                Cell::Null,
-                Cell::Str(status.into()),
-                Cell::opt_str(error),
-                Cell::opt_str(text_of(row, "answer")),
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Null,
-                Cell::Str(Value::Object(fields).to_string()),
-            ],
-        );
-        push(
-            t,
-            &schema::SAMPLE_TEXT,
-            sk,
-            vec![
-                Cell::Str(id.to_string()),
-                Cell::Str(k),
-                Cell::Null,
-                Cell::opt_str(text_of(row, "question")),
-                Cell::opt_str(text_of(row, "expected")),
-                Cell::opt_str(text_of(row, "answer")),
-                Cell::Null,
-            ],
-        );
+        samples.push(vec![
+            Cell::Str(id.to_string()),
+            Cell::Str(k.clone()),
+            Cell::Null,
+            Cell::Str(status.into()),
+            Cell::opt_str(error),
+            Cell::opt_str(text_of(row, "answer")),
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Null,
+            Cell::Str(Value::Object(fields).to_string()),
+        ]);
+        texts.push(vec![
+            Cell::Str(id.to_string()),
+            Cell::Str(k),
+            Cell::Null,
+            Cell::opt_str(text_of(row, "question")),
+            Cell::opt_str(text_of(row, "expected")),
+            Cell::opt_str(text_of(row, "answer")),
+            Cell::Null,
+        ]);
     }
+    push_rows(t, &schema::SAMPLES, nk(), samples);
+    push_rows(t, &schema::SAMPLE_TEXT, nk(), texts);
     let fields_of: HashMap<&ItemKey, &[(String, String)]> = items
         .iter()
         .map(|r| (&r.key, r.fields.as_slice()))
@@ -324,42 +310,33 @@ fn family_name(f: crate::family::Family) -> String {
     }
 }
 
-fn verdict_rows(
-    id: &str,
-    shash: &str,
-    v: &Verdicts,
-    t: &mut BTreeMap<&'static str, Vec<(SortKey, Vec<Cell>)>>,
-) {
+fn verdict_rows(id: &str, shash: &str, v: &Verdicts, t: &mut Acc) {
     let version = scorer_version(&v.judge);
+    let mut rows = Vec::with_capacity(v.rows.len());
     for r in &v.rows {
         let (value, label) = match r.correct {
             Some(true) => (Cell::Float(1.0), "correct"),
             Some(false) => (Cell::Float(0.0), "wrong"),
             None => (Cell::Null, "unscored"),
         };
-        push(
-            t,
-            &schema::VERDICTS,
-            (
-                id.to_string(),
-                String::new(),
-                r.key.clone(),
-                v.judge.clone(),
-                String::new(),
-            ),
-            vec![
-                Cell::Str(id.to_string()),
-                Cell::Str(key_json(&r.key)),
-                Cell::Null,
-                Cell::Str(v.judge.clone()),
-                Cell::Str(version.clone()),
-                Cell::Str(shash.to_string()),
-                value,
-                r.correct.map_or(Cell::Null, Cell::Bool),
-                Cell::Str(label.into()),
-            ],
-        );
+        rows.push(vec![
+            Cell::Str(id.to_string()),
+            Cell::Str(key_json(&r.key)),
+            Cell::Null,
+            Cell::Str(v.judge.clone()),
+            Cell::Str(version.clone()),
+            Cell::Str(shash.to_string()),
+            value,
+            r.correct.map_or(Cell::Null, Cell::Bool),
+            Cell::Str(label.into()),
+        ]);
     }
+    push_rows(
+        t,
+        &schema::VERDICTS,
+        (id.to_string(), String::new(), v.judge.clone()),
+        rows,
+    );
 }
 
 /// The mergeable sums of one slice's verdict values.
@@ -396,7 +373,7 @@ fn aggregate_rows(
     shash: &str,
     v: &Verdicts,
     fields_of: &HashMap<&ItemKey, &[(String, String)]>,
-    t: &mut BTreeMap<&'static str, Vec<(SortKey, Vec<Cell>)>>,
+    t: &mut Acc,
 ) {
     let mut slices: BTreeMap<(String, String), Sums> = BTreeMap::new();
     let mut values_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
@@ -432,13 +409,7 @@ fn aggregate_rows(
         push(
             t,
             &schema::AGGREGATES,
-            (
-                id.to_string(),
-                String::new(),
-                ItemKey::default(),
-                v.judge.clone(),
-                format!("{field}\u{0}{value}"),
-            ),
+            (id.to_string(), String::new(), v.judge.clone()),
             vec![
                 Cell::Str(id.to_string()),
                 Cell::Str(v.judge.clone()),
@@ -466,7 +437,7 @@ fn compare_rows(
     base: &LakeRun<'_>,
     cand: &LakeRun<'_>,
     opts: &CompareOptions,
-    t: &mut BTreeMap<&'static str, Vec<(SortKey, Vec<Cell>)>>,
+    t: &mut Acc,
     warnings: &mut Vec<String>,
 ) {
     if base.run.family() != cand.run.family() {
@@ -507,13 +478,7 @@ fn compare_rows(
         push(
             t,
             &schema::COMPARISONS,
-            (
-                bid.clone(),
-                cid.clone(),
-                ItemKey::default(),
-                c.scorer.clone(),
-                String::new(),
-            ),
+            (bid.clone(), cid.clone(), c.scorer.clone()),
             vec![
                 Cell::Str(bid.clone()),
                 Cell::Str(cid.clone()),

@@ -162,7 +162,7 @@ pub const SAMPLES: TableSchema = TableSchema {
 /// `verdicts`: one row per run × item × scorer, in long form.
 pub const VERDICTS: TableSchema = TableSchema {
     name: "verdicts",
-    key: &["run_id", "item_key", "scorer"],
+    key: &["run_id", "scorer", "item_key"],
     row: "one item of one run judged by one scorer",
     columns: &[
         RUN_ID,
