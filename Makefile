@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/tools/node_modules/.bin:$(PATH)
 CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: serve test setup fetch build dist lint test-native test-wasm test-e2e bench fuzz fmt clean-dist
+.PHONY: serve test setup fetch build dist lint test-native test-lake test-wasm test-e2e bench fuzz fmt clean-dist
 
 setup:
 	@bash scripts/setup.sh
@@ -22,7 +22,7 @@ dist: fetch
 
 ## Every test: format, lints (native + wasm32), native tests, wasm tests in headless Chromium,
 ## the CLI on fixtures, and end-to-end browser tests against the built dist/.
-test: fetch lint test-native test-wasm dist test-e2e
+test: fetch lint test-native test-lake test-wasm dist test-e2e
 	@echo "make test: all suites passed"
 
 lint:
@@ -43,6 +43,12 @@ test-native:
 	    || { rm -f $$log; exit 1; }; \
 	  echo "note: ../shared/data absent: $$(grep -c '^SKIPPED:' $$log) shared-data checks skipped"; rm -f $$log; \
 	fi
+
+## The results lake read by pyarrow and DuckDB (PyPI, one test-only venv in target/lake-venv,
+## created when missing): row counts, per-run accuracy and per-pair 2x2 from SQL equal
+## `score --json` / `compare --json` (tests/lake/check.sh).
+test-lake:
+	bash tests/lake/check.sh
 
 test-wasm:
 	CHROMEDRIVER=$(CHROMEDRIVER) WASM_BINDGEN_TEST_TIMEOUT=120 \

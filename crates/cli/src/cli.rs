@@ -84,6 +84,72 @@ pub enum Command {
     /// against B's. --json prints {"n_failed": N, "cohorts": [{"label", "n", "share", "example",
     /// "items": [KEY, …], "query", "vs_baseline"}]}.
     Cohorts(CohortsArgs),
+    /// Write runs' results as a Parquet lake (docs/lake.md) that DuckDB, pyarrow, Polars or Spark read.
+    ///
+    /// Scores every RUN like `score` and writes the `evalboard-lake` v1 tables (runs, samples,
+    /// verdicts, aggregates, comparisons, sample_text, messages) as zstd Parquet files,
+    /// `OUT/<table>/part-<shard>.parquet`, with the manifest `OUT/evalboard-lake.json`. The same
+    /// runs give the same bytes. With --shard-id K the files are named by K and added to an
+    /// existing lake (a retried shard replaces its own files); without it an existing lake needs
+    /// --force. With --baseline B, a comparisons row for each run against B, as `diff`.
+    Export(ExportArgs),
+    /// Statistics from rows of counts (the output of a SQL reduce over a lake).
+    ///
+    /// Reads a CSV or a Parquet file of count rows. A comparison row has n11 (both correct), n10
+    /// (the baseline only), n01 (the candidate only) and n00, with optional baseline, candidate
+    /// and scorer: prints delta, mcnemar_exact_p and bootstrap_ci as `diff` does on the same
+    /// items. An aggregate row has n_correct and n (or n_scored), with optional sum and sum_sq:
+    /// prints the accuracy (or mean), its standard error and 95% CI.
+    Stats(StatsArgs),
+}
+
+/// `evalboard export`.
+#[derive(Debug, Args)]
+#[command(args_override_self = true)]
+pub struct ExportArgs {
+    /// Run folders to export.
+    #[arg(value_name = "RUN", required = true)]
+    pub runs: Vec<PathBuf>,
+    /// The lake folder to write.
+    #[arg(long, value_name = "OUT", required = true)]
+    pub lake: PathBuf,
+    /// Name this export's files by K and merge its entries into the lake's manifest (sharded
+    /// export; a retried shard overwrites its own files).
+    #[arg(long, value_name = "K")]
+    pub shard_id: Option<String>,
+    /// Run folder every run is compared with (comparisons table; a folder of logs: the baseline
+    /// of each run's task).
+    #[arg(long, value_name = "B")]
+    pub baseline: Option<PathBuf>,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+    /// Replace an existing lake (without --shard-id).
+    #[arg(long)]
+    pub force: bool,
+    /// Paired-bootstrap resamples of the comparisons.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_RESAMPLES)]
+    pub resamples: u32,
+    /// Seed of the paired bootstrap.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+}
+
+/// `evalboard stats`.
+#[derive(Debug, Args)]
+#[command(args_override_self = true)]
+pub struct StatsArgs {
+    /// The rows of counts: a CSV (with a header) or a Parquet file.
+    #[arg(long = "from-counts", value_name = "FILE", required = true)]
+    pub from_counts: PathBuf,
+    /// Print JSON (an array, one object per row).
+    #[arg(long)]
+    pub json: bool,
+    /// Paired-bootstrap resamples.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_RESAMPLES)]
+    pub resamples: u32,
+    /// Seed of the paired bootstrap.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
 }
 
 /// The scoring settings `score` and `report` share.
@@ -118,7 +184,8 @@ pub struct SettingsArgs {
 #[derive(Debug, Args)]
 #[command(args_override_self = true)]
 pub struct ScoreArgs {
-    /// Run folders to score.
+    /// Run folders to score, or lakes written by `export --lake` (their runs' statistics as
+    /// exported, for --json and the summary).
     #[arg(value_name = "RUN_DIR", required = true)]
     pub runs: Vec<PathBuf>,
     #[command(flatten)]

@@ -7,11 +7,13 @@ mod cli;
 mod cohorts;
 mod compare;
 mod diff;
+mod export;
 mod marks;
 mod query;
 use evalboard_cli::fsio;
 mod report;
 mod score;
+mod stats;
 mod validate;
 
 /// mimalloc: a run's model is millions of small allocations, and glibc's malloc spent about a
@@ -44,6 +46,8 @@ fn main() -> ExitCode {
         Some(Command::Report(a)) => report::run(a),
         Some(Command::Query(a)) => query::run(a),
         Some(Command::Cohorts(a)) => cohorts::run(a),
+        Some(Command::Export(a)) => export::run(a),
+        Some(Command::Stats(a)) => stats::run(a),
         None => Cli::command()
             .print_long_help()
             .map(|()| 0)

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use evalboard_engine::family::Family;
+use evalboard_engine::lake::Cell;
 use evalboard_engine::numeric_qa::score::Profile;
 use evalboard_engine::prices::PriceTable;
 use evalboard_engine::run::{self, ReadOptions, ReadRun, Reference, RunRef, ScoredRun};
@@ -391,6 +392,16 @@ fn score_each(
     let mut index: Vec<(String, String)> = Vec::new();
     let mut shortened = false;
     for dir in &a.runs {
+        if dir.join(evalboard_lake::MANIFEST_FILE).is_file() {
+            if a.out.is_some() || sidecar.is_some() {
+                bail!(
+                    "{}: a lake is read for --json and the summary only (no --out, no --marks)",
+                    dir.display()
+                );
+            }
+            outputs.extend(lake_outputs(dir)?);
+            continue;
+        }
         let loaded = load_path(dir, &settings.profile)?;
         let digests = match sidecar {
             Some(_) => Some(loaded.digests()?),
@@ -570,6 +581,68 @@ fn human_outputs(
         }
     }
     Ok(())
+}
+
+/// The runs of the lake at `dir` as `score` prints them: each run's statistics as they were
+/// exported (`runs.statistics_json`), in the order the manifest lists them (shard by shard, each
+/// in its command-line order), so `score LAKE --json` prints what `score RUN... --json` printed.
+fn lake_outputs(dir: &Path) -> Result<Vec<Outputs>> {
+    let lake = evalboard_lake::open(dir)?;
+    let runs = match lake.tables.iter().find(|(t, _)| t.name == "runs") {
+        Some((_, Ok(t))) => t,
+        Some((_, Err(e))) => bail!("{e}"),
+        None => bail!("{}: the lake has no runs table", dir.display()),
+    };
+    let (Some(id_col), Some(stats_col)) = (
+        runs.schema.index_of("run_id"),
+        runs.schema.index_of("statistics_json"),
+    ) else {
+        bail!(
+            "{}: the runs table lacks run_id or statistics_json",
+            dir.display()
+        );
+    };
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for r in lake.manifest.shards.iter().flat_map(|s| &s.runs) {
+        if !seen.insert(r.run_id.as_str()) {
+            continue;
+        }
+        let row = runs
+            .rows
+            .iter()
+            .find(|row| row.get(id_col) == Some(&Cell::Str(r.run_id.clone())));
+        let Some(Cell::Str(text)) = row.and_then(|row| row.get(stats_col)) else {
+            bail!(
+                "{}: run {} ({}) has no statistics in the lake",
+                dir.display(),
+                r.run_id,
+                r.name
+            );
+        };
+        let statistics: serde_json::Value = serde_json::from_str(text)
+            .with_context(|| format!("{}: run {}: statistics_json", dir.display(), r.run_id))?;
+        let headline = |k: &str| statistics.get(k).map(|v| v.to_string());
+        let table = [
+            ("from lake", Some(dir.display().to_string())),
+            (
+                "headline",
+                headline("headline_score").or_else(|| headline("headline")),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| Some((k.to_string(), v?)))
+        .collect();
+        out.push(Outputs {
+            name: r.name.clone(),
+            statistics,
+            written: None,
+            diagnostics: Vec::new(),
+            table,
+            human: None,
+        });
+    }
+    Ok(out)
 }
 
 /// Subfolder name for a run: its folder name, de-duplicated with a numeric suffix against the

@@ -9,6 +9,7 @@ mod diff;
 mod golden;
 mod hostile;
 mod hostile_corpus;
+mod lake;
 mod marks;
 mod one_answer;
 mod query;

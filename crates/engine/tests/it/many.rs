@@ -26,7 +26,7 @@ fn settings() -> Settings {
 }
 
 /// The runs of one fixture folder (a folder of several logs is several runs).
-fn load(folder: &str, s: &Settings) -> Vec<ScoredRun> {
+pub(crate) fn load(folder: &str, s: &Settings) -> Vec<ScoredRun> {
     let files: Vec<InputFile> = read_folder(&fixture(&format!("compare/{folder}")))
         .into_iter()
         .map(|(p, b)| InputFile::new(p, b))

@@ -1,0 +1,163 @@
+//! The lake's tables (`engine::lake`) from the Inspect logs of `tests/fixtures/compare/`: every
+//! table is well formed and sorted by its key, `aggregates` sums equal the verdicts, a
+//! `comparisons` row equals `run::compare` (what `diff --json` prints), and runs exported in two
+//! shards union to the runs exported at once.
+
+use evalboard_engine::compare::CompareOptions;
+use evalboard_engine::lake::{self, Cell, LakeRun, LakeTables};
+use evalboard_engine::run::{self, CompareSettings, ScoredRun, Settings};
+use evalboard_engine::run_table::{content_id, sha256};
+use evalboard_test_support::{fixture, read_folder};
+
+/// A run with its files' `(path, size, SHA-256)`.
+type Loaded = (ScoredRun, Vec<(String, u64, [u8; 32])>);
+
+/// The runs of one fixture folder (`many::load`), each with its files' digests.
+fn load(folder: &str, s: &Settings) -> Vec<Loaded> {
+    let digests: Vec<(String, u64, [u8; 32])> = read_folder(&fixture(&format!("compare/{folder}")))
+        .into_iter()
+        .map(|(p, b)| (p, b.len() as u64, sha256(&b)))
+        .collect();
+    super::many::load(folder, s)
+        .into_iter()
+        .map(|scored| {
+            let mine: Vec<_> = digests
+                .iter()
+                .filter(|(p, _, _)| scored.files().iter().any(|f| f.path == *p))
+                .cloned()
+                .collect();
+            (scored, mine)
+        })
+        .collect()
+}
+
+fn lake_run<'a>(r: &'a Loaded, s: &'a Settings) -> LakeRun<'a> {
+    let ids: Vec<(&str, u64, [u8; 32])> =
+        r.1.iter().map(|(p, n, d)| (p.as_str(), *n, *d)).collect();
+    LakeRun {
+        run: r.0.as_ref(),
+        content_id: content_id(&ids),
+        files: r
+            .1
+            .iter()
+            .map(|(p, n, d)| {
+                (
+                    p.clone(),
+                    *n,
+                    d.iter().map(|b| format!("{b:02x}")).collect(),
+                )
+            })
+            .collect(),
+        settings: s,
+        statistics_json: None,
+    }
+}
+
+fn text(c: &Cell) -> String {
+    match c {
+        Cell::Str(s) => s.clone(),
+        Cell::Int(i) => i.to_string(),
+        other => format!("{other:?}"),
+    }
+}
+
+fn build(runs: &[LakeRun<'_>], base: Option<&LakeRun<'_>>) -> LakeTables {
+    let base: Vec<LakeRun> = base.into_iter().cloned().collect();
+    lake::build(runs, &base, &CompareOptions::default(), "test")
+}
+
+#[test]
+fn tables_are_well_formed_and_agree_with_compare() {
+    let s = Settings::default();
+    let base = load("base", &s);
+    let cand = load("gpt4o", &s);
+    let all: Vec<LakeRun> = base.iter().chain(&cand).map(|r| lake_run(r, &s)).collect();
+    let b = lake_run(&base[0], &s);
+    let out = build(&all, Some(&b));
+    for t in &out.tables {
+        assert!(t.check().is_empty(), "{:?}", t.check());
+    }
+    let runs = out.get("runs").unwrap();
+    assert_eq!(runs.rows.len(), all.len());
+    let ids: Vec<String> = runs.column("run_id").into_iter().map(text).collect();
+    let mut sorted = ids.clone();
+    sorted.sort();
+    assert_eq!(ids, sorted);
+
+    // Per run and scorer, the overall aggregate equals the verdict rows.
+    let v = out.get("verdicts").unwrap();
+    let a = out.get("aggregates").unwrap();
+    assert!(!v.rows.is_empty());
+    for row in a.rows.iter().filter(|r| r[4] == Cell::Str(String::new())) {
+        let of: Vec<&Vec<Cell>> = v
+            .rows
+            .iter()
+            .filter(|r| r[0] == row[0] && r[3] == row[1])
+            .collect();
+        let correct = of.iter().filter(|r| r[7] == Cell::Bool(true)).count() as i64;
+        assert_eq!(row[6], Cell::Int(of.len() as i64));
+        assert_eq!(row[8], Cell::Int(correct));
+    }
+
+    // A comparison row holds diff's numbers.
+    let c = out.get("comparisons").unwrap();
+    assert!(!c.rows.is_empty());
+    for (i, lr) in all.iter().enumerate().skip(1) {
+        let Ok(d) = run::compare(b.run, lr.run, &CompareSettings::default()) else {
+            continue;
+        };
+        let cid = lake::run_id(&lr.content_id);
+        let row = c
+            .rows
+            .iter()
+            .find(|r| r[1] == Cell::Str(cid.clone()) && r[4] == Cell::Str(d.scorer.clone()))
+            .unwrap_or_else(|| panic!("no comparison row for run {i}"));
+        let st = &d.stats.stats;
+        assert_eq!(row[5], Cell::count(st.n_paired));
+        assert_eq!(row[7], Cell::count(st.flips.regressed));
+        assert_eq!(row[8], Cell::count(st.flips.improved));
+        assert_eq!(row[12], Cell::opt_f64(st.accuracy_delta));
+        assert_eq!(row[13], Cell::opt_f64(Some(st.mcnemar_p)));
+        assert_eq!(row[14], Cell::opt_f64(st.bootstrap.low));
+    }
+}
+
+#[test]
+fn shards_union_to_the_whole_and_rebuild_is_identical() {
+    let s = Settings::default();
+    let base = load("base", &s);
+    let runs: Vec<_> = ["gpt4o", "llama", "mini"]
+        .iter()
+        .flat_map(|f| load(f, &s))
+        .collect();
+    let all: Vec<LakeRun> = runs.iter().map(|r| lake_run(r, &s)).collect();
+    let b = lake_run(&base[0], &s);
+    let whole = build(&all, Some(&b));
+    assert_eq!(whole, build(&all, Some(&b)));
+    let (one, two) = all.split_at(all.len() / 2);
+    let parts = [build(one, Some(&b)), build(two, Some(&b))];
+    for t in &whole.tables {
+        let mut union: Vec<Vec<Cell>> = parts
+            .iter()
+            .flat_map(|p| p.get(t.schema.name).unwrap().rows.clone())
+            .collect();
+        let mut rows = t.rows.clone();
+        let key = |r: &Vec<Cell>| format!("{r:?}");
+        union.sort_by_key(key);
+        rows.sort_by_key(key);
+        assert_eq!(union, rows, "{}", t.schema.name);
+    }
+}
+
+/// docs/lake.md's Tables section is the schema rendered (`UPDATE_EXPECT=1` rewrites it).
+#[test]
+fn lake_md_tables_are_the_schema() {
+    let path = evalboard_test_support::workspace_root().join("docs/lake.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let begin = "<!-- begin lake::schema::markdown: generated from the engine's schema -->\n";
+    let end = "<!-- end lake::schema::markdown -->";
+    let (b, e) = (doc.find(begin).unwrap(), doc.find(end).unwrap());
+    let mut want = doc.clone();
+    want.replace_range(b + begin.len()..e, &lake::schema::markdown());
+    evalboard_test_support::expect_file(&path, &want);
+}

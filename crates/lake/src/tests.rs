@@ -1,0 +1,193 @@
+//! Round trips of every column type and codec, same bytes for the same table, and the errors a
+//! damaged lake gets (each naming its file, the other tables still open).
+
+use std::path::PathBuf;
+
+use evalboard_engine::lake::schema::{AGGREGATES, RUNS, SAMPLES};
+use evalboard_engine::lake::{Cell, Table, TABLES};
+
+use crate::*;
+
+/// A table of every column type (`runs` has strings, counts, floats, timestamps and nulls).
+fn runs_table(n: usize) -> Table {
+    let mut t = Table::new(&RUNS);
+    for i in 0..n {
+        let row = RUNS
+            .columns
+            .iter()
+            .map(|c| match (c.ty, c.nullable && i % 2 == 1) {
+                (_, true) => Cell::Null,
+                (evalboard_engine::lake::ColType::Int64, _) => Cell::Int(i as i64 - 3),
+                (evalboard_engine::lake::ColType::Float64, _) => Cell::Float(i as f64 / 3.0),
+                (evalboard_engine::lake::ColType::Bool, _) => Cell::Bool(i % 3 == 0),
+                (evalboard_engine::lake::ColType::TimestampMicros, _) => {
+                    Cell::Micros(1_700_000_000_000_000 + i as i64)
+                }
+                _ => Cell::Str(format!("{}-{i:04} ✓", c.name)),
+            })
+            .collect();
+        t.rows.push(row);
+    }
+    t
+}
+
+#[test]
+fn every_codec_round_trips_and_the_same_table_gives_the_same_bytes() {
+    let t = runs_table(7);
+    for codec in [Codec::Zstd, Codec::Snappy, Codec::Uncompressed] {
+        let bytes = encode(&t, codec, "evalboard test", "runs.parquet").unwrap();
+        assert_eq!(
+            bytes,
+            encode(&t, codec, "evalboard test", "runs.parquet").unwrap()
+        );
+        let back = decode(bytes, &RUNS, "runs.parquet").unwrap();
+        assert_eq!(back, t, "{codec:?}");
+    }
+    // An empty table is a file too.
+    let empty = Table::new(&SAMPLES);
+    let bytes = encode(&empty, Codec::Zstd, "t", "s.parquet").unwrap();
+    assert_eq!(decode(bytes, &SAMPLES, "s.parquet").unwrap(), empty);
+}
+
+#[test]
+fn bad_files_are_errors_naming_them() {
+    let bytes = encode(&runs_table(50), Codec::Zstd, "t", "x").unwrap();
+    for cut in [0, 3, bytes.len() / 2, bytes.len() - 1] {
+        let e = decode(bytes[..cut].to_vec(), &RUNS, "lake/runs/part.parquet").unwrap_err();
+        assert!(e.to_string().starts_with("lake/runs/part.parquet: "), "{e}");
+    }
+    let mut flipped = bytes.clone();
+    for i in (10..flipped.len() - 10).step_by(97) {
+        flipped[i] ^= 0x5a;
+        // Never a panic; an error or (a flip in padding) a table.
+        let _ = decode(flipped.clone(), &RUNS, "f");
+    }
+    let e = decode(bytes, &AGGREGATES, "a.parquet").unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("not those of the `aggregates` table"),
+        "{e}"
+    );
+    let bad = Table {
+        schema: &SAMPLES,
+        rows: vec![vec![Cell::Null]],
+    };
+    assert!(encode(&bad, Codec::Zstd, "t", "bad.parquet").is_err());
+}
+
+fn temp_lake(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("evalboard-lake-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Writes `tables` as one shard's files and its manifest into `dir`.
+fn write_lake(dir: &std::path::Path, tables: &[Table]) -> Manifest {
+    let mut files = Vec::new();
+    for t in tables {
+        let path = format!("{}/part-s1.parquet", t.schema.name);
+        let bytes = encode(t, Codec::Zstd, "t", &path).unwrap();
+        std::fs::create_dir_all(dir.join(t.schema.name)).unwrap();
+        std::fs::write(dir.join(&path), &bytes).unwrap();
+        files.push(FileEntry {
+            table: t.schema.name.into(),
+            path,
+            shard: "s1".into(),
+            rows: t.rows.len() as u64,
+            bytes: bytes.len() as u64,
+            sha256: sha256_hex(&bytes),
+            codec: "zstd".into(),
+        });
+    }
+    let mut m = Manifest::new("test");
+    m.merge_shard(
+        ShardEntry {
+            shard: "s1".into(),
+            runs: Vec::new(),
+        },
+        files,
+        "test",
+    );
+    std::fs::write(dir.join(MANIFEST_FILE), m.to_bytes()).unwrap();
+    m
+}
+
+#[test]
+fn a_lake_opens_table_by_table() {
+    let dir = temp_lake("open");
+    let tables: Vec<Table> = TABLES
+        .iter()
+        .map(|s| {
+            if s.name == "runs" {
+                runs_table(4)
+            } else {
+                Table::new(s)
+            }
+        })
+        .collect();
+    let m = write_lake(&dir, &tables);
+    let lake = open(&dir).unwrap();
+    assert_eq!(lake.manifest, m);
+    assert_eq!(lake.table("runs").unwrap(), &tables[0]);
+
+    // A file replaced: its table is an error naming it, the others open.
+    std::fs::write(dir.join("runs/part-s1.parquet"), b"PAR1 not really").unwrap();
+    let lake = open(&dir).unwrap();
+    let err = lake.tables[0].1.as_ref().unwrap_err().to_string();
+    assert!(
+        err.contains("runs/part-s1.parquet") && err.contains("truncated"),
+        "{err}"
+    );
+    assert!(lake.table("samples").is_some());
+
+    // Same size, other bytes: the hash says so.
+    let mut good = encode(&tables[0], Codec::Zstd, "t", "x").unwrap();
+    let n = good.len();
+    good[n / 2] ^= 1;
+    std::fs::write(dir.join("runs/part-s1.parquet"), &good).unwrap();
+    let err = open(&dir).unwrap().tables[0]
+        .1
+        .as_ref()
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("SHA-256"), "{err}");
+
+    // An unknown schema version: an error naming the manifest.
+    let text = String::from_utf8(m.to_bytes())
+        .unwrap()
+        .replace("\"schema_version\": 1", "\"schema_version\": 9");
+    std::fs::write(dir.join(MANIFEST_FILE), text).unwrap();
+    let err = open(&dir).unwrap_err().to_string();
+    assert!(
+        err.contains(MANIFEST_FILE) && err.contains("version 9"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_retried_shard_replaces_its_own_entries() {
+    let entry = |shard: &str, path: &str| FileEntry {
+        table: "runs".into(),
+        path: path.into(),
+        shard: shard.into(),
+        rows: 1,
+        bytes: 1,
+        sha256: String::new(),
+        codec: "zstd".into(),
+    };
+    let shard = |s: &str| ShardEntry {
+        shard: s.into(),
+        runs: Vec::new(),
+    };
+    let mut m = Manifest::new("v");
+    m.merge_shard(shard("b"), vec![entry("b", "runs/part-b.parquet")], "v");
+    m.merge_shard(shard("a"), vec![entry("a", "runs/part-a.parquet")], "v");
+    let once = m.clone();
+    m.merge_shard(shard("b"), vec![entry("b", "runs/part-b.parquet")], "v");
+    assert_eq!(m, once);
+    assert_eq!(m.files.len(), 2);
+    assert_eq!(m.files[0].path, "runs/part-a.parquet");
+}

@@ -1,0 +1,96 @@
+"""A lake written by `evalboard export --lake` read by pyarrow and DuckDB: every table's row
+count equals the manifest's; per-run accuracy from SQL equals `evalboard score --json`; the
+per-pair 2x2 table from SQL equals `evalboard compare --json`; `evalboard stats --from-counts`
+on the SQL result gives compare's delta, McNemar p and bootstrap CI. Exit 1 on any mismatch."""
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+
+evalboard, fixtures = sys.argv[1], Path(sys.argv[2])
+runs = [str(fixtures / f) for f in ("base", "gpt4o", "llama", "mini")]
+base = runs[0]
+failures = []
+
+
+def check(ok, what):
+    if not ok:
+        failures.append(what)
+        print("FAIL", what)
+
+
+def run(*args):
+    p = subprocess.run([evalboard, *args], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"evalboard {' '.join(args)}: exit {p.returncode}\n{p.stderr}")
+    return p.stdout
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    lake = Path(tmp) / "lake"
+    run("export", "--lake", str(lake), "--baseline", base, *runs)
+    manifest = json.loads((lake / "evalboard-lake.json").read_text())
+    db = duckdb.connect()
+    for f in manifest["files"]:
+        path = lake / f["path"]
+        t = pq.read_table(path)
+        check(t.num_rows == f["rows"], f"pyarrow {f['path']}: {t.num_rows} rows, manifest {f['rows']}")
+        (n,) = db.execute(f"SELECT count(*) FROM read_parquet('{path}')").fetchall()[0]
+        check(n == f["rows"], f"duckdb {f['path']}: {n} rows, manifest {f['rows']}")
+    for table in manifest["tables"]:
+        db.sql(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{lake}/{table}/*.parquet')")
+
+    # Per run: accuracy from the verdicts (and the aggregates) equals `score --json`.
+    scored = {s["run_name"]: s for s in json.loads(run("score", "--json", *runs))}
+    rows = db.sql(
+        """SELECT r.name, v.scorer, count(v.correct) AS n, sum(v.correct::INT) AS c,
+                  a.n_scored, a.n_correct
+           FROM verdicts v JOIN runs r USING (run_id)
+           JOIN aggregates a ON a.run_id = v.run_id AND a.scorer = v.scorer AND a.slice_field = ''
+           GROUP BY ALL ORDER BY 1, 2"""
+    ).fetchall()
+    check(sorted({r[0] for r in rows}) == sorted(scored), f"runs in the lake {sorted({r[0] for r in rows})} vs score {sorted(scored)}")
+    for name, scorer, n, c, a_n, a_c in rows:
+        check((n, c) == (a_n, a_c), f"{name} {scorer}: verdicts {c}/{n}, aggregates {a_c}/{a_n}")
+        s = scored.get(name, {})
+        check(c == s.get("n_correct") and abs(c / n - s.get("accuracy", -1)) < 1e-12,
+              f"{name} {scorer}: SQL {c}/{n}, score {s.get('n_correct')} accuracy {s.get('accuracy')}")
+
+    # Per pair: the 2x2 from SQL equals `compare --json`, and `stats --from-counts` its statistics.
+    compared = {r["run"]: r for r in json.loads(run("compare", "--json", base, *runs[1:]))["runs"] if not r["is_baseline"]}
+    counts = Path(tmp) / "counts.parquet"
+    db.sql(
+        f"""COPY (
+            WITH v AS (SELECT run_id, item_key, scorer, correct FROM verdicts WHERE correct IS NOT NULL)
+            SELECT rb.name AS baseline, rc.name AS candidate, c.scorer,
+                   count(*) FILTER (WHERE b.correct AND k.correct) AS n11,
+                   count(*) FILTER (WHERE b.correct AND NOT k.correct) AS n10,
+                   count(*) FILTER (WHERE NOT b.correct AND k.correct) AS n01,
+                   count(*) FILTER (WHERE NOT b.correct AND NOT k.correct) AS n00
+            FROM comparisons c
+            JOIN v b ON b.run_id = c.baseline_run_id AND b.scorer = c.scorer
+            JOIN v k ON k.run_id = c.candidate_run_id AND k.scorer = c.scorer AND k.item_key = b.item_key
+            JOIN runs rb ON rb.run_id = c.baseline_run_id
+            JOIN runs rc ON rc.run_id = c.candidate_run_id
+            GROUP BY ALL ORDER BY candidate
+        ) TO '{counts}' (FORMAT parquet)"""
+    )
+    stats = json.loads(run("stats", "--from-counts", str(counts), "--json"))
+    check(sorted(s["candidate"] for s in stats) == sorted(compared), f"pairs {[s['candidate'] for s in stats]} vs compare {sorted(compared)}")
+    for s in stats:
+        c = compared.get(s["candidate"], {})
+        check((s["n10"], s["n01"], s["n_items"]) == (c.get("regressed"), c.get("improved"), c.get("n_paired")),
+              f"{s['candidate']}: SQL 2x2 {s['n11']},{s['n10']},{s['n01']},{s['n00']} vs compare {c}")
+        ci = c.get("bootstrap_ci") or {}
+        check(s["delta"] == c.get("delta") and s["mcnemar_exact_p"] == c.get("mcnemar_exact_p")
+              and s["bootstrap_ci"]["low"] == ci.get("low") and s["bootstrap_ci"]["high"] == ci.get("high"),
+              f"{s['candidate']}: stats {s['delta']} p {s['mcnemar_exact_p']} {s['bootstrap_ci']} vs compare {c.get('delta')} {c.get('mcnemar_exact_p')} {ci}")
+
+if failures:
+    sys.exit(f"lake check: {len(failures)} mismatch(es)")
+print(f"lake check: {len(manifest['files'])} files read by pyarrow and DuckDB; {len(scored)} runs and {len(stats)} pairs equal score/compare")
