@@ -126,6 +126,10 @@ pub struct ExportArgs {
     /// Replace an existing lake (without --shard-id).
     #[arg(long)]
     pub force: bool,
+    /// Human-review marks (an `evalboard-marks/1` JSONL sidecar, docs/marks.md): each run's
+    /// marks (by its content id) go in `verdicts` and `aggregates` as scorer `human`.
+    #[arg(long, value_name = "FILE.jsonl")]
+    pub marks: Option<PathBuf>,
     /// Paired-bootstrap resamples of the comparisons.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_RESAMPLES)]
     pub resamples: u32,

@@ -80,6 +80,7 @@ fn lake_run<'a>(
             &evalboard_report::run_output_plan(run.as_ref()).statistics,
         )
         .ok(),
+        marks: None,
     }
 }
 
@@ -169,12 +170,17 @@ pub fn run(a: ExportArgs) -> Result<u8> {
             run_settings.push(family_settings(r)?);
         }
     }
+    // `--marks`: the human review marks of each run's content id, exported as scorer `human`.
+    let sidecar = a.marks.as_deref().map(crate::marks::read).transpose()?;
     let mut at = 0usize;
     let mut lake_runs = Vec::new();
     let mut shard_runs = Vec::new();
     for f in &folders {
         for (r, d) in &f.runs {
-            let lr = lake_run(r, d, &run_settings[at]);
+            let mut lr = lake_run(r, d, &run_settings[at]);
+            lr.marks = sidecar
+                .as_ref()
+                .and_then(|s| s.set.marks_for(&lr.content_id));
             at += 1;
             shard_runs.push(ShardRun {
                 run_id: lake::run_id(&lr.content_id),

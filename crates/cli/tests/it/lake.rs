@@ -164,3 +164,118 @@ fn shards_add_up_and_exports_are_reproducible() {
         let _ = std::fs::remove_dir_all(d);
     }
 }
+
+/// `export --marks`: a run's human review marks (by its content id) are its `verdicts` of scorer
+/// `human` (value the override, else 1 or 0; correct the mark) and an `aggregates` row; a
+/// run without marks gets none.
+#[test]
+fn marks_are_exported_as_the_human_scorer() {
+    use evalboard_engine::marks::{At, Mark, MarkSet};
+    use evalboard_engine::run_table::ItemKey;
+    let (plain, marked) = (temp("plain-marks"), temp("with-marks"));
+    let (code, _, err) = export(&plain, &[], &["gpt4o"]);
+    assert_eq!(code, 0, "{err}");
+    let lake = evalboard_lake::open(&plain).unwrap();
+    let runs = lake.table("runs").unwrap();
+    let col = |t: &evalboard_engine::lake::Table, name: &str| t.schema.index_of(name).unwrap();
+    let (cid, rid) = (col(runs, "content_id"), col(runs, "run_id"));
+    let run = &runs.rows[0];
+    let (Cell::Str(content_id), Cell::Str(run_id)) = (&run[cid], &run[rid]) else {
+        panic!("{run:?}")
+    };
+    let verdicts = lake.table("verdicts").unwrap();
+    let keys: Vec<ItemKey> = verdicts
+        .rows
+        .iter()
+        .filter(|r| r[col(verdicts, "run_id")] == Cell::Str(run_id.clone()))
+        .filter_map(|r| match &r[col(verdicts, "item_key")] {
+            Cell::Str(k) => evalboard_engine::marks::key_from_json(&serde_json::from_str(k).ok()?),
+            _ => None,
+        })
+        .collect();
+    assert!(keys.len() >= 3, "{keys:?}");
+    let mut set = MarkSet::default();
+    let at = || At::Iso("2026-12-07T00:00:00Z".into());
+    set.set_mark(content_id, &keys[0], Some(Mark::Correct), at());
+    set.set_mark(content_id, &keys[1], Some(Mark::Wrong), at());
+    set.set_override(content_id, &keys[2], Some(0.25), at())
+        .unwrap();
+    let sidecar = marked.with_extension("jsonl");
+    std::fs::write(&sidecar, set.to_jsonl()).unwrap();
+    let (code, _, err) = export(
+        &marked,
+        &["--marks", &sidecar.display().to_string()],
+        &["gpt4o"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let lake = evalboard_lake::open(&marked).unwrap();
+    let verdicts = lake.table("verdicts").unwrap();
+    let human: Vec<&Vec<Cell>> = verdicts
+        .rows
+        .iter()
+        .filter(|r| r[col(verdicts, "scorer")] == Cell::Str("human".into()))
+        .collect();
+    let got: Vec<(Cell, Cell, Cell)> = human
+        .iter()
+        .map(|r| {
+            (
+                r[col(verdicts, "value")].clone(),
+                r[col(verdicts, "correct")].clone(),
+                r[col(verdicts, "label")].clone(),
+            )
+        })
+        .collect();
+    let mut want = vec![
+        (
+            Cell::Float(1.0),
+            Cell::Bool(true),
+            Cell::Str("correct".into()),
+        ),
+        (
+            Cell::Float(0.0),
+            Cell::Bool(false),
+            Cell::Str("wrong".into()),
+        ),
+        (Cell::Float(0.25), Cell::Null, Cell::Str("score".into())),
+    ];
+    // In the run's item-key order, as its other scorers' rows.
+    let order: Vec<&Cell> = human
+        .iter()
+        .map(|r| &r[col(verdicts, "item_key")])
+        .collect();
+    let pos = |c: &Cell| {
+        keys.iter()
+            .position(|k| Cell::Str(k.to_json().to_string()) == *c)
+            .unwrap()
+    };
+    assert!(order.windows(2).all(|w| pos(w[0]) < pos(w[1])), "{order:?}");
+    let mut got_sorted = got.clone();
+    let key = |c: &(Cell, Cell, Cell)| format!("{c:?}");
+    got_sorted.sort_by_key(key);
+    want.sort_by_key(key);
+    assert_eq!(got_sorted, want);
+    assert!(human
+        .iter()
+        .all(|r| r[col(verdicts, "scorer_version")] == Cell::Str("evalboard-marks/1".into())));
+    // The aggregate: 2 marked correct or wrong (1 correct) of 3.
+    let agg = lake.table("aggregates").unwrap();
+    let whole: Vec<&Vec<Cell>> = agg
+        .rows
+        .iter()
+        .filter(|r| r[col(agg, "scorer")] == Cell::Str("human".into()))
+        .filter(|r| r[col(agg, "slice_field")] == Cell::Str(String::new()))
+        .collect();
+    assert_eq!(whole.len(), 1, "{whole:?}");
+    assert_eq!(whole[0][col(agg, "n_correct")], Cell::Int(1));
+    // Without --marks: no human rows.
+    let lake = evalboard_lake::open(&plain).unwrap();
+    let v = lake.table("verdicts").unwrap();
+    assert!(!v
+        .rows
+        .iter()
+        .any(|r| r[col(v, "scorer")] == Cell::Str("human".into())));
+    for d in [&plain, &marked] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+    let _ = std::fs::remove_file(&sidecar);
+}

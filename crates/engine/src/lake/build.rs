@@ -28,7 +28,13 @@ pub struct LakeRun<'a> {
     /// The run's statistics as the consumer prints them (`score --json`'s, compact), kept in
     /// `runs.statistics_json` for a lake read back.
     pub statistics_json: Option<String>,
+    /// The human review marks of this run's content id (`evalboard export --marks`), exported as
+    /// the verdicts (and aggregates) of scorer [`HUMAN`].
+    pub marks: Option<&'a crate::marks::RunMarks>,
 }
+
+/// The scorer human review marks are exported under (`verdicts.scorer`).
+pub const HUMAN: &str = "human";
 
 /// Every table of the schema, in [`schema::TABLES`] order, with what building them found (a
 /// run given twice, a run that could not be judged).
@@ -301,6 +307,66 @@ fn export_run(lr: &LakeRun<'_>, id: &str, version: &str, t: &mut Acc, warnings: 
         verdict_rows(id, &shash, &v, t);
         aggregate_rows(id, &shash, &v, &fields_of, t);
     }
+    if let (Some(marks), Some(own)) = (lr.marks, &own) {
+        human_rows(id, &shash, marks, own, t);
+        let judged = Verdicts {
+            judge: HUMAN.into(),
+            rows: human_verdicts(marks, own),
+            ..Verdicts::default()
+        };
+        aggregate_rows(id, &shash, &judged, &fields_of, t);
+    }
+}
+
+/// The human marks of the run's items (`own`: its verdicts under its own judge, for its keys)
+/// that set a mark or a score: correct or wrong by the mark, `None` with a score alone.
+fn human_verdicts(
+    marks: &crate::marks::RunMarks,
+    own: &Verdicts,
+) -> Vec<crate::run_table::Verdict> {
+    marks
+        .items
+        .iter()
+        .filter(|m| m.mark.is_some() || m.score.is_some())
+        .filter(|m| own.rows.binary_search_by(|v| v.key.cmp(&m.key)).is_ok())
+        .map(|m| crate::run_table::Verdict {
+            key: m.key.clone(),
+            correct: m.mark.map(crate::marks::Mark::is_correct),
+        })
+        .collect()
+}
+
+/// The `verdicts` rows of scorer [`HUMAN`]: `value` the score override, else 1 or 0 by the
+/// mark; `correct` the mark; `label` `correct`, `wrong` or `score` (an override alone);
+/// `scorer_version` the sidecar's schema. Marks of keys the run does not have are left out.
+fn human_rows(id: &str, shash: &str, marks: &crate::marks::RunMarks, own: &Verdicts, t: &mut Acc) {
+    let mut rows = Vec::new();
+    for v in human_verdicts(marks, own) {
+        let score = marks.get(&v.key).and_then(|m| m.score);
+        let value = score.or(v.correct.map(|c| f64::from(u8::from(c))));
+        let label = match v.correct {
+            Some(true) => "correct",
+            Some(false) => "wrong",
+            None => "score",
+        };
+        rows.push(vec![
+            Cell::Str(id.to_string()),
+            Cell::Str(key_json(&v.key)),
+            Cell::Null,
+            Cell::Str(HUMAN.into()),
+            Cell::Str(crate::marks::SCHEMA.into()),
+            Cell::Str(shash.to_string()),
+            value.map_or(Cell::Null, Cell::Float),
+            v.correct.map_or(Cell::Null, Cell::Bool),
+            Cell::Str(label.into()),
+        ]);
+    }
+    push_rows(
+        t,
+        &schema::VERDICTS,
+        (id.to_string(), String::new(), HUMAN.into()),
+        rows,
+    );
 }
 
 fn family_name(f: crate::family::Family) -> String {

@@ -11,7 +11,7 @@ mod build;
 pub mod counts;
 pub mod schema;
 
-pub use build::{build, settings_hash, LakeRun, LakeTables};
+pub use build::{build, settings_hash, LakeRun, LakeTables, HUMAN};
 pub use schema::{ColType, Column, TableSchema, SCHEMA_NAME, SCHEMA_VERSION, TABLES};
 
 /// One cell of a table: null, or a value of the column's [`ColType`].

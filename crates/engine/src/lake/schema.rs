@@ -168,12 +168,12 @@ pub const VERDICTS: TableSchema = TableSchema {
         RUN_ID,
         ITEM_KEY,
         EPOCH,
-        col("scorer", Str, "the versioned scorer name `diff --json` prints (`numerical_match@doc-v1`, an eval log's score)"),
-        col("scorer_version", Str, "the part of `scorer` after `@` (empty when it has none)"),
+        col("scorer", Str, "the versioned scorer name `diff --json` prints (`numerical_match@doc-v1`, an eval log's score); `human` for the human review marks exported with `--marks`"),
+        col("scorer_version", Str, "the part of `scorer` after `@` (empty when it has none); `evalboard-marks/1` for `human`"),
         col("settings_hash", Str, "the run's `settings_hash`"),
-        opt("value", Float64, "1 for correct, 0 for wrong; null when not scored"),
+        opt("value", Float64, "1 for correct, 0 for wrong; null when not scored; for `human`, the score override (0–1) when the item has one"),
         opt("correct", Bool, "the verdict; null when the item is present but not scored"),
-        col("label", Str, "`correct`, `wrong` or `unscored`"),
+        col("label", Str, "`correct`, `wrong` or `unscored`; for `human`, `score` when an override is the item's only mark"),
     ],
 };
 

@@ -50,6 +50,7 @@ fn lake_run<'a>(r: &'a Loaded, s: &'a Settings) -> LakeRun<'a> {
             .collect(),
         settings: s,
         statistics_json: None,
+        marks: None,
     }
 }
 
