@@ -209,7 +209,11 @@ fn old_filter<'a>(key: &str, value: &'a str) -> Option<(&'static str, &'a str)> 
     Some(match (key, value) {
         ("verdict", "correct" | "wrong") => ("verdict", value),
         ("turn", t) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => ("turn", t),
-        ("feature", v) if !v.is_empty() => ("feature", v),
+        // The engine's name the old link carries, as the select shows it.
+        ("feature", v) => crate::qa_items::FEATURES
+            .iter()
+            .find(|(_, name)| *name == v)
+            .map(|(shown, _)| ("feature", *shown))?,
         ("error", v) if !v.is_empty() => ("error", v),
         ("disagree", "1") => ("original", "differs from the re-scoring"),
         ("desc", "1") => ("order", "descending"),
@@ -427,7 +431,7 @@ mod tests {
             got,
             [
                 ("error", "TimeoutError"),
-                ("feature", "has_type2_question"),
+                ("feature", "type-2 question"),
                 ("order", "descending"),
                 ("original", "differs from the re-scoring"),
                 ("sort", "logic recall"),
