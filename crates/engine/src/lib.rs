@@ -24,6 +24,7 @@ pub mod headline;
 pub mod input;
 pub mod json_array;
 pub mod json_keys;
+pub mod live;
 pub mod marks;
 pub mod numeric_qa;
 pub(crate) mod par;

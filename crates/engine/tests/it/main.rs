@@ -21,6 +21,7 @@ mod fa2;
 mod family_dispatch;
 mod hostile_logs;
 mod judges;
+mod live;
 mod lm_eval_pairing;
 mod many;
 mod module_cycles;
