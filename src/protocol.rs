@@ -178,6 +178,16 @@ pub enum Request {
         file: String,
         text: String,
     },
+    /// Watch a folder: its `FileSystemDirectoryHandle` is the one source sent beside the
+    /// message (or, with `stored`, the handle kept in the browser's storage under that key).
+    /// Answered with `Live` after each change; `Remove { run_id }` stops it. (Last, so the
+    /// variant numbers bench/wasm.mjs decodes stay put.)
+    Watch {
+        run_id: RunId,
+        name: String,
+        #[serde(default)]
+        stored: Option<String>,
+    },
 }
 
 /// The runs of the All runs tab: its baselines (the pinned one first, then the other logs of its
@@ -372,6 +382,71 @@ pub enum Response {
         /// lists it no more.
         drop: Option<RunId>,
     },
+    /// A watched folder's numbers so far (after each change the worker read, and once a second
+    /// for the times: docs/dashboard.md § Watching a folder). (Last, so the variant numbers
+    /// bench/wasm.mjs decodes stay put.)
+    Live {
+        run_id: RunId,
+        status: LiveStatus,
+    },
+    /// The watches kept in the browser's storage from earlier visits (sent once the worker
+    /// starts; the page watches each again with `Watch { stored }`).
+    Watches {
+        watches: Vec<StoredRun>,
+    },
+}
+
+/// What a watched folder is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WatchState {
+    /// Items arrive (or the first round is being read).
+    Running,
+    /// No new item for the stall time.
+    Stalled,
+    /// The watch ended (removed, the permission revoked, the folder gone): `LiveStatus::message`
+    /// says why.
+    Stopped,
+}
+
+/// A watched folder's state, as the main worker sends it (`Response::Live`): the page shows it
+/// and computes nothing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LiveStatus {
+    pub name: String,
+    pub state: WatchState,
+    /// The folder's appendable files, each read as it grows, in path order.
+    pub files: Vec<LiveFile>,
+    /// Items per second over the watch so far (`None` before two rounds with items).
+    pub items_per_s: Option<f64>,
+    /// Seconds since the last new item (`None`: none yet).
+    pub since_last_item_s: Option<f64>,
+    /// How the worker learns of changes: `observer` (FileSystemObserver) or `polling every N s`.
+    pub how: String,
+    /// Why the watch stopped, or a note (a file not read as it grows).
+    pub message: Option<String>,
+}
+
+impl LiveStatus {
+    /// What the page shows of a watch until the worker's first round.
+    pub fn starting(name: &str) -> LiveStatus {
+        LiveStatus {
+            name: name.to_string(),
+            state: WatchState::Running,
+            files: Vec::new(),
+            items_per_s: None,
+            since_last_item_s: None,
+            how: "starting".into(),
+            message: None,
+        }
+    }
+}
+
+/// One watched file's numbers so far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LiveFile {
+    pub path: String,
+    pub family: Option<evalboard_engine::family::Family>,
+    pub numbers: evalboard_engine::live::LiveNumbers,
 }
 
 /// Most rows of a comparison in one reply (and when the query does not say).

@@ -147,11 +147,45 @@ fn items_conversation_and_load_round_trip() {
             file: "m.jsonl".into(),
             text: "{\"schema\": \"evalboard-marks/1\"}\n".into(),
         },
+        Request::Watch {
+            run_id: 2,
+            name: "live".into(),
+            stored: Some("watch/1".into()),
+        },
     ] {
         let bytes = protocol::encode(&req).expect("encodes");
         let back: Request = protocol::decode(&bytes).expect("decodes");
         assert_eq!(protocol::encode(&back).expect("encodes"), bytes);
     }
+    // A watched folder's numbers decode on the page.
+    let live = Response::Live {
+        run_id: 2,
+        status: protocol::LiveStatus {
+            name: "live <b>".into(),
+            state: protocol::WatchState::Stalled,
+            files: vec![protocol::LiveFile {
+                path: "run.jsonl".into(),
+                family: Some(evalboard_engine::family::Family::NumericQa),
+                numbers: evalboard_engine::live::LiveNumbers {
+                    items: 3,
+                    judged: 3,
+                    correct: 2,
+                    accuracy: Some(2.0 / 3.0),
+                    accuracy_ci95: Some((0.2, 0.9)),
+                    bytes_held: 17,
+                    ..Default::default()
+                },
+            }],
+            items_per_s: Some(1.5),
+            since_last_item_s: Some(301.0),
+            how: "polling every 5 s".into(),
+            message: None,
+        },
+    };
+    assert_eq!(
+        protocol::encode(&round_trip(&live)).expect("encodes"),
+        protocol::encode(&live).expect("encodes")
+    );
     // The worker's answer to a mark, and the drawer's review block, decode on the page.
     let marked = Response::Marked {
         message: Some((true, "m.jsonl:2: not JSON".into())),
