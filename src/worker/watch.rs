@@ -38,6 +38,8 @@ const SLOW_MS: f64 = 5000.0;
 /// Most files and folder levels a watch looks at (a folder is a run's output, not a disk).
 const MAX_FILES: usize = 2000;
 const MAX_DEPTH: usize = 6;
+/// The most bytes read from a file at once.
+const CHUNK: f64 = 8.0 * 1024.0 * 1024.0;
 /// The IndexedDB keys of kept watches start with this.
 const KEY_PREFIX: &str = "watch/";
 
@@ -343,7 +345,10 @@ async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool
     list_files(&dir, "", 0, &mut handles).await?;
     let mut changed = false;
     for (path, handle) in handles {
-        let file = call(&handle, "getFile", &[]).await?;
+        // A file deleted since the listing is looked at no more (the folder's listing said it).
+        let Ok(file) = call(&handle, "getFile", &[]).await else {
+            continue;
+        };
         let size = get(&file, "size")?.as_f64().unwrap_or(0.0);
         let modified = get(&file, "lastModified")?.as_f64().unwrap_or(0.0);
         let (offset, known_modified, is_new) = {
@@ -369,31 +374,45 @@ async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool
             .files
             .get(&path)
             .is_some_and(|f| f.live.is_some());
-        let bytes = if readable && size > from {
-            let part = call_now(&file, "slice", &[from.into(), size.into()])?;
-            let buf = call(&part, "arrayBuffer", &[]).await?;
-            Uint8Array::new(&buf).to_vec()
-        } else {
-            Vec::new()
-        };
-        let t = now();
-        let mut w = watch.borrow_mut();
-        let mut new_items = 0;
-        if let Some(f) = w.files.get_mut(&path) {
-            f.offset = size;
-            f.modified = modified;
-            if let Some(live) = f.live.as_mut() {
-                match live.append(&bytes) {
-                    Ok(n) => new_items = n as u64,
-                    Err(_) => {
-                        f.live = None;
-                        f.note = Some(format!(
-                            "{path} is not a QA JSONL, OpenAI Evals or promptfoo .jsonl file: \
-                             it is not read as it grows"
-                        ));
-                    }
+        // The appended bytes, a slice of at most CHUNK at a time (a big file met for the first
+        // time is never in memory whole). A slice the browser cannot read (the file changed
+        // since `getFile`: NotReadableError) is read again next round, from where it stopped.
+        let mut new_items = 0u64;
+        let mut at = from;
+        let mut done = true;
+        while readable && at < size {
+            let end = size.min(at + CHUNK);
+            let bytes = match read_slice(&file, at, end).await {
+                Ok(b) => b,
+                Err(e) if is_transient(&e) => {
+                    done = false;
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
+            at = end;
+            let mut w = watch.borrow_mut();
+            let Some(f) = w.files.get_mut(&path) else {
+                break;
+            };
+            f.offset = at;
+            let Some(live) = f.live.as_mut() else { break };
+            match live.append(&bytes) {
+                Ok(n) => new_items += n as u64,
+                Err(_) => {
+                    f.live = None;
+                    f.note = Some(format!(
+                        "{path} is not a QA JSONL, OpenAI Evals or promptfoo .jsonl file: it \
+                         is not read as it grows"
+                    ));
                 }
             }
+        }
+        let t = now();
+        let mut w = watch.borrow_mut();
+        if let (true, Some(f)) = (done, w.files.get_mut(&path)) {
+            f.offset = size;
+            f.modified = modified;
         }
         if new_items > 0 {
             w.items += new_items;
@@ -404,6 +423,22 @@ async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool
         }
     }
     Ok(changed)
+}
+
+/// Bytes `from..to` of `file`.
+async fn read_slice(file: &JsValue, from: f64, to: f64) -> Js<Vec<u8>> {
+    let part = call_now(file, "slice", &[from.into(), to.into()])?;
+    let buf = call(&part, "arrayBuffer", &[]).await?;
+    Ok(Uint8Array::new(&buf).to_vec())
+}
+
+/// A read that fails because the file is being written (tried again next round).
+fn is_transient(e: &JsValue) -> bool {
+    let kind = get(e, "name").ok().and_then(|n| n.as_string());
+    matches!(
+        kind.as_deref(),
+        Some("NotReadableError" | "InvalidStateError")
+    )
 }
 
 /// A file seen for the first time (or written anew).
