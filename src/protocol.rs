@@ -403,27 +403,22 @@ pub enum WatchState {
     Running,
     /// No new item for the stall time.
     Stalled,
-    /// The watch ended (removed, the permission revoked, the folder gone): `LiveStatus::message`
+    /// The watch ended (removed, the permission revoked, the folder gone): the last block
     /// says why.
     Stopped,
 }
 
 /// A watched folder's state, as the main worker sends it (`Response::Live`): the page shows it
-/// and computes nothing.
+/// and computes nothing. The numbers themselves stay in the worker (`engine::live::LiveNumbers`
+/// of each file); the page gets them worded, as blocks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LiveStatus {
     pub name: String,
     pub state: WatchState,
-    /// The folder's appendable files, each read as it grows, in path order.
-    pub files: Vec<LiveFile>,
-    /// Items per second over the watch so far (`None` before two rounds with items).
-    pub items_per_s: Option<f64>,
-    /// Seconds since the last new item (`None`: none yet).
-    pub since_last_item_s: Option<f64>,
-    /// How the worker learns of changes: `observer` (FileSystemObserver) or `polling every N s`.
-    pub how: String,
-    /// Why the watch stopped, or a note (a file not read as it grows).
-    pub message: Option<String>,
+    /// The status laid out by the worker: the state with the pace (items/s, the time since the
+    /// last item, how changes are learnt), a line per file (items, accuracy with its CI,
+    /// problems), the message; rendered as any screen's blocks, so the page formats no number.
+    pub blocks: Vec<Block>,
 }
 
 impl LiveStatus {
@@ -432,21 +427,9 @@ impl LiveStatus {
         LiveStatus {
             name: name.to_string(),
             state: WatchState::Running,
-            files: Vec::new(),
-            items_per_s: None,
-            since_last_item_s: None,
-            how: "starting".into(),
-            message: None,
+            blocks: Vec::new(),
         }
     }
-}
-
-/// One watched file's numbers so far.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LiveFile {
-    pub path: String,
-    pub family: Option<evalboard_engine::family::Family>,
-    pub numbers: evalboard_engine::live::LiveNumbers,
 }
 
 /// Most rows of a comparison in one reply (and when the query does not say).

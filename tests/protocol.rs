@@ -124,8 +124,8 @@ where
     bytes.len()
 }
 
-/// A watched folder's status with real engine numbers: a QA JSONL read in two rounds, the
-/// second ending in a half-written line.
+/// A watched folder's status as the worker words it, with the numbers a QA JSONL read in two
+/// rounds gives (the second ending in a half-written line).
 fn live_status() -> protocol::LiveStatus {
     use evalboard_engine::run::live::LiveRun;
     let mut live = LiveRun::new("run.jsonl", &evalboard_engine::run::Settings::default());
@@ -139,18 +139,23 @@ fn live_status() -> protocol::LiveStatus {
     let half = line(2, 1);
     live.append(format!("{}{}", line(1, 2), &half[..20]).as_bytes())
         .expect("QA lines");
+    let n = live.numbers();
+    assert_eq!((n.items, n.correct, n.diagnostics), (2, 1, 0));
     protocol::LiveStatus {
         name: "live <run>".into(),
         state: protocol::WatchState::Running,
-        files: vec![protocol::LiveFile {
-            path: live.path().into(),
-            family: live.family(),
-            numbers: live.numbers(),
-        }],
-        items_per_s: Some(2.5),
-        since_last_item_s: Some(0.4),
-        how: "polling every 1 s".into(),
-        message: Some("notes.txt is not read as it grows".into()),
+        blocks: vec![
+            protocol::Block::Note {
+                key: "watch-state".into(),
+                tone: "note".into(),
+                text: "RUNNING · 2.5 items/s · last item 0 s ago · polling every 1 s".into(),
+            },
+            protocol::Block::Text {
+                key: "watch-file".into(),
+                text: format!("{}: {} items · accuracy 50.0%", live.path(), n.items),
+                mono: false,
+            },
+        ],
     }
 }
 

@@ -163,23 +163,11 @@ fn items_conversation_and_load_round_trip() {
         status: protocol::LiveStatus {
             name: "live <b>".into(),
             state: protocol::WatchState::Stalled,
-            files: vec![protocol::LiveFile {
-                path: "run.jsonl".into(),
-                family: Some(evalboard_engine::family::Family::NumericQa),
-                numbers: evalboard_engine::live::LiveNumbers {
-                    items: 3,
-                    judged: 3,
-                    correct: 2,
-                    accuracy: Some(2.0 / 3.0),
-                    accuracy_ci95: Some((0.2, 0.9)),
-                    bytes_held: 17,
-                    ..Default::default()
-                },
+            blocks: vec![Block::Note {
+                key: "watch-state".into(),
+                tone: "warn".into(),
+                text: "STALLED · 1.5 items/s · last item 301 s ago · polling every 5 s".into(),
             }],
-            items_per_s: Some(1.5),
-            since_last_item_s: Some(301.0),
-            how: "polling every 5 s".into(),
-            message: None,
         },
     };
     assert_eq!(

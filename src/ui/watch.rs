@@ -1,13 +1,13 @@
 //! "Watch a folder…" and the watched folders (issue 30; docs/dashboard.md § Watching a folder).
 //! The page asks for the folder (`showDirectoryPicker`, reached by name: a browser without it
 //! gets the why and a re-drop) and sends its handle to the main worker, which reads the folder
-//! as it grows and sends `Response::Live`; the page only shows those numbers.
+//! as it grows and sends `Response::Live`. The page renders the blocks the worker laid out
+//! (`ui::screen::blocks`): no view or number formatting of its own (a watch panel of its own
+//! cost the page 15 KB gzip).
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::format::{pct, NONE};
-use crate::protocol::{LiveFile, LiveStatus, RunId, WatchState};
 use crate::ui::dropzone::PickButtons;
 use crate::ui::store::use_store;
 
@@ -39,20 +39,19 @@ fn pick_and_watch(store: crate::ui::store::Store, picker: js_sys::Function) {
     });
 }
 
-/// The control and the list of watched folders, in the sidebar.
+/// The control and the watched folders, in the sidebar.
 #[component]
 pub fn WatchPanel() -> impl IntoView {
     let store = use_store();
     let why = RwSignal::new(false);
+    let pick = move |_| match picker() {
+        Some(p) => pick_and_watch(store, p),
+        None => why.set(true),
+    };
     view! {
         <div class="eb-watch">
-            <button type="button" class="eb-btn eb-watch__pick" on:click=move |_| {
-                match picker() {
-                    Some(p) => pick_and_watch(store, p),
-                    None => why.set(true),
-                }
-            }>"Watch a folder…"</button>
-            <Show when=move || why.get()>
+            <button type="button" class="eb-btn eb-watch__pick" on:click=pick>"Watch a folder…"</button>
+            {move || why.get().then(|| view! {
                 <div class="eb-watch__why" role="note">
                     <p>
                         "This browser cannot watch a folder: it has no File System Access API "
@@ -61,86 +60,18 @@ pub fn WatchPanel() -> impl IntoView {
                     </p>
                     <PickButtons/>
                 </div>
-            </Show>
+            })}
             <ul class="eb-watch__list">
-                <For each=move || store.watches.with(|w| w.iter().map(|(id, _)| *id).collect::<Vec<_>>()) key=|id| *id let:id>
-                    <WatchItem id=id/>
-                </For>
+                {move || store.watches.get().into_iter().map(|(id, s)| view! {
+                    <li class="eb-watch__item">
+                        <strong>{s.name}</strong>
+                        <button type="button" class="eb-link eb-watch__remove" on:click=move |_| store.unwatch(id)>
+                            "Stop"
+                        </button>
+                        {crate::ui::screen::blocks(s.blocks)}
+                    </li>
+                }).collect_view()}
             </ul>
         </div>
     }
-}
-
-#[component]
-fn WatchItem(id: RunId) -> impl IntoView {
-    let store = use_store();
-    let status = move || {
-        store
-            .watches
-            .with(|w| w.iter().find(|(i, _)| *i == id).map(|(_, s)| s.clone()))
-    };
-    view! {
-        <li class="eb-watch__item" data-watch=id.to_string()>
-            {move || status().map(|s| view! {
-                <div class="eb-watch__head">
-                    <span class=move || format!("eb-watch__state eb-watch__state--{}", state_word(s.state).to_lowercase())>
-                        {state_word(s.state)}
-                    </span>
-                    " "
-                    <strong class="eb-watch__name">{s.name.clone()}</strong>
-                    <button type="button" class="eb-link eb-watch__remove" on:click=move |_| store.unwatch(id)>
-                        "Stop"
-                    </button>
-                </div>
-                <p class="eb-watch__pace">{pace(&s)}</p>
-                <ul class="eb-watch__files">
-                    {s.files.iter().map(|f| view! { <li class="eb-watch__file">{file_line(f)}</li> }).collect_view()}
-                </ul>
-                {s.message.clone().map(|m| view! { <p class="eb-watch__message">{m}</p> })}
-            })}
-        </li>
-    }
-}
-
-fn state_word(s: WatchState) -> &'static str {
-    match s {
-        WatchState::Running => "RUNNING",
-        WatchState::Stalled => "STALLED",
-        WatchState::Stopped => "STOPPED",
-    }
-}
-
-/// `2.5 items/s · last item 3 s ago · polling every 1 s`.
-fn pace(s: &LiveStatus) -> String {
-    let rate = s
-        .items_per_s
-        .map_or(NONE.to_string(), |r| format!("{r:.1} items/s"));
-    let last = s.since_last_item_s.map_or("no item yet".to_string(), |t| {
-        format!("last item {t:.0} s ago")
-    });
-    format!("{rate} · {last} · {}", s.how)
-}
-
-/// `run.jsonl: 12 items (of 50) · accuracy 66.7% (95% CI 39.1–86.2%)`.
-fn file_line(f: &LiveFile) -> String {
-    let n = &f.numbers;
-    let of = n
-        .declared_total
-        .map(|t| format!(" (of {t})"))
-        .unwrap_or_default();
-    let ci = n
-        .accuracy_ci95
-        .map(|(lo, hi)| format!(" (95% CI {}–{})", pct(Some(lo)), pct(Some(hi))))
-        .unwrap_or_default();
-    let diags = if n.diagnostics > 0 {
-        format!(" · {} problems", n.diagnostics)
-    } else {
-        String::new()
-    };
-    format!(
-        "{}: {} items{of} · accuracy {}{ci}{diags}",
-        f.path,
-        n.items,
-        pct(n.accuracy)
-    )
 }

@@ -23,12 +23,14 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::DedicatedWorkerGlobalScope;
 
+use evalboard_engine::live::LiveNumbers;
 use evalboard_engine::run::live::LiveRun;
 use evalboard_engine::run::{FamilySet, Settings};
 
 use super::keep::{call, call_now, get, idb, set};
 use super::runtime::{now, post};
-use crate::protocol::{LiveFile, LiveStatus, Response, RunId, StoredRun, WatchState};
+use crate::format::{pct, NONE};
+use crate::protocol::{Block, LiveStatus, Response, RunId, StoredRun, WatchState};
 
 /// Seconds with no new item before a watched run is marked stalled.
 pub(crate) const STALL_S: f64 = 300.0;
@@ -489,7 +491,7 @@ async fn list_files(
     Ok(())
 }
 
-/// What the page shows of `w`.
+/// What the page shows of `w`: its state, and the blocks wording its numbers.
 fn status(w: &Watch) -> LiveStatus {
     let t = now();
     let since_last_item_s = w.last_item_ms.map(|l| (t - l) / 1000.0);
@@ -506,18 +508,29 @@ fn status(w: &Watch) -> LiveStatus {
     } else {
         WatchState::Running
     };
-    let files = w
-        .files
-        .iter()
-        .filter_map(|(path, f)| {
-            let live = f.live.as_ref()?;
-            Some(LiveFile {
-                path: path.clone(),
-                family: live.family(),
-                numbers: live.numbers(),
-            })
+    let how = if w.observer.is_some() {
+        "FileSystemObserver".into()
+    } else {
+        format!("polling every {} s", (w.interval_ms / 1000.0).round())
+    };
+    let (word, tone) = match state {
+        WatchState::Running => ("RUNNING", "note"),
+        WatchState::Stalled => ("STALLED", "warn"),
+        WatchState::Stopped => ("STOPPED", "error"),
+    };
+    let mut blocks = vec![Block::Note {
+        key: "watch-state".into(),
+        tone: tone.into(),
+        text: format!("{word} · {}", pace(items_per_s, since_last_item_s, &how)),
+    }];
+    // A file per line, in path order: the appendable ones with their numbers so far.
+    blocks.extend(w.files.iter().filter_map(|(path, f)| {
+        Some(Block::Text {
+            key: "watch-file".into(),
+            text: file_line(path, &f.live.as_ref()?.numbers()),
+            mono: false,
         })
-        .collect();
+    }));
     let notes: Vec<&str> = w.files.values().filter_map(|f| f.note.as_deref()).collect();
     let message = w.stopped.clone().or_else(|| match notes.len() {
         0 => None,
@@ -528,17 +541,47 @@ fn status(w: &Watch) -> LiveStatus {
             n - 1
         )),
     });
+    if let Some(m) = message {
+        blocks.push(Block::Note {
+            key: "watch-message".into(),
+            tone: "warn".into(),
+            text: m,
+        });
+    }
     LiveStatus {
         name: w.name.clone(),
         state,
-        files,
-        items_per_s,
-        since_last_item_s,
-        how: if w.observer.is_some() {
-            "FileSystemObserver".into()
-        } else {
-            format!("polling every {} s", (w.interval_ms / 1000.0).round())
-        },
-        message,
+        blocks,
     }
+}
+
+/// `2.5 items/s · last item 3 s ago · polling every 1 s`.
+fn pace(items_per_s: Option<f64>, since_last_item_s: Option<f64>, how: &str) -> String {
+    let rate = items_per_s.map_or(NONE.to_string(), |r| format!("{r:.1} items/s"));
+    let last = since_last_item_s.map_or("no item yet".to_string(), |t| {
+        format!("last item {t:.0} s ago")
+    });
+    format!("{rate} · {last} · {how}")
+}
+
+/// `run.jsonl: 12 items (of 50) · accuracy 66.7% (95% CI 39.1%–86.2%) · 2 problems`.
+fn file_line(path: &str, n: &LiveNumbers) -> String {
+    let of = n
+        .declared_total
+        .map(|t| format!(" (of {t})"))
+        .unwrap_or_default();
+    let ci = n
+        .accuracy_ci95
+        .map(|(lo, hi)| format!(" (95% CI {}–{})", pct(Some(lo)), pct(Some(hi))))
+        .unwrap_or_default();
+    let problems = match n.diagnostics {
+        0 => String::new(),
+        1 => " · 1 problem".into(),
+        k => format!(" · {k} problems"),
+    };
+    format!(
+        "{path}: {} items{of} · accuracy {}{ci}{problems}",
+        n.items,
+        pct(n.accuracy)
+    )
 }

@@ -60,16 +60,19 @@ async function start(context, page) {
   }, DIR);
 }
 
-/** The watched files' lines as the page shows them, by file name. */
+/** The watched files' lines as the page shows them (worker-laid-out blocks), by file name. */
 async function fileLines(page) {
-  const texts = await page.locator('.eb-watch__file').allInnerTexts();
+  const texts = await page.locator('.eb-watch__item [data-field="watch-file"]').allInnerTexts();
   return Object.fromEntries(texts.map((t) => [t.split(':')[0], t]));
 }
 
 async function waitFile(page, name, items, timeout = 30000) {
-  await page.waitForFunction(([name, items]) => [...document.querySelectorAll('.eb-watch__file')]
+  await page.waitForFunction(([name, items]) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-file"]')]
     .some((e) => e.textContent.startsWith(`${name}: ${items} items`)), [name, items], { timeout });
 }
+
+/** The watch's state line: `RUNNING · 2.5 items/s · last item 0 s ago · FileSystemObserver`. */
+const stateLine = (page) => page.locator('.eb-watch__item [data-note="watch-state"]').innerText();
 
 /** The CLI's numbers of the finished folder's files, each scored alone. */
 function cliNumbers() {
@@ -101,12 +104,12 @@ async function watchRun(how) {
   await append(page, 'run.jsonl', lines.slice(0, 4).join('') + half);
   await page.click('.eb-watch__pick');
   await waitFile(page, 'run.jsonl', 4);
-  await page.waitForSelector('.eb-watch__state--running');
+  assert.match(await stateLine(page), /^RUNNING · /);
   let shown = await fileLines(page);
   // Turns 0 and 3 wrong of 4; the half line is held, not a problem.
   assert.match(shown['run.jsonl'], /4 items · accuracy 50\.0% \(95% CI/);
   assert.doesNotMatch(shown['run.jsonl'], /problems/);
-  const pace = await page.locator('.eb-watch__pace').innerText();
+  const pace = await stateLine(page);
   const observed = await page.evaluate(() => 'FileSystemObserver' in self);
   if (how === 'polling') assert.match(pace, /polling every \d s/);
   else assert.match(pace, observed ? /FileSystemObserver/ : /polling/);
@@ -119,7 +122,7 @@ async function watchRun(how) {
   await waitFile(page, 'run.jsonl', 10);
   await append(page, 'evals.jsonl', evalLines.slice(5).join(''));
   await waitFile(page, 'evals.jsonl', 5);
-  await page.waitForFunction(() => /items\/s/.test(document.querySelector('.eb-watch__pace')?.textContent));
+  await page.waitForFunction(() => /items\/s/.test(document.querySelector('[data-note="watch-state"]')?.textContent));
   shown = await fileLines(page);
   const want = cliNumbers();
   assert.equal(want.qa.total_turns, 10);
