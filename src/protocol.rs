@@ -188,6 +188,16 @@ pub enum Request {
     MarksKept {
         text: String,
     },
+    /// Watch a folder: its `FileSystemDirectoryHandle` is the one source sent beside the
+    /// message (or, with `stored`, the handle kept in the browser's storage under that key).
+    /// Answered with `Live` after each change; `Remove { run_id }` stops it. (Last, so the
+    /// variant numbers bench/wasm.mjs decodes stay put.)
+    Watch {
+        run_id: RunId,
+        name: String,
+        #[serde(default)]
+        stored: Option<String>,
+    },
 }
 
 /// The runs of the All runs tab: its baselines (the pinned one first, then the other logs of its
@@ -384,6 +394,54 @@ pub enum Response {
         /// lists it no more.
         drop: Option<RunId>,
     },
+    /// A watched folder's numbers so far (after each change the worker read, and once a second
+    /// for the times: docs/dashboard.md § Watching a folder). (Last, so the variant numbers
+    /// bench/wasm.mjs decodes stay put.)
+    Live {
+        run_id: RunId,
+        status: LiveStatus,
+    },
+    /// The watches kept in the browser's storage from earlier visits (sent once the worker
+    /// starts; the page watches each again with `Watch { stored }`).
+    Watches {
+        watches: Vec<StoredRun>,
+    },
+}
+
+/// What a watched folder is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum WatchState {
+    /// Items arrive (or the first round is being read).
+    Running,
+    /// No new item for the stall time.
+    Stalled,
+    /// The watch ended (removed, the permission revoked, the folder gone): the last block
+    /// says why.
+    Stopped,
+}
+
+/// A watched folder's state, as the main worker sends it (`Response::Live`): the page shows it
+/// and computes nothing. The numbers themselves stay in the worker (`engine::live::LiveNumbers`
+/// of each file); the page gets them worded, as blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LiveStatus {
+    pub name: String,
+    pub state: WatchState,
+    /// The status laid out by the worker: the state with the pace (items/s, the time since the
+    /// last item, how changes are learnt), a line per file (items, accuracy with its CI,
+    /// problems), the message; rendered as any screen's blocks, so the page formats no number.
+    pub blocks: Vec<Block>,
+}
+
+impl LiveStatus {
+    /// What the page shows of a watch until the worker's first round.
+    pub fn starting(name: &str) -> LiveStatus {
+        LiveStatus {
+            name: name.to_string(),
+            state: WatchState::Running,
+            blocks: Vec::new(),
+        }
+    }
 }
 
 /// Most rows of a comparison in one reply (and when the query does not say).

@@ -84,9 +84,11 @@ fn response_variant(r: &Response) -> &'static str {
         Response::WorkerStopped { .. } => "WorkerStopped",
         Response::Stored { .. } => "Stored",
         Response::Marked { .. } => "Marked",
+        Response::Live { .. } => "Live",
+        Response::Watches { .. } => "Watches",
     }
 }
-const RESPONSE_VARIANTS: usize = 17;
+const RESPONSE_VARIANTS: usize = 19;
 
 fn request_variant(r: &Request) -> &'static str {
     match r {
@@ -105,9 +107,10 @@ fn request_variant(r: &Request) -> &'static str {
         Request::Mark { .. } => "Mark",
         Request::ImportMarks { .. } => "ImportMarks",
         Request::MarksKept { .. } => "MarksKept",
+        Request::Watch { .. } => "Watch",
     }
 }
-const REQUEST_VARIANTS: usize = 15;
+const REQUEST_VARIANTS: usize = 16;
 
 /// Encodes, decodes and compares: the decoded value prints the same (`Debug` shows every field)
 /// and encodes to the same bytes.
@@ -120,6 +123,41 @@ where
     assert_eq!(format!("{back:?}"), format!("{msg:?}"));
     assert_eq!(protocol::encode(&back).expect("re-encodes"), bytes);
     bytes.len()
+}
+
+/// A watched folder's status as the worker words it, with the numbers a QA JSONL read in two
+/// rounds gives (the second ending in a half-written line).
+fn live_status() -> protocol::LiveStatus {
+    use evalboard_engine::run::live::LiveRun;
+    let mut live = LiveRun::new("run.jsonl", &evalboard_engine::run::Settings::default());
+    let line = |t: u32, p: u32| {
+        format!(
+            "{{\"conversation_id\": \"c\", \"turn_idx\": {t}, \"expected\": \"1\", \
+             \"predicted\": {p}, \"latency_ms\": 120}}\n"
+        )
+    };
+    live.append(line(0, 1).as_bytes()).expect("a QA line");
+    let half = line(2, 1);
+    live.append(format!("{}{}", line(1, 2), &half[..20]).as_bytes())
+        .expect("QA lines");
+    let n = live.numbers();
+    assert_eq!((n.items, n.correct, n.diagnostics), (2, 1, 0));
+    protocol::LiveStatus {
+        name: "live <run>".into(),
+        state: protocol::WatchState::Running,
+        blocks: vec![
+            protocol::Block::Note {
+                key: "watch-state".into(),
+                tone: "note".into(),
+                text: "RUNNING · 2.5 items/s · last item 0 s ago · polling every 1 s".into(),
+            },
+            protocol::Block::Text {
+                key: "watch-file".into(),
+                text: format!("{}: {} items · accuracy 50.0%", live.path(), n.items),
+                mono: false,
+            },
+        ],
+    }
 }
 
 fn chart() -> ChartDto {
@@ -291,6 +329,17 @@ fn responses() -> Vec<Response> {
         Response::Marked {
             message: None,
             drop: None,
+        },
+        Response::Live {
+            run_id: 7,
+            status: live_status(),
+        },
+        Response::Watches {
+            watches: vec![protocol::StoredRun {
+                key: "watch/0001764140000000".into(),
+                name: "live".into(),
+                paths: vec![],
+            }],
         },
         Response::Marked {
             message: Some((true, "m.jsonl:3: not JSON <script>\u{7}".into())),
@@ -608,6 +657,16 @@ fn requests() -> Vec<Request> {
         },
         Request::MarksKept {
             text: "{\"schema\": \"evalboard-marks/1\"}\n".into(),
+        },
+        Request::Watch {
+            run_id: 7,
+            name: "live <run>".into(),
+            stored: None,
+        },
+        Request::Watch {
+            run_id: 8,
+            name: "kept".into(),
+            stored: Some("watch/0001764140000000".into()),
         },
         Request::Overview {
             req: 1,

@@ -150,11 +150,33 @@ fn items_conversation_and_load_round_trip() {
         Request::MarksKept {
             text: "{\"schema\": \"evalboard-marks/1\"}\n".into(),
         },
+        Request::Watch {
+            run_id: 2,
+            name: "live".into(),
+            stored: Some("watch/1".into()),
+        },
     ] {
         let bytes = protocol::encode(&req).expect("encodes");
         let back: Request = protocol::decode(&bytes).expect("decodes");
         assert_eq!(protocol::encode(&back).expect("encodes"), bytes);
     }
+    // A watched folder's numbers decode on the page.
+    let live = Response::Live {
+        run_id: 2,
+        status: protocol::LiveStatus {
+            name: "live <b>".into(),
+            state: protocol::WatchState::Stalled,
+            blocks: vec![Block::Note {
+                key: "watch-state".into(),
+                tone: "warn".into(),
+                text: "STALLED · 1.5 items/s · last item 301 s ago · polling every 5 s".into(),
+            }],
+        },
+    };
+    assert_eq!(
+        protocol::encode(&round_trip(&live)).expect("encodes"),
+        protocol::encode(&live).expect("encodes")
+    );
     // The worker's answer to a mark, and the drawer's review block, decode on the page.
     let marked = Response::Marked {
         message: Some((true, "m.jsonl:2: not JSON".into())),

@@ -53,6 +53,8 @@ pub mod store;
 #[cfg(target_arch = "wasm32")]
 pub mod tabs;
 #[cfg(target_arch = "wasm32")]
+pub mod watch;
+#[cfg(target_arch = "wasm32")]
 pub mod widgets;
 
 #[cfg(target_arch = "wasm32")]

@@ -155,6 +155,7 @@ pub fn Sidebar() -> impl IntoView {
             <div class="eb-sidebar__drop">
                 <p class="eb-sidebar__hint">"Drop run folders anywhere, or"</p>
                 <PickButtons/>
+                <crate::ui::watch::WatchPanel/>
             </div>
         </aside>
     }

@@ -171,6 +171,8 @@ pub struct Store {
     stops: StoredValue<Vec<f64>>,
     /// The worker has listed the runs kept in the browser's storage (they are loaded once).
     pub stored_listed: StoredValue<bool>,
+    /// Watched folders and what the worker last said of each (`ui::watch`).
+    pub watches: RwSignal<Vec<(RunId, crate::protocol::LiveStatus)>>,
 }
 
 /// A worker that stopped this many times within [`STOPS_WINDOW_MS`] is not started again.
@@ -239,6 +241,7 @@ impl Store {
             screen: RwSignal::new(None),
             next_run: StoredValue::new(0),
             stored_listed: StoredValue::new(false),
+            watches: RwSignal::new(Vec::new()),
             next_notice: StoredValue::new(0),
             reloading: StoredValue::new(Vec::new()),
             replay: StoredValue::new(Vec::new()),
@@ -273,9 +276,50 @@ impl Store {
         );
     }
 
+    /// Watches folder `dir` (a `FileSystemDirectoryHandle`), or the one kept under `stored`.
+    pub fn watch(&self, name: String, dir: wasm_bindgen::JsValue, stored: Option<String>) {
+        let id = self.next_run.get_value() + 1;
+        self.next_run.set_value(id);
+        self.watches
+            .update(|w| w.push((id, crate::protocol::LiveStatus::starting(&name))));
+        let sources = if stored.is_some() {
+            Vec::new()
+        } else {
+            vec![dir]
+        };
+        let req = Request::Watch {
+            run_id: id,
+            name,
+            stored,
+        };
+        client::send_load_keeping(&req, sources, Vec::new());
+    }
+
+    /// Stops watch `id` (the worker forgets its handle).
+    pub fn unwatch(&self, id: RunId) {
+        self.watches.update(|w| w.retain(|(i, _)| *i != id));
+        client::send(&Request::Remove { run_id: id });
+    }
+
     /// Applies one worker response.
     pub fn apply(&self, resp: Response) {
         match resp {
+            Response::Live { run_id, status } => self.watches.update(|w| {
+                if let Some(slot) = w.iter_mut().find(|(i, _)| *i == run_id) {
+                    slot.1 = status;
+                }
+            }),
+            // Folders watched in an earlier visit: watched again (once each).
+            Response::Watches { watches } => {
+                for k in watches {
+                    let known = self
+                        .watches
+                        .with_untracked(|w| w.iter().any(|(_, s)| s.name == k.name));
+                    if !known {
+                        self.watch(k.name, wasm_bindgen::JsValue::UNDEFINED, Some(k.key));
+                    }
+                }
+            }
             Response::Ready => self.worker_ready.set(true),
             Response::Reading {
                 run_id,

@@ -552,7 +552,7 @@ pub(super) mod idb {
         done.await.map(|_| ())
     }
 
-    pub(super) async fn remove(db: &JsValue, key: &str) {
+    pub(in crate::worker) async fn remove(db: &JsValue, key: &str) {
         let Ok((tx, store)) = store(db, "readwrite") else {
             return;
         };

@@ -10,6 +10,7 @@ mod marks_store;
 mod query_read;
 pub(crate) mod runtime;
 pub(crate) mod store;
+mod watch;
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -67,6 +68,8 @@ pub fn start() {
     wasm_bindgen_futures::spawn_local(async move {
         let runs = keep::list().await.unwrap_or_default();
         post(&s, &Response::Stored { runs });
+        // The folders watched in an earlier visit (the page watches each again).
+        watch::list(&s).await;
     });
 }
 
@@ -110,6 +113,7 @@ fn handle_request(
     // folder's copy, which goes with the last of its runs.
     if let Request::Remove { run_id } = &req {
         big_log::forget(*run_id);
+        watch::stop(*run_id, true);
         let part = state.borrow().part(*run_id);
         match part {
             Some((parent, name, others)) if others > 0 => {
@@ -422,6 +426,33 @@ fn handle_request(
                     _ => no_run(&scope, req, run_id),
                 }
             });
+        }
+        // A folder to watch: its handle came beside the message, or is kept from a visit before.
+        Request::Watch {
+            run_id,
+            name,
+            stored,
+        } => {
+            let settings = state.borrow().settings.clone();
+            match stored {
+                None => {
+                    watch::start::<FAMILIES>(scope, (run_id, name), buffers.get(0), None, settings)
+                }
+                Some(key) => {
+                    let scope = scope.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        if let Ok(dir) = watch::kept_handle(&key).await {
+                            watch::start::<FAMILIES>(
+                                &scope,
+                                (run_id, name),
+                                dir,
+                                Some(key),
+                                settings,
+                            );
+                        }
+                    });
+                }
+            }
         }
         req => answer(scope, &mut state.borrow_mut(), req),
     }
@@ -894,6 +925,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
         | Request::Report { .. }
         | Request::Mark { .. }
         | Request::ImportMarks { .. }
-        | Request::MarksKept { .. } => {}
+        | Request::MarksKept { .. }
+        | Request::Watch { .. } => {}
     }
 }

@@ -302,8 +302,12 @@ test('initial load: wasm + JS + CSS of the first open, measured against the budg
   // Issue 29 item 2 made it: numeric QA Items on the worker's generic grid (src/ui/items.rs gone,
   // -20.4 KB of page wasm), with Compare's and All runs' cohorts against the baseline laid out by
   // the worker: 329.0 KB. The gate keeps a margin for the other parts of issue 29 merged beside it.
+  // Issue 30's "Watch a folder…" (the button, the why and re-drop, the watched folders as
+  // worker-laid-out blocks; its first build as page components cost +15 KB and was dropped):
+  // +2.9 KB of page wasm (325,372 → 328,257 B gzip, both built here with the same toolchain);
+  // 336.5 KB by this gate on its branch, so the gate moves to 337 KB.
   const BUDGET_KB = 350;
-  const PAGE_GATE_KB = 335;
+  const PAGE_GATE_KB = 337;
   assert.ok(PAGE_GATE_KB <= BUDGET_KB, 'the gate never exceeds the budget');
   assert.ok(page_ <= PAGE_GATE_KB * 1024, `page wasm+JS+CSS is ${kb(page_)} KB gzip (gate ${PAGE_GATE_KB} KB; budget ${BUDGET_KB} KB)`);
   // The two numbers agree with dist/ (nothing else was fetched).

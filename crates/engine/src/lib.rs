@@ -25,6 +25,7 @@ pub mod input;
 pub mod json_array;
 pub mod json_keys;
 pub mod lake;
+pub mod live;
 pub mod marks;
 pub mod numeric_qa;
 pub(crate) mod par;

@@ -32,6 +32,7 @@ use crate::run_meta::RunMeta;
 use crate::run_table::{ItemKey, ItemRow, MetricValue, RunFacts, RunSummary, Verdict, Verdicts};
 mod judges;
 pub mod lists;
+pub mod live;
 pub mod settings;
 
 use settings::article;

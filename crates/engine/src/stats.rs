@@ -80,6 +80,16 @@ impl Rng {
     }
 }
 
+/// The nearest-rank `p` quantile of sorted `xs` (`None` when empty): the eval-log overview's
+/// latency percentiles and a watched run's ([`crate::live`]).
+pub fn quantile(sorted: &[f64], p: f64) -> Option<f64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted.get(rank - 1).copied()
+}
+
 /// A proportion as counts: `correct` of `n`. Counts add, so shards merge exactly.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Rate {

@@ -87,11 +87,24 @@ pub fn parse_file<T: serde::de::DeserializeOwned>(
 pub fn each_line(
     file: &InputFile,
     diags: &mut Vec<Diagnostic>,
+    row: impl FnMut(u32, Value, &mut Vec<Diagnostic>),
+) {
+    each_line_from(&file.path, &file.bytes, 1, diags, row)
+}
+
+/// [`each_line`] of `bytes`, lines of `path` numbered from `first_line` (a watched file's lines
+/// appended since the last round: [`super::live`]).
+pub fn each_line_from(
+    path: &str,
+    bytes: &[u8],
+    first_line: u32,
+    diags: &mut Vec<Diagnostic>,
     mut row: impl FnMut(u32, Value, &mut Vec<Diagnostic>),
 ) {
-    let path = file.path.as_str();
-    for (i, line) in file.bytes.split(|&b| b == b'\n').enumerate() {
-        let line_no = u32::try_from(i + 1).unwrap_or(u32::MAX);
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line_no = u32::try_from(i)
+            .unwrap_or(u32::MAX)
+            .saturating_add(first_line);
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }

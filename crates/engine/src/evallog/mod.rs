@@ -42,6 +42,7 @@ pub mod helm;
 pub mod inspect;
 pub mod json;
 pub mod leaves;
+pub mod live;
 pub mod lm_eval;
 pub mod lm_eval_pair;
 pub mod long_text;

@@ -44,6 +44,12 @@ fn key(scorer: &str, metric: &str) -> MetricKey {
     }
 }
 
+/// The score a watched file's samples are judged by: the `match` events' accuracy (the headline
+/// of a match eval, as [`read`] picks it).
+pub(crate) fn match_accuracy() -> MetricKey {
+    key("match", "accuracy")
+}
+
 /// A sample id's sort key: `<base>.<split>` then the row index as a number.
 fn id_order(id: &str) -> (String, u64, String) {
     match id.rsplit_once('.') {
@@ -55,44 +61,59 @@ fn id_order(id: &str) -> (String, u64, String) {
     }
 }
 
-/// Reads an OpenAI Evals record file.
-pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let path = file.path.as_str();
-    let mut diags = Vec::new();
-    let mut spec: Option<Value> = None;
-    let mut report: Option<(u32, Value)> = None;
-    let mut by_sample: BTreeMap<String, Vec<Event>> = BTreeMap::new();
-    let (mut foreign, mut loose) = (0usize, 0usize);
-    json::each_line(file, &mut diags, |line_no, mut v, diags| {
+/// The lines of a record file sorted out as they are read: the spec, the last final_report and
+/// each sample's events (a watched file's appended lines go through the same, [`super::live`]).
+#[derive(Default)]
+pub(crate) struct Records {
+    spec: Option<Value>,
+    report: Option<(u32, Value)>,
+    by_sample: BTreeMap<String, Vec<Event>>,
+    foreign: usize,
+    loose: usize,
+}
+
+impl Records {
+    /// Sorts out line `line_no` (parsed as `v`); the sample id whose events it adds to, if any.
+    pub(crate) fn line(
+        &mut self,
+        path: &str,
+        line_no: u32,
+        mut v: Value,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<String> {
         if let Some(s) = v.get_mut("spec") {
-            if spec.is_some() {
+            if self.spec.is_some() {
                 diags.push(Diagnostic::warning(
                     path,
                     Some(line_no),
                     "a second spec line; the first is used",
                 ));
             } else {
-                spec = Some(s.take());
+                self.spec = Some(s.take());
             }
-            return;
+            return None;
         }
         if let Some(r) = v.get_mut("final_report") {
-            if report.is_some() {
+            if self.report.is_some() {
                 diags.push(Diagnostic::warning(
                     path,
                     Some(line_no),
                     "a second final_report line; the last is used",
                 ));
             }
-            report = Some((line_no, r.take()));
-            return;
+            self.report = Some((line_no, r.take()));
+            return None;
         }
         let run_id = v.get("run_id").and_then(string);
-        let spec_run = spec.as_ref().and_then(|s| s.get("run_id")).and_then(string);
+        let spec_run = self
+            .spec
+            .as_ref()
+            .and_then(|s| s.get("run_id"))
+            .and_then(string);
         if let (Some(a), Some(b)) = (&run_id, &spec_run) {
             if a != b {
-                foreign += 1;
-                return;
+                self.foreign += 1;
+                return None;
             }
         }
         let Some(kind) = v.get("type").and_then(string) else {
@@ -101,11 +122,11 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
                 Some(line_no),
                 "line is neither the spec, the final_report nor an event with a `type`",
             ));
-            return;
+            return None;
         };
         let Some(sample_id) = v.get("sample_id").and_then(string) else {
-            loose += 1;
-            return;
+            self.loose += 1;
+            return None;
         };
         let Some(id) = v.get("event_id").and_then(Value::as_i64) else {
             diags.push(Diagnostic::error(
@@ -113,15 +134,52 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
                 Some(line_no),
                 "event without an integer event_id",
             ));
-            return;
+            return None;
         };
-        by_sample.entry(sample_id).or_default().push(Event {
+        let event = Event {
             id,
             line: line_no,
             kind,
             data: v.get_mut("data").map(Value::take).unwrap_or(Value::Null),
-        });
+        };
+        let events = self.by_sample.entry(sample_id.clone()).or_default();
+        // Kept in event_id order as they come (a sample's events are almost always appended in
+        // order; one out of order is put in its place).
+        let at = events.partition_point(|e| e.id <= event.id);
+        events.insert(at, event);
+        Some(sample_id)
+    }
+
+    /// Sample `sample_id` lowered from its events so far (`None`: no event of it was read).
+    pub(crate) fn sample(&self, path: &str, sample_id: &str) -> Option<Sample> {
+        let events = self.by_sample.get(sample_id)?;
+        // Its diagnostics are the whole read's to give, once (`read`): not repeated each round.
+        let (mut model, mut diags) = (None, Vec::new());
+        Some(lower_sample(
+            path,
+            sample_id.to_string(),
+            events,
+            &mut model,
+            &mut diags,
+        ))
+    }
+}
+
+/// Reads an OpenAI Evals record file.
+pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
+    let path = file.path.as_str();
+    let mut diags = Vec::new();
+    let mut records = Records::default();
+    json::each_line(file, &mut diags, |line_no, v, diags| {
+        records.line(path, line_no, v, diags);
     });
+    let Records {
+        spec,
+        report,
+        by_sample,
+        foreign,
+        loose,
+    } = records;
     if foreign > 0 {
         diags.push(Diagnostic::warning(
             path,

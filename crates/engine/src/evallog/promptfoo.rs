@@ -203,6 +203,32 @@ pub fn read_jsonl(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec
     Ok((run, diags))
 }
 
+/// The run's headline key: the pass rate over every row.
+pub(crate) fn pass_rate() -> MetricKey {
+    pass_rate_key(String::new())
+}
+
+/// Row `line` of a watched `.jsonl` file as its sample, or `None` when it is no row (a
+/// diagnostic) or repeats a row already read (`seen`: the (promptIdx, testIdx) pairs read, the
+/// first kept as [`read_jsonl`] keeps it; its warning is the full read's to give).
+pub(crate) fn live_row(
+    path: &str,
+    line: u32,
+    v: &Value,
+    seen: &mut std::collections::BTreeSet<(i64, i64)>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Sample> {
+    match read_row(path, format!("{path}:{line}"), line, v) {
+        Ok(row) => seen
+            .insert((row.prompt_idx, row.test_idx))
+            .then_some(row.sample),
+        Err(d) => {
+            diags.push(d);
+            None
+        }
+    }
+}
+
 /// `provider: prompt label` (either part alone when the other is empty).
 fn column_label(provider: Option<String>, prompt: Option<String>) -> String {
     let provider = provider.filter(|p| !p.is_empty());

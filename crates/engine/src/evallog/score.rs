@@ -361,7 +361,7 @@ pub fn key_parts(key: &SampleKey) -> Vec<String> {
 }
 
 /// Whether `sample` belongs to the slice `key` is computed over (lm-eval: its task and filter).
-fn in_slice(sample: &Sample, key: &MetricKey) -> bool {
+pub(crate) fn in_slice(sample: &Sample, key: &MetricKey) -> bool {
     match &sample.key {
         SampleKey::LmEval { task, filter, .. } => {
             *task == key.group && key.variant.as_deref().is_none_or(|v| v == filter)
@@ -395,7 +395,7 @@ fn tool_counts_errored_as_wrong(tool: Tool) -> bool {
 }
 
 /// The reading of `key`'s score in `sample`: Inspect names a score `scorer` or `scorer:key`.
-fn reading_of(sample: &Sample, key: &MetricKey) -> Option<f64> {
+pub(crate) fn reading_of(sample: &Sample, key: &MetricKey) -> Option<f64> {
     if sample.error.is_some() && !errored_keeps_verdict(sample) {
         return None;
     }

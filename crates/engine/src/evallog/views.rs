@@ -122,15 +122,6 @@ pub struct Usage {
     pub n_latency: u64,
 }
 
-/// The nearest-rank `p` quantile of sorted `xs`.
-fn quantile(sorted: &[f64], p: f64) -> Option<f64> {
-    if sorted.is_empty() {
-        return None;
-    }
-    let rank = ((p * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted.get(rank - 1).copied()
-}
-
 pub fn usage(run: &EvalLogRun) -> Usage {
     let mut u = Usage::default();
     let mut lat: Vec<f64> = Vec::new();
@@ -164,8 +155,8 @@ pub fn usage(run: &EvalLogRun) -> Usage {
     lat.sort_by(f64::total_cmp);
     u.n_latency = lat.len() as u64;
     u.latency_mean = (!lat.is_empty()).then(|| lat.iter().sum::<f64>() / lat.len() as f64);
-    u.latency_p50 = quantile(&lat, 0.5);
-    u.latency_p95 = quantile(&lat, 0.95);
+    u.latency_p50 = crate::stats::quantile(&lat, 0.5);
+    u.latency_p95 = crate::stats::quantile(&lat, 0.95);
     u.latency_max = lat.last().copied();
     u
 }
@@ -416,9 +407,9 @@ mod tests {
     #[test]
     fn quantiles_are_nearest_rank() {
         let xs = [1.0, 2.0, 3.0, 4.0];
-        assert_eq!(quantile(&xs, 0.5), Some(2.0));
-        assert_eq!(quantile(&xs, 0.95), Some(4.0));
-        assert_eq!(quantile(&[], 0.5), None);
+        assert_eq!(crate::stats::quantile(&xs, 0.5), Some(2.0));
+        assert_eq!(crate::stats::quantile(&xs, 0.95), Some(4.0));
+        assert_eq!(crate::stats::quantile(&[], 0.5), None);
     }
 
     #[test]

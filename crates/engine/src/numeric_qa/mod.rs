@@ -15,6 +15,7 @@ pub mod answer;
 pub mod compare;
 pub mod finqa_program;
 pub mod formats;
+pub mod live;
 pub mod meta;
 pub mod model;
 pub mod query;

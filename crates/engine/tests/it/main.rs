@@ -22,6 +22,7 @@ mod family_dispatch;
 mod hostile_logs;
 mod judges;
 mod lake;
+mod live;
 mod lm_eval_pairing;
 mod many;
 mod module_cycles;

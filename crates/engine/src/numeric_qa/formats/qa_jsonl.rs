@@ -291,6 +291,10 @@ pub struct QaJsonlReader {
     first_invalid_utf8: Option<(u64, u32)>,
     /// The first line starts after a byte-order mark (false when the caller removed it).
     strip_bom: bool,
+    /// Turns read so far, and the conversation of the last one (a watched file's reader takes
+    /// each new turn as it comes: [`QaJsonlReader::last_turn`]).
+    turns: u64,
+    last_conv: usize,
 }
 
 /// The lines with repeated keys: each listed (up to [`RepeatedKeys::LISTED`] lines), then counted.
@@ -343,7 +347,23 @@ impl QaJsonlReader {
             repeats: RepeatedKeys::default(),
             first_invalid_utf8: None,
             strip_bom: true,
+            turns: 0,
+            last_conv: 0,
         }
+    }
+
+    /// The number of turns read so far, and the last of them (with its conversation).
+    pub fn last_turn(&self) -> (u64, Option<(&QaConversation, &QaTurn)>) {
+        let last = self
+            .convs
+            .get(self.last_conv)
+            .and_then(|c| Some((c, c.turns.last()?)));
+        (self.turns, last)
+    }
+
+    /// The diagnostics of the lines read so far.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diags
     }
 
     /// Reads the next piece of the file.
@@ -573,6 +593,8 @@ impl QaJsonlReader {
                 context: None,
             }),
         };
+        self.turns += 1;
+        self.last_conv = conv_idx;
         conv.turns.push(QaTurn {
             turn_idx: line.turn_idx as u32,
             question: line.question.as_deref().unwrap_or_default().to_string(),

@@ -104,10 +104,7 @@ pub struct TurnScore {
 impl TurnScore {
     /// The primary verdict: numerical match under the selected profile.
     pub fn correct(&self, profile: Profile) -> bool {
-        match profile {
-            Profile::Doc => self.answer.numerical_match,
-            Profile::Fa2 => self.fa2.numerical,
-        }
+        verdict(profile, &self.answer, &self.fa2)
     }
 }
 
@@ -134,6 +131,14 @@ pub struct ScoredQaRun {
 pub(crate) struct KeyOrder {
     pub order: Vec<u32>,
     pub repeated: Vec<((String, u32), usize)>,
+}
+
+/// The primary verdict of a turn's scores under `profile` ([`TurnScore::correct`]).
+pub fn verdict(profile: Profile, answer: &doc::AnswerVerdict, fa2: &fa2::Fa2Verdict) -> bool {
+    match profile {
+        Profile::Doc => answer.numerical_match,
+        Profile::Fa2 => fa2.numerical,
+    }
 }
 
 /// Scores one turn under every scorer (cheap enough to do all of them at once).

@@ -1,0 +1,129 @@
+//! An OpenAI Evals record file or a promptfoo `.jsonl` read while it is written
+//! ([`crate::run::live`]). Each appended complete line goes through the format's own line reader
+//! (`openai_evals::Records`, `promptfoo::live_row`); the sample it adds to is lowered again
+//! from its own events alone and judged by the run's headline score (`score::reading_of`), as
+//! the full read judges it. A sample is counted once it is done (judged, or errored); a later
+//! event that changes its verdict sets it again.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::model::{MetricKey, Sample};
+use super::{json, openai_evals, promptfoo, score};
+use crate::diag::Diagnostic;
+use crate::live::{LiveItem, LiveTally};
+
+/// The reader of one watched eval-log JSONL file.
+pub struct LogLive {
+    path: String,
+    format: Format,
+    judge: MetricKey,
+    diags: Vec<Diagnostic>,
+}
+
+enum Format {
+    OpenaiEvals {
+        records: openai_evals::Records,
+        /// A counted sample's index in the tally.
+        counted: BTreeMap<String, usize>,
+    },
+    Promptfoo {
+        seen: BTreeSet<(i64, i64)>,
+    },
+}
+
+impl LogLive {
+    /// A reader of `path` when its first complete line, `first_line`, is an OpenAI Evals record
+    /// line or a promptfoo JSONL row.
+    pub fn start(path: &str, first_line: &[u8]) -> Option<LogLive> {
+        use super::sniff::EvalLogFileKind as K;
+        let path = path.replace('\\', "/");
+        let probe = crate::input::InputFile::new(path.clone(), first_line.to_vec());
+        let (format, judge) = match super::sniff::sniff(&probe)? {
+            K::OpenaiEvalsJsonl => (
+                Format::OpenaiEvals {
+                    records: openai_evals::Records::default(),
+                    counted: BTreeMap::new(),
+                },
+                openai_evals::match_accuracy(),
+            ),
+            K::PromptfooJsonl => (
+                Format::Promptfoo {
+                    seen: BTreeSet::new(),
+                },
+                promptfoo::pass_rate(),
+            ),
+            _ => return None,
+        };
+        Some(LogLive {
+            path,
+            format,
+            judge,
+            diags: Vec::new(),
+        })
+    }
+
+    /// Reads complete `lines` (numbered from `first_line`) and counts each sample done in
+    /// `tally`, in file order; how many samples were new.
+    pub fn lines(&mut self, first_line: u32, lines: &[u8], tally: &mut LiveTally) -> usize {
+        let LogLive {
+            path,
+            format,
+            judge,
+            diags,
+        } = self;
+        let path = path.as_str();
+        let mut new = 0;
+        json::each_line_from(
+            path,
+            lines,
+            first_line,
+            diags,
+            |line_no, v, diags| match format {
+                Format::OpenaiEvals { records, counted } => {
+                    let Some(id) = records.line(path, line_no, v, diags) else {
+                        return;
+                    };
+                    let Some(item) = records.sample(path, &id).and_then(|s| done(&s, judge)) else {
+                        return;
+                    };
+                    match counted.get(&id) {
+                        Some(&at) => tally.set(at, item),
+                        None => {
+                            counted.insert(id, tally.len());
+                            tally.push(item);
+                            new += 1;
+                        }
+                    }
+                }
+                Format::Promptfoo { seen } => {
+                    let item = promptfoo::live_row(path, line_no, &v, seen, diags)
+                        .and_then(|s| done(&s, judge));
+                    if let Some(item) = item {
+                        tally.push(item);
+                        new += 1;
+                    }
+                }
+            },
+        );
+        new
+    }
+
+    /// The diagnostics of the lines read so far.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diags
+    }
+}
+
+/// `sample` as a counted item once it is done: judged by `judge`, or errored.
+fn done(sample: &Sample, judge: &MetricKey) -> Option<LiveItem> {
+    if !score::in_slice(sample, judge) {
+        return None;
+    }
+    let reading = score::reading_of(sample, judge);
+    let errored = sample.error.is_some();
+    (reading.is_some() || errored).then(|| LiveItem {
+        reading,
+        errored,
+        latency_ms: sample.latency.map(|s| s * 1000.0),
+    })
+}

@@ -1,0 +1,144 @@
+//! A run read while it is written (the registry's entry for [`crate::live`]): one appendable
+//! JSONL file — a canonical numeric QA results file, an OpenAI Evals record file, a promptfoo
+//! `.jsonl` — fed the bytes appended since the last round. Complete lines go to the family's own
+//! live reader ([`crate::numeric_qa::live`], [`crate::evallog::live`]); a partial last line is
+//! held ([`LineTail`]); only new items are scored, and the numbers so far ([`LiveNumbers`]) are
+//! the sums of a [`LiveTally`]. After the last change they equal a full read of the final bytes
+//! by [`super::read`] and [`super::score`] (the headline's counts; `crates/engine/tests/it/live.rs`).
+
+use super::{has, FamilySet, Settings, ALL_FAMILIES};
+use crate::diag::Diagnostic;
+use crate::evallog::live::LogLive;
+use crate::family::Family;
+use crate::live::{LineTail, LiveNumbers, LiveTally};
+use crate::numeric_qa::live::QaLive;
+
+/// A watched file: what it is, its unread tail and its numbers so far.
+pub struct LiveRun {
+    path: String,
+    tail: LineTail,
+    /// What the file may be read as, until its first line says what it is.
+    pending: Pending,
+    reader: Option<Reader>,
+    tally: LiveTally,
+}
+
+enum Reader {
+    Qa(Box<QaLive>),
+    Log(Box<LogLive>),
+}
+
+/// Why a watched file is not read as it grows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotLive {
+    /// Its first line is none of the appendable formats (it is read whole, as any file).
+    NotAppendable,
+}
+
+impl LiveRun {
+    /// Starts watching `path` (no bytes read yet) with every family.
+    pub fn new(path: &str, settings: &Settings) -> LiveRun {
+        LiveRun::new_in::<ALL_FAMILIES>(path, settings)
+    }
+
+    /// Starts watching `path` with the families of `FAMILIES`; the settings fix the numeric QA
+    /// scorer (an eval log is judged by its headline score, as recorded).
+    pub fn new_in<const FAMILIES: FamilySet>(path: &str, settings: &Settings) -> LiveRun {
+        LiveRun {
+            path: path.replace('\\', "/"),
+            tail: LineTail::default(),
+            pending: Pending {
+                qa: has(FAMILIES, Family::NumericQa).then(|| settings.numeric_qa.clone()),
+                log: has(FAMILIES, Family::EvalLog),
+            },
+            reader: None,
+            tally: LiveTally::default(),
+        }
+    }
+
+    /// Reads `bytes`, appended to the file since the last call: the complete lines they end are
+    /// read and their new items scored; a line not ended yet is held (never a diagnostic). How
+    /// many items were new; `Err` when the file's first line shows it is none of the appendable
+    /// formats.
+    pub fn append(&mut self, bytes: &[u8]) -> Result<usize, NotLive> {
+        let Some((first, lines)) = self.tail.push(bytes) else {
+            return Ok(0);
+        };
+        if self.reader.is_none() {
+            // The first non-blank line says which format; the reader reads every line.
+            let Some(head) = lines
+                .split_inclusive(|&b| b == b'\n')
+                .find(|l| !l.trim_ascii().is_empty())
+            else {
+                // Blank lines only: nothing to read yet, and nothing lost.
+                return Ok(0);
+            };
+            self.reader = Some(
+                self.pending
+                    .reader(&self.path, head)
+                    .ok_or(NotLive::NotAppendable)?,
+            );
+        }
+        Ok(match &mut self.reader {
+            Some(Reader::Qa(r)) => r.lines(&lines, &mut self.tally),
+            Some(Reader::Log(r)) => r.lines(first, &lines, &mut self.tally),
+            None => 0,
+        })
+    }
+
+    /// The family the file is read as, once its first line was read.
+    pub fn family(&self) -> Option<Family> {
+        match self.reader.as_ref()? {
+            Reader::Qa(_) => Some(Family::NumericQa),
+            Reader::Log(_) => Some(Family::EvalLog),
+        }
+    }
+
+    /// The watched file's path.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The diagnostics of the complete lines read so far (a held line has none).
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        match &self.reader {
+            Some(Reader::Qa(r)) => r.diagnostics(),
+            Some(Reader::Log(r)) => r.diagnostics(),
+            None => &[],
+        }
+    }
+
+    /// The numbers so far.
+    pub fn numbers(&self) -> LiveNumbers {
+        LiveNumbers {
+            diagnostics: self.diagnostics().len() as u64,
+            bytes_read: self.tail.read(),
+            bytes_held: self.tail.held() as u64,
+            ..self.tally.numbers()
+        }
+    }
+}
+
+/// What a watched file may be read as until its first line is read: the family set's readers
+/// and their settings.
+#[derive(Debug, Clone)]
+struct Pending {
+    qa: Option<crate::numeric_qa::score::ScoreConfig>,
+    log: bool,
+}
+
+impl Pending {
+    fn reader(&self, path: &str, head: &[u8]) -> Option<Reader> {
+        if let Some(cfg) = &self.qa {
+            if let Some(r) = QaLive::start(path, head, cfg.clone()) {
+                return Some(Reader::Qa(Box::new(r)));
+            }
+        }
+        if self.log {
+            if let Some(r) = LogLive::start(path, head) {
+                return Some(Reader::Log(Box::new(r)));
+            }
+        }
+        None
+    }
+}

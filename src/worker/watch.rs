@@ -1,0 +1,587 @@
+//! Watching a folder as a run writes it (issue 30): the page sends a `FileSystemDirectoryHandle`
+//! (`showDirectoryPicker`, a dropped folder's `getAsFileSystemHandle`, an OPFS folder), and this
+//! worker reads the folder's JSONL files as they grow, the bytes appended since the last round
+//! only (`File.slice` from the last offset), through the engine's
+//! [`evalboard_engine::run::live::LiveRun`]: only new items are scored, a half-written last line
+//! waits for the next round.
+//!
+//! Changes are learnt from `FileSystemObserver` where the browser has it, and by polling sizes
+//! and `lastModified` every second otherwise (backing off to 5 s while nothing changes; with
+//! an observer the poll stays at 5 s as a safety net). After each round the page gets
+//! `Response::Live` (items, accuracy with its CI, items/s, time since the last item; stalled
+//! after [`STALL_S`] with no new item). The handle is kept in IndexedDB (`watch/<time>`) so the
+//! watch resumes after a reload while the permission holds; `Remove` stops it and forgets it.
+//! The browser APIs are reached by name (`js_sys::Reflect`), as in `keep`.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+use js_sys::{Array, Function, Object, Promise, Uint8Array};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::DedicatedWorkerGlobalScope;
+
+use evalboard_engine::live::LiveNumbers;
+use evalboard_engine::run::live::LiveRun;
+use evalboard_engine::run::{FamilySet, Settings};
+
+use super::keep::{call, call_now, get, idb, set};
+use super::runtime::{now, post};
+use crate::format::{pct, NONE};
+use crate::protocol::{Block, LiveStatus, Response, RunId, StoredRun, WatchState};
+
+/// Seconds with no new item before a watched run is marked stalled.
+pub(crate) const STALL_S: f64 = 300.0;
+/// Poll intervals: after a change, and the longest while nothing changes.
+const FAST_MS: f64 = 1000.0;
+const SLOW_MS: f64 = 5000.0;
+/// Most files and folder levels a watch looks at (a folder is a run's output, not a disk).
+const MAX_FILES: usize = 2000;
+const MAX_DEPTH: usize = 6;
+/// The most bytes read from a file at once.
+const CHUNK: f64 = 8.0 * 1024.0 * 1024.0;
+/// The IndexedDB keys of kept watches start with this.
+const KEY_PREFIX: &str = "watch/";
+
+thread_local! {
+    static WATCHES: RefCell<HashMap<RunId, Rc<RefCell<Watch>>>> = RefCell::new(HashMap::new());
+}
+
+type Js<T> = Result<T, JsValue>;
+
+/// One watched folder.
+struct Watch {
+    name: String,
+    dir: JsValue,
+    /// Its IndexedDB key, once kept.
+    key: Option<String>,
+    files: BTreeMap<String, Watched>,
+    settings: Settings,
+    stopped: Option<String>,
+    /// performance.now() of the first round that found items, and its item count.
+    first: Option<(f64, u64)>,
+    last_item_ms: Option<f64>,
+    items: u64,
+    /// Wakes the sleeping loop (the observer's callback calls it).
+    wake: Option<Function>,
+    observer: Option<JsValue>,
+    interval_ms: f64,
+}
+
+/// One file of the folder.
+struct Watched {
+    /// `None`: the file is not read as it grows (not a JSONL of an appendable format).
+    live: Option<LiveRun>,
+    offset: f64,
+    modified: f64,
+    note: Option<String>,
+}
+
+/// Starts watching the folder `dir` as run `run_id` (with `key`: a watch kept from an earlier
+/// visit, whose handle is in IndexedDB).
+pub(crate) fn start<const FAMILIES: FamilySet>(
+    scope: &DedicatedWorkerGlobalScope,
+    (run_id, name): (RunId, String),
+    dir: JsValue,
+    key: Option<String>,
+    settings: Settings,
+) {
+    stop(run_id, false);
+    let watch = Rc::new(RefCell::new(Watch {
+        name,
+        dir,
+        key,
+        files: BTreeMap::new(),
+        settings,
+        stopped: None,
+        first: None,
+        last_item_ms: None,
+        items: 0,
+        wake: None,
+        observer: None,
+        interval_ms: FAST_MS,
+    }));
+    WATCHES.with(|w| w.borrow_mut().insert(run_id, watch.clone()));
+    let scope = scope.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        run::<FAMILIES>(&scope, run_id, &watch).await;
+    });
+}
+
+/// Stops watch `run_id` (the page removed it); `forget`: its kept handle goes too.
+pub(crate) fn stop(run_id: RunId, forget: bool) {
+    let Some(w) = WATCHES.with(|w| w.borrow_mut().remove(&run_id)) else {
+        return;
+    };
+    let mut w = w.borrow_mut();
+    w.stopped = Some("The watch was removed.".into());
+    if let Some(o) = w.observer.take() {
+        let _ = call_now(&o, "disconnect", &[]);
+    }
+    if let Some(wake) = w.wake.take() {
+        let _ = wake.call0(&JsValue::UNDEFINED);
+    }
+    if let (true, Some(key)) = (forget, w.key.take()) {
+        wasm_bindgen_futures::spawn_local(async move {
+            if let Ok(db) = idb::open().await {
+                idb::remove(&db, &key).await;
+            }
+        });
+    }
+}
+
+/// The watches kept from earlier visits (the page watches each again with `Watch { stored }`).
+pub(crate) async fn list(scope: &DedicatedWorkerGlobalScope) {
+    let Ok(watches) = kept().await else { return };
+    if !watches.is_empty() {
+        post(scope, &Response::Watches { watches });
+    }
+}
+
+async fn kept() -> Js<Vec<StoredRun>> {
+    let db = idb::open().await?;
+    let (_, store) = idb::store(&db, "readonly")?;
+    let keys = idb::settle(&call_now(&store, "getAllKeys", &[])?, "success", "error");
+    let records = idb::settle(&call_now(&store, "getAll", &[])?, "success", "error");
+    let (keys, records) = (Array::from(&keys.await?), Array::from(&records.await?));
+    Ok(keys
+        .iter()
+        .zip(records.iter())
+        .filter_map(|(k, r)| {
+            let key = k.as_string().filter(|k| k.starts_with(KEY_PREFIX))?;
+            let name = get(&r, "name").ok()?.as_string()?;
+            Some(StoredRun {
+                key,
+                name,
+                paths: Vec::new(),
+            })
+        })
+        .collect())
+}
+
+/// The handle kept under `key`.
+pub(crate) async fn kept_handle(key: &str) -> Js<JsValue> {
+    let db = idb::open().await?;
+    let (_, store) = idb::store(&db, "readonly")?;
+    let record = idb::settle(&call_now(&store, "get", &[key.into()])?, "success", "error").await?;
+    get(&record, "handle")
+}
+
+/// Keeps the watch's handle in IndexedDB (a handle is structured-cloneable there).
+async fn keep(name: &str, dir: &JsValue) -> Js<String> {
+    let db = idb::open().await?;
+    let key = format!("{KEY_PREFIX}{:016}", js_sys::Date::now() as u64);
+    let (tx, store) = idb::store(&db, "readwrite")?;
+    let done = idb::settle(&tx, "complete", "abort");
+    let record = Object::new();
+    set(&record, "name", &name.into());
+    set(&record, "handle", dir);
+    call_now(&store, "put", &[record.into(), key.as_str().into()])?;
+    done.await?;
+    Ok(key)
+}
+
+/// The watch loop: a round, its status to the page, then sleep until the observer or the poll
+/// interval wakes it.
+async fn run<const FAMILIES: FamilySet>(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    watch: &Rc<RefCell<Watch>>,
+) {
+    let dir = watch.borrow().dir.clone();
+    // The permission: an OPFS folder has it; a picked folder has it in this visit; a kept one
+    // needs the user's yes again after a reload (asked on the page, which has the gesture).
+    if let Some(state) = permission(&dir).await {
+        if state != "granted" {
+            let message = format!(
+                "The browser asks again for permission to read “{}” (its answer now: {state}): \
+                 pick the folder again with “Watch a folder…” to resume.",
+                watch.borrow().name
+            );
+            return end(scope, run_id, watch, message);
+        }
+    }
+    if watch.borrow().key.is_none() {
+        let name = watch.borrow().name.clone();
+        if let Ok(key) = keep(&name, &dir).await {
+            watch.borrow_mut().key = Some(key);
+        }
+    }
+    observe(watch).await;
+    loop {
+        if watch.borrow().stopped.is_some() {
+            return;
+        }
+        match round::<FAMILIES>(watch).await {
+            Ok(changed) => {
+                let mut w = watch.borrow_mut();
+                w.interval_ms = if changed {
+                    FAST_MS
+                } else if w.observer.is_some() {
+                    SLOW_MS
+                } else {
+                    (w.interval_ms * 2.0).min(SLOW_MS)
+                };
+            }
+            Err(e) => {
+                let message = stop_message(&e, &watch.borrow().name);
+                return end(scope, run_id, watch, message);
+            }
+        }
+        if watch.borrow().stopped.is_some() {
+            return;
+        }
+        post(
+            scope,
+            &Response::Live {
+                run_id,
+                status: status(&watch.borrow()),
+            },
+        );
+        let ms = watch.borrow().interval_ms;
+        sleep(watch, ms).await;
+    }
+}
+
+/// The watch ends with `message`, told to the page.
+fn end(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    watch: &Rc<RefCell<Watch>>,
+    message: String,
+) {
+    let mut w = watch.borrow_mut();
+    w.stopped = Some(message);
+    if let Some(o) = w.observer.take() {
+        let _ = call_now(&o, "disconnect", &[]);
+    }
+    post(
+        scope,
+        &Response::Live {
+            run_id,
+            status: status(&w),
+        },
+    );
+}
+
+/// Why a round failed, in words.
+fn stop_message(e: &JsValue, name: &str) -> String {
+    let kind = get(e, "name")
+        .ok()
+        .and_then(|n| n.as_string())
+        .unwrap_or_default();
+    match kind.as_str() {
+        "NotAllowedError" | "SecurityError" => format!(
+            "The permission to read “{name}” was revoked: the watch stopped. Pick the folder \
+             again with “Watch a folder…” to resume."
+        ),
+        "NotFoundError" => format!("“{name}” is gone (moved or deleted): the watch stopped."),
+        _ => format!(
+            "Reading “{name}” failed ({}): the watch stopped.",
+            crate::js_error::js_err(e.clone())
+        ),
+    }
+}
+
+/// The handle's read permission (`None`: the browser does not say, as for OPFS in some).
+async fn permission(dir: &JsValue) -> Option<String> {
+    let opts = Object::new();
+    set(&opts, "mode", &"read".into());
+    call(dir, "queryPermission", &[opts.into()])
+        .await
+        .ok()?
+        .as_string()
+}
+
+/// Registers a `FileSystemObserver` on the folder where the browser has one: its callback wakes
+/// the loop at once. Where `observe` fails the poll alone watches.
+async fn observe(watch: &Rc<RefCell<Watch>>) {
+    let Ok(ctor) = get(&js_sys::global(), "FileSystemObserver") else {
+        return;
+    };
+    let Ok(ctor) = ctor.dyn_into::<Function>() else {
+        return;
+    };
+    let w = Rc::downgrade(watch);
+    let callback = Closure::<dyn FnMut()>::new(move || {
+        if let Some(w) = w.upgrade() {
+            let wake = w.borrow_mut().wake.take();
+            if let Some(wake) = wake {
+                let _ = wake.call0(&JsValue::UNDEFINED);
+            }
+        }
+    });
+    let Ok(observer) = js_sys::Reflect::construct(&ctor, &Array::of1(callback.as_ref())) else {
+        return;
+    };
+    callback.forget();
+    let opts = Object::new();
+    set(&opts, "recursive", &true.into());
+    let dir = watch.borrow().dir.clone();
+    if call(&observer, "observe", &[dir, opts.into()])
+        .await
+        .is_ok()
+    {
+        watch.borrow_mut().observer = Some(observer);
+    }
+}
+
+/// Sleeps `ms`, or less when the observer (or a stop) wakes the loop.
+async fn sleep(watch: &Rc<RefCell<Watch>>, ms: f64) {
+    let promise = Promise::new(&mut |resolve: Function, _| {
+        let global = js_sys::global();
+        let _ = call_now(&global, "setTimeout", &[resolve.clone().into(), ms.into()]);
+        watch.borrow_mut().wake = Some(resolve);
+    });
+    let _ = JsFuture::from(promise).await;
+    watch.borrow_mut().wake = None;
+}
+
+/// One round: every file of the folder looked at, the bytes appended to each read. `true` when
+/// a file changed.
+async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool> {
+    let dir = watch.borrow().dir.clone();
+    let mut handles = Vec::new();
+    list_files(&dir, "", 0, &mut handles).await?;
+    let mut changed = false;
+    for (path, handle) in handles {
+        // A file deleted since the listing is looked at no more (the folder's listing said it).
+        let Ok(file) = call(&handle, "getFile", &[]).await else {
+            continue;
+        };
+        let size = get(&file, "size")?.as_f64().unwrap_or(0.0);
+        let modified = get(&file, "lastModified")?.as_f64().unwrap_or(0.0);
+        let (offset, known_modified, is_new) = {
+            let w = watch.borrow();
+            match w.files.get(&path) {
+                Some(f) => (f.offset, f.modified, false),
+                None => (0.0, -1.0, true),
+            }
+        };
+        if !is_new && size == offset && modified == known_modified {
+            continue;
+        }
+        changed = true;
+        // A file that shrank was written anew: read from its start.
+        let from = if size < offset { 0.0 } else { offset };
+        if is_new || from == 0.0 {
+            let mut w = watch.borrow_mut();
+            let watched = new_file::<FAMILIES>(&path, &w.settings);
+            w.files.insert(path.clone(), watched);
+        }
+        let readable = watch
+            .borrow()
+            .files
+            .get(&path)
+            .is_some_and(|f| f.live.is_some());
+        // The appended bytes, a slice of at most CHUNK at a time (a big file met for the first
+        // time is never in memory whole). A slice the browser cannot read (the file changed
+        // since `getFile`: NotReadableError) is read again next round, from where it stopped.
+        let mut new_items = 0u64;
+        let mut at = from;
+        let mut done = true;
+        while readable && at < size {
+            let end = size.min(at + CHUNK);
+            let bytes = match read_slice(&file, at, end).await {
+                Ok(b) => b,
+                Err(e) if is_transient(&e) => {
+                    done = false;
+                    break;
+                }
+                Err(e) => return Err(e),
+            };
+            at = end;
+            let mut w = watch.borrow_mut();
+            let Some(f) = w.files.get_mut(&path) else {
+                break;
+            };
+            f.offset = at;
+            let Some(live) = f.live.as_mut() else { break };
+            match live.append(&bytes) {
+                Ok(n) => new_items += n as u64,
+                Err(_) => {
+                    f.live = None;
+                    f.note = Some(format!(
+                        "{path} is not a QA JSONL, OpenAI Evals or promptfoo .jsonl file: it \
+                         is not read as it grows"
+                    ));
+                }
+            }
+        }
+        let t = now();
+        let mut w = watch.borrow_mut();
+        if let (true, Some(f)) = (done, w.files.get_mut(&path)) {
+            f.offset = size;
+            f.modified = modified;
+        }
+        if new_items > 0 {
+            w.items += new_items;
+            w.last_item_ms = Some(t);
+            if w.first.is_none() {
+                w.first = Some((t, w.items));
+            }
+        }
+    }
+    Ok(changed)
+}
+
+/// Bytes `from..to` of `file`.
+async fn read_slice(file: &JsValue, from: f64, to: f64) -> Js<Vec<u8>> {
+    let part = call_now(file, "slice", &[from.into(), to.into()])?;
+    let buf = call(&part, "arrayBuffer", &[]).await?;
+    Ok(Uint8Array::new(&buf).to_vec())
+}
+
+/// A read that fails because the file is being written (tried again next round).
+fn is_transient(e: &JsValue) -> bool {
+    let kind = get(e, "name").ok().and_then(|n| n.as_string());
+    matches!(
+        kind.as_deref(),
+        Some("NotReadableError" | "InvalidStateError")
+    )
+}
+
+/// A file seen for the first time (or written anew).
+fn new_file<const FAMILIES: FamilySet>(path: &str, settings: &Settings) -> Watched {
+    let lower = path.to_ascii_lowercase();
+    let appendable = lower.ends_with(".jsonl") || lower.ends_with(".ndjson");
+    Watched {
+        live: appendable.then(|| LiveRun::new_in::<FAMILIES>(path, settings)),
+        offset: 0.0,
+        modified: -1.0,
+        note: (!appendable).then(|| {
+            format!("{path} is not a JSONL file: it is not read as it grows (drop the folder for a full read)")
+        }),
+    }
+}
+
+/// The folder's files (path relative to the folder, handle), folders first-level down to
+/// [`MAX_DEPTH`], at most [`MAX_FILES`]; hidden files and `.crswap` swap files skipped.
+async fn list_files(
+    dir: &JsValue,
+    prefix: &str,
+    depth: usize,
+    out: &mut Vec<(String, JsValue)>,
+) -> Js<()> {
+    let iter = call_now(dir, "values", &[])?;
+    let mut subdirs = Vec::new();
+    while out.len() < MAX_FILES {
+        let step = call(&iter, "next", &[]).await?;
+        if get(&step, "done")?.is_truthy() {
+            break;
+        }
+        let handle = get(&step, "value")?;
+        let name = get(&handle, "name")?.as_string().unwrap_or_default();
+        if name.starts_with('.') || name.ends_with(".crswap") {
+            continue;
+        }
+        let path = format!("{prefix}{name}");
+        match get(&handle, "kind")?.as_string().as_deref() {
+            Some("file") => out.push((path, handle)),
+            Some("directory") if depth + 1 < MAX_DEPTH => subdirs.push((path, handle)),
+            _ => {}
+        }
+    }
+    for (path, handle) in subdirs {
+        Box::pin(list_files(&handle, &format!("{path}/"), depth + 1, out)).await?;
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(())
+}
+
+/// What the page shows of `w`: its state, and the blocks wording its numbers.
+fn status(w: &Watch) -> LiveStatus {
+    let t = now();
+    let since_last_item_s = w.last_item_ms.map(|l| (t - l) / 1000.0);
+    let items_per_s = match (w.first, w.last_item_ms) {
+        (Some((t0, n0)), Some(last)) if last > t0 && w.items > n0 => {
+            Some((w.items - n0) as f64 / ((last - t0) / 1000.0))
+        }
+        _ => None,
+    };
+    let state = if w.stopped.is_some() {
+        WatchState::Stopped
+    } else if since_last_item_s.is_some_and(|s| s >= STALL_S) {
+        WatchState::Stalled
+    } else {
+        WatchState::Running
+    };
+    let how = if w.observer.is_some() {
+        "FileSystemObserver".into()
+    } else {
+        format!("polling every {} s", (w.interval_ms / 1000.0).round())
+    };
+    let (word, tone) = match state {
+        WatchState::Running => ("RUNNING", "note"),
+        WatchState::Stalled => ("STALLED", "warn"),
+        WatchState::Stopped => ("STOPPED", "error"),
+    };
+    let mut blocks = vec![Block::Note {
+        key: "watch-state".into(),
+        tone: tone.into(),
+        text: format!("{word} · {}", pace(items_per_s, since_last_item_s, &how)),
+    }];
+    // A file per line, in path order: the appendable ones with their numbers so far.
+    blocks.extend(w.files.iter().filter_map(|(path, f)| {
+        Some(Block::Text {
+            key: "watch-file".into(),
+            text: file_line(path, &f.live.as_ref()?.numbers()),
+            mono: false,
+        })
+    }));
+    let notes: Vec<&str> = w.files.values().filter_map(|f| f.note.as_deref()).collect();
+    let message = w.stopped.clone().or_else(|| match notes.len() {
+        0 => None,
+        1 => Some(notes.join("")),
+        n => Some(format!(
+            "{} (and {} more files not read as they grow)",
+            notes[0],
+            n - 1
+        )),
+    });
+    if let Some(m) = message {
+        blocks.push(Block::Note {
+            key: "watch-message".into(),
+            tone: "warn".into(),
+            text: m,
+        });
+    }
+    LiveStatus {
+        name: w.name.clone(),
+        state,
+        blocks,
+    }
+}
+
+/// `2.5 items/s · last item 3 s ago · polling every 1 s`.
+fn pace(items_per_s: Option<f64>, since_last_item_s: Option<f64>, how: &str) -> String {
+    let rate = items_per_s.map_or(NONE.to_string(), |r| format!("{r:.1} items/s"));
+    let last = since_last_item_s.map_or("no item yet".to_string(), |t| {
+        format!("last item {t:.0} s ago")
+    });
+    format!("{rate} · {last} · {how}")
+}
+
+/// `run.jsonl: 12 items (of 50) · accuracy 66.7% (95% CI 39.1%–86.2%) · 2 problems`.
+fn file_line(path: &str, n: &LiveNumbers) -> String {
+    let of = n
+        .declared_total
+        .map(|t| format!(" (of {t})"))
+        .unwrap_or_default();
+    let ci = n
+        .accuracy_ci95
+        .map(|(lo, hi)| format!(" (95% CI {}–{})", pct(Some(lo)), pct(Some(hi))))
+        .unwrap_or_default();
+    let problems = match n.diagnostics {
+        0 => String::new(),
+        1 => " · 1 problem".into(),
+        k => format!(" · {k} problems"),
+    };
+    format!(
+        "{path}: {} items{of} · accuracy {}{ci}{problems}",
+        n.items,
+        pct(n.accuracy)
+    )
+}

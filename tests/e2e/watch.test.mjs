@@ -1,0 +1,178 @@
+// Watching a folder (issue 30, docs/dashboard.md § Watching a folder): the page's "Watch a
+// folder…" hands an OPFS directory handle (no permission prompt; the picker is replaced by one
+// returning it, since a real picker cannot be driven headless) to the main worker, a writer
+// appends QA JSONL lines (a half line among them) and an OpenAI Evals record file, and the live
+// numbers follow; the final numbers equal `evalboard score` on the finished folder. The watch
+// resumes after a reload; "Stop" forgets it. Run with FileSystemObserver (where Chromium has
+// it) and with it removed from the worker by script (polling). A page without
+// showDirectoryPicker says why and offers the re-drop.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { withApp, openPage, outsideRequests, root, outDir, cli, pct } from './lib.mjs';
+
+const app = withApp();
+const DIR = 'watch-e2e';
+const EVALS = fs.readFileSync(path.join(root, 'tests/fixtures/evallog/ok/openai_evals_errors/input/arith-match.jsonl'), 'utf8');
+
+/** Ten QA turns over three conversations, text outside ASCII, turns 0, 3, 6, 9 wrong. */
+function qaLines() {
+  const out = [];
+  for (let i = 0; i < 10; i++) {
+    const expected = 10 + i;
+    const predicted = i % 3 === 0 ? expected + 1 : expected;
+    out.push(JSON.stringify({
+      conversation_id: `café-${i % 3}`, turn_idx: Math.floor(i / 3), question: `¿cuánto? ${i} 🙂`,
+      expected: String(expected), predicted, latency_ms: 100 + i,
+    }) + '\n');
+  }
+  return out;
+}
+const QA = qaLines().join('');
+
+/** Appends `text` to OPFS file `name` of the watched folder, as a writer would (one write). */
+async function append(page, name, text) {
+  await page.evaluate(async ([dirName, name, text]) => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(dirName, { create: true });
+    const fh = await dir.getFileHandle(name, { create: true });
+    const size = (await fh.getFile()).size;
+    const w = await fh.createWritable({ keepExistingData: true });
+    await w.seek(size);
+    await w.write(text);
+    await w.close();
+  }, [DIR, name, text]);
+}
+
+/** A fresh page whose directory picker returns the OPFS folder (emptied first). */
+async function start(context, page) {
+  await page.addInitScript(([dirName]) => {
+    localStorage.setItem('evalboard.demo-dismissed', '1');
+    window.showDirectoryPicker = async () =>
+      (await navigator.storage.getDirectory()).getDirectoryHandle(dirName, { create: true });
+  }, [DIR]);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('.eb-watch__pick');
+  await page.evaluate(async (dirName) => {
+    const r = await navigator.storage.getDirectory();
+    await r.removeEntry(dirName, { recursive: true }).catch(() => {});
+  }, DIR);
+}
+
+/** The watched files' lines as the page shows them (worker-laid-out blocks), by file name. */
+async function fileLines(page) {
+  const texts = await page.locator('.eb-watch__item [data-field="watch-file"]').allInnerTexts();
+  return Object.fromEntries(texts.map((t) => [t.split(':')[0], t]));
+}
+
+async function waitFile(page, name, items, timeout = 30000) {
+  await page.waitForFunction(([name, items]) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-file"]')]
+    .some((e) => e.textContent.startsWith(`${name}: ${items} items`)), [name, items], { timeout });
+}
+
+/** The watch's state line: `RUNNING · 2.5 items/s · last item 0 s ago · FileSystemObserver`. */
+const stateLine = (page) => page.locator('.eb-watch__item [data-note="watch-state"]').innerText();
+
+/** The CLI's numbers of the finished folder's files, each scored alone. */
+function cliNumbers() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-watch-'));
+  const one = (name, text) => {
+    const d = path.join(dir, name.replace('.jsonl', ''));
+    fs.mkdirSync(d);
+    fs.writeFileSync(path.join(d, name), text);
+    return JSON.parse(cli(['score', d, '--json']));
+  };
+  const qa = one('run.jsonl', QA);
+  const evals = one('evals.jsonl', EVALS);
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { qa, evals };
+}
+
+async function watchRun(how) {
+  const { page, rec, context } = await openPage(app.browser);
+  if (how === 'polling') {
+    // A worker runs no init scripts: its entry script is served with the line before it.
+    await context.route('**/worker_loader.js', async (route) => {
+      const res = await route.fetch();
+      await route.fulfill({ response: res, body: `delete self.FileSystemObserver;\n${await res.text()}` });
+    });
+  }
+  await start(context, page);
+  const lines = qaLines();
+  const half = lines[4].slice(0, 25);
+  await append(page, 'run.jsonl', lines.slice(0, 4).join('') + half);
+  await page.click('.eb-watch__pick');
+  await waitFile(page, 'run.jsonl', 4);
+  assert.match(await stateLine(page), /^RUNNING · /);
+  let shown = await fileLines(page);
+  // Turns 0 and 3 wrong of 4; the half line is held, not a problem.
+  assert.match(shown['run.jsonl'], /4 items · accuracy 50\.0% \(95% CI/);
+  assert.doesNotMatch(shown['run.jsonl'], /problems/);
+  const pace = await stateLine(page);
+  const observed = await page.evaluate(() => 'FileSystemObserver' in self);
+  if (how === 'polling') assert.match(pace, /polling every \d s/);
+  else assert.match(pace, observed ? /FileSystemObserver/ : /polling/);
+  await page.screenshot({ path: path.join(outDir, `watch-${how}-1.png`) });
+
+  // The rest of the half line and more turns; an OpenAI Evals record file in two writes.
+  await append(page, 'run.jsonl', lines[4].slice(25) + lines.slice(5).join(''));
+  const evalLines = EVALS.split(/(?<=\n)/);
+  await append(page, 'evals.jsonl', evalLines.slice(0, 5).join(''));
+  await waitFile(page, 'run.jsonl', 10);
+  await append(page, 'evals.jsonl', evalLines.slice(5).join(''));
+  await waitFile(page, 'evals.jsonl', 5);
+  await page.waitForFunction(() => /items\/s/.test(document.querySelector('[data-note="watch-state"]')?.textContent));
+  shown = await fileLines(page);
+  const want = cliNumbers();
+  assert.equal(want.qa.total_turns, 10);
+  assert.ok(shown['run.jsonl'].includes(`10 items · accuracy ${pct(want.qa.numerical_accuracy)}`), shown['run.jsonl']);
+  // An eval log's items and headline as `evalboard score --json` gives them (n_items,
+  // headline_score: the match events' accuracy).
+  assert.ok(shown['evals.jsonl'].includes(`${want.evals.n_items} items · accuracy ${pct(want.evals.headline_score)}`), shown['evals.jsonl']);
+  await page.screenshot({ path: path.join(outDir, `watch-${how}-2.png`) });
+  assert.deepEqual(outsideRequests(rec, app.srv.origin), []);
+  assert.deepEqual(rec.pageErrors, []);
+  return { page, context, shown };
+}
+
+test('a watched OPFS folder shows the numbers so far; the final ones equal evalboard score; a reload resumes the watch; Stop forgets it', async () => {
+  const { page, context, shown } = await watchRun('observer');
+  await page.reload();
+  await waitFile(page, 'run.jsonl', 10, 30000);
+  await waitFile(page, 'evals.jsonl', 5, 30000);
+  const again = await fileLines(page);
+  assert.equal(again['run.jsonl'], shown['run.jsonl']);
+  assert.equal(again['evals.jsonl'], shown['evals.jsonl']);
+  await page.screenshot({ path: path.join(outDir, 'watch-reloaded.png') });
+  await page.click('.eb-watch__remove');
+  assert.equal(await page.locator('.eb-watch__item').count(), 0);
+  await page.waitForTimeout(500);
+  await page.reload();
+  await page.waitForSelector('.eb-watch__pick');
+  await page.waitForTimeout(2000);
+  assert.equal(await page.locator('.eb-watch__item').count(), 0, 'a stopped watch does not come back');
+  await context.close();
+});
+
+test('with FileSystemObserver removed from the worker the folder is polled, with the same numbers', async () => {
+  const { context } = await watchRun('polling');
+  await context.close();
+});
+
+test('a browser without showDirectoryPicker says why and offers the re-drop', async () => {
+  const { page, context } = await openPage(app.browser);
+  await page.addInitScript(() => {
+    localStorage.setItem('evalboard.demo-dismissed', '1');
+    delete window.showDirectoryPicker;
+    delete Window.prototype.showDirectoryPicker;
+  });
+  await page.goto(app.srv.url);
+  await page.click('.eb-watch__pick');
+  const why = page.locator('.eb-watch__why');
+  await why.waitFor();
+  assert.match(await why.innerText(), /cannot watch a folder: it has no File System Access API/);
+  assert.equal(await why.locator('.eb-pick button').count(), 2, 'the re-drop: pick folder, pick files');
+  await page.screenshot({ path: path.join(outDir, 'watch-no-picker.png') });
+  await context.close();
+});
