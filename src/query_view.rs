@@ -353,7 +353,11 @@ pub fn hits(ix: &Index, src: &str, key: &ItemKey, extra: Option<&dyn Fn(&mut Doc
     vec![screen::group(
         "hits",
         "section",
-        Some(format!("Where “{}” matched", screen::clip_at(src, 120))),
+        Some(format!(
+            "Where “{}” matched: {}",
+            screen::clip_at(src, 120),
+            crate::format::plural(all.len() as u64, "place", "places")
+        )),
         places,
     )]
 }
@@ -1021,9 +1025,14 @@ mod tests {
         let ix = index(three());
         let key = ItemKey::from_parts(&["b".to_string()]);
         let b = hits(&ix, "error ~ /timed out/", &key, None);
-        let Some(Block::Group { blocks, .. }) = b.first() else {
+        let Some(Block::Group { blocks, title, .. }) = b.first() else {
             panic!("{b:?}")
         };
+        // The heading counts the places.
+        assert_eq!(
+            title.as_deref(),
+            Some("Where “error ~ /timed out/” matched: 1 place")
+        );
         let Some(Block::Text { text, .. }) = blocks.first() else {
             panic!()
         };

@@ -193,7 +193,7 @@ test('numeric QA: a turn opened from a query shows where it matched, right after
   // The section follows the opened turn (before its review section), the match in a mark.
   await page.waitForSelector('.eb-drawer .eb-turns__review [data-section="hits"] .eb-hit mark', { timeout: 30000 });
   assert.match(await page.locator('.eb-drawer [data-section="hits"] mark').first().innerText(), /^the change$/i);
-  assert.match(await page.locator('.eb-drawer [data-section="hits"]').innerText(), /Where “question ~ \/the change\/i” matched/);
+  assert.match(await page.locator('.eb-drawer [data-section="hits"]').innerText(), /Where “question ~ \/the change\/i” matched: 1 place/);
   const order = await page.evaluate(() => {
     const li = document.querySelector('.eb-drawer .eb-turns__review');
     const prev = li.previousElementSibling;
