@@ -770,6 +770,19 @@ pub struct ScreenRow {
     pub cells: Vec<String>,
 }
 
+/// The dataset features a numeric QA turn can be filtered by (its Items' `feature` choice):
+/// (the filter's value as shown, the engine's name; old links' `feature=` carries the name,
+/// which the page's link reader turns into the shown value).
+pub const QA_FEATURES: [(&str, &str); 3] = [
+    ("type-2 question", "has_type2_question"),
+    ("non-numeric values", "has_non_numeric_values"),
+    ("duplicate columns", "has_duplicate_columns"),
+];
+
+/// The column the items of a query end with (`ItemsLayout::columns`' last): each row's hit
+/// count, the places its drawer lists. The grid then has one more column (`eb-grid--hits`).
+pub const HITS_COLUMN: &str = "Hits";
+
 /// How the items of a family are called and tabled.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ItemsLayout {

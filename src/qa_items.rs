@@ -33,13 +33,8 @@ const COLUMNS: [(&str, &str); 14] = [
     ("Error", "eb-mono"),
 ];
 
-/// The dataset features a turn can be filtered by: (the filter's value as shown, the engine's
-/// name; old links' `feature=` carries the name).
-pub const FEATURES: [(&str, &str); 3] = [
-    ("type-2 question", "has_type2_question"),
-    ("non-numeric values", "has_non_numeric_values"),
-    ("duplicate columns", "has_duplicate_columns"),
-];
+/// The dataset features a turn can be filtered by ([`crate::protocol::QA_FEATURES`]).
+pub use crate::protocol::QA_FEATURES as FEATURES;
 
 /// The sort choices: (the value as shown, the engine's key); the first is the default.
 pub const SORTS: [(&str, SortKey); 8] = [

@@ -279,8 +279,21 @@ pub fn items(
         ..all.clone()
     };
     screen::page(&mut v, all.rows.clone(), offset, limit, |r| r);
+    hits_column(ix, &q, &mut v);
     v.blocks = query_blocks(ix, src, Vec::new());
     Some(v)
+}
+
+/// Adds [`crate::protocol::HITS_COLUMN`] to the page of rows `v` (counted for the rows sent only).
+fn hits_column(ix: &Index, q: &Query, v: &mut ScreenView) {
+    let at: HashMap<&ItemKey, &Doc> = ix.docs.iter().map(|d| (&d.key, d)).collect();
+    v.layout
+        .columns
+        .push((crate::protocol::HITS_COLUMN.into(), "eb-num".into()));
+    for r in &mut v.rows {
+        let n = at.get(&r.key).map_or(0, |d| q.hits(d).len());
+        r.cells.push(n.to_string());
+    }
 }
 
 /// The items screen while the conversations are read for query `src`: the family's layout, a
@@ -974,6 +987,27 @@ mod tests {
         .unwrap();
         assert_eq!(again.offset, 1);
         assert_eq!(again.rows.len(), 1);
+        // Each row ends with its hit count: one place (the error) for `error ~`, two for an
+        // `or` of two fields that both match.
+        assert_eq!(
+            v.layout.columns.last().map(|c| c.0.as_str()),
+            Some(crate::protocol::HITS_COLUMN)
+        );
+        assert_eq!(v.rows[0].cells.last().map(String::as_str), Some("1"));
+        let both = items(
+            &mut ix,
+            "error ~ /timed/ or error ~ /out/",
+            &ScreenFilter::default(),
+            (0, 0),
+            |_| Some(rows_of(&all)),
+        )
+        .unwrap();
+        let counts: Vec<&str> = both
+            .rows
+            .iter()
+            .map(|r| r.cells.last().unwrap().as_str())
+            .collect();
+        assert_eq!(counts, ["2", "2"]);
     }
 
     #[test]

@@ -210,7 +210,7 @@ fn old_filter<'a>(key: &str, value: &'a str) -> Option<(&'static str, &'a str)> 
         ("verdict", "correct" | "wrong") => ("verdict", value),
         ("turn", t) if !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()) => ("turn", t),
         // The engine's name the old link carries, as the select shows it.
-        ("feature", v) => crate::qa_items::FEATURES
+        ("feature", v) => crate::protocol::QA_FEATURES
             .iter()
             .find(|(_, name)| *name == v)
             .map(|(shown, _)| ("feature", *shown))?,

@@ -433,7 +433,7 @@ pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoVie
             <crate::ui::query::QueryBox data=data render=blocks/>
             <ScreenFilters layout=layout/>
             <div class="eb-items__count" role="status" aria-live="polite">{count}</div>
-            <div class=move || format!("eb-grid eb-grid--{}", layout.with(|l| l.kind.clone())) role="grid"
+            <div class=move || layout.with(grid_class) role="grid"
                 aria-label=move || layout.with(|l| l.noun.1.clone()) node_ref=scroller
                 aria-rowcount=move || (total().map_or(0, |t| t.0) + 1).to_string()
                 on:keydown=move |ev| if let Some(g) = scroller.get_untracked() { row_keys(&ev, &g) }
@@ -587,6 +587,20 @@ fn code_block(code: String, label: String) -> impl IntoView {
 }
 
 /// The open item of a run whose screens the worker lays out.
+/// The grid's classes: `eb-grid--<kind>`, and `eb-grid--hits` when the rows end with a query's
+/// hit count (one more column).
+fn grid_class(l: &crate::protocol::ItemsLayout) -> String {
+    let hits = l
+        .columns
+        .last()
+        .is_some_and(|(name, _)| name == crate::protocol::HITS_COLUMN);
+    format!(
+        "eb-grid eb-grid--{}{}",
+        l.kind,
+        if hits { " eb-grid--hits" } else { "" }
+    )
+}
+
 #[component]
 pub fn ScreenDrawer() -> impl IntoView {
     let store = use_store();

@@ -189,6 +189,13 @@ test('numeric QA: a turn opened from a query shows where it matched, right after
   await page.waitForSelector('input[name="query"]');
   await runQuery(page, 'question ~ /the change/i');
   await page.waitForFunction(() => / of 48 turns match/.test(document.querySelector('.eb-items__count')?.textContent || ''), null, { timeout: 30000 });
+  // Each row ends with its hit count, in one more grid column; the row stays one line.
+  await page.waitForSelector('.eb-grid--hits');
+  assert.equal(await page.locator('.eb-grid__head .eb-grid__cell').last().textContent(), 'Hits');
+  assert.equal(await page.locator('.eb-grid__row[aria-rowindex="2"] .eb-grid__cell').last().innerText(), '1');
+  const h = await page.locator('.eb-grid__row[aria-rowindex="2"]').evaluate((r) => [...r.children].map((c) => c.getBoundingClientRect().top));
+  assert.ok(h.every((t) => Math.abs(t - h[0]) < 2), `one line: ${h}`);
+  await shot(page, 'qa-items-hits');
   await page.locator('.eb-grid__row[aria-rowindex="2"]').click();
   // The section follows the opened turn (before its review section), the match in a mark.
   await page.waitForSelector('.eb-drawer .eb-turns__review [data-section="hits"] .eb-hit mark', { timeout: 30000 });
