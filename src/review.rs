@@ -656,5 +656,108 @@ fn review_blocks(r: &Review, open: bool) -> Vec<Block> {
     blocks
 }
 
+/// One run of the All runs tab for [`many_section`]: its name, the run, its content id.
+pub type ManyRun<'a> = (&'a str, RunRef<'a>, Option<String>);
+
+/// The All runs tab's human review (`data-section="human-many"`): for each run with marks, the
+/// marked items, its headline as judged and with human overrides, each against the baseline's
+/// (`runs[0]`, the pinned one, with its own overrides when it has marks) in points, and κ of the
+/// headline's judge with the marks. `None` while review is off or no run has a mark.
+pub fn many_section<const FAMILIES: FamilySet>(runs: &[ManyRun<'_>]) -> Option<Block> {
+    if !enabled() {
+        return None;
+    }
+    let reviews: Vec<Option<Review>> = with(|set| {
+        runs.iter()
+            .map(|(_, run, id)| {
+                let id = id.as_deref()?;
+                marks::review_in::<FAMILIES>(run, id, set)
+                    .ok()
+                    .flatten()
+                    .filter(|r| r.applied.applied > 0)
+            })
+            .collect()
+    });
+    if reviews.iter().all(Option::is_none) {
+        return None;
+    }
+    // The baseline's headline as judged, and with its overrides when it has marks.
+    let base = runs.first()?;
+    let base_own = base.1.verdicts_in::<FAMILIES>(None).ok().map(|v| v.rate());
+    let base_with = match reviews.first() {
+        Some(Some(r)) => Some(r.applied.with_overrides),
+        _ => base_own,
+    };
+    let points = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) => format!("{:+.1} pp", (a - b) * 100.0),
+        _ => crate::format::NONE.into(),
+    };
+    let head: Vec<String> = [
+        "Run",
+        "Marked",
+        "Headline",
+        "With human overrides",
+        "Δ vs baseline",
+        "Δ vs baseline, with overrides",
+        "κ (headline's judge)",
+    ]
+    .map(String::from)
+    .to_vec();
+    let numeric = (0..head.len()).map(|i| i > 0).collect();
+    let rows = runs
+        .iter()
+        .zip(&reviews)
+        .enumerate()
+        .filter_map(|(i, ((name, _, _), r))| {
+            let r = r.as_ref()?;
+            let a = &r.applied;
+            let (delta, delta_with) = if i == 0 {
+                ("baseline".to_string(), "baseline".to_string())
+            } else {
+                (
+                    points(a.original.value(), base_own.and_then(|b| b.value())),
+                    points(a.with_overrides.value(), base_with.and_then(|b| b.value())),
+                )
+            };
+            Some(TableRow {
+                key: None,
+                flag: a.changed > 0,
+                cells: vec![
+                    Cell::Text(name.to_string()),
+                    Cell::Text(crate::format::int(a.applied)),
+                    Cell::Text(rate_text(&a.original)),
+                    Cell::Text(rate_text(&a.with_overrides)),
+                    Cell::Text(delta),
+                    Cell::Text(delta_with),
+                    Cell::Text(r.agreement.first().map(kappa_text).unwrap_or_default()),
+                ],
+            })
+        })
+        .collect();
+    Some(screen::group(
+        "human-many",
+        "section",
+        Some("Human review against the baseline".into()),
+        vec![
+            screen::text(
+                "human-many-lead",
+                "The runs with human review marks kept in this browser: each headline as its \
+                 scorer judged it and with the marked items' verdicts replaced by the marks \
+                 (never in place of the ranked table's), each against the pinned baseline's \
+                 (its own overrides when it is marked), and how well the headline's judge \
+                 agrees with the marks (Cohen's κ). A run's own Overview has the details.",
+                false,
+            ),
+            Block::Table(Table {
+                key: "human-many".into(),
+                title: None,
+                head,
+                numeric,
+                rows,
+            }),
+        ],
+    ))
+}
+
 #[cfg(test)]
 mod tests;

@@ -261,3 +261,40 @@ fn the_report_includes_the_marks() {
         "no marks, no section"
     );
 }
+
+/// The All runs tab's human review: each marked run's headline as judged and with overrides,
+/// against the pinned baseline's, in points; none while no run is marked.
+#[test]
+fn all_runs_show_each_marked_run_against_the_baseline() {
+    enable();
+    let (scored, prov) = fixture();
+    let r = scored.as_ref();
+    let id = content_id(scored.files(), &prov).unwrap();
+    with_mut(|set| *set = MarkSet::default());
+    let runs = [("base", r, Some(id.clone())), ("cand", r, None)];
+    assert_eq!(many_section::<ALL_FAMILIES>(&runs), None);
+    // The baseline's first wrong item marked correct: its headline with overrides rises by one.
+    let own = r.verdicts_in::<ALL_FAMILIES>(None).unwrap();
+    let wrong = own.rows.iter().find(|v| v.correct == Some(false)).unwrap();
+    with_mut(|set| edit(set, (&id, "base"), &wrong.key, ("mark", "correct"), 1).unwrap());
+    let runs = [
+        ("base", r, Some(id.clone())),
+        ("cand", r, Some(id.clone())),
+        ("no digest", r, None),
+    ];
+    let block = many_section::<ALL_FAMILIES>(&runs).expect("a marked run");
+    let t = tables(std::slice::from_ref(&block));
+    let t = t.iter().find(|t| t.key == "human-many").unwrap();
+    // The unmarked run (no digest) is not listed.
+    assert_eq!(t.rows.len(), 2);
+    let rate = own.rate();
+    let n = rate.n;
+    assert_eq!(cell(&t.rows[0].cells[1]), "1");
+    assert!(cell(&t.rows[0].cells[2]).ends_with(&format!("({} of {n})", rate.correct)));
+    assert!(cell(&t.rows[0].cells[3]).ends_with(&format!("({} of {n})", rate.correct + 1)));
+    assert_eq!(cell(&t.rows[0].cells[4]), "baseline");
+    // The same bytes as the baseline: no difference either way.
+    assert_eq!(cell(&t.rows[1].cells[4]), "+0.0 pp");
+    assert_eq!(cell(&t.rows[1].cells[5]), "+0.0 pp");
+    with_mut(|set| *set = MarkSet::default());
+}

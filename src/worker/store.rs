@@ -361,6 +361,7 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                     let picked = crate::many::judge_of(&query);
                     view.blocks
                         .push(self.many_cohorts(&baselines, &runs, picked.as_deref()));
+                    view.blocks.extend(self.many_review(&baselines, &runs));
                 }
                 post_view(scope, (req, baselines.first().copied().unwrap_or(0)), view);
                 self.many = Some(kept);
@@ -387,6 +388,21 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
             other => return Some(other),
         }
         None
+    }
+
+    /// The All runs tab's human review against the pinned baseline (`None`: no run is marked).
+    fn many_review(&self, baselines: &[RunId], runs: &[RunId]) -> Option<crate::protocol::Block> {
+        let first = baselines.first().copied();
+        let ids: Vec<RunId> = first
+            .into_iter()
+            .chain(runs.iter().copied().filter(|id| Some(*id) != first))
+            .collect();
+        let kept: Vec<_> = ids
+            .iter()
+            .filter_map(|id| self.get(*id))
+            .map(|k| (k.name.as_str(), k.run(), k.content_id()))
+            .collect();
+        crate::review::many_section::<FAMILIES>(&kept)
     }
 
     /// The All runs tab's failure cohorts: each run against its baseline (the one of its task

@@ -177,6 +177,20 @@ test('200 items labelled with ≤ 2 keystrokes each; reload, re-drop and one cha
   await page.waitForFunction(() => /\(2\)/.test(document.querySelector('.eb-runhead__title')?.textContent || ''));
   assert.match(await humanFilter(page, 'marked'), new RegExp(`^${N} samples`));
 
+  // All runs: both (same bytes, same marks) against the pinned baseline, with overrides.
+  await page.click('#eb-tab-runs');
+  await page.selectOption('select[name="pin"]', 'marks_log');
+  await page.waitForSelector('[data-section="human-many"] [data-table="human-many"]', { timeout: 60000 });
+  const many = await page.locator('[data-table="human-many"] tbody tr').evaluateAll((rs) => rs
+    .map((r) => [...r.children].map((c) => c.textContent.trim())));
+  assert.equal(many.length, 2, JSON.stringify(many));
+  assert.deepEqual(many.map((r) => r[1]), [String(N), String(N)]);
+  assert.match(many[0][3], new RegExp(`\\(${review.headline_with_human_overrides.correct} of ${N}\\)$`));
+  assert.equal(many[0][4], 'baseline');
+  assert.deepEqual(many[1].slice(4, 6), ['+0.0 pp', '+0.0 pp']);
+  await page.locator('[data-section="human-many"]').scrollIntoViewIfNeeded();
+  await shot(page, 'all-runs');
+
   // One byte different: no mark applies, and the page says where they are.
   await humanFilter(page, '');
   await dropFiles(page, '.eb-app', folderPayload(OTHER));
