@@ -779,8 +779,9 @@ pub const QA_FEATURES: [(&str, &str); 3] = [
     ("duplicate columns", "has_duplicate_columns"),
 ];
 
-/// The column the items of a query end with (`ItemsLayout::columns`' last): each row's hit
-/// count, the places its drawer lists. The grid then has one more column (`eb-grid--hits`).
+/// The column the items of a query have second (`ItemsLayout::columns[1]`, after `#`): each
+/// row's hit count, the places its drawer lists. The grid then has one more column
+/// (`eb-grid--hits`).
 pub const HITS_COLUMN: &str = "Hits";
 
 /// How the items of a family are called and tabled.

@@ -284,15 +284,17 @@ pub fn items(
     Some(v)
 }
 
-/// Adds [`crate::protocol::HITS_COLUMN`] to the page of rows `v` (counted for the rows sent only).
+/// Adds [`crate::protocol::HITS_COLUMN`] to the page of rows `v`, second (after `#`, where it
+/// is seen without scrolling sideways), counted for the rows sent only.
 fn hits_column(ix: &Index, q: &Query, v: &mut ScreenView) {
     let at: HashMap<&ItemKey, &Doc> = ix.docs.iter().map(|d| (&d.key, d)).collect();
+    let col = 1.min(v.layout.columns.len());
     v.layout
         .columns
-        .push((crate::protocol::HITS_COLUMN.into(), "eb-num".into()));
+        .insert(col, (crate::protocol::HITS_COLUMN.into(), "eb-num".into()));
     for r in &mut v.rows {
         let n = at.get(&r.key).map_or(0, |d| q.hits(d).len());
-        r.cells.push(n.to_string());
+        r.cells.insert(col.min(r.cells.len()), n.to_string());
     }
 }
 
@@ -987,13 +989,13 @@ mod tests {
         .unwrap();
         assert_eq!(again.offset, 1);
         assert_eq!(again.rows.len(), 1);
-        // Each row ends with its hit count: one place (the error) for `error ~`, two for an
+        // Each row's hit count, second: one place (the error) for `error ~`, two for an
         // `or` of two fields that both match.
         assert_eq!(
-            v.layout.columns.last().map(|c| c.0.as_str()),
+            v.layout.columns.get(1).map(|c| c.0.as_str()),
             Some(crate::protocol::HITS_COLUMN)
         );
-        assert_eq!(v.rows[0].cells.last().map(String::as_str), Some("1"));
+        assert_eq!(v.rows[0].cells[1], "1");
         let both = items(
             &mut ix,
             "error ~ /timed/ or error ~ /out/",
@@ -1002,11 +1004,7 @@ mod tests {
             |_| Some(rows_of(&all)),
         )
         .unwrap();
-        let counts: Vec<&str> = both
-            .rows
-            .iter()
-            .map(|r| r.cells.last().unwrap().as_str())
-            .collect();
+        let counts: Vec<&str> = both.rows.iter().map(|r| r.cells[1].as_str()).collect();
         assert_eq!(counts, ["2", "2"]);
     }
 

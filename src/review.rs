@@ -318,14 +318,7 @@ fn differing<const FAMILIES: FamilySet>(run: RunRef<'_>, id: Option<&str>) -> Ve
 
 /// The "Human" column (its cells: the mark, the score override, ✎ for a note) and filter.
 fn human_column(v: &mut ScreenView, id: Option<&str>) {
-    // Before a query's hit count, which stays last (the grid's extra column).
-    let at = match v.layout.columns.last() {
-        Some((name, _)) if name == crate::protocol::HITS_COLUMN => v.layout.columns.len() - 1,
-        _ => v.layout.columns.len(),
-    };
-    v.layout
-        .columns
-        .insert(at, ("Human".into(), "eb-human".into()));
+    v.layout.columns.push(("Human".into(), "eb-human".into()));
     v.layout.filters.push(Choice {
         name: FILTER.into(),
         label: "Human".into(),
@@ -335,8 +328,7 @@ fn human_column(v: &mut ScreenView, id: Option<&str>) {
         let marks = id.and_then(|id| set.marks_for(id));
         for r in &mut v.rows {
             let m = marks.and_then(|m| m.get(&r.key));
-            let text = m.map(cell_text).unwrap_or_default();
-            r.cells.insert(at.min(r.cells.len()), text);
+            r.cells.push(m.map(cell_text).unwrap_or_default());
         }
     });
 }

@@ -587,12 +587,12 @@ fn code_block(code: String, label: String) -> impl IntoView {
 }
 
 /// The open item of a run whose screens the worker lays out.
-/// The grid's classes: `eb-grid--<kind>`, and `eb-grid--hits` when the rows end with a query's
-/// hit count (one more column).
+/// The grid's classes: `eb-grid--<kind>`, and `eb-grid--hits` when the rows have a query's hit
+/// count second (one more column).
 fn grid_class(l: &crate::protocol::ItemsLayout) -> String {
     let hits = l
         .columns
-        .last()
+        .get(1)
         .is_some_and(|(name, _)| name == crate::protocol::HITS_COLUMN);
     format!(
         "eb-grid eb-grid--{}{}",

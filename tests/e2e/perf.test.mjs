@@ -305,9 +305,11 @@ test('initial load: wasm + JS + CSS of the first open, measured against the budg
   // Issue 30's "Watch a folder…" (the button, the why and re-drop, the watched folders as
   // worker-laid-out blocks; its first build as page components cost +15 KB and was dropped):
   // +2.9 KB of page wasm (325,372 → 328,257 B gzip, both built here with the same toolchain);
-  // 336.5 KB by this gate on its branch, so the gate moves to 337 KB.
+  // 336.5 KB by this gate on its branch, so the gate moves to 337 KB. Merged with the rest of
+  // issue 29 (the numeric QA drawer's query, the grid's Hits column class, old links' feature
+  // names): 337.0 KB, over by a few hundred bytes; the gate moves to 338 KB.
   const BUDGET_KB = 350;
-  const PAGE_GATE_KB = 337;
+  const PAGE_GATE_KB = 338;
   assert.ok(PAGE_GATE_KB <= BUDGET_KB, 'the gate never exceeds the budget');
   assert.ok(page_ <= PAGE_GATE_KB * 1024, `page wasm+JS+CSS is ${kb(page_)} KB gzip (gate ${PAGE_GATE_KB} KB; budget ${BUDGET_KB} KB)`);
   // The two numbers agree with dist/ (nothing else was fetched).
