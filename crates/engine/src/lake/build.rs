@@ -308,12 +308,12 @@ fn export_run(lr: &LakeRun<'_>, id: &str, version: &str, t: &mut Acc, warnings: 
         aggregate_rows(id, &shash, &v, &fields_of, t);
     }
     if let (Some(marks), Some(own)) = (lr.marks, &own) {
-        human_rows(id, &shash, marks, own, t);
         let judged = Verdicts {
             judge: HUMAN.into(),
             rows: human_verdicts(marks, own),
             ..Verdicts::default()
         };
+        human_rows(id, &shash, marks, &judged, t);
         aggregate_rows(id, &shash, &judged, &fields_of, t);
     }
 }
@@ -338,10 +338,17 @@ fn human_verdicts(
 
 /// The `verdicts` rows of scorer [`HUMAN`]: `value` the score override, else 1 or 0 by the
 /// mark; `correct` the mark; `label` `correct`, `wrong` or `score` (an override alone);
-/// `scorer_version` the sidecar's schema. Marks of keys the run does not have are left out.
-fn human_rows(id: &str, shash: &str, marks: &crate::marks::RunMarks, own: &Verdicts, t: &mut Acc) {
+/// `scorer_version` the sidecar's schema. `judged`: the marks as verdicts ([`human_verdicts`]:
+/// marks of keys the run does not have are left out).
+fn human_rows(
+    id: &str,
+    shash: &str,
+    marks: &crate::marks::RunMarks,
+    judged: &Verdicts,
+    t: &mut Acc,
+) {
     let mut rows = Vec::new();
-    for v in human_verdicts(marks, own) {
+    for v in &judged.rows {
         let score = marks.get(&v.key).and_then(|m| m.score);
         let value = score.or(v.correct.map(|c| f64::from(u8::from(c))));
         let label = match v.correct {
