@@ -23,8 +23,23 @@ fn run_name(path: &Path) -> String {
 /// Reads `path` recursively. A single file becomes a one-file run named after the file.
 pub fn read_run(path: &Path) -> Result<RunInput> {
     let name = run_name(path);
-    let files = read_all(path, &list_files(path)?)?;
+    let listing = list_files(path)?;
+    let files = read_all(path, &listing)?;
+    none_read(path, listing.files.len(), files.len())?;
     Ok(RunInput::new(name, files))
+}
+
+/// An error when a folder lists files but none could be read (each is named above with its
+/// reason): not "the folder is empty".
+fn none_read(path: &Path, listed: usize, read: usize) -> Result<()> {
+    if listed > 0 && read == 0 {
+        anyhow::bail!(
+            "{}: none of its {listed} file{} could be read (see the reasons above)",
+            path.display(),
+            if listed == 1 { "" } else { "s" }
+        );
+    }
+    Ok(())
 }
 
 /// The files of a run, listed once: each file's folder is an index into `dirs`, so opening it
@@ -180,6 +195,7 @@ pub fn load_run(path: &Path, detail: ReadDetail) -> Result<Loaded> {
             Err(e) => report_skipped(path, &f.rel, &format!("cannot be read ({e})")),
         }
     }
+    none_read(path, listing.files.len(), reads.len())?;
     if evalboard_engine::family::family_of_votes(votes) != Family::NumericQa {
         return Ok(Loaded::Other(read_run(path)?));
     }
@@ -223,11 +239,19 @@ fn read_one(
         }
     }
     read_to_end(&mut file, &mut buf)?;
+    // A details Parquet file votes as the lm-eval samples it holds.
+    let input = details_as_samples(InputFile::new(rel, buf)).map_err(|e| {
+        let evalboard_lake::LakeError::File { message, .. } = e;
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("a Parquet file: {message}"),
+        )
+    })?;
     let OwnedRead {
         read,
         vote,
         bytes_back,
-    } = read::read_file_owned(InputFile::new(rel, buf), detail);
+    } = read::read_file_owned(input, detail);
     if let Some(b) = bytes_back.filter(|b| b.capacity() <= KEEP_BUFFER_BYTES) {
         BUFFER.with(|c| c.replace(b));
     }
@@ -310,12 +334,31 @@ fn read_all(path: &Path, listing: &Listing) -> Result<Vec<InputFile>> {
     .ok_or_else(|| anyhow::anyhow!("a file-reading thread panicked"))?;
     let mut files = Vec::with_capacity(read.len());
     for (r, f) in read.into_iter().zip(&listing.files) {
-        match r {
-            Ok(file) => files.push(file),
+        match r.map(details_as_samples) {
+            Ok(Ok(file)) => files.push(file),
+            Ok(Err(evalboard_lake::LakeError::File { message, .. })) => report_skipped(
+                path,
+                &f.rel,
+                &format!("cannot be read (a Parquet file: {message})"),
+            ),
             Err(e) => report_skipped(path, &f.rel, &format!("cannot be read ({e})")),
         }
     }
     Ok(files)
+}
+
+/// An lm-eval details Parquet file (the Open LLM Leaderboard's per-sample details) as the
+/// samples JSON lines it was converted from, under its own path, for the engine's lm-eval
+/// reader ([`evalboard_lake::details`]); any other file as it is.
+fn details_as_samples(f: InputFile) -> Result<InputFile, evalboard_lake::LakeError> {
+    if !f.path.ends_with(".parquet") || !evalboard_lake::details::is_parquet(&f.bytes) {
+        return Ok(f);
+    }
+    match evalboard_lake::details::samples_jsonl(&f.bytes, &f.path) {
+        Ok(Some(jsonl)) => Ok(InputFile::new(f.path, jsonl)),
+        Ok(None) => Ok(f),
+        Err(e) => Err(e),
+    }
 }
 
 /// Output files written as a set. Each file goes to a temporary name in its folder; [`commit`]

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod compare;
+mod details;
 mod diff;
 mod golden;
 mod hostile;

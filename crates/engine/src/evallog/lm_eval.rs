@@ -64,21 +64,36 @@ fn task_config(configs: &Value, task: &str) -> TaskConfig {
 }
 
 /// Reads one run: `results` and its samples files, each with the task its rows are samples of
-/// ([`super::lm_eval_pair::pair`]).
+/// ([`super::lm_eval_pair::pair`]). Without a results file (samples files alone, as the Open
+/// LLM Leaderboard's details datasets publish them), every metric the rows carry is recomputed
+/// per task and filter, and none is recorded.
 pub fn read_run(
-    results: &InputFile,
+    results: Option<&InputFile>,
     samples_files: &[(&InputFile, &str)],
 ) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
-    let path = results.path.as_str();
+    let path = match (results, samples_files.first()) {
+        (Some(r), _) => r.path.as_str(),
+        (None, Some((f, _))) => f.path.as_str(),
+        (None, None) => return Err(Vec::new()),
+    };
     let mut diags = Vec::new();
-    let top: Value =
-        json::parse_file(results, "an lm-eval results file", &mut diags).map_err(|d| vec![d])?;
-    let Some(res) = top.get("results").and_then(Value::as_object) else {
-        return Err(vec![Diagnostic::error(
-            path,
-            None,
-            "no `results` object: not an lm-eval results file",
-        )]);
+    let top: Value = match results {
+        Some(results) => {
+            json::parse_file(results, "an lm-eval results file", &mut diags).map_err(|d| vec![d])?
+        }
+        None => Value::Object(Map::new()),
+    };
+    let empty = Map::new();
+    let res = match top.get("results").and_then(Value::as_object) {
+        Some(res) => res,
+        None if results.is_none() => &empty,
+        None => {
+            return Err(vec![Diagnostic::error(
+                path,
+                None,
+                "no `results` object: not an lm-eval results file",
+            )])
+        }
     };
     let configs = top.get("configs").cloned().unwrap_or(Value::Null);
     let groups: Map<String, Value> = top
@@ -113,9 +128,12 @@ pub fn read_run(
 
     // The run's date id: its results file's name, else its samples files' (v0.4.0–v0.4.2 and
     // renamed results files carry none).
-    let date = std::iter::once(results)
+    let date = results
+        .into_iter()
         .chain(samples_files.iter().map(|(f, _)| *f))
-        .find_map(super::lm_eval_pair::date_id);
+        .find_map(|f| {
+            super::lm_eval_pair::date_id(f).or_else(|| super::lm_eval_pair::hub_split(f))
+        });
     let task_hashes = top.get("task_hashes");
     let mut samples = Vec::new();
     for (f, task) in samples_files {
@@ -138,6 +156,9 @@ pub fn read_run(
             }
         }
     }
+    if results.is_none() {
+        recorded = unrecorded_metrics(&samples);
+    }
     samples.sort_by(|a, b| a.key.cmp(&b.key));
 
     // Recompute per task, filter and mean-aggregated metric.
@@ -145,7 +166,7 @@ pub fn read_run(
     let mut task_stats: BTreeMap<(String, String, String), TaskStat> = BTreeMap::new();
     for r in &recorded {
         let task = &r.key.group;
-        if groups.contains_key(task) || !res.contains_key(task) {
+        if groups.contains_key(task) || (results.is_some() && !res.contains_key(task)) {
             continue;
         }
         let filter = r.key.variant.clone().unwrap_or_default();
@@ -277,25 +298,40 @@ pub fn read_run(
                         .or_else(|| pairs.get(k).map(|v| v.trim().to_string()))
                 })
         })
-        .or_else(|| cfg?.get("model").and_then(string));
-    let tasks: Vec<&String> = res.keys().filter(|t| !groups.contains_key(*t)).collect();
+        .or_else(|| cfg?.get("model").and_then(string))
+        .or_else(|| {
+            let (f, _) = samples_files.first().filter(|_| results.is_none())?;
+            super::lm_eval_pair::hub_model(f)
+        });
+    let mut tasks: Vec<&str> = res
+        .keys()
+        .filter(|t| !groups.contains_key(*t))
+        .map(String::as_str)
+        .collect();
+    if results.is_none() {
+        tasks = samples_files.iter().map(|(_, t)| *t).collect();
+        tasks.sort_unstable();
+        tasks.dedup();
+    }
     let primary = recorded.first().map(|r| r.key.clone());
     let run = EvalLogRun {
         tool: Tool::LmEvaluationHarness,
         tool_version: top.get("lm_eval_version").and_then(string),
         format_version: None,
         declared_samples: None,
-        files: std::iter::once(path.to_string())
-            .chain(samples_files.iter().map(|(f, _)| f.path.clone()))
+        files: results
+            .into_iter()
+            .chain(samples_files.iter().map(|(f, _)| *f))
+            .map(|f| f.path.clone())
             .collect(),
         status: None,
-        task: Some(groups.keys().next().cloned().unwrap_or_else(|| {
-            tasks
-                .iter()
-                .map(|t| t.as_str())
-                .collect::<Vec<_>>()
-                .join(",")
-        })),
+        task: Some(
+            groups
+                .keys()
+                .next()
+                .cloned()
+                .unwrap_or_else(|| tasks.join(",")),
+        ),
         task_version: None,
         model: model.clone(),
         dataset: None,
@@ -306,7 +342,7 @@ pub fn read_run(
                 .or(model)
                 .unwrap_or_default(),
             date.unwrap_or_else(|| {
-                let name = results.file_name();
+                let name = results.map_or(path, |r| r.file_name());
                 name.strip_suffix(".json").unwrap_or(name)
             })
         )),
@@ -324,6 +360,35 @@ pub fn read_run(
         samples,
     };
     Ok((run, diags))
+}
+
+/// What samples files alone record: each (task, filter, metric) their rows score, in the order
+/// of first appearance (files in order, rows in file order: lm-eval writes a task's filters in
+/// its `filter_list` order, so the first is the task's first filter), with no value (no results
+/// file recorded one).
+fn unrecorded_metrics(samples: &[Sample]) -> Vec<RecordedMetric> {
+    let mut seen: std::collections::BTreeSet<(&str, &str, &str)> = Default::default();
+    let mut out = Vec::new();
+    for s in samples {
+        let SampleKey::LmEval { task, filter, .. } = &s.key else {
+            continue;
+        };
+        for e in &s.scores {
+            if seen.insert((task, filter, &e.scorer)) {
+                out.push(RecordedMetric {
+                    key: MetricKey {
+                        group: task.clone(),
+                        scorer: e.scorer.clone(),
+                        variant: Some(filter.clone()),
+                        metric: e.scorer.clone(),
+                    },
+                    value: None,
+                    stderr: None,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// A task's recomputed (mean, stderr, n) for one metric and filter.

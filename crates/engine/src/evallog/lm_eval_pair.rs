@@ -114,6 +114,7 @@ fn is_date_id(s: &str) -> bool {
 /// A file name without its `.jsonl` / `.json` ending.
 fn stem(name: &str) -> &str {
     name.strip_suffix(".jsonl")
+        .or_else(|| name.strip_suffix(".parquet"))
         .or_else(|| name.strip_suffix(".json"))
         .unwrap_or(name)
 }
@@ -128,6 +129,82 @@ fn split_date(stem: &str) -> Option<(&str, &str)> {
 /// `samples_<task>_<date>.jsonl`).
 pub fn date_id(f: &InputFile) -> Option<&str> {
     split_date(stem(f.file_name())).map(|(_, d)| d)
+}
+
+/// A samples file laid out as the Hugging Face Hub's Parquet conversion of an lm-eval details
+/// dataset: `…/<config>/<split>/<shard>.parquet`, the config `<org>__<model>__<task>` (Open LLM
+/// Leaderboard v2) or `<model>__<task>`, the split the run's time (`2024_06_26T13_23_40.451238`)
+/// or `latest`. Gives (the folder holding the config, the config, the split).
+fn hub_layout(path: &str) -> Option<(&str, &str, &str)> {
+    if !path.ends_with(".parquet") {
+        return None;
+    }
+    let mut parts = path.rsplitn(4, '/');
+    let (_file, split, config) = (parts.next()?, parts.next()?, parts.next()?);
+    let root = parts.next().unwrap_or("");
+    config.contains("__").then_some((root, config, split))
+}
+
+/// The task a samples file read without a results file is of, by its path alone:
+/// `samples_<task>_<date>` and `samples_<task>` give `task`; a Hub details Parquet
+/// (`…/<org>__<model>__<task>/<split>/0000.parquet`) its config's last part; any other name its
+/// stem (less a date id).
+pub fn own_task(f: &InputFile) -> String {
+    if let Some((_, config, _)) = hub_layout(&f.path) {
+        return config
+            .rsplit_once("__")
+            .map_or(config, |(_, t)| t)
+            .to_string();
+    }
+    let stem = stem(f.file_name());
+    let body = split_date(stem).map_or(stem, |(body, _)| body);
+    match body.strip_prefix("samples_") {
+        Some(task) if !task.is_empty() => task.to_string(),
+        _ => body.to_string(),
+    }
+}
+
+/// The model a Hub details Parquet's path names (`<org>__<model>__<task>` → `org/model`).
+pub fn hub_model(f: &InputFile) -> Option<String> {
+    let (_, config, _) = hub_layout(&f.path)?;
+    let (model, _) = config.rsplit_once("__")?;
+    Some(model.replace("__", "/"))
+}
+
+/// (folder, date id) of a samples file read without a results file.
+type LoneRunKey = (String, Option<String>);
+
+/// What makes samples files read without a results file one run: their folder and date id, or
+/// for Hub details Parquet the model's folder, the model and the split (one lm-eval run's tasks
+/// share its time). `None`'s date: a run alone.
+fn lone_run_key(f: &InputFile) -> LoneRunKey {
+    if let Some((root, config, split)) = hub_layout(&f.path) {
+        let model = config.rsplit_once("__").map_or(config, |(m, _)| m);
+        return (format!("{root}/{model}"), Some(split.to_string()));
+    }
+    (dir_of(&f.path).to_string(), date_id(f).map(str::to_string))
+}
+
+/// Samples files read without a results file, as runs (by folder and date id; for Hub details
+/// Parquet by model and split): in input order of
+/// each run's first file.
+pub fn lone_runs<'a>(samples: &[&'a InputFile]) -> Vec<Vec<&'a InputFile>> {
+    let mut runs: Vec<(LoneRunKey, Vec<&'a InputFile>)> = Vec::new();
+    for f in samples {
+        let key = lone_run_key(f);
+        match runs.iter_mut().find(|(k, _)| key.1.is_some() && *k == key) {
+            Some((_, g)) => g.push(f),
+            None => runs.push((key, vec![f])),
+        }
+    }
+    runs.into_iter().map(|(_, g)| g).collect()
+}
+
+/// The run time a Hub details Parquet's split names, as a date id (`latest` names none).
+pub fn hub_split(f: &InputFile) -> Option<&str> {
+    hub_layout(&f.path)
+        .map(|(_, _, split)| split)
+        .filter(|s| *s != "latest")
 }
 
 fn dir_of(path: &str) -> &str {

@@ -56,10 +56,40 @@ pub fn read(files: &[InputFile]) -> Result<EvalLogRead, LoadError> {
         let notes: Vec<&str> = std::iter::once(run.note.as_str())
             .chain(run.samples.iter().map(|s| s.how.as_str()))
             .collect();
-        let result = lm_eval::read_run(run.results, &tasks);
+        let result = lm_eval::read_run(Some(run.results), &tasks);
         out.group_noted(&group, result, &kinds, files, &notes);
     }
-    for u in &pairing.unmatched {
+    // Samples files of a task no results file records (alone, as the Open LLM Leaderboard's
+    // details datasets publish them): each folder and date id is a run, every metric
+    // recomputed, none recorded. One a results file nearly took (a tie, a second samples file
+    // of its task) stays skipped.
+    let lone: Vec<&InputFile> = pairing
+        .unmatched
+        .iter()
+        .filter(|u| u.near.is_none())
+        .map(|u| u.file)
+        .collect();
+    for group in lm_eval_pair::lone_runs(&lone) {
+        let tasks: Vec<String> = group.iter().map(|f| lm_eval_pair::own_task(f)).collect();
+        let pairs: Vec<(&InputFile, &str)> = group
+            .iter()
+            .copied()
+            .zip(tasks.iter().map(String::as_str))
+            .collect();
+        let notes: Vec<String> = tasks
+            .iter()
+            .map(|t| {
+                format!(
+                    "lm-eval samples of task {t} (by its file name), read without a results \
+                     file (none records {t}): every metric recomputed, none recorded"
+                )
+            })
+            .collect();
+        let notes: Vec<&str> = notes.iter().map(String::as_str).collect();
+        let result = lm_eval::read_run(None, &pairs);
+        out.group_noted(&group, result, &kinds, files, &notes);
+    }
+    for u in pairing.unmatched.iter().filter(|u| u.near.is_some()) {
         out.reports.push(InputFileReport::new(
             u.file,
             Some(EvalLogFileKind::LmEvalSamples.label()),

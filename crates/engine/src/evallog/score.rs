@@ -91,9 +91,10 @@ pub fn read_log(input: &RunInput) -> Result<LoadedLog, LoadError> {
 /// OpenAI Evals record file alone; an lm-eval results file with its samples files, paired as
 /// [`super::lm_eval_pair::pair`] pairs them; a HELM run folder), named `folder/file`; a file of
 /// no log goes with the log of its own folder (the first log when none shares a folder with
-/// it). An lm-eval samples file no results file takes goes with the results file it nearly went
+/// it). An lm-eval samples file a results file nearly took goes with the results file it nearly went
 /// with, else with the first log that is not an lm-eval one, else on its own, so that its part
-/// reads it as unmatched again. One log (or none) gives `input` back whole.
+/// reads it as unmatched again; those of a task no results file records are a log per folder
+/// and date id. One log (or none) gives `input` back whole.
 pub fn split_logs(input: RunInput) -> Vec<RunInput> {
     use super::sniff::EvalLogFileKind as K;
     let kinds: Vec<Option<K>> = input.files.iter().map(super::sniff).collect();
@@ -137,11 +138,21 @@ pub fn split_logs(input: RunInput) -> Vec<RunInput> {
     for folder in super::read::helm_folders(&input.files, &kinds) {
         groups.push(index_of(&folder));
     }
+    // Samples files of a task no results file records: each folder and date id is a log.
+    let alone: Vec<&crate::input::InputFile> = pairing
+        .unmatched
+        .iter()
+        .filter(|u| u.near.is_none())
+        .map(|u| u.file)
+        .collect();
+    for run in super::lm_eval_pair::lone_runs(&alone) {
+        groups.push(index_of(&run));
+    }
     if groups.len() <= 1 {
         return vec![input];
     }
     let mut lone: Vec<usize> = Vec::new();
-    for u in &pairing.unmatched {
+    for u in pairing.unmatched.iter().filter(|u| u.near.is_some()) {
         let near = u.near.and_then(|r| {
             let ri = index_of(&[r]).first().copied()?;
             lm_groups.iter().find(|(i, _)| *i == ri).map(|(_, g)| *g)
