@@ -350,7 +350,7 @@ fn read_all(path: &Path, listing: &Listing) -> Result<Vec<InputFile>> {
 /// An lm-eval details Parquet file (the Open LLM Leaderboard's per-sample details) as the
 /// samples JSON lines it was converted from, under its own path, for the engine's lm-eval
 /// reader ([`evalboard_lake::details`]); any other file as it is.
-fn details_as_samples(f: InputFile) -> Result<InputFile, evalboard_lake::LakeError> {
+pub fn details_as_samples(f: InputFile) -> Result<InputFile, evalboard_lake::LakeError> {
     if !f.path.ends_with(".parquet") || !evalboard_lake::details::is_parquet(&f.bytes) {
         return Ok(f);
     }

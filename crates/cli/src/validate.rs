@@ -57,6 +57,8 @@ fn human(r: &ValidateReport) -> String {
 pub fn run(a: ValidateArgs) -> Result<u8> {
     let path: &str = &a.file.display().to_string();
     let bytes = std::fs::read(&a.file).with_context(|| format!("cannot read {path}"))?;
+    // An lm-eval details Parquet file is validated as the samples rows it holds.
+    let bytes = evalboard_cli::fsio::details_as_samples(InputFile::new(path, bytes))?.bytes;
     if let Some(kind) = evallog::sniff(&InputFile::new(path, bytes.clone())) {
         return validate_log(&a, path, bytes, kind);
     }

@@ -135,3 +135,25 @@ fn a_details_file_nested_past_the_bound_is_refused_not_followed() {
         "{err}"
     );
 }
+
+#[test]
+fn validate_reads_a_details_file_and_names_a_corrupt_one() {
+    let ok = path(
+        "details/baseline/toy__toy-lookup-v1__arith_mc/2026_11_25T20_38_20.566618/0000.parquet",
+    );
+    let (code, out, err) = evalboard(&["validate", &ok]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("lm-evaluation-harness log, 5 samples"),
+        "{out}"
+    );
+    let bad = path(
+        "details/corrupt/toy__toy-lookup-v1__arith_mc/2026_11_25T20_38_20.566618/0000.parquet",
+    );
+    let (code, _, err) = evalboard(&["validate", &bad]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("0000.parquet: EOF: Parquet file too small"),
+        "{err}"
+    );
+}
