@@ -154,11 +154,25 @@ pub fn judge_choice(
     }
     let mut options = vec![(String::new(), default.to_string())];
     options.extend(choices.iter().map(|c| (c.judge.clone(), c.label.clone())));
+    // A link naming a judge without its version (`f.judge=exact_match`) shows the one option of
+    // that name, as `--scorer exact_match` takes it.
+    let chosen = chosen.unwrap_or_default();
+    let chosen = if options.iter().any(|(v, _)| v == chosen) {
+        chosen.to_string()
+    } else {
+        let mut named = choices
+            .iter()
+            .filter(|c| c.judge.split_once('@').is_some_and(|(n, _)| n == chosen));
+        match (named.next(), named.next()) {
+            (Some(c), None) => c.judge.clone(),
+            _ => chosen.to_string(),
+        }
+    };
     Some(Block::Choice {
         key: JUDGE.into(),
         label: "Judged by".into(),
         options,
-        chosen: chosen.unwrap_or_default().to_string(),
+        chosen,
     })
 }
 
@@ -374,6 +388,34 @@ mod tests {
         for t in ["", "gpt-4", "column_error", "yes", "2 ops", "—"] {
             assert!(!numeric_cell(t), "{t}");
         }
+    }
+
+    #[test]
+    fn a_judge_named_without_its_version_shows_its_option() {
+        let c = |judge: &str| evalboard_engine::run_table::JudgeChoice {
+            judge: judge.into(),
+            label: judge.into(),
+            task: None,
+            headline: evalboard_engine::run_table::MetricValue {
+                key: "k".into(),
+                label: "k".into(),
+                unit: Default::default(),
+                value: None,
+                counts: None,
+                stderr: None,
+            },
+        };
+        let chosen = |choices: &[_], name: &str| match judge_choice(choices, Some(name), "d") {
+            Some(Block::Choice { chosen, .. }) => chosen,
+            _ => panic!("a choice"),
+        };
+        let one = [c("exact_match@v1"), c("includes@v1")];
+        assert_eq!(chosen(&one, "exact_match"), "exact_match@v1");
+        assert_eq!(chosen(&one, "includes@v1"), "includes@v1");
+        assert_eq!(chosen(&one, ""), "");
+        // Two versions of one name: left as named (no option is shown picked).
+        let two = [c("exact_match@v1"), c("exact_match@v2")];
+        assert_eq!(chosen(&two, "exact_match"), "exact_match");
     }
 
     #[test]
