@@ -393,13 +393,32 @@ fn score_each(
     let mut shortened = false;
     for dir in &a.runs {
         if dir.join(evalboard_lake::MANIFEST_FILE).is_file() {
-            if a.out.is_some() || sidecar.is_some() {
+            if sidecar.is_some() {
                 bail!(
-                    "{}: a lake is read for --json and the summary only (no --out, no --marks)",
+                    "{}: a lake is read for --json, --out and the summary (no --marks)",
                     dir.display()
                 );
             }
-            outputs.extend(lake_outputs(dir)?);
+            let runs = lake_outputs(dir)?;
+            let several = a.runs.len() > 1 || runs.len() > 1;
+            for mut o in runs {
+                // `--out`: each run's statistics.json as `score RUN --out` wrote it (the other
+                // files need the run's items, which a lake's tables do not all keep).
+                if let Some(out) = &a.out {
+                    let folder = if several {
+                        let folder = unique_name(outputs.iter().map(|o| o.name.as_str()), &o.name);
+                        shortened |= fsio::folder_name_is_shortened(&o.name);
+                        index.push((o.name.clone(), folder.clone()));
+                        out.join(folder)
+                    } else {
+                        out.clone()
+                    };
+                    let text = serde_json::to_string_pretty(&o.statistics)? + "\n";
+                    set.add_with(&folder, "statistics.json", |w| w.write_all(text.as_bytes()))?;
+                    o.written = Some((folder, 1));
+                }
+                outputs.push(o);
+            }
             continue;
         }
         let loaded = load_path(dir, &settings.profile)?;
