@@ -22,7 +22,7 @@
 # report` (its peak memory) and opened in headless Chromium: each must open within 2 s (issue 31).
 #
 # `bench/run.sh` runs every section (`make bench`); `bench/run.sh evallog` only the eval-log one,
-# `bench/run.sh diff` only the diff one, `bench/run.sh compare` only the many-runs one, `bench/run.sh many-view` the dashboard's All runs tab, `bench/run.sh report` only the hostile reports one, `bench/run.sh query` the query language's,
+# `bench/run.sh diff` only the diff one, `bench/run.sh lake` only the lake export one, `bench/run.sh compare` only the many-runs one, `bench/run.sh many-view` the dashboard's All runs tab, `bench/run.sh report` only the hostile reports one, `bench/run.sh query` the query language's,
 # `bench/run.sh folder` only the folder-pick one, `bench/run.sh bigeval` only the big-log one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -127,6 +127,11 @@ PY
 else
   echo "dist/ missing: run 'make dist' first for the wasm numbers"
 fi
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = lake ]; then
+echo "== export --lake of a 100k-turn run against score (3x), the pyarrow write floor (1.5x) and the input's size in peak memory (2x) (issue 27)"
+bash bench/lake.sh | tee "$OUT/lake.txt"
 fi
 
 if [ "$SECTION" = all ] || [ "$SECTION" = diff ]; then

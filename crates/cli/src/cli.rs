@@ -189,7 +189,7 @@ pub struct SettingsArgs {
 #[command(args_override_self = true)]
 pub struct ScoreArgs {
     /// Run folders to score, or lakes written by `export --lake` (their runs' statistics as
-    /// exported, for --json and the summary).
+    /// exported, for --json, the summary and --out's statistics.json).
     #[arg(value_name = "RUN_DIR", required = true)]
     pub runs: Vec<PathBuf>,
     #[command(flatten)]

@@ -16,7 +16,7 @@ use evalboard_engine::compare::CompareOptions;
 use evalboard_engine::lake::{self, LakeRun};
 use evalboard_engine::run::ScoredRun;
 use evalboard_lake::{
-    encode, sha256_hex, Codec, FileEntry, Manifest, ShardEntry, ShardRun, MANIFEST_FILE,
+    sha256_hex, Codec, FileEntry, LakeWriter, Manifest, ShardEntry, ShardRun, MANIFEST_FILE,
 };
 
 use crate::cli::ExportArgs;
@@ -203,11 +203,6 @@ pub fn run(a: ExportArgs) -> Result<u8> {
         seed: a.seed,
         ..CompareOptions::default()
     };
-    let tables = lake::build(&lake_runs, &baselines, &opts, VERSION);
-    for w in &tables.warnings {
-        errln!("evalboard: warning: {w}");
-    }
-
     // The shard: named, or the hash of its runs' content ids (the same input, the same name).
     let shard = match &a.shard_id {
         Some(k) => k.clone(),
@@ -220,6 +215,15 @@ pub fn run(a: ExportArgs) -> Result<u8> {
                 .collect()
         }
     };
+    let path_of = |name: &str| format!("{name}/part-{shard}.parquet");
+    let created_by = format!("evalboard {VERSION}");
+    // Each table written a row group at a time as its rows are built (never held whole).
+    let mut writer = LakeWriter::new(Codec::Zstd, &created_by, |s| path_of(s.name))?;
+    let warnings = lake::build_into(&lake_runs, &baselines, &opts, VERSION, &mut writer);
+    for w in &warnings {
+        errln!("evalboard: warning: {w}");
+    }
+    let tables = writer.finish()?;
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let _lock = Lock::take(out)?;
     let mut manifest = match (&a.shard_id, a.force) {
@@ -234,21 +238,19 @@ pub fn run(a: ExportArgs) -> Result<u8> {
     inputs.extend(a.baseline.iter().cloned());
     // The shard's own files (and the manifest) are replaced: a retried shard overwrites them.
     let mut set = fsio::OutputSet::new(&inputs, true);
-    let created_by = format!("evalboard {VERSION}");
     let mut files = Vec::new();
-    for t in &tables.tables {
-        let path = format!("{}/part-{shard}.parquet", t.schema.name);
-        let bytes = encode(t, Codec::Zstd, &created_by, &path)?;
+    for t in &tables {
+        let path = path_of(t.schema.name);
         files.push(FileEntry {
             table: t.schema.name.to_string(),
             path: path.clone(),
             shard: shard.clone(),
-            rows: t.rows.len() as u64,
-            bytes: bytes.len() as u64,
-            sha256: sha256_hex(&bytes),
+            rows: t.rows,
+            bytes: t.bytes.len() as u64,
+            sha256: sha256_hex(&t.bytes),
             codec: Codec::Zstd.name().to_string(),
         });
-        set.add(out, &path, &bytes)?;
+        set.add(out, &path, &t.bytes)?;
     }
     // Files the shard wrote before under other names (none while names come from the shard id)
     // are no longer listed; their entries go with the merge.
@@ -263,9 +265,8 @@ pub fn run(a: ExportArgs) -> Result<u8> {
     set.add(out, MANIFEST_FILE, &manifest.to_bytes())?;
     let n = set.commit()?;
     let rows: Vec<String> = tables
-        .tables
         .iter()
-        .map(|t| format!("{} {}", t.schema.name, t.rows.len()))
+        .map(|t| format!("{} {}", t.schema.name, t.rows))
         .collect();
     errln!(
         "wrote {n} files to {} (shard {shard}; rows: {})",

@@ -393,13 +393,26 @@ fn score_each(
     let mut shortened = false;
     for dir in &a.runs {
         if dir.join(evalboard_lake::MANIFEST_FILE).is_file() {
-            if a.out.is_some() || sidecar.is_some() {
+            if sidecar.is_some() {
                 bail!(
-                    "{}: a lake is read for --json and the summary only (no --out, no --marks)",
+                    "{}: a lake is read for --json, --out and the summary (no --marks)",
                     dir.display()
                 );
             }
-            outputs.extend(lake_outputs(dir)?);
+            let runs = lake_outputs(dir)?;
+            let several = a.runs.len() > 1 || runs.len() > 1;
+            for mut o in runs {
+                // `--out`: each run's statistics.json as `score RUN --out` wrote it (the other
+                // files need the run's items, which a lake's tables do not all keep).
+                if let Some(out) = &a.out {
+                    let folder =
+                        run_folder(out, several, &outputs, &o.name, &mut index, &mut shortened);
+                    let text = serde_json::to_string_pretty(&o.statistics)? + "\n";
+                    set.add_with(&folder, "statistics.json", |w| w.write_all(text.as_bytes()))?;
+                    o.written = Some((folder, 1));
+                }
+                outputs.push(o);
+            }
             continue;
         }
         let loaded = load_path(dir, &settings.profile)?;
@@ -436,14 +449,8 @@ fn score_each(
             let name = run.name().to_string();
             let written = match &a.out {
                 Some(out) => {
-                    let folder = if several {
-                        let folder = unique_name(outputs.iter().map(|o| o.name.as_str()), &name);
-                        shortened |= fsio::folder_name_is_shortened(&name);
-                        index.push((name.clone(), folder.clone()));
-                        out.join(folder)
-                    } else {
-                        out.clone()
-                    };
+                    let folder =
+                        run_folder(out, several, &outputs, &name, &mut index, &mut shortened);
                     let n = plan.files.len();
                     for (file, write) in plan.files {
                         set.add_with(&folder, &file, write)?;
@@ -643,6 +650,26 @@ fn lake_outputs(dir: &Path) -> Result<Vec<Outputs>> {
         });
     }
     Ok(out)
+}
+
+/// Where `--out` writes run `name`'s files: `out` itself for one run; with `several`, its own
+/// subfolder (named apart from the runs before it, listed in `index`; `shortened` set when the
+/// name had to be cut for a folder name).
+fn run_folder(
+    out: &Path,
+    several: bool,
+    before: &[Outputs],
+    name: &str,
+    index: &mut Vec<(String, String)>,
+    shortened: &mut bool,
+) -> std::path::PathBuf {
+    if !several {
+        return out.to_path_buf();
+    }
+    let folder = unique_name(before.iter().map(|o| o.name.as_str()), name);
+    *shortened |= fsio::folder_name_is_shortened(name);
+    index.push((name.to_string(), folder.clone()));
+    out.join(folder)
 }
 
 /// Subfolder name for a run: its folder name, de-duplicated with a numeric suffix against the

@@ -12,9 +12,11 @@
 pub mod details;
 pub mod manifest;
 mod parquet_io;
+mod writer;
 
 pub use manifest::{open, FileEntry, Manifest, OpenLake, ShardEntry, ShardRun, MANIFEST_FILE};
-pub use parquet_io::{decode, encode, read_rows, Codec};
+pub use parquet_io::{decode, encode, read_rows, Codec, TableWriter};
+pub use writer::{LakeWriter, WrittenTable};
 
 /// Why a lake file could not be written or read: each names the file.
 #[derive(Debug, thiserror::Error)]

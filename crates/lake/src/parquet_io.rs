@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use bytes::Bytes;
-use evalboard_engine::lake::{Cell, ColType, Table, TableSchema};
+use evalboard_engine::lake::{Cell, CellRef, ColType, Table, TableSchema};
 use parquet::basic::{Compression, LogicalType, Repetition, TimeUnit, Type as Physical, ZstdLevel};
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::file::metadata::SortingColumn;
@@ -16,7 +16,7 @@ use parquet::schema::types::Type;
 use crate::LakeError;
 
 /// Rows per row group: a reader skips row groups by their `run_id` statistics.
-const ROW_GROUP_ROWS: usize = 256 * 1024;
+const ROW_GROUP_ROWS: usize = 64 * 1024;
 
 /// How a file's pages are compressed. The CLI writes zstd; every reader opens all three.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,9 +77,9 @@ fn message_type(schema: &TableSchema) -> parquet::errors::Result<Type> {
         .build()
 }
 
-/// The table as a Parquet file: one row group per 262,144 rows, statistics per page,
+/// The table as a Parquet file: one row group per 65,536 rows, statistics per page,
 /// `created_by` fixed to `created_by` (no clock, no library version), so the same table gives
-/// the same bytes. `file` names the file in errors.
+/// the same bytes. `file` names the file in errors. A [`TableWriter`] fed the rows.
 pub fn encode(
     table: &Table,
     codec: Codec,
@@ -90,83 +90,310 @@ pub fn encode(
     if let Some(p) = problems.first() {
         return Err(LakeError::file(file, p));
     }
-    encode_checked(table, codec, created_by).map_err(|e| LakeError::file(file, e))
+    let mut w = TableWriter::new(table.schema, codec, created_by, file)?;
+    let mut cells = Vec::with_capacity(table.schema.columns.len());
+    for row in &table.rows {
+        cells.clear();
+        cells.extend(row.iter().map(Cell::as_ref));
+        w.push(&cells)?;
+    }
+    Ok(w.finish()?.0)
 }
 
-fn encode_checked(
-    table: &Table,
-    codec: Codec,
-    created_by: &str,
-) -> parquet::errors::Result<Vec<u8>> {
-    let schema = table.schema;
-    let props = WriterProperties::builder()
-        .set_compression(codec.compression()?)
-        .set_statistics_enabled(EnabledStatistics::Page)
-        .set_created_by(created_by.to_string())
-        .set_sorting_columns(Some(vec![SortingColumn {
-            column_idx: 0,
-            descending: false,
-            nulls_first: false,
-        }]))
-        .build();
-    let mut w =
-        SerializedFileWriter::new(Vec::new(), Arc::new(message_type(schema)?), Arc::new(props))?;
-    for rows in table.rows.chunks(ROW_GROUP_ROWS) {
-        let mut rg = w.next_row_group()?;
-        let mut at = 0usize;
+/// One column's values of the row group being filled.
+enum ColumnBuffer {
+    /// The strings end to end, and where each ends: no allocation per value.
+    Bytes {
+        data: Vec<u8>,
+        ends: Vec<usize>,
+    },
+    Int(Vec<i64>),
+    Float(Vec<f64>),
+    Bool(Vec<bool>),
+}
+
+impl ColumnBuffer {
+    fn of(ty: ColType) -> ColumnBuffer {
+        match ty {
+            ColType::Str | ColType::Text => ColumnBuffer::Bytes {
+                data: Vec::new(),
+                ends: Vec::new(),
+            },
+            ColType::Int64 | ColType::TimestampMicros => ColumnBuffer::Int(Vec::new()),
+            ColType::Float64 => ColumnBuffer::Float(Vec::new()),
+            ColType::Bool => ColumnBuffer::Bool(Vec::new()),
+        }
+    }
+}
+
+/// A row group's columns: each column's values and definition levels (1 where the row has a
+/// value).
+struct Group {
+    values: Vec<ColumnBuffer>,
+    defs: Vec<Vec<i16>>,
+}
+
+impl Group {
+    fn new(schema: &TableSchema) -> Group {
+        Group {
+            values: schema
+                .columns
+                .iter()
+                .map(|c| ColumnBuffer::of(c.ty))
+                .collect(),
+            defs: vec![Vec::new(); schema.columns.len()],
+        }
+    }
+}
+
+/// The Parquet writer of one file: row groups in, bytes out.
+struct Encoder {
+    schema: &'static TableSchema,
+    writer: SerializedFileWriter<Vec<u8>>,
+}
+
+impl Encoder {
+    fn new(
+        schema: &'static TableSchema,
+        codec: Codec,
+        created_by: &str,
+    ) -> parquet::errors::Result<Encoder> {
+        let props = WriterProperties::builder()
+            .set_compression(codec.compression()?)
+            .set_statistics_enabled(EnabledStatistics::Page)
+            .set_created_by(created_by.to_string())
+            .set_sorting_columns(Some(vec![SortingColumn {
+                column_idx: 0,
+                descending: false,
+                nulls_first: false,
+            }]))
+            .build();
+        let writer = SerializedFileWriter::new(
+            Vec::new(),
+            Arc::new(message_type(schema)?),
+            Arc::new(props),
+        )?;
+        Ok(Encoder { schema, writer })
+    }
+
+    fn write(&mut self, group: Group) -> parquet::errors::Result<()> {
+        let mut rg = self.writer.next_row_group()?;
+        let mut columns = self.schema.columns.iter().zip(group.values).zip(group.defs);
         while let Some(mut col) = rg.next_column()? {
-            let Some(c) = schema.columns.get(at) else {
+            let Some(((c, values), def)) = columns.next() else {
                 return Err(parquet::errors::ParquetError::General(
                     "more columns than the schema".into(),
                 ));
             };
-            let cells = rows.iter().map(|r| r.get(at).unwrap_or(&Cell::Null));
-            let def: Vec<i16> = cells.clone().map(|c| i16::from(*c != Cell::Null)).collect();
-            let def = c.nullable.then_some(def.as_slice());
-            match c.ty {
-                ColType::Str | ColType::Text => {
-                    let v: Vec<ByteArray> = cells
-                        .filter_map(|c| match c {
-                            Cell::Str(s) => Some(ByteArray::from(s.as_bytes().to_vec())),
-                            _ => None,
+            let levels = c.nullable.then_some(def.as_slice());
+            match values {
+                ColumnBuffer::Bytes { data, ends } => {
+                    // Every value a slice of one shared buffer.
+                    let data = Bytes::from(data);
+                    let mut start = 0;
+                    let v: Vec<ByteArray> = ends
+                        .iter()
+                        .map(|&end| {
+                            let b = ByteArray::from(data.slice(start..end));
+                            start = end;
+                            b
                         })
                         .collect();
-                    col.typed::<ByteArrayType>().write_batch(&v, def, None)?;
+                    col.typed::<ByteArrayType>().write_batch(&v, levels, None)?;
                 }
-                ColType::Int64 | ColType::TimestampMicros => {
-                    let v: Vec<i64> = cells
-                        .filter_map(|c| match c {
-                            Cell::Int(i) | Cell::Micros(i) => Some(*i),
-                            _ => None,
-                        })
-                        .collect();
-                    col.typed::<Int64Type>().write_batch(&v, def, None)?;
+                ColumnBuffer::Int(v) => {
+                    col.typed::<Int64Type>().write_batch(&v, levels, None)?;
                 }
-                ColType::Float64 => {
-                    let v: Vec<f64> = cells
-                        .filter_map(|c| match c {
-                            Cell::Float(x) => Some(*x),
-                            _ => None,
-                        })
-                        .collect();
-                    col.typed::<DoubleType>().write_batch(&v, def, None)?;
+                ColumnBuffer::Float(v) => {
+                    col.typed::<DoubleType>().write_batch(&v, levels, None)?;
                 }
-                ColType::Bool => {
-                    let v: Vec<bool> = cells
-                        .filter_map(|c| match c {
-                            Cell::Bool(b) => Some(*b),
-                            _ => None,
-                        })
-                        .collect();
-                    col.typed::<BoolType>().write_batch(&v, def, None)?;
+                ColumnBuffer::Bool(v) => {
+                    col.typed::<BoolType>().write_batch(&v, levels, None)?;
                 }
             }
             col.close()?;
-            at += 1;
         }
         rg.close()?;
+        Ok(())
     }
-    w.into_inner()
+
+    fn finish(self) -> parquet::errors::Result<Vec<u8>> {
+        self.writer.into_inner()
+    }
+}
+
+/// Where full row groups go: encoded at once, or (natively) by a thread of the table's own, so
+/// building rows and compressing them overlap.
+enum Pipe {
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    Inline(Encoder),
+    #[cfg(not(target_arch = "wasm32"))]
+    Thread {
+        send: std::sync::mpsc::SyncSender<Group>,
+        done: std::thread::JoinHandle<parquet::errors::Result<Vec<u8>>>,
+    },
+    /// The thread was joined (after an error).
+    Joined,
+}
+
+/// A table written as Parquet row by row ([`TableWriter::push`]), a row group at a time: the
+/// rows are buffered column by column (a column's strings in one buffer) and encoded
+/// every 65,536 rows, natively on a thread of the writer's own while the next row group is
+/// filled, so the table is never held whole. The bytes equal [`encode`]'s of the same rows.
+pub struct TableWriter {
+    schema: &'static TableSchema,
+    file: String,
+    pipe: Pipe,
+    group: Group,
+    buffered: usize,
+    rows: u64,
+}
+
+impl TableWriter {
+    /// A writer of `schema`'s table, compressed by `codec`, its `created_by` fixed; `file` names
+    /// the file in errors.
+    pub fn new(
+        schema: &'static TableSchema,
+        codec: Codec,
+        created_by: &str,
+        file: &str,
+    ) -> Result<TableWriter, LakeError> {
+        let encoder =
+            Encoder::new(schema, codec, created_by).map_err(|e| LakeError::file(file, e))?;
+        #[cfg(not(target_arch = "wasm32"))]
+        let pipe = {
+            // One row group being encoded, one being filled.
+            let (send, recv) = std::sync::mpsc::sync_channel::<Group>(0);
+            let mut encoder = encoder;
+            let done = std::thread::Builder::new()
+                .name(format!("lake {}", schema.name))
+                .spawn(move || {
+                    for group in recv {
+                        encoder.write(group)?;
+                    }
+                    encoder.finish()
+                });
+            match done {
+                Ok(done) => Pipe::Thread { send, done },
+                Err(e) => return Err(LakeError::file(file, e)),
+            }
+        };
+        #[cfg(target_arch = "wasm32")]
+        let pipe = Pipe::Inline(encoder);
+        Ok(TableWriter {
+            schema,
+            file: file.to_string(),
+            pipe,
+            group: Group::new(schema),
+            buffered: 0,
+            rows: 0,
+        })
+    }
+
+    /// Adds a row, one cell per column: a row of the wrong width, a cell of the wrong type or a
+    /// null in a column that is not nullable is an error (as [`Table::check`] says it).
+    pub fn push(&mut self, cells: &[CellRef<'_>]) -> Result<(), LakeError> {
+        let cols = self.schema.columns;
+        let name = self.schema.name;
+        let r = self.rows;
+        if cells.len() != cols.len() {
+            return Err(LakeError::file(
+                &self.file,
+                format!(
+                    "{name} row {r}: {} cells for {} columns",
+                    cells.len(),
+                    cols.len()
+                ),
+            ));
+        }
+        for (c, cell) in cols.iter().zip(cells) {
+            if !cell.fits(c.ty) || (*cell == CellRef::Null && !c.nullable) {
+                return Err(LakeError::file(
+                    &self.file,
+                    format!("{name} row {r}: column {} holds {cell:?}", c.name),
+                ));
+            }
+        }
+        let g = &mut self.group;
+        for ((cell, values), def) in cells.iter().zip(&mut g.values).zip(&mut g.defs) {
+            def.push(i16::from(*cell != CellRef::Null));
+            match (cell, values) {
+                (CellRef::Str(s), ColumnBuffer::Bytes { data, ends }) => {
+                    data.extend_from_slice(s.as_bytes());
+                    ends.push(data.len());
+                }
+                (CellRef::Int(i) | CellRef::Micros(i), ColumnBuffer::Int(v)) => v.push(*i),
+                (CellRef::Float(x), ColumnBuffer::Float(v)) => v.push(*x),
+                (CellRef::Bool(b), ColumnBuffer::Bool(v)) => v.push(*b),
+                _ => {}
+            }
+        }
+        self.buffered += 1;
+        self.rows += 1;
+        if self.buffered == ROW_GROUP_ROWS {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Sends the buffered rows to be encoded as a row group.
+    fn flush(&mut self) -> Result<(), LakeError> {
+        if self.buffered == 0 {
+            return Ok(());
+        }
+        self.buffered = 0;
+        let group = std::mem::replace(&mut self.group, Group::new(self.schema));
+        let failed = match &mut self.pipe {
+            Pipe::Inline(encoder) => encoder.write(group).err().map(|e| e.to_string()),
+            #[cfg(not(target_arch = "wasm32"))]
+            Pipe::Thread { send, .. } => send
+                .send(group)
+                .err()
+                .map(|_| "the encoder stopped".to_string()),
+            Pipe::Joined => Some("the encoder stopped".to_string()),
+        };
+        match failed {
+            // A stopped thread says why when it is joined.
+            #[cfg(not(target_arch = "wasm32"))]
+            Some(_) if matches!(self.pipe, Pipe::Thread { .. }) => self.join().map(|_| ()),
+            Some(e) => Err(LakeError::file(&self.file, e)),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits for a threaded encoder (its channel closed) and takes its bytes.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn join(&mut self) -> Result<Vec<u8>, LakeError> {
+        let err = |m: String| LakeError::file(&self.file, m);
+        match std::mem::replace(&mut self.pipe, Pipe::Joined) {
+            Pipe::Thread { send, done } => {
+                drop(send);
+                match done.join() {
+                    Ok(r) => r.map_err(|e| err(e.to_string())),
+                    Err(_) => Err(err("the encoder thread panicked".into())),
+                }
+            }
+            _ => Err(err("no encoder thread".into())),
+        }
+    }
+
+    /// The file's bytes and its row count.
+    pub fn finish(mut self) -> Result<(Vec<u8>, u64), LakeError> {
+        self.flush()?;
+        let rows = self.rows;
+        #[cfg(not(target_arch = "wasm32"))]
+        if matches!(self.pipe, Pipe::Thread { .. }) {
+            return Ok((self.join()?, rows));
+        }
+        let file = self.file;
+        match self.pipe {
+            Pipe::Inline(encoder) => encoder
+                .finish()
+                .map(|b| (b, rows))
+                .map_err(|e| LakeError::file(&file, e)),
+            _ => Err(LakeError::file(&file, "the encoder stopped")),
+        }
+    }
 }
 
 /// The table of a Parquet file written by [`encode`] (or by another writer with the same

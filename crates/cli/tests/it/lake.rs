@@ -279,3 +279,91 @@ fn marks_are_exported_as_the_human_scorer() {
     }
     let _ = std::fs::remove_file(&sidecar);
 }
+
+/// Round trip (issue 27, Must hold): run folder → lake → `score LAKE --out DIR` writes each run's
+/// statistics.json with the bytes `score RUN --out DIR` writes, for the families whose `--out`
+/// writes one (numeric QA, eval logs: code generation writes metrics.json and eval sets
+/// scorecard.json, not written from a lake yet); a folder of several runs writes one folder per
+/// run, named as `score RUN... --out` names them.
+#[test]
+fn score_of_a_lake_writes_the_same_statistics_json() {
+    let runs = [
+        "compare/gpt4o",
+        "numeric_qa/ok/fa2_simulated",
+        "evallog/ok/inspect_epochs2_json",
+        "evallog/ok/openai_evals_2023",
+        "evallog/ok/lm_eval_v0_4_0_layout",
+        "evallog/ok/promptfoo_export",
+    ];
+    for (i, r) in runs.iter().enumerate() {
+        let path = fixture(r);
+        if !path.exists() {
+            continue;
+        }
+        let path = path.display().to_string();
+        let (lake, direct, via) = (
+            temp(&format!("rt-lake-{i}")),
+            temp(&format!("rt-direct-{i}")),
+            temp(&format!("rt-via-{i}")),
+        );
+        let (code, _, err) = evalboard(&["export", "--lake", lake.to_str().unwrap(), &path]);
+        assert_eq!(code, 0, "{r}: {err}");
+        let (code, _, err) = evalboard(&["score", &path, "--out", direct.to_str().unwrap()]);
+        assert!(code == 0 || code == 1, "{r}: {err}");
+        let (code, _, err) = evalboard(&[
+            "score",
+            lake.to_str().unwrap(),
+            "--out",
+            via.to_str().unwrap(),
+        ]);
+        assert!(code == 0 || code == 1, "{r}: {err}");
+        // One run: DIR/statistics.json; a folder of several runs: DIR/<run>/statistics.json.
+        let mut want: Vec<(String, Vec<u8>)> = walk(&direct)
+            .into_iter()
+            .filter(|(p, _)| p.ends_with("statistics.json"))
+            .collect();
+        want.sort();
+        let mut got: Vec<(String, Vec<u8>)> = walk(&via)
+            .into_iter()
+            .filter(|(p, _)| p.ends_with("statistics.json"))
+            .collect();
+        got.sort();
+        assert!(!want.is_empty(), "{r}: no statistics.json written");
+        assert_eq!(
+            got.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+            want.iter().map(|(p, _)| p).collect::<Vec<_>>(),
+            "{r}"
+        );
+        for ((p, g), (_, w)) in got.iter().zip(&want) {
+            assert!(
+                g == w,
+                "{r}: {p} differs:\n{}\n---\n{}",
+                String::from_utf8_lossy(g),
+                String::from_utf8_lossy(w)
+            );
+        }
+        for d in [lake, direct, via] {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Every file under `dir`, by path relative to it.
+fn walk(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((
+                    p.strip_prefix(dir).unwrap().display().to_string(),
+                    std::fs::read(&p).unwrap(),
+                ));
+            }
+        }
+    }
+    out
+}

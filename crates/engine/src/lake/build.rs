@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use serde_json::{json, Map, Value};
 
 use super::schema::{self, TableSchema};
-use super::{run_id, Cell, Table};
+use super::{run_id, Cell, CellRef, Table};
 use crate::compare::{CompareOptions, PairTexts};
 use crate::run::{compare_in, CompareSettings, RunRef, Settings, ALL_FAMILIES};
 use crate::run_table::{ItemKey, ItemRow, Verdicts};
@@ -58,24 +58,64 @@ pub fn settings_hash(profile: &str, settings_line: &str) -> String {
     digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
+/// Where [`build_into`] sends the tables' rows: each table's rows in its key order (the
+/// tables interleaved), each row one cell per column of its schema. A Parquet writer buffers a
+/// row group at a time, so the tables are never held whole.
+pub trait RowSink {
+    fn row(&mut self, table: &'static TableSchema, cells: &[CellRef<'_>]);
+}
+
+/// Collects every row as [`Table`]s ([`build`]).
+struct Collect(BTreeMap<&'static str, Vec<Vec<Cell>>>);
+
+impl RowSink for Collect {
+    fn row(&mut self, table: &'static TableSchema, cells: &[CellRef<'_>]) {
+        self.0
+            .entry(table.name)
+            .or_default()
+            .push(cells.iter().map(|c| c.to_cell()).collect());
+    }
+}
+
 /// The tables of `runs` (each row keyed by its run's `run_id`; a run given twice is exported
 /// once), with a `comparisons` row per run against its baseline — the one of `baselines` of its
 /// task, else the first; a baseline need not be exported — for every scorer of the baseline,
 /// under `opts`' bootstrap. `version` is the
-/// evalboard version the rows say wrote them.
+/// evalboard version the rows say wrote them. [`build_into`] with the rows collected.
 pub fn build(
     runs: &[LakeRun<'_>],
     baselines: &[LakeRun<'_>],
     opts: &CompareOptions,
     version: &str,
 ) -> LakeTables {
+    let mut sink = Collect(BTreeMap::new());
+    let warnings = build_into(runs, baselines, opts, version, &mut sink);
+    let tables = schema::TABLES
+        .iter()
+        .map(|s| Table {
+            schema: s,
+            rows: sink.0.remove(s.name).unwrap_or_default(),
+        })
+        .collect();
+    LakeTables { tables, warnings }
+}
+
+/// [`build`]'s rows sent to `sink` as they are made, each table's in key order: the runs in
+/// `run_id` order, a run's rows one scorer at a time. Returns the warnings.
+pub fn build_into(
+    runs: &[LakeRun<'_>],
+    baselines: &[LakeRun<'_>],
+    opts: &CompareOptions,
+    version: &str,
+    sink: &mut dyn RowSink,
+) -> Vec<String> {
     let tasks: Vec<Option<String>> = baselines
         .iter()
         .map(|b| b.run.task_and_dataset().0)
         .collect();
-    let mut t = Acc::new();
     let mut warnings = Vec::new();
     let mut seen = BTreeSet::new();
+    let mut kept = Vec::new();
     for lr in runs {
         let id = run_id(&lr.content_id);
         if !seen.insert(id.clone()) {
@@ -85,7 +125,14 @@ pub fn build(
             ));
             continue;
         }
-        export_run(lr, &id, version, &mut t, &mut warnings);
+        kept.push((id, lr));
+    }
+    // Each table in key order: runs by run_id, so a run's rows come as one block.
+    kept.sort_by(|a, b| a.0.cmp(&b.0));
+    // Comparisons are keyed by the baseline first: few rows, kept and sent last.
+    let mut comparisons: BTreeMap<Block, Vec<Vec<Cell>>> = BTreeMap::new();
+    for (id, lr) in kept {
+        export_run(lr, &id, version, sink, &mut warnings);
         let task = lr.run.task_and_dataset().0;
         let of_task = tasks.iter().position(|t| *t == task && task.is_some());
         if let Some(b) = of_task
@@ -94,42 +141,19 @@ pub fn build(
         {
             let bid = run_id(&b.content_id);
             if bid != id {
-                compare_rows(b, lr, opts, &mut t, &mut warnings);
+                compare_rows(b, lr, opts, &mut comparisons, &mut warnings);
             }
         }
     }
-    let tables = schema::TABLES
-        .iter()
-        .map(|s| {
-            // Blocks in key order, each block's rows in item-key order already.
-            let blocks = t.remove(s.name).unwrap_or_default();
-            Table {
-                schema: s,
-                rows: blocks.into_values().flatten().collect(),
-            }
-        })
-        .collect();
-    LakeTables { tables, warnings }
+    for row in comparisons.into_values().flatten() {
+        let cells: Vec<CellRef<'_>> = row.iter().map(Cell::as_ref).collect();
+        sink.row(&schema::COMPARISONS, &cells);
+    }
+    warnings
 }
 
-/// A block of rows' key: its run id(s) and scorer. Rows are pushed block by block, each block in
-/// item-key order, so a table is its blocks in key order with no sort of its rows.
+/// A comparison's key: its baseline's and candidate's run ids and its scorer.
 type Block = (String, String, String);
-
-/// The tables being built: each table's blocks of rows.
-type Acc = BTreeMap<&'static str, BTreeMap<Block, Vec<Vec<Cell>>>>;
-
-fn push_rows(t: &mut Acc, s: &'static TableSchema, key: Block, rows: Vec<Vec<Cell>>) {
-    t.entry(s.name)
-        .or_default()
-        .entry(key)
-        .or_default()
-        .extend(rows);
-}
-
-fn push(t: &mut Acc, s: &'static TableSchema, key: Block, row: Vec<Cell>) {
-    push_rows(t, s, key, vec![row]);
-}
 
 fn key_json(key: &ItemKey) -> String {
     key.to_json().to_string()
@@ -152,7 +176,116 @@ fn scorer_version(scorer: &str) -> String {
         .unwrap_or_default()
 }
 
-fn export_run(lr: &LakeRun<'_>, id: &str, version: &str, t: &mut Acc, warnings: &mut Vec<String>) {
+/// The item's text `name` (`question`, `expected`, `answer`).
+fn text_of<'r>(row: &'r ItemRow, name: &str) -> Option<&'r str> {
+    row.texts
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, t)| t.as_str())
+}
+
+/// A verdict's item: the run's item `i` (its key text and fields made once), or a key the run's
+/// items do not have (its key text).
+#[derive(Clone, Copy)]
+enum ItemAt {
+    Item(u32),
+    /// The key's text is `others[i]`.
+    Other(u32),
+}
+
+/// The run's items with their key texts, and where a judged key is among them: verdicts come in
+/// key order as the items do, so a cursor finds most keys, a map the rest.
+struct Items<'a> {
+    rows: &'a [ItemRow],
+    keys: Vec<String>,
+    /// Key texts of judged keys that are not items'.
+    others: Vec<String>,
+    cursor: usize,
+    index: Option<HashMap<&'a ItemKey, usize>>,
+}
+
+impl<'a> Items<'a> {
+    /// `keys`: each row's key text.
+    fn new(rows: &'a [ItemRow], keys: Vec<String>) -> Items<'a> {
+        Items {
+            rows,
+            keys,
+            others: Vec::new(),
+            cursor: 0,
+            index: None,
+        }
+    }
+
+    /// Starts a new pass of keys in order.
+    fn rewind(&mut self) {
+        self.cursor = 0;
+    }
+
+    fn at(&mut self, key: &ItemKey) -> ItemAt {
+        let rows = self.rows;
+        while let Some(r) = rows.get(self.cursor) {
+            if r.key < *key {
+                self.cursor += 1;
+            } else {
+                break;
+            }
+        }
+        let at = |i: usize| ItemAt::Item(u32::try_from(i).unwrap_or(u32::MAX));
+        if rows.get(self.cursor).is_some_and(|r| r.key == *key) {
+            return at(self.cursor);
+        }
+        let index = self
+            .index
+            .get_or_insert_with(|| rows.iter().enumerate().map(|(i, r)| (&r.key, i)).collect());
+        match index.get(key) {
+            Some(&i) => at(i),
+            None => {
+                self.others.push(key_json(key));
+                ItemAt::Other(u32::try_from(self.others.len() - 1).unwrap_or(u32::MAX))
+            }
+        }
+    }
+
+    fn key_ref(&self, at: ItemAt) -> &str {
+        let key = match at {
+            ItemAt::Item(i) => self.keys.get(i as usize),
+            ItemAt::Other(i) => self.others.get(i as usize),
+        };
+        key.map_or("", String::as_str)
+    }
+
+    fn fields(&self, at: ItemAt) -> &'a [(String, String)] {
+        match at {
+            ItemAt::Item(i) => self
+                .rows
+                .get(i as usize)
+                .map_or(&[], |r| r.fields.as_slice()),
+            ItemAt::Other(_) => &[],
+        }
+    }
+}
+
+/// One scorer's verdicts of a run, compact (no item key kept): sent in scorer-name order once
+/// every scorer of the run is judged.
+struct Judged {
+    scorer: String,
+    version: String,
+    /// Each verdict's item and `correct`.
+    rows: Vec<(ItemAt, Option<bool>)>,
+    /// Each verdict's `value` when it is not `correct` as 1 or 0 (human review's scores).
+    values: Option<Vec<Option<f64>>>,
+    /// The label of a verdict with no `correct`.
+    label_none: &'static str,
+    aggregates: Vec<Vec<Cell>>,
+}
+
+fn export_run(
+    lr: &LakeRun<'_>,
+    id: &str,
+    version: &str,
+    sink: &mut dyn RowSink,
+    warnings: &mut Vec<String>,
+) {
     let run = &lr.run;
     let family = run.family();
     let profile = run.profile();
@@ -173,44 +306,45 @@ fn export_run(lr: &LakeRun<'_>, id: &str, version: &str, t: &mut Acc, warnings: 
         .iter()
         .map(|(p, size, sha)| json!({"path": p, "size": size, "sha256": sha}))
         .collect();
-    let nk = || (id.to_string(), String::new(), String::new());
-    push(
-        t,
+    let family = family_name(family);
+    let metadata = Value::Object(metadata).to_string();
+    let metrics_json = serde_json::to_string(&metrics).unwrap_or_else(|_| "[]".into());
+    let files = Value::Array(files).to_string();
+    sink.row(
         &schema::RUNS,
-        nk(),
-        vec![
-            Cell::Str(id.to_string()),
-            Cell::Str(lr.content_id.clone()),
-            Cell::Str(run.name().to_string()),
-            Cell::Str(run.tool().to_string()),
-            Cell::Str(family_name(family)),
-            Cell::Str(profile.clone()),
-            Cell::opt_str(facts.task.clone()),
-            Cell::opt_str(facts.dataset.clone()),
-            Cell::opt_str(facts.model.clone()),
-            Cell::opt_str(meta.get("tool_version").map(str::to_string)),
-            Cell::Null,
-            Cell::Null,
-            Cell::Str("scored".into()),
-            Cell::count(groups as u64),
-            Cell::count(items_n as u64),
-            Cell::count(run.diagnostics().len() as u64),
-            Cell::Str(headline.map(|m| m.key.clone()).unwrap_or_default()),
-            Cell::opt_f64(headline.and_then(|m| m.value)),
-            Cell::opt_f64(facts.cost_usd),
-            facts.tokens.map_or(Cell::Null, Cell::count),
-            Cell::Str(shash.clone()),
-            Cell::Str(settings_line),
-            Cell::Str(Value::Object(metadata).to_string()),
-            Cell::Str(serde_json::to_string(&metrics).unwrap_or_else(|_| "[]".into())),
-            Cell::opt_str(lr.statistics_json.clone()),
-            Cell::Str(Value::Array(files).to_string()),
-            Cell::Str(version.to_string()),
+        &[
+            CellRef::Str(id),
+            CellRef::Str(&lr.content_id),
+            CellRef::Str(run.name()),
+            CellRef::Str(run.tool()),
+            CellRef::Str(&family),
+            CellRef::Str(&profile),
+            CellRef::opt_str(facts.task.as_deref()),
+            CellRef::opt_str(facts.dataset.as_deref()),
+            CellRef::opt_str(facts.model.as_deref()),
+            CellRef::opt_str(meta.get("tool_version")),
+            CellRef::Null,
+            CellRef::Null,
+            CellRef::Str("scored"),
+            CellRef::count(groups as u64),
+            CellRef::count(items_n as u64),
+            CellRef::count(run.diagnostics().len() as u64),
+            CellRef::Str(headline.map_or("", |m| m.key.as_str())),
+            CellRef::opt_f64(headline.and_then(|m| m.value)),
+            CellRef::opt_f64(facts.cost_usd),
+            facts.tokens.map_or(CellRef::Null, CellRef::count),
+            CellRef::Str(&shash),
+            CellRef::Str(&settings_line),
+            CellRef::Str(&metadata),
+            CellRef::Str(&metrics_json),
+            CellRef::opt_str(lr.statistics_json.as_deref()),
+            CellRef::Str(&files),
+            CellRef::Str(version),
         ],
     );
 
     // Items under the run's own judge: samples, their texts, their slice fields.
-    let items: Vec<ItemRow> = match run.items() {
+    let mut items: Vec<ItemRow> = match run.items() {
         Ok(i) => i,
         Err(e) => {
             warnings.push(format!("{}: no item rows: {e}", run.name()));
@@ -218,32 +352,22 @@ fn export_run(lr: &LakeRun<'_>, id: &str, version: &str, t: &mut Acc, warnings: 
         }
     };
     let own = run.verdicts(None).ok();
-    let failed: Vec<&(ItemKey, String)> = own
-        .as_ref()
-        .map(|v| v.failed.iter().collect())
-        .unwrap_or_default();
     // A group that failed whole is a prefix of its items' keys: look each prefix up.
-    let failed_by_key: HashMap<&ItemKey, &String> =
-        failed.iter().map(|(g, why)| (g, why)).collect();
+    let failed_by_key: HashMap<&ItemKey, &String> = own
+        .as_ref()
+        .map(|v| v.failed.iter().map(|(g, why)| (g, why)).collect())
+        .unwrap_or_default();
     let failure_of = |key: &ItemKey| {
         if failed_by_key.is_empty() {
             return None;
         }
         (1..=key.0.len()).find_map(|n| {
             let prefix = ItemKey(key.0[..n].to_vec());
-            failed_by_key.get(&prefix).map(|why| (*why).clone())
+            failed_by_key.get(&prefix).map(|why| why.as_str())
         })
     };
-    let text_of = |row: &ItemRow, name: &str| {
-        row.texts
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, t)| t.clone())
-    };
-    let mut samples = Vec::with_capacity(items.len());
-    let mut texts = Vec::with_capacity(items.len());
-    for row in &items {
-        let k = key_json(&row.key);
+    let keys: Vec<String> = items.iter().map(|r| key_json(&r.key)).collect();
+    for (row, k) in items.iter().zip(&keys) {
         let error = failure_of(&row.key);
         let status = match (row.verdict, &error) {
             (_, Some(_)) => "failed",
@@ -255,39 +379,47 @@ fn export_run(lr: &LakeRun<'_>, id: &str, version: &str, t: &mut Acc, warnings: 
             .iter()
             .map(|(f, v)| (f.clone(), Value::from(v.clone())))
             .collect();
-        samples.push(vec![
-            Cell::Str(id.to_string()),
-            Cell::Str(k.clone()),
-            Cell::Null,
-            Cell::Str(status.into()),
-            Cell::opt_str(error),
-            Cell::opt_str(text_of(row, "answer")),
-            Cell::Null,
-            Cell::Null,
-            Cell::Null,
-            Cell::Null,
-            Cell::Null,
-            Cell::Null,
-            Cell::Str(Value::Object(fields).to_string()),
-        ]);
-        texts.push(vec![
-            Cell::Str(id.to_string()),
-            Cell::Str(k),
-            Cell::Null,
-            Cell::opt_str(text_of(row, "question")),
-            Cell::opt_str(text_of(row, "expected")),
-            Cell::opt_str(text_of(row, "answer")),
-            Cell::Null,
-        ]);
+        let fields = Value::Object(fields).to_string();
+        sink.row(
+            &schema::SAMPLES,
+            &[
+                CellRef::Str(id),
+                CellRef::Str(k),
+                CellRef::Null,
+                CellRef::Str(status),
+                CellRef::opt_str(error),
+                CellRef::opt_str(text_of(row, "answer")),
+                CellRef::Null,
+                CellRef::Null,
+                CellRef::Null,
+                CellRef::Null,
+                CellRef::Null,
+                CellRef::Null,
+                CellRef::Str(&fields),
+            ],
+        );
+        sink.row(
+            &schema::SAMPLE_TEXT,
+            &[
+                CellRef::Str(id),
+                CellRef::Str(k),
+                CellRef::Null,
+                CellRef::opt_str(text_of(row, "question")),
+                CellRef::opt_str(text_of(row, "expected")),
+                CellRef::opt_str(text_of(row, "answer")),
+                CellRef::Null,
+            ],
+        );
     }
-    push_rows(t, &schema::SAMPLES, nk(), samples);
-    push_rows(t, &schema::SAMPLE_TEXT, nk(), texts);
-    let fields_of: HashMap<&ItemKey, &[(String, String)]> = items
-        .iter()
-        .map(|r| (&r.key, r.fields.as_slice()))
-        .collect();
 
-    // Verdicts and their sums, under every judge the run offers.
+    // The texts are sent: only keys and slice fields are needed from here.
+    for row in &mut items {
+        row.texts = Vec::new();
+    }
+    let mut at = Items::new(&items, keys);
+
+    // Verdicts and their sums, under every judge the run offers, sent in scorer order.
+    let mut judged: Vec<Judged> = Vec::new();
     let mut done = BTreeSet::new();
     for judge in judges(run) {
         let v = match run.verdicts(judge.as_deref()) {
@@ -304,22 +436,82 @@ fn export_run(lr: &LakeRun<'_>, id: &str, version: &str, t: &mut Acc, warnings: 
         if !done.insert(v.judge.clone()) {
             continue;
         }
-        verdict_rows(id, &shash, &v, t);
-        aggregate_rows(id, &shash, &v, &fields_of, t);
+        at.rewind();
+        let rows = v.rows.iter().map(|r| (at.at(&r.key), r.correct)).collect();
+        let version = scorer_version(&v.judge);
+        let mut j = Judged {
+            scorer: v.judge,
+            version,
+            rows,
+            values: None,
+            label_none: "unscored",
+            aggregates: Vec::new(),
+        };
+        j.aggregates = aggregate_rows(id, &shash, &j, &at);
+        judged.push(j);
     }
     if let (Some(marks), Some(own)) = (lr.marks, &own) {
-        let judged = Verdicts {
-            judge: HUMAN.into(),
-            rows: human_verdicts(marks, own),
-            ..Verdicts::default()
+        at.rewind();
+        let human = human_verdicts(marks, own);
+        let values = human
+            .iter()
+            .map(|v| {
+                let score = marks.get(&v.key).and_then(|m| m.score);
+                score.or(v.correct.map(|c| f64::from(u8::from(c))))
+            })
+            .collect();
+        let rows = human.iter().map(|v| (at.at(&v.key), v.correct)).collect();
+        let mut j = Judged {
+            scorer: HUMAN.into(),
+            version: crate::marks::SCHEMA.into(),
+            rows,
+            values: Some(values),
+            label_none: "score",
+            aggregates: Vec::new(),
         };
-        human_rows(id, &shash, marks, &judged, t);
-        aggregate_rows(id, &shash, &judged, &fields_of, t);
+        j.aggregates = aggregate_rows(id, &shash, &j, &at);
+        judged.push(j);
+    }
+    judged.sort_by(|a, b| a.scorer.cmp(&b.scorer));
+    for j in &judged {
+        for (i, &(item, correct)) in j.rows.iter().enumerate() {
+            let value = match &j.values {
+                Some(v) => v.get(i).copied().flatten(),
+                None => correct.map(|c| f64::from(u8::from(c))),
+            };
+            let label = match correct {
+                Some(true) => "correct",
+                Some(false) => "wrong",
+                None => j.label_none,
+            };
+            sink.row(
+                &schema::VERDICTS,
+                &[
+                    CellRef::Str(id),
+                    CellRef::Str(at.key_ref(item)),
+                    CellRef::Null,
+                    CellRef::Str(&j.scorer),
+                    CellRef::Str(&j.version),
+                    CellRef::Str(&shash),
+                    value.map_or(CellRef::Null, CellRef::Float),
+                    correct.map_or(CellRef::Null, CellRef::Bool),
+                    CellRef::Str(label),
+                ],
+            );
+        }
+    }
+    for j in &judged {
+        for row in &j.aggregates {
+            let cells: Vec<CellRef<'_>> = row.iter().map(Cell::as_ref).collect();
+            sink.row(&schema::AGGREGATES, &cells);
+        }
     }
 }
 
 /// The human marks of the run's items (`own`: its verdicts under its own judge, for its keys)
-/// that set a mark or a score: correct or wrong by the mark, `None` with a score alone.
+/// that set a mark or a score: correct or wrong by the mark, `None` with a score alone. As
+/// verdicts of scorer [`HUMAN`]: `value` the score override, else 1 or 0 by the mark; `label`
+/// `correct`, `wrong` or `score` (an override alone); `scorer_version` the sidecar's schema.
 fn human_verdicts(
     marks: &crate::marks::RunMarks,
     own: &Verdicts,
@@ -336,80 +528,11 @@ fn human_verdicts(
         .collect()
 }
 
-/// The `verdicts` rows of scorer [`HUMAN`]: `value` the score override, else 1 or 0 by the
-/// mark; `correct` the mark; `label` `correct`, `wrong` or `score` (an override alone);
-/// `scorer_version` the sidecar's schema. `judged`: the marks as verdicts ([`human_verdicts`]:
-/// marks of keys the run does not have are left out).
-fn human_rows(
-    id: &str,
-    shash: &str,
-    marks: &crate::marks::RunMarks,
-    judged: &Verdicts,
-    t: &mut Acc,
-) {
-    let mut rows = Vec::new();
-    for v in &judged.rows {
-        let score = marks.get(&v.key).and_then(|m| m.score);
-        let value = score.or(v.correct.map(|c| f64::from(u8::from(c))));
-        let label = match v.correct {
-            Some(true) => "correct",
-            Some(false) => "wrong",
-            None => "score",
-        };
-        rows.push(vec![
-            Cell::Str(id.to_string()),
-            Cell::Str(key_json(&v.key)),
-            Cell::Null,
-            Cell::Str(HUMAN.into()),
-            Cell::Str(crate::marks::SCHEMA.into()),
-            Cell::Str(shash.to_string()),
-            value.map_or(Cell::Null, Cell::Float),
-            v.correct.map_or(Cell::Null, Cell::Bool),
-            Cell::Str(label.into()),
-        ]);
-    }
-    push_rows(
-        t,
-        &schema::VERDICTS,
-        (id.to_string(), String::new(), HUMAN.into()),
-        rows,
-    );
-}
-
 fn family_name(f: crate::family::Family) -> String {
     match serde_json::to_value(f) {
         Ok(Value::String(s)) => s,
         _ => f.label().to_string(),
     }
-}
-
-fn verdict_rows(id: &str, shash: &str, v: &Verdicts, t: &mut Acc) {
-    let version = scorer_version(&v.judge);
-    let mut rows = Vec::with_capacity(v.rows.len());
-    for r in &v.rows {
-        let (value, label) = match r.correct {
-            Some(true) => (Cell::Float(1.0), "correct"),
-            Some(false) => (Cell::Float(0.0), "wrong"),
-            None => (Cell::Null, "unscored"),
-        };
-        rows.push(vec![
-            Cell::Str(id.to_string()),
-            Cell::Str(key_json(&r.key)),
-            Cell::Null,
-            Cell::Str(v.judge.clone()),
-            Cell::Str(version.clone()),
-            Cell::Str(shash.to_string()),
-            value,
-            r.correct.map_or(Cell::Null, Cell::Bool),
-            Cell::Str(label.into()),
-        ]);
-    }
-    push_rows(
-        t,
-        &schema::VERDICTS,
-        (id.to_string(), String::new(), v.judge.clone()),
-        rows,
-    );
 }
 
 /// The mergeable sums of one slice's verdict values.
@@ -441,76 +564,61 @@ impl Sums {
     }
 }
 
-fn aggregate_rows(
-    id: &str,
-    shash: &str,
-    v: &Verdicts,
-    fields_of: &HashMap<&ItemKey, &[(String, String)]>,
-    t: &mut Acc,
-) {
-    let mut slices: BTreeMap<(String, String), Sums> = BTreeMap::new();
+/// The `aggregates` rows of one scorer's verdicts: overall, and per value of each slice field
+/// with at most [`MAX_SLICE_VALUES`] values, in (field, value) order.
+fn aggregate_rows(id: &str, shash: &str, j: &Judged, items: &Items<'_>) -> Vec<Vec<Cell>> {
+    let mut slices: BTreeMap<(&str, &str), Sums> = BTreeMap::new();
     let mut values_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for r in &v.rows {
-        slices
-            .entry((String::new(), String::new()))
-            .or_default()
-            .push(r.correct);
-        for (f, val) in fields_of.get(&r.key).copied().unwrap_or_default() {
+    let mut overall = Sums::default();
+    for &(item, correct) in &j.rows {
+        overall.push(correct);
+        for (f, val) in items.fields(item) {
             let seen = values_of.entry(f).or_default();
             if seen.len() <= MAX_SLICE_VALUES {
                 seen.insert(val);
             }
-            slices
-                .entry((f.clone(), val.clone()))
-                .or_default()
-                .push(r.correct);
+            slices.entry((f, val)).or_default().push(correct);
         }
     }
-    if v.rows.is_empty() {
-        slices.insert((String::new(), String::new()), Sums::default());
-    }
-    let version = scorer_version(&v.judge);
+    slices.insert(("", ""), overall);
+    let mut out = Vec::new();
     for ((field, value), s) in slices {
         if !field.is_empty()
             && values_of
-                .get(field.as_str())
+                .get(field)
                 .is_none_or(|vals| vals.len() > MAX_SLICE_VALUES)
         {
             continue;
         }
         let c = s.clusters;
-        push(
-            t,
-            &schema::AGGREGATES,
-            (id.to_string(), String::new(), v.judge.clone()),
-            vec![
-                Cell::Str(id.to_string()),
-                Cell::Str(v.judge.clone()),
-                Cell::Str(version.clone()),
-                Cell::Str(shash.to_string()),
-                Cell::Str(field),
-                Cell::Str(value),
-                Cell::count(s.n),
-                Cell::count(s.n_scored),
-                Cell::count(s.n_correct),
-                Cell::Float(s.sum),
-                Cell::Float(s.sum_sq),
-                Cell::opt_f64(s.min),
-                Cell::opt_f64(s.max),
-                Cell::count(c.clusters),
-                Cell::Float(c.sum_sq_cluster),
-                Cell::Float(c.sum_cross),
-                Cell::Float(c.sum_sq_size),
-            ],
-        );
+        out.push(vec![
+            Cell::Str(id.to_string()),
+            Cell::Str(j.scorer.clone()),
+            Cell::Str(j.version.clone()),
+            Cell::Str(shash.to_string()),
+            Cell::Str(field.to_string()),
+            Cell::Str(value.to_string()),
+            Cell::count(s.n),
+            Cell::count(s.n_scored),
+            Cell::count(s.n_correct),
+            Cell::Float(s.sum),
+            Cell::Float(s.sum_sq),
+            Cell::opt_f64(s.min),
+            Cell::opt_f64(s.max),
+            Cell::count(c.clusters),
+            Cell::Float(c.sum_sq_cluster),
+            Cell::Float(c.sum_cross),
+            Cell::Float(c.sum_sq_size),
+        ]);
     }
+    out
 }
 
 fn compare_rows(
     base: &LakeRun<'_>,
     cand: &LakeRun<'_>,
     opts: &CompareOptions,
-    t: &mut Acc,
+    t: &mut BTreeMap<Block, Vec<Vec<Cell>>>,
     warnings: &mut Vec<String>,
 ) {
     if base.run.family() != cand.run.family() {
@@ -548,11 +656,9 @@ fn compare_rows(
         }
         let s = &c.stats.stats;
         let f = &s.flips;
-        push(
-            t,
-            &schema::COMPARISONS,
-            (bid.clone(), cid.clone(), c.scorer.clone()),
-            vec![
+        t.entry((bid.clone(), cid.clone(), c.scorer.clone()))
+            .or_default()
+            .push(vec![
                 Cell::Str(bid.clone()),
                 Cell::Str(cid.clone()),
                 Cell::Str(c.baseline.clone()),
@@ -573,7 +679,6 @@ fn compare_rows(
                 Cell::Int(i64::from(s.bootstrap.resamples)),
                 Cell::Int(s.bootstrap.seed as i64),
                 Cell::opt_str(c.not_comparable.clone()),
-            ],
-        );
+            ]);
     }
 }

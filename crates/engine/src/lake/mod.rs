@@ -11,7 +11,7 @@ mod build;
 pub mod counts;
 pub mod schema;
 
-pub use build::{build, settings_hash, LakeRun, LakeTables, HUMAN};
+pub use build::{build, build_into, settings_hash, LakeRun, LakeTables, RowSink, HUMAN};
 pub use schema::{ColType, Column, TableSchema, SCHEMA_NAME, SCHEMA_VERSION, TABLES};
 
 /// One cell of a table: null, or a value of the column's [`ColType`].
@@ -48,15 +48,77 @@ impl Cell {
     /// Whether the cell fits a column of `ty` (null fits any: the column's nullability is
     /// checked apart).
     pub fn fits(&self, ty: ColType) -> bool {
+        self.as_ref().fits(ty)
+    }
+
+    /// The cell borrowed.
+    pub fn as_ref(&self) -> CellRef<'_> {
+        match self {
+            Cell::Null => CellRef::Null,
+            Cell::Str(s) => CellRef::Str(s),
+            Cell::Int(i) => CellRef::Int(*i),
+            Cell::Float(x) => CellRef::Float(*x),
+            Cell::Bool(b) => CellRef::Bool(*b),
+            Cell::Micros(t) => CellRef::Micros(*t),
+        }
+    }
+}
+
+/// A [`Cell`] whose text is borrowed: what [`build_into`] hands a [`RowSink`], so that a row
+/// costs no allocation on its way to the writer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CellRef<'a> {
+    Null,
+    Str(&'a str),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    /// Microseconds since 1970, UTC.
+    Micros(i64),
+}
+
+impl<'a> CellRef<'a> {
+    /// A string cell, or null.
+    pub fn opt_str(s: Option<&'a str>) -> CellRef<'a> {
+        s.map_or(CellRef::Null, CellRef::Str)
+    }
+
+    /// A float cell, or null for `None` and for NaN (as [`Cell::opt_f64`]).
+    pub fn opt_f64(x: Option<f64>) -> CellRef<'a> {
+        match x {
+            Some(v) if !v.is_nan() => CellRef::Float(v),
+            _ => CellRef::Null,
+        }
+    }
+
+    /// A count as int64 (saturating, as [`Cell::count`]).
+    pub fn count(n: u64) -> CellRef<'a> {
+        CellRef::Int(i64::try_from(n).unwrap_or(i64::MAX))
+    }
+
+    /// Whether the cell fits a column of `ty` (as [`Cell::fits`]).
+    pub fn fits(&self, ty: ColType) -> bool {
         matches!(
             (self, ty),
-            (Cell::Null, _)
-                | (Cell::Str(_), ColType::Str | ColType::Text)
-                | (Cell::Int(_), ColType::Int64)
-                | (Cell::Float(_), ColType::Float64)
-                | (Cell::Bool(_), ColType::Bool)
-                | (Cell::Micros(_), ColType::TimestampMicros)
+            (CellRef::Null, _)
+                | (CellRef::Str(_), ColType::Str | ColType::Text)
+                | (CellRef::Int(_), ColType::Int64)
+                | (CellRef::Float(_), ColType::Float64)
+                | (CellRef::Bool(_), ColType::Bool)
+                | (CellRef::Micros(_), ColType::TimestampMicros)
         )
+    }
+
+    /// The cell owned.
+    pub fn to_cell(self) -> Cell {
+        match self {
+            CellRef::Null => Cell::Null,
+            CellRef::Str(s) => Cell::Str(s.to_string()),
+            CellRef::Int(i) => Cell::Int(i),
+            CellRef::Float(x) => Cell::Float(x),
+            CellRef::Bool(b) => Cell::Bool(b),
+            CellRef::Micros(t) => Cell::Micros(t),
+        }
     }
 }
 
