@@ -11,8 +11,12 @@
 
 pub mod manifest;
 mod parquet_io;
+pub mod slices;
 
-pub use manifest::{open, FileEntry, Manifest, OpenLake, ShardEntry, ShardRun, MANIFEST_FILE};
+pub use manifest::{
+    check_bytes, check_size, decode_listed, open, FileEntry, Manifest, OpenLake, ShardEntry,
+    ShardRun, MANIFEST_FILE,
+};
 pub use parquet_io::{decode, encode, read_rows, Codec};
 
 /// Why a lake file could not be written or read: each names the file.
