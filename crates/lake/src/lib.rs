@@ -13,9 +13,11 @@ pub mod manifest;
 mod parquet_io;
 pub mod slices;
 
+#[cfg(not(target_arch = "wasm32"))]
+pub use manifest::open;
 pub use manifest::{
-    check_bytes, check_size, decode_listed, open, FileEntry, Manifest, OpenLake, ShardEntry,
-    ShardRun, MANIFEST_FILE,
+    check_bytes, check_size, decode_listed, FileEntry, Manifest, OpenLake, ShardEntry, ShardRun,
+    MANIFEST_FILE,
 };
 pub use parquet_io::{decode, encode, read_rows, Codec};
 

@@ -3,6 +3,7 @@
 //! files. Sorted (files by path, shards by id) and without a clock, so the same export gives
 //! the same bytes; shards written apart merge their entries ([`Manifest::merge_shard`]).
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::path::{Component, Path};
 
 use evalboard_engine::lake::{Table, TableSchema, SCHEMA_NAME, SCHEMA_VERSION, TABLES};
@@ -135,6 +136,7 @@ impl OpenLake {
 }
 
 /// A manifest path that stays inside the lake (no `..`, no root).
+#[cfg(not(target_arch = "wasm32"))]
 fn inside(path: &str) -> bool {
     !path.is_empty()
         && Path::new(path)
@@ -146,6 +148,7 @@ fn inside(path: &str) -> bool {
 /// another schema version), then every table's files, each checked against its size and
 /// SHA-256 and decoded. A table with a bad file is an error naming the file; the other tables
 /// still open.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn open(dir: &Path) -> Result<OpenLake, LakeError> {
     let mpath = dir.join(MANIFEST_FILE);
     let mname = mpath.display().to_string();
@@ -167,6 +170,7 @@ pub fn open(dir: &Path) -> Result<OpenLake, LakeError> {
     Ok(OpenLake { manifest, tables })
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn read_file(dir: &Path, f: &FileEntry, schema: &'static TableSchema) -> Result<Table, LakeError> {
     let path = dir.join(&f.path);
     let name = path.display().to_string();
