@@ -208,14 +208,21 @@ pub fn overview(
 ) -> ScreenView {
     let t = |n: &str| text(runs, row, n).unwrap_or(format::NONE).to_string();
     let mut v = screen::empty("overview");
-    let headline = match headline_metric(runs, row) {
-        Some(m) => crate::run_label::headline_text(&m),
+    // The card shows the value; its metric's name is under it.
+    let metric = headline_metric(runs, row);
+    let headline = match &metric {
+        Some(m) => {
+            let text = crate::run_label::headline_text(m);
+            text.strip_prefix(&format!("{} ", m.label))
+                .map_or(text.clone(), str::to_string)
+        }
         None => format::dec(float(runs, row, "headline_value"), 3),
     };
+    let headline_label = metric.map_or_else(|| t("headline_key"), |m| m.label);
     v.blocks.push(Block::Cards {
         primary: "headline".into(),
         cards: vec![
-            screen::card("headline", "Headline", headline, t("headline_key")),
+            screen::card("headline", "Headline", headline, headline_label),
             screen::card(
                 "items",
                 "Items",
