@@ -29,6 +29,8 @@ lint:
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --locked -- -D warnings
 	CLIPPY_CONF_DIR=$(CURDIR)/.clippy-wasm cargo clippy -p evalboard-engine -p evalboard-report -p evalboard-app --target wasm32-unknown-unknown --locked -- -D warnings
+	# The lake worker (feature `lake`: only its binary is built with it).
+	CLIPPY_CONF_DIR=$(CURDIR)/.clippy-wasm cargo clippy -p evalboard-app --features lake --target wasm32-unknown-unknown --locked -- -D warnings
 	RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps --locked -q
 
 ## Checks that need ../shared/data fail without it; when it is absent they are allowed to skip,

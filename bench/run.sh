@@ -21,8 +21,10 @@
 # Then the HTML report of every case of the hostile corpus (tests/hostile/), built by `evalboard
 # report` (its peak memory) and opened in headless Chromium: each must open within 2 s (issue 31).
 #
+# Then a results lake of 1,000 runs dropped on the dashboard: listed within 2 s (issue 27.5).
+#
 # `bench/run.sh` runs every section (`make bench`); `bench/run.sh evallog` only the eval-log one,
-# `bench/run.sh diff` only the diff one, `bench/run.sh lake` only the lake export one, `bench/run.sh compare` only the many-runs one, `bench/run.sh many-view` the dashboard's All runs tab, `bench/run.sh report` only the hostile reports one, `bench/run.sh query` the query language's,
+# `bench/run.sh diff` only the diff one, `bench/run.sh lake` only the lake export one, `bench/run.sh compare` only the many-runs one, `bench/run.sh many-view` the dashboard's All runs tab, `bench/run.sh report` only the hostile reports one, `bench/run.sh lake-open` the dashboard's 1,000-run lake, `bench/run.sh query` the query language's,
 # `bench/run.sh folder` only the folder-pick one, `bench/run.sh bigeval` only the big-log one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -329,4 +331,14 @@ if [ "$SECTION" = all ] || [ "$SECTION" = report ]; then
 echo "== the hostile corpus's HTML reports (issue 31): each built by 'evalboard report' (peak memory), then opened from disk in headless Chromium, 3 interleaved rounds; target: open (load + the next frame) <= 2 s for every case"
 cargo build --release --locked -p evalboard-cli -q
 node bench/report_open.mjs "$TARGET/release/evalboard" "$OUT" 3 | tee "$OUT/report-open.jsonl"
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = lake-open ]; then
+echo "== a results lake of 1,000 runs dropped on the dashboard (issue 27.5): from the drop to every run listed with its headline (the lake worker reads runs + aggregates), against a bare page reading the same two files; 3 interleaved rounds; target <= 2 s"
+if [ -f dist/index.html ]; then
+  cargo build --release --locked -p evalboard-cli -q
+  node bench/lake_open.mjs "$B" "$TARGET/release/evalboard" "$OUT" 3 | tee "$OUT/lake-open.jsonl"
+else
+  echo "dist/ missing: run 'make dist' first for the lake numbers"
+fi
 fi

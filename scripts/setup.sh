@@ -56,6 +56,15 @@ if ! command -v pdftoppm >/dev/null || ! command -v firefox-esr >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq poppler-utils firefox-esr >/dev/null
 fi
 
+# The lake worker's Parquet reader links zstd's C library (zstd-sys): for wasm32 it is compiled by
+# clang and archived by llvm-ar (.cargo/config.toml names them for wasm32-unknown-unknown).
+if ! command -v clang >/dev/null || ! command -v llvm-ar >/dev/null; then
+  log "installing clang + llvm (apt) for the lake worker's zstd"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clang llvm >/dev/null
+fi
+
 # `make test` builds native tests, wasm tests and three release wasm binaries: a fresh clone's
 # target dir grows to ~20 GB. Say so up front rather than fail later with a bare rustc exit status.
 TARGET_FS=${CARGO_TARGET_DIR:-target}; [ -d "$TARGET_FS" ] || TARGET_FS=.

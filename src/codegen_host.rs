@@ -156,13 +156,7 @@ fn ensure_started(scope: &DedicatedWorkerGlobalScope) -> Result<(), String> {
             Some(t) if t == READY => flush(),
             // Not a page message: the main worker notes it.
             Some(t) if note_content_id(&t) => {}
-            _ => {
-                if let Err(err) = page.post_message(&data) {
-                    web_sys::console::warn_1(
-                        &format!("evalboard: cannot relay to the page: {err:?}").into(),
-                    );
-                }
-            }
+            _ => crate::worker::runtime::relay(&page, &data),
         }
     });
     w.set_onmessage(Some(cb.as_ref().unchecked_ref()));

@@ -7,6 +7,8 @@ pub mod evalset;
 pub mod exports;
 pub mod families;
 pub mod format;
+#[cfg(any(feature = "lake", all(test, not(target_arch = "wasm32"))))]
+pub mod lake_view;
 pub mod many;
 pub mod pair;
 pub mod protocol;
@@ -27,6 +29,10 @@ pub mod codegen_host;
 pub mod codegen_worker;
 #[cfg(target_arch = "wasm32")]
 pub mod js_error;
+#[cfg(target_arch = "wasm32")]
+pub mod lake_host;
+#[cfg(all(target_arch = "wasm32", feature = "lake"))]
+pub mod lake_worker;
 #[cfg(target_arch = "wasm32")]
 pub mod worker;
 

@@ -216,10 +216,11 @@ const READS_IN_FLIGHT: usize = 32;
 const PAGE_READ_MAX_BYTES: f64 = 512.0 * 1024.0 * 1024.0;
 
 /// Whether a file is left to the worker as a `File` whatever the run's size: a JSONL run or an
-/// Inspect `.eval` may be big, and the worker streams those or reads them a slice at a time.
+/// Inspect `.eval` may be big, and the worker streams those or reads them a slice at a time; a
+/// lake's Parquet files are read a run's row groups at a time (the lake worker).
 fn left_to_worker(path: &str) -> bool {
     let p = path.to_ascii_lowercase();
-    p.ends_with(".jsonl") || p.ends_with(".eval")
+    p.ends_with(".jsonl") || p.ends_with(".eval") || p.ends_with(".parquet")
 }
 
 /// The sources of a run of many files: each file's bytes as an `ArrayBuffer`, read here with

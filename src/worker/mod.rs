@@ -176,6 +176,10 @@ fn handle_request(
     if crate::codegen_host::route(&req, data) {
         return;
     }
+    // Runs read from a results lake live in the lake worker (it carries the Parquet reader).
+    if crate::lake_host::route(&req, data) {
+        return;
+    }
     match req {
         // A kept run: its files come from the browser's storage, then it loads like a drop.
         Request::Load {
@@ -270,6 +274,10 @@ fn handle_request(
             stored: None,
         } => {
             big_log::forget(run_id);
+            // A results lake: read by the lake worker, its files unread here.
+            if crate::lake_host::wanted(&paths) {
+                return crate::lake_host::load(scope, (run_id, name), data);
+            }
             if let Some(big) = big_log::wanted(&paths, &buffers) {
                 // A big `.eval`: its table from the summaries, read through `File` slices.
                 let (scope, state) = (scope.clone(), state.clone());

@@ -103,6 +103,29 @@ pub(crate) fn post_load_failed(
     post_part_failed(scope, (run_id, None), name, err);
 }
 
+/// [`post_load_failed`] with only a reason (no file reports, no diagnostics).
+pub(crate) fn post_load_refused(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    name: String,
+    message: String,
+) {
+    let err = evalboard_engine::accounting::LoadError {
+        message,
+        files: Vec::new(),
+        diagnostics: Vec::new(),
+    };
+    post_load_failed(scope, run_id, name, err);
+}
+
+/// Posts a message of another worker to the page as it came (the code-generation and lake
+/// workers' answers, relayed by the main worker).
+pub(crate) fn relay(page: &DedicatedWorkerGlobalScope, data: &JsValue) {
+    if let Err(err) = page.post_message(data) {
+        web_sys::console::warn_1(&format!("evalboard: cannot relay to the page: {err:?}").into());
+    }
+}
+
 /// [`post_load_failed`] of one log of a `Load` holding several (`part_of`).
 pub(crate) fn post_part_failed(
     scope: &DedicatedWorkerGlobalScope,

@@ -12,9 +12,15 @@
 pub mod details;
 pub mod manifest;
 mod parquet_io;
+pub mod slices;
 mod writer;
 
-pub use manifest::{open, FileEntry, Manifest, OpenLake, ShardEntry, ShardRun, MANIFEST_FILE};
+#[cfg(not(target_arch = "wasm32"))]
+pub use manifest::open;
+pub use manifest::{
+    check_bytes, check_size, decode_listed, FileEntry, Manifest, OpenLake, ShardEntry, ShardRun,
+    MANIFEST_FILE,
+};
 pub use parquet_io::{decode, encode, read_rows, Codec, TableWriter};
 pub use writer::{LakeWriter, WrittenTable};
 

@@ -3,6 +3,7 @@
 //! files. Sorted (files by path, shards by id) and without a clock, so the same export gives
 //! the same bytes; shards written apart merge their entries ([`Manifest::merge_shard`]).
 
+#[cfg(not(target_arch = "wasm32"))]
 use std::path::{Component, Path};
 
 use evalboard_engine::lake::{Table, TableSchema, SCHEMA_NAME, SCHEMA_VERSION, TABLES};
@@ -135,6 +136,7 @@ impl OpenLake {
 }
 
 /// A manifest path that stays inside the lake (no `..`, no root).
+#[cfg(not(target_arch = "wasm32"))]
 fn inside(path: &str) -> bool {
     !path.is_empty()
         && Path::new(path)
@@ -146,6 +148,7 @@ fn inside(path: &str) -> bool {
 /// another schema version), then every table's files, each checked against its size and
 /// SHA-256 and decoded. A table with a bad file is an error naming the file; the other tables
 /// still open.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn open(dir: &Path) -> Result<OpenLake, LakeError> {
     let mpath = dir.join(MANIFEST_FILE);
     let mname = mpath.display().to_string();
@@ -167,6 +170,7 @@ pub fn open(dir: &Path) -> Result<OpenLake, LakeError> {
     Ok(OpenLake { manifest, tables })
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn read_file(dir: &Path, f: &FileEntry, schema: &'static TableSchema) -> Result<Table, LakeError> {
     let path = dir.join(&f.path);
     let name = path.display().to_string();
@@ -177,29 +181,55 @@ fn read_file(dir: &Path, f: &FileEntry, schema: &'static TableSchema) -> Result<
         ));
     }
     let bytes = std::fs::read(&path).map_err(|e| LakeError::file(&name, e))?;
-    if bytes.len() as u64 != f.bytes {
-        return Err(LakeError::file(
-            &name,
-            format!(
-                "{} bytes, but the manifest says {} (truncated or replaced)",
-                bytes.len(),
-                f.bytes
-            ),
-        ));
-    }
-    let sha = sha256_hex(&bytes);
-    if sha != f.sha256 {
-        return Err(LakeError::file(
-            &name,
-            format!("SHA-256 {sha} does not match the manifest's {}", f.sha256),
-        ));
-    }
-    let t = decode(bytes, schema, &name)?;
+    decode_listed(f, bytes, schema, &name)
+}
+
+/// The table of the whole file `f` the manifest lists, read as `bytes`: checked against its
+/// size and SHA-256 ([`check_bytes`]), decoded, its rows counted against the manifest's. `name`
+/// names the file in errors.
+pub fn decode_listed(
+    f: &FileEntry,
+    bytes: Vec<u8>,
+    schema: &'static TableSchema,
+    name: &str,
+) -> Result<Table, LakeError> {
+    check_bytes(f, &bytes, name)?;
+    let t = decode(bytes, schema, name)?;
     if t.rows.len() as u64 != f.rows {
         return Err(LakeError::file(
-            &name,
+            name,
             format!("{} rows, but the manifest says {}", t.rows.len(), f.rows),
         ));
     }
     Ok(t)
+}
+
+/// Whether `bytes` are the file `f` the manifest lists: its size, then its SHA-256 (an error
+/// naming `name` says which differs). The dashboard's lake worker checks the files it reads
+/// whole by this.
+pub fn check_bytes(f: &FileEntry, bytes: &[u8], name: &str) -> Result<(), LakeError> {
+    check_size(f, bytes.len() as u64, name)?;
+    let sha = sha256_hex(bytes);
+    if sha != f.sha256 {
+        return Err(LakeError::file(
+            name,
+            format!("SHA-256 {sha} does not match the manifest's {}", f.sha256),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a file of `len` bytes may be the file `f` the manifest lists (a file read in slices
+/// is checked by its size only: its hash needs every byte).
+pub fn check_size(f: &FileEntry, len: u64, name: &str) -> Result<(), LakeError> {
+    if len != f.bytes {
+        return Err(LakeError::file(
+            name,
+            format!(
+                "{len} bytes, but the manifest says {} (truncated or replaced)",
+                f.bytes
+            ),
+        ));
+    }
+    Ok(())
 }

@@ -405,8 +405,19 @@ pub fn decode(
     schema: &'static TableSchema,
     file: &str,
 ) -> Result<Table, LakeError> {
+    let reader = SerializedFileReader::new(Bytes::from(bytes))
+        .map_err(|e| LakeError::file(file, e.to_string()))?;
+    decode_reader(&reader, schema, file)
+}
+
+/// [`decode`] of an opened reader: every row of the row groups it reads (all of them, or those
+/// its options kept: [`crate::slices`]).
+pub(crate) fn decode_reader<R: parquet::file::reader::ChunkReader + 'static>(
+    reader: &SerializedFileReader<R>,
+    schema: &'static TableSchema,
+    file: &str,
+) -> Result<Table, LakeError> {
     let err = |m: String| LakeError::file(file, m);
-    let reader = SerializedFileReader::new(Bytes::from(bytes)).map_err(|e| err(e.to_string()))?;
     let descr = reader.metadata().file_metadata().schema_descr();
     let names: Vec<String> = descr
         .columns()

@@ -223,3 +223,40 @@ fn a_retried_shard_replaces_its_own_entries() {
     assert_eq!(m.files.len(), 2);
     assert_eq!(m.files[0].path, "runs/part-a.parquet");
 }
+
+#[test]
+fn a_run_is_read_from_its_row_groups_and_the_footer_only() {
+    let t = runs_table(9);
+    let bytes = encode(&t, Codec::Zstd, "t", "runs.parquet").unwrap();
+    let len = bytes.len() as u64;
+    let tail = &bytes[bytes.len() - 8..];
+    let meta = slices::metadata_range(tail, len, "runs.parquet").unwrap();
+    let m = &bytes[meta.start as usize..meta.end as usize];
+    let none = slices::plan(m, &["zzz"], len, "runs.parquet").unwrap();
+    assert!(none.groups.is_empty() && none.ranges.is_empty());
+    let p = slices::plan(m, &["run_id-0003 ✓"], len, "runs.parquet").unwrap();
+    assert_eq!(p.groups, vec![0]);
+    let mut parts: Vec<(u64, Vec<u8>)> = p
+        .ranges
+        .iter()
+        .map(|r| (r.start, bytes[r.start as usize..r.end as usize].to_vec()))
+        .collect();
+    parts.push((meta.start, bytes[meta.start as usize..].to_vec()));
+    let back = slices::decode_groups(parts, len, &p.groups, &RUNS, "runs.parquet").unwrap();
+    assert_eq!(back, t);
+    // A file cut short, or not Parquet at all, is an error naming it.
+    let e = slices::metadata_range(&bytes[..8], len, "runs.parquet").unwrap_err();
+    assert!(e.to_string().starts_with("runs.parquet: "), "{e}");
+    let e = slices::metadata_range(b"PAR1", 4, "r.parquet").unwrap_err();
+    assert!(e.to_string().contains("too short"), "{e}");
+    // A range that was not read is an error, not a panic.
+    let e = slices::decode_groups(
+        vec![(meta.start, bytes[meta.start as usize..].to_vec())],
+        len,
+        &p.groups,
+        &RUNS,
+        "runs.parquet",
+    )
+    .unwrap_err();
+    assert!(e.to_string().starts_with("runs.parquet: "), "{e}");
+}

@@ -1,0 +1,494 @@
+//! The lake worker: a Web Worker started by the main worker on the first drop of a results lake
+//! (a folder holding `evalboard-lake.json`, `lake_host`). It carries the Parquet reader
+//! (`evalboard_lake`, zstd included), so neither the page nor the main worker pays for it.
+//!
+//! A drop: the manifest is read and checked (schema version), then the `runs` and `aggregates`
+//! files whole, each against its size and SHA-256; every other file by its size. Each run the
+//! manifest lists is posted as a run of the `Load` (`RunInfo::part_of`). A run's `samples` and
+//! `verdicts` are read when its Items are first asked for, and its `sample_text` when an item is
+//! first opened: each file's footer, then only the row groups whose `run_id` statistics may hold
+//! the run (`evalboard_lake::slices`), through `File.slice`. The screens are
+//! [`crate::lake_view`]'s.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use js_sys::{ArrayBuffer, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{Blob, DedicatedWorkerGlobalScope, MessageEvent};
+
+use evalboard_engine::lake::schema::{AGGREGATES, RUNS, SAMPLES, SAMPLE_TEXT, VERDICTS};
+use evalboard_engine::lake::{Table, TableSchema};
+use evalboard_lake::{slices, FileEntry, Manifest, MANIFEST_FILE};
+
+use crate::js_error::js_err;
+use crate::lake_host::{run_message, READY};
+use crate::lake_view::{self, RunItems};
+use crate::protocol::{Request, Response, RunId, ScreenQuery};
+use crate::worker::runtime::{
+    decode_or_report, listen, no_run, post, post_load_refused, post_progress,
+};
+
+/// Runs one `Load` may list: their ids are the `Load`'s parts (`protocol::part_id`).
+const MAX_RUNS: usize = 1024;
+
+/// A dropped lake: its manifest, its files as dropped, and the tables read whole.
+struct Lake {
+    /// The folder's name as dropped (the `Load`'s name): files are named under it.
+    name: String,
+    /// What the dropped paths start with before the manifest's relative paths.
+    prefix: String,
+    manifest: Manifest,
+    /// `(dropped path, File or bytes)`.
+    sources: Vec<(String, JsValue)>,
+    runs: Table,
+    aggregates: Option<Table>,
+    /// The files that did not open, each naming its file.
+    problems: Vec<String>,
+}
+
+impl Lake {
+    /// How messages name the file `f`: under the dropped folder's name.
+    fn shown(&self, f: &FileEntry) -> String {
+        format!("{}/{}{}", self.name, self.prefix, f.path)
+    }
+
+    fn source(&self, f: &FileEntry) -> Option<&JsValue> {
+        let path = format!("{}{}", self.prefix, f.path);
+        self.sources
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map(|(_, s)| s)
+    }
+
+    /// The manifest's files of table `schema`.
+    fn files_of<'a>(&'a self, schema: &TableSchema) -> impl Iterator<Item = &'a FileEntry> + 'a {
+        let table = schema.name;
+        self.manifest.files.iter().filter(move |f| f.table == table)
+    }
+
+    /// The file `f` as dropped, with its name and size; an error naming it when it was not.
+    fn file(&self, f: &FileEntry) -> Result<(String, &JsValue, u64), String> {
+        let name = self.shown(f);
+        match self.source(f) {
+            Some(src) => Ok((name, src, size_of(src).unwrap_or(0))),
+            None => Err(format!(
+                "{name}: listed in the manifest, but not among the dropped files"
+            )),
+        }
+    }
+}
+
+struct Run {
+    id: RunId,
+    lake: Rc<Lake>,
+    /// The run's `run_id` in the lake and its row in `runs`.
+    run_id: String,
+    row: usize,
+    items: Option<RunItems>,
+}
+
+#[derive(Default)]
+struct State {
+    runs: Vec<Run>,
+}
+
+/// Entry point of the lake worker binary.
+pub fn start() {
+    let state = Rc::new(RefCell::new(State::default()));
+    let scope = listen(move |scope, e| handle(scope, &state, e));
+    let _ = scope.post_message(&JsValue::from_str(READY));
+}
+
+fn size_of(src: &JsValue) -> Option<u64> {
+    if let Some(b) = src.dyn_ref::<Blob>() {
+        let s = b.size();
+        return (s.is_finite() && s >= 0.0).then_some(s as u64);
+    }
+    src.dyn_ref::<ArrayBuffer>()
+        .map(|b| u64::from(b.byte_length()))
+}
+
+/// Bytes `[at, at + len)` of a dropped file (`File.slice`) or of bytes the page held.
+async fn read_range(src: &JsValue, at: u64, len: u64) -> Result<Vec<u8>, String> {
+    let size = size_of(src).ok_or("neither a file nor bytes")?;
+    let end = at
+        .checked_add(len)
+        .filter(|e| *e <= size)
+        .ok_or_else(|| format!("bytes {at}..{} are past its end ({size} bytes)", at + len))?;
+    if let Some(b) = src.dyn_ref::<Blob>() {
+        let part = b
+            .slice_with_f64_and_f64(at as f64, end as f64)
+            .map_err(js_err)?;
+        let buf = JsFuture::from(part.array_buffer()).await.map_err(js_err)?;
+        let a = Uint8Array::new(&buf);
+        if u64::from(a.length()) != len {
+            return Err("the file changed while it was being read".into());
+        }
+        return Ok(a.to_vec());
+    }
+    let Some(b) = src.dyn_ref::<ArrayBuffer>() else {
+        return Err("neither a file nor bytes".into());
+    };
+    let (Ok(at), Ok(len)) = (u32::try_from(at), u32::try_from(len)) else {
+        return Err("too big for the browser's memory".into());
+    };
+    Ok(Uint8Array::new_with_byte_offset_and_length(b, at, len).to_vec())
+}
+
+/// The table `schema` of the lake read whole (every file of it, each checked against its size,
+/// SHA-256 and rows); an error naming the file.
+async fn whole_table(lake: &Lake, schema: &'static TableSchema) -> Result<Table, String> {
+    let mut all = Table::new(schema);
+    for f in lake.files_of(schema) {
+        let (name, src, size) = lake.file(f)?;
+        let bytes = read_range(src, 0, size)
+            .await
+            .map_err(|e| format!("{name}: {e}"))?;
+        let t =
+            evalboard_lake::decode_listed(f, bytes, schema, &name).map_err(|e| e.to_string())?;
+        all.rows.extend(t.rows);
+    }
+    Ok(all)
+}
+
+/// One run's rows of table `schema`: each file's footer, then the row groups that may hold it.
+async fn run_rows(
+    lake: &Lake,
+    schema: &'static TableSchema,
+    run_id: &str,
+) -> Result<Table, String> {
+    let mut all = Table::new(schema);
+    for f in lake.files_of(schema) {
+        let (name, src, len) = lake.file(f)?;
+        evalboard_lake::check_size(f, len, &name).map_err(|e| e.to_string())?;
+        let e = |m: String| format!("{name}: {m}");
+        let tail = read_range(
+            src,
+            len.saturating_sub(slices::TAIL_LEN),
+            slices::TAIL_LEN.min(len),
+        )
+        .await
+        .map_err(e)?;
+        let meta_at = slices::metadata_range(&tail, len, &name).map_err(|e| e.to_string())?;
+        let meta = read_range(src, meta_at.start, meta_at.end - meta_at.start)
+            .await
+            .map_err(e)?;
+        let plan = slices::plan(&meta, &[run_id], len, &name).map_err(|e| e.to_string())?;
+        if plan.groups.is_empty() {
+            continue;
+        }
+        let mut parts = Vec::with_capacity(plan.ranges.len() + 1);
+        for r in &plan.ranges {
+            parts.push((
+                r.start,
+                read_range(src, r.start, r.end - r.start).await.map_err(e)?,
+            ));
+        }
+        let mut footer = meta;
+        footer.extend_from_slice(&tail);
+        parts.push((meta_at.start, footer));
+        let t = slices::decode_groups(parts, len, &plan.groups, schema, &name)
+            .map_err(|e| e.to_string())?;
+        all.rows.extend(lake_view::rows_of(&t, run_id).cloned());
+    }
+    Ok(all)
+}
+
+/// Reads a dropped lake and lists its runs.
+async fn open(
+    scope: DedicatedWorkerGlobalScope,
+    state: Rc<RefCell<State>>,
+    (run_id, name): (RunId, String),
+    sources: Vec<(String, JsValue)>,
+) {
+    let failed = |error: String| post_load_refused(&scope, run_id, name.clone(), error);
+    let Some((mpath, msrc)) = sources
+        .iter()
+        .filter(|(p, _)| p.rsplit('/').next() == Some(MANIFEST_FILE))
+        .min_by_key(|(p, _)| p.len())
+    else {
+        return failed(format!("no {MANIFEST_FILE} among the dropped files"));
+    };
+    let prefix = mpath[..mpath.len() - MANIFEST_FILE.len()].to_string();
+    post_progress(&scope, run_id, "reading the lake's manifest", (0, 3));
+    let size = size_of(msrc).unwrap_or(0);
+    let manifest = match read_range(msrc, 0, size).await {
+        Ok(b) => match Manifest::parse(&b, &format!("{name}/{mpath}")) {
+            Ok(m) => m,
+            Err(e) => return failed(e.to_string()),
+        },
+        Err(e) => return failed(format!("{name}/{mpath}: {e}")),
+    };
+    let mut lake = Lake {
+        name: name.clone(),
+        prefix,
+        manifest,
+        sources,
+        runs: Table::new(&RUNS),
+        aggregates: None,
+        problems: Vec::new(),
+    };
+    post_progress(&scope, run_id, "reading the lake's runs", (1, 3));
+    lake.runs = match whole_table(&lake, &RUNS).await {
+        Ok(t) => t,
+        Err(e) => return failed(e),
+    };
+    post_progress(&scope, run_id, "reading the lake's aggregates", (2, 3));
+    match whole_table(&lake, &AGGREGATES).await {
+        Ok(t) => lake.aggregates = Some(t),
+        Err(e) => lake.problems.push(e),
+    }
+    // The files read when a run is opened: checked by their size now (their hash needs every
+    // byte).
+    for f in &lake.manifest.files {
+        if [SAMPLES.name, VERDICTS.name, SAMPLE_TEXT.name].contains(&f.table.as_str()) {
+            let problem = lake.file(f).and_then(|(name, _, len)| {
+                evalboard_lake::check_size(f, len, &name).map_err(|e| e.to_string())
+            });
+            lake.problems.extend(problem.err());
+        }
+    }
+    let mut listed = lake_view::listed(&lake.manifest);
+    if listed.len() > MAX_RUNS {
+        lake.problems.push(format!(
+            "{}/{}{MANIFEST_FILE}: {} runs; the dashboard lists the first {MAX_RUNS}",
+            lake.name,
+            lake.prefix,
+            listed.len()
+        ));
+        listed.truncate(MAX_RUNS);
+    }
+    let lake = Rc::new(lake);
+    let mut infos = Vec::new();
+    for (k, (rid, _)) in listed.iter().enumerate() {
+        let Some(row) = lake
+            .runs
+            .rows
+            .iter()
+            .position(|r| lake_view::rows_of_one(r, rid))
+        else {
+            continue;
+        };
+        let id = if k == 0 {
+            run_id
+        } else {
+            crate::protocol::part_id(run_id, k)
+        };
+        infos.push(lake_view::run_info(
+            (id, Some(run_id)),
+            &lake.runs,
+            &lake.runs.rows[row],
+            &lake.problems,
+        ));
+        state.borrow_mut().runs.push(Run {
+            id,
+            lake: lake.clone(),
+            run_id: rid.clone(),
+            row,
+            items: None,
+        });
+    }
+    if infos.is_empty() {
+        return failed(format!(
+            "{}/{}{MANIFEST_FILE}: the lake lists no run its runs table holds",
+            lake.name, lake.prefix
+        ));
+    }
+    for info in infos {
+        let _ = scope.post_message(&JsValue::from_str(&run_message(info.run_id)));
+        post(&scope, &Response::Loaded { info });
+    }
+}
+
+fn screen(
+    scope: &DedicatedWorkerGlobalScope,
+    st: &State,
+    (req, run_id): (u64, RunId),
+    query: &ScreenQuery,
+) {
+    let Some(r) = st.runs.iter().find(|r| r.id == run_id) else {
+        return no_run(scope, req, run_id);
+    };
+    let lake = &r.lake;
+    let row = lake.runs.rows.get(r.row).map(Vec::as_slice).unwrap_or(&[]);
+    let view = match (query, &r.items) {
+        (ScreenQuery::Overview { choices, .. }, _) => {
+            let chosen = choices
+                .iter()
+                .find(|(k, _)| k == "scorer")
+                .map(|(_, v)| v.as_str());
+            lake_view::overview(
+                &lake.runs,
+                row,
+                lake.aggregates.as_ref(),
+                (&lake.name, &lake.problems, chosen),
+            )
+        }
+        (
+            ScreenQuery::Items {
+                filter,
+                offset,
+                limit,
+            },
+            Some(items),
+        ) => {
+            let default = lake_view::headline_scorer(&lake.runs, row, lake.aggregates.as_ref());
+            lake_view::items_page(items, filter, (*offset, *limit), default.as_deref())
+        }
+        (ScreenQuery::Item { key } | ScreenQuery::Hits { key, .. }, Some(items)) => {
+            lake_view::item(items, key)
+        }
+        _ => {
+            return post(
+                scope,
+                &Response::Error {
+                    req: Some(req),
+                    message: "not available for a run read from a lake".into(),
+                },
+            )
+        }
+    };
+    crate::worker::store::post_view(scope, (req, run_id), view);
+}
+
+/// Reads what a screen of a run needs and has not been read (its items; an item's texts), then
+/// answers it.
+async fn read_then_screen(
+    scope: DedicatedWorkerGlobalScope,
+    state: Rc<RefCell<State>>,
+    (req, run_id): (u64, RunId),
+    query: ScreenQuery,
+) {
+    let wants_texts = matches!(query, ScreenQuery::Item { .. } | ScreenQuery::Hits { .. });
+    let found = state
+        .borrow()
+        .runs
+        .iter()
+        .find(|r| r.id == run_id)
+        .map(|r| {
+            (
+                r.lake.clone(),
+                r.run_id.clone(),
+                r.items.is_none(),
+                r.items.as_ref().is_none_or(|i| i.texts.is_none()),
+            )
+        });
+    if let Some((lake, rid, no_items, no_texts)) = found {
+        if no_items {
+            let items = async {
+                Ok::<_, String>(RunItems {
+                    samples: run_rows(&lake, &SAMPLES, &rid).await?,
+                    verdicts: run_rows(&lake, &VERDICTS, &rid).await?,
+                    texts: None,
+                })
+            }
+            .await;
+            match items {
+                Ok(items) => set(&state, run_id, |r| {
+                    if r.items.is_none() {
+                        r.items = Some(items)
+                    }
+                }),
+                Err(message) => {
+                    return post(
+                        &scope,
+                        &Response::Error {
+                            req: Some(req),
+                            message,
+                        },
+                    )
+                }
+            }
+        }
+        if wants_texts && no_texts {
+            let texts = run_rows(&lake, &SAMPLE_TEXT, &rid).await;
+            set(&state, run_id, |r| {
+                if let Some(i) = &mut r.items {
+                    i.texts = Some(texts)
+                }
+            });
+        }
+    }
+    screen(&scope, &state.borrow(), (req, run_id), &query);
+}
+
+fn set(state: &Rc<RefCell<State>>, run_id: RunId, f: impl FnOnce(&mut Run)) {
+    if let Some(r) = state.borrow_mut().runs.iter_mut().find(|r| r.id == run_id) {
+        f(r)
+    }
+}
+
+fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: MessageEvent) {
+    let Some((req, buffers)) = decode_or_report(scope, &e.data()) else {
+        return;
+    };
+    let refuse = |req: u64| {
+        post(
+            scope,
+            &Response::Error {
+                req: Some(req),
+                message: "Runs read from a lake show their Overview and Items; comparisons, \
+                          reports and exports of them are not available yet."
+                    .into(),
+            },
+        )
+    };
+    match req {
+        Request::Load {
+            run_id,
+            name,
+            paths,
+            ..
+        } => {
+            let sources = paths
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| (p, buffers.get(i as u32)))
+                .collect();
+            wasm_bindgen_futures::spawn_local(open(
+                scope.clone(),
+                state.clone(),
+                (run_id, name),
+                sources,
+            ));
+        }
+        Request::Remove { run_id } => state.borrow_mut().runs.retain(|r| r.id != run_id),
+        Request::Screen { req, run_id, query } => {
+            let ready = state.borrow().runs.iter().any(|r| {
+                r.id == run_id
+                    && (matches!(query, ScreenQuery::Overview { .. })
+                        || r.items.as_ref().is_some_and(|i| {
+                            i.texts.is_some()
+                                || !matches!(
+                                    query,
+                                    ScreenQuery::Item { .. } | ScreenQuery::Hits { .. }
+                                )
+                        }))
+            });
+            if ready {
+                screen(scope, &state.borrow(), (req, run_id), &query);
+            } else {
+                wasm_bindgen_futures::spawn_local(read_then_screen(
+                    scope.clone(),
+                    state.clone(),
+                    (req, run_id),
+                    query,
+                ));
+            }
+        }
+        Request::Overview { req, run_id, .. }
+        | Request::Items { req, run_id, .. }
+        | Request::Conversation { req, run_id, .. } => no_run(scope, req, run_id),
+        Request::Export { req, .. }
+        | Request::Report { req, .. }
+        | Request::Compare { req, .. }
+        | Request::Series { req, .. }
+        | Request::Many { req, .. } => refuse(req),
+        // Settings do not re-score a lake run (its numbers are as exported); marks are kept by
+        // the main worker for the runs it scores.
+        _ => {}
+    }
+}

@@ -1,0 +1,101 @@
+// Results lakes in the dashboard (issue 27.5): a lake exported by the CLI from fixtures is
+// dropped as a folder; the lake worker (its own wasm, fetched on this drop only) lists its runs
+// with the headlines `evalboard score LAKE --json` prints; a run's Overview shows its scorers'
+// statistics from `aggregates`, and its Items are read from `samples` and `verdicts` when opened.
+// A file whose bytes differ from the manifest is named; the other tables still open.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { withApp, openPage, folderPayload, dropFiles, root, outDir, cli, assertQuiet } from './lib.mjs';
+
+const DROP = '.eb-app';
+const app = withApp();
+
+/** A lake exported by the CLI into a fresh folder named `name`: a numeric QA run (the demo's
+ * gpt-4o under another name: the demo's own run is listed too) and two Inspect logs. */
+function exportLake(name) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-lake-'));
+  const qa = path.join(tmp, 'qa-run');
+  fs.cpSync(path.join(root, 'demo', 'gpt-4o'), qa, { recursive: true });
+  const dir = path.join(tmp, name);
+  cli(['export', '--lake', dir, qa, path.join(root, 'tests', 'fixtures', 'compare', 'base')]);
+  return dir;
+}
+
+const dec3 = (x) => (x === null || x === undefined ? '—' : x.toFixed(3));
+
+/** The run list's entries: name → headline as shown. */
+async function listed(page) {
+  return page.evaluate(() => Object.fromEntries([...document.querySelectorAll('.eb-run')]
+    .filter((li) => li.querySelector('.eb-run__acc'))
+    .map((li) => [li.querySelector('.eb-run__name').textContent.trim(), li.querySelector('.eb-run__acc').textContent.trim()])));
+}
+
+test('a dropped lake lists its runs with the CLI\'s headlines; a run opens on Overview and Items', async () => {
+  const lake = exportLake('lake-ok');
+  const want = JSON.parse(cli(['score', lake, '--json']));
+  const { page, rec } = await openPage(app.browser);
+  const fetched = [];
+  page.on('request', (r) => fetched.push(r.url()));
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  assert.ok(!fetched.some((u) => u.includes('lake-worker')), 'the lake worker is not fetched before a lake is dropped');
+  await dropFiles(page, DROP, folderPayload(lake));
+  await page.waitForFunction((n) => {
+    const names = [...document.querySelectorAll('.eb-run .eb-run__name')].map((e) => e.textContent.trim());
+    return n.every((x) => names.includes(x));
+  }, want.map((w) => w.run_name), { timeout: 60000 });
+  assert.ok(fetched.some((u) => u.includes('lake-worker')), 'the lake worker is fetched on the drop');
+  const shown = await listed(page);
+  for (const w of want) {
+    const headline = w.headline_score !== undefined ? w.headline_score : w.numerical_accuracy;
+    assert.equal(shown[w.run_name], dec3(headline), `${w.run_name}: headline`);
+  }
+  // Open the numeric QA run: its Overview from runs + aggregates.
+  await page.locator('.eb-run__name', { hasText: 'qa-run' }).first().click();
+  await page.waitForSelector('[data-table="lake-scorers"]', { timeout: 30000 });
+  await page.screenshot({ path: path.join(outDir, 'lake-overview.png'), fullPage: true });
+  const qa = want.find((w) => w.run_name === 'qa-run');
+  const cards = await page.locator('[data-table="lake-scorers"]').innerText();
+  assert.ok(cards.includes(`${(qa.numerical_accuracy * 100).toFixed(1)}%`), `scorers table holds the accuracy: ${cards}`);
+  // Items: read when opened.
+  await page.click('#eb-tab-items');
+  await page.waitForFunction((n) => document.querySelector('.eb-items__count')?.textContent.startsWith(`${n} item`),
+    qa.total_turns, { timeout: 30000 });
+  await page.screenshot({ path: path.join(outDir, 'lake-items.png'), fullPage: true });
+  await page.locator('.eb-grid__row').first().click();
+  await page.waitForSelector('[data-table="lake-verdicts"]', { timeout: 30000 });
+  await page.screenshot({ path: path.join(outDir, 'lake-item.png'), fullPage: true });
+  assertQuiet(rec, app.srv.origin);
+  await page.close();
+});
+
+test('a lake file whose bytes differ from the manifest is named; the runs still list', async () => {
+  const lake = exportLake('lake-bad');
+  const agg = path.join(lake, 'aggregates');
+  const file = fs.readdirSync(agg)[0];
+  const bytes = fs.readFileSync(path.join(agg, file));
+  bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+  fs.writeFileSync(path.join(agg, file), bytes);
+  const { page } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  await dropFiles(page, DROP, folderPayload(lake));
+  await page.waitForFunction(() => [...document.querySelectorAll('.eb-run .eb-run__name')]
+    .some((e) => e.textContent.trim() === 'base/arith.json'), null, { timeout: 60000 });
+  await page.locator('.eb-run__name', { hasText: 'base/arith.json' }).first().click();
+  await page.waitForSelector('[data-note="lake-problem"]', { timeout: 30000 });
+  const note = await page.locator('[data-note="lake-problem"]').first().innerText();
+  assert.ok(note.includes(`lake-bad/aggregates/${file}`) && note.includes('SHA-256'), note);
+  await page.screenshot({ path: path.join(outDir, 'lake-bad-hash.png'), fullPage: true });
+
+  // A manifest of another schema version: the lake fails, naming the manifest.
+  const manifest = path.join(lake, 'evalboard-lake.json');
+  fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').replace('"schema_version": 1', '"schema_version": 9'));
+  fs.renameSync(lake, path.join(path.dirname(lake), 'lake-v9'));
+  await dropFiles(page, DROP, folderPayload(path.join(path.dirname(lake), 'lake-v9')));
+  await page.waitForFunction(() => document.body.innerText.includes('lake-v9/evalboard-lake.json'), null, { timeout: 30000 });
+  await page.close();
+});
