@@ -232,7 +232,8 @@ enum Pipe {
         send: std::sync::mpsc::SyncSender<Group>,
         done: std::thread::JoinHandle<parquet::errors::Result<Vec<u8>>>,
     },
-    /// The thread was joined (after an error).
+    /// The thread was joined (after an error; no thread on wasm32).
+    #[cfg_attr(target_arch = "wasm32", allow(dead_code))]
     Joined,
 }
 
