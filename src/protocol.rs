@@ -44,6 +44,12 @@ pub fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
     }
 }
 
+/// What a watched folder's run is listed by: its folder's name and this mark (its numbers are
+/// so far; docs/dashboard.md § Watching a folder).
+pub fn so_far(folder: &str) -> String {
+    format!("{folder} · so far")
+}
+
 /// The id of the `k`-th log (k ≥ 1) of a `Load` (run `run_id`) that held several
 /// ([`RunInfo::part_of`]): the page numbers its runs from 1 with the high bit clear, so these
 /// never meet one of its own, and a reload after a worker restart gives the same ids again.

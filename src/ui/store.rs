@@ -282,6 +282,21 @@ impl Store {
         self.next_run.set_value(id);
         self.watches
             .update(|w| w.push((id, crate::protocol::LiveStatus::starting(&name))));
+        // The folder is a run of the list, loaded by the worker as it grows.
+        self.runs.update(|rs| {
+            let taken: Vec<String> = rs.iter().map(|r| r.name.clone()).collect();
+            rs.push(RunEntry {
+                id,
+                name: crate::ui::load_plan::unique_name(&crate::protocol::so_far(&name), &taken),
+                demo: false,
+                status: RunStatus::Working {
+                    stage: "watching".into(),
+                    done: 0,
+                    total: 1,
+                },
+                read_problems: Vec::new(),
+            })
+        });
         let sources = if stored.is_some() {
             Vec::new()
         } else {
@@ -295,10 +310,9 @@ impl Store {
         client::send_load_keeping(&req, sources, Vec::new());
     }
 
-    /// Stops watch `id` (the worker forgets its handle).
+    /// Stops watch `id` (the worker forgets its handle) and removes its run.
     pub fn unwatch(&self, id: RunId) {
-        self.watches.update(|w| w.retain(|(i, _)| *i != id));
-        client::send(&Request::Remove { run_id: id });
+        self.remove(id);
     }
 
     /// Applies one worker response.
@@ -922,6 +936,19 @@ impl Store {
     /// Removes one run (page and worker).
     pub fn remove(&self, id: RunId) {
         client::send(&Request::Remove { run_id: id });
+        // A watched folder's run: removing it stops the watch (the worker forgets its handle).
+        let watched = self.watches.with_untracked(|w| {
+            w.iter()
+                .find(|(i, _)| *i == id)
+                .map(|(_, s)| s.name.clone())
+        });
+        if let Some(name) = watched {
+            self.watches.update(|w| w.retain(|(i, _)| *i != id));
+            self.notify(
+                format!("Stopped watching “{name}”: its run was removed."),
+                false,
+            );
+        }
         self.suspects.update_value(|s| s.retain(|x| *x != id));
         if self.replaying.get_value() == Some(id) {
             self.replaying.set_value(None);

@@ -45,6 +45,20 @@ const CHUNK: f64 = 8.0 * 1024.0 * 1024.0;
 /// The IndexedDB keys of kept watches start with this.
 const KEY_PREFIX: &str = "watch/";
 
+/// The shortest time between two full reads of a watched folder as a run of the run list
+/// ([`Materialize`]); the wait is also ten times what the last one took, so that reading a
+/// growing run whole again stays under a tenth of the worker's time.
+const LOAD_EVERY_MS: f64 = 1000.0;
+/// The largest file read whole as the folder changes (a `.json` log, a `.eval`): a bigger one
+/// is named as not read as it grows.
+const WHOLE_MAX: f64 = 256.0 * 1024.0 * 1024.0;
+
+/// Loads the folder's files read so far (paths under the folder's name, their bytes as
+/// `ArrayBuffer`s) as run `run_id` named `name` through the worker's `Load` path: the watched
+/// folder is then a run like any other (run list, Overview, Items, Compare, All runs), its name
+/// marked "so far"; a run loaded again is `Rescored` for the page.
+pub(crate) type Materialize = Rc<dyn Fn(RunId, String, Vec<String>, Array)>;
+
 thread_local! {
     static WATCHES: RefCell<HashMap<RunId, Rc<RefCell<Watch>>>> = RefCell::new(HashMap::new());
 }
@@ -68,6 +82,10 @@ struct Watch {
     wake: Option<Function>,
     observer: Option<JsValue>,
     interval_ms: f64,
+    /// A file changed since the run was last loaded whole, and when it may be loaded again.
+    dirty: bool,
+    next_load_ms: f64,
+    materialize: Materialize,
 }
 
 /// One file of the folder.
@@ -77,6 +95,23 @@ struct Watched {
     offset: f64,
     modified: f64,
     note: Option<String>,
+    /// The file's bytes read so far (of a live file: every byte appended; of another: the
+    /// whole file as last read), for the run loaded whole ([`Materialize`]).
+    bytes: Vec<u8>,
+}
+
+impl Watched {
+    /// The bytes the run is loaded with: a live file's complete lines (a held half line is not
+    /// read), another file whole.
+    fn complete(&self) -> &[u8] {
+        match &self.live {
+            Some(live) => {
+                let n = usize::try_from(live.numbers().bytes_read).unwrap_or(usize::MAX);
+                &self.bytes[..n.min(self.bytes.len())]
+            }
+            None => &self.bytes,
+        }
+    }
 }
 
 /// Starts watching the folder `dir` as run `run_id` (with `key`: a watch kept from an earlier
@@ -86,7 +121,7 @@ pub(crate) fn start<const FAMILIES: FamilySet>(
     (run_id, name): (RunId, String),
     dir: JsValue,
     key: Option<String>,
-    settings: Settings,
+    (settings, materialize): (Settings, Materialize),
 ) {
     stop(run_id, false);
     let watch = Rc::new(RefCell::new(Watch {
@@ -102,12 +137,20 @@ pub(crate) fn start<const FAMILIES: FamilySet>(
         wake: None,
         observer: None,
         interval_ms: FAST_MS,
+        dirty: false,
+        next_load_ms: 0.0,
+        materialize,
     }));
     WATCHES.with(|w| w.borrow_mut().insert(run_id, watch.clone()));
     let scope = scope.clone();
     wasm_bindgen_futures::spawn_local(async move {
         run::<FAMILIES>(&scope, run_id, &watch).await;
     });
+}
+
+/// Run `run_id` is a watched folder's.
+pub(crate) fn is_watched(run_id: RunId) -> bool {
+    WATCHES.with(|w| w.borrow().contains_key(&run_id))
 }
 
 /// Stops watch `run_id` (the page removed it); `forget`: its kept handle goes too.
@@ -233,6 +276,7 @@ async fn run<const FAMILIES: FamilySet>(
         if watch.borrow().stopped.is_some() {
             return;
         }
+        load_whole(run_id, watch);
         post(
             scope,
             &Response::Live {
@@ -243,6 +287,40 @@ async fn run<const FAMILIES: FamilySet>(
         let ms = watch.borrow().interval_ms;
         sleep(watch, ms).await;
     }
+}
+
+/// Loads the folder's files read so far as run `run_id` when a file changed and the last load
+/// is far enough behind ([`LOAD_EVERY_MS`]).
+fn load_whole(run_id: RunId, watch: &Rc<RefCell<Watch>>) {
+    let t = now();
+    let (name, paths, buffers, materialize) = {
+        let w = watch.borrow();
+        if !w.dirty || t < w.next_load_ms {
+            return;
+        }
+        let buffers = Array::new();
+        let mut paths = Vec::new();
+        for (path, f) in &w.files {
+            let bytes = f.complete();
+            if !bytes.is_empty() {
+                paths.push(format!("{}/{path}", w.name));
+                buffers.push(&Uint8Array::from(bytes).buffer());
+            }
+        }
+        (
+            crate::protocol::so_far(&w.name),
+            paths,
+            buffers,
+            w.materialize.clone(),
+        )
+    };
+    watch.borrow_mut().dirty = false;
+    if paths.is_empty() {
+        return;
+    }
+    materialize(run_id, name, paths, buffers);
+    let done = now();
+    watch.borrow_mut().next_load_ms = done + LOAD_EVERY_MS.max(10.0 * (done - t));
 }
 
 /// The watch ends with `message`, told to the page.
@@ -371,18 +449,36 @@ async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool
             let watched = new_file::<FAMILIES>(&path, &w.settings);
             w.files.insert(path.clone(), watched);
         }
-        let readable = watch
+        let live = watch
             .borrow()
             .files
             .get(&path)
             .is_some_and(|f| f.live.is_some());
-        // The appended bytes, a slice of at most CHUNK at a time (a big file met for the first
-        // time is never in memory whole). A slice the browser cannot read (the file changed
-        // since `getFile`: NotReadableError) is read again next round, from where it stopped.
+        // A file not read as it grows is read whole again when it changes (a `.json` log
+        // rewritten, a `.eval` whose central directory moved on), up to WHOLE_MAX.
+        if !live && size > WHOLE_MAX {
+            let mut w = watch.borrow_mut();
+            if let Some(f) = w.files.get_mut(&path) {
+                (f.offset, f.modified, f.bytes) = (size, modified, Vec::new());
+                f.note = Some(format!(
+                    "{path} is over {} MB: it is not read as it changes (drop the folder for a \
+                     full read)",
+                    WHOLE_MAX / 1048576.0
+                ));
+            }
+            continue;
+        }
+        let from = if live { from } else { 0.0 };
+        // The appended bytes (or the whole file), a slice of at most CHUNK at a time (a big
+        // file met for the first time is never read in one piece). A slice the browser cannot
+        // read (the file changed since `getFile`: NotReadableError) is read again next round,
+        // from where it stopped.
         let mut new_items = 0u64;
         let mut at = from;
         let mut done = true;
-        while readable && at < size {
+        let mut whole = Vec::new();
+        let mut reread = false;
+        while at < size {
             let end = size.min(at + CHUNK);
             let bytes = match read_slice(&file, at, end).await {
                 Ok(b) => b,
@@ -393,28 +489,39 @@ async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool
                 Err(e) => return Err(e),
             };
             at = end;
+            if !live {
+                whole.extend_from_slice(&bytes);
+                continue;
+            }
             let mut w = watch.borrow_mut();
             let Some(f) = w.files.get_mut(&path) else {
                 break;
             };
             f.offset = at;
+            f.bytes.extend_from_slice(&bytes);
             let Some(live) = f.live.as_mut() else { break };
             match live.append(&bytes) {
                 Ok(n) => new_items += n as u64,
                 Err(_) => {
+                    // Read whole from the next round on, as any file.
+                    reread = true;
                     f.live = None;
                     f.note = Some(format!(
-                        "{path} is not a QA JSONL, OpenAI Evals or promptfoo .jsonl file: it \
-                         is not read as it grows"
+                        "{path} is not a QA JSONL, OpenAI Evals or promptfoo .jsonl file: its \
+                         numbers are not counted as it grows"
                     ));
                 }
             }
         }
         let t = now();
         let mut w = watch.borrow_mut();
+        w.dirty = true;
         if let (true, Some(f)) = (done, w.files.get_mut(&path)) {
             f.offset = size;
-            f.modified = modified;
+            f.modified = if reread { -1.0 } else { modified };
+            if !live {
+                f.bytes = whole;
+            }
         }
         if new_items > 0 {
             w.items += new_items;
@@ -451,9 +558,8 @@ fn new_file<const FAMILIES: FamilySet>(path: &str, settings: &Settings) -> Watch
         live: appendable.then(|| LiveRun::new_in::<FAMILIES>(path, settings)),
         offset: 0.0,
         modified: -1.0,
-        note: (!appendable).then(|| {
-            format!("{path} is not a JSONL file: it is not read as it grows (drop the folder for a full read)")
-        }),
+        note: None,
+        bytes: Vec::new(),
     }
 }
 
@@ -531,6 +637,20 @@ fn status(w: &Watch) -> LiveStatus {
             mono: false,
         })
     }));
+    // The files read whole on each change, by name.
+    let whole: Vec<&str> = w
+        .files
+        .iter()
+        .filter(|(_, f)| f.live.is_none() && !f.bytes.is_empty())
+        .map(|(p, _)| p.as_str())
+        .collect();
+    if !whole.is_empty() {
+        blocks.push(Block::Text {
+            key: "watch-whole".into(),
+            text: format!("Read whole on each change: {}", whole.join(", ")),
+            mono: false,
+        });
+    }
     let notes: Vec<&str> = w.files.values().filter_map(|f| f.note.as_deref()).collect();
     let message = w.stopped.clone().or_else(|| match notes.len() {
         0 => None,

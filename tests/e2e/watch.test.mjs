@@ -11,16 +11,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { withApp, openPage, outsideRequests, root, outDir, cli, pct } from './lib.mjs';
+import { withApp, openPage, outsideRequests, root, outDir, cli, pct, osDrop } from './lib.mjs';
 
 const app = withApp();
 const DIR = 'watch-e2e';
 const EVALS = fs.readFileSync(path.join(root, 'tests/fixtures/evallog/ok/openai_evals_errors/input/arith-match.jsonl'), 'utf8');
 
-/** Ten QA turns over three conversations, text outside ASCII, turns 0, 3, 6, 9 wrong. */
-function qaLines() {
+/** QA turns (ten unless said) over three conversations, text outside ASCII, turns 0, 3, 6, 9, … wrong. */
+function qaLines(n = 10) {
   const out = [];
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < n; i++) {
     const expected = 10 + i;
     const predicted = i % 3 === 0 ? expected + 1 : expected;
     out.push(JSON.stringify({
@@ -89,6 +89,27 @@ function cliNumbers() {
   return { qa, evals };
 }
 
+/** A folder holding `files` ({name: text}) on disk, named `name`; `evalboard score --json` of it. */
+function folder(name, files) {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'eb-watch-')), name);
+  fs.mkdirSync(dir);
+  for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, f), text);
+  return { dir, score: JSON.parse(cli(['score', dir, '--json'])) };
+}
+
+const SO_FAR = `${DIR} · so far`;
+
+/** Waits until the run list's entry of the watched folder shows the headline `want`. */
+async function waitRunAcc(page, want, timeout = 30000) {
+  await page.waitForFunction(([name, want]) => [...document.querySelectorAll('.eb-run')]
+    .some((r) => r.querySelector('.eb-run__name')?.textContent.includes(name) && r.querySelector('.eb-run__acc')?.textContent.trim() === want),
+  [SO_FAR, want], { timeout });
+}
+
+/** The Overview's numerical accuracy card shows `want`. */
+const waitCard = (page, want, timeout = 30000) => page.waitForFunction(
+  (w) => document.querySelector('[data-metric="numerical_accuracy"] .eb-card__value')?.textContent === w, want, { timeout });
+
 async function watchRun(how) {
   const { page, rec, context } = await openPage(app.browser);
   if (how === 'polling') {
@@ -138,6 +159,29 @@ async function watchRun(how) {
 
 test('a watched OPFS folder shows the numbers so far; the final ones equal evalboard score; a reload resumes the watch; Stop forgets it', async () => {
   const { page, context, shown } = await watchRun('observer');
+  // The folder is a run of the run list like any other, marked "so far": its headline and its
+  // Overview are `evalboard score` of the folder (its QA JSONL; the record file is another
+  // family's, named in the load report as a drop of the folder names it).
+  let want = folder(DIR, { 'run.jsonl': QA, 'evals.jsonl': EVALS }).score;
+  await waitRunAcc(page, pct(want.numerical_accuracy));
+  await page.locator('.eb-run__name', { hasText: SO_FAR }).click();
+  await waitCard(page, pct(want.numerical_accuracy));
+  // It grows: two more turns (one wrong), and the open Overview follows.
+  const more = qaLines(12);
+  await append(page, 'run.jsonl', more.slice(10).join(''));
+  want = folder(DIR, { 'run.jsonl': more.join('') }).score;
+  assert.equal(want.total_turns, 12);
+  await waitCard(page, pct(want.numerical_accuracy));
+  await waitRunAcc(page, pct(want.numerical_accuracy));
+  await page.screenshot({ path: path.join(outDir, 'watch-run-overview.png') });
+  // Put the file back as the other tests know it (written anew: read from its start).
+  await page.evaluate(async ([dirName, text]) => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(dirName);
+    const w = await (await dir.getFileHandle('run.jsonl')).createWritable();
+    await w.write(text);
+    await w.close();
+  }, [DIR, QA]);
+  await waitFile(page, 'run.jsonl', 10);
   await page.reload();
   await waitFile(page, 'run.jsonl', 10, 30000);
   await waitFile(page, 'evals.jsonl', 5, 30000);
@@ -145,8 +189,11 @@ test('a watched OPFS folder shows the numbers so far; the final ones equal evalb
   assert.equal(again['run.jsonl'], shown['run.jsonl']);
   assert.equal(again['evals.jsonl'], shown['evals.jsonl']);
   await page.screenshot({ path: path.join(outDir, 'watch-reloaded.png') });
+  // The resumed watch is the run of the list again.
+  await page.locator('.eb-run__name', { hasText: SO_FAR }).waitFor();
   await page.click('.eb-watch__remove');
   assert.equal(await page.locator('.eb-watch__item').count(), 0);
+  assert.equal(await page.locator('.eb-run__name', { hasText: SO_FAR }).count(), 0, 'Stop removes its run');
   await page.waitForTimeout(500);
   await page.reload();
   await page.waitForSelector('.eb-watch__pick');
@@ -155,8 +202,32 @@ test('a watched OPFS folder shows the numbers so far; the final ones equal evalb
   await context.close();
 });
 
-test('with FileSystemObserver removed from the worker the folder is polled, with the same numbers', async () => {
-  const { context } = await watchRun('polling');
+test('with FileSystemObserver removed from the worker the folder is polled, with the same numbers; Compare and All runs take the watched run; removing it stops the watch', async () => {
+  const { page, context } = await watchRun('polling');
+  const want = folder(DIR, { 'run.jsonl': QA, 'evals.jsonl': EVALS }).score;
+  await waitRunAcc(page, pct(want.numerical_accuracy));
+  // The finished folder dropped beside it: Compare the two (every item the same: unchanged)
+  // and All runs against it as the baseline.
+  const done = folder('finished', { 'run.jsonl': QA });
+  await osDrop(context, page, [done.dir]);
+  await page.locator('.eb-run__name', { hasText: 'finished' }).waitFor({ timeout: 30000 });
+  await page.evaluate((so) => { location.hash = `#run=${encodeURIComponent(so)}&tab=compare&base=finished&cand=${encodeURIComponent(so)}`; }, SO_FAR);
+  await page.waitForSelector('[data-table="compare-items"] tbody tr', { timeout: 30000 });
+  const flips = await page.locator('[data-table="compare-items"] tbody tr').evaluateAll((rs) => rs.map((r) => r.dataset.flip));
+  assert.equal(flips.length, 10);
+  assert.ok(flips.every((f) => f.startsWith('unchanged')), flips.join());
+  await page.screenshot({ path: path.join(outDir, 'watch-compare.png') });
+  await page.click('#eb-tab-runs');
+  await page.waitForFunction(() => document.querySelectorAll('select[name="pin"] option').length === 3, null, { timeout: 30000 });
+  await page.selectOption('select[name="pin"]', 'finished');
+  await page.waitForSelector(`[data-table="many-runs"] tbody tr[data-row="${SO_FAR}"]`, { timeout: 30000 });
+  const row = await page.locator(`[data-table="many-runs"] tbody tr[data-row="${SO_FAR}"] td`).allInnerTexts();
+  assert.ok(row.some((c) => c.trim() === pct(want.numerical_accuracy)), row.join(' | '));
+  await page.screenshot({ path: path.join(outDir, 'watch-many.png') });
+  // Removing the run from the run list stops the watch, with a message.
+  await page.locator('.eb-run', { hasText: SO_FAR }).locator('.eb-icon-btn--danger').click();
+  await page.waitForFunction(() => document.querySelectorAll('.eb-watch__item').length === 0);
+  await page.locator('.eb-notice__text', { hasText: `Stopped watching “${DIR}”: its run was removed.` }).waitFor();
   await context.close();
 });
 
