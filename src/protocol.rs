@@ -204,6 +204,11 @@ pub enum Request {
         #[serde(default)]
         stored: Option<String>,
     },
+    /// The time with no new item after which a watched run is marked stalled, in seconds
+    /// (0: the default, 5 minutes); the watch panel's setting, sent at start and on change.
+    WatchStall {
+        seconds: u32,
+    },
 }
 
 /// The runs of the All runs tab: its baselines (the pinned one first, then the other logs of its
@@ -424,6 +429,11 @@ pub enum WatchState {
     /// The watch ended (removed, the permission revoked, the folder gone): the last block
     /// says why.
     Stopped,
+    /// Every log that records a status says it finished (Inspect `success`, OpenAI Evals'
+    /// final report).
+    Finished,
+    /// A log reports an error or a cancellation: the last block says which.
+    Failed,
 }
 
 /// A watched folder's state, as the main worker sends it (`Response::Live`): the page shows it

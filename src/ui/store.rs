@@ -173,6 +173,9 @@ pub struct Store {
     pub stored_listed: StoredValue<bool>,
     /// Watched folders and what the worker last said of each (`ui::watch`).
     pub watches: RwSignal<Vec<(RunId, crate::protocol::LiveStatus)>>,
+    /// Folders dropped whose handle the browser gave (`getAsFileSystemHandle`): "Watch this
+    /// folder" is offered for each (the handles are kept by `ui::watch`).
+    pub dropped_dirs: RwSignal<Vec<String>>,
 }
 
 /// A worker that stopped this many times within [`STOPS_WINDOW_MS`] is not started again.
@@ -188,6 +191,9 @@ const EVALLOG_KEY: &str = "evalboard.evallog";
 fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
 }
+
+/// Where the watch panel keeps its stall time, in seconds.
+pub const STALL_KEY: &str = "evalboard.watch-stall-s";
 
 pub fn storage_get(key: &str) -> Option<String> {
     local_storage()?.get_item(key).ok()?
@@ -242,6 +248,7 @@ impl Store {
             next_run: StoredValue::new(0),
             stored_listed: StoredValue::new(false),
             watches: RwSignal::new(Vec::new()),
+            dropped_dirs: RwSignal::new(Vec::new()),
             next_notice: StoredValue::new(0),
             reloading: StoredValue::new(Vec::new()),
             replay: StoredValue::new(Vec::new()),
@@ -302,6 +309,11 @@ impl Store {
         } else {
             vec![dir]
         };
+        // The stall time the watch panel keeps (seconds; none: the worker's 5 minutes).
+        let seconds = storage_get(STALL_KEY).and_then(|s| s.parse().ok());
+        client::send(&Request::WatchStall {
+            seconds: seconds.unwrap_or(0),
+        });
         let req = Request::Watch {
             run_id: id,
             name,

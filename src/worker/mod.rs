@@ -452,6 +452,17 @@ fn handle_request(
                         stored: None,
                     };
                     handle_request(&scope, &state, load, buffers, &JsValue::UNDEFINED);
+                    // What the logs loaded say of themselves (read at once: a Load of bytes is
+                    // read and scored before it returns).
+                    state
+                        .borrow()
+                        .runs_of(run_id)
+                        .map(|k| watch::LogState {
+                            name: k.run().name().to_string(),
+                            status: k.run().meta().get("status").map(str::to_string),
+                            items: k.run().counts().1,
+                        })
+                        .collect()
                 })
             };
             let with = (settings, materialize);
@@ -467,6 +478,7 @@ fn handle_request(
                 }
             }
         }
+        Request::WatchStall { seconds } => watch::set_stall(seconds),
         req => answer(scope, &mut state.borrow_mut(), req),
     }
 }
@@ -939,6 +951,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
         | Request::Mark { .. }
         | Request::ImportMarks { .. }
         | Request::MarksKept { .. }
-        | Request::Watch { .. } => {}
+        | Request::Watch { .. }
+        | Request::WatchStall { .. } => {}
     }
 }

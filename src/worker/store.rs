@@ -228,6 +228,13 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
         info
     }
 
+    /// Run `id` and the runs of its `Load` when it held several logs.
+    pub fn runs_of(&self, id: RunId) -> impl Iterator<Item = &Kept> {
+        self.runs
+            .iter()
+            .filter(move |r| r.id == id || r.part_of == Some(id))
+    }
+
     /// Run `id` as one log of a `Load` of several: that `Load`'s id, the run's name as its log
     /// is named (`folder/file`), and how many of the `Load`'s other runs are still here.
     pub fn part(&self, id: RunId) -> Option<(RunId, String, usize)> {

@@ -32,7 +32,8 @@ use super::runtime::{now, post};
 use crate::format::{pct, NONE};
 use crate::protocol::{Block, LiveStatus, Response, RunId, StoredRun, WatchState};
 
-/// Seconds with no new item before a watched run is marked stalled.
+/// Seconds with no new item before a watched run is marked stalled, unless the page set
+/// another time (`Request::WatchStall`, the watch panel's "Stalled after" setting).
 pub(crate) const STALL_S: f64 = 300.0;
 /// Poll intervals: after a change, and the longest while nothing changes.
 const FAST_MS: f64 = 1000.0;
@@ -57,10 +58,32 @@ const WHOLE_MAX: f64 = 256.0 * 1024.0 * 1024.0;
 /// `ArrayBuffer`s) as run `run_id` named `name` through the worker's `Load` path: the watched
 /// folder is then a run like any other (run list, Overview, Items, Compare, All runs), its name
 /// marked "so far"; a run loaded again is `Rescored` for the page.
-pub(crate) type Materialize = Rc<dyn Fn(RunId, String, Vec<String>, Array)>;
+/// It answers with what the logs loaded say of themselves ([`LogState`]).
+pub(crate) type Materialize = Rc<dyn Fn(RunId, String, Vec<String>, Array) -> Vec<LogState>>;
+
+/// A log of the watched folder as loaded whole: its run's name, the status it records (an
+/// Inspect log's `started`, `success`, `error`, `cancelled`; an OpenAI Evals file's `complete`
+/// once its final report is written) and its items so far.
+pub(crate) struct LogState {
+    pub name: String,
+    pub status: Option<String>,
+    pub items: usize,
+}
 
 thread_local! {
     static WATCHES: RefCell<HashMap<RunId, Rc<RefCell<Watch>>>> = RefCell::new(HashMap::new());
+    static STALL: std::cell::Cell<f64> = const { std::cell::Cell::new(STALL_S) };
+}
+
+/// Sets the time with no new item after which a watched run is marked stalled (every watch;
+/// 0 keeps the default).
+pub(crate) fn set_stall(seconds: u32) {
+    let s = if seconds == 0 {
+        STALL_S
+    } else {
+        f64::from(seconds)
+    };
+    STALL.with(|c| c.set(s));
 }
 
 type Js<T> = Result<T, JsValue>;
@@ -86,6 +109,11 @@ struct Watch {
     dirty: bool,
     next_load_ms: f64,
     materialize: Materialize,
+    /// The logs as last loaded whole.
+    logs: Vec<LogState>,
+    /// The folder was loaded as a run at least once (else, when the watch ends, its run
+    /// entry is told it failed, with why).
+    loaded: bool,
 }
 
 /// One file of the folder.
@@ -140,6 +168,8 @@ pub(crate) fn start<const FAMILIES: FamilySet>(
         dirty: false,
         next_load_ms: 0.0,
         materialize,
+        logs: Vec::new(),
+        loaded: false,
     }));
     WATCHES.with(|w| w.borrow_mut().insert(run_id, watch.clone()));
     let scope = scope.clone();
@@ -318,9 +348,12 @@ fn load_whole(run_id: RunId, watch: &Rc<RefCell<Watch>>) {
     if paths.is_empty() {
         return;
     }
-    materialize(run_id, name, paths, buffers);
+    let logs = materialize(run_id, name, paths, buffers);
     let done = now();
-    watch.borrow_mut().next_load_ms = done + LOAD_EVERY_MS.max(10.0 * (done - t));
+    let mut w = watch.borrow_mut();
+    w.next_load_ms = done + LOAD_EVERY_MS.max(10.0 * (done - t));
+    w.logs = logs;
+    w.loaded = true;
 }
 
 /// The watch ends with `message`, told to the page.
@@ -331,6 +364,20 @@ fn end(
     message: String,
 ) {
     let mut w = watch.borrow_mut();
+    if !w.loaded {
+        // Its run (listed by the page as "watching") never loaded: it failed, and why.
+        post(
+            scope,
+            &Response::LoadFailed {
+                run_id,
+                name: crate::protocol::so_far(&w.name),
+                error: message.clone(),
+                files: Vec::new(),
+                diagnostics: Vec::new(),
+                part_of: None,
+            },
+        );
+    }
     w.stopped = Some(message);
     if let Some(o) = w.observer.take() {
         let _ = call_now(&o, "disconnect", &[]);
@@ -607,9 +654,23 @@ fn status(w: &Watch) -> LiveStatus {
         }
         _ => None,
     };
+    let stall_s = STALL.with(|c| c.get());
+    // A log that says how it ended: an error or a cancellation first, then finished when
+    // every log that records a status says it finished.
+    let ended = |st: &str| matches!(st, "error" | "cancelled");
+    let finished = |st: &str| matches!(st, "success" | "complete");
+    let failed = w
+        .logs
+        .iter()
+        .find(|l| l.status.as_deref().is_some_and(ended));
+    let statuses: Vec<&str> = w.logs.iter().filter_map(|l| l.status.as_deref()).collect();
     let state = if w.stopped.is_some() {
         WatchState::Stopped
-    } else if since_last_item_s.is_some_and(|s| s >= STALL_S) {
+    } else if failed.is_some() {
+        WatchState::Failed
+    } else if !statuses.is_empty() && statuses.iter().all(|s| finished(s)) {
+        WatchState::Finished
+    } else if since_last_item_s.is_some_and(|s| s >= stall_s) {
         WatchState::Stalled
     } else {
         WatchState::Running
@@ -619,10 +680,15 @@ fn status(w: &Watch) -> LiveStatus {
     } else {
         format!("polling every {} s", (w.interval_ms / 1000.0).round())
     };
+    let failed_word = failed
+        .and_then(|l| l.status.as_deref())
+        .map(str::to_ascii_uppercase);
     let (word, tone) = match state {
         WatchState::Running => ("RUNNING", "note"),
         WatchState::Stalled => ("STALLED", "warn"),
         WatchState::Stopped => ("STOPPED", "error"),
+        WatchState::Finished => ("FINISHED", "note"),
+        WatchState::Failed => (failed_word.as_deref().unwrap_or("ERROR"), "error"),
     };
     let mut blocks = vec![Block::Note {
         key: "watch-state".into(),
@@ -637,6 +703,43 @@ fn status(w: &Watch) -> LiveStatus {
             mono: false,
         })
     }));
+    // The logs read whole, with the status each records.
+    blocks.extend(
+        w.logs
+            .iter()
+            .filter(|l| l.status.is_some())
+            .map(|l| Block::Text {
+                key: "watch-log".into(),
+                text: format!(
+                    "{}: {} items · status {}",
+                    l.name,
+                    l.items,
+                    l.status.as_deref().unwrap_or(NONE)
+                ),
+                mono: false,
+            }),
+    );
+    // The first failures as they arrive, each file's in item order.
+    let failures = w.files.iter().filter_map(|(path, f)| {
+        let n = f.live.as_ref()?.numbers();
+        Some((path, n.first_failures))
+    });
+    let lines: Vec<String> = failures
+        .flat_map(|(path, fs)| fs.into_iter().map(move |f| failure_line(path, &f)))
+        .take(evalboard_engine::live::FIRST_FAILURES)
+        .collect();
+    if !lines.is_empty() {
+        blocks.push(Block::Text {
+            key: "watch-failures-head".into(),
+            text: "First failures:".into(),
+            mono: false,
+        });
+        blocks.extend(lines.into_iter().map(|text| Block::Text {
+            key: "watch-failure".into(),
+            text,
+            mono: false,
+        }));
+    }
     // The files read whole on each change, by name.
     let whole: Vec<&str> = w
         .files
@@ -652,15 +755,26 @@ fn status(w: &Watch) -> LiveStatus {
         });
     }
     let notes: Vec<&str> = w.files.values().filter_map(|f| f.note.as_deref()).collect();
-    let message = w.stopped.clone().or_else(|| match notes.len() {
-        0 => None,
-        1 => Some(notes.join("")),
-        n => Some(format!(
-            "{} (and {} more files not read as they grow)",
-            notes[0],
-            n - 1
-        )),
+    let reported = failed.map(|l| {
+        format!(
+            "{} reports status {}: the run ended early.",
+            l.name,
+            l.status.as_deref().unwrap_or(NONE)
+        )
     });
+    let message = w
+        .stopped
+        .clone()
+        .or(reported)
+        .or_else(|| match notes.len() {
+            0 => None,
+            1 => Some(notes.join("")),
+            n => Some(format!(
+                "{} (and {} more files not read as they grow)",
+                notes[0],
+                n - 1
+            )),
+        });
     if let Some(m) = message {
         blocks.push(Block::Note {
             key: "watch-message".into(),
@@ -694,14 +808,34 @@ fn file_line(path: &str, n: &LiveNumbers) -> String {
         .accuracy_ci95
         .map(|(lo, hi)| format!(" (95% CI {}–{})", pct(Some(lo)), pct(Some(hi))))
         .unwrap_or_default();
+    let errored = match n.errored {
+        0 => String::new(),
+        k => format!(" · {k} errored"),
+    };
     let problems = match n.diagnostics {
         0 => String::new(),
         1 => " · 1 problem".into(),
         k => format!(" · {k} problems"),
     };
     format!(
-        "{path}: {} items{of} · accuracy {}{ci}{problems}",
+        "{path}: {} items{of} · accuracy {}{ci}{errored}{problems}",
         n.items,
         pct(n.accuracy)
+    )
+}
+
+/// `run.jsonl · c1 · 2: “12” (expected “10”)` — model output as text, cut by the engine.
+fn failure_line(path: &str, f: &evalboard_engine::live::LiveFailure) -> String {
+    let got = f
+        .got
+        .as_deref()
+        .map_or("no answer".to_string(), |g| format!("“{g}”"));
+    let expected = f
+        .expected
+        .as_deref()
+        .map_or(String::new(), |e| format!(" (expected “{e}”)"));
+    format!(
+        "{path} · {}: {got}{expected}",
+        crate::format::item_key(&f.key)
     )
 }
