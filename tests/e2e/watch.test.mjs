@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { withApp, openPage, outsideRequests, root, outDir, cli, pct, osDrop } from './lib.mjs';
 
 const app = withApp();
@@ -245,5 +246,128 @@ test('a browser without showDirectoryPicker says why and offers the re-drop', as
   assert.match(await why.innerText(), /cannot watch a folder: it has no File System Access API/);
   assert.equal(await why.locator('.eb-pick button').count(), 2, 'the re-drop: pick folder, pick files');
   await page.screenshot({ path: path.join(outDir, 'watch-no-picker.png') });
+  await context.close();
+});
+
+/** Writes `bytes` (base64) as OPFS file `name` of the watched folder, anew (one write). */
+async function writeFile(page, name, b64) {
+  await page.evaluate(async ([dirName, name, b64]) => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(dirName, { create: true });
+    const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+    await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+    await w.close();
+  }, [DIR, name, b64]);
+}
+
+/** The lines of blocks `field` of the watch, as shown. */
+const lines = (page, field) => page.locator(`.eb-watch__item [data-field="${field}"]`).allInnerTexts();
+const waitState = (page, re, timeout = 30000) => page.waitForFunction(
+  (src) => new RegExp(src).test(document.querySelector('.eb-watch__item [data-note="watch-state"]')?.textContent ?? ''), re.source, { timeout });
+
+test('the first failures as they arrive, with the answer against the expected one; a stall time set short marks the run STALLED', async () => {
+  const { page, rec, context } = await openPage(app.browser);
+  await page.addInitScript(() => localStorage.setItem('evalboard.watch-stall-s', '3'));
+  await start(context, page);
+  assert.equal(await page.locator('input[name="stall"]').inputValue(), '3');
+  await append(page, 'run.jsonl', qaLines().slice(0, 4).join(''));
+  await page.click('.eb-watch__pick');
+  await waitFile(page, 'run.jsonl', 4);
+  // Turns 0 and 3 are wrong (café-0, turns 0 and 1): shown as text, key and answers.
+  assert.deepEqual(await lines(page, 'watch-failure'), [
+    'run.jsonl · café-0 · 0: “11” (expected “10”)',
+    'run.jsonl · café-0 · 1: “14” (expected “13”)',
+  ]);
+  // More wrong turns: the first five only.
+  await append(page, 'run.jsonl', qaLines(16).slice(4).join(''));
+  await waitFile(page, 'run.jsonl', 16);
+  const fails = await lines(page, 'watch-failure');
+  assert.equal(fails.length, 5);
+  assert.equal(fails[4], 'run.jsonl · café-0 · 4: “23” (expected “22”)');
+  // No new item for 3 s: STALLED.
+  await waitState(page, /^STALLED · /, 20000);
+  await page.screenshot({ path: path.join(outDir, 'watch-stalled.png') });
+  assert.deepEqual(rec.pageErrors, []);
+  await context.close();
+});
+
+/** An Inspect `.eval` as it is written: the journal's start and the first `k` samples with
+ * their summaries (`_journal/summaries/1.json`), from the finished fixture's members; base64. */
+const EVAL = path.join(root, 'tests/fixtures/evallog/ok/deflate_stored_zip64/input/arith.eval');
+function runningEval(k) {
+  const py = `
+import base64, io, json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1]); k = int(sys.argv[2])
+names = [n for n in z.namelist() if n.startswith('samples/')][:k]
+out = io.BytesIO()
+with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as w:
+    w.writestr('_journal/start.json', z.read('_journal/start.json'))
+    summaries = []
+    for n in names:
+        w.writestr(n, z.read(n))
+        s = json.loads(z.read(n))
+        summaries.append({f: s[f] for f in ('id', 'epoch', 'input', 'target', 'scores') if f in s})
+    w.writestr('_journal/summaries/1.json', json.dumps(summaries))
+sys.stdout.write(base64.b64encode(out.getvalue()).decode())
+`;
+  return execFileSync('python3', ['-c', py, EVAL, String(k)], { encoding: 'utf8' });
+}
+
+test('an Inspect .eval read from its journal while it runs, replaced by the finished log; a .json log re-read when it changes, its cancellation said', async () => {
+  const { page, rec, context } = await openPage(app.browser);
+  await start(context, page);
+  await writeFile(page, 'arith.eval', runningEval(2));
+  await page.click('.eb-watch__pick');
+  await page.waitForFunction(() => [...document.querySelectorAll('.eb-watch__item [data-field="watch-log"]')]
+    .some((e) => /: 2 items · status started$/.test(e.textContent)), null, { timeout: 30000 });
+  await waitState(page, /^RUNNING · /);
+  await page.screenshot({ path: path.join(outDir, 'watch-eval-running.png') });
+  // The finished log (header.json, status success) replaces the running one.
+  await writeFile(page, 'arith.eval', fs.readFileSync(EVAL).toString('base64'));
+  const want = JSON.parse(cli(['score', path.dirname(EVAL), '--json']));
+  await page.waitForFunction((n) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-log"]')]
+    .some((e) => e.textContent.endsWith(`: ${n} items · status success`)), want.n_items, { timeout: 30000 });
+  await waitState(page, /^FINISHED · /);
+  // Its run (the folder's one log) is the CLI's: the Overview's headline.
+  await page.locator('.eb-run__name', { hasText: SO_FAR }).click();
+  await page.waitForFunction((w) => document.body.textContent.includes(w), pct(want.headline_score), { timeout: 30000 });
+  // A .json log beside it that reports a cancellation: said; written again as a success: finished.
+  // (Its text edited, not parsed: Inspect writes NaN, which JSON.parse refuses.)
+  const json = fs.readFileSync(path.join(root, 'tests/fixtures/evallog/ok/inspect_epochs2_json/input/epochs2.json'), 'utf8');
+  const cancelled = json.replace(/"status": *"success"/, '"status": "cancelled"');
+  assert.notEqual(cancelled, json);
+  await writeFile(page, 'epochs2.json', Buffer.from(cancelled).toString('base64'));
+  await waitState(page, /^CANCELLED · /);
+  const message = await page.locator('.eb-watch__item [data-note="watch-message"]').innerText();
+  assert.match(message, /reports status cancelled: the run ended early\./);
+  await page.screenshot({ path: path.join(outDir, 'watch-cancelled.png') });
+  await writeFile(page, 'epochs2.json', Buffer.from(json).toString('base64'));
+  await waitState(page, /^FINISHED · /);
+  assert.deepEqual(rec.pageErrors, []);
+  await context.close();
+});
+
+test('a dropped folder whose handle the browser gives is offered to watch, with no picker', async () => {
+  const { page, rec, context } = await openPage(app.browser);
+  await start(context, page);
+  await append(page, 'run.jsonl', QA);
+  // A drop whose item gives the OPFS folder's handle (a real folder's drop gives its own; a
+  // headless drop carries files only, so the method is replaced by one returning the folder).
+  await page.evaluate(async (dirName) => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(dirName);
+    DataTransferItem.prototype.getAsFileSystemHandle = async function () { return dir; };
+    const dt = new DataTransfer();
+    dt.items.add(new File([await (await dir.getFileHandle('run.jsonl')).getFile()], 'run.jsonl'));
+    document.querySelector('.eb-app').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, DIR);
+  const offer = page.locator('.eb-watch__dropped');
+  await offer.waitFor({ timeout: 10000 });
+  assert.equal(await offer.innerText(), `Watch “${DIR}” as it grows`);
+  await offer.click();
+  await page.screenshot({ path: path.join(outDir, 'watch-dropped-0.png') });
+  await waitFile(page, 'run.jsonl', 10);
+  await page.locator('.eb-run__name', { hasText: SO_FAR }).waitFor();
+  assert.equal(await page.locator('.eb-watch__dropped').count(), 0, 'the offer goes once taken');
+  await page.screenshot({ path: path.join(outDir, 'watch-dropped.png') });
+  assert.deepEqual(rec.pageErrors, []);
   await context.close();
 });
