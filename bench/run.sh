@@ -25,7 +25,8 @@
 #
 # `bench/run.sh` runs every section (`make bench`); `bench/run.sh evallog` only the eval-log one,
 # `bench/run.sh diff` only the diff one, `bench/run.sh lake` only the lake export one, `bench/run.sh compare` only the many-runs one, `bench/run.sh many-view` the dashboard's All runs tab, `bench/run.sh report` only the hostile reports one, `bench/run.sh lake-open` the dashboard's 1,000-run lake, `bench/run.sh query` the query language's,
-# `bench/run.sh folder` only the folder-pick one, `bench/run.sh bigeval` only the big-log one.
+# `bench/run.sh folder` only the folder-pick one, `bench/run.sh bigeval` only the big-log one,
+# `bench/run.sh watch` the watched folder's lag and memory soak (issue 30).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECTION=${1:-all}
@@ -340,5 +341,16 @@ if [ -f dist/index.html ]; then
   node bench/lake_open.mjs "$B" "$TARGET/release/evalboard" "$OUT" 3 | tee "$OUT/lake-open.jsonl"
 else
   echo "dist/ missing: run 'make dist' first for the lake numbers"
+fi
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = watch ]; then
+echo "== watching a folder (issue 30): a writer appends 10 QA turns/s for 60 s to an OPFS folder the dashboard watches; lag from a write to the panel's count (target p95 <= 2 s) and main-thread tasks >= 50 ms (target none), with FileSystemObserver and polling; then a 5-minute soak sampling the worker's memory (it must grow with the items, not the rounds)"
+if [ -f dist/index.html ]; then
+  node bench/watch_lag.mjs 60 | tee "$OUT/watch-lag.jsonl"
+  node bench/watch_lag.mjs 60 --observer=off | tee -a "$OUT/watch-lag.jsonl"
+  node bench/watch_lag.mjs --soak=300 | tee "$OUT/watch-soak.jsonl"
+else
+  echo "dist/ missing: run 'make dist' first for the watch numbers"
 fi
 fi

@@ -44,6 +44,12 @@ pub fn decode<'a, T: Deserialize<'a>>(bytes: &'a [u8]) -> Result<T, String> {
     }
 }
 
+/// What a watched folder's run is listed by: its folder's name and this mark (its numbers are
+/// so far; docs/dashboard.md § Watching a folder).
+pub fn so_far(folder: &str) -> String {
+    format!("{folder} · so far")
+}
+
 /// The id of the `k`-th log (k ≥ 1) of a `Load` (run `run_id`) that held several
 /// ([`RunInfo::part_of`]): the page numbers its runs from 1 with the high bit clear, so these
 /// never meet one of its own, and a reload after a worker restart gives the same ids again.
@@ -197,6 +203,11 @@ pub enum Request {
         name: String,
         #[serde(default)]
         stored: Option<String>,
+    },
+    /// The time with no new item after which a watched run is marked stalled, in seconds
+    /// (0: the default, 5 minutes); the watch panel's setting, sent at start and on change.
+    WatchStall {
+        seconds: u32,
     },
 }
 
@@ -418,6 +429,11 @@ pub enum WatchState {
     /// The watch ended (removed, the permission revoked, the folder gone): the last block
     /// says why.
     Stopped,
+    /// Every log that records a status says it finished (Inspect `success`, OpenAI Evals'
+    /// final report).
+    Finished,
+    /// A log reports an error or a cancellation: the last block says which.
+    Failed,
 }
 
 /// A watched folder's state, as the main worker sends it (`Response::Live`): the page shows it

@@ -108,9 +108,10 @@ fn request_variant(r: &Request) -> &'static str {
         Request::ImportMarks { .. } => "ImportMarks",
         Request::MarksKept { .. } => "MarksKept",
         Request::Watch { .. } => "Watch",
+        Request::WatchStall { .. } => "WatchStall",
     }
 }
-const REQUEST_VARIANTS: usize = 16;
+const REQUEST_VARIANTS: usize = 17;
 
 /// Encodes, decodes and compares: the decoded value prints the same (`Debug` shows every field)
 /// and encodes to the same bytes.
@@ -668,6 +669,7 @@ fn requests() -> Vec<Request> {
             name: "kept".into(),
             stored: Some("watch/0001764140000000".into()),
         },
+        Request::WatchStall { seconds: 3 },
         Request::Overview {
             req: 1,
             run_id: 1,

@@ -155,6 +155,7 @@ fn items_conversation_and_load_round_trip() {
             name: "live".into(),
             stored: Some("watch/1".into()),
         },
+        Request::WatchStall { seconds: 300 },
     ] {
         let bytes = protocol::encode(&req).expect("encodes");
         let back: Request = protocol::decode(&bytes).expect("decodes");

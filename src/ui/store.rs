@@ -173,6 +173,9 @@ pub struct Store {
     pub stored_listed: StoredValue<bool>,
     /// Watched folders and what the worker last said of each (`ui::watch`).
     pub watches: RwSignal<Vec<(RunId, crate::protocol::LiveStatus)>>,
+    /// Folders dropped whose handle the browser gave (`getAsFileSystemHandle`): "Watch this
+    /// folder" is offered for each (the handles are kept by `ui::watch`).
+    pub dropped_dirs: RwSignal<Vec<String>>,
 }
 
 /// A worker that stopped this many times within [`STOPS_WINDOW_MS`] is not started again.
@@ -188,6 +191,9 @@ const EVALLOG_KEY: &str = "evalboard.evallog";
 fn local_storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok()?
 }
+
+/// Where the watch panel keeps its stall time, in seconds.
+pub const STALL_KEY: &str = "evalboard.watch-stall-s";
 
 pub fn storage_get(key: &str) -> Option<String> {
     local_storage()?.get_item(key).ok()?
@@ -242,6 +248,7 @@ impl Store {
             next_run: StoredValue::new(0),
             stored_listed: StoredValue::new(false),
             watches: RwSignal::new(Vec::new()),
+            dropped_dirs: RwSignal::new(Vec::new()),
             next_notice: StoredValue::new(0),
             reloading: StoredValue::new(Vec::new()),
             replay: StoredValue::new(Vec::new()),
@@ -282,11 +289,31 @@ impl Store {
         self.next_run.set_value(id);
         self.watches
             .update(|w| w.push((id, crate::protocol::LiveStatus::starting(&name))));
+        // The folder is a run of the list, loaded by the worker as it grows.
+        self.runs.update(|rs| {
+            let taken: Vec<String> = rs.iter().map(|r| r.name.clone()).collect();
+            rs.push(RunEntry {
+                id,
+                name: crate::ui::load_plan::unique_name(&crate::protocol::so_far(&name), &taken),
+                demo: false,
+                status: RunStatus::Working {
+                    stage: "watching".into(),
+                    done: 0,
+                    total: 1,
+                },
+                read_problems: Vec::new(),
+            })
+        });
         let sources = if stored.is_some() {
             Vec::new()
         } else {
             vec![dir]
         };
+        // The stall time the watch panel keeps (seconds; none: the worker's 5 minutes).
+        let seconds = storage_get(STALL_KEY).and_then(|s| s.parse().ok());
+        client::send(&Request::WatchStall {
+            seconds: seconds.unwrap_or(0),
+        });
         let req = Request::Watch {
             run_id: id,
             name,
@@ -295,10 +322,9 @@ impl Store {
         client::send_load_keeping(&req, sources, Vec::new());
     }
 
-    /// Stops watch `id` (the worker forgets its handle).
+    /// Stops watch `id` (the worker forgets its handle) and removes its run.
     pub fn unwatch(&self, id: RunId) {
-        self.watches.update(|w| w.retain(|(i, _)| *i != id));
-        client::send(&Request::Remove { run_id: id });
+        self.remove(id);
     }
 
     /// Applies one worker response.
@@ -922,6 +948,19 @@ impl Store {
     /// Removes one run (page and worker).
     pub fn remove(&self, id: RunId) {
         client::send(&Request::Remove { run_id: id });
+        // A watched folder's run: removing it stops the watch (the worker forgets its handle).
+        let watched = self.watches.with_untracked(|w| {
+            w.iter()
+                .find(|(i, _)| *i == id)
+                .map(|(_, s)| s.name.clone())
+        });
+        if let Some(name) = watched {
+            self.watches.update(|w| w.retain(|(i, _)| *i != id));
+            self.notify(
+                format!("Stopped watching “{name}”: its run was removed."),
+                false,
+            );
+        }
         self.suspects.update_value(|s| s.retain(|x| *x != id));
         if self.replaying.get_value() == Some(id) {
             self.replaying.set_value(None);

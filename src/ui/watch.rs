@@ -9,7 +9,58 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::ui::dropzone::PickButtons;
-use crate::ui::store::use_store;
+use crate::ui::store::{storage_get, storage_set, use_store, STALL_KEY};
+
+thread_local! {
+    /// The handles of dropped folders (`Store::dropped_dirs` has their names, in order).
+    static DROPPED: std::cell::RefCell<Vec<wasm_bindgen::JsValue>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Takes the handles of a drop's folders where the browser gives them
+/// (`DataTransferItem.getAsFileSystemHandle`, asked now: the items die after the drop event),
+/// so each can be watched without the picker.
+pub fn take_dropped(store: crate::ui::store::Store, dt: &web_sys::DataTransfer) {
+    let items = dt.items();
+    let promises: Vec<js_sys::Promise> = (0..items.length())
+        .filter_map(|i| {
+            let item = items.get(i)?;
+            let f: js_sys::Function = js_sys::Reflect::get(&item, &"getAsFileSystemHandle".into())
+                .ok()?
+                .dyn_into()
+                .ok()?;
+            f.call0(&item).ok()?.dyn_into().ok()
+        })
+        .collect();
+    leptos::task::spawn_local(async move {
+        for p in promises {
+            let Ok(h) = wasm_bindgen_futures::JsFuture::from(p).await else {
+                continue;
+            };
+            let get = |k: &str| js_sys::Reflect::get(&h, &k.into()).ok()?.as_string();
+            if let (Some("directory"), Some(name)) = (get("kind").as_deref(), get("name")) {
+                DROPPED.with(|d| d.borrow_mut().push(h.clone()));
+                store.dropped_dirs.update(|d| d.push(name));
+            }
+        }
+    });
+}
+
+/// Watches the dropped folder `i` (its offer goes).
+fn watch_dropped(store: crate::ui::store::Store, i: usize) {
+    let Some(h) = DROPPED.with(|d| {
+        let mut d = d.borrow_mut();
+        (i < d.len()).then(|| d.remove(i))
+    }) else {
+        return;
+    };
+    let mut name = String::new();
+    store.dropped_dirs.update(|d| {
+        if i < d.len() {
+            name = d.remove(i);
+        }
+    });
+    store.watch(name, h, None);
+}
 
 /// The browser's `showDirectoryPicker`, when it has one.
 fn picker() -> Option<js_sys::Function> {
@@ -44,6 +95,14 @@ fn pick_and_watch(store: crate::ui::store::Store, picker: js_sys::Function) {
 pub fn WatchPanel() -> impl IntoView {
     let store = use_store();
     let why = RwSignal::new(false);
+    let stall = storage_get(STALL_KEY).unwrap_or_else(|| "300".into());
+    let set_stall = move |e: leptos::ev::Event| {
+        let v = event_target_value(&e);
+        if let Ok(seconds) = v.trim().parse::<u32>() {
+            storage_set(STALL_KEY, Some(&seconds.to_string()));
+            crate::ui::client::send(&crate::protocol::Request::WatchStall { seconds });
+        }
+    };
     let pick = move |_| match picker() {
         Some(p) => pick_and_watch(store, p),
         None => why.set(true),
@@ -51,6 +110,11 @@ pub fn WatchPanel() -> impl IntoView {
     view! {
         <div class="eb-watch">
             <button type="button" class="eb-btn eb-watch__pick" on:click=pick>"Watch a folder…"</button>
+            <label class="eb-watch__stall">
+                "Stalled after "
+                <input type="number" min="1" name="stall" prop:value=stall on:change=set_stall/>
+                " s with no new item"
+            </label>
             {move || why.get().then(|| view! {
                 <div class="eb-watch__why" role="note">
                     <p>
@@ -61,6 +125,11 @@ pub fn WatchPanel() -> impl IntoView {
                     <PickButtons/>
                 </div>
             })}
+            {move || store.dropped_dirs.get().into_iter().enumerate().map(|(i, name)| view! {
+                <button type="button" class="eb-btn eb-watch__dropped" on:click=move |_| watch_dropped(store, i)>
+                    {format!("Watch “{name}” as it grows")}
+                </button>
+            }).collect_view()}
             <ul class="eb-watch__list">
                 {move || store.watches.get().into_iter().map(|(id, s)| view! {
                     <li class="eb-watch__item">

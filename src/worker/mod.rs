@@ -321,7 +321,13 @@ fn handle_request(
                 big_log::remember_sources(&state.borrow(), run_id, &kept_paths, &buffers);
                 let loaded = state.borrow().get(run_id).is_some()
                     || crate::codegen_host::run_name(run_id).is_some();
-                if loaded && !demo && !keep::is_kept(run_id) && run_id != WARM_UP_ID {
+                // A watched folder is kept as its handle, not as a copy of its files.
+                if loaded
+                    && !demo
+                    && !keep::is_kept(run_id)
+                    && run_id != WARM_UP_ID
+                    && !watch::is_watched(run_id)
+                {
                     let scope = scope.clone();
                     wasm_bindgen_futures::spawn_local(async move {
                         keep_run(&scope, run_id, &name, &kept_paths, &buffers).await;
@@ -442,26 +448,45 @@ fn handle_request(
             stored,
         } => {
             let settings = state.borrow().settings.clone();
+            // The folder read so far is loaded as a run through the Load path, as a drop is.
+            let materialize: watch::Materialize = {
+                let (scope, state) = (scope.clone(), state.clone());
+                Rc::new(move |run_id, name, paths, buffers| {
+                    let load = Request::Load {
+                        run_id,
+                        name,
+                        paths,
+                        demo: false,
+                        stored: None,
+                    };
+                    handle_request(&scope, &state, load, buffers, &JsValue::UNDEFINED);
+                    // What the logs loaded say of themselves (read at once: a Load of bytes is
+                    // read and scored before it returns).
+                    state
+                        .borrow()
+                        .runs_of(run_id)
+                        .map(|k| watch::LogState {
+                            name: k.run().name().to_string(),
+                            status: k.run().meta().get("status").map(str::to_string),
+                            items: k.run().counts().1,
+                        })
+                        .collect()
+                })
+            };
+            let with = (settings, materialize);
             match stored {
-                None => {
-                    watch::start::<FAMILIES>(scope, (run_id, name), buffers.get(0), None, settings)
-                }
+                None => watch::start::<FAMILIES>(scope, (run_id, name), buffers.get(0), None, with),
                 Some(key) => {
                     let scope = scope.clone();
                     wasm_bindgen_futures::spawn_local(async move {
                         if let Ok(dir) = watch::kept_handle(&key).await {
-                            watch::start::<FAMILIES>(
-                                &scope,
-                                (run_id, name),
-                                dir,
-                                Some(key),
-                                settings,
-                            );
+                            watch::start::<FAMILIES>(&scope, (run_id, name), dir, Some(key), with);
                         }
                     });
                 }
             }
         }
+        Request::WatchStall { seconds } => watch::set_stall(seconds),
         req => answer(scope, &mut state.borrow_mut(), req),
     }
 }
@@ -934,6 +959,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
         | Request::Mark { .. }
         | Request::ImportMarks { .. }
         | Request::MarksKept { .. }
-        | Request::Watch { .. } => {}
+        | Request::Watch { .. }
+        | Request::WatchStall { .. } => {}
     }
 }

@@ -195,10 +195,15 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
         self.runs.iter_mut().find(|r| r.id == id)
     }
 
-    /// Keeps `run` in place of any run with its id and tells the page it loaded.
+    /// Keeps `run` in place of any run with its id and tells the page it loaded (a run held
+    /// already, a watched folder's loaded again, as re-scored: the page asks its screens again).
     pub fn keep(&mut self, scope: &DedicatedWorkerGlobalScope, run: Kept) {
+        let again = self.get(run.id).is_some();
         let info = self.put(run);
-        post(scope, &Response::Loaded { info });
+        match again {
+            true => post(scope, &Response::Rescored { runs: vec![info] }),
+            false => post(scope, &Response::Loaded { info }),
+        }
     }
 
     /// Keeps `run` in place of the run with its id (a big log's full read after its
@@ -221,6 +226,13 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
         self.runs.push(run);
         self.many = None;
         info
+    }
+
+    /// Run `id` and the runs of its `Load` when it held several logs.
+    pub fn runs_of(&self, id: RunId) -> impl Iterator<Item = &Kept> {
+        self.runs
+            .iter()
+            .filter(move |r| r.id == id || r.part_of == Some(id))
     }
 
     /// Run `id` as one log of a `Load` of several: that `Load`'s id, the run's name as its log

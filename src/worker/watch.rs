@@ -32,7 +32,8 @@ use super::runtime::{now, post};
 use crate::format::{pct, NONE};
 use crate::protocol::{Block, LiveStatus, Response, RunId, StoredRun, WatchState};
 
-/// Seconds with no new item before a watched run is marked stalled.
+/// Seconds with no new item before a watched run is marked stalled, unless the page set
+/// another time (`Request::WatchStall`, the watch panel's "Stalled after" setting).
 pub(crate) const STALL_S: f64 = 300.0;
 /// Poll intervals: after a change, and the longest while nothing changes.
 const FAST_MS: f64 = 1000.0;
@@ -45,8 +46,44 @@ const CHUNK: f64 = 8.0 * 1024.0 * 1024.0;
 /// The IndexedDB keys of kept watches start with this.
 const KEY_PREFIX: &str = "watch/";
 
+/// The shortest time between two full reads of a watched folder as a run of the run list
+/// ([`Materialize`]); the wait is also ten times what the last one took, so that reading a
+/// growing run whole again stays under a tenth of the worker's time.
+const LOAD_EVERY_MS: f64 = 1000.0;
+/// The largest file read whole as the folder changes (a `.json` log, a `.eval`): a bigger one
+/// is named as not read as it grows.
+const WHOLE_MAX: f64 = 256.0 * 1024.0 * 1024.0;
+
+/// Loads the folder's files read so far (paths under the folder's name, their bytes as
+/// `ArrayBuffer`s) as run `run_id` named `name` through the worker's `Load` path: the watched
+/// folder is then a run like any other (run list, Overview, Items, Compare, All runs), its name
+/// marked "so far"; a run loaded again is `Rescored` for the page.
+/// It answers with what the logs loaded say of themselves ([`LogState`]).
+pub(crate) type Materialize = Rc<dyn Fn(RunId, String, Vec<String>, Array) -> Vec<LogState>>;
+
+/// A log of the watched folder as loaded whole: its run's name, the status it records (an
+/// Inspect log's `started`, `success`, `error`, `cancelled`; an OpenAI Evals file's `complete`
+/// once its final report is written) and its items so far.
+pub(crate) struct LogState {
+    pub name: String,
+    pub status: Option<String>,
+    pub items: usize,
+}
+
 thread_local! {
     static WATCHES: RefCell<HashMap<RunId, Rc<RefCell<Watch>>>> = RefCell::new(HashMap::new());
+    static STALL: std::cell::Cell<f64> = const { std::cell::Cell::new(STALL_S) };
+}
+
+/// Sets the time with no new item after which a watched run is marked stalled (every watch;
+/// 0 keeps the default).
+pub(crate) fn set_stall(seconds: u32) {
+    let s = if seconds == 0 {
+        STALL_S
+    } else {
+        f64::from(seconds)
+    };
+    STALL.with(|c| c.set(s));
 }
 
 type Js<T> = Result<T, JsValue>;
@@ -68,6 +105,15 @@ struct Watch {
     wake: Option<Function>,
     observer: Option<JsValue>,
     interval_ms: f64,
+    /// A file changed since the run was last loaded whole, and when it may be loaded again.
+    dirty: bool,
+    next_load_ms: f64,
+    materialize: Materialize,
+    /// The logs as last loaded whole.
+    logs: Vec<LogState>,
+    /// The folder was loaded as a run at least once (else, when the watch ends, its run
+    /// entry is told it failed, with why).
+    loaded: bool,
 }
 
 /// One file of the folder.
@@ -77,6 +123,23 @@ struct Watched {
     offset: f64,
     modified: f64,
     note: Option<String>,
+    /// The file's bytes read so far (of a live file: every byte appended; of another: the
+    /// whole file as last read), for the run loaded whole ([`Materialize`]).
+    bytes: Vec<u8>,
+}
+
+impl Watched {
+    /// The bytes the run is loaded with: a live file's complete lines (a held half line is not
+    /// read), another file whole.
+    fn complete(&self) -> &[u8] {
+        match &self.live {
+            Some(live) => {
+                let n = usize::try_from(live.numbers().bytes_read).unwrap_or(usize::MAX);
+                &self.bytes[..n.min(self.bytes.len())]
+            }
+            None => &self.bytes,
+        }
+    }
 }
 
 /// Starts watching the folder `dir` as run `run_id` (with `key`: a watch kept from an earlier
@@ -86,7 +149,7 @@ pub(crate) fn start<const FAMILIES: FamilySet>(
     (run_id, name): (RunId, String),
     dir: JsValue,
     key: Option<String>,
-    settings: Settings,
+    (settings, materialize): (Settings, Materialize),
 ) {
     stop(run_id, false);
     let watch = Rc::new(RefCell::new(Watch {
@@ -102,12 +165,22 @@ pub(crate) fn start<const FAMILIES: FamilySet>(
         wake: None,
         observer: None,
         interval_ms: FAST_MS,
+        dirty: false,
+        next_load_ms: 0.0,
+        materialize,
+        logs: Vec::new(),
+        loaded: false,
     }));
     WATCHES.with(|w| w.borrow_mut().insert(run_id, watch.clone()));
     let scope = scope.clone();
     wasm_bindgen_futures::spawn_local(async move {
         run::<FAMILIES>(&scope, run_id, &watch).await;
     });
+}
+
+/// Run `run_id` is a watched folder's.
+pub(crate) fn is_watched(run_id: RunId) -> bool {
+    WATCHES.with(|w| w.borrow().contains_key(&run_id))
 }
 
 /// Stops watch `run_id` (the page removed it); `forget`: its kept handle goes too.
@@ -233,6 +306,7 @@ async fn run<const FAMILIES: FamilySet>(
         if watch.borrow().stopped.is_some() {
             return;
         }
+        load_whole(run_id, watch);
         post(
             scope,
             &Response::Live {
@@ -245,6 +319,43 @@ async fn run<const FAMILIES: FamilySet>(
     }
 }
 
+/// Loads the folder's files read so far as run `run_id` when a file changed and the last load
+/// is far enough behind ([`LOAD_EVERY_MS`]).
+fn load_whole(run_id: RunId, watch: &Rc<RefCell<Watch>>) {
+    let t = now();
+    let (name, paths, buffers, materialize) = {
+        let w = watch.borrow();
+        if !w.dirty || t < w.next_load_ms {
+            return;
+        }
+        let buffers = Array::new();
+        let mut paths = Vec::new();
+        for (path, f) in &w.files {
+            let bytes = f.complete();
+            if !bytes.is_empty() {
+                paths.push(format!("{}/{path}", w.name));
+                buffers.push(&Uint8Array::from(bytes).buffer());
+            }
+        }
+        (
+            crate::protocol::so_far(&w.name),
+            paths,
+            buffers,
+            w.materialize.clone(),
+        )
+    };
+    watch.borrow_mut().dirty = false;
+    if paths.is_empty() {
+        return;
+    }
+    let logs = materialize(run_id, name, paths, buffers);
+    let done = now();
+    let mut w = watch.borrow_mut();
+    w.next_load_ms = done + LOAD_EVERY_MS.max(10.0 * (done - t));
+    w.logs = logs;
+    w.loaded = true;
+}
+
 /// The watch ends with `message`, told to the page.
 fn end(
     scope: &DedicatedWorkerGlobalScope,
@@ -253,6 +364,20 @@ fn end(
     message: String,
 ) {
     let mut w = watch.borrow_mut();
+    if !w.loaded {
+        // Its run (listed by the page as "watching") never loaded: it failed, and why.
+        post(
+            scope,
+            &Response::LoadFailed {
+                run_id,
+                name: crate::protocol::so_far(&w.name),
+                error: message.clone(),
+                files: Vec::new(),
+                diagnostics: Vec::new(),
+                part_of: None,
+            },
+        );
+    }
     w.stopped = Some(message);
     if let Some(o) = w.observer.take() {
         let _ = call_now(&o, "disconnect", &[]);
@@ -371,18 +496,36 @@ async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool
             let watched = new_file::<FAMILIES>(&path, &w.settings);
             w.files.insert(path.clone(), watched);
         }
-        let readable = watch
+        let live = watch
             .borrow()
             .files
             .get(&path)
             .is_some_and(|f| f.live.is_some());
-        // The appended bytes, a slice of at most CHUNK at a time (a big file met for the first
-        // time is never in memory whole). A slice the browser cannot read (the file changed
-        // since `getFile`: NotReadableError) is read again next round, from where it stopped.
+        // A file not read as it grows is read whole again when it changes (a `.json` log
+        // rewritten, a `.eval` whose central directory moved on), up to WHOLE_MAX.
+        if !live && size > WHOLE_MAX {
+            let mut w = watch.borrow_mut();
+            if let Some(f) = w.files.get_mut(&path) {
+                (f.offset, f.modified, f.bytes) = (size, modified, Vec::new());
+                f.note = Some(format!(
+                    "{path} is over {} MB: it is not read as it changes (drop the folder for a \
+                     full read)",
+                    WHOLE_MAX / 1048576.0
+                ));
+            }
+            continue;
+        }
+        let from = if live { from } else { 0.0 };
+        // The appended bytes (or the whole file), a slice of at most CHUNK at a time (a big
+        // file met for the first time is never read in one piece). A slice the browser cannot
+        // read (the file changed since `getFile`: NotReadableError) is read again next round,
+        // from where it stopped.
         let mut new_items = 0u64;
         let mut at = from;
         let mut done = true;
-        while readable && at < size {
+        let mut whole = Vec::new();
+        let mut reread = false;
+        while at < size {
             let end = size.min(at + CHUNK);
             let bytes = match read_slice(&file, at, end).await {
                 Ok(b) => b,
@@ -393,28 +536,39 @@ async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool
                 Err(e) => return Err(e),
             };
             at = end;
+            if !live {
+                whole.extend_from_slice(&bytes);
+                continue;
+            }
             let mut w = watch.borrow_mut();
             let Some(f) = w.files.get_mut(&path) else {
                 break;
             };
             f.offset = at;
+            f.bytes.extend_from_slice(&bytes);
             let Some(live) = f.live.as_mut() else { break };
             match live.append(&bytes) {
                 Ok(n) => new_items += n as u64,
                 Err(_) => {
+                    // Read whole from the next round on, as any file.
+                    reread = true;
                     f.live = None;
                     f.note = Some(format!(
-                        "{path} is not a QA JSONL, OpenAI Evals or promptfoo .jsonl file: it \
-                         is not read as it grows"
+                        "{path} is not a QA JSONL, OpenAI Evals or promptfoo .jsonl file: its \
+                         numbers are not counted as it grows"
                     ));
                 }
             }
         }
         let t = now();
         let mut w = watch.borrow_mut();
+        w.dirty = true;
         if let (true, Some(f)) = (done, w.files.get_mut(&path)) {
             f.offset = size;
-            f.modified = modified;
+            f.modified = if reread { -1.0 } else { modified };
+            if !live {
+                f.bytes = whole;
+            }
         }
         if new_items > 0 {
             w.items += new_items;
@@ -451,9 +605,8 @@ fn new_file<const FAMILIES: FamilySet>(path: &str, settings: &Settings) -> Watch
         live: appendable.then(|| LiveRun::new_in::<FAMILIES>(path, settings)),
         offset: 0.0,
         modified: -1.0,
-        note: (!appendable).then(|| {
-            format!("{path} is not a JSONL file: it is not read as it grows (drop the folder for a full read)")
-        }),
+        note: None,
+        bytes: Vec::new(),
     }
 }
 
@@ -501,9 +654,23 @@ fn status(w: &Watch) -> LiveStatus {
         }
         _ => None,
     };
+    let stall_s = STALL.with(|c| c.get());
+    // A log that says how it ended: an error or a cancellation first, then finished when
+    // every log that records a status says it finished.
+    let ended = |st: &str| matches!(st, "error" | "cancelled");
+    let finished = |st: &str| matches!(st, "success" | "complete");
+    let failed = w
+        .logs
+        .iter()
+        .find(|l| l.status.as_deref().is_some_and(ended));
+    let statuses: Vec<&str> = w.logs.iter().filter_map(|l| l.status.as_deref()).collect();
     let state = if w.stopped.is_some() {
         WatchState::Stopped
-    } else if since_last_item_s.is_some_and(|s| s >= STALL_S) {
+    } else if failed.is_some() {
+        WatchState::Failed
+    } else if !statuses.is_empty() && statuses.iter().all(|s| finished(s)) {
+        WatchState::Finished
+    } else if since_last_item_s.is_some_and(|s| s >= stall_s) {
         WatchState::Stalled
     } else {
         WatchState::Running
@@ -513,10 +680,15 @@ fn status(w: &Watch) -> LiveStatus {
     } else {
         format!("polling every {} s", (w.interval_ms / 1000.0).round())
     };
+    let failed_word = failed
+        .and_then(|l| l.status.as_deref())
+        .map(str::to_ascii_uppercase);
     let (word, tone) = match state {
         WatchState::Running => ("RUNNING", "note"),
         WatchState::Stalled => ("STALLED", "warn"),
         WatchState::Stopped => ("STOPPED", "error"),
+        WatchState::Finished => ("FINISHED", "note"),
+        WatchState::Failed => (failed_word.as_deref().unwrap_or("ERROR"), "error"),
     };
     let mut blocks = vec![Block::Note {
         key: "watch-state".into(),
@@ -531,16 +703,78 @@ fn status(w: &Watch) -> LiveStatus {
             mono: false,
         })
     }));
-    let notes: Vec<&str> = w.files.values().filter_map(|f| f.note.as_deref()).collect();
-    let message = w.stopped.clone().or_else(|| match notes.len() {
-        0 => None,
-        1 => Some(notes.join("")),
-        n => Some(format!(
-            "{} (and {} more files not read as they grow)",
-            notes[0],
-            n - 1
-        )),
+    // The logs read whole, with the status each records.
+    blocks.extend(
+        w.logs
+            .iter()
+            .filter(|l| l.status.is_some())
+            .map(|l| Block::Text {
+                key: "watch-log".into(),
+                text: format!(
+                    "{}: {} items · status {}",
+                    l.name,
+                    l.items,
+                    l.status.as_deref().unwrap_or(NONE)
+                ),
+                mono: false,
+            }),
+    );
+    // The first failures as they arrive, each file's in item order.
+    let failures = w.files.iter().filter_map(|(path, f)| {
+        let n = f.live.as_ref()?.numbers();
+        Some((path, n.first_failures))
     });
+    let lines: Vec<String> = failures
+        .flat_map(|(path, fs)| fs.into_iter().map(move |f| failure_line(path, &f)))
+        .take(evalboard_engine::live::FIRST_FAILURES)
+        .collect();
+    if !lines.is_empty() {
+        blocks.push(Block::Text {
+            key: "watch-failures-head".into(),
+            text: "First failures:".into(),
+            mono: false,
+        });
+        blocks.extend(lines.into_iter().map(|text| Block::Text {
+            key: "watch-failure".into(),
+            text,
+            mono: false,
+        }));
+    }
+    // The files read whole on each change, by name.
+    let whole: Vec<&str> = w
+        .files
+        .iter()
+        .filter(|(_, f)| f.live.is_none() && !f.bytes.is_empty())
+        .map(|(p, _)| p.as_str())
+        .collect();
+    if !whole.is_empty() {
+        blocks.push(Block::Text {
+            key: "watch-whole".into(),
+            text: format!("Read whole on each change: {}", whole.join(", ")),
+            mono: false,
+        });
+    }
+    let notes: Vec<&str> = w.files.values().filter_map(|f| f.note.as_deref()).collect();
+    let reported = failed.map(|l| {
+        format!(
+            "{} reports status {}: the run ended early.",
+            l.name,
+            l.status.as_deref().unwrap_or(NONE)
+        )
+    });
+    let message = w
+        .stopped
+        .clone()
+        .or(reported)
+        .or_else(|| match notes.len() {
+            0 => None,
+            1 => Some(notes.join("")),
+            n => Some(format!(
+                "{} (and {} more files not read as they grow)",
+                notes[0],
+                n - 1
+            )),
+        });
     if let Some(m) = message {
         blocks.push(Block::Note {
             key: "watch-message".into(),
@@ -574,14 +808,34 @@ fn file_line(path: &str, n: &LiveNumbers) -> String {
         .accuracy_ci95
         .map(|(lo, hi)| format!(" (95% CI {}–{})", pct(Some(lo)), pct(Some(hi))))
         .unwrap_or_default();
+    let errored = match n.errored {
+        0 => String::new(),
+        k => format!(" · {k} errored"),
+    };
     let problems = match n.diagnostics {
         0 => String::new(),
         1 => " · 1 problem".into(),
         k => format!(" · {k} problems"),
     };
     format!(
-        "{path}: {} items{of} · accuracy {}{ci}{problems}",
+        "{path}: {} items{of} · accuracy {}{ci}{errored}{problems}",
         n.items,
         pct(n.accuracy)
+    )
+}
+
+/// `run.jsonl · c1 · 2: “12” (expected “10”)` — model output as text, cut by the engine.
+fn failure_line(path: &str, f: &evalboard_engine::live::LiveFailure) -> String {
+    let got = f
+        .got
+        .as_deref()
+        .map_or("no answer".to_string(), |g| format!("“{g}”"));
+    let expected = f
+        .expected
+        .as_deref()
+        .map_or(String::new(), |e| format!(" (expected “{e}”)"));
+    format!(
+        "{path} · {}: {got}{expected}",
+        crate::format::item_key(&f.key)
     )
 }

@@ -307,9 +307,12 @@ test('initial load: wasm + JS + CSS of the first open, measured against the budg
   // +2.9 KB of page wasm (325,372 → 328,257 B gzip, both built here with the same toolchain);
   // 336.5 KB by this gate on its branch, so the gate moves to 337 KB. Merged with the rest of
   // issue 29 (the numeric QA drawer's query, the grid's Hits column class, old links' feature
-  // names): 337.0 KB, over by a few hundred bytes; the gate moves to 338 KB.
+  // names): 337.0 KB, over by a few hundred bytes; the gate moves to 338 KB. The rest of issue 30
+  // (the watched folder's run entry and its removal notice, the stall-time control, a dropped
+  // folder's handle offered to watch; every status line is still worker-laid-out blocks):
+  // 339.9 KB (page wasm 331,236 B, JS 7,158 B, CSS 6,874 B by gzip -9): the gate moves to 340 KB.
   const BUDGET_KB = 350;
-  const PAGE_GATE_KB = 338;
+  const PAGE_GATE_KB = 340;
   assert.ok(PAGE_GATE_KB <= BUDGET_KB, 'the gate never exceeds the budget');
   assert.ok(page_ <= PAGE_GATE_KB * 1024, `page wasm+JS+CSS is ${kb(page_)} KB gzip (gate ${PAGE_GATE_KB} KB; budget ${BUDGET_KB} KB)`);
   // The two numbers agree with dist/ (nothing else was fetched).

@@ -11,16 +11,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { withApp, openPage, outsideRequests, root, outDir, cli, pct } from './lib.mjs';
+import { execFileSync } from 'node:child_process';
+import { withApp, openPage, outsideRequests, root, outDir, cli, pct, osDrop } from './lib.mjs';
 
 const app = withApp();
 const DIR = 'watch-e2e';
 const EVALS = fs.readFileSync(path.join(root, 'tests/fixtures/evallog/ok/openai_evals_errors/input/arith-match.jsonl'), 'utf8');
 
-/** Ten QA turns over three conversations, text outside ASCII, turns 0, 3, 6, 9 wrong. */
-function qaLines() {
+/** QA turns (ten unless said) over three conversations, text outside ASCII, turns 0, 3, 6, 9, … wrong. */
+function qaLines(n = 10) {
   const out = [];
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < n; i++) {
     const expected = 10 + i;
     const predicted = i % 3 === 0 ? expected + 1 : expected;
     out.push(JSON.stringify({
@@ -89,6 +90,27 @@ function cliNumbers() {
   return { qa, evals };
 }
 
+/** A folder holding `files` ({name: text}) on disk, named `name`; `evalboard score --json` of it. */
+function folder(name, files) {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'eb-watch-')), name);
+  fs.mkdirSync(dir);
+  for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, f), text);
+  return { dir, score: JSON.parse(cli(['score', dir, '--json'])) };
+}
+
+const SO_FAR = `${DIR} · so far`;
+
+/** Waits until the run list's entry of the watched folder shows the headline `want`. */
+async function waitRunAcc(page, want, timeout = 30000) {
+  await page.waitForFunction(([name, want]) => [...document.querySelectorAll('.eb-run')]
+    .some((r) => r.querySelector('.eb-run__name')?.textContent.includes(name) && r.querySelector('.eb-run__acc')?.textContent.trim() === want),
+  [SO_FAR, want], { timeout });
+}
+
+/** The Overview's numerical accuracy card shows `want`. */
+const waitCard = (page, want, timeout = 30000) => page.waitForFunction(
+  (w) => document.querySelector('[data-metric="numerical_accuracy"] .eb-card__value')?.textContent === w, want, { timeout });
+
 async function watchRun(how) {
   const { page, rec, context } = await openPage(app.browser);
   if (how === 'polling') {
@@ -138,6 +160,29 @@ async function watchRun(how) {
 
 test('a watched OPFS folder shows the numbers so far; the final ones equal evalboard score; a reload resumes the watch; Stop forgets it', async () => {
   const { page, context, shown } = await watchRun('observer');
+  // The folder is a run of the run list like any other, marked "so far": its headline and its
+  // Overview are `evalboard score` of the folder (its QA JSONL; the record file is another
+  // family's, named in the load report as a drop of the folder names it).
+  let want = folder(DIR, { 'run.jsonl': QA, 'evals.jsonl': EVALS }).score;
+  await waitRunAcc(page, pct(want.numerical_accuracy));
+  await page.locator('.eb-run__name', { hasText: SO_FAR }).click();
+  await waitCard(page, pct(want.numerical_accuracy));
+  // It grows: two more turns (one wrong), and the open Overview follows.
+  const more = qaLines(12);
+  await append(page, 'run.jsonl', more.slice(10).join(''));
+  want = folder(DIR, { 'run.jsonl': more.join('') }).score;
+  assert.equal(want.total_turns, 12);
+  await waitCard(page, pct(want.numerical_accuracy));
+  await waitRunAcc(page, pct(want.numerical_accuracy));
+  await page.screenshot({ path: path.join(outDir, 'watch-run-overview.png') });
+  // Put the file back as the other tests know it (written anew: read from its start).
+  await page.evaluate(async ([dirName, text]) => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(dirName);
+    const w = await (await dir.getFileHandle('run.jsonl')).createWritable();
+    await w.write(text);
+    await w.close();
+  }, [DIR, QA]);
+  await waitFile(page, 'run.jsonl', 10);
   await page.reload();
   await waitFile(page, 'run.jsonl', 10, 30000);
   await waitFile(page, 'evals.jsonl', 5, 30000);
@@ -145,8 +190,11 @@ test('a watched OPFS folder shows the numbers so far; the final ones equal evalb
   assert.equal(again['run.jsonl'], shown['run.jsonl']);
   assert.equal(again['evals.jsonl'], shown['evals.jsonl']);
   await page.screenshot({ path: path.join(outDir, 'watch-reloaded.png') });
+  // The resumed watch is the run of the list again.
+  await page.locator('.eb-run__name', { hasText: SO_FAR }).waitFor();
   await page.click('.eb-watch__remove');
   assert.equal(await page.locator('.eb-watch__item').count(), 0);
+  assert.equal(await page.locator('.eb-run__name', { hasText: SO_FAR }).count(), 0, 'Stop removes its run');
   await page.waitForTimeout(500);
   await page.reload();
   await page.waitForSelector('.eb-watch__pick');
@@ -155,8 +203,32 @@ test('a watched OPFS folder shows the numbers so far; the final ones equal evalb
   await context.close();
 });
 
-test('with FileSystemObserver removed from the worker the folder is polled, with the same numbers', async () => {
-  const { context } = await watchRun('polling');
+test('with FileSystemObserver removed from the worker the folder is polled, with the same numbers; Compare and All runs take the watched run; removing it stops the watch', async () => {
+  const { page, context } = await watchRun('polling');
+  const want = folder(DIR, { 'run.jsonl': QA, 'evals.jsonl': EVALS }).score;
+  await waitRunAcc(page, pct(want.numerical_accuracy));
+  // The finished folder dropped beside it: Compare the two (every item the same: unchanged)
+  // and All runs against it as the baseline.
+  const done = folder('finished', { 'run.jsonl': QA });
+  await osDrop(context, page, [done.dir]);
+  await page.locator('.eb-run__name', { hasText: 'finished' }).waitFor({ timeout: 30000 });
+  await page.evaluate((so) => { location.hash = `#run=${encodeURIComponent(so)}&tab=compare&base=finished&cand=${encodeURIComponent(so)}`; }, SO_FAR);
+  await page.waitForSelector('[data-table="compare-items"] tbody tr', { timeout: 30000 });
+  const flips = await page.locator('[data-table="compare-items"] tbody tr').evaluateAll((rs) => rs.map((r) => r.dataset.flip));
+  assert.equal(flips.length, 10);
+  assert.ok(flips.every((f) => f.startsWith('unchanged')), flips.join());
+  await page.screenshot({ path: path.join(outDir, 'watch-compare.png') });
+  await page.click('#eb-tab-runs');
+  await page.waitForFunction(() => document.querySelectorAll('select[name="pin"] option').length === 3, null, { timeout: 30000 });
+  await page.selectOption('select[name="pin"]', 'finished');
+  await page.waitForSelector(`[data-table="many-runs"] tbody tr[data-row="${SO_FAR}"]`, { timeout: 30000 });
+  const row = await page.locator(`[data-table="many-runs"] tbody tr[data-row="${SO_FAR}"] td`).allInnerTexts();
+  assert.ok(row.some((c) => c.trim() === pct(want.numerical_accuracy)), row.join(' | '));
+  await page.screenshot({ path: path.join(outDir, 'watch-many.png') });
+  // Removing the run from the run list stops the watch, with a message.
+  await page.locator('.eb-run', { hasText: SO_FAR }).locator('.eb-icon-btn--danger').click();
+  await page.waitForFunction(() => document.querySelectorAll('.eb-watch__item').length === 0);
+  await page.locator('.eb-notice__text', { hasText: `Stopped watching “${DIR}”: its run was removed.` }).waitFor();
   await context.close();
 });
 
@@ -174,5 +246,128 @@ test('a browser without showDirectoryPicker says why and offers the re-drop', as
   assert.match(await why.innerText(), /cannot watch a folder: it has no File System Access API/);
   assert.equal(await why.locator('.eb-pick button').count(), 2, 'the re-drop: pick folder, pick files');
   await page.screenshot({ path: path.join(outDir, 'watch-no-picker.png') });
+  await context.close();
+});
+
+/** Writes `bytes` (base64) as OPFS file `name` of the watched folder, anew (one write). */
+async function writeFile(page, name, b64) {
+  await page.evaluate(async ([dirName, name, b64]) => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(dirName, { create: true });
+    const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+    await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
+    await w.close();
+  }, [DIR, name, b64]);
+}
+
+/** The lines of blocks `field` of the watch, as shown. */
+const lines = (page, field) => page.locator(`.eb-watch__item [data-field="${field}"]`).allInnerTexts();
+const waitState = (page, re, timeout = 30000) => page.waitForFunction(
+  (src) => new RegExp(src).test(document.querySelector('.eb-watch__item [data-note="watch-state"]')?.textContent ?? ''), re.source, { timeout });
+
+test('the first failures as they arrive, with the answer against the expected one; a stall time set short marks the run STALLED', async () => {
+  const { page, rec, context } = await openPage(app.browser);
+  await page.addInitScript(() => localStorage.setItem('evalboard.watch-stall-s', '3'));
+  await start(context, page);
+  assert.equal(await page.locator('input[name="stall"]').inputValue(), '3');
+  await append(page, 'run.jsonl', qaLines().slice(0, 4).join(''));
+  await page.click('.eb-watch__pick');
+  await waitFile(page, 'run.jsonl', 4);
+  // Turns 0 and 3 are wrong (café-0, turns 0 and 1): shown as text, key and answers.
+  assert.deepEqual(await lines(page, 'watch-failure'), [
+    'run.jsonl · café-0 · 0: “11” (expected “10”)',
+    'run.jsonl · café-0 · 1: “14” (expected “13”)',
+  ]);
+  // More wrong turns: the first five only.
+  await append(page, 'run.jsonl', qaLines(16).slice(4).join(''));
+  await waitFile(page, 'run.jsonl', 16);
+  const fails = await lines(page, 'watch-failure');
+  assert.equal(fails.length, 5);
+  assert.equal(fails[4], 'run.jsonl · café-0 · 4: “23” (expected “22”)');
+  // No new item for 3 s: STALLED.
+  await waitState(page, /^STALLED · /, 20000);
+  await page.screenshot({ path: path.join(outDir, 'watch-stalled.png') });
+  assert.deepEqual(rec.pageErrors, []);
+  await context.close();
+});
+
+/** An Inspect `.eval` as it is written: the journal's start and the first `k` samples with
+ * their summaries (`_journal/summaries/1.json`), from the finished fixture's members; base64. */
+const EVAL = path.join(root, 'tests/fixtures/evallog/ok/deflate_stored_zip64/input/arith.eval');
+function runningEval(k) {
+  const py = `
+import base64, io, json, sys, zipfile
+z = zipfile.ZipFile(sys.argv[1]); k = int(sys.argv[2])
+names = [n for n in z.namelist() if n.startswith('samples/')][:k]
+out = io.BytesIO()
+with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as w:
+    w.writestr('_journal/start.json', z.read('_journal/start.json'))
+    summaries = []
+    for n in names:
+        w.writestr(n, z.read(n))
+        s = json.loads(z.read(n))
+        summaries.append({f: s[f] for f in ('id', 'epoch', 'input', 'target', 'scores') if f in s})
+    w.writestr('_journal/summaries/1.json', json.dumps(summaries))
+sys.stdout.write(base64.b64encode(out.getvalue()).decode())
+`;
+  return execFileSync('python3', ['-c', py, EVAL, String(k)], { encoding: 'utf8' });
+}
+
+test('an Inspect .eval read from its journal while it runs, replaced by the finished log; a .json log re-read when it changes, its cancellation said', async () => {
+  const { page, rec, context } = await openPage(app.browser);
+  await start(context, page);
+  await writeFile(page, 'arith.eval', runningEval(2));
+  await page.click('.eb-watch__pick');
+  await page.waitForFunction(() => [...document.querySelectorAll('.eb-watch__item [data-field="watch-log"]')]
+    .some((e) => /: 2 items · status started$/.test(e.textContent)), null, { timeout: 30000 });
+  await waitState(page, /^RUNNING · /);
+  await page.screenshot({ path: path.join(outDir, 'watch-eval-running.png') });
+  // The finished log (header.json, status success) replaces the running one.
+  await writeFile(page, 'arith.eval', fs.readFileSync(EVAL).toString('base64'));
+  const want = JSON.parse(cli(['score', path.dirname(EVAL), '--json']));
+  await page.waitForFunction((n) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-log"]')]
+    .some((e) => e.textContent.endsWith(`: ${n} items · status success`)), want.n_items, { timeout: 30000 });
+  await waitState(page, /^FINISHED · /);
+  // Its run (the folder's one log) is the CLI's: the Overview's headline.
+  await page.locator('.eb-run__name', { hasText: SO_FAR }).click();
+  await page.waitForFunction((w) => document.body.textContent.includes(w), pct(want.headline_score), { timeout: 30000 });
+  // A .json log beside it that reports a cancellation: said; written again as a success: finished.
+  // (Its text edited, not parsed: Inspect writes NaN, which JSON.parse refuses.)
+  const json = fs.readFileSync(path.join(root, 'tests/fixtures/evallog/ok/inspect_epochs2_json/input/epochs2.json'), 'utf8');
+  const cancelled = json.replace(/"status": *"success"/, '"status": "cancelled"');
+  assert.notEqual(cancelled, json);
+  await writeFile(page, 'epochs2.json', Buffer.from(cancelled).toString('base64'));
+  await waitState(page, /^CANCELLED · /);
+  const message = await page.locator('.eb-watch__item [data-note="watch-message"]').innerText();
+  assert.match(message, /reports status cancelled: the run ended early\./);
+  await page.screenshot({ path: path.join(outDir, 'watch-cancelled.png') });
+  await writeFile(page, 'epochs2.json', Buffer.from(json).toString('base64'));
+  await waitState(page, /^FINISHED · /);
+  assert.deepEqual(rec.pageErrors, []);
+  await context.close();
+});
+
+test('a dropped folder whose handle the browser gives is offered to watch, with no picker', async () => {
+  const { page, rec, context } = await openPage(app.browser);
+  await start(context, page);
+  await append(page, 'run.jsonl', QA);
+  // A drop whose item gives the OPFS folder's handle (a real folder's drop gives its own; a
+  // headless drop carries files only, so the method is replaced by one returning the folder).
+  await page.evaluate(async (dirName) => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(dirName);
+    DataTransferItem.prototype.getAsFileSystemHandle = async function () { return dir; };
+    const dt = new DataTransfer();
+    dt.items.add(new File([await (await dir.getFileHandle('run.jsonl')).getFile()], 'run.jsonl'));
+    document.querySelector('.eb-app').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, DIR);
+  const offer = page.locator('.eb-watch__dropped');
+  await offer.waitFor({ timeout: 10000 });
+  assert.equal(await offer.innerText(), `Watch “${DIR}” as it grows`);
+  await offer.click();
+  await page.screenshot({ path: path.join(outDir, 'watch-dropped-0.png') });
+  await waitFile(page, 'run.jsonl', 10);
+  await page.locator('.eb-run__name', { hasText: SO_FAR }).waitFor();
+  assert.equal(await page.locator('.eb-watch__dropped').count(), 0, 'the offer goes once taken');
+  await page.screenshot({ path: path.join(outDir, 'watch-dropped.png') });
+  assert.deepEqual(rec.pageErrors, []);
   await context.close();
 });

@@ -77,6 +77,46 @@ pub struct LiveItem {
     pub latency_ms: Option<f64>,
 }
 
+/// How many failures a watched run shows as they arrive (the first ones, in item order).
+pub const FIRST_FAILURES: usize = 5;
+
+/// A wrong item as it arrives: its key and the answer given against the one expected, as text
+/// (model output: untrusted, shown as text, cut at [`FAILURE_CHARS`] characters).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LiveFailure {
+    /// The item's key, as the run's items have it.
+    pub key: crate::run_table::ItemKey,
+    /// The answer the scorer read (`None`: no answer).
+    pub got: Option<String>,
+    /// The answer expected (`None`: the log records none).
+    pub expected: Option<String>,
+}
+
+/// The most characters of an answer a [`LiveFailure`] keeps.
+pub const FAILURE_CHARS: usize = 120;
+
+impl LiveFailure {
+    /// A failure of item `key`: `got` against `expected`, each cut at [`FAILURE_CHARS`].
+    pub fn new(
+        key: crate::run_table::ItemKey,
+        got: Option<&str>,
+        expected: Option<&str>,
+    ) -> LiveFailure {
+        let cut = |t: &str| {
+            let mut c: String = t.chars().take(FAILURE_CHARS).collect();
+            if c.len() < t.len() {
+                c.push('…');
+            }
+            c
+        };
+        LiveFailure {
+            key,
+            got: got.map(cut),
+            expected: expected.map(cut),
+        }
+    }
+}
+
 /// The numbers of a run so far, from mergeable sums: every judged item counted once.
 #[derive(Debug, Clone, Default)]
 pub struct LiveTally {
@@ -84,6 +124,8 @@ pub struct LiveTally {
     rate: Rate,
     scores: Moments,
     errored: u64,
+    /// The first [`FIRST_FAILURES`] wrong items, in item order.
+    failures: Vec<LiveFailure>,
 }
 
 impl LiveTally {
@@ -101,6 +143,15 @@ impl LiveTally {
         if item.errored {
             *errored += 1;
         }
+    }
+
+    /// Counts a newly judged item that is wrong (its reading below 1), noting it among the
+    /// first failures while there are fewer than [`FIRST_FAILURES`]; `failure` is called only then.
+    pub fn push_wrong(&mut self, item: LiveItem, failure: impl FnOnce() -> LiveFailure) {
+        if self.failures.len() < FIRST_FAILURES {
+            self.failures.push(failure());
+        }
+        self.push(item);
     }
 
     /// Item `index` (in push order) judged again (a later event of the same sample): the sums
@@ -151,6 +202,7 @@ impl LiveTally {
             score_stderr: self.scores.stderr(),
             latency_p50_ms: quantile(&latencies, 0.5),
             latency_p95_ms: quantile(&latencies, 0.95),
+            first_failures: self.failures.clone(),
             ..LiveNumbers::default()
         }
     }
@@ -181,6 +233,8 @@ pub struct LiveNumbers {
     /// Bytes read as complete lines, and bytes held (a line not ended yet).
     pub bytes_read: u64,
     pub bytes_held: u64,
+    /// The first wrong items (at most [`FIRST_FAILURES`]), in item order.
+    pub first_failures: Vec<LiveFailure>,
 }
 
 #[cfg(test)]

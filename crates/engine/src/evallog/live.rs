@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::model::{MetricKey, Sample};
 use super::{json, openai_evals, promptfoo, score};
 use crate::diag::Diagnostic;
-use crate::live::{LiveItem, LiveTally};
+use crate::live::{LiveFailure, LiveItem, LiveTally};
 
 /// The reader of one watched eval-log JSONL file.
 pub struct LogLive {
@@ -83,23 +83,27 @@ impl LogLive {
                     let Some(id) = records.line(path, line_no, v, diags) else {
                         return;
                     };
-                    let Some(item) = records.sample(path, &id).and_then(|s| done(&s, judge)) else {
+                    let Some(sample) = records.sample(path, &id) else {
+                        return;
+                    };
+                    let Some(item) = done(&sample, judge) else {
                         return;
                     };
                     match counted.get(&id) {
                         Some(&at) => tally.set(at, item),
                         None => {
                             counted.insert(id, tally.len());
-                            tally.push(item);
+                            count(tally, item, &sample);
                             new += 1;
                         }
                     }
                 }
                 Format::Promptfoo { seen } => {
-                    let item = promptfoo::live_row(path, line_no, &v, seen, diags)
-                        .and_then(|s| done(&s, judge));
-                    if let Some(item) = item {
-                        tally.push(item);
+                    let Some(sample) = promptfoo::live_row(path, line_no, &v, seen, diags) else {
+                        return;
+                    };
+                    if let Some(item) = done(&sample, judge) {
+                        count(tally, item, &sample);
                         new += 1;
                     }
                 }
@@ -112,6 +116,21 @@ impl LogLive {
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diags
     }
+}
+
+/// Counts `item`, `sample`'s, noting it among the first failures when it is wrong.
+fn count(tally: &mut LiveTally, item: LiveItem, sample: &Sample) {
+    if item.reading.is_some_and(|r| r >= 1.0) {
+        return tally.push(item);
+    }
+    tally.push_wrong(item, || {
+        let expected = (!sample.target.is_empty()).then(|| sample.target.join(" | "));
+        LiveFailure::new(
+            score::item_key(&sample.key),
+            sample.output.as_deref(),
+            expected.as_deref(),
+        )
+    });
 }
 
 /// `sample` as a counted item once it is done: judged by `judge`, or errored.

@@ -6,7 +6,7 @@
 use super::formats::qa_jsonl::{self, QaJsonlReader};
 use super::score::{self, ScoreConfig};
 use crate::diag::Diagnostic;
-use crate::live::{LiveItem, LiveTally};
+use crate::live::{LiveFailure, LiveItem, LiveTally};
 
 /// The reader of one watched QA JSONL file.
 pub struct QaLive {
@@ -34,14 +34,26 @@ impl QaLive {
             if after == before {
                 continue;
             }
-            let Some((_, turn)) = last else { continue };
+            let Some((conv, turn)) = last else { continue };
             let (answer, fa2, _, _) = score::score_turn(turn, &self.config);
             let correct = score::verdict(self.config.profile, &answer, &fa2);
-            tally.push(LiveItem {
+            let item = LiveItem {
                 reading: Some(if correct { 1.0 } else { 0.0 }),
                 errored: turn.error.is_some(),
                 latency_ms: turn.latency_ms,
-            });
+            };
+            if correct {
+                tally.push(item);
+            } else {
+                tally.push_wrong(item, || {
+                    let got = turn.predicted.as_ref().map(|p| p.display());
+                    LiveFailure::new(
+                        crate::run_table::ItemKey::text_index(&conv.id, u64::from(turn.turn_idx)),
+                        got.as_deref().filter(|g| !g.is_empty()),
+                        Some(turn.expected.display().as_str()),
+                    )
+                });
+            }
             new += 1;
         }
         new

@@ -112,6 +112,33 @@ fn known_numbers_of_the_fixtures() {
 }
 
 #[test]
+fn the_first_failures_are_the_wrong_items_in_order_with_their_answers() {
+    use evalboard_engine::run_table::ItemKey;
+    let (path, bytes) = &files()[0];
+    let n = watch(path, bytes, &[]).0.numbers();
+    // Wrong where (c + t) % 3 == 0: c0 t0, c1 t2, c2 t1, c3 t0 — all four kept (of at most 5).
+    let got: Vec<(ItemKey, Option<String>, Option<String>)> = n
+        .first_failures
+        .iter()
+        .map(|f| (f.key.clone(), f.got.clone(), f.expected.clone()))
+        .collect();
+    let want = |c: u64, t: u64| {
+        let e = 10 * c + t;
+        (
+            ItemKey::text_index(&format!("café-{c}/年"), t),
+            Some((e + 1).to_string()),
+            Some(e.to_string()),
+        )
+    };
+    assert_eq!(got, vec![want(0, 0), want(1, 2), want(2, 1), want(3, 0)]);
+    // An eval log's: its sample key, its output against its target.
+    let (path, bytes) = &files()[1];
+    let n = watch(path, bytes, &[]).0.numbers();
+    assert!(!n.first_failures.is_empty(), "{n:?}");
+    assert!(n.first_failures.len() <= evalboard_engine::live::FIRST_FAILURES);
+}
+
+#[test]
 fn a_half_written_line_is_held_not_an_error() {
     for (path, bytes) in files() {
         // Every cut inside the last line: nothing but what the complete lines say.
