@@ -50,7 +50,7 @@ pub fn DropTarget(children: Children) -> impl IntoView {
                 store.dragging.set(false);
                 let Some(dt) = ev.data_transfer() else { return };
                 // Entries must be taken now: the DataTransfer is emptied after this handler.
-                crate::ui::watch::take_dropped(store, &dt);
+                crate::ui::dropped::take_dropped(store, &dt);
                 let items = picked_files::drop_items(&dt);
                 if items.is_empty() { return; }
                 leptos::task::spawn_local(async move {

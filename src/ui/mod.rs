@@ -20,6 +20,8 @@ pub mod complexity;
 #[cfg(target_arch = "wasm32")]
 pub mod conversation;
 #[cfg(target_arch = "wasm32")]
+pub mod dropped;
+#[cfg(target_arch = "wasm32")]
 pub mod dropzone;
 #[cfg(target_arch = "wasm32")]
 pub mod errors;
