@@ -15,6 +15,17 @@ thread_local! {
 /// (`DataTransferItem.getAsFileSystemHandle`, asked now: the items die after the drop event),
 /// so each can be watched without the picker.
 pub fn take_dropped(store: crate::ui::store::Store, dt: &web_sys::DataTransfer) {
+    // Only in a secure context, where the File System Access API lives (and a watch can read
+    // the folder): Chromium 156 also defines `getAsFileSystemHandle` on a plain-HTTP page, and
+    // calling it there during a drop crashes the page's renderer (e2e perf.test.mjs, "not a
+    // secure context").
+    let secure = js_sys::Reflect::get(&js_sys::global(), &"isSecureContext".into())
+        .ok()
+        .and_then(|v| v.as_bool())
+        .unwrap_or(false);
+    if !secure {
+        return;
+    }
     let items = dt.items();
     let promises: Vec<js_sys::Promise> = (0..items.length())
         .filter_map(|i| {

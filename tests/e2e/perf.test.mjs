@@ -311,8 +311,11 @@ test('initial load: wasm + JS + CSS of the first open, measured against the budg
   // (the watched folder's run entry and its removal notice, the stall-time control, a dropped
   // folder's handle offered to watch; every status line is still worker-laid-out blocks):
   // 339.9 KB (page wasm 331,236 B, JS 7,158 B, CSS 6,874 B by gzip -9): the gate moves to 340 KB.
+  // Merged with issue 27.5's page change (the page leaves `.parquet` files to the workers, +45 B)
+  // and the dropped folders' secure-context check (a plain-HTTP page's drop crashed Chromium's
+  // renderer in getAsFileSystemHandle): 340.1 KB; the gate moves to 341 KB.
   const BUDGET_KB = 350;
-  const PAGE_GATE_KB = 340;
+  const PAGE_GATE_KB = 341;
   assert.ok(PAGE_GATE_KB <= BUDGET_KB, 'the gate never exceeds the budget');
   assert.ok(page_ <= PAGE_GATE_KB * 1024, `page wasm+JS+CSS is ${kb(page_)} KB gzip (gate ${PAGE_GATE_KB} KB; budget ${BUDGET_KB} KB)`);
   // The two numbers agree with dist/ (nothing else was fetched).
