@@ -260,6 +260,15 @@ export async function osDrop(context, page, paths) {
   const cdp = await context.newCDPSession(page);
   const data = { items: [], files: paths, dragOperationsMask: 1 };
   for (const type of ['dragEnter', 'dragOver', 'drop']) {
-    await cdp.send('Input.dispatchDragEvent', { type, x: 700, y: 400, data });
+    // A renderer that crashes during the drop never answers: fail then, never hang the suite.
+    let timer;
+    const crashed = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`osDrop: no answer to ${type} in 120 s (the page crashed?)`)), 120000);
+    });
+    try {
+      await Promise.race([cdp.send('Input.dispatchDragEvent', { type, x: 700, y: 400, data }), crashed]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }
