@@ -57,8 +57,10 @@ test-wasm:
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
 	  cargo test --locked --target wasm32-unknown-unknown -p evalboard-app --test web --test worker_read
 
+## hostile.test.mjs runs last: right after its 1.5 GB drop, keep.test.mjs's reloads have timed
+## out now and then (not alone, nor in any other order; cause not found yet).
 test-e2e:
-	cd tests/e2e && node --test --test-concurrency=1 *.test.mjs
+	cd tests/e2e && node --test --test-concurrency=1 $$(ls *.test.mjs | grep -v '^hostile\.') hostile.test.mjs
 
 ## Benchmarks: synthetic 100k/1M-turn runs, native + wasm (headless Chromium) + Python baseline.
 bench: fetch

@@ -235,11 +235,17 @@ test('eval-set runs: tunix m45 baseline vs m46 control on eval_v2 (scorecard, it
   });
   // A row opens the item with its whole prediction, as text.
   const wrongId = (await rowIds())[0];
-  await page.locator('.eb-grid--evalset .eb-grid__row').first().click();
+  // The row of that id (not "the first row": the grid may lay itself out again meanwhile).
+  await page.locator('.eb-grid--evalset .eb-grid__row')
+    .filter({ has: page.locator(':scope > :nth-child(2)', { hasText: new RegExp(`^${wrongId}$`) }) })
+    .first().click();
   await page.waitForSelector('.eb-drawer [data-field="predicted"]');
-  const predicted = await page.locator('.eb-drawer [data-field="predicted"]').innerText();
   assert.equal(vc.byId.get(wrongId), 0, 'the CLI scores it wrong too');
   const fullPrediction = vc.predicted.get(wrongId);
+  // The drawer holds this item's prediction once it has rendered.
+  await page.waitForFunction((head) => (document.querySelector('.eb-drawer [data-field="predicted"]')?.innerText || '')
+    .startsWith(head), fullPrediction.slice(0, 40).trimEnd(), { timeout: 30000 });
+  const predicted = await page.locator('.eb-drawer [data-field="predicted"]').innerText();
   assert.ok(predicted.length >= Math.min(fullPrediction.length, 4000) - 2, 'the whole prediction, not a cell');
   assert.ok(fullPrediction.startsWith(predicted.slice(0, 200).trimEnd()), predicted.slice(0, 200));
   await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'evalset-item.png') });
