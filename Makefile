@@ -46,7 +46,7 @@ test-native:
 	  echo "note: ../shared/data absent: $$(grep -c '^SKIPPED:' $$log) shared-data checks skipped"; rm -f $$log; \
 	fi
 
-## The results lake read by pyarrow and DuckDB (PyPI, one test-only venv in target/lake-venv,
+## The results lake read by pyarrow and DuckDB (PyPI, one test-only venv, scripts/test-venv.sh,
 ## created when missing): row counts, per-run accuracy and per-pair 2x2 from SQL equal
 ## `score --json` / `compare --json` (tests/lake/check.sh).
 test-lake:

@@ -5,7 +5,7 @@
 # `pq.write_table` only (bench/lake_floor.py; bound: 1.5x) — and its peak RSS against the input's
 # size (bound: 2x). 3 interleaved rounds, medians; wall time and CPU time (user + sys: on a shared
 # machine the wall time also counts waiting for a core). pyarrow and DuckDB come from the test venv
-# of tests/lake/check.sh (target/lake-venv, created when missing).
+# of scripts/test-venv.sh (target/test-venv, created when missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=bench/out
@@ -15,11 +15,7 @@ cargo build --release --locked -q -p evalboard-bench -p evalboard-cli
 E=$TARGET/release/evalboard
 IN="$OUT/run100k.jsonl"
 [ -f "$IN" ] || "$TARGET/release/evalboard-bench" gen jsonl 100000 "$IN"
-VENV=${LAKE_VENV:-target/lake-venv}
-if ! "$VENV/bin/python" -c 'import pyarrow, duckdb' 2>/dev/null; then
-  python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q pyarrow==26.0.1 duckdb==2.0.1
-fi
+VENV=$(scripts/test-venv.sh)
 LAKE="$OUT/lake100k"
 : > "$OUT/lake-times.txt"
 for i in 1 2 3; do
