@@ -857,6 +857,8 @@ fn key_names(x: &Sample) -> &'static [&'static str] {
         K::Promptfoo { .. } => &["test", "prompt", "repeat"],
         K::OpenaiEvals { .. } => &["sample_id"],
         K::Helm { .. } => &["instance", "perturbation", "train trial"],
+        // evalboard's rows: the key of the family the run was exported from.
+        K::Evalboard { .. } => &["item key"],
     }
 }
 
@@ -1021,7 +1023,15 @@ pub fn sample_with_messages(
     let x = s.log.run.samples.get(index)?;
     let of = |items: &[ItemVerdict]| items.iter().find(|v| v.sample == index)?.correct;
     let verdict = of(s.judged());
-    let parts = key_parts(&x.key);
+    let mut parts = key_parts(&x.key);
+    if matches!(
+        x.key,
+        evalboard_engine::evallog::model::SampleKey::Evalboard { .. }
+    ) {
+        // One fact: the key as `diff --json` prints it.
+        let key = evalboard_engine::run_table::ItemKey::from_parts(&parts);
+        parts = vec![key.to_json().to_string()];
+    }
     let mut facts: Vec<(String, String)> = key_names(x)
         .iter()
         .zip(&parts)

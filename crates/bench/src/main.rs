@@ -267,6 +267,9 @@ fn time(path: &Path, mode: Mode) -> Result<(), String> {
                 evalboard_cli::fsio::Loaded::Other(input) => {
                     return time_log(path, LogInput::Loaded { input, t0 }, base_rss);
                 }
+                evalboard_cli::fsio::Loaded::Lake(_) => {
+                    return Err(format!("{}: a lake is not a bench input", path.display()));
+                }
             };
             let run = read::assemble_qa_run(&name, reads, None).map_err(|e| e.message)?;
             (

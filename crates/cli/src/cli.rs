@@ -377,8 +377,9 @@ pub struct CompareArgs {
     /// Baseline run folder (or a folder of logs: one baseline run per task).
     #[arg(value_name = "BASELINE")]
     pub baseline: PathBuf,
-    /// The runs compared with the baseline.
-    #[arg(value_name = "RUN", required = true)]
+    /// The runs compared with the baseline (none when BASELINE is a lake of several runs: its
+    /// baseline runs, as `export --baseline` named them, else its first, against the others).
+    #[arg(value_name = "RUN")]
     pub runs: Vec<PathBuf>,
     /// Profile: which scorer judges the items (help: [`diff_profile_help`]).
     #[arg(long, value_name = "P", help = diff_profile_help())]

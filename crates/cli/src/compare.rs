@@ -37,6 +37,16 @@ pub fn run(a: CompareArgs) -> Result<u8> {
     let profile = a.profile.as_deref().unwrap_or("doc");
     // The baseline's family decides the settings every run is scored under.
     let base = score::load_path(&a.baseline, profile)?;
+    // A lake as the baseline: its baseline runs against its other runs (and any RUN given).
+    let (base, lake_rest) = base.split_lake_baseline();
+    if a.runs.is_empty() && lake_rest.is_none() {
+        errln!(
+            "evalboard: error: {}: nothing to compare with the baseline: name a RUN (or give a \
+             lake holding several runs)",
+            a.baseline.display()
+        );
+        return Ok(2);
+    }
     let family = base.family;
     let settings = crate::diff::pair_settings(
         (&a.dataset, a.profile.as_deref(), &a.prices),
@@ -51,6 +61,14 @@ pub fn run(a: CompareArgs) -> Result<u8> {
             .ok_or_else(|| "no usable run (see above)".to_string()),
         path: base_path,
     });
+    if let Some(rest) = lake_rest {
+        reads.push(Read {
+            runs: rest
+                .score_logs(&settings)?
+                .ok_or_else(|| "no usable run (see above)".to_string()),
+            path: a.baseline.display().to_string(),
+        });
+    }
     for dir in &a.runs {
         let path = dir.display().to_string();
         let runs = match score::load_path(dir, profile) {

@@ -160,6 +160,8 @@ pub enum Loaded {
     },
     /// A run of another family, in memory whole for its reader.
     Other(RunInput),
+    /// A lake's runs ([`lake_runs`]), each its own input: evalboard's run rows, read as a log.
+    Lake(LakeRuns),
 }
 
 /// Bigger buffers than this are not kept for the next file, and JSONL files bigger than this
@@ -176,6 +178,9 @@ thread_local! {
 /// again whole for the other family's reader. `detail`: what the numeric QA readers keep
 /// ([`ReadDetail::Doc`] when only the doc profile will score it).
 pub fn load_run(path: &Path, detail: ReadDetail) -> Result<Loaded> {
+    if path.join(evalboard_lake::MANIFEST_FILE).is_file() {
+        return Ok(Loaded::Lake(lake_runs(path)?));
+    }
     let listing = list_files(path)?;
     let folders = Folders::open(&listing);
     let streamed = evalboard_engine::parallel::map_on_threads(&listing.files, threads(), |f| {
@@ -203,6 +208,76 @@ pub fn load_run(path: &Path, detail: ReadDetail) -> Result<Loaded> {
         name: run_name(path),
         reads,
     })
+}
+
+/// A lake's runs, and which of them its `comparisons` name as a baseline.
+pub struct LakeRuns {
+    pub runs: Vec<RunInput>,
+    pub baseline: Vec<bool>,
+}
+
+/// The runs of the lake at `dir` ([`evalboard_lake::open`]), in the order the manifest lists
+/// them (shard by shard, each in its command-line order), each as one input named after the
+/// run as `score` printed it, holding its run rows
+/// ([`evalboard_engine::lake::rows::run_rows`]: its items, texts and every scorer's verdicts
+/// as exported) under the path `<run_id>.evalboard-rows.jsonl`. A table that did not open is
+/// named on stderr; without `runs` nothing is usable.
+pub fn lake_runs(dir: &Path) -> Result<LakeRuns> {
+    let lake = evalboard_lake::open(dir)?;
+    for (schema, t) in &lake.tables {
+        if let Err(e) = t {
+            crate::errln!(
+                "evalboard: warning: {}: table {} not read: {e}",
+                dir.display(),
+                schema.name
+            );
+        }
+    }
+    let Some(runs) = lake.table("runs") else {
+        anyhow::bail!(
+            "{}: the lake's runs table could not be read (see above)",
+            dir.display()
+        );
+    };
+    let mut rows = evalboard_engine::lake::rows::run_rows(
+        runs,
+        lake.table("samples"),
+        lake.table("verdicts"),
+        lake.table("sample_text"),
+    );
+    let order: Vec<&str> = lake
+        .manifest
+        .shards
+        .iter()
+        .flat_map(|s| &s.runs)
+        .map(|r| r.run_id.as_str())
+        .collect();
+    rows.sort_by_key(|r| {
+        order
+            .iter()
+            .position(|id| *id == r.run_id)
+            .unwrap_or(usize::MAX)
+    });
+    let baselines: Vec<&evalboard_engine::lake::Cell> = lake
+        .table("comparisons")
+        .map(|t| t.column("baseline_run_id"))
+        .unwrap_or_default();
+    let baseline = rows
+        .iter()
+        .map(|r| {
+            baselines
+                .iter()
+                .any(|c| **c == evalboard_engine::lake::Cell::Str(r.run_id.clone()))
+        })
+        .collect();
+    let runs = rows
+        .into_iter()
+        .map(|r| {
+            let path = format!("{}.evalboard-rows.jsonl", r.run_id);
+            RunInput::new(r.name, vec![InputFile::new(path, r.bytes)])
+        })
+        .collect();
+    Ok(LakeRuns { runs, baseline })
 }
 
 /// How many threads the CLI reads and parses with: the machine's cores.

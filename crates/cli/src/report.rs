@@ -73,35 +73,53 @@ pub fn run(a: ReportArgs) -> Result<u8> {
     let mut files = Vec::new();
     // Each run's content id, with --marks.
     let mut ids: Vec<Option<String>> = Vec::new();
-    let mut load = |dir: &Path| -> Result<Option<(ScoredRun, Option<String>)>> {
-        let input = fsio::read_run(dir)?;
-        for f in &input.files {
-            files.push(FileProvenance::of(&input.name, &f.path, &f.bytes));
-        }
-        let digests = sidecar
-            .as_ref()
-            .map(|_| crate::marks::digests_of_input(&input));
-        let scored = score::load_scored(&dir.display().to_string(), &input, &settings)?;
-        Ok(scored.map(|s| {
+    // A run folder is one run; a lake is each of its runs (their run rows, as exported).
+    // `None`: a run was unusable (already reported).
+    type Loaded = Option<Vec<(ScoredRun, Option<String>)>>;
+    let mut load = |dir: &Path| -> Result<Loaded> {
+        let inputs = if dir.join(evalboard_lake::MANIFEST_FILE).is_file() {
+            if sidecar.is_some() {
+                anyhow::bail!(
+                    "{}: a lake's runs take no review marks (their verdicts are as exported)",
+                    dir.display()
+                );
+            }
+            fsio::lake_runs(dir)?.runs
+        } else {
+            vec![fsio::read_run(dir)?]
+        };
+        let mut out = Vec::new();
+        for input in &inputs {
+            for f in &input.files {
+                files.push(FileProvenance::of(&input.name, &f.path, &f.bytes));
+            }
+            let digests = sidecar
+                .as_ref()
+                .map(|_| crate::marks::digests_of_input(input));
+            let Some(s) = score::load_scored(&dir.display().to_string(), input, &settings)? else {
+                return Ok(None);
+            };
             let id = digests
                 .as_ref()
                 .and_then(|d| crate::marks::content_id(&s, d));
-            (s, id)
-        }))
+            out.push((s, id));
+        }
+        Ok(Some(out))
     };
     let mut scored = Vec::new();
     for dir in &a.runs {
-        match load(dir)? {
-            Some((s, id)) => {
-                scored.push(s);
-                ids.push(id);
-            }
-            None => return Ok(2),
+        let Some(runs) = load(dir)? else {
+            return Ok(2);
+        };
+        for (s, id) in runs {
+            scored.push(s);
+            ids.push(id);
         }
     }
+    // A lake as the baseline: its first run.
     let baseline = match &a.baseline {
         Some(dir) => match load(dir)? {
-            Some((s, _)) => Some(s),
+            Some(runs) => runs.into_iter().next().map(|(s, _)| s),
             None => return Ok(2),
         },
         None => None,

@@ -156,6 +156,11 @@ pub(crate) fn load_path(path: &Path, profile: &str) -> Result<LoadedRun> {
     let family = match &loaded {
         fsio::Loaded::Qa { .. } => Family::NumericQa,
         fsio::Loaded::Other(input) => evalboard_engine::family::detect_family(input),
+        // A lake's runs are evalboard's run rows (read as logs: `lake_runs` gives one or more).
+        fsio::Loaded::Lake(lake) => match lake.runs.first() {
+            Some(run) => evalboard_engine::family::detect_family(run),
+            None => bail!("{}: the lake holds no run", path.display()),
+        },
     };
     Ok(LoadedRun {
         dir: path.display().to_string(),
@@ -174,6 +179,10 @@ impl LoadedRun {
                 reads.iter().map(|r| r.report.path.as_str()),
             ),
             fsio::Loaded::Other(input) => Ok(crate::marks::digests_of_input(input)),
+            fsio::Loaded::Lake(_) => anyhow::bail!(
+                "{}: a lake's runs take no review marks (their verdicts are as exported)",
+                self.dir
+            ),
         }
     }
 
@@ -193,7 +202,53 @@ impl LoadedRun {
                 Ok(score_read(dir, read, &settings))
             }
             fsio::Loaded::Other(input) => load_scored(dir, &input, s),
+            fsio::Loaded::Lake(fsio::LakeRuns { runs: inputs, .. }) => {
+                // One run is asked for: the lake's first, the others named.
+                if inputs.len() > 1 {
+                    let others: Vec<&str> =
+                        inputs.iter().skip(1).map(|i| i.name.as_str()).collect();
+                    errln!(
+                        "evalboard: warning: {dir}: the lake holds {} runs: only {} is read here \
+                         (not {})",
+                        inputs.len(),
+                        inputs[0].name,
+                        others.join(", ")
+                    );
+                }
+                match inputs.first() {
+                    Some(input) => load_scored(dir, input, s),
+                    None => Ok(None),
+                }
+            }
         }
+    }
+
+    /// A lake given as a baseline, split in two: the runs its `comparisons` name as a baseline
+    /// (its first run when they name none), and the others, compared with them. Any other run
+    /// is itself and nothing.
+    pub(crate) fn split_lake_baseline(self) -> (LoadedRun, Option<LoadedRun>) {
+        let fsio::Loaded::Lake(lake) = self.loaded else {
+            return (self, None);
+        };
+        let named = lake.baseline.iter().any(|b| *b);
+        let (mut base, mut rest) = (Vec::new(), Vec::new());
+        for (i, (run, b)) in lake.runs.into_iter().zip(lake.baseline).enumerate() {
+            if b || (!named && i == 0) {
+                base.push(run);
+            } else {
+                rest.push(run);
+            }
+        }
+        let part = |runs: Vec<RunInput>| LoadedRun {
+            dir: self.dir.clone(),
+            family: self.family,
+            loaded: fsio::Loaded::Lake(fsio::LakeRuns {
+                baseline: vec![false; runs.len()],
+                runs,
+            }),
+        };
+        let rest = (!rest.is_empty()).then(|| part(rest));
+        (part(base), rest)
     }
 
     /// [`LoadedRun::score`], keeping the bytes of a run read whole (not a streamed numeric QA
@@ -206,7 +261,9 @@ impl LoadedRun {
             fsio::Loaded::Other(input) => {
                 Ok(load_scored(&self.dir, &input, s)?.map(|run| (run, Some(input))))
             }
-            fsio::Loaded::Qa { .. } => Ok(self.score(s)?.map(|run| (run, None))),
+            fsio::Loaded::Qa { .. } | fsio::Loaded::Lake(_) => {
+                Ok(self.score(s)?.map(|run| (run, None)))
+            }
         }
     }
 
@@ -218,6 +275,17 @@ impl LoadedRun {
         let input = match self.loaded {
             fsio::Loaded::Other(input) => input,
             fsio::Loaded::Qa { .. } => return Ok(self.score(s)?.map(|r| vec![r])),
+            // A lake: each run on its own, named as `score` printed it.
+            fsio::Loaded::Lake(fsio::LakeRuns { runs: inputs, .. }) => {
+                let runs: Vec<ScoredRun> = inputs
+                    .iter()
+                    .map(|input| load_scored(&self.dir, input, s))
+                    .collect::<Result<Vec<_>>>()?
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                return Ok((!runs.is_empty()).then_some(runs));
+            }
         };
         let settings = s.for_family(self.family)?;
         let reads = run::read_parts(

@@ -524,24 +524,6 @@ fn is_content_id(id: &str) -> bool {
     id.len() == 64 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
 
-/// An item key written by [`ItemKey::to_json`]: a non-empty array of strings and non-negative
-/// integers.
-pub fn key_from_json(v: &serde_json::Value) -> Option<ItemKey> {
-    let parts = v.as_array()?;
-    if parts.is_empty() {
-        return None;
-    }
-    parts
-        .iter()
-        .map(|p| match p {
-            serde_json::Value::String(s) => Some(KeyPart::Text(s.clone())),
-            serde_json::Value::Number(n) => n.as_u64().map(KeyPart::Index),
-            _ => None,
-        })
-        .collect::<Option<Vec<_>>>()
-        .map(ItemKey)
-}
-
 const ITEM_FIELDS: [&str; 7] = ["run", "run_name", "key", "mark", "score", "note", "history"];
 
 /// One item line: (run id, run name, the item); `None` (said) when its run id or key is bad.
@@ -560,7 +542,7 @@ fn read_item(
             return None;
         }
     };
-    let Some(key) = obj.get("key").and_then(key_from_json) else {
+    let Some(key) = obj.get("key").and_then(ItemKey::from_json) else {
         err(
             "\"key\" is not an item key (a non-empty array of strings and whole numbers): line \
              skipped"

@@ -209,6 +209,24 @@ impl ItemKey {
         )
     }
 
+    /// A key written by [`ItemKey::to_json`]: a non-empty array of strings and non-negative
+    /// integers; `None` for anything else.
+    pub fn from_json(v: &serde_json::Value) -> Option<ItemKey> {
+        let parts = v.as_array()?;
+        if parts.is_empty() {
+            return None;
+        }
+        parts
+            .iter()
+            .map(|p| match p {
+                serde_json::Value::String(s) => Some(KeyPart::Text(s.clone())),
+                serde_json::Value::Number(n) => n.as_u64().map(KeyPart::Index),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .map(ItemKey)
+    }
+
     /// The key's parts as text (what [`crate::compare::PairedItem::key`] holds).
     pub fn parts(&self) -> Vec<String> {
         self.0

@@ -51,6 +51,10 @@ pub fn run(input: &Input, ctx: &Ctx) -> Verdict {
             s.tag(2);
             s.count(input.files.len());
         }
+        Ok(fsio::Loaded::Lake(lake)) => {
+            s.tag(4);
+            s.count(lake.runs.len());
+        }
         Err(_) => s.tag(3),
     }
 

@@ -426,7 +426,18 @@ pub(crate) fn decode_reader<R: parquet::file::reader::ChunkReader + 'static>(
         .map(|c| c.name().to_string())
         .collect();
     let want: Vec<&str> = schema.columns.iter().map(|c| c.name).collect();
-    if names != want {
+    // A file written before a nullable column was added at the end of its table (v1 grows
+    // only so) reads with that column null.
+    let missing = want.get(names.len()..).unwrap_or_default();
+    let older = names.len() < want.len()
+        && want.starts_with(&names.iter().map(String::as_str).collect::<Vec<_>>())
+        && schema
+            .columns
+            .get(names.len()..)
+            .unwrap_or_default()
+            .iter()
+            .all(|c| c.nullable);
+    if names != want && !older {
         return Err(err(format!(
             "its columns ({}) are not those of the `{}` table ({})",
             names.join(", "),
@@ -456,6 +467,7 @@ pub(crate) fn decode_reader<R: parquet::file::reader::ChunkReader + 'static>(
                 }
             });
         }
+        cells.extend(missing.iter().map(|_| Cell::Null));
         rows.push(cells);
     }
     let table = Table { schema, rows };

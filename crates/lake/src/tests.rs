@@ -107,6 +107,45 @@ fn bad_files_are_errors_naming_them() {
     assert!(encode(&bad, Codec::Zstd, "t", "bad.parquet").is_err());
 }
 
+/// A file written before a nullable column was added at the end of its table reads with that
+/// column null; a file missing a column that is not nullable, or one in the middle, is an error.
+#[test]
+fn a_file_of_an_older_v1_table_reads_its_missing_nullable_columns_as_null() {
+    use evalboard_engine::lake::TableSchema;
+    let n = RUNS.columns.len();
+    assert_eq!(
+        RUNS.columns.last().map(|c| (c.name, c.nullable)),
+        Some(("judge", true))
+    );
+    // `runs` as v1 first wrote it: every column but the last.
+    let older: &'static TableSchema = Box::leak(Box::new(TableSchema {
+        columns: &RUNS.columns[..n - 1],
+        ..RUNS
+    }));
+    let full = runs_table(4);
+    let t = Table {
+        schema: older,
+        rows: full.rows.iter().map(|r| r[..n - 1].to_vec()).collect(),
+    };
+    let bytes = encode(&t, Codec::Zstd, "t", "old.parquet").unwrap();
+    let back = decode(bytes, &RUNS, "old.parquet").unwrap();
+    assert_eq!(back.rows.len(), 4);
+    for (b, r) in back.rows.iter().zip(&t.rows) {
+        assert_eq!(&b[..n - 1], &r[..]);
+        assert_eq!(b[n - 1], Cell::Null);
+    }
+    // `samples` without its last column (`metadata_json`, not nullable) is refused.
+    let cut: &'static TableSchema = Box::leak(Box::new(TableSchema {
+        columns: &SAMPLES.columns[..SAMPLES.columns.len() - 1],
+        ..SAMPLES
+    }));
+    let bytes = encode(&Table::new(cut), Codec::Zstd, "t", "s.parquet").unwrap();
+    let e = decode(bytes, &SAMPLES, "s.parquet")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not those of the `samples` table"), "{e}");
+}
+
 fn temp_lake(name: &str) -> PathBuf {
     let dir =
         std::env::temp_dir().join(format!("evalboard-lake-test-{}-{name}", std::process::id()));

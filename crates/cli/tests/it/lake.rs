@@ -189,7 +189,9 @@ fn marks_are_exported_as_the_human_scorer() {
         .iter()
         .filter(|r| r[col(verdicts, "run_id")] == Cell::Str(run_id.clone()))
         .filter_map(|r| match &r[col(verdicts, "item_key")] {
-            Cell::Str(k) => evalboard_engine::marks::key_from_json(&serde_json::from_str(k).ok()?),
+            Cell::Str(k) => {
+                evalboard_engine::run_table::ItemKey::from_json(&serde_json::from_str(k).ok()?)
+            }
             _ => None,
         })
         .collect();
@@ -366,4 +368,83 @@ fn walk(dir: &Path) -> Vec<(String, Vec<u8>)> {
         }
     }
     out
+}
+
+/// `compare --json` rows with what a lake does not carry left out: the path (the lake's), the
+/// headline's label (a lake run's headline is named by its scorer), per-sample tokens and
+/// latency (null in v1 exports).
+fn compare_rows(json: &str) -> Vec<serde_json::Value> {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    let mut rows = v["runs"].as_array().unwrap().clone();
+    for r in &mut rows {
+        let o = r.as_object_mut().unwrap();
+        for k in [
+            "path",
+            "headline_label",
+            "tokens",
+            "tokens_per_correct",
+            "latency_mean_s",
+        ] {
+            o.remove(k);
+        }
+    }
+    rows
+}
+
+/// `compare LAKE` (the lake's baseline runs, as `export --baseline` named them, against its
+/// other runs) and `report LAKE` take the runs a lake holds: every row's numbers (items,
+/// headline, CI, pairs, flips, delta, p, Holm p, bootstrap CI) equal `compare` on the original
+/// folders, for eval logs and for numeric QA (whose failed conversations' turns stay wrong).
+#[test]
+fn compare_and_report_take_a_lake() {
+    let root = evalboard_test_support::workspace_root();
+    let demo = |r: &str| root.join("demo").join(r).display().to_string();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            ["base", "gpt4o", "mini", "llama"]
+                .iter()
+                .map(|r| run(r))
+                .collect(),
+            "eval logs",
+        ),
+        (vec![demo("gpt-4o"), demo("o3")], "numeric QA"),
+    ];
+    for (i, (runs, what)) in cases.iter().enumerate() {
+        let lake = temp(&format!("cmp-{i}"));
+        let l = lake.to_str().unwrap();
+        let mut args = vec!["export", "--lake", l, "--baseline", &runs[0]];
+        args.extend(runs.iter().map(String::as_str));
+        let (code, _, err) = evalboard(&args);
+        assert_eq!(code, 0, "{what}: {err}");
+
+        let mut direct = vec!["compare", "--json"];
+        direct.extend(runs.iter().map(String::as_str));
+        let (code_d, want, err) = evalboard(&direct);
+        assert!(code_d == 0 || code_d == 1, "{what}: {err}");
+        let (code_l, got, err) = evalboard(&["compare", "--json", l]);
+        assert_eq!(code_l, code_d, "{what}: {err}");
+        assert_eq!(compare_rows(&got), compare_rows(&want), "{what}");
+
+        let html = temp(&format!("cmp-{i}-report.html"));
+        let (code, _, err) = evalboard(&["report", l, "--out", html.to_str().unwrap()]);
+        assert_eq!(code, 0, "{what}: {err}");
+        let page = std::fs::read_to_string(&html).unwrap();
+        let names: Vec<String> = compare_rows(&want)
+            .iter()
+            .map(|r| r["run"].as_str().unwrap().to_string())
+            .collect();
+        for n in &names {
+            assert!(page.contains(n.as_str()), "{what}: the report lacks {n}");
+        }
+        let _ = std::fs::remove_dir_all(&lake);
+        let _ = std::fs::remove_file(&html);
+    }
+
+    // A run folder alone is nothing to compare.
+    let (code, _, err) = evalboard(&["compare", &run("base")]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("nothing to compare with the baseline"),
+        "{err}"
+    );
 }

@@ -136,7 +136,9 @@ pub fn split(tool: Tool, t: &Tokens) -> Option<TokenSplit> {
         Tool::InspectAi => inspect_convention(t),
         // OpenAI usage: prompt_tokens holds the cached tokens, completion_tokens the reasoning.
         Tool::Promptfoo | Tool::OpenaiEvals => (input >= cache, false),
+        // evalboard's rows carry input, output and reasoning apart.
         Tool::LmEvaluationHarness | Tool::Helm => (false, false),
+        Tool::Evalboard => (false, true),
     };
     let output = if reasoning_apart {
         output.saturating_add(reasoning)

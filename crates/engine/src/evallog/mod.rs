@@ -38,6 +38,7 @@ pub mod billing;
 pub mod checks;
 pub mod compare;
 pub mod eval_file;
+pub mod evalboard_rows;
 pub mod helm;
 pub mod inspect;
 pub mod json;

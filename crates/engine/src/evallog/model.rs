@@ -17,6 +17,8 @@ pub enum Tool {
     Promptfoo,
     OpenaiEvals,
     Helm,
+    /// evalboard's own run rows: a run read from a lake, or exported from a view.
+    Evalboard,
 }
 
 impl Tool {
@@ -27,6 +29,7 @@ impl Tool {
             Tool::Promptfoo => "promptfoo",
             Tool::OpenaiEvals => "OpenAI Evals",
             Tool::Helm => "HELM",
+            Tool::Evalboard => "evalboard",
         }
     }
 }
@@ -77,7 +80,8 @@ pub struct MetricKey {
     pub scorer: String,
     /// Inspect's epoch reducer (`mean`, `max`, …), lm-eval's filter (`strict-match`, `none`).
     pub variant: Option<String>,
-    /// The metric's name (`accuracy`, `stderr`, `mean`, `acc`, `pass_rate`, …).
+    /// The metric's name (`accuracy`, `stderr`, `mean`, `acc`, `pass_rate`, …); empty in
+    /// evalboard's run rows, whose scores are named by their scorer alone.
     pub metric: String,
 }
 
@@ -102,8 +106,11 @@ impl MetricKey {
             s.push_str(v);
             s.push(']');
         }
-        s.push('/');
-        s.push_str(&self.metric);
+        // evalboard's rows name a score by its scorer alone (no metric).
+        if !self.metric.is_empty() {
+            s.push('/');
+            s.push_str(&self.metric);
+        }
         s
     }
 }
@@ -211,6 +218,8 @@ impl EvalLogRun {
             Tool::InspectAi => st == "success",
             Tool::OpenaiEvals | Tool::Helm | Tool::LmEvaluationHarness => st == "complete",
             Tool::Promptfoo => true,
+            // The exported run's status (`scored`) says it was read whole.
+            Tool::Evalboard => st == "scored",
         };
         (!finished).then_some(st)
     }
@@ -263,6 +272,8 @@ pub enum SampleKey {
         perturbation: Option<String>,
         trial: u32,
     },
+    /// evalboard's run rows: the item key's parts as the run's own family keyed it.
+    Evalboard { parts: Vec<String> },
 }
 
 /// An Inspect sample id: an int and a string are different ids.

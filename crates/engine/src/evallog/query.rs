@@ -94,6 +94,16 @@ fn sample_fields(x: &Sample, d: &mut Doc) {
             d.push_str("perturbation", perturbation.as_deref());
             d.push("trial", Value::Num(f64::from(*trial)));
         }
+        SampleKey::Evalboard { parts } => {
+            d.push(
+                "item_key",
+                Value::Str(
+                    crate::run_table::ItemKey::from_parts(parts)
+                        .to_json()
+                        .to_string(),
+                ),
+            );
+        }
     }
     if let Some(e) = &x.error {
         d.push_text("error", e);

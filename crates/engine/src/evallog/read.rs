@@ -9,7 +9,9 @@ use crate::input::InputFile;
 
 use super::model::EvalLogRun;
 use super::sniff::{sniff, EvalLogFileKind};
-use super::{eval_file, helm, inspect, lm_eval, lm_eval_pair, openai_evals, promptfoo};
+use super::{
+    eval_file, evalboard_rows, helm, inspect, lm_eval, lm_eval_pair, openai_evals, promptfoo,
+};
 
 /// What a folder of logs gave: the runs, every file's status, and the diagnostics.
 #[derive(Debug, Clone, PartialEq)]
@@ -122,6 +124,7 @@ pub fn read(files: &[InputFile]) -> Result<EvalLogRead, LoadError> {
             Some(EvalLogFileKind::PromptfooJson) => promptfoo::read_json(f),
             Some(EvalLogFileKind::PromptfooJsonl) => promptfoo::read_jsonl(f),
             Some(EvalLogFileKind::OpenaiEvalsJsonl) => openai_evals::read(f),
+            Some(EvalLogFileKind::EvalboardRows) => evalboard_rows::read(f),
             Some(EvalLogFileKind::LmEvalResults) => continue,
             _ if helm_claimed.contains(&f.path.as_str()) => continue,
             // Reported with their results file, or as unmatched, above.

@@ -16,7 +16,10 @@ pub fn repeat_part(run: &EvalLogRun) -> Option<usize> {
     match run.samples.first().map(|s| &s.key)? {
         SampleKey::Inspect { .. } => Some(1),
         SampleKey::Promptfoo { .. } | SampleKey::Helm { .. } => Some(2),
-        SampleKey::LmEval { .. } | SampleKey::OpenaiEvals { .. } => None,
+        // evalboard's rows: a key's last part may be a turn, not a repeat.
+        SampleKey::LmEval { .. } | SampleKey::OpenaiEvals { .. } | SampleKey::Evalboard { .. } => {
+            None
+        }
     }
 }
 

@@ -368,6 +368,7 @@ pub fn key_parts(key: &SampleKey) -> Vec<String> {
             perturbation.clone().unwrap_or_default(),
             trial.to_string(),
         ],
+        SampleKey::Evalboard { parts } => parts.clone(),
     }
 }
 
@@ -395,7 +396,12 @@ pub(crate) fn in_slice(sample: &Sample, key: &MetricKey) -> bool {
 /// `match` event beside an `error` event and counts it in its accuracy (issue 16's contract);
 /// the other tools' errored samples have no verdict.
 fn errored_keeps_verdict(sample: &Sample) -> bool {
-    matches!(sample.key, SampleKey::OpenaiEvals { .. })
+    // evalboard's rows: the exported verdict stands (a failed numeric QA conversation's turns
+    // were judged wrong by the family that exported them).
+    matches!(
+        sample.key,
+        SampleKey::OpenaiEvals { .. } | SampleKey::Evalboard { .. }
+    )
 }
 
 /// Whether the tool's headline counts an errored sample as a wrong one: promptfoo's pass rate is

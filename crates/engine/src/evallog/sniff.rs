@@ -28,6 +28,8 @@ pub enum EvalLogFileKind {
     OpenaiEvalsJsonl,
     /// A file of a HELM run folder (`run_spec.json`, `scenario_state.json`, …).
     HelmRunFile,
+    /// evalboard's own run rows (`{"evalboard_rows": 1, …}` first): a run read from a lake.
+    EvalboardRows,
 }
 
 impl EvalLogFileKind {
@@ -41,6 +43,7 @@ impl EvalLogFileKind {
             EvalLogFileKind::PromptfooJsonl => "promptfoo-jsonl",
             EvalLogFileKind::OpenaiEvalsJsonl => "openai-evals-jsonl",
             EvalLogFileKind::HelmRunFile => "helm-run-file",
+            EvalLogFileKind::EvalboardRows => "evalboard-rows",
         }
     }
 }
@@ -65,6 +68,17 @@ fn is_lm_eval_row(text: &[u8]) -> bool {
         && ["\"doc\"", "\"resps\"", "\"filtered_resps\"", "\"filter\""]
             .iter()
             .any(|k| has(text, k))
+}
+
+/// The key of evalboard's run-rows header line ([`super::evalboard_rows`]).
+pub const EVALBOARD_ROWS_KEY: &str = "evalboard_rows";
+
+/// Whether `first_line` (a file's first line) is evalboard's run-rows header.
+fn is_evalboard_rows(first_line: &[u8]) -> bool {
+    let t = first_line.trim_ascii_start();
+    t.strip_prefix(b"{")
+        .map(|r| r.trim_ascii_start())
+        .is_some_and(|r| r.starts_with(b"\"evalboard_rows\""))
 }
 
 /// The kind of `f`, or `None` when it is none of these tools' files.
@@ -98,6 +112,9 @@ pub fn sniff(f: &InputFile) -> Option<EvalLogFileKind> {
     if text.starts_with(b"{") {
         // Line-oriented formats first: their first line is a whole object.
         if name.ends_with(".jsonl") || first_line.ends_with(b"}") {
+            if is_evalboard_rows(first_line) {
+                return Some(EvalLogFileKind::EvalboardRows);
+            }
             if is_lm_eval_row(first_line) {
                 return Some(EvalLogFileKind::LmEvalSamples);
             }

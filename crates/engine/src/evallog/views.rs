@@ -204,7 +204,7 @@ pub fn fields_of(s: &Sample) -> Vec<(String, String)> {
                 ("repeat".into(), repeat.to_string()),
             ]
         }
-        SampleKey::OpenaiEvals { .. } => Vec::new(),
+        SampleKey::OpenaiEvals { .. } | SampleKey::Evalboard { .. } => Vec::new(),
         SampleKey::Helm {
             perturbation,
             trial,

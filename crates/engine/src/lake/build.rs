@@ -310,6 +310,7 @@ fn export_run(
     let metadata = Value::Object(metadata).to_string();
     let metrics_json = serde_json::to_string(&metrics).unwrap_or_else(|_| "[]".into());
     let files = Value::Array(files).to_string();
+    let own = run.verdicts(None).ok();
     sink.row(
         &schema::RUNS,
         &[
@@ -340,6 +341,7 @@ fn export_run(
             CellRef::opt_str(lr.statistics_json.as_deref()),
             CellRef::Str(&files),
             CellRef::Str(version),
+            CellRef::opt_str(own.as_ref().map(|v| v.judge.as_str())),
         ],
     );
 
@@ -351,7 +353,6 @@ fn export_run(
             Vec::new()
         }
     };
-    let own = run.verdicts(None).ok();
     // A group that failed whole is a prefix of its items' keys: look each prefix up.
     let failed_by_key: HashMap<&ItemKey, &String> = own
         .as_ref()

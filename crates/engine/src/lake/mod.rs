@@ -9,6 +9,7 @@
 
 mod build;
 pub mod counts;
+pub mod rows;
 pub mod schema;
 
 pub use build::{build, build_into, settings_hash, LakeRun, LakeTables, RowSink, HUMAN};

@@ -134,6 +134,7 @@ pub const RUNS: TableSchema = TableSchema {
         opt("statistics_json", Str, "the run's statistics as `evalboard score --json` prints them (compact JSON; `score LAKE --json` prints them again), when the exporter made them"),
         col("input_files_json", Str, "the original input files (paths relative to the run folder, with size and SHA-256) as a JSON array"),
         col("evalboard_version", Str, "the evalboard version that wrote the row"),
+        opt("judge", Str, "the scorer the run is judged by when none is named (`compare`, the dashboard): one of its `verdicts` scorers; null when it has none"),
     ],
 };
 

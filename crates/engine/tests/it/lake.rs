@@ -162,3 +162,74 @@ fn lake_md_tables_are_the_schema() {
     want.replace_range(b + begin.len()..e, &lake::schema::markdown());
     evalboard_test_support::expect_file(&path, &want);
 }
+
+/// A lake's runs read again as evalboard's run rows (`lake::rows::run_rows`, read as logs):
+/// each run keeps its name, its items and, under its judge, every verdict; two runs read back
+/// compare as the originals did (`run::compare`: the same pairs, flips, delta and p).
+#[test]
+fn run_rows_read_back_judge_and_compare_as_the_originals() {
+    use evalboard_engine::family::Family;
+    use evalboard_engine::run::ReadOptions;
+    use evalboard_engine::{InputFile, RunInput};
+    let s = Settings::default();
+    let base = load("base", &s);
+    let cand = load("mini", &s);
+    let all: Vec<LakeRun> = base.iter().chain(&cand).map(|r| lake_run(r, &s)).collect();
+    let out = build(&all, None);
+    let rows = lake::rows::run_rows(
+        out.get("runs").unwrap(),
+        out.get("samples"),
+        out.get("verdicts"),
+        out.get("sample_text"),
+    );
+    assert_eq!(rows.len(), all.len());
+    let back: Vec<ScoredRun> = rows
+        .iter()
+        .map(|r| {
+            let input = RunInput::new(
+                r.name.clone(),
+                vec![InputFile::new(
+                    format!("{}.evalboard-rows.jsonl", r.run_id),
+                    r.bytes.clone(),
+                )],
+            );
+            let read = run::read_as(Family::EvalLog, &input, None, ReadOptions::default());
+            let read = read.unwrap_or_else(|e| panic!("{}: {}", r.name, e.message));
+            run::score(read, &s, 1)
+        })
+        .collect();
+    let by_name = |name: &str| back.iter().find(|b| b.as_ref().name() == name).unwrap();
+    for lr in &all {
+        let again = by_name(lr.run.name()).as_ref();
+        assert!(again.diagnostics().is_empty(), "{:?}", again.diagnostics());
+        let (was, now) = (
+            lr.run.verdicts(None).unwrap(),
+            again.verdicts(None).unwrap(),
+        );
+        assert_eq!(now.judge, was.judge, "{}", lr.run.name());
+        let pairs = |v: &evalboard_engine::run_table::Verdicts| -> Vec<_> {
+            v.rows.iter().map(|r| (r.key.clone(), r.correct)).collect()
+        };
+        assert_eq!(pairs(&now), pairs(&was), "{}", lr.run.name());
+    }
+    for (b, c) in [
+        ("base/arith.json", "mini/arith.json"),
+        ("base/words.json", "mini/words.json"),
+    ] {
+        let find = |n: &str| all.iter().find(|r| r.run.name() == n).unwrap().run;
+        let was = run::compare(find(b), find(c), &CompareSettings::default()).unwrap();
+        let now = run::compare(
+            by_name(b).as_ref(),
+            by_name(c).as_ref(),
+            &CompareSettings::default(),
+        )
+        .unwrap();
+        let (w, n) = (&was.stats.stats, &now.stats.stats);
+        assert_eq!(n.n_paired, w.n_paired, "{b} vs {c}");
+        assert_eq!(n.flips.regressed, w.flips.regressed);
+        assert_eq!(n.flips.improved, w.flips.improved);
+        assert_eq!(n.accuracy_delta, w.accuracy_delta);
+        assert_eq!(n.mcnemar_p, w.mcnemar_p);
+        assert_eq!(n.bootstrap.low, w.bootstrap.low);
+    }
+}
