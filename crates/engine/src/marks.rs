@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diag::Diagnostic;
 use crate::run::{CompareError, FamilySet, RunRef};
-use crate::run_table::{ItemKey, KeyPart, Verdict, Verdicts};
+use crate::run_table::{ItemKey, Verdict, Verdicts};
 use crate::stats::Rate;
 
 /// The sidecar's schema version, its header's `schema`.

@@ -1,4 +1,5 @@
 use super::*;
+use crate::run_table::KeyPart;
 use crate::stats::SplitMix64;
 
 const RUN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
