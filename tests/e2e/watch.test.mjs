@@ -5,13 +5,14 @@
 // numbers follow; the final numbers equal `evalboard score` on the finished folder. The watch
 // resumes after a reload; "Stop" forgets it. Run with FileSystemObserver (where Chromium has
 // it) and with it removed from the worker by script (polling). A page without
-// showDirectoryPicker says why and offers the re-drop.
+// showDirectoryPicker says why and offers the re-drop. A log written by a real `inspect eval`
+// (tests/python/watch_task.py, mockllm) is mirrored into the watched folder as it grows.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { withApp, openPage, outsideRequests, root, outDir, cli, pct, osDrop } from './lib.mjs';
 
 const app = withApp();
@@ -249,11 +250,14 @@ test('a browser without showDirectoryPicker says why and offers the re-drop', as
   await context.close();
 });
 
-/** Writes `bytes` (base64) as OPFS file `name` of the watched folder, anew (one write). */
+/** Writes `bytes` (base64) as OPFS file `name` (`sub/name`: in a sub-folder) of the watched
+ * folder, anew (one write). */
 async function writeFile(page, name, b64) {
   await page.evaluate(async ([dirName, name, b64]) => {
-    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(dirName, { create: true });
-    const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+    let dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(dirName, { create: true });
+    const parts = name.split('/');
+    for (const p of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(p, { create: true });
+    const w = await (await dir.getFileHandle(parts.at(-1), { create: true })).createWritable();
     await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
     await w.close();
   }, [DIR, name, b64]);
@@ -369,5 +373,121 @@ test('a dropped folder whose handle the browser gives is offered to watch, with 
   assert.equal(await page.locator('.eb-watch__dropped').count(), 0, 'the offer goes once taken');
   await page.screenshot({ path: path.join(outDir, 'watch-dropped.png') });
   assert.deepEqual(rec.pageErrors, []);
+  await context.close();
+});
+
+/** The test-only Python venv (scripts/test-venv.sh, inspect-ai from PyPI): the test fails, never
+ * skips, when it cannot be made (CI has PyPI). */
+function inspectVenv() {
+  let venv;
+  try {
+    venv = execFileSync('bash', [path.join(root, 'scripts/test-venv.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  } catch (e) {
+    throw new Error(`scripts/test-venv.sh could not make the test venv (inspect-ai from PyPI, tests/python/requirements.txt; no network?): ${e.message}`);
+  }
+  const inspect = path.join(venv, 'bin', 'inspect');
+  if (!fs.existsSync(inspect)) throw new Error(`${inspect} is missing: the test venv has no inspect-ai (tests/python/requirements.txt)`);
+  return venv;
+}
+
+/** What the watch panel and the run list show now (texts only; never waits). */
+const panel = (page) => page.evaluate((so) => {
+  const texts = (sel) => [...document.querySelectorAll(sel)].map((e) => e.textContent);
+  const run = [...document.querySelectorAll('.eb-run')].find((r) => r.querySelector('.eb-run__name')?.textContent.includes(so));
+  return {
+    state: document.querySelector('.eb-watch__item [data-note="watch-state"]')?.textContent ?? '',
+    logs: texts('.eb-watch__item [data-field="watch-log"]'),
+    message: document.querySelector('.eb-watch__item [data-note="watch-message"]')?.textContent ?? null,
+    run: run ? run.textContent : null,
+    notices: texts('.eb-notice__text'),
+  };
+}, SO_FAR);
+
+test('a log written by a real `inspect eval` (mockllm/model) is seen RUNNING part-way, is never an error mid-write, and ends with the numbers of evalboard score', async () => {
+  const venv = inspectVenv();
+  const { page, rec, context } = await openPage(app.browser);
+  await start(context, page);
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-inspect-'));
+  // The watch starts on the empty folder, as it would beside a run about to start.
+  await page.click('.eb-watch__pick');
+  await page.locator('.eb-watch__item').waitFor();
+  const t0 = Date.now();
+  // 20 samples, one at a time, each flushed to the log (--log-buffer 1), 0.4 s apart. No network:
+  // a proxy that refuses makes any attempt fail at once (the task's outputs carry their usage).
+  const child = spawn(path.join(venv, 'bin', 'inspect'), [
+    'eval', 'watch_task.py', '--model', 'mockllm/model', '--log-dir', logDir, '--log-format', 'eval',
+    '--log-buffer', '1', '--max-samples', '1', '--display', 'none', '-T', 'delay=0.4',
+  ], {
+    cwd: path.join(root, 'tests/python'),
+    env: { ...process.env, HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => { output += d; });
+  child.stderr.on('data', (d) => { output += d; });
+  let code = null;
+  const exited = new Promise((r) => child.on('close', (c) => { code = c; r(c); }));
+  // The writer's files mirrored into the watched OPFS folder as they change (whole, in one
+  // write each: a flush caught half-way by this copy is what a reader of the real folder sees).
+  const seen = new Map();
+  const mirror = async () => {
+    for (const name of fs.readdirSync(logDir)) {
+      const file = path.join(logDir, name);
+      const st = fs.statSync(file, { throwIfNoEntry: false });
+      if (name.startsWith('.') || !st?.isFile()) continue;
+      const sig = `${st.size}:${st.mtimeMs}`;
+      if (seen.get(name) === sig) continue;
+      seen.set(name, sig);
+      await writeFile(page, name, fs.readFileSync(file).toString('base64'));
+    }
+  };
+  const rounds = [];
+  try {
+    while (code === null && Date.now() - t0 < 50000) {
+      await mirror();
+      rounds.push(await panel(page));
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 250))]);
+    }
+  } finally {
+    if (code === null) child.kill();
+  }
+  assert.equal(await exited, 0, `inspect eval failed:\n${output}`);
+  await mirror();
+  const logs = fs.readdirSync(logDir).filter((n) => n.endsWith('.eval'));
+  assert.equal(logs.length, 1, logs.join());
+  const log = path.join(logDir, logs[0]);
+  // The total the run declares (`eval.dataset.samples`, written with the journal's start), read
+  // by inspect_ai itself (its members are zstd-compressed).
+  const total = Number(execFileSync(path.join(venv, 'bin', 'python'), ['-c',
+    'import sys; from inspect_ai.log import read_eval_log; print(read_eval_log(sys.argv[1], header_only=True).eval.dataset.samples)', log],
+  { encoding: 'utf8' }).trim());
+  assert.equal(total, 20);
+  const want = JSON.parse(cli(['score', logDir, '--json']));
+  assert.equal(want.n_items, total);
+  await page.waitForFunction((n) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-log"]')]
+    .some((e) => e.textContent.endsWith(`: ${n} items · status success`)), want.n_items, { timeout: 30000 })
+    .catch(async (e) => { throw new Error(`${e.message}: ${JSON.stringify(await panel(page))}`); });
+  await waitState(page, /^FINISHED · /);
+  await page.screenshot({ path: path.join(outDir, 'watch-inspect-finished.png') });
+  // The run list shows an eval log's headline score as recorded (three decimals).
+  await waitRunAcc(page, want.headline_score.toFixed(3))
+    .catch(async (e) => { throw new Error(`${e.message}: ${want.headline_score} ${JSON.stringify(await panel(page))}`); });
+  // Seen part-way: RUNNING with some but not all of the samples, the log `started`.
+  const partway = rounds.filter((r) => r.state.startsWith('RUNNING') && r.logs.some((l) => {
+    const m = l.match(/: (\d+) items · status started$/);
+    return m && Number(m[1]) > 0 && Number(m[1]) < total;
+  }));
+  assert.ok(partway.length > 0, `never seen part-way: ${JSON.stringify(rounds.map((r) => [r.state, r.logs]))}`);
+  // Never an error while it was written: no ERROR/STOPPED state, no message, no failed load.
+  for (const r of rounds) {
+    assert.doesNotMatch(r.state, /^(ERROR|STOPPED|CANCELLED)/, JSON.stringify(r));
+    assert.equal(r.message, null, JSON.stringify(r));
+    assert.ok(!r.notices.some((n) => /could not|failed|error/i.test(n)), JSON.stringify(r));
+  }
+  const counts = [...new Set(partway.map((r) => r.logs.join()))];
+  console.log(`inspect eval: ${((Date.now() - t0) / 1000).toFixed(1)} s, ${rounds.length} rounds, seen part-way ${partway.length} times (${counts.length} counts), final ${want.n_items} items, ${pct(want.headline_score)}`);
+  assert.deepEqual(rec.pageErrors, []);
+  assert.deepEqual(outsideRequests(rec, app.srv.origin), []);
+  fs.rmSync(logDir, { recursive: true, force: true });
   await context.close();
 });
