@@ -3,7 +3,9 @@
 //! worker reads the folder's JSONL files as they grow, the bytes appended since the last round
 //! only (`File.slice` from the last offset), through the engine's
 //! [`evalboard_engine::run::live::LiveRun`]: only new items are scored, a half-written last line
-//! waits for the next round.
+//! waits for the next round. A new (or rewritten) trace file of a financial-agent-2 trace folder
+//! is read on its own, whole ([`evalboard_engine::run::live::LiveFiles`]): only its turns are
+//! scored.
 //!
 //! Changes are learnt from `FileSystemObserver` where the browser has it, and by polling sizes
 //! and `lastModified` every second otherwise (backing off to 5 s while nothing changes; with
@@ -24,7 +26,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::DedicatedWorkerGlobalScope;
 
 use evalboard_engine::live::LiveNumbers;
-use evalboard_engine::run::live::LiveRun;
+use evalboard_engine::run::live::{LiveFiles, LiveRun};
 use evalboard_engine::run::{FamilySet, Settings};
 
 use super::keep::{call, call_now, get, idb, set};
@@ -95,6 +97,8 @@ struct Watch {
     /// Its IndexedDB key, once kept.
     key: Option<String>,
     files: BTreeMap<String, Watched>,
+    /// The files read on their own as they come (a trace folder's traces).
+    alone: LiveFiles,
     settings: Settings,
     stopped: Option<String>,
     /// performance.now() of the first round that found items, and its item count.
@@ -157,6 +161,7 @@ pub(crate) fn start<const FAMILIES: FamilySet>(
         dir,
         key,
         files: BTreeMap::new(),
+        alone: LiveFiles::new_in::<FAMILIES>(&settings),
         settings,
         stopped: None,
         first: None,
@@ -563,6 +568,12 @@ async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool
         let t = now();
         let mut w = watch.borrow_mut();
         w.dirty = true;
+        if done && !live && path.to_ascii_lowercase().ends_with(".json") {
+            // A trace of a trace folder, new or written again: read alone, its turns scored.
+            if let Ok(n) = w.alone.put(&path, &whole) {
+                new_items += n as u64;
+            }
+        }
         if let (true, Some(f)) = (done, w.files.get_mut(&path)) {
             f.offset = size;
             f.modified = if reread { -1.0 } else { modified };
@@ -703,6 +714,19 @@ fn status(w: &Watch) -> LiveStatus {
             mono: false,
         })
     }));
+    // The files read on their own (a trace folder's traces), as one line.
+    let alone = (!w.alone.is_empty()).then(|| w.alone.numbers());
+    if let Some(n) = &alone {
+        let files = match w.alone.len() {
+            1 => "1 trace file".to_string(),
+            k => format!("{k} trace files"),
+        };
+        blocks.push(Block::Text {
+            key: "watch-file".into(),
+            text: file_line(&files, n),
+            mono: false,
+        });
+    }
     // The logs read whole, with the status each records.
     blocks.extend(
         w.logs
@@ -720,10 +744,14 @@ fn status(w: &Watch) -> LiveStatus {
             }),
     );
     // The first failures as they arrive, each file's in item order.
-    let failures = w.files.iter().filter_map(|(path, f)| {
-        let n = f.live.as_ref()?.numbers();
-        Some((path, n.first_failures))
-    });
+    let failures = w
+        .files
+        .iter()
+        .filter_map(|(path, f)| {
+            let n = f.live.as_ref()?.numbers();
+            Some((path.as_str(), n.first_failures))
+        })
+        .chain(alone.map(|n| ("trace", n.first_failures)));
     let lines: Vec<String> = failures
         .flat_map(|(path, fs)| fs.into_iter().map(move |f| failure_line(path, &f)))
         .take(evalboard_engine::live::FIRST_FAILURES)
@@ -744,7 +772,7 @@ fn status(w: &Watch) -> LiveStatus {
     let whole: Vec<&str> = w
         .files
         .iter()
-        .filter(|(_, f)| f.live.is_none() && !f.bytes.is_empty())
+        .filter(|(p, f)| f.live.is_none() && !f.bytes.is_empty() && !w.alone.has(p))
         .map(|(p, _)| p.as_str())
         .collect();
     if !whole.is_empty() {

@@ -6,7 +6,8 @@
 // resumes after a reload; "Stop" forgets it. Run with FileSystemObserver (where Chromium has
 // it) and with it removed from the worker by script (polling). A page without
 // showDirectoryPicker says why and offers the re-drop. A log written by a real `inspect eval`
-// (tests/python/watch_task.py, mockllm) is mirrored into the watched folder as it grows.
+// (tests/python/watch_task.py, mockllm) is mirrored into the watched folder as it grows. A trace
+// folder (financial-agent-2 traces/*.json) grows by whole files, each read on its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -489,5 +490,57 @@ test('a log written by a real `inspect eval` (mockllm/model) is seen RUNNING par
   assert.deepEqual(rec.pageErrors, []);
   assert.deepEqual(outsideRequests(rec, app.srv.origin), []);
   fs.rmSync(logDir, { recursive: true, force: true });
+  await context.close();
+});
+
+/** The financial-agent-2 trace fixtures, each made conversation `k`'s (`t<k>`, `conv-<k>`). */
+const TRACES = [
+  'numeric_qa/ok/fa2_simulated/input/traces/1499cdf3-e676-4158-ada8-1039d2c4e711.json',
+  'numeric_qa/ok/fa2_simulated/input/traces/53cd9e79-cf3d-43a1-b2cb-095336fe8273.json',
+  'numeric_qa/err/fa2_nasty/input/traces/21636369-8b52-4b4a-97b7-50923ceb3ffd.json',
+  'numeric_qa/err/fa2_nasty/input/traces/781f9c58-d664-4fa9-a8a8-529f035efa25.json',
+  'numeric_qa/err/fa2_nasty/input/traces/795b929e-9a9a-40fd-aa7b-5bf55eb561a4.json',
+];
+function traceOf(k) {
+  const text = fs.readFileSync(path.join(root, 'tests/fixtures', TRACES[k % TRACES.length]), 'utf8');
+  const id = (key) => text.match(new RegExp(`"${key}": "([^"]*)"`))[1];
+  return text.replace(id('trace_id'), `t${k}`).replace(id('conversation_id'), `conv-${k}`);
+}
+
+test('a trace folder growing by whole files: each new trace is read on its own; the live numbers equal evalboard score of the final folder', async () => {
+  const { page, rec, context } = await openPage(app.browser);
+  await start(context, page);
+  const put = (k) => writeFile(page, `traces/t${k}.json`, Buffer.from(traceOf(k)).toString('base64'));
+  await put(0);
+  await page.click('.eb-watch__pick');
+  const files = {};
+  const waitTraces = (n) => page.waitForFunction((n) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-file"]')]
+    .some((e) => e.textContent.startsWith(n === 1 ? '1 trace file:' : `${n} trace files:`)), n, { timeout: 30000 });
+  const line = async () => Object.entries(await fileLines(page)).find(([k]) => /trace files?$/.test(k))?.[1];
+  await waitTraces(1);
+  const seen = [await line()];
+  files['traces/t0.json'] = traceOf(0);
+  for (let k = 1; k < 6; k++) {
+    await put(k);
+    files[`traces/t${k}.json`] = traceOf(k);
+    await waitTraces(k + 1);
+    seen.push(await line());
+  }
+  const { score } = (() => {
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'eb-watch-')), DIR);
+    fs.mkdirSync(path.join(dir, 'traces'), { recursive: true });
+    for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, f), text);
+    return { score: JSON.parse(cli(['score', dir, '--json'])) };
+  })();
+  const last = seen.at(-1);
+  assert.ok(last.startsWith(`6 trace files: ${score.total_turns} items · accuracy ${pct(score.numerical_accuracy)}`), `${last} vs ${JSON.stringify(score).slice(0, 400)}`);
+  // Items only grew, file by file.
+  const items = seen.map((l) => Number(l.match(/: (\d+) items/)[1]));
+  assert.ok(items.every((n, i) => i === 0 || n >= items[i - 1]), items.join());
+  // The traces are not among the files read whole; the run loaded whole has the same headline.
+  assert.doesNotMatch((await lines(page, 'watch-whole')).join(), /traces\//);
+  await waitRunAcc(page, pct(score.numerical_accuracy));
+  await page.screenshot({ path: path.join(outDir, 'watch-traces.png') });
+  assert.deepEqual(rec.pageErrors, []);
   await context.close();
 });
