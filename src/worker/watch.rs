@@ -115,6 +115,9 @@ struct Watch {
     materialize: Materialize,
     /// The logs as last loaded whole.
     logs: Vec<LogState>,
+    /// The most samples the Inspect logs loaded whole held at once: their new samples count as
+    /// new items (a round whose load failed, a flush caught half-written, counts none again).
+    log_items: u64,
     /// The folder was loaded as a run at least once (else, when the watch ends, its run
     /// entry is told it failed, with why).
     loaded: bool,
@@ -174,6 +177,7 @@ pub(crate) fn start<const FAMILIES: FamilySet>(
         next_load_ms: 0.0,
         materialize,
         logs: Vec::new(),
+        log_items: 0,
         loaded: false,
     }));
     WATCHES.with(|w| w.borrow_mut().insert(run_id, watch.clone()));
@@ -357,6 +361,25 @@ fn load_whole(run_id: RunId, watch: &Rc<RefCell<Watch>>) {
     let done = now();
     let mut w = watch.borrow_mut();
     w.next_load_ms = done + LOAD_EVERY_MS.max(10.0 * (done - t));
+    // An Inspect log's samples (status `started` while it runs) are items done, as a JSONL's.
+    let samples: u64 = logs
+        .iter()
+        .filter(|l| {
+            matches!(
+                l.status.as_deref(),
+                Some("started" | "success" | "error" | "cancelled")
+            )
+        })
+        .map(|l| l.items as u64)
+        .sum();
+    if samples > w.log_items {
+        w.items += samples - w.log_items;
+        w.log_items = samples;
+        w.last_item_ms = Some(done);
+        if w.first.is_none() {
+            w.first = Some((done, w.items));
+        }
+    }
     w.logs = logs;
     w.loaded = true;
 }

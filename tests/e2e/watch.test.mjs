@@ -485,6 +485,8 @@ test('a log written by a real `inspect eval` (mockllm/model) is seen RUNNING par
     assert.equal(r.message, null, JSON.stringify(r));
     assert.ok(!r.notices.some((n) => /could not|failed|error/i.test(n)), JSON.stringify(r));
   }
+  // Its samples are items done: a pace once two counts were seen.
+  assert.ok(rounds.some((r) => /^RUNNING · \d+\.\d items\/s · last item \d+ s ago/.test(r.state)), JSON.stringify(rounds.map((r) => r.state)));
   const counts = [...new Set(partway.map((r) => r.logs.join()))];
   console.log(`inspect eval: ${((Date.now() - t0) / 1000).toFixed(1)} s, ${rounds.length} rounds, seen part-way ${partway.length} times (${counts.length} counts), final ${want.n_items} items, ${pct(want.headline_score)}`);
   assert.deepEqual(rec.pageErrors, []);
