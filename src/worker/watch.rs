@@ -3,7 +3,9 @@
 //! worker reads the folder's JSONL files as they grow, the bytes appended since the last round
 //! only (`File.slice` from the last offset), through the engine's
 //! [`evalboard_engine::run::live::LiveRun`]: only new items are scored, a half-written last line
-//! waits for the next round.
+//! waits for the next round. A new (or rewritten) trace file of a financial-agent-2 trace folder
+//! is read on its own, whole ([`evalboard_engine::run::live::LiveFiles`]): only its turns are
+//! scored.
 //!
 //! Changes are learnt from `FileSystemObserver` where the browser has it, and by polling sizes
 //! and `lastModified` every second otherwise (backing off to 5 s while nothing changes; with
@@ -24,7 +26,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::DedicatedWorkerGlobalScope;
 
 use evalboard_engine::live::LiveNumbers;
-use evalboard_engine::run::live::LiveRun;
+use evalboard_engine::run::live::{LiveFiles, LiveRun};
 use evalboard_engine::run::{FamilySet, Settings};
 
 use super::keep::{call, call_now, get, idb, set};
@@ -95,6 +97,8 @@ struct Watch {
     /// Its IndexedDB key, once kept.
     key: Option<String>,
     files: BTreeMap<String, Watched>,
+    /// The files read on their own as they come (a trace folder's traces).
+    alone: LiveFiles,
     settings: Settings,
     stopped: Option<String>,
     /// performance.now() of the first round that found items, and its item count.
@@ -111,6 +115,9 @@ struct Watch {
     materialize: Materialize,
     /// The logs as last loaded whole.
     logs: Vec<LogState>,
+    /// The most samples the Inspect logs loaded whole held at once: their new samples count as
+    /// new items (a round whose load failed, a flush caught half-written, counts none again).
+    log_items: u64,
     /// The folder was loaded as a run at least once (else, when the watch ends, its run
     /// entry is told it failed, with why).
     loaded: bool,
@@ -157,6 +164,7 @@ pub(crate) fn start<const FAMILIES: FamilySet>(
         dir,
         key,
         files: BTreeMap::new(),
+        alone: LiveFiles::new_in::<FAMILIES>(&settings),
         settings,
         stopped: None,
         first: None,
@@ -169,6 +177,7 @@ pub(crate) fn start<const FAMILIES: FamilySet>(
         next_load_ms: 0.0,
         materialize,
         logs: Vec::new(),
+        log_items: 0,
         loaded: false,
     }));
     WATCHES.with(|w| w.borrow_mut().insert(run_id, watch.clone()));
@@ -352,6 +361,25 @@ fn load_whole(run_id: RunId, watch: &Rc<RefCell<Watch>>) {
     let done = now();
     let mut w = watch.borrow_mut();
     w.next_load_ms = done + LOAD_EVERY_MS.max(10.0 * (done - t));
+    // An Inspect log's samples (status `started` while it runs) are items done, as a JSONL's.
+    let samples: u64 = logs
+        .iter()
+        .filter(|l| {
+            matches!(
+                l.status.as_deref(),
+                Some("started" | "success" | "error" | "cancelled")
+            )
+        })
+        .map(|l| l.items as u64)
+        .sum();
+    if samples > w.log_items {
+        w.items += samples - w.log_items;
+        w.log_items = samples;
+        w.last_item_ms = Some(done);
+        if w.first.is_none() {
+            w.first = Some((done, w.items));
+        }
+    }
     w.logs = logs;
     w.loaded = true;
 }
@@ -563,6 +591,12 @@ async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool
         let t = now();
         let mut w = watch.borrow_mut();
         w.dirty = true;
+        if done && !live && path.to_ascii_lowercase().ends_with(".json") {
+            // A trace of a trace folder, new or written again: read alone, its turns scored.
+            if let Ok(n) = w.alone.put(&path, &whole) {
+                new_items += n as u64;
+            }
+        }
         if let (true, Some(f)) = (done, w.files.get_mut(&path)) {
             f.offset = size;
             f.modified = if reread { -1.0 } else { modified };
@@ -703,6 +737,19 @@ fn status(w: &Watch) -> LiveStatus {
             mono: false,
         })
     }));
+    // The files read on their own (a trace folder's traces), as one line.
+    let alone = (!w.alone.is_empty()).then(|| w.alone.numbers());
+    if let Some(n) = &alone {
+        let files = match w.alone.len() {
+            1 => "1 trace file".to_string(),
+            k => format!("{k} trace files"),
+        };
+        blocks.push(Block::Text {
+            key: "watch-file".into(),
+            text: file_line(&files, n),
+            mono: false,
+        });
+    }
     // The logs read whole, with the status each records.
     blocks.extend(
         w.logs
@@ -720,10 +767,14 @@ fn status(w: &Watch) -> LiveStatus {
             }),
     );
     // The first failures as they arrive, each file's in item order.
-    let failures = w.files.iter().filter_map(|(path, f)| {
-        let n = f.live.as_ref()?.numbers();
-        Some((path, n.first_failures))
-    });
+    let failures = w
+        .files
+        .iter()
+        .filter_map(|(path, f)| {
+            let n = f.live.as_ref()?.numbers();
+            Some((path.as_str(), n.first_failures))
+        })
+        .chain(alone.map(|n| ("trace", n.first_failures)));
     let lines: Vec<String> = failures
         .flat_map(|(path, fs)| fs.into_iter().map(move |f| failure_line(path, &f)))
         .take(evalboard_engine::live::FIRST_FAILURES)
@@ -744,7 +795,7 @@ fn status(w: &Watch) -> LiveStatus {
     let whole: Vec<&str> = w
         .files
         .iter()
-        .filter(|(_, f)| f.live.is_none() && !f.bytes.is_empty())
+        .filter(|(p, f)| f.live.is_none() && !f.bytes.is_empty() && !w.alone.has(p))
         .map(|(p, _)| p.as_str())
         .collect();
     if !whole.is_empty() {

@@ -5,13 +5,15 @@
 // numbers follow; the final numbers equal `evalboard score` on the finished folder. The watch
 // resumes after a reload; "Stop" forgets it. Run with FileSystemObserver (where Chromium has
 // it) and with it removed from the worker by script (polling). A page without
-// showDirectoryPicker says why and offers the re-drop.
+// showDirectoryPicker says why and offers the re-drop. A log written by a real `inspect eval`
+// (tests/python/watch_task.py, mockllm) is mirrored into the watched folder as it grows. A trace
+// folder (financial-agent-2 traces/*.json) grows by whole files, each read on its own.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { withApp, openPage, outsideRequests, root, outDir, cli, pct, osDrop } from './lib.mjs';
 
 const app = withApp();
@@ -249,11 +251,14 @@ test('a browser without showDirectoryPicker says why and offers the re-drop', as
   await context.close();
 });
 
-/** Writes `bytes` (base64) as OPFS file `name` of the watched folder, anew (one write). */
+/** Writes `bytes` (base64) as OPFS file `name` (`sub/name`: in a sub-folder) of the watched
+ * folder, anew (one write). */
 async function writeFile(page, name, b64) {
   await page.evaluate(async ([dirName, name, b64]) => {
-    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(dirName, { create: true });
-    const w = await (await dir.getFileHandle(name, { create: true })).createWritable();
+    let dir = await (await navigator.storage.getDirectory()).getDirectoryHandle(dirName, { create: true });
+    const parts = name.split('/');
+    for (const p of parts.slice(0, -1)) dir = await dir.getDirectoryHandle(p, { create: true });
+    const w = await (await dir.getFileHandle(parts.at(-1), { create: true })).createWritable();
     await w.write(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
     await w.close();
   }, [DIR, name, b64]);
@@ -368,6 +373,176 @@ test('a dropped folder whose handle the browser gives is offered to watch, with 
   await page.locator('.eb-run__name', { hasText: SO_FAR }).waitFor();
   assert.equal(await page.locator('.eb-watch__dropped').count(), 0, 'the offer goes once taken');
   await page.screenshot({ path: path.join(outDir, 'watch-dropped.png') });
+  assert.deepEqual(rec.pageErrors, []);
+  await context.close();
+});
+
+/** The test-only Python venv (scripts/test-venv.sh, inspect-ai from PyPI): the test fails, never
+ * skips, when it cannot be made (CI has PyPI). */
+function inspectVenv() {
+  let venv;
+  try {
+    venv = execFileSync('bash', [path.join(root, 'scripts/test-venv.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+  } catch (e) {
+    throw new Error(`scripts/test-venv.sh could not make the test venv (inspect-ai from PyPI, tests/python/requirements.txt; no network?): ${e.message}`);
+  }
+  const inspect = path.join(venv, 'bin', 'inspect');
+  if (!fs.existsSync(inspect)) throw new Error(`${inspect} is missing: the test venv has no inspect-ai (tests/python/requirements.txt)`);
+  return venv;
+}
+
+/** What the watch panel and the run list show now (texts only; never waits). */
+const panel = (page) => page.evaluate((so) => {
+  const texts = (sel) => [...document.querySelectorAll(sel)].map((e) => e.textContent);
+  const run = [...document.querySelectorAll('.eb-run')].find((r) => r.querySelector('.eb-run__name')?.textContent.includes(so));
+  return {
+    state: document.querySelector('.eb-watch__item [data-note="watch-state"]')?.textContent ?? '',
+    logs: texts('.eb-watch__item [data-field="watch-log"]'),
+    message: document.querySelector('.eb-watch__item [data-note="watch-message"]')?.textContent ?? null,
+    run: run ? run.textContent : null,
+    notices: texts('.eb-notice__text'),
+  };
+}, SO_FAR);
+
+test('a log written by a real `inspect eval` (mockllm/model) is seen RUNNING part-way, is never an error mid-write, and ends with the numbers of evalboard score', async () => {
+  const venv = inspectVenv();
+  const { page, rec, context } = await openPage(app.browser);
+  await start(context, page);
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-inspect-'));
+  // The watch starts on the empty folder, as it would beside a run about to start.
+  await page.click('.eb-watch__pick');
+  await page.locator('.eb-watch__item').waitFor();
+  const t0 = Date.now();
+  // 20 samples, one at a time, each flushed to the log (--log-buffer 1), 0.4 s apart. No network:
+  // a proxy that refuses makes any attempt fail at once (the task's outputs carry their usage).
+  const child = spawn(path.join(venv, 'bin', 'inspect'), [
+    'eval', 'watch_task.py', '--model', 'mockllm/model', '--log-dir', logDir, '--log-format', 'eval',
+    '--log-buffer', '1', '--max-samples', '1', '--display', 'none', '-T', 'delay=0.4',
+  ], {
+    cwd: path.join(root, 'tests/python'),
+    env: { ...process.env, HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9', NO_COLOR: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (d) => { output += d; });
+  child.stderr.on('data', (d) => { output += d; });
+  let code = null;
+  const exited = new Promise((r) => child.on('close', (c) => { code = c; r(c); }));
+  // The writer's files mirrored into the watched OPFS folder as they change (whole, in one
+  // write each: a flush caught half-way by this copy is what a reader of the real folder sees).
+  const seen = new Map();
+  const mirror = async () => {
+    for (const name of fs.readdirSync(logDir)) {
+      const file = path.join(logDir, name);
+      const st = fs.statSync(file, { throwIfNoEntry: false });
+      if (name.startsWith('.') || !st?.isFile()) continue;
+      const sig = `${st.size}:${st.mtimeMs}`;
+      if (seen.get(name) === sig) continue;
+      seen.set(name, sig);
+      await writeFile(page, name, fs.readFileSync(file).toString('base64'));
+    }
+  };
+  const rounds = [];
+  try {
+    while (code === null && Date.now() - t0 < 50000) {
+      await mirror();
+      rounds.push(await panel(page));
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 250))]);
+    }
+  } finally {
+    if (code === null) child.kill();
+  }
+  assert.equal(await exited, 0, `inspect eval failed:\n${output}`);
+  await mirror();
+  const logs = fs.readdirSync(logDir).filter((n) => n.endsWith('.eval'));
+  assert.equal(logs.length, 1, logs.join());
+  const log = path.join(logDir, logs[0]);
+  // The total the run declares (`eval.dataset.samples`, written with the journal's start), read
+  // by inspect_ai itself (its members are zstd-compressed).
+  const total = Number(execFileSync(path.join(venv, 'bin', 'python'), ['-c',
+    'import sys; from inspect_ai.log import read_eval_log; print(read_eval_log(sys.argv[1], header_only=True).eval.dataset.samples)', log],
+  { encoding: 'utf8' }).trim());
+  assert.equal(total, 20);
+  const want = JSON.parse(cli(['score', logDir, '--json']));
+  assert.equal(want.n_items, total);
+  await page.waitForFunction((n) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-log"]')]
+    .some((e) => e.textContent.endsWith(`: ${n} items · status success`)), want.n_items, { timeout: 30000 })
+    .catch(async (e) => { throw new Error(`${e.message}: ${JSON.stringify(await panel(page))}`); });
+  await waitState(page, /^FINISHED · /);
+  await page.screenshot({ path: path.join(outDir, 'watch-inspect-finished.png') });
+  // The run list shows an eval log's headline score as recorded (three decimals).
+  await waitRunAcc(page, want.headline_score.toFixed(3))
+    .catch(async (e) => { throw new Error(`${e.message}: ${want.headline_score} ${JSON.stringify(await panel(page))}`); });
+  // Seen part-way: RUNNING with some but not all of the samples, the log `started`.
+  const partway = rounds.filter((r) => r.state.startsWith('RUNNING') && r.logs.some((l) => {
+    const m = l.match(/: (\d+) items · status started$/);
+    return m && Number(m[1]) > 0 && Number(m[1]) < total;
+  }));
+  assert.ok(partway.length > 0, `never seen part-way: ${JSON.stringify(rounds.map((r) => [r.state, r.logs]))}`);
+  // Never an error while it was written: no ERROR/STOPPED state, no message, no failed load.
+  for (const r of rounds) {
+    assert.doesNotMatch(r.state, /^(ERROR|STOPPED|CANCELLED)/, JSON.stringify(r));
+    assert.equal(r.message, null, JSON.stringify(r));
+    assert.ok(!r.notices.some((n) => /could not|failed|error/i.test(n)), JSON.stringify(r));
+  }
+  // Its samples are items done: a pace once two counts were seen.
+  assert.ok(rounds.some((r) => /^RUNNING · \d+\.\d items\/s · last item \d+ s ago/.test(r.state)), JSON.stringify(rounds.map((r) => r.state)));
+  const counts = [...new Set(partway.map((r) => r.logs.join()))];
+  console.log(`inspect eval: ${((Date.now() - t0) / 1000).toFixed(1)} s, ${rounds.length} rounds, seen part-way ${partway.length} times (${counts.length} counts), final ${want.n_items} items, ${pct(want.headline_score)}`);
+  assert.deepEqual(rec.pageErrors, []);
+  assert.deepEqual(outsideRequests(rec, app.srv.origin), []);
+  fs.rmSync(logDir, { recursive: true, force: true });
+  await context.close();
+});
+
+/** The financial-agent-2 trace fixtures, each made conversation `k`'s (`t<k>`, `conv-<k>`). */
+const TRACES = [
+  'numeric_qa/ok/fa2_simulated/input/traces/1499cdf3-e676-4158-ada8-1039d2c4e711.json',
+  'numeric_qa/ok/fa2_simulated/input/traces/53cd9e79-cf3d-43a1-b2cb-095336fe8273.json',
+  'numeric_qa/err/fa2_nasty/input/traces/21636369-8b52-4b4a-97b7-50923ceb3ffd.json',
+  'numeric_qa/err/fa2_nasty/input/traces/781f9c58-d664-4fa9-a8a8-529f035efa25.json',
+  'numeric_qa/err/fa2_nasty/input/traces/795b929e-9a9a-40fd-aa7b-5bf55eb561a4.json',
+];
+function traceOf(k) {
+  const text = fs.readFileSync(path.join(root, 'tests/fixtures', TRACES[k % TRACES.length]), 'utf8');
+  const id = (key) => text.match(new RegExp(`"${key}": "([^"]*)"`))[1];
+  return text.replace(id('trace_id'), `t${k}`).replace(id('conversation_id'), `conv-${k}`);
+}
+
+test('a trace folder growing by whole files: each new trace is read on its own; the live numbers equal evalboard score of the final folder', async () => {
+  const { page, rec, context } = await openPage(app.browser);
+  await start(context, page);
+  const put = (k) => writeFile(page, `traces/t${k}.json`, Buffer.from(traceOf(k)).toString('base64'));
+  await put(0);
+  await page.click('.eb-watch__pick');
+  const files = {};
+  const waitTraces = (n) => page.waitForFunction((n) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-file"]')]
+    .some((e) => e.textContent.startsWith(n === 1 ? '1 trace file:' : `${n} trace files:`)), n, { timeout: 30000 });
+  const line = async () => Object.entries(await fileLines(page)).find(([k]) => /trace files?$/.test(k))?.[1];
+  await waitTraces(1);
+  const seen = [await line()];
+  files['traces/t0.json'] = traceOf(0);
+  for (let k = 1; k < 6; k++) {
+    await put(k);
+    files[`traces/t${k}.json`] = traceOf(k);
+    await waitTraces(k + 1);
+    seen.push(await line());
+  }
+  const { score } = (() => {
+    const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'eb-watch-')), DIR);
+    fs.mkdirSync(path.join(dir, 'traces'), { recursive: true });
+    for (const [f, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, f), text);
+    return { score: JSON.parse(cli(['score', dir, '--json'])) };
+  })();
+  const last = seen.at(-1);
+  assert.ok(last.startsWith(`6 trace files: ${score.total_turns} items · accuracy ${pct(score.numerical_accuracy)}`), `${last} vs ${JSON.stringify(score).slice(0, 400)}`);
+  // Items only grew, file by file.
+  const items = seen.map((l) => Number(l.match(/: (\d+) items/)[1]));
+  assert.ok(items.every((n, i) => i === 0 || n >= items[i - 1]), items.join());
+  // The traces are not among the files read whole; the run loaded whole has the same headline.
+  assert.doesNotMatch((await lines(page, 'watch-whole')).join(), /traces\//);
+  await waitRunAcc(page, pct(score.numerical_accuracy));
+  await page.screenshot({ path: path.join(outDir, 'watch-traces.png') });
   assert.deepEqual(rec.pageErrors, []);
   await context.close();
 });

@@ -172,6 +172,18 @@ impl LiveTally {
         (self.rate, self.scores, self.errored) = (rate, scores, errored);
     }
 
+    /// Counts every item of `other` after this tally's, as if pushed in their order: the sums
+    /// merged (`Rate`, `Moments`), its first failures after these (up to [`FIRST_FAILURES`]).
+    pub fn merge(&mut self, other: &LiveTally) {
+        self.rate.merge(&other.rate);
+        self.scores.merge(&other.scores);
+        self.errored += other.errored;
+        let room = FIRST_FAILURES.saturating_sub(self.failures.len());
+        self.failures
+            .extend(other.failures.iter().take(room).cloned());
+        self.items.extend_from_slice(&other.items);
+    }
+
     /// The items counted so far.
     pub fn len(&self) -> usize {
         self.items.len()
@@ -271,5 +283,41 @@ mod tests {
         b.push(item(1.0));
         assert_eq!(a.numbers(), b.numbers());
         assert_eq!(a.numbers().correct, 2);
+    }
+
+    #[test]
+    fn merged_tallies_count_as_one() {
+        let item = |r: f64| LiveItem {
+            reading: Some(r),
+            latency_ms: Some(r * 10.0),
+            ..LiveItem::default()
+        };
+        let fail =
+            |k: u64| LiveFailure::new(crate::run_table::ItemKey::text_index("c", k), None, None);
+        let (mut a, mut b, mut one) = (
+            LiveTally::default(),
+            LiveTally::default(),
+            LiveTally::default(),
+        );
+        for k in 0..8u64 {
+            let r = if k % 2 == 0 { 0.0 } else { 1.0 };
+            let part = if k < 5 { &mut a } else { &mut b };
+            for t in [part, &mut one] {
+                if r == 0.0 {
+                    t.push_wrong(item(r), || fail(k));
+                } else {
+                    t.push(item(r));
+                }
+            }
+        }
+        a.merge(&b);
+        let (m, o) = (a.numbers(), one.numbers());
+        assert_eq!(
+            (m.items, m.judged, m.correct),
+            (o.items, o.judged, o.correct)
+        );
+        assert_eq!(m.first_failures, o.first_failures);
+        assert_eq!(m.latency_p95_ms, o.latency_p95_ms);
+        assert_eq!(m.accuracy, o.accuracy);
     }
 }

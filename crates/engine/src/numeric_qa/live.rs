@@ -1,9 +1,13 @@
-//! A canonical QA JSONL file read while it is written ([`crate::run::live`]): each appended
-//! complete line goes through the family's one JSONL reader ([`QaJsonlReader`]), and each new
-//! turn is scored alone by [`score::score_turn`] under the run's settings, as a full read scores
-//! it.
+//! A numeric QA run read while it is written ([`crate::run::live`]): a canonical QA JSONL file
+//! as it grows, each appended complete line through the family's one JSONL reader
+//! ([`QaJsonlReader`]); and a financial-agent-2 trace folder as it grows by whole files, each new
+//! (or rewritten) `traces/<id>.json` read alone by the family's trace reader
+//! ([`fa2_traces::read_trace`], [`trace_file`]). Each new turn is scored alone by
+//! [`score::score_turn`] under the run's settings, as a full read scores it.
 
+use super::formats::fa2_traces;
 use super::formats::qa_jsonl::{self, QaJsonlReader};
+use super::model::QaTurn;
 use super::score::{self, ScoreConfig};
 use crate::diag::Diagnostic;
 use crate::live::{LiveFailure, LiveItem, LiveTally};
@@ -35,25 +39,7 @@ impl QaLive {
                 continue;
             }
             let Some((conv, turn)) = last else { continue };
-            let (answer, fa2, _, _) = score::score_turn(turn, &self.config);
-            let correct = score::verdict(self.config.profile, &answer, &fa2);
-            let item = LiveItem {
-                reading: Some(if correct { 1.0 } else { 0.0 }),
-                errored: turn.error.is_some(),
-                latency_ms: turn.latency_ms,
-            };
-            if correct {
-                tally.push(item);
-            } else {
-                tally.push_wrong(item, || {
-                    let got = turn.predicted.as_ref().map(|p| p.display());
-                    LiveFailure::new(
-                        crate::run_table::ItemKey::text_index(&conv.id, u64::from(turn.turn_idx)),
-                        got.as_deref().filter(|g| !g.is_empty()),
-                        Some(turn.expected.display().as_str()),
-                    )
-                });
-            }
+            count_turn(&conv.id, turn, &self.config, tally);
             new += 1;
         }
         new
@@ -63,4 +49,53 @@ impl QaLive {
     pub fn diagnostics(&self) -> &[Diagnostic] {
         self.reader.diagnostics()
     }
+}
+
+/// Scores `turn` of conversation `conv` under `config` and counts it in `tally` (a wrong one
+/// among the first failures, with its answer against the expected one).
+fn count_turn(conv: &str, turn: &QaTurn, config: &ScoreConfig, tally: &mut LiveTally) {
+    let (answer, fa2, _, _) = score::score_turn(turn, config);
+    let correct = score::verdict(config.profile, &answer, &fa2);
+    let item = LiveItem {
+        reading: Some(if correct { 1.0 } else { 0.0 }),
+        errored: turn.error.is_some(),
+        latency_ms: turn.latency_ms,
+    };
+    if correct {
+        tally.push(item);
+    } else {
+        tally.push_wrong(item, || {
+            let got = turn.predicted.as_ref().map(|p| p.display());
+            LiveFailure::new(
+                crate::run_table::ItemKey::text_index(conv, u64::from(turn.turn_idx)),
+                got.as_deref().filter(|g| !g.is_empty()),
+                Some(turn.expected.display().as_str()),
+            )
+        });
+    }
+}
+
+/// A financial-agent-2 trace file (`traces/<id>.json`: one conversation), read whole and alone
+/// by the family's trace reader, its turns scored under `config` in their order: their tally
+/// and the file's diagnostics. `None` when `bytes` is not a trace (by content, as a full read
+/// tells). A trace that cannot be read counts no turn and says why in its diagnostics.
+pub fn trace_file(
+    path: &str,
+    bytes: &[u8],
+    config: &ScoreConfig,
+) -> Option<(LiveTally, Vec<Diagnostic>)> {
+    if !fa2_traces::looks_like_trace(bytes) {
+        return None;
+    }
+    let mut tally = LiveTally::default();
+    let diagnostics = match fa2_traces::read_trace(path, bytes) {
+        Ok((conv, diagnostics)) => {
+            for turn in &conv.turns {
+                count_turn(&conv.id, turn, config, &mut tally);
+            }
+            diagnostics
+        }
+        Err(diagnostics) => diagnostics,
+    };
+    Some((tally, diagnostics))
 }

@@ -5,6 +5,13 @@
 //! held ([`LineTail`]); only new items are scored, and the numbers so far ([`LiveNumbers`]) are
 //! the sums of a [`LiveTally`]. After the last change they equal a full read of the final bytes
 //! by [`super::read`] and [`super::score`] (the headline's counts; `crates/engine/tests/it/live.rs`).
+//!
+//! A folder that grows by whole files — a financial-agent-2 `traces/` folder, one conversation a
+//! file — is a [`LiveFiles`]: each new or rewritten file is read alone by its family's reader
+//! ([`crate::numeric_qa::live::trace_file`]) and only its items are scored; their sums are merged
+//! into the folder's.
+
+use std::collections::BTreeMap;
 
 use super::{has, FamilySet, Settings, ALL_FAMILIES};
 use crate::diag::Diagnostic;
@@ -33,6 +40,9 @@ enum Reader {
 pub enum NotLive {
     /// Its first line is none of the appendable formats (it is read whole, as any file).
     NotAppendable,
+    /// It is no file read on its own as a folder grows (not a trace: it is read whole with the
+    /// folder).
+    NotAlone,
 }
 
 impl LiveRun {
@@ -140,5 +150,112 @@ impl Pending {
             }
         }
         None
+    }
+}
+
+/// A folder that grows by whole files, each read on its own when it appears or is rewritten: a
+/// financial-agent-2 trace folder (`traces/<id>.json`, one conversation a file). Only the new
+/// file's items are scored; the folder's numbers are the sums of the files' tallies merged in the
+/// order the files came ([`LiveTally::merge`]). After the last change they equal a full read of
+/// the same files (the headline's counts; `crates/engine/tests/it/live.rs`).
+pub struct LiveFiles {
+    /// The numeric QA scorer's settings, when the family set reads traces.
+    qa: Option<crate::numeric_qa::score::ScoreConfig>,
+    /// The files read, in the order they came: path, bytes, tally, diagnostics.
+    files: Vec<WholeFile>,
+    /// Each path's place in `files`.
+    index: BTreeMap<String, usize>,
+    tally: LiveTally,
+}
+
+struct WholeFile {
+    bytes: u64,
+    tally: LiveTally,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl LiveFiles {
+    /// A folder with no file read yet, read with every family.
+    pub fn new(settings: &Settings) -> LiveFiles {
+        LiveFiles::new_in::<ALL_FAMILIES>(settings)
+    }
+
+    /// A folder with no file read yet, read with the families of `FAMILIES` (the settings fix
+    /// the numeric QA scorer).
+    pub fn new_in<const FAMILIES: FamilySet>(settings: &Settings) -> LiveFiles {
+        LiveFiles {
+            qa: has(FAMILIES, Family::NumericQa).then(|| settings.numeric_qa.clone()),
+            files: Vec::new(),
+            index: BTreeMap::new(),
+            tally: LiveTally::default(),
+        }
+    }
+
+    /// Reads file `path` whole (new, or written again): its items are scored and counted, a
+    /// rewritten file's in place of those it had. How many items the folder gained (0 when a
+    /// rewrite has no more than before); `Err` when the file is not one read on its own (it is
+    /// read whole with the folder, as any file).
+    pub fn put(&mut self, path: &str, bytes: &[u8]) -> Result<usize, NotLive> {
+        let path = path.replace('\\', "/");
+        let cfg = self.qa.as_ref().ok_or(NotLive::NotAlone)?;
+        let (tally, diagnostics) =
+            crate::numeric_qa::live::trace_file(&path, bytes, cfg).ok_or(NotLive::NotAlone)?;
+        let n = tally.len();
+        let file = WholeFile {
+            bytes: bytes.len() as u64,
+            tally,
+            diagnostics,
+        };
+        match self.index.get(&path) {
+            None => {
+                self.tally.merge(&file.tally);
+                self.index.insert(path, self.files.len());
+                self.files.push(file);
+                Ok(n)
+            }
+            Some(&at) => {
+                // Rare (a trace written again): the folder's sums merged again from the files'
+                // kept tallies, in order, so they equal those of the files as they are now.
+                let before = self.files.get(at).map_or(0, |f| f.tally.len());
+                if let Some(slot) = self.files.get_mut(at) {
+                    *slot = file;
+                }
+                let mut total = LiveTally::default();
+                for f in &self.files {
+                    total.merge(&f.tally);
+                }
+                self.tally = total;
+                Ok(n.saturating_sub(before))
+            }
+        }
+    }
+
+    /// The files read on their own so far.
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    /// No file read on its own yet.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Whether file `path` is read on its own.
+    pub fn has(&self, path: &str) -> bool {
+        self.index.contains_key(&path.replace('\\', "/"))
+    }
+
+    /// The diagnostics of the files read, in the order the files came.
+    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.files.iter().flat_map(|f| f.diagnostics.iter())
+    }
+
+    /// The folder's numbers so far.
+    pub fn numbers(&self) -> LiveNumbers {
+        LiveNumbers {
+            diagnostics: self.files.iter().map(|f| f.diagnostics.len() as u64).sum(),
+            bytes_read: self.files.iter().map(|f| f.bytes).sum(),
+            ..self.tally.numbers()
+        }
     }
 }

@@ -1,10 +1,12 @@
 //! A run read while it is written (`run::live`): the bytes of a file appended in any split —
 //! inside a line, inside a UTF-8 character — give the numbers of one read of the final bytes, and
 //! those equal the full read's (`run::read` + `run::score`: the headline's counts); a half-written
-//! last line is never a diagnostic.
+//! last line is never a diagnostic. A trace folder that grows by whole files (`run::live::LiveFiles`)
+//! ends with the numbers of a full read of its files, whatever the order they came in and however
+//! often one was written again.
 
 use evalboard_engine::live::LiveNumbers;
-use evalboard_engine::run::live::LiveRun;
+use evalboard_engine::run::live::{LiveFiles, LiveRun};
 use evalboard_engine::run::{self, ReadOptions, Settings};
 use evalboard_engine::{InputFile, RunInput};
 use evalboard_test_support::fixture;
@@ -73,11 +75,7 @@ fn watch(path: &str, bytes: &[u8], cuts: &[usize]) -> (LiveRun, Vec<LiveNumbers>
 
 /// The full read's headline counts (correct, judged) of one file.
 fn full_read(path: &str, bytes: &[u8]) -> (u64, u64) {
-    let input = RunInput::new("run", vec![InputFile::new(path, bytes.to_vec())]);
-    let read = run::read(&input, None, ReadOptions::default()).unwrap();
-    let scored = run::score(read, &Settings::default(), 1);
-    let counts = scored.as_ref().headline().counts.unwrap();
-    (counts.correct, counts.n)
+    full_read_of(&[(path.to_string(), bytes.to_vec())])
 }
 
 #[test]
@@ -190,5 +188,99 @@ proptest! {
         for w in seen.windows(2) {
             prop_assert!(w[0].items <= w[1].items);
         }
+    }
+}
+
+/// The financial-agent-2 trace fixtures (a crashed conversation with no turn among them).
+const TRACES: [&str; 6] = [
+    "numeric_qa/ok/fa2_simulated/input/traces/1499cdf3-e676-4158-ada8-1039d2c4e711.json",
+    "numeric_qa/ok/fa2_simulated/input/traces/53cd9e79-cf3d-43a1-b2cb-095336fe8273.json",
+    "numeric_qa/err/fa2_nasty/input/traces/21636369-8b52-4b4a-97b7-50923ceb3ffd.json",
+    "numeric_qa/err/fa2_nasty/input/traces/781f9c58-d664-4fa9-a8a8-529f035efa25.json",
+    "numeric_qa/err/fa2_nasty/input/traces/795b929e-9a9a-40fd-aa7b-5bf55eb561a4.json",
+    "numeric_qa/err/fa2_nasty/input/traces/9b08923d-10c6-4fd9-94b2-b8fda02f34a6.json",
+];
+
+/// Trace `which` of [`TRACES`] as the trace of conversation `k` (its ids made `t<k>`/`conv-<k>`):
+/// `traces/t<k>.json` and its bytes.
+fn trace(which: usize, k: usize) -> (String, Vec<u8>) {
+    let (_, bytes) = read_fixture(TRACES[which % TRACES.len()]);
+    let text = String::from_utf8(bytes).unwrap();
+    let id = |key: &str| {
+        let at = text.find(&format!("\"{key}\"")).unwrap();
+        let start = at + text[at..].find(": \"").unwrap() + 3;
+        let end = start + text[start..].find('"').unwrap();
+        text[start..end].to_string()
+    };
+    let text = text
+        .replacen(&id("trace_id"), &format!("t{k}"), 1)
+        .replacen(&id("conversation_id"), &format!("conv-{k}"), 1);
+    (format!("traces/t{k}.json"), text.into_bytes())
+}
+
+/// The full read's headline counts (correct, judged) of a folder of `files`.
+fn full_read_of(files: &[(String, Vec<u8>)]) -> (u64, u64) {
+    let input = RunInput::new(
+        "run",
+        files
+            .iter()
+            .map(|(p, b)| InputFile::new(p, b.clone()))
+            .collect(),
+    );
+    let read = run::read(&input, None, ReadOptions::default()).unwrap();
+    let scored = run::score(read, &Settings::default(), 1);
+    let counts = scored.as_ref().headline().counts.unwrap();
+    (counts.correct, counts.n)
+}
+
+#[test]
+fn trace_files_added_one_at_a_time_end_with_the_numbers_of_a_full_read() {
+    let folder: Vec<(String, Vec<u8>)> = (0..8).map(|k| trace(k, k)).collect();
+    let mut live = LiveFiles::new(&Settings::default());
+    let mut items = Vec::new();
+    for (path, bytes) in &folder {
+        live.put(path, bytes).unwrap();
+        items.push(live.numbers().items);
+    }
+    let n = live.numbers();
+    assert_eq!(live.len(), 8);
+    assert!(
+        n.judged > 0 && n.correct > 0 && n.correct < n.judged,
+        "{n:?}"
+    );
+    assert_eq!((n.correct, n.judged), full_read_of(&folder));
+    assert!(items.windows(2).all(|w| w[0] <= w[1]), "{items:?}");
+    assert_eq!(n.items, n.judged);
+    // Not a trace: read whole with the folder, not on its own.
+    assert!(live.put("traces/x.json", b"{\"hello\": 1}").is_err());
+    assert!(live.put("results.jsonl", &qa_text()).is_err());
+    assert!(!live.has("traces/x.json"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Trace files come in any order, some first written as another conversation's trace and
+    /// written again later: the numbers after the last one equal a full read of the folder.
+    #[test]
+    fn trace_files_in_any_order_and_rewritten_give_a_full_read(
+        order in Just((0..8usize).collect::<Vec<_>>()).prop_shuffle(),
+        drafts in proptest::collection::vec(proptest::option::of(0usize..6), 8),
+    ) {
+        let folder: Vec<(String, Vec<u8>)> = (0..8).map(|k| trace(k, k)).collect();
+        let mut live = LiveFiles::new(&Settings::default());
+        for &k in &order {
+            if let Some(draft) = drafts[k] {
+                let (path, bytes) = trace(draft, k);
+                live.put(&path, &bytes).unwrap();
+            }
+        }
+        for &k in &order {
+            let (path, bytes) = &folder[k];
+            live.put(path, bytes).unwrap();
+        }
+        let n = live.numbers();
+        prop_assert_eq!((n.correct, n.judged), full_read_of(&folder));
+        prop_assert_eq!(live.len(), 8);
     }
 }
