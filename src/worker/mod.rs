@@ -469,6 +469,7 @@ fn handle_request(
                             name: k.run().name().to_string(),
                             status: k.run().meta().get("status").map(str::to_string),
                             items: k.run().counts().1,
+                            declared: k.run().declared_items(),
                         })
                         .collect()
                 })

@@ -70,6 +70,8 @@ pub(crate) struct LogState {
     pub name: String,
     pub status: Option<String>,
     pub items: usize,
+    /// The items it says it holds once complete (an Inspect log's samples × epochs).
+    pub declared: Option<u64>,
 }
 
 thread_local! {
@@ -758,9 +760,10 @@ fn status(w: &Watch) -> LiveStatus {
             .map(|l| Block::Text {
                 key: "watch-log".into(),
                 text: format!(
-                    "{}: {} items · status {}",
+                    "{}: {} items{} · status {}",
                     l.name,
                     l.items,
+                    l.declared.map(|t| format!(" (of {t})")).unwrap_or_default(),
                     l.status.as_deref().unwrap_or(NONE)
                 ),
                 mono: false,

@@ -323,14 +323,14 @@ test('an Inspect .eval read from its journal while it runs, replaced by the fini
   await writeFile(page, 'arith.eval', runningEval(2));
   await page.click('.eb-watch__pick');
   await page.waitForFunction(() => [...document.querySelectorAll('.eb-watch__item [data-field="watch-log"]')]
-    .some((e) => /: 2 items · status started$/.test(e.textContent)), null, { timeout: 30000 });
+    .some((e) => /: 2 items( \(of \d+\))? · status started$/.test(e.textContent)), null, { timeout: 30000 });
   await waitState(page, /^RUNNING · /);
   await page.screenshot({ path: path.join(outDir, 'watch-eval-running.png') });
   // The finished log (header.json, status success) replaces the running one.
   await writeFile(page, 'arith.eval', fs.readFileSync(EVAL).toString('base64'));
   const want = JSON.parse(cli(['score', path.dirname(EVAL), '--json']));
   await page.waitForFunction((n) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-log"]')]
-    .some((e) => e.textContent.endsWith(`: ${n} items · status success`)), want.n_items, { timeout: 30000 });
+    .some((e) => new RegExp(`: ${n} items( \\(of ${n}\\))? · status success$`).test(e.textContent)), want.n_items, { timeout: 30000 });
   await waitState(page, /^FINISHED · /);
   // Its run (the folder's one log) is the CLI's: the Overview's headline.
   await page.locator('.eb-run__name', { hasText: SO_FAR }).click();
@@ -466,7 +466,7 @@ test('a log written by a real `inspect eval` (mockllm/model) is seen RUNNING par
   const want = JSON.parse(cli(['score', logDir, '--json']));
   assert.equal(want.n_items, total);
   await page.waitForFunction((n) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-log"]')]
-    .some((e) => e.textContent.endsWith(`: ${n} items · status success`)), want.n_items, { timeout: 30000 })
+    .some((e) => e.textContent.endsWith(`: ${n} items (of ${n}) · status success`)), want.n_items, { timeout: 30000 })
     .catch(async (e) => { throw new Error(`${e.message}: ${JSON.stringify(await panel(page))}`); });
   await waitState(page, /^FINISHED · /);
   await page.screenshot({ path: path.join(outDir, 'watch-inspect-finished.png') });
@@ -475,7 +475,8 @@ test('a log written by a real `inspect eval` (mockllm/model) is seen RUNNING par
     .catch(async (e) => { throw new Error(`${e.message}: ${want.headline_score} ${JSON.stringify(await panel(page))}`); });
   // Seen part-way: RUNNING with some but not all of the samples, the log `started`.
   const partway = rounds.filter((r) => r.state.startsWith('RUNNING') && r.logs.some((l) => {
-    const m = l.match(/: (\d+) items · status started$/);
+    // Of the total the journal's start declares (the dataset's samples × epochs).
+    const m = l.match(new RegExp(`: (\\d+) items \\(of ${total}\\) · status started$`));
     return m && Number(m[1]) > 0 && Number(m[1]) < total;
   }));
   assert.ok(partway.length > 0, `never seen part-way: ${JSON.stringify(rounds.map((r) => [r.state, r.logs]))}`);

@@ -68,6 +68,12 @@ pub trait FamilyRun {
     /// dashboard's worker) pays it while the run loads, not when a comparison is asked for.
     /// Nothing for a family that keeps nothing.
     fn index_for_comparison(&self) {}
+    /// How many items the run says it holds once complete (an Inspect log's
+    /// `results.total_samples`, or while it runs its dataset's samples × epochs), when it says:
+    /// what a watched run's "N items (of M)" counts towards.
+    fn declared_items(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// A family's run behind a reference is described as the run: what the registry boxes.
@@ -116,6 +122,9 @@ impl<T: FamilyRun + ?Sized> FamilyRun for &T {
     }
     fn query_fields(&self, docs: &mut crate::query::Docs<'_>) {
         (**self).query_fields(docs)
+    }
+    fn declared_items(&self) -> Option<u64> {
+        (**self).declared_items()
     }
 }
 

@@ -970,6 +970,11 @@ impl<'a> RunRef<'a> {
         self.with_family(Counts)
     }
 
+    /// How many items the run says it holds once complete ([`FamilyRun::declared_items`]).
+    pub fn declared_items(&self) -> Option<u64> {
+        self.with_family(DeclaredItems)
+    }
+
     /// The category and question of each of the run's items, by comparison key.
     pub fn item_context(&self, out: &mut ItemContexts) {
         self.item_context_in::<ALL_FAMILIES>(out)
@@ -1023,6 +1028,12 @@ struct Counts;
 impl FamilyRunFn<(usize, usize)> for Counts {
     fn call<R: FamilyRun>(&self, run: &R) -> (usize, usize) {
         run.counts()
+    }
+}
+struct DeclaredItems;
+impl FamilyRunFn<Option<u64>> for DeclaredItems {
+    fn call<R: FamilyRun>(&self, run: &R) -> Option<u64> {
+        run.declared_items()
     }
 }
 struct HeadlineMetrics;

@@ -615,7 +615,19 @@ fn lower(
             .and_then(|p| p.get("inspect_ai"))
             .and_then(string),
         format_version: log.version.as_ref().and_then(Value::as_i64),
-        declared_samples: results.get("total_samples").and_then(uint),
+        declared_samples: results.get("total_samples").and_then(uint).or_else(|| {
+            // A log still running (`started`) has no results yet: its dataset's samples (the
+            // ids it runs, when listed) × epochs.
+            if log.status.as_ref().and_then(Value::as_str) != Some("started") {
+                return None;
+            }
+            let dataset = eval.get("dataset")?;
+            let n = match dataset.get("sample_ids").and_then(Value::as_array) {
+                Some(ids) => ids.len() as u64,
+                None => dataset.get("samples").and_then(uint)?,
+            };
+            Some(n.saturating_mul(epochs))
+        }),
         files: vec![path.to_string()],
         status: log.status.as_ref().and_then(string),
         task: get("task"),

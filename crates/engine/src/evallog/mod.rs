@@ -91,6 +91,10 @@ impl crate::family_run::FamilyRun for score::ScoredLog {
         (0, self.log.run.samples.len())
     }
 
+    fn declared_items(&self) -> Option<u64> {
+        self.log.run.declared_samples
+    }
+
     fn headline_metrics(&self) -> &'static [crate::headline::Metric] {
         &score::HEADLINE
     }

@@ -1319,3 +1319,65 @@ fn a_log_without_results_is_recomputed_under_its_declared_scorers() {
         ]
     );
 }
+
+/// A running Inspect `.eval` (its journal's start only) declares the items it will hold: its
+/// dataset's sample ids (else samples) × epochs; a finished log, its `results.total_samples`; a
+/// log that ended otherwise without results, nothing (what `validate` checks against).
+#[test]
+fn a_running_inspect_log_declares_its_samples_times_epochs() {
+    use evalboard_engine::family::Family;
+    use evalboard_engine::run::{self, ReadOptions, Settings};
+    use evalboard_engine::RunInput;
+    let declared = |members: Vec<(&str, serde_json::Value)>| {
+        let members: Vec<(String, Vec<u8>)> = members
+            .into_iter()
+            .map(|(n, v)| (n.to_string(), v.to_string().into_bytes()))
+            .collect();
+        let zip = crate::duplicate_keys::zip_of(&members, true);
+        let input = RunInput::new("w", vec![InputFile::new("a.eval", zip)]);
+        let read = run::read_as(Family::EvalLog, &input, None, ReadOptions::default())
+            .unwrap_or_else(|e| panic!("{}", e.message));
+        run::score(read, &Settings::default(), 1)
+            .as_ref()
+            .declared_items()
+    };
+    let eval = |dataset: serde_json::Value| serde_json::json!({"task": "t", "model": "m", "dataset": dataset, "config": {"epochs": 2}});
+    let start = |dataset| serde_json::json!({"version": 2, "eval": eval(dataset), "plan": {}});
+    assert_eq!(
+        declared(vec![(
+            "_journal/start.json",
+            start(serde_json::json!({"samples": 5}))
+        )]),
+        Some(10)
+    );
+    assert_eq!(
+        declared(vec![(
+            "_journal/start.json",
+            start(serde_json::json!({"samples": 5, "sample_ids": [1, 2, 3]}))
+        )]),
+        Some(6)
+    );
+    let header = |status: &str, results: serde_json::Value| {
+        let mut h = start(serde_json::json!({"samples": 5}));
+        h["status"] = status.into();
+        h["results"] = results;
+        h
+    };
+    assert_eq!(
+        declared(vec![(
+            "header.json",
+            header(
+                "success",
+                serde_json::json!({"total_samples": 7, "scores": []})
+            )
+        )]),
+        Some(7)
+    );
+    assert_eq!(
+        declared(vec![(
+            "header.json",
+            header("error", serde_json::Value::Null)
+        )]),
+        None
+    );
+}
