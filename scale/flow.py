@@ -46,6 +46,20 @@ JOIN runs rc ON rc.run_id = c.candidate_run_id
 GROUP BY ALL ORDER BY candidate, scorer"""
 
 
+def args():
+    """The flows' command line: EVALBOARD HISTORY LAKE WORK --workers W --shards N; returns the
+    parsed arguments, evalboard's and the lake's absolute paths, and the runs (absolute)."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    for a in ("evalboard", "history", "lake", "work"):
+        ap.add_argument(a)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--shards", type=int, default=8)
+    a = ap.parse_args()
+    runs = [os.path.abspath(r) for r in runs_of(a.history)]
+    return a, os.path.abspath(a.evalboard), os.path.abspath(a.lake), runs
+
+
 def runs_of(history):
     """The history's run files, in order; the first is the baseline."""
     runs = sorted(str(p) for p in Path(history).glob("run-*.jsonl"))
@@ -61,12 +75,15 @@ def plan(runs, shards):
 
 
 def export_shard(evalboard, lake, baseline, shard, runs):
-    """The map task: one shard's export; returns (shard, exit code, seconds, pid, stderr)."""
-    t = time.monotonic()
+    """The map task: one shard's export; returns (shard, exit code, seconds, CPU seconds of the
+    export (user + sys), pid, stderr)."""
+    t, c = time.monotonic(), os.times()
     p = subprocess.run(
         [evalboard, "export", "--lake", lake, "--shard-id", str(shard), "--baseline", baseline, *runs],
         capture_output=True, text=True)
-    return shard, p.returncode, time.monotonic() - t, os.getpid(), p.stderr[-2000:]
+    e = os.times()
+    cpu = e.children_user + e.children_system - c.children_user - c.children_system
+    return shard, p.returncode, time.monotonic() - t, cpu, os.getpid(), p.stderr[-2000:]
 
 
 def evalboard_out(evalboard, *args):
@@ -205,10 +222,15 @@ def reduce_and_check(evalboard, lake, runs, ref, out):
     return reduce_s, check.failures, summary
 
 
-def report(engine, workers, shards, map_s, reduce_s, total_s, failures, summary, times):
+def report(engine, workers, shards, map_s, reduce_s, total_s, failures, summary, times, cpu=None):
+    """One JSON line: wall times, the shards' wall and (when known) CPU seconds, the machine's
+    load average (a shared machine's wall times also count waiting for a core)."""
     line = {"engine": engine, "workers": workers, "shards": shards, "cores": os.cpu_count(),
+            "load_avg_1m": os.getloadavg()[0],
             "map_s": round(map_s, 2), "reduce_and_stats_s": round(reduce_s, 2), "total_s": round(total_s, 2),
             "shard_s": sorted(round(x, 2) for x in times), **summary, "mismatches": len(failures)}
+    if cpu is not None:
+        line["map_cpu_s"] = round(sum(cpu), 2)
     print(json.dumps(line))
     if failures:
         sys.exit(f"scale ({engine}): {len(failures)} mismatch(es); first: {failures[0]}")

@@ -10,7 +10,6 @@ usage: ray_flow.py EVALBOARD HISTORY LAKE WORK --workers W --shards N
   WORK     the reference (unsharded score/compare/export, reused when present) and the counts
 Prints one JSON line (map, reduce and total seconds, per-shard seconds); exit 1 on a mismatch."""
 
-import argparse
 import logging
 import os
 import shutil
@@ -20,14 +19,7 @@ import flow
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    for a in ("evalboard", "history", "lake", "work"):
-        ap.add_argument(a)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--shards", type=int, default=8)
-    a = ap.parse_args()
-    evalboard, lake = os.path.abspath(a.evalboard), os.path.abspath(a.lake)
-    runs = [os.path.abspath(r) for r in flow.runs_of(a.history)]
+    a, evalboard, lake, runs = flow.args()
     baseline = runs[0]
     shards = flow.plan(runs, a.shards)
     # The reference first, so the timed flow does not share the cores with it.
@@ -46,9 +38,9 @@ def main():
     t_map = time.monotonic()
 
     def export(batch):
-        shard, rc, s, pid, err = flow.export_shard(evalboard, lake, baseline, int(batch["shard"][0]),
-                                                   list(batch["runs"][0]))
-        return {"shard": [shard], "rc": [rc], "seconds": [s], "pid": [pid], "stderr": [err]}
+        shard, rc, s, cpu, pid, err = flow.export_shard(evalboard, lake, baseline, int(batch["shard"][0]),
+                                                        list(batch["runs"][0]))
+        return {"shard": [shard], "rc": [rc], "seconds": [s], "cpu": [cpu], "pid": [pid], "stderr": [err]}
 
     ds = ray.data.from_items([{"shard": k, "runs": rs} for k, rs in shards], override_num_blocks=len(shards))
     done = ds.map_batches(export, batch_size=1, num_cpus=1,
@@ -63,7 +55,7 @@ def main():
     reduce_s, failures, summary = flow.reduce_and_check(evalboard, lake, runs, os.path.join(a.work, "reference"),
                                                         os.path.join(a.work, "counts"))
     flow.report("ray", a.workers, len(shards), map_s, reduce_s, time.monotonic() - t0, failures, summary,
-                [d["seconds"] for d in done])
+                [d["seconds"] for d in done], [d["cpu"] for d in done])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# `bench/run.sh scale` (issue 27 §4, Must hold): the scale-out flow's full case (scale/run.sh full:
+# 200 runs x 10,000 items = 2M samples, 16 shards) on a local Ray cluster with 1, 2 and 4 worker
+# processes, wall time of the map step and of the whole flow, with the core count (on 2 cores:
+# expect >= 1.6x from 1 to 2 workers and nothing beyond); then the map step on Spark in local mode
+# (pyspark from bench/requirements-spark.txt into the test venv, Debian's Java) with 1 and 2
+# executor threads, and the reduce in Spark SQL too. Every run checks every number
+# (scale/flow.py). One JSON line per run in bench/out/scale.jsonl.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=bench/out
+export SCALE_OUT=$OUT/scale
+: > "$OUT/scale.jsonl"
+echo "cores (nproc): $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+for w in 1 2 4; do
+  bash scale/run.sh full "$w" ray 2>&1 | grep -v ' INFO \|WARNING\|^Token' | tee /dev/stderr | grep '^{' >> "$OUT/scale.jsonl"
+done
+VENV=$(scripts/test-venv.sh)
+if ! command -v java >/dev/null; then
+  echo "spark: skipped: no Java runtime (scripts/setup.sh installs openjdk-17-jre-headless)"
+else
+  "$VENV/bin/pip" install -q --disable-pip-version-check -r bench/requirements-spark.txt
+  for w in 1 2; do
+    bash scale/run.sh full "$w" spark 2>&1 | grep -v ' INFO \|WARN\|^Token' | tee /dev/stderr | grep '^{' >> "$OUT/scale.jsonl"
+  done
+fi
+python3 - "$OUT/scale.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+for e in ("ray", "spark"):
+    rs = {r["workers"]: r for r in rows if r["engine"] == e}
+    if 1 not in rs:
+        continue
+    one = rs[1]
+    print(f"{e}: {one['runs']} runs, {one['samples']} samples, {one['shards']} shards, {one['cores']} cores: " + "; ".join(
+        f"{w} worker(s): map {r['map_s']} s ({one['map_s'] / r['map_s']:.2f}x), whole flow {r['total_s']} s"
+        for w, r in sorted(rs.items())))
+PY
