@@ -4,7 +4,8 @@
 # processes, wall time of the map step and of the whole flow, with the core count (on 2 cores:
 # expect >= 1.6x from 1 to 2 workers and nothing beyond); then the map step on Spark in local mode
 # (pyspark from bench/requirements-spark.txt into the test venv, Debian's Java) with 1 and 2
-# executor threads, and the reduce in Spark SQL too. Every run checks every number
+# executor threads, and the reduce in Spark SQL too (Java: Debian's openjdk-17-jre-headless, installed
+# here when missing). Every run checks every number
 # (scale/flow.py). One JSON line per run in bench/out/scale.jsonl.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,8 +17,15 @@ for w in 1 2 4; do
   bash scale/run.sh full "$w" ray 2>&1 | grep -v ' INFO \|WARNING\|^Token' | tee /dev/stderr | grep '^{' >> "$OUT/scale.jsonl"
 done
 VENV=$(scripts/test-venv.sh)
+# Spark needs a Java runtime: Debian's, installed here (bench only, so make test's fresh clone does
+# not pay for it; scripts/setup.sh leaves it out).
 if ! command -v java >/dev/null; then
-  echo "spark: skipped: no Java runtime (scripts/setup.sh installs openjdk-17-jre-headless)"
+  echo "installing openjdk-17-jre-headless (apt) for the Spark map step"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openjdk-17-jre-headless >/dev/null; } || true
+fi
+if ! command -v java >/dev/null; then
+  echo "spark: skipped: no Java runtime, and apt-get could not install openjdk-17-jre-headless"
 else
   "$VENV/bin/pip" install -q --disable-pip-version-check -r bench/requirements-spark.txt
   for w in 1 2; do
