@@ -6,16 +6,16 @@
 # (pyspark from bench/requirements-spark.txt into the test venv, Debian's Java) with 1 and 2
 # executor threads, and the reduce in Spark SQL too (Java: Debian's openjdk-17-jre-headless, installed
 # here when missing). Every run checks every number
-# (scale/flow.py). One JSON line per run in bench/out/scale.jsonl.
+# (scale/flow.py). One JSON line per run in bench/out/scale.jsonl (the whole output in scale.log).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=bench/out
 export SCALE_OUT=$OUT/scale
-: > "$OUT/scale.jsonl"
+: > "$OUT/scale.log"
+# One flow: its output (less Ray's and Spark's INFO/WARN lines) on the console and in scale.log.
+flow() { bash scale/run.sh full "$1" "$2" 2>&1 | grep -v ' INFO \|WARN\|^Token' | tee -a "$OUT/scale.log"; }
 echo "cores (nproc): $(nproc); load average: $(cut -d' ' -f1-3 /proc/loadavg)"
-for w in 1 2 4; do
-  bash scale/run.sh full "$w" ray 2>&1 | grep -v ' INFO \|WARNING\|^Token' | tee /dev/stderr | grep '^{' >> "$OUT/scale.jsonl"
-done
+for w in 1 2 4; do flow "$w" ray; done
 VENV=$(scripts/test-venv.sh)
 # Spark needs a Java runtime: Debian's, installed here (bench only, so make test's fresh clone does
 # not pay for it; scripts/setup.sh leaves it out).
@@ -28,10 +28,9 @@ if ! command -v java >/dev/null; then
   echo "spark: skipped: no Java runtime, and apt-get could not install openjdk-17-jre-headless"
 else
   "$VENV/bin/pip" install -q --disable-pip-version-check -r bench/requirements-spark.txt
-  for w in 1 2; do
-    bash scale/run.sh full "$w" spark 2>&1 | grep -v ' INFO \|WARN\|^Token' | tee /dev/stderr | grep '^{' >> "$OUT/scale.jsonl"
-  done
+  for w in 1 2; do flow "$w" spark; done
 fi
+grep '^{' "$OUT/scale.log" > "$OUT/scale.jsonl"
 python3 - "$OUT/scale.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
