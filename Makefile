@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/tools/node_modules/.bin:$(PATH)
 CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: serve test setup fetch build dist lint test-native test-lake test-wasm test-e2e bench fuzz fmt clean-dist
+.PHONY: serve test setup fetch build dist lint test-native test-lake test-scale test-wasm test-e2e bench fuzz fmt clean-dist
 
 setup:
 	@bash scripts/setup.sh
@@ -22,7 +22,7 @@ dist: fetch
 
 ## Every test: format, lints (native + wasm32), native tests, wasm tests in headless Chromium,
 ## the CLI on fixtures, and end-to-end browser tests against the built dist/.
-test: fetch lint test-native test-lake test-wasm dist test-e2e
+test: fetch lint test-native test-lake test-scale test-wasm dist test-e2e
 	@echo "make test: all suites passed"
 
 lint:
@@ -51,6 +51,13 @@ test-native:
 ## `score --json` / `compare --json` (tests/lake/check.sh).
 test-lake:
 	bash tests/lake/check.sh
+
+## The scale-out flow, small: 16 runs x 200 items exported as 8 shards by 2 Ray worker processes
+## (Ray Data on a local cluster, the test venv), reduced by DuckDB SQL and `stats --from-counts`,
+## every number checked against `score` / `compare` on the unsharded input, the shards' union
+## against the unsharded export; then the checks shown to catch one flipped verdict (scale/).
+test-scale:
+	bash scale/run.sh small 2
 
 test-wasm:
 	CHROMEDRIVER=$(CHROMEDRIVER) WASM_BINDGEN_TEST_TIMEOUT=120 \

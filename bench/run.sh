@@ -26,7 +26,8 @@
 # `bench/run.sh` runs every section (`make bench`); `bench/run.sh evallog` only the eval-log one,
 # `bench/run.sh diff` only the diff one, `bench/run.sh lake` only the lake export one, `bench/run.sh compare` only the many-runs one, `bench/run.sh many-view` the dashboard's All runs tab, `bench/run.sh report` only the hostile reports one, `bench/run.sh lake-open` the dashboard's 1,000-run lake, `bench/run.sh query` the query language's,
 # `bench/run.sh folder` only the folder-pick one, `bench/run.sh bigeval` only the big-log one,
-# `bench/run.sh watch` the watched folder's lag and memory soak (issue 30).
+# `bench/run.sh watch` the watched folder's lag and memory soak (issue 30),
+# `bench/run.sh scale` the scale-out flow on Ray and Spark (issue 27 §4, bench/scale.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECTION=${1:-all}
@@ -353,4 +354,9 @@ if [ -f dist/index.html ]; then
 else
   echo "dist/ missing: run 'make dist' first for the watch numbers"
 fi
+fi
+
+if [ "$SECTION" = all ] || [ "$SECTION" = scale ]; then
+echo "== the scale-out flow (issue 27 §4): a 200-run, 2M-sample history exported as 16 shards on a local Ray cluster with 1, 2 and 4 worker processes, then on Spark in local mode (RDD.pipe); DuckDB SQL reduce + stats --from-counts, every number checked against score/compare on the unsharded input"
+bash bench/scale.sh
 fi

@@ -2,6 +2,9 @@
 //!
 //! `evalboard-bench gen traces N DIR`   — N turns as a financial-agent-2 trace folder
 //! `evalboard-bench gen jsonl N FILE`   — N turns as evalboard QA JSONL
+//! `evalboard-bench gen history RUNS ITEMS DIR` — a history of RUNS runs of the same ITEMS items
+//!                                        (paired keys, one model each, `run-0000` the baseline),
+//!                                        one QA JSONL file per run (the scale flow's input)
 //! `evalboard-bench time PATH [--threads N]` — read PATH into memory, then time load+score+statistics
 //!                                        (files parsed on N threads, default 1 as in wasm) and
 //!                                        print one JSON line (turns/s, peak memory / input)
@@ -158,6 +161,63 @@ fn gen_jsonl(n: usize, out: &Path, seed: u64) -> std::io::Result<()> {
         c += 1;
     }
     w.flush()
+}
+
+/// A history of `runs` runs over the same `items` items (conversations of 1 to 6 turns, the same
+/// keys, questions and expected values in every run), one QA JSONL file per run,
+/// `DIR/run-0000.jsonl` … in order: run K is model `model-K` with its own skill (50% to 90%), and
+/// whether it answers an item right depends on the item's difficulty and the run's seed, so
+/// pairs of runs agree on most items and differ on some (a paired comparison has both kinds of
+/// discordant pairs); a wrong answer is sometimes a sign flip or a near miss, so the scorers
+/// differ. About 1% of answers are missing (`predicted: null`). Deterministic: the
+/// same arguments give the same bytes.
+fn gen_history(runs: usize, items: usize, dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    // The items: key, question, expected value and difficulty, shared by every run.
+    let mut rng = Rng(27);
+    let mut keys = Vec::with_capacity(items);
+    let mut c = 0usize;
+    while keys.len() < items {
+        let len = conv_len(&mut rng).min(items - keys.len());
+        for t in 0..len {
+            let q = QUESTIONS[rng.below(QUESTIONS.len() as u64) as usize];
+            let value = (rng.unit() * 20000.0 - 5000.0).round() / 100.0;
+            keys.push((c, t, q, value, rng.unit()));
+        }
+        c += 1;
+    }
+    for k in 0..runs {
+        let mut r = Rng(1_000 + k as u64);
+        let skill = 0.5 + 0.4 * r.unit();
+        let path = dir.join(format!("run-{k:04}.jsonl"));
+        let mut w = std::io::BufWriter::new(std::fs::File::create(path)?);
+        for (i, &(c, t, q, value, difficulty)) in keys.iter().enumerate() {
+            let u = r.unit();
+            let predicted = if u < 0.01 {
+                serde_json::Value::Null
+            } else if 0.7 * r.unit() + 0.3 * difficulty < skill {
+                serde_json::json!(value)
+            } else {
+                // Wrong, in ways the scorers tell apart: a sign flip (right for
+                // `sign_agnostic_match`), a near miss (right for the tolerant ones), or plain
+                // wrong.
+                match r.below(5) {
+                    0 => serde_json::json!(-value),
+                    1 => serde_json::json!(value * 1.004),
+                    _ => serde_json::json!(value * 3.0 + 1.0),
+                }
+            };
+            let line = serde_json::json!({
+                "conversation_id": format!("HIST/{c}"), "turn_idx": t,
+                "question": format!("{q} (#{i})"), "expected": format!("{value}"),
+                "predicted": predicted, "model": format!("model-{k}"),
+                "prompt_tokens": 900 + r.below(600), "completion_tokens": 100 + r.below(200),
+            });
+            writeln!(w, "{line}")?;
+        }
+        w.flush()?;
+    }
+    Ok(())
 }
 
 fn gen_traces(n: usize, dir: &Path) -> std::io::Result<()> {
@@ -431,6 +491,12 @@ fn main() {
         .collect::<Vec<_>>()
         .as_slice()
     {
+        ["gen", "history", runs, items, out] => match (runs.parse(), items.parse()) {
+            (Ok(runs), Ok(items)) => {
+                gen_history(runs, items, Path::new(out)).map_err(|e| e.to_string())
+            }
+            _ => Err("gen history takes RUNS ITEMS DIR (two numbers)".into()),
+        },
         ["gen", kind, n, out] => {
             let n: usize = n.parse().unwrap_or(0);
             let out = PathBuf::from(out);
@@ -478,7 +544,7 @@ fn main() {
             Ok(())
         }
         _ => Err(
-            "usage: evalboard-bench gen jsonl|traces N OUT | time PATH [--threads N | --stream] \
+            "usage: evalboard-bench gen jsonl|traces N OUT | gen history RUNS ITEMS DIR | time PATH [--threads N | --stream] \
              (PATH a run folder, a QA JSONL file or an evaluation-tool log such as an Inspect .eval)"
                 .into(),
         ),
