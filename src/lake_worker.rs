@@ -297,10 +297,10 @@ async fn open(
             lake.name, lake.prefix
         ));
     }
-    for info in infos {
-        let _ = scope.post_message(&JsValue::from_str(&run_message(info.run_id)));
-        post(&scope, &Response::Loaded { info });
-    }
+    // One message for all: the page lays its run list out once.
+    let ids: Vec<RunId> = infos.iter().map(|i| i.run_id).collect();
+    let _ = scope.post_message(&JsValue::from_str(&run_message(&ids)));
+    post(&scope, &Response::LoadedMany { infos });
 }
 
 fn screen(

@@ -10,6 +10,7 @@ mod marks_store;
 mod query_read;
 pub(crate) mod runtime;
 pub(crate) mod store;
+pub(crate) mod sub;
 mod watch;
 
 use std::cell::RefCell;
