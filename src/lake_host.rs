@@ -57,11 +57,15 @@ fn holds(id: RunId) -> bool {
     RUNS.with(|r| r.borrow().contains(&id))
 }
 
-/// Whether a `Load`'s paths are a results lake: one of them is a folder's `evalboard-lake.json`.
+/// Whether a `Load`'s paths are a results lake: one of them is a folder's `evalboard-lake.json`,
+/// or they are one `.zip` (a lake zipped; the lake worker says so when it holds no lake).
 pub fn wanted(paths: &[String]) -> bool {
-    paths
-        .iter()
-        .any(|p| p.ends_with(MANIFEST) || p == &MANIFEST[1..])
+    match paths {
+        [one] if one.to_ascii_lowercase().ends_with(".zip") => true,
+        _ => paths
+            .iter()
+            .any(|p| p.ends_with(MANIFEST) || p == &MANIFEST[1..]),
+    }
 }
 
 fn on_text(t: &str) -> bool {

@@ -197,6 +197,55 @@ async fn run_rows(
     Ok(all)
 }
 
+/// A dropped file or bytes as the zip reader reads them.
+struct Source<'a>(&'a JsValue);
+
+impl evalboard_engine::evallog::eval_file::ByteSource for Source<'_> {
+    fn size(&self) -> u64 {
+        size_of(self.0).unwrap_or(0)
+    }
+    async fn read(&mut self, at: u64, len: u64) -> Result<Vec<u8>, String> {
+        read_range(self.0, at, len).await
+    }
+}
+
+/// Whether the `Load` is one `.zip` file (a lake zipped: its members are the lake's files).
+fn zip_of(sources: &[(String, JsValue)]) -> Option<&JsValue> {
+    match sources {
+        [(path, src)] if path.to_ascii_lowercase().ends_with(".zip") => Some(src),
+        _ => None,
+    }
+}
+
+/// The members of a zipped lake as dropped files, by their paths in the archive: a stored
+/// member is its range of the zip (`File.slice`, read when needed, as a dropped file is); a
+/// compressed one is inflated now (its CRC-32 checked; bounded by the zip reader's caps).
+async fn zip_sources(zip: &JsValue) -> Result<Vec<(String, JsValue)>, String> {
+    use evalboard_engine::evallog::archive::Method;
+    use evalboard_engine::evallog::eval_file::{member_range, read_index};
+    let mut src = Source(zip);
+    let index = read_index(&mut src).await?;
+    let mut out = Vec::new();
+    for entry in index.entries.iter().filter(|e| !e.name.ends_with('/')) {
+        let e = |m: String| format!("{}: {m}", entry.name);
+        let (at, len) = member_range(&mut src, entry).await.map_err(e)?;
+        let file = match (entry.method, zip.dyn_ref::<Blob>()) {
+            (Method::Stored, Some(b)) => b
+                .slice_with_f64_and_f64(at as f64, at.saturating_add(len) as f64)
+                .map_err(js_err)
+                .map_err(e)?
+                .into(),
+            _ => {
+                let data = read_range(zip, at, len).await.map_err(e)?;
+                let bytes = index.decode(entry, &data).map_err(e)?;
+                Uint8Array::from(bytes.as_slice()).buffer().into()
+            }
+        };
+        out.push((entry.name.clone(), file));
+    }
+    Ok(out)
+}
+
 /// Reads a dropped lake and lists its runs.
 async fn open(
     scope: DedicatedWorkerGlobalScope,
@@ -205,6 +254,13 @@ async fn open(
     sources: Vec<(String, JsValue)>,
 ) {
     let failed = |error: String| post_load_refused(&scope, run_id, name.clone(), error);
+    let sources = match zip_of(&sources) {
+        Some(zip) => match zip_sources(zip).await {
+            Ok(s) => s,
+            Err(e) => return failed(format!("{name}: {e}")),
+        },
+        None => sources,
+    };
     let Some((mpath, msrc)) = sources
         .iter()
         .filter(|(p, _)| p.rsplit('/').next() == Some(MANIFEST_FILE))
