@@ -12,7 +12,7 @@ use web_sys::DedicatedWorkerGlobalScope;
 
 use crate::protocol::{self, Request, Response, RunId};
 use crate::worker::runtime::{post, to_buffers};
-use crate::worker::sub::{Spec, Sub};
+use crate::worker::sub::{OnData, Spec, Sub};
 use evalboard_engine::InputFile;
 
 /// The code-generation worker's loader (Trunk's `data-loader-shim`), next to this worker's.
@@ -167,7 +167,8 @@ fn ensure_started(scope: &DedicatedWorkerGlobalScope) -> Result<(), String> {
         let config = HOST.with(|h| h.borrow().config.clone());
         config.into_iter().chain(marks_message()).collect()
     };
-    SPEC.ensure_started(scope, first, (note_content_id, on_stop))
+    let on_data: OnData = |_, d| d.as_string().is_some_and(|t| note_content_id(&t));
+    SPEC.ensure_started(scope, first, (on_data, on_stop))
 }
 
 fn forward(msg: &JsValue, transfer: Option<Array>) {

@@ -7,7 +7,9 @@
 
 use std::cell::RefCell;
 
+use js_sys::Array;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
 
 use crate::protocol::{Request, Response, RunId};
@@ -51,28 +53,75 @@ thread_local! {
     static SUB: RefCell<Sub> = RefCell::new(Sub::default());
     /// The runs it holds.
     static RUNS: RefCell<Vec<RunId>> = const { RefCell::new(Vec::new()) };
+    /// The `Load`s it handed back converted ([`CONVERTED`]), until the main worker takes them.
+    static CONVERTED_IDS: RefCell<Vec<RunId>> = const { RefCell::new(Vec::new()) };
 }
 
 fn holds(id: RunId) -> bool {
     RUNS.with(|r| r.borrow().contains(&id))
 }
 
-/// Whether a `Load`'s paths are a results lake: one of them is a folder's `evalboard-lake.json`,
-/// or they are one `.zip` (a lake zipped; the lake worker says so when it holds no lake).
-pub fn wanted(paths: &[String]) -> bool {
-    match paths {
-        [one] if one.to_ascii_lowercase().ends_with(".zip") => true,
-        _ => paths
-            .iter()
-            .any(|p| p.ends_with(MANIFEST) || p == &MANIFEST[1..]),
-    }
+/// Whether a `Load` (run `run_id`, `paths`) is for the lake worker: one of its paths is a
+/// folder's `evalboard-lake.json`, or they are one `.zip` (a lake zipped; the lake worker says
+/// so when it holds no lake), or they are all `.parquet` files (foreign per-sample Parquet, the
+/// lm-eval details the lake worker converts, [`CONVERTED`]). Not a `Load` the lake worker handed
+/// back converted.
+pub fn wanted(run_id: RunId, paths: &[String]) -> bool {
+    let back = CONVERTED_IDS.with(|c| {
+        let mut c = c.borrow_mut();
+        let n = c.len();
+        c.retain(|i| *i != run_id);
+        c.len() != n
+    });
+    let lower = |p: &String| p.to_ascii_lowercase();
+    !back
+        && match paths {
+            [one] if lower(one).ends_with(".zip") => true,
+            [] => false,
+            _ => {
+                paths
+                    .iter()
+                    .any(|p| p.ends_with(MANIFEST) || p == &MANIFEST[1..])
+                    || paths.iter().all(|p| lower(p).ends_with(".parquet"))
+            }
+        }
 }
 
-fn on_text(t: &str) -> bool {
-    if !t.starts_with(RUN) {
+/// What the lake worker posts to hand a `Load` back (not a page message): an array of this,
+/// the `Load` encoded and its files' buffers — lm-eval details Parquet files turned into the
+/// samples JSONL they were converted from. The main worker loads it as if the page had sent it
+/// (the engine's lm-eval reader reads it as it reads the CLI's conversion).
+pub const CONVERTED: &str = "evalboard:lake-converted";
+
+fn on_data(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
+    if let Some(t) = data.as_string() {
+        if !t.starts_with(RUN) {
+            return false;
+        }
+        RUNS.with(|r| r.borrow_mut().extend(announced(&t)));
+        return true;
+    }
+    let Some(parts) = data.dyn_ref::<Array>() else {
+        return false;
+    };
+    if parts.get(0).as_string().as_deref() != Some(CONVERTED) {
         return false;
     }
-    RUNS.with(|r| r.borrow_mut().extend(announced(t)));
+    let load = Array::of2(&parts.get(1), &parts.get(2));
+    if let Ok((Request::Load { run_id, .. }, _)) = crate::worker::runtime::decode(&load) {
+        RUNS.with(|r| r.borrow_mut().retain(|i| *i != run_id));
+        CONVERTED_IDS.with(|c| c.borrow_mut().push(run_id));
+    }
+    // As the page's message: a real `MessageEvent` on this worker's scope.
+    let init = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&init, &"data".into(), &load);
+    let event = js_sys::Reflect::get(&js_sys::global(), &"MessageEvent".into())
+        .ok()
+        .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
+        .and_then(|c| js_sys::Reflect::construct(&c, &Array::of2(&"message".into(), &init)).ok());
+    if let Some(e) = event {
+        let _ = scope.dispatch_event(e.unchecked_ref());
+    }
     true
 }
 
@@ -89,7 +138,7 @@ fn forward(msg: &JsValue) {
 
 /// Hands a lake's `Load` (`msg`: the page's message as it came, with its `File`s) over.
 pub fn load(scope: &DedicatedWorkerGlobalScope, (run_id, name): (RunId, String), msg: &JsValue) {
-    if let Err(error) = SPEC.ensure_started(scope, Vec::new, (on_text, on_stop)) {
+    if let Err(error) = SPEC.ensure_started(scope, Vec::new, (on_data, on_stop)) {
         return post_load_refused(scope, run_id, name, error);
     }
     RUNS.with(|r| r.borrow_mut().push(run_id));

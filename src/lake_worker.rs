@@ -246,6 +246,72 @@ async fn zip_sources(zip: &JsValue) -> Result<Vec<(String, JsValue)>, String> {
     Ok(out)
 }
 
+/// The dropped Parquet files (no lake manifest beside them) as the lm-eval samples JSONL they
+/// were converted from (`evalboard_lake::details::samples_jsonl`, the CLI's conversion): each
+/// `(path, bytes)`; an error naming a file that is not lm-eval details or does not read. A file
+/// that is not Parquet at all is passed on as it is.
+async fn details(
+    name: &str,
+    sources: &[(String, JsValue)],
+) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut out = Vec::new();
+    for (path, src) in sources {
+        let shown = format!("{name}/{path}");
+        let bytes = read_range(src, 0, size_of(src).unwrap_or(0))
+            .await
+            .map_err(|e| format!("{shown}: {e}"))?;
+        // Not Parquet at all: converted already (a kept run's files, loaded again).
+        if !evalboard_lake::details::is_parquet(&bytes) {
+            out.push((path.clone(), bytes));
+            continue;
+        }
+        match evalboard_lake::details::samples_jsonl(&bytes, &shown) {
+            Ok(Some(jsonl)) => out.push((path.clone(), jsonl)),
+            Ok(None) => {
+                return Err(format!(
+                    "{shown}: a Parquet file that is neither a results lake's (no \
+                     {MANIFEST_FILE} was dropped with it) nor lm-eval details (no doc_id with \
+                     doc, resps, filtered_resps or filter)"
+                ))
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    Ok(out)
+}
+
+/// Hands the `Load` back to the main worker with its converted files
+/// ([`crate::lake_host::CONVERTED`]): it loads them as dropped files.
+fn hand_back(
+    scope: &DedicatedWorkerGlobalScope,
+    (run_id, name): (RunId, String),
+    files: Vec<(String, Vec<u8>)>,
+) {
+    let request = Request::Load {
+        run_id,
+        name: name.clone(),
+        paths: files.iter().map(|(p, _)| p.clone()).collect(),
+        demo: false,
+        stored: None,
+    };
+    let bytes = match crate::protocol::encode(&request) {
+        Ok(b) => Uint8Array::from(b.as_slice()),
+        Err(e) => return post_load_refused(scope, run_id, name, e),
+    };
+    let buffers: js_sys::Array = files
+        .iter()
+        .map(|(_, b)| JsValue::from(Uint8Array::from(b.as_slice()).buffer()))
+        .collect();
+    let msg = js_sys::Array::of3(
+        &JsValue::from_str(crate::lake_host::CONVERTED),
+        &bytes,
+        &buffers,
+    );
+    if let Err(e) = scope.post_message_with_transfer(&msg, &buffers) {
+        post_load_refused(scope, run_id, name, format!("{e:?}"));
+    }
+}
+
 /// Reads a dropped lake and lists its runs.
 async fn open(
     scope: DedicatedWorkerGlobalScope,
@@ -254,6 +320,7 @@ async fn open(
     sources: Vec<(String, JsValue)>,
 ) {
     let failed = |error: String| post_load_refused(&scope, run_id, name.clone(), error);
+    let zipped = zip_of(&sources).is_some();
     let sources = match zip_of(&sources) {
         Some(zip) => match zip_sources(zip).await {
             Ok(s) => s,
@@ -266,6 +333,13 @@ async fn open(
         .filter(|(p, _)| p.rsplit('/').next() == Some(MANIFEST_FILE))
         .min_by_key(|(p, _)| p.len())
     else {
+        if !zipped && !sources.is_empty() {
+            // Parquet files with no manifest: foreign per-sample Parquet (lm-eval details).
+            return match details(&name, &sources).await {
+                Ok(back) => hand_back(&scope, (run_id, name.clone()), back),
+                Err(e) => failed(e),
+            };
+        }
         return failed(format!("no {MANIFEST_FILE} among the dropped files"));
     };
     let prefix = mpath[..mpath.len() - MANIFEST_FILE.len()].to_string();

@@ -34,9 +34,9 @@ pub struct Spec {
     pub state: &'static LocalKey<RefCell<Sub>>,
 }
 
-/// What the host does with one of the worker's string messages; `true`: it was for the main
-/// worker (not posted to the page).
-pub type OnText = fn(&str) -> bool;
+/// What the host does with one of the worker's messages (the main worker's scope, the data);
+/// `true`: it was for the main worker (not posted to the page).
+pub type OnData = fn(&DedicatedWorkerGlobalScope, &JsValue) -> bool;
 
 /// What the host does when the worker stopped: the page's scope, whether it had said it listens
 /// (`false`: it never started), and why.
@@ -86,12 +86,12 @@ impl Spec {
 
     /// Starts the worker when it is not; `first`: the messages it gets before any other (only
     /// when it starts now). Its messages go to the page as they are but its ready message and
-    /// those `on_text` takes.
+    /// those `on_data` takes.
     pub fn ensure_started(
         &'static self,
         scope: &DedicatedWorkerGlobalScope,
         first: impl FnOnce() -> Vec<JsValue>,
-        (on_text, on_stop): (OnText, OnStop),
+        (on_data, on_stop): (OnData, OnStop),
     ) -> Result<(), String> {
         if self.started() {
             return Ok(());
@@ -102,7 +102,7 @@ impl Spec {
             let data = e.data();
             match data.as_string() {
                 Some(t) if t == self.ready => self.flush(),
-                Some(t) if on_text(&t) => {}
+                _ if on_data(&page, &data) => {}
                 _ => relay(&page, &data),
             }
         });

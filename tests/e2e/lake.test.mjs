@@ -138,3 +138,29 @@ test('a zipped lake opens like its folder: stored members read by File.slice, de
   assertQuiet(rec, app.srv.origin);
   await page.close();
 });
+
+test('lm-eval details Parquet (no lake manifest) is converted by the lake worker and loads as an lm-eval run', async () => {
+  const details = path.join(root, 'tests', 'fixtures', 'evallog', 'details');
+  const want = JSON.parse(cli(['score', path.join(details, 'baseline'), '--json']));
+  const { page, rec } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  await dropFiles(page, DROP, folderPayload(path.join(details, 'baseline')));
+  await page.waitForFunction(() => [...document.querySelectorAll('.eb-run')]
+    .some((li) => li.querySelector('.eb-run__name')?.textContent.trim() === 'baseline' && li.querySelector('.eb-run__acc')), null, { timeout: 60000 });
+  const shown = await listed(page);
+  const h = want.headline_score;
+  assert.ok([dec3(h), `${(h * 100).toFixed(1)}%`].includes(shown.baseline), `headline ${shown.baseline} vs the CLI's ${h}`);
+  // Re-scored like any lm-eval log: its Overview is the main worker's (not a lake run's).
+  await page.locator('.eb-run__name', { hasText: 'baseline' }).first().click();
+  await page.waitForFunction(() => document.body.innerText.includes('lm-evaluation-harness'), null, { timeout: 30000 });
+  await page.screenshot({ path: path.join(outDir, 'lake-details.png'), fullPage: true });
+  // A corrupt details file is named; a lake table alone is neither a lake nor details.
+  await dropFiles(page, DROP, folderPayload(path.join(details, 'corrupt')));
+  await page.waitForFunction(() => document.body.innerText.includes('0000.parquet'), null, { timeout: 30000 });
+  const lake = exportLake('lake-parts');
+  await dropFiles(page, DROP, folderPayload(path.join(lake, 'runs')));
+  await page.waitForFunction(() => document.body.innerText.includes('neither a results lake'), null, { timeout: 30000 });
+  assertQuiet(rec, app.srv.origin);
+  await page.close();
+});
