@@ -8,11 +8,11 @@ use std::cell::RefCell;
 
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
+use web_sys::DedicatedWorkerGlobalScope;
 
 use crate::protocol::{self, Request, Response, RunId};
 use crate::worker::runtime::{post, to_buffers};
+use crate::worker::sub::{OnData, Spec, Sub};
 use evalboard_engine::InputFile;
 
 /// The code-generation worker's loader (Trunk's `data-loader-shim`), next to this worker's.
@@ -31,12 +31,9 @@ pub fn content_id_message(run_id: RunId, content_id: &str) -> String {
     format!("{CONTENT_ID}{run_id} {content_id}")
 }
 
+/// What the main worker knows of the code-generation worker's runs.
 #[derive(Default)]
 struct Host {
-    worker: Option<Worker>,
-    ready: bool,
-    /// Messages (and their transfer lists) waiting for `READY`.
-    queue: Vec<(JsValue, Option<Array>)>,
     /// The runs it holds, by id, with their names.
     runs: Vec<(RunId, String)>,
     /// The content ids of the runs it holds ([`CONTENT_ID`]).
@@ -45,7 +42,15 @@ struct Host {
     config: Option<JsValue>,
 }
 
+static SPEC: Spec = Spec {
+    url: URL,
+    ready: READY,
+    what: "the code-generation worker",
+    state: &SUB,
+};
+
 thread_local! {
+    static SUB: RefCell<Sub> = RefCell::new(Sub::default());
     static HOST: RefCell<Host> = RefCell::new(Host::default());
 }
 
@@ -104,7 +109,7 @@ fn marks_message() -> Option<JsValue> {
 
 /// Sends the code-generation worker, when started, the marks kept now (they changed).
 pub fn sync_marks() {
-    if HOST.with(|h| h.borrow().worker.is_none()) {
+    if !SPEC.started() {
         return;
     }
     if let Some(msg) = marks_message() {
@@ -130,114 +135,44 @@ fn note_content_id(text: &str) -> bool {
     true
 }
 
-fn send(w: &Worker, msg: &JsValue, transfer: Option<&Array>) {
-    let res = match transfer {
-        Some(t) => w.post_message_with_transfer(msg, t),
-        None => w.post_message(msg),
-    };
-    if let Err(e) = res {
-        web_sys::console::warn_1(
-            &format!("evalboard: cannot post to the code worker: {e:?}").into(),
+/// It could not start, or it stopped (a panic or a stack overflow in the Python parser ends its
+/// script): its runs are named to the page, and the next code-generation drop starts a new one.
+fn on_stop(page: &DedicatedWorkerGlobalScope, ready: bool, message: String) {
+    let runs = HOST.with(|h| std::mem::take(&mut h.borrow_mut().runs));
+    if ready {
+        let runs = runs.into_iter().map(|(id, _)| id).collect();
+        post(page, &Response::WorkerStopped { runs, message });
+        return;
+    }
+    let error = format!("the code-generation worker could not start: {message}");
+    for (run_id, name) in runs {
+        post(
+            page,
+            &Response::LoadFailed {
+                run_id,
+                name,
+                error: error.clone(),
+                files: Vec::new(),
+                diagnostics: Vec::new(),
+                part_of: None,
+            },
         );
     }
 }
 
-/// Starts the code-generation worker when needed; its messages go to the page as they are.
+/// Starts the code-generation worker when needed, the latest `Configure` and the marks kept so
+/// far its first messages; its messages go to the page as they are.
 fn ensure_started(scope: &DedicatedWorkerGlobalScope) -> Result<(), String> {
-    if HOST.with(|h| h.borrow().worker.is_some()) {
-        return Ok(());
-    }
-    let w =
-        Worker::new(URL).map_err(|e| format!("cannot start the code-generation worker: {e:?}"))?;
-    let page = scope.clone();
-    let cb = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
-        let data = e.data();
-        match data.as_string() {
-            Some(t) if t == READY => flush(),
-            // Not a page message: the main worker notes it.
-            Some(t) if note_content_id(&t) => {}
-            _ => crate::worker::runtime::relay(&page, &data),
-        }
-    });
-    w.set_onmessage(Some(cb.as_ref().unchecked_ref()));
-    cb.forget();
-    // It could not start, or it stopped (a panic or a stack overflow in the Python parser
-    // ends its script): it is ended, its runs are named to the page, and the next
-    // code-generation drop starts a new one. Nothing waits for ever.
-    let page = scope.clone();
-    let on_error = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
-        e.prevent_default();
-        let message = crate::js_error::worker_error(&e, "its script could not run");
-        let (worker, ready, runs) = HOST.with(|h| {
-            let mut h = h.borrow_mut();
-            h.queue.clear();
-            let ready = std::mem::replace(&mut h.ready, false);
-            (h.worker.take(), ready, std::mem::take(&mut h.runs))
-        });
-        if let Some(w) = worker {
-            w.terminate();
-        }
-        if ready {
-            let runs = runs.into_iter().map(|(id, _)| id).collect();
-            post(&page, &Response::WorkerStopped { runs, message });
-            return;
-        }
-        let error = format!("the code-generation worker could not start: {message}");
-        for (run_id, name) in runs {
-            post(
-                &page,
-                &Response::LoadFailed {
-                    run_id,
-                    name,
-                    error: error.clone(),
-                    files: Vec::new(),
-                    diagnostics: Vec::new(),
-                    part_of: None,
-                },
-            );
-        }
-    });
-    w.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    on_error.forget();
-    HOST.with(|h| {
-        let mut h = h.borrow_mut();
-        if let Some(c) = h.config.clone() {
-            h.queue.insert(0, (c, None));
-        }
-        h.worker = Some(w);
-    });
-    // The marks kept so far, before any run is loaded there.
-    if let Some(msg) = marks_message() {
-        HOST.with(|h| {
-            let mut h = h.borrow_mut();
-            let at = usize::from(h.config.is_some()).min(h.queue.len());
-            h.queue.insert(at, (msg, None));
-        });
-    }
-    Ok(())
-}
-
-fn flush() {
-    HOST.with(|h| {
-        let mut h = h.borrow_mut();
-        h.ready = true;
-        let queue = std::mem::take(&mut h.queue);
-        if let Some(w) = &h.worker {
-            for (msg, transfer) in queue {
-                send(w, &msg, transfer.as_ref());
-            }
-        }
-    });
+    let first = || {
+        let config = HOST.with(|h| h.borrow().config.clone());
+        config.into_iter().chain(marks_message()).collect()
+    };
+    let on_data: OnData = |_, d| d.as_string().is_some_and(|t| note_content_id(&t));
+    SPEC.ensure_started(scope, first, (on_data, on_stop))
 }
 
 fn forward(msg: &JsValue, transfer: Option<Array>) {
-    HOST.with(|h| {
-        let mut h = h.borrow_mut();
-        match (&h.worker, h.ready) {
-            (Some(w), true) => send(w, msg, transfer.as_ref()),
-            _ => h.queue.push((msg.clone(), transfer)),
-        }
-    });
+    SPEC.forward(msg, transfer)
 }
 
 /// Hands a `Load` of a code-generation run over: its request, and the files this worker has
@@ -297,7 +232,7 @@ pub fn load(
 /// Forwards what concerns the code-generation worker's runs; `true` when the request is fully
 /// handled there (the main worker then does nothing with it).
 pub fn route(req: &Request, msg: &JsValue) -> bool {
-    let started = HOST.with(|h| h.borrow().worker.is_some());
+    let started = SPEC.started();
     match req {
         Request::Configure { .. } => {
             HOST.with(|h| h.borrow_mut().config = Some(msg.clone()));

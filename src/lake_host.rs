@@ -7,12 +7,14 @@
 
 use std::cell::RefCell;
 
+use js_sys::Array;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
+use web_sys::DedicatedWorkerGlobalScope;
 
 use crate::protocol::{Request, Response, RunId};
-use crate::worker::runtime::{post, post_load_refused, relay};
+use crate::worker::runtime::{post, post_load_refused};
+use crate::worker::sub::{Spec, Sub};
 
 /// The lake worker's loader (Trunk's `data-loader-shim`), next to this worker's.
 const URL: &str = "./lake-worker_loader.js";
@@ -20,120 +22,126 @@ const URL: &str = "./lake-worker_loader.js";
 /// What the lake worker posts once it listens (not a page message).
 pub const READY: &str = "evalboard:lake-worker-ready";
 
-/// What the lake worker posts before it lists a run (not a page message): this and the run's id.
+/// What the lake worker posts before it lists runs (not a page message): this and the runs'
+/// ids, comma-separated.
 pub const RUN: &str = "evalboard:lake-run:";
 
-/// The message [`RUN`] announces `id` with.
-pub fn run_message(id: RunId) -> String {
-    format!("{RUN}{id}")
+/// The message [`RUN`] announces `ids` with.
+pub fn run_message(ids: &[RunId]) -> String {
+    let ids: Vec<String> = ids.iter().map(RunId::to_string).collect();
+    format!("{RUN}{}", ids.join(","))
+}
+
+/// The ids a [`RUN`] message announces.
+pub fn announced(text: &str) -> Vec<RunId> {
+    text.strip_prefix(RUN)
+        .map(|rest| rest.split(',').filter_map(|i| i.parse().ok()).collect())
+        .unwrap_or_default()
 }
 
 /// The manifest's file name, as the last part of a dropped path.
 const MANIFEST: &str = "/evalboard-lake.json";
 
-#[derive(Default)]
-struct Host {
-    worker: Option<Worker>,
-    ready: bool,
-    queue: Vec<JsValue>,
-    /// The runs it holds.
-    runs: Vec<RunId>,
-}
+static SPEC: Spec = Spec {
+    url: URL,
+    ready: READY,
+    what: "the lake worker",
+    state: &SUB,
+};
 
 thread_local! {
-    static HOST: RefCell<Host> = RefCell::new(Host::default());
+    static SUB: RefCell<Sub> = RefCell::new(Sub::default());
+    /// The runs it holds.
+    static RUNS: RefCell<Vec<RunId>> = const { RefCell::new(Vec::new()) };
+    /// The `Load`s it handed back converted ([`CONVERTED`]), until the main worker takes them.
+    static CONVERTED_IDS: RefCell<Vec<RunId>> = const { RefCell::new(Vec::new()) };
 }
 
 fn holds(id: RunId) -> bool {
-    HOST.with(|h| h.borrow().runs.contains(&id))
+    RUNS.with(|r| r.borrow().contains(&id))
 }
 
-/// Whether a `Load`'s paths are a results lake: one of them is a folder's `evalboard-lake.json`.
-pub fn wanted(paths: &[String]) -> bool {
-    paths
-        .iter()
-        .any(|p| p.ends_with(MANIFEST) || p == &MANIFEST[1..])
-}
-
-fn send(w: &Worker, msg: &JsValue) {
-    if let Err(e) = w.post_message(msg) {
-        web_sys::console::warn_1(
-            &format!("evalboard: cannot post to the lake worker: {e:?}").into(),
-        );
-    }
-}
-
-fn flush() {
-    HOST.with(|h| {
-        let mut h = h.borrow_mut();
-        h.ready = true;
-        let queue = std::mem::take(&mut h.queue);
-        if let Some(w) = &h.worker {
-            queue.iter().for_each(|m| send(w, m));
-        }
+/// Whether a `Load` (run `run_id`, `paths`) is for the lake worker: one of its paths is a
+/// folder's `evalboard-lake.json`, or they are one `.zip` (a lake zipped; the lake worker says
+/// so when it holds no lake), or they are all `.parquet` files (foreign per-sample Parquet, the
+/// lm-eval details the lake worker converts, [`CONVERTED`]). Not a `Load` the lake worker handed
+/// back converted.
+pub fn wanted(run_id: RunId, paths: &[String]) -> bool {
+    let back = CONVERTED_IDS.with(|c| {
+        let mut c = c.borrow_mut();
+        let n = c.len();
+        c.retain(|i| *i != run_id);
+        c.len() != n
     });
+    let lower = |p: &String| p.to_ascii_lowercase();
+    !back
+        && match paths {
+            [one] if lower(one).ends_with(".zip") => true,
+            [] => false,
+            _ => {
+                paths
+                    .iter()
+                    .any(|p| p.ends_with(MANIFEST) || p == &MANIFEST[1..])
+                    || paths.iter().all(|p| lower(p).ends_with(".parquet"))
+            }
+        }
+}
+
+/// What the lake worker posts to hand a `Load` back (not a page message): an array of this,
+/// the `Load` encoded and its files' buffers — lm-eval details Parquet files turned into the
+/// samples JSONL they were converted from. The main worker loads it as if the page had sent it
+/// (the engine's lm-eval reader reads it as it reads the CLI's conversion).
+pub const CONVERTED: &str = "evalboard:lake-converted";
+
+fn on_data(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
+    if let Some(t) = data.as_string() {
+        if !t.starts_with(RUN) {
+            return false;
+        }
+        RUNS.with(|r| r.borrow_mut().extend(announced(&t)));
+        return true;
+    }
+    let Some(parts) = data.dyn_ref::<Array>() else {
+        return false;
+    };
+    if parts.get(0).as_string().as_deref() != Some(CONVERTED) {
+        return false;
+    }
+    let load = Array::of2(&parts.get(1), &parts.get(2));
+    if let Ok((Request::Load { run_id, .. }, _)) = crate::worker::runtime::decode(&load) {
+        RUNS.with(|r| r.borrow_mut().retain(|i| *i != run_id));
+        CONVERTED_IDS.with(|c| c.borrow_mut().push(run_id));
+    }
+    // As the page's message: a real `MessageEvent` on this worker's scope.
+    let init = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&init, &"data".into(), &load);
+    let event = js_sys::Reflect::get(&js_sys::global(), &"MessageEvent".into())
+        .ok()
+        .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
+        .and_then(|c| js_sys::Reflect::construct(&c, &Array::of2(&"message".into(), &init)).ok());
+    if let Some(e) = event {
+        let _ = scope.dispatch_event(e.unchecked_ref());
+    }
+    true
+}
+
+/// It stopped (or could not start): its runs are named to the page; the next lake drop starts
+/// a new one.
+fn on_stop(page: &DedicatedWorkerGlobalScope, _ready: bool, message: String) {
+    let runs = RUNS.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    post(page, &Response::WorkerStopped { runs, message });
 }
 
 fn forward(msg: &JsValue) {
-    HOST.with(|h| {
-        let mut h = h.borrow_mut();
-        match (&h.worker, h.ready) {
-            (Some(w), true) => send(w, msg),
-            _ => h.queue.push(msg.clone()),
-        }
-    });
-}
-
-/// Starts the lake worker when needed; its messages go to the page as they are.
-fn ensure_started(scope: &DedicatedWorkerGlobalScope) -> Result<(), String> {
-    if HOST.with(|h| h.borrow().worker.is_some()) {
-        return Ok(());
-    }
-    let w = Worker::new(URL).map_err(|e| format!("cannot start the lake worker: {e:?}"))?;
-    let page = scope.clone();
-    let cb = Closure::<dyn Fn(MessageEvent)>::new(move |e: MessageEvent| {
-        let data = e.data();
-        match data.as_string() {
-            Some(t) if t == READY => flush(),
-            Some(t) if t.starts_with(RUN) => {
-                if let Ok(id) = t[RUN.len()..].parse::<RunId>() {
-                    HOST.with(|h| h.borrow_mut().runs.push(id));
-                }
-            }
-            _ => relay(&page, &data),
-        }
-    });
-    w.set_onmessage(Some(cb.as_ref().unchecked_ref()));
-    cb.forget();
-    // It stopped (or could not start): its runs are named to the page; the next lake drop
-    // starts a new one.
-    let page = scope.clone();
-    let on_error = Closure::<dyn Fn(web_sys::Event)>::new(move |e: web_sys::Event| {
-        e.prevent_default();
-        let message = crate::js_error::worker_error(&e, "its script could not run");
-        let (worker, runs) = HOST.with(|h| {
-            let mut h = h.borrow_mut();
-            h.queue.clear();
-            h.ready = false;
-            (h.worker.take(), std::mem::take(&mut h.runs))
-        });
-        if let Some(w) = worker {
-            w.terminate();
-        }
-        post(&page, &Response::WorkerStopped { runs, message });
-    });
-    w.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    on_error.forget();
-    HOST.with(|h| h.borrow_mut().worker = Some(w));
-    Ok(())
+    SPEC.forward(msg, None)
 }
 
 /// Hands a lake's `Load` (`msg`: the page's message as it came, with its `File`s) over.
 pub fn load(scope: &DedicatedWorkerGlobalScope, (run_id, name): (RunId, String), msg: &JsValue) {
-    if let Err(error) = ensure_started(scope) {
+    if let Err(error) = SPEC.ensure_started(scope, Vec::new, (on_data, on_stop)) {
         return post_load_refused(scope, run_id, name, error);
     }
-    HOST.with(|h| h.borrow_mut().runs.push(run_id));
+    RUNS.with(|r| r.borrow_mut().push(run_id));
     post(
         scope,
         &Response::Progress {

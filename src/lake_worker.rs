@@ -197,6 +197,121 @@ async fn run_rows(
     Ok(all)
 }
 
+/// A dropped file or bytes as the zip reader reads them.
+struct Source<'a>(&'a JsValue);
+
+impl evalboard_engine::evallog::eval_file::ByteSource for Source<'_> {
+    fn size(&self) -> u64 {
+        size_of(self.0).unwrap_or(0)
+    }
+    async fn read(&mut self, at: u64, len: u64) -> Result<Vec<u8>, String> {
+        read_range(self.0, at, len).await
+    }
+}
+
+/// Whether the `Load` is one `.zip` file (a lake zipped: its members are the lake's files).
+fn zip_of(sources: &[(String, JsValue)]) -> Option<&JsValue> {
+    match sources {
+        [(path, src)] if path.to_ascii_lowercase().ends_with(".zip") => Some(src),
+        _ => None,
+    }
+}
+
+/// The members of a zipped lake as dropped files, by their paths in the archive: a stored
+/// member is its range of the zip (`File.slice`, read when needed, as a dropped file is); a
+/// compressed one is inflated now (its CRC-32 checked; bounded by the zip reader's caps).
+async fn zip_sources(zip: &JsValue) -> Result<Vec<(String, JsValue)>, String> {
+    use evalboard_engine::evallog::archive::Method;
+    use evalboard_engine::evallog::eval_file::{member_range, read_index};
+    let mut src = Source(zip);
+    let index = read_index(&mut src).await?;
+    let mut out = Vec::new();
+    for entry in index.entries.iter().filter(|e| !e.name.ends_with('/')) {
+        let e = |m: String| format!("{}: {m}", entry.name);
+        let (at, len) = member_range(&mut src, entry).await.map_err(e)?;
+        let file = match (entry.method, zip.dyn_ref::<Blob>()) {
+            (Method::Stored, Some(b)) => b
+                .slice_with_f64_and_f64(at as f64, at.saturating_add(len) as f64)
+                .map_err(js_err)
+                .map_err(e)?
+                .into(),
+            _ => {
+                let data = read_range(zip, at, len).await.map_err(e)?;
+                let bytes = index.decode(entry, &data).map_err(e)?;
+                Uint8Array::from(bytes.as_slice()).buffer().into()
+            }
+        };
+        out.push((entry.name.clone(), file));
+    }
+    Ok(out)
+}
+
+/// The dropped Parquet files (no lake manifest beside them) as the lm-eval samples JSONL they
+/// were converted from (`evalboard_lake::details::samples_jsonl`, the CLI's conversion): each
+/// `(path, bytes)`; an error naming a file that is not lm-eval details or does not read. A file
+/// that is not Parquet at all is passed on as it is.
+async fn details(
+    name: &str,
+    sources: &[(String, JsValue)],
+) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut out = Vec::new();
+    for (path, src) in sources {
+        let shown = format!("{name}/{path}");
+        let bytes = read_range(src, 0, size_of(src).unwrap_or(0))
+            .await
+            .map_err(|e| format!("{shown}: {e}"))?;
+        // Not Parquet at all: converted already (a kept run's files, loaded again).
+        if !evalboard_lake::details::is_parquet(&bytes) {
+            out.push((path.clone(), bytes));
+            continue;
+        }
+        match evalboard_lake::details::samples_jsonl(&bytes, &shown) {
+            Ok(Some(jsonl)) => out.push((path.clone(), jsonl)),
+            Ok(None) => {
+                return Err(format!(
+                    "{shown}: a Parquet file that is neither a results lake's (no \
+                     {MANIFEST_FILE} was dropped with it) nor lm-eval details (no doc_id with \
+                     doc, resps, filtered_resps or filter)"
+                ))
+            }
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    Ok(out)
+}
+
+/// Hands the `Load` back to the main worker with its converted files
+/// ([`crate::lake_host::CONVERTED`]): it loads them as dropped files.
+fn hand_back(
+    scope: &DedicatedWorkerGlobalScope,
+    (run_id, name): (RunId, String),
+    files: Vec<(String, Vec<u8>)>,
+) {
+    let request = Request::Load {
+        run_id,
+        name: name.clone(),
+        paths: files.iter().map(|(p, _)| p.clone()).collect(),
+        demo: false,
+        stored: None,
+    };
+    let bytes = match crate::protocol::encode(&request) {
+        Ok(b) => Uint8Array::from(b.as_slice()),
+        Err(e) => return post_load_refused(scope, run_id, name, e),
+    };
+    let buffers: js_sys::Array = files
+        .iter()
+        .map(|(_, b)| JsValue::from(Uint8Array::from(b.as_slice()).buffer()))
+        .collect();
+    let msg = js_sys::Array::of3(
+        &JsValue::from_str(crate::lake_host::CONVERTED),
+        &bytes,
+        &buffers,
+    );
+    if let Err(e) = scope.post_message_with_transfer(&msg, &buffers) {
+        post_load_refused(scope, run_id, name, format!("{e:?}"));
+    }
+}
+
 /// Reads a dropped lake and lists its runs.
 async fn open(
     scope: DedicatedWorkerGlobalScope,
@@ -205,11 +320,26 @@ async fn open(
     sources: Vec<(String, JsValue)>,
 ) {
     let failed = |error: String| post_load_refused(&scope, run_id, name.clone(), error);
+    let zipped = zip_of(&sources).is_some();
+    let sources = match zip_of(&sources) {
+        Some(zip) => match zip_sources(zip).await {
+            Ok(s) => s,
+            Err(e) => return failed(format!("{name}: {e}")),
+        },
+        None => sources,
+    };
     let Some((mpath, msrc)) = sources
         .iter()
         .filter(|(p, _)| p.rsplit('/').next() == Some(MANIFEST_FILE))
         .min_by_key(|(p, _)| p.len())
     else {
+        if !zipped && !sources.is_empty() {
+            // Parquet files with no manifest: foreign per-sample Parquet (lm-eval details).
+            return match details(&name, &sources).await {
+                Ok(back) => hand_back(&scope, (run_id, name.clone()), back),
+                Err(e) => failed(e),
+            };
+        }
         return failed(format!("no {MANIFEST_FILE} among the dropped files"));
     };
     let prefix = mpath[..mpath.len() - MANIFEST_FILE.len()].to_string();
@@ -297,10 +427,10 @@ async fn open(
             lake.name, lake.prefix
         ));
     }
-    for info in infos {
-        let _ = scope.post_message(&JsValue::from_str(&run_message(info.run_id)));
-        post(&scope, &Response::Loaded { info });
-    }
+    // One message for all: the page lays its run list out once.
+    let ids: Vec<RunId> = infos.iter().map(|i| i.run_id).collect();
+    let _ = scope.post_message(&JsValue::from_str(&run_message(&ids)));
+    post(&scope, &Response::LoadedMany { infos });
 }
 
 fn screen(

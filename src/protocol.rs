@@ -417,6 +417,11 @@ pub enum Response {
     Watches {
         watches: Vec<StoredRun>,
     },
+    /// Several runs of one `Load` loaded at once (a results lake's runs, each with `part_of`):
+    /// the page lists them as it lists each `Loaded`, laying the run list out once.
+    LoadedMany {
+        infos: Vec<RunInfo>,
+    },
 }
 
 /// What a watched folder is doing.

@@ -86,9 +86,10 @@ fn response_variant(r: &Response) -> &'static str {
         Response::Marked { .. } => "Marked",
         Response::Live { .. } => "Live",
         Response::Watches { .. } => "Watches",
+        Response::LoadedMany { .. } => "LoadedMany",
     }
 }
-const RESPONSE_VARIANTS: usize = 19;
+const RESPONSE_VARIANTS: usize = 20;
 
 fn request_variant(r: &Request) -> &'static str {
     match r {
@@ -319,6 +320,18 @@ fn responses() -> Vec<Response> {
             runs: vec![info(1, &gpt), info(2, &o3)],
         },
         Response::Rescored { runs: vec![] },
+        Response::LoadedMany {
+            infos: vec![
+                RunInfo {
+                    part_of: Some(1),
+                    ..info(1, &gpt)
+                },
+                RunInfo {
+                    part_of: Some(1),
+                    ..info(protocol::part_id(1, 1), &o3)
+                },
+            ],
+        },
         Response::Stored {
             runs: vec![protocol::StoredRun {
                 key: "0001764140000000-004242".into(),

@@ -693,3 +693,67 @@ fn bootstrap_bounds_equal_native_bit_for_bit() {
     }
     assert_eq!(checked, 8);
 }
+
+/// A results lake's runs arrive in one `LoadedMany`: the `Load`'s own entry is renamed to the
+/// first, the others are listed under their names (made unique), each loaded, in one update of
+/// the run list.
+#[wasm_bindgen_test]
+fn a_lakes_runs_are_listed_from_one_message() {
+    let base = RunInfo {
+        run_id: 5,
+        name: "lake/a".into(),
+        demo: false,
+        family: evalboard_engine::family::Family::EvalLog,
+        n_conversations: 0,
+        n_turns: 3,
+        size: String::new(),
+        profile: String::new(),
+        files: vec![],
+        diagnostics: vec![],
+        headline: Some(0.5),
+        load_ms: 0.0,
+        wasm_memory_bytes: None,
+        stage_ms: vec![],
+        custom_settings: vec![],
+        part_of: Some(5),
+        unpriced_models: vec![],
+        label: String::new(),
+        facets: Default::default(),
+    };
+    let infos: Vec<RunInfo> = (0..300)
+        .map(|k| RunInfo {
+            run_id: if k == 0 { 5 } else { protocol::part_id(5, k) },
+            // Two runs named alike: the second is listed as "lake/b (2)".
+            name: match k {
+                0 => "lake/a".into(),
+                1 | 2 => "lake/b".into(),
+                _ => format!("lake/r{k}"),
+            },
+            ..base.clone()
+        })
+        .collect();
+    let owner = Owner::new();
+    owner.set();
+    let store = Store::new();
+    store.runs.set(vec![RunEntry {
+        id: 5,
+        name: "lake".into(),
+        demo: false,
+        status: RunStatus::Working {
+            stage: "starting the lake reader".into(),
+            done: 0,
+            total: 1,
+        },
+        read_problems: vec![],
+    }]);
+    store.apply(Response::LoadedMany { infos });
+    let runs = store.runs.get_untracked();
+    assert_eq!(runs.len(), 300);
+    assert_eq!(runs[0].name, "lake/a");
+    assert_eq!(runs[1].name, "lake/b");
+    assert_eq!(runs[2].name, "lake/b (2)");
+    assert!(runs
+        .iter()
+        .all(|r| r.info().is_some_and(|i| i.headline == Some(0.5))));
+    assert_eq!(runs[299].id, protocol::part_id(5, 299));
+}

@@ -383,16 +383,8 @@ impl Store {
                     *s = RunStatus::Working { stage, done, total };
                 }
             }),
-            Response::Loaded { info } => {
-                let run_id = info.run_id;
-                if !self.take_part(run_id, info.part_of, &info.name) {
-                    // Removed while the worker was still reading it: free it there too.
-                    client::send(&Request::Remove { run_id });
-                    return;
-                }
-                self.set_status(run_id, |s| *s = RunStatus::Loaded(Box::new(info)));
-                self.settled(run_id);
-            }
+            Response::Loaded { info } => self.loaded(vec![info]),
+            Response::LoadedMany { infos } => self.loaded(infos),
             Response::LoadFailed {
                 run_id,
                 name,
@@ -537,6 +529,50 @@ impl Store {
             });
         }
         true
+    }
+
+    /// Runs loaded (one `Loaded`, or a lake's `LoadedMany`), listed in one update of the run
+    /// list. A run of a `Load` of several (`part_of`) is added under its own name; a run removed
+    /// while the worker was still reading it is freed there too.
+    fn loaded(&self, infos: Vec<RunInfo>) {
+        for i in &infos {
+            if i.part_of == Some(i.run_id) && self.has_run(i.run_id) {
+                self.rename(i.run_id, &i.name);
+            }
+        }
+        let (mut kept, mut gone) = (Vec::new(), Vec::new());
+        self.runs.update(|rs| {
+            let mut taken: Vec<String> = rs.iter().map(|r| r.name.clone()).collect();
+            for info in infos {
+                let id = info.run_id;
+                let parent = info.part_of.is_some_and(|p| rs.iter().any(|r| r.id == p));
+                match rs.iter_mut().find(|r| r.id == id) {
+                    Some(r) => r.status = RunStatus::Loaded(Box::new(info)),
+                    None if parent => {
+                        let name = unique_name(&info.name, &taken);
+                        taken.push(name.clone());
+                        rs.push(RunEntry {
+                            id,
+                            name,
+                            demo: false,
+                            status: RunStatus::Loaded(Box::new(info)),
+                            read_problems: Vec::new(),
+                        });
+                    }
+                    None => {
+                        gone.push(id);
+                        continue;
+                    }
+                }
+                kept.push(id);
+            }
+        });
+        for run_id in gone {
+            client::send(&Request::Remove { run_id });
+        }
+        for id in kept {
+            self.settled(id);
+        }
     }
 
     fn has_run(&self, run_id: RunId) -> bool {

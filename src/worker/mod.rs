@@ -10,6 +10,7 @@ mod marks_store;
 mod query_read;
 pub(crate) mod runtime;
 pub(crate) mod store;
+pub(crate) mod sub;
 mod watch;
 
 use std::cell::RefCell;
@@ -275,7 +276,7 @@ fn handle_request(
         } => {
             big_log::forget(run_id);
             // A results lake: read by the lake worker, its files unread here.
-            if crate::lake_host::wanted(&paths) {
+            if crate::lake_host::wanted(run_id, &paths) {
                 return crate::lake_host::load(scope, (run_id, name), data);
             }
             if let Some(big) = big_log::wanted(&paths, &buffers) {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { withApp, openPage, folderPayload, dropFiles, root, outDir, cli, assertQuiet } from './lib.mjs';
 
 const DROP = '.eb-app';
@@ -97,5 +98,69 @@ test('a lake file whose bytes differ from the manifest is named; the runs still 
   fs.renameSync(lake, path.join(path.dirname(lake), 'lake-v9'));
   await dropFiles(page, DROP, folderPayload(path.join(path.dirname(lake), 'lake-v9')));
   await page.waitForFunction(() => document.body.innerText.includes('lake-v9/evalboard-lake.json'), null, { timeout: 30000 });
+  await page.close();
+});
+
+test('a zipped lake opens like its folder: stored members read by File.slice, deflated ones inflated', async () => {
+  const lake = exportLake('lake-zip');
+  const want = JSON.parse(cli(['score', lake, '--json']));
+  const { page, rec } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  for (const [file, level] of [['stored.zip', '-0'], ['deflated.zip', '-6']]) {
+    const zip = path.join(path.dirname(lake), file);
+    execFileSync('zip', ['-q', '-r', level, zip, path.basename(lake)], { cwd: path.dirname(lake) });
+    await page.evaluate(() => document.querySelector('[data-action="remove-all"]')?.click());
+    await page.evaluate(() => document.querySelector('[data-action="remove-all"]')?.click());
+    await dropFiles(page, DROP, [{ path: file, b64: fs.readFileSync(zip).toString('base64') }]);
+    await page.waitForFunction((n) => {
+      const names = [...document.querySelectorAll('.eb-run .eb-run__name')].map((e) => e.textContent.trim());
+      return n.every((x) => names.includes(x));
+    }, want.map((w) => w.run_name), { timeout: 60000 });
+    const shown = await listed(page);
+    for (const w of want) {
+      const headline = w.headline_score !== undefined ? w.headline_score : w.numerical_accuracy;
+      assert.equal(shown[w.run_name], dec3(headline), `${file}: ${w.run_name}: headline`);
+    }
+    // A run's items, from its members (sliced from the zip, or inflated).
+    await page.locator('.eb-run__name', { hasText: 'qa-run' }).first().click();
+    await page.waitForSelector('[data-table="lake-scorers"]', { timeout: 30000 });
+    await page.click('#eb-tab-items');
+    const qa = want.find((w) => w.run_name === 'qa-run');
+    await page.waitForFunction((n) => document.querySelector('.eb-items__count')?.textContent.startsWith(`${n} item`),
+      qa.total_turns, { timeout: 30000 });
+    await page.screenshot({ path: path.join(outDir, `lake-${file}.png`), fullPage: true });
+  }
+  // A zip that holds no lake says so.
+  const empty = Buffer.concat([Buffer.from([0x50, 0x4b, 5, 6]), Buffer.alloc(18)]);
+  await dropFiles(page, DROP, [{ path: 'nolake.zip', b64: empty.toString('base64') }]);
+  await page.waitForFunction(() => document.body.innerText.includes('no evalboard-lake.json'), null, { timeout: 30000 });
+  assertQuiet(rec, app.srv.origin);
+  await page.close();
+});
+
+test('lm-eval details Parquet (no lake manifest) is converted by the lake worker and loads as an lm-eval run', async () => {
+  const details = path.join(root, 'tests', 'fixtures', 'evallog', 'details');
+  const want = JSON.parse(cli(['score', path.join(details, 'baseline'), '--json']));
+  const { page, rec } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  await dropFiles(page, DROP, folderPayload(path.join(details, 'baseline')));
+  await page.waitForFunction(() => [...document.querySelectorAll('.eb-run')]
+    .some((li) => li.querySelector('.eb-run__name')?.textContent.trim() === 'baseline' && li.querySelector('.eb-run__acc')), null, { timeout: 60000 });
+  const shown = await listed(page);
+  const h = want.headline_score;
+  assert.ok([dec3(h), `${(h * 100).toFixed(1)}%`].includes(shown.baseline), `headline ${shown.baseline} vs the CLI's ${h}`);
+  // Re-scored like any lm-eval log: its Overview is the main worker's (not a lake run's).
+  await page.locator('.eb-run__name', { hasText: 'baseline' }).first().click();
+  await page.waitForFunction(() => document.body.innerText.includes('lm-evaluation-harness'), null, { timeout: 30000 });
+  await page.screenshot({ path: path.join(outDir, 'lake-details.png'), fullPage: true });
+  // A corrupt details file is named; a lake table alone is neither a lake nor details.
+  await dropFiles(page, DROP, folderPayload(path.join(details, 'corrupt')));
+  await page.waitForFunction(() => document.body.innerText.includes('0000.parquet'), null, { timeout: 30000 });
+  const lake = exportLake('lake-parts');
+  await dropFiles(page, DROP, folderPayload(path.join(lake, 'runs')));
+  await page.waitForFunction(() => document.body.innerText.includes('neither a results lake'), null, { timeout: 30000 });
+  assertQuiet(rec, app.srv.origin);
   await page.close();
 });

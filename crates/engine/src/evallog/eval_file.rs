@@ -86,6 +86,47 @@ pub fn read_eval(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<
     .map_err(stalled)?
 }
 
+/// The central directory of the zip archive in `src`, read from its end records (its last
+/// [`TAIL_LEN`] bytes, and its zip64 end record when it has one) and the directory's own range:
+/// never the whole archive. `Err` when there is no usable directory.
+pub async fn read_index<S: ByteSource>(src: &mut S) -> Result<Index, String> {
+    let size = src.size();
+    let base = size.saturating_sub(TAIL_LEN);
+    let tail = src.read(base, size - base).await?;
+    let outside = |at: u64| format!("zip64 end record at offset {at} lies outside the file");
+    let dir = match directory_in(&tail, base, None) {
+        Ok(d) => d,
+        Err(Locate::Zip64RecordAt(at)) => {
+            let record = src
+                .read(at, ZIP64_EOCD_LEN)
+                .await
+                .map_err(|_| outside(at))?;
+            directory_in(&tail, base, Some((at, &record))).map_err(|e| match e {
+                Locate::Broken(e) => e,
+                Locate::Zip64RecordAt(at) => outside(at),
+            })?
+        }
+        Err(Locate::Broken(e)) => return Err(e),
+    };
+    drop(tail);
+    let (start, end) = Index::directory_range(&dir, size)?;
+    let cd = src.read(start, end - start).await?;
+    Index::read(&cd, &dir, size, Limits::default())
+}
+
+/// Where member `entry`'s compressed bytes lie in `src` — `(offset, length)` — from its local
+/// header.
+pub async fn member_range<S: ByteSource>(
+    src: &mut S,
+    entry: &super::archive::Entry,
+) -> Result<(u64, u64), String> {
+    let local = src
+        .read(entry.local_header_offset, LOCAL_HEADER_LEN)
+        .await
+        .map_err(|_| format!("no local header at offset {}", entry.local_header_offset))?;
+    Index::data_range(entry, &local)
+}
+
 /// An Inspect `.eval` opened through its central directory.
 pub struct EvalFile {
     pub path: String,
@@ -101,32 +142,9 @@ impl EvalFile {
     /// Reads the end records, the central directory and the header members of the `.eval` in
     /// `src` (named `path` in diagnostics). `Err` when there is no usable directory.
     pub async fn open<S: ByteSource>(src: &mut S, path: &str) -> Result<EvalFile, Vec<Diagnostic>> {
-        let fail = |e: String| vec![Diagnostic::error(path, None, e)];
-        let size = src.size();
-        let base = size.saturating_sub(TAIL_LEN);
-        let tail = src.read(base, size - base).await.map_err(fail)?;
-        let dir = match directory_in(&tail, base, None) {
-            Ok(d) => d,
-            Err(Locate::Zip64RecordAt(at)) => {
-                let record = src.read(at, ZIP64_EOCD_LEN).await.map_err(|_| {
-                    fail(format!(
-                        "zip64 end record at offset {at} lies outside the file"
-                    ))
-                })?;
-                directory_in(&tail, base, Some((at, &record))).map_err(|e| match e {
-                    Locate::Broken(e) => fail(e),
-                    Locate::Zip64RecordAt(at) => fail(format!(
-                        "zip64 end record at offset {at} lies outside the file"
-                    )),
-                })?
-            }
-            Err(Locate::Broken(e)) => return Err(fail(e)),
-        };
-        drop(tail);
-        let (start, end) = Index::directory_range(&dir, size).map_err(fail)?;
-        let cd = src.read(start, end - start).await.map_err(fail)?;
-        let index = Index::read(&cd, &dir, size, Limits::default()).map_err(fail)?;
-        drop(cd);
+        let index = read_index(src)
+            .await
+            .map_err(|e| vec![Diagnostic::error(path, None, e)])?;
         let plan = EvalPlan::of(&index);
         let mut file = EvalFile {
             path: path.to_string(),
@@ -165,13 +183,7 @@ impl EvalFile {
         let entry = self.index.get(name)?;
         Some(
             async {
-                let local = src
-                    .read(entry.local_header_offset, LOCAL_HEADER_LEN)
-                    .await
-                    .map_err(|_| {
-                        format!("no local header at offset {}", entry.local_header_offset)
-                    })?;
-                let (at, len) = Index::data_range(entry, &local)?;
+                let (at, len) = member_range(src, entry).await?;
                 let data = src
                     .read(at, len)
                     .await
