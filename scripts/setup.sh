@@ -65,6 +65,15 @@ if ! command -v clang >/dev/null || ! command -v llvm-ar >/dev/null; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq clang llvm >/dev/null
 fi
 
+# The one test-only Python venv (scripts/test-venv.sh: pyarrow, DuckDB, inspect-ai, Ray from
+# PyPI, for the lake, scale-out and watch tests) needs Debian's venv module (ensurepip).
+if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+  log "installing python3-venv (apt) for the test venv"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq python3-venv >/dev/null
+fi
+
 # `make test` builds native tests, wasm tests and three release wasm binaries: a fresh clone's
 # target dir grows to ~20 GB. Say so up front rather than fail later with a bare rustc exit status.
 TARGET_FS=${CARGO_TARGET_DIR:-target}; [ -d "$TARGET_FS" ] || TARGET_FS=.
