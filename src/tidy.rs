@@ -205,15 +205,18 @@ fn the_workers_name_no_page_module() {
 
 #[test]
 fn the_code_generation_worker_reaches_the_main_worker_through_the_shared_modules_only() {
+    // The lake worker and its host are held to the same rule.
     let files = [
         src().join("codegen_worker.rs"),
         src().join("codegen_host.rs"),
+        src().join("lake_worker.rs"),
+        src().join("lake_host.rs"),
     ];
     let found = offences(&files, |p| {
         first_is(p, &["worker"])
             && !matches!(
                 p.get(1).map(String::as_str),
-                Some("runtime" | "intake" | "store")
+                Some("runtime" | "intake" | "store" | "sub")
             )
     });
     assert!(
@@ -221,19 +224,23 @@ fn the_code_generation_worker_reaches_the_main_worker_through_the_shared_modules
         "past worker::runtime:\n{}",
         found.join("\n")
     );
-    // …and the runtime, intake and run store do not reach back into the main worker or the host.
+    // …and the runtime, intake, run store and sub-worker host (`worker::sub`, which starts the
+    // code-generation and lake workers) do not reach back into the main worker or a host.
     let shared = [
         src().join("worker/runtime.rs"),
         src().join("worker/intake.rs"),
         src().join("worker/store.rs"),
+        src().join("worker/sub.rs"),
     ];
     let found = offences(&shared, |p| {
-        first_is(p, &["codegen_host", "codegen_worker"])
-            || (first_is(p, &["worker"])
-                && !matches!(
-                    p.get(1).map(String::as_str),
-                    Some("runtime" | "browser_files")
-                ))
+        first_is(
+            p,
+            &["codegen_host", "codegen_worker", "lake_host", "lake_worker"],
+        ) || (first_is(p, &["worker"])
+            && !matches!(
+                p.get(1).map(String::as_str),
+                Some("runtime" | "browser_files")
+            ))
     });
     assert!(
         found.is_empty(),
