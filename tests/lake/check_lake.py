@@ -12,6 +12,10 @@ from pathlib import Path
 import duckdb
 import pyarrow.parquet as pq
 
+# The per-pair 2x2 query is the scale-out flow's (docs/scale.md), in its CTE form.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scale"))
+from flow import PAIRS_SQL  # noqa: E402
+
 evalboard, fixtures = sys.argv[1], Path(sys.argv[2])
 runs = [str(fixtures / f) for f in ("base", "gpt4o", "llama", "mini")]
 base = runs[0]
@@ -65,19 +69,7 @@ with tempfile.TemporaryDirectory() as tmp:
     compared = {r["run"]: r for r in json.loads(run("compare", "--json", base, *runs[1:]))["runs"] if not r["is_baseline"]}
     counts = Path(tmp) / "counts.parquet"
     db.sql(
-        f"""COPY (
-            WITH v AS (SELECT run_id, item_key, scorer, correct FROM verdicts WHERE correct IS NOT NULL)
-            SELECT rb.name AS baseline, rc.name AS candidate, c.scorer,
-                   count(*) FILTER (WHERE b.correct AND k.correct) AS n11,
-                   count(*) FILTER (WHERE b.correct AND NOT k.correct) AS n10,
-                   count(*) FILTER (WHERE NOT b.correct AND k.correct) AS n01,
-                   count(*) FILTER (WHERE NOT b.correct AND NOT k.correct) AS n00
-            FROM comparisons c
-            JOIN v b ON b.run_id = c.baseline_run_id AND b.scorer = c.scorer
-            JOIN v k ON k.run_id = c.candidate_run_id AND k.scorer = c.scorer AND k.item_key = b.item_key
-            JOIN runs rb ON rb.run_id = c.baseline_run_id
-            JOIN runs rc ON rc.run_id = c.candidate_run_id
-            GROUP BY ALL ORDER BY candidate
+        f"""COPY ({PAIRS_SQL}
         ) TO '{counts}' (FORMAT parquet)"""
     )
     stats = json.loads(run("stats", "--from-counts", str(counts), "--json"))
