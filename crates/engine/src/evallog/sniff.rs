@@ -75,10 +75,12 @@ pub const EVALBOARD_ROWS_KEY: &str = "evalboard_rows";
 
 /// Whether `first_line` (a file's first line) is evalboard's run-rows header.
 fn is_evalboard_rows(first_line: &[u8]) -> bool {
-    let t = first_line.trim_ascii_start();
-    t.strip_prefix(b"{")
-        .map(|r| r.trim_ascii_start())
-        .is_some_and(|r| r.starts_with(b"\"evalboard_rows\""))
+    first_line
+        .trim_ascii_start()
+        .strip_prefix(b"{")
+        .and_then(|r| r.trim_ascii_start().strip_prefix(b"\""))
+        .and_then(|r| r.strip_prefix(EVALBOARD_ROWS_KEY.as_bytes()))
+        .is_some_and(|r| r.starts_with(b"\""))
 }
 
 /// The kind of `f`, or `None` when it is none of these tools' files.
