@@ -305,6 +305,29 @@ def main():
     case("eval_hostile_usage", "an Inspect log whose token usage is negative, 1e308, a string, more "
          "cache reads than input, 5,000 models in one sample and a model name with control characters",
          "run", [], {"billing.json": json.dumps(bill)}, cli_stdout=["5 samples"])
+    # Issue 27: evalboard's own run rows (a lake's runs read again, `evalboard_rows` v1) made
+    # hostile: an inflated declared count and a NaN headline in the header, an item key 100,000
+    # arrays deep, a verdict with no scorer, bad bytes, 5,000 scorers on one item, scorer names
+    # with control and bidi characters, a key past 2^64, an item given twice; the good items read.
+    head = {"evalboard_rows": 1, "run": {"name": "rows\x1b[31m", "n_items": 10 ** 15,
+            "headline_key": "m@v1", "judge": "m@v1", "status": "scored", "model": "m\u202e1"}}
+    good = lambda k, ok: json.dumps({"item_key": [k, 1], "status": "scored", "output": "=HYPERLINK(1)",
+                                     "verdicts": [{"scorer": "m@v1", "correct": ok}]})
+    rows = [json.dumps(head).replace("}}", ', "headline_value": NaN}}'), good("a", True), good("b", False),
+             '{"item_key": ' + "[" * 100000 + "]" * 100000 + ', "verdicts": []}',
+             json.dumps({"item_key": ["c", 1], "verdicts": [{"value": 1}]}),
+             good("d", True)[:-1] + ', "note": "@BAD@"}',
+             json.dumps({"item_key": ["e", 1], "verdicts": [{"scorer": "s%d\x07\u202e" % i, "value": i}
+                                                          for i in range(5000)]}),
+             json.dumps({"item_key": [18446744073709551616 * 4, 1], "verdicts": [{"scorer": "m@v1", "correct": True}]}),
+             good("a", False)]
+    data = ("\n".join(rows) + "\n").encode("utf-8")
+    data = data.replace(b"@BAD@", b"\xff\xfe")
+    case("evalboard_rows_hostile", "evalboard's run rows (a lake's run read again) with an inflated count, "
+         "a NaN headline, a key 100,000 arrays deep, a verdict with no scorer, bad bytes, 5,000 scorers "
+         "with control characters on one item, a key past 2^64 and an item twice",
+         "run", ["given again (first at line 2)", "a verdict without its `scorer`", "recursion limit"],
+         {"run.evalboard-rows.jsonl": data}, cli_stdout=["3 samples"])
     with open(os.path.join(HERE, "cases.json"), "w") as f:
         json.dump({"about": __doc__.strip().splitlines()[0], "cases": CASES}, f, indent=1, ensure_ascii=True)
         f.write("\n")

@@ -74,8 +74,15 @@ pub fn family_vote(f: &InputFile) -> Option<Family> {
         return evallog_vote(f);
     }
     if qa_sniff::text_of(f).is_err() {
-        return (qa_sniff::is_jsonl_name(&f.path) && qa_jsonl::looks_like_qa_jsonl(&f.bytes))
-            .then_some(Family::NumericQa);
+        // Not UTF-8 as a whole (a bad byte on some line): the line-oriented readers still read
+        // every other line, so the file votes for the family its start names. The eval-log
+        // sniff looks at bytes (an OpenAI Evals record file or evalboard's run rows with a bad
+        // line is still that).
+        return if qa_sniff::is_jsonl_name(&f.path) && qa_jsonl::looks_like_qa_jsonl(&f.bytes) {
+            Some(Family::NumericQa)
+        } else {
+            evallog_vote(f)
+        };
     }
     vote_of_text(f, qa_sniff::kind_of(f))
 }

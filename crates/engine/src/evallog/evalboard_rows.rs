@@ -10,7 +10,7 @@
 //! rows; the run's own headline as exported is the one recorded metric; the judge is the
 //! header's `judge`, else the first scorer. Nothing is re-scored: the verdicts are as exported.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
@@ -36,6 +36,8 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
     let mut diags = Vec::new();
     let mut header: Option<Value> = None;
     let mut samples: Vec<Sample> = Vec::new();
+    // Each item's key and the line that gave it: an item given again is skipped, said once.
+    let mut seen: HashMap<Vec<String>, u32> = HashMap::new();
     json::each_line(file, &mut diags, |line_no, v, diags| {
         if header.is_none() && samples.is_empty() {
             match v.get(HEADER_KEY).and_then(Value::as_u64) {
@@ -57,10 +59,29 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
             }
         }
         match sample(path, line_no, &v) {
-            Ok(s) => samples.push(s),
+            Ok(s) => {
+                let SampleKey::Evalboard { parts } = &s.key else {
+                    return;
+                };
+                match seen.get(parts) {
+                    Some(first) => diags.push(Diagnostic::error(
+                        path,
+                        Some(line_no),
+                        format!(
+                            "item {} given again (first at line {first}): this line is skipped",
+                            parts.join(" / ")
+                        ),
+                    )),
+                    None => {
+                        seen.insert(parts.clone(), line_no);
+                        samples.push(s);
+                    }
+                }
+            }
             Err(why) => diags.push(Diagnostic::error(path, Some(line_no), why)),
         }
     });
+    drop(seen);
     let Some(run) = header else {
         diags.push(Diagnostic::error(
             path,
@@ -70,29 +91,32 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
         return Err(diags);
     };
     let s = |k: &str| run.get(k).and_then(string);
-    // Each scorer in the order its verdicts first appear.
+    // Each scorer in the order its verdicts first appear, with the sum and count of its
+    // readings: one pass over the verdicts, whatever the number of scorers.
     let mut scorers: Vec<String> = Vec::new();
+    let mut sums: Vec<(f64, u64)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for e in samples.iter().flat_map(|s| &s.scores) {
-        if !scorers.contains(&e.scorer) {
+        let i = *index.entry(e.scorer.as_str()).or_insert_with(|| {
             scorers.push(e.scorer.clone());
+            sums.push((0.0, 0));
+            scorers.len() - 1
+        });
+        if let (Some(x), Some(sum)) = (e.reading, sums.get_mut(i)) {
+            sum.0 += x;
+            sum.1 += 1;
         }
     }
+    drop(index);
     let headlines: Vec<Headline> = scorers
         .iter()
-        .map(|scorer| {
-            let readings: Vec<f64> = samples
-                .iter()
-                .flat_map(|s| s.scores.iter().filter(|e| &e.scorer == scorer))
-                .filter_map(|e| e.reading)
-                .collect();
-            let n = readings.len() as u64;
-            Headline {
-                key: mean_key(scorer),
-                recorded: None,
-                recomputed: (n > 0).then(|| readings.iter().sum::<f64>() / n as f64),
-                n,
-                note: Some("the mean of the exported verdicts (not re-scored)".into()),
-            }
+        .zip(&sums)
+        .map(|(scorer, &(sum, n))| Headline {
+            key: mean_key(scorer),
+            recorded: None,
+            recomputed: (n > 0).then(|| sum / n as f64),
+            n,
+            note: Some("the mean of the exported verdicts (not re-scored)".into()),
         })
         .collect();
     let judge = s("judge").filter(|j| scorers.contains(j));
@@ -297,6 +321,57 @@ mod tests {
         assert!(
             !diags.is_empty() && diags.iter().all(|d| d.line == Some(2)),
             "{diags:?}"
+        );
+    }
+
+    #[test]
+    fn an_item_given_twice_is_read_once_and_a_bad_byte_loses_only_its_line() {
+        let good = r#"{"item_key":["a",1],"verdicts":[{"scorer":"m@v1","correct":true}]}"#;
+        let again = r#"{"item_key":["a",1],"verdicts":[{"scorer":"m@v1","correct":false}]}"#;
+        let mut bytes = format!("{HEAD}\n{good}\n{again}\n").into_bytes();
+        bytes.extend_from_slice(b"{\"item_key\":[\"b\xff\"]}\n");
+        bytes.extend_from_slice(
+            br#"{"item_key":["c"],"verdicts":[{"scorer":"m@v1","correct":false}]}"#,
+        );
+        let f = InputFile::new("r.evalboard-rows.jsonl", bytes);
+        // Not UTF-8 as a whole, still this family's file: every other line is read.
+        assert_eq!(
+            crate::family::family_vote(&f),
+            Some(crate::family::Family::EvalLog)
+        );
+        let (run, diags) = read(&f).unwrap();
+        assert_eq!(run.samples.len(), 2, "{diags:?}");
+        let m = &run.headlines[0];
+        assert_eq!(
+            (m.recomputed, m.n),
+            (Some(0.5), 2),
+            "the first of the two is kept"
+        );
+        let said: Vec<(Option<u32>, &str)> =
+            diags.iter().map(|d| (d.line, d.message.as_str())).collect();
+        assert_eq!(said.len(), 2, "{said:?}");
+        assert_eq!(
+            said[0],
+            (
+                Some(3),
+                "item a / 1 given again (first at line 2): this line is skipped"
+            )
+        );
+        assert_eq!(said[1].0, Some(4));
+        // Many scorers are summed in one pass, each once, in the order they first appear.
+        let many: Vec<String> = (0..3000)
+            .map(|i| format!(r#"{{"scorer":"s{}","value":{i}}}"#, i % 1000))
+            .collect();
+        let text = format!(
+            "{HEAD}\n{{\"item_key\":[\"x\"],\"verdicts\":[{}]}}\n",
+            many.join(",")
+        );
+        let (run, _) = read(&file(&text)).unwrap();
+        assert_eq!(run.headlines.len(), 1000);
+        assert_eq!(run.headlines[1].key.scorer, "s1");
+        assert_eq!(
+            (run.headlines[1].recomputed, run.headlines[1].n),
+            (Some(1001.0), 3)
         );
     }
 
