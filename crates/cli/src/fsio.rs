@@ -245,30 +245,27 @@ pub fn lake_runs(dir: &Path) -> Result<LakeRuns> {
         lake.table("verdicts"),
         lake.table("sample_text"),
     );
-    let order: Vec<&str> = lake
+    let rank: std::collections::HashMap<&str, usize> = lake
         .manifest
-        .shards
-        .iter()
-        .flat_map(|s| &s.runs)
-        .map(|r| r.run_id.as_str())
+        .runs()
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| (r.run_id.as_str(), i))
         .collect();
-    rows.sort_by_key(|r| {
-        order
-            .iter()
-            .position(|id| *id == r.run_id)
-            .unwrap_or(usize::MAX)
-    });
-    let baselines: Vec<&evalboard_engine::lake::Cell> = lake
+    rows.sort_by_key(|r| rank.get(r.run_id.as_str()).copied().unwrap_or(usize::MAX));
+    let baselines: std::collections::HashSet<&str> = lake
         .table("comparisons")
         .map(|t| t.column("baseline_run_id"))
-        .unwrap_or_default();
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|c| match c {
+            evalboard_engine::lake::Cell::Str(id) => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
     let baseline = rows
         .iter()
-        .map(|r| {
-            baselines
-                .iter()
-                .any(|c| **c == evalboard_engine::lake::Cell::Str(r.run_id.clone()))
-        })
+        .map(|r| baselines.contains(r.run_id.as_str()))
         .collect();
     let runs = rows
         .into_iter()

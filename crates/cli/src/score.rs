@@ -678,15 +678,16 @@ fn lake_outputs(dir: &Path) -> Result<Vec<Outputs>> {
         );
     };
     let mut out = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for r in lake.manifest.shards.iter().flat_map(|s| &s.runs) {
-        if !seen.insert(r.run_id.as_str()) {
-            continue;
-        }
-        let row = runs
-            .rows
-            .iter()
-            .find(|row| row.get(id_col) == Some(&Cell::Str(r.run_id.clone())));
+    let by_id: std::collections::HashMap<&str, &Vec<Cell>> = runs
+        .rows
+        .iter()
+        .filter_map(|row| match row.get(id_col) {
+            Some(Cell::Str(id)) => Some((id.as_str(), row)),
+            _ => None,
+        })
+        .collect();
+    for r in lake.manifest.runs() {
+        let row = by_id.get(r.run_id.as_str());
         let Some(Cell::Str(text)) = row.and_then(|row| row.get(stats_col)) else {
             bail!(
                 "{}: run {} ({}) has no statistics in the lake",

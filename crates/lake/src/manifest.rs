@@ -110,6 +110,18 @@ impl Manifest {
         self.evalboard_version = version.into();
     }
 
+    /// The lake's runs in the manifest's order (shards by id, each shard's runs as it exported
+    /// them), each run once (a run two shards exported keeps its first place): the order in
+    /// which `score`, `compare` and `report` give a lake's runs.
+    pub fn runs(&self) -> Vec<&ShardRun> {
+        let mut seen = std::collections::HashSet::new();
+        self.shards
+            .iter()
+            .flat_map(|s| &s.runs)
+            .filter(|r| seen.insert(r.run_id.as_str()))
+            .collect()
+    }
+
     /// The manifest as the lake holds it: pretty JSON with a final newline.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = serde_json::to_vec_pretty(self).unwrap_or_default();
