@@ -60,6 +60,22 @@ async function openItems(page, name) {
   await page.waitForFunction(() => /^\d/.test(document.querySelector('.eb-items__count')?.textContent || ''), null, { timeout: 30000 });
 }
 
+/** CSV text as rows of cells (quoted cells may hold commas, quotes and line ends). */
+function parseCsv(text) {
+  const rows = [[]];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { rows.at(-1).push(cell); cell = ''; } else if (c === '\n') { rows.at(-1).push(cell); cell = ''; rows.push([]); } else cell += c;
+  }
+  if (cell !== '' || rows.at(-1).length) rows.at(-1).push(cell); else rows.pop();
+  return rows;
+}
+
 const near = (a, b, what) => assert.ok(Math.abs(a - b) < 0.0015, `${what}: ${a} vs ${b}`);
 
 test('a view exported as JSONL or Parquet drops back with the same count and headline', async () => {
@@ -107,7 +123,7 @@ test('a view exported as JSONL or Parquet drops back with the same count and hea
   assert.equal(head.run.n_items, n);
   assert.equal(lines.length, n + 1);
   // The headline the view's items give, from the CSV (the judge's column: 1 or 0 per item).
-  const rows = csv.bytes.toString('utf8').trim().split('\n').map((l) => l.split(','));
+  const rows = parseCsv(csv.bytes.toString('utf8'));
   const col = rows[0].indexOf(head.run.judge);
   assert.ok(col > 0, `the judge ${head.run.judge} is a CSV column: ${rows[0]}`);
   assert.equal(rows.length, n + 1);
