@@ -1015,8 +1015,9 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                         rows.bytes,
                     )],
                 );
+                // Run rows vote for the family that reads them (its first line).
                 let back = run::load_in::<FAMILIES>(
-                    Family::EvalLog,
+                    evalboard_engine::family::detect_family(&input),
                     &input,
                     (None, ReadOptions::default()),
                     &st.settings,
