@@ -248,6 +248,7 @@ pub fn route(req: &Request, msg: &JsValue) -> bool {
         }
         Request::Screen { run_id, .. }
         | Request::Export { run_id, .. }
+        | Request::ExportView { run_id, .. }
         | Request::Report { run_id, .. }
             if holds(*run_id) =>
         {

@@ -105,6 +105,17 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
         Request::Overview { req, run_id, .. }
         | Request::Items { req, run_id, .. }
         | Request::Conversation { req, run_id, .. } => no_run(scope, req, run_id),
+        // The run store answers JSONL and CSV; a lake is written by the lake worker, which
+        // this worker does not reach.
+        Request::ExportView { req, .. } => crate::worker::runtime::post(
+            scope,
+            &crate::protocol::Response::Error {
+                req: Some(req),
+                message: "A code-generation run exports its view as JSONL or CSV; Parquet is not \
+                          available for it yet."
+                    .into(),
+            },
+        ),
         // Answered above or by the run store.
         _ => {}
     }

@@ -125,6 +125,80 @@ fn on_data(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     true
 }
 
+/// What the main worker posts to the lake worker to have a lake written (not a page message):
+/// an array of this and a [`LakeJob`] as postcard bytes. The lake worker answers the page with
+/// `Response::Download` (the zip) or `Response::Error`.
+pub const WRITE: &str = "evalboard:lake-write";
+
+/// A lake for the lake worker to write and zip: the rows the main worker built
+/// (`engine::lake::build` of its runs), its runs for the manifest, the zip's file name.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct LakeJob {
+    pub req: crate::protocol::ReqId,
+    /// The zip's name (`….evalboard-lake.zip`); the lake is the folder of its stem inside.
+    pub file: String,
+    /// Each table's rows, by the table's name.
+    pub tables: Vec<(String, Vec<Vec<evalboard_engine::lake::Cell>>)>,
+    /// Each run as the manifest lists it: run id, name, what it was read from, its files.
+    pub runs: Vec<(String, String, String, Vec<String>)>,
+    /// The evalboard version that writes it.
+    pub version: String,
+}
+
+/// The job of writing `runs` as a lake (`engine::lake::build`, no comparisons) into `file`.
+pub fn job(
+    req: crate::protocol::ReqId,
+    file: String,
+    runs: &[evalboard_engine::lake::LakeRun<'_>],
+    version: &str,
+) -> LakeJob {
+    let opts = evalboard_engine::compare::CompareOptions::default();
+    let built = evalboard_engine::lake::build(runs, &[], &opts, version);
+    LakeJob {
+        req,
+        file,
+        tables: built
+            .tables
+            .into_iter()
+            .map(|t| (t.schema.name.to_string(), t.rows))
+            .collect(),
+        runs: runs
+            .iter()
+            .map(|r| {
+                (
+                    evalboard_engine::lake::run_id(&r.content_id),
+                    r.run.name().to_string(),
+                    "dashboard".to_string(),
+                    r.files.iter().map(|f| f.0.clone()).collect(),
+                )
+            })
+            .collect(),
+        version: version.to_string(),
+    }
+}
+
+/// Hands `job` to the lake worker (started if it is not).
+pub fn write(scope: &DedicatedWorkerGlobalScope, job: &LakeJob) {
+    let req = job.req;
+    let sent = SPEC
+        .ensure_started(scope, Vec::new, (on_data, on_stop))
+        .and_then(|()| crate::protocol::encode(job));
+    match sent {
+        Ok(bytes) => {
+            let buf = js_sys::Uint8Array::from(bytes.as_slice());
+            let msg = Array::of2(&WRITE.into(), &buf);
+            SPEC.forward(&msg, Some(Array::of1(&buf.buffer())));
+        }
+        Err(message) => post(
+            scope,
+            &Response::Error {
+                req: Some(req),
+                message,
+            },
+        ),
+    }
+}
+
 /// It stopped (or could not start): its runs are named to the page; the next lake drop starts
 /// a new one.
 fn on_stop(page: &DedicatedWorkerGlobalScope, _ready: bool, message: String) {
@@ -161,6 +235,7 @@ pub fn route(req: &Request, msg: &JsValue) -> bool {
         Request::Remove { run_id } => holds(*run_id),
         Request::Screen { run_id, .. }
         | Request::Export { run_id, .. }
+        | Request::ExportView { run_id, .. }
         | Request::Report { run_id, .. } => holds(*run_id),
         Request::Compare {
             baseline,

@@ -551,8 +551,83 @@ fn set(state: &Rc<RefCell<State>>, run_id: RunId, f: impl FnOnce(&mut Run)) {
     }
 }
 
+/// A lake the main worker built, written as Parquet (zstd) with its manifest and zipped with
+/// stored members; the zip given to the page as a `blob:` URL of this worker's.
+fn write_lake(scope: &DedicatedWorkerGlobalScope, bytes: &[u8]) {
+    let job: crate::lake_host::LakeJob = match crate::protocol::decode(bytes) {
+        Ok(j) => j,
+        Err(e) => {
+            return post(
+                scope,
+                &Response::Error {
+                    req: None,
+                    message: format!("the lake to write did not decode: {e}"),
+                },
+            )
+        }
+    };
+    let req = job.req;
+    let tables: Vec<Table> = job
+        .tables
+        .into_iter()
+        .filter_map(|(name, rows)| {
+            let schema = evalboard_engine::lake::schema::table(&name)?;
+            Some(Table { schema, rows })
+        })
+        .collect();
+    let runs = job
+        .runs
+        .into_iter()
+        .map(
+            |(run_id, name, input, input_files)| evalboard_lake::ShardRun {
+                run_id,
+                name,
+                input,
+                input_files,
+            },
+        )
+        .collect();
+    let folder = job.file.trim_end_matches(".zip").to_string();
+    let zipped = evalboard_lake::zipped::lake_files(
+        &tables,
+        runs,
+        ("dashboard", evalboard_lake::Codec::Zstd, &job.version),
+    )
+    .and_then(|files| evalboard_lake::zipped::zip_stored(&folder, &files))
+    .map_err(|e| e.to_string())
+    .and_then(|zip| blob_url(&zip));
+    let msg = match zipped {
+        Ok(url) => Response::Download {
+            req,
+            file: job.file,
+            url,
+        },
+        Err(message) => Response::Error {
+            req: Some(req),
+            message: format!("The lake could not be written: {message}"),
+        },
+    };
+    post(scope, &msg);
+}
+
+/// `bytes` as a zip `Blob`'s URL (the page downloads it; it lives as long as this worker).
+fn blob_url(bytes: &[u8]) -> Result<String, String> {
+    let parts = js_sys::Array::of1(&Uint8Array::from(bytes));
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("application/zip");
+    let blob = Blob::new_with_u8_array_sequence_and_options(&parts, &opts).map_err(js_err)?;
+    web_sys::Url::create_object_url_with_blob(&blob).map_err(js_err)
+}
+
 fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: MessageEvent) {
-    let Some((req, buffers)) = decode_or_report(scope, &e.data()) else {
+    let data = e.data();
+    if let Some(parts) = data.dyn_ref::<js_sys::Array>() {
+        if parts.get(0).as_string().as_deref() == Some(crate::lake_host::WRITE) {
+            let bytes = Uint8Array::new(&parts.get(1)).to_vec();
+            return write_lake(scope, &bytes);
+        }
+    }
+    let Some((req, buffers)) = decode_or_report(scope, &data) else {
         return;
     };
     let refuse = |req: u64| {
@@ -616,6 +691,7 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
         | Request::Report { req, .. }
         | Request::Compare { req, .. }
         | Request::Series { req, .. }
+        | Request::ExportView { req, .. }
         | Request::Many { req, .. } => refuse(req),
         // Settings do not re-score a lake run (its numbers are as exported); marks are kept by
         // the main worker for the runs it scores.

@@ -209,6 +209,26 @@ pub enum Request {
     WatchStall {
         seconds: u32,
     },
+    /// "Export this view" (the Items screen): the run's items `filter` shows, with the
+    /// optional `columns` kept (`engine::lake::view::COLUMNS` by name; empty: all), each
+    /// item's flip against `baseline` when a comparison is open, as `format`: `jsonl` (run
+    /// rows, `evalboard_rows` v1, which a drop reads back as a run), `csv` (for a spreadsheet)
+    /// or `parquet` (the JSONL's run as a one-run lake zip, written by the lake worker).
+    /// Answered with `Export` (text) or `Download` (a zip). (Last, so the other variants keep
+    /// their numbers.)
+    ExportView {
+        req: ReqId,
+        run_id: RunId,
+        filter: ScreenFilter,
+        format: String,
+        columns: Vec<String>,
+        baseline: Option<RunId>,
+    },
+    /// "Export the workspace as a lake": every run the main worker holds, as one lake zip
+    /// written by the lake worker, answered with `Download`.
+    ExportLake {
+        req: ReqId,
+    },
 }
 
 /// The runs of the All runs tab: its baselines (the pinned one first, then the other logs of its
@@ -421,6 +441,13 @@ pub enum Response {
     /// the page lists them as it lists each `Loaded`, laying the run list out once.
     LoadedMany {
         infos: Vec<RunInfo>,
+    },
+    /// A file a worker made as a `blob:` URL of its own (a lake zip the lake worker wrote):
+    /// the page downloads it as `file`. (Last, so the other variants keep their numbers.)
+    Download {
+        req: ReqId,
+        file: String,
+        url: String,
     },
 }
 

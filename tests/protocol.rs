@@ -87,9 +87,10 @@ fn response_variant(r: &Response) -> &'static str {
         Response::Live { .. } => "Live",
         Response::Watches { .. } => "Watches",
         Response::LoadedMany { .. } => "LoadedMany",
+        Response::Download { .. } => "Download",
     }
 }
-const RESPONSE_VARIANTS: usize = 20;
+const RESPONSE_VARIANTS: usize = 21;
 
 fn request_variant(r: &Request) -> &'static str {
     match r {
@@ -110,9 +111,11 @@ fn request_variant(r: &Request) -> &'static str {
         Request::MarksKept { .. } => "MarksKept",
         Request::Watch { .. } => "Watch",
         Request::WatchStall { .. } => "WatchStall",
+        Request::ExportView { .. } => "ExportView",
+        Request::ExportLake { .. } => "ExportLake",
     }
 }
-const REQUEST_VARIANTS: usize = 17;
+const REQUEST_VARIANTS: usize = 19;
 
 /// Encodes, decodes and compares: the decoded value prints the same (`Debug` shows every field)
 /// and encodes to the same bytes.
@@ -320,6 +323,11 @@ fn responses() -> Vec<Response> {
             runs: vec![info(1, &gpt), info(2, &o3)],
         },
         Response::Rescored { runs: vec![] },
+        Response::Download {
+            req: 9,
+            file: "workspace.evalboard-lake.zip".into(),
+            url: "blob:http://x/1".into(),
+        },
         Response::LoadedMany {
             infos: vec![
                 RunInfo {
@@ -683,6 +691,18 @@ fn requests() -> Vec<Request> {
             stored: Some("watch/0001764140000000".into()),
         },
         Request::WatchStall { seconds: 3 },
+        Request::ExportView {
+            req: 9,
+            run_id: 2,
+            filter: protocol::ScreenFilter {
+                choices: vec![("verdict".into(), "wrong".into())],
+                text: Some("ü <b>".into()),
+            },
+            format: "jsonl".into(),
+            columns: vec!["input".into(), "metadata".into()],
+            baseline: Some(1),
+        },
+        Request::ExportLake { req: 10 },
         Request::Overview {
             req: 1,
             run_id: 1,

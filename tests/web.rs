@@ -156,6 +156,15 @@ fn items_conversation_and_load_round_trip() {
             stored: Some("watch/1".into()),
         },
         Request::WatchStall { seconds: 300 },
+        Request::ExportView {
+            req: 4,
+            run_id: 1,
+            filter: Default::default(),
+            format: "parquet".into(),
+            columns: vec![],
+            baseline: None,
+        },
+        Request::ExportLake { req: 5 },
     ] {
         let bytes = protocol::encode(&req).expect("encodes");
         let back: Request = protocol::decode(&bytes).expect("decodes");

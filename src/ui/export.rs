@@ -119,6 +119,11 @@ pub fn ExportView() -> impl IntoView {
                         " (compare the report's run with another loaded run, regressions first)"
                     </label>
                 </li>
+                {report_item(
+                    ("workspace-lake", "workspace lake", "evalboard export --lake OUT RUN…"),
+                    "Every run loaded here (but code-generation runs and runs read from a lake), as scored now, as one results lake (Parquet, zstd; zipped, members stored) that the CLI's score, compare and report read and a drop opens again — as ".into(),
+                    move || client::send(&Request::ExportLake { req: client::next_req() }),
+                )}
                 {move || many().map(|(_, o)| report_item(
                     ("report-all-runs", "all runs report", "evalboard report --baseline B RUN…"),
                     format!("The pinned baseline and the {} other runs the All runs tab compares with it, in one report with its table, interval plot, frontier and grid — the same as ", o.len()),

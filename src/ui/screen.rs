@@ -433,6 +433,7 @@ pub fn items(run: Memo<Option<Target>>, open: Callback<ItemKey>) -> impl IntoVie
             <crate::ui::query::QueryBox data=data render=blocks/>
             <ScreenFilters layout=layout/>
             <div class="eb-items__count" role="status" aria-live="polite">{count}</div>
+            <ViewExport run=run filter=filter/>
             <div class=move || layout.with(grid_class) role="grid"
                 aria-label=move || layout.with(|l| l.noun.1.clone()) node_ref=scroller
                 aria-rowcount=move || (total().map_or(0, |t| t.0) + 1).to_string()
@@ -512,6 +513,65 @@ pub fn row_keys(ev: &web_sys::KeyboardEvent, grid: &web_sys::HtmlElement) {
     ev.prevent_default();
     if to != at {
         crate::ui::rows::go_row(grid, to);
+    }
+}
+
+/// "Export this view": the rows the filters show, with the fields ticked, as CSV, JSONL (run
+/// rows, which a drop reads back as a run) or Parquet (a one-run lake zip); the worker writes
+/// them (`Request::ExportView`), with each item's flip when a comparison names a baseline.
+#[component]
+fn ViewExport(run: Memo<Option<Target>>, filter: Memo<ScreenFilter>) -> impl IntoView {
+    use evalboard_engine::lake::view::COLUMNS;
+    let store = use_store();
+    let format = RwSignal::new(String::from("csv"));
+    let left_out = RwSignal::new(Vec::<&'static str>::new());
+    let send = move |_| {
+        let Some(Target::Run(run_id)) = run.get_untracked() else {
+            return;
+        };
+        let base = store.route.with_untracked(|r| r.base.clone());
+        let baseline = base.and_then(|b| {
+            store
+                .runs
+                .with_untracked(|rs| rs.iter().find(|r| r.name == b).map(|r| r.id))
+        });
+        let out = left_out.get_untracked();
+        client::send(&Request::ExportView {
+            req: client::next_req(),
+            run_id,
+            filter: filter.get_untracked(),
+            format: format.get_untracked(),
+            columns: COLUMNS
+                .iter()
+                .filter(|c| !out.contains(&c.0))
+                .map(|c| c.0.to_string())
+                .collect(),
+            baseline,
+        });
+    };
+    view! {
+        <details class="eb-view-export" data-testid="export-view" hidden=move || !matches!(run.get(), Some(Target::Run(_)))>
+            <summary>"⤓ Export this view"</summary>
+            <div class="eb-filters">
+                <label class="eb-field">
+                    <span class="eb-field__label">"Format"</span>
+                    <select class="eb-select" name="export-format" on:change=move |ev| format.set(event_target_value(&ev))>
+                        <option value="csv">"CSV (spreadsheet)"</option>
+                        <option value="jsonl">"JSONL (drop it back as a run)"</option>
+                        <option value="parquet">"Parquet (one-run lake, .zip)"</option>
+                    </select>
+                </label>
+                {COLUMNS.iter().map(|&(name, label)| view! {
+                    <label class="eb-check"><input type="checkbox" checked data-column=name
+                        on:change=move |ev| left_out.update(|o| match event_target_checked(&ev) {
+                            true => o.retain(|c| *c != name),
+                            false => o.push(name),
+                        })/>{label}</label>
+                }).collect_view()}
+                <button type="button" class="eb-btn" data-export="view" on:click=send>"Download"</button>
+            </div>
+            <p class="eb-muted">"The rows these filters show, with every scorer's verdict as scored now, slice fields, the run's metadata and, when Compare names a baseline, each item's flip."</p>
+        </details>
     }
 }
 

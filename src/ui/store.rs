@@ -473,6 +473,11 @@ impl Store {
                     self.conversation_blocks.set(blocks);
                 }
             }
+            Response::Download { file, url, .. } => {
+                if let Err(e) = save_url(&file, url) {
+                    self.notify(format!("Download of {file} failed: {e}"), true);
+                }
+            }
             Response::Export { file, text, .. } => {
                 if let Err(e) = download(&file, &text) {
                     self.notify(format!("Download of {file} failed: {e}"), true);
@@ -1187,6 +1192,11 @@ pub fn download(file: &str, text: &str) -> Result<(), String> {
     let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts)
         .map_err(|e| format!("{e:?}"))?;
     let url = web_sys::Url::create_object_url_with_blob(&blob).map_err(|e| format!("{e:?}"))?;
+    save_url(file, url)
+}
+
+/// Downloads the `blob:` URL `url` (the page's, or a worker's) as `file`, then revokes it.
+pub fn save_url(file: &str, url: String) -> Result<(), String> {
     let doc = web_sys::window()
         .and_then(|w| w.document())
         .ok_or("no document")?;

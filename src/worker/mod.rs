@@ -493,6 +493,54 @@ fn handle_request(
     }
 }
 
+/// Tells the page request `req` failed, and why.
+fn post_error(scope: &DedicatedWorkerGlobalScope, req: ReqId, message: String) {
+    post(
+        scope,
+        &Response::Error {
+            req: Some(req),
+            message,
+        },
+    )
+}
+
+/// A run read from `input` (its one file) as the lake builder takes it: the content id of that
+/// file, its statistics as `score --json` prints them.
+fn lake_run_of<'a>(
+    run: &'a ScoredRun,
+    input: &evalboard_engine::RunInput,
+    settings: &'a evalboard_engine::run::Settings,
+) -> evalboard_engine::lake::LakeRun<'a> {
+    let files: Vec<(String, u64, [u8; 32])> = input
+        .files
+        .iter()
+        .map(|f| {
+            let sha = evalboard_engine::run_table::sha256(&f.bytes);
+            (f.path.clone(), f.bytes.len() as u64, sha)
+        })
+        .collect();
+    let ids: Vec<(&str, u64, [u8; 32])> =
+        files.iter().map(|(p, n, d)| (p.as_str(), *n, *d)).collect();
+    let plan = evalboard_report::run_output_plan_in::<FAMILIES>(run.as_ref());
+    evalboard_engine::lake::LakeRun {
+        run: run.as_ref(),
+        content_id: evalboard_engine::run_table::content_id(&ids),
+        files: files
+            .iter()
+            .map(|(p, n, d)| {
+                (
+                    p.clone(),
+                    *n,
+                    d.iter().map(|b| format!("{b:02x}")).collect(),
+                )
+            })
+            .collect(),
+        settings,
+        statistics_json: plan.and_then(|p| serde_json::to_string(&p.statistics).ok()),
+        marks: None,
+    }
+}
+
 /// The screen `query` of eval-log run `run_id` with a sample's conversation as read from its file
 /// (`messages`); `None` for another run.
 fn log_screen(
@@ -948,6 +996,68 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
             if !shown {
                 missing(req, run_id)
             }
+        }
+        // "Export this view" as Parquet: the JSONL's run (read back as a drop of it reads it)
+        // written by the lake worker as a one-run lake zip.
+        Request::ExportView {
+            req,
+            run_id,
+            filter,
+            columns,
+            baseline,
+            ..
+        } => match st.view_rows(run_id, (&filter, &columns, baseline)) {
+            Ok((stem, rows)) => {
+                let input = evalboard_engine::RunInput::new(
+                    rows.name.clone(),
+                    vec![evalboard_engine::InputFile::new(
+                        format!("{stem}.evalboard-rows.jsonl"),
+                        rows.bytes,
+                    )],
+                );
+                // Run rows vote for the family that reads them (its first line).
+                let back = run::load_in::<FAMILIES>(
+                    evalboard_engine::family::detect_family(&input),
+                    &input,
+                    (None, ReadOptions::default()),
+                    &st.settings,
+                    1,
+                );
+                match back {
+                    Ok(back) => {
+                        let file = format!("{stem}.view.evalboard-lake.zip");
+                        let runs = [lake_run_of(&back, &input, &st.settings)];
+                        crate::lake_host::write(
+                            scope,
+                            &crate::lake_host::job(req, file, &runs, store::VERSION),
+                        );
+                    }
+                    Err(e) => post_error(scope, req, e.message),
+                }
+            }
+            Err(message) => post_error(scope, req, message),
+        },
+        // "Export the workspace as a lake": every run held here, as scored now.
+        Request::ExportLake { req } => {
+            let stats: Vec<Option<String>> = st
+                .all()
+                .iter()
+                .map(|k| {
+                    let plan = evalboard_report::run_output_plan_in::<FAMILIES>(k.run());
+                    plan.and_then(|p| serde_json::to_string(&p.statistics).ok())
+                })
+                .collect();
+            let runs: Vec<_> = st
+                .all()
+                .iter()
+                .zip(stats)
+                .map(|(k, s)| k.lake_run(&st.settings, s))
+                .collect();
+            let file = "workspace.evalboard-lake.zip".to_string();
+            crate::lake_host::write(
+                scope,
+                &crate::lake_host::job(req, file, &runs, store::VERSION),
+            );
         }
         // Answered by [`load`] and the run store.
         Request::Load { .. }

@@ -11,8 +11,12 @@ use evalboard_engine::family::Family;
 use evalboard_engine::run::{FamilySet, RunRef, RunVisitor, ScoredRun, Settings};
 use evalboard_report::html::FileProvenance;
 
+use evalboard_engine::lake::{rows::RunRows, view, LakeRun};
+
 use crate::families::Side;
-use crate::protocol::{ReqId, Request, Response, RunId, RunInfo, ScreenQuery, ScreenView};
+use crate::protocol::{
+    ReqId, Request, Response, RunId, RunInfo, ScreenFilter, ScreenQuery, ScreenView,
+};
 use crate::worker::runtime::{
     no_run, post, post_compare, post_export, post_series, report_response, wasm_memory_bytes,
 };
@@ -61,6 +65,34 @@ impl Kept {
     pub fn with_review<const FAMILIES: FamilySet>(&self, view: &mut ScreenView) {
         let id = self.content_id();
         crate::review::add_item_section::<FAMILIES>(self.run(), id.as_deref(), view);
+    }
+
+    /// The run as the lake builder takes it ([`LakeRun`]): its content id and files from its
+    /// provenance (hashed after it loaded; until then its id is its name's hash), with its
+    /// statistics as `score --json` prints them when given.
+    pub fn lake_run<'a>(
+        &'a self,
+        settings: &'a Settings,
+        statistics: Option<String>,
+    ) -> LakeRun<'a> {
+        let mut files: Vec<(String, u64, String)> = self
+            .provenance
+            .iter()
+            .map(|p| (p.path.clone(), p.bytes, p.sha256.clone()))
+            .collect();
+        files.sort();
+        let content_id = self.content_id().unwrap_or_else(|| {
+            let h = evalboard_engine::run_table::sha256(self.name.as_bytes());
+            h.iter().map(|b| format!("{b:02x}")).collect()
+        });
+        LakeRun {
+            run: self.run(),
+            content_id,
+            files,
+            settings,
+            statistics_json: statistics,
+            marks: None,
+        }
     }
 
     /// What the page lists about the run (of a family in `FAMILIES`), scored under `settings`.
@@ -228,6 +260,66 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
         info
     }
 
+    /// Every run held, in the order they loaded.
+    pub fn all(&self) -> &[Kept] {
+        &self.runs
+    }
+
+    /// "Export this view" of run `run_id` (`Request::ExportView`): the run rows of the items
+    /// its Items screen shows under `filter` (the same rows, by [`Kept::screen`]), the optional
+    /// `columns` kept, each item's flip against `baseline` (held here) among its slice fields;
+    /// with the file name's stem.
+    pub fn view_rows(
+        &self,
+        run_id: RunId,
+        (filter, columns, baseline): (&ScreenFilter, &[String], Option<RunId>),
+    ) -> Result<(String, RunRows), String> {
+        let r = self.get(run_id).ok_or_else(|| format!("no run {run_id}"))?;
+        let filtered = !filter.choices.is_empty() || filter.text.is_some();
+        let keys = match filtered {
+            true => {
+                let items = r
+                    .screen::<FAMILIES>(&ScreenQuery::Items {
+                        filter: filter.clone(),
+                        offset: 0,
+                        limit: crate::screen::ALL_ROWS,
+                    })
+                    .ok_or("this run has no Items to export")?;
+                Some(items.rows.into_iter().map(|row| row.key).collect())
+            }
+            false => None,
+        };
+        let flips = baseline
+            .filter(|b| *b != run_id)
+            .and_then(|b| self.get(b))
+            .and_then(|b| {
+                let settings = evalboard_engine::run::CompareSettings::default();
+                evalboard_engine::run::compare_in::<FAMILIES>(b.run(), r.run(), &settings).ok()
+            })
+            .map(|c| {
+                c.stats
+                    .pairs
+                    .iter()
+                    .map(|p| (p.key.clone(), p.flip().slug().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut words: Vec<String> = filter
+            .choices
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        words.extend(filter.text.iter().map(|t| format!("search: {t}")));
+        let spec = view::ViewSpec {
+            keys,
+            flips,
+            columns: columns.to_vec(),
+            filter: words.join(", "),
+        };
+        let rows = view::view_rows(&r.lake_run(&self.settings, None), &spec, VERSION);
+        Ok((file_stem(&r.name), rows))
+    }
+
     /// Run `id` and the runs of its `Load` when it held several logs.
     pub fn runs_of(&self, id: RunId) -> impl Iterator<Item = &Kept> {
         self.runs
@@ -387,6 +479,30 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                 ),
                 None => no_run(scope, req, run_id),
             },
+            // JSONL and CSV here; Parquet by the main worker, which hands it to the lake worker.
+            Request::ExportView {
+                req,
+                run_id,
+                filter,
+                format,
+                columns,
+                baseline,
+            } if format != "parquet" => {
+                let file =
+                    self.view_rows(run_id, (&filter, &columns, baseline))
+                        .map(|(stem, rows)| match format.as_str() {
+                            "csv" => {
+                                let (head, body) = view::csv_table(&rows.bytes);
+                                let text = evalboard_report::csvs::table_csv(&head, &body);
+                                (format!("{stem}.view.csv"), text)
+                            }
+                            _ => (
+                                format!("{stem}.evalboard-rows.jsonl"),
+                                String::from_utf8_lossy(&rows.bytes).into_owned(),
+                            ),
+                        });
+                post_export(scope, req, run_id, file)
+            }
             Request::Report {
                 req,
                 run_id,
@@ -507,5 +623,23 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
             (generated_at, scorer),
             crate::review::report_marks(reported.iter().map(|k| k.content_id()).collect()),
         )
+    }
+}
+
+/// The evalboard version exports say wrote them.
+pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A run's name as a file name's stem: letters, digits, `-`, `_` and `.` kept, the rest `-`.
+pub(crate) fn file_stem(name: &str) -> String {
+    let stem: String = name
+        .chars()
+        .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
+            true => c,
+            false => '-',
+        })
+        .collect();
+    match stem.trim_matches(['-', '.']) {
+        "" => "run".into(),
+        s => s.chars().take(80).collect(),
     }
 }

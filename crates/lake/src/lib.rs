@@ -14,6 +14,7 @@ pub mod manifest;
 mod parquet_io;
 pub mod slices;
 mod writer;
+pub mod zipped;
 
 #[cfg(not(target_arch = "wasm32"))]
 pub use manifest::open;

@@ -299,3 +299,39 @@ fn a_run_is_read_from_its_row_groups_and_the_footer_only() {
     .unwrap_err();
     assert!(e.to_string().starts_with("runs.parquet: "), "{e}");
 }
+
+/// A lake written in memory (`zipped::lake_files`) and zipped stored (`zipped::zip_stored`):
+/// the engine's zip reader (the dashboard's) finds every member with its bytes and CRC, and
+/// the unzipped folder opens as a lake with its runs listed in the manifest.
+#[test]
+fn a_lake_zipped_in_memory_unzips_and_opens() {
+    use evalboard_engine::evallog::archive::{Archive, Limits};
+    let tables = vec![runs_table(3)];
+    let runs = vec![ShardRun {
+        run_id: "r".into(),
+        name: "run r".into(),
+        input: "dashboard".into(),
+        input_files: vec!["a.jsonl".into()],
+    }];
+    let files = zipped::lake_files(&tables, runs, ("s1", Codec::Snappy, "test")).unwrap();
+    assert_eq!(files.len(), TABLES.len() + 1);
+    let zip = zipped::zip_stored("lake", &files).unwrap();
+    assert_eq!(zip, zipped::zip_stored("lake", &files).unwrap());
+    let archive = Archive::parse(&zip, Limits::default()).unwrap();
+    assert_eq!(archive.entries.len(), files.len());
+    let dir = temp_lake("zipped");
+    for ((path, bytes), e) in files.iter().zip(&archive.entries) {
+        assert_eq!(e.name, format!("lake/{path}"));
+        let read = archive.read(e).unwrap();
+        assert_eq!(&read, bytes);
+        let to = dir.join(path);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(to, read).unwrap();
+    }
+    let lake = open(&dir).unwrap();
+    assert_eq!(lake.table("runs").unwrap(), &tables[0]);
+    assert_eq!(lake.table("samples").unwrap().rows.len(), 0);
+    assert_eq!(lake.manifest.shards[0].runs[0].name, "run r");
+    assert!(lake.manifest.files.iter().all(|f| f.codec == "snappy"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -344,3 +344,27 @@ pub fn validation_csv(s: &ScoredQaRun) -> String {
         .and_then(|b| String::from_utf8(b).ok())
         .unwrap_or_default()
 }
+
+/// A table as CSV (the dashboard's "Export this view": `engine::lake::view::csv_table`), every
+/// cell through [`neutralize`].
+pub fn table_csv(head: &[String], rows: &[Vec<String>]) -> String {
+    to_text(|out| {
+        let mut w = writer(out);
+        w.write_record(head.iter().map(|c| neutralize(c).into_owned()))?;
+        for row in rows {
+            w.write_record(row.iter().map(|c| neutralize(c).into_owned()))?;
+        }
+        w.flush()
+    })
+}
+
+#[cfg(test)]
+mod table_tests {
+    #[test]
+    fn a_table_csv_neutralises_formulas() {
+        let head = vec!["key".to_string(), "output".to_string()];
+        let rows = vec![vec!["[1]".to_string(), "=HYPERLINK(\"x\")".to_string()]];
+        let csv = super::table_csv(&head, &rows);
+        assert_eq!(csv, "key,output\n[1],\"'=HYPERLINK(\"\"x\"\")\"\n");
+    }
+}

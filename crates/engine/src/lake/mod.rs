@@ -11,12 +11,14 @@ mod build;
 pub mod counts;
 pub mod rows;
 pub mod schema;
+pub mod view;
 
 pub use build::{build, build_into, settings_hash, LakeRun, LakeTables, RowSink, HUMAN};
 pub use schema::{ColType, Column, TableSchema, SCHEMA_NAME, SCHEMA_VERSION, TABLES};
 
-/// One cell of a table: null, or a value of the column's [`ColType`].
-#[derive(Debug, Clone, PartialEq)]
+/// One cell of a table: null, or a value of the column's [`ColType`] (plain serde: the main
+/// worker sends a lake's rows to the lake worker, which writes them as Parquet).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Cell {
     Null,
     Str(String),

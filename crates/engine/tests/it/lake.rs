@@ -233,3 +233,84 @@ fn run_rows_read_back_judge_and_compare_as_the_originals() {
         assert_eq!(n.bootstrap.low, w.bootstrap.low);
     }
 }
+
+/// "Export this view" (`lake::view::view_rows`): the items a filter shows, with every scorer's
+/// verdict as scored now, the slice fields and the run's metadata; read back as a run, it has
+/// those items, their verdicts and a headline equal to the kept items' accuracy (the header
+/// says so too); the columns left out are absent; flips are slice fields. Unfiltered, the
+/// headline read back is the run's own. The CSV of the same rows neutralises formulas.
+#[test]
+fn a_view_export_reads_back_with_its_items_and_numbers() {
+    use evalboard_engine::family::Family;
+    use evalboard_engine::lake::view::{csv_table, view_rows, ViewSpec};
+    use evalboard_engine::run::ReadOptions;
+    use evalboard_engine::{InputFile, RunInput};
+    use std::collections::{BTreeMap, BTreeSet};
+    let s = Settings::default();
+    let base = load("base", &s);
+    let r = &base[0];
+    let lr = lake_run(r, &s);
+    let read_back = |bytes: &[u8]| {
+        let input = RunInput::new(
+            "view",
+            vec![InputFile::new("view.evalboard-rows.jsonl", bytes.to_vec())],
+        );
+        let read = run::read_as(Family::EvalLog, &input, None, ReadOptions::default())
+            .unwrap_or_else(|e| panic!("{}", e.message));
+        run::score(read, &s, 1)
+    };
+    // Unfiltered: every item, the run's own headline.
+    let all = view_rows(&lr, &ViewSpec::default(), "test");
+    let back = read_back(&all.bytes);
+    let was = r.0.as_ref().verdicts(None).unwrap();
+    let now = back.as_ref().verdicts(None).unwrap();
+    assert_eq!(now.rows.len(), was.rows.len());
+    assert_eq!(
+        back.as_ref().headline_value(),
+        r.0.as_ref().headline_value(),
+        "{}",
+        lr.run.name()
+    );
+    // Filtered to the wrong items, without the texts, with flips.
+    let wrong: BTreeSet<_> = was
+        .rows
+        .iter()
+        .filter(|v| v.correct == Some(false))
+        .map(|v| v.key.clone())
+        .collect();
+    assert!(!wrong.is_empty() && wrong.len() < was.rows.len());
+    let first = wrong.iter().next().unwrap().clone();
+    let spec = ViewSpec {
+        keys: Some(wrong.clone()),
+        flips: BTreeMap::from([(first.clone(), "regressed".to_string())]),
+        columns: vec!["answer".into()],
+        filter: "verdict: wrong".into(),
+    };
+    let view = view_rows(&lr, &spec, "test");
+    let text = String::from_utf8(view.bytes.clone()).unwrap();
+    let head: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(head["view"]["items"], wrong.len());
+    assert_eq!(head["view"]["of_items"], was.rows.len());
+    assert_eq!(head["view"]["filter"], "verdict: wrong");
+    assert_eq!(head["run"]["n_items"], wrong.len());
+    assert_eq!(head["run"]["headline_value"], 0.0);
+    assert_eq!(head["run"]["name"], lr.run.name());
+    assert!(!text.contains("\"input\""), "texts left out");
+    let back = read_back(&view.bytes);
+    let now = back.as_ref().verdicts(None).unwrap();
+    let keys: BTreeSet<_> = now.rows.iter().map(|v| v.key.clone()).collect();
+    assert_eq!(keys, wrong);
+    assert!(now.rows.iter().all(|v| v.correct == Some(false)));
+    assert_eq!(back.as_ref().headline_value(), Some(0.0));
+    let line = text
+        .lines()
+        .find(|l| l.contains(&first.to_json().to_string()))
+        .unwrap();
+    assert!(line.contains("\"flip\":\"regressed\""), "{line}");
+    // The CSV: a header, a row per item, every scorer a column.
+    let (head, body) = csv_table(&view.bytes);
+    assert_eq!(body.len(), wrong.len());
+    assert_eq!(&head[..3], ["key", "status", "error"]);
+    assert!(head.iter().any(|h| h == "flip"));
+    assert!(head.iter().any(|h| h.as_str() == now.judge));
+}
