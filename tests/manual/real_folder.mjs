@@ -217,15 +217,39 @@ try {
   await panelShot('07-panel');
   step('Resume → "Allow this time": the same run watched again, 13 items after two more lines');
 
-  // 6. The folder removed: the watch stops with a message; the run keeps its numbers.
+  // 6. The permission revoked while watching (Chromium's settings, "File editing" → the site's
+  // "Remove"): the watch waits with Resume; Resume → Chromium's first prompt again → Allow.
+  const settings = await page.context().newPage();
+  await settings.goto('chrome://settings/content/filesystem');
+  await settings.locator('#removeGrants').click();
+  await sleep(800);
+  await settings.screenshot({ path: path.join(OUT, '08-settings-removed.png') });
+  await settings.close();
+  await page.bringToFront();
+  write(1);
+  await waitText('was revoked', 30000);
+  shot('09-revoked');
+  const revoked = (await panel()).split('\n').find((l) => l.includes('revoked'));
+  await panelShot('09-panel');
+  page.click('.eb-watch__item [data-testid="watch-message"] button');
+  await sleep(1500);
+  shot('10-revoked-prompt');
+  await focusBrowser();
+  x('key', 'Tab');
+  await sleep(300);
+  x('key', 'Return');
+  await waitText('run.jsonl: 14 items');
+  step(`revoked in chrome://settings/content/filesystem while watching: “${revoked}” then Resume → "Allow": 14 items`);
+
+  // 7. The folder removed: the watch stops with a message; the run keeps its numbers.
   fs.renameSync(folder, `${folder}.moved`);
   await waitText('is gone', 30000);
-  shot('08-gone');
-  await panelShot('08-panel');
+  shot('11-gone');
+  await panelShot('11-panel');
   step(`folder moved away: ${(await panel()).split('\n').find((l) => l.includes('gone'))}`);
   fs.renameSync(`${folder}.moved`, folder);
 
-  // 7. Restart, Resume, "Don't allow": the watch stays stopped, nothing breaks.
+  // 8. Restart, Resume, "Don't allow": the watch stays stopped, nothing breaks.
   await closeBrowser();
   await startBrowser();
   await waitText('needs your permission again');
@@ -233,11 +257,11 @@ try {
   await sleep(1500);
   click(280, 373); // "Don't allow"
   await sleep(2000);
-  shot('09-denied');
+  shot('12-denied');
   assert.ok((await panel()).includes('STOPPED'), 'still stopped after "Don\'t allow"');
   step('Resume → "Don\'t allow": the watch stays STOPPED with its message');
 
-  // 8. A folder dropped from an X drag source: its handle offered to watch, no picker.
+  // 9. A folder dropped from an X drag source: its handle offered to watch, no picker.
   // (And whether FileSystemObserver takes a dropped folder's handle, asked beside the page.)
   await page.evaluate(() => window.addEventListener('drop', (e) => {
     const item = [...e.dataTransfer.items].find((i) => i.kind === 'file');
@@ -255,16 +279,16 @@ try {
   await sleep(400);
   x('mouseup', '1');
   await page.locator('.eb-watch__dropped').waitFor({ timeout: 20000 });
-  shot('10-dropped');
+  shot('13-dropped');
   await page.click('.eb-watch__dropped');
   write(1);
-  await page.waitForFunction(() => [...document.querySelectorAll('.eb-watch__item')].some((e) => /RUNNING/.test(e.innerText) && /run\.jsonl: 14 items/.test(e.innerText)), null, { timeout: 20000 });
-  shot('11-dropped-watch');
-  await panelShot('11-panel');
+  await page.waitForFunction(() => [...document.querySelectorAll('.eb-watch__item')].some((e) => /RUNNING/.test(e.innerText) && /run\.jsonl: 15 items/.test(e.innerText)), null, { timeout: 20000 });
+  shot('14-dropped-watch');
+  await panelShot('14-panel');
   drag.kill();
   const observed = await page.evaluate(() => window.__observe);
   log('FileSystemObserver on the dropped handle:', observed);
-  step(`dropped the real folder from an X drag source: “Watch “qa-run” as it grows” offered and watching with no prompt, 14 items (FileSystemObserver.observe on the dropped handle, beside the page: ${observed}; the watch's state line: ${(await panel()).split('\n').filter((l) => /RUNNING/.test(l)).pop()})`);
+  step(`dropped the real folder from an X drag source: “Watch “qa-run” as it grows” offered and watching with no prompt, 15 items (FileSystemObserver.observe on the dropped handle, beside the page: ${observed}; the watch's state line: ${(await panel()).split('\n').filter((l) => /RUNNING/.test(l)).pop()})`);
   assert.deepEqual(rec.errors, [], 'no console or page error');
 } finally {
   console.log(`\n${result.length} steps passed:\n- ${result.join('\n- ')}`);
