@@ -4,7 +4,7 @@ SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/tools/node_modules/.bin:$(PATH)
 CHROMEDRIVER ?= /usr/bin/chromedriver
 
-.PHONY: serve test setup fetch build dist lint test-native test-lake test-scale test-wasm test-e2e bench fuzz fmt clean-dist
+.PHONY: serve test setup fetch build dist lint test-native test-lake test-scale test-wasm test-e2e manual-watch bench fuzz fmt clean-dist
 
 setup:
 	@bash scripts/setup.sh
@@ -68,6 +68,14 @@ test-wasm:
 ## out now and then (not alone, nor in any other order; cause not found yet).
 test-e2e:
 	cd tests/e2e && node --test --test-concurrency=1 $$(ls *.test.mjs | grep -v '^hostile\.') hostile.test.mjs
+
+## Not part of `make test`: the by-hand check of "Watch a folder…" on a real folder (the native
+## folder chooser and Chromium's permission prompts, which headless Chromium cannot show), driven
+## in a headful Chromium on Xvfb with xdotool; screenshots in tests/manual/out/ to look at
+## (docs/dashboard.md § Checking the permission prompt by hand). Needs dist/ and
+## `apt-get install xvfb xdotool imagemagick` (and python3-gi, gir1.2-gtk-3.0 for the drop).
+manual-watch:
+	node tests/manual/real_folder.mjs
 
 ## Benchmarks: synthetic 100k/1M-turn runs, native + wasm (headless Chromium) + Python baseline.
 bench: fetch

@@ -720,7 +720,8 @@ pub enum Block {
         mono: bool,
     },
     /// A note with a button that changes one setting (`setting`: its name and new value; the
-    /// page knows the names it may change: `evalset.scorer`); `key` names it (`data-testid`).
+    /// page knows the names it may change: `evalset.scorer`; `watch.resume` with a watch's kept
+    /// key asks the browser's permission for its folder again); `key` names it (`data-testid`).
     Switch {
         key: String,
         text: String,

@@ -243,7 +243,9 @@ pub fn blocks(list: Vec<Block>) -> AnyView {
                         {text}" "
                         <button type="button" class="eb-link" on:click=move |_| {
                             let mut s = store.settings.get_untracked();
-                            if setting.0 == "evalset.scorer" {
+                            if setting.0 == "watch.resume" {
+                                crate::ui::watch::resume(&setting.1);
+                            } else if setting.0 == "evalset.scorer" {
                                 if let Some(scorer) = AnswerScorer::from_id(&setting.1) {
                                     s.evalset.scorer = scorer;
                                     store.configure(s);

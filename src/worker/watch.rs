@@ -123,6 +123,8 @@ struct Watch {
     /// The folder was loaded as a run at least once (else, when the watch ends, its run
     /// entry is told it failed, with why).
     loaded: bool,
+    /// Waiting for the permission to read the folder ([`wait_permission`]).
+    waiting: bool,
 }
 
 /// One file of the folder.
@@ -181,6 +183,7 @@ pub(crate) fn start<const FAMILIES: FamilySet>(
         logs: Vec::new(),
         log_items: 0,
         loaded: false,
+        waiting: false,
     }));
     WATCHES.with(|w| w.borrow_mut().insert(run_id, watch.clone()));
     let scope = scope.clone();
@@ -279,12 +282,21 @@ async fn run<const FAMILIES: FamilySet>(
     // needs the user's yes again after a reload (asked on the page, which has the gesture).
     if let Some(state) = permission(&dir).await {
         if state != "granted" {
-            let message = format!(
-                "The browser asks again for permission to read “{}” (its answer now: {state}): \
-                 pick the folder again with “Watch a folder…” to resume.",
-                watch.borrow().name
-            );
-            return end(scope, run_id, watch, message);
+            let name = watch.borrow().name.clone();
+            let message = if state == "prompt" {
+                format!(
+                    "Reading “{name}” needs your permission again (the browser asks after the \
+                     page was closed): click Resume and allow it."
+                )
+            } else {
+                format!(
+                    "The browser does not let this page read “{name}” (its answer: {state}): \
+                     allow it in the site's settings, then click Resume."
+                )
+            };
+            if !wait_permission(scope, run_id, watch, message).await {
+                return;
+            }
         }
     }
     if watch.borrow().key.is_none() {
@@ -311,6 +323,11 @@ async fn run<const FAMILIES: FamilySet>(
             }
             Err(e) => {
                 let message = stop_message(&e, &watch.borrow().name);
+                // A permission revoked while watching: wait for it again (Resume).
+                let asked = permission(&dir).await.is_some_and(|s| s != "granted");
+                if asked && wait_permission(scope, run_id, watch, message.clone()).await {
+                    continue;
+                }
                 return end(scope, run_id, watch, message);
             }
         }
@@ -421,6 +438,48 @@ fn end(
     );
 }
 
+/// Waits until the folder may be read again: a worker cannot ask for the permission (the prompt
+/// needs a click), so the watch shows `message` with "Resume", which asks on the page
+/// (`ui::watch::resume`), and looks at the permission every second. `false` when the watch was
+/// removed first.
+async fn wait_permission(
+    scope: &DedicatedWorkerGlobalScope,
+    run_id: RunId,
+    watch: &Rc<RefCell<Watch>>,
+    message: String,
+) -> bool {
+    let dir = watch.borrow().dir.clone();
+    {
+        let mut w = watch.borrow_mut();
+        w.stopped = Some(message);
+        w.waiting = true;
+    }
+    post(
+        scope,
+        &Response::Live {
+            run_id,
+            status: status(&watch.borrow()),
+        },
+    );
+    loop {
+        sleep(watch, FAST_MS).await;
+        let current = WATCHES.with(|m| {
+            m.borrow()
+                .get(&run_id)
+                .is_some_and(|w| Rc::ptr_eq(w, watch))
+        });
+        if !current {
+            return false;
+        }
+        if permission(&dir).await.as_deref() == Some("granted") {
+            let mut w = watch.borrow_mut();
+            w.stopped = None;
+            w.waiting = false;
+            return true;
+        }
+    }
+}
+
 /// Why a round failed, in words.
 fn stop_message(e: &JsValue, name: &str) -> String {
     let kind = get(e, "name")
@@ -428,10 +487,9 @@ fn stop_message(e: &JsValue, name: &str) -> String {
         .and_then(|n| n.as_string())
         .unwrap_or_default();
     match kind.as_str() {
-        "NotAllowedError" | "SecurityError" => format!(
-            "The permission to read “{name}” was revoked: the watch stopped. Pick the folder \
-             again with “Watch a folder…” to resume."
-        ),
+        "NotAllowedError" | "SecurityError" => {
+            format!("The permission to read “{name}” was revoked: click Resume to allow it again.")
+        }
         "NotFoundError" => format!("“{name}” is gone (moved or deleted): the watch stopped."),
         _ => format!(
             "Reading “{name}” failed ({}): the watch stopped.",
@@ -711,7 +769,9 @@ fn status(w: &Watch) -> LiveStatus {
     } else {
         WatchState::Running
     };
-    let how = if w.observer.is_some() {
+    let how = if w.stopped.is_some() {
+        "not watched".into()
+    } else if w.observer.is_some() {
         "FileSystemObserver".into()
     } else {
         format!("polling every {} s", (w.interval_ms / 1000.0).round())
@@ -829,12 +889,20 @@ fn status(w: &Watch) -> LiveStatus {
                 n - 1
             )),
         });
-    if let Some(m) = message {
-        blocks.push(Block::Note {
+    match (message, w.waiting.then_some(w.key.as_ref()).flatten()) {
+        // Waiting for the permission: "Resume" asks the browser again, on the page.
+        (Some(m), Some(key)) => blocks.push(Block::Switch {
+            key: "watch-message".into(),
+            text: m,
+            label: "Resume".into(),
+            setting: ("watch.resume".into(), key.clone()),
+        }),
+        (Some(m), None) => blocks.push(Block::Note {
             key: "watch-message".into(),
             tone: "warn".into(),
             text: m,
-        });
+        }),
+        (None, _) => {}
     }
     LiveStatus {
         name: w.name.clone(),
