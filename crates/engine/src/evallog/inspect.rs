@@ -132,6 +132,12 @@ pub fn sample_member(index: &Index, id: &SampleId, epoch: u32) -> Option<String>
         .find(|n| index.get(n).is_some())
 }
 
+/// The warning of a log whose header is its journal's start.
+pub(super) const FROM_START: &str = "no usable header.json (run in progress or crashed): header from _journal/start.json, no recorded results";
+/// The warning of a log whose samples are its summaries.
+pub(super) const FROM_SUMMARIES: &str =
+    "no sample members: samples read from the summaries (no model output text)";
+
 /// Why a run's samples come from the log's summaries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FromSummaries {
@@ -223,11 +229,7 @@ impl EvalMembers {
                     .and_then(|b| parse_log("_journal/start.json", &b, &mut diags));
                 match start {
                     Some(mut s) => {
-                        diags.push(Diagnostic::warning(
-                            path,
-                            None,
-                            "no usable header.json (run in progress or crashed): header from _journal/start.json, no recorded results",
-                        ));
+                        diags.push(Diagnostic::warning(path, None, FROM_START));
                         s.status.get_or_insert(Value::String("started".into()));
                         s
                     }
@@ -333,11 +335,9 @@ impl EvalMembers {
         if raw.is_empty() && !self.summaries.is_empty() {
             let n = self.summaries.len();
             self.diags.push(match why {
-                FromSummaries::NoSampleMembers => Diagnostic::warning(
-                    &self.path,
-                    None,
-                    "no sample members: samples read from the summaries (no model output text)",
-                ),
+                FromSummaries::NoSampleMembers => {
+                    Diagnostic::warning(&self.path, None, FROM_SUMMARIES)
+                }
                 FromSummaries::First => Diagnostic {
                     severity: crate::diag::Severity::Info,
                     ..Diagnostic::warning(

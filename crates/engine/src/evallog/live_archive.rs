@@ -16,10 +16,12 @@ use std::collections::BTreeMap;
 
 use super::archive::{last_readable, Entry, Index, Limits};
 use super::eval_file::{member_range, read_index, ByteSource, InMemory};
-use super::inspect::{lower, EvalPlan, RawLog, RawSample, SampleContext};
+use super::inspect::{
+    lower, EvalPlan, RawLog, RawSample, SampleContext, FROM_START, FROM_SUMMARIES,
+};
 use super::json;
 use super::long_text::MAX_TEXT_CHARS;
-use super::model::{MetricKey, Sample};
+use super::model::{EvalLogRun, MetricKey, Sample};
 use crate::diag::Diagnostic;
 use crate::live::{LiveFailure, LiveItem, LiveTally};
 
@@ -303,6 +305,33 @@ impl EvalLive {
                 push(&mut self.tally, &sample, self.judge.as_ref());
             }
         }
+    }
+
+    /// The log as read so far, as a full read of the same members gives it: its samples lowered
+    /// again from the parsed members kept (nothing inflated or parsed again); `None` before a
+    /// header is read.
+    pub fn run(&self) -> Option<(EvalLogRun, Vec<Diagnostic>)> {
+        let (member, header) = self.header.as_ref()?;
+        let mut diags: Vec<Diagnostic> = self.diagnostics().cloned().collect();
+        if member != "header.json" {
+            diags.push(Diagnostic::warning(&self.path, None, FROM_START));
+        }
+        let raws = if self.samples.is_empty() {
+            if !self.summaries.is_empty() {
+                diags.push(Diagnostic::warning(&self.path, None, FROM_SUMMARIES));
+            }
+            self.summaries.values().cloned().collect()
+        } else {
+            self.samples.clone()
+        };
+        let mut run = lower(&self.path, header.clone(), raws, &mut diags);
+        run.explain_not_recomputed();
+        Some((run, diags))
+    }
+
+    /// The watched file's path.
+    pub fn path(&self) -> &str {
+        &self.path
     }
 
     /// The run's numbers so far.

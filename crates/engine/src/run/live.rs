@@ -311,6 +311,35 @@ impl LiveArchive {
         crate::evallog::eval_file::now(self.update(&mut src, bytes.len() as u64))
     }
 
+    /// The log read so far as run `name` (a file of `bytes` bytes), as [`super::read`] gives a
+    /// folder of this one log: its samples lowered again from the members already parsed,
+    /// nothing inflated or parsed again. `None` before its header is read.
+    pub fn read_run(&self, name: &str, bytes: u64) -> Option<super::ReadRun> {
+        let live = self.inner.as_ref()?;
+        let (run, diagnostics) = live.run()?;
+        let own: Vec<Diagnostic> = diagnostics
+            .iter()
+            .filter(|d| d.file == live.path())
+            .cloned()
+            .collect();
+        let (status, reason) = crate::accounting::status_of(&own);
+        let file = crate::accounting::InputFileReport {
+            path: live.path().to_string(),
+            bytes,
+            format: Some("inspect-eval".into()),
+            status,
+            reason,
+        };
+        Some(super::ReadRun::EvalLog(Box::new(
+            crate::evallog::LoadedLog {
+                name: name.to_string(),
+                run,
+                files: vec![file],
+                diagnostics,
+            },
+        )))
+    }
+
     /// The status the log records (`started` while it runs; `success`, `error`, `cancelled`).
     pub fn status(&self) -> Option<&str> {
         self.inner.as_ref()?.status()

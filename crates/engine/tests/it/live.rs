@@ -393,11 +393,39 @@ fn full_items(files: &[(String, Vec<u8>)]) -> (u64, u64, u64) {
             .collect(),
     );
     let read = run::read(&input, None, ReadOptions::default()).unwrap();
-    let scored = run::score(read, &Settings::default(), 1);
+    items_of(&run::score(read, &Settings::default(), 1))
+}
+
+/// A scored run's (items, with a verdict, correct).
+fn items_of(scored: &run::ScoredRun) -> (u64, u64, u64) {
     let items = scored.as_ref().items().unwrap();
     let judged = items.iter().filter(|i| i.verdict.is_some()).count() as u64;
     let correct = items.iter().filter(|i| i.verdict == Some(true)).count() as u64;
     (items.len() as u64, judged, correct)
+}
+
+/// The headline of a full read of `files` and of the run `live` read so far.
+fn headlines(files: &[(String, Vec<u8>)], live: &LiveArchive) -> (Option<f64>, Option<f64>) {
+    let input = RunInput::new(
+        "run",
+        files
+            .iter()
+            .map(|(p, b)| InputFile::new(p, b.clone()))
+            .collect(),
+    );
+    let full = run::score(
+        run::read(&input, None, ReadOptions::default()).unwrap(),
+        &Settings::default(),
+        1,
+    );
+    let read = live.read_run("run", 0).unwrap();
+    let so_far = run::score(read, &Settings::default(), 1);
+    assert_eq!(items_of(&so_far), items_of(&full));
+    assert_eq!(so_far.as_ref().meta(), full.as_ref().meta());
+    (
+        so_far.as_ref().headline().value,
+        full.as_ref().headline().value,
+    )
 }
 
 #[test]
@@ -427,11 +455,11 @@ fn an_eval_grown_member_by_member_reads_only_new_members_and_equals_a_full_read(
         }
         assert!(!reads.whole);
         if n.items > 0 {
-            assert_eq!(
-                numbers_of(&n),
-                full_items(&[("epochs1.eval".to_string(), bytes.clone())]),
-                "step {k}"
-            );
+            let files = [("epochs1.eval".to_string(), bytes.clone())];
+            assert_eq!(numbers_of(&n), full_items(&files), "step {k}");
+            // The run so far, from the samples already parsed, is the full read's.
+            let (so_far, full) = headlines(&files, &live);
+            assert_eq!(so_far, full, "step {k}");
         }
         assert!(n.items >= before);
         before = n.items;
