@@ -1001,14 +1001,7 @@ fn status(w: &Watch) -> LiveStatus {
 /// `log.eval: 12 items (of 20) · accuracy 66.7% (95% CI 39.1%–86.2%) · status started`.
 fn archive_line(path: &str, a: &LiveArchive) -> String {
     let n = a.numbers();
-    let of = n
-        .declared_total
-        .map(|t| format!(" (of {t})"))
-        .unwrap_or_default();
-    let ci = n
-        .accuracy_ci95
-        .map(|(lo, hi)| format!(" (95% CI {}–{})", pct(Some(lo)), pct(Some(hi))))
-        .unwrap_or_default();
+    let (of, ci) = of_and_ci(&n);
     format!(
         "{path}: {} items{of} · accuracy {}{ci} · status {}",
         n.items,
@@ -1049,14 +1042,7 @@ fn pace(items_per_s: Option<f64>, since_last_item_s: Option<f64>, how: &str) -> 
 
 /// `run.jsonl: 12 items (of 50) · accuracy 66.7% (95% CI 39.1%–86.2%) · 2 problems`.
 fn file_line(path: &str, n: &LiveNumbers) -> String {
-    let of = n
-        .declared_total
-        .map(|t| format!(" (of {t})"))
-        .unwrap_or_default();
-    let ci = n
-        .accuracy_ci95
-        .map(|(lo, hi)| format!(" (95% CI {}–{})", pct(Some(lo)), pct(Some(hi))))
-        .unwrap_or_default();
+    let (of, ci) = of_and_ci(n);
     let errored = match n.errored {
         0 => String::new(),
         k => format!(" · {k} errored"),
@@ -1071,6 +1057,19 @@ fn file_line(path: &str, n: &LiveNumbers) -> String {
         n.items,
         pct(n.accuracy)
     )
+}
+
+/// ` (of 50)` when the log declares a total, and ` (95% CI 39.1%–86.2%)` of the accuracy.
+fn of_and_ci(n: &LiveNumbers) -> (String, String) {
+    let of = n
+        .declared_total
+        .map(|t| format!(" (of {t})"))
+        .unwrap_or_default();
+    let ci = n
+        .accuracy_ci95
+        .map(|(lo, hi)| format!(" (95% CI {}–{})", pct(Some(lo)), pct(Some(hi))))
+        .unwrap_or_default();
+    (of, ci)
 }
 
 /// `run.jsonl · c1 · 2: “12” (expected “10”)` — model output as text, cut by the engine.
