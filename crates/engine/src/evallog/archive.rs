@@ -254,7 +254,7 @@ const MAX_TRIED: usize = 16;
 
 /// The last central directory in `bytes` (a whole archive, perhaps caught while a writer was
 /// rewriting its end) that reads: the end records found from the end backwards (at most
-/// [`MAX_TRIED`]), the first whose directory lies inside the bytes before it and whose every
+/// 16), the first whose directory lies inside the bytes before it and whose every
 /// entry's local header is where it says. `Err`: why the last one tried did not read.
 pub fn last_readable(bytes: &[u8], limits: Limits) -> Result<Index, String> {
     let sig = EOCD_SIG.to_le_bytes();
