@@ -452,15 +452,40 @@ fn handle_request(
             // The folder read so far is loaded as a run through the Load path, as a drop is.
             let materialize: watch::Materialize = {
                 let (scope, state) = (scope.clone(), state.clone());
-                Rc::new(move |run_id, name, paths, buffers| {
-                    let load = Request::Load {
-                        run_id,
-                        name,
-                        paths,
-                        demo: false,
-                        stored: None,
-                    };
-                    handle_request(&scope, &state, load, buffers, &JsValue::UNDEFINED);
+                Rc::new(move |run_id, name, folder: watch::Folder| {
+                    let (paths, buffers) = (folder.paths, folder.buffers);
+                    let settings = state.borrow().settings.clone();
+                    // One `.eval` already parsed by the watch: scored, not read again.
+                    match folder
+                        .read
+                        .and_then(|r| run::score_in::<FAMILIES>(r, &settings, 1))
+                    {
+                        Some(scored) => {
+                            let mut st = state.borrow_mut();
+                            let kept = Kept {
+                                id: run_id,
+                                name,
+                                demo: false,
+                                scored,
+                                load_ms: 0.0,
+                                stage_ms: Vec::new(),
+                                provenance: Vec::new(),
+                                part_of: None,
+                            };
+                            st.keep(&scope, kept);
+                            big_log::remember_sources(&st, run_id, &paths, &buffers);
+                        }
+                        None => {
+                            let load = Request::Load {
+                                run_id,
+                                name,
+                                paths,
+                                demo: false,
+                                stored: None,
+                            };
+                            handle_request(&scope, &state, load, buffers, &JsValue::UNDEFINED);
+                        }
+                    }
                     // What the logs loaded say of themselves (read at once: a Load of bytes is
                     // read and scored before it returns).
                     state
@@ -468,6 +493,10 @@ fn handle_request(
                         .runs_of(run_id)
                         .map(|k| watch::LogState {
                             name: k.run().name().to_string(),
+                            archive: k.scored.files().iter().any(|f| {
+                                f.status != evalboard_engine::accounting::FileStatus::Skipped
+                                    && f.path.to_ascii_lowercase().ends_with(".eval")
+                            }),
                             status: k.run().meta().get("status").map(str::to_string),
                             items: k.run().counts().1,
                             declared: k.run().declared_items(),

@@ -25,10 +25,12 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::DedicatedWorkerGlobalScope;
 
+use evalboard_engine::evallog::eval_file::ByteSource;
 use evalboard_engine::live::LiveNumbers;
-use evalboard_engine::run::live::{LiveFiles, LiveRun};
+use evalboard_engine::run::live::{LiveArchive, LiveFiles, LiveRun};
 use evalboard_engine::run::{FamilySet, Settings};
 
+use super::browser_files::BlobAt;
 use super::keep::{call, call_now, get, idb, set};
 use super::runtime::{now, post};
 use crate::format::{pct, NONE};
@@ -61,13 +63,25 @@ const WHOLE_MAX: f64 = 256.0 * 1024.0 * 1024.0;
 /// folder is then a run like any other (run list, Overview, Items, Compare, All runs), its name
 /// marked "so far"; a run loaded again is `Rescored` for the page.
 /// It answers with what the logs loaded say of themselves ([`LogState`]).
-pub(crate) type Materialize = Rc<dyn Fn(RunId, String, Vec<String>, Array) -> Vec<LogState>>;
+pub(crate) type Materialize = Rc<dyn Fn(RunId, String, Folder) -> Vec<LogState>>;
+
+/// The folder as read so far: its files (paths under the folder's name, their bytes as
+/// `ArrayBuffer`s) and, when it is one Inspect `.eval` whose members the watch has parsed, that
+/// log's run read so far (`LiveArchive::read_run`: loaded with no byte read or parsed again;
+/// the bytes then serve a sample's drawer only).
+pub(crate) struct Folder {
+    pub paths: Vec<String>,
+    pub buffers: Array,
+    pub read: Option<evalboard_engine::run::ReadRun>,
+}
 
 /// A log of the watched folder as loaded whole: its run's name, the status it records (an
 /// Inspect log's `started`, `success`, `error`, `cancelled`; an OpenAI Evals file's `complete`
 /// once its final report is written) and its items so far.
 pub(crate) struct LogState {
     pub name: String,
+    /// It is an Inspect `.eval` of the folder (read as it grows: its numbers are the watch's own).
+    pub archive: bool,
     pub status: Option<String>,
     pub items: usize,
     /// The items it says it holds once complete (an Inspect log's samples × epochs).
@@ -131,6 +145,12 @@ struct Watch {
 struct Watched {
     /// `None`: the file is not read as it grows (not a JSONL of an appendable format).
     live: Option<LiveRun>,
+    /// An Inspect `.eval`, read from its end and its new members on each change; `bytes` then
+    /// holds the bytes read so far at their offsets (end records, directory, members' local
+    /// headers and data), enough for the run loaded whole, and `readable` says they end in the
+    /// directory last read.
+    archive: Option<LiveArchive>,
+    readable: bool,
     offset: f64,
     modified: f64,
     note: Option<String>,
@@ -144,6 +164,7 @@ impl Watched {
     /// read), another file whole.
     fn complete(&self) -> &[u8] {
         match &self.live {
+            _ if self.archive.is_some() && !self.readable => &[],
             Some(live) => {
                 let n = usize::try_from(live.numbers().bytes_read).unwrap_or(usize::MAX);
                 &self.bytes[..n.min(self.bytes.len())]
@@ -351,32 +372,45 @@ async fn run<const FAMILIES: FamilySet>(
 /// is far enough behind ([`LOAD_EVERY_MS`]).
 fn load_whole(run_id: RunId, watch: &Rc<RefCell<Watch>>) {
     let t = now();
-    let (name, paths, buffers, materialize) = {
+    let (name, folder, materialize) = {
         let w = watch.borrow();
-        if !w.dirty || t < w.next_load_ms {
+        // An `.eval` caught mid-write: loaded once its end reads again.
+        let unreadable = w
+            .files
+            .values()
+            .any(|f| f.archive.is_some() && !f.readable && !f.bytes.is_empty());
+        if !w.dirty || t < w.next_load_ms || unreadable {
             return;
         }
         let buffers = Array::new();
         let mut paths = Vec::new();
+        let mut archives = Vec::new();
         for (path, f) in &w.files {
             let bytes = f.complete();
             if !bytes.is_empty() {
                 paths.push(format!("{}/{path}", w.name));
                 buffers.push(&Uint8Array::from(bytes).buffer());
+                archives.push(f.archive.as_ref().map(|a| (a, bytes.len() as u64)));
             }
         }
-        (
-            crate::protocol::so_far(&w.name),
+        let name = crate::protocol::so_far(&w.name);
+        // One `.eval`: its run from the samples already parsed.
+        let read = match archives.as_slice() {
+            [Some((a, size))] => a.read_run(&name, *size),
+            _ => None,
+        };
+        let folder = Folder {
             paths,
             buffers,
-            w.materialize.clone(),
-        )
+            read,
+        };
+        (name, folder, w.materialize.clone())
     };
     watch.borrow_mut().dirty = false;
-    if paths.is_empty() {
+    if folder.paths.is_empty() {
         return;
     }
-    let logs = materialize(run_id, name, paths, buffers);
+    let logs = materialize(run_id, name, folder);
     let done = now();
     let mut w = watch.borrow_mut();
     w.next_load_ms = done + LOAD_EVERY_MS.max(10.0 * (done - t));
@@ -384,10 +418,11 @@ fn load_whole(run_id: RunId, watch: &Rc<RefCell<Watch>>) {
     let samples: u64 = logs
         .iter()
         .filter(|l| {
-            matches!(
-                l.status.as_deref(),
-                Some("started" | "success" | "error" | "cancelled")
-            )
+            !l.archive
+                && matches!(
+                    l.status.as_deref(),
+                    Some("started" | "success" | "error" | "cancelled")
+                )
         })
         .map(|l| l.items as u64)
         .sum();
@@ -579,10 +614,17 @@ async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool
         changed = true;
         // A file that shrank was written anew: read from its start.
         let from = if size < offset { 0.0 } else { offset };
-        if is_new || from == 0.0 {
+        // An `.eval` is never read anew: a member is read again only when it changed.
+        let archive = is_archive(&path);
+        if is_new || (from == 0.0 && !archive) {
             let mut w = watch.borrow_mut();
-            let watched = new_file::<FAMILIES>(&path, &w.settings);
+            let watched = new_file::<FAMILIES>(&path, &w.name, &w.settings);
             w.files.insert(path.clone(), watched);
+        }
+        if archive {
+            let n = read_archive(watch, &path, &file, (size, modified)).await;
+            counted(&mut watch.borrow_mut(), n, now());
+            continue;
         }
         let live = watch
             .borrow()
@@ -664,15 +706,103 @@ async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool
                 f.bytes = whole;
             }
         }
-        if new_items > 0 {
-            w.items += new_items;
-            w.last_item_ms = Some(t);
-            if w.first.is_none() {
-                w.first = Some((t, w.items));
-            }
-        }
+        counted(&mut w, new_items, t);
     }
     Ok(changed)
+}
+
+/// `n` new items seen at `t`.
+fn counted(w: &mut Watch, n: u64, t: f64) {
+    if n > 0 {
+        w.items += n;
+        w.last_item_ms = Some(t);
+        if w.first.is_none() {
+            w.first = Some((t, w.items));
+        }
+    }
+}
+
+/// An Inspect `.eval` (its name says so).
+fn is_archive(path: &str) -> bool {
+    path.to_ascii_lowercase().ends_with(".eval")
+}
+
+/// A file read through [`BlobAt`] whose reads are kept (at their offsets) when `keep`.
+struct Recording {
+    file: BlobAt,
+    pieces: Vec<(u64, Vec<u8>)>,
+    keep: bool,
+}
+
+impl ByteSource for Recording {
+    fn size(&self) -> u64 {
+        self.file.size()
+    }
+    async fn read(&mut self, at: u64, len: u64) -> Result<Vec<u8>, String> {
+        let bytes = self.file.read_at(at, len).await?;
+        if self.keep {
+            self.pieces.push((at, bytes.clone()));
+        }
+        Ok(bytes)
+    }
+}
+
+/// An Inspect `.eval` changed: its end records and directory read, then only its new members
+/// (`LiveArchive`), the bytes read kept at their offsets for the run loaded whole. How many
+/// items it gained (none when its end does not read yet: a flush caught mid-write is read again
+/// at its next change, and never reported).
+async fn read_archive(
+    watch: &Rc<RefCell<Watch>>,
+    path: &str,
+    file: &JsValue,
+    (size, modified): (f64, f64),
+) -> u64 {
+    let Some(Ok(blob)) = BlobAt::new(file) else {
+        return 0;
+    };
+    let taken = watch
+        .borrow_mut()
+        .files
+        .get_mut(path)
+        .and_then(|f| f.archive.take());
+    let Some(mut archive) = taken else { return 0 };
+    let keep = size <= WHOLE_MAX;
+    let mut src = Recording {
+        file: blob.with_window(64 << 10),
+        pieces: Vec::new(),
+        keep,
+    };
+    let result = archive.update(&mut src, WHOLE_MAX as u64).await;
+    let whole = archive.last_reads().whole;
+    let mut w = watch.borrow_mut();
+    let Some(f) = w.files.get_mut(path) else {
+        return 0;
+    };
+    f.archive = Some(archive);
+    (f.offset, f.modified) = (size, modified);
+    let Ok(n) = result else { return 0 };
+    if keep {
+        f.bytes.resize(size as usize, 0);
+        for (at, b) in src.pieces {
+            let at = usize::try_from(at).unwrap_or(usize::MAX);
+            if let Some(slot) = at
+                .checked_add(b.len())
+                .and_then(|end| f.bytes.get_mut(at..end))
+            {
+                slot.copy_from_slice(&b);
+            }
+        }
+        f.readable = !whole;
+    } else {
+        (f.bytes, f.readable) = (Vec::new(), false);
+        f.note = Some(format!(
+            "{path} is over {} MB: its numbers are read as it grows, but it is not in the run \
+             loaded whole (drop the folder for a full read)",
+            WHOLE_MAX / 1048576.0
+        ));
+    }
+    w.dirty = true;
+    n as u64
 }
 
 /// Bytes `from..to` of `file`.
@@ -691,12 +821,16 @@ fn is_transient(e: &JsValue) -> bool {
     )
 }
 
-/// A file seen for the first time (or written anew).
-fn new_file<const FAMILIES: FamilySet>(path: &str, settings: &Settings) -> Watched {
+/// A file seen for the first time (or written anew) of folder `folder` (an `.eval`'s run reads
+/// it as `folder/path`, as a drop of the folder does).
+fn new_file<const FAMILIES: FamilySet>(path: &str, folder: &str, settings: &Settings) -> Watched {
     let lower = path.to_ascii_lowercase();
     let appendable = lower.ends_with(".jsonl") || lower.ends_with(".ndjson");
     Watched {
         live: appendable.then(|| LiveRun::new_in::<FAMILIES>(path, settings)),
+        archive: is_archive(path)
+            .then(|| LiveArchive::new_in::<FAMILIES>(&format!("{folder}/{path}"))),
+        readable: false,
         offset: 0.0,
         modified: -1.0,
         note: None,
@@ -753,11 +887,20 @@ fn status(w: &Watch) -> LiveStatus {
     // every log that records a status says it finished.
     let ended = |st: &str| matches!(st, "error" | "cancelled");
     let finished = |st: &str| matches!(st, "success" | "complete");
-    let failed = w
+    // (log, status) of the logs read whole and the `.eval` logs read as they grow.
+    let reports: Vec<(&str, &str)> = w
         .logs
         .iter()
-        .find(|l| l.status.as_deref().is_some_and(ended));
-    let statuses: Vec<&str> = w.logs.iter().filter_map(|l| l.status.as_deref()).collect();
+        .filter(|l| !l.archive)
+        .filter_map(|l| Some((l.name.as_str(), l.status.as_deref()?)))
+        .chain(
+            w.files
+                .iter()
+                .filter_map(|(p, f)| Some((p.as_str(), f.archive.as_ref()?.status()?))),
+        )
+        .collect();
+    let failed = reports.iter().find(|(_, st)| ended(st));
+    let statuses: Vec<&str> = reports.iter().map(|(_, st)| *st).collect();
     let state = if w.stopped.is_some() {
         WatchState::Stopped
     } else if failed.is_some() {
@@ -776,9 +919,7 @@ fn status(w: &Watch) -> LiveStatus {
     } else {
         format!("polling every {} s", (w.interval_ms / 1000.0).round())
     };
-    let failed_word = failed
-        .and_then(|l| l.status.as_deref())
-        .map(str::to_ascii_uppercase);
+    let failed_word = failed.map(|(_, st)| st.to_ascii_uppercase());
     let (word, tone) = match state {
         WatchState::Running => ("RUNNING", "note"),
         WatchState::Stalled => ("STALLED", "warn"),
@@ -812,11 +953,25 @@ fn status(w: &Watch) -> LiveStatus {
             mono: false,
         });
     }
+    // The `.eval` logs read as they grow, and what the last change read of each.
+    for (path, f) in &w.files {
+        let Some(a) = &f.archive else { continue };
+        blocks.push(Block::Text {
+            key: "watch-log".into(),
+            text: archive_line(path, a),
+            mono: false,
+        });
+        blocks.push(Block::Text {
+            key: "watch-reads".into(),
+            text: reads_line(path, a, f.offset),
+            mono: false,
+        });
+    }
     // The logs read whole, with the status each records.
     blocks.extend(
         w.logs
             .iter()
-            .filter(|l| l.status.is_some())
+            .filter(|l| l.status.is_some() && !l.archive)
             .map(|l| Block::Text {
                 key: "watch-log".into(),
                 text: format!(
@@ -837,6 +992,9 @@ fn status(w: &Watch) -> LiveStatus {
             let n = f.live.as_ref()?.numbers();
             Some((path.as_str(), n.first_failures))
         })
+        .chain(w.files.iter().filter_map(|(path, f)| {
+            Some((path.as_str(), f.archive.as_ref()?.numbers().first_failures))
+        }))
         .chain(alone.map(|n| ("trace", n.first_failures)));
     let lines: Vec<String> = failures
         .flat_map(|(path, fs)| fs.into_iter().map(move |f| failure_line(path, &f)))
@@ -858,7 +1016,9 @@ fn status(w: &Watch) -> LiveStatus {
     let whole: Vec<&str> = w
         .files
         .iter()
-        .filter(|(p, f)| f.live.is_none() && !f.bytes.is_empty() && !w.alone.has(p))
+        .filter(|(p, f)| {
+            f.live.is_none() && f.archive.is_none() && !f.bytes.is_empty() && !w.alone.has(p)
+        })
         .map(|(p, _)| p.as_str())
         .collect();
     if !whole.is_empty() {
@@ -869,13 +1029,8 @@ fn status(w: &Watch) -> LiveStatus {
         });
     }
     let notes: Vec<&str> = w.files.values().filter_map(|f| f.note.as_deref()).collect();
-    let reported = failed.map(|l| {
-        format!(
-            "{} reports status {}: the run ended early.",
-            l.name,
-            l.status.as_deref().unwrap_or(NONE)
-        )
-    });
+    let reported =
+        failed.map(|(name, st)| format!("{name} reports status {st}: the run ended early."));
     let message = w
         .stopped
         .clone()
@@ -911,6 +1066,39 @@ fn status(w: &Watch) -> LiveStatus {
     }
 }
 
+/// `log.eval: 12 items (of 20) · accuracy 66.7% (95% CI 39.1%–86.2%) · status started`.
+fn archive_line(path: &str, a: &LiveArchive) -> String {
+    let n = a.numbers();
+    let (of, ci) = of_and_ci(&n);
+    format!(
+        "{path}: {} items{of} · accuracy {}{ci} · status {}",
+        n.items,
+        pct(n.accuracy),
+        a.status().unwrap_or(NONE)
+    )
+}
+
+/// `log.eval: the last change read 1 member (14.2 KB of a 96.0 KB file) · 9 members read in all`.
+fn reads_line(path: &str, a: &LiveArchive, size: f64) -> String {
+    let r = a.last_reads();
+    let kb = |b: f64| format!("{:.1} KB", b / 1024.0);
+    let members = match r.members {
+        1 => "1 member".to_string(),
+        k => format!("{k} members"),
+    };
+    let whole = if r.whole {
+        ", the whole file: its end did not read"
+    } else {
+        ""
+    };
+    format!(
+        "{path}: the last change read {members} ({} of a {} file{whole}) · {} members read in all",
+        kb(r.bytes as f64),
+        kb(size),
+        a.read_so_far().0
+    )
+}
+
 /// `2.5 items/s · last item 3 s ago · polling every 1 s`.
 fn pace(items_per_s: Option<f64>, since_last_item_s: Option<f64>, how: &str) -> String {
     let rate = items_per_s.map_or(NONE.to_string(), |r| format!("{r:.1} items/s"));
@@ -922,14 +1110,7 @@ fn pace(items_per_s: Option<f64>, since_last_item_s: Option<f64>, how: &str) -> 
 
 /// `run.jsonl: 12 items (of 50) · accuracy 66.7% (95% CI 39.1%–86.2%) · 2 problems`.
 fn file_line(path: &str, n: &LiveNumbers) -> String {
-    let of = n
-        .declared_total
-        .map(|t| format!(" (of {t})"))
-        .unwrap_or_default();
-    let ci = n
-        .accuracy_ci95
-        .map(|(lo, hi)| format!(" (95% CI {}–{})", pct(Some(lo)), pct(Some(hi))))
-        .unwrap_or_default();
+    let (of, ci) = of_and_ci(n);
     let errored = match n.errored {
         0 => String::new(),
         k => format!(" · {k} errored"),
@@ -944,6 +1125,19 @@ fn file_line(path: &str, n: &LiveNumbers) -> String {
         n.items,
         pct(n.accuracy)
     )
+}
+
+/// ` (of 50)` when the log declares a total, and ` (95% CI 39.1%–86.2%)` of the accuracy.
+fn of_and_ci(n: &LiveNumbers) -> (String, String) {
+    let of = n
+        .declared_total
+        .map(|t| format!(" (of {t})"))
+        .unwrap_or_default();
+    let ci = n
+        .accuracy_ci95
+        .map(|(lo, hi)| format!(" (95% CI {}–{})", pct(Some(lo)), pct(Some(hi))))
+        .unwrap_or_default();
+    (of, ci)
 }
 
 /// `run.jsonl · c1 · 2: “12” (expected “10”)` — model output as text, cut by the engine.

@@ -322,15 +322,21 @@ test('an Inspect .eval read from its journal while it runs, replaced by the fini
   await start(context, page);
   await writeFile(page, 'arith.eval', runningEval(2));
   await page.click('.eb-watch__pick');
-  await page.waitForFunction(() => [...document.querySelectorAll('.eb-watch__item [data-field="watch-log"]')]
-    .some((e) => /: 2 items( \(of \d+\))? · status started$/.test(e.textContent)), null, { timeout: 30000 });
+  const evalItems = (n) => page.waitForFunction((n) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-log"]')]
+    .some((e) => new RegExp(`: ${n} items( \\(of \\d+\\))? · accuracy [^·]+ · status started$`).test(e.textContent)), n, { timeout: 30000 });
+  await evalItems(2);
   await waitState(page, /^RUNNING · /);
+  // The log grows by a sample: its end and that one member are read, not the log again.
+  await writeFile(page, 'arith.eval', runningEval(3));
+  await evalItems(3);
+  const reads = await lines(page, 'watch-reads');
+  assert.match(reads[0], /^arith\.eval: the last change read 1 member \([\d.]+ KB of a [\d.]+ KB file\) · \d+ members read in all$/, reads.join());
   await page.screenshot({ path: path.join(outDir, 'watch-eval-running.png') });
   // The finished log (header.json, status success) replaces the running one.
   await writeFile(page, 'arith.eval', fs.readFileSync(EVAL).toString('base64'));
   const want = JSON.parse(cli(['score', path.dirname(EVAL), '--json']));
   await page.waitForFunction((n) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-log"]')]
-    .some((e) => new RegExp(`: ${n} items( \\(of ${n}\\))? · status success$`).test(e.textContent)), want.n_items, { timeout: 30000 });
+    .some((e) => new RegExp(`: ${n} items( \\(of ${n}\\))? · accuracy [^·]+ · status success$`).test(e.textContent)), want.n_items, { timeout: 30000 });
   await waitState(page, /^FINISHED · /);
   // Its run (the folder's one log) is the CLI's: the Overview's headline.
   await page.locator('.eb-run__name', { hasText: SO_FAR }).click();
@@ -398,6 +404,7 @@ const panel = (page) => page.evaluate((so) => {
   return {
     state: document.querySelector('.eb-watch__item [data-note="watch-state"]')?.textContent ?? '',
     logs: texts('.eb-watch__item [data-field="watch-log"]'),
+    reads: texts('.eb-watch__item [data-field="watch-reads"]'),
     message: document.querySelector('.eb-watch__item [data-note="watch-message"]')?.textContent ?? null,
     run: run ? run.textContent : null,
     notices: texts('.eb-notice__text'),
@@ -466,7 +473,7 @@ test('a log written by a real `inspect eval` (mockllm/model) is seen RUNNING par
   const want = JSON.parse(cli(['score', logDir, '--json']));
   assert.equal(want.n_items, total);
   await page.waitForFunction((n) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-log"]')]
-    .some((e) => e.textContent.endsWith(`: ${n} items (of ${n}) · status success`)), want.n_items, { timeout: 30000 })
+    .some((e) => new RegExp(`: ${n} items \\(of ${n}\\) · accuracy [^·]+ · status success$`).test(e.textContent)), want.n_items, { timeout: 30000 })
     .catch(async (e) => { throw new Error(`${e.message}: ${JSON.stringify(await panel(page))}`); });
   await waitState(page, /^FINISHED · /);
   await page.screenshot({ path: path.join(outDir, 'watch-inspect-finished.png') });
@@ -476,7 +483,7 @@ test('a log written by a real `inspect eval` (mockllm/model) is seen RUNNING par
   // Seen part-way: RUNNING with some but not all of the samples, the log `started`.
   const partway = rounds.filter((r) => r.state.startsWith('RUNNING') && r.logs.some((l) => {
     // Of the total the journal's start declares (the dataset's samples × epochs).
-    const m = l.match(new RegExp(`: (\\d+) items \\(of ${total}\\) · status started$`));
+    const m = l.match(new RegExp(`: (\\d+) items \\(of ${total}\\) · accuracy [^·]+ · status started$`));
     return m && Number(m[1]) > 0 && Number(m[1]) < total;
   }));
   assert.ok(partway.length > 0, `never seen part-way: ${JSON.stringify(rounds.map((r) => [r.state, r.logs]))}`);
@@ -488,6 +495,10 @@ test('a log written by a real `inspect eval` (mockllm/model) is seen RUNNING par
   }
   // Its samples are items done: a pace once two counts were seen.
   assert.ok(rounds.some((r) => /^RUNNING · \d+\.\d items\/s · last item \d+ s ago/.test(r.state)), JSON.stringify(rounds.map((r) => r.state)));
+  // Each change read the log's end and its new members only, never every member again.
+  const members = partway.flatMap((r) => r.reads).map((l) => l.match(/read (\d+) members? \(.* · (\d+) members read in all$/))
+    .filter(Boolean).map((m) => [Number(m[1]), Number(m[2])]);
+  assert.ok(members.some(([last, all]) => last > 0 && last < all / 2), JSON.stringify(partway.map((r) => r.reads)));
   const counts = [...new Set(partway.map((r) => r.logs.join()))];
   console.log(`inspect eval: ${((Date.now() - t0) / 1000).toFixed(1)} s, ${rounds.length} rounds, seen part-way ${partway.length} times (${counts.length} counts), final ${want.n_items} items, ${pct(want.headline_score)}`);
   assert.deepEqual(rec.pageErrors, []);

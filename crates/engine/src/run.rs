@@ -397,7 +397,7 @@ pub fn score(read: ReadRun, settings: &Settings, threads: usize) -> ScoredRun {
 }
 
 /// [`score`] for the families in `FAMILIES`; `None` for another family's run.
-fn score_in<const FAMILIES: FamilySet>(
+pub fn score_in<const FAMILIES: FamilySet>(
     read: ReadRun,
     settings: &Settings,
     threads: usize,

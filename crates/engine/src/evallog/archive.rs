@@ -249,6 +249,58 @@ pub fn directory_in(b: &[u8], base: u64, zip64: Option<(u64, &[u8])>) -> Result<
     })
 }
 
+/// The most end records [`last_readable`] tries, from the end of the archive backwards.
+const MAX_TRIED: usize = 16;
+
+/// The last central directory in `bytes` (a whole archive, perhaps caught while a writer was
+/// rewriting its end) that reads: the end records found from the end backwards (at most
+/// 16), the first whose directory lies inside the bytes before it and whose every
+/// entry's local header is where it says. `Err`: why the last one tried did not read.
+pub fn last_readable(bytes: &[u8], limits: Limits) -> Result<Index, String> {
+    let sig = EOCD_SIG.to_le_bytes();
+    let mut end = bytes.len();
+    let mut why =
+        "no end-of-central-directory record (not a zip archive, or truncated)".to_string();
+    for _ in 0..MAX_TRIED {
+        let Some(at) = bytes
+            .get(..end)
+            .and_then(|b| memchr::memmem::rfind(b, &sig))
+        else {
+            break;
+        };
+        end = at;
+        let comment = usize::from(u16_at(bytes, at + 20).unwrap_or(0));
+        let stop = at
+            .saturating_add(22)
+            .saturating_add(comment)
+            .min(bytes.len());
+        let Some(b) = bytes.get(..stop) else { continue };
+        let read = directory(b).and_then(|dir| {
+            let (start, end) = Index::directory_range(&dir, stop as u64)?;
+            let cd = b
+                .get(usize_of(start).unwrap_or(usize::MAX)..usize_of(end).unwrap_or(0))
+                .ok_or("central directory out of range")?;
+            Index::read(cd, &dir, bytes.len() as u64, limits)
+        });
+        match read {
+            Ok(index)
+                if index.entries.iter().all(|e| {
+                    usize_of(e.local_header_offset)
+                        .is_some_and(|o| o < at && u32_at(bytes, o) == Some(LFH_SIG))
+                }) =>
+            {
+                return Ok(index)
+            }
+            Ok(_) => {
+                why =
+                    format!("the directory ending at offset {at} names members that are not there")
+            }
+            Err(e) => why = e,
+        }
+    }
+    Err(why)
+}
+
 impl<'a> Archive<'a> {
     /// Reads the central directory of `bytes`. `Err` when there is no usable directory at all.
     pub fn parse(bytes: &'a [u8], limits: Limits) -> Result<Archive<'a>, String> {

@@ -24,11 +24,11 @@ use crate::input::InputFile;
 use crate::repeats::Reduction;
 
 /// The parts of an `EvalLog` (or `LogStart`) read here; everything else is skipped unparsed.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default)]
-struct RawLog {
+pub(super) struct RawLog {
     version: Option<Value>,
-    status: Option<Value>,
+    pub(super) status: Option<Value>,
     eval: Option<Value>,
     plan: Option<Value>,
     results: Option<Value>,
@@ -39,9 +39,9 @@ struct RawLog {
 
 /// An `EvalSample` (or `EvalSampleSummary`, or a chunked sample's `sample.json` shell): the
 /// fields the item table needs; `events`, `messages`, `store`, attachments are skipped.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 #[serde(default)]
-struct RawSample {
+pub(super) struct RawSample {
     id: Value,
     epoch: Value,
     input: Value,
@@ -54,6 +54,13 @@ struct RawSample {
     model_usage: Value,
     total_time: Value,
     error: Value,
+}
+
+impl RawSample {
+    /// Its (id, epoch) as compact JSON: summaries are de-duplicated by it.
+    pub(super) fn id_epoch(&self) -> (String, String) {
+        (compact(&self.id), compact(&self.epoch))
+    }
 }
 
 /// Which members of an Inspect `.eval` archive hold what, in reading order.
@@ -124,6 +131,12 @@ pub fn sample_member(index: &Index, id: &SampleId, epoch: u32) -> Option<String>
         .into_iter()
         .find(|n| index.get(n).is_some())
 }
+
+/// The warning of a log whose header is its journal's start.
+pub(super) const FROM_START: &str = "no usable header.json (run in progress or crashed): header from _journal/start.json, no recorded results";
+/// The warning of a log whose samples are its summaries.
+pub(super) const FROM_SUMMARIES: &str =
+    "no sample members: samples read from the summaries (no model output text)";
 
 /// Why a run's samples come from the log's summaries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -216,11 +229,7 @@ impl EvalMembers {
                     .and_then(|b| parse_log("_journal/start.json", &b, &mut diags));
                 match start {
                     Some(mut s) => {
-                        diags.push(Diagnostic::warning(
-                            path,
-                            None,
-                            "no usable header.json (run in progress or crashed): header from _journal/start.json, no recorded results",
-                        ));
+                        diags.push(Diagnostic::warning(path, None, FROM_START));
                         s.status.get_or_insert(Value::String("started".into()));
                         s
                     }
@@ -315,8 +324,7 @@ impl EvalMembers {
     pub fn summaries(&mut self, name: &str, bytes: Result<Vec<u8>, String>) {
         let list = self.parse_member::<Vec<RawSample>>(name, bytes, "summaries do not parse");
         for s in list.into_iter().flatten() {
-            let k = (compact(&s.id), compact(&s.epoch));
-            self.summaries.insert(k, (name.to_string(), s));
+            self.summaries.insert(s.id_epoch(), (name.to_string(), s));
         }
     }
 
@@ -327,11 +335,9 @@ impl EvalMembers {
         if raw.is_empty() && !self.summaries.is_empty() {
             let n = self.summaries.len();
             self.diags.push(match why {
-                FromSummaries::NoSampleMembers => Diagnostic::warning(
-                    &self.path,
-                    None,
-                    "no sample members: samples read from the summaries (no model output text)",
-                ),
+                FromSummaries::NoSampleMembers => {
+                    Diagnostic::warning(&self.path, None, FROM_SUMMARIES)
+                }
                 FromSummaries::First => Diagnostic {
                     severity: crate::diag::Severity::Info,
                     ..Diagnostic::warning(
@@ -522,12 +528,60 @@ fn metric_key(spec: &ScoreSpec, metric: &str) -> MetricKey {
     }
 }
 
-fn lower(
+/// What lowering a sample takes from its log's header: the model whose usage is its tokens, and
+/// the scorer a v1 sample's single score is named after (the first scorer).
+pub(super) struct SampleContext {
+    model: Option<String>,
+    v1_scorer: String,
+}
+
+impl SampleContext {
+    pub(super) fn of(log: &RawLog) -> SampleContext {
+        let eval = log.eval.as_ref().unwrap_or(&Value::Null);
+        let mut specs = score_specs(log.results.as_ref().unwrap_or(&Value::Null));
+        if specs.is_empty() {
+            specs = declared_specs(eval);
+        }
+        SampleContext {
+            model: eval.get("model").and_then(string),
+            // v1 samples put their single score under a placeholder, named after the first
+            // scorer on read.
+            v1_scorer: specs
+                .first()
+                .map(|s| s.scorer.clone())
+                .unwrap_or_else(|| "88F74D2C".to_string()),
+        }
+    }
+
+    /// Sample member `record`'s parsed sample lowered (`None`, with a diagnostic, when it has no
+    /// usable id).
+    pub(super) fn lower(
+        &self,
+        path: &str,
+        record: &str,
+        s: RawSample,
+        diags: &mut Vec<Diagnostic>,
+    ) -> Option<Sample> {
+        lower_sample(
+            path,
+            record,
+            s,
+            self.model.as_deref(),
+            &self.v1_scorer,
+            diags,
+        )
+    }
+}
+
+/// A log's header and its parsed samples (sample members or summaries, by member name) as the
+/// run: what a full read gives of the same members.
+pub(super) fn lower(
     path: &str,
     log: RawLog,
     raw: Vec<(String, RawSample)>,
     diags: &mut Vec<Diagnostic>,
 ) -> EvalLogRun {
+    let context = SampleContext::of(&log);
     let eval = log.eval.unwrap_or(Value::Null);
     let get = |k: &str| eval.get(k).and_then(string);
     let model = get("model");
@@ -590,16 +644,9 @@ fn lower(
             .first()
             .and_then(|s| s.metrics.first().map(|m| metric_key(s, &m.key))),
     };
-    // v1 samples put their single score under a placeholder, named after the first scorer on read.
-    let v1_scorer = specs
-        .first()
-        .map(|s| s.scorer.clone())
-        .unwrap_or_else(|| "88F74D2C".to_string());
     let mut samples: Vec<Sample> = raw
         .into_iter()
-        .filter_map(|(record, s)| {
-            lower_sample(path, &record, s, model.as_deref(), &v1_scorer, diags)
-        })
+        .filter_map(|(record, s)| context.lower(path, &record, s, diags))
         .collect();
     samples.sort_by_key(|s| sort_key(&s.key));
     let epochs = eval

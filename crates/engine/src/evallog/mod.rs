@@ -44,6 +44,7 @@ pub mod inspect;
 pub mod json;
 pub mod leaves;
 pub mod live;
+pub mod live_archive;
 pub mod lm_eval;
 pub mod lm_eval_pair;
 pub mod long_text;

@@ -10,12 +10,19 @@
 //! file — is a [`LiveFiles`]: each new or rewritten file is read alone by its family's reader
 //! ([`crate::numeric_qa::live::trace_file`]) and only its items are scored; their sums are merged
 //! into the folder's.
+//!
+//! An Inspect `.eval` that Inspect is writing is a [`LiveArchive`]: each change is read from the
+//! archive's end (end records and central directory), then only the members not read before
+//! ([`crate::evallog::live_archive`]); a finished log (`header.json`) replaces the running one.
 
 use std::collections::BTreeMap;
 
 use super::{has, FamilySet, Settings, ALL_FAMILIES};
 use crate::diag::Diagnostic;
+use crate::evallog::eval_file::ByteSource;
 use crate::evallog::live::LogLive;
+pub use crate::evallog::live_archive::ArchiveReads;
+use crate::evallog::live_archive::EvalLive;
 use crate::family::Family;
 use crate::live::{LineTail, LiveNumbers, LiveTally};
 use crate::numeric_qa::live::QaLive;
@@ -256,6 +263,119 @@ impl LiveFiles {
             diagnostics: self.files.iter().map(|f| f.diagnostics.len() as u64).sum(),
             bytes_read: self.files.iter().map(|f| f.bytes).sum(),
             ..self.tally.numbers()
+        }
+    }
+}
+
+/// An Inspect `.eval` read while it is written: on each change its directory from its end, then
+/// only the members not read before, their new samples judged and merged into the tally. After
+/// the last change its numbers equal a full read of the archive (`crates/engine/tests/it/live.rs`).
+pub struct LiveArchive {
+    /// `None` when the family set reads no eval log.
+    inner: Option<Box<EvalLive>>,
+}
+
+impl LiveArchive {
+    /// Starts watching `.eval` `path` (nothing read yet) with every family.
+    pub fn new(path: &str) -> LiveArchive {
+        LiveArchive::new_in::<ALL_FAMILIES>(path)
+    }
+
+    /// Starts watching `.eval` `path` with the families of `FAMILIES` (an Inspect log is judged by
+    /// its headline score, as recorded).
+    pub fn new_in<const FAMILIES: FamilySet>(path: &str) -> LiveArchive {
+        LiveArchive {
+            inner: has(FAMILIES, Family::EvalLog).then(|| Box::new(EvalLive::new(path))),
+        }
+    }
+
+    /// Reads the archive in `src` as it is now: its end records and directory, then the members
+    /// not read before (a file that does not end in a readable directory and has at most
+    /// `whole_max` bytes is read whole, for its last readable directory). How many items the run
+    /// gained; `Err` (what was read before kept) when no directory reads yet, or no header is
+    /// written yet.
+    pub async fn update<S: ByteSource>(
+        &mut self,
+        src: &mut S,
+        whole_max: u64,
+    ) -> Result<usize, String> {
+        match &mut self.inner {
+            Some(live) => live.update(src, whole_max).await,
+            None => Err("eval logs are not read here".into()),
+        }
+    }
+
+    /// [`LiveArchive::update`] of an archive held in memory.
+    pub fn update_bytes(&mut self, bytes: &[u8]) -> Result<usize, String> {
+        let mut src = crate::evallog::eval_file::InMemory(bytes);
+        crate::evallog::eval_file::now(self.update(&mut src, bytes.len() as u64))
+    }
+
+    /// The log read so far as run `name` (a file of `bytes` bytes), as [`super::read`] gives a
+    /// folder of this one log: its samples lowered again from the members already parsed,
+    /// nothing inflated or parsed again. `None` before its header is read.
+    pub fn read_run(&self, name: &str, bytes: u64) -> Option<super::ReadRun> {
+        let live = self.inner.as_ref()?;
+        let (run, diagnostics) = live.run()?;
+        let own: Vec<Diagnostic> = diagnostics
+            .iter()
+            .filter(|d| d.file == live.path())
+            .cloned()
+            .collect();
+        let (status, reason) = crate::accounting::status_of(&own);
+        let file = crate::accounting::InputFileReport {
+            path: live.path().to_string(),
+            bytes,
+            format: Some("inspect-eval".into()),
+            status,
+            reason,
+        };
+        Some(super::ReadRun::EvalLog(Box::new(
+            crate::evallog::LoadedLog {
+                name: name.to_string(),
+                run,
+                files: vec![file],
+                diagnostics,
+            },
+        )))
+    }
+
+    /// The status the log records (`started` while it runs; `success`, `error`, `cancelled`).
+    pub fn status(&self) -> Option<&str> {
+        self.inner.as_ref()?.status()
+    }
+
+    /// What the last change read: members inflated, bytes asked, whether the file was read whole.
+    pub fn last_reads(&self) -> ArchiveReads {
+        self.inner
+            .as_ref()
+            .map(|l| l.last_reads())
+            .unwrap_or_default()
+    }
+
+    /// Members read so far, and bytes asked of the file in all.
+    pub fn read_so_far(&self) -> (usize, u64) {
+        self.inner.as_ref().map_or((0, 0), |l| l.read_so_far())
+    }
+
+    /// The diagnostics of the members read, and of the directory as last read.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.inner
+            .as_ref()
+            .map(|l| l.diagnostics().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// The numbers so far, with the total the log declares.
+    pub fn numbers(&self) -> LiveNumbers {
+        let Some(live) = &self.inner else {
+            return LiveNumbers::default();
+        };
+        LiveNumbers {
+            diagnostics: live.diagnostics().count() as u64,
+            bytes_read: live.read_so_far().1,
+            declared_total: live.declared(),
+            ..live.tally().numbers()
         }
     }
 }

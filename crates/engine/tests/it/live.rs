@@ -284,3 +284,273 @@ proptest! {
         prop_assert_eq!(live.len(), 8);
     }
 }
+
+// ---- An Inspect `.eval` read while it is written (`run::live::LiveArchive`) ----
+
+use evalboard_engine::evallog::archive::{crc32, Archive, Limits};
+use evalboard_engine::run::live::LiveArchive;
+
+/// A zip of `members` (name, bytes), stored, in order: local headers and data, the central
+/// directory, the end record — as Python's `zipfile` writes one.
+fn zip(members: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let (mut out, mut cd) = (Vec::new(), Vec::new());
+    let u16b = |v: usize| (v as u16).to_le_bytes();
+    let u32b = |v: usize| (v as u32).to_le_bytes();
+    for (name, data) in members {
+        let offset = out.len();
+        let crc = crc32(data).to_le_bytes();
+        out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+        out.extend_from_slice(&[20, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        out.extend_from_slice(&crc);
+        out.extend_from_slice(&u32b(data.len()));
+        out.extend_from_slice(&u32b(data.len()));
+        out.extend_from_slice(&u16b(name.len()));
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(data);
+        cd.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+        cd.extend_from_slice(&[20, 0, 20, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+        cd.extend_from_slice(&crc);
+        cd.extend_from_slice(&u32b(data.len()));
+        cd.extend_from_slice(&u32b(data.len()));
+        cd.extend_from_slice(&u16b(name.len()));
+        cd.extend_from_slice(&[0; 12]);
+        cd.extend_from_slice(&u32b(offset));
+        cd.extend_from_slice(name.as_bytes());
+    }
+    let at = out.len();
+    out.extend_from_slice(&cd);
+    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    out.extend_from_slice(&[0, 0, 0, 0]);
+    out.extend_from_slice(&u16b(members.len()));
+    out.extend_from_slice(&u16b(members.len()));
+    out.extend_from_slice(&u32b(cd.len()));
+    out.extend_from_slice(&u32b(at));
+    out.extend_from_slice(&[0, 0]);
+    out
+}
+
+/// A finished Inspect fixture's members, decoded: (name, bytes) in archive order.
+fn eval_members(rel: &str) -> Vec<(String, Vec<u8>)> {
+    let (_, bytes) = read_fixture(rel);
+    let archive = Archive::parse(&bytes, Limits::default()).unwrap();
+    archive
+        .entries
+        .iter()
+        .map(|e| (e.name.clone(), archive.read(e).unwrap()))
+        .collect()
+}
+
+const EPOCHS1: &str = "evallog/ok/inspect_epochs1/input/epochs1.eval";
+
+/// The archive as Inspect writes it while it runs, sample by sample in `order`: the journal's
+/// start, then each sample with its summary (`_journal/summaries/<k>.json`); after the last,
+/// the finished log's summaries, reductions and header. Each step's members (the ones before
+/// kept where they were).
+fn eval_steps(order: &[usize]) -> Vec<Vec<(String, Vec<u8>)>> {
+    let all = eval_members(EPOCHS1);
+    let get = |n: &str| all.iter().find(|(m, _)| m == n).unwrap().clone();
+    let samples: Vec<(String, Vec<u8>)> = all
+        .iter()
+        .filter(|(n, _)| n.starts_with("samples/"))
+        .cloned()
+        .collect();
+    let mut members = vec![get("_journal/start.json")];
+    let mut steps = vec![members.clone()];
+    for (k, &i) in order.iter().enumerate() {
+        let (name, bytes) = samples[i % samples.len()].clone();
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let summary: serde_json::Map<String, serde_json::Value> =
+            ["id", "epoch", "input", "target", "scores"]
+                .iter()
+                .filter_map(|f| Some((f.to_string(), v.get(*f)?.clone())))
+                .collect();
+        members.push((name, bytes));
+        members.push((
+            format!("_journal/summaries/{}.json", k + 1),
+            serde_json::to_vec(&vec![summary]).unwrap(),
+        ));
+        steps.push(members.clone());
+    }
+    for n in ["summaries.json", "reductions.json", "header.json"] {
+        members.push(get(n));
+    }
+    steps.push(members);
+    steps
+}
+
+fn numbers_of(n: &LiveNumbers) -> (u64, u64, u64) {
+    (n.items, n.judged, n.correct)
+}
+
+/// A full read's items of a folder of `files`: (items, with a verdict, correct).
+fn full_items(files: &[(String, Vec<u8>)]) -> (u64, u64, u64) {
+    let input = RunInput::new(
+        "run",
+        files
+            .iter()
+            .map(|(p, b)| InputFile::new(p, b.clone()))
+            .collect(),
+    );
+    let read = run::read(&input, None, ReadOptions::default()).unwrap();
+    items_of(&run::score(read, &Settings::default(), 1))
+}
+
+/// A scored run's (items, with a verdict, correct).
+fn items_of(scored: &run::ScoredRun) -> (u64, u64, u64) {
+    let items = scored.as_ref().items().unwrap();
+    let judged = items.iter().filter(|i| i.verdict.is_some()).count() as u64;
+    let correct = items.iter().filter(|i| i.verdict == Some(true)).count() as u64;
+    (items.len() as u64, judged, correct)
+}
+
+/// The headline of a full read of `files` and of the run `live` read so far.
+fn headlines(files: &[(String, Vec<u8>)], live: &LiveArchive) -> (Option<f64>, Option<f64>) {
+    let input = RunInput::new(
+        "run",
+        files
+            .iter()
+            .map(|(p, b)| InputFile::new(p, b.clone()))
+            .collect(),
+    );
+    let full = run::score(
+        run::read(&input, None, ReadOptions::default()).unwrap(),
+        &Settings::default(),
+        1,
+    );
+    let read = live.read_run("run", 0).unwrap();
+    let so_far = run::score(read, &Settings::default(), 1);
+    assert_eq!(items_of(&so_far), items_of(&full));
+    assert_eq!(so_far.as_ref().meta(), full.as_ref().meta());
+    (
+        so_far.as_ref().headline().value,
+        full.as_ref().headline().value,
+    )
+}
+
+#[test]
+fn an_eval_grown_member_by_member_reads_only_new_members_and_equals_a_full_read() {
+    let steps = eval_steps(&[0, 1, 2, 3, 4, 5]);
+    let mut live = LiveArchive::new("epochs1.eval");
+    let mut before = 0;
+    for (k, members) in steps.iter().enumerate() {
+        let bytes = zip(members);
+        live.update_bytes(&bytes).unwrap();
+        let reads = live.last_reads();
+        let n = live.numbers();
+        if k == 0 {
+            // The journal's start alone: no item yet, its status, the total it declares.
+            assert_eq!((n.items, live.status()), (0, Some("started")));
+            assert_eq!(reads.members, 1);
+        } else if k < steps.len() - 1 {
+            // One new sample and its summary: only the sample is read (the summaries are a full
+            // read's samples only while there is no sample member).
+            assert_eq!(reads.members, 1, "step {k}");
+            assert_eq!(n.items, k as u64);
+            assert_eq!(live.status(), Some("started"));
+        } else {
+            // The finished log: its header (the samples judged again under its headline).
+            assert_eq!(reads.members, 1);
+            assert_eq!(live.status(), Some("success"));
+        }
+        assert!(!reads.whole);
+        if n.items > 0 {
+            let files = [("epochs1.eval".to_string(), bytes.clone())];
+            assert_eq!(numbers_of(&n), full_items(&files), "step {k}");
+            // The run so far, from the samples already parsed, is the full read's.
+            let (so_far, full) = headlines(&files, &live);
+            assert_eq!(so_far, full, "step {k}");
+        }
+        assert!(n.items >= before);
+        before = n.items;
+        // The same archive again: nothing read but its end.
+        live.update_bytes(&bytes).unwrap();
+        assert_eq!(live.last_reads().members, 0);
+    }
+    assert_eq!(live.numbers().declared_total, Some(6));
+}
+
+#[test]
+fn the_fixture_logs_read_at_once_equal_a_full_read() {
+    for rel in [
+        EPOCHS1,
+        "evallog/ok/deflate_stored_zip64/input/arith.eval",
+        "evallog/ok/zstd_multiframe/input/arith.eval",
+        "evallog/ok/inspect_epochs5/input/epochs5.eval",
+    ] {
+        let (path, bytes) = read_fixture(rel);
+        let mut live = LiveArchive::new(&path);
+        live.update_bytes(&bytes).unwrap();
+        let n = live.numbers();
+        assert!(n.judged > 0, "{rel}: {n:?}");
+        assert_eq!(
+            numbers_of(&n),
+            full_items(&[(path.clone(), bytes.clone())]),
+            "{rel}"
+        );
+    }
+}
+
+#[test]
+fn an_eval_with_no_readable_end_keeps_the_last_readable_state() {
+    let steps = eval_steps(&[0, 1, 2]);
+    let (a, b) = (zip(&steps[1]), zip(&steps[2]));
+    let mut live = LiveArchive::new("x.eval");
+    live.update_bytes(&a).unwrap();
+    let was = live.numbers();
+    // The next flush caught half-written: no readable directory, the numbers stay.
+    assert!(live.update_bytes(&b[..b.len() - 30]).is_err());
+    assert!(live.last_reads().whole);
+    assert_eq!(numbers_of(&live.numbers()), numbers_of(&was));
+    // Written in place over the old directory, the old end record left behind it: the last
+    // readable directory is found again (none here names members that are gone).
+    let mut overlay = b[..a.len() - 10].to_vec();
+    overlay.extend_from_slice(&a[a.len() - 10..]);
+    let _ = live.update_bytes(&overlay);
+    assert_eq!(numbers_of(&live.numbers()), numbers_of(&was));
+    live.update_bytes(&b).unwrap();
+    assert_eq!(live.numbers().items, 2);
+    // Not a zip at all, or nothing: an error, never a panic.
+    assert!(live.update_bytes(b"PK\x05\x06 not a zip").is_err());
+    assert!(live.update_bytes(b"").is_err());
+    assert_eq!(live.numbers().items, 2);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// Samples flushed in any order, some samples written twice (a re-run under the same name),
+    /// some flushes caught half-written (a prefix of the file, or the new bytes over the old
+    /// file): after the last change the numbers equal a full read, and never an item is lost
+    /// or counted twice on the way.
+    #[test]
+    fn an_eval_in_any_order_and_half_written_ends_as_a_full_read(
+        order in proptest::collection::vec(0usize..6, 1..9),
+        cuts in proptest::collection::vec(proptest::option::of(any::<prop::sample::Index>()), 12),
+    ) {
+        let steps = eval_steps(&order);
+        let mut live = LiveArchive::new("log.eval");
+        let mut old: Vec<u8> = Vec::new();
+        for (k, members) in steps.iter().enumerate() {
+            let bytes = zip(members);
+            if let Some(Some(cut)) = cuts.get(k) {
+                let at = cut.index(bytes.len());
+                let _ = live.update_bytes(&bytes[..at]);
+                if at < old.len() {
+                    let mut overlay = bytes[..at].to_vec();
+                    overlay.extend_from_slice(&old[at..]);
+                    let _ = live.update_bytes(&overlay);
+                }
+            }
+            live.update_bytes(&bytes).unwrap();
+            let n = live.numbers();
+            if n.items > 0 {
+                prop_assert_eq!(
+                    numbers_of(&n),
+                    full_items(&[("log.eval".to_string(), bytes.clone())])
+                );
+            }
+            old = bytes;
+        }
+    }
+}
