@@ -1078,7 +1078,9 @@ fn archive_line(path: &str, a: &LiveArchive) -> String {
     )
 }
 
-/// `log.eval: the last change read 1 member (14.2 KB of a 96.0 KB file) · 9 members read in all`.
+/// `log.eval: the last change read 1 member (14.2 KB read; the file is 96.0 KB) · 9 members read in all`
+/// (the bytes asked for: the end records, the directory and the new members, which on a small
+/// file may overlap and add up to more than the file).
 fn reads_line(path: &str, a: &LiveArchive, size: f64) -> String {
     let r = a.last_reads();
     let kb = |b: f64| format!("{:.1} KB", b / 1024.0);
@@ -1092,7 +1094,7 @@ fn reads_line(path: &str, a: &LiveArchive, size: f64) -> String {
         ""
     };
     format!(
-        "{path}: the last change read {members} ({} of a {} file{whole}) · {} members read in all",
+        "{path}: the last change read {members} ({} read; the file is {}{whole}) · {} members read in all",
         kb(r.bytes as f64),
         kb(size),
         a.read_so_far().0

@@ -330,7 +330,7 @@ test('an Inspect .eval read from its journal while it runs, replaced by the fini
   await writeFile(page, 'arith.eval', runningEval(3));
   await evalItems(3);
   const reads = await lines(page, 'watch-reads');
-  assert.match(reads[0], /^arith\.eval: the last change read 1 member \([\d.]+ KB of a [\d.]+ KB file\) · \d+ members read in all$/, reads.join());
+  assert.match(reads[0], /^arith\.eval: the last change read 1 member \([\d.]+ KB read; the file is [\d.]+ KB\) · \d+ members read in all$/, reads.join());
   await page.screenshot({ path: path.join(outDir, 'watch-eval-running.png') });
   // The finished log (header.json, status success) replaces the running one.
   await writeFile(page, 'arith.eval', fs.readFileSync(EVAL).toString('base64'));
