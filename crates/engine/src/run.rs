@@ -908,14 +908,7 @@ impl<'a> RunRef<'a> {
             }
             (lo < n && j.items.key(lo) == *key).then(|| {
                 let ctx = contexts.remove(key).unwrap_or_default();
-                let texts = [
-                    ("question", ctx.question),
-                    ("expected", j.items.expected(lo)),
-                    ("answer", j.items.answer(lo)),
-                ]
-                .into_iter()
-                .filter_map(|(k, t)| Some((k.to_string(), t?)))
-                .collect();
+                let texts = judged_items::item_texts(ctx.question, &*j.items, lo);
                 ItemRow {
                     key: key.clone(),
                     verdict: j.items.verdict(lo),

@@ -88,6 +88,23 @@ impl<'k> Finder<'k> {
     }
 }
 
+/// An item's texts as [`ItemRow::texts`] holds them: its question (from its context), what it
+/// should have answered and what it answered, those it has.
+pub(super) fn item_texts(
+    question: Option<String>,
+    items: &dyn crate::compare::join::JudgedItems,
+    i: usize,
+) -> Vec<(String, String)> {
+    [
+        ("question", question),
+        ("expected", items.expected(i)),
+        ("answer", items.answer(i)),
+    ]
+    .into_iter()
+    .filter_map(|(k, t)| Some((k.to_string(), t?)))
+    .collect()
+}
+
 impl RunRef<'_> {
     /// Every item of the run as a row ([`RunRef::items_in`]'s rows, in its order), each
     /// handed to `each` as it is built and not kept, with why its group failed as a whole (if
@@ -118,14 +135,7 @@ impl RunRef<'_> {
                 };
                 let verdict = j.items.verdict(i);
                 correct.push(verdict);
-                let texts = [
-                    ("question", ctx.question),
-                    ("expected", j.items.expected(i)),
-                    ("answer", j.items.answer(i)),
-                ]
-                .into_iter()
-                .filter_map(|(k, t)| Some((k.to_string(), t?)))
-                .collect();
+                let texts = item_texts(ctx.question, &*j.items, i);
                 let failed = j.failure_of(&key).map(|g| g.reason.as_str());
                 each(
                     ItemRow {
