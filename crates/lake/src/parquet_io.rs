@@ -83,8 +83,9 @@ fn message_type(schema: &TableSchema) -> parquet::errors::Result<Type> {
 }
 
 /// The table as a Parquet file: one row group per 65,536 rows or 2 MB of strings, laid out as
-/// [`properties`] says, `created_by` fixed to `created_by` (no clock, no library version), so the same table gives
-/// the same bytes. `file` names the file in errors. A [`TableWriter`] fed the rows.
+/// the writer's properties say (a dictionary and statistics where they pay), `created_by`
+/// fixed to `created_by` (no clock, no library version), so the same table gives the same
+/// bytes. `file` names the file in errors. A [`TableWriter`] fed the rows.
 pub fn encode(
     table: &Table,
     codec: Codec,
