@@ -355,6 +355,12 @@ impl JudgedItems for KeyedItems<'_> {
     fn reading(&self, i: usize) -> Option<f64> {
         self.inner.reading(i)
     }
+    fn key_order(&self) -> Option<&[u32]> {
+        self.inner.key_order()
+    }
+    fn context(&self, i: usize) -> Option<crate::compare::ItemContext> {
+        self.inner.context(i)
+    }
 }
 
 /// The judged `b` and `c` joined as `pairing` says, with `pair`'s words.

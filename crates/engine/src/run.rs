@@ -10,8 +10,6 @@
 
 use serde_json::{json, Value};
 
-use crate::compare::ItemContext;
-
 use crate::accounting::{InputFileReport, LoadError};
 use crate::codegen::{self, CodegenRun};
 use crate::compare::join::Side;
@@ -30,11 +28,13 @@ use crate::numeric_qa::model::{QaRun, ReadDetail};
 use crate::numeric_qa::score::{Profile, ScoreConfig, ScoredQaRun};
 use crate::run_meta::RunMeta;
 use crate::run_table::{ItemKey, ItemRow, MetricValue, RunFacts, RunSummary, Verdict, Verdicts};
+mod judged_items;
 mod judges;
 pub mod lists;
 pub mod live;
 pub mod settings;
 
+pub use judged_items::{ItemAt, ItemsJudged, JudgedRows};
 use settings::article;
 pub use settings::{profile_names, Settings, UnknownProfile};
 
@@ -798,31 +798,9 @@ impl<'a> RunRef<'a> {
 
     /// [`RunRef::items`] for a run of a family in `FAMILIES`.
     pub fn items_in<const FAMILIES: FamilySet>(&self) -> Result<Vec<ItemRow>, CompareError> {
-        let mut contexts = ItemContexts::new();
-        self.item_context_in::<FAMILIES>(&mut contexts);
-        let none = ItemContext::default();
-        self.judged_in::<FAMILIES, _>(None, |_, _, j| {
-            (0..j.items.len())
-                .map(|i| {
-                    let key = j.items.key(i);
-                    let ctx = contexts.get(&key).unwrap_or(&none);
-                    let texts = [
-                        ("question", ctx.question.clone()),
-                        ("expected", j.items.expected(i)),
-                        ("answer", j.items.answer(i)),
-                    ]
-                    .into_iter()
-                    .filter_map(|(k, t)| Some((k.to_string(), t?)))
-                    .collect();
-                    ItemRow {
-                        verdict: j.items.verdict(i),
-                        fields: ctx.fields.clone(),
-                        key,
-                        texts,
-                    }
-                })
-                .collect()
-        })
+        let mut rows = Vec::new();
+        self.items_judged_in::<FAMILIES>(&[], |row, _| rows.push(row))?;
+        Ok(rows)
     }
 
     /// Every item of the run as a query sees it ([`crate::query::Doc`]), in key order, judged by
@@ -930,14 +908,7 @@ impl<'a> RunRef<'a> {
             }
             (lo < n && j.items.key(lo) == *key).then(|| {
                 let ctx = contexts.remove(key).unwrap_or_default();
-                let texts = [
-                    ("question", ctx.question),
-                    ("expected", j.items.expected(lo)),
-                    ("answer", j.items.answer(lo)),
-                ]
-                .into_iter()
-                .filter_map(|(k, t)| Some((k.to_string(), t?)))
-                .collect();
+                let texts = judged_items::item_texts(ctx.question, &*j.items, lo);
                 ItemRow {
                     key: key.clone(),
                     verdict: j.items.verdict(lo),

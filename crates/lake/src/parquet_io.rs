@@ -11,12 +11,17 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::record::Field;
+use parquet::schema::types::ColumnPath;
 use parquet::schema::types::Type;
 
 use crate::LakeError;
 
 /// Rows per row group: a reader skips row groups by their `run_id` statistics.
 const ROW_GROUP_ROWS: usize = 64 * 1024;
+/// A row group ends before its rows do once its strings reach this many bytes (a table of
+/// texts): a writer holds two row groups per table (one filled, one encoded), so this bounds
+/// its memory, whatever the rows hold.
+const ROW_GROUP_BYTES: usize = 2 << 20;
 
 /// How a file's pages are compressed. The CLI writes zstd; every reader opens all three.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,7 +43,7 @@ impl Codec {
 
     fn compression(self) -> Result<Compression, parquet::errors::ParquetError> {
         Ok(match self {
-            Codec::Zstd => Compression::ZSTD(ZstdLevel::try_new(3)?),
+            Codec::Zstd => Compression::ZSTD(ZstdLevel::try_new(1)?),
             Codec::Snappy => Compression::SNAPPY,
             Codec::Uncompressed => Compression::UNCOMPRESSED,
         })
@@ -77,9 +82,10 @@ fn message_type(schema: &TableSchema) -> parquet::errors::Result<Type> {
         .build()
 }
 
-/// The table as a Parquet file: one row group per 65,536 rows, statistics per page,
-/// `created_by` fixed to `created_by` (no clock, no library version), so the same table gives
-/// the same bytes. `file` names the file in errors. A [`TableWriter`] fed the rows.
+/// The table as a Parquet file: one row group per 65,536 rows or 2 MB of strings, laid out as
+/// the writer's properties say (a dictionary and statistics where they pay), `created_by`
+/// fixed to `created_by` (no clock, no library version), so the same table gives the same
+/// bytes. `file` names the file in errors. A [`TableWriter`] fed the rows.
 pub fn encode(
     table: &Table,
     codec: Codec,
@@ -129,13 +135,16 @@ impl ColumnBuffer {
 /// A row group's columns: each column's values and definition levels (1 where the row has a
 /// value).
 struct Group {
+    rows: usize,
     values: Vec<ColumnBuffer>,
+    /// A nullable column's definition levels (none for the others: every row has a value).
     defs: Vec<Vec<i16>>,
 }
 
 impl Group {
     fn new(schema: &TableSchema) -> Group {
         Group {
+            rows: 0,
             values: schema
                 .columns
                 .iter()
@@ -144,12 +153,117 @@ impl Group {
             defs: vec![Vec::new(); schema.columns.len()],
         }
     }
+
+    /// A group of no column (a placeholder while one is sent).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn empty() -> Group {
+        Group {
+            rows: 0,
+            values: Vec::new(),
+            defs: Vec::new(),
+        }
+    }
+
+    /// Empties the group, keeping its buffers' memory for the next row group.
+    fn clear(&mut self) {
+        self.rows = 0;
+        for v in &mut self.values {
+            match v {
+                ColumnBuffer::Bytes { data, ends } => {
+                    data.clear();
+                    ends.clear();
+                }
+                ColumnBuffer::Int(v) => v.clear(),
+                ColumnBuffer::Float(v) => v.clear(),
+                ColumnBuffer::Bool(v) => v.clear(),
+            }
+        }
+        for d in &mut self.defs {
+            d.clear();
+        }
+    }
 }
 
-/// The Parquet writer of one file: row groups in, bytes out.
+/// A column's values take a dictionary when its first row group holds at most this many
+/// distinct values (a run id, a scorer, a label, a 0/1 value), and at most one per two rows.
+/// An item key, a text or a JSON object of its own is written plain: a dictionary of them costs
+/// a hash per value and saves nothing zstd does not.
+const DICTIONARY_MAX_VALUES: usize = 4096;
+
+/// Values handed to the column writer at a time: a string column's values are slices of a copy
+/// of these values' bytes ([`Encoder::write`]).
+const BATCH_VALUES: usize = 1024;
+
+/// Whether `values` (a column of a first row group) has few enough distinct values for a
+/// dictionary ([`DICTIONARY_MAX_VALUES`]).
+fn few_values(values: &ColumnBuffer) -> bool {
+    fn few<T: std::hash::Hash + Eq>(n: usize, mut items: impl Iterator<Item = T>) -> bool {
+        let cap = DICTIONARY_MAX_VALUES.min(n / 2 + 1);
+        let mut seen = std::collections::HashSet::new();
+        items.all(|v| {
+            seen.insert(v);
+            seen.len() <= cap
+        })
+    }
+    match values {
+        ColumnBuffer::Bytes { data, ends } => {
+            let mut start = 0;
+            let items = ends.iter().map(|&end| {
+                let v = data.get(start..end).unwrap_or_default();
+                start = end;
+                v
+            });
+            few(ends.len(), items)
+        }
+        ColumnBuffer::Int(v) => few(v.len(), v.iter().copied()),
+        ColumnBuffer::Float(v) => few(v.len(), v.iter().map(|x| x.to_bits())),
+        ColumnBuffer::Bool(_) => false,
+    }
+}
+
+/// The file's writer properties, column by column from its first row group (`None`: the
+/// table is empty): zstd at level 1 (or the codec given); statistics per column chunk (no page
+/// index) for the table's key columns, which a reader prunes row groups by (`crate::slices`),
+/// and for numbers, Booleans and times, none for other strings; a dictionary only for a
+/// column of few values ([`few_values`]), plain encoding otherwise.
+fn properties(
+    schema: &TableSchema,
+    codec: Codec,
+    created_by: &str,
+    first: Option<&Group>,
+) -> parquet::errors::Result<WriterProperties> {
+    let mut b = WriterProperties::builder()
+        .set_compression(codec.compression()?)
+        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_dictionary_enabled(false)
+        .set_write_batch_size(BATCH_VALUES)
+        .set_created_by(created_by.to_string())
+        .set_sorting_columns(Some(vec![SortingColumn {
+            column_idx: 0,
+            descending: false,
+            nulls_first: false,
+        }]));
+    for (i, c) in schema.columns.iter().enumerate() {
+        let path = ColumnPath::from(c.name);
+        // A string's min and max cost a comparison per value and prune nothing but by a key.
+        let string = matches!(c.ty, ColType::Str | ColType::Text);
+        if string && !schema.key.contains(&c.name) {
+            b = b.set_column_statistics_enabled(path.clone(), EnabledStatistics::None);
+        }
+        if first.and_then(|g| g.values.get(i)).is_some_and(few_values) {
+            b = b.set_column_dictionary_enabled(path, true);
+        }
+    }
+    Ok(b.build())
+}
+
+/// The Parquet writer of one file: row groups in, bytes out. Its properties are chosen by its
+/// first row group ([`properties`]): the same rows, the same bytes.
 struct Encoder {
     schema: &'static TableSchema,
-    writer: SerializedFileWriter<Vec<u8>>,
+    codec: Codec,
+    created_by: String,
+    writer: Option<SerializedFileWriter<Vec<u8>>>,
 }
 
 impl Encoder {
@@ -158,27 +272,40 @@ impl Encoder {
         codec: Codec,
         created_by: &str,
     ) -> parquet::errors::Result<Encoder> {
-        let props = WriterProperties::builder()
-            .set_compression(codec.compression()?)
-            .set_statistics_enabled(EnabledStatistics::Page)
-            .set_created_by(created_by.to_string())
-            .set_sorting_columns(Some(vec![SortingColumn {
-                column_idx: 0,
-                descending: false,
-                nulls_first: false,
-            }]))
-            .build();
-        let writer = SerializedFileWriter::new(
-            Vec::new(),
-            Arc::new(message_type(schema)?),
-            Arc::new(props),
-        )?;
-        Ok(Encoder { schema, writer })
+        // The codec is checked now, not at the first row group.
+        codec.compression()?;
+        Ok(Encoder {
+            schema,
+            codec,
+            created_by: created_by.to_string(),
+            writer: None,
+        })
     }
 
-    fn write(&mut self, group: Group) -> parquet::errors::Result<()> {
-        let mut rg = self.writer.next_row_group()?;
-        let mut columns = self.schema.columns.iter().zip(group.values).zip(group.defs);
+    fn open(
+        &self,
+        first: Option<&Group>,
+    ) -> parquet::errors::Result<SerializedFileWriter<Vec<u8>>> {
+        let props = properties(self.schema, self.codec, &self.created_by, first)?;
+        SerializedFileWriter::new(
+            Vec::new(),
+            Arc::new(message_type(self.schema)?),
+            Arc::new(props),
+        )
+    }
+
+    fn write(&mut self, group: &Group) -> parquet::errors::Result<()> {
+        let writer = match &mut self.writer {
+            Some(w) => w,
+            None => self.writer.insert(self.open(Some(group))?),
+        };
+        let mut rg = writer.next_row_group()?;
+        let mut columns = self
+            .schema
+            .columns
+            .iter()
+            .zip(&group.values)
+            .zip(&group.defs);
         while let Some(mut col) = rg.next_column()? {
             let Some(((c, values), def)) = columns.next() else {
                 return Err(parquet::errors::ParquetError::General(
@@ -188,27 +315,47 @@ impl Encoder {
             let levels = c.nullable.then_some(def.as_slice());
             match values {
                 ColumnBuffer::Bytes { data, ends } => {
-                    // Every value a slice of one shared buffer.
-                    let data = Bytes::from(data);
-                    let mut start = 0;
-                    let v: Vec<ByteArray> = ends
-                        .iter()
-                        .map(|&end| {
-                            let b = ByteArray::from(data.slice(start..end));
+                    // A batch's values are slices of one copy of its bytes: the chunk's
+                    // statistics keep their min and max (`Bytes` slices) until the file is
+                    // finished, and so keep only the batches they are in, not the row group's
+                    // strings.
+                    let w = col.typed::<ByteArrayType>();
+                    let mut batch: Vec<ByteArray> = Vec::with_capacity(BATCH_VALUES);
+                    let (mut start, mut at, mut row) = (0, 0, 0);
+                    let rows = group.rows;
+                    loop {
+                        let upto = (row + BATCH_VALUES).min(rows);
+                        let levels = levels.and_then(|l| l.get(row..upto));
+                        let n = match levels {
+                            Some(l) => l.iter().filter(|&&d| d == 1).count(),
+                            None => upto - row,
+                        };
+                        let batch_ends = ends.get(at..at + n).unwrap_or_default();
+                        let base = start;
+                        let last = batch_ends.last().copied().unwrap_or(start);
+                        let bytes =
+                            Bytes::copy_from_slice(data.get(base..last).unwrap_or_default());
+                        batch.clear();
+                        for &end in batch_ends {
+                            batch.push(ByteArray::from(bytes.slice(start - base..end - base)));
                             start = end;
-                            b
-                        })
-                        .collect();
-                    col.typed::<ByteArrayType>().write_batch(&v, levels, None)?;
+                        }
+                        w.write_batch(&batch, levels, None)?;
+                        at += n;
+                        row = upto;
+                        if row >= rows {
+                            break;
+                        }
+                    }
                 }
                 ColumnBuffer::Int(v) => {
-                    col.typed::<Int64Type>().write_batch(&v, levels, None)?;
+                    col.typed::<Int64Type>().write_batch(v, levels, None)?;
                 }
                 ColumnBuffer::Float(v) => {
-                    col.typed::<DoubleType>().write_batch(&v, levels, None)?;
+                    col.typed::<DoubleType>().write_batch(v, levels, None)?;
                 }
                 ColumnBuffer::Bool(v) => {
-                    col.typed::<BoolType>().write_batch(&v, levels, None)?;
+                    col.typed::<BoolType>().write_batch(v, levels, None)?;
                 }
             }
             col.close()?;
@@ -218,7 +365,10 @@ impl Encoder {
     }
 
     fn finish(self) -> parquet::errors::Result<Vec<u8>> {
-        self.writer.into_inner()
+        match self.writer {
+            Some(w) => w.into_inner(),
+            None => self.open(None)?.into_inner(),
+        }
     }
 }
 
@@ -230,6 +380,9 @@ enum Pipe {
     #[cfg(not(target_arch = "wasm32"))]
     Thread {
         send: std::sync::mpsc::SyncSender<Group>,
+        /// Row groups written, emptied, for the next ones to fill: a table's buffers are
+        /// allocated once, not per row group.
+        back: std::sync::mpsc::Receiver<Group>,
         done: std::thread::JoinHandle<parquet::errors::Result<Vec<u8>>>,
     },
     /// The thread was joined (after an error; no thread on wasm32).
@@ -239,7 +392,7 @@ enum Pipe {
 
 /// A table written as Parquet row by row ([`TableWriter::push`]), a row group at a time: the
 /// rows are buffered column by column (a column's strings in one buffer) and encoded
-/// every 65,536 rows, natively on a thread of the writer's own while the next row group is
+/// every 65,536 rows or 2 MB of strings, natively on a thread of the writer's own while the next row group is
 /// filled, so the table is never held whole. The bytes equal [`encode`]'s of the same rows.
 pub struct TableWriter {
     schema: &'static TableSchema,
@@ -247,6 +400,8 @@ pub struct TableWriter {
     pipe: Pipe,
     group: Group,
     buffered: usize,
+    /// The strings' bytes buffered.
+    bytes: usize,
     rows: u64,
 }
 
@@ -265,17 +420,21 @@ impl TableWriter {
         let pipe = {
             // One row group being encoded, one being filled.
             let (send, recv) = std::sync::mpsc::sync_channel::<Group>(0);
+            let (give_back, back) = std::sync::mpsc::channel::<Group>();
             let mut encoder = encoder;
             let done = std::thread::Builder::new()
                 .name(format!("lake {}", schema.name))
                 .spawn(move || {
-                    for group in recv {
-                        encoder.write(group)?;
+                    for mut group in recv {
+                        encoder.write(&group)?;
+                        group.clear();
+                        // The writer may be gone (it stopped on an error): the group is dropped.
+                        let _ = give_back.send(group);
                     }
                     encoder.finish()
                 });
             match done {
-                Ok(done) => Pipe::Thread { send, done },
+                Ok(done) => Pipe::Thread { send, back, done },
                 Err(e) => return Err(LakeError::file(file, e)),
             }
         };
@@ -287,6 +446,7 @@ impl TableWriter {
             pipe,
             group: Group::new(schema),
             buffered: 0,
+            bytes: 0,
             rows: 0,
         })
     }
@@ -316,12 +476,16 @@ impl TableWriter {
             }
         }
         let g = &mut self.group;
-        for ((cell, values), def) in cells.iter().zip(&mut g.values).zip(&mut g.defs) {
-            def.push(i16::from(*cell != CellRef::Null));
+        let columns = cols.iter().zip(cells).zip(&mut g.values).zip(&mut g.defs);
+        for (((c, cell), values), def) in columns {
+            if c.nullable {
+                def.push(i16::from(*cell != CellRef::Null));
+            }
             match (cell, values) {
                 (CellRef::Str(s), ColumnBuffer::Bytes { data, ends }) => {
                     data.extend_from_slice(s.as_bytes());
                     ends.push(data.len());
+                    self.bytes += s.len();
                 }
                 (CellRef::Int(i) | CellRef::Micros(i), ColumnBuffer::Int(v)) => v.push(*i),
                 (CellRef::Float(x), ColumnBuffer::Float(v)) => v.push(*x),
@@ -329,9 +493,10 @@ impl TableWriter {
                 _ => {}
             }
         }
+        g.rows += 1;
         self.buffered += 1;
         self.rows += 1;
-        if self.buffered == ROW_GROUP_ROWS {
+        if self.buffered == ROW_GROUP_ROWS || self.bytes >= ROW_GROUP_BYTES {
             self.flush()?;
         }
         Ok(())
@@ -343,14 +508,24 @@ impl TableWriter {
             return Ok(());
         }
         self.buffered = 0;
-        let group = std::mem::replace(&mut self.group, Group::new(self.schema));
+        self.bytes = 0;
         let failed = match &mut self.pipe {
-            Pipe::Inline(encoder) => encoder.write(group).err().map(|e| e.to_string()),
+            Pipe::Inline(encoder) => {
+                let failed = encoder.write(&self.group).err().map(|e| e.to_string());
+                self.group.clear();
+                failed
+            }
             #[cfg(not(target_arch = "wasm32"))]
-            Pipe::Thread { send, .. } => send
-                .send(group)
-                .err()
-                .map(|_| "the encoder stopped".to_string()),
+            Pipe::Thread { send, back, .. } => {
+                let group = std::mem::replace(&mut self.group, Group::empty());
+                let failed = send
+                    .send(group)
+                    .err()
+                    .map(|_| "the encoder stopped".to_string());
+                // The thread took this group after giving the one before it back.
+                self.group = back.try_recv().unwrap_or_else(|_| Group::new(self.schema));
+                failed
+            }
             Pipe::Joined => Some("the encoder stopped".to_string()),
         };
         match failed {
@@ -367,7 +542,7 @@ impl TableWriter {
     fn join(&mut self) -> Result<Vec<u8>, LakeError> {
         let err = |m: String| LakeError::file(&self.file, m);
         match std::mem::replace(&mut self.pipe, Pipe::Joined) {
-            Pipe::Thread { send, done } => {
+            Pipe::Thread { send, done, .. } => {
                 drop(send);
                 match done.join() {
                     Ok(r) => r.map_err(|e| err(e.to_string())),

@@ -43,6 +43,18 @@ pub trait JudgedItems: Send + Sync {
     fn reading(&self, i: usize) -> Option<f64> {
         self.verdict(i).map(|v| if v { 1.0 } else { 0.0 })
     }
+    /// The run's records its items are, by position, in key order, when the family knows
+    /// them: two judgings of one run with equal orders have equal keys at every position (a
+    /// numeric QA run under two scorers), so a consumer matches them with no key built.
+    fn key_order(&self) -> Option<&[u32]> {
+        None
+    }
+    /// The item's context ([`crate::compare::ItemContext`]: what the family's `item_context`
+    /// gives its key), when the family gives it by position: a consumer of every item then
+    /// builds no map of them all.
+    fn context(&self, _i: usize) -> Option<super::ItemContext> {
+        None
+    }
 }
 
 /// Items that failed as a whole (a numeric QA conversation that timed out, an eval-set item
@@ -75,7 +87,7 @@ impl Judged<'_> {
     }
 
     /// The group that failed as a whole and holds `key`.
-    fn failure_of(&self, key: &ItemKey) -> Option<&FailedGroup> {
+    pub(crate) fn failure_of(&self, key: &ItemKey) -> Option<&FailedGroup> {
         // The greatest group key at or before `key`: a prefix of `key` sorts just before it.
         let at = self.failed.partition_point(|f| f.key <= *key);
         self.failed

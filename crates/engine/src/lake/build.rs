@@ -7,8 +7,10 @@ use serde_json::{json, Map, Value};
 use super::schema::{self, TableSchema};
 use super::{run_id, Cell, CellRef, Table};
 use crate::compare::{CompareOptions, PairTexts};
-use crate::run::{compare_in, CompareSettings, RunRef, Settings, ALL_FAMILIES};
-use crate::run_table::{ItemKey, ItemRow, Verdicts};
+use crate::run::{
+    compare_in, CompareSettings, ItemAt, ItemsJudged, JudgedRows, RunRef, Settings, ALL_FAMILIES,
+};
+use crate::run_table::{ItemKey, ItemRow};
 use crate::stats::BOOTSTRAP_METHOD;
 
 /// A slice field with more distinct values than this (an id, a free text) is not summed per
@@ -184,84 +186,90 @@ fn text_of<'r>(row: &'r ItemRow, name: &str) -> Option<&'r str> {
         .map(|(_, t)| t.as_str())
 }
 
-/// A verdict's item: the run's item `i` (its key text and fields made once), or a key the run's
-/// items do not have (its key text).
-#[derive(Clone, Copy)]
-enum ItemAt {
-    Item(u32),
-    /// The key's text is `others[i]`.
-    Other(u32),
+/// The item's slice fields as a JSON object in `out`: in their order, a field named twice at
+/// its first place with its last value (as a `serde_json::Map` of them prints).
+fn fields_json(fields: &[(String, String)], out: &mut Vec<u8>) {
+    out.clear();
+    out.push(b'{');
+    for (i, (f, _)) in fields.iter().enumerate() {
+        if fields
+            .get(..i)
+            .is_some_and(|b| b.iter().any(|(g, _)| g == f))
+        {
+            continue;
+        }
+        let last = fields
+            .iter()
+            .rev()
+            .find(|(g, _)| g == f)
+            .map_or("", |(_, v)| v);
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        // Writing a string into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut *out, f);
+        out.push(b':');
+        let _ = serde_json::to_writer(&mut *out, last);
+    }
+    out.push(b'}');
 }
 
-/// The run's items with their key texts, and where a judged key is among them: verdicts come in
-/// key order as the items do, so a cursor finds most keys, a map the rest.
-struct Items<'a> {
-    rows: &'a [ItemRow],
-    keys: Vec<String>,
-    /// Key texts of judged keys that are not items'.
+/// What the verdicts and aggregates need of a run's items once their rows are sent: each
+/// item's key text (end to end in one buffer) and its slice fields (each `(field, value)`
+/// stored once, items holding their ids).
+#[derive(Default)]
+struct ItemStore {
+    keys: String,
+    key_ends: Vec<usize>,
+    /// The key texts of keys no item has ([`ItemAt::Other`]).
     others: Vec<String>,
-    cursor: usize,
-    index: Option<HashMap<&'a ItemKey, usize>>,
+    /// Each item's field ids, end to end; `field_ends[i]` ends item `i`'s.
+    field_ids: Vec<u32>,
+    field_ends: Vec<usize>,
+    fields: Vec<(String, String)>,
+    field_index: HashMap<(String, String), u32>,
 }
 
-impl<'a> Items<'a> {
-    /// `keys`: each row's key text.
-    fn new(rows: &'a [ItemRow], keys: Vec<String>) -> Items<'a> {
-        Items {
-            rows,
-            keys,
-            others: Vec::new(),
-            cursor: 0,
-            index: None,
+impl ItemStore {
+    fn push(&mut self, key: &str, fields: Vec<(String, String)>) {
+        self.keys.push_str(key);
+        self.key_ends.push(self.keys.len());
+        for f in fields {
+            let next = u32::try_from(self.fields.len()).unwrap_or(u32::MAX);
+            let id = *self.field_index.entry(f).or_insert_with_key(|f| {
+                self.fields.push(f.clone());
+                next
+            });
+            self.field_ids.push(id);
         }
+        self.field_ends.push(self.field_ids.len());
     }
 
-    /// Starts a new pass of keys in order.
-    fn rewind(&mut self) {
-        self.cursor = 0;
-    }
-
-    fn at(&mut self, key: &ItemKey) -> ItemAt {
-        let rows = self.rows;
-        while let Some(r) = rows.get(self.cursor) {
-            if r.key < *key {
-                self.cursor += 1;
-            } else {
-                break;
-            }
-        }
-        let at = |i: usize| ItemAt::Item(u32::try_from(i).unwrap_or(u32::MAX));
-        if rows.get(self.cursor).is_some_and(|r| r.key == *key) {
-            return at(self.cursor);
-        }
-        let index = self
-            .index
-            .get_or_insert_with(|| rows.iter().enumerate().map(|(i, r)| (&r.key, i)).collect());
-        match index.get(key) {
-            Some(&i) => at(i),
-            None => {
-                self.others.push(key_json(key));
-                ItemAt::Other(u32::try_from(self.others.len() - 1).unwrap_or(u32::MAX))
-            }
-        }
-    }
-
-    fn key_ref(&self, at: ItemAt) -> &str {
-        let key = match at {
-            ItemAt::Item(i) => self.keys.get(i as usize),
-            ItemAt::Other(i) => self.others.get(i as usize),
-        };
-        key.map_or("", String::as_str)
-    }
-
-    fn fields(&self, at: ItemAt) -> &'a [(String, String)] {
+    fn key(&self, at: ItemAt) -> &str {
         match at {
-            ItemAt::Item(i) => self
-                .rows
-                .get(i as usize)
-                .map_or(&[], |r| r.fields.as_slice()),
-            ItemAt::Other(_) => &[],
+            ItemAt::Item(i) => {
+                let i = i as usize;
+                let start = match i.checked_sub(1) {
+                    Some(p) => self.key_ends.get(p).copied().unwrap_or(0),
+                    None => 0,
+                };
+                let end = self.key_ends.get(i).copied().unwrap_or(start);
+                self.keys.get(start..end).unwrap_or("")
+            }
+            ItemAt::Other(i) => self.others.get(i as usize).map_or("", String::as_str),
         }
+    }
+
+    /// The field ids of the item.
+    fn field_ids(&self, at: ItemAt) -> &[u32] {
+        let ItemAt::Item(i) = at else { return &[] };
+        let i = i as usize;
+        let start = match i.checked_sub(1) {
+            Some(p) => self.field_ends.get(p).copied().unwrap_or(0),
+            None => 0,
+        };
+        let end = self.field_ends.get(i).copied().unwrap_or(start);
+        self.field_ids.get(start..end).unwrap_or_default()
     }
 }
 
@@ -270,8 +278,7 @@ impl<'a> Items<'a> {
 struct Judged {
     scorer: String,
     version: String,
-    /// Each verdict's item and `correct`.
-    rows: Vec<(ItemAt, Option<bool>)>,
+    rows: JudgedRows,
     /// Each verdict's `value` when it is not `correct` as 1 or 0 (human review's scores).
     values: Option<Vec<Option<f64>>>,
     /// The label of a verdict with no `correct`.
@@ -291,6 +298,149 @@ fn export_run(
     let profile = run.profile();
     let settings_line = lr.settings.in_one_line(family);
     let shash = settings_hash(&profile, &settings_line);
+
+    // Items under the run's own judge (samples, their texts: sent as they are made), and the
+    // verdicts under every judge the run offers, in one pass (the keys built once).
+    let judge_names = judges(run);
+    let asked: Vec<Option<&str>> = judge_names.iter().map(Option::as_deref).collect();
+    let mut store = ItemStore::default();
+    let mut key = String::new();
+    let mut fields_buf = Vec::new();
+    let judged = run.items_judged_in::<ALL_FAMILIES>(&asked, |row, error| {
+        key.clear();
+        key.push_str(&key_json(&row.key));
+        let status = match (row.verdict, &error) {
+            (_, Some(_)) => "failed",
+            (Some(_), None) => "scored",
+            (None, None) => "unscored",
+        };
+        fields_json(&row.fields, &mut fields_buf);
+        let fields = std::str::from_utf8(&fields_buf).unwrap_or("{}");
+        sink.row(
+            &schema::SAMPLES,
+            &[
+                CellRef::Str(id),
+                CellRef::Str(&key),
+                CellRef::Null,
+                CellRef::Str(status),
+                CellRef::opt_str(error),
+                CellRef::opt_str(text_of(&row, "answer")),
+                CellRef::Null,
+                CellRef::Null,
+                CellRef::Null,
+                CellRef::Null,
+                CellRef::Null,
+                CellRef::Null,
+                CellRef::Str(fields),
+            ],
+        );
+        sink.row(
+            &schema::SAMPLE_TEXT,
+            &[
+                CellRef::Str(id),
+                CellRef::Str(&key),
+                CellRef::Null,
+                CellRef::opt_str(text_of(&row, "question")),
+                CellRef::opt_str(text_of(&row, "expected")),
+                CellRef::opt_str(text_of(&row, "answer")),
+                CellRef::Null,
+            ],
+        );
+        store.push(&key, row.fields);
+    });
+    let judged = match judged {
+        Ok(j) => Some(j),
+        Err(e) => {
+            warnings.push(format!("{}: no item rows: {e}", run.name()));
+            None
+        }
+    };
+    runs_row(lr, id, version, &shash, &settings_line, &judged, sink);
+    let Some(judged) = judged else { return };
+    store.others = judged.others.iter().map(key_json).collect();
+
+    // Verdicts and their sums, under every judge the run offers, sent in scorer order.
+    let mut out: Vec<Judged> = Vec::new();
+    let mut done = BTreeSet::new();
+    for (judge, v) in judge_names.iter().zip(judged.judges) {
+        let v = match v {
+            Ok(v) => v,
+            Err(e) => {
+                warnings.push(format!(
+                    "{}: not judged by {}: {e}",
+                    run.name(),
+                    judge.as_deref().unwrap_or("its own scorer")
+                ));
+                continue;
+            }
+        };
+        if !done.insert(v.judge.clone()) {
+            continue;
+        }
+        let mut j = Judged {
+            scorer: v.judge.clone(),
+            version: scorer_version(&v.judge),
+            rows: v,
+            values: None,
+            label_none: "unscored",
+            aggregates: Vec::new(),
+        };
+        j.aggregates = aggregate_rows(id, &shash, &j, &store);
+        out.push(j);
+    }
+    if let Some(marks) = lr.marks {
+        let mut j = human_verdicts(marks, &store, judged.items);
+        j.aggregates = aggregate_rows(id, &shash, &j, &store);
+        out.push(j);
+    }
+    out.sort_by(|a, b| a.scorer.cmp(&b.scorer));
+    for j in &out {
+        for (i, &correct) in j.rows.correct.iter().enumerate() {
+            let value = match &j.values {
+                Some(v) => v.get(i).copied().flatten(),
+                None => correct.map(|c| f64::from(u8::from(c))),
+            };
+            let label = match correct {
+                Some(true) => "correct",
+                Some(false) => "wrong",
+                None => j.label_none,
+            };
+            sink.row(
+                &schema::VERDICTS,
+                &[
+                    CellRef::Str(id),
+                    CellRef::Str(store.key(j.rows.item(i))),
+                    CellRef::Null,
+                    CellRef::Str(&j.scorer),
+                    CellRef::Str(&j.version),
+                    CellRef::Str(&shash),
+                    value.map_or(CellRef::Null, CellRef::Float),
+                    correct.map_or(CellRef::Null, CellRef::Bool),
+                    CellRef::Str(label),
+                ],
+            );
+        }
+    }
+    for j in &out {
+        for row in &j.aggregates {
+            let cells: Vec<CellRef<'_>> = row.iter().map(Cell::as_ref).collect();
+            sink.row(&schema::AGGREGATES, &cells);
+        }
+    }
+}
+
+/// The run's `runs` row; `judged`: its items judged ([`RunRef::items_judged_in`]), which name
+/// its own judge.
+fn runs_row(
+    lr: &LakeRun<'_>,
+    id: &str,
+    version: &str,
+    shash: &str,
+    settings_line: &str,
+    judged: &Option<ItemsJudged>,
+    sink: &mut dyn RowSink,
+) {
+    let run = &lr.run;
     let metrics = run.metrics();
     let facts = run.facts_of(&metrics);
     let meta = run.meta();
@@ -306,11 +456,11 @@ fn export_run(
         .iter()
         .map(|(p, size, sha)| json!({"path": p, "size": size, "sha256": sha}))
         .collect();
-    let family = family_name(family);
+    let family = family_name(run.family());
+    let profile = run.profile();
     let metadata = Value::Object(metadata).to_string();
     let metrics_json = serde_json::to_string(&metrics).unwrap_or_else(|_| "[]".into());
     let files = Value::Array(files).to_string();
-    let own = run.verdicts(None).ok();
     sink.row(
         &schema::RUNS,
         &[
@@ -334,199 +484,57 @@ fn export_run(
             CellRef::opt_f64(headline.and_then(|m| m.value)),
             CellRef::opt_f64(facts.cost_usd),
             facts.tokens.map_or(CellRef::Null, CellRef::count),
-            CellRef::Str(&shash),
-            CellRef::Str(&settings_line),
+            CellRef::Str(shash),
+            CellRef::Str(settings_line),
             CellRef::Str(&metadata),
             CellRef::Str(&metrics_json),
             CellRef::opt_str(lr.statistics_json.as_deref()),
             CellRef::Str(&files),
             CellRef::Str(version),
-            CellRef::opt_str(own.as_ref().map(|v| v.judge.as_str())),
+            CellRef::opt_str(judged.as_ref().map(|j| j.own.judge.as_str())),
         ],
     );
-
-    // Items under the run's own judge: samples, their texts, their slice fields.
-    let mut items: Vec<ItemRow> = match run.items() {
-        Ok(i) => i,
-        Err(e) => {
-            warnings.push(format!("{}: no item rows: {e}", run.name()));
-            Vec::new()
-        }
-    };
-    // A group that failed whole is a prefix of its items' keys: look each prefix up.
-    let failed_by_key: HashMap<&ItemKey, &String> = own
-        .as_ref()
-        .map(|v| v.failed.iter().map(|(g, why)| (g, why)).collect())
-        .unwrap_or_default();
-    let failure_of = |key: &ItemKey| {
-        if failed_by_key.is_empty() {
-            return None;
-        }
-        (1..=key.0.len()).find_map(|n| {
-            let prefix = ItemKey(key.0[..n].to_vec());
-            failed_by_key.get(&prefix).map(|why| why.as_str())
-        })
-    };
-    let keys: Vec<String> = items.iter().map(|r| key_json(&r.key)).collect();
-    for (row, k) in items.iter().zip(&keys) {
-        let error = failure_of(&row.key);
-        let status = match (row.verdict, &error) {
-            (_, Some(_)) => "failed",
-            (Some(_), None) => "scored",
-            (None, None) => "unscored",
-        };
-        let fields: Map<String, Value> = row
-            .fields
-            .iter()
-            .map(|(f, v)| (f.clone(), Value::from(v.clone())))
-            .collect();
-        let fields = Value::Object(fields).to_string();
-        sink.row(
-            &schema::SAMPLES,
-            &[
-                CellRef::Str(id),
-                CellRef::Str(k),
-                CellRef::Null,
-                CellRef::Str(status),
-                CellRef::opt_str(error),
-                CellRef::opt_str(text_of(row, "answer")),
-                CellRef::Null,
-                CellRef::Null,
-                CellRef::Null,
-                CellRef::Null,
-                CellRef::Null,
-                CellRef::Null,
-                CellRef::Str(&fields),
-            ],
-        );
-        sink.row(
-            &schema::SAMPLE_TEXT,
-            &[
-                CellRef::Str(id),
-                CellRef::Str(k),
-                CellRef::Null,
-                CellRef::opt_str(text_of(row, "question")),
-                CellRef::opt_str(text_of(row, "expected")),
-                CellRef::opt_str(text_of(row, "answer")),
-                CellRef::Null,
-            ],
-        );
-    }
-
-    // The texts are sent: only keys and slice fields are needed from here.
-    for row in &mut items {
-        row.texts = Vec::new();
-    }
-    let mut at = Items::new(&items, keys);
-
-    // Verdicts and their sums, under every judge the run offers, sent in scorer order.
-    let mut judged: Vec<Judged> = Vec::new();
-    let mut done = BTreeSet::new();
-    for judge in judges(run) {
-        let v = match run.verdicts(judge.as_deref()) {
-            Ok(v) => v,
-            Err(e) => {
-                warnings.push(format!(
-                    "{}: not judged by {}: {e}",
-                    run.name(),
-                    judge.as_deref().unwrap_or("its own scorer")
-                ));
-                continue;
-            }
-        };
-        if !done.insert(v.judge.clone()) {
-            continue;
-        }
-        at.rewind();
-        let rows = v.rows.iter().map(|r| (at.at(&r.key), r.correct)).collect();
-        let version = scorer_version(&v.judge);
-        let mut j = Judged {
-            scorer: v.judge,
-            version,
-            rows,
-            values: None,
-            label_none: "unscored",
-            aggregates: Vec::new(),
-        };
-        j.aggregates = aggregate_rows(id, &shash, &j, &at);
-        judged.push(j);
-    }
-    if let (Some(marks), Some(own)) = (lr.marks, &own) {
-        at.rewind();
-        let human = human_verdicts(marks, own);
-        let values = human
-            .iter()
-            .map(|v| {
-                let score = marks.get(&v.key).and_then(|m| m.score);
-                score.or(v.correct.map(|c| f64::from(u8::from(c))))
-            })
-            .collect();
-        let rows = human.iter().map(|v| (at.at(&v.key), v.correct)).collect();
-        let mut j = Judged {
-            scorer: HUMAN.into(),
-            version: crate::marks::SCHEMA.into(),
-            rows,
-            values: Some(values),
-            label_none: "score",
-            aggregates: Vec::new(),
-        };
-        j.aggregates = aggregate_rows(id, &shash, &j, &at);
-        judged.push(j);
-    }
-    judged.sort_by(|a, b| a.scorer.cmp(&b.scorer));
-    for j in &judged {
-        for (i, &(item, correct)) in j.rows.iter().enumerate() {
-            let value = match &j.values {
-                Some(v) => v.get(i).copied().flatten(),
-                None => correct.map(|c| f64::from(u8::from(c))),
-            };
-            let label = match correct {
-                Some(true) => "correct",
-                Some(false) => "wrong",
-                None => j.label_none,
-            };
-            sink.row(
-                &schema::VERDICTS,
-                &[
-                    CellRef::Str(id),
-                    CellRef::Str(at.key_ref(item)),
-                    CellRef::Null,
-                    CellRef::Str(&j.scorer),
-                    CellRef::Str(&j.version),
-                    CellRef::Str(&shash),
-                    value.map_or(CellRef::Null, CellRef::Float),
-                    correct.map_or(CellRef::Null, CellRef::Bool),
-                    CellRef::Str(label),
-                ],
-            );
-        }
-    }
-    for j in &judged {
-        for row in &j.aggregates {
-            let cells: Vec<CellRef<'_>> = row.iter().map(Cell::as_ref).collect();
-            sink.row(&schema::AGGREGATES, &cells);
-        }
-    }
 }
 
-/// The human marks of the run's items (`own`: its verdicts under its own judge, for its keys)
-/// that set a mark or a score: correct or wrong by the mark, `None` with a score alone. As
-/// verdicts of scorer [`HUMAN`]: `value` the score override, else 1 or 0 by the mark; `label`
-/// `correct`, `wrong` or `score` (an override alone); `scorer_version` the sidecar's schema.
-fn human_verdicts(
-    marks: &crate::marks::RunMarks,
-    own: &Verdicts,
-) -> Vec<crate::run_table::Verdict> {
-    marks
+/// The human marks of the run's items (`items` of them, their keys in `store`) that set a mark
+/// or a score: correct or wrong by the mark, `None` with a score alone. As verdicts of scorer
+/// [`HUMAN`]: `value` the score override, else 1 or 0 by the mark; `label` `correct`, `wrong`
+/// or `score` (an override alone); `scorer_version` the sidecar's schema. In key order.
+fn human_verdicts(marks: &crate::marks::RunMarks, store: &ItemStore, items: usize) -> Judged {
+    let at = |i: usize| ItemAt::Item(u32::try_from(i).unwrap_or(u32::MAX));
+    let index: HashMap<&str, usize> = (0..items).map(|i| (store.key(at(i)), i)).collect();
+    let mut marked: Vec<(usize, Option<bool>, Option<f64>)> = marks
         .items
         .iter()
         .filter(|m| m.mark.is_some() || m.score.is_some())
-        .filter(|m| own.rows.binary_search_by(|v| v.key.cmp(&m.key)).is_ok())
-        .map(|m| crate::run_table::Verdict {
-            key: m.key.clone(),
-            correct: m.mark.map(crate::marks::Mark::is_correct),
+        .filter_map(|m| {
+            let i = *index.get(key_json(&m.key).as_str())?;
+            let correct = m.mark.map(crate::marks::Mark::is_correct);
+            Some((i, correct, m.score))
         })
-        .collect()
+        .collect();
+    // Items are in key order: by position is by key. A key marked twice counts once.
+    marked.sort_by_key(|m| m.0);
+    marked.dedup_by_key(|m| m.0);
+    Judged {
+        scorer: HUMAN.into(),
+        version: crate::marks::SCHEMA.into(),
+        rows: JudgedRows {
+            judge: HUMAN.into(),
+            at: Some(marked.iter().map(|m| at(m.0)).collect()),
+            correct: marked.iter().map(|m| m.1).collect(),
+            failed: Vec::new(),
+            warnings: Vec::new(),
+        },
+        values: Some(
+            marked
+                .iter()
+                .map(|&(_, c, score)| score.or(c.map(|c| f64::from(u8::from(c)))))
+                .collect(),
+        ),
+        label_none: "score",
+        aggregates: Vec::new(),
+    }
 }
 
 fn family_name(f: crate::family::Family) -> String {
@@ -567,28 +575,31 @@ impl Sums {
 
 /// The `aggregates` rows of one scorer's verdicts: overall, and per value of each slice field
 /// with at most [`MAX_SLICE_VALUES`] values, in (field, value) order.
-fn aggregate_rows(id: &str, shash: &str, j: &Judged, items: &Items<'_>) -> Vec<Vec<Cell>> {
-    let mut slices: BTreeMap<(&str, &str), Sums> = BTreeMap::new();
-    let mut values_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+fn aggregate_rows(id: &str, shash: &str, j: &Judged, items: &ItemStore) -> Vec<Vec<Cell>> {
+    // By field id: one (field, value) of the store each.
+    let mut by_id: Vec<Option<Sums>> = Vec::new();
+    by_id.resize_with(items.fields.len(), || None);
     let mut overall = Sums::default();
-    for &(item, correct) in &j.rows {
+    for (i, &correct) in j.rows.correct.iter().enumerate() {
         overall.push(correct);
-        for (f, val) in items.fields(item) {
-            let seen = values_of.entry(f).or_default();
-            if seen.len() <= MAX_SLICE_VALUES {
-                seen.insert(val);
+        for &f in items.field_ids(j.rows.item(i)) {
+            if let Some(s) = by_id.get_mut(f as usize) {
+                s.get_or_insert_with(Sums::default).push(correct);
             }
-            slices.entry((f, val)).or_default().push(correct);
+        }
+    }
+    let mut slices: BTreeMap<(&str, &str), Sums> = BTreeMap::new();
+    let mut values_of: BTreeMap<&str, usize> = BTreeMap::new();
+    for ((f, v), s) in items.fields.iter().zip(by_id) {
+        if let Some(s) = s {
+            *values_of.entry(f).or_default() += 1;
+            slices.insert((f, v), s);
         }
     }
     slices.insert(("", ""), overall);
     let mut out = Vec::new();
     for ((field, value), s) in slices {
-        if !field.is_empty()
-            && values_of
-                .get(field)
-                .is_none_or(|vals| vals.len() > MAX_SLICE_VALUES)
-        {
+        if !field.is_empty() && values_of.get(field).is_none_or(|&n| n > MAX_SLICE_VALUES) {
             continue;
         }
         let c = s.clusters;
@@ -681,5 +692,36 @@ fn compare_rows(
                 Cell::Int(s.bootstrap.seed as i64),
                 Cell::opt_str(c.not_comparable.clone()),
             ]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_json_prints_what_a_map_of_the_fields_prints() {
+        let cases: &[&[(&str, &str)]] = &[
+            &[],
+            &[("category", "a"), ("turn", "1")],
+            &[("b", "1"), ("a", "2\"\n\u{1}é")],
+            &[("x", "1"), ("y", "2"), ("x", "3")],
+        ];
+        let mut buf = Vec::new();
+        for fields in cases {
+            let owned: Vec<(String, String)> = fields
+                .iter()
+                .map(|(f, v)| (f.to_string(), v.to_string()))
+                .collect();
+            let map: Map<String, Value> = owned
+                .iter()
+                .map(|(f, v)| (f.clone(), Value::from(v.clone())))
+                .collect();
+            fields_json(&owned, &mut buf);
+            assert_eq!(
+                std::str::from_utf8(&buf).unwrap(),
+                Value::Object(map).to_string()
+            );
+        }
     }
 }

@@ -207,6 +207,13 @@ impl JudgedItems for Sides<'_> {
     fn answer(&self, at: usize) -> Option<String> {
         self.turn(at).map(|(conv, turn)| shown_answer(conv, turn))
     }
+    fn key_order(&self) -> Option<&[u32]> {
+        Some(self.order)
+    }
+    fn context(&self, at: usize) -> Option<ItemContext> {
+        let (conv, turn, t) = locate(self.run, *self.order.get(at)?)?;
+        Some(turn_context(conv, turn, t))
+    }
 }
 
 /// How two numeric QA runs compare (docs/scoring.md, "Comparing two runs"): turns pair on
@@ -370,29 +377,29 @@ pub fn metrics_of(st: &statistics::Statistics) -> Vec<MetricValue> {
 /// The conversation type (category) and question of every turn, by `[conversation id, turn]`;
 /// its fields: category, turn (index) and operations (the plan's, per turn).
 pub fn item_context(s: &ScoredQaRun, out: &mut ItemContexts) {
-    for t in &s.turns {
-        let Some(conv) = s.run.conversations.get(t.conv as usize) else {
-            continue;
-        };
-        let Some(turn) = conv.turns.get(t.turn as usize) else {
+    for i in (0..s.turns.len()).map_while(|i| u32::try_from(i).ok()) {
+        let Some((conv, turn, t)) = locate(s, i) else {
             continue;
         };
         out.entry(ItemKey::text_index(&conv.id, turn.turn_idx.into()))
-            .or_insert_with(|| {
-                let mut fields = Vec::with_capacity(3);
-                if let Some(c) = &conv.conversation_type {
-                    fields.push(("category".to_string(), c.clone()));
-                }
-                fields.push(("turn".to_string(), turn.turn_idx.to_string()));
-                if let Some(o) = t.operations_per_turn {
-                    fields.push(("operations".to_string(), o.to_string()));
-                }
-                ItemContext {
-                    category: conv.conversation_type.clone(),
-                    question: Some(turn.question.clone()),
-                    fields,
-                }
-            });
+            .or_insert_with(|| turn_context(conv, turn, t));
+    }
+}
+
+/// One turn's context ([`item_context`]).
+fn turn_context(conv: &QaConversation, turn: &QaTurn, t: &TurnScore) -> ItemContext {
+    let mut fields = Vec::with_capacity(3);
+    if let Some(c) = &conv.conversation_type {
+        fields.push(("category".to_string(), c.clone()));
+    }
+    fields.push(("turn".to_string(), turn.turn_idx.to_string()));
+    if let Some(o) = t.operations_per_turn {
+        fields.push(("operations".to_string(), o.to_string()));
+    }
+    ItemContext {
+        category: conv.conversation_type.clone(),
+        question: Some(turn.question.clone()),
+        fields,
     }
 }
 

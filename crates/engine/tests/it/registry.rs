@@ -134,6 +134,7 @@ fn render(
                     let one = r.item_in::<{ run::ALL_FAMILIES }>(&row.key);
                     assert_eq!(one.as_ref(), Some(row), "{name}: {}", row.key);
                 }
+                judged_in_one_pass(name, r);
                 let missing = evalboard_engine::run_table::ItemKey::text("no such item \u{1}");
                 assert_eq!(r.item_in::<{ run::ALL_FAMILIES }>(&missing), None, "{name}");
                 items.push_str(&format!("== {name}\n"));
@@ -204,5 +205,57 @@ fn every_fixture_case_through_the_registry() {
         }
         expect_file(&fixture(&format!("registry/{folder}.txt")), &out);
         expect_file(&fixture(&format!("registry/{folder}.items.tsv")), &items);
+    }
+}
+
+/// Every judge's verdicts of the run given by position in one pass
+/// (`RunRef::items_judged_in`, what the lake exports by) are its verdicts (`RunRef::verdicts`),
+/// and the rows handed on are its items.
+fn judged_in_one_pass(name: &str, r: run::RunRef<'_>) {
+    use evalboard_engine::run::ItemAt;
+    let choices: Vec<String> = r
+        .judge_choices_in::<{ run::ALL_FAMILIES }>()
+        .into_iter()
+        .map(|c| c.judge)
+        .collect();
+    let asked: Vec<Option<&str>> = std::iter::once(None)
+        .chain(choices.iter().map(|j| Some(j.as_str())))
+        .collect();
+    let mut rows = Vec::new();
+    let Ok(all) = r.items_judged_in::<{ run::ALL_FAMILIES }>(&asked, |row, _| rows.push(row))
+    else {
+        assert!(r.items().is_err(), "{name}: items without a pass");
+        return;
+    };
+    assert_eq!(Ok(&rows), r.items().as_ref().map_err(|_| ()), "{name}");
+    assert_eq!(all.items, rows.len(), "{name}");
+    for (judge, got) in asked.iter().zip(&all.judges) {
+        match (r.verdicts(*judge), got) {
+            (Ok(want), Ok(got)) => {
+                assert_eq!(got.judge, want.judge, "{name}");
+                let keyed: Vec<_> = (0..got.correct.len())
+                    .map(|i| {
+                        let key = match got.item(i) {
+                            ItemAt::Item(k) => rows[k as usize].key.clone(),
+                            ItemAt::Other(k) => all.others[k as usize].clone(),
+                        };
+                        (key, got.correct[i])
+                    })
+                    .collect();
+                let want_rows: Vec<_> = want
+                    .rows
+                    .iter()
+                    .map(|v| (v.key.clone(), v.correct))
+                    .collect();
+                assert_eq!(keyed, want_rows, "{name} judged by {judge:?}");
+                assert_eq!(got.failed, want.failed, "{name} judged by {judge:?}");
+            }
+            (Err(_), Err(_)) => {}
+            (want, got) => panic!(
+                "{name} judged by {judge:?}: {:?} vs {:?}",
+                want.is_ok(),
+                got.is_ok()
+            ),
+        }
     }
 }
