@@ -244,7 +244,7 @@ pub fn blocks(list: Vec<Block>) -> AnyView {
                         <button type="button" class="eb-link" on:click=move |_| {
                             let mut s = store.settings.get_untracked();
                             if setting.0 == "watch.resume" {
-                                crate::ui::watch::resume(&setting.1);
+                                resume(&setting.1);
                             } else if setting.0 == "evalset.scorer" {
                                 if let Some(scorer) = AnswerScorer::from_id(&setting.1) {
                                     s.evalset.scorer = scorer;
@@ -645,6 +645,20 @@ fn code_block(code: String, label: String) -> impl IntoView {
                 <span class="eb-code__line"><span class="eb-code__ln" aria-hidden="true">{n}</span>{l}"\n"</span>
             }).collect_view()}
         </pre>
+    }
+}
+
+/// "Resume" (a watch waiting for the permission to read its folder, `Block::Switch`): the
+/// browser's permission asked again for the folder kept under IndexedDB key `key`, on the page,
+/// which has this click (a worker cannot ask), by index.html's `evalboardAskAgain` (plain JS:
+/// the same in Rust cost the page ~1 KB of wasm). The waiting worker sees the yes and watches on.
+fn resume(key: &str) {
+    use wasm_bindgen::JsCast;
+    let w = js_sys::global();
+    if let Ok(ask) = js_sys::Reflect::get(&w, &"evalboardAskAgain".into())
+        .and_then(|f| f.dyn_into::<js_sys::Function>())
+    {
+        let _ = ask.call1(&w, &key.into());
     }
 }
 

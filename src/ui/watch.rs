@@ -25,19 +25,6 @@ fn watch_dropped(store: crate::ui::store::Store, i: usize) {
     store.watch(name, h, None);
 }
 
-/// "Resume" (a watch waiting for the permission to read its folder, `Block::Switch`): the
-/// browser's permission asked again for the folder kept under IndexedDB key `key`, on the page,
-/// which has this click (a worker cannot ask), by index.html's `evalboardAskAgain` (plain JS:
-/// the same in Rust cost the page ~1 KB of wasm). The waiting worker sees the yes and watches on.
-pub fn resume(key: &str) {
-    let w = js_sys::global();
-    if let Ok(ask) = js_sys::Reflect::get(&w, &"evalboardAskAgain".into())
-        .and_then(|f| f.dyn_into::<js_sys::Function>())
-    {
-        let _ = ask.call1(&w, &key.into());
-    }
-}
-
 /// The browser's `showDirectoryPicker`, when it has one.
 fn picker() -> Option<js_sys::Function> {
     let w = web_sys::window()?;
