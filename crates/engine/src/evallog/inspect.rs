@@ -253,38 +253,14 @@ impl EvalMembers {
         })
     }
 
-    /// One member's bytes (or why they could not be read) parsed as `T`; a failure is a
-    /// diagnostic on the member (`what`, then the parser's reason), and `None`.
+    /// One member's bytes (or why they could not be read) parsed as `T` ([`parse_member`]).
     fn parse_member<T: serde::de::DeserializeOwned>(
         &mut self,
         name: &str,
         bytes: Result<Vec<u8>, String>,
         what: &str,
     ) -> Option<T> {
-        let path = self.path.as_str();
-        let bytes = match bytes {
-            Ok(b) => b,
-            Err(e) => {
-                self.diags
-                    .push(Diagnostic::error(path, None, e).with_record(name.to_string()));
-                return None;
-            }
-        };
-        let at = json::At {
-            path,
-            line: 1,
-            member: Some(name),
-        };
-        match json::parse::<T>(&bytes, at, &mut self.diags) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                self.diags.push(
-                    Diagnostic::error(path, Some(e.line() as u32), format!("{what}: {e}"))
-                        .with_record(name.to_string()),
-                );
-                None
-            }
-        }
+        parse_member(&self.path, &mut self.diags, name, bytes, what)
     }
 
     /// One sample member's bytes (or why they could not be read).
@@ -974,6 +950,40 @@ fn recompute(specs: &[ScoreSpec], samples: &[Sample], epochs: u64) -> Vec<Headli
         }
     }
     out
+}
+
+/// One member `name` of the log at `path`: its bytes (or why they could not be read) parsed
+/// as `T`; a failure is a diagnostic on the member (`what`, then the parser's reason), and
+/// `None`. The whole read's and the live read's ([`super::live_archive`]).
+pub(crate) fn parse_member<T: serde::de::DeserializeOwned>(
+    path: &str,
+    diags: &mut Vec<Diagnostic>,
+    name: &str,
+    bytes: Result<Vec<u8>, String>,
+    what: &str,
+) -> Option<T> {
+    let bytes = match bytes {
+        Ok(b) => b,
+        Err(e) => {
+            diags.push(Diagnostic::error(path, None, e).with_record(name.to_string()));
+            return None;
+        }
+    };
+    let at = json::At {
+        path,
+        line: 1,
+        member: Some(name),
+    };
+    match json::parse::<T>(&bytes, at, diags) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            diags.push(
+                Diagnostic::error(path, Some(e.line() as u32), format!("{what}: {e}"))
+                    .with_record(name.to_string()),
+            );
+            None
+        }
+    }
 }
 
 #[cfg(test)]

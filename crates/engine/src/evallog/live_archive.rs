@@ -17,9 +17,8 @@ use std::collections::BTreeMap;
 use super::archive::{last_readable, Entry, Index, Limits};
 use super::eval_file::{member_range, read_index, ByteSource, InMemory};
 use super::inspect::{
-    lower, EvalPlan, RawLog, RawSample, SampleContext, FROM_START, FROM_SUMMARIES,
+    self, lower, EvalPlan, RawLog, RawSample, SampleContext, FROM_START, FROM_SUMMARIES,
 };
-use super::json;
 use super::long_text::MAX_TEXT_CHARS;
 use super::model::{EvalLogRun, MetricKey, Sample};
 use crate::diag::Diagnostic;
@@ -247,37 +246,14 @@ impl EvalLive {
         Ok(index.decode_json(entry, &data, MAX_TEXT_CHARS)?.0)
     }
 
-    /// A member's bytes parsed as `T`; a failure is a diagnostic on the member.
+    /// A member's bytes parsed as `T` (the whole read's [`inspect::parse_member`]).
     fn parse<T: serde::de::DeserializeOwned>(
         &mut self,
         name: &str,
         bytes: Result<Vec<u8>, String>,
         what: &str,
     ) -> Option<T> {
-        let path = self.path.as_str();
-        let bytes = match bytes {
-            Ok(b) => b,
-            Err(e) => {
-                self.diags
-                    .push(Diagnostic::error(path, None, e).with_record(name.to_string()));
-                return None;
-            }
-        };
-        let at = json::At {
-            path,
-            line: 1,
-            member: Some(name),
-        };
-        match json::parse::<T>(&bytes, at, &mut self.diags) {
-            Ok(v) => Some(v),
-            Err(e) => {
-                self.diags.push(
-                    Diagnostic::error(path, Some(e.line() as u32), format!("{what}: {e}"))
-                        .with_record(name.to_string()),
-                );
-                None
-            }
-        }
+        inspect::parse_member(&self.path, &mut self.diags, name, bytes, what)
     }
 
     /// Lowers and judges one new sample into the tally.
