@@ -141,7 +141,14 @@ fn on_stop(page: &DedicatedWorkerGlobalScope, ready: bool, message: String) {
     let runs = HOST.with(|h| std::mem::take(&mut h.borrow_mut().runs));
     if ready {
         let runs = runs.into_iter().map(|(id, _)| id).collect();
-        post(page, &Response::WorkerStopped { runs, message });
+        post(
+            page,
+            &Response::WorkerStopped {
+                runs,
+                message,
+                worker: "The code-generation worker".into(),
+            },
+        );
         return;
     }
     let error = format!("the code-generation worker could not start: {message}");

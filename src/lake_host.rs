@@ -203,7 +203,14 @@ pub fn write(scope: &DedicatedWorkerGlobalScope, job: &LakeJob) {
 /// a new one.
 fn on_stop(page: &DedicatedWorkerGlobalScope, _ready: bool, message: String) {
     let runs = RUNS.with(|r| std::mem::take(&mut *r.borrow_mut()));
-    post(page, &Response::WorkerStopped { runs, message });
+    post(
+        page,
+        &Response::WorkerStopped {
+            runs,
+            message,
+            worker: "The lake worker (Parquet)".into(),
+        },
+    );
 }
 
 fn forward(msg: &JsValue) {

@@ -401,13 +401,15 @@ pub enum Response {
         bytes_total: u64,
         problems: Vec<String>,
     },
-    /// The code-generation worker stopped (a crash in it): the runs it held, by id, are gone
-    /// from it. The page fails the one it was working on and loads the others again; the next
-    /// code-generation `Load` starts a new worker. (Last, so the variant numbers
-    /// bench/wasm.mjs decodes stay put.)
+    /// A worker started on demand (the code-generation worker, the lake worker) stopped (a
+    /// crash in it): the runs it held, by id, are gone from it. The page fails the one it was
+    /// working on and loads the others again; the next `Load` of that kind starts a new worker.
+    /// `worker`: which one, as the user is told ("The lake worker"). (Last, so the variant
+    /// numbers bench/wasm.mjs decodes stay put.)
     WorkerStopped {
         runs: Vec<RunId>,
         message: String,
+        worker: String,
     },
     /// The runs kept in the browser's storage from earlier visits, oldest first (sent once the
     /// worker starts; the page loads each again with `Load { stored }`). (Last, so the variant

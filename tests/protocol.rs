@@ -382,6 +382,7 @@ fn responses() -> Vec<Response> {
         Response::WorkerStopped {
             runs: vec![],
             message: "the code-generation worker stopped".into(),
+            worker: "The lake worker (Parquet)".into(),
         },
         Response::Overview {
             req: 7,

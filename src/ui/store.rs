@@ -426,10 +426,13 @@ impl Store {
                     );
                 }
             }
-            Response::WorkerStopped { runs, message } => {
+            Response::WorkerStopped {
+                runs,
+                message,
+                worker,
+            } => {
                 let restartable = !self.stopping_often();
-                let who = "The code-generation worker";
-                let again = self.runs_stopped(&runs, who, &message, restartable);
+                let again = self.runs_stopped(&runs, &worker, &message, restartable);
                 self.replay.update_value(|q| q.extend(again));
                 self.replay_next();
             }
