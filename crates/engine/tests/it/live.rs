@@ -218,8 +218,8 @@ fn trace(which: usize, k: usize) -> (String, Vec<u8>) {
     (format!("traces/t{k}.json"), text.into_bytes())
 }
 
-/// The full read's headline counts (correct, judged) of a folder of `files`.
-fn full_read_of(files: &[(String, Vec<u8>)]) -> (u64, u64) {
+/// A folder of `files` read whole and scored with the default settings.
+fn scored_whole(files: &[(String, Vec<u8>)]) -> run::ScoredRun {
     let input = RunInput::new(
         "run",
         files
@@ -228,8 +228,12 @@ fn full_read_of(files: &[(String, Vec<u8>)]) -> (u64, u64) {
             .collect(),
     );
     let read = run::read(&input, None, ReadOptions::default()).unwrap();
-    let scored = run::score(read, &Settings::default(), 1);
-    let counts = scored.as_ref().headline().counts.unwrap();
+    run::score(read, &Settings::default(), 1)
+}
+
+/// The full read's headline counts (correct, judged) of a folder of `files`.
+fn full_read_of(files: &[(String, Vec<u8>)]) -> (u64, u64) {
+    let counts = scored_whole(files).as_ref().headline().counts.unwrap();
     (counts.correct, counts.n)
 }
 
@@ -385,15 +389,7 @@ fn numbers_of(n: &LiveNumbers) -> (u64, u64, u64) {
 
 /// A full read's items of a folder of `files`: (items, with a verdict, correct).
 fn full_items(files: &[(String, Vec<u8>)]) -> (u64, u64, u64) {
-    let input = RunInput::new(
-        "run",
-        files
-            .iter()
-            .map(|(p, b)| InputFile::new(p, b.clone()))
-            .collect(),
-    );
-    let read = run::read(&input, None, ReadOptions::default()).unwrap();
-    items_of(&run::score(read, &Settings::default(), 1))
+    items_of(&scored_whole(files))
 }
 
 /// A scored run's (items, with a verdict, correct).
@@ -406,18 +402,7 @@ fn items_of(scored: &run::ScoredRun) -> (u64, u64, u64) {
 
 /// The headline of a full read of `files` and of the run `live` read so far.
 fn headlines(files: &[(String, Vec<u8>)], live: &LiveArchive) -> (Option<f64>, Option<f64>) {
-    let input = RunInput::new(
-        "run",
-        files
-            .iter()
-            .map(|(p, b)| InputFile::new(p, b.clone()))
-            .collect(),
-    );
-    let full = run::score(
-        run::read(&input, None, ReadOptions::default()).unwrap(),
-        &Settings::default(),
-        1,
-    );
+    let full = scored_whole(files);
     let read = live.read_run("run", 0).unwrap();
     let so_far = run::score(read, &Settings::default(), 1);
     assert_eq!(items_of(&so_far), items_of(&full));
