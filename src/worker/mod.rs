@@ -556,13 +556,7 @@ fn lake_run_of<'a>(
         content_id: evalboard_engine::run_table::content_id(&ids),
         files: files
             .iter()
-            .map(|(p, n, d)| {
-                (
-                    p.clone(),
-                    *n,
-                    d.iter().map(|b| format!("{b:02x}")).collect(),
-                )
-            })
+            .map(|(p, n, d)| (p.clone(), *n, evalboard_engine::run_table::hex(d)))
             .collect(),
         settings,
         statistics_json: plan.and_then(|p| serde_json::to_string(&p.statistics).ok()),

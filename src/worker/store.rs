@@ -82,8 +82,8 @@ impl Kept {
             .collect();
         files.sort();
         let content_id = self.content_id().unwrap_or_else(|| {
-            let h = evalboard_engine::run_table::sha256(self.name.as_bytes());
-            h.iter().map(|b| format!("{b:02x}")).collect()
+            use evalboard_engine::run_table::{hex, sha256};
+            hex(&sha256(self.name.as_bytes()))
         });
         LakeRun {
             run: self.run(),

@@ -125,7 +125,19 @@ pub fn content_id(files: &[(&str, u64, [u8; 32])]) -> String {
         h.update(size.to_le_bytes());
         h.update(digest);
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hex(&h.finalize())
+}
+
+/// `bytes` in lower-case hex (a digest as the content ids, the lake's manifest and its file
+/// lists write it).
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    out
 }
 
 /// The SHA-256 of `bytes`, for [`content_id`].

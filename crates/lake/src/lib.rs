@@ -43,10 +43,7 @@ impl LakeError {
 
 /// The SHA-256 of `bytes` in hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    evalboard_engine::run_table::sha256(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    evalboard_engine::run_table::hex(&evalboard_engine::run_table::sha256(bytes))
 }
 
 #[cfg(test)]

@@ -359,7 +359,7 @@ impl RowsHash {
             return None;
         }
         let digest = self.state?.finalize();
-        Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+        Some(crate::run_table::hex(&digest))
     }
 }
 

@@ -57,7 +57,7 @@ impl LakeTables {
 /// settings give equal hashes.
 pub fn settings_hash(profile: &str, settings_line: &str) -> String {
     let digest = crate::run_table::sha256(format!("{profile}\n{settings_line}").as_bytes());
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    crate::run_table::hex(digest.get(..8).unwrap_or(&digest))
 }
 
 /// Where [`build_into`] sends the tables' rows: each table's rows in its key order (the
