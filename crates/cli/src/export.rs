@@ -56,11 +56,7 @@ fn lake_run<'a>(
         .iter()
         .filter_map(|f| {
             let (size, sha) = digests.get(&f.path)?;
-            Some((
-                f.path.clone(),
-                *size,
-                sha.iter().map(|b| format!("{b:02x}")).collect(),
-            ))
+            Some((f.path.clone(), *size, evalboard_engine::run_table::hex(sha)))
         })
         .collect();
     LakeRun {

@@ -40,13 +40,9 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
-/// Lower-case hex of a digest.
+/// Lower-case hex of a digest (the engine's, as content ids are written).
 pub(crate) fn hex(digest: &[u8]) -> String {
-    let mut s = String::with_capacity(2 * digest.len());
-    for b in digest {
-        s.push_str(&format!("{b:02x}"));
-    }
-    s
+    evalboard_engine::run_table::hex(digest)
 }
 
 /// A CSP source expression for an inline block: `'sha256-<base64 of SHA-256 of its text>'`.
