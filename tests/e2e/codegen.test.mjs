@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { assertQuiet,
-  serve, launch, openPage, outsideRequests, folderPayload, dropFiles, root, outDir, cli, cliStats, pct, metric,
+  serve, launch, openPage, openRun, outsideRequests, folderPayload, dropFiles, root, outDir, cli, cliStats, pct, metric,
 } from './lib.mjs';
 
 const FIXTURES = path.join(root, 'tests', 'fixtures');
@@ -268,7 +268,7 @@ test('malformed code-generation input: every bad entry in the load report with f
   // Nothing usable: the run fails with its files and diagnostics, the page stays up.
   await dropFiles(page, DROP, [{ path: 'broken_codegen/t.jsonl', b64: Buffer.from('{"question": "q", "code": 5, "execution_result": {}}\n').toString('base64') }]);
   await page.waitForFunction(() => [...document.querySelectorAll('.eb-run')].some((r) => r.innerText.includes('broken_codegen') && r.innerText.includes('could not be loaded')));
-  await page.click('.eb-sidebar >> text=broken_codegen');
+  await openRun(page, 'broken_codegen');
   await page.click('#eb-tab-files');
   await page.waitForSelector('[data-table="diagnostics"]');
   assert.match(await page.locator('[data-table="diagnostics"]').innerText(), /code should be a string/);
@@ -295,7 +295,7 @@ test('code nested thousands of levels deep (4,500 unary minuses, 300 parentheses
   const entries = JSON.parse(fs.readFileSync(path.join(out, 's', 'metrics.json'), 'utf8'));
   assert.deepEqual(entries.map((e) => e.code_correctness.syntax_valid), [false, false, true]);
   // The other runs stay usable: the demo's numeric QA run still answers.
-  await page.click('.eb-sidebar >> text=gpt-4o');
+  await openRun(page, 'gpt-4o');
   await page.waitForSelector('[data-metric="numerical_accuracy"]');
   assertClean(rec);
   await context.close();

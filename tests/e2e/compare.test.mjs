@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { serve, launch, openPage, outsideRequests, root, osDrop, cli, cliStats, pct, dropFiles, folderPayload } from './lib.mjs';
+import { serve, launch, openPage, openRun, outsideRequests, root, osDrop, cli, cliStats, pct, dropFiles, folderPayload } from './lib.mjs';
 
 const TUNIX = path.resolve(root, '..', 'shared', 'data', 'tunix-rt');
 let srv;
@@ -196,7 +196,7 @@ test('eval-set runs: tunix m45 baseline vs m46 control on eval_v2 (scorecard, it
   await page.waitForSelector('[data-metric="numerical_accuracy"]');
   await osDrop(context, page, [m45, m46]);
   await page.waitForFunction(() => ['m45_baseline', 'm46_control'].every((n) => document.querySelector('.eb-sidebar').innerText.includes(n)));
-  await page.click('.eb-sidebar >> text=m46_control');
+  await openRun(page, 'm46_control');
   await page.waitForSelector('[data-metric="primary_score"]', { timeout: 30000 });
   assert.equal(await cardValue(page, 'primary_score'), pct(vc.card.primary_score));
   assert.equal(await cardValue(page, 'n_items'), String(vc.card.n_items));
@@ -345,13 +345,13 @@ test('a series of three eval-set runs (m45 stages a → b → c): live re-scorin
   const qaErrors = await page.locator('#eb-tab-errors .eb-tabs__count').innerText();
   await osDrop(context, page, dirs);
   await page.waitForFunction(() => ['stage_a', 'stage_b', 'stage_c'].every((n) => document.querySelector('.eb-sidebar').innerText.includes(n)));
-  await page.click('.eb-sidebar >> text=stage_a');
+  await openRun(page, 'stage_a');
   await page.waitForSelector('[data-metric="primary_score"]', { timeout: 30000 });
   assert.equal(await page.locator('#eb-tab-errors .eb-tabs__count').count(), 0, 'no stale badge on an eval-set run');
-  await page.click('.eb-sidebar >> text=gpt-4o');
+  await openRun(page, 'gpt-4o');
   await page.waitForSelector('[data-metric="numerical_accuracy"]');
   await page.waitForFunction((n) => document.querySelector('#eb-tab-errors .eb-tabs__count')?.textContent === n, qaErrors);
-  await page.click('.eb-sidebar >> text=stage_a');
+  await openRun(page, 'stage_a');
   await page.waitForSelector('[data-metric="primary_score"]');
   assert.equal(await page.locator('#eb-tab-errors .eb-tabs__count').count(), 0);
   assert.match(await page.locator('.eb-runhead__profile').innerText(), /scorer: answer_correctness@v1$/);
@@ -410,7 +410,7 @@ test('a series of three eval-set runs (m45 stages a → b → c): live re-scorin
   console.log(`m45 series (v1-extract): steps ${JSON.stringify(counts)}; step 2 regressions ${regIds.join(', ')}`);
 
   // Export of an eval-set run: scorecard.json as the CLI writes it under the same scorer.
-  await page.click('.eb-sidebar >> text=stage_c');
+  await openRun(page, 'stage_c');
   await page.click('#eb-tab-export');
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="scorecard.json"]')]);
   const got = fs.readFileSync(await dl.path(), 'utf8');
@@ -463,7 +463,7 @@ test('two runs with training metrics: the loss-curve overlay and the run metadat
   await page.screenshot({ path: path.join(root, 'tests', 'e2e', 'out', 'compare-loss-dark.png') });
   await page.setViewportSize({ width: 1400, height: 900 });
   // The report of the candidate with the baseline carries the same chart and metadata.
-  await page.click('.eb-sidebar >> text=sft_lr3e-5');
+  await openRun(page, 'sft_lr3e-5');
   await page.click('#eb-tab-export');
   const baseId = await page.locator('[data-report-baseline] option', { hasText: 'sft_lr1e-5' }).getAttribute('value');
   await page.selectOption('[data-report-baseline]', baseId);

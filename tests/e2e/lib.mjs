@@ -134,6 +134,18 @@ export async function waitRun(page, name, timeout = 60000) {
   );
 }
 
+/** Opens run `name` from the sidebar's run list (its own entry: while a drop is still being
+ * read the name shows first in the "Watch “name”" offer, which is not the run) and waits until
+ * the route holds it. */
+export async function openRun(page, name, timeout = 60000) {
+  const exact = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+  const entry = page.locator('.eb-runlist .eb-run__select')
+    .filter({ has: page.locator('.eb-run__name', { hasText: exact }) }).first();
+  await entry.waitFor({ timeout });
+  await entry.click();
+  await page.waitForFunction((n) => new URLSearchParams(location.hash.slice(1)).get('run') === n, name, { timeout });
+}
+
 // ---- dashboard helpers (tests/e2e/app.test.mjs) ----
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
