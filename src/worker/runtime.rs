@@ -308,20 +308,24 @@ pub(crate) fn post_series<const FAMILIES: FamilySet>(
     }
 }
 
-/// `evalboard-report-<run>.html`, with the run name made safe for a file name.
+/// `evalboard-report-<run>.html`, with the run name made safe for a file name ([`file_stem`]).
 fn report_file_name(run: &str) -> String {
-    let safe: String = run
+    format!("evalboard-report-{}.html", file_stem(run))
+}
+
+/// A run's name as a file name's stem: letters, digits, `-`, `_` and `.` kept, the rest `-`.
+pub(crate) fn file_stem(name: &str) -> String {
+    let stem: String = name
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
+        .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
+            true => c,
+            false => '-',
         })
-        .take(60)
         .collect();
-    format!("evalboard-report-{safe}.html")
+    match stem.trim_matches(['-', '.']) {
+        "" => "run".into(),
+        s => s.chars().take(80).collect(),
+    }
 }
 
 /// Resolves in a later task of the worker's event loop (`setTimeout(0)`), so that messages

@@ -18,7 +18,8 @@ use crate::protocol::{
     ReqId, Request, Response, RunId, RunInfo, ScreenFilter, ScreenQuery, ScreenView,
 };
 use crate::worker::runtime::{
-    no_run, post, post_compare, post_export, post_series, report_response, wasm_memory_bytes,
+    file_stem, no_run, post, post_compare, post_export, post_series, report_response,
+    wasm_memory_bytes,
 };
 
 /// A loaded run as a worker keeps it.
@@ -628,18 +629,3 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
 
 /// The evalboard version exports say wrote them.
 pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// A run's name as a file name's stem: letters, digits, `-`, `_` and `.` kept, the rest `-`.
-pub(crate) fn file_stem(name: &str) -> String {
-    let stem: String = name
-        .chars()
-        .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
-            true => c,
-            false => '-',
-        })
-        .collect();
-    match stem.trim_matches(['-', '.']) {
-        "" => "run".into(),
-        s => s.chars().take(80).collect(),
-    }
-}
