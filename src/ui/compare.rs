@@ -183,7 +183,7 @@ pub fn CompareView() -> impl IntoView {
                         }).map(|(id, name, family)| {
                             let sel = chosen.as_deref() == Some(name.as_str());
                             // The name first (the picker is clipped), then what the run is.
-                            let shown = format!("{name} ({family}) · {}", label_of(store, id, &name));
+                            let shown = format!("{name} ({}) · {}", family.label(), label_of(store, id, &name));
                             view! { <option value=name.clone() selected=sel>{shown}</option> }
                         }).collect_view()
                     }}
@@ -245,7 +245,7 @@ pub fn CompareView() -> impl IntoView {
                     <p class="eb-section__hint" data-testid="other-families">{format!(
                         "{} of other families not offered after the baseline: runs compare within a family ({} here).",
                         format::plural(others, "run", "runs"),
-                        base
+                        base.label()
                     )}</p>
                 })
             }}

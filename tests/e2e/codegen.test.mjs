@@ -199,7 +199,7 @@ test('code-generation trace: headline = CLI, charts, items, message drawer, re-s
   // The candidate picker offers runs of the baseline's family only, and says so.
   const candidates = await page.locator('select[name="cand"] option').allInnerTexts();
   // Each option is the run's name and family, then its label (model · task · headline).
-  assert.ok(candidates.every((o) => o.includes(' (codegen)')), candidates.join(', '));
+  assert.ok(candidates.every((o) => o.includes(' (code generation)')), candidates.join(', '));
   assert.match(await page.locator('[data-testid="other-families"]').innerText(), /3 runs of other families/);
   // A numeric QA run and a code-generation run cannot be compared: said so, not crashed.
   await page.selectOption('select[name="base"]', 'gpt-4o');
