@@ -626,6 +626,11 @@ mod tests {
             )],
         };
         let v = overview((1, &runs, &runs.rows[0]), Some(&agg), ("lake", &[], None));
+        // "Load into the workspace": the page sends `Request::Workspace` for run 1.
+        assert!(v.blocks.iter().any(|b| matches!(
+            b,
+            Block::Switch { setting, .. } if setting == &("lake.load".to_string(), "1".to_string())
+        )));
         let tables: Vec<_> = v
             .blocks
             .iter()
