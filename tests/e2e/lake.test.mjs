@@ -200,6 +200,7 @@ test('lake runs load into the workspace: compared as `evalboard compare LAKE` co
   assert.equal(Number((await card('improved')).match(/\d+/)[0]), cand.improved);
   assert.ok((await card('accuracy_delta')).includes(`over ${cand.n_paired} paired`), await card('accuracy_delta'));
   assert.ok((await card('accuracy_delta')).includes(`${(cand.delta * 100).toFixed(1)}`), await card('accuracy_delta'));
+  assert.ok((await card('mcnemar_p')).includes(cand.mcnemar_exact_p.toFixed(4)), await card('mcnemar_p'));
   await page.screenshot({ path: path.join(outDir, 'lake-compare.png'), fullPage: true });
   // Loaded, they keep their names and the CLI's headlines.
   const shown = await listed(page);
