@@ -87,11 +87,18 @@ pub fn wanted(run_id: RunId, paths: &[String]) -> bool {
         }
 }
 
-/// What the lake worker posts to hand a `Load` back (not a page message): an array of this,
-/// the `Load` encoded and its files' buffers — lm-eval details Parquet files turned into the
-/// samples JSONL they were converted from. The main worker loads it as if the page had sent it
-/// (the engine's lm-eval reader reads it as it reads the CLI's conversion).
+/// What the lake worker posts to hand a page message back (not a page message): an array of
+/// this, the `Request` encoded and its files' buffers. Either a `Load` of files it converted —
+/// lm-eval details Parquet files turned into the samples JSONL they were converted from, or a
+/// lake run's rows turned into its run rows ([`named`]) — which the main worker loads as if the
+/// page had sent it (the engine's readers read it as they read the CLI's conversion), or the
+/// request that asked for those runs, answered here once they are loaded.
 pub const CONVERTED: &str = "evalboard:lake-converted";
+
+/// The runs a request needs held as workspace runs ([`Request::workspace_runs`]).
+pub fn named(req: &Request) -> Vec<RunId> {
+    req.workspace_runs()
+}
 
 fn on_data(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     if let Some(t) = data.as_string() {
@@ -107,20 +114,30 @@ fn on_data(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
     if parts.get(0).as_string().as_deref() != Some(CONVERTED) {
         return false;
     }
-    let load = Array::of2(&parts.get(1), &parts.get(2));
-    if let Ok((Request::Load { run_id, .. }, _)) = crate::worker::runtime::decode(&load) {
-        RUNS.with(|r| r.borrow_mut().retain(|i| *i != run_id));
-        CONVERTED_IDS.with(|c| c.borrow_mut().push(run_id));
-    }
+    let msg = Array::of2(&parts.get(1), &parts.get(2));
+    let again = match crate::worker::runtime::decode(&msg) {
+        Ok((Request::Load { run_id, .. }, _)) => {
+            RUNS.with(|r| r.borrow_mut().retain(|i| *i != run_id));
+            CONVERTED_IDS.with(|c| c.borrow_mut().push(run_id));
+            false
+        }
+        Ok(_) => true,
+        Err(_) => false,
+    };
     // As the page's message: a real `MessageEvent` on this worker's scope.
     let init = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&init, &"data".into(), &load);
+    let _ = js_sys::Reflect::set(&init, &"data".into(), &msg);
     let event = js_sys::Reflect::get(&js_sys::global(), &"MessageEvent".into())
         .ok()
         .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
         .and_then(|c| js_sys::Reflect::construct(&c, &Array::of2(&"message".into(), &init)).ok());
     if let Some(e) = event {
         let _ = scope.dispatch_event(e.unchecked_ref());
+    }
+    // The request its runs were loaded for is answered: every view on screen asks again (a
+    // lake run's Overview is now the workspace run's).
+    if again {
+        post(scope, &Response::Rescored { runs: Vec::new() });
     }
     true
 }
@@ -239,21 +256,8 @@ pub fn load(scope: &DedicatedWorkerGlobalScope, (run_id, name): (RunId, String),
 /// Forwards what concerns the lake worker's runs; `true` when the request is handled there.
 pub fn route(req: &Request, msg: &JsValue) -> bool {
     let fwd = match req {
-        Request::Remove { run_id } => holds(*run_id),
-        Request::Screen { run_id, .. }
-        | Request::Export { run_id, .. }
-        | Request::ExportView { run_id, .. }
-        | Request::Report { run_id, .. } => holds(*run_id),
-        Request::Compare {
-            baseline,
-            candidate,
-            ..
-        } => holds(*baseline) || holds(*candidate),
-        Request::Series { runs, .. } => runs.iter().any(|id| holds(*id)),
-        Request::Many {
-            baselines, runs, ..
-        } => baselines.iter().chain(runs).any(|id| holds(*id)),
-        _ => false,
+        Request::Remove { run_id } | Request::Screen { run_id, .. } => holds(*run_id),
+        _ => named(req).into_iter().any(holds),
     };
     if fwd {
         forward(msg);

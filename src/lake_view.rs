@@ -201,8 +201,7 @@ fn stats_cells(t: &Table, row: &[Cell]) -> [String; 3] {
 /// A lake run's Overview: its headline and counts, what it is, every scorer's statistics from
 /// its `aggregates` rows and the slices of each field (`None`: the table did not open).
 pub fn overview(
-    runs: &Table,
-    row: &[Cell],
+    (id, runs, row): (RunId, &Table, &[Cell]),
     aggregates: Option<&Table>,
     (lake, problems, chosen): (&str, &[String], Option<&str>),
 ) -> ScreenView {
@@ -246,6 +245,16 @@ pub fn overview(
              verdicts and sample_text when you open them."
         ),
     ));
+    v.blocks.push(Block::Switch {
+        key: "lake-load".into(),
+        text: "Compare, Report and Export load this run into the workspace first: its rows are \
+               read from the lake (its row groups only) and it becomes a run like a dropped \
+               evaluation log, judged by its verdicts as exported, as evalboard compare LAKE \
+               reads it. It keeps its name; its screens become a workspace run's."
+            .into(),
+        label: "Load into the workspace".into(),
+        setting: ("lake.load".into(), id.to_string()),
+    });
     for p in problems {
         v.blocks
             .push(screen::note("lake-problem", "warn", p.clone()));
@@ -616,7 +625,12 @@ mod tests {
                 ],
             )],
         };
-        let v = overview(&runs, &runs.rows[0], Some(&agg), ("lake", &[], None));
+        let v = overview((1, &runs, &runs.rows[0]), Some(&agg), ("lake", &[], None));
+        // "Load into the workspace": the page sends `Request::Workspace` for run 1.
+        assert!(v.blocks.iter().any(|b| matches!(
+            b,
+            Block::Switch { setting, .. } if setting == &("lake.load".to_string(), "1".to_string())
+        )));
         let tables: Vec<_> = v
             .blocks
             .iter()
@@ -730,7 +744,7 @@ mod tests {
         let rid = lake::run_id(&"ab".repeat(32));
         // The headline is the accuracy of one scorer's aggregates.
         assert!(headline_scorer(&runs, &runs.rows[0], Some(&agg)).is_some());
-        let v = overview(&runs, &runs.rows[0], Some(&agg), ("lake", &[], None));
+        let v = overview((1, &runs, &runs.rows[0]), Some(&agg), ("lake", &[], None));
         assert!(v.blocks.iter().any(
             |b| matches!(b, Block::Table(t) if t.key == "lake-scorers" && !t.rows.is_empty())
         ));

@@ -88,11 +88,24 @@ struct Run {
     run_id: String,
     row: usize,
     items: Option<RunItems>,
+    /// Being loaded into the workspace (its rows read), or loaded: the main worker holds it.
+    to_workspace: Move,
+}
+
+/// Where a lake run is on its way into the workspace ([`to_workspace`]).
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+enum Move {
+    #[default]
+    Here,
+    Moving,
+    Moved,
 }
 
 #[derive(Default)]
 struct State {
     runs: Vec<Run>,
+    /// Requests that wait for runs on their way into the workspace: handed back once none is.
+    waiting: Vec<Request>,
 }
 
 /// Entry point of the lake worker binary.
@@ -154,12 +167,14 @@ async fn whole_table(lake: &Lake, schema: &'static TableSchema) -> Result<Table,
     Ok(all)
 }
 
-/// One run's rows of table `schema`: each file's footer, then the row groups that may hold it.
+/// Some runs' rows of table `schema`: each file's footer, then the row groups that may hold
+/// one of them.
 async fn run_rows(
     lake: &Lake,
     schema: &'static TableSchema,
-    run_id: &str,
+    run_ids: &[&str],
 ) -> Result<Table, String> {
+    let wanted: std::collections::HashSet<&str> = run_ids.iter().copied().collect();
     let mut all = Table::new(schema);
     for f in lake.files_of(schema) {
         let (name, src, len) = lake.file(f)?;
@@ -176,7 +191,7 @@ async fn run_rows(
         let meta = read_range(src, meta_at.start, meta_at.end - meta_at.start)
             .await
             .map_err(e)?;
-        let plan = slices::plan(&meta, &[run_id], len, &name).map_err(|e| e.to_string())?;
+        let plan = slices::plan(&meta, run_ids, len, &name).map_err(|e| e.to_string())?;
         if plan.groups.is_empty() {
             continue;
         }
@@ -192,7 +207,9 @@ async fn run_rows(
         parts.push((meta_at.start, footer));
         let t = slices::decode_groups(parts, len, &plan.groups, schema, &name)
             .map_err(|e| e.to_string())?;
-        all.rows.extend(lake_view::rows_of(&t, run_id).cloned());
+        all.rows.extend(t.rows.into_iter().filter(|r| {
+            matches!(r.first(), Some(evalboard_engine::lake::Cell::Str(id)) if wanted.contains(id.as_str()))
+        }));
     }
     Ok(all)
 }
@@ -294,22 +311,32 @@ fn hand_back(
         demo: false,
         stored: None,
     };
-    let bytes = match crate::protocol::encode(&request) {
-        Ok(b) => Uint8Array::from(b.as_slice()),
-        Err(e) => return post_load_refused(scope, run_id, name, e),
-    };
+    let buffers = files.iter().map(|(_, b)| b.as_slice()).collect::<Vec<_>>();
+    if let Err(e) = post_back(scope, &request, &buffers) {
+        post_load_refused(scope, run_id, name, e);
+    }
+}
+
+/// Posts `request` with `files` to the main worker ([`crate::lake_host::CONVERTED`]), which
+/// takes it as the page's message.
+fn post_back(
+    scope: &DedicatedWorkerGlobalScope,
+    request: &Request,
+    files: &[&[u8]],
+) -> Result<(), String> {
+    let bytes = Uint8Array::from(crate::protocol::encode(request)?.as_slice());
     let buffers: js_sys::Array = files
         .iter()
-        .map(|(_, b)| JsValue::from(Uint8Array::from(b.as_slice()).buffer()))
+        .map(|b| JsValue::from(Uint8Array::from(*b).buffer()))
         .collect();
     let msg = js_sys::Array::of3(
         &JsValue::from_str(crate::lake_host::CONVERTED),
         &bytes,
         &buffers,
     );
-    if let Err(e) = scope.post_message_with_transfer(&msg, &buffers) {
-        post_load_refused(scope, run_id, name, format!("{e:?}"));
-    }
+    scope
+        .post_message_with_transfer(&msg, &buffers)
+        .map_err(|e| format!("{e:?}"))
 }
 
 /// Reads a dropped lake and lists its runs.
@@ -419,6 +446,7 @@ async fn open(
             run_id: rid.clone(),
             row,
             items: None,
+            to_workspace: Move::Here,
         });
     }
     if infos.is_empty() {
@@ -451,8 +479,7 @@ fn screen(
                 .find(|(k, _)| k == "scorer")
                 .map(|(_, v)| v.as_str());
             lake_view::overview(
-                &lake.runs,
-                row,
+                (run_id, &lake.runs, row),
                 lake.aggregates.as_ref(),
                 (&lake.name, &lake.problems, chosen),
             )
@@ -510,8 +537,8 @@ async fn read_then_screen(
         if no_items {
             let items = async {
                 Ok::<_, String>(RunItems {
-                    samples: run_rows(&lake, &SAMPLES, &rid).await?,
-                    verdicts: run_rows(&lake, &VERDICTS, &rid).await?,
+                    samples: run_rows(&lake, &SAMPLES, &[&rid]).await?,
+                    verdicts: run_rows(&lake, &VERDICTS, &[&rid]).await?,
                     texts: None,
                 })
             }
@@ -534,7 +561,7 @@ async fn read_then_screen(
             }
         }
         if wants_texts && no_texts {
-            let texts = run_rows(&lake, &SAMPLE_TEXT, &rid).await;
+            let texts = run_rows(&lake, &SAMPLE_TEXT, &[&rid]).await;
             set(&state, run_id, |r| {
                 if let Some(i) = &mut r.items {
                     i.texts = Some(texts)
@@ -548,6 +575,156 @@ async fn read_then_screen(
 fn set(state: &Rc<RefCell<State>>, run_id: RunId, f: impl FnOnce(&mut Run)) {
     if let Some(r) = state.borrow_mut().runs.iter_mut().find(|r| r.id == run_id) {
         f(r)
+    }
+}
+
+/// Some runs of `lake` (their rows in `runs` and their ids) as run rows, read as `evalboard
+/// score LAKE` reads a lake (`engine::lake::rows::run_rows`): their `samples`, `verdicts` and
+/// `sample_text` rows, each file's row groups that may hold them only. Without `sample_text`
+/// (a file that does not read) the items have no texts, as the CLI's.
+async fn rows_of(
+    lake: &Lake,
+    rows: &[usize],
+    run_ids: &[&str],
+) -> Result<Vec<evalboard_engine::lake::rows::RunRows>, String> {
+    let samples = run_rows(lake, &SAMPLES, run_ids).await?;
+    let verdicts = run_rows(lake, &VERDICTS, run_ids).await?;
+    let texts = run_rows(lake, &SAMPLE_TEXT, run_ids).await.ok();
+    let mut runs = Table::new(&RUNS);
+    runs.rows = rows
+        .iter()
+        .filter_map(|r| lake.runs.rows.get(*r).cloned())
+        .collect();
+    Ok(evalboard_engine::lake::rows::run_rows(
+        &runs,
+        Some(&samples),
+        Some(&verdicts),
+        texts.as_ref(),
+    ))
+}
+
+/// The request id a request is answered under.
+fn req_id(req: &Request) -> Option<u64> {
+    match req {
+        Request::Export { req, .. }
+        | Request::ExportView { req, .. }
+        | Request::Report { req, .. }
+        | Request::Compare { req, .. }
+        | Request::Series { req, .. }
+        | Request::Many { req, .. } => Some(*req),
+        _ => None,
+    }
+}
+
+/// Loads runs `ids` into the workspace, then hands `req` (which named them) back to the main
+/// worker to answer: each run's rows ([`rows_of`]) go to the main worker as a `Load` of
+/// `<run_id>.evalboard-rows.jsonl` (the file `evalboard compare LAKE` reads each run as), which
+/// it reads as an evaluation log (`evallog::evalboard_rows`) and holds like a dropped run. The
+/// requests that waited for them go back too once no run is on its way.
+async fn to_workspace(
+    scope: DedicatedWorkerGlobalScope,
+    state: Rc<RefCell<State>>,
+    ids: Vec<RunId>,
+    req: Request,
+) {
+    let runs: Vec<(RunId, Rc<Lake>, String, usize)> = state
+        .borrow()
+        .runs
+        .iter()
+        .filter(|r| ids.contains(&r.id))
+        .map(|r| (r.id, r.lake.clone(), r.run_id.clone(), r.row))
+        .collect();
+    let mut lakes: Vec<Rc<Lake>> = Vec::new();
+    for (_, lake, ..) in &runs {
+        if !lakes.iter().any(|l| Rc::ptr_eq(l, lake)) {
+            lakes.push(lake.clone());
+        }
+    }
+    let mut failed = None;
+    for lake in &lakes {
+        let mine: Vec<_> = runs.iter().filter(|r| Rc::ptr_eq(&r.1, lake)).collect();
+        let rows: Vec<usize> = mine.iter().map(|r| r.3).collect();
+        let rids: Vec<&str> = mine.iter().map(|r| r.2.as_str()).collect();
+        match rows_of(lake, &rows, &rids).await {
+            Ok(built) => {
+                for rr in built {
+                    let Some(id) = mine.iter().find(|r| r.2 == rr.run_id).map(|r| r.0) else {
+                        continue;
+                    };
+                    let file = format!("{}.evalboard-rows.jsonl", rr.run_id);
+                    hand_back(&scope, (id, rr.name), vec![(file, rr.bytes)]);
+                    set(&state, id, |r| {
+                        r.to_workspace = Move::Moved;
+                        r.items = None;
+                    });
+                }
+            }
+            Err(e) => failed = Some(e),
+        }
+    }
+    for id in &ids {
+        set(&state, *id, |r| {
+            if r.to_workspace == Move::Moving {
+                r.to_workspace = Move::Here
+            }
+        });
+    }
+    let sent = match failed {
+        Some(e) => Err(format!(
+            "{e}: the run could not be loaded into the workspace from its lake"
+        )),
+        None => post_back(&scope, &req, &[]),
+    };
+    if let Err(message) = sent {
+        post(
+            &scope,
+            &Response::Error {
+                req: req_id(&req),
+                message,
+            },
+        );
+    }
+    let waiting = {
+        let mut st = state.borrow_mut();
+        if st.runs.iter().any(|r| r.to_workspace == Move::Moving) {
+            Vec::new()
+        } else {
+            std::mem::take(&mut st.waiting)
+        }
+    };
+    for req in waiting {
+        let _ = post_back(&scope, &req, &[]);
+    }
+}
+
+/// A request that needs its runs in the workspace ([`crate::lake_host::named`]): the ones
+/// here are loaded there first ([`to_workspace`]); one waits for those on their way; one
+/// whose runs are there already goes back to the main worker.
+fn needs_workspace(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, req: Request) {
+    let ids = crate::lake_host::named(&req);
+    let mut st = state.borrow_mut();
+    let of = |m: Move| -> Vec<RunId> {
+        st.runs
+            .iter()
+            .filter(|r| ids.contains(&r.id) && r.to_workspace == m)
+            .map(|r| r.id)
+            .collect()
+    };
+    let (here, moving, moved) = (of(Move::Here), of(Move::Moving), of(Move::Moved));
+    if !here.is_empty() {
+        for r in st.runs.iter_mut().filter(|r| here.contains(&r.id)) {
+            r.to_workspace = Move::Moving;
+        }
+        drop(st);
+        wasm_bindgen_futures::spawn_local(to_workspace(scope.clone(), state.clone(), here, req));
+    } else if !moving.is_empty() {
+        st.waiting.push(req);
+    } else if !moved.is_empty() {
+        drop(st);
+        let _ = post_back(scope, &req, &[]);
+    } else if let Some(req) = req_id(&req) {
+        drop(st);
+        no_run(scope, req, ids.first().copied().unwrap_or_default());
     }
 }
 
@@ -630,17 +807,6 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
     let Some((req, buffers)) = decode_or_report(scope, &data) else {
         return;
     };
-    let refuse = |req: u64| {
-        post(
-            scope,
-            &Response::Error {
-                req: Some(req),
-                message: "Runs read from a lake show their Overview and Items; comparisons, \
-                          reports and exports of them are not available yet."
-                    .into(),
-            },
-        )
-    };
     match req {
         Request::Load {
             run_id,
@@ -687,14 +853,17 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
         Request::Overview { req, run_id, .. }
         | Request::Items { req, run_id, .. }
         | Request::Conversation { req, run_id, .. } => no_run(scope, req, run_id),
-        Request::Export { req, .. }
-        | Request::Report { req, .. }
-        | Request::Compare { req, .. }
-        | Request::Series { req, .. }
-        | Request::ExportView { req, .. }
-        | Request::Many { req, .. } => refuse(req),
-        // Settings do not re-score a lake run (its numbers are as exported); marks are kept by
-        // the main worker for the runs it scores.
+        // Compared, reported, exported: loaded into the workspace first.
+        req @ (Request::Export { .. }
+        | Request::Report { .. }
+        | Request::Compare { .. }
+        | Request::Series { .. }
+        | Request::ExportView { .. }
+        | Request::Many { .. }
+        | Request::Workspace { .. }) => needs_workspace(scope, state, req),
+        // Settings do not re-score a lake run (its numbers are as exported; loaded into the
+        // workspace, it is re-scored there); marks are kept by the main worker for the runs it
+        // scores.
         _ => {}
     }
 }

@@ -229,6 +229,51 @@ pub enum Request {
     ExportLake {
         req: ReqId,
     },
+    /// "Load into the workspace" (a lake run's Overview): the lake worker reads run `run_id`'s
+    /// rows (its row groups only) and hands it to the main worker as a `Load` of its run rows
+    /// (`evalboard_rows`), which then holds it like a dropped run (answered with `Loaded`). A
+    /// Compare, Series, All runs, Report or Export naming a lake run does the same first. (Last,
+    /// so the other variants keep their numbers.)
+    Workspace {
+        run_id: RunId,
+    },
+}
+
+impl Request {
+    /// The runs this request needs held as workspace runs (compared, reported, exported,
+    /// loaded into the workspace): a lake run among them is loaded into the main worker first
+    /// (`lake_host::CONVERTED`).
+    pub fn workspace_runs(&self) -> Vec<RunId> {
+        match self {
+            Request::Export { run_id, .. } | Request::Workspace { run_id } => vec![*run_id],
+            Request::ExportView {
+                run_id, baseline, ..
+            } => std::iter::once(*run_id).chain(*baseline).collect(),
+            Request::Report {
+                run_id,
+                baseline,
+                many,
+                ..
+            } => {
+                let mut ids = vec![*run_id];
+                ids.extend(*baseline);
+                if let Some((b, r, _)) = many {
+                    ids.extend(b.iter().chain(r));
+                }
+                ids
+            }
+            Request::Compare {
+                baseline,
+                candidate,
+                ..
+            } => vec![*baseline, *candidate],
+            Request::Series { runs, .. } => runs.clone(),
+            Request::Many {
+                baselines, runs, ..
+            } => baselines.iter().chain(runs).copied().collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// The runs of the All runs tab: its baselines (the pinned one first, then the other logs of its

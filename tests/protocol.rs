@@ -113,9 +113,10 @@ fn request_variant(r: &Request) -> &'static str {
         Request::WatchStall { .. } => "WatchStall",
         Request::ExportView { .. } => "ExportView",
         Request::ExportLake { .. } => "ExportLake",
+        Request::Workspace { .. } => "Workspace",
     }
 }
-const REQUEST_VARIANTS: usize = 19;
+const REQUEST_VARIANTS: usize = 20;
 
 /// Encodes, decodes and compares: the decoded value prints the same (`Debug` shows every field)
 /// and encodes to the same bytes.
@@ -704,6 +705,7 @@ fn requests() -> Vec<Request> {
             baseline: Some(1),
         },
         Request::ExportLake { req: 10 },
+        Request::Workspace { run_id: 11 },
         Request::Overview {
             req: 1,
             run_id: 1,
@@ -873,5 +875,57 @@ fn part_ids_never_meet_the_pages_ids_nor_each_other() {
             assert!(seen.insert(id), "part {k} of run {run} repeats an id");
             assert_eq!(id, protocol::part_id(run, k), "the same after a restart");
         }
+    }
+}
+
+/// The runs a request needs in the workspace (a lake run among them is loaded into the main
+/// worker before it is answered): the compared, reported and exported ones, never a screen's.
+#[test]
+fn workspace_runs_are_the_compared_reported_and_exported_ones() {
+    let cases: Vec<(Request, Vec<u32>)> = vec![
+        (
+            Request::Compare {
+                req: 1,
+                baseline: 2,
+                candidate: 3,
+                query: CompareQuery::default(),
+            },
+            vec![2, 3],
+        ),
+        (
+            Request::Report {
+                req: 1,
+                run_id: 4,
+                baseline: Some(5),
+                generated_at: String::new(),
+                many: Some((vec![6], vec![7, 8], None)),
+            },
+            vec![4, 5, 6, 7, 8],
+        ),
+        (
+            Request::ExportView {
+                req: 1,
+                run_id: 9,
+                filter: Default::default(),
+                format: "jsonl".into(),
+                columns: vec![],
+                baseline: Some(2),
+            },
+            vec![9, 2],
+        ),
+        (
+            Request::Export {
+                req: 1,
+                run_id: 3,
+                file: "statistics.json".into(),
+            },
+            vec![3],
+        ),
+        (Request::Workspace { run_id: 11 }, vec![11]),
+        (Request::Remove { run_id: 3 }, vec![]),
+        (Request::ExportLake { req: 1 }, vec![]),
+    ];
+    for (req, want) in cases {
+        assert_eq!(req.workspace_runs(), want, "{req:?}");
     }
 }

@@ -165,6 +165,7 @@ fn items_conversation_and_load_round_trip() {
             baseline: None,
         },
         Request::ExportLake { req: 5 },
+        Request::Workspace { run_id: 6 },
     ] {
         let bytes = protocol::encode(&req).expect("encodes");
         let back: Request = protocol::decode(&bytes).expect("decodes");

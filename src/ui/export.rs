@@ -121,7 +121,7 @@ pub fn ExportView() -> impl IntoView {
                 </li>
                 {report_item(
                     ("workspace-lake", "workspace lake", "evalboard export --lake OUT RUN…"),
-                    "Every run loaded here (but code-generation runs and runs read from a lake), as scored now, as one results lake (Parquet, zstd; zipped, members stored) that the CLI's score, compare and report read and a drop opens again — as ".into(),
+                    "Every run loaded here (but code-generation runs and lake runs not loaded into the workspace), as scored now, as one results lake (Parquet, zstd; zipped, members stored) that the CLI's score, compare and report read and a drop opens again — as ".into(),
                     move || client::send(&Request::ExportLake { req: client::next_req() }),
                 )}
                 {move || many().map(|(_, o)| report_item(

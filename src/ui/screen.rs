@@ -245,6 +245,10 @@ pub fn blocks(list: Vec<Block>) -> AnyView {
                             let mut s = store.settings.get_untracked();
                             if setting.0 == "watch.resume" {
                                 resume(&setting.1);
+                            } else if setting.0 == "lake.load" {
+                                if let Ok(run_id) = setting.1.parse() {
+                                    client::send(&Request::Workspace { run_id });
+                                }
                             } else if setting.0 == "evalset.scorer" {
                                 if let Some(scorer) = AnswerScorer::from_id(&setting.1) {
                                     s.evalset.scorer = scorer;

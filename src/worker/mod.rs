@@ -1095,6 +1095,8 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
         | Request::ImportMarks { .. }
         | Request::MarksKept { .. }
         | Request::Watch { .. }
-        | Request::WatchStall { .. } => {}
+        | Request::WatchStall { .. }
+        // Held here already (a lake run's is loaded by the lake worker first).
+        | Request::Workspace { .. } => {}
     }
 }

@@ -164,3 +164,59 @@ test('lm-eval details Parquet (no lake manifest) is converted by the lake worker
   assertQuiet(rec, app.srv.origin);
   await page.close();
 });
+
+test('lake runs load into the workspace: compared as `evalboard compare LAKE` compares them, reported', async () => {
+  // Two logs and their baselines (the same tasks from another model), one lake.
+  const F = path.join(root, 'tests', 'fixtures', 'compare');
+  const lake = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'eb-lake-')), 'lake-cmp');
+  cli(['export', '--lake', lake, '--baseline', path.join(F, 'base'), path.join(F, 'base'), path.join(F, 'mini')]);
+  const want = JSON.parse(cli(['compare', lake, '--json'])).runs;
+  const scored = JSON.parse(cli(['score', lake, '--json']));
+  const { page, rec } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  await dropFiles(page, DROP, folderPayload(lake));
+  await page.waitForFunction((n) => {
+    const names = [...document.querySelectorAll('.eb-run .eb-run__name')].map((e) => e.textContent.trim());
+    return n.every((x) => names.includes(x));
+  }, scored.map((w) => w.run_name), { timeout: 60000 });
+  // "Load into the workspace" on a lake run's Overview: the same entry, now a workspace run.
+  const cand = want.find((r) => r.run === 'mini/arith.json');
+  await page.evaluate(() => [...document.querySelectorAll('.eb-run__name')]
+    .find((e) => e.textContent.trim() === 'mini/arith.json').click());
+  await page.waitForSelector('[data-testid="lake-load"]', { timeout: 30000 });
+  await page.screenshot({ path: path.join(outDir, 'lake-before-load.png'), fullPage: true });
+  await page.click('[data-testid="lake-load"] button');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="lake-load"]')
+    && document.querySelector('[data-metric="headline_score"]'), null, { timeout: 60000 });
+  await page.screenshot({ path: path.join(outDir, 'lake-loaded.png'), fullPage: true });
+  // Compare it with a lake run still in the lake (loaded first, then paired).
+  await page.click('#eb-tab-compare');
+  await page.selectOption('select[name="base"]', cand.baseline);
+  await page.selectOption('select[name="cand"]', 'mini/arith.json');
+  await page.waitForFunction((n) => document.querySelector('[data-metric="regressed"] .eb-card__value')?.textContent === String(n),
+    cand.regressed, { timeout: 60000 });
+  const card = (k) => page.locator(`[data-metric="${k}"]`).first().innerText();
+  assert.equal(Number((await card('improved')).match(/\d+/)[0]), cand.improved);
+  assert.ok((await card('accuracy_delta')).includes(`over ${cand.n_paired} paired`), await card('accuracy_delta'));
+  assert.ok((await card('accuracy_delta')).includes(`${(cand.delta * 100).toFixed(1)}`), await card('accuracy_delta'));
+  assert.ok((await card('mcnemar_p')).includes(cand.mcnemar_exact_p.toFixed(4)), await card('mcnemar_p'));
+  await page.screenshot({ path: path.join(outDir, 'lake-compare.png'), fullPage: true });
+  // Loaded, they keep their names and the CLI's headlines.
+  const shown = await listed(page);
+  for (const w of scored) assert.equal(shown[w.run_name], dec3(w.headline_score), `${w.run_name}: headline`);
+  // The report of a run still in the lake (loaded on the way; opened on Overview, as Compare
+  // would load it).
+  await page.click('#eb-tab-overview');
+  await page.evaluate(() => [...document.querySelectorAll('.eb-run__name')]
+    .find((e) => e.textContent.trim() === 'mini/words.json').click());
+  await page.waitForSelector('[data-testid="lake-load"]', { timeout: 30000 });
+  await page.click('#eb-tab-export');
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.click('[data-export="report.html"]')]);
+  const html = fs.readFileSync(await dl.path(), 'utf8');
+  const data = JSON.parse(html.match(/<script type="application\/json" id="eb-data">([^<]*)<\/script>/)[1]);
+  const words = scored.find((w) => w.run_name === 'mini/words.json');
+  assert.equal(dec3(data.runs[0].statistics.headline_score), dec3(words.headline_score), 'the report\'s headline');
+  assertQuiet(rec, app.srv.origin);
+  await page.close();
+});
