@@ -38,7 +38,7 @@ pub fn run(a: CompareArgs) -> Result<u8> {
     // The baseline's family decides the settings every run is scored under.
     let base = score::load_path(&a.baseline, profile)?;
     // A lake as the baseline: its baseline runs against its other runs (and any RUN given).
-    let (base, lake_rest) = base.split_lake_baseline();
+    let (base, lake_rest) = base.split_lake_baseline(!a.runs.is_empty());
     if a.runs.is_empty() && lake_rest.is_none() {
         errln!(
             "evalboard: error: {}: nothing to compare with the baseline: name a RUN (or give a \

@@ -223,17 +223,19 @@ impl LoadedRun {
         }
     }
 
-    /// A lake given as a baseline, split in two: the runs its `comparisons` name as a baseline
-    /// (its first run when they name none), and the others, compared with them. Any other run
-    /// is itself and nothing.
-    pub(crate) fn split_lake_baseline(self) -> (LoadedRun, Option<LoadedRun>) {
+    /// A lake given as a baseline, split in two: the runs its `comparisons` name as a baseline,
+    /// and the others, compared with them. When they name none, the lake is the baseline as a
+    /// folder would be when other runs are `given` (each run then meets the baseline of its
+    /// task), else its first run is the baseline of the others. Any other run is itself and
+    /// nothing.
+    pub(crate) fn split_lake_baseline(self, given: bool) -> (LoadedRun, Option<LoadedRun>) {
         let fsio::Loaded::Lake(lake) = self.loaded else {
             return (self, None);
         };
         let named = lake.baseline.iter().any(|b| *b);
         let (mut base, mut rest) = (Vec::new(), Vec::new());
         for (i, (run, b)) in lake.runs.into_iter().zip(lake.baseline).enumerate() {
-            if b || (!named && i == 0) {
+            if b || (!named && (given || i == 0)) {
                 base.push(run);
             } else {
                 rest.push(run);

@@ -448,3 +448,42 @@ fn compare_and_report_take_a_lake() {
         "{err}"
     );
 }
+
+/// A run read from a lake pairs with the log it was exported from (what a team ships, kept in a
+/// lake, against a log dropped today): every item is paired on the tool's item key and judged by
+/// the tool's headline, which names the rows' score by its label; nothing flips. Either side may
+/// be the baseline, for Inspect logs and for lm-eval's (grouped by task) alike.
+#[test]
+fn a_lake_run_pairs_with_its_original_log() {
+    for (i, folder) in ["gpt4o", "base"].iter().enumerate() {
+        let original = run(folder);
+        let lake = temp(&format!("pair-{i}"));
+        let l = lake.to_str().unwrap();
+        let (code, _, err) = evalboard(&["export", "--lake", l, &original]);
+        assert_eq!(code, 0, "{folder}: {err}");
+        for args in [[original.as_str(), l], [l, original.as_str()]] {
+            let (code, json, err) = evalboard(&["compare", "--json", args[0], args[1]]);
+            assert!(code == 0 || code == 1, "{folder}: {err}");
+            let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+            let rows: Vec<&serde_json::Value> = v["runs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|r| r["is_baseline"] == false)
+                .collect();
+            assert!(!rows.is_empty(), "{folder} {args:?}: {json}");
+            for r in rows {
+                let items = r["n_items"].as_u64().unwrap_or(0);
+                assert!(items > 0, "{folder} {args:?}: {r}");
+                assert_eq!(
+                    r["n_paired"].as_u64(),
+                    Some(items),
+                    "{folder} {args:?}: {r}"
+                );
+                assert_eq!(r["regressed"].as_u64(), Some(0), "{folder} {args:?}: {r}");
+                assert_eq!(r["improved"].as_u64(), Some(0), "{folder} {args:?}: {r}");
+            }
+        }
+        let _ = std::fs::remove_dir_all(&lake);
+    }
+}

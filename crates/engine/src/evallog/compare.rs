@@ -89,7 +89,9 @@ impl FamilyCompare for ScoredLog {
         asked: Option<&str>,
     ) -> Result<PairJudge<Option<LogJudge>>, String> {
         let mut warnings = Vec::new();
-        if baseline.log.run.tool != candidate.log.run.tool {
+        // evalboard's run rows keep the item keys of the tool that wrote the log.
+        let rows = |s: &Self| s.log.run.tool == super::model::Tool::Evalboard;
+        if baseline.log.run.tool != candidate.log.run.tool && !rows(baseline) && !rows(candidate) {
             warnings.push(format!(
                 "the baseline is a {} log and the candidate a {} log: their item keys do not match",
                 baseline.log.run.tool.label(),
@@ -150,16 +152,25 @@ impl FamilyCompare for ScoredLog {
             })?),
             None => None,
         };
+        // A log of the tool's own against run rows (a run read from a lake): judged by the
+        // tool's key, which names the rows' score too (`score::entry_of`), not the other way.
+        let (first, second) = match (rows(baseline), rows(candidate)) {
+            (true, false) => (candidate, baseline),
+            _ => (baseline, candidate),
+        };
         let key: Option<MetricKey> = named
-            .or_else(|| baseline.verdict_by.clone())
-            .or_else(|| candidate.verdict_by.clone());
-        if let (None, Some(b), Some(c)) = (asked, &baseline.verdict_by, &candidate.verdict_by) {
-            if b != c {
+            .or_else(|| first.verdict_by.clone())
+            .or_else(|| second.verdict_by.clone());
+        if let (None, Some(b), Some(c), Some(k)) =
+            (asked, &baseline.verdict_by, &candidate.verdict_by, &key)
+        {
+            // Run rows name the tool's key by its label: the same headline.
+            if b.label() != c.label() {
                 warnings.push(format!(
                     "the candidate's headline is {}, the baseline's {}: both are judged by {}",
                     c.label(),
                     b.label(),
-                    b.label()
+                    k.label()
                 ));
             }
         }

@@ -421,8 +421,12 @@ pub(crate) fn reading_of(sample: &Sample, key: &MetricKey) -> Option<f64> {
         .filter(|r| r.is_finite())
 }
 
-/// The score entry of `sample` that `key` names.
+/// The score entry of `sample` that `key` names. evalboard's run rows name each score by the
+/// label of the tool's own key (`match[mean]/accuracy`): a key of the tool that wrote the log
+/// names that entry too, so a run read from a lake pairs with its original log.
 fn entry_of<'a>(sample: &'a Sample, key: &MetricKey) -> Option<&'a ScoreEntry> {
+    let label = (!key.metric.is_empty() && matches!(sample.key, SampleKey::Evalboard { .. }))
+        .then(|| key.label());
     sample.scores.iter().find(|e| {
         let name = e.score_name();
         key.scorer == name
@@ -431,6 +435,7 @@ fn entry_of<'a>(sample: &'a Sample, key: &MetricKey) -> Option<&'a ScoreEntry> {
                 .scorer
                 .split_once(':')
                 .is_some_and(|(s, n)| s == e.scorer && n == name)
+            || label.as_deref() == Some(name)
     })
 }
 
