@@ -31,6 +31,15 @@ async function kept(page) {
   });
 }
 
+/** Waits until a run is kept in OPFS: its folder has its manifest (written last). */
+const keptOne = (page) => page.waitForFunction(async () => {
+  const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('evalboard-runs', { create: true });
+  for await (const [, dir] of root.entries()) {
+    try { await dir.getFileHandle('manifest.json'); return true; } catch { /* copying */ }
+  }
+  return false;
+}, null, { timeout: 30000 });
+
 const dec4 = (x) => x.toFixed(4);
 
 /** Reloads a link to inspect_arith: it is listed once and opens with the CLI's numbers (`want`). */
@@ -54,13 +63,7 @@ test('a dropped run is kept in the browser: a reload lists it again with the sam
   await page.waitForFunction(() => document.querySelector('[data-metric="headline_score"]'), null, { timeout: 60000 });
   assert.equal(await metric(page, 'headline_score'), dec4(want.headline_score));
   // Kept after the numbers are on screen, manifest last.
-  await page.waitForFunction(async () => {
-    const root = await (await navigator.storage.getDirectory()).getDirectoryHandle('evalboard-runs', { create: true });
-    for await (const [, dir] of root.entries()) {
-      try { await dir.getFileHandle('manifest.json'); return true; } catch { /* copying */ }
-    }
-    return false;
-  }, null, { timeout: 30000 });
+  await keptOne(page);
   assert.deepEqual(await kept(page), ['inspect_arith']);
 
   // A reload: listed again, loaded from the browser's storage, the same numbers.
@@ -80,6 +83,9 @@ test('a dropped run is kept in the browser: a reload lists it again with the sam
   }, null, { timeout: 30000 });
   await dropFiles(page, DROP, folderPayload(QA));
   await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 60000 });
+  // Kept (its manifest written) before the reload: a reload during the copy drops the copy, and
+  // with no run listed the page shows its empty state, not the link's message.
+  await keptOne(page);
   await page.goto(`${app.srv.url}#run=inspect_arith`);
   await page.reload();
   await page.waitForFunction(() => document.querySelector('.eb-main')?.textContent.includes('not loaded, nor kept in this browser'), null, { timeout: 60000 });
