@@ -612,7 +612,9 @@ fn the_run_so_far_of_a_jsonl_with_problems_is_a_full_read() {
     bytes.extend_from_slice(b"{\"conversation_id\": \"x\", \"turn_idx\": 1, \"expected\": 3}\n");
     bytes.extend_from_slice(b"not json at all\n");
     bytes.extend_from_slice(b"{\"conversation_id\": \"x\", \"turn_idx\": 0, \"expected\": \xff}\n");
-    bytes.extend_from_slice(b"{\"conversation_id\": \"x\", \"turn_idx\": 0, \"expected\": 2, \"predicted\": 2}\n");
+    bytes.extend_from_slice(
+        b"{\"conversation_id\": \"x\", \"turn_idx\": 0, \"expected\": 2, \"predicted\": 2}\n",
+    );
     let mut live = LiveRun::new("run.jsonl", &Settings::default());
     for (k, piece) in bytes.chunks(97).enumerate() {
         live.append(piece).unwrap();
@@ -667,7 +669,10 @@ fn only_a_log_records_a_lifecycle_status() {
     assert_eq!(qa.as_ref().lifecycle_status(), None);
     let (path, bytes) = read_fixture(EPOCHS1);
     let inspect = scored_whole(&[(path, bytes)]);
-    assert_eq!(inspect.as_ref().lifecycle_status().as_deref(), Some("success"));
+    assert_eq!(
+        inspect.as_ref().lifecycle_status().as_deref(),
+        Some("success")
+    );
     let (path, bytes) = files().swap_remove(1);
     let oai = scored_whole(&[(path, bytes)]);
     assert_eq!(oai.as_ref().lifecycle_status().as_deref(), Some("complete"));
@@ -692,7 +697,11 @@ fn so_far_cost_of_a_big_jsonl() {
                  was the change in revenue from {t} to {c}?\", \"expected\": \"{}\", \
                  \"predicted\": {}, \"latency_ms\": {}}}\n",
                 c * 10 + t,
-                if c % 3 == 0 { c * 10 + t + 1 } else { c * 10 + t },
+                if c % 3 == 0 {
+                    c * 10 + t + 1
+                } else {
+                    c * 10 + t
+                },
                 100 + c % 50
             ));
         }
