@@ -7,7 +7,9 @@
 // it) and with it removed from the worker by script (polling). A page without
 // showDirectoryPicker says why and offers the re-drop. A log written by a real `inspect eval`
 // (tests/python/watch_task.py, mockllm) is mirrored into the watched folder as it grows. A trace
-// folder (financial-agent-2 traces/*.json) grows by whole files, each read on its own.
+// folder (financial-agent-2 traces/*.json) grows by whole files, each read on its own. A watch
+// waiting for the permission (faked: the worker's folder answers "prompt" for 4 s) says so on
+// its run, with no loading bar.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

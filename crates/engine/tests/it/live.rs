@@ -746,3 +746,33 @@ fn so_far_cost_of_a_big_jsonl() {
         bytes.len() / 1024
     );
 }
+
+/// The bench's writer (`bench/watch_lag.mjs`: one turn every 100 ms, five a conversation), the
+/// run so far rebuilt every ten turns: never a panic, and the last equals the full read.
+#[test]
+fn the_bench_writer_pattern_rebuilds_the_run_so_far_without_fail() {
+    let mut live = LiveRun::new("w/run.jsonl", &Settings::default());
+    let mut all = Vec::new();
+    for i in 0..3000u64 {
+        let expected = 10 + (i % 50);
+        let predicted = if i % 4 == 0 { expected + 1 } else { expected };
+        let line = format!(
+            "{{\"conversation_id\":\"c{}\",\"turn_idx\":{},\"question\":\"q {i}\",\"expected\":\"{expected}\",\"predicted\":{predicted},\"latency_ms\":{}}}\n",
+            i / 5,
+            i % 5,
+            100 + (i % 17)
+        );
+        all.extend_from_slice(line.as_bytes());
+        live.append(line.as_bytes()).unwrap();
+        if i % 10 == 9 {
+            let read = live.read_run("w · so far").unwrap();
+            let scored = run::score(read, &Settings::default(), 1);
+            assert_eq!(scored.as_ref().counts().1 as u64, i + 1);
+        }
+    }
+    assert_so_far_is_the_full_read(
+        live.read_run("run"),
+        &[("w/run.jsonl".to_string(), all)],
+        "bench",
+    );
+}
