@@ -318,9 +318,11 @@ fn status_view(r: &RunEntry) -> AnyView {
         RunStatus::Failed { error, .. } => view! { <span class="eb-run__failed" title=error.clone()>"could not be loaded"</span> }.into_any(),
         _ => {
             let label = stage_label(&r.status);
-            let p = r.progress().unwrap_or(0.0);
+            let bar = r
+                .progress()
+                .map(|p| view! { <ProgressBar value=p label=label.clone()/> });
             view! {
-                <ProgressBar value=p label=label.clone()/>
+                {bar}
                 <span class="eb-run__stage">{label}</span>
             }
             .into_any()

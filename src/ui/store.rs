@@ -82,6 +82,8 @@ impl RunEntry {
                 bytes_total,
                 ..
             } => Some(0.3 * frac(*bytes_done, *bytes_total)),
+            // No bar while a watch waits for the user.
+            RunStatus::Working { stage, .. } if stage == WAITING => None,
             RunStatus::Working { stage, done, total } if stage == "scoring" => {
                 Some(0.75 + 0.25 * frac(*done, *total))
             }
@@ -93,6 +95,11 @@ impl RunEntry {
         }
     }
 }
+
+/// A watched folder's run before its first load, and while the watch waits for the permission
+/// to read the folder (its panel's Resume).
+const WATCHING: &str = "watching";
+const WAITING: &str = "waiting for your permission (Resume)";
 
 /// Rows of a comparison shown at first (regressions come first): a page that stays readable on
 /// long real outputs; the rest on request.
@@ -297,7 +304,7 @@ impl Store {
                 name: crate::ui::load_plan::unique_name(&crate::protocol::so_far(&name), &taken),
                 demo: false,
                 status: RunStatus::Working {
-                    stage: "watching".into(),
+                    stage: WATCHING.into(),
                     done: 0,
                     total: 1,
                 },
@@ -330,11 +337,36 @@ impl Store {
     /// Applies one worker response.
     pub fn apply(&self, resp: Response) {
         match resp {
-            Response::Live { run_id, status } => self.watches.update(|w| {
-                if let Some(slot) = w.iter_mut().find(|(i, _)| *i == run_id) {
-                    slot.1 = status;
+            Response::Live { run_id, status } => {
+                // Not loaded yet: "watching", or waiting for the permission (stopped, Resume).
+                let stage = match status.state {
+                    crate::protocol::WatchState::Stopped => WAITING,
+                    _ => WATCHING,
+                };
+                let stale = self.runs.with_untracked(|rs| {
+                    rs.iter().any(|r| {
+                        r.id == run_id
+                            && matches!(&r.status, RunStatus::Working { stage: s, .. }
+                                if (s == WATCHING || s == WAITING) && s != stage)
+                    })
+                });
+                if stale {
+                    self.runs.update(|rs| {
+                        if let Some(r) = rs.iter_mut().find(|r| r.id == run_id) {
+                            r.status = RunStatus::Working {
+                                stage: stage.into(),
+                                done: 0,
+                                total: 1,
+                            };
+                        }
+                    });
                 }
-            }),
+                self.watches.update(|w| {
+                    if let Some(slot) = w.iter_mut().find(|(i, _)| *i == run_id) {
+                        slot.1 = status;
+                    }
+                })
+            }
             // Folders watched in an earlier visit: watched again (once each).
             Response::Watches { watches } => {
                 for k in watches {

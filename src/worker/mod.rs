@@ -455,7 +455,8 @@ fn handle_request(
                 Rc::new(move |run_id, name, folder: watch::Folder| {
                     let (paths, buffers) = (folder.paths, folder.buffers);
                     let settings = state.borrow().settings.clone();
-                    // One `.eval` already parsed by the watch: scored, not read again.
+                    // A folder the watch already parsed (one `.eval`, one JSONL, traces):
+                    // scored, not read again.
                     match folder
                         .read
                         .and_then(|r| run::score_in::<FAMILIES>(r, &settings, 1))
@@ -497,7 +498,7 @@ fn handle_request(
                                 f.status != evalboard_engine::accounting::FileStatus::Skipped
                                     && f.path.to_ascii_lowercase().ends_with(".eval")
                             }),
-                            status: k.run().meta().get("status").map(str::to_string),
+                            status: k.run().lifecycle_status(),
                             items: k.run().counts().1,
                             declared: k.run().declared_items(),
                         })

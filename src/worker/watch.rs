@@ -66,9 +66,11 @@ const WHOLE_MAX: f64 = 256.0 * 1024.0 * 1024.0;
 pub(crate) type Materialize = Rc<dyn Fn(RunId, String, Folder) -> Vec<LogState>>;
 
 /// The folder as read so far: its files (paths under the folder's name, their bytes as
-/// `ArrayBuffer`s) and, when it is one Inspect `.eval` whose members the watch has parsed, that
-/// log's run read so far (`LiveArchive::read_run`: loaded with no byte read or parsed again;
-/// the bytes then serve a sample's drawer only).
+/// `ArrayBuffer`s) and, when one live reader holds it whole — one Inspect `.eval`
+/// (`LiveArchive::read_run`), one JSONL (`LiveRun::read_run`), trace files only
+/// (`LiveFiles::read_run`) — its run read so far, built from what the reader already parsed
+/// (loaded with no byte read or parsed again; the bytes then come only for an `.eval`'s sample
+/// drawers).
 pub(crate) struct Folder {
     pub paths: Vec<String>,
     pub buffers: Array,
@@ -382,23 +384,34 @@ fn load_whole(run_id: RunId, watch: &Rc<RefCell<Watch>>) {
         if !w.dirty || t < w.next_load_ms || unreadable {
             return;
         }
-        let buffers = Array::new();
-        let mut paths = Vec::new();
-        let mut archives = Vec::new();
-        for (path, f) in &w.files {
-            let bytes = f.complete();
-            if !bytes.is_empty() {
-                paths.push(format!("{}/{path}", w.name));
-                buffers.push(&Uint8Array::from(bytes).buffer());
-                archives.push(f.archive.as_ref().map(|a| (a, bytes.len() as u64)));
-            }
-        }
         let name = crate::protocol::so_far(&w.name);
-        // One `.eval`: its run from the samples already parsed.
-        let read = match archives.as_slice() {
-            [Some((a, size))] => a.read_run(&name, *size),
+        let held: Vec<(String, &Watched, &[u8])> = w
+            .files
+            .iter()
+            .map(|(path, f)| (format!("{}/{path}", w.name), f, f.complete()))
+            .filter(|(_, _, bytes)| !bytes.is_empty())
+            .collect();
+        // A folder one live reader holds whole (one `.eval`, one JSONL, traces only): its run
+        // from what the reader already parsed, as a full read of the same bytes gives it.
+        let traces = held.len() == w.alone.len() && held.iter().all(|(p, ..)| w.alone.has(p));
+        let read = match held.as_slice() {
+            [(_, f, bytes)] if f.archive.is_some() => f
+                .archive
+                .as_ref()
+                .and_then(|a| a.read_run(&name, bytes.len() as u64)),
+            [(_, f, _)] if f.live.is_some() => f.live.as_ref().and_then(|l| l.read_run(&name)),
+            [_, ..] if traces => w.alone.read_run(&name),
             _ => None,
         };
+        // The bytes go with the run for a full read, and for an `.eval`'s sample drawers.
+        let archive = held.iter().any(|(_, f, _)| f.archive.is_some());
+        let buffers = Array::new();
+        if read.is_none() || archive {
+            for (_, _, bytes) in &held {
+                buffers.push(&Uint8Array::from(*bytes).buffer());
+            }
+        }
+        let paths = held.into_iter().map(|(p, ..)| p).collect();
         let folder = Folder {
             paths,
             buffers,
@@ -695,7 +708,8 @@ async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool
         w.dirty = true;
         if done && !live && path.to_ascii_lowercase().ends_with(".json") {
             // A trace of a trace folder, new or written again: read alone, its turns scored.
-            if let Ok(n) = w.alone.put(&path, &whole) {
+            let named = format!("{}/{path}", w.name);
+            if let Ok(n) = w.alone.put(&named, &whole) {
                 new_items += n as u64;
             }
         }
@@ -827,7 +841,9 @@ fn new_file<const FAMILIES: FamilySet>(path: &str, folder: &str, settings: &Sett
     let lower = path.to_ascii_lowercase();
     let appendable = lower.ends_with(".jsonl") || lower.ends_with(".ndjson");
     Watched {
-        live: appendable.then(|| LiveRun::new_in::<FAMILIES>(path, settings)),
+        // Named as in the run loaded whole (`folder/path`), which their reads are part of.
+        live: appendable
+            .then(|| LiveRun::new_in::<FAMILIES>(&format!("{folder}/{path}"), settings)),
         archive: is_archive(path)
             .then(|| LiveArchive::new_in::<FAMILIES>(&format!("{folder}/{path}"))),
         readable: false,
@@ -1017,7 +1033,10 @@ fn status(w: &Watch) -> LiveStatus {
         .files
         .iter()
         .filter(|(p, f)| {
-            f.live.is_none() && f.archive.is_none() && !f.bytes.is_empty() && !w.alone.has(p)
+            f.live.is_none()
+                && f.archive.is_none()
+                && !f.bytes.is_empty()
+                && !w.alone.has(&format!("{}/{p}", w.name))
         })
         .map(|(p, _)| p.as_str())
         .collect();

@@ -7,7 +7,9 @@
 // it) and with it removed from the worker by script (polling). A page without
 // showDirectoryPicker says why and offers the re-drop. A log written by a real `inspect eval`
 // (tests/python/watch_task.py, mockllm) is mirrored into the watched folder as it grows. A trace
-// folder (financial-agent-2 traces/*.json) grows by whole files, each read on its own.
+// folder (financial-agent-2 traces/*.json) grows by whole files, each read on its own. A watch
+// waiting for the permission (faked: the worker's folder answers "prompt" for 4 s) says so on
+// its run, with no loading bar.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -288,6 +290,11 @@ test('the first failures as they arrive, with the answer against the expected on
   const fails = await lines(page, 'watch-failure');
   assert.equal(fails.length, 5);
   assert.equal(fails[4], 'run.jsonl · café-0 · 4: “23” (expected “22”)');
+  // The folder is one QA JSONL: its run "so far" is built from the turns the watch already
+  // read (no byte read again), and its headline is `evalboard score` of the same lines. A
+  // numeric QA run records no log status: the panel shows none.
+  await waitRunAcc(page, pct(folder(DIR, { 'run.jsonl': qaLines(16).join('') }).score.numerical_accuracy));
+  assert.deepEqual(await lines(page, 'watch-log'), []);
   // No new item for 3 s: STALLED.
   await waitState(page, /^STALLED · /, 20000);
   await page.screenshot({ path: path.join(outDir, 'watch-stalled.png') });
@@ -555,6 +562,32 @@ test('a trace folder growing by whole files: each new trace is read on its own; 
   assert.doesNotMatch((await lines(page, 'watch-whole')).join(), /traces\//);
   await waitRunAcc(page, pct(score.numerical_accuracy));
   await page.screenshot({ path: path.join(outDir, 'watch-traces.png') });
+  assert.deepEqual(rec.pageErrors, []);
+  await context.close();
+});
+
+test('while a watch waits for the permission its run says so, with no loading bar; granted, it loads', async () => {
+  const { page, rec, context } = await openPage(app.browser);
+  // The worker's folder answers "prompt" for its first 4 s (as a kept folder does after the
+  // browser was closed), then what the browser says (OPFS: granted).
+  await context.route('**/worker_loader.js', async (route) => {
+    const res = await route.fetch();
+    const fake = `{const q = FileSystemHandle.prototype.queryPermission, until = Date.now() + 4000;
+FileSystemHandle.prototype.queryPermission = function (o) { return Date.now() < until ? Promise.resolve('prompt') : q.call(this, o); };}\n`;
+    await route.fulfill({ response: res, body: fake + await res.text() });
+  });
+  await start(context, page);
+  await append(page, 'run.jsonl', QA);
+  await page.click('.eb-watch__pick');
+  const entry = page.locator('.eb-run', { hasText: SO_FAR });
+  await entry.locator('.eb-run__stage', { hasText: 'waiting for your permission' }).waitFor({ timeout: 30000 });
+  assert.equal(await entry.locator('.eb-progress').count(), 0, 'no loading bar while it waits');
+  assert.equal(await page.locator('.eb-header__progress .eb-progress').count(), 0, 'nor in the header');
+  assert.match(await stateLine(page), /^STOPPED · /);
+  await page.screenshot({ path: path.join(outDir, 'watch-waiting.png') });
+  // Granted: the watch goes on and its run loads.
+  await waitFile(page, 'run.jsonl', 10);
+  await waitRunAcc(page, pct(folder(DIR, { 'run.jsonl': QA }).score.numerical_accuracy));
   assert.deepEqual(rec.pageErrors, []);
   await context.close();
 });

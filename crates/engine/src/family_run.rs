@@ -74,6 +74,14 @@ pub trait FamilyRun {
     fn declared_items(&self) -> Option<u64> {
         None
     }
+    /// The status the run's log records of its lifecycle, when it records one: an Inspect
+    /// log's `started`, `success`, `error` or `cancelled`; an OpenAI Evals record file's
+    /// `complete` once its final report is written. What a watched run's panel shows as the
+    /// log's status; `None` for a run whose status says something else (a numeric QA run's
+    /// "no failed conversations") or that records none.
+    fn lifecycle_status(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A family's run behind a reference is described as the run: what the registry boxes.
@@ -125,6 +133,9 @@ impl<T: FamilyRun + ?Sized> FamilyRun for &T {
     }
     fn declared_items(&self) -> Option<u64> {
         (**self).declared_items()
+    }
+    fn lifecycle_status(&self) -> Option<String> {
+        (**self).lifecycle_status()
     }
 }
 

@@ -958,6 +958,11 @@ impl<'a> RunRef<'a> {
         }
     }
 
+    /// The status the run's log records of its lifecycle ([`FamilyRun::lifecycle_status`]).
+    pub fn lifecycle_status(&self) -> Option<String> {
+        self.with_family(LifecycleStatus)
+    }
+
     /// The run's headline metrics, in display order (its family's table; their values are
     /// keys of the run's statistics).
     pub fn headline_metrics(&self) -> &'static [Metric] {
@@ -1005,6 +1010,12 @@ struct DeclaredItems;
 impl FamilyRunFn<Option<u64>> for DeclaredItems {
     fn call<R: FamilyRun>(&self, run: &R) -> Option<u64> {
         run.declared_items()
+    }
+}
+struct LifecycleStatus;
+impl FamilyRunFn<Option<String>> for LifecycleStatus {
+    fn call<R: FamilyRun>(&self, run: &R) -> Option<String> {
+        run.lifecycle_status()
     }
 }
 struct HeadlineMetrics;

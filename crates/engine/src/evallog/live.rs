@@ -7,8 +7,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde_json::Value;
+
 use super::model::{MetricKey, Sample};
-use super::{json, openai_evals, promptfoo, score};
+use super::sniff::EvalLogFileKind;
+use super::{json, openai_evals, promptfoo, score, LoadedLog};
 use crate::diag::Diagnostic;
 use crate::live::{LiveFailure, LiveItem, LiveTally};
 
@@ -28,6 +31,12 @@ enum Format {
     },
     Promptfoo {
         seen: BTreeSet<(i64, i64)>,
+        /// Every line that parsed (line number, value), for the run so far: the rows are
+        /// lowered again together, as the whole read lowers them.
+        rows: Vec<(u32, Value)>,
+        /// Where in the diagnostics those of a line that is no row are (the run so far has
+        /// its own, from lowering the rows again).
+        row_diags: Vec<usize>,
     },
 }
 
@@ -35,7 +44,7 @@ impl LogLive {
     /// A reader of `path` when its first complete line, `first_line`, is an OpenAI Evals record
     /// line or a promptfoo JSONL row.
     pub fn start(path: &str, first_line: &[u8]) -> Option<LogLive> {
-        use super::sniff::EvalLogFileKind as K;
+        use EvalLogFileKind as K;
         let path = path.replace('\\', "/");
         let probe = crate::input::InputFile::new(path.clone(), first_line.to_vec());
         let (format, judge) = match super::sniff::sniff(&probe)? {
@@ -49,6 +58,8 @@ impl LogLive {
             K::PromptfooJsonl => (
                 Format::Promptfoo {
                     seen: BTreeSet::new(),
+                    rows: Vec::new(),
+                    row_diags: Vec::new(),
                 },
                 promptfoo::pass_rate(),
             ),
@@ -98,10 +109,16 @@ impl LogLive {
                         }
                     }
                 }
-                Format::Promptfoo { seen } => {
-                    let Some(sample) = promptfoo::live_row(path, line_no, &v, seen, diags) else {
-                        return;
-                    };
+                Format::Promptfoo {
+                    seen,
+                    rows,
+                    row_diags,
+                } => {
+                    let before = diags.len();
+                    let sample = promptfoo::live_row(path, line_no, &v, seen, diags);
+                    row_diags.extend(before..diags.len());
+                    rows.push((line_no, v));
+                    let Some(sample) = sample else { return };
                     if let Some(item) = done(&sample, judge) {
                         count(tally, item, &sample);
                         new += 1;
@@ -115,6 +132,38 @@ impl LogLive {
     /// The diagnostics of the lines read so far.
     pub fn diagnostics(&self) -> &[Diagnostic] {
         &self.diags
+    }
+
+    /// The file so far (its complete lines, `bytes` bytes) as run `name`, as [`super::read_log`]
+    /// gives a folder of that one file: lowered again from the lines already parsed (the
+    /// record file's events, the promptfoo rows), nothing parsed again. `None` when the whole
+    /// read would find no log.
+    pub fn read_so_far(&self, name: &str, bytes: u64) -> Option<LoadedLog> {
+        let path = self.path.as_str();
+        let (result, kind) = match &self.format {
+            Format::OpenaiEvals { records, .. } => (
+                openai_evals::run_of(path, records, self.diags.clone()),
+                EvalLogFileKind::OpenaiEvalsJsonl,
+            ),
+            Format::Promptfoo {
+                rows, row_diags, ..
+            } => {
+                let lines: Vec<Diagnostic> = self
+                    .diags
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| row_diags.binary_search(i).is_err())
+                    .map(|(_, d)| d.clone())
+                    .collect();
+                (
+                    promptfoo::jsonl_run(path, rows, lines),
+                    EvalLogFileKind::PromptfooJsonl,
+                )
+            }
+        };
+        let (run, diagnostics) = result.ok()?;
+        let file = (path, bytes, kind.label());
+        Some(super::score::one_file_log(name, file, run, diagnostics))
     }
 }
 

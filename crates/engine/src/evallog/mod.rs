@@ -96,6 +96,10 @@ impl crate::family_run::FamilyRun for score::ScoredLog {
         self.log.run.declared_samples
     }
 
+    fn lifecycle_status(&self) -> Option<String> {
+        self.log.run.lifecycle_status().map(str::to_string)
+    }
+
     fn headline_metrics(&self) -> &'static [crate::headline::Metric] {
         &score::HEADLINE
     }

@@ -224,6 +224,17 @@ impl EvalLogRun {
         (!finished).then_some(st)
     }
 
+    /// The status the log records of the run's lifecycle: Inspect's (`started`, `success`,
+    /// `error`, `cancelled`), OpenAI Evals' (`complete` with its final report, `no
+    /// final_report` before). `None` for the other tools, whose status says how the log was
+    /// read (a HELM folder's files, a promptfoo export's provider errors), not where the run is.
+    pub fn lifecycle_status(&self) -> Option<&str> {
+        match self.tool {
+            Tool::InspectAi | Tool::OpenaiEvals => self.status.as_deref(),
+            _ => None,
+        }
+    }
+
     /// Gives every recorded number that was not recomputed a reason (its reader's note, else
     /// [`NOT_RECOMPUTED`]); a run with no samples says so in each.
     pub fn explain_not_recomputed(&mut self) {

@@ -173,6 +173,16 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
     json::each_line(file, &mut diags, |line_no, v, diags| {
         records.line(path, line_no, v, diags);
     });
+    run_of(path, &records, diags)
+}
+
+/// The run of file `path` whose lines were sorted out into `records` (with `diags`, the lines'
+/// diagnostics): the whole read's end, for a watched file's lines so far as for a whole file.
+pub(crate) fn run_of(
+    path: &str,
+    records: &Records,
+    mut diags: Vec<Diagnostic>,
+) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
     let Records {
         spec,
         report,
@@ -180,6 +190,7 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
         foreign,
         loose,
     } = records;
+    let (foreign, loose) = (*foreign, *loose);
     if foreign > 0 {
         diags.push(Diagnostic::warning(
             path,
@@ -220,7 +231,7 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
         ));
     }
 
-    let spec = spec.unwrap_or(Value::Null);
+    let spec = spec.as_ref().unwrap_or(&Value::Null);
     let mut samples = Vec::new();
     let mut model: Option<String> = None;
     let mut usages: Vec<&Value> = Vec::new();
@@ -243,10 +254,14 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
             Some((k.clone(), usage_sum(&usages, field)))
         })
         .collect();
-    for (sample_id, mut events) in by_sample {
-        events.sort_by_key(|e| e.id);
+    // Each sample's events are kept in event_id order as they come ([`Records::line`]).
+    for (sample_id, events) in by_sample {
         samples.push(lower_sample(
-            path, sample_id, &events, &mut model, &mut diags,
+            path,
+            sample_id.clone(),
+            events,
+            &mut model,
+            &mut diags,
         ));
     }
     samples.sort_by_cached_key(|s| match &s.key {

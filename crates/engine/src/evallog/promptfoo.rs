@@ -186,10 +186,19 @@ pub fn read_json(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<
 pub fn read_jsonl(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
     let path = file.path.as_str();
     let mut diags = Vec::new();
-    let mut rows: Vec<(String, u32, Value)> = Vec::new();
-    json::each_line(file, &mut diags, |line_no, v, _| {
-        rows.push((format!("{path}:{line_no}"), line_no, v));
-    });
+    let mut rows: Vec<(u32, Value)> = Vec::new();
+    json::each_line(file, &mut diags, |line_no, v, _| rows.push((line_no, v)));
+    jsonl_run(path, &rows, diags)
+}
+
+/// The run of `.jsonl` file `path` whose lines parsed as `rows` (line number, value), with
+/// `diags` (the lines' diagnostics): the whole read's end, for a watched file's lines so far as
+/// for a whole file.
+pub(crate) fn jsonl_run(
+    path: &str,
+    rows: &[(u32, Value)],
+    mut diags: Vec<Diagnostic>,
+) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagnostic>> {
     if rows.is_empty() {
         diags.push(Diagnostic::error(
             path,
@@ -198,7 +207,10 @@ pub fn read_jsonl(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec
         ));
         return Err(diags);
     }
-    let rows = rows.iter().map(|(s, l, v)| (s.clone(), *l, v)).collect();
+    let rows = rows
+        .iter()
+        .map(|(l, v)| (format!("{path}:{l}"), *l, v))
+        .collect();
     let (run, _) = lower(path, rows, Vec::new(), &mut diags);
     Ok((run, diags))
 }

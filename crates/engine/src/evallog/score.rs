@@ -87,6 +87,37 @@ pub fn read_log(input: &RunInput) -> Result<LoadedLog, LoadError> {
     })
 }
 
+/// The log of one file, `path` (`bytes` bytes, read as `format`), as [`read_log`] gives a folder
+/// of that file alone, named `name`: its run (every recorded number not recomputed given its
+/// reason) and the diagnostics its reader gave, the file's status from its own. A watched
+/// file's run so far is built with it from what was already parsed ([`crate::run::live`]).
+pub(crate) fn one_file_log(
+    name: &str,
+    (path, bytes, format): (&str, u64, &str),
+    mut run: EvalLogRun,
+    diagnostics: Vec<Diagnostic>,
+) -> LoadedLog {
+    run.explain_not_recomputed();
+    let own: Vec<Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| d.file == path)
+        .cloned()
+        .collect();
+    let (status, reason) = crate::accounting::status_of(&own);
+    LoadedLog {
+        name: name.to_string(),
+        run,
+        files: vec![InputFileReport {
+            path: path.to_string(),
+            bytes,
+            format: Some(format.to_string()),
+            status,
+            reason,
+        }],
+        diagnostics,
+    }
+}
+
 /// A folder of several logs as one input per log (an Inspect log, a promptfoo export or an
 /// OpenAI Evals record file alone; an lm-eval results file with its samples files, paired as
 /// [`super::lm_eval_pair::pair`] pairs them; a HELM run folder), named `folder/file`; a file of

@@ -2,12 +2,13 @@
 //! as it grows, each appended complete line through the family's one JSONL reader
 //! ([`QaJsonlReader`]); and a financial-agent-2 trace folder as it grows by whole files, each new
 //! (or rewritten) `traces/<id>.json` read alone by the family's trace reader
-//! ([`fa2_traces::read_trace`], [`trace_file`]). Each new turn is scored alone by
+//! ([`read_file_owned`], [`trace_file`]). Each new turn is scored alone by
 //! [`score::score_turn`] under the run's settings, as a full read scores it.
 
 use super::formats::fa2_traces;
 use super::formats::qa_jsonl::{self, QaJsonlReader};
-use super::model::QaTurn;
+use super::model::{QaRun, QaTurn, ReadDetail};
+use super::read::{assemble_qa_run, read_file_owned, FileRead};
 use super::score::{self, ScoreConfig};
 use crate::diag::Diagnostic;
 use crate::live::{LiveFailure, LiveItem, LiveTally};
@@ -49,6 +50,19 @@ impl QaLive {
     pub fn diagnostics(&self) -> &[Diagnostic] {
         self.reader.diagnostics()
     }
+
+    /// The file so far (its complete lines, `bytes` bytes) as [`super::read::read_file`] reads it, from the
+    /// conversations already read: copied, nothing read again.
+    pub fn read_so_far(&self, bytes: usize) -> FileRead<'static> {
+        super::read::qa_jsonl_so_far(&self.reader, bytes)
+    }
+}
+
+/// The run `name` of the files `reads` (each read alone, in any order), as a full read of a
+/// folder of them gives it ([`assemble_qa_run`]); `None` when no conversation could be read
+/// (a full read's error).
+pub fn run_of(name: &str, reads: Vec<FileRead<'_>>) -> Option<QaRun> {
+    assemble_qa_run(name, reads, None).ok()
 }
 
 /// Scores `turn` of conversation `conv` under `config` and counts it in `tally` (a wrong one
@@ -76,26 +90,28 @@ fn count_turn(conv: &str, turn: &QaTurn, config: &ScoreConfig, tally: &mut LiveT
 }
 
 /// A financial-agent-2 trace file (`traces/<id>.json`: one conversation), read whole and alone
-/// by the family's trace reader, its turns scored under `config` in their order: their tally
-/// and the file's diagnostics. `None` when `bytes` is not a trace (by content, as a full read
-/// tells). A trace that cannot be read counts no turn and says why in its diagnostics.
+/// by the full read's own file reader ([`read_file_owned`]), its turns scored under `config` in
+/// their order: their tally and the file's read (kept for the run so far, [`run_of`]). `None`
+/// when the file is not a trace (as a full read tells). A trace that cannot be read counts no
+/// turn and says why in its read's diagnostics.
 pub fn trace_file(
     path: &str,
     bytes: &[u8],
     config: &ScoreConfig,
-) -> Option<(LiveTally, Vec<Diagnostic>)> {
+) -> Option<(LiveTally, FileRead<'static>)> {
     if !fa2_traces::looks_like_trace(bytes) {
         return None;
     }
+    let file = crate::input::InputFile::new(path, bytes.to_vec());
+    let read = read_file_owned(file, ReadDetail::Full).read;
+    if !read.is_trace() {
+        return None;
+    }
     let mut tally = LiveTally::default();
-    let diagnostics = match fa2_traces::read_trace(path, bytes) {
-        Ok((conv, diagnostics)) => {
-            for turn in &conv.turns {
-                count_turn(&conv.id, turn, config, &mut tally);
-            }
-            diagnostics
+    if let Some(conv) = read.trace() {
+        for turn in &conv.turns {
+            count_turn(&conv.id, turn, config, &mut tally);
         }
-        Err(diagnostics) => diagnostics,
-    };
-    Some((tally, diagnostics))
+    }
+    Some((tally, read))
 }

@@ -238,45 +238,91 @@ impl QaJsonlStream {
     /// The file's read, once every block was fed (no bytes to give back: the caller kept its
     /// blocks).
     pub fn finish(self) -> OwnedRead {
-        // Bytes that are not UTF-8 spoil their line, not the file: that line is a diagnostic
-        // (it does not parse), and the first such byte is named.
         let invalid = self.reader.first_invalid_utf8();
-        let report = report_of(&self.path, self.bytes, FileKind::QaJsonl);
-        let mut content = FileContent::Nothing;
-        let path = self.path.clone();
-        // Named first among its line's diagnostics: the cause before the parse error.
-        let note = |d: &mut Vec<Diagnostic>| {
-            if let Some((at, line)) = invalid {
-                let before = d
-                    .iter()
-                    .position(|x| x.line.is_some_and(|l| l >= line))
-                    .unwrap_or(d.len());
-                d.insert(
-                    before,
-                    Diagnostic::error(
-                        path.as_str(),
-                        Some(line),
-                        format!("{}; the line is skipped", not_utf8_reason(at, line)),
-                    ),
-                );
-            }
-        };
-        let read = match self.reader.finish() {
-            Ok((c, mut d)) => {
-                content = FileContent::Conversations(c);
-                note(&mut d);
-                Ok(d)
-            }
-            Err(mut d) => {
-                note(&mut d);
-                Err(d)
-            }
-        };
+        let (path, bytes) = (self.path, self.bytes);
         OwnedRead {
-            read: settle(report, read, content),
+            read: jsonl_read(&path, bytes, invalid, self.reader.finish()),
             vote: Some(Family::NumericQa),
             bytes_back: None,
         }
+    }
+}
+
+/// The read of the complete lines a watched QA JSONL file's `reader` was fed so far (`bytes`
+/// bytes): what [`read_file`] gives for a file of those lines, from the conversations already
+/// read (copied, not read again; [`crate::run::live`]).
+pub fn qa_jsonl_so_far(reader: &qa_jsonl::QaJsonlReader, bytes: usize) -> FileRead<'static> {
+    let invalid = reader.first_invalid_utf8();
+    jsonl_read(reader.path(), bytes, invalid, reader.so_far())
+}
+
+/// A QA JSONL file's read from its reader's answer; bytes that are not UTF-8 spoil their line,
+/// not the file: that line is a diagnostic (it does not parse), and the first such byte is
+/// named, first among its line's diagnostics (the cause before the parse error).
+fn jsonl_read(
+    path: &str,
+    bytes: usize,
+    invalid: Option<(u64, u32)>,
+    read: Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>>,
+) -> FileRead<'static> {
+    let report = report_of(path, bytes, FileKind::QaJsonl);
+    let note = |d: &mut Vec<Diagnostic>| {
+        if let Some((at, line)) = invalid {
+            let before = d
+                .iter()
+                .position(|x| x.line.is_some_and(|l| l >= line))
+                .unwrap_or(d.len());
+            d.insert(
+                before,
+                Diagnostic::error(
+                    path,
+                    Some(line),
+                    format!("{}; the line is skipped", not_utf8_reason(at, line)),
+                ),
+            );
+        }
+    };
+    let mut content = FileContent::Nothing;
+    let read = match read {
+        Ok((c, mut d)) => {
+            content = FileContent::Conversations(c);
+            note(&mut d);
+            Ok(d)
+        }
+        Err(mut d) => {
+            note(&mut d);
+            Err(d)
+        }
+    };
+    settle(report, read, content)
+}
+
+impl FileRead<'_> {
+    /// The read is a financial-agent-2 trace file's (read, or skipped as unreadable).
+    pub fn is_trace(&self) -> bool {
+        self.report.format.as_deref() == Some(FileKind::Fa2Trace.label())
+    }
+
+    /// The conversation of a trace file read.
+    pub fn trace(&self) -> Option<&QaConversation> {
+        match &self.content {
+            FileContent::Trace(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// A copy of a trace file's read, for [`assemble_qa_run`] (`None` for another file's).
+    pub fn trace_copy(&self) -> Option<FileRead<'static>> {
+        let content = match &self.content {
+            FileContent::Trace(c) => FileContent::Trace(c.clone()),
+            FileContent::Nothing => FileContent::Nothing,
+            _ => return None,
+        };
+        self.is_trace().then(|| FileRead {
+            report: self.report.clone(),
+            diagnostics: self.diagnostics.clone(),
+            content,
+        })
     }
 }
 

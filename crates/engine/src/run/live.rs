@@ -125,6 +125,24 @@ impl LiveRun {
         }
     }
 
+    /// The file read so far (its complete lines) as run `name`: what [`super::read`] gives for a
+    /// folder of that one file holding those lines, built from what was already parsed (the
+    /// conversations, the events, the rows: copied and lowered again, no byte read or parsed
+    /// again). `None` before a line says what the file is, or when the full read would find
+    /// nothing usable (it fails the same way).
+    pub fn read_run(&self, name: &str) -> Option<super::ReadRun> {
+        let bytes = self.tail.read();
+        match self.reader.as_ref()? {
+            Reader::Qa(r) => {
+                let read = r.read_so_far(usize::try_from(bytes).unwrap_or(usize::MAX));
+                crate::numeric_qa::live::run_of(name, vec![read]).map(super::ReadRun::NumericQa)
+            }
+            Reader::Log(r) => r
+                .read_so_far(name, bytes)
+                .map(|l| super::ReadRun::EvalLog(Box::new(l))),
+        }
+    }
+
     /// The numbers so far.
     pub fn numbers(&self) -> LiveNumbers {
         LiveNumbers {
@@ -176,9 +194,9 @@ pub struct LiveFiles {
 }
 
 struct WholeFile {
-    bytes: u64,
     tally: LiveTally,
-    diagnostics: Vec<Diagnostic>,
+    /// The file's read (its report, diagnostics and conversation), as a full read reads it.
+    read: crate::numeric_qa::read::FileRead<'static>,
 }
 
 impl LiveFiles {
@@ -205,14 +223,13 @@ impl LiveFiles {
     pub fn put(&mut self, path: &str, bytes: &[u8]) -> Result<usize, NotLive> {
         let path = path.replace('\\', "/");
         let cfg = self.qa.as_ref().ok_or(NotLive::NotAlone)?;
-        let (tally, diagnostics) =
-            crate::numeric_qa::live::trace_file(&path, bytes, cfg).ok_or(NotLive::NotAlone)?;
-        let n = tally.len();
-        let file = WholeFile {
-            bytes: bytes.len() as u64,
-            tally,
-            diagnostics,
+        let Some((tally, read)) = crate::numeric_qa::live::trace_file(&path, bytes, cfg) else {
+            // A trace written again as something else: read whole with the folder from now on.
+            self.forget(&path);
+            return Err(NotLive::NotAlone);
         };
+        let n = tally.len();
+        let file = WholeFile { tally, read };
         match self.index.get(&path) {
             None => {
                 self.tally.merge(&file.tally);
@@ -227,14 +244,49 @@ impl LiveFiles {
                 if let Some(slot) = self.files.get_mut(at) {
                     *slot = file;
                 }
-                let mut total = LiveTally::default();
-                for f in &self.files {
-                    total.merge(&f.tally);
-                }
-                self.tally = total;
+                self.merge_again();
                 Ok(n.saturating_sub(before))
             }
         }
+    }
+
+    /// The folder's sums merged again from the files' kept tallies, in order, so they equal
+    /// those of the files as they are now.
+    fn merge_again(&mut self) {
+        let mut total = LiveTally::default();
+        for f in &self.files {
+            total.merge(&f.tally);
+        }
+        self.tally = total;
+    }
+
+    /// File `path` is read on its own no more (rare: a trace written again as another file).
+    fn forget(&mut self, path: &str) {
+        let Some(at) = self.index.remove(path) else {
+            return;
+        };
+        if at < self.files.len() {
+            self.files.remove(at);
+        }
+        for i in self.index.values_mut() {
+            if *i > at {
+                *i -= 1;
+            }
+        }
+        self.merge_again();
+    }
+
+    /// The files read on their own as run `name`: what [`super::read`] gives for a folder of
+    /// those files alone, built from their reads (the conversations copied, no byte read or
+    /// parsed again). `None` when no file is read yet, or the full read would find no
+    /// conversation (it fails the same way).
+    pub fn read_run(&self, name: &str) -> Option<super::ReadRun> {
+        let reads: Vec<_> = self
+            .files
+            .iter()
+            .map(|f| f.read.trace_copy())
+            .collect::<Option<_>>()?;
+        crate::numeric_qa::live::run_of(name, reads).map(super::ReadRun::NumericQa)
     }
 
     /// The files read on their own so far.
@@ -254,14 +306,18 @@ impl LiveFiles {
 
     /// The diagnostics of the files read, in the order the files came.
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.files.iter().flat_map(|f| f.diagnostics.iter())
+        self.files.iter().flat_map(|f| f.read.diagnostics.iter())
     }
 
     /// The folder's numbers so far.
     pub fn numbers(&self) -> LiveNumbers {
         LiveNumbers {
-            diagnostics: self.files.iter().map(|f| f.diagnostics.len() as u64).sum(),
-            bytes_read: self.files.iter().map(|f| f.bytes).sum(),
+            diagnostics: self
+                .files
+                .iter()
+                .map(|f| f.read.diagnostics.len() as u64)
+                .sum(),
+            bytes_read: self.files.iter().map(|f| f.read.report.bytes).sum(),
             ..self.tally.numbers()
         }
     }
@@ -317,27 +373,9 @@ impl LiveArchive {
     pub fn read_run(&self, name: &str, bytes: u64) -> Option<super::ReadRun> {
         let live = self.inner.as_ref()?;
         let (run, diagnostics) = live.run()?;
-        let own: Vec<Diagnostic> = diagnostics
-            .iter()
-            .filter(|d| d.file == live.path())
-            .cloned()
-            .collect();
-        let (status, reason) = crate::accounting::status_of(&own);
-        let file = crate::accounting::InputFileReport {
-            path: live.path().to_string(),
-            bytes,
-            format: Some("inspect-eval".into()),
-            status,
-            reason,
-        };
-        Some(super::ReadRun::EvalLog(Box::new(
-            crate::evallog::LoadedLog {
-                name: name.to_string(),
-                run,
-                files: vec![file],
-                diagnostics,
-            },
-        )))
+        let file = (live.path(), bytes, "inspect-eval");
+        let log = crate::evallog::score::one_file_log(name, file, run, diagnostics);
+        Some(super::ReadRun::EvalLog(Box::new(log)))
     }
 
     /// The status the log records (`started` while it runs; `success`, `error`, `cancelled`).

@@ -539,3 +539,240 @@ proptest! {
         }
     }
 }
+
+// ---- The run so far (`read_run`): the watched folder as a run of the run list ----
+
+/// `so_far`, the run read so far, is the full read of a folder of `files` (`run::read` of
+/// their bytes): the read itself, and scored, its headline (counts and value), items, metrics,
+/// metadata and diagnostics. `None` exactly when the full read fails.
+fn assert_so_far_is_the_full_read(
+    so_far: Option<run::ReadRun>,
+    files: &[(String, Vec<u8>)],
+    what: &str,
+) {
+    let input = RunInput::new(
+        "run",
+        files
+            .iter()
+            .map(|(p, b)| InputFile::new(p, b.clone()))
+            .collect(),
+    );
+    let full = run::read(&input, None, ReadOptions::default());
+    let (so_far, full) = match (so_far, full) {
+        (None, Err(_)) => return,
+        (Some(s), Ok(f)) => (s, f),
+        (s, f) => panic!("{what}: so far {:?}, full {:?}", s.is_some(), f.is_ok()),
+    };
+    assert_eq!(format!("{so_far:?}"), format!("{full:?}"), "{what}");
+    let (sa, sb) = (
+        run::score(so_far, &Settings::default(), 1),
+        run::score(full, &Settings::default(), 1),
+    );
+    assert_eq!(sa.files(), sb.files(), "{what}");
+    let (a, b) = (sa.as_ref(), sb.as_ref());
+    assert_eq!(a.headline().counts, b.headline().counts, "{what}");
+    assert_eq!(a.headline().value, b.headline().value, "{what}");
+    assert_eq!(a.items().ok(), b.items().ok(), "{what}");
+    assert_eq!(a.metrics(), b.metrics(), "{what}");
+    assert_eq!(a.meta(), b.meta(), "{what}");
+    assert_eq!(a.diagnostics(), b.diagnostics(), "{what}");
+}
+
+/// After every piece appended (cut anywhere, a half line held), the run so far of each
+/// appendable JSONL (QA, OpenAI Evals, promptfoo) is the full read of its complete lines.
+#[test]
+fn the_run_so_far_of_a_growing_jsonl_is_a_full_read_of_its_complete_lines() {
+    for (path, bytes) in files() {
+        let mut live = LiveRun::new(&path, &Settings::default());
+        let step = (bytes.len() / 23).max(1);
+        let mut at = 0;
+        let mut checked = 0;
+        while at < bytes.len() {
+            let end = (at + step).min(bytes.len());
+            live.append(&bytes[at..end]).unwrap();
+            at = end;
+            let complete = live.numbers().bytes_read as usize;
+            let so_far = live.read_run("run");
+            let files = [(path.clone(), bytes[..complete].to_vec())];
+            if complete > 0 {
+                assert_so_far_is_the_full_read(so_far, &files, &format!("{path} at {end}"));
+                checked += 1;
+            }
+        }
+        assert!(checked > 5, "{path}");
+        assert!(live.read_run("run").is_some(), "{path}");
+    }
+}
+
+/// A QA JSONL with bad lines, bytes that are not UTF-8 and a turn out of order: the run so far
+/// says what a full read says, problem for problem.
+#[test]
+fn the_run_so_far_of_a_jsonl_with_problems_is_a_full_read() {
+    let mut bytes = qa_text();
+    bytes.extend_from_slice(b"{\"conversation_id\": \"x\", \"turn_idx\": 1, \"expected\": 3}\n");
+    bytes.extend_from_slice(b"not json at all\n");
+    bytes.extend_from_slice(b"{\"conversation_id\": \"x\", \"turn_idx\": 0, \"expected\": \xff}\n");
+    bytes.extend_from_slice(
+        b"{\"conversation_id\": \"x\", \"turn_idx\": 0, \"expected\": 2, \"predicted\": 2}\n",
+    );
+    let mut live = LiveRun::new("run.jsonl", &Settings::default());
+    for (k, piece) in bytes.chunks(97).enumerate() {
+        live.append(piece).unwrap();
+        let complete = live.numbers().bytes_read as usize;
+        if complete > 0 {
+            let files = [("run.jsonl".to_string(), bytes[..complete].to_vec())];
+            assert_so_far_is_the_full_read(live.read_run("run"), &files, &format!("piece {k}"));
+        }
+    }
+    assert!(live.diagnostics().len() >= 2, "{:?}", live.diagnostics());
+}
+
+/// A trace folder growing by whole files, some written again: after each, the run so far is
+/// the full read of the files as they are.
+#[test]
+fn the_run_so_far_of_a_trace_folder_is_a_full_read_of_its_files() {
+    let mut live = LiveFiles::new(&Settings::default());
+    let mut folder: Vec<(String, Vec<u8>)> = Vec::new();
+    assert!(live.read_run("run").is_none());
+    for k in [3usize, 0, 5, 1, 4, 2, 7, 6] {
+        let (path, bytes) = trace(k, k);
+        live.put(&path, &bytes).unwrap();
+        folder.push((path, bytes));
+        folder.sort();
+        assert_so_far_is_the_full_read(live.read_run("run"), &folder, &format!("trace {k}"));
+    }
+    // One written again as another conversation's trace.
+    let (path, bytes) = trace(2, 5);
+    let (path5, _) = trace(5, 5);
+    assert_eq!(path, path5);
+    live.put(&path, &bytes).unwrap();
+    folder.iter_mut().find(|(p, _)| *p == path).unwrap().1 = bytes;
+    assert_so_far_is_the_full_read(live.read_run("run"), &folder, "rewritten");
+    // One written again as no trace: read with the folder, no more on its own.
+    assert!(live.put(&path, b"{\"hello\": 1}").is_err());
+    assert!(!live.has(&path));
+    folder.retain(|(p, _)| *p != path);
+    assert_eq!(live.len(), folder.len());
+    assert_so_far_is_the_full_read(live.read_run("run"), &folder, "forgotten");
+    assert_eq!(
+        (live.numbers().correct, live.numbers().judged),
+        full_read_of(&folder)
+    );
+}
+
+/// The status a log records of its lifecycle is a log's only: a numeric QA run's recorded
+/// status (its metadata's) is none, an Inspect log's and an OpenAI Evals file's are theirs.
+#[test]
+fn only_a_log_records_a_lifecycle_status() {
+    let qa = scored_whole(&[("run.jsonl".to_string(), qa_text())]);
+    assert!(qa.as_ref().meta().get("status").is_some());
+    assert_eq!(qa.as_ref().lifecycle_status(), None);
+    let (path, bytes) = read_fixture(EPOCHS1);
+    let inspect = scored_whole(&[(path, bytes)]);
+    assert_eq!(
+        inspect.as_ref().lifecycle_status().as_deref(),
+        Some("success")
+    );
+    let (path, bytes) = files().swap_remove(1);
+    let oai = scored_whole(&[(path, bytes)]);
+    assert_eq!(oai.as_ref().lifecycle_status().as_deref(), Some("complete"));
+    let (path, bytes) = files().swap_remove(3);
+    let promptfoo = scored_whole(&[(path, bytes)]);
+    assert_eq!(promptfoo.as_ref().lifecycle_status(), None);
+}
+
+/// The cost of one rebuild of the run so far of a big watched QA JSONL (20,000 turns): read and
+/// scored from the bytes (the full read) against `read_run` and scored. Printed, not timed as
+/// a test (`cargo test --release -p evalboard-engine --test it so_far_cost -- --ignored
+/// --nocapture`).
+#[test]
+#[ignore]
+fn so_far_cost_of_a_big_jsonl() {
+    use std::time::Instant;
+    let mut text = String::new();
+    for c in 0..4000 {
+        for t in 0..5 {
+            text.push_str(&format!(
+                "{{\"conversation_id\": \"conv-{c}\", \"turn_idx\": {t}, \"question\": \"What \
+                 was the change in revenue from {t} to {c}?\", \"expected\": \"{}\", \
+                 \"predicted\": {}, \"latency_ms\": {}}}\n",
+                c * 10 + t,
+                if c % 3 == 0 {
+                    c * 10 + t + 1
+                } else {
+                    c * 10 + t
+                },
+                100 + c % 50
+            ));
+        }
+    }
+    let bytes = text.into_bytes();
+    let mut live = LiveRun::new("run.jsonl", &Settings::default());
+    live.append(&bytes).unwrap();
+    let files = [("run.jsonl".to_string(), bytes.clone())];
+    let input = RunInput::new(
+        "run",
+        files
+            .iter()
+            .map(|(p, b)| InputFile::new(p, b.clone()))
+            .collect(),
+    );
+    let best = |f: &mut dyn FnMut()| {
+        (0..5)
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1000.0
+            })
+            .fold(f64::MAX, f64::min)
+    };
+    let full = best(&mut || {
+        let read = run::read(&input, None, ReadOptions::default()).unwrap();
+        std::hint::black_box(run::score(read, &Settings::default(), 1));
+    });
+    let full_read = best(&mut || {
+        std::hint::black_box(run::read(&input, None, ReadOptions::default()).unwrap());
+    });
+    let so_far = best(&mut || {
+        let read = live.read_run("run").unwrap();
+        std::hint::black_box(run::score(read, &Settings::default(), 1));
+    });
+    let so_far_read = best(&mut || {
+        std::hint::black_box(live.read_run("run").unwrap());
+    });
+    println!(
+        "20,000 turns ({} KB): read + score {full:.1} ms (read {full_read:.1} ms); read_run + \
+         score {so_far:.1} ms (read_run {so_far_read:.1} ms)",
+        bytes.len() / 1024
+    );
+}
+
+/// The bench's writer (`bench/watch_lag.mjs`: one turn every 100 ms, five a conversation), the
+/// run so far rebuilt every ten turns: never a panic, and the last equals the full read.
+#[test]
+fn the_bench_writer_pattern_rebuilds_the_run_so_far_without_fail() {
+    let mut live = LiveRun::new("w/run.jsonl", &Settings::default());
+    let mut all = Vec::new();
+    for i in 0..3000u64 {
+        let expected = 10 + (i % 50);
+        let predicted = if i % 4 == 0 { expected + 1 } else { expected };
+        let line = format!(
+            "{{\"conversation_id\":\"c{}\",\"turn_idx\":{},\"question\":\"q {i}\",\"expected\":\"{expected}\",\"predicted\":{predicted},\"latency_ms\":{}}}\n",
+            i / 5,
+            i % 5,
+            100 + (i % 17)
+        );
+        all.extend_from_slice(line.as_bytes());
+        live.append(line.as_bytes()).unwrap();
+        if i % 10 == 9 {
+            let read = live.read_run("w · so far").unwrap();
+            let scored = run::score(read, &Settings::default(), 1);
+            assert_eq!(scored.as_ref().counts().1 as u64, i + 1);
+        }
+    }
+    assert_so_far_is_the_full_read(
+        live.read_run("run"),
+        &[("w/run.jsonl".to_string(), all)],
+        "bench",
+    );
+}

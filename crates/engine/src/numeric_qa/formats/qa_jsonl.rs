@@ -366,6 +366,11 @@ impl QaJsonlReader {
         &self.diags
     }
 
+    /// The path the reader names in its diagnostics.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
     /// Reads the next piece of the file.
     pub fn feed(&mut self, mut piece: &[u8]) {
         if !self.partial.is_empty() {
@@ -633,17 +638,27 @@ impl QaJsonlReader {
             let last = std::mem::take(&mut self.partial);
             self.read_lines(&last);
         }
-        let QaJsonlReader {
-            path,
-            mut convs,
-            mut diags,
-            n_ok,
-            n_bad,
-            repeats,
-            ..
-        } = self;
-        let path = path.as_str();
-        repeats.finish(&mut diags, path);
+        let convs = std::mem::take(&mut self.convs);
+        let diags = std::mem::take(&mut self.diags);
+        self.finished(convs, diags)
+    }
+
+    /// What [`QaJsonlReader::finish`] would give of the complete lines fed so far (a line not
+    /// ended yet is left out), the reader kept as it is: the conversations and diagnostics
+    /// copied, nothing read again (a watched file's run so far, [`crate::run::live`]).
+    pub fn so_far(&self) -> Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>> {
+        self.finished(self.convs.clone(), self.diags.clone())
+    }
+
+    /// The end of a read: the bad and repeated lines not listed counted, an empty file an
+    /// error, each conversation's turn order checked.
+    fn finished(
+        &self,
+        mut convs: Vec<QaConversation>,
+        mut diags: Vec<Diagnostic>,
+    ) -> Result<(Vec<QaConversation>, Vec<Diagnostic>), Vec<Diagnostic>> {
+        let (path, n_ok, n_bad) = (self.path.as_str(), self.n_ok, self.n_bad);
+        self.repeats.finish(&mut diags, path);
         if n_bad > 1000 {
             diags.push(Diagnostic::error(
                 path,
