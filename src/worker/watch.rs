@@ -47,6 +47,9 @@ const MAX_FILES: usize = 2000;
 const MAX_DEPTH: usize = 6;
 /// The most bytes read from a file at once.
 const CHUNK: f64 = 8.0 * 1024.0 * 1024.0;
+/// The longest one read of the folder (a listing step, a `getFile`, a slice) may take before
+/// the round leaves it to the next one.
+const READ_TIMEOUT_MS: f64 = 10_000.0;
 /// The IndexedDB keys of kept watches start with this.
 const KEY_PREFIX: &str = "watch/";
 
@@ -344,6 +347,9 @@ async fn run<const FAMILIES: FamilySet>(
                     (w.interval_ms * 2.0).min(SLOW_MS)
                 };
             }
+            // A read that did not finish (or the file changed under it): the next round reads
+            // again, soon.
+            Err(e) if is_transient(&e) => watch.borrow_mut().interval_ms = FAST_MS,
             Err(e) => {
                 let message = stop_message(&e, &watch.borrow().name);
                 // A permission revoked while watching: wait for it again (Resume).
@@ -609,7 +615,7 @@ async fn round<const FAMILIES: FamilySet>(watch: &Rc<RefCell<Watch>>) -> Js<bool
     let mut changed = false;
     for (path, handle) in handles {
         // A file deleted since the listing is looked at no more (the folder's listing said it).
-        let Ok(file) = call(&handle, "getFile", &[]).await else {
+        let Ok(file) = call_timed(&handle, "getFile", &[]).await else {
             continue;
         };
         let size = get(&file, "size")?.as_f64().unwrap_or(0.0);
@@ -822,7 +828,7 @@ async fn read_archive(
 /// Bytes `from..to` of `file`.
 async fn read_slice(file: &JsValue, from: f64, to: f64) -> Js<Vec<u8>> {
     let part = call_now(file, "slice", &[from.into(), to.into()])?;
-    let buf = call(&part, "arrayBuffer", &[]).await?;
+    let buf = call_timed(&part, "arrayBuffer", &[]).await?;
     Ok(Uint8Array::new(&buf).to_vec())
 }
 
@@ -831,8 +837,26 @@ fn is_transient(e: &JsValue) -> bool {
     let kind = get(e, "name").ok().and_then(|n| n.as_string());
     matches!(
         kind.as_deref(),
-        Some("NotReadableError" | "InvalidStateError")
+        Some("NotReadableError" | "InvalidStateError" | "TimeoutError")
     )
+}
+
+/// `obj.name(...args)` awaited, given up after [`READ_TIMEOUT_MS`] with a `TimeoutError`
+/// (transient: read again next round), so that a browser read of the folder that never settles
+/// cannot stall the watch.
+async fn call_timed(obj: &JsValue, name: &str, args: &[JsValue]) -> Js<JsValue> {
+    let p = Promise::resolve(&call_now(obj, name, args)?);
+    let timeout = Promise::new(&mut |_, reject: Function| {
+        let err = js_sys::Error::new("a read of the watched folder did not finish in time");
+        err.set_name("TimeoutError");
+        // setTimeout(reject, ms, err): the rejection of a race already settled is ignored.
+        let _ = call_now(
+            &js_sys::global(),
+            "setTimeout",
+            &[reject.into(), READ_TIMEOUT_MS.into(), err.into()],
+        );
+    });
+    JsFuture::from(Promise::race(&Array::of2(&p, &timeout))).await
 }
 
 /// A file seen for the first time (or written anew) of folder `folder` (an `.eval`'s run reads
@@ -865,7 +889,7 @@ async fn list_files(
     let iter = call_now(dir, "values", &[])?;
     let mut subdirs = Vec::new();
     while out.len() < MAX_FILES {
-        let step = call(&iter, "next", &[]).await?;
+        let step = call_timed(&iter, "next", &[]).await?;
         if get(&step, "done")?.is_truthy() {
             break;
         }
