@@ -218,15 +218,20 @@ fn trace(which: usize, k: usize) -> (String, Vec<u8>) {
     (format!("traces/t{k}.json"), text.into_bytes())
 }
 
-/// A folder of `files` read whole and scored with the default settings.
-fn scored_whole(files: &[(String, Vec<u8>)]) -> run::ScoredRun {
-    let input = RunInput::new(
+/// A folder of `files` as the engine's input (run "run").
+fn folder_input(files: &[(String, Vec<u8>)]) -> RunInput {
+    RunInput::new(
         "run",
         files
             .iter()
             .map(|(p, b)| InputFile::new(p, b.clone()))
             .collect(),
-    );
+    )
+}
+
+/// A folder of `files` read whole and scored with the default settings.
+fn scored_whole(files: &[(String, Vec<u8>)]) -> run::ScoredRun {
+    let input = folder_input(&files[..]);
     let read = run::read(&input, None, ReadOptions::default()).unwrap();
     run::score(read, &Settings::default(), 1)
 }
@@ -550,13 +555,7 @@ fn assert_so_far_is_the_full_read(
     files: &[(String, Vec<u8>)],
     what: &str,
 ) {
-    let input = RunInput::new(
-        "run",
-        files
-            .iter()
-            .map(|(p, b)| InputFile::new(p, b.clone()))
-            .collect(),
-    );
+    let input = folder_input(&files[..]);
     let full = run::read(&input, None, ReadOptions::default());
     let (so_far, full) = match (so_far, full) {
         (None, Err(_)) => return,
@@ -710,13 +709,7 @@ fn so_far_cost_of_a_big_jsonl() {
     let mut live = LiveRun::new("run.jsonl", &Settings::default());
     live.append(&bytes).unwrap();
     let files = [("run.jsonl".to_string(), bytes.clone())];
-    let input = RunInput::new(
-        "run",
-        files
-            .iter()
-            .map(|(p, b)| InputFile::new(p, b.clone()))
-            .collect(),
-    );
+    let input = folder_input(&files[..]);
     let best = |f: &mut dyn FnMut()| {
         (0..5)
             .map(|_| {
