@@ -231,7 +231,7 @@ fn folder_input(files: &[(String, Vec<u8>)]) -> RunInput {
 
 /// A folder of `files` read whole and scored with the default settings.
 fn scored_whole(files: &[(String, Vec<u8>)]) -> run::ScoredRun {
-    let input = folder_input(&files[..]);
+    let input = folder_input(files);
     let read = run::read(&input, None, ReadOptions::default()).unwrap();
     run::score(read, &Settings::default(), 1)
 }
@@ -555,7 +555,7 @@ fn assert_so_far_is_the_full_read(
     files: &[(String, Vec<u8>)],
     what: &str,
 ) {
-    let input = folder_input(&files[..]);
+    let input = folder_input(files);
     let full = run::read(&input, None, ReadOptions::default());
     let (so_far, full) = match (so_far, full) {
         (None, Err(_)) => return,
