@@ -457,11 +457,10 @@ fn handle_request(
                     let settings = state.borrow().settings.clone();
                     // A folder the watch already parsed (one `.eval`, one JSONL, traces):
                     // scored, not read again.
-                    match folder
-                        .read
-                        .and_then(|r| run::score_in::<FAMILIES>(r, &settings, 1))
-                    {
-                        Some(scored) => {
+                    // Only the turns not seen before are scored (numeric QA: the live readers
+                    // keep each turn's scores).
+                    match folder.read.and_then(|r| r.score_in::<FAMILIES>(&settings)) {
+                        Some((scored, _)) => {
                             let mut st = state.borrow_mut();
                             let kept = Kept {
                                 id: run_id,

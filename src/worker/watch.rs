@@ -77,7 +77,7 @@ pub(crate) type Materialize = Rc<dyn Fn(RunId, String, Folder) -> Vec<LogState>>
 pub(crate) struct Folder {
     pub paths: Vec<String>,
     pub buffers: Array,
-    pub read: Option<evalboard_engine::run::ReadRun>,
+    pub read: Option<evalboard_engine::run::live::SoFar>,
 }
 
 /// A log of the watched folder as loaded whole: its run's name, the status it records (an
@@ -404,9 +404,10 @@ fn load_whole(run_id: RunId, watch: &Rc<RefCell<Watch>>) {
             [(_, f, bytes)] if f.archive.is_some() => f
                 .archive
                 .as_ref()
-                .and_then(|a| a.read_run(&name, bytes.len() as u64)),
-            [(_, f, _)] if f.live.is_some() => f.live.as_ref().and_then(|l| l.read_run(&name)),
-            [_, ..] if traces => w.alone.read_run(&name),
+                .and_then(|a| a.read_run(&name, bytes.len() as u64))
+                .map(Into::into),
+            [(_, f, _)] if f.live.is_some() => f.live.as_ref().and_then(|l| l.so_far(&name)),
+            [_, ..] if traces => w.alone.so_far(&name),
             _ => None,
         };
         // The bytes go with the run for a full read, and for an `.eval`'s sample drawers.

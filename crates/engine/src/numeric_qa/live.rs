@@ -3,12 +3,15 @@
 //! ([`QaJsonlReader`]); and a financial-agent-2 trace folder as it grows by whole files, each new
 //! (or rewritten) `traces/<id>.json` read alone by the family's trace reader
 //! ([`read_file_owned`], [`trace_file`]). Each new turn is scored alone by
-//! [`score::score_turn`] under the run's settings, as a full read scores it.
+//! [`score::score_turn`] under the run's settings, as a full read scores it, and its scores are
+//! kept ([`KnownTurns`]): the run so far is scored from them, only turns not seen before scored
+//! ([`score::score_qa_run_known`]).
 
 use super::formats::fa2_traces;
 use super::formats::qa_jsonl::{self, QaJsonlReader};
 use super::model::{QaRun, QaTurn, ReadDetail};
 use super::read::{assemble_qa_run, read_file_owned, FileRead};
+use super::score::known::KnownTurns;
 use super::score::{self, ScoreConfig};
 use crate::diag::Diagnostic;
 use crate::live::{LiveFailure, LiveItem, LiveTally};
@@ -17,6 +20,9 @@ use crate::live::{LiveFailure, LiveItem, LiveTally};
 pub struct QaLive {
     reader: QaJsonlReader,
     config: ScoreConfig,
+    /// Each turn's scores, kept as it was scored (shared with a run so far being scored: a
+    /// rebuild holds it for as long as it scores, then lets go).
+    known: std::sync::Arc<KnownTurns>,
 }
 
 impl QaLive {
@@ -24,6 +30,7 @@ impl QaLive {
     pub fn start(path: &str, first_line: &[u8], config: ScoreConfig) -> Option<QaLive> {
         qa_jsonl::looks_like_qa_jsonl(first_line).then(|| QaLive {
             reader: QaJsonlReader::new(&path.replace('\\', "/")),
+            known: std::sync::Arc::new(KnownTurns::new(&config.tolerances)),
             config,
         })
     }
@@ -40,7 +47,8 @@ impl QaLive {
                 continue;
             }
             let Some((conv, turn)) = last else { continue };
-            count_turn(&conv.id, turn, &self.config, tally);
+            let parts = count_turn(&conv.id, turn, &self.config, tally);
+            std::sync::Arc::make_mut(&mut self.known).insert(turn, parts);
             new += 1;
         }
         new
@@ -56,6 +64,11 @@ impl QaLive {
     pub fn read_so_far(&self, bytes: usize) -> FileRead<'static> {
         super::read::qa_jsonl_so_far(&self.reader, bytes)
     }
+
+    /// The scores of the turns read so far, each kept as it was scored.
+    pub fn known(&self) -> &std::sync::Arc<KnownTurns> {
+        &self.known
+    }
 }
 
 /// The run `name` of the files `reads` (each read alone, in any order), as a full read of a
@@ -66,10 +79,15 @@ pub fn run_of(name: &str, reads: Vec<FileRead<'_>>) -> Option<QaRun> {
 }
 
 /// Scores `turn` of conversation `conv` under `config` and counts it in `tally` (a wrong one
-/// among the first failures, with its answer against the expected one).
-fn count_turn(conv: &str, turn: &QaTurn, config: &ScoreConfig, tally: &mut LiveTally) {
-    let (answer, fa2, _, _) = score::score_turn(turn, config);
-    let correct = score::verdict(config.profile, &answer, &fa2);
+/// among the first failures, with its answer against the expected one); its scores.
+fn count_turn(
+    conv: &str,
+    turn: &QaTurn,
+    config: &ScoreConfig,
+    tally: &mut LiveTally,
+) -> score::TurnParts {
+    let parts = score::score_turn(turn, config);
+    let correct = score::verdict(config.profile, &parts.0, &parts.1);
     let item = LiveItem {
         reading: Some(if correct { 1.0 } else { 0.0 }),
         errored: turn.error.is_some(),
@@ -87,18 +105,19 @@ fn count_turn(conv: &str, turn: &QaTurn, config: &ScoreConfig, tally: &mut LiveT
             )
         });
     }
+    parts
 }
 
 /// A financial-agent-2 trace file (`traces/<id>.json`: one conversation), read whole and alone
 /// by the full read's own file reader ([`read_file_owned`]), its turns scored under `config` in
-/// their order: their tally and the file's read (kept for the run so far, [`run_of`]). `None`
-/// when the file is not a trace (as a full read tells). A trace that cannot be read counts no
-/// turn and says why in its read's diagnostics.
+/// their order: their tally, their scores and the file's read (kept for the run so far,
+/// [`run_of`]). `None` when the file is not a trace (as a full read tells). A trace that cannot
+/// be read counts no turn and says why in its read's diagnostics.
 pub fn trace_file(
     path: &str,
     bytes: &[u8],
     config: &ScoreConfig,
-) -> Option<(LiveTally, FileRead<'static>)> {
+) -> Option<(LiveTally, KnownTurns, FileRead<'static>)> {
     if !fa2_traces::looks_like_trace(bytes) {
         return None;
     }
@@ -108,10 +127,12 @@ pub fn trace_file(
         return None;
     }
     let mut tally = LiveTally::default();
+    let mut known = KnownTurns::new(&config.tolerances);
     if let Some(conv) = read.trace() {
         for turn in &conv.turns {
-            count_turn(&conv.id, turn, config, &mut tally);
+            let parts = count_turn(&conv.id, turn, config, &mut tally);
+            known.insert(turn, parts);
         }
     }
-    Some((tally, read))
+    Some((tally, known, read))
 }

@@ -14,8 +14,13 @@
 //! An Inspect `.eval` that Inspect is writing is a [`LiveArchive`]: each change is read from the
 //! archive's end (end records and central directory), then only the members not read before
 //! ([`crate::evallog::live_archive`]); a finished log (`header.json`) replaces the running one.
+//!
+//! Each of them gives the run read so far ([`SoFar`]: what [`super::read`] gives of the same
+//! bytes, built from what the reader already parsed) with the numeric QA turns' scores it kept,
+//! so that scoring it ([`SoFar::score_in`]) scores only the turns not seen before.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::{has, FamilySet, Settings, ALL_FAMILIES};
 use crate::diag::Diagnostic;
@@ -26,6 +31,44 @@ use crate::evallog::live_archive::EvalLive;
 use crate::family::Family;
 use crate::live::{LineTail, LiveNumbers, LiveTally};
 use crate::numeric_qa::live::QaLive;
+use crate::numeric_qa::score::known::KnownTurns;
+
+/// A watched run read so far, with the scores of the numeric QA turns its readers kept as the
+/// turns came (none for an eval log: its items are judged by the scores the log records).
+pub struct SoFar {
+    read: super::ReadRun,
+    known: Option<Arc<KnownTurns>>,
+}
+
+impl From<super::ReadRun> for SoFar {
+    fn from(read: super::ReadRun) -> SoFar {
+        SoFar { read, known: None }
+    }
+}
+
+impl SoFar {
+    /// The run as read.
+    pub fn read(&self) -> &super::ReadRun {
+        &self.read
+    }
+
+    /// Scores the run under `settings`, as [`super::score_in`] does (`None` for another family's
+    /// run): a numeric QA turn whose scores were kept under the same tolerances is not scored
+    /// again. How many turns were scored, when the run had kept scores (`None`: every item was).
+    pub fn score_in<const FAMILIES: FamilySet>(
+        self,
+        settings: &Settings,
+    ) -> Option<(super::ScoredRun, Option<usize>)> {
+        match (self.read, self.known) {
+            (super::ReadRun::NumericQa(run), Some(known)) if has(FAMILIES, Family::NumericQa) => {
+                let cfg = &settings.numeric_qa;
+                let (scored, n) = crate::numeric_qa::score::score_qa_run_known(run, cfg, &known);
+                Some((super::ScoredRun::NumericQa(scored), Some(n)))
+            }
+            (read, _) => Some((super::score_in::<FAMILIES>(read, settings, 1)?, None)),
+        }
+    }
+}
 
 /// A watched file: what it is, its unread tail and its numbers so far.
 pub struct LiveRun {
@@ -143,6 +186,16 @@ impl LiveRun {
         }
     }
 
+    /// [`LiveRun::read_run`] with the scores of the turns read so far, for [`SoFar::score_in`].
+    pub fn so_far(&self, name: &str) -> Option<SoFar> {
+        let read = self.read_run(name)?;
+        let known = match self.reader.as_ref()? {
+            Reader::Qa(r) => Some(r.known().clone()),
+            Reader::Log(_) => None,
+        };
+        Some(SoFar { read, known })
+    }
+
     /// The numbers so far.
     pub fn numbers(&self) -> LiveNumbers {
         LiveNumbers {
@@ -191,6 +244,8 @@ pub struct LiveFiles {
     /// Each path's place in `files`.
     index: BTreeMap<String, usize>,
     tally: LiveTally,
+    /// The scores of the files' turns, each kept as it was scored.
+    known: Arc<KnownTurns>,
 }
 
 struct WholeFile {
@@ -213,6 +268,7 @@ impl LiveFiles {
             files: Vec::new(),
             index: BTreeMap::new(),
             tally: LiveTally::default(),
+            known: Arc::new(KnownTurns::new(&settings.numeric_qa.tolerances)),
         }
     }
 
@@ -223,11 +279,15 @@ impl LiveFiles {
     pub fn put(&mut self, path: &str, bytes: &[u8]) -> Result<usize, NotLive> {
         let path = path.replace('\\', "/");
         let cfg = self.qa.as_ref().ok_or(NotLive::NotAlone)?;
-        let Some((tally, read)) = crate::numeric_qa::live::trace_file(&path, bytes, cfg) else {
+        let Some((tally, known, read)) = crate::numeric_qa::live::trace_file(&path, bytes, cfg)
+        else {
             // A trace written again as something else: read whole with the folder from now on.
             self.forget(&path);
             return Err(NotLive::NotAlone);
         };
+        let kept = Arc::make_mut(&mut self.known);
+        kept.forget_file(&path);
+        kept.extend(&known);
         let n = tally.len();
         let file = WholeFile { tally, read };
         match self.index.get(&path) {
@@ -265,6 +325,7 @@ impl LiveFiles {
         let Some(at) = self.index.remove(path) else {
             return;
         };
+        Arc::make_mut(&mut self.known).forget_file(path);
         if at < self.files.len() {
             self.files.remove(at);
         }
@@ -287,6 +348,14 @@ impl LiveFiles {
             .map(|f| f.read.trace_copy())
             .collect::<Option<_>>()?;
         crate::numeric_qa::live::run_of(name, reads).map(super::ReadRun::NumericQa)
+    }
+
+    /// [`LiveFiles::read_run`] with the scores of the files' turns, for [`SoFar::score_in`].
+    pub fn so_far(&self, name: &str) -> Option<SoFar> {
+        Some(SoFar {
+            read: self.read_run(name)?,
+            known: Some(self.known.clone()),
+        })
     }
 
     /// The files read on their own so far.

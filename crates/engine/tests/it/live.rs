@@ -6,7 +6,7 @@
 //! often one was written again.
 
 use evalboard_engine::live::LiveNumbers;
-use evalboard_engine::run::live::{LiveFiles, LiveRun};
+use evalboard_engine::run::live::{LiveFiles, LiveRun, SoFar};
 use evalboard_engine::run::{self, ReadOptions, Settings};
 use evalboard_engine::{InputFile, RunInput};
 use evalboard_test_support::fixture;
@@ -548,26 +548,44 @@ proptest! {
 // ---- The run so far (`read_run`): the watched folder as a run of the run list ----
 
 /// `so_far`, the run read so far, is the full read of a folder of `files` (`run::read` of
-/// their bytes): the read itself, and scored, its headline (counts and value), items, metrics,
-/// metadata and diagnostics. `None` exactly when the full read fails.
+/// their bytes): the read itself, and scored (from the scores its readers kept), its headline
+/// (counts and value), items, metrics, metadata, diagnostics and every turn's scores. `None`
+/// exactly when the full read fails. How many turns scoring it scored (`None`: every item).
 fn assert_so_far_is_the_full_read(
-    so_far: Option<run::ReadRun>,
+    so_far: Option<SoFar>,
     files: &[(String, Vec<u8>)],
     what: &str,
-) {
+) -> Option<usize> {
+    assert_so_far_is_the_full_read_under(so_far, files, &Settings::default(), what)
+}
+
+/// [`assert_so_far_is_the_full_read`] scored under `settings`.
+fn assert_so_far_is_the_full_read_under(
+    so_far: Option<SoFar>,
+    files: &[(String, Vec<u8>)],
+    settings: &Settings,
+    what: &str,
+) -> Option<usize> {
     let input = folder_input(files);
     let full = run::read(&input, None, ReadOptions::default());
     let (so_far, full) = match (so_far, full) {
-        (None, Err(_)) => return,
+        (None, Err(_)) => return None,
         (Some(s), Ok(f)) => (s, f),
         (s, f) => panic!("{what}: so far {:?}, full {:?}", s.is_some(), f.is_ok()),
     };
-    assert_eq!(format!("{so_far:?}"), format!("{full:?}"), "{what}");
-    let (sa, sb) = (
-        run::score(so_far, &Settings::default(), 1),
-        run::score(full, &Settings::default(), 1),
+    assert_eq!(
+        format!("{:?}", so_far.read()),
+        format!("{full:?}"),
+        "{what}"
     );
+    let (sa, scored) = so_far
+        .score_in::<{ run::ALL_FAMILIES }>(settings)
+        .expect("every family is scored");
+    let sb = run::score(full, settings, 1);
     assert_eq!(sa.files(), sb.files(), "{what}");
+    if let (run::ScoredRun::NumericQa(a), run::ScoredRun::NumericQa(b)) = (&sa, &sb) {
+        assert_eq!(a.turns, b.turns, "{what}");
+    }
     let (a, b) = (sa.as_ref(), sb.as_ref());
     assert_eq!(a.headline().counts, b.headline().counts, "{what}");
     assert_eq!(a.headline().value, b.headline().value, "{what}");
@@ -575,6 +593,7 @@ fn assert_so_far_is_the_full_read(
     assert_eq!(a.metrics(), b.metrics(), "{what}");
     assert_eq!(a.meta(), b.meta(), "{what}");
     assert_eq!(a.diagnostics(), b.diagnostics(), "{what}");
+    scored
 }
 
 /// After every piece appended (cut anywhere, a half line held), the run so far of each
@@ -591,10 +610,15 @@ fn the_run_so_far_of_a_growing_jsonl_is_a_full_read_of_its_complete_lines() {
             live.append(&bytes[at..end]).unwrap();
             at = end;
             let complete = live.numbers().bytes_read as usize;
-            let so_far = live.read_run("run");
+            let so_far = live.so_far("run");
             let files = [(path.clone(), bytes[..complete].to_vec())];
             if complete > 0 {
-                assert_so_far_is_the_full_read(so_far, &files, &format!("{path} at {end}"));
+                let what = format!("{path} at {end}");
+                let scored = assert_so_far_is_the_full_read(so_far, &files, &what);
+                // A QA file's turns were each scored once, as their line came: none again.
+                if path.ends_with("run.jsonl") {
+                    assert_eq!(scored, Some(0), "{what}");
+                }
                 checked += 1;
             }
         }
@@ -620,10 +644,34 @@ fn the_run_so_far_of_a_jsonl_with_problems_is_a_full_read() {
         let complete = live.numbers().bytes_read as usize;
         if complete > 0 {
             let files = [("run.jsonl".to_string(), bytes[..complete].to_vec())];
-            assert_so_far_is_the_full_read(live.read_run("run"), &files, &format!("piece {k}"));
+            let what = format!("piece {k}");
+            let scored = assert_so_far_is_the_full_read(live.so_far("run"), &files, &what);
+            assert_eq!(scored, Some(0), "{what}");
         }
     }
     assert!(live.diagnostics().len() >= 2, "{:?}", live.diagnostics());
+}
+
+/// Scored under tolerances other than those the watch scored its turns with, the run so far
+/// takes none of the kept scores: every turn is scored again, as a full read scores it under
+/// them (some verdicts change).
+#[test]
+fn the_run_so_far_under_other_tolerances_is_scored_again() {
+    let bytes = qa_text();
+    let mut live = LiveRun::new("run.jsonl", &Settings::default());
+    live.append(&bytes).unwrap();
+    let mut loose = Settings::default();
+    loose.numeric_qa.tolerances.rel = 0.05;
+    let files = [("run.jsonl".to_string(), bytes)];
+    let what = "rel 0.05";
+    let scored = assert_so_far_is_the_full_read_under(live.so_far("run"), &files, &loose, what);
+    assert_eq!(scored, Some(12));
+    let counts = |s: &Settings| {
+        let so_far = live.so_far("run").unwrap();
+        let (scored, _) = so_far.score_in::<{ run::ALL_FAMILIES }>(s).unwrap();
+        scored.as_ref().headline().counts.unwrap().correct
+    };
+    assert!(counts(&loose) > counts(&Settings::default()));
 }
 
 /// A trace folder growing by whole files, some written again: after each, the run so far is
@@ -638,7 +686,10 @@ fn the_run_so_far_of_a_trace_folder_is_a_full_read_of_its_files() {
         live.put(&path, &bytes).unwrap();
         folder.push((path, bytes));
         folder.sort();
-        assert_so_far_is_the_full_read(live.read_run("run"), &folder, &format!("trace {k}"));
+        let what = format!("trace {k}");
+        let scored = assert_so_far_is_the_full_read(live.so_far("run"), &folder, &what);
+        // Each trace's turns were scored once, as it came: none again.
+        assert_eq!(scored, Some(0), "{what}");
     }
     // One written again as another conversation's trace.
     let (path, bytes) = trace(2, 5);
@@ -646,13 +697,15 @@ fn the_run_so_far_of_a_trace_folder_is_a_full_read_of_its_files() {
     assert_eq!(path, path5);
     live.put(&path, &bytes).unwrap();
     folder.iter_mut().find(|(p, _)| *p == path).unwrap().1 = bytes;
-    assert_so_far_is_the_full_read(live.read_run("run"), &folder, "rewritten");
+    let scored = assert_so_far_is_the_full_read(live.so_far("run"), &folder, "rewritten");
+    assert_eq!(scored, Some(0));
     // One written again as no trace: read with the folder, no more on its own.
     assert!(live.put(&path, b"{\"hello\": 1}").is_err());
     assert!(!live.has(&path));
     folder.retain(|(p, _)| *p != path);
     assert_eq!(live.len(), folder.len());
-    assert_so_far_is_the_full_read(live.read_run("run"), &folder, "forgotten");
+    let scored = assert_so_far_is_the_full_read(live.so_far("run"), &folder, "forgotten");
+    assert_eq!(scored, Some(0));
     assert_eq!(
         (live.numbers().correct, live.numbers().judged),
         full_read_of(&folder)
@@ -730,12 +783,18 @@ fn so_far_cost_of_a_big_jsonl() {
         let read = live.read_run("run").unwrap();
         std::hint::black_box(run::score(read, &Settings::default(), 1));
     });
+    let kept = best(&mut || {
+        let so_far = live.so_far("run").unwrap();
+        let settings = Settings::default();
+        std::hint::black_box(so_far.score_in::<{ run::ALL_FAMILIES }>(&settings).unwrap());
+    });
     let so_far_read = best(&mut || {
         std::hint::black_box(live.read_run("run").unwrap());
     });
     println!(
         "20,000 turns ({} KB): read + score {full:.1} ms (read {full_read:.1} ms); read_run + \
-         score {so_far:.1} ms (read_run {so_far_read:.1} ms)",
+         score {so_far:.1} ms (read_run {so_far_read:.1} ms); so_far scored from the kept \
+         scores {kept:.1} ms",
         bytes.len() / 1024
     );
 }
@@ -758,14 +817,18 @@ fn the_bench_writer_pattern_rebuilds_the_run_so_far_without_fail() {
         all.extend_from_slice(line.as_bytes());
         live.append(line.as_bytes()).unwrap();
         if i % 10 == 9 {
-            let read = live.read_run("w · so far").unwrap();
-            let scored = run::score(read, &Settings::default(), 1);
+            let so_far = live.so_far("w · so far").unwrap();
+            let (scored, n) = so_far
+                .score_in::<{ run::ALL_FAMILIES }>(&Settings::default())
+                .unwrap();
             assert_eq!(scored.as_ref().counts().1 as u64, i + 1);
+            assert_eq!(n, Some(0));
         }
     }
-    assert_so_far_is_the_full_read(
-        live.read_run("run"),
+    let scored = assert_so_far_is_the_full_read(
+        live.so_far("run"),
         &[("w/run.jsonl".to_string(), all)],
         "bench",
     );
+    assert_eq!(scored, Some(0));
 }

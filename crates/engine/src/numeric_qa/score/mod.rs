@@ -5,6 +5,7 @@
 
 pub mod doc;
 pub mod fa2;
+pub mod known;
 pub mod logic;
 pub mod why;
 
@@ -133,6 +134,20 @@ pub(crate) struct KeyOrder {
     pub repeated: Vec<((String, u32), usize)>,
 }
 
+impl ScoredQaRun {
+    /// `run` scored under `cfg`: `turns`, one per turn in the run's order.
+    fn of_turns(run: QaRun, cfg: &ScoreConfig, turns: Vec<TurnScore>) -> ScoredQaRun {
+        ScoredQaRun {
+            run,
+            config: cfg.clone(),
+            turns,
+            key_order: Default::default(),
+            statistics: Default::default(),
+            meta: Default::default(),
+        }
+    }
+}
+
 /// The primary verdict of a turn's scores under `profile` ([`TurnScore::correct`]).
 pub fn verdict(profile: Profile, answer: &doc::AnswerVerdict, fa2: &fa2::Fa2Verdict) -> bool {
     match profile {
@@ -142,15 +157,16 @@ pub fn verdict(profile: Profile, answer: &doc::AnswerVerdict, fa2: &fa2::Fa2Verd
 }
 
 /// Scores one turn under every scorer (cheap enough to do all of them at once).
-pub fn score_turn(
-    turn: &QaTurn,
-    cfg: &ScoreConfig,
-) -> (
+/// What [`score_turn`] gives of a turn: its answer's verdicts under the doc and
+/// financial-agent-2 rules, its program's scores, and its compute steps.
+pub type TurnParts = (
     doc::AnswerVerdict,
     fa2::Fa2Verdict,
     logic::LogicScores,
     Option<u32>,
-) {
+);
+
+pub fn score_turn(turn: &QaTurn, cfg: &ScoreConfig) -> TurnParts {
     score_turn_with(turn, cfg, &mut logic::Scratch::default())
 }
 
@@ -160,12 +176,7 @@ fn score_turn_with<'a>(
     turn: &'a QaTurn,
     cfg: &ScoreConfig,
     scratch: &mut logic::Scratch<'a>,
-) -> (
-    doc::AnswerVerdict,
-    fa2::Fa2Verdict,
-    logic::LogicScores,
-    Option<u32>,
-) {
+) -> TurnParts {
     let answer = doc::score_answer(&turn.expected, turn.predicted.as_ref(), &cfg.tolerances);
     let fa2v = fa2::calculate_accuracy(&turn.expected, turn.predicted.as_ref());
     // The plan's compute operations in plan order (as `Plan::compute_operations`).
@@ -205,18 +216,34 @@ pub fn score_qa_run_with_progress(
     let total = run.n_turns();
     let mut turns = Vec::with_capacity(total);
     let all = 0..run.conversations.len();
-    score_conversations(&run, all, cfg, &mut turns, every, &mut |done| {
+    score_conversations(&run, all, cfg, None, &mut turns, every, &mut |done| {
         progress(done as u64, total as u64)
     });
     progress(turns.len() as u64, total as u64);
-    ScoredQaRun {
-        run,
-        config: cfg.clone(),
-        turns,
-        key_order: Default::default(),
-        statistics: Default::default(),
-        meta: Default::default(),
-    }
+    ScoredQaRun::of_turns(run, cfg, turns)
+}
+
+/// [`score_qa_run`] of a run whose turns `known` may hold already (a watched run rebuilt as it
+/// grows): a turn read at the place `known` has it, under the same tolerances, takes its kept
+/// scores; only the others are scored. The same result as [`score_qa_run`] as long as `known`
+/// holds each place's own turn's scores ([`known::KnownTurns`]); with how many turns were scored.
+pub fn score_qa_run_known(
+    run: QaRun,
+    cfg: &ScoreConfig,
+    known: &known::KnownTurns,
+) -> (ScoredQaRun, usize) {
+    let mut turns = Vec::with_capacity(run.n_turns());
+    let all = 0..run.conversations.len();
+    let scored = score_conversations(
+        &run,
+        all,
+        cfg,
+        Some(known),
+        &mut turns,
+        usize::MAX,
+        &mut |_| {},
+    );
+    (ScoredQaRun::of_turns(run, cfg, turns), scored)
 }
 
 /// [`score_qa_run`] on `threads` threads (native only; the CLI scores on every core). The
@@ -246,6 +273,7 @@ pub fn score_qa_run_parallel(run: QaRun, cfg: &ScoreConfig, threads: usize) -> S
             &run,
             range.clone(),
             cfg,
+            None,
             &mut turns,
             usize::MAX,
             &mut |_| {},
@@ -260,14 +288,7 @@ pub fn score_qa_run_parallel(run: QaRun, cfg: &ScoreConfig, threads: usize) -> S
     for mut part in parts {
         turns.append(&mut part);
     }
-    ScoredQaRun {
-        run,
-        config: cfg.clone(),
-        turns,
-        key_order: Default::default(),
-        statistics: Default::default(),
-        meta: Default::default(),
-    }
+    ScoredQaRun::of_turns(run, cfg, turns)
 }
 
 /// `convs` (of `total` turns) cut into at most `parts` contiguous, non-empty ranges of about as
@@ -294,23 +315,46 @@ fn split_by_turns(
     out
 }
 
-/// Scores the turns of the conversations in `range` onto `turns`, calling `progress(turns.len())`
-/// every `every` turns.
+/// Scores the turns of the conversations in `range` onto `turns` (a turn `known` holds under
+/// `cfg` taken from it, not scored again), calling `progress(turns.len())` every `every` turns.
+/// How many turns were scored.
 fn score_conversations(
     run: &QaRun,
     range: std::ops::Range<usize>,
     cfg: &ScoreConfig,
+    known: Option<&known::KnownTurns>,
     turns: &mut Vec<TurnScore>,
     every: usize,
     progress: &mut dyn FnMut(usize),
-) {
+) -> usize {
     let every = every.max(1);
     let mut scratch = logic::Scratch::default();
+    let mut scored = 0;
     let convs = run.conversations.get(range.clone()).unwrap_or_default();
+    // The file looked up last: a file's turns come together.
+    let mut file: Option<(&std::sync::Arc<str>, Option<known::KnownFile>)> = None;
     for (ci, conv) in (range.start..).zip(convs) {
         let failed = conv.failure.is_some();
         for (ti, turn) in conv.turns.iter().enumerate() {
-            let (answer, fa2v, logic, ops) = score_turn_with(turn, cfg, &mut scratch);
+            let kept = known.and_then(|k| {
+                let of = &turn.source.file;
+                let in_file = match file {
+                    Some((f, in_file)) if std::sync::Arc::ptr_eq(f, of) => in_file,
+                    _ => {
+                        let in_file = k.of_file(of, &cfg.tolerances);
+                        file = Some((of, in_file));
+                        in_file
+                    }
+                };
+                in_file?.get(turn)
+            });
+            let (answer, fa2v, logic, ops) = match kept {
+                Some(parts) => parts.clone(),
+                None => {
+                    scored += 1;
+                    score_turn_with(turn, cfg, &mut scratch)
+                }
+            };
             turns.push(TurnScore {
                 conv: ci as u32,
                 turn: ti as u32,
@@ -325,6 +369,7 @@ fn score_conversations(
             }
         }
     }
+    scored
 }
 
 /// Display text of an answer for tables and CSVs (empty for a missing prediction).
