@@ -458,21 +458,22 @@ fn handle_request(
                     // A folder the watch already parsed (one `.eval`, one JSONL, traces):
                     // scored, not read again.
                     // Only the turns not seen before are scored (numeric QA: the live readers
-                    // keep each turn's scores).
-                    match folder.read.and_then(|r| r.score_in::<FAMILIES>(&settings)) {
-                        Some((scored, _)) => {
+                    // keep each turn's scores); a folder of several logs is a run a log, as
+                    // its Load makes them.
+                    let scored: Option<Vec<ScoredRun>> = match folder.read.is_empty() {
+                        true => None,
+                        false => folder
+                            .read
+                            .into_iter()
+                            .map(|r| Some(r.score_in::<FAMILIES>(&settings)?.0))
+                            .collect(),
+                    };
+                    match scored {
+                        Some(scored) => {
                             let mut st = state.borrow_mut();
-                            let kept = Kept {
-                                id: run_id,
-                                name,
-                                demo: false,
-                                scored,
-                                load_ms: 0.0,
-                                stage_ms: Vec::new(),
-                                provenance: Vec::new(),
-                                part_of: None,
-                            };
-                            st.keep(&scope, kept);
+                            let loaded = (now(), Vec::new(), Vec::new());
+                            let id = (run_id, name, false);
+                            keep_parts(&scope, &mut st, id, scored, loaded, 0.0);
                             big_log::remember_sources(&st, run_id, &paths, &buffers);
                         }
                         None => {
@@ -807,6 +808,28 @@ fn load_parts(
         Err(err) => return post_load_failed(scope, run_id, name, err),
     };
     let parse_ms = now() - t;
+    keep_parts(
+        scope,
+        st,
+        (run_id, name, demo),
+        scored,
+        (t0, stage_ms, provenance),
+        parse_ms,
+    );
+}
+
+/// Keeps the runs `scored` of one `Load` (a folder's logs, [`load_parts`]; a watched folder's
+/// logs so far): one run keeps the `Load`'s id and name; of several, the first keeps the id and
+/// the others get [`crate::protocol::part_id`]s, each named as read (`folder/file`), its files'
+/// provenance its own.
+fn keep_parts(
+    scope: &DedicatedWorkerGlobalScope,
+    st: &mut State,
+    (run_id, name, demo): (RunId, String, bool),
+    scored: Vec<ScoredRun>,
+    (t0, stage_ms, provenance): (f64, Vec<(String, f64)>, Vec<FileProvenance>),
+    parse_ms: f64,
+) {
     let split = scored.len() > 1;
     // Loaded from its kept copy: the logs the user removed stay removed (the first left keeps
     // the `Load`'s id).

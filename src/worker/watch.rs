@@ -27,7 +27,7 @@ use web_sys::DedicatedWorkerGlobalScope;
 
 use evalboard_engine::evallog::eval_file::ByteSource;
 use evalboard_engine::live::LiveNumbers;
-use evalboard_engine::run::live::{LiveArchive, LiveFiles, LiveRun};
+use evalboard_engine::run::live::{self, LiveArchive, LiveFiles, LiveRun};
 use evalboard_engine::run::{FamilySet, Settings};
 
 use super::browser_files::BlobAt;
@@ -77,7 +77,9 @@ pub(crate) type Materialize = Rc<dyn Fn(RunId, String, Folder) -> Vec<LogState>>
 pub(crate) struct Folder {
     pub paths: Vec<String>,
     pub buffers: Array,
-    pub read: Option<evalboard_engine::run::live::SoFar>,
+    /// The runs read so far, from what the live readers parsed (a folder of several logs: one a
+    /// log); empty when the folder is to be read whole from `buffers`.
+    pub read: Vec<evalboard_engine::run::live::SoFar>,
 }
 
 /// A log of the watched folder as loaded whole: its run's name, the status it records (an
@@ -397,23 +399,34 @@ fn load_whole(run_id: RunId, watch: &Rc<RefCell<Watch>>) {
             .map(|(path, f)| (format!("{}/{path}", w.name), f, f.complete()))
             .filter(|(_, _, bytes)| !bytes.is_empty())
             .collect();
-        // A folder one live reader holds whole (one `.eval`, one JSONL, traces only): its run
-        // from what the reader already parsed, as a full read of the same bytes gives it.
-        let traces = held.len() == w.alone.len() && held.iter().all(|(p, ..)| w.alone.has(p));
-        let read = match held.as_slice() {
-            [(_, f, bytes)] if f.archive.is_some() => f
-                .archive
-                .as_ref()
-                .and_then(|a| a.read_run(&name, bytes.len() as u64))
-                .map(Into::into),
-            [(_, f, _)] if f.live.is_some() => f.live.as_ref().and_then(|l| l.so_far(&name)),
-            [_, ..] if traces => w.alone.so_far(&name),
-            _ => None,
+        // A folder live readers hold whole — numeric QA JSONL files and traces, or eval logs
+        // (Inspect `.eval`, OpenAI Evals and promptfoo JSONL) — its run(s) from what the readers
+        // already parsed, as a full read of the same bytes gives them.
+        let traces = held.iter().filter(|(p, ..)| w.alone.has(p)).count();
+        let lives: Vec<&LiveRun> = held
+            .iter()
+            .filter_map(|(_, f, _)| f.live.as_ref())
+            .collect();
+        let logs = || {
+            held.iter()
+                .map(|(_, f, bytes)| match (&f.archive, &f.live) {
+                    (Some(a), _) => Some(live::LiveLog::Archive(a, bytes.len() as u64)),
+                    (None, Some(l)) => Some(live::LiveLog::Lines(l)),
+                    (None, None) => None,
+                })
+                .collect::<Option<Vec<_>>>()
+                .and_then(|logs| live::log_parts_so_far(&name, &logs))
         };
+        let read = (traces == w.alone.len() && traces + lives.len() == held.len())
+            .then(|| live::qa_folder_so_far(&name, &lives, &w.alone))
+            .flatten()
+            .map(|s| vec![s])
+            .or_else(logs)
+            .unwrap_or_default();
         // The bytes go with the run for a full read, and for an `.eval`'s sample drawers.
         let archive = held.iter().any(|(_, f, _)| f.archive.is_some());
         let buffers = Array::new();
-        if read.is_none() || archive {
+        if read.is_empty() || archive {
             for (_, _, bytes) in &held {
                 buffers.push(&Uint8Array::from(*bytes).buffer());
             }

@@ -236,6 +236,36 @@ test('with FileSystemObserver removed from the worker the folder is polled, with
   await context.close();
 });
 
+test('a folder of several eval logs is a run a log, rebuilt from what each log\'s reader parsed; each equals evalboard score of the finished folder', async () => {
+  const { page, context, rec } = await openPage(app.browser);
+  await start(context, page);
+  const other = fs.readFileSync(path.join(root, 'tests/fixtures/evallog/ok/openai_evals_2023/input/auto-gpt-benchmarks-2023-04-17_test-match.jsonl'), 'utf8');
+  const a = EVALS.split(/(?<=\n)/);
+  const b = other.split(/(?<=\n)/);
+  await append(page, 'a.jsonl', a.slice(0, 3).join(''));
+  await append(page, 'b.jsonl', b.slice(0, 2).join(''));
+  await page.click('.eb-watch__pick');
+  await page.waitForSelector('.eb-watch__item [data-field="watch-file"]', { timeout: 30000 });
+  await append(page, 'a.jsonl', a.slice(3).join(''));
+  await append(page, 'b.jsonl', b.slice(2).join(''));
+  const want = folder(DIR, { 'a.jsonl': EVALS, 'b.jsonl': other }).score;
+  assert.equal(want.length, 2);
+  // Each log is a run of the list, named as a drop of the folder names it, with its headline
+  // (a recorded score: shown as a fraction).
+  try {
+    for (const [file, w] of [['a.jsonl', want[0]], ['b.jsonl', want[1]]]) {
+      const name = `${SO_FAR}/${DIR}/${file}`;
+      await page.waitForFunction(([name, acc]) => [...document.querySelectorAll('.eb-run')]
+        .some((r) => r.querySelector('.eb-run__name')?.textContent.includes(name) && r.querySelector('.eb-run__acc')?.textContent.trim() === acc),
+      [name, w.headline_score.toFixed(3)], { timeout: 30000 });
+    }
+  } finally {
+    await page.screenshot({ path: path.join(outDir, 'watch-logs.png') });
+  }
+  assert.deepEqual(rec.pageErrors, []);
+  await context.close();
+});
+
 test('a browser without showDirectoryPicker says why and offers the re-drop', async () => {
   const { page, context } = await openPage(app.browser);
   await page.addInitScript(() => {

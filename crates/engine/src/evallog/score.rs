@@ -118,6 +118,11 @@ pub(crate) fn one_file_log(
     }
 }
 
+/// The name of the part of folder `name` whose first file is `first` ([`split_logs`]).
+pub fn part_name(name: &str, first: &str) -> String {
+    format!("{name}/{first}")
+}
+
 /// A folder of several logs as one input per log (an Inspect log, a promptfoo export or an
 /// OpenAI Evals record file alone; an lm-eval results file with its samples files, paired as
 /// [`super::lm_eval_pair::pair`] pairs them; a HELM run folder), named `folder/file`; a file of
@@ -232,8 +237,8 @@ pub fn split_logs(input: RunInput) -> Vec<RunInput> {
                 .iter()
                 .filter_map(|&i| files.get_mut(i).and_then(Option::take))
                 .collect();
-            let first = taken.first().map(|f| f.path.clone()).unwrap_or_default();
-            RunInput::new(format!("{name}/{first}"), taken)
+            let first = taken.first().map_or("", |f| f.path.as_str());
+            RunInput::new(part_name(&name, first), taken)
         })
         .filter(|r| !r.files.is_empty())
         .collect()

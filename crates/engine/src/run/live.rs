@@ -37,12 +37,16 @@ use crate::numeric_qa::score::known::KnownTurns;
 /// turns came (none for an eval log: its items are judged by the scores the log records).
 pub struct SoFar {
     read: super::ReadRun,
-    known: Option<Arc<KnownTurns>>,
+    /// The kept scores, by reader (each holds its own files'); empty for an eval log.
+    known: Vec<Arc<KnownTurns>>,
 }
 
 impl From<super::ReadRun> for SoFar {
     fn from(read: super::ReadRun) -> SoFar {
-        SoFar { read, known: None }
+        SoFar {
+            read,
+            known: Vec::new(),
+        }
     }
 }
 
@@ -60,7 +64,9 @@ impl SoFar {
         settings: &Settings,
     ) -> Option<(super::ScoredRun, Option<usize>)> {
         match (self.read, self.known) {
-            (super::ReadRun::NumericQa(run), Some(known)) if has(FAMILIES, Family::NumericQa) => {
+            (super::ReadRun::NumericQa(run), known)
+                if has(FAMILIES, Family::NumericQa) && !known.is_empty() =>
+            {
                 let cfg = &settings.numeric_qa;
                 let (scored, n) = crate::numeric_qa::score::score_qa_run_known(run, cfg, &known);
                 Some((super::ScoredRun::NumericQa(scored), Some(n)))
@@ -190,10 +196,22 @@ impl LiveRun {
     pub fn so_far(&self, name: &str) -> Option<SoFar> {
         let read = self.read_run(name)?;
         let known = match self.reader.as_ref()? {
-            Reader::Qa(r) => Some(r.known().clone()),
-            Reader::Log(_) => None,
+            Reader::Qa(r) => vec![r.known().clone()],
+            Reader::Log(_) => Vec::new(),
         };
         Some(SoFar { read, known })
+    }
+
+    /// The file so far as a numeric QA file's read, with its turns' kept scores; `None` when it
+    /// is not (yet) read as a numeric QA file.
+    fn qa_so_far(&self) -> Option<(crate::numeric_qa::read::FileRead<'static>, Arc<KnownTurns>)> {
+        match self.reader.as_ref()? {
+            Reader::Qa(r) => {
+                let bytes = usize::try_from(self.tail.read()).unwrap_or(usize::MAX);
+                Some((r.read_so_far(bytes), r.known().clone()))
+            }
+            Reader::Log(_) => None,
+        }
     }
 
     /// The numbers so far.
@@ -342,19 +360,19 @@ impl LiveFiles {
     /// parsed again). `None` when no file is read yet, or the full read would find no
     /// conversation (it fails the same way).
     pub fn read_run(&self, name: &str) -> Option<super::ReadRun> {
-        let reads: Vec<_> = self
-            .files
-            .iter()
-            .map(|f| f.read.trace_copy())
-            .collect::<Option<_>>()?;
-        crate::numeric_qa::live::run_of(name, reads).map(super::ReadRun::NumericQa)
+        crate::numeric_qa::live::run_of(name, self.reads()?).map(super::ReadRun::NumericQa)
+    }
+
+    /// The files' reads, copied.
+    fn reads(&self) -> Option<Vec<crate::numeric_qa::read::FileRead<'static>>> {
+        self.files.iter().map(|f| f.read.trace_copy()).collect()
     }
 
     /// [`LiveFiles::read_run`] with the scores of the files' turns, for [`SoFar::score_in`].
     pub fn so_far(&self, name: &str) -> Option<SoFar> {
         Some(SoFar {
             read: self.read_run(name)?,
-            known: Some(self.known.clone()),
+            known: vec![self.known.clone()],
         })
     }
 
@@ -485,4 +503,61 @@ impl LiveArchive {
             ..live.tally().numbers()
         }
     }
+}
+
+/// The run so far `name` of a numeric QA folder every file of which a live reader holds: the QA
+/// JSONL files of `files` and the traces `traces` read on their own. What [`super::read`] gives
+/// of the same bytes, with the turns' kept scores ([`SoFar::score_in`]). `None` when one of
+/// `files` is no QA JSONL (yet), or the full read would fail.
+pub fn qa_folder_so_far(name: &str, files: &[&LiveRun], traces: &LiveFiles) -> Option<SoFar> {
+    let mut reads = traces.reads()?;
+    let mut known = vec![traces.known.clone()];
+    for f in files {
+        let (read, kept) = f.qa_so_far()?;
+        reads.push(read);
+        known.push(kept);
+    }
+    let run = crate::numeric_qa::live::run_of(name, reads)?;
+    Some(SoFar {
+        read: super::ReadRun::NumericQa(run),
+        known,
+    })
+}
+
+/// An eval log read as it grows: an appendable JSONL's reader (OpenAI Evals, promptfoo), or an
+/// Inspect `.eval`'s with the file's size.
+pub enum LiveLog<'a> {
+    Lines(&'a LiveRun),
+    Archive(&'a LiveArchive, u64),
+}
+
+/// The runs so far of the folder `name` of eval logs `logs` (in the folder's path order), each
+/// read as it grows: one run a log, named as [`super::split`] names the parts of the folder (one
+/// log: the folder's name) —
+/// what [`super::read_parts`] gives of the same bytes. `None` when one is no eval log, or no
+/// log is readable yet (the full read would give its files to another log's run).
+pub fn log_parts_so_far(name: &str, logs: &[LiveLog<'_>]) -> Option<Vec<SoFar>> {
+    // One log is the folder's run, under its name.
+    let part_name = |path: &str| match logs.len() {
+        1 => name.to_string(),
+        _ => crate::evallog::score::part_name(name, path),
+    };
+    logs.iter()
+        .map(|log| {
+            let read = match log {
+                LiveLog::Lines(r) => {
+                    let part = part_name(r.path());
+                    match r.reader.as_ref()? {
+                        Reader::Log(_) => r.read_run(&part)?,
+                        Reader::Qa(_) => return None,
+                    }
+                }
+                LiveLog::Archive(a, bytes) => {
+                    let part = part_name(a.inner.as_ref()?.path());
+                    a.read_run(&part, *bytes)?
+                }
+            };
+            Some(SoFar::from(read))
+        })
+        .collect()
 }

@@ -832,3 +832,121 @@ fn the_bench_writer_pattern_rebuilds_the_run_so_far_without_fail() {
     );
     assert_eq!(scored, Some(0));
 }
+
+/// A folder of two QA JSONL files and trace files, each read as it grows: after every step, the
+/// run so far is the full read of the folder's complete bytes, and no turn is scored again.
+#[test]
+fn the_run_so_far_of_a_folder_of_qa_files_and_traces_is_a_full_read() {
+    use evalboard_engine::run::live::qa_folder_so_far;
+    let a = qa_text();
+    let b = String::from_utf8(qa_text())
+        .unwrap()
+        .replace("café", "tea")
+        .into_bytes();
+    let mut lives = [
+        LiveRun::new("jsonl/a.jsonl", &Settings::default()),
+        LiveRun::new("jsonl/b.jsonl", &Settings::default()),
+    ];
+    let mut traces = LiveFiles::new(&Settings::default());
+    let mut held: Vec<(String, Vec<u8>)> = Vec::new();
+    let mut checked = 0;
+    for step in 0..12 {
+        for (live, bytes) in lives.iter_mut().zip([&a, &b]) {
+            let at = live.numbers().bytes_read as usize + live.numbers().bytes_held as usize;
+            let end = (at + bytes.len() / 7 + 1).min(bytes.len());
+            live.append(&bytes[at..end]).unwrap();
+        }
+        if step % 3 == 0 {
+            let (path, bytes) = trace(step / 3, step / 3);
+            traces.put(&path, &bytes).unwrap();
+            held.retain(|(p, _)| *p != path);
+            held.push((path, bytes));
+        }
+        let mut folder = held.clone();
+        for (live, bytes) in lives.iter().zip([&a, &b]) {
+            let complete = live.numbers().bytes_read as usize;
+            if complete > 0 {
+                folder.push((live.path().to_string(), bytes[..complete].to_vec()));
+            }
+        }
+        folder.sort();
+        if folder.iter().any(|(p, _)| p.ends_with(".jsonl")) {
+            let files: Vec<&LiveRun> = lives
+                .iter()
+                .filter(|l| l.numbers().bytes_read > 0)
+                .collect();
+            let so_far = qa_folder_so_far("run", &files, &traces);
+            let what = format!("step {step}");
+            let scored = assert_so_far_is_the_full_read(so_far, &folder, &what);
+            assert_eq!(scored, Some(0), "{what}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 8);
+    // An eval log among them: no run so far of a QA folder.
+    let mut log = LiveRun::new("x.jsonl", &Settings::default());
+    log.append(&files()[1].1).unwrap();
+    assert!(qa_folder_so_far("run", &[&lives[0], &log], &traces).is_none());
+}
+
+/// A folder of eval logs each read as it grows (two OpenAI Evals record files, a promptfoo
+/// JSONL, an Inspect `.eval`): after every step, its runs so far are the parts a full read of
+/// the folder's complete bytes gives (`run::read_parts`), name for name.
+#[test]
+fn the_runs_so_far_of_a_folder_of_logs_are_the_parts_of_a_full_read() {
+    use evalboard_engine::family::Family;
+    use evalboard_engine::run::live::{log_parts_so_far, LiveArchive, LiveLog};
+    let logs: Vec<(String, Vec<u8>)> = files()[1..]
+        .iter()
+        .map(|(p, b)| (format!("w/{p}"), b.clone()))
+        .collect();
+    let mut lives: Vec<LiveRun> = logs
+        .iter()
+        .map(|(p, _)| LiveRun::new(p, &Settings::default()))
+        .collect();
+    let (eval_path, eval_bytes) = read_fixture(EPOCHS1);
+    let eval_path = format!("w/{eval_path}");
+    let mut archive = LiveArchive::new(&eval_path);
+    archive.update_bytes(&eval_bytes).unwrap();
+    let mut checked = 0;
+    for step in 1..=9 {
+        for (live, (_, bytes)) in lives.iter_mut().zip(&logs) {
+            let at = live.numbers().bytes_read as usize + live.numbers().bytes_held as usize;
+            let end = (bytes.len() * step / 9).max(at);
+            live.append(&bytes[at..end]).unwrap();
+        }
+        let mut folder = vec![(eval_path.clone(), eval_bytes.clone())];
+        let mut parts: Vec<(String, LiveLog)> = vec![(
+            eval_path.clone(),
+            LiveLog::Archive(&archive, eval_bytes.len() as u64),
+        )];
+        for (live, (path, bytes)) in lives.iter().zip(&logs) {
+            let complete = live.numbers().bytes_read as usize;
+            if complete > 0 {
+                folder.push((path.clone(), bytes[..complete].to_vec()));
+                parts.push((path.clone(), LiveLog::Lines(live)));
+            }
+        }
+        folder.sort_by(|a, b| a.0.cmp(&b.0));
+        parts.sort_by(|a, b| a.0.cmp(&b.0));
+        let parts: Vec<LiveLog> = parts.into_iter().map(|(_, l)| l).collect();
+        let full = run::read_parts(
+            Family::EvalLog,
+            folder_input(&folder),
+            None,
+            ReadOptions::default(),
+        );
+        let Some(so_far) = log_parts_so_far("run", &parts) else {
+            // Only before a log's first complete line says what it is.
+            assert!(step < 3, "step {step}");
+            continue;
+        };
+        let full = full.unwrap();
+        assert_eq!(so_far.len(), full.len(), "step {step}");
+        for (s, f) in so_far.iter().zip(&full) {
+            assert_eq!(format!("{:?}", s.read()), format!("{f:?}"), "step {step}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 6);
+}

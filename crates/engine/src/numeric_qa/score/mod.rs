@@ -224,13 +224,13 @@ pub fn score_qa_run_with_progress(
 }
 
 /// [`score_qa_run`] of a run whose turns `known` may hold already (a watched run rebuilt as it
-/// grows): a turn read at the place `known` has it, under the same tolerances, takes its kept
+/// grows; one [`known::KnownTurns`] a reader): a turn read at the place one of `known` has it, under the same tolerances, takes its kept
 /// scores; only the others are scored. The same result as [`score_qa_run`] as long as `known`
 /// holds each place's own turn's scores ([`known::KnownTurns`]); with how many turns were scored.
 pub fn score_qa_run_known(
     run: QaRun,
     cfg: &ScoreConfig,
-    known: &known::KnownTurns,
+    known: &[std::sync::Arc<known::KnownTurns>],
 ) -> (ScoredQaRun, usize) {
     let mut turns = Vec::with_capacity(run.n_turns());
     let all = 0..run.conversations.len();
@@ -322,7 +322,7 @@ fn score_conversations(
     run: &QaRun,
     range: std::ops::Range<usize>,
     cfg: &ScoreConfig,
-    known: Option<&known::KnownTurns>,
+    known: Option<&[std::sync::Arc<known::KnownTurns>]>,
     turns: &mut Vec<TurnScore>,
     every: usize,
     progress: &mut dyn FnMut(usize),
@@ -341,7 +341,7 @@ fn score_conversations(
                 let in_file = match file {
                     Some((f, in_file)) if std::sync::Arc::ptr_eq(f, of) => in_file,
                     _ => {
-                        let in_file = k.of_file(of, &cfg.tolerances);
+                        let in_file = k.iter().find_map(|k| k.of_file(of, &cfg.tolerances));
                         file = Some((of, in_file));
                         in_file
                     }
