@@ -175,18 +175,9 @@ fn keep(
     (run, diagnostics): (EvalLogRun, Vec<Diagnostic>),
     (t0, stage_ms): (f64, Vec<(String, f64)>),
 ) {
-    let own: Vec<Diagnostic> = diagnostics
-        .iter()
-        .filter(|d| d.file == path)
-        .cloned()
-        .collect();
-    let (status, reason) = evalboard_engine::accounting::status_of(&own);
-    let loaded = evallog::LoadedLog {
-        name: name.to_string(),
-        run,
-        files: vec![report(path, size, status, reason)],
-        diagnostics,
-    };
+    // The file's own diagnostics give its status, as a full read of the one log gives them.
+    let kind = evallog::EvalLogFileKind::InspectEval.label();
+    let loaded = evallog::score::one_file_log(name, (path, size, kind), run, diagnostics);
     let mut st = state.borrow_mut();
     let t = now();
     let scored = ScoredRun::EvalLog(Box::new(evallog::score_log(

@@ -90,8 +90,9 @@ pub fn read_log(input: &RunInput) -> Result<LoadedLog, LoadError> {
 /// The log of one file, `path` (`bytes` bytes, read as `format`), as [`read_log`] gives a folder
 /// of that file alone, named `name`: its run (every recorded number not recomputed given its
 /// reason) and the diagnostics its reader gave, the file's status from its own. A watched
-/// file's run so far is built with it from what was already parsed ([`crate::run::live`]).
-pub(crate) fn one_file_log(
+/// file's run so far is built with it from what was already parsed ([`crate::run::live`]), and
+/// the dashboard's big `.eval` read by slices.
+pub fn one_file_log(
     name: &str,
     (path, bytes, format): (&str, u64, &str),
     mut run: EvalLogRun,
