@@ -130,6 +130,10 @@ fn handle_request(
             None => {}
         }
     }
+    // New settings: each watch reads what it holds again under them.
+    if let Request::Configure { settings } = &req {
+        watch::configure::<FAMILIES>(settings);
+    }
     // Human review: the marks are kept here, for the runs this worker holds.
     let req = match req {
         Request::Mark {

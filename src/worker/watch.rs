@@ -111,6 +111,45 @@ pub(crate) fn set_stall(seconds: u32) {
     STALL.with(|c| c.set(s));
 }
 
+/// The Settings changed: each watch reads what it holds again under them (a JSONL's bytes so
+/// far, its held tail with them; each trace read on its own), so that the panel's numbers are
+/// judged as its run, which the store scores again under them, and the run so far is loaded
+/// again at the next round. An `.eval`'s samples are judged by the scores the log records, which
+/// no setting changes: kept as read.
+pub(crate) fn configure<const FAMILIES: FamilySet>(settings: &Settings) {
+    let watches: Vec<Rc<RefCell<Watch>>> = WATCHES.with(|m| m.borrow().values().cloned().collect());
+    for watch in watches {
+        let Ok(mut w) = watch.try_borrow_mut() else {
+            continue;
+        };
+        if w.settings == *settings {
+            continue;
+        }
+        w.settings = settings.clone();
+        let mut alone = LiveFiles::new_in::<FAMILIES>(settings);
+        let Watch {
+            name,
+            files,
+            alone: before,
+            ..
+        } = &mut *w;
+        for (path, f) in files.iter_mut() {
+            if let Some(old) = &f.live {
+                let mut live = LiveRun::new_in::<FAMILIES>(old.path(), settings);
+                // It read as this format before: it does again.
+                let _ = live.append(&f.bytes);
+                f.live = Some(live);
+            }
+            let named = format!("{name}/{path}");
+            if before.has(&named) {
+                let _ = alone.put(&named, &f.bytes);
+            }
+        }
+        w.alone = alone;
+        w.dirty = true;
+    }
+}
+
 type Js<T> = Result<T, JsValue>;
 
 /// One watched folder.

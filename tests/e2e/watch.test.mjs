@@ -328,6 +328,18 @@ test('the first failures as they arrive, with the answer against the expected on
   // No new item for 3 s: STALLED.
   await waitState(page, /^STALLED · /, 20000);
   await page.screenshot({ path: path.join(outDir, 'watch-stalled.png') });
+  // New settings (a relative tolerance of 0.2: each answer off by one is within it): the
+  // watch reads what it holds again under them, so the panel's numbers, its first failures
+  // and the run so far are those of `evalboard score --rel-tol 0.2`.
+  const { dir } = folder(DIR, { 'run.jsonl': qaLines(16).join('') });
+  const loose = JSON.parse(cli(['score', dir, '--json', '--rel-tol', '0.2']));
+  assert.equal(loose.numerical_accuracy, 1);
+  await page.click('#eb-tab-settings');
+  await page.fill('input[name="rel"]', '0.2');
+  await page.waitForFunction((acc) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-file"]')]
+    .some((e) => e.textContent.startsWith(`run.jsonl: 16 items · accuracy ${acc}`)), pct(loose.numerical_accuracy), { timeout: 30000 });
+  assert.deepEqual(await lines(page, 'watch-failure'), []);
+  await waitRunAcc(page, pct(loose.numerical_accuracy));
   assert.deepEqual(rec.pageErrors, []);
   await context.close();
 });
