@@ -464,6 +464,7 @@ fn handle_request(
                     // Only the turns not seen before are scored (numeric QA: the live readers
                     // keep each turn's scores); a folder of several logs is a run a log, as
                     // its Load makes them.
+                    let t0 = now();
                     let scored: Option<Vec<ScoredRun>> = match folder.read.is_empty() {
                         true => None,
                         false => folder
@@ -475,9 +476,9 @@ fn handle_request(
                     match scored {
                         Some(scored) => {
                             let mut st = state.borrow_mut();
-                            let loaded = (now(), Vec::new(), Vec::new());
+                            let (loaded, score_ms) = ((t0, Vec::new(), Vec::new()), now() - t0);
                             let id = (run_id, name, false);
-                            keep_parts(&scope, &mut st, id, scored, loaded, 0.0);
+                            keep_parts(&scope, &mut st, id, scored, loaded, score_ms);
                             big_log::remember_sources(&st, run_id, &paths, &buffers);
                         }
                         None => {

@@ -334,10 +334,12 @@ test('the first failures as they arrive, with the answer against the expected on
   const { dir } = folder(DIR, { 'run.jsonl': qaLines(16).join('') });
   const loose = JSON.parse(cli(['score', dir, '--json', '--rel-tol', '0.2']));
   assert.equal(loose.numerical_accuracy, 1);
+  await page.locator('.eb-run__name', { hasText: SO_FAR }).click();
   await page.click('#eb-tab-settings');
   await page.fill('input[name="rel"]', '0.2');
   await page.waitForFunction((acc) => [...document.querySelectorAll('.eb-watch__item [data-field="watch-file"]')]
-    .some((e) => e.textContent.startsWith(`run.jsonl: 16 items · accuracy ${acc}`)), pct(loose.numerical_accuracy), { timeout: 30000 });
+    .some((e) => e.textContent.startsWith(`run.jsonl: 16 items · accuracy ${acc}`)), pct(loose.numerical_accuracy), { timeout: 30000 })
+    .finally(() => page.screenshot({ path: path.join(outDir, 'watch-settings.png') }));
   assert.deepEqual(await lines(page, 'watch-failure'), []);
   await waitRunAcc(page, pct(loose.numerical_accuracy));
   assert.deepEqual(rec.pageErrors, []);
