@@ -92,21 +92,8 @@ pub fn run_info(
     let t = |n: &str| text(runs, row, n).map(str::to_string);
     let name = t("name").unwrap_or_default();
     let headline = float(runs, row, "headline_value");
-    let headline_text = match headline_metric(runs, row) {
-        Some(m) => crate::run_label::headline_text(&m),
-        None => format!(
-            "{} {}",
-            t("headline_key").unwrap_or_default(),
-            format::dec(headline, 3)
-        ),
-    };
     let model = t("model").filter(|s| !s.trim().is_empty());
     let task = t("task").filter(|s| !s.trim().is_empty());
-    let mut parts: Vec<String> = [model.clone(), task.clone()]
-        .into_iter()
-        .flatten()
-        .collect();
-    parts.push(headline_text);
     let none = || format::NONE.to_string();
     let n_items = int(runs, row, "n_items");
     let n_groups = int(runs, row, "n_groups");
@@ -131,7 +118,7 @@ pub fn run_info(
         custom_settings: Vec::new(),
         part_of,
         unpriced_models: Vec::new(),
-        label: parts.join(" · "),
+        label: crate::run_label::model_task(model.as_deref(), task.as_deref()),
         facets: [
             t("source_format").unwrap_or_else(none),
             task.unwrap_or_else(none),

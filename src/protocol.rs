@@ -347,9 +347,9 @@ pub struct RunInfo {
     /// ([`evalboard_engine::run::RunRef::unpriced_models_in`]): Settings offers to price them.
     #[serde(default)]
     pub unpriced_models: Vec<String>,
-    /// What the run list shows for the run, from its metadata: model · task · the headline with
-    /// its metric's name (`gpt-4o · gsm8k · Accuracy 71.2%`), of what the run records (the list
-    /// shows the run's name under it, whole on hover).
+    /// What the run list shows for the run, from its metadata: model · task (`gpt-4o · gsm8k`),
+    /// of what the run records; empty when it records neither (the list shows the run's name
+    /// under it, whole on hover, and its headline on the line below).
     #[serde(default)]
     pub label: String,
     /// What the run list groups runs by: the tool that wrote it (an eval log's tool, else the

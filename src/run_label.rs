@@ -20,24 +20,31 @@ pub fn headline_text(m: &MetricValue) -> String {
     format!("{} {value}", m.label)
 }
 
-/// The run's label and facets: `model · task · headline` (what the run records of them; the run
-/// list shows its name under it); (tool, task, model), `—` for what the run does not record.
+/// The run's label and facets: `model · task` (what the run records of them; empty when it
+/// records neither: the run list then shows the run's name alone, and its headline on the line
+/// under it in any case); (tool, task, model), `—` for what the run does not record.
 pub fn label(run: RunRef<'_>) -> (String, [String; 3]) {
     let facts = run.facts();
-    let headline = headline_text(&run.headline());
-    let mut parts: Vec<&str> = [facts.model.as_deref(), facts.task.as_deref()]
-        .into_iter()
-        .flatten()
-        .filter(|s| !s.trim().is_empty())
-        .collect();
-    parts.push(&headline);
     let none = || format::NONE.to_string();
     let facets = [
         run.tool().to_string(),
         facts.task.clone().unwrap_or_else(none),
         facts.model.clone().unwrap_or_else(none),
     ];
-    (parts.join(" · "), facets)
+    (
+        model_task(facts.model.as_deref(), facts.task.as_deref()),
+        facets,
+    )
+}
+
+/// `model · task`, of what is recorded (not blank); empty when neither is.
+pub fn model_task(model: Option<&str>, task: Option<&str>) -> String {
+    [model, task]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.trim().is_empty())
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 #[cfg(test)]
@@ -48,7 +55,7 @@ mod tests {
     use evalboard_engine::{InputFile, RunInput};
 
     #[test]
-    fn a_run_is_labelled_by_model_task_and_headline() {
+    fn a_run_is_labelled_by_model_and_task() {
         let dir = concat!(
             env!("CARGO_MANIFEST_DIR"),
             "/tests/fixtures/evallog/runs/inspect_arith"
@@ -69,15 +76,12 @@ mod tests {
         let facts = scored.as_ref().facts();
         let model = facts.model.expect("a model");
         let task = facts.task.expect("a task");
-        assert!(
-            label.starts_with(&format!("{model} · {task} · ")),
-            "{label}"
-        );
+        assert_eq!(label, format!("{model} · {task}"));
         assert_eq!(facets, ["Inspect AI".to_string(), task, model]);
     }
 
     #[test]
-    fn a_run_without_metadata_is_labelled_by_its_headline() {
+    fn a_run_without_metadata_has_no_label() {
         let input = RunInput::new(
             "qa".to_string(),
             vec![InputFile::new(
@@ -89,8 +93,8 @@ mod tests {
             .expect("readable");
         let scored = run::score(read, &Settings::default(), 1);
         let (label, facets) = label(scored.as_ref());
+        assert_eq!(label, "");
         let headline = headline_text(&scored.as_ref().headline());
-        assert_eq!(label, headline);
         assert!(headline.ends_with('%'), "{headline}");
         assert_eq!(facets[0], "numeric QA");
         assert_eq!(facets[1], format::NONE);
