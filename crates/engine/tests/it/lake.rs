@@ -207,6 +207,16 @@ fn run_rows_read_back_judge_and_compare_as_the_originals() {
             again.verdicts(None).unwrap(),
         );
         assert_eq!(now.judge, was.judge, "{}", lr.run.name());
+        // The headline as exported is what the log records (the Overview's "the log records",
+        // `headline_recorded`): the number the run was listed by, not "—".
+        let exported = lr.run.metrics().first().and_then(|m| m.value);
+        let recorded = again
+            .metrics()
+            .into_iter()
+            .find(|m| m.key == "headline_recorded")
+            .and_then(|m| m.value);
+        assert!(exported.is_some(), "{}", lr.run.name());
+        assert_eq!(recorded, exported, "{}", lr.run.name());
         let pairs = |v: &evalboard_engine::run_table::Verdicts| -> Vec<_> {
             v.rows.iter().map(|r| (r.key.clone(), r.correct)).collect()
         };
