@@ -124,16 +124,7 @@ fn on_data(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
         Ok(_) => true,
         Err(_) => false,
     };
-    // As the page's message: a real `MessageEvent` on this worker's scope.
-    let init = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&init, &"data".into(), &msg);
-    let event = js_sys::Reflect::get(&js_sys::global(), &"MessageEvent".into())
-        .ok()
-        .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
-        .and_then(|c| js_sys::Reflect::construct(&c, &Array::of2(&"message".into(), &init)).ok());
-    if let Some(e) = event {
-        let _ = scope.dispatch_event(e.unchecked_ref());
-    }
+    crate::worker::runtime::dispatch_as_page(scope, &msg);
     // The request its runs were loaded for is answered: every view on screen asks again (a
     // lake run's Overview is now the workspace run's).
     if again {
@@ -160,6 +151,44 @@ pub struct LakeJob {
     pub runs: Vec<(String, String, String, Vec<String>)>,
     /// The evalboard version that writes it.
     pub version: String,
+}
+
+impl LakeJob {
+    /// This job and `other` (the same lake's runs held by another worker) as one lake's
+    /// (`engine::lake::merge`: each table in key order; a run in both kept from this one).
+    pub fn merge(self, other: LakeJob) -> LakeJob {
+        use evalboard_engine::lake::{schema, LakeTables, Table};
+        let tables = |j: Vec<(String, Vec<Vec<evalboard_engine::lake::Cell>>)>| LakeTables {
+            tables: j
+                .into_iter()
+                .filter_map(|(name, rows)| {
+                    Some(Table {
+                        schema: schema::table(&name)?,
+                        rows,
+                    })
+                })
+                .collect(),
+            warnings: Vec::new(),
+        };
+        let merged = evalboard_engine::lake::merge(vec![tables(self.tables), tables(other.tables)]);
+        let mut runs = self.runs;
+        for r in other.runs {
+            if !runs.iter().any(|m| m.0 == r.0) {
+                runs.push(r);
+            }
+        }
+        LakeJob {
+            req: self.req,
+            file: self.file,
+            tables: merged
+                .tables
+                .into_iter()
+                .map(|t| (t.schema.name.to_string(), t.rows))
+                .collect(),
+            runs,
+            version: self.version,
+        }
+    }
 }
 
 /// The job of writing `runs` as a lake (`engine::lake::build`, no comparisons) into `file`.

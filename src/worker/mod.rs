@@ -1061,27 +1061,15 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
             }
             Err(message) => post_error(scope, req, message),
         },
-        // "Export the workspace as a lake": every run held here, as scored now.
+        // "Export the workspace as a lake": every run held here, as scored now, and the
+        // code-generation worker's runs (their rows built there, `codegen_host::lake_part`).
         Request::ExportLake { req } => {
-            let stats: Vec<Option<String>> = st
-                .all()
-                .iter()
-                .map(|k| {
-                    let plan = evalboard_report::run_output_plan_in::<FAMILIES>(k.run());
-                    plan.and_then(|p| serde_json::to_string(&p.statistics).ok())
-                })
-                .collect();
-            let runs: Vec<_> = st
-                .all()
-                .iter()
-                .zip(stats)
-                .map(|(k, s)| k.lake_run(&st.settings, s))
-                .collect();
             let file = "workspace.evalboard-lake.zip".to_string();
-            crate::lake_host::write(
-                scope,
-                &crate::lake_host::job(req, file, &runs, store::VERSION),
-            );
+            let mut job = st.lake_job(req, file);
+            if let Some(part) = crate::codegen_host::lake_part(req) {
+                job = job.merge(part);
+            }
+            crate::lake_host::write(scope, &job);
         }
         // Answered by [`load`] and the run store.
         Request::Load { .. }

@@ -261,9 +261,25 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
         info
     }
 
-    /// Every run held, in the order they loaded.
-    pub fn all(&self) -> &[Kept] {
-        &self.runs
+    /// "Export the workspace as a lake" of the runs held here (`Request::ExportLake`): each as
+    /// scored now, with its statistics as `score --json` prints them (as `export --lake` keeps
+    /// them), as the lake worker's job of writing `file`.
+    pub fn lake_job(&self, req: ReqId, file: String) -> crate::lake_host::LakeJob {
+        let stats: Vec<Option<String>> = self
+            .runs
+            .iter()
+            .map(|k| {
+                let plan = evalboard_report::run_output_plan_in::<FAMILIES>(k.run());
+                plan.and_then(|p| serde_json::to_string(&p.statistics).ok())
+            })
+            .collect();
+        let runs: Vec<_> = self
+            .runs
+            .iter()
+            .zip(stats)
+            .map(|(k, s)| k.lake_run(&self.settings, s))
+            .collect();
+        crate::lake_host::job(req, file, &runs, VERSION)
     }
 
     /// "Export this view" of run `run_id` (`Request::ExportView`): the run rows of the items
