@@ -107,15 +107,18 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
         | Request::Conversation { req, run_id, .. } => no_run(scope, req, run_id),
         // The run store answers JSONL and CSV; a lake is written by the lake worker, which
         // this worker does not reach.
-        Request::ExportView { req, .. } => crate::worker::runtime::post(
-            scope,
-            &crate::protocol::Response::Error {
-                req: Some(req),
-                message: "A code-generation run exports its view as JSONL or CSV; Parquet is not \
+        Request::ExportView { req, .. } | Request::ExportMany { req, .. } => {
+            crate::worker::runtime::post(
+                scope,
+                &crate::protocol::Response::Error {
+                    req: Some(req),
+                    message:
+                        "A code-generation run exports its view as JSONL or CSV; Parquet is not \
                           available for it yet."
-                    .into(),
-            },
-        ),
+                            .into(),
+                },
+            )
+        }
         // Its part of "Export the workspace as a lake": its runs' rows, built as the main
         // worker builds its own, handed to the main worker (which writes the lake).
         Request::ExportLake { req } => {

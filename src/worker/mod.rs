@@ -1071,6 +1071,25 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
             }
             crate::lake_host::write(scope, &job);
         }
+        // "Export this view" of All runs as Parquet: the matrix's rows written by the lake
+        // worker as one file.
+        many @ Request::ExportMany { .. } => match st.many_export(&many) {
+            Some((req, _, Ok(crate::many::ManyExport::Table { file, rows }))) => {
+                let job = crate::lake_host::LakeJob {
+                    req,
+                    file,
+                    tables: vec![(
+                        evalboard_engine::lake::schema::MANY_MARKS.name.to_string(),
+                        rows,
+                    )],
+                    runs: Vec::new(),
+                    version: store::VERSION.to_string(),
+                };
+                crate::lake_host::write(scope, &job);
+            }
+            Some((req, _, Err(message))) => post_error(scope, req, message),
+            Some((_, _, Ok(crate::many::ManyExport::Text { .. }))) | None => {}
+        },
         // Answered by [`load`] and the run store.
         Request::Load { .. }
         | Request::Configure { .. }
