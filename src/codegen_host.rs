@@ -11,7 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
 
-use crate::lake_host::LakeJob;
+use crate::lake_job::LakeJob;
 use crate::protocol::{self, Request, Response, RunId};
 use crate::worker::runtime::{post, to_buffers};
 use crate::worker::sub::{OnData, Spec, Sub};

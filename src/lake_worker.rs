@@ -731,7 +731,7 @@ fn needs_workspace(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>
 /// A lake the main worker built, written as Parquet (zstd) with its manifest and zipped with
 /// stored members; the zip given to the page as a `blob:` URL of this worker's.
 fn write_lake(scope: &DedicatedWorkerGlobalScope, bytes: &[u8]) {
-    let job: crate::lake_host::LakeJob = match crate::protocol::decode(bytes) {
+    let job: crate::lake_job::LakeJob = match crate::protocol::decode(bytes) {
         Ok(j) => j,
         Err(e) => {
             return post(

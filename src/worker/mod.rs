@@ -1053,7 +1053,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                         let runs = [lake_run_of(&back, &input, &st.settings)];
                         crate::lake_host::write(
                             scope,
-                            &crate::lake_host::job(req, file, &runs, store::VERSION),
+                            &crate::lake_job::job(req, file, &runs, store::VERSION),
                         );
                     }
                     Err(e) => post_error(scope, req, e.message),
@@ -1075,7 +1075,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
         // worker as one file.
         many @ Request::ExportMany { .. } => match st.many_export(&many) {
             Some((req, _, Ok(crate::many::ManyExport::Table { file, rows }))) => {
-                let job = crate::lake_host::LakeJob {
+                let job = crate::lake_job::LakeJob {
                     req,
                     file,
                     tables: vec![(

@@ -300,7 +300,7 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
     /// "Export the workspace as a lake" of the runs held here (`Request::ExportLake`): each as
     /// scored now, with its statistics as `score --json` prints them (as `export --lake` keeps
     /// them), as the lake worker's job of writing `file`.
-    pub fn lake_job(&self, req: ReqId, file: String) -> crate::lake_host::LakeJob {
+    pub fn lake_job(&self, req: ReqId, file: String) -> crate::lake_job::LakeJob {
         let stats: Vec<Option<String>> = self
             .runs
             .iter()
@@ -315,7 +315,7 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
             .zip(stats)
             .map(|(k, s)| k.lake_run(&self.settings, s))
             .collect();
-        crate::lake_host::job(req, file, &runs, VERSION)
+        crate::lake_job::job(req, file, &runs, VERSION)
     }
 
     /// "Export this view" of run `run_id` (`Request::ExportView`): the run rows of the items
