@@ -8,8 +8,10 @@ use std::cell::RefCell;
 
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use web_sys::DedicatedWorkerGlobalScope;
 
+use crate::lake_job::LakeJob;
 use crate::protocol::{self, Request, Response, RunId};
 use crate::worker::runtime::{post, to_buffers};
 use crate::worker::sub::{OnData, Spec, Sub};
@@ -31,9 +33,19 @@ pub fn content_id_message(run_id: RunId, content_id: &str) -> String {
     format!("{CONTENT_ID}{run_id} {content_id}")
 }
 
+/// What the code-generation worker posts with its part of "Export the workspace as a lake"
+/// (not a page message): an array of this, the `Request::ExportLake` it answers and the
+/// [`LakeJob`] of its runs, both as postcard bytes. The main worker keeps the part and handles
+/// the request again as the page's message, now with it ([`lake_part`]).
+pub const LAKE_PART: &str = "evalboard:codegen-lake-part";
+
 /// What the main worker knows of the code-generation worker's runs.
 #[derive(Default)]
 struct Host {
+    /// The workspace lakes asked of it ([`LAKE_PART`]), by request, until it answers.
+    lake_asked: Vec<crate::protocol::ReqId>,
+    /// Its parts of them, until the main worker takes them ([`lake_part`]).
+    lake_parts: Vec<LakeJob>,
     /// The runs it holds, by id, with their names.
     runs: Vec<(RunId, String)>,
     /// The content ids of the runs it holds ([`CONTENT_ID`]).
@@ -139,6 +151,18 @@ fn note_content_id(text: &str) -> bool {
 /// script): its runs are named to the page, and the next code-generation drop starts a new one.
 fn on_stop(page: &DedicatedWorkerGlobalScope, ready: bool, message: String) {
     let runs = HOST.with(|h| std::mem::take(&mut h.borrow_mut().runs));
+    for req in HOST.with(|h| std::mem::take(&mut h.borrow_mut().lake_asked)) {
+        post(
+            page,
+            &Response::Error {
+                req: Some(req),
+                message: format!(
+                    "the code-generation worker stopped before it gave its runs to the \
+                     workspace lake, which was not written: {message}"
+                ),
+            },
+        );
+    }
     if ready {
         let runs = runs.into_iter().map(|(id, _)| id).collect();
         post(
@@ -174,8 +198,48 @@ fn ensure_started(scope: &DedicatedWorkerGlobalScope) -> Result<(), String> {
         let config = HOST.with(|h| h.borrow().config.clone());
         config.into_iter().chain(marks_message()).collect()
     };
-    let on_data: OnData = |_, d| d.as_string().is_some_and(|t| note_content_id(&t));
+    let on_data: OnData =
+        |scope, d| d.as_string().is_some_and(|t| note_content_id(&t)) || took_lake_part(scope, d);
     SPEC.ensure_started(scope, first, (on_data, on_stop))
+}
+
+/// Keeps the part of a workspace lake a [`LAKE_PART`] message brings and handles its request
+/// again as the page's message; `false` when `data` is none.
+fn took_lake_part(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
+    let Some(parts) = data.dyn_ref::<Array>() else {
+        return false;
+    };
+    if parts.get(0).as_string().as_deref() != Some(LAKE_PART) {
+        return false;
+    }
+    let job = parts
+        .get(2)
+        .dyn_into::<Uint8Array>()
+        .map_err(|_| "not bytes".to_string())
+        .and_then(|b| protocol::decode::<LakeJob>(&b.to_vec()));
+    match job {
+        Ok(job) => HOST.with(|h| {
+            let mut h = h.borrow_mut();
+            h.lake_asked.retain(|r| *r != job.req);
+            h.lake_parts.push(job);
+        }),
+        Err(e) => {
+            web_sys::console::error_1(&format!("worker: a lake part unread: {e}").into());
+            return true;
+        }
+    }
+    crate::worker::runtime::dispatch_as_page(scope, &parts.get(1));
+    true
+}
+
+/// The code-generation worker's part of the workspace lake of request `req`, taken (`None`:
+/// it holds no run, or did not answer).
+pub fn lake_part(req: crate::protocol::ReqId) -> Option<LakeJob> {
+    HOST.with(|h| {
+        let mut h = h.borrow_mut();
+        let i = h.lake_parts.iter().position(|j| j.req == req)?;
+        Some(h.lake_parts.remove(i))
+    })
 }
 
 fn forward(msg: &JsValue, transfer: Option<Array>) {
@@ -262,6 +326,16 @@ pub fn route(req: &Request, msg: &JsValue) -> bool {
             forward(msg, None);
             true
         }
+        // The workspace lake: its runs' rows first (built there, [`LAKE_PART`]), then the
+        // request again here, where [`lake_part`] finds them.
+        Request::ExportLake { req } if started && HOST.with(|h| !h.borrow().runs.is_empty()) => {
+            let has_part = HOST.with(|h| h.borrow().lake_parts.iter().any(|j| j.req == *req));
+            if !has_part {
+                HOST.with(|h| h.borrow_mut().lake_asked.push(*req));
+                forward(msg, None);
+            }
+            !has_part
+        }
         Request::Compare {
             baseline,
             candidate,
@@ -275,6 +349,9 @@ pub fn route(req: &Request, msg: &JsValue) -> bool {
             true
         }
         Request::Many {
+            baselines, runs, ..
+        }
+        | Request::ExportMany {
             baselines, runs, ..
         } if !baselines.is_empty() && baselines.iter().chain(runs).all(|id| holds(*id)) => {
             forward(msg, None);

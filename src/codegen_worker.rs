@@ -107,15 +107,45 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
         | Request::Conversation { req, run_id, .. } => no_run(scope, req, run_id),
         // The run store answers JSONL and CSV; a lake is written by the lake worker, which
         // this worker does not reach.
-        Request::ExportView { req, .. } => crate::worker::runtime::post(
-            scope,
-            &crate::protocol::Response::Error {
-                req: Some(req),
-                message: "A code-generation run exports its view as JSONL or CSV; Parquet is not \
+        Request::ExportView { req, .. } | Request::ExportMany { req, .. } => {
+            crate::worker::runtime::post(
+                scope,
+                &crate::protocol::Response::Error {
+                    req: Some(req),
+                    message:
+                        "A code-generation run exports its view as JSONL or CSV; Parquet is not \
                           available for it yet."
-                    .into(),
-            },
-        ),
+                            .into(),
+                },
+            )
+        }
+        // Its part of "Export the workspace as a lake": its runs' rows, built as the main
+        // worker builds its own, handed to the main worker (which writes the lake).
+        Request::ExportLake { req } => {
+            let job = st.lake_job(req, String::new());
+            let sent = crate::protocol::encode(&Request::ExportLake { req })
+                .and_then(|r| Ok((r, crate::protocol::encode(&job)?)));
+            match sent {
+                Ok((r, j)) => {
+                    let (r, j) = (
+                        js_sys::Uint8Array::from(r.as_slice()),
+                        js_sys::Uint8Array::from(j.as_slice()),
+                    );
+                    let msg = js_sys::Array::of3(&crate::codegen_host::LAKE_PART.into(), &r, &j);
+                    let transfer = js_sys::Array::of1(&j.buffer());
+                    if let Err(e) = scope.post_message_with_transfer(&msg, &transfer) {
+                        web_sys::console::error_1(&e);
+                    }
+                }
+                Err(message) => crate::worker::runtime::post(
+                    scope,
+                    &crate::protocol::Response::Error {
+                        req: Some(req),
+                        message,
+                    },
+                ),
+            }
+        }
         // Answered above or by the run store.
         _ => {}
     }

@@ -124,16 +124,7 @@ fn on_data(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
         Ok(_) => true,
         Err(_) => false,
     };
-    // As the page's message: a real `MessageEvent` on this worker's scope.
-    let init = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&init, &"data".into(), &msg);
-    let event = js_sys::Reflect::get(&js_sys::global(), &"MessageEvent".into())
-        .ok()
-        .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
-        .and_then(|c| js_sys::Reflect::construct(&c, &Array::of2(&"message".into(), &init)).ok());
-    if let Some(e) = event {
-        let _ = scope.dispatch_event(e.unchecked_ref());
-    }
+    crate::worker::runtime::dispatch_as_page(scope, &msg);
     // The request its runs were loaded for is answered: every view on screen asks again (a
     // lake run's Overview is now the workspace run's).
     if again {
@@ -143,59 +134,12 @@ fn on_data(scope: &DedicatedWorkerGlobalScope, data: &JsValue) -> bool {
 }
 
 /// What the main worker posts to the lake worker to have a lake written (not a page message):
-/// an array of this and a [`LakeJob`] as postcard bytes. The lake worker answers the page with
+/// an array of this and a [`LakeJob`](crate::lake_job::LakeJob) as postcard bytes. The lake worker answers the page with
 /// `Response::Download` (the zip) or `Response::Error`.
 pub const WRITE: &str = "evalboard:lake-write";
 
-/// A lake for the lake worker to write and zip: the rows the main worker built
-/// (`engine::lake::build` of its runs), its runs for the manifest, the zip's file name.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct LakeJob {
-    pub req: crate::protocol::ReqId,
-    /// The zip's name (`….evalboard-lake.zip`); the lake is the folder of its stem inside.
-    pub file: String,
-    /// Each table's rows, by the table's name.
-    pub tables: Vec<(String, Vec<Vec<evalboard_engine::lake::Cell>>)>,
-    /// Each run as the manifest lists it: run id, name, what it was read from, its files.
-    pub runs: Vec<(String, String, String, Vec<String>)>,
-    /// The evalboard version that writes it.
-    pub version: String,
-}
-
-/// The job of writing `runs` as a lake (`engine::lake::build`, no comparisons) into `file`.
-pub fn job(
-    req: crate::protocol::ReqId,
-    file: String,
-    runs: &[evalboard_engine::lake::LakeRun<'_>],
-    version: &str,
-) -> LakeJob {
-    let opts = evalboard_engine::compare::CompareOptions::default();
-    let built = evalboard_engine::lake::build(runs, &[], &opts, version);
-    LakeJob {
-        req,
-        file,
-        tables: built
-            .tables
-            .into_iter()
-            .map(|t| (t.schema.name.to_string(), t.rows))
-            .collect(),
-        runs: runs
-            .iter()
-            .map(|r| {
-                (
-                    evalboard_engine::lake::run_id(&r.content_id),
-                    r.run.name().to_string(),
-                    "dashboard".to_string(),
-                    r.files.iter().map(|f| f.0.clone()).collect(),
-                )
-            })
-            .collect(),
-        version: version.to_string(),
-    }
-}
-
 /// Hands `job` to the lake worker (started if it is not).
-pub fn write(scope: &DedicatedWorkerGlobalScope, job: &LakeJob) {
+pub fn write(scope: &DedicatedWorkerGlobalScope, job: &crate::lake_job::LakeJob) {
     let req = job.req;
     let sent = SPEC
         .ensure_started(scope, Vec::new, (on_data, on_stop))

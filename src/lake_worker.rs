@@ -731,7 +731,7 @@ fn needs_workspace(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>
 /// A lake the main worker built, written as Parquet (zstd) with its manifest and zipped with
 /// stored members; the zip given to the page as a `blob:` URL of this worker's.
 fn write_lake(scope: &DedicatedWorkerGlobalScope, bytes: &[u8]) {
-    let job: crate::lake_host::LakeJob = match crate::protocol::decode(bytes) {
+    let job: crate::lake_job::LakeJob = match crate::protocol::decode(bytes) {
         Ok(j) => j,
         Err(e) => {
             return post(
@@ -744,6 +744,33 @@ fn write_lake(scope: &DedicatedWorkerGlobalScope, bytes: &[u8]) {
         }
     };
     let req = job.req;
+    // "Export this view" of All runs: one long-form file, not a lake.
+    if job.file.ends_with(".parquet") {
+        let rows = job
+            .tables
+            .into_iter()
+            .next()
+            .map(|t| t.1)
+            .unwrap_or_default();
+        let table = Table {
+            schema: &evalboard_engine::lake::schema::MANY_MARKS,
+            rows,
+        };
+        let created_by = format!("evalboard {}", job.version);
+        let file = job.file;
+        let written =
+            evalboard_lake::encode(&table, evalboard_lake::Codec::Zstd, &created_by, &file)
+                .map_err(|e| e.to_string())
+                .and_then(|bytes| blob_url(&bytes));
+        let msg = match written {
+            Ok(url) => Response::Download { req, file, url },
+            Err(message) => Response::Error {
+                req: Some(req),
+                message: format!("The Parquet file could not be written: {message}"),
+            },
+        };
+        return post(scope, &msg);
+    }
     let tables: Vec<Table> = job
         .tables
         .into_iter()

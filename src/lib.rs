@@ -7,6 +7,7 @@ pub mod evalset;
 pub mod exports;
 pub mod families;
 pub mod format;
+pub mod lake_job;
 #[cfg(any(feature = "lake", all(test, not(target_arch = "wasm32"))))]
 pub mod lake_view;
 pub mod many;

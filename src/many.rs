@@ -12,6 +12,7 @@ use evalboard_engine::compare::many::{
     compare_many_in, ManyComparison, ManyError, ManyRun, RunRow,
 };
 use evalboard_engine::compare::{p_value_text, CompareOptions, PairTexts, Pairing};
+use evalboard_engine::lake::Cell as LakeCell;
 use evalboard_engine::run::{CompareSettings, FamilySet, RunRef};
 use evalboard_engine::run_table::{ItemKey, Unit};
 
@@ -289,6 +290,128 @@ impl Many {
     }
 }
 
+/// "Export this view" of the All runs tab, as the worker hands it on: a text to download, or
+/// the rows of [`MANY_MARKS`](evalboard_engine::lake::schema::MANY_MARKS) for the lake worker to write as Parquet.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ManyExport {
+    Text {
+        file: String,
+        text: String,
+    },
+    Table {
+        file: String,
+        rows: Vec<Vec<LakeCell>>,
+    },
+}
+
+impl Many {
+    /// "Export this view" of the tab's matrix: the items `filter` shows (its Show choice and
+    /// search, judged as picked: the rows [`Many::view`] pages) as `format` — `csv` (an item a
+    /// row, a run a column, each mark a word), `jsonl` (a header line with the judge, the
+    /// filter, the counts and the ranked table's rows as `evalboard compare --json` prints
+    /// them, then an item a line with each run's mark) or `parquet` (the rows of
+    /// [`MANY_MARKS`](evalboard_engine::lake::schema::MANY_MARKS), long form). The file is named `<stem>.all-runs.<format>`; `version` is
+    /// the evalboard version the header names.
+    pub fn export(
+        &self,
+        filter: &ScreenFilter,
+        format: &str,
+        (stem, version): (&str, &str),
+    ) -> Result<ManyExport, String> {
+        let (c, m) = match (&self.cmp, &self.matrix) {
+            (Ok(c), Some(m)) => (c, m),
+            (Err(e), _) => return Err(e.clone()),
+            _ => return Err("the runs are not compared yet".into()),
+        };
+        let hits = m.hits(filter);
+        let stem = format!("{stem}.all-runs");
+        let words = |i: usize| (0..m.cols.len()).map(move |c| m.word(c, i));
+        Ok(match format {
+            "csv" => {
+                let mut head = vec!["item".to_string()];
+                head.extend(m.cols.iter().enumerate().map(|(c, n)| match c {
+                    0 => format!("{n} (baseline)"),
+                    _ => n.clone(),
+                }));
+                let body: Vec<Vec<String>> = hits
+                    .iter()
+                    .map(|&i| {
+                        std::iter::once(m.texts[i].0.clone())
+                            .chain(words(i).map(str::to_string))
+                            .collect()
+                    })
+                    .collect();
+                ManyExport::Text {
+                    file: format!("{stem}.csv"),
+                    text: evalboard_report::csvs::table_csv(&head, &body),
+                }
+            }
+            "parquet" => {
+                let base = m.cols.first().cloned().unwrap_or_default();
+                let mut rows = Vec::with_capacity(hits.len() * m.cols.len());
+                for &i in &hits {
+                    let key = m.keys[i].to_json().to_string();
+                    for (col, name) in m.cols.iter().enumerate() {
+                        let correct = match m.marks[col][i] {
+                            Mark::Right => LakeCell::Bool(true),
+                            Mark::Wrong => LakeCell::Bool(false),
+                            Mark::Missing | Mark::Unscored => LakeCell::Null,
+                        };
+                        rows.push(vec![
+                            LakeCell::Str(key.clone()),
+                            LakeCell::Str(name.clone()),
+                            LakeCell::Str(base.clone()),
+                            LakeCell::Bool(col == 0),
+                            LakeCell::Str(m.word(col, i).to_string()),
+                            correct,
+                        ]);
+                    }
+                }
+                ManyExport::Table {
+                    file: format!("{stem}.parquet"),
+                    rows,
+                }
+            }
+            _ => {
+                let head = serde_json::json!({
+                    "evalboard_many": 1,
+                    "evalboard_version": version,
+                    "baseline": m.cols.first(),
+                    "columns": m.cols,
+                    "judge": self.judge,
+                    "judged_by": c.judged_by,
+                    "filter": {
+                        "show": filter.choice(SHOW),
+                        "search": filter.text,
+                    },
+                    "items": hits.len(),
+                    "of_items": m.keys.len(),
+                    "runs": c.runs,
+                    "reading": c.reading,
+                    "warnings": c.warnings,
+                });
+                let mut text = head.to_string();
+                text.push('\n');
+                for &i in &hits {
+                    let marks: serde_json::Map<String, serde_json::Value> = m
+                        .cols
+                        .iter()
+                        .zip(words(i))
+                        .map(|(n, w)| (n.clone(), w.into()))
+                        .collect();
+                    let line = serde_json::json!({"item_key": m.keys[i].to_json(), "marks": marks});
+                    text.push_str(&line.to_string());
+                    text.push('\n');
+                }
+                ManyExport::Text {
+                    file: format!("{stem}.jsonl"),
+                    text,
+                }
+            }
+        })
+    }
+}
+
 /// The union of `keys` and the keys of `column`, both sorted, each key once.
 fn merge_keys(keys: Vec<ItemKey>, column: &[(ItemKey, Option<bool>)]) -> Vec<ItemKey> {
     let mut out = Vec::with_capacity(keys.len().max(column.len()));
@@ -319,6 +442,31 @@ impl Matrix {
             (_, Mark::Right) => "✓",
             (_, Mark::Wrong) => "✗",
         }
+    }
+
+    /// [`Matrix::cell`] as a word (the exports' `mark`): `right`, `wrong`, `regressed`,
+    /// `improved`, `missing` or `unscored`.
+    fn word(&self, col: usize, i: usize) -> &'static str {
+        let base = self.marks[0][i];
+        match (col, self.marks[col][i]) {
+            (_, Mark::Missing) => "missing",
+            (_, Mark::Unscored) => "unscored",
+            (1.., Mark::Wrong) if base == Mark::Right => "regressed",
+            (1.., Mark::Right) if base == Mark::Wrong => "improved",
+            (_, Mark::Right) => "right",
+            (_, Mark::Wrong) => "wrong",
+        }
+    }
+
+    /// The items `filter` keeps (its `show` choice and its search), in key order: the rows a
+    /// page of the matrix shows, and what "Export this view" writes.
+    fn hits(&self, filter: &ScreenFilter) -> Vec<usize> {
+        let show = self.show_of(filter.choice(SHOW));
+        let text = screen::search(filter);
+        (0..self.keys.len())
+            .filter(|&i| self.shows(i, show))
+            .filter(|&i| text.as_deref().is_none_or(|t| self.texts[i].1.contains(t)))
+            .collect()
     }
 
     /// The `show` choice as a filter: `None` for every item (or a choice not offered).
@@ -361,12 +509,7 @@ impl Matrix {
 
     /// A page of the matrix: one row per item, one column per run.
     fn page(&self, v: &mut ScreenView, filter: &ScreenFilter, offset: u32, limit: u32) {
-        let show = self.show_of(filter.choice(SHOW));
-        let text = screen::search(filter);
-        let hits: Vec<usize> = (0..self.keys.len())
-            .filter(|&i| self.shows(i, show))
-            .filter(|&i| text.as_deref().is_none_or(|t| self.texts[i].1.contains(t)))
-            .collect();
+        let hits = self.hits(filter);
         let mut columns = vec![("Item".to_string(), "eb-mono".to_string())];
         columns.extend(self.cols.iter().enumerate().map(|(c, n)| {
             let label = if c == 0 {
@@ -757,6 +900,17 @@ pub(crate) struct Kept {
 impl Kept {
     pub fn view(&self, query: &ScreenQuery) -> ScreenView {
         self.many.view(query)
+    }
+
+    /// [`Many::export`] of the kept comparison (its matrix laid out by [`answer`] for a query
+    /// of items).
+    pub fn export(
+        &self,
+        filter: &ScreenFilter,
+        format: &str,
+        names: (&str, &str),
+    ) -> Result<ManyExport, String> {
+        self.many.export(filter, format, names)
     }
 }
 

@@ -237,9 +237,30 @@ pub enum Request {
     Workspace {
         run_id: RunId,
     },
+    /// "Export this view" of the All runs tab: the runs × items matrix of `runs` against
+    /// `baselines` (as `Many` names them) as `filter` shows it (its Show choice, search and
+    /// judge), as `format`: `csv`, `jsonl` (with the ranked table's rows in its header) or
+    /// `parquet` (one long-form file, `engine::lake::schema::MANY_MARKS`, written by the lake
+    /// worker). Answered with `Export` (text) or `Download`. (Last, so the other variants keep
+    /// their numbers.)
+    ExportMany {
+        req: ReqId,
+        baselines: Vec<RunId>,
+        runs: Vec<RunId>,
+        filter: ScreenFilter,
+        format: String,
+    },
 }
 
 impl Request {
+    /// Whether it is an export asking for Parquet (written by the lake worker).
+    pub fn is_parquet(&self) -> bool {
+        matches!(
+            self,
+            Request::ExportView { format, .. } | Request::ExportMany { format, .. } if format == "parquet"
+        )
+    }
+
     /// The runs this request needs held as workspace runs (compared, reported, exported,
     /// loaded into the workspace): a lake run among them is loaded into the main worker first
     /// (`lake_host::CONVERTED`).
@@ -269,6 +290,9 @@ impl Request {
             } => vec![*baseline, *candidate],
             Request::Series { runs, .. } => runs.clone(),
             Request::Many {
+                baselines, runs, ..
+            }
+            | Request::ExportMany {
                 baselines, runs, ..
             } => baselines.iter().chain(runs).copied().collect(),
             _ => Vec::new(),

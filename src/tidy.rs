@@ -15,6 +15,7 @@ const WORKER_MODULES: &[&str] = &[
     "lake_worker",
     "lake_host",
     "lake_view",
+    "lake_job",
     "families",
     "codegen",
     "evallog",

@@ -114,9 +114,10 @@ fn request_variant(r: &Request) -> &'static str {
         Request::ExportView { .. } => "ExportView",
         Request::ExportLake { .. } => "ExportLake",
         Request::Workspace { .. } => "Workspace",
+        Request::ExportMany { .. } => "ExportMany",
     }
 }
-const REQUEST_VARIANTS: usize = 20;
+const REQUEST_VARIANTS: usize = 21;
 
 /// Encodes, decodes and compares: the decoded value prints the same (`Debug` shows every field)
 /// and encodes to the same bytes.
@@ -706,6 +707,16 @@ fn requests() -> Vec<Request> {
         },
         Request::ExportLake { req: 10 },
         Request::Workspace { run_id: 11 },
+        Request::ExportMany {
+            req: 12,
+            baselines: vec![1],
+            runs: vec![2, 3],
+            filter: protocol::ScreenFilter {
+                choices: vec![("show".into(), "Regressed in any run".into())],
+                text: Some("ü".into()),
+            },
+            format: "parquet".into(),
+        },
         Request::Overview {
             req: 1,
             run_id: 1,
@@ -922,6 +933,16 @@ fn workspace_runs_are_the_compared_reported_and_exported_ones() {
             vec![3],
         ),
         (Request::Workspace { run_id: 11 }, vec![11]),
+        (
+            Request::ExportMany {
+                req: 1,
+                baselines: vec![4],
+                runs: vec![5, 6],
+                filter: Default::default(),
+                format: "csv".into(),
+            },
+            vec![4, 5, 6],
+        ),
         (Request::Remove { run_id: 3 }, vec![]),
         (Request::ExportLake { req: 1 }, vec![]),
     ];

@@ -166,6 +166,13 @@ fn items_conversation_and_load_round_trip() {
         },
         Request::ExportLake { req: 5 },
         Request::Workspace { run_id: 6 },
+        Request::ExportMany {
+            req: 7,
+            baselines: vec![1],
+            runs: vec![2],
+            filter: Default::default(),
+            format: "jsonl".into(),
+        },
     ] {
         let bytes = protocol::encode(&req).expect("encodes");
         let back: Request = protocol::decode(&bytes).expect("decodes");

@@ -232,3 +232,64 @@ fn the_matrix_keys_are_the_union_of_the_columns_in_order() {
     want.dedup();
     assert_eq!(keys, want);
 }
+
+/// "Export this view" of the tab: the items a filter shows, each run's mark as a word, in CSV
+/// (an item a row), JSONL (the ranked table's rows in the header, as the overview ranks them)
+/// and Parquet's long-form rows (an item × run a row); the same count and marks as the page.
+#[test]
+fn the_view_exports_the_items_its_filter_shows() {
+    use super::ManyExport;
+    let m = arith();
+    let q = items(Some("Regressed in any run"));
+    let shown = m.view(&q);
+    let ScreenQuery::Items { filter, .. } = &q else {
+        unreachable!()
+    };
+    let n = shown.n_match as usize;
+    assert!(n > 0 && n < shown.n_items as usize);
+    let text = |format: &str| match m.export(filter, format, ("base", "test")).unwrap() {
+        ManyExport::Text { file, text } => (file, text),
+        ManyExport::Table { .. } => panic!("{format}: a table"),
+    };
+    let (file, csv) = text("csv");
+    assert_eq!(file, "base.all-runs.csv");
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), n + 1, "a header, then an item a line");
+    assert!(lines[0].starts_with("item,"), "{}", lines[0]);
+    // The first row's marks, as the page's cells say them.
+    let words: Vec<&str> = lines[1].split(',').skip(1).collect();
+    let cells = &shown.rows[0].cells[1..];
+    for (w, c) in words.iter().zip(cells) {
+        let want = match c.as_str() {
+            "✓" => "right",
+            "✗" => "wrong",
+            "✗ ▼" => "regressed",
+            "✓ ▲" => "improved",
+            "·" => "unscored",
+            _ => "missing",
+        };
+        assert_eq!(*w, want, "{lines:?}");
+    }
+    let (_, jsonl) = text("jsonl");
+    let head: serde_json::Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+    assert_eq!(head["items"], n);
+    assert_eq!(head["of_items"], shown.n_items);
+    assert_eq!(head["filter"]["show"], "Regressed in any run");
+    let ranked = m.cmp.as_ref().unwrap();
+    assert_eq!(head["runs"].as_array().unwrap().len(), ranked.runs.len());
+    assert_eq!(
+        head["runs"][1]["delta"],
+        serde_json::json!(ranked.runs[1].delta)
+    );
+    assert_eq!(jsonl.lines().count(), n + 1);
+    match m.export(filter, "parquet", ("base", "test")).unwrap() {
+        ManyExport::Table { file, rows } => {
+            assert_eq!(file, "base.all-runs.parquet");
+            assert_eq!(rows.len(), n * (shown.layout.columns.len() - 1));
+            assert!(rows
+                .iter()
+                .all(|r| r.len() == evalboard_engine::lake::schema::MANY_MARKS.columns.len()));
+        }
+        ManyExport::Text { .. } => panic!("parquet: a text"),
+    }
+}

@@ -531,9 +531,21 @@ fn ViewExport(run: Memo<Option<Target>>, filter: Memo<ScreenFilter>) -> impl Int
     let store = use_store();
     let format = RwSignal::new(String::from("csv"));
     let left_out = RwSignal::new(Vec::<&'static str>::new());
+    let many = move || matches!(run.get(), Some(Target::Many(..)));
     let send = move |_| {
-        let Some(Target::Run(run_id)) = run.get_untracked() else {
-            return;
+        let run_id = match run.get_untracked() {
+            Some(Target::Run(run_id)) => run_id,
+            // All runs: the matrix as its filters show it.
+            Some(Target::Many(baselines, runs)) => {
+                return client::send(&Request::ExportMany {
+                    req: client::next_req(),
+                    baselines,
+                    runs,
+                    filter: filter.get_untracked(),
+                    format: format.get_untracked(),
+                })
+            }
+            None => return,
         };
         let base = store.route.with_untracked(|r| r.base.clone());
         let baseline = base.and_then(|b| {
@@ -556,7 +568,7 @@ fn ViewExport(run: Memo<Option<Target>>, filter: Memo<ScreenFilter>) -> impl Int
         });
     };
     view! {
-        <details class="eb-view-export" data-testid="export-view" hidden=move || !matches!(run.get(), Some(Target::Run(_)))>
+        <details class="eb-view-export" data-testid="export-view" hidden=move || run.get().is_none()>
             <summary>"⤓ Export this view"</summary>
             <div class="eb-filters">
                 <label class="eb-field">
@@ -567,16 +579,19 @@ fn ViewExport(run: Memo<Option<Target>>, filter: Memo<ScreenFilter>) -> impl Int
                         <option value="parquet">"Parquet (one-run lake, .zip)"</option>
                     </select>
                 </label>
-                {COLUMNS.iter().map(|&(name, label)| view! {
+                <span hidden=many>{COLUMNS.iter().map(|&(name, label)| view! {
                     <label class="eb-check"><input type="checkbox" checked data-column=name
                         on:change=move |ev| left_out.update(|o| match event_target_checked(&ev) {
                             true => o.retain(|c| *c != name),
                             false => o.push(name),
                         })/>{label}</label>
-                }).collect_view()}
+                }).collect_view()}</span>
                 <button type="button" class="eb-btn" data-export="view" on:click=send>"Download"</button>
             </div>
-            <p class="eb-muted">"The rows these filters show, with every scorer's verdict as scored now, slice fields, the run's metadata and, when Compare names a baseline, each item's flip."</p>
+            <p class="eb-muted">{move || match many() {
+                true => "The items these filters show, each run's mark under the judge picked; JSONL adds the ranked table.",
+                false => "The rows these filters show, with every scorer's verdict as scored now, slice fields, the run's metadata and, when Compare names a baseline, each item's flip.",
+            }}</p>
         </details>
     }
 }

@@ -1080,7 +1080,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
                         let runs = [lake_run_of(&back, &input, &st.settings)];
                         crate::lake_host::write(
                             scope,
-                            &crate::lake_host::job(req, file, &runs, store::VERSION),
+                            &crate::lake_job::job(req, file, &runs, store::VERSION),
                         );
                     }
                     Err(e) => post_error(scope, req, e.message),
@@ -1088,28 +1088,35 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
             }
             Err(message) => post_error(scope, req, message),
         },
-        // "Export the workspace as a lake": every run held here, as scored now.
+        // "Export the workspace as a lake": every run held here, as scored now, and the
+        // code-generation worker's runs (their rows built there, `codegen_host::lake_part`).
         Request::ExportLake { req } => {
-            let stats: Vec<Option<String>> = st
-                .all()
-                .iter()
-                .map(|k| {
-                    let plan = evalboard_report::run_output_plan_in::<FAMILIES>(k.run());
-                    plan.and_then(|p| serde_json::to_string(&p.statistics).ok())
-                })
-                .collect();
-            let runs: Vec<_> = st
-                .all()
-                .iter()
-                .zip(stats)
-                .map(|(k, s)| k.lake_run(&st.settings, s))
-                .collect();
             let file = "workspace.evalboard-lake.zip".to_string();
-            crate::lake_host::write(
-                scope,
-                &crate::lake_host::job(req, file, &runs, store::VERSION),
-            );
+            let mut job = st.lake_job(req, file);
+            if let Some(part) = crate::codegen_host::lake_part(req) {
+                job = job.merge(part);
+            }
+            crate::lake_host::write(scope, &job);
         }
+        // "Export this view" of All runs as Parquet: the matrix's rows written by the lake
+        // worker as one file.
+        many @ Request::ExportMany { .. } => match st.many_export(&many) {
+            Some((req, _, Ok(crate::many::ManyExport::Table { file, rows }))) => {
+                let job = crate::lake_job::LakeJob {
+                    req,
+                    file,
+                    tables: vec![(
+                        evalboard_engine::lake::schema::MANY_MARKS.name.to_string(),
+                        rows,
+                    )],
+                    runs: Vec::new(),
+                    version: store::VERSION.to_string(),
+                };
+                crate::lake_host::write(scope, &job);
+            }
+            Some((req, _, Err(message))) => post_error(scope, req, message),
+            Some((_, _, Ok(crate::many::ManyExport::Text { .. }))) | None => {}
+        },
         // Answered by [`load`] and the run store.
         Request::Load { .. }
         | Request::Configure { .. }

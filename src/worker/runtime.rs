@@ -126,6 +126,20 @@ pub(crate) fn relay(page: &DedicatedWorkerGlobalScope, data: &JsValue) {
     }
 }
 
+/// Dispatches `msg` on this worker's scope as if the page had posted it (a real
+/// `MessageEvent`): what a worker it started hands back to be handled as a page message.
+pub(crate) fn dispatch_as_page(scope: &DedicatedWorkerGlobalScope, msg: &JsValue) {
+    let init = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&init, &"data".into(), msg);
+    let event = js_sys::Reflect::get(&js_sys::global(), &"MessageEvent".into())
+        .ok()
+        .and_then(|c| c.dyn_into::<js_sys::Function>().ok())
+        .and_then(|c| js_sys::Reflect::construct(&c, &Array::of2(&"message".into(), &init)).ok());
+    if let Some(e) = event {
+        let _ = scope.dispatch_event(e.unchecked_ref());
+    }
+}
+
 /// [`post_load_failed`] of one log of a `Load` holding several (`part_of`).
 pub(crate) fn post_part_failed(
     scope: &DedicatedWorkerGlobalScope,

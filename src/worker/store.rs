@@ -261,9 +261,61 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
         info
     }
 
-    /// Every run held, in the order they loaded.
-    pub fn all(&self) -> &[Kept] {
-        &self.runs
+    /// "Export this view" of the All runs tab (`Request::ExportMany`; `None` for another
+    /// request): the request's id, the pinned baseline's id and the matrix of its `runs`
+    /// against its `baselines` as its `filter` shows it, from the kept comparison (compared and
+    /// laid out now if it is not kept), in its `format`.
+    pub fn many_export(
+        &mut self,
+        req: &Request,
+    ) -> Option<(ReqId, RunId, Result<crate::many::ManyExport, String>)> {
+        let Request::ExportMany {
+            req,
+            baselines,
+            runs,
+            filter,
+            format,
+        } = req
+        else {
+            return None;
+        };
+        let query = ScreenQuery::Items {
+            filter: filter.clone(),
+            offset: 0,
+            limit: 0,
+        };
+        let kept =
+            crate::many::answer::<FAMILIES>(self.many.take(), (baselines, runs), &query, |id| {
+                self.get(id).map(|r| (r.name.as_str(), r.run()))
+            });
+        let pin = baselines.first().copied().unwrap_or_default();
+        let stem = self
+            .get(pin)
+            .map_or("runs".to_string(), |r| file_stem(&r.name));
+        let out = kept.export(filter, format, (&stem, VERSION));
+        self.many = Some(kept);
+        Some((*req, pin, out))
+    }
+
+    /// "Export the workspace as a lake" of the runs held here (`Request::ExportLake`): each as
+    /// scored now, with its statistics as `score --json` prints them (as `export --lake` keeps
+    /// them), as the lake worker's job of writing `file`.
+    pub fn lake_job(&self, req: ReqId, file: String) -> crate::lake_job::LakeJob {
+        let stats: Vec<Option<String>> = self
+            .runs
+            .iter()
+            .map(|k| {
+                let plan = evalboard_report::run_output_plan_in::<FAMILIES>(k.run());
+                plan.and_then(|p| serde_json::to_string(&p.statistics).ok())
+            })
+            .collect();
+        let runs: Vec<_> = self
+            .runs
+            .iter()
+            .zip(stats)
+            .map(|(k, s)| k.lake_run(&self.settings, s))
+            .collect();
+        crate::lake_job::job(req, file, &runs, VERSION)
     }
 
     /// "Export this view" of run `run_id` (`Request::ExportView`): the run rows of the items
@@ -503,6 +555,16 @@ impl<const FAMILIES: FamilySet> RunStore<FAMILIES> {
                             ),
                         });
                 post_export(scope, req, run_id, file)
+            }
+            // JSONL and CSV here; Parquet by the main worker (the lake worker writes it).
+            many @ Request::ExportMany { .. } if !many.is_parquet() => {
+                if let Some((req, pin, out)) = self.many_export(&many) {
+                    let file = out.and_then(|e| match e {
+                        crate::many::ManyExport::Text { file, text } => Ok((file, text)),
+                        crate::many::ManyExport::Table { .. } => Err("not a text".into()),
+                    });
+                    post_export(scope, req, pin, file)
+                }
             }
             Request::Report {
                 req,

@@ -2,16 +2,20 @@
 // rows, Parquet as a one-run lake zip written by the lake worker) and "Export the workspace as a
 // lake". Dropping an export back restores the view's numbers: the same filtered count and the
 // same headline; `evalboard score LAKE --json` on the unzipped workspace lake gives the run
-// list's headlines; a CSV cell that starts like a formula is neutralised.
+// list's headlines, code-generation runs (held by their own worker) included, with the
+// numbers `evalboard score --json` gives their folder; a CSV cell that starts like a formula is
+// neutralised.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { withApp, openPage, dropFiles, outDir, cli, assertQuiet } from './lib.mjs';
+import { withApp, openPage, dropFiles, folderPayload, root, outDir, cli, assertQuiet } from './lib.mjs';
 
 const DROP = '.eb-app';
+/** What names where a run was read from (absolute on the CLI, relative in the browser). */
+const PATH_KEYS = ['input_files', 'run_path', 'path', 'input', 'run_name'];
 const app = withApp();
 
 /** The run list's entries: [name, headline as a number (a rate shown in % read as 0–1)]. */
@@ -149,21 +153,58 @@ test('a view exported as JSONL or Parquet drops back with the same count and hea
   await page.close();
 });
 
-test('the workspace as a lake: the CLI scores it as the run list shows, and a drop lists it again', async () => {
-  const { page, rec } = await openPage(app.browser);
-  await page.goto(app.srv.url);
-  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
-  const shown = await listed(page);
+/** Downloads "Export the workspace as a lake" and gives the unzipped lake's folder. */
+async function workspaceLake(page, shot) {
   await page.click('#eb-tab-export');
   await page.waitForSelector('[data-export="workspace-lake"]');
-  await page.screenshot({ path: path.join(outDir, 'export-workspace.png') });
+  if (shot) await page.screenshot({ path: path.join(outDir, shot) });
   const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.click('[data-export="workspace-lake"]')]);
   assert.equal(dl.suggestedFilename(), 'workspace.evalboard-lake.zip');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-ws-'));
   const zipPath = path.join(tmp, 'ws.zip');
   fs.copyFileSync(await dl.path(), zipPath);
   execFileSync('unzip', ['-q', zipPath, '-d', tmp]);
-  const lake = path.join(tmp, 'workspace.evalboard-lake');
+  return { tmp, zipPath, lake: path.join(tmp, 'workspace.evalboard-lake') };
+}
+
+test('the workspace lake holds the code-generation worker\'s runs, with the CLI\'s numbers', async () => {
+  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'eb-cg-')), 'codegen_ok_trace');
+  fs.cpSync(path.join(root, 'tests', 'fixtures', 'codegen', 'ok', 'trace', 'input'), dir, { recursive: true });
+  const want = JSON.parse(cli(['score', dir, '--json']));
+  const { page, rec } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  const before = await listed(page);
+  await dropFiles(page, DROP, folderPayload(dir));
+  await page.waitForFunction(() => document.querySelector('.eb-runhead__title')?.textContent.trim().startsWith('codegen_ok_trace')
+    && document.querySelector('[data-metric="average_overall_score"]'), null, { timeout: 60000 });
+  const shown = await listed(page);
+  assert.equal(shown.length, before.length + 1);
+  const { tmp, lake } = await workspaceLake(page);
+  const manifest = JSON.parse(fs.readFileSync(path.join(lake, 'evalboard-lake.json'), 'utf8'));
+  const names = manifest.shards.flatMap((s) => s.runs.map((r) => r.name));
+  assert.deepEqual([...names].sort(), shown.map((r) => r[0]).sort(), 'every run listed, the code-generation run too');
+  const runsFile = manifest.files.find((f) => f.table === 'runs');
+  assert.equal(runsFile.rows, shown.length, 'a `runs` row each');
+  // The code-generation run's statistics as exported: what `evalboard score --json` prints
+  // for its folder (the same engine function), but the paths it was read from.
+  const scored = JSON.parse(cli(['score', lake, '--json']));
+  assert.equal(scored.length, shown.length);
+  const got = scored.find((s) => s.run_name === 'codegen_ok_trace') || scored.find((s) => JSON.stringify(s).includes('codegen_ok_trace'));
+  assert.ok(got, JSON.stringify(scored).slice(0, 400));
+  const strip = (o) => JSON.parse(JSON.stringify(o, (k, v) => (PATH_KEYS.includes(k) ? undefined : v)));
+  assert.deepEqual(strip(got), strip(want[0] ?? want));
+  fs.rmSync(tmp, { recursive: true, force: true });
+  assertQuiet(rec, app.srv.origin);
+  await page.close();
+});
+
+test('the workspace as a lake: the CLI scores it as the run list shows, and a drop lists it again', async () => {
+  const { page, rec } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  const shown = await listed(page);
+  const { tmp, zipPath, lake } = await workspaceLake(page, 'export-workspace.png');
   const manifest = JSON.parse(fs.readFileSync(path.join(lake, 'evalboard-lake.json'), 'utf8'));
   assert.ok(manifest.files.every((f) => f.codec === 'zstd'), 'the browser writes zstd');
   const scored = JSON.parse(cli(['score', lake, '--json']));

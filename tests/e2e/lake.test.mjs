@@ -190,6 +190,11 @@ test('lake runs load into the workspace: compared as `evalboard compare LAKE` co
   await page.waitForFunction(() => !document.querySelector('[data-testid="lake-load"]')
     && document.querySelector('[data-metric="headline_score"]'), null, { timeout: 60000 });
   await page.screenshot({ path: path.join(outDir, 'lake-loaded.png'), fullPage: true });
+  // Its Overview's recorded headline is the one exported: what `score LAKE --json` prints.
+  const arith = scored.find((w) => w.run_name === 'mini/arith.json');
+  const headCard = await page.locator('[data-metric="headline_score"]').first().innerText();
+  assert.ok(headCard.includes(`the log records ${arith.headline_score.toFixed(4)}`), headCard);
+  assert.ok(!headCard.includes('records —'), headCard);
   // Compare it with a lake run still in the lake (loaded first, then paired).
   await page.click('#eb-tab-compare');
   await page.selectOption('select[name="base"]', cand.baseline);

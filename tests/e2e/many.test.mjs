@@ -247,3 +247,47 @@ test('Judged by (issue 26.4): an lm-eval suite of two tasks, Compare and All run
   assertClean(rec);
   await context.close();
 });
+
+test('All runs: "Export this view" writes the matrix its filters show (CSV, JSONL with the ranked table, Parquet)', async () => {
+  const { page, rec } = await pinned();
+  await page.waitForSelector('.eb-grid--many .eb-grid__row', { timeout: 30000 });
+  await page.selectOption('select[name="show"]', 'Regressed in any run');
+  await page.waitForFunction(() => location.hash.includes('f.show='));
+  await page.waitForFunction(() => / of /.test(document.querySelector('.eb-items__count')?.textContent || ''));
+  const count = Number((await page.locator('.eb-items__count').innerText()).replace(/,/g, '').match(/^(\d+)/)[1]);
+  assert.ok(count > 0);
+  const ranked = await tableRows(page);
+  const exportAs = async (format) => {
+    if (!(await page.locator('[data-testid="export-view"]').evaluate((d) => d.open))) {
+      await page.click('[data-testid="export-view"] summary');
+    }
+    await page.selectOption('select[name="export-format"]', format);
+    const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.click('[data-export="view"]')]);
+    return { name: dl.suggestedFilename(), bytes: fs.readFileSync(await dl.path()) };
+  };
+  // CSV: the tab's count of items, a run a column.
+  const csv = await exportAs('csv');
+  assert.equal(csv.name, 'base-arith.json.all-runs.csv');
+  const lines = csv.bytes.toString('utf8').trim().split('\n');
+  assert.equal(lines.length - 1, count, 'an item a row, as many as the tab shows');
+  assert.equal(lines[0].split(',')[1], `${PIN} (baseline)`);
+  assert.ok(lines.slice(1).every((l) => l.split(',').slice(2).includes('regressed')), lines.slice(0, 3).join('\n'));
+  await shot(page, 'many-export');
+  // JSONL: the same items, and the ranked table's numbers in its header.
+  const jsonl = (await exportAs('jsonl')).bytes.toString('utf8').trim().split('\n');
+  const head = JSON.parse(jsonl[0]);
+  assert.equal(head.items, count);
+  assert.equal(jsonl.length - 1, count);
+  assert.equal(head.filter.show, 'Regressed in any run');
+  const run = head.runs.find((r) => !r.is_baseline && r.baseline === PIN && r.delta !== null);
+  const shown = ranked.find((r) => r[0] === run.run);
+  assert.equal(shown[7], pp(run.delta), `${run.run}: Δ as the ranked table shows it`);
+  assert.equal(shown[5], dec4(run.headline), `${run.run}: headline`);
+  // Parquet: one file, written by the lake worker.
+  const pq = await exportAs('parquet');
+  assert.equal(pq.name, 'base-arith.json.all-runs.parquet');
+  assert.equal(pq.bytes.subarray(0, 4).toString(), 'PAR1');
+  assert.equal(pq.bytes.subarray(pq.bytes.length - 4).toString(), 'PAR1');
+  assertClean(rec);
+  await page.close();
+});

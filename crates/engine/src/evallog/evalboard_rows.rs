@@ -108,7 +108,7 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
         }
     }
     drop(index);
-    let headlines: Vec<Headline> = scorers
+    let mut headlines: Vec<Headline> = scorers
         .iter()
         .zip(&sums)
         .map(|(scorer, &(sum, n))| Headline {
@@ -131,7 +131,7 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
         .or_else(|| scorers.iter().find(|s| *s != "human").cloned())
         .or_else(|| scorers.first().cloned())
         .map(|j| mean_key(&j));
-    let recorded = run
+    let recorded: Vec<RecordedMetric> = run
         .get("headline_key")
         .and_then(string)
         .filter(|k| !k.is_empty())
@@ -147,6 +147,15 @@ pub fn read(file: &InputFile) -> Result<(EvalLogRun, Vec<Diagnostic>), Vec<Diagn
         })
         .into_iter()
         .collect();
+    // The run's headline as exported is what this log records of its judge's headline (the
+    // Overview's "the log records", `headline_recorded`): the number `score` printed.
+    let exported: Option<&RecordedMetric> = recorded.first();
+    if let Some(h) = headlines
+        .iter_mut()
+        .find(|h| Some(&h.key) == primary.as_ref())
+    {
+        h.recorded = exported.and_then(|r| r.value);
+    }
     let mut config = BTreeMap::new();
     for k in ["source_format", "family", "profile", "settings"] {
         if let Some(v) = run.get(k).filter(|v| !v.is_null()) {
@@ -289,6 +298,9 @@ mod tests {
             .unwrap();
         // A failed item keeps its exported verdict (wrong); an unscored one has none.
         assert_eq!((m.recomputed, m.n), (Some(0.5), 2));
+        // The judge's headline records the run's headline as exported.
+        assert_eq!(m.recorded, Some(0.5));
+        assert!(crate::evallog::score::mismatches(&run).is_empty());
         let keys: Vec<Vec<String>> = run
             .samples
             .iter()

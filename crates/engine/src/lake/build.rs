@@ -102,6 +102,79 @@ pub fn build(
     LakeTables { tables, warnings }
 }
 
+/// The tables of runs built apart ([`build`] of each part: runs held by different workers) as
+/// one lake's: each table's rows in key order (the parts' rows ordered by their run ids, each
+/// run's rows as its part made them), with every part's warnings. A run in two parts (the
+/// same `run_id`) is kept from the first, with a warning.
+pub fn merge(parts: Vec<LakeTables>) -> LakeTables {
+    let mut warnings = Vec::new();
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut out: Vec<Table> = schema::TABLES.iter().map(|s| Table::new(s)).collect();
+    for part in parts {
+        let ids: BTreeSet<String> = part
+            .get(schema::RUNS.name)
+            .map(|t| {
+                t.rows
+                    .iter()
+                    .map(|r| id_of(r.first()).to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let again: BTreeSet<String> = ids.intersection(&seen).cloned().collect();
+        for id in &again {
+            warnings.push(format!(
+                "run_id {id}: a run already exported from another worker; exported once"
+            ));
+        }
+        seen.extend(ids);
+        warnings.extend(part.warnings);
+        for t in part.tables {
+            let Some(into) = out.iter_mut().find(|o| o.schema.name == t.schema.name) else {
+                continue;
+            };
+            // The run-id columns of the table's key: its first (`run_id`), or a comparison's two.
+            let cols: Vec<usize> = run_id_columns(t.schema);
+            // A run's own rows (one run id in the key) of a run kept from an earlier part go.
+            let of_one_run = cols.len() == 1;
+            into.rows.extend(t.rows.into_iter().filter(|r| {
+                !(of_one_run && cols.iter().any(|&i| again.contains(id_of(r.get(i)))))
+            }));
+        }
+    }
+    for t in &mut out {
+        let cols = run_id_columns(t.schema);
+        // Stable: a run's rows keep their order.
+        t.rows.sort_by(|a, b| {
+            cols.iter()
+                .map(|&i| id_of(a.get(i)).cmp(id_of(b.get(i))))
+                .find(|o| o.is_ne())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    }
+    LakeTables {
+        tables: out,
+        warnings,
+    }
+}
+
+/// A run id cell's text ("" for any other cell).
+fn id_of(c: Option<&Cell>) -> &str {
+    match c {
+        Some(Cell::Str(s)) => s,
+        _ => "",
+    }
+}
+
+/// The positions of the run ids that lead table `t`'s key (`run_id`; a comparison's baseline's
+/// and candidate's).
+fn run_id_columns(t: &TableSchema) -> Vec<usize> {
+    t.key
+        .iter()
+        .take_while(|k| k.ends_with("run_id"))
+        .filter_map(|k| t.index_of(k))
+        .collect()
+}
+
 /// [`build`]'s rows sent to `sink` as they are made, each table's in key order: the runs in
 /// `run_id` order, a run's rows one scorer at a time. Returns the warnings.
 pub fn build_into(

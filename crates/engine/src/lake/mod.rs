@@ -13,7 +13,7 @@ pub mod rows;
 pub mod schema;
 pub mod view;
 
-pub use build::{build, build_into, settings_hash, LakeRun, LakeTables, RowSink, HUMAN};
+pub use build::{build, build_into, merge, settings_hash, LakeRun, LakeTables, RowSink, HUMAN};
 pub use schema::{ColType, Column, TableSchema, SCHEMA_NAME, SCHEMA_VERSION, TABLES};
 
 /// One cell of a table: null, or a value of the column's [`ColType`] (plain serde: the main

@@ -272,6 +272,26 @@ pub const MESSAGES: TableSchema = TableSchema {
     ],
 };
 
+/// `many_marks`: the dashboard's All runs matrix exported as Parquet ("Export this view" of the
+/// tab; one file, not a lake table): one row per item shown × run, in long form.
+pub const MANY_MARKS: TableSchema = TableSchema {
+    name: "many_marks",
+    key: &["item_key", "run"],
+    row: "one item of the All runs matrix (as its filters show it) in one of its runs",
+    columns: &[
+        ITEM_KEY,
+        col("run", Str, "the run's name as the dashboard lists it"),
+        col("baseline", Str, "the pinned baseline's name"),
+        col("is_baseline", Bool, "whether this is the baseline's own verdict"),
+        col(
+            "mark",
+            Str,
+            "`right`, `wrong`, `regressed` (right in the baseline, wrong here), `improved`, `missing` (not in the run) or `unscored`",
+        ),
+        opt("correct", Bool, "the run's verdict; null when missing or unscored"),
+    ],
+};
+
 /// Every table of the schema, in the order the lake writes them.
 pub const TABLES: [&TableSchema; 7] = [
     &RUNS,

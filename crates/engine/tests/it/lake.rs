@@ -123,14 +123,19 @@ fn tables_are_well_formed_and_agree_with_compare() {
     }
 }
 
+/// The baseline folder's runs and the runs of the three models compared with it.
+fn history(s: &Settings) -> (Vec<Loaded>, Vec<Loaded>) {
+    let runs = ["gpt4o", "llama", "mini"]
+        .iter()
+        .flat_map(|f| load(f, s))
+        .collect();
+    (load("base", s), runs)
+}
+
 #[test]
 fn shards_union_to_the_whole_and_rebuild_is_identical() {
     let s = Settings::default();
-    let base = load("base", &s);
-    let runs: Vec<_> = ["gpt4o", "llama", "mini"]
-        .iter()
-        .flat_map(|f| load(f, &s))
-        .collect();
+    let (base, runs) = history(&s);
     let all: Vec<LakeRun> = runs.iter().map(|r| lake_run(r, &s)).collect();
     let b = lake_run(&base[0], &s);
     let whole = build(&all, Some(&b));
@@ -148,6 +153,41 @@ fn shards_union_to_the_whole_and_rebuild_is_identical() {
         rows.sort_by_key(key);
         assert_eq!(union, rows, "{}", t.schema.name);
     }
+}
+
+/// Runs built apart (the dashboard's workers: code-generation runs in their own) and merged
+/// (`lake::merge`) are the lake built at once, row for row and in order, with the comparisons
+/// of both parts; a run in both parts is kept once, with a warning.
+#[test]
+fn parts_merged_are_the_whole_in_key_order() {
+    let s = Settings::default();
+    let (base, runs) = history(&s);
+    let all: Vec<LakeRun> = runs.iter().map(|r| lake_run(r, &s)).collect();
+    let b = lake_run(&base[0], &s);
+    let whole = build(&all, Some(&b));
+    // Every other run in each part: the parts' run ids interleave.
+    let pick = |odd: usize| -> Vec<LakeRun> {
+        all.iter()
+            .enumerate()
+            .filter(|(i, _)| i % 2 == odd)
+            .map(|(_, r)| r.clone())
+            .collect()
+    };
+    let (one, two) = (pick(0), pick(1));
+    let merged = lake::merge(vec![build(&two, Some(&b)), build(&one, Some(&b))]);
+    assert_eq!(merged.tables, whole.tables);
+    assert!(merged.warnings.is_empty(), "{:?}", merged.warnings);
+    // A run in both parts: kept once.
+    let again = lake::merge(vec![build(&all, Some(&b)), build(&one[..1], Some(&b))]);
+    for t in &whole.tables {
+        let got = &again.get(t.schema.name).unwrap().rows;
+        if t.schema.name == "comparisons" {
+            assert!(got.len() > t.rows.len());
+        } else {
+            assert_eq!(got, &t.rows, "{}", t.schema.name);
+        }
+    }
+    assert_eq!(again.warnings.len(), 1, "{:?}", again.warnings);
 }
 
 /// docs/lake.md's Tables section is the schema rendered (`UPDATE_EXPECT=1` rewrites it).
@@ -207,6 +247,16 @@ fn run_rows_read_back_judge_and_compare_as_the_originals() {
             again.verdicts(None).unwrap(),
         );
         assert_eq!(now.judge, was.judge, "{}", lr.run.name());
+        // The headline as exported is what the log records (the Overview's "the log records",
+        // `headline_recorded`): the number the run was listed by, not "—".
+        let exported = lr.run.metrics().first().and_then(|m| m.value);
+        let recorded = again
+            .metrics()
+            .into_iter()
+            .find(|m| m.key == "headline_recorded")
+            .and_then(|m| m.value);
+        assert!(exported.is_some(), "{}", lr.run.name());
+        assert_eq!(recorded, exported, "{}", lr.run.name());
         let pairs = |v: &evalboard_engine::run_table::Verdicts| -> Vec<_> {
             v.rows.iter().map(|r| (r.key.clone(), r.correct)).collect()
         };
