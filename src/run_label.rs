@@ -21,8 +21,8 @@ pub fn headline_text(m: &MetricValue) -> String {
 }
 
 /// The run's label and facets: `model · task` (what the run records of them; empty when it
-/// records neither: the run list then shows the run's name alone, and its headline on the line
-/// under it in any case); (tool, task, model), `—` for what the run does not record.
+/// records neither, or when that is the run's name: the run list then shows the run's name
+/// alone, and its headline on the line under it in any case); (tool, task, model), `—` for what the run does not record.
 pub fn label(run: RunRef<'_>) -> (String, [String; 3]) {
     let facts = run.facts();
     let none = || format::NONE.to_string();
@@ -31,10 +31,14 @@ pub fn label(run: RunRef<'_>) -> (String, [String; 3]) {
         facts.task.clone().unwrap_or_else(none),
         facts.model.clone().unwrap_or_else(none),
     ];
-    (
-        model_task(facts.model.as_deref(), facts.task.as_deref()),
-        facets,
-    )
+    let label = model_task(facts.model.as_deref(), facts.task.as_deref());
+    // A run named after its model (the demo's `gpt-4o`) is listed by its name once.
+    let label = if label == run.name() {
+        String::new()
+    } else {
+        label
+    };
+    (label, facets)
 }
 
 /// `model · task`, of what is recorded (not blank); empty when neither is.
