@@ -1024,14 +1024,21 @@ impl Store {
     /// Removes one run (page and worker).
     pub fn remove(&self, id: RunId) {
         client::send(&Request::Remove { run_id: id });
-        // A watched folder's run: removing it stops the watch (the worker forgets its handle).
+        // A watched folder's run (or one log of a watched folder of several): removing it stops
+        // the watch (the worker forgets its handle).
+        let folder = self.runs.with_untracked(|rs| {
+            rs.iter()
+                .find(|r| r.id == id)
+                .and_then(|r| r.info()?.part_of)
+                .unwrap_or(id)
+        });
         let watched = self.watches.with_untracked(|w| {
             w.iter()
-                .find(|(i, _)| *i == id)
+                .find(|(i, _)| *i == folder)
                 .map(|(_, s)| s.name.clone())
         });
         if let Some(name) = watched {
-            self.watches.update(|w| w.retain(|(i, _)| *i != id));
+            self.watches.update(|w| w.retain(|(i, _)| *i != folder));
             self.notify(
                 format!("Stopped watching “{name}”: its run was removed."),
                 false,

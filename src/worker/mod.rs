@@ -114,8 +114,9 @@ fn handle_request(
     // folder's copy, which goes with the last of its runs.
     if let Request::Remove { run_id } = &req {
         big_log::forget(*run_id);
-        watch::stop(*run_id, true);
         let part = state.borrow().part(*run_id);
+        // A watched folder's run, or one log of a watched folder of several: the watch stops.
+        watch::stop(part.as_ref().map_or(*run_id, |(parent, ..)| *parent), true);
         match part {
             Some((parent, name, others)) if others > 0 => {
                 wasm_bindgen_futures::spawn_local(keep::drop_part(parent, name))

@@ -262,6 +262,11 @@ test('a folder of several eval logs is a run a log, rebuilt from what each log\'
   } finally {
     await page.screenshot({ path: path.join(outDir, 'watch-logs.png') });
   }
+  // Removing one log's run stops the folder's watch, with the message; the other log's run stays.
+  await page.locator('.eb-run', { hasText: `${SO_FAR}/${DIR}/b.jsonl` }).locator('.eb-icon-btn--danger').first().click();
+  await page.waitForFunction(() => document.querySelectorAll('.eb-watch__item').length === 0);
+  await page.locator('.eb-notice__text', { hasText: `Stopped watching “${DIR}”: its run was removed.` }).waitFor();
+  assert.equal(await page.locator('.eb-run__name', { hasText: `${SO_FAR}/${DIR}/a.jsonl` }).count(), 1);
   assert.deepEqual(rec.pageErrors, []);
   await context.close();
 });
