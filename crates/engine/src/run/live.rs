@@ -180,14 +180,13 @@ impl LiveRun {
     /// again). `None` before a line says what the file is, or when the full read would find
     /// nothing usable (it fails the same way).
     pub fn read_run(&self, name: &str) -> Option<super::ReadRun> {
-        let bytes = self.tail.read();
         match self.reader.as_ref()? {
-            Reader::Qa(r) => {
-                let read = r.read_so_far(usize::try_from(bytes).unwrap_or(usize::MAX));
+            Reader::Qa(_) => {
+                let (read, _) = self.qa_so_far()?;
                 crate::numeric_qa::live::run_of(name, vec![read]).map(super::ReadRun::NumericQa)
             }
             Reader::Log(r) => r
-                .read_so_far(name, bytes)
+                .read_so_far(name, self.tail.read())
                 .map(|l| super::ReadRun::EvalLog(Box::new(l))),
         }
     }
