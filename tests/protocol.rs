@@ -457,6 +457,7 @@ fn responses() -> Vec<Response> {
             ("question".into(), "q?".into()),
             ("answer".into(), answer.into()),
         ],
+        usage: Default::default(),
     };
     let side = |name: &str, answer: Option<&str>| evalboard_app::pair::PairSide {
         name: name.into(),

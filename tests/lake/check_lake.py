@@ -1,7 +1,9 @@
 """A lake written by `evalboard export --lake` read by pyarrow and DuckDB: every table's row
 count equals the manifest's; per-run accuracy from SQL equals `evalboard score --json`; the
 per-pair 2x2 table from SQL equals `evalboard compare --json`; `evalboard stats --from-counts`
-on the SQL result gives compare's delta, McNemar p and bootstrap CI. Exit 1 on any mismatch."""
+on the SQL result gives compare's delta, McNemar p and bootstrap CI; per-run tokens and cost
+summed over `samples` equal `score --json`'s under the same price table (logs that record
+tokens, tests/fixtures/evallog/prices). Exit 1 on any mismatch."""
 
 import json
 import subprocess
@@ -83,6 +85,29 @@ with tempfile.TemporaryDirectory() as tmp:
               and s["bootstrap_ci"]["low"] == ci.get("low") and s["bootstrap_ci"]["high"] == ci.get("high"),
               f"{s['candidate']}: stats {s['delta']} p {s['mcnemar_exact_p']} {s['bootstrap_ci']} vs compare {c.get('delta')} {c.get('mcnemar_exact_p')} {ci}")
 
+    # Per run: tokens by class and dollars summed over `samples` equal `score --json`'s.
+    priced_lake = Path(tmp) / "priced"
+    prices_dir = fixtures.parent / "evallog" / "prices"
+    priced = [str(prices_dir / d) for d in ("inspect", "openai_evals")]
+    prices = ["--prices", str(prices_dir / "prices.json")]
+    run("export", "--lake", str(priced_lake), *prices, *priced)
+    db.sql(f"CREATE VIEW priced_samples AS SELECT * FROM read_parquet('{priced_lake}/samples/*.parquet')")
+    db.sql(f"CREATE VIEW priced_runs AS SELECT * FROM read_parquet('{priced_lake}/runs/*.parquet')")
+    sums = db.sql(
+        """SELECT r.name, sum(s.input_tokens), sum(s.output_tokens), sum(s.reasoning_tokens),
+                  sum(s.cost_usd), count(s.input_tokens)
+           FROM priced_samples s JOIN priced_runs r USING (run_id) GROUP BY ALL ORDER BY 1"""
+    ).fetchall()
+    want = {s["run_name"]: s for s in json.loads(run("score", "--json", *prices, *priced))}
+    check(sorted(r[0] for r in sums) == sorted(want), f"priced runs {[r[0] for r in sums]} vs {sorted(want)}")
+    for name, inp, out, reasoning, cost, n in sums:
+        t, s = want.get(name, {}).get("tokens") or {}, want.get(name, {})
+        check((inp, out, reasoning or 0, n) == (t.get("uncached_input", 0) + t.get("cache_read", 0) + t.get("cache_write", 0),
+                                                t.get("output"), t.get("reasoning"), t.get("n_samples")),
+              f"{name}: SQL tokens {inp}/{out}/{reasoning} over {n} samples vs score {t}")
+        check(cost is not None and abs(cost - s.get("total_cost_usd", -1)) < 1e-12,
+              f"{name}: SQL cost {cost} vs score total_cost_usd {s.get('total_cost_usd')}")
+
 if failures:
     sys.exit(f"lake check: {len(failures)} mismatch(es)")
-print(f"lake check: {len(manifest['files'])} files read by pyarrow and DuckDB; {len(scored)} runs and {len(stats)} pairs equal score/compare")
+print(f"lake check: {len(manifest['files'])} files read by pyarrow and DuckDB; {len(scored)} runs and {len(stats)} pairs equal score/compare; tokens and cost of {len(sums)} priced runs equal score")

@@ -92,7 +92,7 @@ impl MetricDelta {
 
 /// What a reader sees beside a paired item's verdicts: a group to filter by (category, model),
 /// what was asked, and the fields the item can be sliced by.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ItemContext {
     pub category: Option<String>,
     pub question: Option<String>,
@@ -100,6 +100,8 @@ pub struct ItemContext {
     /// `category` comes from first (numeric QA: category, turn, operations; eval sets: category,
     /// section, difficulty; eval logs: the log's breakdown fields; code generation: model).
     pub fields: Vec<(String, String)>,
+    /// What the item spent and what its tool recorded of it.
+    pub usage: crate::run_table::ItemUsage,
 }
 
 /// Item contexts by join key; the first run to name a key sets its context.

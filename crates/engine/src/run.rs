@@ -914,6 +914,7 @@ impl<'a> RunRef<'a> {
                     verdict: j.items.verdict(lo),
                     fields: ctx.fields,
                     texts,
+                    usage: ctx.usage,
                 }
             })
         })

@@ -307,6 +307,31 @@ pub struct ItemRow {
     pub fields: Vec<(String, String)>,
     /// `(name, text)`: `question`, `expected`, `answer`, those the item has.
     pub texts: Vec<(String, String)>,
+    /// Its tokens, latency, cost and the tool's own scores, those its run records.
+    #[serde(default)]
+    pub usage: ItemUsage,
+}
+
+/// What one item spent, as its run records it: its tokens by price class (as the run's cost
+/// reads them, [`crate::prices::TokenSplit`]), its latency, its cost in dollars (under the
+/// run's price table, as the run's cost sums it, else the tool's own) and the tool's own scores
+/// of it.
+/// What the lake's `samples` table carries per item.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ItemUsage {
+    pub tokens: Option<crate::prices::TokenSplit>,
+    pub latency_ms: Option<f64>,
+    pub cost_usd: Option<f64>,
+    /// The writing tool's own scores as compact JSON text (an object), when it recorded any.
+    pub source_scores: Option<String>,
+}
+
+impl ItemUsage {
+    /// All input tokens: uncached, read from and written to a cache.
+    pub fn input_tokens(&self) -> Option<u64> {
+        self.tokens
+            .map(|t| t.uncached_input + t.cache_read + t.cache_write)
+    }
 }
 
 /// A run summed up as plain data (no family type): what workers, the lake and the many-runs

@@ -132,6 +132,7 @@ pub fn item_context(run: &Loaded, out: &mut ItemContexts) {
                 category: Some(m.model.clone()),
                 question: Some(m.question.clone()),
                 fields: vec![("model".to_string(), m.model.clone())],
+                ..ItemContext::default()
             });
     }
 }

@@ -22,6 +22,8 @@
 //!   `completion_tokens_details.reasoning_tokens` (OpenAI's usage).
 //! - **HELM** (`num_prompt_tokens`, `num_output_tokens`): input and output, nothing cached.
 //! - **lm-evaluation-harness** records no tokens.
+//! - **evalboard's run rows** (a lake's `samples`): `input_tokens` holds the cache reads and
+//!   writes, `output_tokens` the reasoning; a sample keeps the `cost_usd` it was exported with.
 //!
 //! A sample that records only a total is priced all as input (as numeric QA prices a turn).
 
@@ -136,9 +138,8 @@ pub fn split(tool: Tool, t: &Tokens) -> Option<TokenSplit> {
         Tool::InspectAi => inspect_convention(t),
         // OpenAI usage: prompt_tokens holds the cached tokens, completion_tokens the reasoning.
         Tool::Promptfoo | Tool::OpenaiEvals => (input >= cache, false),
-        // evalboard's rows carry input, output and reasoning apart.
-        Tool::LmEvaluationHarness | Tool::Helm => (false, false),
-        Tool::Evalboard => (false, true),
+        // evalboard's rows (a lake's `samples`): all input, the output with its reasoning.
+        Tool::LmEvaluationHarness | Tool::Helm | Tool::Evalboard => (false, false),
     };
     let output = if reasoning_apart {
         output.saturating_add(reasoning)
@@ -199,6 +200,14 @@ pub fn bill(run: &EvalLogRun, prices: &PriceTable) -> Billing {
         b.records_cache |= s.tokens.cache_read.is_some() || s.tokens.cache_write.is_some();
         let model = model_key(run, s);
         let cost = match prices.get(&model) {
+            // evalboard's rows keep the cost the sample was exported with: their input count
+            // holds its cache reads and writes, which the price table would bill as input.
+            _ if run.tool == Tool::Evalboard && s.cost.is_some() => {
+                b.n_priced += 1;
+                let c = s.cost.unwrap_or(0.0);
+                sum += c;
+                Some(c)
+            }
             Some(p) => {
                 b.n_priced += 1;
                 if !b.prices.iter().any(|(m, _)| *m == model) {

@@ -12,7 +12,7 @@ use crate::compare::join::{repeated_warnings, sort_unique, Judged, JudgedRow, Si
 use crate::compare::{ItemContext, ItemContexts, Unit};
 use crate::family_run::{FamilyCompare, PairJudge};
 use crate::repeats::Reduction;
-use crate::run_table::{ItemKey, MetricValue};
+use crate::run_table::{ItemKey, ItemUsage, MetricValue};
 
 /// How two logs' items are joined and judged, in a sentence (`rescored`: `scorer` is a
 /// re-scorer's id).
@@ -369,7 +369,54 @@ pub fn item_context(s: &ScoredLog, out: &mut ItemContexts) {
                 category,
                 question: sample.input.clone(),
                 fields,
+                usage: sample_usage(s, it.sample, sample),
             }
         });
+    }
+}
+
+/// A sample's tokens by price class ([`super::billing`]), latency, cost (under the price table,
+/// as the run's total cost sums it; else the tool's own) and recorded scores: `{scorer: value}`,
+/// a dict-valued scorer's entries as `{scorer: {key: value}}`.
+fn sample_usage(s: &ScoredLog, at: usize, sample: &super::model::Sample) -> ItemUsage {
+    use serde_json::{Map, Value};
+    let bill = s.billing.samples.get(at);
+    let mut scores = Map::new();
+    for e in &sample.scores {
+        let v = recorded_json(&e.value);
+        match &e.key {
+            None => {
+                scores.insert(e.scorer.clone(), v);
+            }
+            Some(k) => {
+                let slot = scores
+                    .entry(e.scorer.clone())
+                    .or_insert_with(|| Value::Object(Map::new()));
+                if let Value::Object(m) = slot {
+                    m.insert(k.clone(), v);
+                }
+            }
+        }
+    }
+    ItemUsage {
+        tokens: bill.and_then(|b| b.split),
+        latency_ms: sample.latency.filter(|x| x.is_finite()).map(|s| s * 1000.0),
+        cost_usd: bill.and_then(|b| b.cost).or(sample.cost),
+        source_scores: (!scores.is_empty()).then(|| Value::Object(scores).to_string()),
+    }
+}
+
+/// A recorded score as JSON: a non-finite number (`NaN`) as its token's text.
+fn recorded_json(v: &super::model::RecordedValue) -> serde_json::Value {
+    use super::model::RecordedValue as R;
+    use serde_json::Value;
+    match v {
+        R::Null => Value::Null,
+        R::Bool(b) => Value::Bool(*b),
+        R::Int(i) => Value::from(*i),
+        R::Float(x) => serde_json::Number::from_f64(*x)
+            .map_or_else(|| Value::String(x.to_string()), Value::Number),
+        R::Str(s) | R::NonFinite(s) => Value::String(s.clone()),
+        R::List(l) => Value::Array(l.iter().map(recorded_json).collect()),
     }
 }

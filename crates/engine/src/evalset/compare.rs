@@ -138,6 +138,7 @@ pub fn item_context(run: &EvalRun, scored: &ScoredRun, out: &mut ItemContexts) {
                 .into_iter()
                 .filter_map(|(k, v)| Some((k.to_string(), v.clone()?)))
                 .collect(),
+                ..ItemContext::default()
             });
     }
 }

@@ -389,6 +389,7 @@ fn export_run(
         };
         fields_json(&row.fields, &mut fields_buf);
         let fields = std::str::from_utf8(&fields_buf).unwrap_or("{}");
+        let u = &row.usage;
         sink.row(
             &schema::SAMPLES,
             &[
@@ -398,12 +399,14 @@ fn export_run(
                 CellRef::Str(status),
                 CellRef::opt_str(error),
                 CellRef::opt_str(text_of(&row, "answer")),
-                CellRef::Null,
-                CellRef::Null,
-                CellRef::Null,
-                CellRef::Null,
-                CellRef::Null,
-                CellRef::Null,
+                u.input_tokens().map_or(CellRef::Null, CellRef::count),
+                u.tokens.map_or(CellRef::Null, |t| CellRef::count(t.output)),
+                u.tokens
+                    .filter(|t| t.reasoning > 0)
+                    .map_or(CellRef::Null, |t| CellRef::count(t.reasoning)),
+                CellRef::opt_f64(u.latency_ms),
+                CellRef::opt_f64(u.cost_usd),
+                CellRef::opt_str(u.source_scores.as_deref()),
                 CellRef::Str(fields),
             ],
         );

@@ -14,7 +14,7 @@ use crate::family_run::{FamilyCompare, PairJudge};
 use crate::numeric_qa::aggregate::doc as statistics;
 use crate::numeric_qa::model::{QaConversation, QaTurn};
 use crate::numeric_qa::score::{answer_text, doc, fa2, KeyOrder, Profile, ScoredQaRun, TurnScore};
-use crate::run_table::{ItemKey, MetricValue};
+use crate::run_table::{ItemKey, ItemUsage, MetricValue};
 use crate::scorer_table::Scorer;
 
 /// The scorers a comparison can judge turns by, default first: the doc profile's answer
@@ -212,7 +212,7 @@ impl JudgedItems for Sides<'_> {
     }
     fn context(&self, at: usize) -> Option<ItemContext> {
         let (conv, turn, t) = locate(self.run, *self.order.get(at)?)?;
-        Some(turn_context(conv, turn, t))
+        Some(turn_context(self.run, conv, turn, t))
     }
 }
 
@@ -382,12 +382,17 @@ pub fn item_context(s: &ScoredQaRun, out: &mut ItemContexts) {
             continue;
         };
         out.entry(ItemKey::text_index(&conv.id, turn.turn_idx.into()))
-            .or_insert_with(|| turn_context(conv, turn, t));
+            .or_insert_with(|| turn_context(s, conv, turn, t));
     }
 }
 
-/// One turn's context ([`item_context`]).
-fn turn_context(conv: &QaConversation, turn: &QaTurn, t: &TurnScore) -> ItemContext {
+/// One turn's context ([`item_context`]), with its usage ([`turn_usage`]).
+fn turn_context(
+    s: &ScoredQaRun,
+    conv: &QaConversation,
+    turn: &QaTurn,
+    t: &TurnScore,
+) -> ItemContext {
     let mut fields = Vec::with_capacity(3);
     if let Some(c) = &conv.conversation_type {
         fields.push(("category".to_string(), c.clone()));
@@ -400,6 +405,32 @@ fn turn_context(conv: &QaConversation, turn: &QaTurn, t: &TurnScore) -> ItemCont
         category: conv.conversation_type.clone(),
         question: Some(turn.question.clone()),
         fields,
+        usage: turn_usage(s, conv, turn),
+    }
+}
+
+/// A turn's tokens (prompt as input, completion as output, as the run's cost reads them), its
+/// latency, its cost under the run's price table, and the verdicts the original system wrote
+/// (as JSON under their names in the source).
+fn turn_usage(s: &ScoredQaRun, conv: &QaConversation, turn: &QaTurn) -> ItemUsage {
+    let o = &turn.original;
+    let mut scores = serde_json::Map::new();
+    for (name, v) in o.flags() {
+        if let Some(v) = v {
+            scores.insert(name.into(), v.into());
+        }
+    }
+    if let Some(r) = o.logic_recall.and_then(serde_json::Number::from_f64) {
+        scores.insert("logic_recall".into(), r.into());
+    }
+    if let Some(n) = o.operations_per_turn {
+        scores.insert("operations_per_turn".into(), n.into());
+    }
+    ItemUsage {
+        tokens: statistics::token_split(&turn.tokens),
+        latency_ms: turn.latency_ms.filter(|x| x.is_finite()),
+        cost_usd: statistics::turn_cost(&s.config.prices, conv, turn),
+        source_scores: (!scores.is_empty()).then(|| serde_json::Value::Object(scores).to_string()),
     }
 }
 

@@ -210,6 +210,20 @@ pub struct OriginalTurnScores {
     pub operations_per_turn: Option<u32>,
 }
 
+impl OriginalTurnScores {
+    /// The six answer verdicts under their names in the source, in this order.
+    pub fn flags(&self) -> [(&'static str, Option<bool>); 6] {
+        [
+            ("numerical_match", self.numerical_match),
+            ("financial_match", self.financial_match),
+            ("soft_match", self.soft_match),
+            ("unit_agnostic_match", self.unit_agnostic_match),
+            ("sign_agnostic_match", self.sign_agnostic_match),
+            ("general_match", self.general_match),
+        ]
+    }
+}
+
 /// One turn of a multi-turn numeric QA conversation.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct QaTurn {

@@ -84,15 +84,7 @@ pub fn query_fields(s: &ScoredQaRun, docs: &mut Docs<'_>) {
                 d.push(name, Value::Bool(b));
             }
         }
-        let o = &turn.original;
-        for (name, v) in [
-            ("numerical_match", o.numerical_match),
-            ("financial_match", o.financial_match),
-            ("soft_match", o.soft_match),
-            ("unit_agnostic_match", o.unit_agnostic_match),
-            ("sign_agnostic_match", o.sign_agnostic_match),
-            ("general_match", o.general_match),
-        ] {
+        for (name, v) in turn.original.flags() {
             if let Some(b) = v {
                 d.push(name, Value::Bool(b));
             }

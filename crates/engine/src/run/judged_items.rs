@@ -143,6 +143,7 @@ impl RunRef<'_> {
                         fields: ctx.fields,
                         key,
                         texts,
+                        usage: ctx.usage,
                     },
                     failed,
                 );

@@ -364,3 +364,113 @@ fn a_view_export_reads_back_with_its_items_and_numbers() {
     assert!(head.iter().any(|h| h == "flip"));
     assert!(head.iter().any(|h| h.as_str() == now.judge));
 }
+
+/// A run built from `files` and scored under `s`, with its files' digests.
+fn loaded(name: &str, files: Vec<(String, Vec<u8>)>, s: &Settings) -> Loaded {
+    use evalboard_engine::{InputFile, RunInput};
+    let digests = files
+        .iter()
+        .map(|(p, b)| (p.clone(), b.len() as u64, sha256(b)))
+        .collect();
+    let input = RunInput::new(
+        name,
+        files
+            .into_iter()
+            .map(|(p, b)| InputFile::new(p, b))
+            .collect(),
+    );
+    let read = run::read(&input, None, run::ReadOptions::default()).unwrap();
+    (run::score(read, s, 1), digests)
+}
+
+/// The `samples` cells of column `col`, by item key.
+fn sample_column(t: &LakeTables, col: &str) -> Vec<(String, Cell)> {
+    let samples = t.get("samples").unwrap();
+    let (k, c) = (
+        samples.schema.index_of("item_key").unwrap(),
+        samples.schema.index_of(col).unwrap(),
+    );
+    samples
+        .rows
+        .iter()
+        .map(|r| (text(&r[k]), r[c].clone()))
+        .collect()
+}
+
+/// `samples` carries what each item spent and what its tool recorded of it: tokens by class
+/// (input with the cache counts, output with the reasoning), latency, cost (under the price
+/// table, else the tool's own) and the tool's own scores, for an eval log (Inspect, with the
+/// price table of `tests/fixtures/evallog/prices`) and a numeric QA JSONL; null where the run
+/// records nothing. A lake read back as run rows gives the same cost per item.
+#[test]
+fn samples_carry_tokens_latency_cost_and_the_tools_scores() {
+    let bytes = std::fs::read(fixture("evallog/prices/prices.json")).unwrap();
+    let (table, _) =
+        evalboard_engine::prices::PriceTable::from_json("prices.json", &bytes).unwrap();
+    let mut s = Settings::default();
+    s.numeric_qa.prices = table;
+    let inspect = loaded(
+        "inspect",
+        read_folder(&fixture("evallog/prices/inspect")),
+        &s,
+    );
+    let qa = loaded(
+        "qa",
+        vec![(
+            "run.jsonl".into(),
+            concat!(
+                r#"{"conversation_id":"c1","turn_idx":0,"question":"q0","expected":"1","predicted":1,"model":"gpt-4o","prompt_tokens":1200,"completion_tokens":300,"latency_ms":850.5,"numerical_match":true}"#, "\n",
+                r#"{"conversation_id":"c1","turn_idx":1,"question":"q1","expected":"2","predicted":3,"model":"gpt-4o"}"#, "\n",
+                r#"{"conversation_id":"c2","turn_idx":0,"question":"q2","expected":"2","predicted":2,"model":"nobody","total_tokens":50}"#, "\n",
+            )
+            .as_bytes()
+            .to_vec(),
+        )],
+        &s,
+    );
+    let t = build(&[lake_run(&inspect, &s), lake_run(&qa, &s)], None);
+    let col = |name: &str| -> Vec<String> {
+        sample_column(&t, name)
+            .into_iter()
+            .map(|(k, c)| format!("{k} {c:?}"))
+            .collect()
+    };
+    let cols = [
+        "input_tokens",
+        "output_tokens",
+        "reasoning_tokens",
+        "latency_ms",
+        "cost_usd",
+        "source_scores_json",
+    ];
+    let got: Vec<String> = cols.iter().map(|c| format!("{c}: {:#?}", col(c))).collect();
+    evalboard_test_support::expect_file(
+        &fixture("evallog/prices/expected/lake_samples.txt"),
+        &(got.join("\n") + "\n"),
+    );
+    // Read back from the lake, each sample costs what it was exported with.
+    let rows = lake::rows::run_rows(
+        t.get("runs").unwrap(),
+        t.get("samples"),
+        t.get("verdicts"),
+        t.get("sample_text"),
+    );
+    for r in &rows {
+        let back = loaded(
+            &r.name,
+            vec![(
+                format!("{}.evalboard-rows.jsonl", r.run_id),
+                r.bytes.clone(),
+            )],
+            &s,
+        );
+        let rows_back = back.0.as_ref().items().unwrap();
+        let exported: Vec<(String, Cell)> = sample_column(&t, "cost_usd");
+        for row in rows_back {
+            let key = row.key.to_json().to_string();
+            if let Some((_, c)) = exported.iter().find(|(k, _)| *k == key) {
+                assert_eq!(Cell::opt_f64(row.usage.cost_usd), *c, "{} {key}", r.name);
+            }
+        }
+    }
+}

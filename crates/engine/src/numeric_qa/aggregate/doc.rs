@@ -239,7 +239,7 @@ pub fn scorer_infos(tol: &DocTolerances) -> Vec<ScorerInfo> {
 
 /// A turn's tokens by price class: prompt as input, completion as output; a turn that records
 /// only a total is priced all as input (docs/scoring.md § Cost). `None` without tokens.
-fn token_split(t: &Tokens) -> Option<TokenSplit> {
+pub(crate) fn token_split(t: &Tokens) -> Option<TokenSplit> {
     let total = t.total()?;
     let (input, output) = match (t.prompt, t.completion) {
         (None, None) => (total, 0),
