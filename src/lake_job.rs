@@ -4,6 +4,10 @@
 //! `codegen_host::LAKE_PART`), never through the page; the run store makes it, so it names no
 //! worker.
 
+/// The zip "Export the workspace as a lake" writes: the lake worker adds to it the runs of
+/// dropped lakes not loaded into the workspace (every kept run).
+pub const WORKSPACE_FILE: &str = "workspace.evalboard-lake.zip";
+
 /// A lake for the lake worker to write and zip: the rows the main worker built
 /// (`engine::lake::build` of its runs), its runs for the manifest, the zip's file name.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]

@@ -728,17 +728,95 @@ fn needs_workspace(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>
     }
 }
 
-/// A lake the main worker built, written as Parquet (zstd) with its manifest and zipped with
-/// stored members; the zip given to the page as a `blob:` URL of this worker's.
-fn write_lake(scope: &DedicatedWorkerGlobalScope, bytes: &[u8]) {
-    let job: crate::lake_job::LakeJob = match crate::protocol::decode(bytes) {
+/// "Export the workspace as a lake" ([`crate::lake_job::WORKSPACE_FILE`]) with the runs of the
+/// dropped lakes that were never loaded into the workspace: each table's rows of theirs as
+/// their lakes hold them (read by row group, [`run_rows`]; a comparison only when both of its
+/// runs are among them), and their manifest entries. Any other job as it is; a lake that
+/// cannot be read leaves the job as it is, with an error naming the file.
+async fn with_lake_runs(
+    state: &Rc<RefCell<State>>,
+    job: crate::lake_job::LakeJob,
+) -> Result<crate::lake_job::LakeJob, (crate::protocol::ReqId, String)> {
+    use evalboard_engine::lake::schema::{COMPARISONS, TABLES};
+    if job.file != crate::lake_job::WORKSPACE_FILE {
+        return Ok(job);
+    }
+    let runs: Vec<(Rc<Lake>, String)> = state
+        .borrow()
+        .runs
+        .iter()
+        .filter(|r| r.to_workspace == Move::Here)
+        .map(|r| (r.lake.clone(), r.run_id.clone()))
+        .collect();
+    if runs.is_empty() {
+        return Ok(job);
+    }
+    let mut lakes: Vec<Rc<Lake>> = Vec::new();
+    for (lake, _) in &runs {
+        if !lakes.iter().any(|l| Rc::ptr_eq(l, lake)) {
+            lakes.push(lake.clone());
+        }
+    }
+    let mut tables: Vec<(String, Vec<Vec<evalboard_engine::lake::Cell>>)> = TABLES
+        .iter()
+        .map(|s| (s.name.to_string(), Vec::new()))
+        .collect();
+    let mut listed = Vec::new();
+    for lake in &lakes {
+        let ids: Vec<&str> = runs
+            .iter()
+            .filter(|r| Rc::ptr_eq(&r.0, lake))
+            .map(|r| r.1.as_str())
+            .collect();
+        for (schema, (_, rows)) in TABLES.iter().zip(tables.iter_mut()) {
+            let t = run_rows(lake, schema, &ids)
+                .await
+                .map_err(|e| (job.req, format!("The lake could not be written: {e}")))?;
+            let candidate = COMPARISONS.index_of("candidate_run_id");
+            rows.extend(t.rows.into_iter().filter(|r| {
+                schema.name != COMPARISONS.name
+                    || matches!(
+                        candidate.and_then(|i| r.get(i)),
+                        Some(evalboard_engine::lake::Cell::Str(c)) if ids.contains(&c.as_str())
+                    )
+            }));
+        }
+        for r in lake.manifest.runs() {
+            if ids.contains(&r.run_id.as_str()) {
+                listed.push((
+                    r.run_id.clone(),
+                    r.name.clone(),
+                    r.input.clone(),
+                    r.input_files.clone(),
+                ));
+            }
+        }
+    }
+    let theirs = crate::lake_job::LakeJob {
+        req: job.req,
+        file: job.file.clone(),
+        tables,
+        runs: listed,
+        version: job.version.clone(),
+    };
+    Ok(job.merge(theirs))
+}
+
+/// A lake the main worker built (with [`with_lake_runs`]), written as Parquet (zstd) with its
+/// manifest and zipped with stored members; the zip given to the page as a `blob:` URL of this
+/// worker's.
+fn write_lake(
+    scope: &DedicatedWorkerGlobalScope,
+    job: Result<crate::lake_job::LakeJob, (crate::protocol::ReqId, String)>,
+) {
+    let job = match job {
         Ok(j) => j,
-        Err(e) => {
+        Err((req, message)) => {
             return post(
                 scope,
                 &Response::Error {
-                    req: None,
-                    message: format!("the lake to write did not decode: {e}"),
+                    req: Some(req),
+                    message,
                 },
             )
         }
@@ -828,7 +906,22 @@ fn handle(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>>, e: Mes
     if let Some(parts) = data.dyn_ref::<js_sys::Array>() {
         if parts.get(0).as_string().as_deref() == Some(crate::lake_host::WRITE) {
             let bytes = Uint8Array::new(&parts.get(1)).to_vec();
-            return write_lake(scope, &bytes);
+            return match crate::protocol::decode::<crate::lake_job::LakeJob>(&bytes) {
+                Ok(job) => {
+                    let scope = scope.clone();
+                    let state = state.clone();
+                    wasm_bindgen_futures::spawn_local(async move {
+                        write_lake(&scope, with_lake_runs(&state, job).await);
+                    });
+                }
+                Err(e) => post(
+                    scope,
+                    &Response::Error {
+                        req: None,
+                        message: format!("the lake to write did not decode: {e}"),
+                    },
+                ),
+            };
         }
     }
     let Some((req, buffers)) = decode_or_report(scope, &data) else {

@@ -1092,7 +1092,7 @@ fn answer(scope: &DedicatedWorkerGlobalScope, st: &mut State, req: Request) {
         // "Export the workspace as a lake": every run held here, as scored now, and the
         // code-generation worker's runs (their rows built there, `codegen_host::lake_part`).
         Request::ExportLake { req } => {
-            let file = "workspace.evalboard-lake.zip".to_string();
+            let file = crate::lake_job::WORKSPACE_FILE.to_string();
             let mut job = st.lake_job(req, file);
             if let Some(part) = crate::codegen_host::lake_part(req) {
                 job = job.merge(part);

@@ -225,3 +225,48 @@ test('lake runs load into the workspace: compared as `evalboard compare LAKE` co
   assertQuiet(rec, app.srv.origin);
   await page.close();
 });
+
+test('"Export the workspace as a lake" keeps the runs of a dropped lake never loaded, as their lake holds them', async () => {
+  // Logs only: a copy of the demo's run would be the demo's run (the same files, one run_id).
+  const F = path.join(root, 'tests', 'fixtures', 'compare');
+  const lake = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'eb-lake-')), 'lake-ws');
+  cli(['export', '--lake', lake, path.join(F, 'base'), path.join(F, 'mini')]);
+  const want = JSON.parse(cli(['score', lake, '--json']));
+  const source = JSON.parse(fs.readFileSync(path.join(lake, 'evalboard-lake.json'), 'utf8'));
+  const { page, rec } = await openPage(app.browser);
+  await page.goto(app.srv.url);
+  await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
+  await dropFiles(page, DROP, folderPayload(lake));
+  await page.waitForFunction((n) => {
+    const names = [...document.querySelectorAll('.eb-run .eb-run__name')].map((e) => e.textContent.trim());
+    return n.every((x) => names.includes(x));
+  }, want.map((w) => w.run_name), { timeout: 60000 });
+  await page.click('#eb-tab-export');
+  await page.waitForSelector('[data-export="workspace-lake"]');
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.click('[data-export="workspace-lake"]')]);
+  assert.equal(dl.suggestedFilename(), 'workspace.evalboard-lake.zip');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-ws-'));
+  const zipPath = path.join(tmp, 'ws.zip');
+  fs.copyFileSync(await dl.path(), zipPath);
+  execFileSync('unzip', ['-q', zipPath, '-d', tmp]);
+  const ws = path.join(tmp, 'workspace.evalboard-lake');
+  const manifest = JSON.parse(fs.readFileSync(path.join(ws, 'evalboard-lake.json'), 'utf8'));
+  const ids = manifest.shards.flatMap((s) => s.runs.map((r) => r.run_id));
+  // The lake's runs under their own run ids (not loaded, so not re-scored), beside the demo's run.
+  const lakeRuns = source.shards.flatMap((s) => s.runs);
+  for (const r of lakeRuns) assert.ok(ids.includes(r.run_id), `${r.name} (${r.run_id}) in ${ids}`);
+  assert.ok(manifest.shards.flatMap((s) => s.runs).some((r) => r.name === 'gpt-4o'), 'the demo run is kept too');
+  // Their rows as the lake holds them: rows per table add up, and `score` reads the same numbers.
+  const rowsOf = (m, table) => m.files.filter((f) => f.table === table).reduce((n, f) => n + f.rows, 0);
+  for (const table of ['samples', 'verdicts', 'sample_text']) {
+    assert.ok(rowsOf(manifest, table) > rowsOf(source, table), `${table}: ${rowsOf(manifest, table)} rows vs the lake's ${rowsOf(source, table)}`);
+  }
+  const again = JSON.parse(cli(['score', ws, '--json']));
+  for (const w of want) {
+    const a = again.find((x) => x.run_name === w.run_name);
+    assert.ok(a, `${w.run_name} in the workspace lake`);
+    assert.deepEqual(a, w, `${w.run_name}: score WORKSPACE-LAKE --json equals score LAKE --json`);
+  }
+  assertQuiet(rec, app.srv.origin);
+  await page.close();
+});
