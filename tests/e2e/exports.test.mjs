@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { withApp, openPage, dropFiles, folderPayload, root, outDir, cli, assertQuiet } from './lib.mjs';
+import { withApp, openPage, dropFiles, folderPayload, root, outDir, cli, assertQuiet, workspaceLake } from './lib.mjs';
 
 const DROP = '.eb-app';
 /** What names where a run was read from (absolute on the CLI, relative in the browser). */
@@ -152,20 +152,6 @@ test('a view exported as JSONL or Parquet drops back with the same count and hea
   assertQuiet(rec, app.srv.origin);
   await page.close();
 });
-
-/** Downloads "Export the workspace as a lake" and gives the unzipped lake's folder. */
-async function workspaceLake(page, shot) {
-  await page.click('#eb-tab-export');
-  await page.waitForSelector('[data-export="workspace-lake"]');
-  if (shot) await page.screenshot({ path: path.join(outDir, shot) });
-  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.click('[data-export="workspace-lake"]')]);
-  assert.equal(dl.suggestedFilename(), 'workspace.evalboard-lake.zip');
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-ws-'));
-  const zipPath = path.join(tmp, 'ws.zip');
-  fs.copyFileSync(await dl.path(), zipPath);
-  execFileSync('unzip', ['-q', zipPath, '-d', tmp]);
-  return { tmp, zipPath, lake: path.join(tmp, 'workspace.evalboard-lake') };
-}
 
 test('the workspace lake holds the code-generation worker\'s runs, with the CLI\'s numbers', async () => {
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'eb-cg-')), 'codegen_ok_trace');

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { withApp, openPage, folderPayload, dropFiles, root, outDir, cli, assertQuiet } from './lib.mjs';
+import { withApp, openPage, folderPayload, dropFiles, root, outDir, cli, assertQuiet, workspaceLake } from './lib.mjs';
 
 const DROP = '.eb-app';
 const app = withApp();
@@ -26,6 +26,14 @@ function exportLake(name) {
 }
 
 const dec3 = (x) => (x === null || x === undefined ? '—' : x.toFixed(3));
+
+/** Waits until the run list names every one of `names`. */
+async function waitNames(page, names) {
+  await page.waitForFunction((n) => {
+    const shown = [...document.querySelectorAll('.eb-run .eb-run__name')].map((e) => e.textContent.trim());
+    return n.every((x) => shown.includes(x));
+  }, names, { timeout: 60000 });
+}
 
 /** The run list's entries: name → headline as shown. */
 async function listed(page) {
@@ -44,10 +52,7 @@ test('a dropped lake lists its runs with the CLI\'s headlines; a run opens on Ov
   await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
   assert.ok(!fetched.some((u) => u.includes('lake-worker')), 'the lake worker is not fetched before a lake is dropped');
   await dropFiles(page, DROP, folderPayload(lake));
-  await page.waitForFunction((n) => {
-    const names = [...document.querySelectorAll('.eb-run .eb-run__name')].map((e) => e.textContent.trim());
-    return n.every((x) => names.includes(x));
-  }, want.map((w) => w.run_name), { timeout: 60000 });
+  await waitNames(page, want.map((w) => w.run_name));
   assert.ok(fetched.some((u) => u.includes('lake-worker')), 'the lake worker is fetched on the drop');
   const shown = await listed(page);
   for (const w of want) {
@@ -176,10 +181,7 @@ test('lake runs load into the workspace: compared as `evalboard compare LAKE` co
   await page.goto(app.srv.url);
   await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
   await dropFiles(page, DROP, folderPayload(lake));
-  await page.waitForFunction((n) => {
-    const names = [...document.querySelectorAll('.eb-run .eb-run__name')].map((e) => e.textContent.trim());
-    return n.every((x) => names.includes(x));
-  }, scored.map((w) => w.run_name), { timeout: 60000 });
+  await waitNames(page, scored.map((w) => w.run_name));
   // "Load into the workspace" on a lake run's Overview: the same entry, now a workspace run.
   const cand = want.find((r) => r.run === 'mini/arith.json');
   await page.evaluate(() => [...document.querySelectorAll('.eb-run__name')]
@@ -237,19 +239,8 @@ test('"Export the workspace as a lake" keeps the runs of a dropped lake never lo
   await page.goto(app.srv.url);
   await page.waitForSelector('[data-metric="numerical_accuracy"]', { timeout: 30000 });
   await dropFiles(page, DROP, folderPayload(lake));
-  await page.waitForFunction((n) => {
-    const names = [...document.querySelectorAll('.eb-run .eb-run__name')].map((e) => e.textContent.trim());
-    return n.every((x) => names.includes(x));
-  }, want.map((w) => w.run_name), { timeout: 60000 });
-  await page.click('#eb-tab-export');
-  await page.waitForSelector('[data-export="workspace-lake"]');
-  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.click('[data-export="workspace-lake"]')]);
-  assert.equal(dl.suggestedFilename(), 'workspace.evalboard-lake.zip');
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-ws-'));
-  const zipPath = path.join(tmp, 'ws.zip');
-  fs.copyFileSync(await dl.path(), zipPath);
-  execFileSync('unzip', ['-q', zipPath, '-d', tmp]);
-  const ws = path.join(tmp, 'workspace.evalboard-lake');
+  await waitNames(page, want.map((w) => w.run_name));
+  const { lake: ws } = await workspaceLake(page, 'lake-workspace-export.png');
   const manifest = JSON.parse(fs.readFileSync(path.join(ws, 'evalboard-lake.json'), 'utf8'));
   const ids = manifest.shards.flatMap((s) => s.runs.map((r) => r.run_id));
   // The lake's runs under their own run ids (not loaded, so not re-scored), beside the demo's run.

@@ -284,3 +284,17 @@ export async function osDrop(context, page, paths) {
     }
   }
 }
+
+/** Downloads "Export the workspace as a lake" and gives the unzipped lake's folder. */
+export async function workspaceLake(page, shot) {
+  await page.click('#eb-tab-export');
+  await page.waitForSelector('[data-export="workspace-lake"]');
+  if (shot) await page.screenshot({ path: path.join(outDir, shot) });
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.click('[data-export="workspace-lake"]')]);
+  assert.equal(dl.suggestedFilename(), 'workspace.evalboard-lake.zip');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'eb-ws-'));
+  const zipPath = path.join(tmp, 'ws.zip');
+  fs.copyFileSync(await dl.path(), zipPath);
+  execFileSync('unzip', ['-q', zipPath, '-d', tmp]);
+  return { tmp, zipPath, lake: path.join(tmp, 'workspace.evalboard-lake') };
+}
