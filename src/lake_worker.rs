@@ -616,6 +616,20 @@ fn req_id(req: &Request) -> Option<u64> {
     }
 }
 
+/// `runs` by the lake each is of (`lake_of`): each lake once, in the order first seen, with its
+/// runs in their order.
+fn by_lake<T>(runs: &[T], lake_of: impl Fn(&T) -> &Rc<Lake>) -> Vec<(Rc<Lake>, Vec<&T>)> {
+    let mut out: Vec<(Rc<Lake>, Vec<&T>)> = Vec::new();
+    for r in runs {
+        let lake = lake_of(r);
+        match out.iter_mut().find(|(l, _)| Rc::ptr_eq(l, lake)) {
+            Some((_, mine)) => mine.push(r),
+            None => out.push((lake.clone(), vec![r])),
+        }
+    }
+    out
+}
+
 /// Loads runs `ids` into the workspace, then hands `req` (which named them) back to the main
 /// worker to answer: each run's rows ([`rows_of`]) go to the main worker as a `Load` of
 /// `<run_id>.evalboard-rows.jsonl` (the file `evalboard compare LAKE` reads each run as), which
@@ -634,18 +648,11 @@ async fn to_workspace(
         .filter(|r| ids.contains(&r.id))
         .map(|r| (r.id, r.lake.clone(), r.run_id.clone(), r.row))
         .collect();
-    let mut lakes: Vec<Rc<Lake>> = Vec::new();
-    for (_, lake, ..) in &runs {
-        if !lakes.iter().any(|l| Rc::ptr_eq(l, lake)) {
-            lakes.push(lake.clone());
-        }
-    }
     let mut failed = None;
-    for lake in &lakes {
-        let mine: Vec<_> = runs.iter().filter(|r| Rc::ptr_eq(&r.1, lake)).collect();
+    for (lake, mine) in by_lake(&runs, |r| &r.1) {
         let rows: Vec<usize> = mine.iter().map(|r| r.3).collect();
         let rids: Vec<&str> = mine.iter().map(|r| r.2.as_str()).collect();
-        match rows_of(lake, &rows, &rids).await {
+        match rows_of(&lake, &rows, &rids).await {
             Ok(built) => {
                 for rr in built {
                     let Some(id) = mine.iter().find(|r| r.2 == rr.run_id).map(|r| r.0) else {
@@ -732,7 +739,7 @@ fn needs_workspace(scope: &DedicatedWorkerGlobalScope, state: &Rc<RefCell<State>
 /// dropped lakes that were never loaded into the workspace: each table's rows of theirs as
 /// their lakes hold them (read by row group, [`run_rows`]; a comparison only when both of its
 /// runs are among them), and their manifest entries. Any other job as it is; a lake that
-/// cannot be read leaves the job as it is, with an error naming the file.
+/// cannot be read is an error naming the file (nothing is written).
 async fn with_lake_runs(
     state: &Rc<RefCell<State>>,
     job: crate::lake_job::LakeJob,
@@ -751,28 +758,18 @@ async fn with_lake_runs(
     if runs.is_empty() {
         return Ok(job);
     }
-    let mut lakes: Vec<Rc<Lake>> = Vec::new();
-    for (lake, _) in &runs {
-        if !lakes.iter().any(|l| Rc::ptr_eq(l, lake)) {
-            lakes.push(lake.clone());
-        }
-    }
+    let candidate = COMPARISONS.index_of("candidate_run_id");
     let mut tables: Vec<(String, Vec<Vec<evalboard_engine::lake::Cell>>)> = TABLES
         .iter()
         .map(|s| (s.name.to_string(), Vec::new()))
         .collect();
     let mut listed = Vec::new();
-    for lake in &lakes {
-        let ids: Vec<&str> = runs
-            .iter()
-            .filter(|r| Rc::ptr_eq(&r.0, lake))
-            .map(|r| r.1.as_str())
-            .collect();
+    for (lake, mine) in by_lake(&runs, |r| &r.0) {
+        let ids: Vec<&str> = mine.iter().map(|r| r.1.as_str()).collect();
         for (schema, (_, rows)) in TABLES.iter().zip(tables.iter_mut()) {
-            let t = run_rows(lake, schema, &ids)
+            let t = run_rows(&lake, schema, &ids)
                 .await
                 .map_err(|e| (job.req, format!("The lake could not be written: {e}")))?;
-            let candidate = COMPARISONS.index_of("candidate_run_id");
             rows.extend(t.rows.into_iter().filter(|r| {
                 schema.name != COMPARISONS.name
                     || matches!(
